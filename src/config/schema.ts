@@ -1,0 +1,150 @@
+// config.json: its schema, defaults and the checks that span several keys.
+// Every error names the key it is about, because a user fixing a config file
+// needs the path, not a stack trace.
+
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { LOOP_ACTIONS, PROTOCOLS, type LoopAction, type Protocol } from '../core/types.js';
+
+const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
+const positive = z.number().min(0, 'must not be negative');
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || v < 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be a duration like "30s" or a number of milliseconds' });
+      return z.NEVER;
+    }
+    return v;
+  }
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+const workload = z
+  .object({
+    reserved: cap.default(0),
+    priority: z.number().int('must be a whole number').default(0),
+    max: cap.nullable().default(null),
+    max_wait: duration.nullable().default(null),
+  })
+  .strict();
+
+const price = z
+  .object({
+    input_per_mtok: positive,
+    output_per_mtok: positive,
+    cached_input_per_mtok: positive.optional(),
+  })
+  .strict();
+
+const runBudget = z
+  .object({
+    max_turns: cap.nullable().default(null),
+    max_tokens: cap.nullable().default(null),
+    max_cost_usd: positive.nullable().default(null),
+    timeout: duration.nullable().default(null),
+  })
+  .strict();
+
+const provider = z
+  .object({
+    command: z.array(z.string()).min(1, 'must name a program').optional(),
+    protocol: z.enum(PROTOCOLS).optional(),
+    price: price.optional(),
+    budgets: runBudget.optional(),
+    /** Send the prompt as the first input line instead of a `{prompt}` argument. */
+    interactive_input: z.boolean().optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    concurrency: z
+      .object({
+        max: cap.default(25),
+        max_queued: cap.nullable().default(null),
+        providers: z.record(z.string(), cap).default({}),
+        workloads: z.record(z.string(), workload).default({}),
+        default_workload: z.string().default('default'),
+      })
+      .strict()
+      .default({ max: 25, max_queued: null, providers: {}, workloads: {}, default_workload: 'default' }),
+    timings: z
+      .object({
+        kill_grace: duration.default(10_000),
+        max_starting: duration.default(120_000),
+        limit_hold: duration.default(300_000),
+        idle_after: duration.default(600_000),
+      })
+      .strict()
+      .default({ kill_grace: 10_000, max_starting: 120_000, limit_hold: 300_000, idle_after: 600_000 }),
+    providers: z.record(z.string(), provider).default({}),
+    budgets: z
+      .object({
+        run: runBudget.default({ max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null }),
+        fleet: z
+          .object({
+            max_tokens: cap.nullable().default(null),
+            max_cost_usd: positive.nullable().default(null),
+            window: z
+              .union([z.literal('all'), z.string()])
+              .default('all')
+              .transform((v, ctx) => {
+                if (v === 'all') return 'all' as const;
+                try {
+                  return { rolling_ms: parseDuration(v) };
+                } catch {
+                  ctx.addIssue({ code: 'custom', message: 'must be "all" or a rolling duration like "24h"' });
+                  return z.NEVER;
+                }
+              }),
+          })
+          .strict()
+          .default({ max_tokens: null, max_cost_usd: null, window: 'all' }),
+      })
+      .strict()
+      .default({
+        run: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null },
+        fleet: { max_tokens: null, max_cost_usd: null, window: 'all' },
+      }),
+    loop: z
+      .object({
+        action: z.enum(LOOP_ACTIONS).default('warn'),
+        max_repetitions: z.number().int().min(2, 'must be at least 2').default(3),
+        window: z.number().int().min(1, 'must be at least 1').default(4),
+      })
+      .strict()
+      .default({ action: 'warn', max_repetitions: 3, window: 4 }),
+    journal: z
+      .object({
+        synchronous: z.enum(['normal', 'full']).default('normal'),
+      })
+      .strict()
+      .default({ synchronous: 'normal' }),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type ParsedConfig = z.output<typeof configSchema>;
+
+export interface ProviderPreset {
+  command?: string[];
+  protocol?: Protocol;
+  interactive_input?: boolean;
+}
+
+/** Presets for the agent CLIs orcr knows, used when config.json does not override them. */
+export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = {
+  claude: {
+    command: ['claude', '-p', '{prompt}', '--output-format', 'stream-json', '--verbose'],
+    protocol: 'claude',
+  },
+  codex: { command: ['codex', 'exec', '--json', '{prompt}'], protocol: 'codex' },
+  gemini: { command: ['gemini', '-p', '{prompt}', '--output-format', 'stream-json'], protocol: 'gemini' },
+};
+
+export type { LoopAction };

@@ -1,0 +1,191 @@
+// Budget meters: per-run ceilings, fleet budgets and cost. Pure; callers pass
+// usage, elapsed time (from a monotonic clock) and `now` in.
+//
+// Decisions:
+// - Trips are strictly greater-than: usage equal to a ceiling does not trip.
+//   Turns, tokens and milliseconds compare exactly. Cost meters allow a
+//   relative tolerance of 1e-9 of the limit, so a cost summed from float
+//   increments (0.1 + 0.2) does not trip a 0.3 ceiling it only reaches by
+//   rounding, nor miss the 80% warning (0.24 / 0.3 = 0.7999…).
+// - A meter warns when fraction ≥ 0.8; a tripped meter warns too.
+// - Tokens against `max_tokens` are input + output; cached tokens are not counted.
+// - A limit of 0 or less reads as "full": fraction 1 (never Infinity, which
+//   JSON would turn into null, i.e. "no limit"); it trips on any use above it.
+// - Merging scopes: for every numeric ceiling (idle_after_ms included) the
+//   lowest non-null value wins, so the order of scopes does not matter and a
+//   narrower scope can never widen a wider one. null, undefined and NaN mean
+//   "no ceiling at this scope". For `loop` the last scope that sets a valid
+//   action wins; the default is 'warn'.
+// - Fleet rolling window: a sample counts while now - at < rolling_ms (a
+//   sample exactly rolling_ms old has left the window; samples stamped in
+//   the future, e.g. by clock skew, count).
+
+import type { LoopAction, RunLimits, TokenCounts } from './types.js';
+
+export const WARN_FRACTION = 0.8;
+const COST_TOLERANCE = 1e-9;
+
+export type MeterName = 'turns' | 'tokens' | 'cost_usd' | 'time_ms';
+
+export interface Meter {
+  name: MeterName;
+  used: number;
+  limit: number | null;
+  /** used / limit; null when there is no limit. */
+  fraction: number | null;
+  warn: boolean;
+  tripped: boolean;
+}
+
+export interface RunUsage {
+  turns: number;
+  tokens: TokenCounts;
+  cost_usd: number;
+  /** Wall time since start, from a monotonic clock. */
+  elapsed_ms: number;
+}
+
+/** Tokens that count against `max_tokens`: input + output, never cached. */
+export function countedTokens(t: TokenCounts): number {
+  return t.input + t.output;
+}
+
+export function meter(name: MeterName, used: number, limit: number | null): Meter {
+  if (limit === null || Number.isNaN(limit)) {
+    return { name, used, limit: null, fraction: null, warn: false, tripped: false };
+  }
+  const tol = name === 'cost_usd' ? COST_TOLERANCE : 0;
+  const tripped = used > limit + tol * Math.max(1, Math.abs(limit));
+  const fraction = limit > 0 ? used / limit : 1;
+  const warn = tripped || fraction >= WARN_FRACTION - tol;
+  return { name, used, limit, fraction, warn, tripped };
+}
+
+/** The run's meters in a fixed order: turns, tokens, cost_usd, time_ms. */
+export function runMeters(usage: RunUsage, limits: RunLimits): Meter[] {
+  return [
+    meter('turns', usage.turns, limits.max_turns),
+    meter('tokens', countedTokens(usage.tokens), limits.max_tokens),
+    meter('cost_usd', usage.cost_usd, limits.max_cost_usd),
+    meter('time_ms', usage.elapsed_ms, limits.timeout_ms),
+  ];
+}
+
+/** The first tripped meter in the given order, or null. */
+export function firstTrip(meters: readonly Meter[]): Meter | null {
+  return meters.find((m) => m.tripped) ?? null;
+}
+
+/** The exit reason for a tripped meter: time → 'timeout', every other → 'budget'. */
+export function tripReason(m: Meter): 'timeout' | 'budget' {
+  return m.name === 'time_ms' ? 'timeout' : 'budget';
+}
+
+/** The meter with the highest fraction (first on ties), or null when none has a limit. */
+export function fullest(meters: readonly Meter[]): Meter | null {
+  let best: Meter | null = null;
+  for (const m of meters) {
+    if (m.fraction === null) continue;
+    if (best === null || m.fraction > (best.fraction as number)) best = m;
+  }
+  return best;
+}
+
+export const NO_LIMITS: Readonly<RunLimits> = Object.freeze({
+  max_turns: null,
+  max_tokens: null,
+  max_cost_usd: null,
+  timeout_ms: null,
+  idle_after_ms: null,
+  loop: 'warn',
+});
+
+const CEILINGS = ['max_turns', 'max_tokens', 'max_cost_usd', 'timeout_ms', 'idle_after_ms'] as const;
+
+function isLoopAction(v: unknown): v is LoopAction {
+  return v === 'warn' || v === 'terminate' || v === 'off';
+}
+
+/** Merge limit scopes (e.g. global, workload, run): the lowest ceiling wins. */
+export function mergeLimits(...scopes: Partial<RunLimits>[]): RunLimits {
+  const out: RunLimits = { ...NO_LIMITS };
+  for (const scope of scopes) {
+    if (scope === null || typeof scope !== 'object') continue;
+    for (const key of CEILINGS) {
+      const v = scope[key];
+      if (typeof v !== 'number' || Number.isNaN(v)) continue;
+      const cur = out[key];
+      out[key] = cur === null ? v : Math.min(cur, v);
+    }
+    if (isLoopAction(scope.loop)) out.loop = scope.loop;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Fleet
+
+export interface FleetBudget {
+  max_tokens: number | null;
+  max_cost_usd: number | null;
+  window: 'all' | { rolling_ms: number };
+}
+
+/** A usage increment (not a running total), stamped with epoch ms. */
+export interface UsageSample {
+  at: number;
+  tokens: number;
+  cost_usd: number;
+}
+
+export function inWindow(sample: UsageSample, window: FleetBudget['window'], now: number): boolean {
+  return window === 'all' || now - sample.at < window.rolling_ms;
+}
+
+/** The samples still inside the window, so a caller can drop the rest. */
+export function pruneSamples(samples: readonly UsageSample[], budget: FleetBudget, now: number): UsageSample[] {
+  return samples.filter((s) => inWindow(s, budget.window, now));
+}
+
+/** Fleet meters, tokens then cost_usd, over the samples inside the window. */
+export function fleetMeters(samples: readonly UsageSample[], budget: FleetBudget, now: number): Meter[] {
+  let tokens = 0;
+  let cost = 0;
+  for (const s of samples) {
+    if (!inWindow(s, budget.window, now)) continue;
+    tokens += s.tokens;
+    cost += s.cost_usd;
+  }
+  return [meter('tokens', tokens, budget.max_tokens), meter('cost_usd', cost, budget.max_cost_usd)];
+}
+
+export function fleetTripped(samples: readonly UsageSample[], budget: FleetBudget, now: number): boolean {
+  return firstTrip(fleetMeters(samples, budget, now)) !== null;
+}
+
+// ---------------------------------------------------------------------------
+// Cost
+
+/** USD per million tokens. */
+export interface Price {
+  input_per_mtok: number;
+  output_per_mtok: number;
+  /** Price of cached input; the input price when absent. */
+  cached_input_per_mtok?: number;
+}
+
+/** `t.input` is uncached input; cached tokens are priced separately. */
+export function costFromTokens(t: TokenCounts, price: Price): number {
+  const cachedPrice = price.cached_input_per_mtok ?? price.input_per_mtok;
+  return (t.input * price.input_per_mtok + t.output * price.output_per_mtok + t.cached * cachedPrice) / 1_000_000;
+}
+
+/**
+ * A run's cost: the agent's own reported cumulative cost when it gave one
+ * (used as is), else tokens × price, else null (unknown).
+ */
+export function runCost(reported: number | null, tokens: TokenCounts, price: Price | null): number | null {
+  if (reported !== null && Number.isFinite(reported)) return reported;
+  if (price !== null) return costFromTokens(tokens, price);
+  return null;
+}

@@ -1,0 +1,102 @@
+// The domain vocabulary shared by every room. Plain data only: no classes,
+// no I/O, so records cross the journal, the socket and the TUI unchanged.
+
+export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Statuses that hold a slot in every cap the run counts against. */
+export const SLOT_STATUSES: ReadonlySet<RunStatus> = new Set(['starting', 'working', 'idle', 'blocked']);
+
+export const EXIT_REASONS = [
+  'completed',
+  'errored',
+  'killed',
+  'timeout',
+  'budget',
+  'loop',
+  'canceled',
+  'failed',
+  'expired',
+  'lost',
+] as const;
+export type ExitReason = (typeof EXIT_REASONS)[number];
+
+export const BLOCKED_KINDS = ['limit', 'login', 'question', 'unknown'] as const;
+export type BlockedKind = (typeof BLOCKED_KINDS)[number];
+
+export const PROTOCOLS = ['jsonl', 'claude', 'codex', 'gemini', 'plain'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+export const LOOP_ACTIONS = ['warn', 'terminate', 'off'] as const;
+export type LoopAction = (typeof LOOP_ACTIONS)[number];
+
+/** Per-run ceilings; null means "no ceiling at this scope". */
+export interface RunLimits {
+  max_turns: number | null;
+  max_tokens: number | null;
+  max_cost_usd: number | null;
+  timeout_ms: number | null;
+  idle_after_ms: number | null;
+  loop: LoopAction;
+}
+
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cached: number;
+}
+
+/**
+ * A run as the supervisor holds it and the journal stores it. Times are epoch
+ * milliseconds here; the CLI renders them as ISO-8601.
+ */
+export interface Run {
+  uuid: string;
+  name: string;
+  provider: string;
+  workload: string;
+  /** null until chosen by flag/preset or detected from the first JSON line. */
+  protocol: Protocol | null;
+  status: RunStatus;
+  exit_reason: ExitReason | null;
+  /** A finer cause for the exit reason, e.g. "fleet_budget", "idle_reaped", "ENOENT". */
+  exit_detail: string | null;
+  exit_code: number | null;
+  blocked_kind: BlockedKind | null;
+  queue_seq: number;
+  pid: number | null;
+  /** Field 22 of /proc/PID/stat at launch: proves a pid is still our process. */
+  pid_start: string | null;
+  command: string[];
+  cwd: string;
+  /** Environment additions from `-e`. Never copied into events. */
+  env: Record<string, string>;
+  prompt: string | null;
+  interactive: boolean;
+  limits: RunLimits;
+  turns: number;
+  input_seq: number;
+  tokens: TokenCounts;
+  cost_usd: number;
+  session_id: string | null;
+  last_tool: string | null;
+  last_text: string | null;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  /** Monotonic-clock-free: epoch ms of the last status change. */
+  status_at: number;
+  /** Set when a kill was requested, so a restart finishes the kill. */
+  kill_requested_at: number | null;
+  /** Bytes of the agent's stdout already applied: a restart resumes reading here. */
+  out_offset: number;
+}
+
+/** What the journal appends for every change. `data` is metadata, never prompts or secrets. */
+export interface RunEvent {
+  seq: number;
+  ts: number;
+  run: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}

@@ -1,0 +1,247 @@
+// The journal: the only code that touches SQLite, and the only durable state.
+// A run's row and the event that explains its change are written in one
+// IMMEDIATE transaction, so a crash can never leave one without the other.
+
+import Database from 'better-sqlite3';
+import type { Run, RunEvent } from '../core/types.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+
+export class JournalVersionError extends Error {
+  override readonly name = 'JournalVersionError';
+}
+
+export interface EventInput {
+  type: string;
+  data?: Record<string, unknown>;
+}
+
+export interface ListQuery {
+  all?: boolean;
+  status?: string;
+  provider?: string;
+  limit?: number;
+}
+
+interface RunRow {
+  record: string;
+}
+interface EventRow {
+  seq: number;
+  ts: number;
+  run: string | null;
+  type: string;
+  data: string;
+}
+
+export class Journal {
+  readonly db: Database.Database;
+  private queueSeq = 0;
+  private readonly stmts;
+  /** Callbacks for every committed event, in seq order; the server broadcasts from here. */
+  private listeners: ((e: RunEvent) => void)[] = [];
+  private pending: RunEvent[] = [];
+  private depth = 0;
+
+  constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
+    this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode loses nothing when the process crashes (only on power
+      // loss); FULL is offered for those who need that too.
+      this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+      // Truncate the WAL back to this size after each checkpoint: bounded on disk.
+      this.db.pragma('journal_size_limit = 16777216');
+      this.migrate();
+    } else {
+      this.checkVersion();
+    }
+    this.stmts = {
+      insertRun: this.db.prepare(
+        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record)
+         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record)`,
+      ),
+      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record WHERE uuid = @uuid`),
+      insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
+      getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
+      byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
+      byPrefix: this.db.prepare(`SELECT record FROM runs WHERE uuid >= ? AND uuid < ? ORDER BY uuid LIMIT 3`),
+      active: this.db.prepare(`SELECT record FROM runs WHERE status != 'ended' ORDER BY queue_seq`),
+      eventsSince: this.db.prepare(`SELECT seq, ts, run, type, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`),
+      lastSeq: this.db.prepare(`SELECT COALESCE(MAX(seq), 0) AS seq FROM events`),
+      maxQueueSeq: this.db.prepare(`SELECT COALESCE(MAX(queue_seq), 0) AS q FROM runs`),
+      getMeta: this.db.prepare(`SELECT value FROM meta WHERE key = ?`),
+      setMeta: this.db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
+      delMeta: this.db.prepare(`DELETE FROM meta WHERE key = ?`),
+    };
+    this.queueSeq = (this.stmts.maxQueueSeq.get() as { q: number }).q;
+  }
+
+  private userVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private checkVersion(): number {
+    const v = this.userVersion();
+    if (v > SCHEMA_VERSION) {
+      throw new JournalVersionError(
+        `the journal ${this.db.name} has schema version ${v}, but this orcr understands up to ${SCHEMA_VERSION}: it was written by a newer orcr; upgrade orcr (the journal was not touched)`,
+      );
+    }
+    return v;
+  }
+
+  private migrate(): void {
+    const from = this.checkVersion();
+    for (let v = from; v < SCHEMA_VERSION; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${v + 1}`);
+      }).immediate();
+    }
+  }
+
+  onEvent(fn: (e: RunEvent) => void): () => void {
+    this.listeners.push(fn);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== fn);
+    };
+  }
+
+  /**
+   * Run fn in one IMMEDIATE transaction; nested calls join the outer one.
+   * Listeners hear about events only after the commit, so nobody ever sees an
+   * event that a crash could take back.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.depth++;
+    let result: T;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } catch (e) {
+      this.pending = [];
+      throw e;
+    } finally {
+      this.depth--;
+    }
+    const committed = this.pending;
+    this.pending = [];
+    for (const e of committed) for (const l of this.listeners) l(e);
+    return result;
+  }
+
+  nextQueueSeq(): number {
+    return this.queueSeq + 1;
+  }
+
+  private append(run: string | null, ev: EventInput, ts: number): RunEvent {
+    const data = ev.data ?? {};
+    const info = this.stmts.insertEvent.run(ts, run, ev.type, JSON.stringify(data));
+    const event: RunEvent = { seq: Number(info.lastInsertRowid), ts, run, type: ev.type, data };
+    this.pending.push(event);
+    return event;
+  }
+
+  insertRun(run: Run, ev: EventInput, ts = Date.now()): RunEvent {
+    return this.transaction(() => {
+      this.stmts.insertRun.run({
+        uuid: run.uuid,
+        name: run.name,
+        status: run.status,
+        queue_seq: run.queue_seq,
+        provider: run.provider,
+        workload: run.workload,
+        created_at: run.created_at,
+        record: JSON.stringify(run),
+      });
+      if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
+      return this.append(run.uuid, ev, ts);
+    });
+  }
+
+  /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
+  updateRun(run: Run, ev: EventInput | null, ts = Date.now()): RunEvent | null {
+    return this.transaction(() => {
+      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run) });
+      return ev ? this.append(run.uuid, ev, ts) : null;
+    });
+  }
+
+  appendEvent(run: string | null, ev: EventInput, ts = Date.now()): RunEvent {
+    return this.transaction(() => this.append(run, ev, ts));
+  }
+
+  getRun(uuid: string): Run | null {
+    const row = this.stmts.getRun.get(uuid) as RunRow | undefined;
+    return row ? (JSON.parse(row.record) as Run) : null;
+  }
+
+  runsByName(name: string): Run[] {
+    return (this.stmts.byName.all(name) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  /** Up to 3 runs whose uuid starts with prefix: enough to tell unique from ambiguous. */
+  runsByPrefix(prefix: string): Run[] {
+    const p = prefix.toLowerCase();
+    const hi = p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1);
+    return (this.stmts.byPrefix.all(p, hi) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  /** Every run that is not ended, in queue order: what the supervisor rebuilds its state from. */
+  activeRuns(): Run[] {
+    return (this.stmts.active.all() as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  listRuns(q: ListQuery): Run[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (!q.all && !q.status) where.push(`status != 'ended'`);
+    if (q.status) {
+      where.push('status = ?');
+      args.push(q.status);
+    }
+    if (q.provider) {
+      where.push('provider = ?');
+      args.push(q.provider);
+    }
+    const sql = `SELECT record FROM (SELECT record, queue_seq FROM runs ${
+      where.length ? 'WHERE ' + where.join(' AND ') : ''
+    } ORDER BY queue_seq DESC LIMIT ?) ORDER BY queue_seq`;
+    args.push(q.limit ?? 10_000);
+    return (this.db.prepare(sql).all(...args) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  eventsSince(seq: number, limit = 10_000): RunEvent[] {
+    return (this.stmts.eventsSince.all(seq, limit) as EventRow[]).map((r) => ({
+      seq: r.seq,
+      ts: r.ts,
+      run: r.run,
+      type: r.type,
+      data: JSON.parse(r.data) as Record<string, unknown>,
+    }));
+  }
+
+  lastSeq(): number {
+    return (this.stmts.lastSeq.get() as { seq: number }).seq;
+  }
+
+  getMeta<T>(key: string): T | null {
+    const row = this.stmts.getMeta.get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : null;
+  }
+
+  setMeta(key: string, value: unknown): void {
+    this.transaction(() => {
+      if (value === null || value === undefined) this.stmts.delMeta.run(key);
+      else this.stmts.setMeta.run(key, JSON.stringify(value));
+    });
+  }
+
+  walCheckpoint(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,30 @@
+// Schema migrations. MIGRATIONS[v] takes a store from version v to v + 1;
+// PRAGMA user_version holds the version a store is at.
+
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE runs (
+    uuid TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    queue_seq INTEGER NOT NULL UNIQUE,
+    provider TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX runs_active ON runs (queue_seq) WHERE status != 'ended';
+  CREATE INDEX runs_name ON runs (name);
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts INTEGER NOT NULL,
+    run TEXT,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX events_run ON events (run, seq);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

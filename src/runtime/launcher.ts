@@ -1,0 +1,172 @@
+// Starting agents so that they outlive the supervisor, and signalling them.
+//
+// Each agent runs under a tiny POSIX sh wrapper in its own session and process
+// group. The wrapper holds the agent's stdin FIFO open (so input survives a
+// supervisor restart and EOF comes only when we ask for it, by SIGUSR1), and a
+// subshell writes the agent's exit status to a file, because only a parent can
+// read a child's exit status and the supervisor may not be that parent any more.
+// The agent's argv is passed as positional parameters: never parsed by a shell.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const WRAPPER = `
+dir=$1; shift
+trap '' TERM INT HUP
+trap 'exec 3>&-' USR1
+if [ -p "$dir/in" ]; then exec 3<>"$dir/in"; src="$dir/in"; else src=/dev/null; fi
+( ( trap - TERM INT HUP; exec "$@" ) <"$src" >>"$dir/out" 2>>"$dir/err" 3>&-
+  echo $? >"$dir/exit.tmp"; mv "$dir/exit.tmp" "$dir/exit" ) 3>&- &
+bg=$!
+while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
+`;
+
+export interface LaunchSpec {
+  dir: string;
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Give the agent a FIFO on stdin for `send`; otherwise it reads /dev/null. */
+  stdinFifo: boolean;
+}
+
+export interface Launched {
+  pid: number;
+  pidStart: string | null;
+  child: ChildProcess;
+}
+
+export class LaunchError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Find the program the way execvp would, so that "not found" and "not
+ * executable" are reported with the OS reason instead of as exit code 127.
+ */
+export function resolveProgram(program: string, cwd: string, envPath: string | undefined): string {
+  const check = (file: string): string => {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch (e) {
+      throw new LaunchError(`${program}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 'ENOENT');
+    }
+    if (st.isDirectory()) throw new LaunchError(`${program}: is a directory`, 'EISDIR');
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+    } catch {
+      throw new LaunchError(`${program}: permission denied (not executable)`, 'EACCES');
+    }
+    return file;
+  };
+  if (program.includes('/')) return check(path.resolve(cwd, program));
+  for (const dir of (envPath ?? '/usr/local/bin:/usr/bin:/bin').split(':')) {
+    if (!dir) continue;
+    const file = path.join(dir, program);
+    if (fs.existsSync(file)) {
+      try {
+        return check(file);
+      } catch (e) {
+        if ((e as LaunchError).code === 'EACCES' || (e as LaunchError).code === 'EISDIR') continue;
+        throw e;
+      }
+    }
+  }
+  throw new LaunchError(`${program}: command not found in PATH`, 'ENOENT');
+}
+
+export function prepareRunDir(dir: string, stdinFifo: boolean): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const f of ['out', 'err']) fs.closeSync(fs.openSync(path.join(dir, f), 'a', 0o600));
+  if (stdinFifo && !fs.existsSync(path.join(dir, 'in'))) {
+    // mkfifo has no Node API; the coreutils binary is on every system we run on.
+    const r = spawnSyncMkfifo(path.join(dir, 'in'));
+    if (r !== 0) throw new LaunchError('cannot create the input FIFO', 'EFIFO');
+  }
+}
+
+import { spawnSync } from 'node:child_process';
+function spawnSyncMkfifo(file: string): number | null {
+  return spawnSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' }).status;
+}
+
+export function launch(spec: LaunchSpec): Launched {
+  const program = resolveProgram(spec.argv[0]!, spec.cwd, spec.env.PATH);
+  try {
+    if (!fs.statSync(spec.cwd).isDirectory()) throw new Error('not a directory');
+  } catch (e) {
+    throw new LaunchError(`cwd ${spec.cwd}: ${(e as Error).message}`, 'ENOENT');
+  }
+  prepareRunDir(spec.dir, spec.stdinFifo);
+  const child = spawn('/bin/sh', ['-c', WRAPPER, 'orcr-wrap', spec.dir, program, ...spec.argv.slice(1)], {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: 'ignore',
+  });
+  if (child.pid === undefined) throw new LaunchError('could not start /bin/sh', 'ESPAWN');
+  child.unref();
+  return { pid: child.pid, pidStart: processStartTime(child.pid), child };
+}
+
+/** Field 22 of /proc/PID/stat (start time in clock ticks since boot), or null if the process is gone. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return rest[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Is this pid still the process we started (same start time), and not a zombie? */
+export function isOurProcess(pid: number, pidStart: string | null): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (rest[0] === 'Z') return false;
+    return pidStart === null || rest[19] === pidStart;
+  } catch {
+    return false;
+  }
+}
+
+/** Signal the whole process group, so grandchildren go too. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Any process left in the group? (kill 0 to the group) */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The exit status the wrapper wrote, or null if there is none (yet). */
+export function readExitStatus(dir: string): number | null {
+  try {
+    const text = fs.readFileSync(path.join(dir, 'exit'), 'utf8').trim();
+    const n = Number(text);
+    return Number.isInteger(n) ? n : null;
+  } catch {
+    return null;
+  }
+}

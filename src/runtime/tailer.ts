@@ -1,0 +1,142 @@
+// Follows an agent's output file from a byte offset and hands out whole lines.
+//
+// A file-change notification is only a hint (fs.watch coalesces and may drop
+// events; chokidar throttles and lags — see PITFALLS.md): every read goes from
+// our own offset to the current size, and a slow safety poll catches anything
+// a notification missed. Lines are split on bytes, so a multi-byte character
+// split across two reads is decoded whole.
+
+import fs from 'node:fs';
+
+/** Longest line we keep; the rest of a longer line is dropped and noted. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+const READ_CHUNK = 256 * 1024;
+
+export interface TailLine {
+  text: string;
+  /** Byte offset just past this line's newline: where a restart resumes. */
+  end: number;
+  /** The line was longer than MAX_LINE_BYTES and was cut. */
+  truncated: boolean;
+}
+
+export class Tailer {
+  private offset: number;
+  private partial: Buffer[] = [];
+  private partialLen = 0;
+  private partialDropped = false;
+  private watcher: fs.FSWatcher | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private fd: number | null = null;
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    startOffset: number,
+    private readonly onLines: (lines: TailLine[]) => void,
+    private readonly pollMs = 500,
+  ) {
+    this.offset = startOffset;
+  }
+
+  start(): void {
+    try {
+      this.watcher = fs.watch(this.file, { persistent: false }, () => this.read());
+      this.watcher.on('error', () => undefined);
+    } catch {
+      // The poll below still delivers every line.
+    }
+    this.poll = setInterval(() => this.read(), this.pollMs);
+    this.poll.unref();
+    this.read();
+  }
+
+  /** Read everything available now; safe to call at any time (e.g. at process exit). */
+  read(): void {
+    if (this.closed) return;
+    try {
+      if (this.fd === null) this.fd = fs.openSync(this.file, 'r');
+      let size = fs.fstatSync(this.fd).size;
+      if (size < this.offset) {
+        // Truncated under us: start over from the top rather than wait forever.
+        this.offset = 0;
+        this.resetPartial();
+      }
+      const lines: TailLine[] = [];
+      while (this.offset + this.partialLen < size) {
+        const pos = this.offset + this.partialLen;
+        const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - pos));
+        const n = fs.readSync(this.fd, buf, 0, buf.length, pos);
+        if (n <= 0) break;
+        this.consume(buf.subarray(0, n), pos, lines);
+        if (pos + n >= size) size = fs.fstatSync(this.fd).size;
+      }
+      if (lines.length > 0) this.onLines(lines);
+    } catch {
+      // The file may not exist yet or be gone; the next hint or poll retries.
+    }
+  }
+
+  private consume(chunk: Buffer, chunkPos: number, out: TailLine[]): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl === -1) {
+        this.keepPartial(chunk.subarray(start));
+        return;
+      }
+      this.keepPartial(chunk.subarray(start, nl));
+      const end = chunkPos + nl + 1;
+      let text = Buffer.concat(this.partial, Math.min(this.partialLen, MAX_LINE_BYTES)).toString('utf8');
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      out.push({ text, end, truncated: this.partialDropped });
+      this.offset = end;
+      this.resetPartial();
+      start = nl + 1;
+    }
+  }
+
+  private keepPartial(piece: Buffer): void {
+    if (piece.length === 0) return;
+    const room = MAX_LINE_BYTES - Math.min(this.partialLen, MAX_LINE_BYTES);
+    if (room > 0) this.partial.push(Buffer.from(piece.subarray(0, room)));
+    if (piece.length > room) this.partialDropped = true;
+    // partialLen counts every byte seen (kept or not), so reads advance past dropped bytes.
+    this.partialLen += piece.length;
+  }
+
+  private resetPartial(): void {
+    this.partial = [];
+    this.partialLen = 0;
+    this.partialDropped = false;
+  }
+
+  /** Bytes after the last whole line: a final line without a newline, at exit. */
+  flushPartial(): TailLine | null {
+    if (this.partialLen === 0) return null;
+    const text = Buffer.concat(this.partial).toString('utf8');
+    const end = this.offset + this.partialLen;
+    const line = { text, end, truncated: this.partialDropped };
+    this.offset = end;
+    this.resetPartial();
+    return line;
+  }
+
+  get position(): number {
+    return this.offset;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watcher?.close();
+    if (this.poll) clearInterval(this.poll);
+    if (this.fd !== null) {
+      try {
+        fs.closeSync(this.fd);
+      } catch {
+        /* already closed */
+      }
+      this.fd = null;
+    }
+  }
+}

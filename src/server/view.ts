@@ -1,0 +1,92 @@
+// The public shape of a run (CONTRACT.md): what `--json`, the socket and the
+// TUI see. Environment values and the prompt stay inside the supervisor.
+
+import type { Run } from '../core/types.js';
+
+export interface PublicRun {
+  uuid: string;
+  name: string;
+  provider: string;
+  workload: string;
+  protocol: string | null;
+  status: string;
+  exit_reason: string | null;
+  exit_detail: string | null;
+  exit_code: number | null;
+  blocked_kind: string | null;
+  queue_seq: number;
+  queue_position: number | null;
+  pid: number | null;
+  command: string[];
+  cwd: string;
+  interactive: boolean;
+  turns: number;
+  input_seq: number;
+  tokens: { input: number; output: number; cached: number };
+  cost_usd: number;
+  budget: Record<string, { used: number; limit: number | null; fraction: number | null }>;
+  loop: { detected: boolean; warned: boolean; repetitions: number };
+  session_id: string | null;
+  last_tool: string | null;
+  last_text: string | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  status_at: string;
+}
+
+const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+export interface ViewExtras {
+  queuePosition?: number | null;
+  budget?: PublicRun['budget'];
+  loop?: PublicRun['loop'];
+  now?: number;
+}
+
+export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
+  const now = extras.now ?? Date.now();
+  const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
+  const l = run.limits;
+  const meter = (used: number, limit: number | null) => ({
+    used,
+    limit,
+    fraction: limit === null ? null : limit === 0 ? (used > 0 ? Infinity : 0) : used / limit,
+  });
+  return {
+    uuid: run.uuid,
+    name: run.name,
+    provider: run.provider,
+    workload: run.workload,
+    protocol: run.protocol,
+    status: run.status,
+    exit_reason: run.exit_reason,
+    exit_detail: run.exit_detail,
+    exit_code: run.exit_code,
+    blocked_kind: run.blocked_kind,
+    queue_seq: run.queue_seq,
+    queue_position: run.status === 'queued' ? (extras.queuePosition ?? null) : null,
+    pid: run.pid,
+    command: run.command,
+    cwd: run.cwd,
+    interactive: run.interactive,
+    turns: run.turns,
+    input_seq: run.input_seq,
+    tokens: { ...run.tokens },
+    cost_usd: run.cost_usd,
+    budget: extras.budget ?? {
+      turns: meter(run.turns, l.max_turns),
+      tokens: meter(run.tokens.input + run.tokens.output, l.max_tokens),
+      cost_usd: meter(run.cost_usd, l.max_cost_usd),
+      time_ms: meter(elapsed, l.timeout_ms),
+    },
+    loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
+    session_id: run.session_id,
+    last_tool: run.last_tool,
+    last_text: run.last_text,
+    created_at: iso(run.created_at)!,
+    started_at: iso(run.started_at),
+    ended_at: iso(run.ended_at),
+    status_at: iso(run.status_at)!,
+  };
+}

@@ -7,12 +7,13 @@
 // read a child's exit status and the supervisor may not be that parent any more.
 // The agent's argv is passed as positional parameters: never parsed by a shell.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const WRAPPER = `
 dir=$1; shift
+echo $$ >"$dir/pid"
 trap '' TERM INT HUP
 trap 'exec 3>&-' USR1
 if [ -p "$dir/in" ]; then exec 3<>"$dir/in"; src="$dir/in"; else src=/dev/null; fi
@@ -92,7 +93,6 @@ export function prepareRunDir(dir: string, stdinFifo: boolean): void {
   }
 }
 
-import { spawnSync } from 'node:child_process';
 function spawnSyncMkfifo(file: string): number | null {
   return spawnSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' }).status;
 }

@@ -1,0 +1,129 @@
+// OpenAI Codex `codex exec --json` → signals.
+//
+// Token accounting:
+// - `turn.completed.usage` is the SESSION's running total, not the turn's:
+//   codex-rs's exec JSONL processor fills it from the thread's
+//   `total_token_usage`. Each report is diffed against the previous one
+//   (cumulative.ts), so a multi-turn process is not counted twice over.
+// - Codex's `input_tokens` INCLUDES `cached_input_tokens`. To match the other
+//   adapters ("input" = tokens billed at the full input rate, "cached" = cache
+//   reads): input = input_tokens − cached_input_tokens (floored at 0),
+//   cached = cached_input_tokens.
+// - `output_tokens` already includes reasoning tokens (as in the Responses
+//   API, where reasoning is a breakdown of output), so
+//   `reasoning_output_tokens`, when a version prints it, is not added.
+// - Missing fields count as 0. Codex reports no cost.
+//
+// Tool calls are emitted once per item id, on `item.completed` (the item's
+// final form). A top-level `error` line is a notice ("Reconnecting... 2/5")
+// and is kept as output; only `turn.failed` or the process exit end a run.
+
+import type { Adapter, Signal } from './signals.js';
+import { createCumulativeCounter } from './cumulative.js';
+import { createTurnTracker } from './turns.js';
+import { guarded, isObject, mentionsLimit, num, output, parseObject, str, type JsonObject } from './util.js';
+
+export function createCodexAdapter(): Adapter {
+  const turns = createTurnTracker();
+  const usage = createCumulativeCounter();
+  const seenItems = new Set<string>();
+
+  function item(obj: JsonObject): Signal[] | null {
+    const it = obj.item;
+    if (!isObject(it)) return null;
+    const out = turns.start();
+    const id = str(it.id);
+    if (id !== undefined) {
+      if (seenItems.has(id)) return out;
+      seenItems.add(id);
+    }
+    const sig = itemSignal(it);
+    if (sig) out.push(sig);
+    return out;
+  }
+
+  function turnCompleted(obj: JsonObject): Signal[] {
+    const out = turns.start();
+    if (isObject(obj.usage)) {
+      const inputAll = num(obj.usage.input_tokens);
+      const cached = num(obj.usage.cached_input_tokens);
+      const delta = usage.next({ input: Math.max(0, inputAll - cached), output: num(obj.usage.output_tokens), cached });
+      out.push({ kind: 'usage', ...delta });
+    }
+    out.push({ kind: 'result', ok: true }, ...turns.end());
+    return out;
+  }
+
+  function turnFailed(obj: JsonObject): Signal[] {
+    const out = turns.start();
+    const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
+    // Usage limits arrive here ("You've hit your usage limit…", "429 Too Many Requests").
+    if (mentionsLimit(message)) out.push({ kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' });
+    const sig: Signal = { kind: 'result', ok: false, detail: 'turn.failed' };
+    if (message !== undefined) sig.text = message;
+    out.push(sig, ...turns.end());
+    return out;
+  }
+
+  function handle(obj: JsonObject): Signal[] | null {
+    const type = obj.type;
+    if (typeof type !== 'string') return null;
+    switch (type) {
+      case 'thread.started':
+        return turns.alive({ session_id: str(obj.thread_id) });
+      case 'turn.started':
+        return turns.start();
+      case 'turn.completed':
+        return turnCompleted(obj);
+      case 'turn.failed':
+        return turnFailed(obj);
+      case 'item.completed':
+        return item(obj);
+      case 'item.started':
+      case 'item.updated':
+        // In-progress forms: they prove the turn is running, nothing more.
+        return isObject(obj.item) ? turns.start() : null;
+      case 'request_user_input': {
+        const out = turns.start();
+        out.push({ kind: 'blocked', blocked: 'question', message: 'the agent asked for input' });
+        return out;
+      }
+      default:
+        return null; // includes `error` notices: kept as output, never fatal
+    }
+  }
+
+  return guarded({
+    line(l) {
+      const obj = parseObject(l);
+      if (!obj) return [output(l)];
+      return handle(obj) ?? [output(l)];
+    },
+    end() {
+      return [];
+    },
+  });
+}
+
+function itemSignal(it: JsonObject): Signal | null {
+  switch (str(it.type)) {
+    case 'agent_message': {
+      const text = str(it.text);
+      return text ? { kind: 'text', text } : null;
+    }
+    case 'command_execution':
+      return { kind: 'tool', name: 'shell', input: { command: it.command ?? null } };
+    case 'mcp_tool_call': {
+      const server = str(it.server) ?? '';
+      const tool = str(it.tool) ?? '';
+      if (!server && !tool) return null;
+      return { kind: 'tool', name: server && tool ? `${server}.${tool}` : server || tool, input: it.arguments ?? null };
+    }
+    case 'file_change':
+      return { kind: 'tool', name: 'apply_patch', input: { changes: Array.isArray(it.changes) ? it.changes : [] } };
+    case 'web_search':
+      return { kind: 'tool', name: 'web_search', input: { query: it.query ?? null } };
+    default:
+      return null; // reasoning, todo_list, error items, plans: not counted
+  }
+}

@@ -1,0 +1,13 @@
+// The agents room's public surface: adapters that turn an agent's output
+// lines into normalized signals, protocol detection, and the signal fold.
+
+export type { Adapter, Signal } from './signals.js';
+export { createAdapter } from './registry.js';
+export { detectProtocol } from './detect.js';
+export { createDetectingAdapter, type DetectingAdapter, type DetectingOptions } from './detecting.js';
+export { createClaudeAdapter } from './claude.js';
+export { createCodexAdapter } from './codex.js';
+export { createGeminiAdapter } from './gemini.js';
+export { createJsonlAdapter } from './jsonl.js';
+export { createPlainAdapter } from './plain.js';
+export { foldSignals, type SignalFold } from './fold.js';

@@ -1,0 +1,77 @@
+// orcr's own protocol (CONTRACT.md, "orcr's own agent protocol") → signals.
+//
+// One JSON object per line: ready, turn_start, usage, tool, text, turn_end,
+// blocked, result. `usage.cost_usd` is the cost of THAT usage report (an
+// increment, like its token counts), so the adapter keeps the running sum
+// and emits it as `cost_usd_total` — the normalized signal's cost always
+// replaces. `cached_tokens` is an optional extension, counted as cached.
+
+import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
+import type { Adapter, Signal } from './signals.js';
+import { createTurnTracker } from './turns.js';
+import { guarded, num, optNum, output, parseObject, str, type JsonObject } from './util.js';
+
+const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
+
+export function createJsonlAdapter(): Adapter {
+  const turns = createTurnTracker();
+  let cost: number | undefined;
+
+  function handle(obj: JsonObject): Signal[] | null {
+    switch (obj.type) {
+      case 'ready':
+        return turns.alive({ session_id: str(obj.session_id), model: str(obj.model) });
+      case 'turn_start':
+        return turns.start();
+      case 'turn_end':
+        return turns.end();
+      case 'usage': {
+        const increment = optNum(obj.cost_usd);
+        if (increment !== undefined) cost = (cost ?? 0) + increment;
+        const sig: Signal = {
+          kind: 'usage',
+          input: num(obj.input_tokens),
+          output: num(obj.output_tokens),
+          cached: num(obj.cached_tokens),
+        };
+        if (cost !== undefined) sig.cost_usd_total = cost;
+        return [...turns.ensureAlive(), sig];
+      }
+      case 'tool': {
+        const name = str(obj.name);
+        if (!name) return null;
+        return [...turns.ensureAlive(), { kind: 'tool', name, input: obj.input ?? null }];
+      }
+      case 'text': {
+        const text = str(obj.text);
+        if (text === undefined) return null;
+        return [...turns.ensureAlive(), { kind: 'text', text }];
+      }
+      case 'blocked': {
+        const kind = str(obj.kind);
+        const sig: Signal = { kind: 'blocked', blocked: kind && BLOCKED.has(kind) ? (kind as BlockedKind) : 'unknown' };
+        const retry = optNum(obj.retry_after_s);
+        if (retry !== undefined) sig.retry_after_s = retry;
+        const message = str(obj.message);
+        if (message !== undefined) sig.message = message;
+        return [...turns.ensureAlive(), sig];
+      }
+      case 'result': {
+        const sig: Signal = { kind: 'result', ok: obj.ok === true };
+        const text = str(obj.text);
+        if (text !== undefined) sig.text = text;
+        return [...turns.ensureAlive(), sig];
+      }
+      default:
+        return null;
+    }
+  }
+
+  return guarded({
+    line(l) {
+      const obj = parseObject(l);
+      if (!obj) return [output(l)];
+      return handle(obj) ?? [output(l)];
+    },
+  });
+}

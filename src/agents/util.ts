@@ -1,0 +1,101 @@
+// Small, total helpers shared by the protocol adapters. Everything here is
+// defensive: agent output is untrusted text, so nothing may throw on it.
+
+import type { Adapter, Signal } from './signals.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Parse a line as a JSON object, or null. Lines that do not start with `{`
+ * are rejected before JSON.parse, so a 10 MB banner costs a scan, not a parse.
+ * Arrays, numbers and strings are valid JSON but not protocol lines: null.
+ */
+export function parseObject(line: string): JsonObject | null {
+  let i = 0;
+  // Skip leading whitespace (and a UTF-8 BOM) without copying the line.
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a || c === 0xfeff) i++;
+    else break;
+  }
+  if (line.charCodeAt(i) !== 0x7b /* { */) return null;
+  try {
+    const v: unknown = JSON.parse(i === 0 ? line : line.slice(i));
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A token count or cost: finite and non-negative, else 0. Numeric strings are accepted. */
+export function num(v: unknown): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** Like num, but undefined when the field is absent or unusable (to tell "0" from "missing"). */
+export function optNum(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * Does this error text describe a usage or rate limit? Agents word it many
+ * ways ("usage limit reached", "Rate limit exceeded", "429 Too Many
+ * Requests", "RESOURCE_EXHAUSTED: quota"), so this is deliberately broad; it is
+ * only ever applied to error messages, never to ordinary assistant text.
+ */
+export function mentionsLimit(text: string | undefined): boolean {
+  if (!text) return false;
+  return /usage[ _-]?limit|rate[ _-]?limit|limit reached|limit exceeded|hit your limit|quota|resource[ _]exhausted|too many requests|\b429\b/i.test(
+    text,
+  );
+}
+
+export const output = (line: string): Signal => ({ kind: 'output', line });
+
+/**
+ * How many times a guard had to catch. Adapters are meant to be total on their
+ * own, so the fuzz tests assert this stays 0: the guard must never hide a bug.
+ */
+export const guardStats = { caught: 0 };
+
+/**
+ * Wrap an adapter so that no input can make it throw: a line whose handling
+ * fails is reported as plain output instead. Adapters are written to be total
+ * already; this is the belt to their braces.
+ */
+export function guarded<A extends Adapter>(adapter: A): A {
+  const line = adapter.line.bind(adapter);
+  const end = adapter.end?.bind(adapter);
+  const wrapped: A = {
+    ...adapter,
+    line(l: string): Signal[] {
+      try {
+        return line(l);
+      } catch {
+        guardStats.caught++;
+        return [output(typeof l === 'string' ? l : '')];
+      }
+    },
+  };
+  if (end) {
+    wrapped.end = (): Signal[] => {
+      try {
+        return end();
+      } catch {
+        guardStats.caught++;
+        return [];
+      }
+    };
+  }
+  return wrapped;
+}

@@ -1,0 +1,70 @@
+// `orcr logs`: a run's output, raw or as normalized entries (--json).
+// The run directory belongs to the user, so the client reads it directly.
+
+import fs from 'node:fs';
+import { createAdapter, createDetectingAdapter } from '../agents/index.js';
+import type { Adapter, Signal } from '../agents/signals.js';
+import { PROTOCOLS, type Protocol } from '../core/types.js';
+import { Tailer } from '../runtime/tailer.js';
+
+function adapterFor(protocol: string | null): Adapter {
+  return protocol && (PROTOCOLS as readonly string[]).includes(protocol)
+    ? createAdapter(protocol as Protocol)
+    : createDetectingAdapter();
+}
+
+/** Normalized entries for --json: everything but raw output lines, which come as {kind:"output"}. */
+function entries(lines: string[], protocol: string | null): Signal[] {
+  const adapter = adapterFor(protocol);
+  const out: Signal[] = [];
+  for (const l of lines) out.push(...adapter.line(l));
+  out.push(...(adapter.end?.() ?? []));
+  return out;
+}
+
+function readLines(file: string): string[] {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+export function printLogs(file: string, protocol: string | null, tail: number | null, json: boolean): void {
+  let lines = readLines(file);
+  if (json) {
+    let e = entries(lines, protocol);
+    if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
+    process.stdout.write(JSON.stringify(e, null, 2) + '\n');
+    return;
+  }
+  if (tail !== null) lines = lines.slice(Math.max(0, lines.length - tail));
+  if (lines.length) process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** Print what is there (or its tail), then stream new lines until interrupted. */
+export function followLogs(file: string, protocol: string | null, tail: number | null, json: boolean, _uuid: string): Promise<number> {
+  const adapter = adapterFor(protocol);
+  const existing = readLines(file);
+  const start = tail === null ? 0 : Math.max(0, existing.length - tail);
+  const emit = (line: string): void => {
+    if (json) for (const s of adapter.line(line)) process.stdout.write(JSON.stringify(s) + '\n');
+    else process.stdout.write(line + '\n');
+  };
+  // Feed skipped lines to the adapter too, so turn and usage state stay right.
+  existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
+  let size = 0;
+  try {
+    const text = fs.readFileSync(file);
+    size = text.lastIndexOf(10) + 1;
+  } catch {
+    size = 0;
+  }
+  const tailer = new Tailer(file, size, (lines) => lines.forEach((l) => emit(l.text)), 250);
+  tailer.start();
+  return new Promise(() => undefined);
+}

@@ -1,0 +1,326 @@
+#!/usr/bin/env node
+// `orcr`: parse, call the supervisor, print text or --json, exit with a
+// documented code (CONTRACT.md).
+
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Client } from '../client/client.js';
+import { ensureHome, homeDir, HomeError } from '../config/home.js';
+import { ConfigError } from '../config/load.js';
+import { parseDuration } from '../config/duration.js';
+import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
+import type { PublicRun } from '../server/view.js';
+import type { RunEvent } from '../core/types.js';
+import { waitExitCode } from '../core/run-state.js';
+import { MAIN_USAGE, VERB_USAGE } from './usage.js';
+import { UsageError } from './usage-error.js';
+import { psTable, showRun, table } from './format.js';
+import { parseRunArgs, parseFanOut } from './run-args.js';
+import { followLogs, printLogs } from './logs.js';
+
+
+let jsonMode = false;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+function printJson(value: unknown): void {
+  out(JSON.stringify(value, null, 2));
+}
+
+function fail(code: string, message: string, exit: number, verb?: string): never {
+  if (jsonMode) printJson({ error: { code, message } });
+  else {
+    process.stderr.write(`orcr: ${message}\n`);
+    if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
+  }
+  process.exit(exit);
+}
+
+type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+function parse(verb: string, args: string[], options: ParseArgsConfig['options'], allowPositionals = true): Parsed {
+  try {
+    return parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true }) as Parsed;
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
+  }
+}
+
+async function connect(): Promise<Client> {
+  const home = ensureHome(homeDir());
+  return Client.connect(home);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  jsonMode = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
+  if (!verb || verb === '--help' || verb === '-h' || verb === 'help') {
+    out(MAIN_USAGE);
+    return verb ? 0 : 2;
+  }
+  if (verb === '--version') {
+    out('orcr 0.1.0');
+    return 0;
+  }
+  if (!(verb in VERB_USAGE)) throw new UsageError(`unknown verb "${verb}" (see orcr --help)`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const dd = rest.indexOf('--');
+    const h = rest.indexOf('--help') >= 0 ? rest.indexOf('--help') : rest.indexOf('-h');
+    if (dd < 0 || h < dd) {
+      out(`usage: ${VERB_USAGE[verb]}`);
+      return 0;
+    }
+  }
+
+  switch (verb) {
+    case 'serve': {
+      parse(verb, rest, {}, false);
+      const { serve } = await import('./serve.js');
+      return serve();
+    }
+    case 'run': {
+      const specs = rest.includes('--from') ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      const c = await connect();
+      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      c.close();
+      if (jsonMode) printJson(res.runs.length === 1 && !rest.includes('--from') ? res.runs[0] : res.runs);
+      else for (const r of res.runs) out(`${r.name} ${r.uuid}`);
+      return 0;
+    }
+    case 'ps': {
+      const { values } = parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' } }, false);
+      const statuses = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'];
+      if (values.status && !statuses.includes(values.status as string)) {
+        throw new UsageError(`--status must be one of ${statuses.join(', ')}`, verb);
+      }
+      const c = await connect();
+      const res = await c.call<{ runs: PublicRun[] }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider });
+      c.close();
+      if (jsonMode) printJson(res.runs);
+      else out(psTable(res.runs));
+      return 0;
+    }
+    case 'show': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length !== 1) throw new UsageError('show takes exactly one run', verb);
+      const c = await connect();
+      const res = await c.call<{ run: PublicRun }>('run.get', { ref: positionals[0] });
+      c.close();
+      if (jsonMode) printJson(res.run);
+      else out(showRun(res.run));
+      return 0;
+    }
+    case 'kill': {
+      const { values, positionals } = parse(verb, rest, { force: { type: 'boolean' } });
+      if (positionals.length === 0) throw new UsageError('kill needs at least one run', verb);
+      const c = await connect();
+      const res = await c.call<{ runs: PublicRun[] }>('run.kill', { refs: positionals, force: values.force ?? false });
+      c.close();
+      if (jsonMode) printJson(res.runs);
+      else for (const r of res.runs) out(`${r.name} ${r.status === 'ended' ? r.exit_reason : 'killing'}`);
+      return 0;
+    }
+    case 'wait': {
+      const { values, positionals } = parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
+      if (positionals.length === 0 && !values.all) throw new UsageError('wait needs at least one run, or --all', verb);
+      let timeout_ms: number | null = null;
+      if (values.timeout !== undefined) {
+        try {
+          timeout_ms = parseDuration(values.timeout as string);
+        } catch (e) {
+          throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
+        }
+      }
+      const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
+      let worst = 0;
+      for (const s of settled) worst = Math.max(worst, s.token === 'timeout' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+      if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
+      else for (const s of settled) out(`${s.name} ${s.token}`);
+      return worst;
+    }
+    case 'send': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send', verb);
+      const c = await connect();
+      const res = await c.call<{ run: PublicRun }>('run.send', { ref: positionals[0], text: positionals.slice(1).join(' ') });
+      c.close();
+      if (jsonMode) printJson(res.run);
+      else out(`${res.run.name} input ${res.run.input_seq}`);
+      return 0;
+    }
+    case 'logs': {
+      const { values, positionals } = parse(verb, rest, { tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, stderr: { type: 'boolean' } });
+      if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
+      let tail: number | null = null;
+      if (values.tail !== undefined) {
+        tail = Number(values.tail);
+        if (!Number.isInteger(tail) || tail < 0) throw new UsageError('--tail must be a whole number', verb);
+      }
+      const c = await connect();
+      const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
+      const file = path.join(info.dir, values.stderr ? 'err' : 'out');
+      if (values.follow) {
+        c.close();
+        return followLogs(file, info.protocol, tail, jsonMode, info.uuid);
+      }
+      c.close();
+      printLogs(file, info.protocol, tail, jsonMode);
+      return 0;
+    }
+    case 'events': {
+      const { values } = parse(verb, rest, { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } }, false);
+      let since = 0;
+      if (values.since !== undefined) {
+        since = Number(values.since);
+        if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be an event seq (a whole number)', verb);
+      }
+      return eventsVerb(since, values.follow === true);
+    }
+    case 'stats': {
+      parse(verb, rest, {}, false);
+      const c = await connect();
+      const res = await c.call<{ caps: { cap: string; limit: number; active: number; holders: string[]; queued: number; oldest_wait_ms: number; held_until: number | null }[]; queued: number; active: number }>('stats');
+      c.close();
+      if (jsonMode) printJson(res);
+      else
+        out(
+          table(
+            ['CAP', 'ACTIVE/LIMIT', 'QUEUED', 'OLDEST WAIT', 'HOLD'],
+            res.caps.map((cap) => [
+              cap.cap,
+              `${cap.active}/${cap.limit}`,
+              String(cap.queued),
+              cap.queued ? `${Math.round(cap.oldest_wait_ms / 1000)}s` : '-',
+              cap.held_until ? `until ${new Date(cap.held_until).toISOString()}` : '-',
+            ]),
+          ),
+        );
+      return 0;
+    }
+    case 'server': {
+      const { positionals } = parse(verb, rest, {});
+      const sub = positionals[0];
+      if (sub !== 'status' && sub !== 'stop') throw new UsageError('server takes "status" or "stop"', verb);
+      const home = ensureHome(homeDir());
+      let c: Client;
+      try {
+        c = await Client.connect(home, { autoStart: false });
+      } catch (e) {
+        if (e instanceof RemoteError && e.code === 'unavailable') {
+          if (jsonMode) printJson({ running: false, home: home.dir });
+          else out(`not running (home ${home.dir})`);
+          return sub === 'status' ? 7 : 0;
+        }
+        throw e;
+      }
+      if (sub === 'status') {
+        const st = await c.call<{ pid: number; home: string; started_at: number; active: number; seq: number }>('server.status');
+        c.close();
+        if (jsonMode) printJson({ running: true, ...st });
+        else out(`running: pid ${st.pid}, home ${st.home}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+        return 0;
+      }
+      await c.call('server.stop');
+      await new Promise<void>((r) => c.onClose(r));
+      if (jsonMode) printJson({ stopped: true });
+      else out('stopped (agents keep running; the next supervisor re-adopts them)');
+      return 0;
+    }
+    case 'provider': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals[0] !== 'resume' || positionals.length !== 2) throw new UsageError('provider takes: resume NAME', verb);
+      const c = await connect();
+      const res = await c.call<{ resumed: boolean }>('provider.resume', { provider: positionals[1] });
+      c.close();
+      if (jsonMode) printJson(res);
+      else out(res.resumed ? `${positionals[1]} resumed` : `${positionals[1]} was not on hold`);
+      return 0;
+    }
+    case 'demo': {
+      const { values } = parse(verb, rest, { home: { type: 'string' } }, false);
+      const { runDemo } = await import('./demo.js');
+      return runDemo(values.home as string | undefined, jsonMode);
+    }
+  }
+  return 0;
+}
+
+async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
+  // A supervisor restart drops the connection; the wait simply resumes.
+  const started = Date.now();
+  for (;;) {
+    const c = await connect();
+    try {
+      const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
+      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left });
+      c.close();
+      return res.settled;
+    } catch (e) {
+      c.close();
+      if (e instanceof RemoteError && e.code === 'unavailable') continue;
+      throw e;
+    }
+  }
+}
+
+function printEvent(e: RunEvent, name: string | null): void {
+  if (jsonMode) out(JSON.stringify(e));
+  else {
+    const d = Object.entries(e.data)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .join(' ');
+    out(`${e.seq}\t${new Date(e.ts).toISOString()}\t${e.type}\t${name ?? e.run ?? '-'}\t${d}`);
+  }
+}
+
+async function eventsVerb(since: number, follow: boolean): Promise<number> {
+  const c = await connect();
+  if (!follow) {
+    const res = await c.call<{ events: RunEvent[] }>('events', { since });
+    c.close();
+    if (jsonMode) printJson(res.events);
+    else for (const e of res.events) printEvent(e, null);
+    return 0;
+  }
+  // Follow: replay from `since`, then the live stream; on a restart, resume from the last seq seen.
+  let last = since;
+  let client: Client | null = c;
+  for (;;) {
+    const cl: Client = client ?? (await connect());
+    client = null;
+    const done = new Promise<void>((r) => cl.onClose(r));
+    cl.onEvent((m) => {
+      if (m.event.seq <= last) return;
+      last = m.event.seq;
+      printEvent(m.event, m.run?.name ?? null);
+    });
+    const res = await cl.call<{ seq: number; events: RunEvent[] }>('subscribe', { since: last });
+    for (const e of res.events) {
+      if (e.seq <= last) continue;
+      last = e.seq;
+      printEvent(e, null);
+    }
+    await done;
+  }
+}
+
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError) fail('usage', e.message, 2, e.verb);
+    if (e instanceof ConfigError) fail('config', e.message, 2);
+    if (e instanceof HomeError) fail('usage', e.message, 2);
+    if (e instanceof RemoteError) fail(e.code, e.message, ERROR_EXIT[e.code] ?? 1);
+    fail('internal', (e as Error)?.stack ?? String(e), 1);
+  },
+);
+

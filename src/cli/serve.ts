@@ -1,0 +1,35 @@
+// `orcr serve`: the supervisor in the foreground.
+
+import { homeDir } from '../config/home.js';
+import { AlreadyRunning, startServer } from '../server/server.js';
+
+export async function serve(): Promise<number> {
+  const dir = homeDir();
+  const log = (m: string): void => {
+    process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+  };
+  let handle;
+  try {
+    handle = await startServer(dir, log);
+  } catch (e) {
+    if (e instanceof AlreadyRunning) {
+      log(e.message);
+      return 7;
+    }
+    throw e;
+  }
+  log(`orcr supervisor ready: pid ${process.pid}, home ${dir}`);
+  const stop = (sig: string): void => {
+    log(`${sig}: stopping; agents keep running`);
+    void handle.close().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => undefined);
+  process.on('uncaughtException', (e) => {
+    // The journal is the truth and the next start reconciles: crash rather than run on inconsistent memory.
+    log(`uncaught: ${e.stack ?? e}`);
+    process.exit(1);
+  });
+  return new Promise<number>(() => undefined);
+}

@@ -1,0 +1,34 @@
+// Help text for every verb: one place, printed by --help and after usage errors.
+
+export const VERB_USAGE: Readonly<Record<string, string>> = {
+  run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT] [--protocol P]
+         [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
+         [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
+         [--cwd DIR] [-e KEY=VALUE]... [--json] [-- COMMAND ARGS...]
+orcr run --from FILE|-          (one JSON run spec per line)`,
+  ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
+  show: 'orcr show <run> [--json]',
+  kill: 'orcr kill <run>... [--force] [--json]',
+  wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
+  send: 'orcr send <run> <text>',
+  logs: 'orcr logs <run> [--tail N] [--follow] [--json] [--stderr]',
+  events: 'orcr events [--follow] [--since SEQ] [--json]',
+  stats: 'orcr stats [--json]',
+  provider: 'orcr provider resume NAME',
+  demo: 'orcr demo [--home DIR]',
+  serve: 'orcr serve',
+  server: 'orcr server status|stop [--json]',
+};
+
+export const MAIN_USAGE = `orcr — a supervisor for fleets of AI coding agents
+
+usage:
+${Object.values(VERB_USAGE)
+  .map((u) => '  ' + u.split('\n').join('\n  '))
+  .join('\n')}
+
+<run> is a uuid, a unique uuid prefix, or a name.
+Home: $ORCR_HOME (default ~/.orcr). Any verb starts the supervisor if needed.
+Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
+4 a target is blocked, 5 a target ended other than completed, 6 no such run,
+7 refused (queue full, supervisor unavailable).`;

@@ -1,0 +1,154 @@
+// The socket client: connects to the home's supervisor, starting one if none
+// runs, and speaks the NDJSON protocol. Every client (CLI, TUI) goes through here.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureHome, type Home } from '../config/home.js';
+import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
+import type { RunEvent } from '../core/types.js';
+import type { PublicRun } from '../server/view.js';
+
+export interface StreamMessage {
+  type: 'event';
+  event: RunEvent;
+  run: PublicRun | null;
+}
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+export class Client {
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private buf = '';
+  private listeners: ((m: StreamMessage) => void)[] = [];
+  private closeListeners: (() => void)[] = [];
+  server: { pid: number; home: string; started_at: number } | null = null;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.onData(chunk));
+    socket.on('close', () => {
+      const err = new RemoteError('unavailable', 'the supervisor went away');
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+      for (const l of this.closeListeners) l();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static async connect(home: Home, opts: { autoStart?: boolean; timeoutMs?: number } = {}): Promise<Client> {
+    const autoStart = opts.autoStart ?? true;
+    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    let started = false;
+    let delay = 10;
+    for (;;) {
+      try {
+        const socket = await connectOnce(home.socket);
+        const client = new Client(socket);
+        client.server = (await client.call('hello', { version: PROTOCOL_VERSION })) as Client['server'];
+        return client;
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (e instanceof RemoteError) throw e;
+        if (code !== 'ENOENT' && code !== 'ECONNREFUSED' && code !== 'ECONNRESET') throw e;
+        if (!autoStart) throw new RemoteError('unavailable', `no supervisor is running for ${home.dir}`);
+        if (!started) {
+          startDetached(home);
+          started = true;
+        }
+        if (Date.now() > deadline) {
+          throw new RemoteError('unavailable', `the supervisor did not come up within the timeout; see ${home.log}`);
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 200);
+      }
+    }
+  }
+
+  private onData(chunk: string): void {
+    this.buf += chunk;
+    let nl: number;
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      let msg: { id?: number; result?: unknown; error?: { code: string; message: string }; type?: string };
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (msg.type === 'event') {
+        for (const l of this.listeners) l(msg as unknown as StreamMessage);
+        continue;
+      }
+      const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
+      if (!p) continue;
+      this.pending.delete(msg.id!);
+      if (msg.error) p.reject(new RemoteError(msg.error.code, msg.error.message));
+      else p.resolve(msg.result);
+    }
+  }
+
+  call<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      if (this.socket.destroyed) {
+        reject(new RemoteError('unavailable', 'the supervisor went away'));
+        return;
+      }
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.socket.write(JSON.stringify({ id, method, params }) + '\n');
+    });
+  }
+
+  onEvent(fn: (m: StreamMessage) => void): void {
+    this.listeners.push(fn);
+  }
+
+  onClose(fn: () => void): void {
+    this.closeListeners.push(fn);
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+}
+
+function connectOnce(file: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.createConnection(file);
+    s.once('connect', () => {
+      s.removeAllListeners('error');
+      resolve(s);
+    });
+    s.once('error', reject);
+  });
+}
+
+/** The orcr CLI entry, for starting `orcr serve` detached. */
+export function cliEntry(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
+}
+
+/**
+ * Start `orcr serve` in its own session with output to server.log. Racing
+ * starters are fine: the supervisor's lock lets exactly one of them live.
+ */
+export function startDetached(home: Home): void {
+  ensureHome(home.dir);
+  const out = fs.openSync(home.log, 'a', 0o600);
+  const child = spawn(process.execPath, [cliEntry(), 'serve'], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, ORCR_HOME: home.dir },
+  });
+  child.unref();
+  fs.closeSync(out);
+}

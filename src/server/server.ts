@@ -1,0 +1,281 @@
+// The supervisor process: single instance per home, a Unix socket speaking
+// NDJSON, request/response verbs and a snapshot-then-subscribe event stream.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import { z } from 'zod';
+import { ensureHome, homePaths, type Home } from '../config/home.js';
+import { loadConfig, type Config } from '../config/load.js';
+import { PROTOCOLS, LOOP_ACTIONS, type Run, type RunEvent } from '../core/types.js';
+import { Supervisor, type RunSpec } from './supervisor.js';
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
+import type { PublicRun } from './view.js';
+
+export class AlreadyRunning extends Error {}
+
+/**
+ * The single-instance lock: a Linux abstract socket named after the home. The
+ * kernel releases it when the process dies, however it dies, so a crashed
+ * supervisor never leaves a stale lock behind, and two racing starters cannot
+ * both win.
+ */
+function acquireLock(home: Home): Promise<net.Server> {
+  const name = '\0orcr-lock-' + crypto.createHash('sha256').update(home.dir).digest('hex').slice(0, 32);
+  return new Promise((resolve, reject) => {
+    const lock = net.createServer();
+    lock.once('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'EADDRINUSE' ? new AlreadyRunning(`a supervisor is already running for ${home.dir}`) : e),
+    );
+    lock.listen(name, () => resolve(lock));
+  });
+}
+
+export const runSpecSchema = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    provider: z.string().min(1).max(200).optional(),
+    workload: z.string().min(1).max(200).optional(),
+    prompt: z.string().optional(),
+    protocol: z.enum(PROTOCOLS).optional(),
+    command: z.array(z.string()).min(1).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1),
+    interactive: z.boolean().optional(),
+    max_turns: z.number().int().min(0).optional(),
+    max_tokens: z.number().int().min(0).optional(),
+    max_cost_usd: z.number().min(0).optional(),
+    timeout_ms: z.number().min(0).optional(),
+    idle_after_ms: z.number().min(0).optional(),
+    loop: z.enum(LOOP_ACTIONS).optional(),
+  })
+  .strict();
+
+const refs = z.array(z.string()).min(1);
+
+interface Conn {
+  socket: net.Socket;
+  greeted: boolean;
+  subscribed: boolean;
+}
+
+export interface ServerHandle {
+  supervisor: Supervisor;
+  close(): Promise<void>;
+}
+
+export async function startServer(dir: string, log: (m: string) => void): Promise<ServerHandle> {
+  const home = ensureHome(dir);
+  const config: Config = loadConfig(home.config);
+  for (const w of config.warnings) log(`warning: ${w}`);
+  if (Buffer.byteLength(home.socket) > socketPathLimit) {
+    throw new Error(`the socket path ${home.socket} is too long for a Unix socket; use a shorter ORCR_HOME`);
+  }
+  const lock = await acquireLock(home);
+  const supervisor = new Supervisor(home, config, log);
+  supervisor.start();
+
+  const conns = new Set<Conn>();
+  const broadcast = (event: RunEvent): void => {
+    let line: string | null = null;
+    for (const c of conns) {
+      if (!c.subscribed) continue;
+      if (line === null) {
+        const run = event.run ? (supervisor.getLive(event.run) ?? null) : null;
+        const view = run ? supervisor.view(run) : event.run && event.type === 'ended' ? viewEnded(supervisor, event.run) : null;
+        line = JSON.stringify({ type: 'event', event, run: view }) + '\n';
+      }
+      // A subscriber that cannot keep up is cut off; it resumes from its last seq.
+      if (c.socket.writableLength > 16 * 1024 * 1024) c.socket.destroy();
+      else c.socket.write(line);
+    }
+  };
+  supervisor.journal.onEvent(broadcast);
+
+  try {
+    fs.unlinkSync(home.socket); // stale: we hold the lock, so no live server owns it
+  } catch {
+    /* none */
+  }
+  const server = net.createServer((socket) => handleConnection(socket));
+  const oldUmask = process.umask(0o177);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(home.socket, () => resolve());
+  });
+  process.umask(oldUmask);
+  fs.chmodSync(home.socket, 0o600);
+
+  // Reload config.json when it changes; a bad edit keeps the old config and says why.
+  let reloadTimer: NodeJS.Timeout | null = null;
+  const watcher = fs.watchFile(home.config, { interval: 1000, persistent: false }, () => {
+    if (reloadTimer) clearTimeout(reloadTimer);
+    reloadTimer = setTimeout(() => {
+      try {
+        const next = loadConfig(home.config);
+        supervisor.setConfig(next);
+        supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
+      } catch (e) {
+        supervisor.journal.appendEvent(null, { type: 'config_rejected', data: { error: (e as Error).message } });
+      }
+    }, 100);
+  });
+  void watcher;
+
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    fs.unwatchFile(home.config);
+    for (const c of conns) c.socket.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+    supervisor.stop();
+    lock.close();
+    try {
+      fs.unlinkSync(home.socket);
+    } catch {
+      /* gone */
+    }
+  };
+
+  function handleConnection(socket: net.Socket): void {
+    const conn: Conn = { socket, greeted: false, subscribed: false };
+    conns.add(conn);
+    let buf = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buf += chunk;
+      if (buf.length > MAX_FRAME_BYTES) {
+        reply(socket, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
+        socket.end();
+        socket.destroy();
+        return;
+      }
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim() !== '') void handleLine(conn, line);
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => conns.delete(conn));
+  }
+
+  async function handleLine(conn: Conn, line: string): Promise<void> {
+    let msg: { id?: unknown; method?: unknown; params?: unknown };
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      reply(conn.socket, null, { code: 'usage', message: 'not JSON' });
+      return;
+    }
+    const id = typeof msg?.id === 'number' ? msg.id : null;
+    if (!msg || typeof msg !== 'object' || typeof msg.method !== 'string') {
+      reply(conn.socket, id, { code: 'usage', message: 'a request needs "id" and "method"' });
+      return;
+    }
+    const params = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Record<string, unknown>;
+    try {
+      if (msg.method === 'hello') {
+        if (params.version !== PROTOCOL_VERSION) {
+          throw new RemoteError('version', `protocol version ${String(params.version)} is not spoken here (server speaks ${PROTOCOL_VERSION})`);
+        }
+        conn.greeted = true;
+        reply(conn.socket, id, null, { version: PROTOCOL_VERSION, pid: process.pid, home: home.dir, started_at: supervisor.startedAt });
+        return;
+      }
+      if (!conn.greeted) throw new RemoteError('version', 'say hello first');
+      const result = await dispatch(conn, msg.method, params);
+      reply(conn.socket, id, null, result);
+    } catch (e) {
+      if (e instanceof RemoteError) reply(conn.socket, id, { code: e.code, message: e.message });
+      else if (e instanceof z.ZodError) {
+        const issue = e.issues[0]!;
+        reply(conn.socket, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
+      } else {
+        log(`internal error in ${String(msg.method)}: ${(e as Error).stack}`);
+        reply(conn.socket, id, { code: 'internal', message: (e as Error).message });
+      }
+    }
+  }
+
+  async function dispatch(conn: Conn, method: string, params: Record<string, unknown>): Promise<unknown> {
+    const s = supervisor;
+    switch (method) {
+      case 'run.enqueue': {
+        const specs = z.array(runSpecSchema).min(1).parse(params.specs) as RunSpec[];
+        return { runs: s.enqueue(specs).map((r) => s.view(r)) };
+      }
+      case 'run.list': {
+        const q = z
+          .object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), limit: z.number().int().positive().optional() })
+          .parse(params);
+        const runs = s.journal.listRuns(q).map((r) => s.view(s.getLive(r.uuid) ?? r));
+        return { runs };
+      }
+      case 'run.get': {
+        const { ref } = z.object({ ref: z.string() }).parse(params);
+        return { run: s.view(s.resolve(ref)) };
+      }
+      case 'run.kill': {
+        const p = z.object({ refs, force: z.boolean().optional() }).parse(params);
+        const uuids = p.refs.map((r) => s.resolve(r).uuid);
+        return { runs: s.kill(uuids, p.force ?? false).map((r) => s.view(r)) };
+      }
+      case 'run.send': {
+        const p = z.object({ ref: z.string(), text: z.string() }).parse(params);
+        return { run: s.view(s.send(s.resolve(p.ref).uuid, p.text)) };
+      }
+      case 'run.wait': {
+        const p = z.object({ refs: refs.optional(), all: z.boolean().optional(), timeout_ms: z.number().min(0).nullable().optional() }).parse(params);
+        const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
+        if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
+        return { settled: await s.wait(uuids, p.timeout_ms ?? null) };
+      }
+      case 'run.resolve': {
+        const { ref } = z.object({ ref: z.string() }).parse(params);
+        const r = s.resolve(ref);
+        return { uuid: r.uuid, name: r.name, dir: `${home.runs}/${r.uuid}`, protocol: r.protocol, status: r.status };
+      }
+      case 'stats':
+        return s.stats();
+      case 'events': {
+        const p = z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().positive().optional() }).parse(params);
+        return { events: s.journal.eventsSince(p.since ?? 0, p.limit ?? 10_000) };
+      }
+      case 'subscribe': {
+        // Snapshot and replay are computed synchronously, and the journal only
+        // commits on this same thread, so no event can fall between them.
+        const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional() }).parse(params);
+        const seq = s.journal.lastSeq();
+        const out: { seq: number; runs?: PublicRun[]; events?: RunEvent[] } = { seq };
+        if (p.snapshot) out.runs = s.journal.listRuns({ all: true, limit: 5000 }).map((r) => s.view(s.getLive(r.uuid) ?? r));
+        if (p.since !== undefined) out.events = s.journal.eventsSince(p.since, 100_000);
+        conn.subscribed = true;
+        return out;
+      }
+      case 'server.status':
+        return { pid: process.pid, home: home.dir, started_at: s.startedAt, active: s.activeUuids().length, seq: s.journal.lastSeq() };
+      case 'server.stop':
+        setImmediate(() => void close().then(() => process.exit(0)));
+        return { stopping: true };
+      default:
+        throw new RemoteError('usage', `unknown method "${method}"`);
+    }
+  }
+
+  return { supervisor, close };
+}
+
+function viewEnded(s: Supervisor, uuid: string): PublicRun | null {
+  const r: Run | null = s.journal.getRun(uuid);
+  return r ? s.view(r) : null;
+}
+
+function reply(socket: net.Socket, id: number | null, error: { code: string; message: string } | null, result?: unknown): void {
+  if (socket.destroyed) return;
+  socket.write(JSON.stringify(error ? { id, error } : { id, result }) + '\n');
+}
+
+export { homePaths };

@@ -1,0 +1,851 @@
+// The supervisor: the single writer. It owns the in-memory projection of the
+// journal (active runs, the queue), asks the pure core what to do, journals the
+// decision, and only then takes the side effect.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { canEnqueue, capUsage, decide, expired, nextDeadline, type AdmissionInput, type Waiter } from '../core/admission.js';
+import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
+import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
+import { mergeLimits, runMeters, firstTrip, tripReason } from '../core/budget.js';
+import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from '../core/loop.js';
+import { admissionPolicy, type Config } from '../config/load.js';
+import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
+import { runDir, type Home } from '../config/home.js';
+import { Journal } from '../journal/journal.js';
+import {
+  groupAlive,
+  isOurProcess,
+  launch,
+  LaunchError,
+  readExitStatus,
+  signalGroup,
+} from '../runtime/launcher.js';
+import { Tailer, type TailLine } from '../runtime/tailer.js';
+import { createAdapter, createDetectingAdapter } from '../agents/index.js';
+import type { Adapter, Signal } from '../agents/signals.js';
+import { publicRun, type PublicRun } from './view.js';
+import { RemoteError } from './protocol.js';
+
+export interface RunSpec {
+  name?: string;
+  provider?: string;
+  workload?: string;
+  prompt?: string;
+  protocol?: Protocol;
+  command?: string[];
+  env?: Record<string, string>;
+  cwd: string;
+  interactive?: boolean;
+  max_turns?: number;
+  max_tokens?: number;
+  max_cost_usd?: number;
+  timeout_ms?: number;
+  idle_after_ms?: number;
+  loop?: RunLimits['loop'];
+}
+
+interface Live {
+  child: ChildProcess | null;
+  tailer: Tailer | null;
+  adapter: (Adapter & { protocol?: () => Protocol | null }) | null;
+  killTimer: NodeJS.Timeout | null;
+  guardTimer: NodeJS.Timeout | null;
+  exitPoll: NodeJS.Timeout | null;
+  stoppedFor: { reason: ExitReason; detail?: string | null } | null;
+  lastResultOk: boolean | null;
+  loop: LoopState;
+  turn: TurnRecord;
+  /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
+  startedMono: number;
+  finished: boolean;
+}
+
+interface Waiting {
+  uuids: string[];
+  minInput: Map<string, number>;
+  resolve: (settled: { uuid: string; name: string; token: string }[]) => void;
+  timer: NodeJS.Timeout | null;
+}
+
+const monoNow = (): number => performance.timeOrigin + performance.now();
+
+export class Supervisor {
+  readonly journal: Journal;
+  private readonly runs = new Map<string, Run>();
+  private queue: Waiter[] = [];
+  private readonly live = new Map<string, Live>();
+  private admitScheduled = false;
+  private deadlineTimer: NodeJS.Timeout | null = null;
+  private waits = new Set<Waiting>();
+  private holds: Record<string, number> = {};
+  private stopping = false;
+  readonly startedAt = Date.now();
+
+  constructor(
+    readonly home: Home,
+    private config: Config,
+    private readonly log: (msg: string) => void = () => undefined,
+  ) {
+    this.journal = new Journal(home.db, { synchronous: config.journal.synchronous });
+    this.journal.onEvent((e) => this.afterEvent(e));
+  }
+
+  // ---------- start-up: rebuild and reconcile ----------
+
+  /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
+  start(): void {
+    this.holds = this.journal.getMeta<Record<string, number>>('holds') ?? {};
+    const active = this.journal.activeRuns();
+    for (const run of active) {
+      this.runs.set(run.uuid, run);
+      if (run.status === 'queued') this.queue.push(toWaiter(run));
+    }
+    this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
+    for (const run of active) if (holdsSlot(run.status)) this.reconcile(run);
+    this.scheduleAdmit();
+  }
+
+  private reconcile(run: Run): void {
+    const dir = runDir(this.home, run.uuid);
+    let pid = run.pid;
+    if (pid === null) pid = readPidFile(dir);
+    if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {
+      // Alive: re-adopt with its slot, reading output from the journaled offset.
+      if (run.pid === null) this.save({ ...run, pid }, { type: 'adopted', data: { pid } });
+      else this.journal.appendEvent(run.uuid, { type: 'adopted', data: { pid } });
+      this.watch(this.runs.get(run.uuid)!, null);
+      if (run.kill_requested_at !== null) this.signalKill(run.uuid, false);
+      return;
+    }
+    const code = readExitStatus(dir);
+    if (code !== null || pid !== null) {
+      // Exited while we were away: apply the output we had not read, then end it.
+      this.watch(run, null);
+      this.finish(run.uuid, code, code === null);
+      return;
+    }
+    // Promoted but never spawned (the crash fell between the two): start it now.
+    this.spawn(run);
+  }
+
+  // ---------- enqueue ----------
+
+  resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; stdinPrompt: boolean } {
+    const presets: Record<string, ProviderPreset> = { ...BUILTIN_PROVIDERS, ...this.config.providers };
+    let command = spec.command && spec.command.length > 0 ? spec.command : null;
+    let provider = spec.provider ?? null;
+    let protocol: Protocol | null = spec.protocol ?? null;
+    let stdinPrompt = false;
+    if (!command) {
+      if (!provider) throw new RemoteError('usage', 'nothing to run: give -a PROVIDER (a preset) or -- COMMAND ARGS...');
+      const preset = presets[provider];
+      if (!preset || !preset.command) {
+        throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
+      }
+      const hasPlaceholder = preset.command.some((a) => a.includes('{prompt}'));
+      if (hasPlaceholder && spec.prompt === undefined) {
+        throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT`);
+      }
+      command = preset.command.map((a) => a.split('{prompt}').join(spec.prompt ?? ''));
+      stdinPrompt = !hasPlaceholder && spec.prompt !== undefined;
+      protocol = protocol ?? preset.protocol ?? null;
+    } else {
+      const preset = provider ? presets[provider] : undefined;
+      protocol = protocol ?? preset?.protocol ?? null;
+      provider = provider ?? path.basename(command[0]!);
+    }
+    return { command, provider, protocol, stdinPrompt };
+  }
+
+  enqueue(specs: RunSpec[]): Run[] {
+    const now = Date.now();
+    const policy = admissionPolicy(this.config);
+    if (!canEnqueue(policy, this.queue.length + specs.length - 1)) {
+      throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
+    }
+    const prepared = specs.map((spec) => {
+      const r = this.resolveSpec(spec);
+      const workload = spec.workload ?? this.config.concurrency.default_workload;
+      const presetBudgets = this.config.providers[r.provider]?.budgets;
+      const limits = mergeLimits(
+        {
+          max_turns: this.config.budgets.run.max_turns,
+          max_tokens: this.config.budgets.run.max_tokens,
+          max_cost_usd: this.config.budgets.run.max_cost_usd,
+          timeout_ms: this.config.budgets.run.timeout,
+          idle_after_ms: this.config.timings.idle_after,
+          loop: this.config.loop.action,
+        },
+        presetBudgets
+          ? {
+              max_turns: presetBudgets.max_turns,
+              max_tokens: presetBudgets.max_tokens,
+              max_cost_usd: presetBudgets.max_cost_usd,
+              timeout_ms: presetBudgets.timeout,
+            }
+          : {},
+        {
+          max_turns: spec.max_turns ?? null,
+          max_tokens: spec.max_tokens ?? null,
+          max_cost_usd: spec.max_cost_usd ?? null,
+          timeout_ms: spec.timeout_ms ?? null,
+          idle_after_ms: spec.idle_after_ms ?? null,
+          ...(spec.loop ? { loop: spec.loop } : {}),
+        },
+      );
+      return { spec, r, workload, limits };
+    });
+    this.scheduleAdmit();
+    return this.journal.transaction(() =>
+      prepared.map(({ spec, r, workload, limits }) => {
+        const queue_seq = this.journal.nextQueueSeq();
+        const run: Run = {
+          uuid: crypto.randomUUID(),
+          name: spec.name ?? `${r.provider}-${queue_seq}`,
+          provider: r.provider,
+          workload,
+          protocol: r.protocol,
+          status: 'queued',
+          exit_reason: null,
+          exit_detail: null,
+          exit_code: null,
+          blocked_kind: null,
+          queue_seq,
+          pid: null,
+          pid_start: null,
+          command: r.command,
+          cwd: spec.cwd,
+          env: spec.env ?? {},
+          prompt: r.stdinPrompt ? (spec.prompt ?? null) : null,
+          interactive: spec.interactive ?? false,
+          limits,
+          turns: 0,
+          input_seq: 0,
+          tokens: { input: 0, output: 0, cached: 0 },
+          cost_usd: 0,
+          session_id: null,
+          last_tool: null,
+          last_text: null,
+          created_at: now,
+          started_at: null,
+          ended_at: null,
+          status_at: now,
+          kill_requested_at: null,
+          out_offset: 0,
+        };
+        this.journal.insertRun(run, {
+          type: 'queued',
+          data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq },
+        }, now);
+        this.runs.set(run.uuid, run);
+        this.queue.push(toWaiter(run));
+        return run;
+      }),
+    );
+  }
+
+  // ---------- admission ----------
+
+  scheduleAdmit(): void {
+    if (this.admitScheduled || this.stopping) return;
+    this.admitScheduled = true;
+    setImmediate(() => {
+      this.admitScheduled = false;
+      this.admit();
+    });
+  }
+
+  private admissionInput(now: number): AdmissionInput {
+    const holders = [];
+    for (const run of this.runs.values()) if (holdsSlot(run.status)) holders.push(run);
+    return { policy: admissionPolicy(this.config), holders, waiters: this.queue, holds: this.holds, now };
+  }
+
+  admit(): void {
+    if (this.stopping) return;
+    const now = Date.now();
+    const input = this.admissionInput(now);
+    const late = expired(input);
+    if (late.length > 0) {
+      const lateSet = new Set(late);
+      this.journal.transaction(() => {
+        for (const uuid of late) this.end(uuid, 'expired', 'max_wait', null);
+      });
+      input.waiters = this.queue.filter((w) => !lateSet.has(w.uuid));
+    }
+    const promote = decide(input);
+    for (const uuid of promote) {
+      const run = this.runs.get(uuid)!;
+      this.removeFromQueue(uuid);
+      const next = transition(run, 'starting', now);
+      this.save(next, { type: 'starting', data: { from: 'queued' } });
+      this.spawn(next);
+    }
+    this.armDeadline(now);
+  }
+
+  private armDeadline(now: number): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    const at = nextDeadline(this.admissionInput(now));
+    if (at !== null) {
+      this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - Date.now()));
+      this.deadlineTimer.unref();
+    }
+  }
+
+  private removeFromQueue(uuid: string): void {
+    const i = this.queue.findIndex((w) => w.uuid === uuid);
+    if (i >= 0) this.queue.splice(i, 1);
+  }
+
+  // ---------- processes ----------
+
+  private spawn(run: Run): void {
+    const dir = runDir(this.home, run.uuid);
+    const stdinFifo = run.interactive || run.prompt !== null || acceptsInput(run.protocol);
+    try {
+      const launched = launch({
+        dir,
+        argv: run.command,
+        cwd: run.cwd,
+        env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
+        stdinFifo,
+      });
+      let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
+      // Without a protocol that announces itself, being spawned is the only sign of life.
+      if (next.protocol === null || next.protocol === 'plain') {
+        next = transition(next, 'working', Date.now());
+        this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
+      } else {
+        this.save(next, { type: 'spawned', data: { pid: launched.pid } });
+      }
+      this.watch(next, launched.child);
+      if (run.prompt !== null) this.writeInput(next, run.prompt, false);
+    } catch (e) {
+      const detail = e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}`;
+      this.end(run.uuid, 'failed', detail, null);
+    }
+  }
+
+  private newLive(child: ChildProcess | null, run: Run): Live {
+    return {
+      child,
+      tailer: null,
+      adapter: null,
+      killTimer: null,
+      guardTimer: null,
+      exitPoll: null,
+      stoppedFor: null,
+      lastResultOk: null,
+      loop: initialLoopState(),
+      turn: { tools: [], text: null },
+      startedMono: monoNow() - (run.started_at !== null ? Math.max(0, Date.now() - run.started_at) : 0),
+      finished: false,
+    };
+  }
+
+  /** Follow a spawned run: its output, its exit, its guards. */
+  private watch(run: Run, child: ChildProcess | null): void {
+    const dir = runDir(this.home, run.uuid);
+    const live = this.newLive(child, run);
+    this.live.set(run.uuid, live);
+    live.adapter = run.protocol ? createAdapter(run.protocol) : createDetectingAdapter();
+    live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines));
+    live.tailer.start();
+    if (child) {
+      child.on('exit', () => this.finish(run.uuid, readExitStatus(dir), false));
+    } else {
+      // Not our child (re-adopted): only polling can tell us it is gone.
+      live.exitPoll = setInterval(() => {
+        const r = this.runs.get(run.uuid);
+        if (!r || r.pid === null) return;
+        if (!isOurProcess(r.pid, r.pid_start)) this.finish(run.uuid, readExitStatus(dir), false);
+      }, 200);
+      live.exitPoll.unref();
+    }
+    this.armGuards(run.uuid);
+  }
+
+  private armGuards(uuid: string): void {
+    const live = this.live.get(uuid);
+    const run = this.runs.get(uuid);
+    if (!live || !run) return;
+    if (live.guardTimer) clearTimeout(live.guardTimer);
+    live.guardTimer = null;
+    const now = Date.now();
+    let at: number | null = null;
+    let why: { reason: ExitReason; detail: string } | null = null;
+    if (run.status === 'starting') {
+      at = (run.started_at ?? now) + this.config.timings.max_starting;
+      why = { reason: 'failed', detail: 'stuck_start: no sign of life within timings.max_starting' };
+    } else if (run.status === 'idle' && run.limits.idle_after_ms !== null) {
+      at = run.status_at + run.limits.idle_after_ms;
+      why = { reason: 'completed', detail: 'idle_reaped' };
+    }
+    if (run.limits.timeout_ms !== null && run.status !== 'starting') {
+      const t = now + (run.limits.timeout_ms - (monoNow() - live.startedMono));
+      if (at === null || t < at) {
+        at = t;
+        why = { reason: 'timeout', detail: null as unknown as string };
+      }
+    }
+    if (at !== null && why) {
+      const w = why;
+      live.guardTimer = setTimeout(() => this.stopFor(uuid, w.reason, w.detail), Math.max(0, at - now) + 1);
+      live.guardTimer.unref();
+    }
+  }
+
+  private onLines(uuid: string, lines: TailLine[]): void {
+    const live = this.live.get(uuid);
+    let run = this.runs.get(uuid);
+    if (!live || !run || !live.adapter) return;
+    const before = run;
+    const events: { type: string; data: Record<string, unknown> }[] = [];
+    for (const line of lines) {
+      for (const sig of live.adapter.line(line.text)) run = this.applySignal(run, live, sig, events);
+      run = { ...run, out_offset: line.end };
+    }
+    if (run.protocol === null && live.adapter.protocol) {
+      const p = live.adapter.protocol();
+      if (p) run = { ...run, protocol: p };
+    }
+    this.commitProgress(before, run, events);
+  }
+
+  private applySignal(run: Run, live: Live, sig: Signal, events: { type: string; data: Record<string, unknown> }[]): Run {
+    const now = Date.now();
+    switch (sig.kind) {
+      case 'alive': {
+        let next = { ...run, session_id: sig.session_id ?? run.session_id };
+        if (next.status === 'starting') {
+          next = transition(next, 'working', now);
+          events.push({ type: 'working', data: { from: 'starting' } });
+        }
+        return next;
+      }
+      case 'turn_start':
+        if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
+          events.push({ type: 'working', data: { from: run.status } });
+          return transition(run, 'working', now);
+        }
+        return run;
+      case 'turn_end': {
+        let next = { ...run, turns: run.turns + 1 };
+        const effect = observeTurn(live.loop, live.turn, loopConfigFor(run.limits.loop));
+        live.loop = effect.state;
+        live.turn = { tools: [], text: null };
+        if (effect.effect.kind !== 'none') {
+          events.push({ type: 'loop_detected', data: { by: effect.effect.by, action: effect.effect.kind } });
+          if (effect.effect.kind === 'terminate') live.stoppedFor = { reason: 'loop', detail: effect.effect.by };
+        }
+        if (next.status !== 'ended' && next.status !== 'idle') {
+          if (next.interactive && !live.stoppedFor) {
+            next = transition(next, 'idle', now);
+            events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
+          } else {
+            // One-shot: the turn is done, so close the agent's input and let it exit.
+            this.closeInput(next);
+          }
+        }
+        return next;
+      }
+      case 'usage':
+        return {
+          ...run,
+          tokens: {
+            input: run.tokens.input + sig.input,
+            output: run.tokens.output + sig.output,
+            cached: run.tokens.cached + sig.cached,
+          },
+          cost_usd: sig.cost_usd_total ?? run.cost_usd,
+        };
+      case 'tool':
+        live.turn.tools.push({ name: sig.name, input: sig.input });
+        return { ...run, last_tool: sig.name };
+      case 'text':
+        live.turn.text = sig.text;
+        return { ...run, last_text: sig.text.slice(0, 500) };
+      case 'result':
+        live.lastResultOk = sig.ok;
+        return run;
+      case 'blocked':
+        if (run.status === 'ended' || run.status === 'blocked') return run;
+        events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
+        return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
+      case 'output':
+        if (run.status === 'starting' && (run.protocol === 'plain' || run.protocol === null)) {
+          events.push({ type: 'working', data: { from: 'starting' } });
+          return transition(run, 'working', now);
+        }
+        return run;
+    }
+  }
+
+  private commitProgress(before: Run, run: Run, events: { type: string; data: Record<string, unknown> }[]): void {
+    const changed =
+      run.tokens.input !== before.tokens.input ||
+      run.tokens.output !== before.tokens.output ||
+      run.tokens.cached !== before.tokens.cached ||
+      run.cost_usd !== before.cost_usd ||
+      run.turns !== before.turns;
+    this.journal.transaction(() => {
+      if (events.length === 0 && changed) {
+        this.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });
+      } else if (events.length === 0) {
+        // Only the offset moved: keep it in memory; it is written with the next change.
+        this.runs.set(run.uuid, run);
+      } else {
+        events.forEach((e, i) => {
+          if (i === events.length - 1) this.save(run, e);
+          else this.journal.appendEvent(run.uuid, e);
+        });
+      }
+    });
+    if (run.status !== before.status) this.armGuards(run.uuid);
+    const live = this.live.get(run.uuid);
+    const trip = firstTrip(
+      runMeters(
+        { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: 0 },
+        { ...run.limits, timeout_ms: null },
+      ),
+    );
+    if (trip && live && !live.stoppedFor) this.stopFor(run.uuid, tripReason(trip), trip.name);
+    else if (live?.stoppedFor && live.killTimer === null) this.stopFor(run.uuid, live.stoppedFor.reason, live.stoppedFor.detail ?? null);
+    if (holdsSlot(before.status) !== holdsSlot(run.status)) this.scheduleAdmit();
+    this.settleWaits();
+  }
+
+  /** The wrapper exited (or was found gone): end the run with the right reason. */
+  private finish(uuid: string, code: number | null, vanished: boolean): void {
+    const live = this.live.get(uuid);
+    const run = this.runs.get(uuid);
+    if (!run || run.status === 'ended' || (live && live.finished)) return;
+    if (live) {
+      live.finished = true;
+      // Read the last lines before deciding: a result line may change the verdict.
+      live.tailer?.read();
+      const tail = live.tailer?.flushPartial();
+      if (tail) this.onLines(uuid, [tail]);
+      const end = live.adapter?.end?.() ?? [];
+      if (end.length > 0) {
+        const r = this.runs.get(uuid)!;
+        const events: { type: string; data: Record<string, unknown> }[] = [];
+        let next = r;
+        for (const s of end) next = this.applySignal(next, live, s, events);
+        this.commitProgress(r, next, events);
+      }
+      this.cleanupLive(uuid);
+    }
+    const current = this.runs.get(uuid)!;
+    if (current.status === 'ended') return;
+    if (current.pid !== null && groupAlive(current.pid)) signalGroup(current.pid, 'SIGKILL');
+    const facts: ExitFacts = {
+      code,
+      killRequested: current.kill_requested_at !== null,
+      stoppedFor: live?.stoppedFor ?? undefined,
+      lastResultOk: live?.lastResultOk ?? null,
+      vanished: vanished && code === null,
+    };
+    const { reason, detail } = exitReason(current, facts);
+    this.end(uuid, reason, detail, code);
+  }
+
+  private cleanupLive(uuid: string): void {
+    const live = this.live.get(uuid);
+    if (!live) return;
+    live.tailer?.close();
+    for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
+    if (live.exitPoll) clearInterval(live.exitPoll);
+    this.live.delete(uuid);
+  }
+
+  /** End a run (any status) and free what it held. */
+  private end(uuid: string, reason: ExitReason, detail: string | null, code: number | null): void {
+    const run = this.runs.get(uuid);
+    if (!run || run.status === 'ended') return;
+    const from = run.status;
+    const next = transition(run, 'ended', Date.now(), { exit_reason: reason, exit_detail: detail, exit_code: code });
+    this.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
+    this.runs.delete(uuid);
+    if (from === 'queued') this.removeFromQueue(uuid);
+    this.cleanupLive(uuid);
+    this.scheduleAdmit();
+    this.settleWaits(next);
+  }
+
+  private save(run: Run, ev: { type: string; data: Record<string, unknown> } | null): void {
+    this.runs.set(run.uuid, run);
+    this.journal.updateRun(run, ev);
+  }
+
+  // ---------- kill, stop, input ----------
+
+  kill(uuids: string[], force: boolean): Run[] {
+    const out: Run[] = [];
+    for (const uuid of uuids) {
+      const run = this.runs.get(uuid);
+      if (!run) {
+        const ended = this.journal.getRun(uuid);
+        if (ended) out.push(ended);
+        continue;
+      }
+      if (run.status === 'queued') {
+        this.end(uuid, 'canceled', null, null);
+      } else if (run.pid === null) {
+        this.end(uuid, 'canceled', 'never spawned', null);
+      } else {
+        if (run.kill_requested_at === null) {
+          this.save({ ...run, kill_requested_at: Date.now() }, { type: 'kill_requested', data: { force } });
+        }
+        this.signalKill(uuid, force);
+      }
+      out.push(this.runs.get(uuid) ?? this.journal.getRun(uuid)!);
+    }
+    return out;
+  }
+
+  /** TERM the process group now, KILL it after the grace period. */
+  private signalKill(uuid: string, force: boolean): void {
+    const run = this.runs.get(uuid);
+    const live = this.live.get(uuid);
+    if (!run || run.pid === null) return;
+    signalGroup(run.pid, force ? 'SIGKILL' : 'SIGTERM');
+    if (live && !force && live.killTimer === null) {
+      live.killTimer = setTimeout(() => signalGroup(run.pid!, 'SIGKILL'), this.config.timings.kill_grace);
+      live.killTimer.unref();
+    }
+  }
+
+  /** A guardrail ends a run: remember why, then kill it. */
+  private stopFor(uuid: string, reason: ExitReason, detail: string | null): void {
+    const live = this.live.get(uuid);
+    const run = this.runs.get(uuid);
+    if (!run || run.status === 'ended') return;
+    if (live) live.stoppedFor = { reason, detail };
+    if (run.pid === null) {
+      this.end(uuid, reason, detail, null);
+      return;
+    }
+    this.journal.appendEvent(uuid, { type: 'stop_requested', data: { reason, detail } });
+    this.signalKill(uuid, false);
+  }
+
+  send(uuid: string, text: string): Run {
+    const run = this.runs.get(uuid);
+    if (!run) throw new RemoteError('not_idle', 'the run has ended; it takes no input');
+    if (run.status !== 'idle') {
+      throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
+    }
+    const next = transition(run, 'working', Date.now(), { input_seq: run.input_seq + 1 });
+    this.save(next, { type: 'working', data: { from: 'idle', input_seq: next.input_seq } });
+    this.writeInput(next, text, true);
+    this.armGuards(uuid);
+    return next;
+  }
+
+  private writeInput(run: Run, text: string, sent: boolean): void {
+    const file = path.join(runDir(this.home, run.uuid), 'in');
+    const line = inputLine(run.protocol, text);
+    try {
+      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      try {
+        fs.writeSync(fd, line);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (sent) this.journal.appendEvent(run.uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: line.length } });
+    } catch (e) {
+      this.journal.appendEvent(run.uuid, { type: 'input_failed', data: { error: (e as NodeJS.ErrnoException).code ?? 'error' } });
+    }
+  }
+
+  /** Ask the wrapper to close the agent's stdin (EOF), ending a one-shot agent. */
+  private closeInput(run: Run): void {
+    if (run.pid !== null) {
+      try {
+        process.kill(run.pid, 'SIGUSR1');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+
+  // ---------- wait ----------
+
+  private settleToken(run: Run, minInput: number): string | null {
+    if (run.status === 'ended') return run.exit_reason ?? 'ended';
+    if (run.input_seq < minInput) return null;
+    if (run.status === 'idle') return 'turn_complete';
+    if (run.status === 'blocked') return 'blocked';
+    return null;
+  }
+
+  wait(uuids: string[], timeoutMs: number | null): Promise<{ uuid: string; name: string; token: string }[]> {
+    return new Promise((resolve) => {
+      const minInput = new Map<string, number>();
+      for (const u of uuids) minInput.set(u, this.runs.get(u)?.input_seq ?? 0);
+      const w: Waiting = { uuids, minInput, resolve, timer: null };
+      this.waits.add(w);
+      if (timeoutMs !== null) {
+        w.timer = setTimeout(() => {
+          this.waits.delete(w);
+          resolve(uuids.map((u) => this.settled(u, minInput.get(u)!) ?? { uuid: u, name: this.nameOf(u), token: 'timeout' }));
+        }, timeoutMs);
+      }
+      this.settleWaits();
+    });
+  }
+
+  private nameOf(uuid: string): string {
+    return (this.runs.get(uuid) ?? this.journal.getRun(uuid))?.name ?? uuid;
+  }
+
+  private settled(uuid: string, minInput: number): { uuid: string; name: string; token: string } | null {
+    const run = this.runs.get(uuid) ?? this.journal.getRun(uuid);
+    if (!run) return { uuid, name: uuid, token: 'not_found' };
+    const token = this.settleToken(run, minInput);
+    return token ? { uuid, name: run.name, token } : null;
+  }
+
+  private settleWaits(endedRun?: Run): void {
+    void endedRun;
+    for (const w of this.waits) {
+      const all = w.uuids.map((u) => this.settled(u, w.minInput.get(u)!));
+      if (all.every((s) => s !== null)) {
+        this.waits.delete(w);
+        if (w.timer) clearTimeout(w.timer);
+        w.resolve(all as { uuid: string; name: string; token: string }[]);
+      }
+    }
+  }
+
+  // ---------- reads ----------
+
+  private afterEvent(_e: RunEvent): void {
+    /* the server attaches broadcasters through journal.onEvent */
+  }
+
+  activeUuids(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  getLive(uuid: string): Run | null {
+    return this.runs.get(uuid) ?? null;
+  }
+
+  view(run: Run): PublicRun {
+    let position: number | null = null;
+    if (run.status === 'queued') {
+      const i = this.queue.findIndex((w) => w.uuid === run.uuid);
+      position = i >= 0 ? i + 1 : null;
+    }
+    const live = this.live.get(run.uuid);
+    const elapsed = run.started_at === null ? 0 : (run.ended_at ?? Date.now()) - run.started_at;
+    const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
+    const budget: PublicRun['budget'] = {};
+    for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction };
+    return publicRun(run, {
+      queuePosition: position,
+      budget,
+      loop: live
+        ? { detected: live.loop.detected, warned: live.loop.warned, repetitions: live.loop.repetitions }
+        : undefined,
+    });
+  }
+
+  /** Resolve a user's reference: uuid, unique uuid prefix, or name. */
+  resolve(ref: string): Run {
+    if (this.runs.has(ref)) return this.runs.get(ref)!;
+    const exact = this.journal.getRun(ref);
+    if (exact) return exact;
+    const byName = this.journal.runsByName(ref);
+    if (byName.length > 0) {
+      const active = byName.filter((r) => r.status !== 'ended');
+      if (active.length > 1) throw new RemoteError('ambiguous', `"${ref}" names ${active.length} active runs; use a uuid`);
+      const r = active[0] ?? byName[0]!;
+      return this.runs.get(r.uuid) ?? r;
+    }
+    if (/^[0-9a-f-]{4,}$/i.test(ref)) {
+      const byPrefix = this.journal.runsByPrefix(ref);
+      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `"${ref}" matches several runs; give more of the uuid`);
+      if (byPrefix.length === 1) return this.runs.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
+    }
+    throw new RemoteError('not_found', `no run "${ref}"`);
+  }
+
+  stats(): { caps: ReturnType<typeof capUsage>; queued: number; active: number; holds: Record<string, number> } {
+    const input = this.admissionInput(Date.now());
+    return { caps: capUsage(input), queued: this.queue.length, active: input.holders.length, holds: { ...this.holds } };
+  }
+
+  setConfig(cfg: Config): void {
+    this.config = cfg;
+    this.scheduleAdmit();
+  }
+
+  /** Stop supervising; agents keep running and are re-adopted by the next supervisor. */
+  stop(): void {
+    this.stopping = true;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    for (const uuid of [...this.live.keys()]) {
+      const live = this.live.get(uuid)!;
+      live.tailer?.close();
+      live.child?.removeAllListeners('exit');
+      for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
+      if (live.exitPoll) clearInterval(live.exitPoll);
+    }
+    // Persist read offsets so a successor does not re-read applied output.
+    this.journal.transaction(() => {
+      for (const run of this.runs.values()) if (this.live.has(run.uuid)) this.journal.updateRun(run, null);
+    });
+    this.live.clear();
+    this.journal.close();
+  }
+}
+
+function toWaiter(run: Run): Waiter {
+  return { uuid: run.uuid, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, enqueued_at: run.created_at };
+}
+
+function acceptsInput(protocol: Protocol | null): boolean {
+  return protocol === 'claude' || protocol === 'jsonl';
+}
+
+function inputLine(protocol: Protocol | null, text: string): string {
+  if (protocol === 'claude') {
+    return (
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: text },
+        parent_tool_use_id: null,
+        session_id: 'default',
+      }) + '\n'
+    );
+  }
+  if (protocol === 'jsonl') return JSON.stringify({ type: 'input', text }) + '\n';
+  return text.endsWith('\n') ? text : text + '\n';
+}
+
+function readPidFile(dir: string): number | null {
+  try {
+    const n = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The pid belongs to our wrapper for this run dir (guards against pid reuse without a start time). */
+function isWrapperOf(pid: number, dir: string): boolean {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes('orcr-wrap') && argv.includes(dir);
+  } catch {
+    return false;
+  }
+}

@@ -72,7 +72,7 @@ export function createCodexAdapter(): Adapter {
       case 'thread.started':
         return turns.alive({ session_id: str(obj.thread_id) });
       case 'turn.started':
-        return turns.start();
+        return turns.begin();
       case 'turn.completed':
         return turnCompleted(obj);
       case 'turn.failed':

@@ -5,6 +5,8 @@
 // increment, like its token counts), so the adapter keeps the running sum
 // and emits it as `cost_usd_total` — the normalized signal's cost always
 // replaces. `cached_tokens` is an optional extension, counted as cached.
+// Turns are exactly what the agent says: usage, tool and text lines outside a
+// turn do not open one; a turn_start while a turn is open closes it first.
 
 import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
 import type { Adapter, Signal } from './signals.js';
@@ -22,7 +24,7 @@ export function createJsonlAdapter(): Adapter {
       case 'ready':
         return turns.alive({ session_id: str(obj.session_id), model: str(obj.model) });
       case 'turn_start':
-        return turns.start();
+        return turns.begin();
       case 'turn_end':
         return turns.end();
       case 'usage': {

@@ -14,6 +14,11 @@ export interface TurnTracker {
   start(): Signal[];
   /** turn_end, opening the turn first when its start was never seen. */
   end(): Signal[];
+  /**
+   * An explicit "a turn begins" line: closes a turn left open (its end line
+   * was lost, or the turn was abandoned) so turns are never merged.
+   */
+  begin(): Signal[];
 }
 
 export function createTurnTracker(): TurnTracker {
@@ -43,6 +48,11 @@ export function createTurnTracker(): TurnTracker {
       const out = tracker.start();
       inTurn = false;
       out.push({ kind: 'turn_end' });
+      return out;
+    },
+    begin() {
+      const out: Signal[] = inTurn ? tracker.end() : [];
+      out.push(...tracker.start());
       return out;
     },
   };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHome, type Home } from '../config/home.js';
 import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
+import { loadConfig } from '../config/load.js';
 import type { RunEvent } from '../core/types.js';
 import type { PublicRun } from '../server/view.js';
 
@@ -45,7 +46,7 @@ export class Client {
   static async connect(home: Home, opts: { autoStart?: boolean; timeoutMs?: number } = {}): Promise<Client> {
     const autoStart = opts.autoStart ?? true;
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-    let started = false;
+    let started: { exited: string | null } | null = null;
     let delay = 10;
     for (;;) {
       try {
@@ -59,8 +60,13 @@ export class Client {
         if (code !== 'ENOENT' && code !== 'ECONNREFUSED' && code !== 'ECONNRESET') throw e;
         if (!autoStart) throw new RemoteError('unavailable', `no supervisor is running for ${home.dir}`);
         if (!started) {
-          startDetached(home);
-          started = true;
+          // A config the supervisor would refuse is reported here, with its key, instead of as a timeout.
+          loadConfig(home.config);
+          started = startDetached(home);
+        }
+        if (started.exited !== null) {
+          // Lost the start race to another starter: that one will answer shortly.
+          if (started.exited !== 'already') throw new RemoteError('unavailable', `the supervisor failed to start: ${started.exited}`);
         }
         if (Date.now() > deadline) {
           throw new RemoteError('unavailable', `the supervisor did not come up within the timeout; see ${home.log}`);
@@ -141,14 +147,30 @@ export function cliEntry(): string {
  * Start `orcr serve` in its own session with output to server.log. Racing
  * starters are fine: the supervisor's lock lets exactly one of them live.
  */
-export function startDetached(home: Home): void {
+export function startDetached(home: Home): { exited: string | null } {
   ensureHome(home.dir);
   const out = fs.openSync(home.log, 'a', 0o600);
+  const before = fs.fstatSync(out).size;
   const child = spawn(process.execPath, [cliEntry(), 'serve'], {
     detached: true,
     stdio: ['ignore', out, out],
     env: { ...process.env, ORCR_HOME: home.dir },
   });
+  const state: { exited: string | null } = { exited: null };
+  child.on('exit', (code) => {
+    // Exit 7 is "another supervisor already runs": not a failure for us.
+    if (code === 7) state.exited = 'already';
+    else {
+      let tail = '';
+      try {
+        tail = fs.readFileSync(home.log, 'utf8').slice(before).trim().split('\n').slice(-3).join(' ');
+      } catch {
+        /* no log */
+      }
+      state.exited = `exit code ${code}${tail ? `: ${tail}` : ''} (see ${home.log})`;
+    }
+  });
   child.unref();
   fs.closeSync(out);
+  return state;
 }

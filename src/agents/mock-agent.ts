@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// orcr-mock-agent: a simulated coding agent that speaks Claude Code, Codex,
+// Gemini CLI or orcr's own JSONL, for tests, the bench and `orcr demo`.
+// Deterministic for a given --seed (timing aside). Plain Node, no dependencies.
+
+import { createInterface } from 'node:readline';
+import { planLoopTurn, planTurn, type TurnPlan } from './mock/plan.js';
+import { createRenderer, FORMATS, type Format, type Renderer } from './mock/render.js';
+import { createRng, type Rng } from './mock/rng.js';
+
+const SCENARIOS = ['work', 'interactive', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+interface Options {
+  format: Format;
+  scenario: Scenario;
+  turns: number;
+  delay: number;
+  seed: number;
+  prompt: string;
+}
+
+const USAGE = `usage: orcr-mock-agent --format claude|codex|gemini|jsonl [--scenario NAME]
+                       [--turns N] [--delay MS] [--seed N] [--prompt TEXT]
+
+scenarios:
+  work          N turns (--turns, default 2) of 1-3 tool calls, text and usage; exit 0 (default)
+  interactive   one turn for the prompt, then one turn per stdin input; exit 0 at stdin EOF
+                (claude: {"type":"user","message":{"role":"user","content":"..."}},
+                 jsonl: {"type":"input","text":"..."}, codex/gemini: any line)
+  slow-start    waits --delay x 10 before its first line, then works
+  never-starts  prints nothing and sleeps until killed
+  crash         one turn, then exits 3 in the middle of the next
+  limit         one turn, then hits a usage limit; exits 1 a while later
+  loop          the same tool call with the same input, every turn, until killed
+  auth          not logged in; exits 1 (gemini: 41)
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`orcr-mock-agent: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { format: 'jsonl', scenario: 'work', turns: 2, delay: 100, seed: 1, prompt: 'Fix the failing tests' };
+  let formatGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '-h' || flag === '--help') {
+      process.stdout.write(USAGE);
+      process.exit(0);
+    }
+    const eq = flag?.indexOf('=') ?? -1;
+    const name = eq > 0 ? flag!.slice(0, eq) : flag;
+    const value = eq > 0 ? flag!.slice(eq + 1) : argv[++i];
+    if (value === undefined) fail(`${name} needs a value`);
+    const int = (min: number): number => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < min) fail(`${name} must be an integer >= ${min}`);
+      return n;
+    };
+    switch (name) {
+      case '--format':
+        if (!(FORMATS as readonly string[]).includes(value)) fail(`unknown format: ${value}`);
+        opts.format = value as Format;
+        formatGiven = true;
+        break;
+      case '--scenario':
+        if (!(SCENARIOS as readonly string[]).includes(value)) fail(`unknown scenario: ${value}`);
+        opts.scenario = value as Scenario;
+        break;
+      case '--turns':
+        opts.turns = int(0);
+        break;
+      case '--delay':
+        opts.delay = int(0);
+        break;
+      case '--seed':
+        opts.seed = int(0);
+        break;
+      case '--prompt':
+        opts.prompt = value;
+        break;
+      default:
+        fail(`unknown option: ${name}`);
+    }
+  }
+  if (!formatGiven) fail('--format is required');
+  return opts;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One write per line; waits for the pipe to drain so a slow reader is not flooded. */
+function writeLine(line: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(line + '\n')) resolve();
+    else process.stdout.once('drain', resolve);
+  });
+}
+
+async function emit(lines: readonly string[], delay: number): Promise<void> {
+  for (const line of lines) {
+    await writeLine(line);
+    await sleep(delay);
+  }
+}
+
+async function exitAfterFlush(code: number): Promise<never> {
+  // process.exit can drop buffered pipe output; write an empty chunk and wait for it.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
+}
+
+async function run(opts: Options): Promise<void> {
+  const rng: Rng = createRng(opts.seed);
+  const r: Renderer = createRenderer(opts.format, rng);
+  const { delay } = opts;
+  let turn = 0;
+  const nextPlan = (prompt: string): TurnPlan => planTurn(rng, turn++, prompt);
+
+  switch (opts.scenario) {
+    case 'never-starts':
+      setInterval(() => {}, 1 << 30);
+      return;
+
+    case 'slow-start':
+      await sleep(delay * 10);
+      await emit(r.start(), delay);
+      for (let i = 0; i < opts.turns; i++) await emit(r.turn(nextPlan(opts.prompt)), delay);
+      return exitAfterFlush(0);
+
+    case 'work':
+      await emit(r.start(), delay);
+      for (let i = 0; i < opts.turns; i++) await emit(r.turn(nextPlan(i === 0 ? opts.prompt : 'keep going')), delay);
+      return exitAfterFlush(0);
+
+    case 'crash': {
+      await emit(r.start(), delay);
+      await emit(r.turn(nextPlan(opts.prompt)), delay);
+      const next = r.turn(nextPlan('keep going'));
+      await emit(next.slice(0, Math.max(1, Math.floor(next.length / 2))), delay);
+      return exitAfterFlush(3);
+    }
+
+    case 'limit':
+      await emit(r.start(), delay);
+      await emit(r.turn(nextPlan(opts.prompt)), delay);
+      await emit(r.limit(), delay);
+      // A real CLI lingers (retrying, or waiting for input) before giving up.
+      await sleep(Math.max(500, delay * 20));
+      return exitAfterFlush(1);
+
+    case 'loop':
+      await emit(r.start(), delay);
+      for (;;) await emit(r.turn(planLoopTurn(rng, turn++, opts.prompt)), Math.max(delay, 1));
+
+    case 'auth': {
+      const a = r.auth();
+      if (a.stderr) process.stderr.write(a.stderr + '\n');
+      await emit(a.lines, delay);
+      return exitAfterFlush(a.code);
+    }
+
+    case 'interactive':
+      return interactive(r, opts, nextPlan);
+  }
+}
+
+/** One turn for the prompt, then one per stdin input, in order; exit 0 at EOF. */
+async function interactive(r: Renderer, opts: Options, nextPlan: (prompt: string) => TurnPlan): Promise<void> {
+  const inputs: string[] = [];
+  let closed = false;
+  let wake: (() => void) | null = null;
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  rl.on('line', (line) => {
+    const text = r.parseInput(line);
+    if (text === null) return;
+    inputs.push(text);
+    wake?.();
+  });
+  rl.on('close', () => {
+    closed = true;
+    wake?.();
+  });
+
+  await emit(r.start(), opts.delay);
+  await emit(r.turn(nextPlan(opts.prompt)), opts.delay);
+  for (;;) {
+    const text = inputs.shift();
+    if (text !== undefined) {
+      await emit(r.turn(nextPlan(text)), opts.delay);
+      continue;
+    }
+    if (closed) return exitAfterFlush(0);
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = null;
+  }
+}
+
+// Exit promptly and conventionally (128 + signal number) when told to stop,
+// whatever the scenario is awaiting.
+for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]] as const) {
+  process.on(signal, () => process.exit(code));
+}
+// A reader that went away is not an error worth a stack trace.
+process.stdout.on('error', () => process.exit(0));
+
+run(parseArgs(process.argv.slice(2))).catch((err: unknown) => {
+  process.stderr.write(`orcr-mock-agent: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+// Test support: a throw-away ORCR_HOME, the real `orcr` CLI run as a child
+// process, and waits that poll for a condition (never fixed sleeps).
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
+export const MOCK_AGENT = path.join(ROOT, 'dist/src/agents/mock-agent.js');
+export const NODE = process.execPath;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class TestHome {
+  readonly dir: string;
+  constructor(config?: unknown) {
+    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-t-'));
+    fs.chmodSync(this.dir, 0o700);
+    if (config !== undefined) this.writeConfig(config);
+  }
+
+  writeConfig(config: unknown): void {
+    fs.writeFileSync(path.join(this.dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return { ...process.env, ORCR_HOME: this.dir, NO_COLOR: '1' };
+  }
+
+  /** Run `orcr ARGS` to completion. */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
+    const r = spawnSync(NODE, [CLI, ...args], {
+      env: opts.env ?? this.env,
+      input: opts.input,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  /** Run `orcr ARGS` and parse its --json stdout; throws with stderr on a non-zero exit unless allowed. */
+  json<T = any>(args: string[], allowCodes: number[] = [0]): T {
+    const dd = args.indexOf('--');
+    const r = this.cli(dd < 0 ? [...args, '--json'] : [...args.slice(0, dd), '--json', ...args.slice(dd)]);
+    if (!allowCodes.includes(r.code)) throw new Error(`orcr ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** A long-running `orcr` child, e.g. `events --follow`. */
+  spawn(args: string[]): ChildProcess {
+    return spawn(NODE, [CLI, ...args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  serverPid(): number | null {
+    const r = this.cli(['server', 'status', '--json']);
+    if (r.code !== 0) return null;
+    return (JSON.parse(r.stdout) as { pid: number }).pid;
+  }
+
+  runDir(uuid: string): string {
+    return path.join(this.dir, 'runs', uuid);
+  }
+
+  /** Stop the supervisor and kill every process still in a run's group. */
+  cleanup(): void {
+    this.cli(['server', 'stop']);
+    const runs = path.join(this.dir, 'runs');
+    if (fs.existsSync(runs)) {
+      for (const d of fs.readdirSync(runs)) {
+        try {
+          const pid = Number(fs.readFileSync(path.join(runs, d, 'pid'), 'utf8'));
+          if (pid > 0) process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Poll until fn returns a truthy value; fail with a message after the timeout. */
+export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 30_000, everyMs = 25): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Lines from a child's stdout as they come. */
+export function lineReader(child: ChildProcess): { lines: string[]; waitFor: (pred: (l: string[]) => boolean, what: string, ms?: number) => Promise<void> } {
+  const lines: string[] = [];
+  let buf = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (c: string) => {
+    buf += c;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      lines.push(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+  });
+  return { lines, waitFor: (pred, what, ms) => until(() => pred(lines), what, ms).then(() => undefined) };
+}
+
+/** A script file in the home, for stand-in agents. */
+export function script(home: TestHome, name: string, body: string): string {
+  const file = path.join(home.dir, name);
+  fs.writeFileSync(file, body, { mode: 0o755 });
+  return file;
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal, JournalVersionError } from '../../src/journal/journal.js';
+import { SCHEMA_VERSION } from '../../src/journal/schema.js';
+import type { Run, RunEvent } from '../../src/core/types.js';
+
+const dirs: string[] = [];
+function dbFile(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-j-'));
+  dirs.push(d);
+  return path.join(d, 'orcr.db');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function run(j: Journal, name: string, over: Partial<Run> = {}): Run {
+  const now = 1_000;
+  return {
+    uuid: `uuid-${name}`,
+    name,
+    provider: 'p',
+    workload: 'default',
+    protocol: null,
+    status: 'queued',
+    exit_reason: null,
+    exit_detail: null,
+    exit_code: null,
+    blocked_kind: null,
+    queue_seq: j.nextQueueSeq(),
+    pid: null,
+    pid_start: null,
+    command: ['true'],
+    cwd: '/',
+    env: {},
+    prompt: null,
+    interactive: false,
+    limits: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout_ms: null, idle_after_ms: null, loop: 'warn' },
+    turns: 0,
+    input_seq: 0,
+    tokens: { input: 0, output: 0, cached: 0 },
+    cost_usd: 0,
+    session_id: null,
+    last_tool: null,
+    last_text: null,
+    created_at: now,
+    started_at: null,
+    ended_at: null,
+    status_at: now,
+    kill_requested_at: null,
+    out_offset: 0,
+    ...over,
+  };
+}
+
+describe('journal', () => {
+  it('writes a run and its event together, with monotonic queue_seq and event seq', () => {
+    const j = new Journal(dbFile());
+    const seen: RunEvent[] = [];
+    j.onEvent((e) => seen.push(e));
+    const a = run(j, 'a');
+    j.insertRun(a, { type: 'queued' });
+    const b = run(j, 'b');
+    j.insertRun(b, { type: 'queued' });
+    expect(b.queue_seq).toBe(a.queue_seq + 1);
+    j.updateRun({ ...a, status: 'starting' }, { type: 'starting', data: { from: 'queued' } });
+    expect(seen.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'queued'],
+      [2, 'queued'],
+      [3, 'starting'],
+    ]);
+    expect(j.activeRuns().map((r) => [r.name, r.status])).toEqual([
+      ['a', 'starting'],
+      ['b', 'queued'],
+    ]);
+    j.close();
+  });
+
+  it('rolls back the run row and its event together, and tells no listener', () => {
+    const j = new Journal(dbFile());
+    const seen: RunEvent[] = [];
+    j.onEvent((e) => seen.push(e));
+    const a = run(j, 'a');
+    expect(() =>
+      j.transaction(() => {
+        j.insertRun(a, { type: 'queued' });
+        throw new Error('crash mid-transaction');
+      }),
+    ).toThrow('crash mid-transaction');
+    expect(j.getRun(a.uuid)).toBeNull();
+    expect(j.eventsSince(0)).toEqual([]);
+    expect(seen).toEqual([]);
+    j.close();
+  });
+
+  it('keeps queue order and state across a reopen', () => {
+    const file = dbFile();
+    const j = new Journal(file);
+    for (const n of ['a', 'b', 'c']) j.insertRun(run(j, n), { type: 'queued' });
+    j.close();
+    const k = new Journal(file);
+    expect(k.activeRuns().map((r) => r.name)).toEqual(['a', 'b', 'c']);
+    expect(k.nextQueueSeq()).toBe(4);
+    expect(k.lastSeq()).toBe(3);
+    k.close();
+  });
+
+  it('refuses a store written by a newer orcr without touching it', () => {
+    const file = dbFile();
+    new Journal(file).close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    const before = fs.readFileSync(file);
+    expect(() => new Journal(file)).toThrow(JournalVersionError);
+    expect(() => new Journal(file)).toThrow(/newer orcr/);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('finds runs by name and by unique uuid prefix', () => {
+    const j = new Journal(dbFile());
+    j.insertRun(run(j, 'x', { uuid: 'abcd-1' }), { type: 'queued' });
+    j.insertRun(run(j, 'y', { uuid: 'abce-2' }), { type: 'queued' });
+    expect(j.runsByName('x').map((r) => r.uuid)).toEqual(['abcd-1']);
+    expect(j.runsByPrefix('abc').length).toBe(2);
+    expect(j.runsByPrefix('abcd').map((r) => r.name)).toEqual(['x']);
+    j.close();
+  });
+
+  it('keeps the WAL bounded over many transitions', () => {
+    const file = dbFile();
+    const j = new Journal(file);
+    const a = run(j, 'a');
+    j.insertRun(a, { type: 'queued' });
+    for (let i = 0; i < 20_000; i++) j.updateRun({ ...a, turns: i }, { type: 'usage', data: { i } });
+    const wal = fs.statSync(`${file}-wal`).size;
+    // auto-checkpoints every ~1000 pages, and journal_size_limit truncates the file back
+    expect(wal).toBeLessThan(20 * 1024 * 1024);
+    j.close();
+  });
+});

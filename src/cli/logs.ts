@@ -6,6 +6,7 @@ import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { Adapter, Signal } from '../agents/signals.js';
 import { PROTOCOLS, type Protocol } from '../core/types.js';
 import { Tailer } from '../runtime/tailer.js';
+import type { Client } from '../client/client.js';
 
 function adapterFor(protocol: string | null): Adapter {
   return protocol && (PROTOCOLS as readonly string[]).includes(protocol)
@@ -46,8 +47,8 @@ export function printLogs(file: string, protocol: string | null, tail: number | 
   if (lines.length) process.stdout.write(lines.join('\n') + '\n');
 }
 
-/** Print what is there (or its tail), then stream new lines until interrupted. */
-export function followLogs(file: string, protocol: string | null, tail: number | null, json: boolean, _uuid: string): Promise<number> {
+/** Print what is there (or its tail), then stream new lines until the run ends. */
+export async function followLogs(client: Client, file: string, protocol: string | null, tail: number | null, json: boolean, uuid: string): Promise<number> {
   const adapter = adapterFor(protocol);
   const existing = readLines(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
@@ -65,6 +66,29 @@ export function followLogs(file: string, protocol: string | null, tail: number |
     size = 0;
   }
   const tailer = new Tailer(file, size, (lines) => lines.forEach((l) => emit(l.text)), 250);
+  const finish = (): number => {
+    tailer.read();
+    const last = tailer.flushPartial();
+    if (last) emit(last.text);
+    tailer.close();
+    client.close();
+    return 0;
+  };
+  const ended = new Promise<number>((resolve) => {
+    client.onEvent((m) => {
+      if (m.event.run === uuid && m.event.type === 'ended') resolve(finish());
+    });
+    // The supervisor going away does not end the run: keep tailing the file.
+    client.onClose(() => undefined);
+  });
+  const sub = await client.call<{ runs: { uuid: string; status: string }[] }>('subscribe', {});
+  void sub;
+  const now = await client.call<{ status: string }>('run.resolve', { ref: uuid });
   tailer.start();
-  return new Promise(() => undefined);
+  // The tailer's timers do not hold the process open; this does, until the run ends.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  if (now.status === 'ended') return (clearInterval(keepAlive), finish());
+  const code = await ended;
+  clearInterval(keepAlive);
+  return code;
 }

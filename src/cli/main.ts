@@ -135,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
       }
       const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
       let worst = 0;
-      for (const s of settled) worst = Math.max(worst, s.token === 'timeout' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+      for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
       if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
       else for (const s of settled) out(`${s.name} ${s.token}`);
       return worst;
@@ -161,10 +161,7 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
-      if (values.follow) {
-        c.close();
-        return followLogs(file, info.protocol, tail, jsonMode, info.uuid);
-      }
+      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid);
       c.close();
       printLogs(file, info.protocol, tail, jsonMode);
       return 0;

@@ -694,7 +694,7 @@ export class Supervisor {
       if (timeoutMs !== null) {
         w.timer = setTimeout(() => {
           this.waits.delete(w);
-          resolve(uuids.map((u) => this.settled(u, minInput.get(u)!) ?? { uuid: u, name: this.nameOf(u), token: 'timeout' }));
+          resolve(uuids.map((u) => this.settled(u, minInput.get(u)!) ?? { uuid: u, name: this.nameOf(u), token: 'pending' }));
         }, timeoutMs);
       }
       this.settleWaits();

@@ -1,0 +1,303 @@
+// The TUI's data model as pure functions: a snapshot and the event stream
+// become normalized runs (byId), a sorted/filtered view of ids, counts by
+// status, queue positions and event-log entries. No I/O, `now` passed in.
+
+import type { CapUsage } from '../core/admission.js';
+import type { RunEvent } from '../core/types.js';
+import type { StreamMessage } from '../client/client.js';
+import type { PublicRun } from '../server/view.js';
+import type { Token } from './theme.js';
+import { costText, tokensText } from './format.js';
+
+export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** Sort order: what needs a person first, then what runs, then what waits, then history. */
+const STATUS_RANK: Readonly<Record<string, number>> = { blocked: 0, idle: 1, working: 2, starting: 3, queued: 4, ended: 5 };
+
+export interface RunsData {
+  byId: Readonly<Record<string, PublicRun>>;
+  /** The last journal seq applied: stream events at or below it are already in. */
+  seq: number;
+}
+
+export interface Snapshot {
+  seq: number;
+  runs: PublicRun[];
+  events?: RunEvent[];
+}
+
+export function applySnapshot(snap: Snapshot): RunsData {
+  const byId: Record<string, PublicRun> = {};
+  for (const r of snap.runs) byId[r.uuid] = r;
+  return { byId, seq: snap.seq };
+}
+
+export interface Notable {
+  kind: 'blocked' | 'ended';
+  uuid: string;
+  name: string;
+  /** blocked kind or exit reason */
+  detail: string;
+}
+
+export interface Applied {
+  data: RunsData;
+  /** The messages that were new (seq above what was applied), in order. */
+  fresh: StreamMessage[];
+  notable: Notable[];
+}
+
+/**
+ * Apply stream messages in order. A message at or below the applied seq is a
+ * duplicate of what the snapshot already holds and is dropped; the run view a
+ * message carries replaces the row (merge by uuid, last one wins).
+ */
+export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): Applied {
+  let byId: Record<string, PublicRun> | null = null;
+  let seq = data.seq;
+  const fresh: StreamMessage[] = [];
+  const notable: Notable[] = [];
+  for (const m of msgs) {
+    const ev = m.event;
+    if (ev.seq <= seq) continue;
+    seq = ev.seq;
+    fresh.push(m);
+    const uuid = ev.run;
+    if (uuid === null) continue;
+    const prev = (byId ?? data.byId)[uuid];
+    let next: PublicRun | undefined;
+    if (m.run) next = m.run;
+    else if (prev && ev.type === 'ended') {
+      // An ended run whose view the server could not attach: end the row we have.
+      const reason = typeof ev.data.reason === 'string' ? ev.data.reason : 'lost';
+      next = { ...prev, status: 'ended', exit_reason: reason, ended_at: new Date(ev.ts).toISOString(), queue_position: null };
+    }
+    if (next) {
+      byId ??= { ...data.byId };
+      byId[uuid] = next;
+    }
+    const name = next?.name ?? prev?.name ?? uuid.slice(0, 8);
+    if (ev.type === 'blocked') {
+      notable.push({ kind: 'blocked', uuid, name, detail: String(ev.data.kind ?? next?.blocked_kind ?? 'unknown') });
+    } else if (ev.type === 'ended') {
+      notable.push({ kind: 'ended', uuid, name, detail: String(ev.data.reason ?? next?.exit_reason ?? 'ended') });
+    }
+  }
+  return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, fresh, notable };
+}
+
+export interface ViewOptions {
+  filter: string;
+  showAll: boolean;
+}
+
+export interface RunsView {
+  ids: string[];
+  /** 1-based queue position of each queued run (all queued runs, not just the filtered ones). */
+  positions: Readonly<Record<string, number>>;
+  counts: Readonly<Record<Status, number>>;
+  total: number;
+}
+
+function matches(r: PublicRun, words: string[]): boolean {
+  if (words.length === 0) return true;
+  const hay = [r.name, r.uuid, r.provider, r.workload, r.status, r.exit_reason ?? '', r.blocked_kind ?? '', r.protocol ?? '']
+    .join(' ')
+    .toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+export function compareRuns(a: PublicRun, b: PublicRun): number {
+  const ra = STATUS_RANK[a.status] ?? 9;
+  const rb = STATUS_RANK[b.status] ?? 9;
+  if (ra !== rb) return ra - rb;
+  return a.queue_seq - b.queue_seq;
+}
+
+/** Rows to show: active or all, matching the filter, sorted by status then queue order. */
+export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
+  const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
+  const rows: PublicRun[] = [];
+  const queued: PublicRun[] = [];
+  let total = 0;
+  for (const uuid in byId) {
+    const r = byId[uuid]!;
+    total++;
+    if (r.status in counts) counts[r.status as Status]++;
+    if (r.status === 'queued') queued.push(r);
+    if (!opts.showAll && r.status === 'ended') continue;
+    if (matches(r, words)) rows.push(r);
+  }
+  rows.sort(compareRuns);
+  queued.sort((a, b) => a.queue_seq - b.queue_seq);
+  const positions: Record<string, number> = {};
+  queued.forEach((r, i) => (positions[r.uuid] = i + 1));
+  return { ids: rows.map((r) => r.uuid), positions, counts, total };
+}
+
+// ---------------------------------------------------------------------------
+// Stats (the limiter pane and the header's meters)
+
+export interface FleetMeter {
+  name: string;
+  used: number;
+  limit: number | null;
+  fraction: number | null;
+}
+
+export interface Stats {
+  caps: CapUsage[];
+  queued: number;
+  active: number;
+  holds: Record<string, number>;
+  /** Fleet budget meters, when the supervisor reports them. */
+  fleet: FleetMeter[];
+}
+
+function toMeter(name: string, v: unknown): FleetMeter | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  const used = typeof o.used === 'number' ? o.used : null;
+  if (used === null) return null;
+  const limit = typeof o.limit === 'number' ? o.limit : null;
+  const fraction = typeof o.fraction === 'number' ? o.fraction : limit ? used / limit : null;
+  return { name: typeof o.name === 'string' ? o.name : name, used, limit, fraction };
+}
+
+/** Accept the stats result as the supervisor sends it, tolerating fields it does not send yet. */
+export function normalizeStats(raw: unknown): Stats {
+  const o = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const caps = Array.isArray(o.caps) ? (o.caps as CapUsage[]).filter((c) => c && typeof c.cap === 'string') : [];
+  const holds: Record<string, number> = {};
+  if (o.holds && typeof o.holds === 'object') {
+    for (const [k, v] of Object.entries(o.holds as Record<string, unknown>)) if (typeof v === 'number') holds[k] = v;
+  }
+  const fleet: FleetMeter[] = [];
+  const src = o.fleet ?? o.budgets ?? o.budget;
+  if (Array.isArray(src)) {
+    src.forEach((m, i) => {
+      const mm = toMeter(`budget${i + 1}`, m);
+      if (mm) fleet.push(mm);
+    });
+  } else if (src && typeof src === 'object') {
+    for (const [k, v] of Object.entries(src as Record<string, unknown>)) {
+      const mm = toMeter(k, v);
+      if (mm) fleet.push(mm);
+    }
+  }
+  return {
+    caps: caps.map((c) => ({
+      ...c,
+      holders: Array.isArray(c.holders) ? c.holders : [],
+      waiting: Array.isArray(c.waiting) ? c.waiting : [],
+      reserved: typeof c.reserved === 'number' ? c.reserved : 0,
+      held_until: typeof c.held_until === 'number' ? c.held_until : null,
+    })),
+    queued: typeof o.queued === 'number' ? o.queued : 0,
+    active: typeof o.active === 'number' ? o.active : 0,
+    holds,
+    fleet: fleet.filter((m) => m.limit !== null),
+  };
+}
+
+/** Holds still in force at `now`, soonest lifting first. */
+export function activeHolds(holds: Readonly<Record<string, number>>, now: number): { provider: string; until: number }[] {
+  return Object.entries(holds)
+    .filter(([, until]) => until > now)
+    .map(([provider, until]) => ({ provider, until }))
+    .sort((a, b) => a.until - b.until);
+}
+
+// ---------------------------------------------------------------------------
+// Event log entries
+
+export interface LogEntry {
+  seq: number;
+  ts: number;
+  type: string;
+  run: string | null;
+  name: string | null;
+  text: string;
+  token: Token;
+}
+
+/** Events too frequent to be worth a line (the rows already show them). */
+export const QUIET_EVENTS: ReadonlySet<string> = new Set(['usage']);
+
+function reasonToken(reason: unknown): Token {
+  switch (reason) {
+    case 'completed':
+      return 'event.transition';
+    case 'killed':
+    case 'canceled':
+      return 'event.kill';
+    case 'budget':
+      return 'event.budget';
+    case 'loop':
+      return 'event.loop';
+    default:
+      return 'event.error';
+  }
+}
+
+export function eventToken(ev: RunEvent): Token {
+  const t = ev.type;
+  if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
+  if (t === 'kill_requested') return 'event.kill';
+  if (t === 'blocked' || t.includes('hold')) return 'event.hold';
+  if (t.startsWith('loop')) return 'event.loop';
+  if (t.includes('budget')) return 'event.budget';
+  if (t.startsWith('input_failed') || t === 'config_rejected') return 'event.error';
+  if (t.startsWith('input')) return 'event.input';
+  if (ev.run === null) return 'event.system';
+  return 'event.transition';
+}
+
+const s = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** One line of human text for an event's data. */
+export function describeEvent(ev: RunEvent): string {
+  const d = ev.data;
+  switch (ev.type) {
+    case 'queued':
+      return `${s(d.provider)}/${s(d.workload)}`;
+    case 'starting':
+      return 'promoted from the queue';
+    case 'spawned':
+    case 'adopted':
+      return `pid ${s(d.pid)}`;
+    case 'working':
+    case 'idle':
+      return [`from ${s(d.from)}`, d.turn !== undefined ? `turn ${s(d.turn)}` : '', d.input_seq !== undefined ? `input #${s(d.input_seq)}` : '']
+        .filter(Boolean)
+        .join(', ');
+    case 'blocked':
+      return `${s(d.kind)}${d.retry_after_s ? `, retry after ${s(d.retry_after_s)}s` : ''} (from ${s(d.from)})`;
+    case 'ended':
+      return `${s(d.reason)}${d.detail ? ` (${s(d.detail)})` : ''}${d.exit_code !== null && d.exit_code !== undefined ? `, exit ${s(d.exit_code)}` : ''}`;
+    case 'kill_requested':
+      return d.force ? 'kill (force)' : 'kill requested';
+    case 'stop_requested':
+      return `stopping: ${s(d.reason)}${d.detail ? ` (${s(d.detail)})` : ''}`;
+    case 'loop_detected':
+      return `by ${s(d.by)}, action ${s(d.action)}`;
+    case 'input_sent':
+      return `input #${s(d.input_seq)} (${s(d.bytes)} bytes)`;
+    case 'usage': {
+      const t = d.tokens as { input?: number; output?: number } | undefined;
+      return `turn ${s(d.turns)}, ${tokensText((t?.input ?? 0) + (t?.output ?? 0))} tokens, ${costText(Number(d.cost_usd) || 0)}`;
+    }
+    case 'supervisor_started':
+      return `pid ${s(d.pid)}, ${s(d.active)} active`;
+    default: {
+      const parts = Object.entries(d).map(([k, v]) => `${k}=${s(v)}`);
+      return parts.join(' ');
+    }
+  }
+}
+
+export function logEntry(ev: RunEvent, name: string | null): LogEntry {
+  return { seq: ev.seq, ts: ev.ts, type: ev.type, run: ev.run, name, text: describeEvent(ev), token: eventToken(ev) };
+}

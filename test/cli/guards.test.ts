@@ -1,0 +1,69 @@
+// Timers that end runs: the stuck-start guard, idle reaping, wall-time
+// timeouts; and `logs --follow` streaming a live run.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { lineReader, MOCK_AGENT, NODE, TestHome } from '../support/harness.js';
+
+let homes: TestHome[] = [];
+function home(config?: unknown): TestHome {
+  const h = new TestHome(config);
+  homes.push(h);
+  return h;
+}
+afterEach(() => {
+  for (const h of homes) h.cleanup();
+  homes = [];
+});
+
+describe('guards', () => {
+  it('ends a run that shows no sign of life within timings.max_starting as failed, and frees its slot', () => {
+    const h = home({ concurrency: { max: 1 }, timings: { max_starting: '500ms', kill_grace: '1s' } });
+    h.json(['run', '-n', 'mute', '--protocol', 'claude', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'never-starts']);
+    h.json(['run', '-n', 'next', '--', 'true']);
+    const w = h.cli(['wait', 'mute', 'next']);
+    expect(w.stdout).toContain('mute failed');
+    expect(w.stdout).toContain('next completed');
+    expect(h.json<{ exit_detail: string }>(['show', 'mute']).exit_detail).toMatch(/stuck_start/);
+  });
+
+  it('reaps an interactive run left idle past --idle-after as completed (idle_reaped)', () => {
+    const h = home();
+    h.json(['run', '-n', 'chat', '--interactive', '--idle-after', '300ms', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '20']);
+    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    const w = h.cli(['wait', 'chat']);
+    // Already idle: wait settles at once; the reaper ends it shortly after.
+    expect(w.stdout.trim()).toBe('chat turn_complete');
+    let r = h.json<{ status: string; exit_reason: string; exit_detail: string }>(['show', 'chat']);
+    for (let i = 0; i < 200 && r.status !== 'ended'; i++) r = h.json(['show', 'chat']);
+    expect(r).toMatchObject({ status: 'ended', exit_reason: 'completed', exit_detail: 'idle_reaped' });
+  });
+
+  it('ends a run past its --timeout as timeout', () => {
+    const h = home({ timings: { kill_grace: '1s' } });
+    h.json(['run', '-n', 'slow', '--timeout', '400ms', '--', 'sleep', '30']);
+    const w = h.cli(['wait', 'slow']);
+    expect(w.stdout.trim()).toBe('slow timeout');
+    expect(w.code).toBe(5);
+  });
+
+  it('wait --timeout gives up with exit 3 and says the run is still pending', () => {
+    const h = home();
+    h.json(['run', '-n', 'long', '--', 'sleep', '30']);
+    const w = h.cli(['wait', 'long', '--timeout', '300ms']);
+    expect(w.stdout.trim()).toBe('long pending');
+    expect(w.code).toBe(3);
+  });
+
+  it('streams a live run with logs --follow', async () => {
+    const h = home();
+    h.json(['run', '-n', 'talker', '--', 'sh', '-c', 'for i in 1 2 3; do echo "line $i"; sleep 0.2; done']);
+    const f = h.spawn(['logs', 'talker', '--follow']);
+    const r = lineReader(f);
+    try {
+      await r.waitFor((l) => l.includes('line 3'), 'the third line');
+      expect(r.lines.filter((l) => l.startsWith('line'))).toEqual(['line 1', 'line 2', 'line 3']);
+    } finally {
+      f.kill();
+    }
+  });
+});

@@ -113,7 +113,7 @@ function sampleRun(j: Journal): Run {
     limits: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout_ms: null, idle_after_ms: null, loop: 'warn' },
     turns: 0, input_seq: 0, tokens: { input: 0, output: 0, cached: 0 }, cost_usd: 0, session_id: null,
     last_tool: null, last_text: null, created_at: 0, started_at: null, ended_at: null, status_at: 0,
-    kill_requested_at: null, out_offset: 0,
+    kill_requested_at: null, out_offset: 0, cost_reported: null, warned_meters: [], loop_flags: { detected: false, warned: false, repetitions: 0 },
   };
 }
 

@@ -55,13 +55,18 @@ export function parseConfig(value: unknown, source = 'config.json'): Config {
       `${source}: concurrency.default_workload: unknown workload "${c.default_workload}" (define it under concurrency.workloads)`,
     );
   }
+  // A cost ceiling must be metered: the agent reports its own cost (Claude), or a price is configured.
   const runCost = cfg.budgets.run.max_cost_usd;
-  for (const [name, p] of Object.entries(cfg.providers)) {
-    const needsPrice = runCost !== null || p.budgets?.max_cost_usd != null;
-    // Claude reports its own cost; other protocols need a price to be metered.
-    if (needsPrice && !p.price && p.protocol !== 'claude' && name !== 'claude') {
+  const fleetCost = cfg.budgets.fleet.max_cost_usd;
+  const named = new Set([...Object.keys(cfg.providers), ...Object.keys(c.providers)]);
+  for (const name of named) {
+    const p = cfg.providers[name];
+    const needsPrice = runCost !== null || fleetCost !== null || p?.budgets?.max_cost_usd != null;
+    const reportsCost = (p?.protocol ?? (name === 'claude' ? 'claude' : undefined)) === 'claude';
+    if (needsPrice && !p?.price && !reportsCost) {
+      const which = p?.budgets?.max_cost_usd != null ? `providers.${name}.budgets.max_cost_usd` : runCost !== null ? 'budgets.run.max_cost_usd' : 'budgets.fleet.max_cost_usd';
       throw new ConfigError(
-        `${source}: providers.${name}.price: a cost ceiling applies to provider "${name}" but it has no price (and does not report its own cost)`,
+        `${source}: providers.${name}.price: ${which} puts a cost ceiling on provider "${name}", but it has no price and does not report its own cost`,
       );
     }
   }

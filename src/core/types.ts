@@ -90,6 +90,12 @@ export interface Run {
   kill_requested_at: number | null;
   /** Bytes of the agent's stdout already applied: a restart resumes reading here. */
   out_offset: number;
+  /** The agent's own cumulative cost report, when its protocol gives one; else cost comes from prices. */
+  cost_reported: number | null;
+  /** Meters that already crossed 80% (warned once each). */
+  warned_meters: string[];
+  /** The loop detector's flags as of the last turn. */
+  loop_flags: { detected: boolean; warned: boolean; repetitions: number };
 }
 
 /** What the journal appends for every change. `data` is metadata, never prompts or secrets. */

@@ -72,6 +72,11 @@ export class Journal {
       getMeta: this.db.prepare(`SELECT value FROM meta WHERE key = ?`),
       setMeta: this.db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
       delMeta: this.db.prepare(`DELETE FROM meta WHERE key = ?`),
+      addUsage: this.db.prepare(
+        `INSERT INTO usage_minutes (minute, tokens, cost) VALUES (?, ?, ?)
+         ON CONFLICT(minute) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost`,
+      ),
+      usageSince: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage_minutes WHERE minute >= ?`),
     };
     this.queueSeq = (this.stmts.maxQueueSeq.get() as { q: number }).q;
   }
@@ -235,6 +240,16 @@ export class Journal {
       if (value === null || value === undefined) this.stmts.delMeta.run(key);
       else this.stmts.setMeta.run(key, JSON.stringify(value));
     });
+  }
+
+  /** Add a fleet usage increment to its minute (joins the caller's transaction). */
+  addUsage(ts: number, tokens: number, cost: number): void {
+    this.transaction(() => this.stmts.addUsage.run(Math.floor(ts / 60_000), tokens, cost));
+  }
+
+  /** Fleet usage from `sinceTs` on (minute resolution); 0 for all time. */
+  usageSince(sinceTs: number): { tokens: number; cost: number } {
+    return this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
   }
 
   walCheckpoint(): void {

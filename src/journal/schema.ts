@@ -25,6 +25,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX events_run ON events (run, seq);
   `,
+  // v2: fleet usage per minute, so fleet budgets (all-time or rolling) are a
+  // small SUM at start-up instead of a scan of every event.
+  `
+  CREATE TABLE usage_minutes (minute INTEGER PRIMARY KEY, tokens INTEGER NOT NULL, cost REAL NOT NULL);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

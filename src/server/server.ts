@@ -240,6 +240,10 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'stats':
         return s.stats();
+      case 'provider.resume': {
+        const p = z.object({ provider: z.string().min(1) }).parse(params);
+        return { resumed: s.resumeProvider(p.provider) };
+      }
       case 'events': {
         const p = z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().positive().optional() }).parse(params);
         return { events: s.journal.eventsSince(p.since ?? 0, p.limit ?? 10_000) };

@@ -9,7 +9,17 @@ import type { ChildProcess } from 'node:child_process';
 import { canEnqueue, capUsage, decide, expired, nextDeadline, type AdmissionInput, type Waiter } from '../core/admission.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
 import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
-import { mergeLimits, runMeters, firstTrip, tripReason } from '../core/budget.js';
+import {
+  countedTokens,
+  firstTrip,
+  fleetMeters,
+  mergeLimits,
+  runCost,
+  runMeters,
+  tripReason,
+  type FleetBudget,
+  type Meter,
+} from '../core/budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from '../core/loop.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
@@ -61,6 +71,8 @@ interface Live {
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
   startedMono: number;
   finished: boolean;
+  /** A loop warning to send once the agent is idle again. */
+  pendingWarning: string | null;
 }
 
 interface Waiting {
@@ -81,6 +93,10 @@ export class Supervisor {
   private deadlineTimer: NodeJS.Timeout | null = null;
   private waits = new Set<Waiting>();
   private holds: Record<string, number> = {};
+  private fleetUsage = { tokens: 0, cost: 0 };
+  private fleetExceeded = false;
+  private fleetWarned = new Set<string>();
+  private fleetTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   readonly startedAt = Date.now();
 
@@ -98,6 +114,14 @@ export class Supervisor {
   /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
   start(): void {
     this.holds = this.journal.getMeta<Record<string, number>>('holds') ?? {};
+    this.fleetExceeded = this.journal.getMeta('fleet_exceeded') !== null;
+    this.loadFleetUsage();
+    // A rolling window moves with the clock: re-read it each minute.
+    this.fleetTimer = setInterval(() => {
+      this.loadFleetUsage();
+      this.checkFleet();
+    }, 60_000);
+    this.fleetTimer.unref();
     const active = this.journal.activeRuns();
     for (const run of active) {
       this.runs.set(run.uuid, run);
@@ -163,6 +187,9 @@ export class Supervisor {
   enqueue(specs: RunSpec[]): Run[] {
     const now = Date.now();
     const policy = admissionPolicy(this.config);
+    if (this.fleetExceeded) {
+      throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
+    }
     if (!canEnqueue(policy, this.queue.length + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
@@ -196,6 +223,12 @@ export class Supervisor {
           ...(spec.loop ? { loop: spec.loop } : {}),
         },
       );
+      if (limits.max_cost_usd !== null && r.protocol !== 'claude' && !this.config.providers[r.provider]?.price) {
+        throw new RemoteError(
+          'usage',
+          `a cost ceiling needs a price for provider "${r.provider}" (providers.${r.provider}.price in config.json), or an agent that reports its own cost`,
+        );
+      }
       return { spec, r, workload, limits };
     });
     this.scheduleAdmit();
@@ -235,6 +268,9 @@ export class Supervisor {
           status_at: now,
           kill_requested_at: null,
           out_offset: 0,
+          cost_reported: null,
+          warned_meters: [],
+          loop_flags: { detected: false, warned: false, repetitions: 0 },
         };
         this.journal.insertRun(run, {
           type: 'queued',
@@ -267,6 +303,7 @@ export class Supervisor {
   admit(): void {
     if (this.stopping) return;
     const now = Date.now();
+    this.liftHolds(now);
     const input = this.admissionInput(now);
     const late = expired(input);
     if (late.length > 0) {
@@ -345,6 +382,7 @@ export class Supervisor {
       turn: { tools: [], text: null },
       startedMono: monoNow() - (run.started_at !== null ? Math.max(0, Date.now() - run.started_at) : 0),
       finished: false,
+      pendingWarning: null,
     };
   }
 
@@ -439,12 +477,14 @@ export class Supervisor {
         const effect = observeTurn(live.loop, live.turn, loopConfigFor(run.limits.loop));
         live.loop = effect.state;
         live.turn = { tools: [], text: null };
+        next.loop_flags = { detected: effect.state.detected, warned: effect.state.warned, repetitions: effect.state.repetitions };
         if (effect.effect.kind !== 'none') {
           events.push({ type: 'loop_detected', data: { by: effect.effect.by, action: effect.effect.kind } });
           if (effect.effect.kind === 'terminate') live.stoppedFor = { reason: 'loop', detail: effect.effect.by };
         }
+        if (effect.effect.kind === 'warn' && next.interactive && acceptsInput(next.protocol)) live.pendingWarning = effect.effect.message;
         if (next.status !== 'ended' && next.status !== 'idle') {
-          if (next.interactive && !live.stoppedFor) {
+          if (next.interactive && !live.stoppedFor && !this.fleetExceeded) {
             next = transition(next, 'idle', now);
             events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
           } else {
@@ -456,24 +496,25 @@ export class Supervisor {
       }
       case 'usage':
         return {
-          ...run,
+          ...this.resumeFromBlocked(run, events, now),
           tokens: {
             input: run.tokens.input + sig.input,
             output: run.tokens.output + sig.output,
             cached: run.tokens.cached + sig.cached,
           },
-          cost_usd: sig.cost_usd_total ?? run.cost_usd,
+          cost_reported: sig.cost_usd_total ?? run.cost_reported,
         };
       case 'tool':
         live.turn.tools.push({ name: sig.name, input: sig.input });
-        return { ...run, last_tool: sig.name };
+        return { ...this.resumeFromBlocked(run, events, now), last_tool: sig.name };
       case 'text':
         live.turn.text = sig.text;
-        return { ...run, last_text: sig.text.slice(0, 500) };
+        return { ...this.resumeFromBlocked(run, events, now), last_text: sig.text.slice(0, 500) };
       case 'result':
         live.lastResultOk = sig.ok;
         return run;
       case 'blocked':
+        if (sig.blocked === 'limit') this.holdProvider(run.provider, sig.retry_after_s ?? null, run.uuid, now, events);
         if (run.status === 'ended' || run.status === 'blocked') return run;
         events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
         return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
@@ -486,7 +527,29 @@ export class Supervisor {
     }
   }
 
+  /** Activity after a block means the agent got past it (e.g. a retried rate limit). */
+  private resumeFromBlocked(run: Run, events: { type: string; data: Record<string, unknown> }[], now: number): Run {
+    if (run.status !== 'blocked') return run;
+    events.push({ type: 'working', data: { from: 'blocked' } });
+    return transition(run, 'working', now);
+  }
+
   private commitProgress(before: Run, run: Run, events: { type: string; data: Record<string, unknown> }[]): void {
+    const price = this.config.providers[run.provider]?.price ?? null;
+    const cost = runCost(run.cost_reported, run.tokens, price) ?? 0;
+    if (cost !== run.cost_usd) run = { ...run, cost_usd: cost };
+    const dTokens = countedTokens(run.tokens) - countedTokens(before.tokens);
+    const dCost = run.cost_usd - before.cost_usd;
+    const meters = runMeters(
+      { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: 0 },
+      { ...run.limits, timeout_ms: null },
+    );
+    for (const m of meters) {
+      if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
+        run = { ...run, warned_meters: [...run.warned_meters, m.name] };
+        events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+      }
+    }
     const changed =
       run.tokens.input !== before.tokens.input ||
       run.tokens.output !== before.tokens.output ||
@@ -494,6 +557,11 @@ export class Supervisor {
       run.cost_usd !== before.cost_usd ||
       run.turns !== before.turns;
     this.journal.transaction(() => {
+      if (dTokens !== 0 || dCost !== 0) {
+        this.journal.addUsage(Date.now(), dTokens, dCost);
+        this.fleetUsage.tokens += dTokens;
+        this.fleetUsage.cost += dCost;
+      }
       if (events.length === 0 && changed) {
         this.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });
       } else if (events.length === 0) {
@@ -508,16 +576,91 @@ export class Supervisor {
     });
     if (run.status !== before.status) this.armGuards(run.uuid);
     const live = this.live.get(run.uuid);
-    const trip = firstTrip(
-      runMeters(
-        { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: 0 },
-        { ...run.limits, timeout_ms: null },
-      ),
-    );
+    const trip = firstTrip(meters);
     if (trip && live && !live.stoppedFor) this.stopFor(run.uuid, tripReason(trip), trip.name);
     else if (live?.stoppedFor && live.killTimer === null) this.stopFor(run.uuid, live.stoppedFor.reason, live.stoppedFor.detail ?? null);
     if (holdsSlot(before.status) !== holdsSlot(run.status)) this.scheduleAdmit();
+    if (dTokens !== 0 || dCost !== 0) this.checkFleet();
+    if (live?.pendingWarning && run.status === 'idle' && !live.stoppedFor) {
+      const message = live.pendingWarning;
+      live.pendingWarning = null;
+      this.send(run.uuid, message);
+    }
     this.settleWaits();
+  }
+
+  // ---------- fleet budget and provider holds ----------
+
+  private fleetBudget(): FleetBudget {
+    const f = this.config.budgets.fleet;
+    return { max_tokens: f.max_tokens, max_cost_usd: f.max_cost_usd, window: f.window };
+  }
+
+  /** Re-read fleet usage for the current window from the journal (at start, on config change, each minute). */
+  private loadFleetUsage(): void {
+    const w = this.config.budgets.fleet.window;
+    this.fleetUsage = this.journal.usageSince(w === 'all' ? 0 : Date.now() - w.rolling_ms);
+  }
+
+  private fleetMetersNow(): Meter[] {
+    return fleetMeters([{ at: Date.now(), tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }], this.fleetBudget(), Date.now());
+  }
+
+  private checkFleet(): void {
+    const meters = this.fleetMetersNow();
+    const trip = firstTrip(meters);
+    for (const m of meters) {
+      if (m.warn && !m.tripped && !this.fleetWarned.has(m.name)) {
+        this.fleetWarned.add(m.name);
+        this.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+      }
+    }
+    if (trip && !this.fleetExceeded) {
+      this.fleetExceeded = true;
+      this.journal.transaction(() => {
+        this.journal.setMeta('fleet_exceeded', { at: Date.now(), meter: trip.name });
+        this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: trip.used, limit: trip.limit } });
+        // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
+        for (const w of [...this.queue]) this.end(w.uuid, 'canceled', 'fleet_budget', null);
+      });
+      for (const run of this.runs.values()) if (run.status === 'idle') this.closeInput(run);
+    } else if (!trip && this.fleetExceeded) {
+      this.fleetExceeded = false;
+      this.fleetWarned.clear();
+      this.journal.setMeta('fleet_exceeded', null);
+      this.journal.appendEvent(null, { type: 'budget_reset', data: { scope: 'fleet' } });
+    }
+  }
+
+  private holdProvider(provider: string, retryAfterS: number | null, uuid: string, now: number, events: { type: string; data: Record<string, unknown> }[]): void {
+    const until = now + (retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.config.timings.limit_hold);
+    if ((this.holds[provider] ?? 0) >= until) return;
+    this.holds = { ...this.holds, [provider]: until };
+    this.journal.setMeta('holds', this.holds);
+    events.push({ type: 'hold', data: { provider, until, retry_after_s: retryAfterS, by: uuid } });
+    this.scheduleAdmit();
+  }
+
+  /** Lift holds whose time has come (and, with `provider`, one hold early). */
+  private liftHolds(now: number, provider?: string): boolean {
+    let lifted = false;
+    for (const [p, until] of Object.entries(this.holds)) {
+      if (until <= now || p === provider) {
+        const { [p]: _, ...rest } = this.holds;
+        this.holds = rest;
+        this.journal.appendEvent(null, { type: 'hold_lifted', data: { provider: p, early: until > now } });
+        lifted = true;
+      }
+    }
+    if (lifted) this.journal.setMeta('holds', Object.keys(this.holds).length ? this.holds : null);
+    return lifted;
+  }
+
+  resumeProvider(provider: string): boolean {
+    if (!(provider in this.holds)) return false;
+    this.liftHolds(Date.now(), provider);
+    this.scheduleAdmit();
+    return true;
   }
 
   /** The wrapper exited (or was found gone): end the run with the right reason. */
@@ -641,6 +784,7 @@ export class Supervisor {
     if (run.status !== 'idle') {
       throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
     }
+    if (this.fleetExceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet): no new turns');
     const next = transition(run, 'working', Date.now(), { input_seq: run.input_seq + 1 });
     this.save(next, { type: 'working', data: { from: 'idle', input_seq: next.input_seq } });
     this.writeInput(next, text, true);
@@ -744,17 +888,16 @@ export class Supervisor {
       const i = this.queue.findIndex((w) => w.uuid === run.uuid);
       position = i >= 0 ? i + 1 : null;
     }
-    const live = this.live.get(run.uuid);
     const elapsed = run.started_at === null ? 0 : (run.ended_at ?? Date.now()) - run.started_at;
     const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
-    for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction };
+    for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    const held = this.holds[run.provider];
     return publicRun(run, {
       queuePosition: position,
       budget,
-      loop: live
-        ? { detected: live.loop.detected, warned: live.loop.warned, repetitions: live.loop.repetitions }
-        : undefined,
+      heldUntil: held !== undefined && held > Date.now() && run.status !== 'ended' ? held : null,
+      loop: run.loop_flags ?? undefined,
     });
   }
 
@@ -778,13 +921,30 @@ export class Supervisor {
     throw new RemoteError('not_found', `no run "${ref}"`);
   }
 
-  stats(): { caps: ReturnType<typeof capUsage>; queued: number; active: number; holds: Record<string, number> } {
+  stats(): {
+    caps: ReturnType<typeof capUsage>;
+    queued: number;
+    active: number;
+    holds: Record<string, number>;
+    fleet: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> };
+  } {
     const input = this.admissionInput(Date.now());
-    return { caps: capUsage(input), queued: this.queue.length, active: input.holders.length, holds: { ...this.holds } };
+    const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
+    for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    const w = this.config.budgets.fleet.window;
+    return {
+      caps: capUsage(input),
+      queued: this.queue.length,
+      active: input.holders.length,
+      holds: { ...this.holds },
+      fleet: { exceeded: this.fleetExceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
+    };
   }
 
   setConfig(cfg: Config): void {
     this.config = cfg;
+    this.loadFleetUsage();
+    this.checkFleet();
     this.scheduleAdmit();
   }
 
@@ -792,6 +952,7 @@ export class Supervisor {
   stop(): void {
     this.stopping = true;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    if (this.fleetTimer) clearInterval(this.fleetTimer);
     for (const uuid of [...this.live.keys()]) {
       const live = this.live.get(uuid)!;
       live.tailer?.close();

@@ -24,7 +24,9 @@ export interface PublicRun {
   input_seq: number;
   tokens: { input: number; output: number; cached: number };
   cost_usd: number;
-  budget: Record<string, { used: number; limit: number | null; fraction: number | null }>;
+  budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
+  /** The run's provider is on a usage-limit hold until then (ISO), or null. */
+  held_until: string | null;
   loop: { detected: boolean; warned: boolean; repetitions: number };
   session_id: string | null;
   last_tool: string | null;
@@ -41,6 +43,7 @@ export interface ViewExtras {
   queuePosition?: number | null;
   budget?: PublicRun['budget'];
   loop?: PublicRun['loop'];
+  heldUntil?: number | null;
   now?: number;
 }
 
@@ -81,6 +84,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
       time_ms: meter(elapsed, l.timeout_ms),
     },
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
+    held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
     session_id: run.session_id,
     last_tool: run.last_tool,
     last_text: run.last_text,

@@ -134,7 +134,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     logVersion: 0,
     logSeq: 0,
     logScroll: 0,
-    conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: now, starting: true },
+    conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: now, starting: false },
     mode: 'list',
     helpBack: 'list',
     prompt: null,

@@ -52,6 +52,9 @@ function run(j: Journal, name: string, over: Partial<Run> = {}): Run {
     status_at: now,
     kill_requested_at: null,
     out_offset: 0,
+    cost_reported: null,
+    warned_meters: [],
+    loop_flags: { detected: false, warned: false, repetitions: 0 },
     ...over,
   };
 }

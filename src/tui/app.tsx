@@ -1,0 +1,116 @@
+// The root component: sizes the panes to the terminal (and re-flows on
+// resize), provides the store and the theme, and routes every key through
+// one stable useInput handler.
+
+import React, { useEffect, useMemo, useState } from 'react';
+import { Box, useInput, useStdout } from 'ink';
+import { StoreContext, ThemeContext, useTui } from '../../components/context.js';
+import { Details } from '../../components/Details.js';
+import { EventLog } from '../../components/EventLog.js';
+import { Footer } from '../../components/Footer.js';
+import { Header } from '../../components/Header.js';
+import { Help } from '../../components/Help.js';
+import { LimiterPane } from '../../components/LimiterPane.js';
+import { RunsTable } from '../../components/RunsTable.js';
+import type { Actions } from './controller.js';
+import { computeLayout } from './layout.js';
+import { createKeyHandler } from './router.js';
+import { reduceViewport, type TuiStore } from './store.js';
+import { NO_COLOR_THEME, type ThemeSet } from './theme.js';
+
+export interface AppProps {
+  readonly store: TuiStore;
+  readonly actions: Actions;
+  readonly themes: ThemeSet;
+  readonly onExit: () => void;
+  /** Fixed size (tests); otherwise the terminal's, following resizes. */
+  readonly size?: { columns: number; rows: number };
+}
+
+function useTerminalSize(fixed?: { columns: number; rows: number }): { columns: number; rows: number } {
+  const { stdout } = useStdout();
+  const read = (): { columns: number; rows: number } => fixed ?? { columns: stdout.columns || 80, rows: stdout.rows || 24 };
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    if (fixed) {
+      setSize(fixed);
+      return;
+    }
+    const onResize = (): void => setSize({ columns: stdout.columns || 80, rows: stdout.rows || 24 });
+    stdout.on('resize', onResize);
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [stdout, fixed?.columns, fixed?.rows]);
+  return size;
+}
+
+function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; size: { columns: number; rows: number } }): React.JSX.Element {
+  // Under a prompt or a confirmation, keep showing what was there.
+  const mode = useTui((s) => (s.mode === 'confirm' ? (s.confirm?.back ?? 'list') : s.mode === 'prompt' ? (s.prompt?.back ?? 'list') : s.mode));
+  const showEvents = useTui((s) => s.showEvents);
+  const caps = useTui((s) => s.stats?.caps.length ?? 0);
+  const waits = useTui((s) => s.waits.length > 0);
+  const theme = useTui((s) => s.theme);
+  const layout = useMemo(
+    () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits }),
+    [size.columns, size.rows, showEvents, caps, waits],
+  );
+  useEffect(() => {
+    store.setState((s) =>
+      reduceViewport(s, {
+        width: layout.width,
+        runsHeight: layout.runs.body,
+        limiterHeight: layout.limiter.body,
+        eventsHeight: layout.events.body,
+        detailsOutputHeight: Math.max(1, layout.main - 8),
+      }),
+    );
+  }, [store, layout]);
+
+  let main: React.JSX.Element;
+  if (mode === 'details') {
+    main = <Details width={layout.width} height={layout.main} />;
+  } else if (mode === 'help') {
+    main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
+  } else {
+    main = (
+      <Box flexDirection="column" height={layout.main}>
+        <Box flexDirection={layout.side ? 'row' : 'column'} height={layout.runs.height + (layout.side ? 0 : layout.limiter.height)}>
+          <RunsTable width={layout.runs.width} body={layout.runs.body} />
+          {layout.side ? <Box width={1} /> : null}
+          <LimiterPane width={layout.limiter.width} body={layout.limiter.body} detailed={layout.side} />
+        </Box>
+        {layout.events.height > 0 ? <EventLog width={layout.width} body={layout.events.body} /> : null}
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" width={layout.width} height={layout.height}>
+      <Header width={layout.width} />
+      {main}
+      <Footer width={layout.width} />
+    </Box>
+  );
+}
+
+export function App({ store, actions, themes, onExit, size: fixed }: AppProps): React.JSX.Element {
+  const size = useTerminalSize(fixed);
+  const handler = useMemo(() => createKeyHandler({ store, actions, themes, exit: onExit }), [store, actions, themes, onExit]);
+  useInput(handler);
+  return (
+    <StoreContext.Provider value={store}>
+      <ThemedScreen store={store} themes={themes} size={size} />
+    </StoreContext.Provider>
+  );
+}
+
+function ThemedScreen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; size: { columns: number; rows: number } }): React.JSX.Element {
+  const name = useTui((s) => s.theme);
+  const theme = themes.themes.get(name) ?? NO_COLOR_THEME;
+  return (
+    <ThemeContext.Provider value={theme}>
+      <Screen store={store} themes={themes} size={size} />
+    </ThemeContext.Provider>
+  );
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+// `orcr-tui`: the full-screen terminal UI. A client like any other: it
+// connects to (and if needed starts) the home's supervisor, shows a snapshot
+// and follows the event stream. Quitting leaves every agent running.
+
+import path from 'node:path';
+import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
+import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
+import { Controller } from './controller.js';
+import { createDemoHome } from './demo-home.js';
+import { readPrefs } from './prefs.js';
+import { createTuiStore } from './store.js';
+import { TerminalGuard } from './terminal.js';
+import { builtinThemeDir, initialThemeName, loadThemes } from './theme.js';
+
+function die(message: string, code: number, usage = false): never {
+  process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<void> {
+  let args: TuiArgs;
+  try {
+    args = parseTuiArgs(argv);
+  } catch (e) {
+    die((e as Error).message, 2, true);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    die('needs an interactive terminal (stdin and stdout must be a TTY); for scripts use `orcr ps`, `orcr events --follow`', 2);
+  }
+
+  let home: Home;
+  let demo: { dir: string; runs: number } | null = null;
+  try {
+    if (args.demo) {
+      process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
+      demo = await createDemoHome();
+      process.env.ORCR_HOME = demo.dir;
+      home = ensureHome(demo.dir);
+    } else {
+      home = ensureHome(homeDir());
+    }
+  } catch (e) {
+    die((e as Error).message, e instanceof HomeError ? 2 : 7);
+  }
+
+  const themes = loadThemes([builtinThemeDir(), path.join(home.dir, 'themes')]);
+  if (args.theme !== undefined && !themes.themes.has(args.theme)) {
+    die(`no theme named "${args.theme}" (have: ${themes.order.join(', ')})`, 2);
+  }
+  const theme = initialThemeName({ flag: args.theme, remembered: readPrefs(home.dir).theme, env: process.env, available: themes });
+
+  // Ink buffers every frame until exit when it thinks it runs in CI; a TUI
+  // on a real terminal must draw, whatever CI says. Decide before ink loads.
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
+
+  const store = createTuiStore({ home: home.dir, theme });
+  if (themes.problems.length > 0) store.setState({ message: { text: `theme problems: ${themes.problems.join('; ')}`, kind: 'error', at: Date.now() } });
+  const guard = new TerminalGuard();
+  const controller = new Controller(store, home, {
+    quiet: args.quiet,
+    writeTerminal: (bytes) => {
+      if (process.stdout.writable) process.stdout.write(bytes);
+    },
+  });
+
+  let instance: { unmount: () => void } | null = null;
+  let exiting = false;
+  const finish = (code: number, farewell: string | null, err?: unknown): void => {
+    if (exiting) return;
+    exiting = true;
+    const s = store.getState();
+    controller.stop();
+    try {
+      instance?.unmount();
+    } catch {
+      /* already unmounted */
+    }
+    guard.restore();
+    if (err) process.stderr.write(`orcr-tui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    if (farewell) {
+      const active = Object.values(s.runs.byId).filter((r) => r.status !== 'ended').length;
+      const pid = s.conn.pid ? ` (pid ${s.conn.pid})` : '';
+      let text = `orcr-tui: bye. ${active} run${active === 1 ? '' : 's'} not ended keep going under the supervisor${pid} of ${home.dir}; \`orcr ps\` lists them.\n`;
+      if (demo) text += `demo home: ${demo.dir} — stop it with: ORCR_HOME=${demo.dir} orcr server stop (then remove the folder)\n`;
+      process.stdout.write(text);
+    }
+    process.exit(code);
+  };
+
+  process.on('SIGTERM', () => finish(143, null));
+  process.on('SIGHUP', () => finish(129, null));
+  process.on('SIGINT', () => finish(130, 'bye'));
+  process.on('uncaughtException', (e) => finish(1, null, e));
+  process.on('unhandledRejection', (e) => finish(1, null, e));
+
+  guard.enter();
+  instance = render(
+    React.createElement(App, { store, actions: controller, themes, onExit: () => finish(0, 'bye') }),
+    { patchConsole: false, exitOnCtrlC: false, incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== "0", maxFps: 30 },
+  );
+  controller.start();
+  if (process.env.ORCR_TUI_DEBUG) { const fs = await import('node:fs'); store.subscribe((st) => fs.appendFileSync(process.env.ORCR_TUI_DEBUG!, JSON.stringify({conn: st.conn, n: st.view.ids.length, msg: st.message}) + '\n')); }
+}
+
+main(process.argv.slice(2)).catch((e) => die(e instanceof ArgsError ? e.message : ((e as Error).stack ?? String(e)), 1));

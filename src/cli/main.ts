@@ -213,10 +213,13 @@ async function main(argv: string[]): Promise<number> {
         throw e;
       }
       if (sub === 'status') {
-        const st = await c.call<{ pid: number; home: string; started_at: number; active: number; seq: number }>('server.status');
+        const st = await c.call<{ pid: number; home: string; started_at: number; active: number; seq: number; degraded: string | null }>('server.status');
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
-        else out(`running: pid ${st.pid}, home ${st.home}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+        else {
+          out(`running: pid ${st.pid}, home ${st.home}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          if (st.degraded) out(`DEGRADED: the journal cannot be written (${st.degraded}); nothing starts until it can`);
+        }
         return 0;
       }
       await c.call('server.stop');

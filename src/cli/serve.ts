@@ -2,6 +2,7 @@
 
 import { homeDir } from '../config/home.js';
 import { AlreadyRunning, startServer } from '../server/server.js';
+import { JournalUnavailable } from '../journal/journal.js';
 
 export async function serve(): Promise<number> {
   const dir = homeDir();
@@ -27,7 +28,13 @@ export async function serve(): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => undefined);
   process.on('uncaughtException', (e) => {
-    // The journal is the truth and the next start reconciles: crash rather than run on inconsistent memory.
+    // A journal that cannot be written is a state to wait out, not a crash.
+    if (e instanceof JournalUnavailable) {
+      handle.supervisor.degrade(e.message);
+      return;
+    }
+    // Anything else: the journal is the truth and the next start reconciles, so
+    // crash rather than run on inconsistent memory.
     log(`uncaught: ${e.stack ?? e}`);
     process.exit(1);
   });

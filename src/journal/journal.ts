@@ -10,6 +10,13 @@ export class JournalVersionError extends Error {
   override readonly name = 'JournalVersionError';
 }
 
+/** The store cannot be written right now (disk full, read-only, I/O error); nothing was committed. */
+export class JournalUnavailable extends Error {
+  override readonly name = 'JournalUnavailable';
+}
+
+const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
+
 export interface EventInput {
   type: string;
   data?: Record<string, unknown>;
@@ -125,6 +132,10 @@ export class Journal {
       result = this.db.transaction(fn).immediate();
     } catch (e) {
       this.pending = [];
+      const code = (e as { code?: unknown }).code;
+      if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+        throw new JournalUnavailable(`${code}: ${(e as Error).message}`);
+      }
       throw e;
     } finally {
       this.depth--;

@@ -9,10 +9,14 @@ import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { PROTOCOLS, LOOP_ACTIONS, type Run, type RunEvent } from '../core/types.js';
 import { Supervisor, type RunSpec } from './supervisor.js';
+import { JournalUnavailable } from '../journal/journal.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
 
 export class AlreadyRunning extends Error {}
+
+/** Methods that change state: refused while the journal cannot be written. */
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume']);
 
 /**
  * The single-instance lock: a Linux abstract socket named after the home. The
@@ -186,10 +190,16 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return;
       }
       if (!conn.greeted) throw new RemoteError('version', 'say hello first');
+      if (supervisor.degraded !== null && WRITES.has(msg.method)) {
+        throw new RemoteError('unavailable', `the journal cannot be written (${supervisor.degraded}); orcr starts and changes nothing until it can`);
+      }
       const result = await dispatch(conn, msg.method, params);
       reply(conn.socket, id, null, result);
     } catch (e) {
-      if (e instanceof RemoteError) reply(conn.socket, id, { code: e.code, message: e.message });
+      if (e instanceof JournalUnavailable) {
+        supervisor.degrade(e.message);
+        reply(conn.socket, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
+      } else if (e instanceof RemoteError) reply(conn.socket, id, { code: e.code, message: e.message });
       else if (e instanceof z.ZodError) {
         const issue = e.issues[0]!;
         reply(conn.socket, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
@@ -260,7 +270,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return out;
       }
       case 'server.status':
-        return { pid: process.pid, home: home.dir, started_at: s.startedAt, active: s.activeUuids().length, seq: s.journal.lastSeq() };
+        return { pid: process.pid, home: home.dir, started_at: s.startedAt, active: s.activeUuids().length, seq: s.journal.lastSeq(), degraded: s.degraded };
       case 'server.stop':
         setImmediate(() => void close().then(() => process.exit(0)));
         return { stopping: true };

@@ -24,7 +24,7 @@ import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type Turn
 import { admissionPolicy, type Config } from '../config/load.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
 import { runDir, type Home } from '../config/home.js';
-import { Journal } from '../journal/journal.js';
+import { Journal, JournalUnavailable } from '../journal/journal.js';
 import {
   groupAlive,
   isOurProcess,
@@ -82,6 +82,11 @@ interface Waiting {
   timer: NodeJS.Timeout | null;
 }
 
+/**
+ * The supervisor's clock: wall time at process start, advanced by the
+ * monotonic clock. A system clock that jumps (NTP, a user) neither expires
+ * nor extends queue waits, holds, guards or timeouts while this process runs.
+ */
 const monoNow = (): number => performance.timeOrigin + performance.now();
 
 export class Supervisor {
@@ -98,7 +103,10 @@ export class Supervisor {
   private fleetWarned = new Set<string>();
   private fleetTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  readonly startedAt = Date.now();
+  /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */
+  degraded: string | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  readonly startedAt = monoNow();
 
   constructor(
     readonly home: Home,
@@ -185,7 +193,7 @@ export class Supervisor {
   }
 
   enqueue(specs: RunSpec[]): Run[] {
-    const now = Date.now();
+    const now = monoNow();
     const policy = admissionPolicy(this.config);
     if (this.fleetExceeded) {
       throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
@@ -302,7 +310,7 @@ export class Supervisor {
 
   admit(): void {
     if (this.stopping) return;
-    const now = Date.now();
+    const now = monoNow();
     this.liftHolds(now);
     const input = this.admissionInput(now);
     const late = expired(input);
@@ -329,7 +337,7 @@ export class Supervisor {
     this.deadlineTimer = null;
     const at = nextDeadline(this.admissionInput(now));
     if (at !== null) {
-      this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - Date.now()));
+      this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - monoNow()));
       this.deadlineTimer.unref();
     }
   }
@@ -355,7 +363,7 @@ export class Supervisor {
       let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
       // Without a protocol that announces itself, being spawned is the only sign of life.
       if (next.protocol === null || next.protocol === 'plain') {
-        next = transition(next, 'working', Date.now());
+        next = transition(next, 'working', monoNow());
         this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
       } else {
         this.save(next, { type: 'spawned', data: { pid: launched.pid } });
@@ -380,7 +388,7 @@ export class Supervisor {
       lastResultOk: null,
       loop: initialLoopState(),
       turn: { tools: [], text: null },
-      startedMono: monoNow() - (run.started_at !== null ? Math.max(0, Date.now() - run.started_at) : 0),
+      startedMono: run.started_at ?? monoNow(),
       finished: false,
       pendingWarning: null,
     };
@@ -414,7 +422,7 @@ export class Supervisor {
     if (!live || !run) return;
     if (live.guardTimer) clearTimeout(live.guardTimer);
     live.guardTimer = null;
-    const now = Date.now();
+    const now = monoNow();
     let at: number | null = null;
     let why: { reason: ExitReason; detail: string } | null = null;
     if (run.status === 'starting') {
@@ -456,7 +464,7 @@ export class Supervisor {
   }
 
   private applySignal(run: Run, live: Live, sig: Signal, events: { type: string; data: Record<string, unknown> }[]): Run {
-    const now = Date.now();
+    const now = monoNow();
     switch (sig.kind) {
       case 'alive': {
         let next = { ...run, session_id: sig.session_id ?? run.session_id };
@@ -558,7 +566,7 @@ export class Supervisor {
       run.turns !== before.turns;
     this.journal.transaction(() => {
       if (dTokens !== 0 || dCost !== 0) {
-        this.journal.addUsage(Date.now(), dTokens, dCost);
+        this.journal.addUsage(monoNow(), dTokens, dCost);
         this.fleetUsage.tokens += dTokens;
         this.fleetUsage.cost += dCost;
       }
@@ -599,11 +607,11 @@ export class Supervisor {
   /** Re-read fleet usage for the current window from the journal (at start, on config change, each minute). */
   private loadFleetUsage(): void {
     const w = this.config.budgets.fleet.window;
-    this.fleetUsage = this.journal.usageSince(w === 'all' ? 0 : Date.now() - w.rolling_ms);
+    this.fleetUsage = this.journal.usageSince(w === 'all' ? 0 : monoNow() - w.rolling_ms);
   }
 
   private fleetMetersNow(): Meter[] {
-    return fleetMeters([{ at: Date.now(), tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }], this.fleetBudget(), Date.now());
+    return fleetMeters([{ at: monoNow(), tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }], this.fleetBudget(), monoNow());
   }
 
   private checkFleet(): void {
@@ -618,7 +626,7 @@ export class Supervisor {
     if (trip && !this.fleetExceeded) {
       this.fleetExceeded = true;
       this.journal.transaction(() => {
-        this.journal.setMeta('fleet_exceeded', { at: Date.now(), meter: trip.name });
+        this.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
         this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: trip.used, limit: trip.limit } });
         // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
         for (const w of [...this.queue]) this.end(w.uuid, 'canceled', 'fleet_budget', null);
@@ -658,7 +666,7 @@ export class Supervisor {
 
   resumeProvider(provider: string): boolean {
     if (!(provider in this.holds)) return false;
-    this.liftHolds(Date.now(), provider);
+    this.liftHolds(monoNow(), provider);
     this.scheduleAdmit();
     return true;
   }
@@ -712,7 +720,7 @@ export class Supervisor {
     const run = this.runs.get(uuid);
     if (!run || run.status === 'ended') return;
     const from = run.status;
-    const next = transition(run, 'ended', Date.now(), { exit_reason: reason, exit_detail: detail, exit_code: code });
+    const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     this.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
     this.runs.delete(uuid);
     if (from === 'queued') this.removeFromQueue(uuid);
@@ -721,9 +729,10 @@ export class Supervisor {
     this.settleWaits(next);
   }
 
+  /** Journal first, memory second: a write that fails leaves memory as the journal has it. */
   private save(run: Run, ev: { type: string; data: Record<string, unknown> } | null): void {
-    this.runs.set(run.uuid, run);
     this.journal.updateRun(run, ev);
+    this.runs.set(run.uuid, run);
   }
 
   // ---------- kill, stop, input ----------
@@ -743,7 +752,7 @@ export class Supervisor {
         this.end(uuid, 'canceled', 'never spawned', null);
       } else {
         if (run.kill_requested_at === null) {
-          this.save({ ...run, kill_requested_at: Date.now() }, { type: 'kill_requested', data: { force } });
+          this.save({ ...run, kill_requested_at: monoNow() }, { type: 'kill_requested', data: { force } });
         }
         this.signalKill(uuid, force);
       }
@@ -785,7 +794,7 @@ export class Supervisor {
       throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
     }
     if (this.fleetExceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet): no new turns');
-    const next = transition(run, 'working', Date.now(), { input_seq: run.input_seq + 1 });
+    const next = transition(run, 'working', monoNow(), { input_seq: run.input_seq + 1 });
     this.save(next, { type: 'working', data: { from: 'idle', input_seq: next.input_seq } });
     this.writeInput(next, text, true);
     this.armGuards(uuid);
@@ -888,7 +897,7 @@ export class Supervisor {
       const i = this.queue.findIndex((w) => w.uuid === run.uuid);
       position = i >= 0 ? i + 1 : null;
     }
-    const elapsed = run.started_at === null ? 0 : (run.ended_at ?? Date.now()) - run.started_at;
+    const elapsed = run.started_at === null ? 0 : (run.ended_at ?? monoNow()) - run.started_at;
     const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
     for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
@@ -896,7 +905,7 @@ export class Supervisor {
     return publicRun(run, {
       queuePosition: position,
       budget,
-      heldUntil: held !== undefined && held > Date.now() && run.status !== 'ended' ? held : null,
+      heldUntil: held !== undefined && held > monoNow() && run.status !== 'ended' ? held : null,
       loop: run.loop_flags ?? undefined,
     });
   }
@@ -928,7 +937,7 @@ export class Supervisor {
     holds: Record<string, number>;
     fleet: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> };
   } {
-    const input = this.admissionInput(Date.now());
+    const input = this.admissionInput(monoNow());
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
     for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
     const w = this.config.budgets.fleet.window;
@@ -948,11 +957,64 @@ export class Supervisor {
     this.scheduleAdmit();
   }
 
+  /**
+   * The journal cannot be written (disk full, read-only, I/O error). Fail
+   * closed: forget the in-memory projection, start nothing, and probe until a
+   * write succeeds; then rebuild from the journal exactly as after a restart,
+   * which re-adopts live agents and ends those that exited meanwhile.
+   */
+  degrade(reason: string): void {
+    if (this.degraded !== null || this.stopping) return;
+    this.degraded = reason;
+    this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
+    this.detachAll();
+    this.runs.clear();
+    this.queue = [];
+    this.probeTimer = setInterval(() => {
+      try {
+        this.journal.setMeta('probe', monoNow());
+      } catch {
+        return;
+      }
+      clearInterval(this.probeTimer!);
+      this.probeTimer = null;
+      this.degraded = null;
+      this.log('journal writable again: resuming');
+      try {
+        this.start();
+      } catch (e) {
+        if (e instanceof JournalUnavailable) this.degrade(e.message);
+        else throw e;
+      }
+    }, 1000);
+    this.probeTimer.unref();
+  }
+
+  /** Let go of every process and timer without touching the journal. */
+  private detachAll(): void {
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = null;
+    if (this.fleetTimer) clearInterval(this.fleetTimer);
+    this.fleetTimer = null;
+    for (const live of this.live.values()) {
+      live.tailer?.close();
+      live.child?.removeAllListeners('exit');
+      for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
+      if (live.exitPoll) clearInterval(live.exitPoll);
+    }
+    this.live.clear();
+  }
+
   /** Stop supervising; agents keep running and are re-adopted by the next supervisor. */
   stop(): void {
     this.stopping = true;
+    if (this.probeTimer) clearInterval(this.probeTimer);
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     if (this.fleetTimer) clearInterval(this.fleetTimer);
+    if (this.degraded !== null) {
+      this.journal.close();
+      return;
+    }
     for (const uuid of [...this.live.keys()]) {
       const live = this.live.get(uuid)!;
       live.tailer?.close();

@@ -43,7 +43,7 @@ export interface Column {
 const DEFS: readonly ColumnDef[] = [
   { key: 'status', header: 'STATUS', width: 10, priority: 100, align: 'left' },
   { key: 'reason', header: 'WHY', width: 9, priority: 90, align: 'left' },
-  { key: 'name', header: 'NAME', width: 12, max: 30, priority: 100, align: 'left' },
+  { key: 'name', header: 'NAME', width: 16, max: 32, priority: 100, align: 'left' },
   { key: 'id', header: 'ID', width: 8, priority: 30, align: 'left' },
   { key: 'target', header: 'PROVIDER/WORKLOAD', width: 12, max: 24, priority: 60, align: 'left' },
   { key: 'queue', header: 'QUEUE', width: 10, priority: 70, align: 'left' },
@@ -71,16 +71,12 @@ export function layoutColumns(width: number): Column[] {
   }
   const widths = new Map(defs.map((d) => [d.key, d.width]));
   let spare = Math.max(0, width - need(defs));
-  // Hand spare columns to flexible ones, round-robin, each up to its max.
-  const flex = defs.filter((d) => d.max !== undefined);
-  while (spare > 0 && flex.some((d) => widths.get(d.key)! < d.max!)) {
-    for (const d of flex) {
-      if (spare === 0) break;
-      if (widths.get(d.key)! < d.max!) {
-        widths.set(d.key, widths.get(d.key)! + 1);
-        spare--;
-      }
-    }
+  // Hand spare columns to flexible ones in table order (the name first), each up to its max.
+  for (const d of defs) {
+    if (d.max === undefined || spare === 0) continue;
+    const grow = Math.min(spare, d.max - d.width);
+    widths.set(d.key, d.width + grow);
+    spare -= grow;
   }
   return defs.map((d) => ({ key: d.key, header: d.header, width: widths.get(d.key)!, align: d.align }));
 }

@@ -110,7 +110,7 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     label('loop'),
     loop.detected || loop.warned
       ? { text: `⟳ ${loop.detected ? 'detected' : ''}${loop.warned ? `${loop.detected ? ', ' : ''}warned` : ''} · ${loop.repetitions} repetitions`, token: loop.warned ? 'meter.warn' : 'reason.bad' }
-      : { text: `none${loop.repetitions ? ` (${loop.repetitions} repetitions)` : ''}`, token: 'text.muted' },
+      : { text: 'none', token: 'text.muted' },
   ]);
   if (r.last_tool || r.last_text) {
     lines.push([

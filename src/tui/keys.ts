@@ -79,7 +79,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'event log', contexts: ['list'], footer: true },
   { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'help'] },
   { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'help'], footer: true },
-  { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect / start the supervisor', contexts: ['list', 'details'] },
+  { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
   { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'help'], footer: true },
   { command: Command.Confirm, keys: [{ input: 'y' }, { input: 'Y' }], label: 'y', hint: 'yes', contexts: ['confirm'], footer: true },
   { command: Command.Deny, keys: [{ input: 'n' }, { input: 'N' }, { key: 'escape' }], label: 'n/esc', hint: 'no', contexts: ['confirm'], footer: true },

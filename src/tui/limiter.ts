@@ -21,7 +21,14 @@ function names(uuids: readonly string[], nameOf: (uuid: string) => string, max: 
  * One cap as lines of spans. `detailed` gives three lines (meter, holders,
  * waiting) for a tall side pane; otherwise everything is on one line.
  */
-export function capLines(c: CapUsage, nameOf: (uuid: string) => string, now: number, labelWidth: number, detailed: boolean): Span[][] {
+export function capLines(
+  c: CapUsage,
+  nameOf: (uuid: string) => string,
+  now: number,
+  labelWidth: number,
+  detailed: boolean,
+  compact = false,
+): Span[][] {
   const f = c.limit > 0 ? c.active / c.limit : c.active > 0 ? 1 : 0;
   const [filled, empty] = bar(f, 8);
   const held = c.held_until !== null && c.held_until > now;
@@ -35,17 +42,28 @@ export function capLines(c: CapUsage, nameOf: (uuid: string) => string, now: num
   if (held) meter.push({ text: ` held ${dur(c.held_until! - now)}`, token: 'event.hold' });
   const holders: Span[] =
     c.holders.length > 0
-      ? [{ text: 'holders ', token: 'text.muted' }, { text: names(c.holders, nameOf, 4, c.holders.length), token: 'status.working' }]
+      ? [{ text: 'holders ', token: 'text.muted' }, { text: names(c.holders, nameOf, detailed ? 4 : 2, c.holders.length), token: 'status.working' }]
       : [{ text: 'no holders', token: 'text.muted' }];
   const waiting: Span[] =
     c.queued > 0
       ? [
           { text: `waiting ${c.queued}`, token: 'status.queued' },
-          { text: ': ', token: 'text.muted' },
+          { text: ` (oldest ${dur(c.oldest_wait_ms)}): `, token: 'text.muted' },
           { text: names(c.waiting, nameOf, 3, c.queued), token: 'text.primary' },
-          { text: ` (oldest ${dur(c.oldest_wait_ms)})`, token: 'text.muted' },
         ]
       : [{ text: 'none waiting', token: 'text.muted' }];
+  if (compact && !detailed) {
+    // Narrow: the waiting line matters most; holders shrink to a count.
+    const line: Span[] = [...meter, { text: '  ', token: 'text.muted' }];
+    if (c.queued > 0) {
+      line.push(
+        { text: `waiting ${c.queued}`, token: 'status.queued' },
+        { text: ` (oldest ${dur(c.oldest_wait_ms)}): `, token: 'text.muted' },
+        { text: names(c.waiting, nameOf, 2, c.queued), token: 'text.primary' },
+      );
+    } else line.push({ text: 'none waiting', token: 'text.muted' });
+    return [line];
+  }
   if (detailed) {
     return [meter, [{ text: '  ', token: 'text.muted' }, ...holders], [{ text: '  ', token: 'text.muted' }, ...waiting]];
   }

@@ -101,12 +101,19 @@ async function main(argv: string[]): Promise<void> {
   process.on('unhandledRejection', (e) => finish(1, null, e));
 
   guard.enter();
-  instance = render(
-    React.createElement(App, { store, actions: controller, themes, onExit: () => finish(0, 'bye') }),
-    { patchConsole: false, exitOnCtrlC: false, incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== "0", maxFps: 30 },
-  );
+  instance = render(React.createElement(App, { store, actions: controller, themes, onExit: () => finish(0, 'bye') }), {
+    patchConsole: false,
+    exitOnCtrlC: false,
+    // Ink 6.8.0's incremental renderer is off by one row when the frame is
+    // shorter than the terminal (it moves the cursor up one line too few, so
+    // every changed line lands one row low and stale lines stay behind), and a
+    // frame as tall as the terminal makes it clear the screen on every frame.
+    // The standard renderer redraws the frame in one synchronized write and is
+    // correct; ORCR_TUI_INCREMENTAL=1 opts in for an Ink that fixes this.
+    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL === '1',
+    maxFps: 30,
+  });
   controller.start();
-  if (process.env.ORCR_TUI_DEBUG) { const fs = await import('node:fs'); store.subscribe((st) => fs.appendFileSync(process.env.ORCR_TUI_DEBUG!, JSON.stringify({conn: st.conn, n: st.view.ids.length, msg: st.message}) + '\n')); }
 }
 
 main(process.argv.slice(2)).catch((e) => die(e instanceof ArgsError ? e.message : ((e as Error).stack ?? String(e)), 1));

@@ -7,7 +7,7 @@ import type { RunEvent } from '../core/types.js';
 import type { StreamMessage } from '../client/client.js';
 import type { PublicRun } from '../server/view.js';
 import type { Token } from './theme.js';
-import { costText, tokensText } from './format.js';
+import { clock, costText, tokensText } from './format.js';
 
 export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type Status = (typeof STATUSES)[number];
@@ -152,8 +152,12 @@ export interface Stats {
   queued: number;
   active: number;
   holds: Record<string, number>;
-  /** Fleet budget meters, when the supervisor reports them. */
+  /** Fleet budget meters with a ceiling, when the supervisor reports them. */
   fleet: FleetMeter[];
+  /** The fleet budget tripped: nothing new starts until it resets. */
+  fleetExceeded: boolean;
+  /** "all" or a rolling window, as the supervisor names it. */
+  fleetWindow: string | null;
 }
 
 function toMeter(name: string, v: unknown): FleetMeter | null {
@@ -175,7 +179,9 @@ export function normalizeStats(raw: unknown): Stats {
     for (const [k, v] of Object.entries(o.holds as Record<string, unknown>)) if (typeof v === 'number') holds[k] = v;
   }
   const fleet: FleetMeter[] = [];
-  const src = o.fleet ?? o.budgets ?? o.budget;
+  const fleetObj = (o.fleet && typeof o.fleet === 'object' && !Array.isArray(o.fleet) ? o.fleet : {}) as Record<string, unknown>;
+  // `fleet: {exceeded, window, meters: {name: meter}}`, or the meters directly.
+  const src = fleetObj.meters ?? o.fleet ?? o.budgets ?? o.budget;
   if (Array.isArray(src)) {
     src.forEach((m, i) => {
       const mm = toMeter(`budget${i + 1}`, m);
@@ -199,6 +205,8 @@ export function normalizeStats(raw: unknown): Stats {
     active: typeof o.active === 'number' ? o.active : 0,
     holds,
     fleet: fleet.filter((m) => m.limit !== null),
+    fleetExceeded: fleetObj.exceeded === true,
+    fleetWindow: typeof fleetObj.window === 'string' ? fleetObj.window : null,
   };
 }
 
@@ -289,6 +297,16 @@ export function describeEvent(ev: RunEvent): string {
       const t = d.tokens as { input?: number; output?: number } | undefined;
       return `turn ${s(d.turns)}, ${tokensText((t?.input ?? 0) + (t?.output ?? 0))} tokens, ${costText(Number(d.cost_usd) || 0)}`;
     }
+    case 'hold':
+      return `${s(d.provider)} on hold until ${typeof d.until === 'number' ? clock(d.until) : s(d.until)}${d.retry_after_s ? ` (retry after ${s(d.retry_after_s)}s)` : ''}`;
+    case 'hold_lifted':
+      return `${s(d.provider)} hold lifted${d.early ? ' early' : ''}`;
+    case 'budget_warning':
+      return `${d.scope === 'fleet' ? 'fleet ' : ''}${s(d.meter)} at ${typeof d.fraction === 'number' ? Math.round(d.fraction * 100) : '?'}% (${s(d.used)}/${s(d.limit)})`;
+    case 'budget_exceeded':
+      return `${d.scope === 'fleet' ? 'fleet ' : ''}${s(d.meter)} exceeded (${s(d.used)}/${s(d.limit)})${d.scope === 'fleet' ? ': nothing new starts' : ''}`;
+    case 'budget_reset':
+      return `${d.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
     case 'supervisor_started':
       return `pid ${s(d.pid)}, ${s(d.active)} active`;
     default: {

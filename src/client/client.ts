@@ -140,7 +140,11 @@ function connectOnce(file: string): Promise<net.Socket> {
 
 /** The orcr CLI entry, for starting `orcr serve` detached. */
 export function cliEntry(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../cli/main.js');
+  const here = fileURLToPath(import.meta.url);
+  // Compiled: dist/src/client/client.js → dist/src/cli/main.js. Run from source
+  // (tests import the .ts file): use the build beside it.
+  if (here.endsWith('.js')) return path.resolve(path.dirname(here), '../cli/main.js');
+  return path.resolve(path.dirname(here), '../../dist/src/cli/main.js');
 }
 
 /**

@@ -1,0 +1,24 @@
+// The short chaos run for every CI build; `npm run torture -- --minutes N` runs
+// the same driver for longer and prints the same table.
+
+import { describe, expect, it } from 'vitest';
+import { runChaos, summaryTable } from './chaos.js';
+
+const seconds = Number(process.env.ORCR_TORTURE_SECONDS ?? 30);
+
+describe('chaos', () => {
+  it(
+    'loses nothing, starts nothing twice and never oversubscribes while the supervisor is SIGKILLed under churn',
+    async () => {
+      const r = await runChaos({ seconds, seed: process.env.ORCR_TORTURE_SEED ? Number(process.env.ORCR_TORTURE_SEED) : undefined, log: (s) => console.log(s) });
+      console.log(summaryTable(r));
+      expect(r.problems).toEqual([]);
+      expect(r.crashes).toBeGreaterThan(0);
+      expect(r.enqueued).toBeGreaterThan(20);
+      for (const [cap, limit] of Object.entries(r.limits)) expect(r.maxObserved[cap] ?? 0, cap).toBeLessThanOrEqual(limit);
+      // The monitor really saw the fleet at full width.
+      expect(r.maxObserved.global).toBeGreaterThan(1);
+    },
+    seconds * 1000 + 240_000,
+  );
+});

@@ -1,0 +1,302 @@
+// The chaos driver: a steady stream of short and long agents across providers
+// and workloads under tight caps, kills from the user, and SIGKILLs of the
+// supervisor at random moments (including right inside bursts of enqueues and
+// promotions). Then it checks that nothing was lost, started twice, or
+// oversubscribed, against an independent /proc monitor.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '../../src/client/client.js';
+import { homePaths } from '../../src/config/home.js';
+import { RemoteError } from '../../src/server/protocol.js';
+import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
+
+export const CHAOS_CONFIG = {
+  concurrency: {
+    max: 6,
+    providers: { alpha: 2, beta: 2, gamma: 3 },
+    workloads: { bulk: { max: 3, priority: 0 }, urgent: { reserved: 1, priority: 5 } },
+  },
+  timings: { kill_grace: '300ms' },
+};
+const PROVIDERS = ['alpha', 'beta', 'gamma'];
+const WORKLOADS = ['default', 'bulk', 'urgent'];
+
+export interface ChaosResult {
+  seconds: number;
+  enqueued: number;
+  uncertain: number;
+  crashes: number;
+  userKills: number;
+  reasons: Record<string, number>;
+  maxObserved: Record<string, number>;
+  limits: Record<string, number>;
+  monitorSamples: number;
+  events: number;
+  walBytes: number;
+  problems: string[];
+}
+
+/** A small seeded PRNG, so a failing run can be replayed with its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Planned {
+  name: string;
+  provider: string;
+  workload: string;
+  code: number;
+  uuid: string | null;
+  userKilled: boolean;
+}
+
+export async function runChaos(opts: { seconds: number; seed?: number; log?: (s: string) => void }): Promise<ChaosResult> {
+  const seed = opts.seed ?? Date.now() % 1_000_000;
+  const rand = rng(seed);
+  const log = opts.log ?? (() => undefined);
+  log(`chaos seed ${seed}`);
+  const h = new TestHome(CHAOS_CONFIG);
+  const home = homePaths(h.dir);
+  // The agent: marks its start, speaks jsonl, works a while, exits with the asked code.
+  const agent = script(
+    h,
+    'chaos-agent.sh',
+    `#!/bin/sh
+# args: PROVIDER WORKLOAD SECONDS CODE
+echo "$ORCR_RUN" >> "${h.dir}/starts"
+echo '{"type":"ready"}'
+echo '{"type":"turn_start"}'
+echo '{"type":"usage","input_tokens":5,"output_tokens":1}'
+sleep "$3"
+echo '{"type":"turn_end"}'
+exit "$4"
+`,
+  );
+  const monitorOut = path.join(h.dir, 'monitor.json');
+  const monitor = spawn(NODE, [path.join(path.dirname(new URL(import.meta.url).pathname), 'monitor.mjs'), agent, monitorOut], { stdio: 'ignore' });
+  const planned: Planned[] = [];
+  const result: ChaosResult = {
+    seconds: opts.seconds,
+    enqueued: 0,
+    uncertain: 0,
+    crashes: 0,
+    userKills: 0,
+    reasons: {},
+    maxObserved: {},
+    limits: {},
+    monitorSamples: 0,
+    events: 0,
+    walBytes: 0,
+    problems: [],
+  };
+  let client: Client | null = null;
+  const connect = async (): Promise<Client> => {
+    if (client) return client;
+    const c = await Client.connect(home, { timeoutMs: 20_000 });
+    c.onClose(() => {
+      if (client === c) client = null;
+    });
+    client = c;
+    return c;
+  };
+  let counter = 0;
+  const deadline = Date.now() + opts.seconds * 1000;
+  let nextCrash = Date.now() + 300 + rand() * 1200;
+  try {
+    while (Date.now() < deadline) {
+      const c = await connect();
+      // A burst of 1–6 runs, one transaction.
+      const burst: Planned[] = [];
+      const n = 1 + Math.floor(rand() * 6);
+      for (let i = 0; i < n; i++) {
+        const long = rand() < 0.25;
+        burst.push({
+          name: `r${++counter}`,
+          provider: PROVIDERS[Math.floor(rand() * PROVIDERS.length)]!,
+          workload: WORKLOADS[Math.floor(rand() * WORKLOADS.length)]!,
+          code: rand() < 0.2 ? 3 : 0,
+          uuid: null,
+          userKilled: false,
+        });
+        (burst[i] as Planned & { secs: string }).secs = long ? (0.6 + rand() * 1.2).toFixed(2) : (0.02 + rand() * 0.2).toFixed(2);
+      }
+      planned.push(...burst);
+      const crashNow = Date.now() >= nextCrash;
+      const pid = c.server?.pid ?? null;
+      const enqueue = c
+        .call<{ runs: { uuid: string; name: string }[] }>('run.enqueue', {
+          specs: burst.map((p) => ({
+            name: p.name,
+            provider: p.provider,
+            workload: p.workload === 'default' ? undefined : p.workload,
+            protocol: 'jsonl',
+            cwd: h.dir,
+            command: [agent, p.provider, p.workload, (p as Planned & { secs: string }).secs, String(p.code)],
+          })),
+        })
+        .then((res) => {
+          for (const r of res.runs) burst.find((p) => p.name === r.name)!.uuid = r.uuid;
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof RemoteError && e.code === 'unavailable')) throw e;
+        });
+      if (crashNow && pid !== null) {
+        // Kill it while it is busy: right after the enqueue was sent, mid-transaction or mid-spawn.
+        await new Promise((r) => setTimeout(r, rand() * 3));
+        try {
+          process.kill(pid, 'SIGKILL');
+          result.crashes++;
+        } catch {
+          /* already gone */
+        }
+        await until(() => !alive(pid), 'the supervisor to die', 10_000, 5);
+        nextCrash = Date.now() + 300 + rand() * 1500;
+      }
+      await enqueue;
+      // Now and then the user kills a random run (queued or live).
+      if (rand() < 0.15) {
+        const known = planned.filter((p) => p.uuid && !p.userKilled);
+        const target = known[Math.floor(rand() * known.length)];
+        if (target) {
+          try {
+            const c2 = await connect();
+            await c2.call('run.kill', { refs: [target.uuid!] });
+            target.userKilled = true;
+            result.userKills++;
+          } catch (e) {
+            if (!(e instanceof RemoteError && e.code === 'unavailable')) throw e;
+          }
+        }
+      }
+      await new Promise((r) => setTimeout(r, 20 + rand() * 120));
+    }
+
+    // Let the fleet drain under a live supervisor, then read everything back.
+    for (;;) {
+      try {
+        const c = await connect();
+        await c.call('run.wait', { all: true, timeout_ms: 120_000 });
+        const st = await c.call<{ active: number; queued: number }>('stats');
+        if (st.active === 0 && st.queued === 0) break;
+      } catch (e) {
+        if (!(e instanceof RemoteError && e.code === 'unavailable')) throw e;
+      }
+    }
+    monitor.kill('SIGTERM');
+    await new Promise((r) => monitor.once('exit', r));
+    const mon = JSON.parse(fs.readFileSync(monitorOut, 'utf8')) as { max: Record<string, number>; samples: number; worst: unknown };
+    if (process.env.ORCR_TORTURE_DEBUG) {
+      fs.writeFileSync('/tmp/chaos-worst.json', JSON.stringify(mon.worst, null, 2));
+      fs.copyFileSync(home.db, '/tmp/chaos.db');
+    }
+    result.maxObserved = mon.max;
+    result.monitorSamples = mon.samples;
+    result.limits = {
+      global: CHAOS_CONFIG.concurrency.max,
+      ...Object.fromEntries(Object.entries(CHAOS_CONFIG.concurrency.providers).map(([k, v]) => [`provider:${k}`, v])),
+      'workload:bulk': CHAOS_CONFIG.concurrency.workloads.bulk.max,
+    };
+    for (const [cap, limit] of Object.entries(result.limits)) {
+      if ((mon.max[cap] ?? 0) > limit) result.problems.push(`${cap}: ${mon.max[cap]} live agents seen, limit ${limit}`);
+    }
+
+    const runs = JSON.parse(cliOut(h, ['ps', '--all', '--json'])) as { uuid: string; name: string; status: string; exit_reason: string; exit_code: number | null }[];
+    const byName = new Map(runs.map((r) => [r.name, r]));
+    const starts = fs.existsSync(path.join(h.dir, 'starts')) ? fs.readFileSync(path.join(h.dir, 'starts'), 'utf8').trim().split('\n').filter(Boolean) : [];
+    const startCount = new Map<string, number>();
+    for (const u of starts) startCount.set(u, (startCount.get(u) ?? 0) + 1);
+    for (const [u, n] of startCount) if (n > 1) result.problems.push(`run ${u} started ${n} times`);
+    for (const p of planned) {
+      const r = byName.get(p.name);
+      if (!r) {
+        if (p.uuid) result.problems.push(`${p.name} (${p.uuid}) was confirmed queued but is missing`);
+        else result.uncertain++;
+        continue;
+      }
+      result.enqueued++;
+      if (p.uuid && p.uuid !== r.uuid) result.problems.push(`${p.name}: uuid changed`);
+      result.reasons[r.exit_reason] = (result.reasons[r.exit_reason] ?? 0) + 1;
+      if (r.status !== 'ended') result.problems.push(`${p.name} is ${r.status}, not ended`);
+      const started = startCount.get(r.uuid) ?? 0;
+      const expected = p.code === 0 ? 'completed' : 'errored';
+      if (p.userKilled) {
+        const ok = ['canceled', 'killed', expected].includes(r.exit_reason);
+        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${r.exit_reason}`);
+        if (started > 1) result.problems.push(`${p.name}: started ${started} times`);
+      } else {
+        if (r.exit_reason !== expected) result.problems.push(`${p.name}: ended ${r.exit_reason} (code ${r.exit_code}), expected ${expected}`);
+        else if (r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
+        if (started !== 1) result.problems.push(`${p.name}: started ${started} times`);
+      }
+    }
+    const events = JSON.parse(cliOut(h, ['events', '--json'])) as { seq: number }[];
+    result.events = events.length;
+    events.forEach((e, i) => {
+      if (e.seq !== i + 1) result.problems.push(`event seq ${e.seq} at position ${i + 1}: a gap or a duplicate`);
+    });
+    try {
+      result.walBytes = fs.statSync(`${home.db}-wal`).size;
+    } catch {
+      result.walBytes = 0;
+    }
+    // Nothing may be left running: no agent, no wrapper.
+    await until(() => leftovers(h.dir).length === 0, 'no process left', 10_000).catch(() => {
+      result.problems.push(`processes left running: ${leftovers(h.dir).join('; ')}`);
+    });
+    return result;
+  } finally {
+    client?.close();
+    monitor.kill('SIGKILL');
+    h.cleanup();
+  }
+}
+
+function cliOut(h: TestHome, args: string[]): string {
+  const r = spawnSync(NODE, [CLI, ...args], { env: h.env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`orcr ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Processes whose argv mentions the home: agents, wrappers (the supervisor is excluded: it is stopped last). */
+export function leftovers(dir: string): string[] {
+  const out: string[] = [];
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      if (argv.some((a) => a.includes(dir)) && !argv.includes('serve')) out.push(`${pid}: ${argv.join(' ').slice(0, 120)}`);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+export function summaryTable(r: ChaosResult): string {
+  const rows: [string, string][] = [
+    ['duration', `${r.seconds}s`],
+    ['runs enqueued (confirmed or found)', String(r.enqueued)],
+    ['enqueues lost with the crash (never committed)', String(r.uncertain)],
+    ['supervisor crashes survived (SIGKILL)', String(r.crashes)],
+    ['user kills', String(r.userKills)],
+    ['exit reasons', Object.entries(r.reasons).map(([k, v]) => `${k} ${v}`).join(', ')],
+    ['events journaled (seq contiguous)', String(r.events)],
+    ['WAL size at end', `${(r.walBytes / 1024).toFixed(0)} KiB`],
+    ['/proc monitor samples', String(r.monitorSamples)],
+    ...Object.entries(r.limits).map(([cap, limit]): [string, string] => [`max live ${cap}`, `${r.maxObserved[cap] ?? 0} / ${limit}`]),
+    ['problems', r.problems.length === 0 ? 'none' : String(r.problems.length)],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+}

@@ -1,0 +1,149 @@
+// Faults: a journal that cannot be written, stale sockets, a second
+// supervisor, and a system clock that jumps.
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, CLI, NODE, TestHome, until } from '../support/harness.js';
+
+let homes: TestHome[] = [];
+function home(config?: unknown): TestHome {
+  const h = new TestHome(config);
+  homes.push(h);
+  return h;
+}
+afterEach(() => {
+  for (const h of homes) h.cleanup();
+  homes = [];
+});
+
+function canMountTmpfs(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-mnt-'));
+  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]);
+  if (r.status === 0) spawnSync('umount', [probe]);
+  fs.rmdirSync(probe);
+  return r.status === 0;
+}
+
+const FAKETIME_LIB = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'].find((f) => fs.existsSync(f));
+
+describe('faults', () => {
+  it.skipIf(!canMountTmpfs())('on a full disk the supervisor fails closed, says why, and resumes when space returns', async () => {
+    const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-full-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', mnt]);
+    try {
+      const dir = path.join(mnt, 'home');
+      fs.mkdirSync(dir, { mode: 0o700 });
+      const env = { ...process.env, ORCR_HOME: dir, NO_COLOR: '1' };
+      const orcr = (args: string[]) => spawnSync(NODE, [CLI, ...args], { env, encoding: 'utf8' });
+      orcr(['run', '-n', 'before', '--', 'true']);
+      expect(orcr(['wait', 'before']).stdout.trim()).toBe('before completed');
+
+      // Fill the disk.
+      const filler = path.join(mnt, 'filler');
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { stdio: 'ignore' });
+      const refused = orcr(['run', '-n', 'during', '--', 'true']);
+      expect(refused.status).toBe(7);
+      expect(refused.stderr).toMatch(/journal cannot be written .*(SQLITE_FULL|disk)/i);
+      const st = orcr(['server', 'status']);
+      expect(st.stdout).toMatch(/DEGRADED: the journal cannot be written/);
+      // Reads still work.
+      expect(JSON.parse(orcr(['ps', '--all', '--json']).stdout).map((r: { name: string }) => r.name)).toEqual(['before']);
+
+      fs.rmSync(filler);
+      await until(() => orcr(['run', '-n', 'after', '--', 'true']).status === 0, 'the supervisor to resume', 15_000, 200);
+      expect(orcr(['wait', 'after']).stdout.trim()).toBe('after completed');
+      // The store is intact.
+      const check = spawnSync('sqlite3', [path.join(dir, 'orcr.db'), 'PRAGMA integrity_check;'], { encoding: 'utf8' });
+      if (check.status === 0) expect(check.stdout.trim()).toBe('ok');
+      orcr(['server', 'stop']);
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+      fs.rmSync(mnt, { recursive: true, force: true });
+    }
+  });
+
+  it('recovers a stale socket left by a dead supervisor, and refuses a second supervisor for the same home', async () => {
+    const h = home();
+    h.cli(['ps']);
+    const pid = h.serverPid()!;
+    const second = spawnSync(NODE, [CLI, 'serve'], { env: h.env, encoding: 'utf8', timeout: 20_000 });
+    expect(second.status).toBe(7);
+    expect(second.stderr).toMatch(/already running/);
+    expect(h.serverPid()).toBe(pid);
+
+    process.kill(pid, 'SIGKILL');
+    await until(() => !alive(pid), 'the supervisor to die');
+    expect(fs.existsSync(path.join(h.dir, 'orcr.sock'))).toBe(true); // stale
+    const r = h.cli(['run', '-n', 'x', '--', 'true']);
+    expect(r.code).toBe(0);
+    expect(h.serverPid()).not.toBe(pid);
+  });
+
+  it('racing starters end with exactly one supervisor', async () => {
+    const h = home();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        new Promise<number>((resolve) => {
+          const c = h.spawn(['stats', '--json']);
+          c.on('exit', (code) => resolve(code ?? -1));
+        }),
+      ),
+    );
+    expect(results).toEqual(Array(6).fill(0));
+    const serves = fs
+      .readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+          const env = fs.readFileSync(`/proc/${p}/environ`, 'utf8');
+          return argv.includes('serve') && env.includes(`ORCR_HOME=${h.dir}`);
+        } catch {
+          return false;
+        }
+      });
+    await until(() => serves.filter((p) => alive(Number(p))).length === 1, 'one supervisor');
+  });
+
+  it.skipIf(!FAKETIME_LIB)('a system clock that jumps neither expires queued runs early nor extends timeouts', async () => {
+    const h = home({ concurrency: { max: 1, workloads: { quick: { max_wait: '3s' } } }, timings: { kill_grace: '500ms' } });
+    const clock = path.join(h.dir, 'faketime');
+    fs.writeFileSync(clock, '+0');
+    // The supervisor runs with a fake wall clock that the test moves; its monotonic clock is real.
+    const faked = { LD_PRELOAD: FAKETIME_LIB!, FAKETIME_TIMESTAMP_FILE: clock, FAKETIME_NO_CACHE: '1', DONT_FAKE_MONOTONIC: '1' };
+    const sup = spawn(NODE, [CLI, 'serve'], { env: { ...h.env, ...faked }, stdio: 'ignore' });
+    try {
+      await until(() => h.serverPid() === sup.pid, 'the supervisor to be ready');
+      h.json(['run', '-n', 'blocker', '--', 'sleep', '30']);
+      const t0 = Date.now();
+      h.json(['run', '-n', 'waiter', '-w', 'quick', '--', 'true']);
+      // The wall clock leaps an hour ahead: the 3 s max_wait must not be over.
+      fs.writeFileSync(clock, '+3600');
+      await new Promise((r) => setTimeout(r, 500));
+      // Another enqueue makes the supervisor run an admission pass under the new wall time.
+      h.json(['run', '-n', 'trigger', '--', 'true']);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(h.json<{ status: string }>(['show', 'waiter']).status).toBe('queued');
+      expect(h.cli(['wait', 'waiter', '--timeout', '20s']).stdout.trim()).toBe('waiter expired');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+
+      // Now it falls two hours back while a 2 s timeout runs: it must still end at ~2 s.
+      h.cli(['kill', 'blocker', 'trigger']);
+      expect(h.cli(['wait', 'blocker']).stdout.trim()).toBe('blocker killed');
+      h.json(['run', '-n', 'timed', '--timeout', '2s', '--', 'sleep', '30']);
+      await until(() => h.json<{ status: string }>(['show', 'timed']).status === 'working', 'timed to work');
+      const t1 = Date.now();
+      fs.writeFileSync(clock, '-3600');
+      expect(h.cli(['wait', 'timed', '--timeout', '20s']).stdout.trim()).toBe('timed timeout');
+      expect(Date.now() - t1).toBeLessThan(10_000);
+    } finally {
+      sup.kill('SIGTERM');
+      await new Promise((r) => sup.once('exit', r));
+    }
+  });
+});
+

@@ -12,7 +12,8 @@ export interface Config extends ParsedConfig {
 }
 
 function keyPath(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(top level)' : path.map(String).join('.');
+  // Odd keys (spaces, dots, empty) are quoted so the path stays readable.
+  return path.length === 0 ? '(top level)' : path.map((k) => (/^[\w-]+$/.test(String(k)) ? String(k) : JSON.stringify(String(k)))).join('.');
 }
 
 /** Validate an already-parsed JSON value. Throws ConfigError naming the key. */

@@ -16,6 +16,8 @@ describe('chaos', () => {
       expect(r.crashes).toBeGreaterThan(0);
       expect(r.enqueued).toBeGreaterThan(20);
       for (const [cap, limit] of Object.entries(r.limits)) expect(r.maxObserved[cap] ?? 0, cap).toBeLessThanOrEqual(limit);
+      // The WAL stays bounded (checkpoints keep up with the churn).
+      expect(r.walBytes).toBeLessThan(64 * 1024 * 1024);
       // The monitor really saw the fleet at full width.
       expect(r.maxObserved.global).toBeGreaterThan(1);
     },

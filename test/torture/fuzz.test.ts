@@ -1,0 +1,187 @@
+// Bad input only ever gets a clear error: the config loader, the CLI's
+// argument parser, and the socket protocol (the adapters have their own fuzz
+// tests in test/agents/fuzz.test.ts).
+
+import net from 'node:net';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config/load.js';
+import { parseFanOut, parseRunArgs } from '../../src/cli/run-args.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { Client } from '../../src/client/client.js';
+import { homePaths } from '../../src/config/home.js';
+import { TestHome } from '../support/harness.js';
+
+const VALID = {
+  concurrency: { max: 4, providers: { a: 2 }, workloads: { w: { reserved: 1, priority: 2, max: 3, max_wait: '1m' } } },
+  timings: { kill_grace: '1s' },
+  providers: { a: { command: ['x', '{prompt}'], protocol: 'jsonl', price: { input_per_mtok: 1, output_per_mtok: 2 } } },
+  budgets: { run: { max_tokens: 10 }, fleet: { window: '24h' } },
+  loop: { action: 'warn' },
+};
+
+/** Replace one random leaf or key of a JSON value. */
+function mutate(value: unknown, pick: number, replacement: unknown): unknown {
+  let n = 0;
+  const walk = (v: unknown): unknown => {
+    if (n++ === pick) return replacement;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value);
+}
+
+describe('fuzz: config loader', () => {
+  it('any JSON value is either a config or a ConfigError that names a key', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        try {
+          parseConfig(v);
+        } catch (e) {
+          expect(e).toBeInstanceOf(ConfigError);
+          expect((e as Error).message).toMatch(/^config\.json: \S+/);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a valid config with one value swapped for junk is accepted or refused with the key path', () => {
+    fc.assert(
+      fc.property(fc.nat(40), fc.oneof(fc.jsonValue(), fc.constantFrom(-1, 1.5, '', 'nope', null, [], {}, 1e308, '1x')), (pick, junk) => {
+        try {
+          parseConfig(mutate(VALID, pick, junk));
+        } catch (e) {
+          expect(e).toBeInstanceOf(ConfigError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('fuzz: CLI arguments', () => {
+  const FLAGS = ['-a', '-n', '-w', '-p', '--protocol', '--max-turns', '--max-tokens', '--max-cost', '--timeout', '--loop', '--interactive', '--idle-after', '--cwd', '-e', '--json', '--', '--from', '--bogus', '-x'];
+  it('run arguments parse to a spec or a usage error, never anything else', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...FLAGS), fc.string(), fc.constantFrom('1', '-1', '1.5', '30s', 'abc', 'jsonl', 'warn', '/', 'K=V')), { maxLength: 12 }), (args) => {
+        try {
+          const spec = args.includes('--from') ? null : parseRunArgs(args, '/');
+          if (spec) expect(spec.cwd).toBeTypeOf('string');
+        } catch (e) {
+          expect(e).toBeInstanceOf(UsageError);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('fan-out lines parse to specs or a usage error naming the line', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-fz-'));
+    const file = path.join(dir, 'specs');
+    try {
+      fc.assert(
+        fc.property(fc.array(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string()), { minLength: 1, maxLength: 5 }), (lines) => {
+          fs.writeFileSync(file, lines.join('\n'));
+          try {
+            parseFanOut(['--from', file], '/');
+          } catch (e) {
+            expect(e).toBeInstanceOf(UsageError);
+            expect((e as Error).message).toMatch(/specs(:\d+)?: |no run specs/);
+          }
+        }),
+        { numRuns: 1000 },
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('fuzz: socket protocol', () => {
+  let h: TestHome;
+  let pid: number;
+  beforeAll(() => {
+    h = new TestHome();
+    h.cli(['ps']);
+    pid = h.serverPid()!;
+  });
+  afterAll(() => h.cleanup());
+
+  function raw(): Promise<net.Socket> {
+    return new Promise((resolve, reject) => {
+      const s = net.createConnection(path.join(h.dir, 'orcr.sock'), () => resolve(s));
+      s.on('error', reject);
+    });
+  }
+
+  async function exchange(payload: Buffer | string, waitMs = 200): Promise<string> {
+    const s = await raw();
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    s.on('error', () => undefined);
+    s.write(payload);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, waitMs);
+      s.on('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+    s.destroy();
+    return got;
+  }
+
+  it('random bytes, huge frames, wrong shapes and unknown versions get errors, and nothing else is disturbed', async () => {
+    const live = h.json<{ uuid: string }>(['run', '-n', 'bystander', '--', 'sleep', '2']);
+    const watcher = await Client.connect(homePaths(h.dir), { autoStart: false });
+
+    const unknownVersion = await exchange(JSON.stringify({ id: 1, method: 'hello', params: { version: 99 } }) + '\n');
+    expect(JSON.parse(unknownVersion.split('\n')[0]!).error.code).toBe('version');
+    const noHello = await exchange(JSON.stringify({ id: 2, method: 'run.list' }) + '\n');
+    expect(JSON.parse(noHello.split('\n')[0]!).error.message).toMatch(/hello/);
+    const notJson = await exchange('{{{ not json\n');
+    expect(JSON.parse(notJson.split('\n')[0]!).error.code).toBe('usage');
+    const huge = await exchange(Buffer.alloc(9 * 1024 * 1024, 0x61), 2000);
+    expect(huge).toMatch(/frame larger than/);
+
+    const hello = JSON.stringify({ id: 0, method: 'hello', params: { version: 1 } }) + '\n';
+    const shapes = [
+      [],
+      42,
+      null,
+      { id: 'x', method: 7 },
+      { id: 3, method: 'run.enqueue', params: { specs: 'nope' } },
+      { id: 4, method: 'run.enqueue', params: { specs: [{ cwd: 5 }] } },
+      { id: 5, method: 'run.enqueue', params: { specs: [{ cwd: '/', command: [] }] } },
+      { id: 6, method: 'run.kill', params: { refs: [{}] } },
+      { id: 7, method: 'run.wait', params: { refs: 'all', timeout_ms: -1 } },
+      { id: 8, method: 'no.such.method' },
+      { id: 9, method: 'subscribe', params: { since: 'x' } },
+      { id: 10, method: 'events', params: { since: -5 } },
+    ];
+    for (const shape of shapes) {
+      const out = await exchange(hello + JSON.stringify(shape) + '\n');
+      const replies = out.trim().split('\n').map((l) => JSON.parse(l));
+      expect(replies[1]?.error, JSON.stringify(shape)).toBeDefined();
+    }
+
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 512 }), async (bytes) => {
+        await exchange(Buffer.concat([Buffer.from(bytes), Buffer.from('\n')]), 20);
+      }),
+      { numRuns: 60 },
+    );
+
+    // The supervisor, other clients and runs carried on.
+    expect(h.serverPid()).toBe(pid);
+    const stats = await watcher.call<{ active: number }>('stats');
+    expect(stats.active).toBeGreaterThanOrEqual(0);
+    watcher.close();
+    expect(h.cli(['wait', live.uuid]).stdout.trim()).toBe('bystander completed');
+  });
+});

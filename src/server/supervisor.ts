@@ -114,7 +114,6 @@ export class Supervisor {
     private readonly log: (msg: string) => void = () => undefined,
   ) {
     this.journal = new Journal(home.db, { synchronous: config.journal.synchronous });
-    this.journal.onEvent((e) => this.afterEvent(e));
   }
 
   // ---------- start-up: rebuild and reconcile ----------
@@ -160,20 +159,25 @@ export class Supervisor {
       return;
     }
     // Promoted but never spawned (the crash fell between the two): start it now.
-    this.spawn(run);
+    this.spawn([run]);
   }
 
   // ---------- enqueue ----------
 
   resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; stdinPrompt: boolean } {
-    const presets: Record<string, ProviderPreset> = { ...BUILTIN_PROVIDERS, ...this.config.providers };
+    // A config entry refines the built-in preset of the same name (e.g. adds a price), key by key.
+    const presetFor = (name: string): ProviderPreset | undefined => {
+      const builtin = Object.hasOwn(BUILTIN_PROVIDERS, name) ? BUILTIN_PROVIDERS[name] : undefined;
+      const configured = Object.hasOwn(this.config.providers, name) ? this.config.providers[name] : undefined;
+      return builtin || configured ? { ...builtin, ...configured } : undefined;
+    };
     let command = spec.command && spec.command.length > 0 ? spec.command : null;
     let provider = spec.provider ?? null;
     let protocol: Protocol | null = spec.protocol ?? null;
     let stdinPrompt = false;
     if (!command) {
       if (!provider) throw new RemoteError('usage', 'nothing to run: give -a PROVIDER (a preset) or -- COMMAND ARGS...');
-      const preset = presets[provider];
+      const preset = presetFor(provider);
       if (!preset || !preset.command) {
         throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
       }
@@ -185,7 +189,7 @@ export class Supervisor {
       stdinPrompt = !hasPlaceholder && spec.prompt !== undefined;
       protocol = protocol ?? preset.protocol ?? null;
     } else {
-      const preset = provider ? presets[provider] : undefined;
+      const preset = provider ? presetFor(provider) : undefined;
       protocol = protocol ?? preset?.protocol ?? null;
       provider = provider ?? path.basename(command[0]!);
     }
@@ -322,12 +326,17 @@ export class Supervisor {
       input.waiters = this.queue.filter((w) => !lateSet.has(w.uuid));
     }
     const promote = decide(input);
-    for (const uuid of promote) {
-      const run = this.runs.get(uuid)!;
-      this.removeFromQueue(uuid);
-      const next = transition(run, 'starting', now);
-      this.save(next, { type: 'starting', data: { from: 'queued' } });
-      this.spawn(next);
+    if (promote.length > 0) {
+      // Group commit: every promotion of this pass in one transaction, before any spawn.
+      const starting = this.journal.transaction(() =>
+        promote.map((uuid) => {
+          const next = transition(this.runs.get(uuid)!, 'starting', now);
+          this.save(next, { type: 'starting', data: { from: 'queued' } });
+          this.removeFromQueue(uuid);
+          return next;
+        }),
+      );
+      this.spawn(starting);
     }
     this.armDeadline(now);
   }
@@ -349,30 +358,42 @@ export class Supervisor {
 
   // ---------- processes ----------
 
-  private spawn(run: Run): void {
-    const dir = runDir(this.home, run.uuid);
-    const stdinFifo = run.interactive || run.prompt !== null || acceptsInput(run.protocol);
-    try {
-      const launched = launch({
-        dir,
-        argv: run.command,
-        cwd: run.cwd,
-        env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
-        stdinFifo,
-      });
-      let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
-      // Without a protocol that announces itself, being spawned is the only sign of life.
-      if (next.protocol === null || next.protocol === 'plain') {
-        next = transition(next, 'working', monoNow());
-        this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
-      } else {
-        this.save(next, { type: 'spawned', data: { pid: launched.pid } });
+  /** Launch runs already journaled as `starting`, then record every outcome in one transaction. */
+  private spawn(runs: Run[]): void {
+    const outcomes = runs.map((run) => {
+      try {
+        const launched = launch({
+          dir: runDir(this.home, run.uuid),
+          argv: run.command,
+          cwd: run.cwd,
+          env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
+          stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
+        });
+        return { run, launched, error: null };
+      } catch (e) {
+        return { run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
-      this.watch(next, launched.child);
-      if (run.prompt !== null) this.writeInput(next, run.prompt, false);
-    } catch (e) {
-      const detail = e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}`;
-      this.end(run.uuid, 'failed', detail, null);
+    });
+    const started = this.journal.transaction(() =>
+      outcomes.flatMap(({ run, launched, error }) => {
+        if (!launched) {
+          this.end(run.uuid, 'failed', error, null);
+          return [];
+        }
+        let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
+        // Without a protocol that announces itself, being spawned is the only sign of life.
+        if (next.protocol === null || next.protocol === 'plain') {
+          next = transition(next, 'working', monoNow());
+          this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
+        } else {
+          this.save(next, { type: 'spawned', data: { pid: launched.pid } });
+        }
+        return [{ next, child: launched.child }];
+      }),
+    );
+    for (const { next, child } of started) {
+      this.watch(next, child);
+      if (next.prompt !== null) this.writeInput(next, next.prompt, false);
     }
   }
 
@@ -726,7 +747,7 @@ export class Supervisor {
     if (from === 'queued') this.removeFromQueue(uuid);
     this.cleanupLive(uuid);
     this.scheduleAdmit();
-    this.settleWaits(next);
+    this.settleWaits();
   }
 
   /** Journal first, memory second: a write that fails leaves memory as the journal has it. */
@@ -865,8 +886,7 @@ export class Supervisor {
     return token ? { uuid, name: run.name, token } : null;
   }
 
-  private settleWaits(endedRun?: Run): void {
-    void endedRun;
+  private settleWaits(): void {
     for (const w of this.waits) {
       const all = w.uuids.map((u) => this.settled(u, w.minInput.get(u)!));
       if (all.every((s) => s !== null)) {
@@ -878,10 +898,6 @@ export class Supervisor {
   }
 
   // ---------- reads ----------
-
-  private afterEvent(_e: RunEvent): void {
-    /* the server attaches broadcasters through journal.onEvent */
-  }
 
   activeUuids(): string[] {
     return [...this.runs.keys()];

@@ -9,10 +9,17 @@ export class StreamBatcher {
   private queue: StreamMessage[] = [];
   private timer: NodeJS.Timeout | null = null;
   private held = false;
+  private lastFlush = 0;
 
+  /**
+   * @param intervalMs how long a first event waits for company (one frame)
+   * @param minGapMs   least time between two flushes: under a sustained
+   *                   stream the store changes at most 1000/minGapMs times a second
+   */
   constructor(
     private readonly flushFn: (msgs: StreamMessage[]) => void,
     private readonly intervalMs = 30,
+    private readonly minGapMs = 30,
   ) {}
 
   push(m: StreamMessage): void {
@@ -22,10 +29,11 @@ export class StreamBatcher {
 
   private arm(): void {
     if (this.timer || this.held || this.queue.length === 0) return;
+    const wait = Math.max(this.intervalMs, this.lastFlush + this.minGapMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.flush();
-    }, this.intervalMs);
+    }, wait);
   }
 
   /** Apply what is queued now (unless held). */
@@ -33,6 +41,7 @@ export class StreamBatcher {
     if (this.held || this.queue.length === 0) return;
     const q = this.queue;
     this.queue = [];
+    this.lastFlush = Date.now();
     this.flushFn(q);
   }
 

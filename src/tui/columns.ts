@@ -59,24 +59,38 @@ const DEFS: readonly ColumnDef[] = [
 export const MARKER_WIDTH = 2;
 const GAP = 1;
 
+/** Widths a flexible column would like before spare room is shared out. */
+const COMFORT: Partial<Record<ColumnKey, number>> = { name: 20, target: 17 };
+/** Columns worth less than this go first, to keep names readable. */
+const OPTIONAL_BELOW = 50;
+
 /** The columns that fit in `width`, with flexible columns sharing what is left. */
 export function layoutColumns(width: number): Column[] {
   let defs = [...DEFS];
-  const need = (ds: readonly ColumnDef[]): number => MARKER_WIDTH + ds.reduce((n, d) => n + d.width, 0) + GAP * (ds.length - 1);
-  while (need(defs) > width) {
-    const droppable = defs.filter((d) => d.priority < 100);
-    if (droppable.length === 0) break;
+  const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
+    MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, COMFORT[d.key] ?? 0) : d.width), 0) + GAP * (ds.length - 1);
+  const dropLowest = (below: number): boolean => {
+    const droppable = defs.filter((d) => d.priority < below);
+    if (droppable.length === 0) return false;
     const lowest = droppable.reduce((a, b) => (b.priority < a.priority ? b : a));
     defs = defs.filter((d) => d !== lowest);
-  }
+    return true;
+  };
+  // First the optional columns make way for comfortable names, then anything but status and name goes if it must.
+  while (need(defs, true) > width && dropLowest(OPTIONAL_BELOW));
+  while (need(defs, false) > width && dropLowest(100));
   const widths = new Map(defs.map((d) => [d.key, d.width]));
-  let spare = Math.max(0, width - need(defs));
-  // Hand spare columns to flexible ones in table order (the name first), each up to its max.
-  for (const d of defs) {
-    if (d.max === undefined || spare === 0) continue;
-    const grow = Math.min(spare, d.max - d.width);
-    widths.set(d.key, d.width + grow);
-    spare -= grow;
+  let spare = Math.max(0, width - need(defs, false));
+  // Share spare columns among the flexible ones, one at a time, each up to its max.
+  const flex = defs.filter((d) => d.max !== undefined);
+  while (spare > 0 && flex.some((d) => widths.get(d.key)! < d.max!)) {
+    for (const d of flex) {
+      if (spare === 0) break;
+      if (widths.get(d.key)! < d.max!) {
+        widths.set(d.key, widths.get(d.key)! + 1);
+        spare--;
+      }
+    }
   }
   return defs.map((d) => ({ key: d.key, header: d.header, width: widths.get(d.key)!, align: d.align }));
 }

@@ -63,10 +63,16 @@ export class Controller implements Actions {
   private statsTimer: NodeJS.Timeout | null = null;
   private lastStatsAt = 0;
   private connecting = false;
+  /** `r` while a reconnect loop sleeps: start a supervisor on its next try, now. */
+  private startRequested = false;
+  private wake: (() => void) | null = null;
   private waitId = 0;
+  private lastBellAt = 0;
   private waitClients = new Set<ClientLike>();
   private procPrev: GroupSample | null = null;
   private procFor: string | null = null;
+  /** Actions on a run still on their way (a send): a wait issued after them waits for them. */
+  private inflight = new Map<string, Promise<unknown>>();
   private readonly connect: Connect;
   private readonly opts: Required<Pick<ControllerOptions, 'statsIntervalMs' | 'frameMs' | 'reconnectDelayMs'>> & ControllerOptions;
 
@@ -77,7 +83,7 @@ export class Controller implements Actions {
   ) {
     this.opts = { statsIntervalMs: 1000, frameMs: 30, reconnectDelayMs: 1000, ...opts };
     this.connect = opts.connect ?? ((h, o) => Client.connect(h, o));
-    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), this.opts.frameMs);
+    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), this.opts.frameMs, Number(process.env.ORCR_TUI_GAP ?? 30));
     this.batcher.hold();
   }
 
@@ -89,6 +95,7 @@ export class Controller implements Actions {
 
   stop(): void {
     this.stopped = true;
+    this.wake?.();
     for (const t of this.timers) clearInterval(t);
     if (this.statsTimer) clearTimeout(this.statsTimer);
     this.batcher.clear();
@@ -128,6 +135,10 @@ export class Controller implements Actions {
     this.connecting = true;
     try {
       while (!this.stopped && !this.client) {
+        if (this.startRequested) {
+          autoStart = true;
+          this.startRequested = false;
+        }
         try {
           let c: ClientLike;
           try {
@@ -148,7 +159,14 @@ export class Controller implements Actions {
           this.setConn('down', { error: (e as Error).message });
           // After the first attempt, only reconnect to a supervisor that is back; `r` starts one.
           autoStart = false;
-          await new Promise((r) => setTimeout(r, this.opts.reconnectDelayMs));
+          await new Promise<void>((r) => {
+            const t = setTimeout(r, this.opts.reconnectDelayMs);
+            this.wake = () => {
+              clearTimeout(t);
+              r();
+            };
+          });
+          this.wake = null;
         }
       }
     } finally {
@@ -197,6 +215,9 @@ export class Controller implements Actions {
       this.set(info('connected', Date.now()));
       return;
     }
+    this.set(info('starting the supervisor…', Date.now()));
+    this.startRequested = true;
+    this.wake?.();
     void this.connectLoop(true);
   }
 
@@ -216,7 +237,11 @@ export class Controller implements Actions {
       }
       return patch;
     });
-    if (bell !== null && !this.opts.quiet) this.opts.writeTerminal?.(notificationBytes(bell, this.opts.env ?? process.env));
+    // One bell per couple of seconds at most: a fleet ending together is one notification, not fifty.
+    if (bell !== null && !this.opts.quiet && now - this.lastBellAt >= 2000) {
+      this.lastBellAt = now;
+      this.opts.writeTerminal?.(notificationBytes(bell, this.opts.env ?? process.env));
+    }
     if (slotChange) this.requestStats(250);
   }
 
@@ -283,9 +308,14 @@ export class Controller implements Actions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    c.call('run.send', { ref: uuid, text })
+    const p = c
+      .call('run.send', { ref: uuid, text })
       .then(() => this.set(info(`sent to ${name}`, Date.now())))
       .catch((e) => this.fail(`send to ${name}`, e));
+    this.inflight.set(uuid, p);
+    void p.finally(() => {
+      if (this.inflight.get(uuid) === p) this.inflight.delete(uuid);
+    });
   }
 
   /** `w`: a second connection blocks in run.wait, so the main stream keeps flowing. */
@@ -300,9 +330,13 @@ export class Controller implements Actions {
     void (async () => {
       let wc: ClientLike | null = null;
       try {
+        // `s` then `w`: wait for the turn the input starts, not the one before it.
+        await this.inflight.get(uuid);
         wc = await this.connect(this.home, { autoStart: false });
         this.waitClients.add(wc);
         const res = await wc.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { refs: [uuid] });
+        // The stream told the main connection first; show that before the banner so they agree.
+        this.batcher.flush();
         update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
       } catch (e) {
         update({ state: 'failed', error: (e as Error).message });

@@ -61,7 +61,7 @@ const NAV: readonly KeyContext[] = ['list', 'details'];
 
 export const BINDINGS: readonly Binding[] = [
   { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: NAV },
-  { command: Command.Down, keys: [{ key: 'downArrow' }, { input: 'j' }], label: '↓/j', hint: 'down', contexts: NAV, footer: true },
+  { command: Command.Down, keys: [{ key: 'downArrow' }, { input: 'j' }], label: '↓/j', hint: 'down', contexts: NAV },
   { command: Command.PageUp, keys: [{ key: 'pageUp' }, { input: 'b', ctrl: true }], label: 'PgUp', hint: 'page up', contexts: NAV },
   { command: Command.PageDown, keys: [{ key: 'pageDown' }, { input: 'f', ctrl: true }], label: 'PgDn', hint: 'page down', contexts: NAV },
   { command: Command.First, keys: [{ input: 'g' }, { key: 'home' }], label: 'g', hint: 'first', contexts: NAV },
@@ -71,12 +71,12 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.KillNow, keys: [{ input: 'X' }], label: 'X', hint: 'kill without asking', contexts: NAV },
   { command: Command.Wait, keys: [{ input: 'w' }], label: 'w', hint: 'wait', contexts: NAV, footer: true },
   { command: Command.Send, keys: [{ input: 's' }], label: 's', hint: 'send', contexts: NAV, footer: true },
-  { command: Command.New, keys: [{ input: 'n' }], label: 'n', hint: 'new run', contexts: ['list'], footer: true },
+  { command: Command.New, keys: [{ input: 'n' }], label: 'n', hint: 'new', contexts: ['list'], footer: true },
   { command: Command.Filter, keys: [{ input: '/' }], label: '/', hint: 'filter', contexts: ['list'], footer: true },
-  { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'active/all', contexts: ['list'], footer: true },
+  { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true },
   { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'help'] },
-  { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'next pane', contexts: ['list'], footer: true },
-  { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'event log', contexts: ['list'], footer: true },
+  { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
+  { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true },
   { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'help'] },
   { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'help'], footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
@@ -108,9 +108,35 @@ export function matchKey(context: KeyContext, input: string, key: Key): Command 
   return null;
 }
 
-/** Footer hints for a context: "x kill · w wait · …". */
+/** The footer's order: the most used first, so a narrow terminal cuts the least useful. */
+const FOOTER_ORDER: readonly Command[] = [
+  Command.Confirm,
+  Command.Deny,
+  Command.Submit,
+  Command.Back,
+  Command.Details,
+  Command.Kill,
+  Command.Wait,
+  Command.Send,
+  Command.New,
+  Command.Filter,
+  Command.Help,
+  Command.Quit,
+  Command.NextPane,
+  Command.ToggleAll,
+  Command.ToggleEvents,
+];
+
+/** Footer hints for a context: "j/k move  x kill  w wait  …". */
 export function footerHints(context: KeyContext): { label: string; hint: string }[] {
-  return BINDINGS.filter((b) => b.footer && b.contexts.includes(context)).map((b) => ({ label: b.label, hint: b.hint }));
+  const out: { label: string; hint: string }[] = [];
+  if (context === 'list' || context === 'details') out.push({ label: 'j/k', hint: context === 'list' ? 'move' : 'scroll' });
+  for (const c of FOOTER_ORDER) {
+    const b = BINDINGS.find((x) => x.command === c && x.footer && x.contexts.includes(context));
+    if (b) out.push({ label: b.label, hint: b.hint });
+  }
+  if (context === 'details' || context === 'help') out.unshift({ label: 'esc', hint: 'back' });
+  return out;
 }
 
 /** Help screen lines: every binding once per command, in table order. */

@@ -58,6 +58,9 @@ async function main(argv: string[]): Promise<void> {
   // on a real terminal must draw, whatever CI says. Decide before ink loads.
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  // React's development build costs several times the CPU per render (and
+  // Ink renders the whole tree per update); a user's terminal wants production.
+  process.env.NODE_ENV ??= 'production';
   const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
 
   const store = createTuiStore({ home: home.dir, theme });

@@ -17,6 +17,9 @@ export class JournalUnavailable extends Error {
 
 const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
 
+/** Hears every committed event, with the run row written beside it (null for events about no row change). */
+export type EventListener = (event: RunEvent, run: Run | null) => void;
+
 export interface EventInput {
   type: string;
   data?: Record<string, unknown>;
@@ -45,8 +48,9 @@ export class Journal {
   private queueSeq = 0;
   private readonly stmts;
   /** Callbacks for every committed event, in seq order; the server broadcasts from here. */
-  private listeners: ((e: RunEvent) => void)[] = [];
-  private pending: RunEvent[] = [];
+  private listeners: EventListener[] = [];
+  /** Events of the open transaction, each with the run row it wrote (if any). */
+  private pending: { event: RunEvent; run: Run | null }[] = [];
   private depth = 0;
 
   constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
@@ -115,7 +119,7 @@ export class Journal {
     }
   }
 
-  onEvent(fn: (e: RunEvent) => void): () => void {
+  onEvent(fn: EventListener): () => void {
     this.listeners.push(fn);
     return () => {
       this.listeners = this.listeners.filter((l) => l !== fn);
@@ -150,7 +154,7 @@ export class Journal {
     }
     const committed = this.pending;
     this.pending = [];
-    for (const e of committed) for (const l of this.listeners) l(e);
+    for (const { event, run } of committed) for (const l of this.listeners) l(event, run);
     return result;
   }
 
@@ -158,11 +162,11 @@ export class Journal {
     return this.queueSeq + 1;
   }
 
-  private append(run: string | null, ev: EventInput, ts: number): RunEvent {
+  private append(run: string | null, ev: EventInput, ts: number, row: Run | null = null): RunEvent {
     const data = ev.data ?? {};
     const info = this.stmts.insertEvent.run(ts, run, ev.type, JSON.stringify(data));
     const event: RunEvent = { seq: Number(info.lastInsertRowid), ts, run, type: ev.type, data };
-    this.pending.push(event);
+    this.pending.push({ event, run: row });
     return event;
   }
 
@@ -179,7 +183,7 @@ export class Journal {
         record: JSON.stringify(run),
       });
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
-      return this.append(run.uuid, ev, ts);
+      return this.append(run.uuid, ev, ts, run);
     });
   }
 
@@ -187,7 +191,7 @@ export class Journal {
   updateRun(run: Run, ev: EventInput | null, ts = Date.now()): RunEvent | null {
     return this.transaction(() => {
       this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run) });
-      return ev ? this.append(run.uuid, ev, ts) : null;
+      return ev ? this.append(run.uuid, ev, ts, run) : null;
     });
   }
 
@@ -233,6 +237,10 @@ export class Journal {
     } ORDER BY queue_seq DESC LIMIT ?) ORDER BY queue_seq`;
     args.push(q.limit ?? 10_000);
     return (this.db.prepare(sql).all(...args) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  countRuns(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
   }
 
   eventsSince(seq: number, limit = 10_000): RunEvent[] {

@@ -80,14 +80,14 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   supervisor.start();
 
   const conns = new Set<Conn>();
-  const broadcast = (event: RunEvent): void => {
+  const broadcast = (event: RunEvent, written: Run | null): void => {
     let line: string | null = null;
     for (const c of conns) {
       if (!c.subscribed) continue;
       if (line === null) {
-        const run = event.run ? (supervisor.getLive(event.run) ?? null) : null;
-        const view = run ? supervisor.view(run) : event.run && event.type === 'ended' ? viewEnded(supervisor, event.run) : null;
-        line = JSON.stringify({ type: 'event', event, run: view }) + '\n';
+        // The row written with the event is the state it explains; otherwise the run as it is now.
+        const run = written ?? (event.run ? (supervisor.getLive(event.run) ?? supervisor.journal.getRun(event.run)) : null);
+        line = JSON.stringify({ type: 'event', event, run: run ? supervisor.view(run) : null }) + '\n';
       }
       // A subscriber that cannot keep up is cut off; it resumes from its last seq.
       if (c.socket.writableLength > 16 * 1024 * 1024) c.socket.destroy();
@@ -263,8 +263,13 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         // commits on this same thread, so no event can fall between them.
         const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional() }).parse(params);
         const seq = s.journal.lastSeq();
-        const out: { seq: number; runs?: PublicRun[]; events?: RunEvent[] } = { seq };
-        if (p.snapshot) out.runs = s.journal.listRuns({ all: true, limit: 5000 }).map((r) => s.view(s.getLive(r.uuid) ?? r));
+        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[] } = { seq };
+        if (p.snapshot) {
+          const limit = 5000;
+          out.runs = s.journal.listRuns({ all: true, limit }).map((r) => s.view(s.getLive(r.uuid) ?? r));
+          out.total = s.journal.countRuns();
+          out.truncated = out.total > out.runs.length;
+        }
         if (p.since !== undefined) out.events = s.journal.eventsSince(p.since, 100_000);
         conn.subscribed = true;
         return out;
@@ -280,11 +285,6 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   }
 
   return { supervisor, close };
-}
-
-function viewEnded(s: Supervisor, uuid: string): PublicRun | null {
-  const r: Run | null = s.journal.getRun(uuid);
-  return r ? s.view(r) : null;
 }
 
 function reply(socket: net.Socket, id: number | null, error: { code: string; message: string } | null, result?: unknown): void {

@@ -114,6 +114,7 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
     case 'reason':
       if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
       if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
+      if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
       return one('', 'text.muted');
     case 'name':
       return one(r.name, 'text.primary');

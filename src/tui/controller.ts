@@ -9,7 +9,7 @@ import { parseRunArgs } from '../cli/run-args.js';
 import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import { StreamBatcher } from './batcher.js';
-import { normalizeStats, type Snapshot } from './model.js';
+import { normalizeStats, type Snapshot, type Stats } from './model.js';
 import { notificationBytes, summarize } from './notify.js';
 import { outputFile, readTail } from './output-tail.js';
 import { writePrefs } from './prefs.js';
@@ -51,6 +51,8 @@ export interface ControllerOptions {
   reconnectDelayMs?: number;
 }
 
+const WAIT_BANNER_MS = 60_000;
+
 /** Events after which slots or queues changed: refresh the limiter soon. */
 const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle', 'blocked', 'ended', 'adopted', 'config_reloaded']);
 
@@ -68,6 +70,8 @@ export class Controller implements Actions {
   private wake: (() => void) | null = null;
   private waitId = 0;
   private lastBellAt = 0;
+  private ticking = false;
+  private lastStatsKey = '';
   private waitClients = new Set<ClientLike>();
   private procPrev: GroupSample | null = null;
   private procFor: string | null = null;
@@ -83,12 +87,12 @@ export class Controller implements Actions {
   ) {
     this.opts = { statsIntervalMs: 1000, frameMs: 30, reconnectDelayMs: 1000, ...opts };
     this.connect = opts.connect ?? ((h, o) => Client.connect(h, o));
-    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), this.opts.frameMs, Number(process.env.ORCR_TUI_GAP ?? 30));
+    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), this.opts.frameMs, 50);
     this.batcher.hold();
   }
 
   start(): void {
-    const tick = setInterval(() => this.tick(), this.opts.statsIntervalMs);
+    const tick = setInterval(() => void this.tick(), this.opts.statsIntervalMs);
     this.timers.push(tick);
     void this.connectLoop(true);
   }
@@ -247,10 +251,24 @@ export class Controller implements Actions {
 
   // ---------- stats and the clock ----------
 
-  private tick(): void {
-    this.set({ now: Date.now() });
-    this.requestStats(0);
-    if (this.store.getState().mode === 'details') this.refreshDetails();
+  /** Once a second: the clock, fresh stats and (in details) the process and output, as one store change. */
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      const patch: Patch = {};
+      const stats = await this.loadStats();
+      if (stats) patch.stats = stats;
+      if (this.store.getState().mode === 'details') Object.assign(patch, this.detailsPatch());
+      patch.now = Date.now();
+      // A settled wait banner stays a minute, then gives its line back.
+      const waits = this.store.getState().waits;
+      const kept = waits.filter((w) => w.state === 'waiting' || patch.now! - w.at < WAIT_BANNER_MS);
+      if (kept.length !== waits.length) patch.waits = kept;
+      this.set(patch);
+    } finally {
+      this.ticking = false;
+    }
   }
 
   /** Ask for stats within `delayMs`, at most one request in flight and one per 250 ms. */
@@ -264,15 +282,24 @@ export class Controller implements Actions {
   }
 
   private async fetchStats(): Promise<void> {
+    const stats = await this.loadStats();
+    if (stats) this.set({ stats });
+  }
+
+  /** Stats if they changed since the last call, else null (no store change, no render). */
+  private async loadStats(): Promise<Stats | null> {
     const c = this.client;
-    if (!c || this.statsInFlight) return;
+    if (!c || this.statsInFlight) return null;
     this.statsInFlight = true;
     this.lastStatsAt = Date.now();
     try {
       const raw = await c.call('stats');
-      this.set({ stats: normalizeStats(raw) });
+      const key = JSON.stringify(raw);
+      if (key === this.lastStatsKey && this.store.getState().stats) return null;
+      this.lastStatsKey = key;
+      return normalizeStats(raw);
     } catch {
-      /* a dropped connection is reported by onClose */
+      return null; // a dropped connection is reported by onClose
     } finally {
       this.statsInFlight = false;
     }
@@ -324,7 +351,7 @@ export class Controller implements Actions {
     const id = ++this.waitId;
     const name = this.nameOf(uuid);
     const banner: WaitBanner = { id, uuid, name, state: 'waiting', token: null, error: null, at: Date.now() };
-    this.set((s) => ({ waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < 60_000), banner].slice(-4) }));
+    this.set((s) => ({ waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < WAIT_BANNER_MS), banner].slice(-4) }));
     const update = (patch: Partial<WaitBanner>): void =>
       this.set((s) => ({ waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)) }));
     void (async () => {
@@ -385,11 +412,16 @@ export class Controller implements Actions {
 
   /** Read the selected run's process group and output tail into the details pane. */
   refreshDetails(): void {
+    const patch = this.detailsPatch();
+    if (patch.details) this.set(patch);
+  }
+
+  private detailsPatch(): Patch {
     const s = this.store.getState();
     const uuid = s.selected;
-    if (!uuid) return;
+    if (!uuid) return {};
     const run = s.runs.byId[uuid];
-    if (!run) return;
+    if (!run) return {};
     const now = Date.now();
     if (this.procFor !== uuid) {
       this.procPrev = null;
@@ -408,7 +440,8 @@ export class Controller implements Actions {
       this.procPrev = sample;
     }
     const tail = readTail(outputFile(this.home.dir, uuid));
-    this.set((st) => ({
+    const st = this.store.getState();
+    return {
       details: {
         uuid,
         cpu,
@@ -418,6 +451,6 @@ export class Controller implements Actions {
         outMissing: tail.missing,
         scroll: st.details?.uuid === uuid ? Math.min(st.details.scroll, Math.max(0, tail.lines.length - 1)) : 0,
       },
-    }));
+    };
   }
 }

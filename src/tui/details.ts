@@ -47,6 +47,8 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     status.push({ text: ` #${queuePos ?? r.queue_position ?? '?'} in the queue, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
+  const held = r.held_until ? Date.parse(r.held_until) : null;
+  if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
   lines.push([label('run'), { text: r.name, token: 'text.accent' }, { text: `  ${r.uuid}`, token: 'text.muted' }]);
   lines.push(status);
   lines.push([
@@ -85,25 +87,33 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
       token: 'text.primary',
     },
   ]);
-  for (const [name, m] of Object.entries(r.budget)) {
+  const meters = Object.entries(r.budget).map(([name, m]) => {
     let used = m.used;
     let fraction = m.fraction;
     if (name === 'time_ms' && r.status !== 'ended' && started !== null) {
       used = now - started;
       fraction = m.limit === null ? null : m.limit === 0 ? Infinity : used / m.limit;
     }
-    const spans: Span[] = [label(`${METER_LABEL[name] ?? name}`)];
-    if (m.limit === null || fraction === null) {
-      spans.push({ text: `${'·'.repeat(12)} ${meterText(name, used, null)}`, token: 'text.muted' });
-    } else {
-      const [filled, empty] = bar(fraction, 12);
-      spans.push(
-        { text: filled, token: meterToken(fraction) },
-        { text: empty, token: 'meter.empty' },
-        { text: ` ${meterText(name, used, m.limit)} ${percent(fraction)}`, token: meterToken(fraction) },
-      );
+    return { name, used, limit: m.limit, fraction };
+  });
+  if (meters.every((m) => m.limit === null || m.fraction === null)) {
+    // No ceilings at all: one line instead of four empty meters.
+    lines.push([label('ceilings'), { text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`, token: 'text.muted' }]);
+  } else {
+    for (const m of meters) {
+      const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
+      if (m.limit === null || m.fraction === null) {
+        spans.push({ text: `${'·'.repeat(12)} ${meterText(m.name, m.used, null)}`, token: 'text.muted' });
+      } else {
+        const [filled, empty] = bar(m.fraction, 12);
+        spans.push(
+          { text: filled, token: meterToken(m.fraction) },
+          { text: empty, token: 'meter.empty' },
+          { text: ` ${meterText(m.name, m.used, m.limit)} ${percent(m.fraction)}`, token: meterToken(m.fraction) },
+        );
+      }
+      lines.push(spans);
     }
-    lines.push(spans);
   }
   const loop = r.loop;
   lines.push([

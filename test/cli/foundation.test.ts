@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, lineReader, TestHome, until } from '../support/harness.js';
+import { Client, type StreamMessage } from '../../src/client/client.js';
+import { homePaths } from '../../src/config/home.js';
 
 let homes: TestHome[] = [];
 function home(config?: unknown): TestHome {
@@ -240,6 +242,29 @@ describe('orcr foundation', () => {
       expect(journal.map((e) => e.seq)).toEqual(seqs);
     } finally {
       follower.kill();
+    }
+  });
+
+  it('each streamed event carries the run as that event left it', async () => {
+    const h = home();
+    h.cli(['ps']);
+    const c = await Client.connect(homePaths(h.dir), { autoStart: false });
+    const got: StreamMessage[] = [];
+    c.onEvent((m) => got.push(m));
+    await c.call('subscribe', {});
+    try {
+      h.json(['run', '-n', 'v', '--', 'sh', '-c', 'exit 4']);
+      await until(() => got.some((m) => m.event.type === 'ended'), 'the ended event');
+      const transitions = got.filter((m) => ['queued', 'starting', 'working', 'ended'].includes(m.event.type));
+      expect(transitions.map((m) => [m.event.type, m.run?.status])).toEqual([
+        ['queued', 'queued'],
+        ['starting', 'starting'],
+        ['working', 'working'],
+        ['ended', 'ended'],
+      ]);
+      expect(transitions[3]!.run).toMatchObject({ exit_reason: 'errored', exit_code: 4 });
+    } finally {
+      c.close();
     }
   });
 });

@@ -1,0 +1,59 @@
+// `enter`: the selected run's whole record, its process group's CPU and
+// memory, and a live tail of its output. `esc` returns to the list.
+
+import React from 'react';
+import { Box, Text } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
+import { Line, PaneTitle, useStale, useTui } from './context.js';
+import { detailLines } from '../src/tui/details.js';
+
+export interface DetailsProps {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Lines of the record shown above the output (the rest of the height goes to the output tail). */
+export function recordHeight(total: number, height: number): number {
+  return Math.min(total, Math.max(4, height - 6));
+}
+
+export function Details({ width, height }: DetailsProps): React.JSX.Element {
+  const uuid = useTui((s) => s.selected);
+  const run = useTui((s) => (s.selected ? s.runs.byId[s.selected] : undefined));
+  const pos = useTui((s) => (s.selected ? s.view.positions[s.selected] : undefined));
+  const now = useTui((s) => s.now);
+  const details = useTui(useShallow((s) => (s.details && s.details.uuid === uuid ? s.details : null)));
+  const stale = useStale();
+
+  if (!run) {
+    return (
+      <Box flexDirection="column" width={width} height={height}>
+        <PaneTitle title="Details" width={width} focused />
+        <Line spans={[{ text: '  no run selected (esc returns)', token: 'text.muted' }]} />
+      </Box>
+    );
+  }
+  const record = detailLines(run, details, now, pos);
+  const recH = recordHeight(record.length, height - 2);
+  const outH = Math.max(0, height - 2 - recH);
+  const lines = details?.lines ?? [];
+  const scroll = details?.scroll ?? 0;
+  const end = Math.max(0, lines.length - scroll);
+  const out = lines.slice(Math.max(0, end - outH), end);
+  const outTitle = details?.outMissing ? 'Output (none yet)' : `Output, last ${lines.length} lines`;
+  const outRight = scroll > 0 ? `scrolled ${scroll} up · G follows` : 'following';
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <PaneTitle title={`Details: ${run.name}`} width={width} focused right="esc back" />
+      {record.slice(0, recH).map((spans, i) => (
+        <Line key={i} spans={spans} dim={stale} />
+      ))}
+      <PaneTitle title={outTitle} width={width} right={outRight} />
+      {out.map((l, i) => (
+        <Text key={i} wrap="truncate-end">
+          {l === '' ? ' ' : l}
+        </Text>
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,40 @@
+// The journal's recent events, newest last, scrollable. The ring buffer
+// keeps the last LOG_CAPACITY entries; only the visible slice is rendered.
+
+import React from 'react';
+import { Box } from 'ink';
+import { Line, PaneTitle, useStale, useTui } from './context.js';
+import { clock, fit } from '../src/tui/format.js';
+import type { LogEntry } from '../src/tui/model.js';
+import type { Span } from '../src/tui/columns.js';
+
+export interface EventLogProps {
+  readonly width: number;
+  readonly body: number;
+}
+
+export function eventSpans(e: LogEntry, nameWidth: number): Span[] {
+  return [
+    { text: clock(e.ts) + ' ', token: 'text.muted' },
+    { text: fit(e.type, 14) + ' ', token: e.token },
+    { text: fit(e.name ?? (e.run ? e.run.slice(0, 8) : '—'), nameWidth) + ' ', token: 'text.primary' },
+    { text: e.text, token: e.token === 'event.transition' ? 'text.muted' : e.token },
+  ];
+}
+
+export function EventLog({ width, body }: EventLogProps): React.JSX.Element {
+  const log = useTui((s) => s.log);
+  useTui((s) => s.logVersion); // re-render when entries arrive
+  const scroll = useTui((s) => s.logScroll);
+  const focused = useTui((s) => s.pane === 'events');
+  const stale = useStale();
+  const items = log.window(body, scroll);
+  const nameWidth = width >= 100 ? 24 : 16;
+  const right = scroll > 0 ? `scrolled ${scroll} up · G follows` : log.size > 0 ? 'following' : '';
+  return (
+    <Box flexDirection="column" width={width} height={body + 1}>
+      <PaneTitle title={`Events ${log.size}`} width={width} focused={focused} right={right} />
+      {items.length === 0 ? <Line spans={[{ text: '  no events yet', token: 'text.muted' }]} /> : items.map((e) => <Line key={e.seq} spans={eventSpans(e, nameWidth)} dim={stale} />)}
+    </Box>
+  );
+}

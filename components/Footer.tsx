@@ -1,0 +1,82 @@
+// The bottom lines: wait banners (if any), then a prompt, a confirmation or
+// the latest notice/error, then the keys that apply now.
+
+import React from 'react';
+import { Box } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
+import { Line, useTui } from './context.js';
+import type { Span } from '../src/tui/columns.js';
+import { footerHints, type KeyContext } from '../src/tui/keys.js';
+import type { Prompt, TuiState, WaitBanner } from '../src/tui/store.js';
+
+export interface FooterProps {
+  readonly width: number;
+}
+
+export function keyContext(s: Pick<TuiState, 'mode'>): KeyContext {
+  return s.mode;
+}
+
+const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run' };
+const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
+  filter: 'text to match in name, id, provider, workload, status',
+  send: 'a line of input for the agent',
+  new: '-a PROVIDER -p PROMPT [-n NAME] [-w WORKLOAD]   or   [-n NAME] -- COMMAND ARGS…',
+};
+
+export function promptSpans(p: Prompt): Span[] {
+  const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
+  const spans: Span[] = [{ text: `${label}> `, token: 'focus' }, { text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' }];
+  if (p.text === '') spans.push({ text: PROMPT_PLACEHOLDER[p.kind], token: 'text.muted' });
+  return spans;
+}
+
+export function waitSpans(waits: readonly WaitBanner[]): Span[] {
+  const out: Span[] = [];
+  for (const w of waits) {
+    if (out.length) out.push({ text: '  │  ', token: 'border' });
+    if (w.state === 'waiting') out.push({ text: `⧗ waiting on ${w.name}…`, token: 'status.working' });
+    else if (w.state === 'settled') {
+      const ok = w.token === 'turn_complete' || w.token === 'completed';
+      out.push({ text: `${w.name}: `, token: 'text.primary' }, { text: w.token ?? '', token: ok ? 'reason.ok' : 'reason.bad' });
+    } else out.push({ text: `wait on ${w.name} failed: ${w.error ?? ''}`, token: 'reason.bad' });
+  }
+  return out;
+}
+
+export function Footer({ width }: FooterProps): React.JSX.Element {
+  const mode = useTui((s) => s.mode);
+  const prompt = useTui((s) => s.prompt);
+  const confirm = useTui((s) => s.confirm);
+  const message = useTui((s) => s.message);
+  const waits = useTui(useShallow((s) => s.waits));
+  const pane = useTui((s) => s.pane);
+  const theme = useTui((s) => s.theme);
+
+  let line: Span[];
+  if (mode === 'prompt' && prompt) line = promptSpans(prompt);
+  else if (mode === 'confirm' && confirm) {
+    line = [
+      { text: 'kill ', token: 'reason.bad' },
+      { text: confirm.name, token: 'text.accent' },
+      { text: '? ', token: 'reason.bad' },
+      { text: 'y', token: 'focus' },
+      { text: '/', token: 'text.muted' },
+      { text: 'n', token: 'focus' },
+    ];
+  } else if (message) line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
+  else line = [{ text: `pane: ${pane} · theme: ${theme} · agents keep running when you quit`, token: 'text.muted' }];
+
+  const hints: Span[] = [];
+  for (const h of footerHints(keyContext({ mode }))) {
+    if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
+    hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
+  }
+  return (
+    <Box flexDirection="column" width={width}>
+      {waits.length > 0 ? <Line spans={waitSpans(waits)} /> : null}
+      <Line spans={line} />
+      <Line spans={hints} />
+    </Box>
+  );
+}

@@ -1,0 +1,81 @@
+// Two lines: where we are and whether the supervisor is up; then the run
+// counts by status, fleet budget meters (when reported) and provider holds.
+
+import React from 'react';
+import { Box } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
+import { Line, useTui } from './context.js';
+import type { Span } from '../src/tui/columns.js';
+import { bar, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/format.js';
+import { activeHolds, STATUSES, type FleetMeter } from '../src/tui/model.js';
+
+export interface HeaderProps {
+  readonly width: number;
+}
+
+function tildify(p: string): string {
+  const home = process.env.HOME;
+  return home && (p === home || p.startsWith(home + '/')) ? '~' + p.slice(home.length) : p;
+}
+
+function fleetSpans(m: FleetMeter): Span[] {
+  const f = m.fraction ?? 0;
+  const [filled, empty] = bar(f, 6);
+  const label = m.name === 'cost_usd' ? 'fleet cost' : `fleet ${m.name}`;
+  const used = m.name === 'cost_usd' ? `$${m.used.toFixed(2)}` : m.name === 'tokens' ? tokensText(m.used) : String(m.used);
+  const limit = m.limit === null ? '' : m.name === 'cost_usd' ? `$${m.limit.toFixed(2)}` : m.name === 'tokens' ? tokensText(m.limit) : String(m.limit);
+  return [
+    { text: `${label} `, token: 'text.muted' },
+    { text: filled, token: meterToken(f) },
+    { text: empty, token: 'meter.empty' },
+    { text: ` ${used}/${limit} ${percent(f)}`, token: meterToken(f) },
+  ];
+}
+
+export function Header({ width }: HeaderProps): React.JSX.Element {
+  const home = useTui((s) => s.home);
+  const conn = useTui(useShallow((s) => ({ state: s.conn.state, pid: s.conn.pid, startedAt: s.conn.startedAt, starting: s.conn.starting, since: s.conn.since, error: s.conn.error })));
+  const now = useTui((s) => s.now);
+  const counts = useTui((s) => s.view.counts);
+  const total = useTui((s) => s.view.total);
+  const loaded = useTui((s) => s.loaded);
+  const fleet = useTui((s) => s.stats?.fleet);
+  const holds = useTui((s) => s.stats?.holds);
+  const exceeded = useTui((s) => s.stats?.fleetExceeded ?? false);
+
+  const line1: Span[] = [{ text: 'orcr ', token: 'text.accent' }, { text: tildify(home), token: 'text.primary' }, { text: '  ', token: 'text.primary' }];
+  if (conn.state === 'up') {
+    const up = conn.startedAt ? ` · up ${dur(now - conn.startedAt)}` : '';
+    line1.push({ text: '● supervisor', token: 'reason.ok' }, { text: ` pid ${conn.pid ?? '?'}${up}`, token: 'text.muted' });
+  } else if (conn.state === 'connecting') {
+    line1.push({ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' });
+  } else {
+    line1.push(
+      { text: loaded ? '✗ supervisor gone — last state shown greyed; reconnecting…' : '✗ supervisor unavailable — retrying…', token: 'reason.bad' },
+      { text: ` (${dur(now - conn.since)}; r starts one)`, token: 'text.muted' },
+    );
+    if (!loaded && conn.error) line1.push({ text: ` ${conn.error}`, token: 'text.muted' });
+  }
+
+  const line2: Span[] = [];
+  for (const st of STATUSES) {
+    // Narrow: zero counts make way for the meters and holds.
+    if (width < 110 && counts[st] === 0) continue;
+    if (line2.length) line2.push({ text: ' · ', token: 'text.muted' });
+    line2.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
+  }
+  line2.push({ text: ` (${total})`, token: 'text.muted' });
+  for (const m of fleet ?? []) line2.push({ text: '  │ ', token: 'border' }, ...fleetSpans(m));
+  if (exceeded) line2.push({ text: '  │ ', token: 'border' }, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' });
+  const held = holds ? activeHolds(holds, now) : [];
+  if (held.length > 0) {
+    line2.push({ text: '  │ ', token: 'border' });
+    line2.push({ text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' });
+  }
+  return (
+    <Box flexDirection="column" width={width} height={2}>
+      <Line spans={line1} />
+      <Line spans={line2} />
+    </Box>
+  );
+}

@@ -1,0 +1,55 @@
+// `?`: every key (from the one key map), the status glyphs, and the themes.
+
+import React from 'react';
+import { Box } from 'ink';
+import { Line, PaneTitle } from './context.js';
+import type { Span } from '../src/tui/columns.js';
+import { fit, STATUS_GLYPH, statusToken } from '../src/tui/format.js';
+import { helpEntries } from '../src/tui/keys.js';
+import { STATUSES } from '../src/tui/model.js';
+
+export interface HelpProps {
+  readonly width: number;
+  readonly height: number;
+  readonly themes: readonly string[];
+  readonly theme: string;
+}
+
+export function helpLines(width: number, themes: readonly string[], theme: string): Span[][] {
+  const entries = helpEntries();
+  const colW = 34;
+  const perRow = Math.max(1, Math.floor((width - 2) / colW));
+  const lines: Span[][] = [];
+  for (let i = 0; i < entries.length; i += perRow) {
+    const row: Span[] = [{ text: '  ', token: 'text.muted' }];
+    for (const e of entries.slice(i, i + perRow)) {
+      row.push({ text: fit(e.label, 8), token: 'focus' }, { text: fit(e.hint, colW - 8), token: 'text.primary' });
+    }
+    lines.push(row);
+  }
+  lines.push([]);
+  const legend: Span[] = [{ text: '  ', token: 'text.muted' }];
+  for (const st of STATUSES) legend.push({ text: `${STATUS_GLYPH[st]} ${st}   `, token: statusToken(st) });
+  legend.push({ text: '⟳ loop (yellow warned, red detected)', token: 'meter.warn' });
+  lines.push(legend);
+  lines.push([
+    { text: '  themes: ', token: 'text.muted' },
+    ...themes.map((t): Span => ({ text: t === theme ? `[${t}] ` : `${t} `, token: t === theme ? 'focus' : 'text.primary' })),
+    { text: '(t cycles; remembered in tui.json)', token: 'text.muted' },
+  ]);
+  lines.push([{ text: '  q quits the TUI only: agents keep running under the supervisor.', token: 'text.muted' }]);
+  lines.push([{ text: '  new run: -a PROVIDER -p PROMPT [-n NAME] [-w WORKLOAD] …  or  -- COMMAND ARGS (quotes work as in a shell)', token: 'text.muted' }]);
+  return lines;
+}
+
+export function Help({ width, height, themes, theme }: HelpProps): React.JSX.Element {
+  const lines = helpLines(width, themes, theme);
+  return (
+    <Box flexDirection="column" width={width} height={height}>
+      <PaneTitle title="Help — keys" width={width} focused right="esc or ? closes" />
+      {lines.slice(0, Math.max(0, height - 1)).map((spans, i) => (
+        <Line key={i} spans={spans.length ? spans : [{ text: ' ', token: 'text.muted' }]} />
+      ))}
+    </Box>
+  );
+}

@@ -1,0 +1,69 @@
+// The main pane: one line per run, only the visible window rendered. Each
+// row selects its own record, so a usage event re-renders one row.
+
+import React, { memo, useMemo } from 'react';
+import { Box } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
+import { Line, PaneTitle, useStale, useTui } from './context.js';
+import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/columns.js';
+
+export interface RunsTableProps {
+  readonly width: number;
+  /** Rows of runs shown (the pane is two lines taller: title and column header). */
+  readonly body: number;
+}
+
+interface RowProps {
+  readonly uuid: string;
+  readonly cols: readonly Column[];
+  readonly selected: boolean;
+  readonly stale: boolean;
+}
+
+const RunRow = memo(function RunRow({ uuid, cols, selected, stale }: RowProps): React.JSX.Element | null {
+  const run = useTui((s) => s.runs.byId[uuid]);
+  const pos = useTui((s) => s.view.positions[uuid]);
+  const now = useTui((s) => s.now);
+  if (!run) return null;
+  return <Line spans={rowSpans(run, cols, now, pos, selected)} inverse={selected} dim={stale} />;
+});
+
+export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
+  const cols = useMemo(() => layoutColumns(width), [width]);
+  const offset = useTui((s) => s.list.offset);
+  const cursor = useTui((s) => s.list.cursor);
+  const visible = useTui(useShallow((s) => s.view.ids.slice(s.list.offset, s.list.offset + body)));
+  const shown = useTui((s) => s.view.ids.length);
+  const total = useTui((s) => s.view.total);
+  const filter = useTui((s) => s.filter);
+  const showAll = useTui((s) => s.showAll);
+  const focused = useTui((s) => s.pane === 'runs');
+  const loaded = useTui((s) => s.loaded);
+  const stale = useStale();
+
+  const right = [
+    filter ? `filter "${filter}"` : '',
+    showAll ? 'all' : 'active only',
+    shown > body ? `${offset + 1}-${Math.min(shown, offset + body)} of ${shown}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  let empty: string | null = null;
+  if (shown === 0) {
+    if (!loaded) empty = 'loading…';
+    else if (total === 0) empty = 'no runs yet — press n to start one';
+    else if (filter) empty = `no runs match "${filter}" (esc clears the filter)`;
+    else empty = 'no active runs (a shows all)';
+  }
+  return (
+    <Box flexDirection="column" width={width} height={body + 2}>
+      <PaneTitle title={`Runs ${shown}/${total}`} width={width} focused={focused} right={right} />
+      <Line spans={headerSpans(cols)} />
+      {empty !== null ? (
+        <Line spans={[{ text: `  ${empty}`, token: 'text.muted' }]} />
+      ) : (
+        visible.map((uuid, i) => <RunRow key={uuid} uuid={uuid} cols={cols} selected={offset + i === cursor} stale={stale} />)
+      )}
+    </Box>
+  );
+}

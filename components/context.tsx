@@ -1,0 +1,84 @@
+// The store and the theme reach components through context; each component
+// selects its own slice (primitives, or useShallow for arrays) so an update
+// re-renders only what shows the changed data.
+
+import React, { createContext, useContext } from 'react';
+import { Text } from 'ink';
+import { useStore } from 'zustand';
+import type { TuiState, TuiStore } from '../src/tui/store.js';
+import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/theme.js';
+import type { Span } from '../src/tui/columns.js';
+
+export const StoreContext = createContext<TuiStore | null>(null);
+export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);
+
+export function useTuiStore(): TuiStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('orcr-tui components need a StoreContext provider');
+  return store;
+}
+
+export function useTui<T>(selector: (s: TuiState) => T): T {
+  return useStore(useTuiStore(), selector);
+}
+
+export function useTheme(): Theme {
+  return useContext(ThemeContext);
+}
+
+/** Greyed out while the supervisor is away: the state shown may be stale. */
+export function useStale(): boolean {
+  return useTui((s) => s.conn.state !== 'up' && s.loaded);
+}
+
+export interface LineProps {
+  readonly spans: readonly Span[];
+  readonly inverse?: boolean;
+  readonly dim?: boolean;
+  readonly bold?: boolean;
+}
+
+/** Adjacent spans that look the same become one: fewer nodes and escape sequences per frame. */
+export function mergeSpans(theme: Theme, spans: readonly Span[]): { text: string; style: TokenStyle }[] {
+  const out: { text: string; style: TokenStyle; key: string }[] = [];
+  for (const sp of spans) {
+    if (sp.text === '') continue;
+    const style = tokenStyle(theme, sp.token);
+    // Spaces only need a colour for inverse/background; merge them into their neighbour.
+    const key = `${style.color ?? ''}|${style.dimColor ? 1 : 0}|${style.bold ? 1 : 0}`;
+    const last = out[out.length - 1];
+    if (last && (last.key === key || sp.text.trim() === '')) last.text += sp.text;
+    else out.push({ text: sp.text, style, key });
+  }
+  return out;
+}
+
+/** One line: a single <Text> with a nested, token-coloured <Text> per run of same-styled spans (nested Text has no layout node). */
+export function Line({ spans, inverse, dim, bold }: LineProps): React.JSX.Element {
+  const theme = useTheme();
+  return (
+    <Text wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
+      {mergeSpans(theme, spans).map((sp, i) => (
+        <Text key={i} {...sp.style}>
+          {sp.text}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
+export interface TitleProps {
+  readonly title: string;
+  readonly width: number;
+  readonly focused?: boolean;
+  readonly right?: string;
+}
+
+/** A pane's title as a rule: "─ Runs 12/33 ──────── right ─". Costs one line, no border box. */
+export function PaneTitle({ title, width, focused, right }: TitleProps): React.JSX.Element {
+  const token: Token = focused ? 'focus' : 'border';
+  const head = `─ ${title} `;
+  const tail = right ? ` ${right} ─` : '';
+  const fill = Math.max(0, width - Array.from(head).length - Array.from(tail).length);
+  return <Line spans={[{ text: head, token }, { text: '─'.repeat(fill), token: 'border' }, { text: tail, token: focused ? 'focus' : 'text.muted' }]} bold={focused} />;
+}

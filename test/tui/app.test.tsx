@@ -1,0 +1,207 @@
+// The whole App with a fake controller: keys go through the one router and
+// show up as frames (prompts, confirmations, help, details) and as actions.
+
+import './no-ci.js';
+import React from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render } from 'ink-testing-library';
+import { App } from '../../src/tui/app.js';
+import type { Actions } from '../../src/tui/controller.js';
+import { createTuiStore, reduceSnapshot, type TuiStore } from '../../src/tui/store.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
+import { normalizeStats } from '../../src/tui/model.js';
+import { run, T0 } from './fixtures.js';
+import { KEY, lines, press, tick, until } from './helpers.js';
+
+afterEach(() => cleanup());
+
+const themes = loadThemes([builtinThemeDir()]);
+
+interface Call {
+  action: keyof Actions;
+  args: unknown[];
+}
+
+function fakeActions(calls: Call[]): Actions {
+  const rec =
+    (action: keyof Actions) =>
+    (...args: unknown[]): void => {
+      calls.push({ action, args });
+    };
+  return {
+    kill: rec('kill'),
+    send: rec('send'),
+    wait: rec('wait'),
+    enqueue: rec('enqueue'),
+    reconnect: rec('reconnect'),
+    themeChanged: rec('themeChanged'),
+    detailsOpened: rec('detailsOpened'),
+  };
+}
+
+function setup(rows = 30): { store: TuiStore; calls: Call[]; exits: number[]; inst: ReturnType<typeof render> } {
+  const working = run({ name: 'worker-a', status: 'working', queue_seq: 1 });
+  const idle = run({ name: 'idler-b', status: 'idle', queue_seq: 2, interactive: true });
+  const queued = run({ name: 'waiter-c', status: 'queued', queue_seq: 3 });
+  const ended = run({ name: 'done-d', status: 'ended', exit_reason: 'completed', queue_seq: 0 });
+  const store = createTuiStore({ home: '/tmp/h', now: T0 + 5000, theme: 'dark' });
+  store.setState((s) => reduceSnapshot(s, { seq: 10, runs: [working, idle, queued, ended] }, T0 + 5000));
+  store.setState({
+    conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
+    stats: normalizeStats({ caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }], queued: 1, active: 2 }),
+  });
+  const calls: Call[] = [];
+  const exits: number[] = [];
+  const inst = render(<App store={store} actions={fakeActions(calls)} themes={themes} onExit={() => exits.push(1)} size={{ columns: 100, rows }} />);
+  return { store, calls, exits, inst };
+}
+
+describe('App', () => {
+  it('fills rows - 1 with header, runs, limiter, events and footer', async () => {
+    const { inst } = setup(30);
+    const f = await until(inst, (x) => x.includes('Limiter'));
+    const ls = lines(f);
+    expect(ls).toHaveLength(29);
+    expect(ls[0]).toContain('orcr /tmp/h');
+    expect(ls[2]).toContain('Runs 4/4');
+    expect(f).toMatch(/global\s+█+ 2\/2\s+waiting 1 \(oldest 4\.0s\): waiter-c/);
+    expect(f).toContain('Events 0');
+    expect(ls[28]).toContain('x kill');
+    // selection starts on the first row (idle sorts before working)
+    expect(f).toMatch(/› ◇ idle\s+idler-b/);
+  });
+
+  it('j/k and arrows move the selection; g/G jump', async () => {
+    const { inst, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j');
+    await until(inst, (x) => /› ● working\s+worker-a/.test(x));
+    await press(inst, KEY.down, 'G');
+    await until(inst, (x) => /› ■ ended\s+completed\s+done-d/.test(x));
+    await press(inst, 'k');
+    await until(inst, (x) => /› ○ queued\s+waiter-c/.test(x));
+    await press(inst, 'g');
+    await until(inst, (x) => /› ◇ idle\s+idler-b/.test(x));
+    expect(store.getState().list.cursor).toBe(0);
+  });
+
+  it('x asks to confirm, y kills; n declines; X kills without asking', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j', 'x');
+    await until(inst, (x) => x.includes('kill worker-a? y/n'));
+    expect(calls).toEqual([]);
+    await press(inst, 'y');
+    await until(inst, (x) => !x.includes('kill worker-a?'));
+    const uuid = store.getState().selected;
+    expect(calls).toEqual([{ action: 'kill', args: [uuid, false] }]);
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill worker-a? y/n'));
+    await press(inst, 'n');
+    await until(inst, (x) => x.includes('not killed'));
+    expect(calls).toHaveLength(1);
+    await press(inst, 'X');
+    expect(calls).toHaveLength(2);
+    await press(inst, 'G', 'x');
+    await until(inst, (x) => x.includes('done-d has already ended (completed)'));
+  });
+
+  it('s sends a line to an idle run, refuses a busy one', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j', 's');
+    await until(inst, (x) => x.includes('✗ worker-a is working: input goes only to an idle run'));
+    await press(inst, 'k', 's');
+    await until(inst, (x) => x.includes('send to idler-b> ▏'));
+    await press(inst, 'go', ' on');
+    await until(inst, (x) => x.includes('send to idler-b> go on▏'));
+    await press(inst, KEY.backspace, 'N', KEY.enter);
+    await until(inst, (x) => !x.includes('send to idler-b>'));
+    expect(calls).toEqual([{ action: 'send', args: [store.getState().selected, 'go oN'] }]);
+  });
+
+  it('n opens a one-line prompt for a new run; keys typed there are text, not commands', async () => {
+    const { inst, calls } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'n');
+    await until(inst, (x) => x.includes('new run> ▏'));
+    inst.stdin.write(`-n q-x -- sh -c 'echo hi'`);
+    await until(inst, (x) => x.includes(`new run> -n q-x -- sh -c 'echo hi'▏`));
+    await press(inst, 'q'); // typed, not quit
+    await press(inst, KEY.backspace, KEY.enter);
+    await until(inst, (x) => !x.includes('new run>'));
+    expect(calls).toEqual([{ action: 'enqueue', args: [`-n q-x -- sh -c 'echo hi'`] }]);
+  });
+
+  it('esc cancels a prompt without acting', async () => {
+    const { inst, calls } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'n', 'abc', KEY.esc);
+    await until(inst, (x) => !x.includes('new run>'));
+    expect(calls).toEqual([]);
+  });
+
+  it('/ filters as you type; esc clears; a toggles active/all', async () => {
+    const { inst } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, '/', 'wait');
+    await until(inst, (x) => x.includes('Runs 1/4') && x.includes('filter "wait"') && x.includes('filter> wait▏'));
+    await press(inst, KEY.enter);
+    await until(inst, (x) => !x.includes('filter> '));
+    expect(inst.lastFrame()).toContain('Runs 1/4');
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('Runs 4/4'));
+    await press(inst, 'a');
+    await until(inst, (x) => x.includes('Runs 3/4') && x.includes('active only'));
+    expect(inst.lastFrame()).not.toContain('done-d');
+    await press(inst, 'a');
+    await until(inst, (x) => x.includes('Runs 4/4'));
+  });
+
+  it('enter shows details, esc returns; w waits on the selected run', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, KEY.enter);
+    await until(inst, (x) => x.includes('Details: idler-b'));
+    expect(calls.map((c) => c.action)).toEqual(['detailsOpened']);
+    await press(inst, 'w');
+    expect(calls.at(-1)).toEqual({ action: 'wait', args: [store.getState().selected] });
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('Limiter') && !x.includes('Details:'));
+  });
+
+  it('tab cycles panes, e toggles the event log, t cycles and remembers the theme, ? shows help, q quits', async () => {
+    const { inst, calls, store, exits } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, KEY.tab);
+    expect(store.getState().pane).toBe('limiter');
+    await press(inst, KEY.tab);
+    expect(store.getState().pane).toBe('events');
+    await press(inst, KEY.tab);
+    expect(store.getState().pane).toBe('runs');
+    await press(inst, 'e');
+    await until(inst, (x) => !x.includes('Events 0'));
+    await press(inst, 'e');
+    await until(inst, (x) => x.includes('Events 0'));
+    await press(inst, 't');
+    expect(store.getState().theme).toBe('light');
+    expect(calls.at(-1)).toEqual({ action: 'themeChanged', args: ['light'] });
+    await press(inst, '?');
+    await until(inst, (x) => x.includes('Help — keys') && x.includes('kill without asking'));
+    await press(inst, '?');
+    await until(inst, (x) => !x.includes('Help — keys'));
+    await press(inst, 'q');
+    expect(exits).toEqual([1]);
+  });
+
+  it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {
+    const { store } = setup();
+    cleanup();
+    const inst = render(<App store={store} actions={fakeActions([])} themes={themes} onExit={() => undefined} size={{ columns: 80, rows: 24 }} />);
+    const f = await until(inst, (x) => x.includes('Limiter'));
+    expect(lines(f)).toHaveLength(23);
+    expect(f).toContain('worker-a');
+    expect(f).toContain('Events 0');
+    await tick();
+  });
+});

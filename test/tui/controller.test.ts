@@ -1,0 +1,129 @@
+// The TUI's controller against a real supervisor: snapshot then stream,
+// stats, kill, wait on a second connection, new runs from a typed line, and
+// reconnecting after the supervisor went away (rows replaced, no duplicates).
+
+import './no-ci.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ensureHome } from '../../src/config/home.js';
+import { Controller } from '../../src/tui/controller.js';
+import { createTuiStore, type TuiStore } from '../../src/tui/store.js';
+import { Home, waitFor } from './home.js';
+
+let home: Home | null = null;
+let controller: Controller | null = null;
+
+afterEach(() => {
+  controller?.stop();
+  controller = null;
+  home?.cleanup();
+  home = null;
+});
+
+function start(h: Home): { store: TuiStore; ctl: Controller; bells: string[] } {
+  const store = createTuiStore({ home: h.dir });
+  const bells: string[] = [];
+  const ctl = new Controller(store, ensureHome(h.dir), { writeTerminal: (b) => bells.push(b), env: { TERM: 'xterm' }, cwd: h.dir, statsIntervalMs: 200 });
+  controller = ctl;
+  ctl.start();
+  return { store, ctl, bells };
+}
+
+const statusOf = (store: TuiStore, name: string): string | undefined => {
+  const r = Object.values(store.getState().runs.byId).find((x) => x.name === name);
+  return r ? (r.status === 'ended' ? `ended:${r.exit_reason}` : r.status) : undefined;
+};
+
+describe('controller with a real supervisor', () => {
+  it('snapshot, stream, stats, kill in place, wait, new run; bell on ended', async () => {
+    home = new Home({ concurrency: { max: 1 } });
+    const a = home.run(['-n', 'long-a', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'next-b', '--', 'sh', '-c', 'sleep 0.3']);
+    const c = home.run(['-n', 'later-c', '--', 'sh', '-c', 'sleep 30']);
+    const { store, ctl, bells } = start(home);
+    await waitFor(() => store.getState().loaded && store.getState().conn.state === 'up', 'the snapshot');
+    await waitFor(() => statusOf(store, 'long-a') === 'working' && statusOf(store, 'next-b') === 'queued', 'working + queued');
+    expect(store.getState().view.positions[Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!.uuid]).toBe(1);
+    const global = await waitFor(() => store.getState().stats?.caps.find((cap) => cap.cap === 'global' && cap.active === 1 && cap.queued === 2), 'stats');
+    expect(global.holders).toEqual([a.uuid]);
+    expect(global.waiting).toHaveLength(2);
+
+    ctl.kill(c.uuid, false); // queued → canceled
+    await waitFor(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
+
+    ctl.kill(a.uuid, false);
+    await waitFor(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
+    await waitFor(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
+    expect(bells).toContain('\x07');
+    const b = Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!;
+    ctl.wait(b.uuid);
+    await waitFor(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
+    expect(store.getState().waits.find((w) => w.uuid === b.uuid)!.token).toBe('completed');
+
+    ctl.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
+    await waitFor(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
+    ctl.enqueue(`--bogus`);
+    await waitFor(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
+    ctl.enqueue(`-- sh -c 'unterminated`);
+    await waitFor(() => store.getState().message?.text.includes('unterminated single quote'), 'a split error');
+
+    // The log saw the transitions, each once.
+    const seqs = store.getState().log.slice(0, store.getState().log.size).map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+  });
+
+  it('send to an idle interactive agent, and the details pane reads /proc and the output', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    const { MOCK_AGENT } = await import('./home.js');
+    const chat = home.run(['-n', 'chat', '--protocol', 'jsonl', '--interactive', '--', process.execPath, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '50']);
+    const { store, ctl } = start(home);
+    await waitFor(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
+    store.setState({ selected: chat.uuid, mode: 'details' });
+    ctl.detailsOpened();
+    await waitFor(() => {
+      const d = store.getState().details;
+      return d && d.uuid === chat.uuid && d.pids.length > 0 && d.lines.length > 0 && d.rssBytes! > 0;
+    }, 'details with processes and output');
+    ctl.refreshDetails();
+    await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
+    ctl.send(chat.uuid, 'one more thing');
+    await waitFor(() => store.getState().message?.text === 'sent to chat', 'sent');
+    await waitFor(() => {
+      const r = store.getState().runs.byId[chat.uuid];
+      return r && r.status === 'idle' && r.input_seq === 1;
+    }, 'the turn to end');
+    ctl.send(chat.uuid, '');
+  });
+
+  it('says when the supervisor goes away, keeps the rows, and re-subscribes when it is back', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    home.run(['-n', 'keep-1', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'keep-2', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'wait-3', '--', 'sh', '-c', 'sleep 30']);
+    const { store, ctl } = start(home);
+    await waitFor(() => statusOf(store, 'keep-1') === 'working' && statusOf(store, 'keep-2') === 'working' && statusOf(store, 'wait-3') === 'queued', 'the fleet');
+    const before = Object.keys(store.getState().runs.byId).sort();
+
+    expect(home.cli(['server', 'stop']).code).toBe(0);
+    await waitFor(() => store.getState().conn.state === 'down', 'down');
+    expect(store.getState().message?.text).toContain('the supervisor went away');
+    expect(Object.keys(store.getState().runs.byId).sort()).toEqual(before); // last state kept
+
+    // While it is away, a run is added and one ends: the new snapshot must show both.
+    home.run(['-n', 'added-4', '--', 'sh', '-c', 'sleep 30']); // auto-starts a supervisor
+    const keep1 = home.ps().find((r) => r.name === 'keep-1')!;
+    home.cli(['kill', keep1.uuid]);
+    await waitFor(() => store.getState().conn.state === 'up', 'reconnected', 30_000);
+    await waitFor(() => statusOf(store, 'added-4') !== undefined && statusOf(store, 'keep-1') === 'ended:killed', 'the new snapshot');
+    const ps = home.ps();
+    await waitFor(() => {
+      const mine = Object.values(store.getState().runs.byId);
+      const now = home!.ps();
+      return mine.length === now.length && now.every((r) => statusOf(store, r.name) === (r.status === 'ended' ? `ended:${r.exit_reason}` : r.status));
+    }, 'the rows to match orcr ps');
+    expect(Object.keys(store.getState().runs.byId)).toHaveLength(ps.length);
+    expect(store.getState().view.ids).toHaveLength(ps.length);
+    ctl.reconnect();
+    await waitFor(() => store.getState().message?.text === 'connected', 'r while connected says so');
+  });
+});

@@ -1,0 +1,61 @@
+// Plain-data fixtures for the TUI's pure logic and component tests.
+
+import type { StreamMessage } from '../../src/client/client.js';
+import type { RunEvent } from '../../src/core/types.js';
+import type { PublicRun } from '../../src/server/view.js';
+
+export const T0 = Date.parse('2026-01-01T10:00:00Z');
+const iso = (t: number): string => new Date(t).toISOString();
+
+let n = 0;
+export function run(over: Partial<PublicRun> = {}): PublicRun {
+  n++;
+  const uuid = over.uuid ?? `${String(n).padStart(8, '0')}-0000-4000-8000-000000000000`;
+  const status = over.status ?? 'working';
+  return {
+    uuid,
+    name: `run-${n}`,
+    provider: 'claude',
+    workload: 'default',
+    protocol: 'jsonl',
+    status,
+    exit_reason: null,
+    exit_detail: null,
+    exit_code: null,
+    blocked_kind: null,
+    queue_seq: n,
+    queue_position: null,
+    pid: status === 'queued' ? null : 4242,
+    command: ['sh', '-c', 'sleep 5'],
+    cwd: '/tmp',
+    interactive: false,
+    turns: 0,
+    input_seq: 0,
+    tokens: { input: 0, output: 0, cached: 0 },
+    cost_usd: 0,
+    budget: {
+      turns: { used: 0, limit: null, fraction: null },
+      tokens: { used: 0, limit: null, fraction: null },
+      cost_usd: { used: 0, limit: null, fraction: null },
+      time_ms: { used: 0, limit: null, fraction: null },
+    },
+    held_until: null,
+    loop: { detected: false, warned: false, repetitions: 0 },
+    session_id: null,
+    last_tool: null,
+    last_text: null,
+    created_at: iso(T0),
+    started_at: status === 'queued' ? null : iso(T0 + 1000),
+    ended_at: status === 'ended' ? iso(T0 + 61_000) : null,
+    status_at: iso(T0 + 1000),
+    ...over,
+  };
+}
+
+export function ev(seq: number, type: string, runId: string | null, data: Record<string, unknown> = {}): RunEvent {
+  return { seq, ts: T0 + seq * 1000, run: runId, type, data };
+}
+
+export function msg(seq: number, type: string, r: PublicRun | null, data: Record<string, unknown> = {}): StreamMessage {
+  return { type: 'event', event: ev(seq, type, r ? r.uuid : null, data), run: r };
+}

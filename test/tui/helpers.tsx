@@ -1,0 +1,51 @@
+// Rendering helpers for ink-testing-library: a pane inside the store and
+// theme providers, and waits that poll for a frame instead of sleeping.
+
+import './no-ci.js';
+import React from 'react';
+import { render } from 'ink-testing-library';
+import { StoreContext, ThemeContext } from '../../components/context.js';
+import type { TuiStore } from '../../src/tui/store.js';
+import { NO_COLOR_THEME, type Theme } from '../../src/tui/theme.js';
+
+export type Rendered = ReturnType<typeof render>;
+
+export function renderPane(store: TuiStore, el: React.ReactElement, theme: Theme = NO_COLOR_THEME): Rendered {
+  return render(
+    <StoreContext.Provider value={store}>
+      <ThemeContext.Provider value={theme}>{el}</ThemeContext.Provider>
+    </StoreContext.Provider>,
+  );
+}
+
+/** Let React and Ink run: effects subscribe, input handlers attach, frames flush. */
+export async function tick(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+}
+
+/** Poll until `check` holds (a frame appeared), failing with the last frame after `ms`. */
+export async function until(inst: Rendered, check: (frame: string) => boolean, ms = 3000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const f = inst.lastFrame() ?? '';
+    if (check(f)) return f;
+    if (Date.now() > deadline) throw new Error(`frame never matched; last frame:\n${f}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Type keys one at a time, yielding between them so each is handled on its own. */
+export async function press(inst: Rendered, ...keys: string[]): Promise<void> {
+  for (const k of keys) {
+    inst.stdin.write(k);
+    await tick();
+  }
+}
+
+export const KEY = { up: '\x1b[A', down: '\x1b[B', enter: '\r', esc: '\x1b', tab: '\t', backspace: '\x7f' } as const;
+
+/** The lines of a frame, trailing spaces trimmed, for readable assertions. */
+export function lines(frame: string): string[] {
+  return frame.split('\n').map((l) => l.trimEnd());
+}

@@ -1,0 +1,340 @@
+// The TUI's small pure pieces: windowing, columns, layout, keys, shell
+// splitting, themes, /proc parsing, the ring buffer, output tails, notices.
+
+import './no-ci.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Key } from 'ink';
+import { clampList, followSelection, listReducer, scrollFromEnd } from '../../src/tui/list-state.js';
+import { layoutColumns, rowSpans } from '../../src/tui/columns.js';
+import { computeLayout } from '../../src/tui/layout.js';
+import { BINDINGS, Command, matchKey, printable } from '../../src/tui/keys.js';
+import { shellSplit, SplitError } from '../../src/tui/shell-split.js';
+import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/theme.js';
+import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/proc-stats.js';
+import { Ring } from '../../src/tui/ring.js';
+import { cleanLine, readTail } from '../../src/tui/output-tail.js';
+import { notificationBytes, summarize } from '../../src/tui/notify.js';
+import { parseTuiArgs } from '../../src/tui/args.js';
+import { fit, fullestMeter, truncate } from '../../src/tui/format.js';
+import { readPrefs, writePrefs } from '../../src/tui/prefs.js';
+import { run, T0 } from './fixtures.js';
+
+const key = (over: Partial<Key> = {}): Key =>
+  ({
+    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
+    return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
+    super: false, hyper: false, capsLock: false, numLock: false, ...over,
+  }) as Key;
+
+describe('windowed list (selection + scroll offset)', () => {
+  it('moves the offset only when the cursor leaves the window', () => {
+    let s = { cursor: 0, offset: 0 };
+    for (let i = 0; i < 4; i++) s = listReducer(s, { type: 'down' }, 100, 5);
+    expect(s).toEqual({ cursor: 4, offset: 0 });
+    s = listReducer(s, { type: 'down' }, 100, 5);
+    expect(s).toEqual({ cursor: 5, offset: 1 });
+    s = listReducer(s, { type: 'up', n: 3 }, 100, 5);
+    expect(s).toEqual({ cursor: 2, offset: 1 });
+    s = listReducer(s, { type: 'up', n: 3 }, 100, 5);
+    expect(s).toEqual({ cursor: 0, offset: 0 });
+  });
+
+  it('first, last, pages and clamping at the ends', () => {
+    expect(listReducer({ cursor: 0, offset: 0 }, { type: 'last' }, 100, 10)).toEqual({ cursor: 99, offset: 90 });
+    expect(listReducer({ cursor: 99, offset: 90 }, { type: 'first' }, 100, 10)).toEqual({ cursor: 0, offset: 0 });
+    expect(listReducer({ cursor: 0, offset: 0 }, { type: 'pageDown' }, 100, 10)).toEqual({ cursor: 10, offset: 1 });
+    expect(listReducer({ cursor: 3, offset: 0 }, { type: 'up', n: 10 }, 100, 10)).toEqual({ cursor: 0, offset: 0 });
+    expect(listReducer({ cursor: 0, offset: 0 }, { type: 'down' }, 0, 10)).toEqual({ cursor: 0, offset: 0 });
+  });
+
+  it('shrinking the list or the window keeps the cursor visible', () => {
+    expect(clampList({ cursor: 50, offset: 45 }, 20, 10)).toEqual({ cursor: 19, offset: 10 });
+    expect(clampList({ cursor: 9, offset: 0 }, 100, 5)).toEqual({ cursor: 9, offset: 5 });
+  });
+
+  it('follows the selected id when rows move, else keeps the position', () => {
+    expect(followSelection({ cursor: 0, offset: 0 }, 'c', ['a', 'b', 'c'], 2)).toEqual({ list: { cursor: 2, offset: 1 }, selected: 'c' });
+    expect(followSelection({ cursor: 1, offset: 0 }, 'gone', ['a', 'b', 'c'], 2)).toEqual({ list: { cursor: 1, offset: 0 }, selected: 'b' });
+    expect(followSelection({ cursor: 1, offset: 0 }, 'x', [], 2)).toEqual({ list: { cursor: 0, offset: 0 }, selected: null });
+  });
+
+  it('log panes scroll from the end and stop at the top', () => {
+    expect(scrollFromEnd(0, 3, 100, 10)).toBe(3);
+    expect(scrollFromEnd(3, -10, 100, 10)).toBe(0);
+    expect(scrollFromEnd(0, 500, 100, 10)).toBe(90);
+    expect(scrollFromEnd(0, 5, 4, 10)).toBe(0);
+  });
+});
+
+describe('columns', () => {
+  it('fits the width exactly and keeps status and name at 80 columns', () => {
+    for (const width of [60, 80, 100, 120, 160, 200]) {
+      const cols = layoutColumns(width);
+      const used = 2 + cols.reduce((n, c) => n + c.width, 0) + cols.length - 1;
+      expect(used).toBeLessThanOrEqual(width);
+      expect(cols.map((c) => c.key)).toContain('status');
+      expect(cols.map((c) => c.key)).toContain('name');
+    }
+  });
+
+  it('drops low-value columns first as the terminal narrows', () => {
+    const wide = layoutColumns(160).map((c) => c.key);
+    expect(wide).toEqual(['status', 'reason', 'name', 'id', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
+    const narrow = layoutColumns(80).map((c) => c.key);
+    expect(narrow).not.toContain('id');
+    expect(narrow).not.toContain('cost');
+    expect(narrow).toContain('elapsed');
+    expect(narrow).toContain('queue');
+  });
+
+  it('a row is spans whose text adds up to the columns', () => {
+    const cols = layoutColumns(120);
+    const r = run({ status: 'queued', name: 'a-very-long-name-that-will-not-fit-in-the-column', created_at: new Date(T0).toISOString() });
+    const text = rowSpans(r, cols, T0 + 65_000, 3, true).map((s) => s.text).join('');
+    expect(text.startsWith('› ○ queued')).toBe(true);
+    expect(text).toContain('#3 1m05s');
+    expect(text).toContain('…');
+    expect(Array.from(text).length).toBe(2 + cols.reduce((n, c) => n + c.width, 0) + cols.length - 1);
+  });
+
+  it('the budget cell is the fullest ceiling, time recomputed against now', () => {
+    const r = run({
+      status: 'working',
+      started_at: new Date(T0).toISOString(),
+      budget: {
+        turns: { used: 1, limit: 4, fraction: 0.25 },
+        tokens: { used: 0, limit: null, fraction: null },
+        cost_usd: { used: 0, limit: null, fraction: null },
+        time_ms: { used: 0, limit: 100_000, fraction: 0 },
+      },
+    });
+    expect(fullestMeter(r, T0 + 90_000)).toEqual({ name: 'time_ms', fraction: 0.9 });
+    const text = rowSpans(r, layoutColumns(160), T0 + 90_000, undefined, false).map((s) => s.text).join('');
+    expect(text).toContain('90%');
+  });
+
+  it('truncates and pads by code points', () => {
+    expect(truncate('abcdef', 4)).toBe('abc…');
+    expect(fit('ab', 4, 'right')).toBe('  ab');
+    expect(fit('⟳', 2)).toBe('⟳ ');
+  });
+});
+
+describe('layout', () => {
+  it('fills rows - 1 and gives the runs table what is left', () => {
+    for (const [columns, rows] of [[80, 24], [120, 40], [200, 60]] as const) {
+      const l = computeLayout({ columns, rows, showEvents: true, caps: 6, waits: false });
+      expect(l.height).toBe(rows - 1);
+      expect(l.header + l.main + l.footer).toBe(rows - 1);
+      const stacked = l.side ? l.runs.height : l.runs.height + l.limiter.height;
+      expect(stacked + l.events.height).toBe(l.main);
+      expect(l.runs.body).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  it('puts the limiter beside the runs on wide terminals only', () => {
+    expect(computeLayout({ columns: 200, rows: 50, showEvents: true, caps: 3, waits: false }).side).toBe(true);
+    expect(computeLayout({ columns: 120, rows: 40, showEvents: true, caps: 3, waits: false }).side).toBe(false);
+  });
+
+  it('hiding the event log gives its rows to the runs', () => {
+    const on = computeLayout({ columns: 100, rows: 30, showEvents: true, caps: 2, waits: false });
+    const off = computeLayout({ columns: 100, rows: 30, showEvents: false, caps: 2, waits: false });
+    expect(off.runs.body).toBe(on.runs.body + on.events.height);
+  });
+});
+
+describe('keys', () => {
+  it('maps keys to commands per context', () => {
+    expect(matchKey('list', 'j', key())).toBe(Command.Down);
+    expect(matchKey('list', '', key({ downArrow: true }))).toBe(Command.Down);
+    expect(matchKey('list', 'x', key())).toBe(Command.Kill);
+    expect(matchKey('list', 'X', key({ shift: true }))).toBe(Command.KillNow);
+    expect(matchKey('list', 'c', key({ ctrl: true }))).toBe(Command.Quit);
+    expect(matchKey('list', '', key({ return: true }))).toBe(Command.Details);
+    expect(matchKey('confirm', 'y', key())).toBe(Command.Confirm);
+    expect(matchKey('confirm', 'x', key())).toBe(null);
+    expect(matchKey('prompt', 'q', key())).toBe(null); // typed, not quit
+    expect(matchKey('prompt', '', key({ escape: true }))).toBe(Command.Back);
+    expect(matchKey('details', 'n', key())).toBe(null);
+  });
+
+  it('every CONTRACT key is bound', () => {
+    const labels = new Set(BINDINGS.map((b) => b.command));
+    for (const c of [Command.Up, Command.Down, Command.First, Command.Last, Command.Details, Command.Kill, Command.KillNow, Command.Wait, Command.Send, Command.New, Command.Filter, Command.Back, Command.NextPane, Command.ToggleEvents, Command.NextTheme, Command.Help, Command.Quit]) {
+      expect(labels.has(c)).toBe(true);
+    }
+  });
+
+  it('keeps printable text of a paste, drops control bytes', () => {
+    expect(printable('hello world', key())).toBe('hello world');
+    expect(printable('a\x1b[Ab\x07', key())).toBe('ab');
+    expect(printable('x', key({ ctrl: true }))).toBe('');
+  });
+});
+
+describe('shellSplit', () => {
+  it('splits like a shell, quotes and escapes included', () => {
+    expect(shellSplit(`-n build -- sh -c 'echo "hi there"; sleep 1'`)).toEqual(['-n', 'build', '--', 'sh', '-c', 'echo "hi there"; sleep 1']);
+    expect(shellSplit(`-p "fix the \\"bug\\"" a\\ b ''`)).toEqual(['-p', 'fix the "bug"', 'a b', '']);
+    expect(shellSplit('  ')).toEqual([]);
+    expect(shellSplit(`x"y z"w`)).toEqual(['xy zw']);
+  });
+
+  it('refuses unterminated quotes', () => {
+    expect(() => shellSplit(`echo 'oops`)).toThrow(SplitError);
+    expect(() => shellSplit(`echo "oops`)).toThrow(SplitError);
+  });
+});
+
+describe('themes', () => {
+  it('ships dark, light, high-contrast, ansi and no-color with every token valid', () => {
+    const set = loadThemes([builtinThemeDir()]);
+    expect(set.problems).toEqual([]);
+    expect(set.order.slice(0, 5)).toEqual(['dark', 'light', 'high-contrast', 'ansi', 'no-color']);
+    for (const name of ['dark', 'light', 'high-contrast']) {
+      for (const t of TOKENS) expect(set.themes.get(name)!.colors[t], `${name} ${t}`).toBeDefined();
+    }
+    expect(set.themes.get('no-color')!.colors).toEqual({});
+  });
+
+  it('resolves palette names, reports bad tokens and colours', () => {
+    const { theme, problems } = parseTheme({ name: 'x', palette: { a: '#112233' }, tokens: { 'text.primary': 'a', focus: 'red', border: 'nope', 'made.up': 'a' } }, 'file');
+    expect(theme.colors).toEqual({ 'text.primary': '#112233', focus: 'red' });
+    expect(problems).toHaveLength(2);
+  });
+
+  it('without colours, secondary text is dim and focus bold', () => {
+    const nc = { name: 'no-color', description: '', colors: {} };
+    expect(tokenStyle(nc, 'text.muted')).toEqual({ dimColor: true });
+    expect(tokenStyle(nc, 'focus')).toEqual({ bold: true });
+    expect(tokenStyle(nc, 'text.primary')).toEqual({});
+  });
+
+  it('picks the start theme: flag, NO_COLOR, remembered, COLORFGBG, dark', () => {
+    const available = loadThemes([builtinThemeDir()]);
+    expect(initialThemeName({ flag: 'light', env: { NO_COLOR: '1' }, available })).toBe('light');
+    expect(initialThemeName({ remembered: 'light', env: { NO_COLOR: '1' }, available })).toBe('no-color');
+    expect(initialThemeName({ remembered: 'high-contrast', env: {}, available })).toBe('high-contrast');
+    expect(initialThemeName({ env: { COLORFGBG: '0;15' }, available })).toBe('light');
+    expect(initialThemeName({ env: {}, available })).toBe('dark');
+    expect(nextThemeName(available, 'no-color')).toBe(available.order[(available.order.indexOf('no-color') + 1) % available.order.length]);
+  });
+
+  it('loads a user theme from a folder and remembers the choice in tui.json', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-theme-'));
+    fs.mkdirSync(path.join(dir, 'themes'));
+    fs.writeFileSync(path.join(dir, 'themes', 'mine.json'), JSON.stringify({ name: 'mine', tokens: { focus: 'magenta' } }));
+    const set = loadThemes([builtinThemeDir(), path.join(dir, 'themes')]);
+    expect(set.themes.get('mine')!.colors.focus).toBe('magenta');
+    expect(set.order.at(-1)).toBe('mine');
+    expect(writePrefs(dir, { theme: 'mine' })).toBe(null);
+    expect(readPrefs(dir)).toEqual({ theme: 'mine' });
+    expect(fs.statSync(path.join(dir, 'tui.json')).mode & 0o777).toBe(0o600);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('proc stats', () => {
+  const line = (pid: number, comm: string, pgrp: number, utime: number, stime: number, rss: number): string =>
+    `${pid} (${comm}) S 1 ${pgrp} ${pgrp} 0 -1 4194560 100 0 0 0 ${utime} ${stime} 0 0 20 0 1 0 12345 1000000 ${rss} 18446744073709551615`;
+
+  it('parses /proc/PID/stat, even with spaces and parens in the name', () => {
+    expect(parseStat(line(42, 'my (weird) name', 40, 150, 50, 300))).toEqual({ pid: 42, pgrp: 40, ticks: 200, rssPages: 300, start: '12345' });
+    expect(parseStat('garbage')).toBe(null);
+  });
+
+  it('sums a process group from a /proc-like folder and computes CPU between samples', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-proc-'));
+    const put = (pid: number, text: string): void => {
+      fs.mkdirSync(path.join(dir, String(pid)), { recursive: true });
+      fs.writeFileSync(path.join(dir, String(pid), 'stat'), text);
+    };
+    put(100, line(100, 'sh', 100, 10, 5, 100));
+    put(101, line(101, 'node', 100, 100, 20, 1000));
+    put(200, line(200, 'other', 200, 999, 999, 999));
+    fs.mkdirSync(path.join(dir, 'self'));
+    const a = sampleGroup(100, 1000, dir)!;
+    expect(a.pids).toEqual([100, 101]);
+    expect(a.ticks).toBe(135);
+    put(101, line(101, 'node', 100, 150, 20, 1000));
+    const b = sampleGroup(100, 2000, dir)!;
+    expect(cpuPercent(a, b, 100)).toBeCloseTo(50);
+    expect(cpuPercent(null, b, 100)).toBe(null);
+    expect(sampleGroup(999, 0, dir)).toBe(null);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads this very process group from the real /proc', () => {
+    const s = sampleGroup(Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[2]), Date.now());
+    expect(s).not.toBe(null);
+    expect(s!.rssBytes).toBeGreaterThan(0);
+  });
+});
+
+describe('ring buffer', () => {
+  it('keeps the newest items and slices windows from the end', () => {
+    const r = new Ring<number>(5);
+    for (let i = 1; i <= 8; i++) r.push(i);
+    expect(r.size).toBe(5);
+    expect(r.slice(0, 5)).toEqual([4, 5, 6, 7, 8]);
+    expect(r.window(2, 0)).toEqual([7, 8]);
+    expect(r.window(2, 2)).toEqual([5, 6]);
+    expect(r.window(10, 4)).toEqual([4]);
+    expect(r.version).toBe(8);
+  });
+});
+
+describe('output tail', () => {
+  it('reads the last lines of a big file and cleans escape sequences', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tail-'));
+    const file = path.join(dir, 'out');
+    fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') + '\n\x1b[31mred\x1b[0m\tend\n');
+    const t = readTail(file, 200, 4096);
+    expect(t.lines).toHaveLength(200);
+    expect(t.lines.at(-1)).toBe('red  end');
+    expect(t.lines.at(-2)).toBe('line 4999');
+    expect(readTail(path.join(dir, 'nope')).missing).toBe(true);
+    expect(cleanLine('\x1b]0;title\x07ok\x00')).toBe('ok');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('notices', () => {
+  it('summarizes what became blocked or ended', () => {
+    expect(summarize([{ kind: 'blocked', uuid: 'u', name: 'a', detail: 'limit' }])).toBe('a blocked (limit)');
+    expect(summarize([{ kind: 'ended', uuid: 'u', name: 'a', detail: 'killed' }, { kind: 'ended', uuid: 'v', name: 'b', detail: 'completed' }])).toBe(
+      '2 runs ended: a killed, b completed',
+    );
+  });
+
+  it('rings the bell, or sends OSC 9 where the terminal shows it', () => {
+    expect(notificationBytes('x', { TERM: 'xterm-256color' })).toBe('\x07');
+    expect(notificationBytes('a\x1bb', { TERM_PROGRAM: 'iTerm.app' })).toBe('\x1b]9;orcr: a b\x07');
+  });
+});
+
+describe('orcr-tui flags', () => {
+  it('parses the flags and refuses unknown ones', () => {
+    expect(parseTuiArgs(['--theme', 'light', '--quiet'])).toEqual({ theme: 'light', demo: false, quiet: true, help: false });
+    expect(parseTuiArgs(['--demo'])).toMatchObject({ demo: true });
+    expect(() => parseTuiArgs(['--bogus'])).toThrow(/bogus/);
+    expect(() => parseTuiArgs(['extra'])).toThrow();
+  });
+});
+
+describe('key bursts', () => {
+  it('splits keys that arrived in one chunk', async () => {
+    const { splitBurst } = await import('../../src/tui/router.js');
+    const k = key();
+    expect(splitBurst('j', k, false)).toBe(null);
+    expect(splitBurst('pasted text', k, true)).toBe(null);
+    expect(splitBurst('jjk', k, false)!.map(([i]) => i)).toEqual(['j', 'j', 'k']);
+    const parts = splitBurst('one more\rw', k, true)!;
+    expect(parts.map(([i, kk]) => [i, kk.return])).toEqual([['one more', false], ['', true], ['w', false]]);
+    expect(splitBurst('\x1b[A', k, false)).toBe(null);
+  });
+});

@@ -1,0 +1,231 @@
+// The store's reducers: snapshot + events → state, without rendering.
+
+import './no-ci.js';
+import { describe, expect, it } from 'vitest';
+import { applyEvents, applySnapshot, computeView, describeEvent, normalizeStats } from '../../src/tui/model.js';
+import {
+  createTuiStore,
+  initialState,
+  reduceFilter,
+  reduceList,
+  reduceShowAll,
+  reduceSnapshot,
+  reduceStream,
+  reduceViewport,
+  type TuiState,
+} from '../../src/tui/store.js';
+import { ev, msg, run, T0 } from './fixtures.js';
+
+function apply(s: TuiState, patch: Partial<TuiState>): TuiState {
+  return { ...s, ...patch };
+}
+
+describe('applySnapshot / applyEvents', () => {
+  it('a snapshot becomes runs by id with its seq', () => {
+    const a = run({ status: 'working' });
+    const b = run({ status: 'queued' });
+    const data = applySnapshot({ seq: 10, runs: [a, b] });
+    expect(Object.keys(data.byId).sort()).toEqual([a.uuid, b.uuid].sort());
+    expect(data.seq).toBe(10);
+  });
+
+  it('ignores stream events at or below the snapshot seq, applies the rest in order (last view wins)', () => {
+    const a = run({ status: 'working', turns: 1 });
+    const data = applySnapshot({ seq: 10, runs: [a] });
+    const out = applyEvents(data, [
+      msg(9, 'usage', { ...a, turns: 0 }),
+      msg(10, 'usage', { ...a, turns: 0 }),
+      msg(11, 'usage', { ...a, turns: 2 }),
+      msg(12, 'idle', { ...a, status: 'idle', turns: 3 }),
+    ]);
+    expect(out.fresh.map((m) => m.event.seq)).toEqual([11, 12]);
+    expect(out.data.seq).toBe(12);
+    expect(out.data.byId[a.uuid]!.status).toBe('idle');
+    expect(out.data.byId[a.uuid]!.turns).toBe(3);
+  });
+
+  it('adds runs it has not seen and reports blocked and ended runs as notable', () => {
+    const data = applySnapshot({ seq: 0, runs: [] });
+    const a = run({ status: 'queued', name: 'alpha' });
+    const out = applyEvents(data, [
+      msg(1, 'queued', a),
+      msg(2, 'blocked', { ...a, status: 'blocked', blocked_kind: 'limit' }, { kind: 'limit' }),
+      msg(3, 'ended', { ...a, status: 'ended', exit_reason: 'killed' }, { reason: 'killed' }),
+    ]);
+    expect(out.data.byId[a.uuid]!.status).toBe('ended');
+    expect(out.notable).toEqual([
+      { kind: 'blocked', uuid: a.uuid, name: 'alpha', detail: 'limit' },
+      { kind: 'ended', uuid: a.uuid, name: 'alpha', detail: 'killed' },
+    ]);
+  });
+
+  it('trusts the event over a view computed a step before it (status, reason, usage)', () => {
+    const a = run({ status: 'working', turns: 1 });
+    const data = applySnapshot({ seq: 1, runs: [a] });
+    const out = applyEvents(data, [
+      msg(2, 'usage', { ...a, turns: 1 }, { turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 }),
+      msg(3, 'blocked', { ...a, turns: 2 }, { from: 'working', kind: 'login' }),
+      msg(4, 'ended', { ...a, status: 'blocked', blocked_kind: 'login' }, { from: 'blocked', reason: 'killed', detail: null, exit_code: 143 }),
+    ]);
+    const r = out.data.byId[a.uuid]!;
+    expect(r.status).toBe('ended');
+    expect(r.exit_reason).toBe('killed');
+    expect(r.exit_code).toBe(143);
+    expect(r.blocked_kind).toBe(null);
+    expect(r.ended_at).toBe(new Date(T0 + 4000).toISOString());
+    expect(r.turns).toBe(2); // the ended view predates the usage event: counters never go back
+    const mid = applyEvents(data, out.fresh.slice(0, 2));
+    expect(mid.data.byId[a.uuid]!.status).toBe('blocked');
+    expect(mid.data.byId[a.uuid]!.blocked_kind).toBe('login');
+    expect(applyEvents(data, out.fresh.slice(0, 1)).data.byId[a.uuid]!).toMatchObject({ turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 });
+  });
+
+  it('ends a known row when an ended event comes without a view', () => {
+    const a = run({ status: 'working' });
+    const out = applyEvents(applySnapshot({ seq: 1, runs: [a] }), [{ type: 'event', event: ev(2, 'ended', a.uuid, { reason: 'lost' }), run: null }]);
+    expect(out.data.byId[a.uuid]!.status).toBe('ended');
+    expect(out.data.byId[a.uuid]!.exit_reason).toBe('lost');
+  });
+
+  it('returns the same data object when nothing is new', () => {
+    const data = applySnapshot({ seq: 5, runs: [run()] });
+    expect(applyEvents(data, [msg(5, 'usage', null)]).data).toBe(data);
+  });
+});
+
+describe('computeView', () => {
+  const blocked = run({ status: 'blocked', blocked_kind: 'login', queue_seq: 50 });
+  const idle = run({ status: 'idle', queue_seq: 40 });
+  const w2 = run({ status: 'working', queue_seq: 31, name: 'builder' });
+  const w1 = run({ status: 'working', queue_seq: 30, provider: 'codex' });
+  const q2 = run({ status: 'queued', queue_seq: 61 });
+  const q1 = run({ status: 'queued', queue_seq: 60 });
+  const ended = run({ status: 'ended', exit_reason: 'completed', queue_seq: 1 });
+  const byId = Object.fromEntries([ended, q2, w2, idle, q1, w1, blocked].map((r) => [r.uuid, r]));
+
+  it('sorts by status (blocked, idle, working, starting, queued, ended), then queue order', () => {
+    const v = computeView(byId, { filter: '', showAll: true });
+    expect(v.ids).toEqual([blocked, idle, w1, w2, q1, q2, ended].map((r) => r.uuid));
+    expect(v.counts).toEqual({ queued: 2, starting: 0, working: 2, idle: 1, blocked: 1, ended: 1 });
+    expect(v.total).toBe(7);
+  });
+
+  it('numbers queued runs by queue order, whatever the filter', () => {
+    const v = computeView(byId, { filter: 'zzz-no-match', showAll: true });
+    expect(v.ids).toEqual([]);
+    expect(v.positions).toEqual({ [q1.uuid]: 1, [q2.uuid]: 2 });
+  });
+
+  it('hides ended runs when showing active runs only', () => {
+    expect(computeView(byId, { filter: '', showAll: false }).ids).not.toContain(ended.uuid);
+  });
+
+  it('filters on name, provider, status and id, all words must match', () => {
+    expect(computeView(byId, { filter: 'build', showAll: true }).ids).toEqual([w2.uuid]);
+    expect(computeView(byId, { filter: 'codex', showAll: true }).ids).toEqual([w1.uuid]);
+    expect(computeView(byId, { filter: 'LOGIN', showAll: true }).ids).toEqual([blocked.uuid]);
+    expect(computeView(byId, { filter: `working ${w1.uuid.slice(0, 8)}`, showAll: true }).ids).toEqual([w1.uuid]);
+  });
+});
+
+describe('store reducers', () => {
+  it('snapshot then stream: rows, order, log and notable changes', () => {
+    let s = initialState({ now: T0 });
+    const a = run({ status: 'working', name: 'alpha', queue_seq: 1 });
+    const b = run({ status: 'queued', name: 'beta', queue_seq: 2 });
+    s = apply(s, reduceSnapshot(s, { seq: 5, runs: [a, b], events: [ev(4, 'queued', b.uuid, { provider: 'claude', workload: 'default' }), ev(5, 'usage', a.uuid, {})] }, T0));
+    expect(s.loaded).toBe(true);
+    expect(s.view.ids).toEqual([a.uuid, b.uuid]);
+    expect(s.selected).toBe(a.uuid);
+    expect(s.log.size).toBe(1); // usage events stay out of the log
+    const { patch, notable } = reduceStream(
+      s,
+      [msg(5, 'working', a), msg(6, 'starting', { ...b, status: 'starting' }), msg(7, 'ended', { ...a, status: 'ended', exit_reason: 'completed' }, { reason: 'completed' })],
+      T0 + 10,
+    );
+    s = apply(s, patch);
+    expect(s.runs.byId[a.uuid]!.status).toBe('ended');
+    expect(s.view.ids).toEqual([b.uuid, a.uuid]); // starting sorts before ended
+    expect(s.selected).toBe(a.uuid); // the selection follows the run, not the row
+    expect(s.list.cursor).toBe(1);
+    expect(s.log.size).toBe(3);
+    expect(s.log.at(2)!.text).toBe('completed');
+    expect(notable).toEqual([{ kind: 'ended', uuid: a.uuid, name: 'alpha', detail: 'completed' }]);
+  });
+
+  it('a second snapshot replaces every row (reconnect): no duplicates, no leftovers, no repeated log lines', () => {
+    let s = initialState();
+    const a = run({ status: 'working' });
+    const b = run({ status: 'working' });
+    s = apply(s, reduceSnapshot(s, { seq: 3, runs: [a, b], events: [ev(2, 'queued', a.uuid), ev(3, 'queued', b.uuid)] }, T0));
+    const b2 = { ...b, status: 'ended', exit_reason: 'killed' };
+    const c = run({ status: 'queued' });
+    s = apply(s, reduceSnapshot(s, { seq: 9, runs: [b2, c], events: [ev(3, 'queued', b.uuid), ev(8, 'ended', b.uuid, { reason: 'killed' }), ev(9, 'queued', c.uuid)] }, T0));
+    expect(Object.keys(s.runs.byId).sort()).toEqual([b.uuid, c.uuid].sort());
+    expect(s.view.ids).toEqual([c.uuid, b.uuid]);
+    expect(s.log.slice(0, s.log.size).map((e) => e.seq)).toEqual([2, 3, 8, 9]);
+    // stream events from before the new snapshot are ignored
+    const { patch } = reduceStream(s, [msg(8, 'ended', { ...b, status: 'working' })], T0);
+    expect(patch).toEqual({});
+  });
+
+  it('moves the selection inside the window and keeps it on screen', () => {
+    let s = initialState();
+    const runs = Array.from({ length: 30 }, (_, i) => run({ status: 'queued', queue_seq: 100 + i }));
+    s = apply(s, reduceSnapshot(s, { seq: 1, runs }, T0));
+    s = apply(s, reduceViewport(s, { width: 100, runsHeight: 10, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
+    s = apply(s, reduceList(s, { type: 'down', n: 12 }));
+    expect(s.list).toEqual({ cursor: 12, offset: 3 });
+    expect(s.selected).toBe(runs[12]!.uuid);
+    s = apply(s, reduceList(s, { type: 'last' }));
+    expect(s.list).toEqual({ cursor: 29, offset: 20 });
+    s = apply(s, reduceViewport(s, { width: 100, runsHeight: 25, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
+    expect(s.list).toEqual({ cursor: 29, offset: 5 });
+  });
+
+  it('filter and active/all recompute the rows and keep a valid selection', () => {
+    let s = initialState();
+    const a = run({ status: 'working', name: 'alpha' });
+    const b = run({ status: 'ended', name: 'beta', exit_reason: 'completed' });
+    s = apply(s, reduceSnapshot(s, { seq: 1, runs: [a, b] }, T0));
+    s = apply(s, reduceList(s, { type: 'last' }));
+    expect(s.selected).toBe(b.uuid);
+    s = apply(s, reduceShowAll(s, false));
+    expect(s.view.ids).toEqual([a.uuid]);
+    expect(s.selected).toBe(a.uuid);
+    s = apply(s, reduceFilter(s, 'nomatch'));
+    expect(s.view.ids).toEqual([]);
+    expect(s.selected).toBe(null);
+  });
+
+  it('createTuiStore starts connecting with nothing loaded', () => {
+    const st = createTuiStore({ home: '/h' }).getState();
+    expect(st.conn.state).toBe('connecting');
+    expect(st.loaded).toBe(false);
+    expect(st.home).toBe('/h');
+  });
+});
+
+describe('stats and events text', () => {
+  it('normalizes stats, including fleet meters and holds', () => {
+    const st = normalizeStats({
+      caps: [{ cap: 'global', limit: 2, active: 1, holders: ['u1'], queued: 0, oldest_wait_ms: 0 }],
+      queued: 0,
+      active: 1,
+      holds: { claude: T0 + 60_000, bad: 'x' },
+      fleet: { exceeded: false, window: 'all', meters: { tokens: { used: 500, limit: 1000, fraction: 0.5, warn: false }, cost_usd: { used: 1, limit: null, fraction: null, warn: false } } },
+    });
+    expect(st.caps[0]!.waiting).toEqual([]);
+    expect(st.caps[0]!.reserved).toBe(0);
+    expect(st.holds).toEqual({ claude: T0 + 60_000 });
+    expect(st.fleet).toEqual([{ name: 'tokens', used: 500, limit: 1000, fraction: 0.5 }]);
+    expect(normalizeStats({}).fleet).toEqual([]);
+  });
+
+  it('describes events in words', () => {
+    expect(describeEvent(ev(1, 'ended', 'u', { reason: 'killed', detail: null, exit_code: 143 }))).toBe('killed, exit 143');
+    expect(describeEvent(ev(1, 'blocked', 'u', { kind: 'limit', from: 'working', retry_after_s: 30 }))).toBe('limit, retry after 30s (from working)');
+    expect(describeEvent(ev(1, 'loop_detected', 'u', { by: 'tool', action: 'warn' }))).toBe('by tool, action warn');
+    expect(describeEvent(ev(1, 'something_new', null, { a: 1, b: 'x' }))).toBe('a=1 b=x');
+  });
+});

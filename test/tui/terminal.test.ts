@@ -1,0 +1,278 @@
+// orcr-tui in a real terminal (tmux): what a person sees at 120x40, a kill
+// from the keyboard that `orcr ps` agrees with, `w` on an interactive agent,
+// a resize to 80x24, and quitting/restarting while agents work.
+// Every wait polls the screen; nothing sleeps a fixed time.
+
+import './no-ci.js';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
+
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const HAS_MOCK = fs.existsSync(MOCK_AGENT);
+if (!HAS_TMUX) process.stderr.write('terminal.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
+if (HAS_TMUX && !HAS_MOCK) process.stderr.write(`terminal.test.ts: ${MOCK_AGENT} is missing: the idle/interactive parts are skipped\n`);
+
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** One private tmux server per test: a terminal we can type into and read. */
+class Term {
+  private static n = 0;
+  readonly socket = `orcr-tui-test-${process.pid}-${++Term.n}`;
+
+  constructor(
+    private readonly home: Home,
+    readonly cols = 120,
+    readonly rows = 40,
+  ) {}
+
+  private tmux(...args: string[]): string {
+    const r = spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Start orcr-tui in a new window; the pane stays after it exits so its last words can be read. */
+  start(name: string, args: string[] = []): void {
+    const cmd =
+      `env -u CI -u CONTINUOUS_INTEGRATION ORCR_HOME=${shq(this.home.dir)} TERM=xterm-256color NO_COLOR=1 ` +
+      `${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; sleep 600`;
+    if (name === 'first') this.tmux('new-session', '-d', '-s', 'main', '-n', name, '-x', String(this.cols), '-y', String(this.rows), cmd);
+    else this.tmux('new-window', '-t', 'main', '-n', name, cmd);
+    this.target = `main:${name}`;
+  }
+
+  target = 'main:first';
+
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-t', this.target).replace(/\n+$/, '');
+  }
+
+  keys(...keys: string[]): void {
+    for (const k of keys) this.tmux('send-keys', '-t', this.target, k);
+  }
+
+  type(text: string): void {
+    this.tmux('send-keys', '-t', this.target, '-l', text);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', this.target, '-x', String(cols), '-y', String(rows));
+  }
+
+  async waitFor(pred: (screen: string) => boolean, what: string, ms = 30_000): Promise<string> {
+    let last = '';
+    try {
+      return await waitFor(
+        () => {
+          last = this.screen();
+          return pred(last) ? last : null;
+        },
+        what,
+        ms,
+        100,
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nscreen:\n${last}`);
+    }
+  }
+
+  /** A tmux format value for the pane, e.g. #{alternate_on}. */
+  display(format: string): string {
+    return this.tmux('display-message', '-p', '-t', this.target, format).trim();
+  }
+
+  /** The orcr-tui process: the child of the pane's shell. */
+  tuiPid(): number {
+    const shell = this.display('#{pane_pid}');
+    const r = spawnSync('pgrep', ['-P', shell, '-f', 'tui/main.js'], { encoding: 'utf8' });
+    const pid = Number(r.stdout.trim().split('\n')[0]);
+    if (!pid) throw new Error('orcr-tui is not running in the pane');
+    return pid;
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+
+/** The status word on a run's row: "● working  …  work-2" → "working" (ended rows: "ended:killed"). */
+function rowStatus(screen: string, name: string): string | null {
+  for (const line of screen.split('\n')) {
+    const m = line.match(/^[› ] [○◐●◇▲■] (\w+)\s+(?:(completed|errored|killed|timeout|budget|loop|canceled|failed|expired|lost|limit|login|question|unknown)\s+)?(\S+)/);
+    if (m && m[3] === name) return m[1] === 'ended' ? `ended:${m[2]}` : m[1]!;
+  }
+  return null;
+}
+
+function psStatus(home: Home): Map<string, string> {
+  return new Map(home.ps().map((r) => [r.name, r.status === 'ended' ? `ended:${r.exit_reason}` : r.status]));
+}
+
+let home: Home | null = null;
+let term: Term | null = null;
+
+afterEach(() => {
+  term?.kill();
+  term = null;
+  home?.cleanup();
+  home = null;
+});
+
+describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
+  it(
+    'shows every status and the limiter; x y kills a working run in place and orcr ps agrees; w shows turn_complete; re-flows at 80x24; quit and restart keep the same rows',
+    async () => {
+      home = new Home({ concurrency: { max: 2 } });
+      const h = home;
+      h.run(['-n', 'done-1', '--', 'sh', '-c', 'exit 0']);
+      h.run(['-n', 'work-2', '--', 'sh', '-c', 'sleep 120']);
+      if (HAS_MOCK) {
+        h.run(['-n', 'chat-3', '--protocol', 'jsonl', '--interactive', '--', process.execPath, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '400']);
+      } else {
+        h.run(['-n', 'chat-3', '--', 'sh', '-c', 'sleep 120']);
+      }
+      h.run(['-n', 'q-4', '--', 'sh', '-c', 'sleep 120']);
+      h.run(['-n', 'q-5', '--', 'sh', '-c', 'sleep 120']);
+      const chatSettled = HAS_MOCK ? 'idle' : 'working';
+      await waitFor(() => {
+        const st = psStatus(h);
+        return st.get('done-1') === 'ended:completed' && st.get('work-2') === 'working' && st.get('chat-3') === chatSettled && st.get('q-4') === 'queued';
+      }, 'the fleet to settle');
+
+      term = new Term(h, 120, 40);
+      const t = term;
+      t.start('first');
+      let s = await t.waitFor((x) => rowStatus(x, 'q-5') !== null && rowStatus(x, 'chat-3') === chatSettled && /holders/.test(x), 'the first screen');
+      expect(s).toMatch(/● supervisor pid \d+/);
+      expect(rowStatus(s, 'done-1')).toBe('ended:completed');
+      expect(rowStatus(s, 'work-2')).toBe('working');
+      expect(rowStatus(s, 'q-4')).toBe('queued');
+      expect(rowStatus(s, 'q-5')).toBe('queued');
+      for (const word of ['queued', 'working', 'ended', ...(HAS_MOCK ? ['idle'] : [])]) expect(s).toContain(word);
+      expect(s).toMatch(/#1 \S+/); // queue position and wait of q-4
+      // The limiter: the global cap full, its holders by name, its waiting line.
+      const limiter = s.split('\n').find((l) => l.startsWith('global'))!;
+      expect(limiter).toMatch(/global\s+█+ 2\/2/);
+      expect(limiter).toMatch(/holders (work-2, chat-3|chat-3, work-2)/);
+      expect(limiter).toMatch(/waiting 2 \(oldest [^)]+\): q-4, q-5/);
+      expect(s.split('\n').length).toBeLessThanOrEqual(40);
+
+      // Select the working run and kill it: x, then y.
+      const selected = (x: string, name: string): boolean => x.split('\n').some((l) => l.startsWith('›') && l.includes(` ${name} `));
+      if (!selected(s, 'work-2')) {
+        t.keys('g');
+        for (let i = 0; i < 5 && !selected(t.screen(), 'work-2'); i++) {
+          const before = t.screen();
+          t.keys('j');
+          await t.waitFor((x) => x !== before, 'the selection to move', 5000);
+        }
+      }
+      await t.waitFor((x) => selected(x, 'work-2'), 'work-2 selected');
+      t.keys('x');
+      await t.waitFor((x) => x.includes('kill work-2? y/n'), 'the confirmation');
+      t.keys('y');
+      s = await t.waitFor((x) => rowStatus(x, 'work-2') === 'ended:killed', 'work-2 killed on screen');
+      expect(psStatus(h).get('work-2')).toBe('ended:killed');
+      // Its slot went to the first waiter, on screen too.
+      s = await t.waitFor((x) => rowStatus(x, 'q-4') === 'working', 'q-4 promoted');
+
+      if (HAS_MOCK) {
+        // s + a line to the idle agent, then w: the banner follows it until the turn ends.
+        t.keys('g');
+        await t.waitFor((x) => selected(x, 'chat-3'), 'chat-3 selected');
+        t.keys('s');
+        await t.waitFor((x) => x.includes('send to chat-3> '), 'the send prompt');
+        t.type('one more thing');
+        t.keys('Enter', 'w');
+        s = await t.waitFor((x) => x.includes('waiting on chat-3…') || x.includes('chat-3: turn_complete'), 'the wait banner');
+        s = await t.waitFor((x) => x.includes('chat-3: turn_complete'), 'the wait banner to show turn_complete');
+        expect(rowStatus(s, 'chat-3')).toBe('idle');
+        expect(psStatus(h).get('chat-3')).toBe('idle');
+        expect(h.ps().find((r) => r.name === 'chat-3')!.input_seq).toBe(1);
+      }
+
+      // Resize to 80x24: everything re-flows and the essentials stay.
+      t.resize(80, 24);
+      s = await t.waitFor((x) => x.split('\n').some((l) => l.startsWith('─ Runs')) && /─ Limiter ─+/.test(x) && x.split('\n')[2]!.length <= 80, 'the 80x24 layout');
+      expect(s.split('\n').filter((l) => l.length > 80)).toEqual([]);
+      expect(rowStatus(s, 'q-5')).toBe('queued');
+      t.resize(120, 40);
+      await t.waitFor((x) => x.includes('PROVIDER/WORKLOAD'), 'back to 120 columns');
+
+      // Quit: agents keep running; a new TUI shows the same rows in the same states.
+      const rowsBefore = ['done-1', 'work-2', 'chat-3', 'q-4', 'q-5'].map((n) => [n, rowStatus(t.screen(), n)]);
+      t.keys('q');
+      s = await t.waitFor((x) => x.includes('[exit 0]'), 'the TUI to exit');
+      expect(s).toMatch(/keep going under the supervisor/);
+      const ps = psStatus(h);
+      expect(ps.get('q-4')).toBe('working');
+      t.start('second');
+      s = await t.waitFor((x) => rowStatus(x, 'q-5') !== null && rowStatus(x, 'done-1') !== null, 'the restarted TUI');
+      const rowsAfter = ['done-1', 'work-2', 'chat-3', 'q-4', 'q-5'].map((n) => [n, rowStatus(s, n)]);
+      expect(rowsAfter).toEqual(rowsBefore);
+      expect(rowsAfter).toEqual(['done-1', 'work-2', 'chat-3', 'q-4', 'q-5'].map((n) => [n, psStatus(h).get(n)]));
+      // Each run once.
+      for (const n of ['done-1', 'work-2', 'chat-3', 'q-4', 'q-5']) expect(s.split('\n').filter((l) => rowStatus(l, n) !== null)).toHaveLength(1);
+      t.keys('q');
+      await t.waitFor((x) => x.includes('[exit 0]'), 'the second TUI to exit');
+    },
+    180_000,
+  );
+
+  it(
+    'says the supervisor is gone, keeps the rows, and picks the stream up again when it is back',
+    async () => {
+      home = new Home({ concurrency: { max: 1 } });
+      const h = home;
+      h.run(['-n', 'long-1', '--', 'sh', '-c', 'sleep 120']);
+      h.run(['-n', 'wait-2', '--', 'sh', '-c', 'sleep 120']);
+      term = new Term(h, 100, 30);
+      const t = term;
+      t.start('first');
+      await t.waitFor((x) => rowStatus(x, 'long-1') === 'working' && rowStatus(x, 'wait-2') === 'queued', 'the rows');
+      expect(h.cli(['server', 'stop']).code).toBe(0);
+      let s = await t.waitFor((x) => x.includes('supervisor gone'), 'the gone notice');
+      expect(rowStatus(s, 'long-1')).toBe('working');
+      t.keys('r'); // start one again from the TUI
+      s = await t.waitFor((x) => x.includes('● supervisor pid'), 'reconnected');
+      h.run(['-n', 'new-3', '--', 'sh', '-c', 'exit 0']);
+      s = await t.waitFor((x) => rowStatus(x, 'new-3') === 'queued', 'an event after reconnecting');
+      expect(s.split('\n').filter((l) => rowStatus(l, 'long-1') !== null)).toHaveLength(1);
+      t.keys('q');
+      await t.waitFor((x) => x.includes('[exit 0]'), 'exit');
+    },
+    120_000,
+  );
+
+  it('SIGTERM restores the terminal: main screen back, cursor shown, raw mode off', async () => {
+    home = new Home();
+    home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    term = new Term(home, 100, 30);
+    const t = term;
+    t.start('first');
+    await t.waitFor((x) => rowStatus(x, 'sleeper') === 'working', 'the TUI');
+    expect(t.display('#{alternate_on}')).toBe('1');
+    expect(t.display('#{cursor_flag}')).toBe('0');
+    process.kill(t.tuiPid(), 'SIGTERM');
+    const s = await t.waitFor((x) => x.includes('[exit 143]'), 'the exit');
+    expect(t.display('#{alternate_on}')).toBe('0');
+    expect(t.display('#{cursor_flag}')).toBe('1');
+    expect(s).not.toContain('Runs 1/1'); // the TUI's frame stayed on the alternate screen
+    // Raw mode is off: the terminal echoes what is typed again.
+    t.type('echoed');
+    await t.waitFor((x) => x.includes('echoed'), 'the terminal to echo input');
+  });
+
+  it('refuses an unknown flag with usage and exit code 2', async () => {
+    home = new Home();
+    const r = spawnSync(process.execPath, [TUI, '--bogus'], { env: home.env, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("Unknown option '--bogus'");
+    expect(r.stderr).toContain('usage: orcr-tui');
+    const help = spawnSync(process.execPath, [TUI, '--help'], { env: home.env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--theme NAME');
+  });
+});

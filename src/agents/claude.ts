@@ -16,15 +16,34 @@
 //   lower bound from the snapshots of the open turn, counted once per
 //   message.id (max of each field over that id's lines). No turn_end is
 //   invented: the turn did not end, the process did.
+//
+// Blocks (see test/real/README.md for what the real CLI prints):
+// - `system`/`api_retry` is the CLI retrying by itself. A 429 (or a
+//   rate-limit error) is a usage limit with the CLI's own retry delay; a
+//   401/403 (`error:"authentication_failed"`) is a rejected credential: the
+//   CLI retries even that (10 times by default, minutes of backoff) before it
+//   gives up with a synthetic `assistant` message and an `is_error` result.
+// - A failed result names its cause in `detail`: `login`, `limit`, the error
+//   subtype, or `is_error`.
+//
+// Model turns (option `modelTurns`): one `model_turn` per assistant message,
+// emitted when the next message begins or the turn's result arrives — after
+// all of that message's lines, which share one message.id.
 
-import type { Adapter, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import type { TokenTriple } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, num, optNum, output, parseObject, str, type JsonObject } from './util.js';
+import { guarded, isObject, mentionsLimit, mentionsLogin, num, optNum, output, parseObject, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
-export function createClaudeAdapter(): Adapter {
+export function createClaudeAdapter(options?: { modelTurns?: false }): Adapter;
+export function createClaudeAdapter(options: AdapterOptions): ExtendedAdapter;
+export function createClaudeAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
+  return withModelTurns(createCore(), options);
+}
+
+function createCore(): ExtendedAdapter {
   const turns = createTurnTracker();
   // Tool-use ids are unique across the whole session (the CLI requires it).
   const seenTools = new Set<string>();
@@ -34,31 +53,53 @@ export function createClaudeAdapter(): Adapter {
   // Start-of-message usage snapshots of the open turn, one per message id.
   let snapshots = new Map<string, TokenTriple>();
   let anonymous = 0;
+  // The assistant message being printed (its id), for model_turn boundaries.
+  let openMessage: string | null = null;
+  // What went wrong in the open turn, for the result's detail.
+  let turnBlocked: 'login' | 'limit' | null = null;
+  // The session's cumulative cost as last reported (it starts at 0).
+  let lastCost = 0;
+
+  function closeMessage(): ExtendedSignal[] {
+    if (openMessage === null) return [];
+    openMessage = null;
+    return [{ kind: 'model_turn' }];
+  }
 
   function system(obj: JsonObject): Signal[] {
     const subtype = str(obj.subtype);
     if (subtype === 'init') return turns.alive({ session_id: str(obj.session_id), model: str(obj.model) });
     if (subtype === 'api_retry') {
       // The CLI retries by itself; a 429 attempt still means "rate limited
-      // right now", with the CLI's own retry delay.
+      // right now", with the CLI's own retry delay. A 401/403 attempt means
+      // the credential was refused: the CLI retries that too, for minutes.
       const error = str(obj.error);
-      if (num(obj.error_status) !== 429 && !mentionsLimit(error)) return [];
+      const status = num(obj.error_status);
+      const login = status === 401 || status === 403 || error === 'authentication_failed' || (status !== 429 && mentionsLogin(error));
+      const limit = !login && (status === 429 || mentionsLimit(error));
+      if (!login && !limit) return [];
+      const attempt = optNum(obj.attempt);
+      const max = optNum(obj.max_retries);
+      const message = `api retry${attempt !== undefined ? ` ${attempt}${max !== undefined ? `/${max}` : ''}` : ''}: ${error ?? (login ? 'authentication failed' : 'rate limited')}`;
+      turnBlocked = login ? 'login' : 'limit';
+      if (login) return [{ kind: 'blocked', blocked: 'login', message }];
       const sig: Signal = { kind: 'blocked', blocked: 'limit' };
       const delay = optNum(obj.retry_delay_ms);
       if (delay !== undefined) sig.retry_after_s = delay / 1000;
-      const attempt = optNum(obj.attempt);
-      const max = optNum(obj.max_retries);
-      sig.message = `api retry${attempt !== undefined ? ` ${attempt}${max !== undefined ? `/${max}` : ''}` : ''}: ${error ?? 'rate limited'}`;
+      sig.message = message;
       return [sig];
     }
     return [];
   }
 
-  function assistant(obj: JsonObject): Signal[] | null {
+  function assistant(obj: JsonObject): ExtendedSignal[] | null {
     const message = obj.message;
     if (!isObject(message)) return null;
-    const out = turns.start();
+    const out: ExtendedSignal[] = turns.start();
     const msgId = str(message.id);
+    // A new message closes the previous one (lines of one message share its id).
+    if (openMessage !== null && (msgId === undefined || msgId !== openMessage)) out.push(...closeMessage());
+    openMessage = msgId ?? `\0anon${anonymous}`;
 
     if (isObject(message.usage)) {
       const key = msgId ?? `\0anon${anonymous++}`;
@@ -106,35 +147,55 @@ export function createClaudeAdapter(): Adapter {
 
     // A top-level `error` marks a synthetic message the CLI wrote itself.
     const error = str(obj.error);
-    if (error === 'authentication_failed') out.push({ kind: 'blocked', blocked: 'login', message: firstText ?? error });
-    else if (error === 'rate_limit') out.push({ kind: 'blocked', blocked: 'limit', message: firstText ?? error });
+    if (error === 'authentication_failed') {
+      turnBlocked = 'login';
+      out.push({ kind: 'blocked', blocked: 'login', message: firstText ?? error });
+    } else if (error === 'rate_limit') {
+      turnBlocked = 'limit';
+      out.push({ kind: 'blocked', blocked: 'limit', message: firstText ?? error });
+    }
     return out;
   }
 
-  function result(obj: JsonObject): Signal[] {
-    const out = turns.start();
+  function result(obj: JsonObject): ExtendedSignal[] {
+    const out: ExtendedSignal[] = turns.start();
+    out.push(...closeMessage());
     const costTotal = optNum(obj.total_cost_usd);
     if (isObject(obj.usage) || costTotal !== undefined) {
       const u = isObject(obj.usage) ? snapshotOf(obj.usage) : { input: 0, output: 0, cached: 0 };
-      const sig: Signal = { kind: 'usage', ...u };
-      if (costTotal !== undefined) sig.cost_usd_total = costTotal;
-      out.push(sig);
+      // A turn that never reached the model (not logged in, refused key)
+      // reports zeros: that is no usage, and must not read as activity.
+      const nothing = u.input === 0 && u.output === 0 && u.cached === 0 && (costTotal === undefined || costTotal === lastCost);
+      if (!nothing) {
+        const sig: Signal = { kind: 'usage', ...u };
+        if (costTotal !== undefined) sig.cost_usd_total = costTotal;
+        out.push(sig);
+      }
+      if (costTotal !== undefined) lastCost = costTotal;
     }
     // `subtype:"success"` with `is_error:true` is a failure (auth, API error).
     const subtype = str(obj.subtype);
     const ok = (subtype === undefined || subtype === 'success') && obj.is_error !== true;
     const text = str(obj.result);
+    let cause: 'login' | 'limit' | null = null;
     if (!ok) {
       const errors = Array.isArray(obj.errors) ? obj.errors.filter((e): e is string => typeof e === 'string') : [];
       const why = [text ?? '', ...errors].join('\n');
-      if (mentionsLimit(why)) out.push({ kind: 'blocked', blocked: 'limit', message: why.trim() });
+      // Newer CLIs name the HTTP status of the failed call (`api_error_status`).
+      const status = num(obj.api_error_status);
+      if (status === 401 || status === 403 || (status !== 429 && mentionsLogin(why))) cause = 'login';
+      else if (status === 429 || mentionsLimit(why)) cause = 'limit';
+      else cause = turnBlocked;
+      // Blocked once per cause: the synthetic assistant line usually said it already.
+      if (cause !== null && cause !== turnBlocked) out.push({ kind: 'blocked', blocked: cause, message: why.trim() || cause });
     }
     const sig: Signal = { kind: 'result', ok };
     if (text !== undefined) sig.text = text;
-    if (!ok) sig.detail = subtype && subtype !== 'success' ? subtype : 'is_error';
+    if (!ok) sig.detail = cause ?? (subtype && subtype !== 'success' ? subtype : 'is_error');
     out.push(sig, ...turns.end());
     snapshots = new Map();
     seenText = new Set();
+    turnBlocked = null;
     return out;
   }
 
@@ -153,7 +214,7 @@ export function createClaudeAdapter(): Adapter {
     return [sig];
   }
 
-  function handle(obj: JsonObject): Signal[] | null {
+  function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
     switch (type) {
@@ -176,7 +237,7 @@ export function createClaudeAdapter(): Adapter {
     }
   }
 
-  return guarded({
+  return guarded<ExtendedSignal, ExtendedAdapter>({
     line(l) {
       const obj = parseObject(l);
       if (!obj) return [output(l)];

@@ -17,29 +17,57 @@
 // Tool calls are emitted once per item id, on `item.completed` (the item's
 // final form). A top-level `error` line is a notice ("Reconnecting... 2/5")
 // and is kept as output; only `turn.failed` or the process exit end a run.
+// Two exceptions, seen from the real CLI (test/real/README.md):
+// - "Reconnecting... waiting for network (…)": offline, Codex waits for the
+//   network with no retry limit. That is reported as blocked `unknown`
+//   (activity afterwards unblocks the run).
+// - An `item.completed` of type `error` is a notice too ("Model metadata for
+//   `x` not found"), printed even BEFORE `turn.started`: it must not open a
+//   turn, or `turn.started` would close a phantom one.
+// `turn.failed` names its cause in the result's detail: `limit` (usage
+// limit), `login` (401, missing API key), else `turn.failed`.
+//
+// Model turns (option `modelTurns`): Codex marks no model-call boundary, so
+// each completed tool or message item counts as one model turn.
 
-import type { Adapter, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, num, output, parseObject, str, type JsonObject } from './util.js';
+import { guarded, isObject, mentionsLimit, mentionsLogin, num, output, parseObject, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
-export function createCodexAdapter(): Adapter {
+export function createCodexAdapter(options?: { modelTurns?: false }): Adapter;
+export function createCodexAdapter(options: AdapterOptions): ExtendedAdapter;
+export function createCodexAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
+  return withModelTurns(createCore(), options);
+}
+
+function createCore(): ExtendedAdapter {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
   const seenItems = new Set<string>();
 
-  function item(obj: JsonObject): Signal[] | null {
+  function item(obj: JsonObject): ExtendedSignal[] | null {
     const it = obj.item;
     if (!isObject(it)) return null;
-    const out = turns.start();
+    // An error item is a notice, and may come before the turn starts.
+    if (str(it.type) === 'error') return [];
+    const out: ExtendedSignal[] = turns.start();
     const id = str(it.id);
     if (id !== undefined) {
       if (seenItems.has(id)) return out;
       seenItems.add(id);
     }
     const sig = itemSignal(it);
-    if (sig) out.push(sig);
+    if (sig) out.push(sig, { kind: 'model_turn' });
     return out;
+  }
+
+  function notice(obj: JsonObject): Signal[] | null {
+    const message = str(obj.message);
+    if (message === undefined) return null;
+    // Offline, Codex waits for the network indefinitely: say so.
+    if (/waiting for network/i.test(message)) return [...turns.ensureAlive(), { kind: 'blocked', blocked: 'unknown', message }];
+    return null; // other notices ("Reconnecting... 2/5") are kept as output
   }
 
   function turnCompleted(obj: JsonObject): Signal[] {
@@ -58,14 +86,24 @@ export function createCodexAdapter(): Adapter {
     const out = turns.start();
     const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
     // Usage limits arrive here ("You've hit your usage limit…", "429 Too Many Requests").
-    if (mentionsLimit(message)) out.push({ kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' });
-    const sig: Signal = { kind: 'result', ok: false, detail: 'turn.failed' };
+    let detail = 'turn.failed';
+    if (mentionsLimit(message)) {
+      const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
+      const retry = statedRetryAfter(message);
+      if (retry !== undefined) sig.retry_after_s = retry;
+      out.push(sig);
+      detail = 'limit';
+    } else if (mentionsLogin(message)) {
+      out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
+      detail = 'login';
+    }
+    const sig: Signal = { kind: 'result', ok: false, detail };
     if (message !== undefined) sig.text = message;
     out.push(sig, ...turns.end());
     return out;
   }
 
-  function handle(obj: JsonObject): Signal[] | null {
+  function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
     switch (type) {
@@ -88,12 +126,14 @@ export function createCodexAdapter(): Adapter {
         out.push({ kind: 'blocked', blocked: 'question', message: 'the agent asked for input' });
         return out;
       }
+      case 'error':
+        return notice(obj);
       default:
-        return null; // includes `error` notices: kept as output, never fatal
+        return null;
     }
   }
 
-  return guarded({
+  return guarded<ExtendedSignal, ExtendedAdapter>({
     line(l) {
       const obj = parseObject(l);
       if (!obj) return [output(l)];

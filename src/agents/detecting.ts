@@ -11,36 +11,38 @@
 // they are alive at their first line.
 
 import type { Protocol } from '../core/types.js';
-import type { Adapter, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createAdapter } from './registry.js';
 import { detectObject } from './detect.js';
 import { guarded, parseObject } from './util.js';
 
-export interface DetectingAdapter extends Adapter {
+export interface DetectingAdapter<S = Signal> extends Adapter<S> {
   /** The protocol settled on, or null while still undecided. */
   protocol(): Protocol | null;
 }
 
-export interface DetectingOptions {
+export interface DetectingOptions extends AdapterOptions {
   /** Settle on plain after this many non-JSON lines with no JSON yet (default 20). */
   plainAfterLines?: number;
 }
 
-export function createDetectingAdapter(options: DetectingOptions = {}): DetectingAdapter {
+export function createDetectingAdapter(options?: DetectingOptions & { modelTurns?: false }): DetectingAdapter;
+export function createDetectingAdapter(options: DetectingOptions): DetectingAdapter<ExtendedSignal>;
+export function createDetectingAdapter(options: DetectingOptions = {}): DetectingAdapter | DetectingAdapter<ExtendedSignal> {
   const plainAfter = options.plainAfterLines ?? 20;
   let chosen: Protocol | null = null;
-  let inner: Adapter | null = null;
+  let inner: ExtendedAdapter | null = null;
   let preamble = 0;
 
-  function settle(protocol: Protocol): Adapter {
+  function settle(protocol: Protocol): ExtendedAdapter {
     chosen = protocol;
-    inner = createAdapter(protocol);
+    inner = createAdapter(protocol, { modelTurns: options.modelTurns === true });
     return inner;
   }
 
-  const adapter: DetectingAdapter = {
+  const adapter: DetectingAdapter<ExtendedSignal> = {
     protocol: () => chosen,
-    line(line: string): Signal[] {
+    line(line: string): ExtendedSignal[] {
       if (inner) return inner.line(line);
       const obj = parseObject(line);
       if (obj) return settle(detectObject(obj) ?? 'plain').line(line);
@@ -48,10 +50,10 @@ export function createDetectingAdapter(options: DetectingOptions = {}): Detectin
       if (preamble >= plainAfter) return settle('plain').line(line);
       return [{ kind: 'output', line }];
     },
-    end(): Signal[] {
+    end(): ExtendedSignal[] {
       if (inner) return inner.end?.() ?? [];
       return preamble > 0 ? [{ kind: 'alive' }] : [];
     },
   };
-  return guarded(adapter);
+  return guarded<ExtendedSignal, DetectingAdapter<ExtendedSignal>>(adapter);
 }

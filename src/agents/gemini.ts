@@ -11,17 +11,58 @@
 //   types call `cached` and `input` a breakdown of input_tokens), so
 //   input = input_tokens − cached (or `input` when present), cached = cached,
 //   output = output_tokens. Gemini reports no cost.
-// - result ok iff status === "success".
+// - result ok iff status === "success" — unless the CLI's own loop detector
+//   stopped the turn ("Loop detected, stopping execution", a warning), which
+//   it still reports as success: that is a failed result, detail `loop`.
+//   A failed result names its cause in
+//   `detail`: `limit` (429 / quota, with the delay the CLI suggests, e.g.
+//   "Suggested retry after 3s."), `login` (401 UNAUTHENTICATED, "API key not
+//   valid"), else the error type. The real CLI retries 429s silently (on
+//   stderr only) before it prints that result: see test/real/README.md.
+//
+// Model turns (option `modelTurns`): a model response is the text and tool
+// calls printed between two rounds of tool results; `model_turn` is emitted
+// when the next response starts (output after a tool_result) or at result.
 
-import type { Adapter, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, num, optNum, output, parseObject, str, type JsonObject } from './util.js';
+import { guarded, isObject, mentionsLimit, mentionsLogin, num, optNum, output, parseObject, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
-export function createGeminiAdapter(): Adapter {
+export function createGeminiAdapter(options?: { modelTurns?: false }): Adapter;
+export function createGeminiAdapter(options: AdapterOptions): ExtendedAdapter;
+export function createGeminiAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
+  return withModelTurns(createCore(), options);
+}
+
+function createCore(): ExtendedAdapter {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
   let pending: string | null = null;
+  // Model-turn bookkeeping: output seen in the current response, and whether
+  // tool results came back since (the next output is a new response).
+  let responseOpen = false;
+  let toolResultsSince = false;
+  // The CLI stopped the turn itself on a loop (its warning), else null.
+  let stoppedByLoop: string | null = null;
+
+  /** Model output is about to be emitted: close the previous response if it ended. */
+  function modelOutput(): ExtendedSignal[] {
+    const out: ExtendedSignal[] = [];
+    if (responseOpen && toolResultsSince) {
+      out.push(...flush(), { kind: 'model_turn' });
+    }
+    responseOpen = true;
+    toolResultsSince = false;
+    return out;
+  }
+
+  function closeResponse(): ExtendedSignal[] {
+    if (!responseOpen) return [];
+    responseOpen = false;
+    toolResultsSince = false;
+    return [{ kind: 'model_turn' }];
+  }
 
   /** Close the assistant message being streamed, if any. */
   function flush(): Signal[] {
@@ -31,15 +72,16 @@ export function createGeminiAdapter(): Adapter {
     return text ? [{ kind: 'text', text }] : [];
   }
 
-  function message(obj: JsonObject): Signal[] | null {
+  function message(obj: JsonObject): ExtendedSignal[] | null {
     const role = str(obj.role);
     const content = str(obj.content);
     if (role === undefined || content === undefined) return null;
-    const out = turns.start();
+    const out: ExtendedSignal[] = turns.start();
     if (role !== 'assistant') {
       out.push(...flush());
       return out;
     }
+    out.push(...modelOutput());
     if (obj.delta === true) {
       pending = (pending ?? '') + content;
       return out;
@@ -49,48 +91,72 @@ export function createGeminiAdapter(): Adapter {
     return out;
   }
 
-  function toolUse(obj: JsonObject): Signal[] | null {
+  function toolUse(obj: JsonObject): ExtendedSignal[] | null {
     const name = str(obj.tool_name);
     if (!name) return null;
-    const out = turns.start();
-    out.push(...flush(), { kind: 'tool', name, input: obj.parameters ?? null });
+    const out: ExtendedSignal[] = turns.start();
+    out.push(...modelOutput(), ...flush(), { kind: 'tool', name, input: obj.parameters ?? null });
     return out;
+  }
+
+  function toolResult(): ExtendedSignal[] {
+    if (responseOpen) toolResultsSince = true;
+    return flush();
   }
 
   function error(obj: JsonObject): Signal[] {
     const out = flush();
     const msg = str(obj.message);
+    // The CLI's own loop detector stops the turn with a mere warning, and the
+    // result that follows still says "success": remember why it stopped.
+    if (msg !== undefined && /loop detected/i.test(msg)) stoppedByLoop = msg;
     if (str(obj.severity) !== 'warning' && mentionsLimit(msg)) {
-      out.push({ kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' });
+      const block: Signal = { kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' };
+      const retry = statedRetryAfter(msg);
+      if (retry !== undefined) block.retry_after_s = retry;
+      out.push(block);
     }
     return out;
   }
 
-  function result(obj: JsonObject): Signal[] {
-    const out = turns.start();
-    out.push(...flush());
+  function result(obj: JsonObject): ExtendedSignal[] {
+    const out: ExtendedSignal[] = turns.start();
+    out.push(...flush(), ...closeResponse());
     if (isObject(obj.stats)) {
       const s = obj.stats;
       const cached = num(s.cached);
       const input = optNum(s.input) ?? Math.max(0, num(s.input_tokens) - cached);
       out.push({ kind: 'usage', ...usage.next({ input, output: num(s.output_tokens), cached }) });
     }
-    const ok = str(obj.status) === 'success';
+    const loop = stoppedByLoop;
+    stoppedByLoop = null;
+    const ok = str(obj.status) === 'success' && loop === null;
     const sig: Signal = { kind: 'result', ok };
-    if (!ok) {
+    if (loop !== null && str(obj.status) === 'success') {
+      // Not done: the agent gave up on a loop it detected in itself.
+      sig.text = loop;
+      sig.detail = 'loop';
+    } else if (!ok) {
       const err = isObject(obj.error) ? obj.error : undefined;
       const msg = err ? str(err.message) : undefined;
       if (msg !== undefined) sig.text = msg;
       sig.detail = (err && str(err.type)) ?? str(obj.status) ?? 'error';
       if (mentionsLimit(msg) || mentionsLimit(err ? str(err.type) : undefined)) {
-        out.push({ kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' });
+        const block: Signal = { kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' };
+        const retry = statedRetryAfter(msg);
+        if (retry !== undefined) block.retry_after_s = retry;
+        out.push(block);
+        sig.detail = 'limit';
+      } else if (mentionsLogin(msg) || mentionsLogin(err ? str(err.type) : undefined)) {
+        out.push({ kind: 'blocked', blocked: 'login', message: msg ?? 'authentication failed' });
+        sig.detail = 'login';
       }
     }
     out.push(sig, ...turns.end());
     return out;
   }
 
-  function handle(obj: JsonObject): Signal[] | null {
+  function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
     switch (type) {
@@ -101,7 +167,7 @@ export function createGeminiAdapter(): Adapter {
       case 'tool_use':
         return toolUse(obj);
       case 'tool_result':
-        return flush();
+        return toolResult();
       case 'error':
         return error(obj);
       case 'result':
@@ -111,7 +177,7 @@ export function createGeminiAdapter(): Adapter {
     }
   }
 
-  return guarded({
+  return guarded<ExtendedSignal, ExtendedAdapter>({
     line(l) {
       const obj = parseObject(l);
       if (!obj) return [output(l)];

@@ -1,7 +1,7 @@
 // The agents room's public surface: adapters that turn an agent's output
 // lines into normalized signals, protocol detection, and the signal fold.
 
-export type { Adapter, Signal } from './signals.js';
+export type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, ModelTurnSignal, Signal } from './signals.js';
 export { createAdapter } from './registry.js';
 export { detectProtocol } from './detect.js';
 export { createDetectingAdapter, type DetectingAdapter, type DetectingOptions } from './detecting.js';

@@ -2,21 +2,29 @@
 // adapter can use it without an import cycle.
 
 import type { Protocol } from '../core/types.js';
-import type { Adapter } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter } from './signals.js';
 import { createClaudeAdapter } from './claude.js';
 import { createCodexAdapter } from './codex.js';
 import { createGeminiAdapter } from './gemini.js';
 import { createJsonlAdapter } from './jsonl.js';
 import { createPlainAdapter } from './plain.js';
 
-export function createAdapter(protocol: Protocol): Adapter {
+/**
+ * With `{ modelTurns: true }` the adapter also emits `model_turn` boundaries
+ * (claude, codex, gemini; orcr's jsonl and plain have none: their turns are
+ * the unit).
+ */
+export function createAdapter(protocol: Protocol, options?: { modelTurns?: false }): Adapter;
+export function createAdapter(protocol: Protocol, options: AdapterOptions): ExtendedAdapter;
+export function createAdapter(protocol: Protocol, options?: AdapterOptions): Adapter | ExtendedAdapter {
+  const o = options ?? {};
   switch (protocol) {
     case 'claude':
-      return createClaudeAdapter();
+      return createClaudeAdapter(o);
     case 'codex':
-      return createCodexAdapter();
+      return createCodexAdapter(o);
     case 'gemini':
-      return createGeminiAdapter();
+      return createGeminiAdapter(o);
     case 'jsonl':
       return createJsonlAdapter();
     case 'plain':

@@ -23,9 +23,33 @@ export type Signal =
   /** A line that is not part of the protocol: kept as plain output. */
   | { kind: 'output'; line: string };
 
-export interface Adapter {
+export interface Adapter<S = Signal> {
   /** Feed one complete output line (without its newline). */
-  line(line: string): Signal[];
+  line(line: string): S[];
   /** The process exited: flush anything pending. */
-  end?(): Signal[];
+  end?(): S[];
 }
+
+/**
+ * One model message finished: a Claude `assistant` message (all lines of one
+ * message.id), a Codex tool or message item, a Gemini model response. Loop
+ * detection counts these, so an agent repeating one tool call inside a single
+ * input turn is caught. It carries nothing: the tool and text signals since
+ * the previous boundary are that message's content.
+ *
+ * Kept out of `Signal` until the supervisor handles it: adapters emit it only
+ * when created with `{ modelTurns: true }` (see AdapterOptions), and their
+ * `line()` then returns `ExtendedSignal[]`.
+ */
+export interface ModelTurnSignal {
+  kind: 'model_turn';
+}
+
+export type ExtendedSignal = Signal | ModelTurnSignal;
+
+export interface AdapterOptions {
+  /** Also emit a `model_turn` boundary after each model message. */
+  modelTurns?: boolean;
+}
+
+export type ExtendedAdapter = Adapter<ExtendedSignal>;

@@ -1,7 +1,7 @@
 // Small, total helpers shared by the protocol adapters. Everything here is
 // defensive: agent output is untrusted text, so nothing may throw on it.
 
-import type { Adapter, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -60,7 +60,56 @@ export function mentionsLimit(text: string | undefined): boolean {
   );
 }
 
+/**
+ * Does this error text describe a failed login or a rejected credential?
+ * Seen from the real CLIs: Claude "Not logged in · Please run /login",
+ * "Invalid API key · Fix external API key"; Codex "unexpected status 401
+ * Unauthorized", "Missing environment variable: `OPENAI_API_KEY`"; Gemini
+ * `"status":"UNAUTHENTICATED"`, "API key not valid". Like mentionsLimit, only
+ * ever applied to error messages.
+ */
+export function mentionsLogin(text: string | undefined): boolean {
+  if (!text) return false;
+  return /not logged in|please run \/login|\/login\b|authentication[ _-]?(failed|error)|unauthenticated|unauthori[sz]ed|\b401\b|invalid[ _-]?(x-)?api[ _-]?key|api key not valid|incorrect api key|missing (environment variable|api key)|no api key|credentials? (expired|invalid|missing)|token (expired|revoked)/i.test(
+    text,
+  );
+}
+
+/**
+ * A retry delay stated in an error text, in seconds: "Suggested retry after
+ * 3s." (Gemini), "Please retry in 12.5s", "try again in 30 seconds",
+ * "retry after 2 minutes". Undefined when none is stated; wall-clock times
+ * ("try again at 8:49 AM") are not converted, because adapters have no clock.
+ */
+export function statedRetryAfter(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const m = /(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (!Number.isFinite(n) || n < 0) return undefined;
+  const unit = m[2]!.toLowerCase();
+  if (unit.startsWith('ms') || unit.startsWith('milli')) return n / 1000;
+  if (unit.startsWith('h')) return n * 3600;
+  if (unit === 'm' || unit.startsWith('min')) return n * 60;
+  return n;
+}
+
 export const output = (line: string): Signal => ({ kind: 'output', line });
+
+/**
+ * Finish an adapter built to emit `model_turn` boundaries: as it is when the
+ * caller asked for them, else with the boundaries filtered out, so callers
+ * that only know `Signal` never see one.
+ */
+export function withModelTurns(inner: ExtendedAdapter, options: AdapterOptions | undefined): ExtendedAdapter {
+  if (options?.modelTurns) return inner;
+  const drop = (s: ExtendedSignal[]): ExtendedSignal[] => (s.some((x) => x.kind === 'model_turn') ? s.filter((x) => x.kind !== 'model_turn') : s);
+  const end = inner.end?.bind(inner);
+  return {
+    line: (l) => drop(inner.line(l)),
+    ...(end ? { end: () => drop(end()) } : {}),
+  };
+}
 
 /**
  * How many times a guard had to catch. Adapters are meant to be total on their
@@ -73,22 +122,22 @@ export const guardStats = { caught: 0 };
  * fails is reported as plain output instead. Adapters are written to be total
  * already; this is the belt to their braces.
  */
-export function guarded<A extends Adapter>(adapter: A): A {
+export function guarded<S, A extends Adapter<S>>(adapter: A & Adapter<S>): A {
   const line = adapter.line.bind(adapter);
   const end = adapter.end?.bind(adapter);
   const wrapped: A = {
     ...adapter,
-    line(l: string): Signal[] {
+    line(l: string): S[] {
       try {
         return line(l);
       } catch {
         guardStats.caught++;
-        return [output(typeof l === 'string' ? l : '')];
+        return [output(typeof l === 'string' ? l : '') as S];
       }
     },
   };
   if (end) {
-    wrapped.end = (): Signal[] => {
+    wrapped.end = (): S[] => {
       try {
         return end();
       } catch {

@@ -134,17 +134,36 @@ export type ParsedConfig = z.output<typeof configSchema>;
 export interface ProviderPreset {
   command?: string[];
   protocol?: Protocol;
+  /**
+   * The command has no `{prompt}`: the prompt is delivered as the first
+   * input line (formatted for the protocol), and later input with `send`.
+   */
   interactive_input?: boolean;
 }
 
-/** Presets for the agent CLIs orcr knows, used when config.json does not override them. */
+/**
+ * Presets for the agent CLIs orcr knows, used when config.json does not
+ * override them. Checked against the real CLIs (test/real/README.md):
+ * - claude runs multi-turn (`--input-format stream-json`): the prompt is its
+ *   first input message, `send` adds turns, and closing stdin ends it.
+ *   `--verbose` is required with stream-json in print mode. Tool permissions
+ *   are the user's (settings.json `permissions.allow`, or `--allowedTools` in
+ *   a config override); as root the CLI refuses `--dangerously-skip-permissions`.
+ * - codex `exec` is one-shot; `--skip-git-repo-check` because orcr names the
+ *   working directory explicitly (without it, codex refuses any directory
+ *   that is not a git repository or a trusted project).
+ * - gemini `-p` is one-shot; headless it needs an auth method (exit 41
+ *   otherwise) and a trusted workspace (exit 55): `--skip-trust` trusts the
+ *   run's working directory for that session only.
+ */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = {
   claude: {
-    command: ['claude', '-p', '{prompt}', '--output-format', 'stream-json', '--verbose'],
+    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
     protocol: 'claude',
+    interactive_input: true,
   },
-  codex: { command: ['codex', 'exec', '--json', '{prompt}'], protocol: 'codex' },
-  gemini: { command: ['gemini', '-p', '{prompt}', '--output-format', 'stream-json'], protocol: 'gemini' },
+  codex: { command: ['codex', 'exec', '--json', '--skip-git-repo-check', '{prompt}'], protocol: 'codex' },
+  gemini: { command: ['gemini', '-p', '{prompt}', '--output-format', 'stream-json', '--skip-trust'], protocol: 'gemini' },
 };
 
 export type { LoopAction };

@@ -46,6 +46,8 @@ export interface ExitFacts {
   stoppedFor?: { reason: ExitReason; detail?: string | null };
   /** The agent's own verdict on its last turn, when its protocol gives one. */
   lastResultOk?: boolean | null;
+  /** Why that verdict failed, as the adapter named it (`login`, `limit`, an error subtype). */
+  lastResultDetail?: string | null;
   /** No exit status exists and the process is gone. */
   vanished?: boolean;
 }
@@ -61,6 +63,10 @@ export function exitReason(run: Run, facts: ExitFacts): { reason: ExitReason; de
     return { reason: 'failed', detail: `exited before it started (exit code ${facts.code ?? 'none'})` };
   }
   if (facts.code === 0 && facts.lastResultOk !== false) return { reason: 'completed', detail: null };
+  // A named cause (login, limit) is the most useful detail a user can get.
+  if (facts.lastResultDetail === 'login' || facts.lastResultDetail === 'limit' || facts.lastResultDetail === 'loop') {
+    return { reason: 'errored', detail: facts.lastResultDetail };
+  }
   if (facts.code === 0) return { reason: 'errored', detail: 'error result' };
   return { reason: 'errored', detail: null };
 }

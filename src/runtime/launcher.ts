@@ -150,6 +150,44 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/**
+ * Processes of a run that may have left its process group: every live
+ * process whose environment carries ORCR_RUN=<uuid>. Agents start tools in
+ * sessions of their own (Claude Code runs each Bash command under setsid), so
+ * a signal to the group misses them; the variable survives re-parenting.
+ */
+export function runProcesses(uuid: string): number[] {
+  const needle = `ORCR_RUN=${uuid}`;
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const d of entries) {
+    if (d.charCodeAt(0) < 48 || d.charCodeAt(0) > 57) continue;
+    try {
+      if (fs.readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) out.push(Number(d));
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  return out;
+}
+
+/** Signal a run's process group and every process of the run outside it. */
+export function signalRun(uuid: string, pgid: number, signal: NodeJS.Signals): void {
+  signalGroup(pgid, signal);
+  for (const pid of runProcesses(uuid)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* gone */
+    }
+  }
+}
+
 /** Any process left in the group? (kill 0 to the group) */
 export function groupAlive(pgid: number): boolean {
   try {

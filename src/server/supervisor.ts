@@ -32,10 +32,11 @@ import {
   LaunchError,
   readExitStatus,
   signalGroup,
+  signalRun,
 } from '../runtime/launcher.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
-import type { Adapter, Signal } from '../agents/signals.js';
+import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
 import { publicRun, type PublicRun } from './view.js';
 import { RemoteError } from './protocol.js';
 
@@ -60,12 +61,17 @@ export interface RunSpec {
 interface Live {
   child: ChildProcess | null;
   tailer: Tailer | null;
-  adapter: (Adapter & { protocol?: () => Protocol | null }) | null;
+  adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
   killTimer: NodeJS.Timeout | null;
   guardTimer: NodeJS.Timeout | null;
   exitPoll: NodeJS.Timeout | null;
   stoppedFor: { reason: ExitReason; detail?: string | null } | null;
   lastResultOk: boolean | null;
+  /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
+  lastResultDetail: string | null;
+  /** Input lines waiting for the wrapper to open the FIFO (ENXIO until it has). */
+  pendingInput: string[];
+  inputTimer: NodeJS.Timeout | null;
   loop: LoopState;
   turn: TurnRecord;
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
@@ -182,7 +188,9 @@ export class Supervisor {
         throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
       }
       const hasPlaceholder = preset.command.some((a) => a.includes('{prompt}'));
-      if (hasPlaceholder && spec.prompt === undefined) {
+      // Without a placeholder the prompt is the first input line; an agent
+      // like `claude --input-format stream-json` prints nothing until it gets one.
+      if (spec.prompt === undefined && (hasPlaceholder || preset.interactive_input)) {
         throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT`);
       }
       command = preset.command.map((a) => a.split('{prompt}').join(spec.prompt ?? ''));
@@ -240,6 +248,11 @@ export class Supervisor {
           'usage',
           `a cost ceiling needs a price for provider "${r.provider}" (providers.${r.provider}.price in config.json), or an agent that reports its own cost`,
         );
+      }
+      if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
+        // codex exec / gemini -p take no input after their prompt, and with a
+        // pipe on stdin they wait for its end before starting at all.
+        throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
       }
       return { spec, r, workload, limits };
     });
@@ -407,6 +420,9 @@ export class Supervisor {
       exitPoll: null,
       stoppedFor: null,
       lastResultOk: null,
+      lastResultDetail: null,
+      pendingInput: [],
+      inputTimer: null,
       loop: initialLoopState(),
       turn: { tools: [], text: null },
       startedMono: run.started_at ?? monoNow(),
@@ -420,7 +436,7 @@ export class Supervisor {
     const dir = runDir(this.home, run.uuid);
     const live = this.newLive(child, run);
     this.live.set(run.uuid, live);
-    live.adapter = run.protocol ? createAdapter(run.protocol) : createDetectingAdapter();
+    live.adapter = run.protocol ? createAdapter(run.protocol, { modelTurns: true }) : createDetectingAdapter({ modelTurns: true });
     live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines));
     live.tailer.start();
     if (child) {
@@ -484,7 +500,7 @@ export class Supervisor {
     this.commitProgress(before, run, events);
   }
 
-  private applySignal(run: Run, live: Live, sig: Signal, events: { type: string; data: Record<string, unknown> }[]): Run {
+  private applySignal(run: Run, live: Live, sig: ExtendedSignal, events: { type: string; data: Record<string, unknown> }[]): Run {
     const now = monoNow();
     switch (sig.kind) {
       case 'alive': {
@@ -501,17 +517,17 @@ export class Supervisor {
           return transition(run, 'working', now);
         }
         return run;
+      case 'model_turn':
+        // One model message: the unit the loop detector counts.
+        return this.observeLoop(run, live, events);
       case 'turn_end': {
-        let next = { ...run, turns: run.turns + 1 };
-        const effect = observeTurn(live.loop, live.turn, loopConfigFor(run.limits.loop));
-        live.loop = effect.state;
-        live.turn = { tools: [], text: null };
-        next.loop_flags = { detected: effect.state.detected, warned: effect.state.warned, repetitions: effect.state.repetitions };
-        if (effect.effect.kind !== 'none') {
-          events.push({ type: 'loop_detected', data: { by: effect.effect.by, action: effect.effect.kind } });
-          if (effect.effect.kind === 'terminate') live.stoppedFor = { reason: 'loop', detail: effect.effect.by };
+        // Whatever the last model_turn did not cover (nothing, for adapters that emit them).
+        let next = { ...this.observeLoop(run, live, events), turns: run.turns + 1 };
+        if (next.status === 'blocked' && next.blocked_kind === 'login' && next.interactive) {
+          // The turn ended on a refused login: nothing will change until the
+          // user logs in, so the run stays blocked (not idle) while the agent lives.
+          return next;
         }
-        if (effect.effect.kind === 'warn' && next.interactive && acceptsInput(next.protocol)) live.pendingWarning = effect.effect.message;
         if (next.status !== 'ended' && next.status !== 'idle') {
           if (next.interactive && !live.stoppedFor && !this.fleetExceeded) {
             next = transition(next, 'idle', now);
@@ -541,7 +557,10 @@ export class Supervisor {
         return { ...this.resumeFromBlocked(run, events, now), last_text: sig.text.slice(0, 500) };
       case 'result':
         live.lastResultOk = sig.ok;
-        return run;
+        live.lastResultDetail = sig.ok ? null : (sig.detail ?? null);
+        // A result's text is the agent's last word (as foldSignals has it): on a
+        // failure it is the only place the reason is given (Gemini, Codex).
+        return sig.text ? { ...run, last_text: sig.text.slice(0, 500) } : run;
       case 'blocked':
         if (sig.blocked === 'limit') this.holdProvider(run.provider, sig.retry_after_s ?? null, run.uuid, now, events);
         if (run.status === 'ended' || run.status === 'blocked') return run;
@@ -554,6 +573,20 @@ export class Supervisor {
         }
         return run;
     }
+  }
+
+  /** Feed the model output since the last boundary to the loop detector, and act on its verdict. */
+  private observeLoop(run: Run, live: Live, events: { type: string; data: Record<string, unknown> }[]): Run {
+    const effect = observeTurn(live.loop, live.turn, loopConfigFor(run.limits.loop));
+    live.loop = effect.state;
+    live.turn = { tools: [], text: null };
+    const next = { ...run, loop_flags: { detected: effect.state.detected, warned: effect.state.warned, repetitions: effect.state.repetitions } };
+    if (effect.effect.kind !== 'none') {
+      events.push({ type: 'loop_detected', data: { by: effect.effect.by, action: effect.effect.kind } });
+      if (effect.effect.kind === 'terminate') live.stoppedFor = { reason: 'loop', detail: effect.effect.by };
+    }
+    if (effect.effect.kind === 'warn' && next.interactive && acceptsInput(next.protocol)) live.pendingWarning = effect.effect.message;
+    return next;
   }
 
   /** Activity after a block means the agent got past it (e.g. a retried rate limit). */
@@ -715,12 +748,19 @@ export class Supervisor {
     }
     const current = this.runs.get(uuid)!;
     if (current.status === 'ended') return;
-    if (current.pid !== null && groupAlive(current.pid)) signalGroup(current.pid, 'SIGKILL');
+    // Leftovers in the group go; a run that was stopped also loses whatever it
+    // started outside the group (tools in their own sessions). That needs a
+    // scan of /proc, too dear for every normal exit.
+    if (current.pid !== null) {
+      if (current.kill_requested_at !== null || live?.stoppedFor) signalRun(uuid, current.pid, 'SIGKILL');
+      else if (groupAlive(current.pid)) signalGroup(current.pid, 'SIGKILL');
+    }
     const facts: ExitFacts = {
       code,
       killRequested: current.kill_requested_at !== null,
       stoppedFor: live?.stoppedFor ?? undefined,
       lastResultOk: live?.lastResultOk ?? null,
+      lastResultDetail: current.status === 'blocked' && current.blocked_kind === 'login' ? 'login' : (live?.lastResultDetail ?? null),
       vanished: vanished && code === null,
     };
     const { reason, detail } = exitReason(current, facts);
@@ -731,7 +771,7 @@ export class Supervisor {
     const live = this.live.get(uuid);
     if (!live) return;
     live.tailer?.close();
-    for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
+    for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
     if (live.exitPoll) clearInterval(live.exitPoll);
     this.live.delete(uuid);
   }
@@ -787,9 +827,9 @@ export class Supervisor {
     const run = this.runs.get(uuid);
     const live = this.live.get(uuid);
     if (!run || run.pid === null) return;
-    signalGroup(run.pid, force ? 'SIGKILL' : 'SIGTERM');
+    signalRun(uuid, run.pid, force ? 'SIGKILL' : 'SIGTERM');
     if (live && !force && live.killTimer === null) {
-      live.killTimer = setTimeout(() => signalGroup(run.pid!, 'SIGKILL'), this.config.timings.kill_grace);
+      live.killTimer = setTimeout(() => signalRun(uuid, run.pid!, 'SIGKILL'), this.config.timings.kill_grace);
       live.killTimer.unref();
     }
   }
@@ -823,18 +863,45 @@ export class Supervisor {
   }
 
   private writeInput(run: Run, text: string, sent: boolean): void {
-    const file = path.join(runDir(this.home, run.uuid), 'in');
+    const live = this.live.get(run.uuid);
     const line = inputLine(run.protocol, text);
+    if (sent) this.journal.appendEvent(run.uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: line.length } });
+    if (!live) return;
+    live.pendingInput.push(line);
+    this.flushInput(run.uuid);
+  }
+
+  /**
+   * Write queued input to the FIFO. Until the wrapper has opened its end, a
+   * non-blocking open fails with ENXIO: retry shortly (the first input of a
+   * run is written right after spawn, usually before the wrapper is there).
+   */
+  private flushInput(uuid: string): void {
+    const live = this.live.get(uuid);
+    if (!live || live.inputTimer !== null || live.pendingInput.length === 0) return;
+    const file = path.join(runDir(this.home, uuid), 'in');
     try {
       const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
       try {
-        fs.writeSync(fd, line);
+        while (live.pendingInput.length > 0) {
+          fs.writeSync(fd, live.pendingInput[0]!);
+          live.pendingInput.shift();
+        }
       } finally {
         fs.closeSync(fd);
       }
-      if (sent) this.journal.appendEvent(run.uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: line.length } });
     } catch (e) {
-      this.journal.appendEvent(run.uuid, { type: 'input_failed', data: { error: (e as NodeJS.ErrnoException).code ?? 'error' } });
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      if (code === 'ENXIO' || code === 'EAGAIN') {
+        live.inputTimer = setTimeout(() => {
+          live.inputTimer = null;
+          this.flushInput(uuid);
+        }, 20);
+        live.inputTimer.unref();
+        return;
+      }
+      live.pendingInput = [];
+      this.journal.appendEvent(uuid, { type: 'input_failed', data: { error: code } });
     }
   }
 

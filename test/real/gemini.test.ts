@@ -1,0 +1,137 @@
+// orcr supervising the REAL Gemini CLI (`gemini -p … --output-format
+// stream-json`, the built-in preset), pointed at the scripted model server
+// (Gemini API) with GOOGLE_GEMINI_BASE_URL; settings in $HOME/.gemini.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpError, text, toolCall, type RecordedRequest } from '../support/model-server.js';
+import { announce, installed, Rig, type RigOptions } from '../support/real-agents.js';
+
+announce('gemini');
+
+let rigs: Rig[] = [];
+async function rig(opts: RigOptions = {}): Promise<Rig> {
+  const r = await Rig.create(opts);
+  rigs.push(r);
+  return r;
+}
+afterEach(async () => {
+  for (const r of rigs) await r.cleanup();
+  rigs = [];
+});
+
+/** Function responses the CLI sent back to the model. */
+function functionResponses(req: RecordedRequest): string[] {
+  const out: string[] = [];
+  for (const c of req.body?.contents ?? []) for (const p of c.parts ?? []) if (p.functionResponse) out.push(JSON.stringify(p.functionResponse));
+  return out;
+}
+
+describe.skipIf(!installed.gemini)('real Gemini CLI', { timeout: 180_000 }, () => {
+  it('one scripted turn: runs the tool call, completes, and its tokens match the CLI’s result stats', async () => {
+    const r = await rig();
+    const marker = path.join(r.work, 'gemini-marker');
+    r.server.script(
+      'gemini',
+      toolCall('run_shell_command', { command: `touch ${marker} && echo made-it`, description: 'make the marker' }, { input: 700, output: 30, cached: 200 }),
+      text('The marker is there.', { input: 800, output: 9, cached: 900 }),
+    );
+    const run = await r.run('gemini', 'gm', 'make the marker');
+    expect(run.command).toContain('--skip-trust');
+    const shown = await r.ended('gm');
+    expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
+    expect(shown.exit_code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(true);
+
+    const out = r.outLines(run.uuid);
+    const result = out.find((o) => o.type === 'result');
+    expect(result.status).toBe('success');
+    const s = result.stats;
+    expect(shown.tokens).toEqual({ input: s.input ?? s.input_tokens - s.cached, output: s.output_tokens, cached: s.cached });
+    expect(shown.tokens).toEqual({ input: 1500, output: 39, cached: 1100 });
+    expect(shown).toMatchObject({ turns: 1, last_tool: 'run_shell_command', last_text: 'The marker is there.' });
+    expect(shown.session_id).toBe(out.find((o) => o.type === 'init').session_id);
+    expect(out.find((o) => o.type === 'tool_result')).toMatchObject({ status: 'success' });
+    const main = r.server.mainRequests('gemini');
+    expect(main).toHaveLength(2);
+    expect(functionResponses(main[1]!).join('\n')).toContain('made-it');
+  });
+
+  it('a 429: blocked limit with the delay the CLI suggests, the provider held, the run errored with detail limit', async () => {
+    const r = await rig();
+    r.server.fallback('gemini', httpError(429, { retryAfterS: 7, message: 'Resource has been exhausted (e.g. check quota).' }));
+    const run = await r.run('gemini', 'quota', 'do it');
+    const shown = await r.ended('quota');
+    const events = await r.events(run.uuid);
+    const blocked = events.find((e) => e.type === 'blocked');
+    expect(blocked?.data, r.describe(run.uuid)).toMatchObject({ kind: 'limit', retry_after_s: 7 });
+    expect(events.find((e) => e.type === 'hold')?.data).toMatchObject({ provider: 'gemini', retry_after_s: 7 });
+    expect(r.outLines(run.uuid).find((o) => o.type === 'result')).toMatchObject({ status: 'error' });
+    // Its retries were silent on stdout (stderr only): orcr saw the limit at the result.
+    expect(r.stderr(run.uuid)).toMatch(/Attempt 1 failed/);
+    expect(shown.exit_reason).toBe('errored');
+    expect(shown.exit_code).not.toBe(0);
+    expect(shown.exit_detail).toBe('limit');
+  });
+
+  it('auth failure (401): errored with detail login', async () => {
+    const r = await rig();
+    r.server.fallback('gemini', httpError(401, { message: 'API key not valid. Please pass a valid API key.' }));
+    const run = await r.run('gemini', 'badkey', 'do it');
+    const shown = await r.ended('badkey');
+    const events = await r.events(run.uuid);
+    expect(events.some((e) => e.type === 'blocked' && e.data.kind === 'login'), r.describe(run.uuid)).toBe(true);
+    expect(shown.exit_reason).toBe('errored');
+    expect(shown.exit_detail).toBe('login');
+  });
+
+  it('no API key: the CLI exits 41 before printing anything, and the run fails with that exit code', async () => {
+    const r = await rig();
+    const run = await r.run('gemini', 'nokey', 'do it', [], {}, ['GEMINI_API_KEY']);
+    const shown = await r.ended('nokey');
+    expect(r.stderr(run.uuid), r.describe(run.uuid)).toMatch(/GEMINI_API_KEY/);
+    expect(shown).toMatchObject({ exit_reason: 'failed', exit_code: 41 });
+    expect(shown.exit_detail).toMatch(/exit code 41/);
+  });
+
+  it('offline: the run ends errored with the CLI’s own error', async () => {
+    const r = await rig();
+    const run = await r.run('gemini', 'offline', 'do it', [], { GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
+    const shown = await r.ended('offline', 120_000);
+    expect(shown.exit_reason, r.describe(run.uuid)).toBe('errored');
+    expect(r.outLines(run.uuid).find((o) => o.type === 'result')?.error?.message).toMatch(/fetch failed/);
+    expect(shown.last_text).toMatch(/fetch failed/);
+  });
+
+  it('the CLI stopping itself on a loop is not success: errored with detail loop', async () => {
+    const r = await rig();
+    r.server.fallback('gemini', toolCall('run_shell_command', { command: 'echo same', description: 'again' }, { input: 50, output: 5 }));
+    const run = await r.run('gemini', 'selfloop', 'keep checking', ['--loop', 'off', '--timeout', '45s']);
+    const shown = await r.ended('selfloop');
+    const out = r.outLines(run.uuid);
+    // Gemini CLI's own detector: a warning, then a result that still says success.
+    expect(out.find((o) => o.type === 'error' && /loop detected/i.test(o.message)), r.describe(run.uuid)).toMatchObject({ severity: 'warning' });
+    expect(out.find((o) => o.type === 'result')).toMatchObject({ status: 'success' });
+    expect(shown.exit_code).toBe(0);
+    expect(shown.exit_reason).toBe('errored');
+    expect(shown.exit_detail).toBe('loop');
+  });
+
+  it('orcr’s loop detection counts Gemini’s model responses: terminate ends it `loop` first', async () => {
+    const r = await rig();
+    r.server.fallback('gemini', toolCall('run_shell_command', { command: 'echo same', description: 'again' }, { input: 50, output: 5 }));
+    const run = await r.run('gemini', 'loopy', 'keep checking', ['--loop', 'terminate', '--timeout', '45s']);
+    const shown = await r.ended('loopy');
+    expect(shown.loop.detected, r.describe(run.uuid)).toBe(true);
+    expect(shown.exit_reason).toBe('loop');
+  });
+
+  it('--interactive is refused: gemini -p takes no input after its prompt', async () => {
+    const r = await rig();
+    const res = await r.cli(['run', '-a', 'gemini', '-n', 'gi', '-p', 'hi', '--interactive', '--cwd', r.work, ...r.envArgs()]);
+    expect(res.code, res.stdout + res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/interactive/);
+  });
+});
+

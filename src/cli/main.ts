@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
 import { ensureHome, homeDir, HomeError } from '../config/home.js';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../config/errors.js';
 import { parseDuration } from '../config/duration.js';
 import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';

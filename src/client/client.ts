@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHome, type Home } from '../config/home.js';
 import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
-import { loadConfig } from '../config/load.js';
 import type { RunEvent } from '../core/types.js';
 import type { PublicRun } from '../server/view.js';
 
@@ -61,7 +60,8 @@ export class Client {
         if (!autoStart) throw new RemoteError('unavailable', `no supervisor is running for ${home.dir}`);
         if (!started) {
           // A config the supervisor would refuse is reported here, with its key, instead of as a timeout.
-          loadConfig(home.config);
+          // (loaded lazily: the schema and zod cost most of a CLI's start-up)
+          (await import('../config/load.js')).loadConfig(home.config);
           started = startDetached(home);
         }
         if (started.exited !== null) {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { configSchema, type ParsedConfig } from './schema.js';
 import type { AdmissionPolicy, WorkloadPolicy } from '../core/admission.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+import { ConfigError } from './errors.js';
+
+export { ConfigError };
 
 export interface Config extends ParsedConfig {
   /** Non-fatal findings, e.g. a provider cap clamped to the global cap. */

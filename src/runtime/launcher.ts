@@ -18,7 +18,7 @@ trap '' TERM INT HUP
 trap 'exec 3>&-' USR1
 if [ -p "$dir/in" ]; then exec 3<>"$dir/in"; src="$dir/in"; else src=/dev/null; fi
 ( ( trap - TERM INT HUP; exec "$@" ) <"$src" >>"$dir/out" 2>>"$dir/err" 3>&-
-  echo $? >"$dir/exit.tmp"; mv "$dir/exit.tmp" "$dir/exit" ) 3>&- &
+  echo $? >"$dir/exit" ) 3>&- &
 bg=$!
 while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
 `;
@@ -198,12 +198,17 @@ export function groupAlive(pgid: number): boolean {
   }
 }
 
-/** The exit status the wrapper wrote, or null if there is none (yet). */
+/**
+ * The exit status the wrapper wrote, or null if there is none (yet). The
+ * wrapper writes it in place (a rename would cost one more process per run),
+ * so only a line with its newline is a whole status.
+ */
 export function readExitStatus(dir: string): number | null {
   try {
-    const text = fs.readFileSync(path.join(dir, 'exit'), 'utf8').trim();
-    const n = Number(text);
-    return Number.isInteger(n) ? n : null;
+    const text = fs.readFileSync(path.join(dir, 'exit'), 'utf8');
+    if (!text.endsWith('\n')) return null;
+    const n = Number(text.trim());
+    return text.trim() !== '' && Number.isInteger(n) ? n : null;
   } catch {
     return null;
   }

@@ -46,8 +46,11 @@ export class Tailer {
     } catch {
       // The poll below still delivers every line.
     }
-    this.poll = setInterval(() => this.read(), this.pollMs);
-    this.poll.unref();
+    // pollMs 0: the owner re-reads (one sweep for many tailers).
+    if (this.pollMs > 0) {
+      this.poll = setInterval(() => this.read(), this.pollMs);
+      this.poll.unref();
+    }
     this.read();
   }
 

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { canEnqueue, capUsage, decide, expired, nextDeadline, type AdmissionInput, type Waiter } from '../core/admission.js';
+import { canEnqueue, capUsage, type Waiter } from '../core/admission.js';
+import { AdmissionIndex } from '../core/admission-index.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
 import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
 import {
@@ -64,7 +65,6 @@ interface Live {
   adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
   killTimer: NodeJS.Timeout | null;
   guardTimer: NodeJS.Timeout | null;
-  exitPoll: NodeJS.Timeout | null;
   stoppedFor: { reason: ExitReason; detail?: string | null } | null;
   lastResultOk: boolean | null;
   /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
@@ -81,10 +81,19 @@ interface Live {
   pendingWarning: string | null;
 }
 
+interface Settled {
+  uuid: string;
+  name: string;
+  token: string;
+}
+
+/** One `wait` call: its runs not settled yet, and those that are. */
 interface Waiting {
   uuids: string[];
   minInput: Map<string, number>;
-  resolve: (settled: { uuid: string; name: string; token: string }[]) => void;
+  pending: Set<string>;
+  done: Map<string, Settled>;
+  resolve: (settled: Settled[]) => void;
   timer: NodeJS.Timeout | null;
 }
 
@@ -98,7 +107,8 @@ const monoNow = (): number => performance.timeOrigin + performance.now();
 export class Supervisor {
   readonly journal: Journal;
   private readonly runs = new Map<string, Run>();
-  private queue: Waiter[] = [];
+  /** Queued runs and slot holders, kept incrementally: a decision costs O(log classes), not O(queue). */
+  private index: AdmissionIndex;
   private readonly live = new Map<string, Live>();
   private admitScheduled = false;
   private deadlineTimer: NodeJS.Timeout | null = null;
@@ -108,6 +118,7 @@ export class Supervisor {
   private fleetExceeded = false;
   private fleetWarned = new Set<string>();
   private fleetTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */
   degraded: string | null = null;
@@ -120,6 +131,7 @@ export class Supervisor {
     private readonly log: (msg: string) => void = () => undefined,
   ) {
     this.journal = new Journal(home.db, { synchronous: config.journal.synchronous });
+    this.index = new AdmissionIndex(admissionPolicy(config));
   }
 
   // ---------- start-up: rebuild and reconcile ----------
@@ -127,6 +139,7 @@ export class Supervisor {
   /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
   start(): void {
     this.holds = this.journal.getMeta<Record<string, number>>('holds') ?? {};
+    this.index = new AdmissionIndex(admissionPolicy(this.config), this.holds);
     this.fleetExceeded = this.journal.getMeta('fleet_exceeded') !== null;
     this.loadFleetUsage();
     // A rolling window moves with the clock: re-read it each minute.
@@ -138,7 +151,8 @@ export class Supervisor {
     const active = this.journal.activeRuns();
     for (const run of active) {
       this.runs.set(run.uuid, run);
-      if (run.status === 'queued') this.queue.push(toWaiter(run));
+      if (run.status === 'queued') this.index.enqueue(toWaiter(run));
+      else if (holdsSlot(run.status)) this.index.acquire(run);
     }
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     for (const run of active) if (holdsSlot(run.status)) this.reconcile(run);
@@ -210,7 +224,7 @@ export class Supervisor {
     if (this.fleetExceeded) {
       throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
     }
-    if (!canEnqueue(policy, this.queue.length + specs.length - 1)) {
+    if (!canEnqueue(policy, this.index.queued + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
     const prepared = specs.map((spec) => {
@@ -302,7 +316,7 @@ export class Supervisor {
           data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq },
         }, now);
         this.runs.set(run.uuid, run);
-        this.queue.push(toWaiter(run));
+        this.index.enqueue(toWaiter(run));
         return run;
       }),
     );
@@ -319,33 +333,25 @@ export class Supervisor {
     });
   }
 
-  private admissionInput(now: number): AdmissionInput {
-    const holders = [];
-    for (const run of this.runs.values()) if (holdsSlot(run.status)) holders.push(run);
-    return { policy: admissionPolicy(this.config), holders, waiters: this.queue, holds: this.holds, now };
-  }
-
   admit(): void {
     if (this.stopping) return;
     const now = monoNow();
     this.liftHolds(now);
-    const input = this.admissionInput(now);
-    const late = expired(input);
+    const late = this.index.expired(now);
     if (late.length > 0) {
-      const lateSet = new Set(late);
       this.journal.transaction(() => {
         for (const uuid of late) this.end(uuid, 'expired', 'max_wait', null);
       });
-      input.waiters = this.queue.filter((w) => !lateSet.has(w.uuid));
     }
-    const promote = decide(input);
+    // The index moves the promoted runs to its holders; if the journal write
+    // below fails, degrade() rebuilds the index from the journal.
+    const promote = this.index.decide(now);
     if (promote.length > 0) {
       // Group commit: every promotion of this pass in one transaction, before any spawn.
       const starting = this.journal.transaction(() =>
         promote.map((uuid) => {
           const next = transition(this.runs.get(uuid)!, 'starting', now);
           this.save(next, { type: 'starting', data: { from: 'queued' } });
-          this.removeFromQueue(uuid);
           return next;
         }),
       );
@@ -357,16 +363,11 @@ export class Supervisor {
   private armDeadline(now: number): void {
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     this.deadlineTimer = null;
-    const at = nextDeadline(this.admissionInput(now));
+    const at = this.index.nextDeadline(now);
     if (at !== null) {
       this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - monoNow()));
       this.deadlineTimer.unref();
     }
-  }
-
-  private removeFromQueue(uuid: string): void {
-    const i = this.queue.findIndex((w) => w.uuid === uuid);
-    if (i >= 0) this.queue.splice(i, 1);
   }
 
   // ---------- processes ----------
@@ -417,7 +418,6 @@ export class Supervisor {
       adapter: null,
       killTimer: null,
       guardTimer: null,
-      exitPoll: null,
       stoppedFor: null,
       lastResultOk: null,
       lastResultDetail: null,
@@ -437,20 +437,38 @@ export class Supervisor {
     const live = this.newLive(child, run);
     this.live.set(run.uuid, live);
     live.adapter = run.protocol ? createAdapter(run.protocol, { modelTurns: true }) : createDetectingAdapter({ modelTurns: true });
-    live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines));
+    // No poll timer per tailer: the supervisor's one sweep re-reads them all.
+    live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines), 0);
     live.tailer.start();
-    if (child) {
-      child.on('exit', () => this.finish(run.uuid, readExitStatus(dir), false));
-    } else {
-      // Not our child (re-adopted): only polling can tell us it is gone.
-      live.exitPoll = setInterval(() => {
-        const r = this.runs.get(run.uuid);
-        if (!r || r.pid === null) return;
-        if (!isOurProcess(r.pid, r.pid_start)) this.finish(run.uuid, readExitStatus(dir), false);
-      }, 200);
-      live.exitPoll.unref();
-    }
+    if (child) child.on('exit', () => this.finish(run.uuid, readExitStatus(dir), false));
     this.armGuards(run.uuid);
+    this.armSweep();
+  }
+
+  /**
+   * One timer for every run instead of two per run (a thousand re-adopted runs
+   * cost a tenth of a core in timer callbacks): it notices a re-adopted run's
+   * exit — only its parent hears of it otherwise — and, every fourth tick,
+   * re-reads each output file in case a change notification was lost.
+   */
+  private armSweep(): void {
+    if (this.sweepTimer) return;
+    let tick = 0;
+    this.sweepTimer = setInterval(() => {
+      tick++;
+      for (const [uuid, live] of [...this.live]) {
+        if (tick % 4 === 0) live.tailer?.read();
+        if (live.child === null) {
+          const r = this.runs.get(uuid);
+          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.finish(uuid, readExitStatus(runDir(this.home, uuid)), false);
+        }
+      }
+      if (this.live.size === 0 && this.sweepTimer) {
+        clearInterval(this.sweepTimer);
+        this.sweepTimer = null;
+      }
+    }, 250);
+    this.sweepTimer.unref();
   }
 
   private armGuards(uuid: string): void {
@@ -648,7 +666,7 @@ export class Supervisor {
       live.pendingWarning = null;
       this.send(run.uuid, message);
     }
-    this.settleWaits();
+    this.settleWaits(run.uuid);
   }
 
   // ---------- fleet budget and provider holds ----------
@@ -683,7 +701,7 @@ export class Supervisor {
         this.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
         this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: trip.used, limit: trip.limit } });
         // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
-        for (const w of [...this.queue]) this.end(w.uuid, 'canceled', 'fleet_budget', null);
+        for (const w of this.index.waiting()) this.end(w.uuid, 'canceled', 'fleet_budget', null);
       });
       for (const run of this.runs.values()) if (run.status === 'idle') this.closeInput(run);
     } else if (!trip && this.fleetExceeded) {
@@ -696,9 +714,10 @@ export class Supervisor {
 
   private holdProvider(provider: string, retryAfterS: number | null, uuid: string, now: number, events: { type: string; data: Record<string, unknown> }[]): void {
     const until = now + (retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.config.timings.limit_hold);
-    if ((this.holds[provider] ?? 0) >= until) return;
+    if (Object.hasOwn(this.holds, provider) && this.holds[provider]! >= until) return;
+    this.journal.setMeta('holds', { ...this.holds, [provider]: until });
     this.holds = { ...this.holds, [provider]: until };
-    this.journal.setMeta('holds', this.holds);
+    this.index.setHolds(this.holds);
     events.push({ type: 'hold', data: { provider, until, retry_after_s: retryAfterS, by: uuid } });
     this.scheduleAdmit();
   }
@@ -714,12 +733,15 @@ export class Supervisor {
         lifted = true;
       }
     }
-    if (lifted) this.journal.setMeta('holds', Object.keys(this.holds).length ? this.holds : null);
+    if (lifted) {
+      this.journal.setMeta('holds', Object.keys(this.holds).length ? this.holds : null);
+      this.index.setHolds(this.holds);
+    }
     return lifted;
   }
 
   resumeProvider(provider: string): boolean {
-    if (!(provider in this.holds)) return false;
+    if (!Object.hasOwn(this.holds, provider)) return false;
     this.liftHolds(monoNow(), provider);
     this.scheduleAdmit();
     return true;
@@ -772,7 +794,6 @@ export class Supervisor {
     if (!live) return;
     live.tailer?.close();
     for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
-    if (live.exitPoll) clearInterval(live.exitPoll);
     this.live.delete(uuid);
   }
 
@@ -784,10 +805,11 @@ export class Supervisor {
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     this.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
     this.runs.delete(uuid);
-    if (from === 'queued') this.removeFromQueue(uuid);
+    if (from === 'queued') this.index.remove(uuid);
+    else this.index.release(uuid);
     this.cleanupLive(uuid);
     this.scheduleAdmit();
-    this.settleWaits();
+    this.settleWaits(uuid);
   }
 
   /** Journal first, memory second: a write that fails leaves memory as the journal has it. */
@@ -926,19 +948,19 @@ export class Supervisor {
     return null;
   }
 
-  wait(uuids: string[], timeoutMs: number | null): Promise<{ uuid: string; name: string; token: string }[]> {
+  wait(uuids: string[], timeoutMs: number | null): Promise<Settled[]> {
     return new Promise((resolve) => {
       const minInput = new Map<string, number>();
       for (const u of uuids) minInput.set(u, this.runs.get(u)?.input_seq ?? 0);
-      const w: Waiting = { uuids, minInput, resolve, timer: null };
+      const w: Waiting = { uuids, minInput, pending: new Set(uuids), done: new Map(), resolve, timer: null };
       this.waits.add(w);
       if (timeoutMs !== null) {
         w.timer = setTimeout(() => {
           this.waits.delete(w);
-          resolve(uuids.map((u) => this.settled(u, minInput.get(u)!) ?? { uuid: u, name: this.nameOf(u), token: 'pending' }));
+          resolve(uuids.map((u) => w.done.get(u) ?? { uuid: u, name: this.nameOf(u), token: 'pending' }));
         }, timeoutMs);
       }
-      this.settleWaits();
+      for (const u of uuids) this.settleWait(w, u);
     });
   }
 
@@ -946,21 +968,32 @@ export class Supervisor {
     return (this.runs.get(uuid) ?? this.journal.getRun(uuid))?.name ?? uuid;
   }
 
-  private settled(uuid: string, minInput: number): { uuid: string; name: string; token: string } | null {
+  private settled(uuid: string, minInput: number): Settled | null {
     const run = this.runs.get(uuid) ?? this.journal.getRun(uuid);
     if (!run) return { uuid, name: uuid, token: 'not_found' };
     const token = this.settleToken(run, minInput);
     return token ? { uuid, name: run.name, token } : null;
   }
 
-  private settleWaits(): void {
-    for (const w of this.waits) {
-      const all = w.uuids.map((u) => this.settled(u, w.minInput.get(u)!));
-      if (all.every((s) => s !== null)) {
-        this.waits.delete(w);
-        if (w.timer) clearTimeout(w.timer);
-        w.resolve(all as { uuid: string; name: string; token: string }[]);
-      }
+  /**
+   * A run changed: settle it in every wait that still expects it. Only that
+   * run is looked at — with `wait --all` over a thousand runs, re-checking
+   * them all on every change made a fleet's drain quadratic.
+   */
+  private settleWaits(uuid: string): void {
+    for (const w of this.waits) if (w.pending.has(uuid)) this.settleWait(w, uuid);
+  }
+
+  private settleWait(w: Waiting, uuid: string): void {
+    if (!w.pending.has(uuid)) return;
+    const s = this.settled(uuid, w.minInput.get(uuid)!);
+    if (!s) return;
+    w.pending.delete(uuid);
+    w.done.set(uuid, s);
+    if (w.pending.size === 0) {
+      this.waits.delete(w);
+      if (w.timer) clearTimeout(w.timer);
+      w.resolve(w.uuids.map((u) => w.done.get(u)!));
     }
   }
 
@@ -975,11 +1008,8 @@ export class Supervisor {
   }
 
   view(run: Run): PublicRun {
-    let position: number | null = null;
-    if (run.status === 'queued') {
-      const i = this.queue.findIndex((w) => w.uuid === run.uuid);
-      position = i >= 0 ? i + 1 : null;
-    }
+    // Admission order (priority, then first come): where the run really stands.
+    const position = run.status === 'queued' ? this.index.queuePosition(run.uuid) : null;
     const elapsed = run.started_at === null ? 0 : (run.ended_at ?? monoNow()) - run.started_at;
     const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
@@ -1020,14 +1050,14 @@ export class Supervisor {
     holds: Record<string, number>;
     fleet: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> };
   } {
-    const input = this.admissionInput(monoNow());
+    const input = this.index.snapshot(monoNow());
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
     for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
     const w = this.config.budgets.fleet.window;
     return {
       caps: capUsage(input),
-      queued: this.queue.length,
-      active: input.holders.length,
+      queued: this.index.queued,
+      active: this.index.active,
       holds: { ...this.holds },
       fleet: { exceeded: this.fleetExceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
     };
@@ -1035,6 +1065,7 @@ export class Supervisor {
 
   setConfig(cfg: Config): void {
     this.config = cfg;
+    this.index.setPolicy(admissionPolicy(cfg));
     this.loadFleetUsage();
     this.checkFleet();
     this.scheduleAdmit();
@@ -1052,7 +1083,7 @@ export class Supervisor {
     this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.detachAll();
     this.runs.clear();
-    this.queue = [];
+    this.index = new AdmissionIndex(admissionPolicy(this.config));
     this.probeTimer = setInterval(() => {
       try {
         this.journal.setMeta('probe', monoNow());
@@ -1079,12 +1110,13 @@ export class Supervisor {
     this.deadlineTimer = null;
     if (this.fleetTimer) clearInterval(this.fleetTimer);
     this.fleetTimer = null;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
     for (const live of this.live.values()) {
       live.tailer?.close();
       live.child?.removeAllListeners('exit');
       for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
-      if (live.exitPoll) clearInterval(live.exitPoll);
-    }
+      }
     this.live.clear();
   }
 
@@ -1094,6 +1126,7 @@ export class Supervisor {
     if (this.probeTimer) clearInterval(this.probeTimer);
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     if (this.fleetTimer) clearInterval(this.fleetTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.degraded !== null) {
       this.journal.close();
       return;
@@ -1103,8 +1136,7 @@ export class Supervisor {
       live.tailer?.close();
       live.child?.removeAllListeners('exit');
       for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
-      if (live.exitPoll) clearInterval(live.exitPoll);
-    }
+      }
     // Persist read offsets so a successor does not re-read applied output.
     this.journal.transaction(() => {
       for (const run of this.runs.values()) if (this.live.has(run.uuid)) this.journal.updateRun(run, null);

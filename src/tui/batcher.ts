@@ -12,14 +12,12 @@ export class StreamBatcher {
   private lastFlush = 0;
 
   /**
-   * @param intervalMs how long a first event waits for company (one frame)
-   * @param minGapMs   least time between two flushes: under a sustained
-   *                   stream the store changes at most 1000/minGapMs times a second
+   * @param minGapMs least time between two flushes: under a sustained stream
+   *                 the store changes at most 1000/minGapMs times a second
    */
   constructor(
     private readonly flushFn: (msgs: StreamMessage[]) => void,
-    private readonly intervalMs = 30,
-    private readonly minGapMs = 30,
+    private readonly minGapMs = 50,
   ) {}
 
   push(m: StreamMessage): void {
@@ -29,7 +27,11 @@ export class StreamBatcher {
 
   private arm(): void {
     if (this.timer || this.held || this.queue.length === 0) return;
-    const wait = Math.max(this.intervalMs, this.lastFlush + this.minGapMs - Date.now());
+    // A first event after a quiet spell goes out on the next tick (events of the
+    // same socket chunk still travel together); under a sustained stream,
+    // flushes are spaced minGapMs apart. Holding the first event as well used
+    // to add a frame of latency on top of Ink's own throttle.
+    const wait = Math.max(0, this.lastFlush + this.minGapMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.flush();

@@ -87,7 +87,7 @@ export class Controller implements Actions {
   ) {
     this.opts = { statsIntervalMs: 1000, frameMs: 30, reconnectDelayMs: 1000, ...opts };
     this.connect = opts.connect ?? ((h, o) => Client.connect(h, o));
-    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), this.opts.frameMs, 50);
+    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), Math.max(50, this.opts.frameMs));
     this.batcher.hold();
   }
 

@@ -114,6 +114,16 @@ exit "$4"
   try {
     while (Date.now() < deadline) {
       const c = await connect();
+      // Keep the queue at a depth the fleet can drain (a long run would
+      // otherwise pile up thousands of waiters and spend its end draining them).
+      const depth = await c.call<{ queued: number }>('stats').then(
+        (st) => st.queued,
+        () => 0,
+      );
+      if (depth > 60) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
       // A burst of 1–6 runs, one transaction.
       const burst: Planned[] = [];
       const n = 1 + Math.floor(rand() * 6);

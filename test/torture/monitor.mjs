@@ -15,10 +15,12 @@ let samples = 0;
 let live = {};
 let worst = null;
 
+/** Still alive, and still the agent (not exec'd into something else since). */
 function isLive(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') return false;
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(marker);
   } catch {
     return false;
   }
@@ -43,13 +45,17 @@ function sample() {
     } catch {
       continue;
     }
-    let run = pid;
+    // A process caught mid-exec (a fork of the agent turning into `sleep`)
+    // can show the agent's argv with an empty environment: without its run
+    // id it cannot be attributed, and its parent already counts for the run.
+    let run;
     try {
       const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      run = env.find((e) => e.startsWith('ORCR_RUN='))?.slice(9) ?? pid;
+      run = env.find((e) => e.startsWith('ORCR_RUN='))?.slice(9);
     } catch {
       continue;
     }
+    if (!run) continue;
     if (seen[run]) continue;
     seen[run] = `${pid} ${argv.slice(i).join(' ')}`;
     found.push({ pid, run, provider: argv[i + 1], workload: argv[i + 2] });

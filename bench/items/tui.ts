@@ -1,0 +1,158 @@
+// 7. TUI: with 1,000 runs and 200 events/s — event-to-frame latency, CPU,
+// bytes written per second.
+//
+// The TUI (dist/src/tui/main.js) runs under a real pseudo-terminal made by
+// util-linux `script` (160 × 50, TERM=xterm-256color); everything it writes
+// comes back on script's stdout, where the bench counts bytes and looks for
+// markers. The home holds 1,000 runs: one `sleep 3600` holding the only slot
+// (concurrency.max = 1) and 999 queued behind it. The load: every 10 ms the
+// bench enqueues a marker run named zqNNNNNN (a `queued` event) and cancels
+// the previous marker (an `ended` event): 200 events/s. Event-to-frame
+// latency = first time a marker's name appears in the terminal output −
+// the time its enqueue was sent (so it includes the supervisor's commit and
+// broadcast). CPU = utime+stime of the TUI's node process from /proc.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { fig, median, pct, type Figure, type ItemResult } from '../lib/figures.js';
+import type { Ctx, Item } from '../lib/context.js';
+import { connect, homeEnv, node, q, tuiMain, withOrcr } from '../lib/orcr.js';
+import { CpuMeter, descendants, killGroup, sleep, stat, trackGroup, untrackGroup, which } from '../lib/proc.js';
+
+const COLS = 160;
+const ROWS = 50;
+const EVENTS_PER_S = 200;
+
+async function run(ctx: Ctx): Promise<ItemResult> {
+  const I = '7';
+  if (!fs.existsSync(tuiMain)) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'TUI not built (dist/src/tui/main.js missing)' }] };
+  if (!which('script')) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'util-linux `script` not found (apt-get install bsdutils)' }] };
+  const windows = ctx.quick ? 2 : 5;
+  const secs = ctx.quick ? 1.5 : 2;
+  return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
+    const client = await connect(dir);
+    // A second, plain subscriber: how much of the latency is the supervisor's (commit + broadcast).
+    const watcher = await connect(dir);
+    const heard = new Map<number, number>();
+    watcher.onEvent((m) => {
+      if (m.event.type !== 'queued') return;
+      const name = typeof m.event.data.name === 'string' ? m.event.data.name : '';
+      if (name.startsWith('zq')) heard.set(Number(name.slice(2)), performance.now());
+    });
+    await watcher.call('subscribe', {});
+    await client.call('run.enqueue', { specs: [{ cwd: dir, command: ['sleep', '3600'], name: 'holder' }] });
+    await client.call('run.enqueue', { specs: Array.from({ length: 999 }, (_, i) => ({ cwd: dir, command: ['true'], name: `queued-${i}` })) });
+
+    // ORCR_BENCH_TUI_PROF=DIR: the TUI writes a CPU profile there when it quits.
+    const prof = process.env.ORCR_BENCH_TUI_PROF ? `--cpu-prof --cpu-prof-dir=${q(process.env.ORCR_BENCH_TUI_PROF)} ` : '';
+    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${q(node)} ${prof}${q(tuiMain)} --quiet`;
+    const env: NodeJS.ProcessEnv = { ...homeEnv(dir), TERM: 'xterm-256color' };
+    delete env.CI;
+    const p = spawn('script', ['-q', '-f', '-c', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    trackGroup(p.pid!);
+    let bytes = 0;
+    let carry = '';
+    const sent = new Map<number, number>();
+    const seen = new Map<number, number>();
+    let stderr = '';
+    p.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    p.stdout!.on('data', (d: Buffer) => {
+      const at = performance.now();
+      bytes += d.length;
+      const text = carry + d.toString('latin1');
+      for (const m of text.matchAll(/zq(\d{6})/g)) {
+        const n = Number(m[1]);
+        if (!seen.has(n) && sent.has(n)) seen.set(n, at);
+      }
+      carry = text.slice(-8);
+    });
+    try {
+      // First frame, then let the start-up settle.
+      for (let t = 0; bytes < 1000; t++) {
+        if (t > 500) throw new Error(`the TUI drew nothing in 10 s: ${stderr.slice(-300)}`);
+        await sleep(20);
+      }
+      await sleep(ctx.quick ? 1000 : 2000);
+      const tuiPid = descendants(p.pid!).find((x) => stat(x)?.comm === 'node');
+      if (!tuiPid) throw new Error('cannot find the TUI node process');
+      const cpu = new CpuMeter(() => [tuiPid]);
+
+      // Idle: 1,000 runs, no events.
+      cpu.start();
+      let b0 = bytes;
+      await sleep(secs * 1000);
+      const idleCpu = cpu.read();
+      const idleBytes = (bytes - b0) / secs;
+
+      // Load: 200 events/s.
+      let n = 0;
+      let stop = false;
+      const tickMs = 2000 / EVENTS_PER_S; // two events per tick
+      const driver = (async () => {
+        const t0 = performance.now();
+        while (!stop) {
+          n++;
+          const name = `zq${String(n).padStart(6, '0')}`;
+          sent.set(n, performance.now());
+          void client.call('run.enqueue', { specs: [{ cwd: dir, command: ['true'], name }] }).catch(() => undefined);
+          if (n > 1) void client.call('run.kill', { refs: [`zq${String(n - 1).padStart(6, '0')}`] }).catch(() => undefined);
+          const next = t0 + n * tickMs;
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait);
+        }
+      })();
+      await sleep(500);
+      const cpuW: number[] = [];
+      const bytesW: number[] = [];
+      const latW: number[] = [];
+      const all: number[] = [];
+      const sup: number[] = [];
+      let sentInWindows = 0;
+      for (let w = 0; w < windows; w++) {
+        const first = n + 1;
+        cpu.start();
+        b0 = bytes;
+        await sleep(secs * 1000);
+        cpuW.push(cpu.read());
+        bytesW.push((bytes - b0) / secs);
+        const last = n;
+        await sleep(300); // let the window's last markers reach the screen
+        const lat: number[] = [];
+        for (let k = first; k <= last; k++) {
+          const s = seen.get(k);
+          if (s !== undefined) lat.push(s - sent.get(k)!);
+          const h = heard.get(k);
+          if (h !== undefined) sup.push(h - sent.get(k)!);
+        }
+        sentInWindows += last - first + 1;
+        all.push(...lat);
+        latW.push(median(lat));
+      }
+      stop = true;
+      await driver;
+      const rate = (n / ((performance.now() - sent.get(1)!) / 1000)) * 2;
+      const seenPct = (all.length / sentInWindows) * 100;
+      ctx.log(`  ${n} markers sent (${rate.toFixed(0)} events/s), ${seenPct.toFixed(0)}% seen on screen`);
+      const figures: Figure[] = [
+        fig(I, `1,000 runs, idle: TUI CPU`, '% core', [idleCpu]),
+        fig(I, `1,000 runs, idle: bytes written`, 'B/s', [idleBytes]),
+        fig(I, `1,000 runs, ${EVENTS_PER_S} events/s: event-to-frame (median per window)`, 'ms', latW, { target: '< 50 ms', meets: (m) => m < 50, ceiling: 500 }),
+        fig(I, `  event-to-frame p99 (all windows)`, 'ms', [pct(all, 99)]),
+        fig(I, `  of which supervisor: send → event at a plain subscriber (median)`, 'ms', [median(sup)]),
+        fig(I, `  markers that reached the screen`, '%', [seenPct], { note: 'a marker whose queued and ended events both scrolled past between two frames is never drawn' }),
+        fig(I, `  TUI CPU`, '% core', cpuW, { target: '< 25%', meets: (m) => m < 25, ceiling: 150 }),
+        fig(I, `  bytes written`, 'B/s', bytesW),
+      ];
+      return { figures, skipped: [] };
+    } finally {
+      p.stdin!.write('q');
+      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
+      killGroup(p.pid!);
+      untrackGroup(p.pid!);
+      client.close();
+      watcher.close();
+    }
+  });
+}
+
+export const tui: Item = { key: 'tui', item: '7', title: 'TUI', run };

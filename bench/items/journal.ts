@@ -17,20 +17,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Journal } from '../../src/journal/journal.js';
 import type { Run } from '../../src/core/types.js';
+import { newRun } from '../../src/core/run-record.js';
 import { fig, type Figure, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { makeHome } from '../lib/orcr.js';
 
 export function sampleRun(uuid: string, queue_seq: number): Run {
-  return {
-    uuid, name: `bench-${queue_seq}`, provider: 'claude', workload: 'default', protocol: 'claude', status: 'queued',
-    exit_reason: null, exit_detail: null, exit_code: null, blocked_kind: null, queue_seq,
-    pid: null, pid_start: null, command: ['claude', '-p', '--output-format', 'stream-json', '--verbose'], cwd: '/home/dev/project', env: {}, prompt: null, interactive: false,
-    limits: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout_ms: null, idle_after_ms: 600000, loop: 'warn' },
-    turns: 0, input_seq: 0, tokens: { input: 0, output: 0, cached: 0 }, cost_usd: 0, session_id: null,
-    last_tool: null, last_text: null, created_at: Date.now(), started_at: null, ended_at: null, status_at: Date.now(),
-    kill_requested_at: null, out_offset: 0, cost_reported: null, warned_meters: [], loop_flags: { detected: false, warned: false, repetitions: 0 },
-  };
+  return newRun({ uuid, name: uuid, provider: 'p', workload: 'default', queue_seq, command: ['true'], cwd: '/', now: 0 });
 }
 
 const size = (f: string): number => {

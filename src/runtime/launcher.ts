@@ -7,16 +7,19 @@
 // read a child's exit status and the supervisor may not be that parent any more.
 // The agent's argv is passed as positional parameters: never parsed by a shell.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const WRAPPER = `
-dir=$1; shift
+dir=$1; fifo=$2; shift 2
 echo $$ >"$dir/pid"
 trap '' TERM INT HUP
 trap 'exec 3>&-' USR1
-if [ -p "$dir/in" ]; then exec 3<>"$dir/in"; src="$dir/in"; else src=/dev/null; fi
+if [ "$fifo" = 1 ]; then
+  [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
+  exec 3<>"$dir/in"; src="$dir/in"
+else src=/dev/null; fi
 ( ( trap - TERM INT HUP; exec "$@" ) <"$src" >>"$dir/out" 2>>"$dir/err" 3>&-
   echo $? >"$dir/exit" ) 3>&- &
 bg=$!
@@ -83,18 +86,15 @@ export function resolveProgram(program: string, cwd: string, envPath: string | u
   throw new LaunchError(`${program}: command not found in PATH`, 'ENOENT');
 }
 
-export function prepareRunDir(dir: string, stdinFifo: boolean): void {
+/**
+ * The run directory and its output file (which the tailer watches from the
+ * start). Everything else — the pid and exit files, `err`, and the input FIFO
+ * (mkfifo has no Node API, and spawnSync would fork the whole supervisor) — is
+ * made by the wrapper, off the supervisor's event loop.
+ */
+export function prepareRunDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const f of ['out', 'err']) fs.closeSync(fs.openSync(path.join(dir, f), 'a', 0o600));
-  if (stdinFifo && !fs.existsSync(path.join(dir, 'in'))) {
-    // mkfifo has no Node API; the coreutils binary is on every system we run on.
-    const r = spawnSyncMkfifo(path.join(dir, 'in'));
-    if (r !== 0) throw new LaunchError('cannot create the input FIFO', 'EFIFO');
-  }
-}
-
-function spawnSyncMkfifo(file: string): number | null {
-  return spawnSync('mkfifo', ['-m', '600', file], { stdio: 'ignore' }).status;
+  fs.closeSync(fs.openSync(path.join(dir, 'out'), 'a', 0o600));
 }
 
 export function launch(spec: LaunchSpec): Launched {
@@ -104,8 +104,8 @@ export function launch(spec: LaunchSpec): Launched {
   } catch (e) {
     throw new LaunchError(`cwd ${spec.cwd}: ${(e as Error).message}`, 'ENOENT');
   }
-  prepareRunDir(spec.dir, spec.stdinFifo);
-  const child = spawn('/bin/sh', ['-c', WRAPPER, 'orcr-wrap', spec.dir, program, ...spec.argv.slice(1)], {
+  prepareRunDir(spec.dir);
+  const child = spawn('/bin/sh', ['-c', WRAPPER, 'orcr-wrap', spec.dir, spec.stdinFifo ? '1' : '0', program, ...spec.argv.slice(1)], {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,

@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { canEnqueue, capUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
+import { newRun } from '../core/run-record.js';
 import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
 import {
   countedTokens,
@@ -274,43 +275,21 @@ export class Supervisor {
     return this.journal.transaction(() =>
       prepared.map(({ spec, r, workload, limits }) => {
         const queue_seq = this.journal.nextQueueSeq();
-        const run: Run = {
+        const run = newRun({
           uuid: crypto.randomUUID(),
           name: spec.name ?? `${r.provider}-${queue_seq}`,
           provider: r.provider,
           workload,
           protocol: r.protocol,
-          status: 'queued',
-          exit_reason: null,
-          exit_detail: null,
-          exit_code: null,
-          blocked_kind: null,
           queue_seq,
-          pid: null,
-          pid_start: null,
           command: r.command,
           cwd: spec.cwd,
           env: spec.env ?? {},
           prompt: r.stdinPrompt ? (spec.prompt ?? null) : null,
           interactive: spec.interactive ?? false,
           limits,
-          turns: 0,
-          input_seq: 0,
-          tokens: { input: 0, output: 0, cached: 0 },
-          cost_usd: 0,
-          session_id: null,
-          last_tool: null,
-          last_text: null,
-          created_at: now,
-          started_at: null,
-          ended_at: null,
-          status_at: now,
-          kill_requested_at: null,
-          out_offset: 0,
-          cost_reported: null,
-          warned_meters: [],
-          loop_flags: { detected: false, warned: false, repetitions: 0 },
-        };
+          now,
+        });
         this.journal.insertRun(run, {
           type: 'queued',
           data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq },
@@ -914,7 +893,8 @@ export class Supervisor {
       }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'error';
-      if (code === 'ENXIO' || code === 'EAGAIN') {
+      // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nor opened it.
+      if (code === 'ENXIO' || code === 'EAGAIN' || code === 'ENOENT') {
         live.inputTimer = setTimeout(() => {
           live.inputTimer = null;
           this.flushInput(uuid);

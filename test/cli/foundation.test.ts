@@ -3,21 +3,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alive, lineReader, TestHome, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { alive, lineReader, until, useHomes } from '../support/harness.js';
 import { Client, type StreamMessage } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 
-let homes: TestHome[] = [];
-function home(config?: unknown): TestHome {
-  const h = new TestHome(config);
-  homes.push(h);
-  return h;
-}
-afterEach(() => {
-  for (const h of homes) h.cleanup();
-  homes = [];
-});
+const home = useHomes();
 
 interface Ev {
   seq: number;

@@ -3,19 +3,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alive, MOCK_AGENT, NODE, ROOT, script, TestHome, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { alive, MOCK_AGENT, NODE, ROOT, script, TestHome, until, useHomes } from '../support/harness.js';
 
-let homes: TestHome[] = [];
-function home(config?: unknown): TestHome {
-  const h = new TestHome(config);
-  homes.push(h);
-  return h;
-}
-afterEach(() => {
-  for (const h of homes) h.cleanup();
-  homes = [];
-});
+const home = useHomes();
 
 /** A jsonl agent printing the given objects, one per line; `{"gate": "x"}` waits for file x in the home. */
 function jsonlAgent(h: TestHome, name: string, steps: (Record<string, unknown> | { gate: string })[], exitCode = 0): string {

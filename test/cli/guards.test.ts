@@ -1,19 +1,10 @@
 // Timers that end runs: the stuck-start guard, idle reaping, wall-time
 // timeouts; and `logs --follow` streaming a live run.
 
-import { afterEach, describe, expect, it } from 'vitest';
-import { lineReader, MOCK_AGENT, NODE, TestHome } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { lineReader, MOCK_AGENT, NODE, useHomes } from '../support/harness.js';
 
-let homes: TestHome[] = [];
-function home(config?: unknown): TestHome {
-  const h = new TestHome(config);
-  homes.push(h);
-  return h;
-}
-afterEach(() => {
-  for (const h of homes) h.cleanup();
-  homes = [];
-});
+const home = useHomes();
 
 describe('guards', () => {
   it('ends a run that shows no sign of life within timings.max_starting as failed, and frees its slot', () => {

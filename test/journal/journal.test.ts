@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, JournalVersionError } from '../../src/journal/journal.js';
 import { SCHEMA_VERSION } from '../../src/journal/schema.js';
 import type { Run, RunEvent } from '../../src/core/types.js';
+import { newRun } from '../../src/core/run-record.js';
 
 const dirs: string[] = [];
 function dbFile(): string {
@@ -18,45 +19,7 @@ afterEach(() => {
 });
 
 function run(j: Journal, name: string, over: Partial<Run> = {}): Run {
-  const now = 1_000;
-  return {
-    uuid: `uuid-${name}`,
-    name,
-    provider: 'p',
-    workload: 'default',
-    protocol: null,
-    status: 'queued',
-    exit_reason: null,
-    exit_detail: null,
-    exit_code: null,
-    blocked_kind: null,
-    queue_seq: j.nextQueueSeq(),
-    pid: null,
-    pid_start: null,
-    command: ['true'],
-    cwd: '/',
-    env: {},
-    prompt: null,
-    interactive: false,
-    limits: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout_ms: null, idle_after_ms: null, loop: 'warn' },
-    turns: 0,
-    input_seq: 0,
-    tokens: { input: 0, output: 0, cached: 0 },
-    cost_usd: 0,
-    session_id: null,
-    last_tool: null,
-    last_text: null,
-    created_at: now,
-    started_at: null,
-    ended_at: null,
-    status_at: now,
-    kill_requested_at: null,
-    out_offset: 0,
-    cost_reported: null,
-    warned_meters: [],
-    loop_flags: { detected: false, warned: false, repetitions: 0 },
-    ...over,
-  };
+  return { ...newRun({ uuid: `uuid-${name}`, name, provider: 'p', workload: 'default', queue_seq: j.nextQueueSeq(), command: ['true'], cwd: '/', now: 1_000 }), ...over };
 }
 
 describe('journal', () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -71,6 +72,11 @@ export class TestHome {
   /** Stop the supervisor and kill every process still in a run's group. */
   cleanup(): void {
     this.cli(['server', 'stop']);
+    this.killLeftovers();
+  }
+
+  /** Agents outlive the supervisor by design: kill each run's process group from its pid file. */
+  protected killLeftovers(): void {
     const runs = path.join(this.dir, 'runs');
     if (fs.existsSync(runs)) {
       for (const d of fs.readdirSync(runs)) {
@@ -84,6 +90,20 @@ export class TestHome {
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A factory of test homes, each cleaned up after its test. */
+export function useHomes(): (config?: unknown) => TestHome {
+  let homes: TestHome[] = [];
+  afterEach(() => {
+    for (const h of homes) h.cleanup();
+    homes = [];
+  });
+  return (config?: unknown) => {
+    const h = new TestHome(config);
+    homes.push(h);
+    return h;
+  };
 }
 
 /** Poll until fn returns a truthy value; fail with a message after the timeout. */

@@ -5,19 +5,10 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alive, CLI, NODE, TestHome, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { alive, CLI, NODE, until, useHomes } from '../support/harness.js';
 
-let homes: TestHome[] = [];
-function home(config?: unknown): TestHome {
-  const h = new TestHome(config);
-  homes.push(h);
-  return h;
-}
-afterEach(() => {
-  for (const h of homes) h.cleanup();
-  homes = [];
-});
+const home = useHomes();
 
 function canMountTmpfs(): boolean {
   if (process.getuid?.() !== 0) return false;

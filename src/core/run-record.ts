@@ -1,0 +1,69 @@
+// A new run's record: every field a queued run starts with, in one place, so
+// the supervisor, tests and benchmarks build the same shape.
+
+import type { Protocol, Run, RunLimits } from './types.js';
+
+export const NO_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
+  max_turns: null,
+  max_tokens: null,
+  max_cost_usd: null,
+  timeout_ms: null,
+  idle_after_ms: null,
+  loop: 'warn',
+});
+
+export interface NewRun {
+  uuid: string;
+  name: string;
+  provider: string;
+  workload: string;
+  queue_seq: number;
+  command: string[];
+  cwd: string;
+  now: number;
+  protocol?: Protocol | null;
+  env?: Record<string, string>;
+  prompt?: string | null;
+  interactive?: boolean;
+  limits?: RunLimits;
+}
+
+export function newRun(n: NewRun): Run {
+  return {
+    uuid: n.uuid,
+    name: n.name,
+    provider: n.provider,
+    workload: n.workload,
+    protocol: n.protocol ?? null,
+    status: 'queued',
+    exit_reason: null,
+    exit_detail: null,
+    exit_code: null,
+    blocked_kind: null,
+    queue_seq: n.queue_seq,
+    pid: null,
+    pid_start: null,
+    command: n.command,
+    cwd: n.cwd,
+    env: n.env ?? {},
+    prompt: n.prompt ?? null,
+    interactive: n.interactive ?? false,
+    limits: n.limits ?? { ...NO_RUN_LIMITS },
+    turns: 0,
+    input_seq: 0,
+    tokens: { input: 0, output: 0, cached: 0 },
+    cost_usd: 0,
+    session_id: null,
+    last_tool: null,
+    last_text: null,
+    created_at: n.now,
+    started_at: null,
+    ended_at: null,
+    status_at: n.now,
+    kill_requested_at: null,
+    out_offset: 0,
+    cost_reported: null,
+    warned_meters: [],
+    loop_flags: { detected: false, warned: false, repetitions: 0 },
+  };
+}

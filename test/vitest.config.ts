@@ -11,5 +11,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { FORCE_COLOR: '0' },
+    reporters: ['default', './test/support/plain-summary.ts'],
   },
 });

@@ -96,7 +96,8 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`--status must be one of ${statuses.join(', ')}`, verb);
       }
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider });
+      // No cap on the listing: `ps --all` means all (filter with --status or -a).
+      const res = await c.call<{ runs: PublicRun[] }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider, limit: Number.MAX_SAFE_INTEGER });
       c.close();
       if (jsonMode) printJson(res.runs);
       else out(psTable(res.runs));
@@ -279,10 +280,24 @@ function printEvent(e: RunEvent, name: string | null): void {
 async function eventsVerb(since: number, follow: boolean): Promise<number> {
   const c = await connect();
   if (!follow) {
-    const res = await c.call<{ events: RunEvent[] }>('events', { since });
+    // Page through the journal: a long-lived home holds millions of events.
+    const PAGE = 10_000;
+    let cursor = since;
+    let first = true;
+    if (jsonMode) process.stdout.write('[');
+    for (;;) {
+      const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
+      for (const e of res.events) {
+        if (jsonMode) {
+          process.stdout.write((first ? '\n  ' : ',\n  ') + JSON.stringify(e));
+          first = false;
+        } else printEvent(e, null);
+      }
+      if (res.events.length < PAGE) break;
+      cursor = res.events[res.events.length - 1]!.seq;
+    }
+    if (jsonMode) process.stdout.write(first ? ']\n' : '\n]\n');
     c.close();
-    if (jsonMode) printJson(res.events);
-    else for (const e of res.events) printEvent(e, null);
     return 0;
   }
   // Follow: replay from `since`, then the live stream; on a restart, resume from the last seq seen.

@@ -112,7 +112,9 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
 
   // Reload config.json when it changes; a bad edit keeps the old config and says why.
   let reloadTimer: NodeJS.Timeout | null = null;
-  const watcher = fs.watchFile(home.config, { interval: 1000, persistent: false }, () => {
+  const watcher = fs.watchFile(home.config, { interval: 1000, persistent: false }, (curr, prev) => {
+    // watchFile also calls back when nothing changed (e.g. a file that never existed).
+    if (curr.mtimeMs === prev.mtimeMs && curr.size === prev.size && curr.ino === prev.ino) return;
     if (reloadTimer) clearTimeout(reloadTimer);
     reloadTimer = setTimeout(() => {
       try {

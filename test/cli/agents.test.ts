@@ -140,7 +140,15 @@ exit $code
       // Nobody started twice; the queue ran in order.
       const starts = fs.readFileSync(path.join(h.dir, 'starts'), 'utf8').trim().split('\n');
       expect(starts.slice().sort()).toEqual(names.slice().sort());
-      expect(starts.slice(4)).toEqual(['Q1', 'Q2', 'Q3', 'Q4']);
+      // The queue was promoted in order (the journal's order: two agents started
+      // in one pass may write their own start marks in either order).
+      const byUuid = new Map(h.json<RunJson[]>(['ps', '--all']).map((r) => [r.uuid, r.name]));
+      const promoted = h
+        .json<{ run: string; type: string }[]>(['events'])
+        .filter((e) => e.type === 'starting')
+        .map((e) => byUuid.get(e.run)!)
+        .filter((n) => n.startsWith('Q'));
+      expect(promoted).toEqual(['Q1', 'Q2', 'Q3', 'Q4']);
       // Output applied once: tokens are exactly the lines the agent printed.
       for (const n of ['A', 'B', 'C', 'D']) {
         const printed = Number(fs.readFileSync(path.join(h.dir, `count-${n}`), 'utf8'));

@@ -156,18 +156,29 @@ export class Supervisor {
       else if (holdsSlot(run.status)) this.index.acquire(run);
     }
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
-    for (const run of active) if (holdsSlot(run.status)) this.reconcile(run);
+    // One transaction for the whole reconciliation: a thousand re-adopted runs
+    // would otherwise be a thousand commits between start and ready.
+    this.journal.transaction(() => {
+      for (const run of active) if (holdsSlot(run.status)) this.reconcile(run);
+    });
     this.scheduleAdmit();
   }
 
   private reconcile(run: Run): void {
     const dir = runDir(this.home, run.uuid);
     let pid = run.pid;
-    if (pid === null) pid = readPidFile(dir);
+    // A crash right after a spawn can leave neither a journaled pid nor (for a
+    // few instructions of the wrapper) a pid file: look for the wrapper itself
+    // before concluding that the run never started.
+    if (pid === null) pid = readPidFile(dir) ?? findWrapper(dir);
     if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {
       // Alive: re-adopt with its slot, reading output from the journaled offset.
-      if (run.pid === null) this.save({ ...run, pid }, { type: 'adopted', data: { pid } });
-      else this.journal.appendEvent(run.uuid, { type: 'adopted', data: { pid } });
+      let adopted: Run = { ...run, pid };
+      // For a run without a self-announcing protocol, being alive is being at work.
+      if (adopted.status === 'starting' && (adopted.protocol === null || adopted.protocol === 'plain')) {
+        adopted = transition(adopted, 'working', monoNow());
+      }
+      this.save(adopted, { type: 'adopted', data: { pid, status: adopted.status } });
       this.watch(this.runs.get(run.uuid)!, null);
       if (run.kill_requested_at !== null) this.signalKill(run.uuid, false);
       return;
@@ -1156,6 +1167,23 @@ function readPidFile(dir: string): number | null {
   } catch {
     return null;
   }
+}
+
+/** The live wrapper of this run dir, by a scan of /proc (only on the rare path where no pid is known). */
+function findWrapper(dir: string): number | null {
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || !isWrapperOf(pid, dir) || !isOurProcess(pid, null)) continue;
+    // Its subshells carry the same argv: the wrapper is their process-group leader.
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (isWrapperOf(pgid, dir)) return pgid;
+    } catch {
+      /* gone */
+    }
+  }
+  return null;
 }
 
 /** The pid belongs to our wrapper for this run dir (guards against pid reuse without a start time). */

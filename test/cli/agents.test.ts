@@ -2,6 +2,7 @@
 // agents that outlive the supervisor. Stand-in agents speak the real formats.
 
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
@@ -215,5 +216,28 @@ echo '{"type":"system","subtype":"init","session_id":null}'
       return r.status === 'ended' && r;
     }, 'doomed to end');
     expect(ended).toMatchObject({ exit_reason: 'lost', exit_code: null });
+  });
+
+  it('a run spawned just before a crash, with no pid journaled nor pid file yet, is adopted and not started twice', async () => {
+    const h = home();
+    const marks = path.join(h.dir, 'marks');
+    h.json(['run', '-n', 'early', '--', 'sh', '-c', `echo started >> ${marks}; sleep 30`]);
+    const run = await until(() => {
+      const r = h.json<RunJson>(['show', 'early']);
+      return r.status === 'working' && fs.existsSync(marks) && r;
+    }, 'early to work');
+    const serverPid = h.serverPid()!;
+    process.kill(serverPid, 'SIGKILL');
+    await until(() => !alive(serverPid), 'the supervisor to die');
+    // Rewind the journal to the moment after the spawn: promoted, no pid, no pid file.
+    const db = new Database(path.join(h.dir, 'orcr.db'));
+    db.prepare(`UPDATE runs SET status = 'starting', record = json_set(record, '$.status', 'starting', '$.pid', NULL, '$.pid_start', NULL) WHERE uuid = ?`).run(run.uuid);
+    db.close();
+    fs.rmSync(path.join(h.runDir(run.uuid), 'pid'));
+    const after = h.json<RunJson>(['show', 'early']);
+    expect(after).toMatchObject({ pid: run.pid, status: 'working' });
+    expect(fs.readFileSync(marks, 'utf8').trim().split('\n')).toEqual(['started']);
+    h.cli(['kill', 'early']);
+    expect(h.cli(['wait', 'early']).stdout.trim()).toBe('early killed');
   });
 });

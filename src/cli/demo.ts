@@ -47,7 +47,10 @@ export function demoSpecs(cwd: string): RunSpec[] {
   for (const s of scenarios) {
     for (const format of formats) {
       i++;
-      if ((s.scenario === 'limit' || s.scenario === 'loop') && format !== 'claude' && format !== 'jsonl') continue;
+      // Only claude and jsonl agents take input after their prompt: the others
+      // cannot be interactive, and the limit and loop scenarios are theirs too.
+      const takesInput = format === 'claude' || format === 'jsonl';
+      if ((s.scenario === 'limit' || s.scenario === 'loop' || s.scenario === 'interactive') && !takesInput) continue;
       const provider = format === 'jsonl' ? 'jsonl' : format;
       specs.push({
         name: `${s.scenario}-${format}-${i}`,
@@ -65,8 +68,10 @@ export function demoSpecs(cwd: string): RunSpec[] {
 }
 
 export async function runDemo(homeArg: string | undefined, json: boolean): Promise<number> {
+  // A home we make is made private; one the user names is checked, not changed.
   const dir = homeArg ? path.resolve(homeArg) : fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-'));
-  fs.chmodSync(dir, 0o700);
+  if (!homeArg) fs.chmodSync(dir, 0o700);
+  else fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const home = ensureHome(dir);
   if (!fs.existsSync(home.config)) fs.writeFileSync(home.config, JSON.stringify(DEMO_CONFIG, null, 2) + '\n', { mode: 0o600 });
   process.env.ORCR_HOME = dir;

@@ -33,7 +33,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import type { TokenTriple } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, mentionsLogin, num, optNum, output, parseObject, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
@@ -237,23 +237,16 @@ function createCore(): ExtendedAdapter {
     }
   }
 
-  return guarded<ExtendedSignal, ExtendedAdapter>({
-    line(l) {
-      const obj = parseObject(l);
-      if (!obj) return [output(l)];
-      return handle(obj) ?? [output(l)];
-    },
-    end() {
-      if (!turns.inTurn || snapshots.size === 0) return [];
-      const total = { input: 0, output: 0, cached: 0 };
-      for (const u of snapshots.values()) {
-        total.input += u.input;
-        total.output += u.output;
-        total.cached += u.cached;
-      }
-      snapshots = new Map();
-      return [{ kind: 'usage', ...total }];
-    },
+  return jsonLinesAdapter<ExtendedSignal>(handle, () => {
+    if (!turns.inTurn || snapshots.size === 0) return [];
+    const total = { input: 0, output: 0, cached: 0 };
+    for (const u of snapshots.values()) {
+      total.input += u.input;
+      total.output += u.output;
+      total.cached += u.cached;
+    }
+    snapshots = new Map();
+    return [{ kind: 'usage', ...total }];
   });
 }
 

@@ -33,7 +33,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, mentionsLogin, num, output, parseObject, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 export function createCodexAdapter(options?: { modelTurns?: false }): Adapter;
 export function createCodexAdapter(options: AdapterOptions): ExtendedAdapter;
@@ -133,16 +133,7 @@ function createCore(): ExtendedAdapter {
     }
   }
 
-  return guarded<ExtendedSignal, ExtendedAdapter>({
-    line(l) {
-      const obj = parseObject(l);
-      if (!obj) return [output(l)];
-      return handle(obj) ?? [output(l)];
-    },
-    end() {
-      return [];
-    },
-  });
+  return jsonLinesAdapter<ExtendedSignal>(handle, () => []);
 }
 
 function itemSignal(it: JsonObject): Signal | null {

@@ -27,7 +27,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, isObject, mentionsLimit, mentionsLogin, num, optNum, output, parseObject, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 export function createGeminiAdapter(options?: { modelTurns?: false }): Adapter;
 export function createGeminiAdapter(options: AdapterOptions): ExtendedAdapter;
@@ -177,14 +177,5 @@ function createCore(): ExtendedAdapter {
     }
   }
 
-  return guarded<ExtendedSignal, ExtendedAdapter>({
-    line(l) {
-      const obj = parseObject(l);
-      if (!obj) return [output(l)];
-      return handle(obj) ?? [output(l)];
-    },
-    end() {
-      return flush();
-    },
-  });
+  return jsonLinesAdapter<ExtendedSignal>(handle, flush);
 }

@@ -11,7 +11,7 @@
 import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
 import type { Adapter, Signal } from './signals.js';
 import { createTurnTracker } from './turns.js';
-import { guarded, num, optNum, output, parseObject, str, type JsonObject } from './util.js';
+import { jsonLinesAdapter, num, optNum, output, str, type JsonObject } from './util.js';
 
 const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
 
@@ -69,11 +69,5 @@ export function createJsonlAdapter(): Adapter {
     }
   }
 
-  return guarded({
-    line(l) {
-      const obj = parseObject(l);
-      if (!obj) return [output(l)];
-      return handle(obj) ?? [output(l)];
-    },
-  });
+  return jsonLinesAdapter<Signal>(handle);
 }

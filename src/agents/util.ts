@@ -148,3 +148,22 @@ export function guarded<S, A extends Adapter<S>>(adapter: A & Adapter<S>): A {
   }
   return wrapped;
 }
+
+/**
+ * The shell every JSON-lines adapter shares: a line that is not a JSON object,
+ * or one `handle` does not know (null), is plain output; the adapter never
+ * throws (guarded).
+ */
+export function jsonLinesAdapter<S extends Signal | ExtendedSignal = ExtendedSignal>(
+  handle: (obj: JsonObject) => S[] | null,
+  end?: () => S[],
+): Adapter<S> {
+  return guarded<S, Adapter<S>>({
+    line(l) {
+      const obj = parseObject(l);
+      if (!obj) return [output(l) as S];
+      return handle(obj) ?? [output(l) as S];
+    },
+    ...(end ? { end } : {}),
+  });
+}

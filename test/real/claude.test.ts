@@ -5,23 +5,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MOCK_AGENT, NODE } from '../support/harness.js';
 import { hang, httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, installed, Rig, type RigOptions } from '../support/real-agents.js';
+import { announce, installed, useRigs } from '../support/real-agents.js';
 
 announce('claude');
 
-let rigs: Rig[] = [];
-async function rig(opts: RigOptions = {}): Promise<Rig> {
-  const r = await Rig.create(opts);
-  rigs.push(r);
-  return r;
-}
-afterEach(async () => {
-  for (const r of rigs) await r.cleanup();
-  rigs = [];
-});
+const rig = useRigs();
 
 /** The totals of a Claude `result` line, mapped as the adapter maps them. */
 function resultTokens(result: any): { input: number; output: number; cached: number } {

@@ -5,22 +5,13 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpError, text, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, installed, Rig, type RigOptions } from '../support/real-agents.js';
+import { announce, installed, useRigs } from '../support/real-agents.js';
 
 announce('codex');
 
-let rigs: Rig[] = [];
-async function rig(opts: RigOptions = {}): Promise<Rig> {
-  const r = await Rig.create(opts);
-  rigs.push(r);
-  return r;
-}
-afterEach(async () => {
-  for (const r of rigs) await r.cleanup();
-  rigs = [];
-});
+const rig = useRigs();
 
 /**
  * A shell tool call in whatever form this Codex version offers: recent

@@ -4,22 +4,13 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpError, text, toolCall, type RecordedRequest } from '../support/model-server.js';
-import { announce, installed, Rig, type RigOptions } from '../support/real-agents.js';
+import { announce, installed, useRigs } from '../support/real-agents.js';
 
 announce('gemini');
 
-let rigs: Rig[] = [];
-async function rig(opts: RigOptions = {}): Promise<Rig> {
-  const r = await Rig.create(opts);
-  rigs.push(r);
-  return r;
-}
-afterEach(async () => {
-  for (const r of rigs) await r.cleanup();
-  rigs = [];
-});
+const rig = useRigs();
 
 /** Function responses the CLI sent back to the model. */
 function functionResponses(req: RecordedRequest): string[] {

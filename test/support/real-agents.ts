@@ -3,6 +3,7 @@
 // runs are pointed at that server with nothing of the user's own agent
 // configuration leaking in.
 
+import { afterEach } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,6 +200,8 @@ export class Rig {
       child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      // The CLI may exit (or be killed by cleanup) before it reads its input.
+      child.stdin.on('error', () => undefined);
       child.stdin.end(input ?? '');
     });
   }
@@ -342,4 +345,18 @@ export class Rig {
     await this.server.stop();
     fs.rmSync(path.dirname(this.agentHome), { recursive: true, force: true });
   }
+}
+
+/** A factory of rigs, each cleaned up after its test. */
+export function useRigs(): (opts?: RigOptions) => Promise<Rig> {
+  let rigs: Rig[] = [];
+  afterEach(async () => {
+    for (const r of rigs) await r.cleanup();
+    rigs = [];
+  });
+  return async (opts: RigOptions = {}) => {
+    const r = await Rig.create(opts);
+    rigs.push(r);
+    return r;
+  };
 }

@@ -307,17 +307,22 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
     const cl: Client = client ?? (await connect());
     client = null;
     const done = new Promise<void>((r) => cl.onClose(r));
+    // Live events can arrive in the same read as the subscribe reply, before
+    // its replay is printed: hold them until the replay is out.
+    let held: { event: RunEvent; name: string | null }[] | null = [];
+    const emit = (event: RunEvent, name: string | null): void => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      printEvent(event, name);
+    };
     cl.onEvent((m) => {
-      if (m.event.seq <= last) return;
-      last = m.event.seq;
-      printEvent(m.event, m.run?.name ?? null);
+      if (held) held.push({ event: m.event, name: m.run?.name ?? null });
+      else emit(m.event, m.run?.name ?? null);
     });
     const res = await cl.call<{ seq: number; events: RunEvent[] }>('subscribe', { since: last });
-    for (const e of res.events) {
-      if (e.seq <= last) continue;
-      last = e.seq;
-      printEvent(e, null);
-    }
+    for (const e of res.events) emit(e, null);
+    for (const h of held) emit(h.event, h.name);
+    held = null;
     await done;
   }
 }

@@ -4,6 +4,7 @@
 
 import { execFileSync, spawn, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
+import { groupAlive, signalGroup } from '../../src/runtime/launcher.js';
 
 let tck: number | null = null;
 /** Clock ticks per second (USER_HZ) for /proc/PID/stat times. */
@@ -156,22 +157,10 @@ export function onCleanup(fn: () => void | Promise<void>): () => void {
 }
 
 export function killGroup(pgid: number, sig: NodeJS.Signals = 'SIGKILL'): boolean {
-  try {
-    process.kill(-pgid, sig);
-    return true;
-  } catch {
-    return false;
-  }
+  return signalGroup(pgid, sig);
 }
 
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { groupAlive };
 
 /** Wait until no process is left in the group (or the time runs out). */
 export async function waitGroupGone(pgid: number, timeoutMs = 5000): Promise<boolean> {

@@ -116,28 +116,30 @@ export function launch(spec: LaunchSpec): Launched {
   return { pid: child.pid, pidStart: processStartTime(child.pid), child };
 }
 
-/** Field 22 of /proc/PID/stat (start time in clock ticks since boot), or null if the process is gone. */
-export function processStartTime(pid: number): string | null {
+/**
+ * The fields of /proc/PID/stat after the command name (so [0] is the state,
+ * [2] the process group, [19] the start time), or null if the process is gone.
+ * The command name may contain spaces and parentheses: split after the last ')'.
+ */
+export function procStat(pid: number): string[] | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return rest[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
 
+/** Field 22 of /proc/PID/stat (start time in clock ticks since boot), or null if the process is gone. */
+export function processStartTime(pid: number): string | null {
+  return procStat(pid)?.[19] ?? null;
+}
+
 /** Is this pid still the process we started (same start time), and not a zombie? */
 export function isOurProcess(pid: number, pidStart: string | null): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (rest[0] === 'Z') return false;
-    return pidStart === null || rest[19] === pidStart;
-  } catch {
-    return false;
-  }
+  const rest = procStat(pid);
+  if (!rest || rest[0] === 'Z') return false;
+  return pidStart === null || rest[19] === pidStart;
 }
 
 /** Signal the whole process group, so grandchildren go too. */

@@ -32,6 +32,7 @@ import {
   isOurProcess,
   launch,
   LaunchError,
+  procStat,
   readExitStatus,
   signalGroup,
   signalRun,
@@ -1175,13 +1176,8 @@ function findWrapper(dir: string): number | null {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid <= 0 || !isWrapperOf(pid, dir) || !isOurProcess(pid, null)) continue;
     // Its subshells carry the same argv: the wrapper is their process-group leader.
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (isWrapperOf(pgid, dir)) return pgid;
-    } catch {
-      /* gone */
-    }
+    const pgid = Number(procStat(pid)?.[2]);
+    if (pgid > 0 && isWrapperOf(pgid, dir)) return pgid;
   }
   return null;
 }

@@ -8,6 +8,7 @@ import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
 import { Controller } from './controller.js';
 import { createDemoHome } from './demo-home.js';
+import { installInkFrameCache } from './ink-frame-cache.js';
 import { readPrefs } from './prefs.js';
 import { createTuiStore } from './store.js';
 import { TerminalGuard } from './terminal.js';
@@ -62,6 +63,8 @@ async function main(argv: string[]): Promise<void> {
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
   const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
+  // Keep each screen line's styled cells from one frame to the next (see the module); Ink works without it, only slower.
+  await installInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme });
   if (themes.problems.length > 0) store.setState({ message: { text: `theme problems: ${themes.problems.join('; ')}`, kind: 'error', at: Date.now() } });

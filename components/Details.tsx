@@ -29,7 +29,7 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
     return (
       <Box flexDirection="column" width={width} height={height}>
         <PaneTitle title="Details" width={width} focused />
-        <Line spans={[{ text: '  no run selected (esc returns)', token: 'text.muted' }]} />
+        <Line spans={[{ text: '  no run selected (esc returns)', token: 'text.muted' }]} width={width} />
       </Box>
     );
   }
@@ -46,7 +46,7 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
     <Box flexDirection="column" width={width} height={height}>
       <PaneTitle title={`Details: ${run.name}`} width={width} focused right="esc back" />
       {record.slice(0, recH).map((spans, i) => (
-        <Line key={i} spans={spans} dim={stale} />
+        <Line key={i} spans={spans} width={width} dim={stale} />
       ))}
       <PaneTitle title={outTitle} width={width} right={outRight} />
       {out.map((l, i) => (

@@ -74,9 +74,9 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   }
   return (
     <Box flexDirection="column" width={width}>
-      {waits.length > 0 ? <Line spans={waitSpans(waits)} /> : null}
-      <Line spans={line} />
-      <Line spans={hints} />
+      {waits.length > 0 ? <Line spans={waitSpans(waits)} width={width} /> : null}
+      <Line spans={line} width={width} />
+      <Line spans={hints} width={width} />
     </Box>
   );
 }

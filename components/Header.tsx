@@ -74,8 +74,8 @@ export function Header({ width }: HeaderProps): React.JSX.Element {
   }
   return (
     <Box flexDirection="column" width={width} height={2}>
-      <Line spans={line1} />
-      <Line spans={line2} />
+      <Line spans={line1} width={width} />
+      <Line spans={line2} width={width} />
     </Box>
   );
 }

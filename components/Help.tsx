@@ -48,7 +48,7 @@ export function Help({ width, height, themes, theme }: HelpProps): React.JSX.Ele
     <Box flexDirection="column" width={width} height={height}>
       <PaneTitle title="Help — keys" width={width} focused right="esc or ? closes" />
       {lines.slice(0, Math.max(0, height - 1)).map((spans, i) => (
-        <Line key={i} spans={spans.length ? spans : [{ text: ' ', token: 'text.muted' }]} />
+        <Line key={i} spans={spans.length ? spans : [{ text: ' ', token: 'text.muted' }]} width={width} />
       ))}
     </Box>
   );

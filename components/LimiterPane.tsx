@@ -34,7 +34,7 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
   return (
     <Box flexDirection="column" width={width} height={body + 1}>
       <PaneTitle title="Limiter" width={width} focused={focused} right={right} />
-      {stats === null ? <Line spans={[{ text: '  waiting for stats…', token: 'text.muted' }]} /> : visible.map((spans, i) => <Line key={start + i} spans={spans} dim={stale} />)}
+      {stats === null ? <Line spans={[{ text: '  waiting for stats…', token: 'text.muted' }]} width={width} /> : visible.map((spans, i) => <Line key={start + i} spans={spans} width={width} dim={stale} />)}
     </Box>
   );
 }

@@ -16,16 +16,17 @@ export interface RunsTableProps {
 interface RowProps {
   readonly uuid: string;
   readonly cols: readonly Column[];
+  readonly width: number;
   readonly selected: boolean;
   readonly stale: boolean;
 }
 
-const RunRow = memo(function RunRow({ uuid, cols, selected, stale }: RowProps): React.JSX.Element | null {
+const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowProps): React.JSX.Element | null {
   const run = useTui((s) => s.runs.byId[uuid]);
   const pos = useTui((s) => s.view.positions[uuid]);
   const now = useTui((s) => s.now);
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected)} inverse={selected} dim={stale} />;
+  return <Line spans={rowSpans(run, cols, now, pos, selected)} width={width} inverse={selected} dim={stale} />;
 });
 
 export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
@@ -58,11 +59,11 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
   return (
     <Box flexDirection="column" width={width} height={body + 2}>
       <PaneTitle title={`Runs ${shown}/${total}`} width={width} focused={focused} right={right} />
-      <Line spans={headerSpans(cols)} />
+      <Line spans={headerSpans(cols)} width={width} />
       {empty !== null ? (
-        <Line spans={[{ text: `  ${empty}`, token: 'text.muted' }]} />
+        <Line spans={[{ text: `  ${empty}`, token: 'text.muted' }]} width={width} />
       ) : (
-        visible.map((uuid, i) => <RunRow key={uuid} uuid={uuid} cols={cols} selected={offset + i === cursor} stale={stale} />)
+        visible.map((uuid, i) => <RunRow key={uuid} uuid={uuid} cols={cols} width={width} selected={offset + i === cursor} stale={stale} />)
       )}
     </Box>
   );

@@ -3,11 +3,12 @@
 // re-renders only what shows the changed data.
 
 import React, { createContext, useContext } from 'react';
-import { Text } from 'ink';
+import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { TuiState, TuiStore } from '../src/tui/store.js';
 import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/theme.js';
 import type { Span } from '../src/tui/columns.js';
+import { clipParts, segmentLine, type Part } from '../src/tui/line-segments.js';
 
 export const StoreContext = createContext<TuiStore | null>(null);
 export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);
@@ -33,13 +34,15 @@ export function useStale(): boolean {
 
 export interface LineProps {
   readonly spans: readonly Span[];
+  /** Columns the line may use: cut to fit, and drawn as segments (cheaper to measure). Without it, one Text that Ink truncates. */
+  readonly width?: number;
   readonly inverse?: boolean;
   readonly dim?: boolean;
   readonly bold?: boolean;
 }
 
 /** Adjacent spans that look the same become one: fewer nodes and escape sequences per frame. */
-export function mergeSpans(theme: Theme, spans: readonly Span[]): { text: string; style: TokenStyle }[] {
+export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyle>[] {
   const out: { text: string; style: TokenStyle; key: string }[] = [];
   for (const sp of spans) {
     if (sp.text === '') continue;
@@ -53,18 +56,26 @@ export function mergeSpans(theme: Theme, spans: readonly Span[]): { text: string
   return out;
 }
 
-/** One line: a single <Text> with a nested, token-coloured <Text> per run of same-styled spans (nested Text has no layout node). */
-export function Line({ spans, inverse, dim, bold }: LineProps): React.JSX.Element {
+/**
+ * One line. Each segment (see line-segments.ts) is a <Text> with a nested,
+ * token-coloured <Text> per run of same-styled spans (nested Text has no
+ * layout node); a line of plain ASCII is a single <Text>.
+ */
+export function Line({ spans, width, inverse, dim, bold }: LineProps): React.JSX.Element {
   const theme = useTheme();
-  return (
-    <Text wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
-      {mergeSpans(theme, spans).map((sp, i) => (
+  const parts = mergeSpans(theme, spans);
+  const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
+  const text = (parts: Part<TokenStyle>[], key?: number): React.JSX.Element => (
+    <Text key={key} wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
+      {parts.map((sp, i) => (
         <Text key={i} {...sp.style}>
           {sp.text}
         </Text>
       ))}
     </Text>
   );
+  if (segments.length <= 1) return text(segments[0] ?? []);
+  return <Box flexDirection="row">{segments.map((seg, i) => text(seg, i))}</Box>;
 }
 
 export interface TitleProps {
@@ -80,5 +91,5 @@ export function PaneTitle({ title, width, focused, right }: TitleProps): React.J
   const head = `─ ${title} `;
   const tail = right ? ` ${right} ─` : '';
   const fill = Math.max(0, width - Array.from(head).length - Array.from(tail).length);
-  return <Line spans={[{ text: head, token }, { text: '─'.repeat(fill), token: 'border' }, { text: tail, token: focused ? 'focus' : 'text.muted' }]} bold={focused} />;
+  return <Line spans={[{ text: head, token }, { text: '─'.repeat(fill), token: 'border' }, { text: tail, token: focused ? 'focus' : 'text.muted' }]} width={width} bold={focused} />;
 }

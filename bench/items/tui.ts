@@ -51,6 +51,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     const p = spawn('script', ['-q', '-f', '-c', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     trackGroup(p.pid!);
     let bytes = 0;
+    // Ink opens every frame it writes with the synchronized-update mark (BSU).
+    let frames = 0;
     let carry = '';
     const sent = new Map<number, number>();
     const seen = new Map<number, number>();
@@ -60,6 +62,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       const at = performance.now();
       bytes += d.length;
       const text = carry + d.toString('latin1');
+      frames += text.split('\x1b[?2026h').length - 1 - (carry.includes('\x1b[?2026h') ? 1 : 0);
       for (const m of text.matchAll(/zq(\d{6})/g)) {
         const n = Number(m[1]);
         if (!seen.has(n) && sent.has(n)) seen.set(n, at);
@@ -104,6 +107,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       await sleep(500);
       const cpuW: number[] = [];
       const bytesW: number[] = [];
+      const framesW: number[] = [];
       const latW: number[] = [];
       const all: number[] = [];
       const sup: number[] = [];
@@ -112,9 +116,11 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         const first = n + 1;
         cpu.start();
         b0 = bytes;
+        const f0 = frames;
         await sleep(secs * 1000);
         cpuW.push(cpu.read());
         bytesW.push((bytes - b0) / secs);
+        framesW.push((frames - f0) / secs);
         const last = n;
         await sleep(300); // let the window's last markers reach the screen
         const lat: number[] = [];
@@ -142,6 +148,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         fig(I, `  markers that reached the screen`, '%', [seenPct], { note: 'a marker whose queued and ended events both scrolled past between two frames is never drawn' }),
         fig(I, `  TUI CPU`, '% core', cpuW, { target: '< 25%', meets: (m) => m < 25, ceiling: 150 }),
         fig(I, `  bytes written`, 'B/s', bytesW),
+        fig(I, `  frames drawn`, '/s', framesW),
       ];
       return { figures, skipped: [] };
     } finally {

@@ -232,7 +232,7 @@ export class Controller implements Actions {
     let slotChange = false;
     let bell: string | null = null;
     this.set((s) => {
-      const { patch, notable } = reduceStream(s, msgs, now);
+      const { patch, notable } = reduceStream(s, msgs);
       slotChange = msgs.some((m) => SLOT_EVENTS.has(m.event.type));
       if (notable.length > 0) {
         const text = summarize(notable);

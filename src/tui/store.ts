@@ -199,10 +199,12 @@ export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch 
 }
 
 /** Stream messages (one frame's worth): rows merged by uuid, log lines appended, notable changes returned. */
-export function reduceStream(s: TuiState, msgs: readonly StreamMessage[], now: number): { patch: Patch; notable: Notable[] } {
+export function reduceStream(s: TuiState, msgs: readonly StreamMessage[]): { patch: Patch; notable: Notable[] } {
   const applied = applyEvents(s.runs, msgs);
   if (applied.fresh.length === 0) return { patch: {}, notable: [] };
-  const patch: Patch = { now };
+  // The clock (s.now) is left to the once-a-second tick: moving it on every
+  // frame would re-render every visible row for a change no one can see.
+  const patch: Patch = {};
   if (applied.data !== s.runs) Object.assign(patch, reView(s, applied.data));
   const byId = applied.data.byId;
   const entries = applied.fresh

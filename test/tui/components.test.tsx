@@ -124,7 +124,7 @@ describe('RunsTable', () => {
     const f = fleet();
     const store = storeWith(f.all);
     const inst = renderPane(store, <RunsTable width={100} body={10} />);
-    store.setState((s) => reduceStream(s, [msg(101, 'ended', { ...f.working, status: 'ended', exit_reason: 'killed' }, { reason: 'killed' })], NOW).patch);
+    store.setState((s) => reduceStream(s, [msg(101, 'ended', { ...f.working, status: 'ended', exit_reason: 'killed' }, { reason: 'killed' })]).patch);
     const fr = await until(inst, (x) => /■ ended\s+killed\s+build-api/.test(x));
     expect(fr).not.toMatch(/working\s+build-api/);
   });
@@ -217,7 +217,7 @@ describe('EventLog', () => {
     ls = lines(await until(inst, (x) => x.includes('scrolled 2 up')));
     expect(ls[4]).toMatch(/working\s+build-api\s+from idle/);
     // new events while scrolled up keep the view where it was
-    store.setState((s) => reduceStream(s, [msg(101, 'blocked', { ...f.idle, status: 'blocked', blocked_kind: 'question' }, { kind: 'question', from: 'idle' })], NOW).patch);
+    store.setState((s) => reduceStream(s, [msg(101, 'blocked', { ...f.idle, status: 'blocked', blocked_kind: 'question' }, { kind: 'question', from: 'idle' })]).patch);
     await until(inst, (x) => x.includes('Events 33') && x.includes('scrolled 3 up'));
   });
 });

@@ -37,7 +37,7 @@ async function frames(steps: number, salt: string): Promise<string[]> {
     const msgs = [msg(++seq, 'queued', r, { name: r.name })];
     if (prev) msgs.push(msg(++seq, 'ended', { ...prev, status: 'ended', exit_reason: 'canceled' }, { reason: 'canceled' }));
     prev = r;
-    store.setState((s) => reduceStream(s, msgs, T0 + 5000 + i * 1000).patch);
+    store.setState((s) => reduceStream(s, msgs).patch);
     await tick();
   }
   const out = inst.frames.slice();

@@ -8,7 +8,7 @@ import type { Home } from '../config/home.js';
 import { parseRunArgs } from '../cli/run-args.js';
 import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
-import { StreamBatcher } from './batcher.js';
+import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { normalizeStats, type Snapshot, type Stats } from './model.js';
 import { notificationBytes, summarize } from './notify.js';
 import { outputFile, readTail } from './output-tail.js';
@@ -58,7 +58,7 @@ const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle',
 
 export class Controller implements Actions {
   private client: ClientLike | null = null;
-  private readonly batcher: StreamBatcher;
+  private readonly batcher: FrameBatcher;
   private stopped = false;
   private timers: NodeJS.Timeout[] = [];
   private statsInFlight = false;
@@ -87,7 +87,7 @@ export class Controller implements Actions {
   ) {
     this.opts = { statsIntervalMs: 1000, frameMs: 30, reconnectDelayMs: 1000, ...opts };
     this.connect = opts.connect ?? ((h, o) => Client.connect(h, o));
-    this.batcher = new StreamBatcher((msgs) => this.applyStream(msgs), Math.max(50, this.opts.frameMs));
+    this.batcher = new FrameBatcher((msgs, deferred) => this.applyFrame(msgs, deferred), Math.max(50, this.opts.frameMs));
     this.batcher.hold();
   }
 
@@ -102,7 +102,7 @@ export class Controller implements Actions {
     this.wake?.();
     for (const t of this.timers) clearInterval(t);
     if (this.statsTimer) clearTimeout(this.statsTimer);
-    this.batcher.clear();
+    this.batcher.stop();
     this.client?.close();
     this.client = null;
     for (const c of this.waitClients) c.close();
@@ -227,11 +227,14 @@ export class Controller implements Actions {
 
   // ---------- stream ----------
 
-  private applyStream(msgs: StreamMessage[]): void {
+  /** One frame: the deferred changes (stats, clock), then the stream's messages, as one store change. */
+  private applyFrame(msgs: StreamMessage[], deferred: Deferred[]): void {
     const now = Date.now();
     let slotChange = false;
     let bell: string | null = null;
-    this.set((s) => {
+    this.set((s0) => {
+      const { patch: early, state: s } = applyDeferred(s0, deferred);
+      if (msgs.length === 0) return early;
       const { patch, notable } = reduceStream(s, msgs);
       slotChange = msgs.some((m) => SLOT_EVENTS.has(m.event.type));
       if (notable.length > 0) {
@@ -239,7 +242,7 @@ export class Controller implements Actions {
         Object.assign(patch, info(text, now));
         bell = text;
       }
-      return patch;
+      return Object.assign(early, patch);
     });
     // One bell per couple of seconds at most: a fleet ending together is one notification, not fifty.
     if (bell !== null && !this.opts.quiet && now - this.lastBellAt >= 2000) {
@@ -256,16 +259,22 @@ export class Controller implements Actions {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      const patch: Patch = {};
       const stats = await this.loadStats();
-      if (stats) patch.stats = stats;
-      if (this.store.getState().mode === 'details') Object.assign(patch, this.detailsPatch());
-      patch.now = Date.now();
-      // A settled wait banner stays a minute, then gives its line back.
-      const waits = this.store.getState().waits;
-      const kept = waits.filter((w) => w.state === 'waiting' || patch.now! - w.at < WAIT_BANNER_MS);
-      if (kept.length !== waits.length) patch.waits = kept;
-      this.set(patch);
+      const details = this.store.getState().mode === 'details' ? this.detailsPatch().details : undefined;
+      const now = Date.now();
+      // With the next frame; what the user may have changed meanwhile (scroll, banners, mode) is read then.
+      this.batcher.defer((s) => {
+        const patch: Patch = { now };
+        if (stats) patch.stats = stats;
+        if (details && s.mode === 'details' && s.selected === details.uuid) {
+          const scroll = s.details?.uuid === details.uuid ? Math.min(s.details.scroll, Math.max(0, details.lines.length - 1)) : 0;
+          patch.details = { ...details, scroll };
+        }
+        // A settled wait banner stays a minute, then gives its line back.
+        const kept = s.waits.filter((w) => w.state === 'waiting' || now - w.at < WAIT_BANNER_MS);
+        if (kept.length !== s.waits.length) patch.waits = kept;
+        return patch;
+      });
     } finally {
       this.ticking = false;
     }
@@ -283,7 +292,7 @@ export class Controller implements Actions {
 
   private async fetchStats(): Promise<void> {
     const stats = await this.loadStats();
-    if (stats) this.set({ stats });
+    if (stats) this.batcher.defer({ stats });
   }
 
   /** Stats if they changed since the last call, else null (no store change, no render). */

@@ -117,7 +117,7 @@ async function main(argv: string[]): Promise<void> {
     // The standard renderer redraws the frame in one synchronized write and is
     // correct; ORCR_TUI_INCREMENTAL=1 opts in for an Ink that fixes this.
     incrementalRendering: process.env.ORCR_TUI_INCREMENTAL === '1',
-    // The stream's frames are paced by the StreamBatcher (at most one store
+    // The stream's frames are paced by the FrameBatcher (at most one store
     // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
     // kept pushing every other frame back a whole period (10 frames/s, twice the
     // latency). At 60 it never delays a batcher frame and still caps key repeat.

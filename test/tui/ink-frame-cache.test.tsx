@@ -6,12 +6,13 @@
 import './color-on.js';
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Box, Text } from 'ink';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
 import type { Actions } from '../../src/tui/controller.js';
 import { createTuiStore, reduceSnapshot, reduceStream, type TuiStore } from '../../src/tui/store.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
-import { frameCacheEntries, installInkFrameCache } from '../../src/tui/ink-frame-cache.js';
+import { frameCacheEntries, frameCounts, installInkFrameCache } from '../../src/tui/ink-frame-cache.js';
 import { msg, run, T0 } from './fixtures.js';
 import { tick } from './helpers.js';
 
@@ -45,16 +46,60 @@ async function frames(steps: number, salt: string): Promise<string[]> {
   return out;
 }
 
+/** What orcr-tui does not draw but Ink's Output handles: wide characters, borders, multi-line text, clipping, colours. */
+function Odd({ step }: { step: number }): React.JSX.Element {
+  return (
+    <Box flexDirection="column" width={50}>
+      <Box borderStyle="round" borderColor="cyan" paddingX={1}>
+        <Text color="green" bold>
+          名前-{step} 🚀 ok
+        </Text>
+      </Box>
+      <Text inverse>{`line one ${step}\nline two ${step % 3}\nline three`}</Text>
+      {step % 3 === 0 ? (
+        <Box width={12} overflow="hidden">
+          <Text wrap="truncate">{`clipped ${'x'.repeat(step % 20)} end`}</Text>
+        </Box>
+      ) : (
+        <Text>{`wide ${'界'.repeat(step % 7)}|`}</Text>
+      )}
+      <Box>
+        <Text dimColor>{'é'.repeat(step % 5)}</Text>
+        <Text color="#ff8800">|{step % 2 ? '⟳' : ' '}|</Text>
+      </Box>
+      {step % 4 === 0 ? <Text backgroundColor="blue">every fourth</Text> : null}
+    </Box>
+  );
+}
+
+async function oddFrames(steps: number): Promise<string[]> {
+  const inst = render(<Odd step={0} />);
+  for (let i = 1; i <= steps; i++) {
+    inst.rerender(<Odd step={i} />);
+    await tick();
+  }
+  const out = inst.frames.slice();
+  inst.unmount();
+  return out;
+}
+
 describe('Ink frame cache', () => {
   it('takes on the installed Ink and leaves every frame as it was', async () => {
     // This file runs in its own process (vitest isolates test files), so this is Ink unpatched.
     const before = await frames(25, 'job');
+    const oddBefore = await oddFrames(30);
     expect(before.length).toBeGreaterThan(20);
     expect(before.join('')).toContain('\x1b['); // colours on: the tokenizer has work to do
+    expect(oddBefore.join('')).toContain('名前-7');
     expect(await installInkFrameCache()).toEqual({ applied: true });
     const after = await frames(25, 'job');
     expect(frameCacheEntries()).toBeGreaterThan(0);
     expect(after).toEqual(before);
+    const counts = { ...frameCounts };
+    expect(await oddFrames(30)).toEqual(oddBefore);
+    // Both paths ran: row by row, and Ink's own get() for the frames that clip.
+    expect(frameCounts.rows - counts.rows).toBeGreaterThan(10);
+    expect(frameCounts.ink - counts.ink).toBeGreaterThan(5);
     // Installing twice patches once.
     expect(await installInkFrameCache()).toEqual({ applied: true });
   });

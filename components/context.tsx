@@ -85,11 +85,20 @@ export interface TitleProps {
   readonly right?: string;
 }
 
-/** A pane's title as a rule: "─ Runs 12/33 ──────── right ─". Costs one line, no border box. */
+/**
+ * A pane's title as a rule: "─ Runs 12/33 ──────── right ─", one line. The
+ * rule is a top border Ink draws itself: as text, a row of box-drawing
+ * characters would be measured grapheme by grapheme on every frame.
+ */
 export function PaneTitle({ title, width, focused, right }: TitleProps): React.JSX.Element {
+  const theme = useTheme();
   const token: Token = focused ? 'focus' : 'border';
-  const head = `─ ${title} `;
-  const tail = right ? ` ${right} ─` : '';
-  const fill = Math.max(0, width - Array.from(head).length - Array.from(tail).length);
-  return <Line spans={[{ text: head, token }, { text: '─'.repeat(fill), token: 'border' }, { text: tail, token: focused ? 'focus' : 'text.muted' }]} width={width} bold={focused} />;
+  const rule = tokenStyle(theme, 'border');
+  return (
+    <Box flexDirection="row" width={width} height={1}>
+      <Line spans={[{ text: `─ ${title} `, token }]} bold={focused} />
+      <Box flexGrow={1} borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderColor={rule.color} borderDimColor={rule.dimColor} />
+      {right ? <Line spans={[{ text: ` ${right} ─`, token: focused ? 'focus' : 'text.muted' }]} bold={focused} /> : null}
+    </Box>
+  );
 }

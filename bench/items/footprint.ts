@@ -17,6 +17,7 @@ import type { Ctx, Item } from '../lib/context.js';
 import { connect, homeEnv, makeHome, node, orcrCmd, q, withOrcr } from '../lib/orcr.js';
 import { CpuMeter, descendants, killGroup, onCleanup, pssKb, rssKb, sleep, stat, timedShell, trackGroup, untrackGroup } from '../lib/proc.js';
 import { ensurePm2 } from '../lib/tools.js';
+import { readRunStatus } from '../../src/runtime/launcher.js';
 
 const AGENTS = 100;
 const LINES_PER_S = 20;
@@ -85,7 +86,7 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
     }
     client.close();
     await sleep(settleMs);
-    const pgids = fs.readdirSync(path.join(dir, 'runs')).map((u) => Number(fs.readFileSync(path.join(dir, 'runs', u, 'pid'), 'utf8')));
+    const pgids = fs.readdirSync(path.join(dir, 'runs')).map((u) => readRunStatus(path.join(dir, 'runs', u)).pid ?? 0);
     const overhead = (): number[] => {
       const set = new Set(pgids);
       const out: number[] = [];

@@ -16,7 +16,7 @@ const CAP = 8;
 
 /**
  * What the file system charges for the files orcr makes per run (the run
- * directory, out, err, pid, exit): mkdir + 4 creates, ms per run, on `base`.
+ * directory, out, err, status): mkdir + 3 creates, ms per run, on `base`.
  */
 function metadataCost(base: string, n = 200): number {
   const dir = fs.mkdtempSync(path.join(base, 'orcr-bench-fs-'));
@@ -25,7 +25,7 @@ function metadataCost(base: string, n = 200): number {
     for (let i = 0; i < n; i++) {
       const d = path.join(dir, String(i));
       fs.mkdirSync(d, { mode: 0o700 });
-      for (const f of ['out', 'err', 'pid', 'exit']) fs.closeSync(fs.openSync(path.join(d, f), 'a', 0o600));
+      for (const f of ['out', 'err', 'status']) fs.closeSync(fs.openSync(path.join(d, f), 'a', 0o600));
     }
     return (performance.now() - t0) / n;
   } finally {
@@ -96,7 +96,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     figures.push(fig(I, `${label}: orcr run --from - + wait --all, ${place.label}`, 'ms', o, { ceiling: k === 0 ? 10 * (jobs * 3 + median(xargsMs)) : undefined }));
     figures.push(fig(I, `  of which orcr run --from - (enqueue ${jobs})`, 'ms', enqueueMs[k]!));
     figures.push(fig(I, `  supervisor peak RSS (VmHWM)`, 'MB', peakMb[k]!));
-    figures.push(fig(I, `  ${place.label}: mkdir + 4 file creates (a run's files)`, 'ms', fsMs[k]!));
+    figures.push(fig(I, `  ${place.label}: mkdir + 3 file creates (a run's files)`, 'ms', fsMs[k]!));
     figures.push(
       fig(I, `orcr overhead per job beyond xargs${tag}`, 'ms', o.map((v, i) => (v - xargsMs[i]!) / jobs), {
         target: '≤ 3 ms',

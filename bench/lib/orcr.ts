@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { killGroup, onCleanup, sleep, timedShell, trackGroup, untrackGroup, waitGroupGone } from './proc.js';
+import { readRunStatus } from '../../src/runtime/launcher.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The repository root (bench/lib is dist/bench/lib once compiled). */
@@ -65,8 +66,8 @@ export function killRunGroups(dir: string): number {
   }
   for (const u of uuids) {
     try {
-      const pid = Number(fs.readFileSync(path.join(dir, 'runs', u, 'pid'), 'utf8').trim());
-      if (pid > 0 && killGroup(pid)) n++;
+      const pid = readRunStatus(path.join(dir, 'runs', u)).pid;
+      if (pid !== null && killGroup(pid)) n++;
     } catch {
       /* never started */
     }

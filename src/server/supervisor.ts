@@ -28,14 +28,19 @@ import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
 import { runDir, type Home } from '../config/home.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import {
+  checkLaunch,
   groupAlive,
   isOurProcess,
-  launch,
   LaunchError,
+  prepareRunDirAsync,
   procStat,
   readExitStatus,
+  readRunStatus,
   signalGroup,
   signalRun,
+  startWrapper,
+  type Launched,
+  type LaunchSpec,
 } from '../runtime/launcher.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
@@ -124,6 +129,8 @@ export class Supervisor {
   private stopping = false;
   /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */
   degraded: string | null = null;
+  /** Moves on each degrade: a launch begun before it must not start a run the rebuilt memory launches again. */
+  private epoch = 0;
   private probeTimer: NodeJS.Timeout | null = null;
   readonly startedAt = monoNow();
 
@@ -171,7 +178,7 @@ export class Supervisor {
     // A crash right after a spawn can leave neither a journaled pid nor (for a
     // few instructions of the wrapper) a pid file: look for the wrapper itself
     // before concluding that the run never started.
-    if (pid === null) pid = readPidFile(dir) ?? findWrapper(dir);
+    if (pid === null) pid = readRunStatus(dir).pid ?? findWrapper(dir);
     if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {
       // Alive: re-adopt with its slot, reading output from the journaled offset.
       let adopted: Run = { ...run, pid };
@@ -363,20 +370,60 @@ export class Supervisor {
 
   // ---------- processes ----------
 
-  /** Launch runs already journaled as `starting`, then record every outcome in one transaction. */
+  /**
+   * Launch runs already journaled as `starting`: check each, make the run
+   * directories on the thread pool (all at once, beside the event loop), then
+   * start the wrappers and record every outcome in one transaction.
+   */
   private spawn(runs: Run[]): void {
-    const outcomes = runs.map((run) => {
+    const checked = runs.map((run) => {
+      const spec: LaunchSpec = {
+        dir: runDir(this.home, run.uuid),
+        argv: run.command,
+        cwd: run.cwd,
+        env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
+        stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
+      };
       try {
-        const launched = launch({
-          dir: runDir(this.home, run.uuid),
-          argv: run.command,
-          cwd: run.cwd,
-          env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
-          stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
-        });
-        return { run, launched, error: null };
+        return { run, spec, program: checkLaunch(spec), error: null as string | null };
       } catch (e) {
-        return { run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        return { run, spec, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+      }
+    });
+    const epoch = this.epoch;
+    void Promise.all(
+      checked.map(async (c) => {
+        if (c.program === null) return c;
+        try {
+          await prepareRunDirAsync(c.spec.dir);
+          return c;
+        } catch (e) {
+          return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
+        }
+      }),
+    ).then((ready) => {
+      // Stopped or rebuilt (degraded) meanwhile: the journal still says `starting`, and the next start launches them.
+      if (this.stopping || this.degraded !== null || epoch !== this.epoch) return;
+      try {
+        this.launchPrepared(ready);
+      } catch (e) {
+        if (e instanceof JournalUnavailable) this.degrade(e.message);
+        else throw e;
+      }
+    });
+  }
+
+  private launchPrepared(ready: { run: Run; spec: LaunchSpec; program: string | null; error: string | null }[]): void {
+    type Outcome = { run: Run; launched: Launched | null; error: string | null };
+    const outcomes = ready.flatMap(({ run: before, spec, program, error }): Outcome[] => {
+      // Killed while its directory was being made: it was ended as canceled then.
+      const run = this.runs.get(before.uuid);
+      if (run?.status !== 'starting') return [];
+      if (program === null) return [{ run, launched: null, error }];
+      try {
+        return [{ run, launched: startWrapper(spec, program), error: null }];
+      } catch (e) {
+        return [{ run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` }];
       }
     });
     const started = this.journal.transaction(() =>
@@ -1072,6 +1119,7 @@ export class Supervisor {
   degrade(reason: string): void {
     if (this.degraded !== null || this.stopping) return;
     this.degraded = reason;
+    this.epoch++;
     this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.detachAll();
     this.runs.clear();
@@ -1161,14 +1209,6 @@ function inputLine(protocol: Protocol | null, text: string): string {
   return text.endsWith('\n') ? text : text + '\n';
 }
 
-function readPidFile(dir: string): number | null {
-  try {
-    const n = Number(fs.readFileSync(path.join(dir, 'pid'), 'utf8').trim());
-    return Number.isInteger(n) && n > 0 ? n : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The live wrapper of this run dir, by a scan of /proc (only on the rare path where no pid is known). */
 function findWrapper(dir: string): number | null {

@@ -229,11 +229,11 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     const serverPid = h.serverPid()!;
     process.kill(serverPid, 'SIGKILL');
     await until(() => !alive(serverPid), 'the supervisor to die');
-    // Rewind the journal to the moment after the spawn: promoted, no pid, no pid file.
+    // Rewind the journal to the moment after the spawn: promoted, no pid, no status file yet.
     const db = new Database(path.join(h.dir, 'orcr.db'));
     db.prepare(`UPDATE runs SET status = 'starting', record = json_set(record, '$.status', 'starting', '$.pid', NULL, '$.pid_start', NULL) WHERE uuid = ?`).run(run.uuid);
     db.close();
-    fs.rmSync(path.join(h.runDir(run.uuid), 'pid'));
+    fs.rmSync(path.join(h.runDir(run.uuid), 'status'));
     const after = h.json<RunJson>(['show', 'early']);
     expect(after).toMatchObject({ pid: run.pid, status: 'working' });
     expect(fs.readFileSync(marks, 'utf8').trim().split('\n')).toEqual(['started']);

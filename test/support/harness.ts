@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
+import { readRunStatus } from '../../src/runtime/launcher.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -75,14 +76,14 @@ export class TestHome {
     this.killLeftovers();
   }
 
-  /** Agents outlive the supervisor by design: kill each run's process group from its pid file. */
+  /** Agents outlive the supervisor by design: kill each run's process group from the wrapper pid in its status file. */
   protected killLeftovers(): void {
     const runs = path.join(this.dir, 'runs');
     if (fs.existsSync(runs)) {
       for (const d of fs.readdirSync(runs)) {
         try {
-          const pid = Number(fs.readFileSync(path.join(runs, d, 'pid'), 'utf8'));
-          if (pid > 0) process.kill(-pid, 'SIGKILL');
+          const pid = readRunStatus(path.join(runs, d)).pid;
+          if (pid !== null) process.kill(-pid, 'SIGKILL');
         } catch {
           /* gone */
         }

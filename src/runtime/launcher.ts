@@ -31,6 +31,7 @@ if [ "$fifo" = 1 ]; then
   bg=$!
   while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
 else
+  trap : USR1
   ( trap - TERM INT HUP; exec "$@" ) </dev/null >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
 fi
@@ -98,7 +99,7 @@ export function resolveProgram(program: string, cwd: string, envPath: string | u
 
 /**
  * The run directory and its output file (which the tailer watches from the
- * start). Everything else — the pid and exit files, `err`, and the input FIFO
+ * start). Everything else — the status file, `err`, and the input FIFO
  * (mkfifo has no Node API, and spawnSync would fork the whole supervisor) — is
  * made by the wrapper, off the supervisor's event loop.
  */

@@ -176,7 +176,7 @@ export class Supervisor {
     const dir = runDir(this.home, run.uuid);
     let pid = run.pid;
     // A crash right after a spawn can leave neither a journaled pid nor (for a
-    // few instructions of the wrapper) a pid file: look for the wrapper itself
+    // few instructions of the wrapper) a status file: look for the wrapper itself
     // before concluding that the run never started.
     if (pid === null) pid = readRunStatus(dir).pid ?? findWrapper(dir);
     if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {

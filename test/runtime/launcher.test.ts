@@ -57,6 +57,15 @@ describe('the wrapper', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(fifo ? ['err', 'in', 'out', 'status'] : ['err', 'out', 'status']);
   });
 
+  it.each([false, true])('SIGUSR1 (close input) never costs the exit status (stdin FIFO: %s)', async (fifo) => {
+    const home = tmp();
+    const dir = path.join(home, 'run');
+    const l = launch({ dir, argv: ['/bin/sh', '-c', 'read x; sleep 0.3; exit 4'], cwd: home, env: { PATH: process.env.PATH }, stdinFifo: fifo });
+    await until(() => readRunStatus(dir).pid, 'the wrapper to start');
+    process.kill(l.pid, 'SIGUSR1');
+    expect(await until(() => readRunStatus(dir).exit, 'the exit status')).toBe(4);
+  });
+
   it('a relaunch in the same directory starts its status over', async () => {
     const home = tmp();
     const dir = path.join(home, 'run');

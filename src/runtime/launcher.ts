@@ -20,10 +20,10 @@ import path from 'node:path';
 
 const WRAPPER = `
 dir=$1; fifo=$2; shift 2
-echo $$ >"$dir/status"
 trap '' TERM INT HUP
+if [ "$fifo" = 1 ]; then trap 'exec 3>&-' USR1; else trap : USR1; fi
+echo $$ >"$dir/status"
 if [ "$fifo" = 1 ]; then
-  trap 'exec 3>&-' USR1
   [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
   exec 3<>"$dir/in"
   ( ( trap - TERM INT HUP; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
@@ -31,7 +31,6 @@ if [ "$fifo" = 1 ]; then
   bg=$!
   while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
 else
-  trap : USR1
   ( trap - TERM INT HUP; exec "$@" ) </dev/null >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
 fi

@@ -60,8 +60,9 @@ describe('the wrapper', () => {
   it.each([false, true])('SIGUSR1 (close input) never costs the exit status (stdin FIFO: %s)', async (fifo) => {
     const home = tmp();
     const dir = path.join(home, 'run');
-    const l = launch({ dir, argv: ['/bin/sh', '-c', 'read x; sleep 0.3; exit 4'], cwd: home, env: { PATH: process.env.PATH }, stdinFifo: fifo });
-    await until(() => readRunStatus(dir).pid, 'the wrapper to start');
+    const l = launch({ dir, argv: ['/bin/sh', '-c', 'echo ready; read x; sleep 0.3; exit 4'], cwd: home, env: { PATH: process.env.PATH }, stdinFifo: fifo });
+    // As the supervisor does: input is closed at a turn's end, so after the agent has said something.
+    await until(() => fs.readFileSync(path.join(dir, 'out'), 'utf8').includes('ready'), 'the agent to start');
     process.kill(l.pid, 'SIGUSR1');
     expect(await until(() => readRunStatus(dir).exit, 'the exit status')).toBe(4);
   });

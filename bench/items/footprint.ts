@@ -36,11 +36,16 @@ interface Window {
   overheadComms: string[];
 }
 
-async function sampleWindows(daemon: number, overhead: () => number[], windows: number, secs: number): Promise<Window[]> {
+/**
+ * @param daemon the supervising processes: pm2's daemon, or orcr's supervisor
+ *               with its spawn helper while one runs (it retires when idle)
+ */
+async function sampleWindows(daemon: () => number[], overhead: () => number[], windows: number, secs: number): Promise<Window[]> {
   const out: Window[] = [];
   for (let w = 0; w < windows; w++) {
     const pids = overhead();
-    const cpu = new CpuMeter(() => [daemon]);
+    const daemons = daemon();
+    const cpu = new CpuMeter(() => daemons);
     const ocpu = new CpuMeter(() => pids);
     cpu.start();
     ocpu.start();
@@ -48,8 +53,8 @@ async function sampleWindows(daemon: number, overhead: () => number[], windows: 
     const rss = pids.map(rssKb);
     out.push({
       cpu: cpu.read(),
-      rssMb: rssKb(daemon) / 1024,
-      pssMb: pssKb(daemon) / 1024,
+      rssMb: daemons.map(rssKb).reduce((a, b) => a + b, 0) / 1024,
+      pssMb: daemons.map(pssKb).reduce((a, b) => a + b, 0) / 1024,
       overheadCount: pids.length,
       overheadRssMb: rss.reduce((a, b) => a + b, 0) / 1024,
       overheadPssMb: pids.map(pssKb).reduce((a, b) => a + b, 0) / 1024,
@@ -97,7 +102,9 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
       }
       return out;
     };
-    return sampleWindows(sup.pid, overhead, windows, secs);
+    // The supervisor and its spawn helper (a node child), if it has not retired yet.
+    const daemons = (): number[] => [sup.pid, ...descendants(sup.pid).filter((p) => stat(p)?.comm === 'node')];
+    return sampleWindows(daemons, overhead, windows, secs);
   });
 }
 
@@ -142,7 +149,8 @@ async function pm2Side(pm2: string, windows: number, secs: number, settleMs: num
     log(`  pm2 daemon pid ${daemon} runs ${AGENTS} agents`);
     await sleep(settleMs);
     const overhead = (): number[] => descendants(daemon).filter((p) => stat(p)?.comm !== 'perl');
-    return await sampleWindows(daemon, overhead, windows, secs);
+    const pm2d = daemon;
+    return await sampleWindows(() => [pm2d], overhead, windows, secs);
   } finally {
     forget();
     await killAll();

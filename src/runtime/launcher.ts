@@ -130,9 +130,14 @@ export function checkLaunch(spec: LaunchSpec): string {
   return program;
 }
 
+/** The wrapper's argv after /bin/sh, for a checked spec: what startWrapper (or the spawn helper) runs. */
+export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
+  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, spec.stdinFifo ? '1' : '0', program, ...spec.argv.slice(1)];
+}
+
 /** Start the wrapper for a checked spec whose run directory is ready. */
 export function startWrapper(spec: LaunchSpec, program: string): Launched {
-  const child = spawn('/bin/sh', ['-c', WRAPPER, 'orcr-wrap', spec.dir, spec.stdinFifo ? '1' : '0', program, ...spec.argv.slice(1)], {
+  const child = spawn('/bin/sh', wrapperArgs(spec, program), {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,

@@ -38,10 +38,12 @@ import {
   readRunStatus,
   signalGroup,
   signalRun,
+  processStartTime,
   startWrapper,
-  type Launched,
+  wrapperArgs,
   type LaunchSpec,
 } from '../runtime/launcher.js';
+import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
@@ -66,9 +68,28 @@ export interface RunSpec {
   loop?: RunLimits['loop'];
 }
 
+/** A run whose launch was checked and whose directory was made (or why not). */
+interface Prepared {
+  run: Run;
+  spec: LaunchSpec;
+  /** What the run's environment adds to the supervisor's (all the spawn helper needs). */
+  extraEnv: Record<string, string>;
+  program: string | null;
+  error: string | null;
+}
+
+interface Outcome {
+  run: Run;
+  launched: { pid: number; pidStart: string | null; child: ChildProcess | null } | null;
+  error: string | null;
+}
+
 interface Live {
+  /** Our child when we started it ourselves: its exit event is the quickest news of the run's end. */
   child: ChildProcess | null;
   tailer: Tailer | null;
+  /** The run directory, watched for the wrapper's `exit` line in `status` (whoever is its parent). */
+  statusWatch: fs.FSWatcher | null;
   adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
   killTimer: NodeJS.Timeout | null;
   guardTimer: NodeJS.Timeout | null;
@@ -131,6 +152,8 @@ export class Supervisor {
   degraded: string | null = null;
   /** Moves on each degrade: a launch begun before it must not start a run the rebuilt memory launches again. */
   private epoch = 0;
+  /** Starts wrappers during bursts, so the fork is of a small process and off the event loop. */
+  private readonly helper = new SpawnHelper();
   private probeTimer: NodeJS.Timeout | null = null;
   readonly startedAt = monoNow();
 
@@ -377,19 +400,23 @@ export class Supervisor {
    */
   private spawn(runs: Run[]): void {
     const checked = runs.map((run) => {
+      const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
         argv: run.command,
         cwd: run.cwd,
-        env: { ...process.env, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name },
+        env: { ...process.env, ...extraEnv },
         stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
       };
       try {
-        return { run, spec, program: checkLaunch(spec), error: null as string | null };
+        return { run, spec, extraEnv, program: checkLaunch(spec), error: null as string | null };
       } catch (e) {
-        return { run, spec, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        return { run, spec, extraEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
     });
+    // A burst: have the spawn helper up for the launches that follow it
+    // (ORCR_SPAWN_HELPER=0 turns it off: every wrapper is then forked from here).
+    if ((runs.length >= 2 || this.live.size >= 2) && process.env.ORCR_SPAWN_HELPER !== '0') this.helper.warm();
     const epoch = this.epoch;
     void Promise.all(
       checked.map(async (c) => {
@@ -401,11 +428,15 @@ export class Supervisor {
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
         }
       }),
-    ).then((ready) => {
+    ).then(async (ready) => {
       // Stopped or rebuilt (degraded) meanwhile: the journal still says `starting`, and the next start launches them.
-      if (this.stopping || this.degraded !== null || epoch !== this.epoch) return;
+      const stale = (): boolean => this.stopping || this.degraded !== null || epoch !== this.epoch;
+      if (stale()) return;
+      const outcomes = await this.startWrappers(ready);
+      // Started but no longer ours to record: the wrappers' status files name them, and the next start re-adopts them.
+      if (stale()) return;
       try {
-        this.launchPrepared(ready);
+        this.recordLaunches(outcomes);
       } catch (e) {
         if (e instanceof JournalUnavailable) this.degrade(e.message);
         else throw e;
@@ -413,18 +444,41 @@ export class Supervisor {
     });
   }
 
-  private launchPrepared(ready: { run: Run; spec: LaunchSpec; program: string | null; error: string | null }[]): void {
-    type Outcome = { run: Run; launched: Launched | null; error: string | null };
-    const outcomes = ready.flatMap(({ run: before, spec, program, error }): Outcome[] => {
-      // Killed while its directory was being made: it was ended as canceled then.
-      const run = this.runs.get(before.uuid);
-      if (run?.status !== 'starting') return [];
-      if (program === null) return [{ run, launched: null, error }];
-      try {
-        return [{ run, launched: startWrapper(spec, program), error: null }];
-      } catch (e) {
-        return [{ run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` }];
-      }
+  /** Start the wrappers of the runs still `starting`: through the spawn helper when it is up, else directly. */
+  private async startWrappers(ready: Prepared[]): Promise<Outcome[]> {
+    const outcomes = await Promise.all(
+      ready.map(async ({ run: before, spec, extraEnv, program, error }): Promise<Outcome | null> => {
+        // Killed while its directory was being made: it was ended as canceled then.
+        const run = this.runs.get(before.uuid);
+        if (run?.status !== 'starting') return null;
+        if (program === null) return { run, launched: null, error };
+        try {
+          if (this.helper.up) {
+            try {
+              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv);
+              return { run, launched: { pid, pidStart: processStartTime(pid), child: null }, error: null };
+            } catch (e) {
+              if (!(e instanceof SpawnHelperGone)) throw e;
+            }
+          }
+          return { run, launched: startWrapper(spec, program), error: null };
+        } catch (e) {
+          return { run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        }
+      }),
+    );
+    return outcomes.filter((o): o is Outcome => o !== null);
+  }
+
+
+  /** Record every launch outcome in one transaction, then follow the started runs. */
+  private recordLaunches(all: Outcome[]): void {
+    const outcomes = all.flatMap((o): Outcome[] => {
+      const run = this.runs.get(o.run.uuid);
+      if (run?.status === 'starting') return [{ ...o, run }];
+      // Canceled while its wrapper was being started: it must not run on.
+      if (o.launched) signalGroup(o.launched.pid, 'SIGKILL');
+      return [];
     });
     const started = this.journal.transaction(() =>
       outcomes.flatMap(({ run, launched, error }) => {
@@ -453,6 +507,7 @@ export class Supervisor {
     return {
       child,
       tailer: null,
+      statusWatch: null,
       adapter: null,
       killTimer: null,
       guardTimer: null,
@@ -478,9 +533,36 @@ export class Supervisor {
     // No poll timer per tailer: the supervisor's one sweep re-reads them all.
     live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines), 0);
     live.tailer.start();
+    // The wrapper appends `exit N` to its status file when the agent ends:
+    // that is how the end of a run we are not the parent of is heard at once.
+    try {
+      live.statusWatch = fs.watch(dir, { persistent: false }, (_ev, name) => {
+        if (name === 'status' || name === null) this.onStatus(run.uuid);
+      });
+      live.statusWatch.on('error', () => undefined);
+    } catch {
+      live.statusWatch = null; // the sweep still notices the process is gone
+    }
     if (child) child.on('exit', () => this.finish(run.uuid, readExitStatus(dir), false));
     this.armGuards(run.uuid);
     this.armSweep();
+    // It may have ended before anything above was listening.
+    if (child && (child.exitCode !== null || child.signalCode !== null)) this.finish(run.uuid, readExitStatus(dir), false);
+    else this.onStatus(run.uuid);
+  }
+
+  private onStatus(uuid: string): void {
+    const code = readExitStatus(runDir(this.home, uuid));
+    if (code !== null) this.finish(uuid, code, false);
+  }
+
+  /** Stop listening to a run's files, process and timers (the run itself goes on). */
+  private detachLive(live: Live): void {
+    live.tailer?.close();
+    live.statusWatch?.close();
+    live.statusWatch = null;
+    live.child?.removeAllListeners('exit');
+    for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
   }
 
   /**
@@ -830,8 +912,7 @@ export class Supervisor {
   private cleanupLive(uuid: string): void {
     const live = this.live.get(uuid);
     if (!live) return;
-    live.tailer?.close();
-    for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
+    this.detachLive(live);
     this.live.delete(uuid);
   }
 
@@ -1152,12 +1233,9 @@ export class Supervisor {
     this.fleetTimer = null;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
-    for (const live of this.live.values()) {
-      live.tailer?.close();
-      live.child?.removeAllListeners('exit');
-      for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
-      }
+    for (const live of this.live.values()) this.detachLive(live);
     this.live.clear();
+    this.helper.close();
   }
 
   /** Stop supervising; agents keep running and are re-adopted by the next supervisor. */
@@ -1171,12 +1249,8 @@ export class Supervisor {
       this.journal.close();
       return;
     }
-    for (const uuid of [...this.live.keys()]) {
-      const live = this.live.get(uuid)!;
-      live.tailer?.close();
-      live.child?.removeAllListeners('exit');
-      for (const t of [live.killTimer, live.guardTimer]) if (t) clearTimeout(t);
-      }
+    this.helper.close();
+    for (const live of this.live.values()) this.detachLive(live);
     // Persist read offsets so a successor does not re-read applied output.
     this.journal.transaction(() => {
       for (const run of this.runs.values()) if (this.live.has(run.uuid)) this.journal.updateRun(run, null);

@@ -1,0 +1,122 @@
+// The supervisor's side of the spawn helper (spawn-helper.ts). Started for a
+// burst of launches, used once it is up, and retired after a quiet spell so
+// an idle fleet carries one process, not two. Whoever uses it falls back to
+// spawning directly while it starts, and when it fails or goes away.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled helper beside this module (dist/src/runtime/spawn-helper.js). */
+export const HELPER_SCRIPT = fileURLToPath(new URL('./spawn-helper.js', import.meta.url));
+
+export class SpawnHelperGone extends Error {}
+
+interface Pending {
+  resolve: (pid: number) => void;
+  reject: (e: Error) => void;
+}
+
+export class SpawnHelper {
+  private child: ChildProcess | null = null;
+  private ready = false;
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * @param idleMs  how long without a spawn before it exits
+   * @param script  the helper's compiled entry (tests running from src/ point at dist/)
+   */
+  constructor(
+    private readonly idleMs = 2000,
+    private readonly script = HELPER_SCRIPT,
+  ) {}
+
+  /** Up and answering: spawn through it. */
+  get up(): boolean {
+    return this.ready && this.child !== null;
+  }
+
+  /** The helper's pid while it runs (for footprint figures and tests). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Start it if it is not running (it is used from the next launch on). */
+  warm(): void {
+    if (this.child) {
+      this.touch();
+      return;
+    }
+    const child = fork(this.script, [], {
+      // Its own small heap: its fork of each wrapper is what has to stay cheap.
+      execArgv: ['--max-semi-space-size=1'],
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      serialization: 'json',
+    });
+    this.child = child;
+    this.ready = false;
+    child.on('message', (m: { id?: number; pid?: number; error?: string; code?: string; ready?: boolean }) => {
+      if (m.ready === true && this.child === child) this.ready = true;
+      if (m.id === undefined) return;
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (typeof m.pid === 'number') p.resolve(m.pid);
+      else p.reject(Object.assign(new Error(m.error ?? 'spawn failed'), { code: m.code ?? 'ESPAWN' }));
+    });
+    const gone = (): void => {
+      if (this.child !== child) return;
+      this.child = null;
+      this.ready = false;
+      for (const p of this.pending.values()) p.reject(new SpawnHelperGone('the spawn helper went away'));
+      this.pending.clear();
+    };
+    child.on('exit', gone);
+    child.on('error', gone);
+    // It must never keep the supervisor alive on its own.
+    child.unref();
+    (child.channel as { unref?: () => void } | undefined)?.unref?.();
+    this.touch();
+  }
+
+  /** Start `file args` detached in `cwd` with `env` added to the supervisor's environment; resolves to its pid. */
+  spawn(file: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {
+    const child = this.child;
+    if (!child || !this.ready) return Promise.reject(new SpawnHelperGone('the spawn helper is not running'));
+    this.touch();
+    const id = this.nextId++;
+    return new Promise<number>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      try {
+        child.send({ id, file, args, cwd, env });
+      } catch (e) {
+        this.pending.delete(id);
+        reject(new SpawnHelperGone(`the spawn helper went away: ${(e as Error).message}`));
+      }
+    });
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.pending.size === 0) this.close();
+      else this.touch();
+    }, this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  close(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const child = this.child;
+    this.child = null;
+    this.ready = false;
+    for (const p of this.pending.values()) p.reject(new SpawnHelperGone('the spawn helper was closed'));
+    this.pending.clear();
+    if (child) {
+      child.disconnect?.();
+      child.kill();
+    }
+  }
+}

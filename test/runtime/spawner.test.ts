@@ -1,0 +1,83 @@
+// The spawn helper: a real helper process starting real wrappers, its idle
+// retirement, and what its users see when it goes away.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkLaunch, prepareRunDirAsync, readRunStatus, wrapperArgs, type LaunchSpec } from '../../src/runtime/launcher.js';
+import { SpawnHelper, SpawnHelperGone } from '../../src/runtime/spawner.js';
+import { alive, ROOT, until } from '../support/harness.js';
+
+// The helper runs as its own Node process, so from the compiled build.
+const SCRIPT = path.join(ROOT, 'dist/src/runtime/spawn-helper.js');
+
+const dirs: string[] = [];
+const helpers: SpawnHelper[] = [];
+afterEach(() => {
+  for (const h of helpers.splice(0)) h.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function helper(idleMs?: number): SpawnHelper {
+  const h = new SpawnHelper(idleMs, SCRIPT);
+  helpers.push(h);
+  return h;
+}
+
+async function runSpec(argv: string[]): Promise<{ spec: LaunchSpec; program: string }> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-spawner-'));
+  dirs.push(home);
+  const spec: LaunchSpec = { dir: path.join(home, 'run'), argv, cwd: home, env: { ...process.env }, stdinFifo: false };
+  await prepareRunDirAsync(spec.dir);
+  return { spec, program: checkLaunch(spec) };
+}
+
+describe('SpawnHelper', () => {
+  it('is not up until warmed, then starts a wrapper in its own session with the extra environment', async () => {
+    const h = helper();
+    expect(h.up).toBe(false);
+    await expect(h.spawn('/bin/true', [], os.tmpdir(), {})).rejects.toBeInstanceOf(SpawnHelperGone);
+    h.warm();
+    await until(() => h.up, 'the helper to say it is ready');
+    const { spec, program } = await runSpec(['/bin/sh', '-c', 'echo "$ORCR_PROBE $(ps -o sid= -p $$)"']);
+    const pid = await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, { ORCR_PROBE: 'probe-42' });
+    expect(await until(() => readRunStatus(spec.dir).exit === 0, 'the wrapper to finish')).toBe(true);
+    expect(readRunStatus(spec.dir).pid).toBe(pid);
+    // The agent's session is the wrapper's own: detached from the helper.
+    const [probe, sid] = fs.readFileSync(path.join(spec.dir, 'out'), 'utf8').trim().split(/\s+/);
+    expect(probe).toBe('probe-42');
+    expect(Number(sid)).toBe(pid);
+  });
+
+  it('retires after a quiet spell, and what it started runs on', async () => {
+    const h = helper(300);
+    h.warm();
+    await until(() => h.up, 'the helper to be up');
+    const helperPid = h.pid!;
+    const { spec, program } = await runSpec(['/bin/sh', '-c', 'sleep 1; exit 5']);
+    const pid = await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, {});
+    await until(() => !alive(helperPid), 'the idle helper to exit');
+    expect(h.up).toBe(false);
+    expect(alive(pid)).toBe(true);
+    expect(await until(() => readRunStatus(spec.dir).exit, 'the orphaned wrapper to record its exit')).toBe(5);
+  });
+
+  it('a helper that dies fails what is pending with SpawnHelperGone, and can be warmed again', async () => {
+    const h = helper();
+    h.warm();
+    await until(() => h.up, 'the helper to be up');
+    const pending = h.spawn('/bin/sleep', ['5'], os.tmpdir(), {});
+    process.kill(h.pid!, 'SIGKILL');
+    // Either the request got out first (a pid) or it died with the helper: never a hang.
+    const outcome = await pending.then(
+      (pid) => ({ pid }),
+      (e: unknown) => ({ e }),
+    );
+    if ('pid' in outcome) process.kill(-outcome.pid, 'SIGKILL');
+    else expect(outcome.e).toBeInstanceOf(SpawnHelperGone);
+    await until(() => !h.up, 'the helper to be seen gone');
+    h.warm();
+    await until(() => h.up, 'a new helper');
+  });
+});

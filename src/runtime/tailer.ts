@@ -39,10 +39,13 @@ export class Tailer {
     this.offset = startOffset;
   }
 
-  start(): void {
+  /** @param watch  watch the file itself; false when the owner watches its directory and calls read(). */
+  start(watch = true): void {
     try {
-      this.watcher = fs.watch(this.file, { persistent: false }, () => this.read());
-      this.watcher.on('error', () => undefined);
+      if (watch) {
+        this.watcher = fs.watch(this.file, { persistent: false }, () => this.read());
+        this.watcher.on('error', () => undefined);
+      }
     } catch {
       // The poll below still delivers every line.
     }

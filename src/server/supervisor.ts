@@ -88,8 +88,8 @@ interface Live {
   /** Our child when we started it ourselves: its exit event is the quickest news of the run's end. */
   child: ChildProcess | null;
   tailer: Tailer | null;
-  /** The run directory, watched for the wrapper's `exit` line in `status` (whoever is its parent). */
-  statusWatch: fs.FSWatcher | null;
+  /** The run directory, watched for output in `out` and the wrapper's `exit` line in `status`. */
+  dirWatch: fs.FSWatcher | null;
   adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
   killTimer: NodeJS.Timeout | null;
   guardTimer: NodeJS.Timeout | null;
@@ -507,7 +507,7 @@ export class Supervisor {
     return {
       child,
       tailer: null,
-      statusWatch: null,
+      dirWatch: null,
       adapter: null,
       killTimer: null,
       guardTimer: null,
@@ -532,17 +532,20 @@ export class Supervisor {
     live.adapter = run.protocol ? createAdapter(run.protocol, { modelTurns: true }) : createDetectingAdapter({ modelTurns: true });
     // No poll timer per tailer: the supervisor's one sweep re-reads them all.
     live.tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.onLines(run.uuid, lines), 0);
-    live.tailer.start();
-    // The wrapper appends `exit N` to its status file when the agent ends:
-    // that is how the end of a run we are not the parent of is heard at once.
+    // One watch per run, on its directory: `out` grows (read it), and the
+    // wrapper appends `exit N` to `status` when the agent ends — how the end
+    // of a run we are not the parent of is heard at once. The sweep re-reads
+    // and re-checks in case a notification is lost.
     try {
-      live.statusWatch = fs.watch(dir, { persistent: false }, (_ev, name) => {
+      live.dirWatch = fs.watch(dir, { persistent: false }, (_ev, name) => {
+        if (name === 'out' || name === null) live.tailer?.read();
         if (name === 'status' || name === null) this.onStatus(run.uuid);
       });
-      live.statusWatch.on('error', () => undefined);
+      live.dirWatch.on('error', () => undefined);
     } catch {
-      live.statusWatch = null; // the sweep still notices the process is gone
+      live.dirWatch = null;
     }
+    live.tailer.start(false);
     if (child) child.on('exit', () => this.finish(run.uuid, readExitStatus(dir), false));
     this.armGuards(run.uuid);
     this.armSweep();
@@ -559,8 +562,8 @@ export class Supervisor {
   /** Stop listening to a run's files, process and timers (the run itself goes on). */
   private detachLive(live: Live): void {
     live.tailer?.close();
-    live.statusWatch?.close();
-    live.statusWatch = null;
+    live.dirWatch?.close();
+    live.dirWatch = null;
     live.child?.removeAllListeners('exit');
     for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
   }

@@ -249,7 +249,9 @@ export function readRunStatus(dir: string): { pid: number | null; exit: number |
   try {
     text = fs.readFileSync(path.join(dir, 'status'), 'utf8');
   } catch {
-    return { pid: legacyNumber(path.join(dir, 'pid'), false), exit: legacyNumber(path.join(dir, 'exit'), true) };
+    // No status file: a wrapper not started yet (the usual case), or a run directory of the old layout.
+    const pid = legacyNumber(path.join(dir, 'pid'), false);
+    return { pid, exit: pid === null ? null : legacyNumber(path.join(dir, 'exit'), true) };
   }
   let pid: number | null = null;
   let exit: number | null = null;

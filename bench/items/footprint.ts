@@ -76,7 +76,7 @@ async function idleShellKb(): Promise<number> {
   return kb;
 }
 
-async function orcrSide(windows: number, secs: number, settleMs: number): Promise<Window[]> {
+async function orcrSide(windows: number, secs: number, settleMs: number): Promise<{ windows: Window[]; helperS: number }> {
   return withOrcr({ concurrency: { max: AGENTS + 10 } }, async (dir, sup) => {
     const specs = Array.from({ length: AGENTS }, (_, i) => JSON.stringify({ name: `agent-${i}`, command: ['perl', '-e', PERL] })).join('\n') + '\n';
     fs.writeFileSync(path.join(dir, 'specs.jsonl'), specs);
@@ -90,6 +90,12 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
       await sleep(50);
     }
     client.close();
+    // The spawn helper that started the burst retires once it has been idle a
+    // while: wait for that (steady state is what this item measures), and say how long it stayed.
+    const helperUp = (): boolean => descendants(sup.pid).some((p) => stat(p)?.comm === 'node');
+    const t0 = performance.now();
+    for (let t = 0; helperUp() && t < 200; t++) await sleep(50);
+    const helperS = (performance.now() - t0) / 1000;
     await sleep(settleMs);
     const pgids = fs.readdirSync(path.join(dir, 'runs')).map((u) => readRunStatus(path.join(dir, 'runs', u)).pid ?? 0);
     const overhead = (): number[] => {
@@ -102,9 +108,9 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
       }
       return out;
     };
-    // The supervisor and its spawn helper (a node child), if it has not retired yet.
+    // The supervisor, and its spawn helper (a node child) should one be up again.
     const daemons = (): number[] => [sup.pid, ...descendants(sup.pid).filter((p) => stat(p)?.comm === 'node')];
-    return sampleWindows(daemons, overhead, windows, secs);
+    return { windows: await sampleWindows(daemons, overhead, windows, secs), helperS };
   });
 }
 
@@ -167,7 +173,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const I = '5';
   const label = `${AGENTS} agents × ${LINES_PER_S} lines/s`;
   const shKb = await idleShellKb();
-  const o = await orcrSide(windows, secs, settle);
+  const { windows: o, helperS } = await orcrSide(windows, secs, settle);
   const figures: Figure[] = [];
   const pm2 = ensurePm2(!ctx.quick, ctx.log);
   let p: Window[] | null = null;
@@ -182,6 +188,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     }),
   );
   figures.push(fig(I, `  orcr supervisor PSS`, 'MB', o.map((w) => w.pssMb)));
+  figures.push(fig(I, `  orcr spawn helper still up after the launch (it retires when idle; not up in the windows)`, 's', [helperS]));
   figures.push(fig(I, `  orcr supervisor CPU`, '% core', o.map((w) => w.cpu), { ceiling: 200 }));
   if (p) {
     figures.push(fig(I, `${label}: pm2 daemon RSS`, 'MB', p.map((w) => w.rssMb), { note: pm2.ok ? pm2.version : undefined }));

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '../../src/client/client.js';
+import { Client, SUPERVISOR_NODE_ARGS } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { killGroup, onCleanup, sleep, timedShell, trackGroup, untrackGroup, waitGroupGone } from './proc.js';
 import { readRunStatus } from '../../src/runtime/launcher.js';
@@ -101,7 +101,8 @@ export async function startSupervisor(dir: string, opts: { timeoutMs?: number; n
   const t0 = performance.now();
   // ORCR_BENCH_PROF=DIR: every supervisor writes a CPU profile there when it stops.
   const prof = process.env.ORCR_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.ORCR_BENCH_PROF)}`] : [];
-  const child = spawn(node, [...prof, ...(opts.nodeArgs ?? []), cli, 'serve'], { env: homeEnv(dir), detached: true, stdio: ['ignore', log, log] });
+  // With the Node flags orcr itself starts its supervisor with.
+  const child = spawn(node, [...prof, ...SUPERVISOR_NODE_ARGS, ...(opts.nodeArgs ?? []), cli, 'serve'], { env: homeEnv(dir), detached: true, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const pid = child.pid!;
   trackGroup(pid);

@@ -148,6 +148,14 @@ export function cliEntry(): string {
 }
 
 /**
+ * Node flags of the supervisor process. A small young generation: the
+ * supervisor allocates steadily (a line of output is a few objects) and V8
+ * otherwise grows each semi-space to 16 MB; at 2 MB its RSS with 100 busy
+ * agents drops by ~11 MB (bench item 5) for no measurable CPU.
+ */
+export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/**
  * Start `orcr serve` in its own session with output to server.log. Racing
  * starters are fine: the supervisor's lock lets exactly one of them live.
  */
@@ -155,7 +163,7 @@ export function startDetached(home: Home): { exited: string | null } {
   ensureHome(home.dir);
   const out = fs.openSync(home.log, 'a', 0o600);
   const before = fs.fstatSync(out).size;
-  const child = spawn(process.execPath, [cliEntry(), 'serve'], {
+  const child = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, cliEntry(), 'serve'], {
     detached: true,
     stdio: ['ignore', out, out],
     env: { ...process.env, ORCR_HOME: home.dir },

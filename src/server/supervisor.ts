@@ -154,6 +154,7 @@ export class Supervisor {
   private epoch = 0;
   /** Starts wrappers during bursts, so the fork is of a small process and off the event loop. */
   private readonly helper = new SpawnHelper();
+  private lastLaunchAt = -Infinity;
   private probeTimer: NodeJS.Timeout | null = null;
   readonly startedAt = monoNow();
 
@@ -414,9 +415,13 @@ export class Supervisor {
         return { run, spec, extraEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
     });
-    // A burst: have the spawn helper up for the launches that follow it
-    // (ORCR_SPAWN_HELPER=0 turns it off: every wrapper is then forked from here).
-    if ((runs.length >= 2 || this.live.size >= 2) && process.env.ORCR_SPAWN_HELPER !== '0') this.helper.warm();
+    // A burst — several launches at once, or one right after another — has the
+    // spawn helper up for the launches that follow; launches far apart do not
+    // keep a second process around (ORCR_SPAWN_HELPER=0: never).
+    const now = monoNow();
+    const burst = runs.length >= 2 || now - this.lastLaunchAt < 250;
+    this.lastLaunchAt = now;
+    if (burst && process.env.ORCR_SPAWN_HELPER !== '0') this.helper.warm();
     const epoch = this.epoch;
     void Promise.all(
       checked.map(async (c) => {

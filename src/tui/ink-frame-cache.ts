@@ -12,9 +12,16 @@
 //   string depends on nothing else, so frames come out byte for byte the
 //   same as Ink's own.
 //
-// This reaches into Ink's build (ink/build/output.js, not in its exports
-// map), so it is guarded: if the file or its shape is not what Ink 6.8 has,
-// nothing is patched and Ink renders as it always did, only slower. Frames
+// And one bound: Ink keeps every text it has ever measured for layout in a
+// module-level Map that is never emptied (ink/build/measure-text.js). A TUI
+// showing elapsed times and a moving event log measures new texts all the
+// time: measured here, ~38 MB an hour of heap for 40 rows whose times tick,
+// several times that with events streaming. That Map is cleared when it
+// passes the same limit as the caches above.
+//
+// This reaches into Ink's build (ink/build/output.js and measure-text.js, not
+// in its exports map), so it is guarded: if a file or its shape is not what
+// Ink 6.8 has, that part is not patched and Ink works as it always did. Frames
 // with clipping (overflow hidden, unused by orcr-tui) go to Ink's own get().
 // test/tui/ink-frame-cache.test.tsx fails when an Ink upgrade breaks this.
 
@@ -22,8 +29,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** Entries kept across frames before the caches start over (a 160x50 screen uses a few hundred). */
-export const FRAME_CACHE_LIMIT = 20_000;
+/**
+ * Entries kept across frames before a cache starts over. A screen uses a few
+ * hundred; an entry of the styled-cells cache is an object per character, so
+ * this also bounds the memory (~20 MB at most).
+ */
+export const FRAME_CACHE_LIMIT = 2_000;
 
 interface StyledChar {
   type: 'char';
@@ -62,6 +73,8 @@ let state: FrameCacheState | null = null;
 let shared: OutputCaches | null = null;
 const rows = new Map<string, string>();
 let limit = FRAME_CACHE_LIMIT;
+/** Ink's measure-text cache, once found. */
+let measureCache: Map<string, unknown> | null = null;
 
 /** Frames assembled row by row, and frames handed to Ink's own get() (clipping). */
 export const frameCounts = { rows: 0, ink: 0 };
@@ -69,6 +82,38 @@ export const frameCounts = { rows: 0, ink: 0 };
 /** Entries in the shared caches now (0 when not installed). */
 export function frameCacheEntries(): number {
   return shared ? shared.styledChars.size + shared.widths.size + shared.blockWidths.size + rows.size : 0;
+}
+
+/** Entries in Ink's measure-text cache (null when it was not found). */
+export function inkMeasureCacheEntries(): number | null {
+  return measureCache?.size ?? null;
+}
+
+/**
+ * Find the Map that ink/build/measure-text.js keeps private: have it measure a
+ * text no one else uses and see which Map it looks that text up in.
+ */
+async function findMeasureCache(inkDir: string): Promise<Map<string, unknown> | null> {
+  const mod = (await import(pathToFileURL(path.join(inkDir, 'measure-text.js')).href)) as { default?: unknown };
+  const measure = mod.default;
+  if (typeof measure !== 'function') return null;
+  const probe = `\u0000orcr-probe-${process.pid}-${Date.now()}`;
+  let found: Map<string, unknown> | null = null;
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const get = Map.prototype.get;
+  Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
+    if (key === probe) found = this as Map<string, unknown>;
+    return get.call(this, key);
+  };
+  try {
+    (measure as (t: string) => unknown)(probe);
+  } finally {
+    Map.prototype.get = get;
+  }
+  const cache = found as Map<string, unknown> | null;
+  if (!cache || !cache.has(probe)) return null;
+  cache.delete(probe);
+  return cache;
 }
 
 function clearAll(): void {
@@ -167,10 +212,13 @@ export async function installInkFrameCache(maxEntries = FRAME_CACHE_LIMIT): Prom
     const get = Output.prototype.get;
     // Every frame's Output writes before it reads (get), so swapping its
     // caches on the first write covers the whole frame.
+    measureCache = await findMeasureCache(path.dirname(inkEntry)).catch(() => null);
     Output.prototype.write = function (this: OutputInstance, ...args: unknown[]) {
       if (this.caches !== caches) {
+        // The first write of a frame: the moment to keep every cache bounded.
         this.caches = caches;
         if (frameCacheEntries() > limit) clearAll();
+        if (measureCache && measureCache.size > limit) measureCache.clear();
       }
       return write.apply(this, args);
     };

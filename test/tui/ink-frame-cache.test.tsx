@@ -12,7 +12,7 @@ import { App } from '../../src/tui/app.js';
 import type { Actions } from '../../src/tui/controller.js';
 import { createTuiStore, reduceSnapshot, reduceStream, type TuiStore } from '../../src/tui/store.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
-import { frameCacheEntries, frameCounts, installInkFrameCache } from '../../src/tui/ink-frame-cache.js';
+import { frameCacheEntries, frameCounts, inkMeasureCacheEntries, installInkFrameCache } from '../../src/tui/ink-frame-cache.js';
 import { msg, run, T0 } from './fixtures.js';
 import { tick } from './helpers.js';
 
@@ -92,6 +92,8 @@ describe('Ink frame cache', () => {
     expect(before.join('')).toContain('\x1b['); // colours on: the tokenizer has work to do
     expect(oddBefore.join('')).toContain('名前-7');
     expect(await installInkFrameCache()).toEqual({ applied: true });
+    // Ink's private measure-text cache was found (it holds what the frames above measured).
+    expect(inkMeasureCacheEntries()).toBeGreaterThan(0);
     const after = await frames(25, 'job');
     expect(frameCacheEntries()).toBeGreaterThan(0);
     expect(after).toEqual(before);
@@ -107,10 +109,17 @@ describe('Ink frame cache', () => {
   it('starts over when it outgrows its limit', async () => {
     await installInkFrameCache(300);
     const sizes: number[] = [];
-    const probe = setInterval(() => sizes.push(frameCacheEntries()), 1);
+    const measured: number[] = [];
+    const probe = setInterval(() => {
+      sizes.push(frameCacheEntries());
+      measured.push(inkMeasureCacheEntries()!);
+    }, 1);
     await frames(60, 'bulk');
     clearInterval(probe);
     sizes.push(frameCacheEntries());
+    // Ink's own measure cache, unbounded in Ink, stays near the limit too.
+    expect(Math.max(...measured)).toBeLessThanOrEqual(300 + 400);
+    expect(measured.some((n, i) => i > 0 && n < measured[i - 1]!)).toBe(true);
     // It grew past the limit by at most one frame's lines and cells (a 40-line screen), then started over.
     expect(Math.max(...sizes)).toBeGreaterThan(300);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(300 + 400);

@@ -14,6 +14,7 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { fig, median, pct, type Figure, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, homeEnv, node, q, tuiMain, withOrcr } from '../lib/orcr.js';
@@ -22,6 +23,32 @@ import { CpuMeter, descendants, killGroup, sleep, stat, trackGroup, untrackGroup
 const COLS = 160;
 const ROWS = 50;
 const EVENTS_PER_S = 200;
+
+/**
+ * The TUI's heap over many frames whose text keeps changing (bench/lib/tui-heap.ts,
+ * its own process): a cache that keeps every text ever drawn shows as growth.
+ */
+async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
+  const script = fileURLToPath(new URL('../lib/tui-heap.js', import.meta.url));
+  const out = await new Promise<string>((resolve, reject) => {
+    const c = spawn(node, ['--expose-gc', script, String(seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    let err = '';
+    c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+    c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-heap exited ${code}: ${err.slice(-300)}`))));
+  });
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`tui-heap printed no result: ${out.slice(0, 200)}`);
+  const r = JSON.parse(line) as { startMb: number; firstHalfMb: number; secondHalfMb: number };
+  const what = `${seconds.toLocaleString('en-US')} frames (simulated seconds) of 40 rows whose times tick, in-process`;
+  return [
+    fig(I, `TUI heap: second half's peak − first half's, ${what}`, 'MB', [r.secondHalfMb - r.firstHalfMb], { ceiling: 100, note: 'about 0 when every cache is bounded' }),
+    fig(I, `  TUI heap at the start`, 'MB', [r.startMb]),
+    fig(I, `  TUI heap, largest in the first half`, 'MB', [r.firstHalfMb]),
+    fig(I, `  TUI heap, largest in the second half`, 'MB', [r.secondHalfMb]),
+  ];
+}
 
 async function run(ctx: Ctx): Promise<ItemResult> {
   const I = '7';
@@ -149,6 +176,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         fig(I, `  TUI CPU`, '% core', cpuW, { target: '< 25%', meets: (m) => m < 25, ceiling: 150 }),
         fig(I, `  bytes written`, 'B/s', bytesW),
         fig(I, `  frames drawn`, '/s', framesW),
+        ...(await heapFigures(I, ctx.quick ? 600 : 3000)),
       ];
       return { figures, skipped: [] };
     } finally {

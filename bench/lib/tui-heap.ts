@@ -1,0 +1,100 @@
+// Run as its own process (node --expose-gc): the real orcr-tui App rendered by
+// Ink to a fake 160x50 terminal, 40 working runs whose ELAPSED column changes
+// every simulated second, for N simulated seconds (one store change and one
+// frame each). Prints {"startMb", "firstHalfMb", "secondHalfMb", "frames"}:
+// the heap after a full GC at the start, and the largest (sampled after a full
+// GC every 250 frames) in each half of the run. Bounded caches fill and start
+// over, so both halves peak alike; a cache that keeps every text ever drawn
+// makes the second half's peak the larger by what it kept meanwhile.
+
+import { PassThrough, Writable } from 'node:stream';
+
+process.env.NODE_ENV = 'production';
+delete process.env.CI;
+
+const seconds = Number(process.argv[2] ?? 3000);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+
+const { render } = await import('ink');
+const React = (await import('react')).default;
+const { App } = await import('../../src/tui/app.js');
+const { createTuiStore, reduceSnapshot } = await import('../../src/tui/store.js');
+const { builtinThemeDir, loadThemes } = await import('../../src/tui/theme.js');
+const { installInkFrameCache } = await import('../../src/tui/ink-frame-cache.js');
+await installInkFrameCache();
+
+const t0 = Date.now() - 60_000;
+const iso = (t: number): string => new Date(t).toISOString();
+const runs = Array.from({ length: 40 }, (_, i) => ({
+  uuid: `${String(i + 1).padStart(8, '0')}-0000-4000-8000-000000000000`,
+  name: `worker-${i + 1}`,
+  provider: 'claude',
+  workload: 'default',
+  protocol: 'claude',
+  status: 'working',
+  exit_reason: null,
+  exit_detail: null,
+  exit_code: null,
+  blocked_kind: null,
+  queue_seq: i + 1,
+  queue_position: null,
+  pid: 4242,
+  command: ['claude'],
+  cwd: '/tmp',
+  interactive: false,
+  turns: 3,
+  input_seq: 0,
+  tokens: { input: 12_000, output: 3_000, cached: 0 },
+  cost_usd: 0.42,
+  budget: {
+    turns: { used: 3, limit: null, fraction: null },
+    tokens: { used: 15_000, limit: 100_000, fraction: 0.15 },
+    cost_usd: { used: 0.42, limit: null, fraction: null },
+    time_ms: { used: 0, limit: null, fraction: null },
+  },
+  held_until: null,
+  loop: { detected: false, warned: false, repetitions: 0 },
+  session_id: null,
+  last_tool: null,
+  last_text: null,
+  created_at: iso(t0),
+  started_at: iso(t0 + 1000),
+  ended_at: null,
+  status_at: iso(t0 + 1000),
+}));
+const store = createTuiStore({ home: '/tmp/orcr-bench', theme: 'dark' });
+store.setState((s) => reduceSnapshot(s, { seq: 1, runs: runs as never, events: [] }, Date.now()));
+store.setState({ conn: { state: 'up', pid: 1, startedAt: Date.now(), error: null, since: Date.now(), starting: false } });
+const themes = loadThemes([builtinThemeDir()]);
+const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { isTTY: true, columns: 160, rows: 50 });
+const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
+const noop = (): void => undefined;
+const actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop };
+const inst = render(React.createElement(App, { store, actions, themes, onExit: noop }), {
+  stdout: stdout as unknown as NodeJS.WriteStream,
+  stdin: stdin as unknown as NodeJS.ReadStream,
+  patchConsole: false,
+  exitOnCtrlC: false,
+  maxFps: 1000,
+});
+const heapMb = (): number => {
+  gc();
+  return process.memoryUsage().heapUsed / 1e6;
+};
+await new Promise((r) => setImmediate(r));
+const startMb = heapMb();
+const peaks = [0, 0];
+let now = Date.now();
+for (let s = 1; s <= seconds; s++) {
+  now += 1000;
+  store.setState({ now });
+  await new Promise((r) => setImmediate(r));
+  if (s % 250 === 0) {
+    const half = s <= seconds / 2 ? 0 : 1;
+    peaks[half] = Math.max(peaks[half]!, heapMb());
+  }
+}
+inst.unmount();
+process.stdout.write(JSON.stringify({ startMb, firstHalfMb: peaks[0], secondHalfMb: peaks[1], frames: seconds }) + '\n');
+process.exit(0);

@@ -65,9 +65,9 @@ export function Line({ spans, width, inverse, dim, bold }: LineProps): React.JSX
   const theme = useTheme();
   const parts = mergeSpans(theme, spans);
   const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
-  const text = (parts: Part<TokenStyle>[], key?: number): React.JSX.Element => (
+  const text = (seg: Part<TokenStyle>[], key?: number): React.JSX.Element => (
     <Text key={key} wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
-      {parts.map((sp, i) => (
+      {seg.map((sp, i) => (
         <Text key={i} {...sp.style}>
           {sp.text}
         </Text>

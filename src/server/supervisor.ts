@@ -437,7 +437,7 @@ export class Supervisor {
       // Stopped or rebuilt (degraded) meanwhile: the journal still says `starting`, and the next start launches them.
       const stale = (): boolean => this.stopping || this.degraded !== null || epoch !== this.epoch;
       if (stale()) return;
-      const outcomes = await this.startWrappers(ready);
+      const outcomes = await this.startWrappers(ready, stale);
       // Started but no longer ours to record: the wrappers' status files name them, and the next start re-adopts them.
       if (stale()) return;
       try {
@@ -449,8 +449,11 @@ export class Supervisor {
     });
   }
 
-  /** Start the wrappers of the runs still `starting`: through the spawn helper when it is up, else directly. */
-  private async startWrappers(ready: Prepared[]): Promise<Outcome[]> {
+  /**
+   * Start the wrappers of the runs still `starting`: through the spawn helper
+   * when it is up, else directly; nothing once `stale` (stopping, degraded).
+   */
+  private async startWrappers(ready: Prepared[], stale: () => boolean): Promise<Outcome[]> {
     const outcomes = await Promise.all(
       ready.map(async ({ run: before, spec, extraEnv, program, error }): Promise<Outcome | null> => {
         // Killed while its directory was being made: it was ended as canceled then.
@@ -464,6 +467,8 @@ export class Supervisor {
               return { run, launched: { pid, pidStart: processStartTime(pid), child: null }, error: null };
             } catch (e) {
               if (!(e instanceof SpawnHelperGone)) throw e;
+              // The helper went away (closed when stopping or degrading, or it died): fail closed, or start it here.
+              if (stale()) return null;
             }
           }
           return { run, launched: startWrapper(spec, program), error: null };
@@ -474,7 +479,6 @@ export class Supervisor {
     );
     return outcomes.filter((o): o is Outcome => o !== null);
   }
-
 
   /** Record every launch outcome in one transaction, then follow the started runs. */
   private recordLaunches(all: Outcome[]): void {

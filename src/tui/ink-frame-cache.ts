@@ -99,7 +99,6 @@ async function findMeasureCache(inkDir: string): Promise<Map<string, unknown> | 
   if (typeof measure !== 'function') return null;
   const probe = `\u0000orcr-probe-${process.pid}-${Date.now()}`;
   let found: Map<string, unknown> | null = null;
-  // eslint-disable-next-line @typescript-eslint/unbound-method
   const get = Map.prototype.get;
   Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
     if (key === probe) found = this as Map<string, unknown>;

@@ -5,12 +5,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { launch, prepareRunDirAsync, readExitStatus, readRunStatus } from '../../src/runtime/launcher.js';
+import { launch, prepareRunDirAsync, readExitStatus, readRunStatus, signalGroup } from '../../src/runtime/launcher.js';
 import { until } from '../support/harness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  // A test that failed half-way may leave its wrapper waiting: take the whole group down.
+  for (const d of dirs.splice(0)) {
+    const pid = readRunStatus(path.join(d, 'run')).pid;
+    if (pid !== null) signalGroup(pid, 'SIGKILL');
+    fs.rmSync(d, { recursive: true, force: true });
+  }
 });
 
 function tmp(): string {

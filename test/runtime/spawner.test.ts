@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkLaunch, prepareRunDirAsync, readRunStatus, wrapperArgs, type LaunchSpec } from '../../src/runtime/launcher.js';
+import { checkLaunch, prepareRunDirAsync, readRunStatus, signalGroup, wrapperArgs, type LaunchSpec } from '../../src/runtime/launcher.js';
 import { SpawnHelper, SpawnHelperGone } from '../../src/runtime/spawner.js';
 import { alive, ROOT, until } from '../support/harness.js';
 
@@ -16,7 +16,12 @@ const dirs: string[] = [];
 const helpers: SpawnHelper[] = [];
 afterEach(() => {
   for (const h of helpers.splice(0)) h.close();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  // A test that failed half-way may leave its wrapper running: take the whole group down.
+  for (const d of dirs.splice(0)) {
+    const pid = readRunStatus(path.join(d, 'run')).pid;
+    if (pid !== null) signalGroup(pid, 'SIGKILL');
+    fs.rmSync(d, { recursive: true, force: true });
+  }
 });
 
 function helper(idleMs?: number): SpawnHelper {

@@ -92,9 +92,9 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
     client.close();
     // The spawn helper that started the burst retires once it has been idle a
     // while: wait for that (steady state is what this item measures), and say how long it stayed.
-    const helperUp = (): boolean => descendants(sup.pid).some((p) => stat(p)?.comm === 'node');
+    const helpers = (): number[] => descendants(sup.pid).filter((p) => stat(p)?.comm === 'node');
     const t0 = performance.now();
-    for (let t = 0; helperUp() && t < 200; t++) await sleep(50);
+    for (let t = 0; helpers().length > 0 && t < 200; t++) await sleep(50);
     const helperS = (performance.now() - t0) / 1000;
     await sleep(settleMs);
     const pgids = fs.readdirSync(path.join(dir, 'runs')).map((u) => readRunStatus(path.join(dir, 'runs', u)).pid ?? 0);
@@ -109,7 +109,7 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
       return out;
     };
     // The supervisor, and its spawn helper (a node child) should one be up again.
-    const daemons = (): number[] => [sup.pid, ...descendants(sup.pid).filter((p) => stat(p)?.comm === 'node')];
+    const daemons = (): number[] => [sup.pid, ...helpers()];
     return { windows: await sampleWindows(daemons, overhead, windows, secs), helperS };
   });
 }

@@ -22,49 +22,40 @@ const { App } = await import('../../src/tui/app.js');
 const { createTuiStore, reduceSnapshot } = await import('../../src/tui/store.js');
 const { builtinThemeDir, loadThemes } = await import('../../src/tui/theme.js');
 const { installInkFrameCache } = await import('../../src/tui/ink-frame-cache.js');
+const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
+const { publicRun } = await import('../../src/server/view.js');
 await installInkFrameCache();
 
+// The runs as the supervisor builds and shows them (newRun, publicRun): working, with usage and a token ceiling.
 const t0 = Date.now() - 60_000;
-const iso = (t: number): string => new Date(t).toISOString();
-const runs = Array.from({ length: 40 }, (_, i) => ({
-  uuid: `${String(i + 1).padStart(8, '0')}-0000-4000-8000-000000000000`,
-  name: `worker-${i + 1}`,
-  provider: 'claude',
-  workload: 'default',
-  protocol: 'claude',
-  status: 'working',
-  exit_reason: null,
-  exit_detail: null,
-  exit_code: null,
-  blocked_kind: null,
-  queue_seq: i + 1,
-  queue_position: null,
-  pid: 4242,
-  command: ['claude'],
-  cwd: '/tmp',
-  interactive: false,
-  turns: 3,
-  input_seq: 0,
-  tokens: { input: 12_000, output: 3_000, cached: 0 },
-  cost_usd: 0.42,
-  budget: {
-    turns: { used: 3, limit: null, fraction: null },
-    tokens: { used: 15_000, limit: 100_000, fraction: 0.15 },
-    cost_usd: { used: 0.42, limit: null, fraction: null },
-    time_ms: { used: 0, limit: null, fraction: null },
-  },
-  held_until: null,
-  loop: { detected: false, warned: false, repetitions: 0 },
-  session_id: null,
-  last_tool: null,
-  last_text: null,
-  created_at: iso(t0),
-  started_at: iso(t0 + 1000),
-  ended_at: null,
-  status_at: iso(t0 + 1000),
-}));
+const runs = Array.from({ length: 40 }, (_, i) =>
+  publicRun(
+    {
+      ...newRun({
+        uuid: `${String(i + 1).padStart(8, '0')}-0000-4000-8000-000000000000`,
+        name: `worker-${i + 1}`,
+        provider: 'claude',
+        workload: 'default',
+        protocol: 'claude',
+        queue_seq: i + 1,
+        command: ['claude'],
+        cwd: '/tmp',
+        now: t0,
+        limits: { ...NO_RUN_LIMITS, max_tokens: 100_000 },
+      }),
+      status: 'working',
+      pid: 4242,
+      started_at: t0 + 1000,
+      status_at: t0 + 1000,
+      turns: 3,
+      tokens: { input: 12_000, output: 3_000, cached: 0 },
+      cost_usd: 0.42,
+    },
+    { now: t0 + 60_000 },
+  ),
+);
 const store = createTuiStore({ home: '/tmp/orcr-bench', theme: 'dark' });
-store.setState((s) => reduceSnapshot(s, { seq: 1, runs: runs as never, events: [] }, Date.now()));
+store.setState((s) => reduceSnapshot(s, { seq: 1, runs, events: [] }, Date.now()));
 store.setState({ conn: { state: 'up', pid: 1, startedAt: Date.now(), error: null, since: Date.now(), starting: false } });
 const themes = loadThemes([builtinThemeDir()]);
 const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { isTTY: true, columns: 160, rows: 50 });

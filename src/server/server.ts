@@ -122,6 +122,8 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         supervisor.setConfig(next);
         supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
       } catch (e) {
+        supervisor.rejectConfig((e as Error).message);
+        log(`config rejected, the previous config stays in force: ${(e as Error).message}`);
         supervisor.journal.appendEvent(null, { type: 'config_rejected', data: { error: (e as Error).message } });
       }
     }, 100);
@@ -277,7 +279,16 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return out;
       }
       case 'server.status':
-        return { pid: process.pid, home: home.dir, started_at: s.startedAt, active: s.activeUuids().length, seq: s.journal.lastSeq(), degraded: s.degraded };
+        return {
+          pid: process.pid,
+          home: home.dir,
+          started_at: s.startedAt,
+          active: s.activeUuids().length,
+          seq: s.journal.lastSeq(),
+          degraded: s.degraded,
+          warnings: s.stats().warnings,
+          config_error: s.configError,
+        };
       case 'server.stop':
         setImmediate(() => void close().then(() => process.exit(0)));
         return { stopping: true };

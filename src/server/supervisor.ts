@@ -1181,6 +1181,8 @@ export class Supervisor {
     active: number;
     holds: Record<string, number>;
     fleet: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> };
+    warnings: string[];
+    config_error: { at: number; message: string } | null;
   } {
     const input = this.index.snapshot(monoNow());
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
@@ -1192,10 +1194,20 @@ export class Supervisor {
       active: this.index.active,
       holds: { ...this.holds },
       fleet: { exceeded: this.fleetExceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
+      warnings: [...this.config.warnings],
+      config_error: this.configError,
     };
   }
 
+  /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
+  configError: { at: number; message: string } | null = null;
+
+  rejectConfig(message: string): void {
+    this.configError = { at: Date.now(), message };
+  }
+
   setConfig(cfg: Config): void {
+    this.configError = null;
     this.config = cfg;
     this.index.setPolicy(admissionPolicy(cfg));
     this.loadFleetUsage();

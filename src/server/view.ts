@@ -2,6 +2,7 @@
 // TUI see. Environment values and the prompt stay inside the supervisor.
 
 import type { Run } from '../core/types.js';
+import type { Waiting } from '../text/waiting.js';
 
 export interface PublicRun {
   uuid: string;
@@ -27,6 +28,8 @@ export interface PublicRun {
   budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
   /** The run's provider is on a usage-limit hold until then (ISO), or null. */
   held_until: string | null;
+  /** Queued runs: what holds it back (render with waitingText); null otherwise. */
+  waiting: Waiting | null;
   loop: { detected: boolean; warned: boolean; repetitions: number };
   session_id: string | null;
   last_tool: string | null;
@@ -44,6 +47,7 @@ export interface ViewExtras {
   budget?: PublicRun['budget'];
   loop?: PublicRun['loop'];
   heldUntil?: number | null;
+  waiting?: Waiting | null;
   now?: number;
 }
 
@@ -85,6 +89,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     },
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
+    waiting: run.status === 'queued' ? (extras.waiting ?? null) : null,
     session_id: run.session_id,
     last_tool: run.last_tool,
     last_text: run.last_text,

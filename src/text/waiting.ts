@@ -1,0 +1,54 @@
+// What holds a queued run back, as one short phrase for `ps`, `show` and the
+// TUI's WHY column. Pure: the supervisor says which cap (PublicRun.waiting);
+// each surface renders it with its own clock, so a hold counts down.
+
+import { formatDuration } from '../config/duration.js';
+
+export const WAITING_REASONS = ['global', 'reserved', 'provider', 'workload', 'hold', 'fleet', 'expiring', 'next', 'unavailable'] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
+/** Why a queued run has not started: the first cap (in admission's order of checks) that stops it. */
+export interface Waiting {
+  reason: WaitingReason;
+  /** The provider or workload named by the reason, else null. */
+  name: string | null;
+  /** Slots in use and the cap's limit, for the cap reasons (global, reserved, provider, workload). */
+  active: number | null;
+  limit: number | null;
+  /** Slots of the global cap kept for other workloads (reason `reserved`). */
+  reserved: number | null;
+  /** When a hold lifts (ISO), reason `hold`. */
+  until: string | null;
+  /** Admission order among all queued runs (1 = next), as queue_position. */
+  position: number | null;
+}
+
+/**
+ * `global 8/8`, `provider claude 3/3`, `workload batch 3/3`,
+ * `global 6/8 (2 reserved)`, `hold codex 4d23h`, `fleet budget`, …
+ */
+export function waitingText(w: Waiting, now: number = Date.now()): string {
+  const ratio = `${w.active ?? '?'}/${w.limit ?? '?'}`;
+  switch (w.reason) {
+    case 'global':
+      return `global ${ratio}`;
+    case 'reserved':
+      return `global ${ratio} (${w.reserved ?? '?'} reserved)`;
+    case 'provider':
+      return `provider ${w.name} ${ratio}`;
+    case 'workload':
+      return `workload ${w.name} ${ratio}`;
+    case 'hold': {
+      const left = w.until === null ? null : Date.parse(w.until) - now;
+      return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
+    }
+    case 'fleet':
+      return 'fleet budget';
+    case 'expiring':
+      return 'max wait passed';
+    case 'next':
+      return w.position !== null && w.position > 1 ? `queue #${w.position}` : 'starting next';
+    case 'unavailable':
+      return 'journal unavailable';
+  }
+}

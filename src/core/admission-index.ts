@@ -36,6 +36,7 @@ import {
   type SlotHolder,
   type Waiter,
 } from './admission.js';
+import { whyWaiting, type Waiting } from './waiting.js';
 
 // ---------- an indexed binary min-heap (items know their own position) ----------
 
@@ -564,6 +565,23 @@ export class AdmissionIndex {
     let pos = 0;
     for (const prio of [...byPrio.keys()].sort((a, b) => b - a)) for (const wt of byPrio.get(prio)!) out.set(wt.uuid, ++pos);
     return out;
+  }
+
+  /** What holds a queued run back (whyWaiting over this index's counts), or null if it is not queued. O(classes · log). */
+  waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
+    const e = this.entries.get(uuid);
+    if (e === undefined) return null;
+    const { p, w } = e.cls;
+    return whyWaiting({
+      global: { active: this.holding.size, limit: this.pol.max },
+      reservedForOthers: this.unusedTotal - unused(w),
+      provider: { name: p.name, active: p.active, limit: p.limit, heldUntil: Number.isNaN(p.hold) ? null : p.hold },
+      workload: { name: w.name, active: w.active, max: w.max },
+      expired: w.maxWait !== null && now - e.waiter.enqueued_at > w.maxWait,
+      fleetExceeded,
+      position: this.queuePosition(uuid),
+      now,
+    });
   }
 
   /** The state as the pure engine's input: capUsage(index.snapshot(now)) etc. O(queue + holders). */

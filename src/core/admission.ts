@@ -62,6 +62,8 @@ export interface CapUsage {
   waiting: string[];
   /** Provider caps only: when the current hold lifts, null if none is in force. */
   held_until: number | null;
+  /** Workload caps only: the workload's priority (admission order), null for the others. */
+  priority: number | null;
 }
 
 const DEFAULT_WORKLOAD: WorkloadPolicy = Object.freeze({ reserved: 0, priority: 0, max: null, max_wait_ms: null });
@@ -227,7 +229,7 @@ export function canEnqueue(policy: AdmissionPolicy, queuedCount: number): boolea
  */
 export function capUsage(input: AdmissionInput): CapUsage[] {
   const { policy, now } = input;
-  const entry = (cap: string, limit: number, reserved: number, held_until: number | null): CapUsage => ({
+  const entry = (cap: string, limit: number, reserved: number, held_until: number | null, priority: number | null = null): CapUsage => ({
     cap,
     limit,
     active: 0,
@@ -237,6 +239,7 @@ export function capUsage(input: AdmissionInput): CapUsage[] {
     reserved,
     waiting: [],
     held_until,
+    priority,
   });
 
   const providerNames = new Set<string>(Object.keys(policy.providers));
@@ -252,7 +255,7 @@ export function capUsage(input: AdmissionInput): CapUsage[] {
     const wp = workloadPolicy(policy, name);
     const r = effectiveReserved(wp);
     reservedTotal += r;
-    workloads.set(name, entry(`workload:${name}`, wp.max ?? policy.max, r, null));
+    workloads.set(name, entry(`workload:${name}`, wp.max ?? policy.max, r, null, wp.priority));
   }
   const providers = new Map<string, CapUsage>();
   for (const name of [...providerNames].sort()) {

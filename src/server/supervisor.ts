@@ -1147,7 +1147,12 @@ export class Supervisor {
     const budget: PublicRun['budget'] = {};
     for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
     const held = this.holds[run.provider];
+    let waiting = run.status === 'queued' ? this.index.waitingFor(run.uuid, monoNow(), this.fleetExceeded) : null;
+    if (run.status === 'queued' && this.degraded !== null) {
+      waiting = { reason: 'unavailable', name: null, active: null, limit: null, reserved: null, until: null, position };
+    }
     return publicRun(run, {
+      waiting,
       queuePosition: position,
       budget,
       heldUntil: held !== undefined && held > monoNow() && run.status !== 'ended' ? held : null,
@@ -1177,6 +1182,7 @@ export class Supervisor {
 
   stats(): {
     caps: ReturnType<typeof capUsage>;
+    names: Record<string, string>;
     queued: number;
     active: number;
     holds: Record<string, number>;
@@ -1188,8 +1194,13 @@ export class Supervisor {
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
     for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
     const w = this.config.budgets.fleet.window;
+    // Names of the runs the caps list (holders and the first waiters), so a reader need not look each up.
+    const names: Record<string, string> = {};
+    const caps = capUsage(input);
+    for (const c of caps) for (const u of [...c.holders, ...c.waiting]) names[u] ??= this.runs.get(u)?.name ?? u;
     return {
-      caps: capUsage(input),
+      caps,
+      names,
       queued: this.index.queued,
       active: this.index.active,
       holds: { ...this.holds },

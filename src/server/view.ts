@@ -2,7 +2,7 @@
 // TUI see. Environment values and the prompt stay inside the supervisor.
 
 import type { Run } from '../core/types.js';
-import type { Waiting } from '../text/waiting.js';
+import type { Waiting } from '../core/waiting.js';
 
 export interface PublicRun {
   uuid: string;

@@ -3,25 +3,9 @@
 // each surface renders it with its own clock, so a hold counts down.
 
 import { formatDuration } from '../config/duration.js';
+import type { Waiting } from '../core/waiting.js';
 
-export const WAITING_REASONS = ['global', 'reserved', 'provider', 'workload', 'hold', 'fleet', 'expiring', 'next', 'unavailable'] as const;
-export type WaitingReason = (typeof WAITING_REASONS)[number];
-
-/** Why a queued run has not started: the first cap (in admission's order of checks) that stops it. */
-export interface Waiting {
-  reason: WaitingReason;
-  /** The provider or workload named by the reason, else null. */
-  name: string | null;
-  /** Slots in use and the cap's limit, for the cap reasons (global, reserved, provider, workload). */
-  active: number | null;
-  limit: number | null;
-  /** Slots of the global cap kept for other workloads (reason `reserved`). */
-  reserved: number | null;
-  /** When a hold lifts (ISO), reason `hold`. */
-  until: string | null;
-  /** Admission order among all queued runs (1 = next), as queue_position. */
-  position: number | null;
-}
+export type { Waiting, WaitingReason } from '../core/waiting.js';
 
 /**
  * `global 8/8`, `provider claude 3/3`, `workload batch 3/3`,

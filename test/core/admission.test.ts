@@ -225,13 +225,14 @@ describe('capUsage', () => {
       // Admission order: the priority-5 review run first, then FIFO.
       waiting: ['w3', 'w1', 'w2'],
       held_until: null,
+      priority: null,
     });
     expect(by['provider:claude']).toMatchObject({ limit: 2, active: 1, holders: ['h1'], queued: 2, oldest_wait_ms: 6_000, held_until: 12_000 });
     // No configured cap: bounded by (and reported as) the global max.
     expect(by['provider:codex']).toMatchObject({ limit: 4, active: 1, holders: ['h2'], queued: 1, oldest_wait_ms: 3_000, held_until: null });
     expect(by['provider:gemini']).toMatchObject({ limit: 1, active: 0, holders: [], queued: 0, oldest_wait_ms: 0, waiting: [] });
     expect(by['workload:default']).toMatchObject({ limit: 4, active: 1, queued: 2, oldest_wait_ms: 6_000, reserved: 0, waiting: ['w1', 'w2'] });
-    expect(by['workload:review']).toMatchObject({ limit: 2, active: 1, holders: ['h2'], queued: 1, oldest_wait_ms: 1_000, reserved: 1, held_until: null });
+    expect(by['workload:review']).toMatchObject({ limit: 2, active: 1, holders: ['h2'], queued: 1, oldest_wait_ms: 1_000, reserved: 1, held_until: null, priority: 5 });
   });
 
   it('capUsage lists at most the first five waiters in admission order', () => {

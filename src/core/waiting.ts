@@ -1,0 +1,96 @@
+// Why a queued run has not started: the cap that holds it back, told from the
+// counts admission keeps. Pure, with `now` passed in. The supervisor asks it
+// from its admission index; the TUI asks it from `stats` caps, so its WHY
+// column stays true as slots come and go between run events.
+
+import type { CapUsage } from './admission.js';
+
+export const WAITING_REASONS = ['hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable'] as const;
+export type WaitingReason = (typeof WAITING_REASONS)[number];
+
+/** What stops a queued run, with the figures a user needs to judge it. */
+export interface Waiting {
+  reason: WaitingReason;
+  /** The provider or workload named by the reason, else null. */
+  name: string | null;
+  /** Slots in use and the cap's limit, for the cap reasons (global, reserved, provider, workload). */
+  active: number | null;
+  limit: number | null;
+  /** Slots of the global cap kept for other workloads (reason `reserved`). */
+  reserved: number | null;
+  /** When a hold lifts (ISO), reason `hold`. */
+  until: string | null;
+  /** Admission order among all queued runs (1 = next), as queue_position. */
+  position: number | null;
+}
+
+export interface WaitingFacts {
+  global: { active: number; limit: number };
+  /** Unused reserved slots of workloads other than this run's. */
+  reservedForOthers: number;
+  provider: { name: string; active: number; limit: number; heldUntil: number | null };
+  workload: { name: string; active: number; max: number | null };
+  expired: boolean;
+  fleetExceeded: boolean;
+  position: number | null;
+  now: number;
+}
+
+/**
+ * The reason a user should hear first: what lasts longest (a hold, the fleet
+ * budget), then the run's own caps (provider, workload: the most specific),
+ * then the global cap and its reserved slots. Several may hold at once; each
+ * named one is a true blocker. When nothing stops it, admission has simply
+ * not run since the last change: `next`.
+ */
+export function whyWaiting(f: WaitingFacts): Waiting {
+  const base: Waiting = { reason: 'next', name: null, active: null, limit: null, reserved: null, until: null, position: f.position };
+  if (f.provider.heldUntil !== null && f.provider.heldUntil > f.now) {
+    return { ...base, reason: 'hold', name: f.provider.name, until: new Date(f.provider.heldUntil).toISOString() };
+  }
+  if (f.fleetExceeded) return { ...base, reason: 'fleet' };
+  if (f.provider.active >= f.provider.limit) {
+    return { ...base, reason: 'provider', name: f.provider.name, active: f.provider.active, limit: f.provider.limit };
+  }
+  if (f.workload.max !== null && f.workload.active >= f.workload.max) {
+    return { ...base, reason: 'workload', name: f.workload.name, active: f.workload.active, limit: f.workload.max };
+  }
+  const free = f.global.limit - f.global.active;
+  if (free <= 0) return { ...base, reason: 'global', active: f.global.active, limit: f.global.limit };
+  if (free - f.reservedForOthers <= 0) {
+    return { ...base, reason: 'reserved', active: f.global.active, limit: f.global.limit, reserved: f.reservedForOthers };
+  }
+  if (f.expired) return { ...base, reason: 'expiring' };
+  return base;
+}
+
+/**
+ * The same answer from `stats` caps (CapUsage entries), for a client that
+ * has no admission index: a run of `provider` in `workload`.
+ */
+export function waitingFromCaps(
+  caps: readonly CapUsage[],
+  run: { provider: string; workload: string; position: number | null },
+  opts: { fleetExceeded: boolean; now: number; workloadMax?: number | null },
+): Waiting {
+  const byName = new Map(caps.map((c) => [c.cap, c]));
+  const global = byName.get('global') ?? { active: 0, limit: Infinity };
+  const p = byName.get(`provider:${run.provider}`);
+  const w = byName.get(`workload:${run.workload}`);
+  let reservedForOthers = 0;
+  for (const c of caps) {
+    if (!c.cap.startsWith('workload:') || c === w) continue;
+    reservedForOthers += Math.max(0, c.reserved - c.active);
+  }
+  return whyWaiting({
+    global: { active: global.active, limit: global.limit },
+    reservedForOthers,
+    provider: { name: run.provider, active: p?.active ?? 0, limit: p?.limit ?? global.limit, heldUntil: p?.held_until ?? null },
+    // A workload cap's limit is its max, or the global max when it has none: the global check covers that case.
+    workload: { name: run.workload, active: w?.active ?? 0, max: opts.workloadMax !== undefined ? opts.workloadMax : (w?.limit ?? null) },
+    expired: false,
+    fleetExceeded: opts.fleetExceeded,
+    position: run.position,
+    now: opts.now,
+  });
+}

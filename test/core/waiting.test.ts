@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { capUsage, type AdmissionPolicy } from '../../src/core/admission.js';
+import { AdmissionIndex } from '../../src/core/admission-index.js';
+import { waitingFromCaps, whyWaiting, type WaitingFacts } from '../../src/core/waiting.js';
+import { waitingText } from '../../src/text/waiting.js';
+
+const facts = (over: Partial<WaitingFacts> = {}): WaitingFacts => ({
+  global: { active: 2, limit: 8 },
+  reservedForOthers: 0,
+  provider: { name: 'claude', active: 1, limit: 3, heldUntil: null },
+  workload: { name: 'batch', active: 1, max: 3 },
+  expired: false,
+  fleetExceeded: false,
+  position: 4,
+  now: 1_000_000,
+  ...over,
+});
+
+describe('whyWaiting', () => {
+  it.each([
+    ['the global cap', facts({ global: { active: 8, limit: 8 } }), 'global 8/8'],
+    ['slots reserved for other workloads', facts({ global: { active: 6, limit: 8 }, reservedForOthers: 2 }), 'global 6/8 (2 reserved)'],
+    ['its workload cap', facts({ workload: { name: 'batch', active: 3, max: 3 } }), 'workload batch 3/3'],
+    ['its provider cap', facts({ provider: { name: 'claude', active: 3, limit: 3, heldUntil: null } }), 'provider claude 3/3'],
+    [
+      'a hold, before any cap (it lasts longest)',
+      facts({ global: { active: 8, limit: 8 }, provider: { name: 'codex', active: 0, limit: 3, heldUntil: 1_000_000 + (4 * 24 + 23) * 3_600_000 } }),
+      'hold codex 4d23h',
+    ],
+    ['the fleet budget', facts({ fleetExceeded: true }), 'fleet budget'],
+    ['a max wait that passed', facts({ expired: true }), 'max wait passed'],
+    ['nothing: admission is about to run', facts({ position: 4 }), 'queue #4'],
+    ['nothing, first in line', facts({ position: 1 }), 'starting next'],
+  ])('names %s', (_what, f, text) => {
+    expect(waitingText(whyWaiting(f), f.now)).toBe(text);
+  });
+
+  it('a hold that has lifted is not a reason', () => {
+    const w = whyWaiting(facts({ provider: { name: 'codex', active: 0, limit: 3, heldUntil: 999_999 } }));
+    expect(w.reason).toBe('next');
+  });
+});
+
+describe('the same answer from the index and from stats caps', () => {
+  const policy: AdmissionPolicy = {
+    max: 4,
+    providers: { claude: 1 },
+    workloads: { batch: { reserved: 0, priority: 0, max: 2, max_wait_ms: null }, urgent: { reserved: 1, priority: 5, max: null, max_wait_ms: null } },
+    max_queued: null,
+  };
+  it('provider, workload and reserved reasons agree', () => {
+    const idx = new AdmissionIndex(policy);
+    idx.acquire({ uuid: 'h1', provider: 'claude', workload: 'batch' });
+    idx.acquire({ uuid: 'h2', provider: 'codex', workload: 'batch' });
+    idx.enqueue({ uuid: 'q1', provider: 'claude', workload: 'default', queue_seq: 1, enqueued_at: 0 });
+    idx.enqueue({ uuid: 'q2', provider: 'codex', workload: 'batch', queue_seq: 2, enqueued_at: 0 });
+    idx.enqueue({ uuid: 'q3', provider: 'codex', workload: 'default', queue_seq: 3, enqueued_at: 0 });
+    idx.enqueue({ uuid: 'q4', provider: 'codex', workload: 'default', queue_seq: 4, enqueued_at: 0 });
+    // q3 takes the last slot that is not reserved for `urgent`.
+    expect(idx.decide(10)).toEqual(['q3']);
+    const caps = capUsage(idx.snapshot(10));
+    for (const [uuid, provider, workload, text] of [
+      ['q1', 'claude', 'default', 'provider claude 1/1'],
+      ['q2', 'codex', 'batch', 'workload batch 2/2'],
+      ['q4', 'codex', 'default', 'global 3/4 (1 reserved)'],
+    ] as const) {
+      const fromIndex = idx.waitingFor(uuid, 10, false)!;
+      const fromCaps = waitingFromCaps(caps, { provider, workload, position: fromIndex.position }, { fleetExceeded: false, now: 10 });
+      expect(waitingText(fromIndex, 10)).toBe(text);
+      expect(fromCaps).toEqual(fromIndex);
+    }
+    expect(idx.waitingFor('h1', 10, false)).toBeNull();
+  });
+});

@@ -162,7 +162,7 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
-      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid);
+      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
       c.close();
       printLogs(file, info.protocol, tail, jsonMode);
       return 0;
@@ -224,7 +224,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       await c.call('server.stop');
-      await new Promise<void>((r) => c.onClose(r));
+      await new Promise<void>((r) => c.onClose(() => r()));
       if (jsonMode) printJson({ stopped: true });
       else out('stopped (agents keep running; the next supervisor re-adopts them)');
       return 0;
@@ -249,10 +249,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
-  // A supervisor restart drops the connection; the wait simply resumes.
+  // A supervisor restart drops the connection; the wait resumes with the
+  // supervisor that comes back, and never starts one itself. A deliberate
+  // stop ends the wait (exit 7, code `stopped`).
   const started = Date.now();
+  let c = await connect();
   for (;;) {
-    const c = await connect();
     try {
       const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
       const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left });
@@ -260,8 +262,8 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
       return res.settled;
     } catch (e) {
       c.close();
-      if (e instanceof RemoteError && e.code === 'unavailable') continue;
-      throw e;
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      c = await Client.reconnect(ensureHome(homeDir()));
     }
   }
 }
@@ -304,9 +306,14 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
   let last = since;
   let client: Client | null = c;
   for (;;) {
-    const cl: Client = client ?? (await connect());
+    const cl: Client = client ?? (await Client.reconnect(ensureHome(homeDir())));
     client = null;
-    const done = new Promise<void>((r) => cl.onClose(r));
+    const done = new Promise<void>((r) =>
+      cl.onClose((stopped) => {
+        if (stopped) fail('stopped', 'the supervisor was stopped (orcr server stop); no more events', 7);
+        r();
+      }),
+    );
     // Live events can arrive in the same read as the subscribe reply, before
     // its replay is printed: hold them until the replay is out.
     let held: { event: RunEvent; name: string | null }[] | null = [];

@@ -1081,6 +1081,8 @@ export class Supervisor {
   }
 
   wait(uuids: string[], timeoutMs: number | null): Promise<Settled[]> {
+    // Nothing to wait for (`wait --all` on an idle fleet): settled at once.
+    if (uuids.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
       const minInput = new Map<string, number>();
       for (const u of uuids) minInput.set(u, this.runs.get(u)?.input_seq ?? 0);

@@ -82,8 +82,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'run': {
       const specs = rest.includes('--from') ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      // A run starts with the environment of the `orcr run` that made it (PATH included), not the supervisor's.
+      const callerEnv = Object.fromEntries(Object.entries(process.env).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs, caller_env: callerEnv });
       c.close();
       if (jsonMode) printJson(res.runs.length === 1 && !rest.includes('--from') ? res.runs[0] : res.runs);
       else for (const r of res.runs) out(`${r.name} ${r.uuid}`);

@@ -185,7 +185,17 @@ export function costFromTokens(t: TokenCounts, price: Price): number {
  * (used as is), else tokens × price, else null (unknown).
  */
 export function runCost(reported: number | null, tokens: TokenCounts, price: Price | null): number | null {
-  if (reported !== null && Number.isFinite(reported)) return reported;
-  if (price !== null) return costFromTokens(tokens, price);
+  if (reported !== null && Number.isFinite(reported)) return roundCost(reported);
+  if (price !== null) return roundCost(costFromTokens(tokens, price));
   return null;
+}
+
+/** A meter's fraction to four decimals (0.1234 = 12.34%), for what users read. */
+export function roundFraction(f: number | null): number | null {
+  return f === null || !Number.isFinite(f) ? f : Math.round(f * 1e4) / 1e4;
+}
+
+/** Costs to a millionth of a dollar: finer than any price, and no float noise (0.30000000000000004) in what users read. */
+export function roundCost(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
 }

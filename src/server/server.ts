@@ -44,6 +44,7 @@ export const runSpecSchema = z
     protocol: z.enum(PROTOCOLS).optional(),
     command: z.array(z.string()).min(1).optional(),
     env: z.record(z.string(), z.string()).optional(),
+    caller_env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().min(1),
     interactive: z.boolean().optional(),
     max_turns: z.number().int().min(0).optional(),
@@ -225,7 +226,10 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     const s = supervisor;
     switch (method) {
       case 'run.enqueue': {
-        const specs = z.array(runSpecSchema).min(1).parse(params.specs) as RunSpec[];
+        const callerEnv = z.record(z.string(), z.string()).optional().parse(params.caller_env);
+        const specs = (z.array(runSpecSchema).min(1).parse(params.specs) as RunSpec[]).map((spec) =>
+          callerEnv && !spec.caller_env ? { ...spec, caller_env: callerEnv } : spec,
+        );
         return { runs: s.enqueue(specs).map((r) => s.view(r)) };
       }
       case 'run.list': {

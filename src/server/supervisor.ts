@@ -16,6 +16,8 @@ import {
   firstTrip,
   fleetMeters,
   mergeLimits,
+  roundCost,
+  roundFraction,
   runCost,
   runMeters,
   tripReason,
@@ -34,6 +36,7 @@ import {
   LaunchError,
   prepareRunDirAsync,
   procStat,
+  resolveProgram,
   readExitStatus,
   readRunStatus,
   signalGroup,
@@ -58,6 +61,8 @@ export interface RunSpec {
   protocol?: Protocol;
   command?: string[];
   env?: Record<string, string>;
+  /** The environment of the client that made the run (`orcr run` sends its own): the run starts with it, plus `env`. */
+  caller_env?: Record<string, string>;
   cwd: string;
   interactive?: boolean;
   max_turns?: number;
@@ -74,6 +79,8 @@ interface Prepared {
   spec: LaunchSpec;
   /** What the run's environment adds to the supervisor's (all the spawn helper needs). */
   extraEnv: Record<string, string>;
+  /** extraEnv is the whole environment (the run's maker's), not an addition to ours. */
+  fullEnv: boolean;
   program: string | null;
   error: string | null;
 }
@@ -107,6 +114,8 @@ interface Live {
   finished: boolean;
   /** A loop warning to send once the agent is idle again. */
   pendingWarning: string | null;
+  /** Close the agent's stdin once the pending input is written (a one-shot agent's prompt). */
+  closeAfterInput: boolean;
 }
 
 interface Settled {
@@ -129,12 +138,15 @@ interface Waiting {
  * The supervisor's clock: wall time at process start, advanced by the
  * monotonic clock. A system clock that jumps (NTP, a user) neither expires
  * nor extends queue waits, holds, guards or timeouts while this process runs.
+ * Whole milliseconds: every time it stamps reaches users (JSON, events).
  */
-const monoNow = (): number => performance.timeOrigin + performance.now();
+const monoNow = (): number => Math.round(performance.timeOrigin + performance.now());
 
 export class Supervisor {
   readonly journal: Journal;
   private readonly runs = new Map<string, Run>();
+  /** Names of active runs (→ uuid): a new run may not take one. */
+  private readonly activeByName = new Map<string, string>();
   /** Queued runs and slot holders, kept incrementally: a decision costs O(log classes), not O(queue). */
   private index: AdmissionIndex;
   private readonly live = new Map<string, Live>();
@@ -184,6 +196,7 @@ export class Supervisor {
     const active = this.journal.activeRuns();
     for (const run of active) {
       this.runs.set(run.uuid, run);
+      this.activeByName.set(run.name, run.uuid);
       if (run.status === 'queued') this.index.enqueue(toWaiter(run));
       else if (holdsSlot(run.status)) this.index.acquire(run);
     }
@@ -258,8 +271,45 @@ export class Supervisor {
       const preset = provider ? presetFor(provider) : undefined;
       protocol = protocol ?? preset?.protocol ?? null;
       provider = provider ?? path.basename(command[0]!);
+      // A prompt beside an explicit command goes to its stdin: as its first
+      // input line (claude, jsonl), else as the text followed by EOF.
+      stdinPrompt = spec.prompt !== undefined;
     }
     return { command, provider, protocol, stdinPrompt };
+  }
+
+  /**
+   * A name is a reference users type (`kill NAME`): it must stay unambiguous.
+   * Refused: one an active run holds (or an earlier spec of the same call),
+   * and one that reads as a prefix of a run's uuid.
+   */
+  private checkName(name: string, taken: Set<string>): void {
+    const shown = JSON.stringify(name);
+    const holder = this.activeByName.get(name);
+    if (taken.has(name) || holder !== undefined) {
+      throw new RemoteError('usage', `the name ${shown} is taken by an active run${holder ? ` (${holder.slice(0, 8)})` : ''}; pick another, or kill that run first`);
+    }
+    if (/^[0-9a-f-]{4,}$/i.test(name) && this.journal.runsByPrefix(name).length > 0) {
+      throw new RemoteError('usage', `the name ${shown} reads as the start of another run's uuid; pick a name that does not`);
+    }
+    taken.add(name);
+  }
+
+  /** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the caller's PATH. */
+  private checkCommand(command: string[], cwd: string, callerEnv: Record<string, string> | undefined): void {
+    let dir: fs.Stats;
+    try {
+      dir = fs.statSync(cwd);
+    } catch (e) {
+      throw new RemoteError('usage', `cwd ${cwd}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (e as Error).message}`);
+    }
+    if (!dir.isDirectory()) throw new RemoteError('usage', `cwd ${cwd}: not a directory`);
+    try {
+      resolveProgram(command[0]!, cwd, (callerEnv ?? process.env).PATH);
+    } catch (e) {
+      if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${JSON.stringify(command[0])}: ${e.message}`);
+      throw e;
+    }
   }
 
   enqueue(specs: RunSpec[]): Run[] {
@@ -271,8 +321,11 @@ export class Supervisor {
     if (!canEnqueue(policy, this.index.queued + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
+    const names = new Set<string>();
     const prepared = specs.map((spec) => {
       const r = this.resolveSpec(spec);
+      if (spec.name !== undefined) this.checkName(spec.name, names);
+      this.checkCommand(r.command, spec.cwd, spec.caller_env);
       const workload = spec.workload ?? this.config.concurrency.default_workload;
       const presetBudgets = this.config.providers[r.provider]?.budgets;
       const limits = mergeLimits(
@@ -333,11 +386,14 @@ export class Supervisor {
           limits,
           now,
         });
-        this.journal.insertRun(run, {
-          type: 'queued',
-          data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq },
-        }, now);
+        this.journal.insertRun(
+          run,
+          { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq } },
+          now,
+          spec.caller_env ?? null,
+        );
         this.runs.set(run.uuid, run);
+        this.activeByName.set(run.name, run.uuid);
         this.index.enqueue(toWaiter(run));
         return run;
       }),
@@ -401,18 +457,21 @@ export class Supervisor {
    */
   private spawn(runs: Run[]): void {
     const checked = runs.map((run) => {
-      const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
+      // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
+      const base = this.journal.launchEnv(run.uuid);
+      const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
         argv: run.command,
         cwd: run.cwd,
-        env: { ...process.env, ...extraEnv },
+        env: base ? extraEnv : { ...process.env, ...extraEnv },
         stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
       };
+      const fullEnv = base !== null;
       try {
-        return { run, spec, extraEnv, program: checkLaunch(spec), error: null as string | null };
+        return { run, spec, extraEnv, fullEnv, program: checkLaunch(spec), error: null as string | null };
       } catch (e) {
-        return { run, spec, extraEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        return { run, spec, extraEnv, fullEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
     });
     // A burst — several launches at once, or one right after another — has the
@@ -455,7 +514,7 @@ export class Supervisor {
    */
   private async startWrappers(ready: Prepared[], stale: () => boolean): Promise<Outcome[]> {
     const outcomes = await Promise.all(
-      ready.map(async ({ run: before, spec, extraEnv, program, error }): Promise<Outcome | null> => {
+      ready.map(async ({ run: before, spec, extraEnv, fullEnv, program, error }): Promise<Outcome | null> => {
         // Killed while its directory was being made: it was ended as canceled then.
         const run = this.runs.get(before.uuid);
         if (run?.status !== 'starting') return null;
@@ -463,7 +522,7 @@ export class Supervisor {
         try {
           if (this.helper.up) {
             try {
-              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv);
+              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv, fullEnv);
               return { run, launched: { pid, pidStart: processStartTime(pid), child: null }, error: null };
             } catch (e) {
               if (!(e instanceof SpawnHelperGone)) throw e;
@@ -496,8 +555,13 @@ export class Supervisor {
           return [];
         }
         let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
-        // Without a protocol that announces itself, being spawned is the only sign of life.
-        if (next.protocol === null || next.protocol === 'plain') {
+        if (awaitsFirstInput(next) && next.protocol !== 'jsonl') {
+          // Nothing to do until the user sends something, and (claude, plain)
+          // nothing will be said before that: it is ready once it runs.
+          next = transition(next, 'idle', monoNow());
+          this.save(next, { type: 'idle', data: { from: 'starting', pid: launched.pid, turn: 0 } });
+        } else if (next.protocol === null || next.protocol === 'plain') {
+          // Without a protocol that announces itself, being spawned is the only sign of life.
           next = transition(next, 'working', monoNow());
           this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
         } else {
@@ -508,7 +572,12 @@ export class Supervisor {
     );
     for (const { next, child } of started) {
       this.watch(next, child);
-      if (next.prompt !== null) this.writeInput(next, next.prompt, false);
+      if (next.prompt !== null) {
+        // An agent that takes no input after its prompt reads stdin to its end before it starts: close it once the prompt is in.
+        const live = this.live.get(next.uuid);
+        if (live && !acceptsInput(next.protocol)) live.closeAfterInput = true;
+        this.writeInput(next, next.prompt, false);
+      }
     }
   }
 
@@ -530,6 +599,7 @@ export class Supervisor {
       startedMono: run.started_at ?? monoNow(),
       finished: false,
       pendingWarning: null,
+      closeAfterInput: false,
     };
   }
 
@@ -655,7 +725,11 @@ export class Supervisor {
     switch (sig.kind) {
       case 'alive': {
         let next = { ...run, session_id: sig.session_id ?? run.session_id };
-        if (next.status === 'starting') {
+        if (next.status === 'starting' && awaitsFirstInput(next)) {
+          // Ready, and nothing was asked of it yet: it waits for input.
+          next = transition(next, 'idle', now);
+          events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+        } else if (next.status === 'starting') {
           next = transition(next, 'working', now);
           events.push({ type: 'working', data: { from: 'starting' } });
         }
@@ -759,7 +833,7 @@ export class Supervisor {
     for (const m of meters) {
       if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
         run = { ...run, warned_meters: [...run.warned_meters, m.name] };
-        events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+        events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: roundFraction(m.fraction) } });
       }
     }
     const changed =
@@ -824,14 +898,14 @@ export class Supervisor {
     for (const m of meters) {
       if (m.warn && !m.tripped && !this.fleetWarned.has(m.name)) {
         this.fleetWarned.add(m.name);
-        this.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+        this.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
       }
     }
     if (trip && !this.fleetExceeded) {
       this.fleetExceeded = true;
       this.journal.transaction(() => {
         this.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
-        this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: trip.used, limit: trip.limit } });
+        this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
         // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
         for (const w of this.index.waiting()) this.end(w.uuid, 'canceled', 'fleet_budget', null);
       });
@@ -936,6 +1010,7 @@ export class Supervisor {
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     this.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
     this.runs.delete(uuid);
+    if (this.activeByName.get(run.name) === uuid) this.activeByName.delete(run.name);
     if (from === 'queued') this.index.remove(uuid);
     else this.index.release(uuid);
     this.cleanupLive(uuid);
@@ -1043,6 +1118,11 @@ export class Supervisor {
       } finally {
         fs.closeSync(fd);
       }
+      if (live.closeAfterInput) {
+        live.closeAfterInput = false;
+        const run = this.runs.get(uuid);
+        if (run) this.closeInput(run);
+      }
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'error';
       // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nor opened it.
@@ -1147,7 +1227,7 @@ export class Supervisor {
     const elapsed = run.started_at === null ? 0 : (run.ended_at ?? monoNow()) - run.started_at;
     const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
-    for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    for (const m of meters) budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     const held = this.holds[run.provider];
     let waiting = run.status === 'queued' ? this.index.waitingFor(run.uuid, monoNow(), this.fleetExceeded) : null;
     if (run.status === 'queued' && this.degraded !== null) {
@@ -1194,7 +1274,7 @@ export class Supervisor {
   } {
     const input = this.index.snapshot(monoNow());
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
-    for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    for (const m of this.fleetMetersNow()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     const w = this.config.budgets.fleet.window;
     // Names of the runs the caps list (holders and the first waiters), so a reader need not look each up.
     const names: Record<string, string> = {};
@@ -1241,6 +1321,7 @@ export class Supervisor {
     this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.detachAll();
     this.runs.clear();
+    this.activeByName.clear();
     this.index = new AdmissionIndex(admissionPolicy(this.config));
     this.probeTimer = setInterval(() => {
       try {
@@ -1299,6 +1380,11 @@ export class Supervisor {
 
 function toWaiter(run: Run): Waiter {
   return { uuid: run.uuid, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, enqueued_at: run.created_at };
+}
+
+/** An interactive run started without a prompt: idle, not working, once its agent is ready. */
+function awaitsFirstInput(run: Run): boolean {
+  return run.interactive && run.prompt === null && run.input_seq === 0;
 }
 
 function acceptsInput(protocol: Protocol | null): boolean {

@@ -56,7 +56,7 @@ describe('agents', () => {
 
   it('an interactive agent goes idle, takes input, and a wait after send settles only on the new turn', async () => {
     const h = home();
-    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '150']);
+    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '-p', 'fix it', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '150']);
     const w1 = h.cli(['wait', 'chat']);
     expect(w1.stdout.trim()).toBe('chat turn_complete');
     expect(w1.code).toBe(0);

@@ -114,8 +114,6 @@ interface Live {
   finished: boolean;
   /** A loop warning to send once the agent is idle again. */
   pendingWarning: string | null;
-  /** Close the agent's stdin once the pending input is written (a one-shot agent's prompt). */
-  closeAfterInput: boolean;
 }
 
 interface Settled {
@@ -241,7 +239,7 @@ export class Supervisor {
 
   // ---------- enqueue ----------
 
-  resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; stdinPrompt: boolean } {
+  resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; promptArgv: boolean } {
     // A config entry refines the built-in preset of the same name (e.g. adds a price), key by key.
     const presetFor = (name: string): ProviderPreset | undefined => {
       const builtin = Object.hasOwn(BUILTIN_PROVIDERS, name) ? BUILTIN_PROVIDERS[name] : undefined;
@@ -251,31 +249,30 @@ export class Supervisor {
     let command = spec.command && spec.command.length > 0 ? spec.command : null;
     let provider = spec.provider ?? null;
     let protocol: Protocol | null = spec.protocol ?? null;
-    let stdinPrompt = false;
+    let promptArgv = false;
     if (!command) {
       if (!provider) throw new RemoteError('usage', 'nothing to run: give -a PROVIDER (a preset) or -- COMMAND ARGS...');
       const preset = presetFor(provider);
       if (!preset || !preset.command) {
         throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
       }
-      const hasPlaceholder = preset.command.some((a) => a.includes('{prompt}'));
-      // Without a placeholder the prompt is the first input line; an agent
-      // like `claude --input-format stream-json` prints nothing until it gets one.
-      if (spec.prompt === undefined && (hasPlaceholder || preset.interactive_input)) {
-        throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT`);
-      }
-      command = preset.command.map((a) => a.split('{prompt}').join(spec.prompt ?? ''));
-      stdinPrompt = !hasPlaceholder && spec.prompt !== undefined;
       protocol = protocol ?? preset.protocol ?? null;
+      // A preset's `{prompt}` puts the prompt in argv (the user's choice in
+      // config.json); without one it goes to stdin: the first input line of an
+      // agent that takes input, else the text followed by EOF. The command
+      // keeps the placeholder: `ps`, `show` and events never show the prompt.
+      promptArgv = preset.command.some((a) => a.includes('{prompt}'));
+      const takesInput = preset.interactive_input === true || acceptsInput(protocol);
+      if (spec.prompt === undefined && !(spec.interactive && takesInput && !promptArgv)) {
+        throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT (or -p @FILE, -p - for stdin)`);
+      }
+      command = preset.command;
     } else {
       const preset = provider ? presetFor(provider) : undefined;
       protocol = protocol ?? preset?.protocol ?? null;
       provider = provider ?? path.basename(command[0]!);
-      // A prompt beside an explicit command goes to its stdin: as its first
-      // input line (claude, jsonl), else as the text followed by EOF.
-      stdinPrompt = spec.prompt !== undefined;
     }
-    return { command, provider, protocol, stdinPrompt };
+    return { command, provider, protocol, promptArgv };
   }
 
   /**
@@ -295,8 +292,8 @@ export class Supervisor {
     taken.add(name);
   }
 
-  /** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the caller's PATH. */
-  private checkCommand(command: string[], cwd: string, callerEnv: Record<string, string> | undefined): void {
+  /** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the run's PATH. */
+  private checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): void {
     let dir: fs.Stats;
     try {
       dir = fs.statSync(cwd);
@@ -305,7 +302,7 @@ export class Supervisor {
     }
     if (!dir.isDirectory()) throw new RemoteError('usage', `cwd ${cwd}: not a directory`);
     try {
-      resolveProgram(command[0]!, cwd, (callerEnv ?? process.env).PATH);
+      resolveProgram(command[0]!, cwd, env.PATH);
     } catch (e) {
       if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${JSON.stringify(command[0])}: ${e.message}`);
       throw e;
@@ -325,7 +322,7 @@ export class Supervisor {
     const prepared = specs.map((spec) => {
       const r = this.resolveSpec(spec);
       if (spec.name !== undefined) this.checkName(spec.name, names);
-      this.checkCommand(r.command, spec.cwd, spec.caller_env);
+      this.checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
       const workload = spec.workload ?? this.config.concurrency.default_workload;
       const presetBudgets = this.config.providers[r.provider]?.budgets;
       const limits = mergeLimits(
@@ -381,7 +378,8 @@ export class Supervisor {
           command: r.command,
           cwd: spec.cwd,
           env: spec.env ?? {},
-          prompt: r.stdinPrompt ? (spec.prompt ?? null) : null,
+          prompt: spec.prompt ?? null,
+          promptArgv: r.promptArgv,
           interactive: spec.interactive ?? false,
           limits,
           now,
@@ -462,11 +460,14 @@ export class Supervisor {
       const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
-        argv: run.command,
+        argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
         cwd: run.cwd,
         env: base ? extraEnv : { ...process.env, ...extraEnv },
-        stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
+        stdinFifo: run.interactive || acceptsInput(run.protocol),
       };
+      // A one-shot agent reads its prompt to EOF before it starts: from a file, not through the FIFO.
+      const prompt = stdinPrompt(run);
+      if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
       const fullEnv = base !== null;
       try {
         return { run, spec, extraEnv, fullEnv, program: checkLaunch(spec), error: null as string | null };
@@ -486,7 +487,7 @@ export class Supervisor {
       checked.map(async (c) => {
         if (c.program === null) return c;
         try {
-          await prepareRunDirAsync(c.spec.dir);
+          await prepareRunDirAsync(c.spec.dir, c.spec.promptFile ?? null);
           return c;
         } catch (e) {
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
@@ -572,12 +573,9 @@ export class Supervisor {
     );
     for (const { next, child } of started) {
       this.watch(next, child);
-      if (next.prompt !== null) {
-        // An agent that takes no input after its prompt reads stdin to its end before it starts: close it once the prompt is in.
-        const live = this.live.get(next.uuid);
-        if (live && !acceptsInput(next.protocol)) live.closeAfterInput = true;
-        this.writeInput(next, next.prompt, false);
-      }
+      // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
+      const prompt = stdinPrompt(next);
+      if (prompt !== null && (next.interactive || acceptsInput(next.protocol))) this.writeInput(next, prompt, false);
     }
   }
 
@@ -599,7 +597,6 @@ export class Supervisor {
       startedMono: run.started_at ?? monoNow(),
       finished: false,
       pendingWarning: null,
-      closeAfterInput: false,
     };
   }
 
@@ -1118,11 +1115,7 @@ export class Supervisor {
       } finally {
         fs.closeSync(fd);
       }
-      if (live.closeAfterInput) {
-        live.closeAfterInput = false;
-        const run = this.runs.get(uuid);
-        if (run) this.closeInput(run);
-      }
+
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'error';
       // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nor opened it.
@@ -1384,7 +1377,12 @@ function toWaiter(run: Run): Waiter {
 
 /** An interactive run started without a prompt: idle, not working, once its agent is ready. */
 function awaitsFirstInput(run: Run): boolean {
-  return run.interactive && run.prompt === null && run.input_seq === 0;
+  return run.interactive && stdinPrompt(run) === null && run.input_seq === 0;
+}
+
+/** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
+function stdinPrompt(run: Run): string | null {
+  return run.prompt_argv === true ? null : run.prompt;
 }
 
 function acceptsInput(protocol: Protocol | null): boolean {

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
+import { roundCost } from '../../src/core/budget.js';
 
 const home = useHomes();
 
@@ -47,7 +48,7 @@ describe('agents', () => {
     expect(run.protocol).toBe(protocol);
     expect(run.turns).toBe(expected.turns);
     expect(run.tokens).toEqual(expected.tokens);
-    expect(run.cost_usd).toBeCloseTo(expected.cost_usd, 9);
+    expect(run.cost_usd).toBe(roundCost(expected.cost_usd));
     expect(run.last_tool).toBe(expected.tools[expected.tools.length - 1]);
     expect(run.last_text).toBe(expected.final_text);
     const entries = h.json<{ kind: string; name?: string }[]>(['logs', 'a']);

@@ -65,6 +65,44 @@ describe('a prompt beside an explicit command', () => {
   });
 });
 
+describe('prompts never travel in argv', () => {
+  it.each([
+    ['codex', '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'],
+    ['gemini', '{"type":"init","session_id":"s1","model":"m"}\n{"type":"message","role":"assistant","content":"done"}\n{"type":"result","status":"success","stats":{"total_tokens":2,"input_tokens":1,"output_tokens":1}}'],
+  ])('the %s preset gets its prompt on stdin, and ps/show/events carry no prompt text', async (agent, transcript) => {
+    const h = home();
+    const bin = path.join(h.dir, 'bin');
+    fs.mkdirSync(bin);
+    const argvFile = path.join(h.dir, 'argv');
+    const stdinFile = path.join(h.dir, 'stdin');
+    // A stand-in for the real CLI: records its argv and stdin, then speaks its format.
+    script(h, `bin/${agent}`, `#!/bin/sh\nprintf '%s\\n' "$@" > ${argvFile}\ncat > ${stdinFile}\ncat <<'EOF'\n${transcript}\nEOF\n`);
+    const secret = 'SECRET-PROMPT-' + 'x'.repeat(200_000);
+    const promptFile = path.join(h.dir, 'prompt.txt');
+    fs.writeFileSync(promptFile, secret);
+    const env = { ...h.env, PATH: `${bin}:${process.env.PATH}` };
+    // 200 KB: more than one argv string may hold (128 KiB).
+    const r = h.cli(['run', '-n', 'p', '-a', agent, '-p', secret.slice(0, 100), '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const w = h.cli(['wait', 'p', '--timeout', '20s'], { env });
+    expect(w.stdout.trim(), h.cli(['show', 'p'], { env }).stdout + fs.readdirSync(path.join(h.dir, 'runs')).join()).toBe('p completed');
+    expect(fs.readFileSync(stdinFile, 'utf8')).toBe(secret.slice(0, 100) + '\n');
+    expect(fs.readFileSync(argvFile, 'utf8')).not.toContain('SECRET');
+    for (const args of [['show', 'p', '--json'], ['ps', '--all', '--json'], ['events', '--json'], ['show', 'p'], ['ps', '--all']]) {
+      expect(h.cli(args, { env }).stdout).not.toContain('SECRET');
+    }
+  });
+
+  it("a config preset's {prompt} is the user's choice: argv gets it, the command shown keeps the placeholder", async () => {
+    const h = home({ providers: { echoer: { command: ['sh', '-c', 'echo "$1"', 'sh', '{prompt}'] } } });
+    h.json(['run', '-n', 'e', '-a', 'echoer', '-p', 'SECRET-hi']);
+    expect(h.cli(['wait', 'e']).stdout.trim()).toBe('e completed');
+    expect(h.cli(['logs', 'e']).stdout.trim()).toBe('SECRET-hi');
+    const run = h.json<{ command: string[] }>(['show', 'e']);
+    expect(run.command).toEqual(['sh', '-c', 'echo "$1"', 'sh', '{prompt}']);
+  });
+});
+
 describe('names stay unambiguous', () => {
   it('refuses a name an active run holds, and one that reads as another run\'s uuid prefix', async () => {
     const h = home({ concurrency: { max: 1 } });

@@ -47,6 +47,7 @@ import {
   type LaunchSpec,
 } from '../runtime/launcher.js';
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
+import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
@@ -98,8 +99,8 @@ interface Live {
   /** The run directory, watched for output in `out` and the wrapper's `exit` line in `status`. */
   dirWatch: fs.FSWatcher | null;
   adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
-  killTimer: NodeJS.Timeout | null;
-  guardTimer: NodeJS.Timeout | null;
+  killTimer: LongTimeout | null;
+  guardTimer: LongTimeout | null;
   stoppedFor: { reason: ExitReason; detail?: string | null } | null;
   lastResultOk: boolean | null;
   /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
@@ -129,7 +130,7 @@ interface Waiting {
   pending: Set<string>;
   done: Map<string, Settled>;
   resolve: (settled: Settled[]) => void;
-  timer: NodeJS.Timeout | null;
+  timer: LongTimeout | null;
 }
 
 /**
@@ -149,7 +150,7 @@ export class Supervisor {
   private index: AdmissionIndex;
   private readonly live = new Map<string, Live>();
   private admitScheduled = false;
-  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineTimer: LongTimeout | null = null;
   private waits = new Set<Waiting>();
   private holds: Record<string, number> = {};
   private fleetUsage = { tokens: 0, cost: 0 };
@@ -437,13 +438,10 @@ export class Supervisor {
   }
 
   private armDeadline(now: number): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     this.deadlineTimer = null;
     const at = this.index.nextDeadline(now);
-    if (at !== null) {
-      this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - monoNow()));
-      this.deadlineTimer.unref();
-    }
+    if (at !== null) this.deadlineTimer = setLongTimeout(() => this.admit(), at - monoNow(), { unref: true });
   }
 
   // ---------- processes ----------
@@ -641,7 +639,9 @@ export class Supervisor {
     live.dirWatch?.close();
     live.dirWatch = null;
     live.child?.removeAllListeners('exit');
-    for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
+    live.killTimer?.clear();
+    live.guardTimer?.clear();
+    if (live.inputTimer) clearTimeout(live.inputTimer);
   }
 
   /**
@@ -674,7 +674,7 @@ export class Supervisor {
     const live = this.live.get(uuid);
     const run = this.runs.get(uuid);
     if (!live || !run) return;
-    if (live.guardTimer) clearTimeout(live.guardTimer);
+    live.guardTimer?.clear();
     live.guardTimer = null;
     const now = monoNow();
     let at: number | null = null;
@@ -695,8 +695,7 @@ export class Supervisor {
     }
     if (at !== null && why) {
       const w = why;
-      live.guardTimer = setTimeout(() => this.stopFor(uuid, w.reason, w.detail), Math.max(0, at - now) + 1);
-      live.guardTimer.unref();
+      live.guardTimer = setLongTimeout(() => this.stopFor(uuid, w.reason, w.detail), at - now + 1, { unref: true });
     }
   }
 
@@ -1054,8 +1053,7 @@ export class Supervisor {
     if (!run || run.pid === null) return;
     signalRun(uuid, run.pid, force ? 'SIGKILL' : 'SIGTERM');
     if (live && !force && live.killTimer === null) {
-      live.killTimer = setTimeout(() => signalRun(uuid, run.pid!, 'SIGKILL'), this.config.timings.kill_grace);
-      live.killTimer.unref();
+      live.killTimer = setLongTimeout(() => signalRun(uuid, run.pid!, 'SIGKILL'), this.config.timings.kill_grace, { unref: true });
     }
   }
 
@@ -1162,7 +1160,7 @@ export class Supervisor {
       const w: Waiting = { uuids, minInput, pending: new Set(uuids), done: new Map(), resolve, timer: null };
       this.waits.add(w);
       if (timeoutMs !== null) {
-        w.timer = setTimeout(() => {
+        w.timer = setLongTimeout(() => {
           this.waits.delete(w);
           resolve(uuids.map((u) => w.done.get(u) ?? { uuid: u, name: this.nameOf(u), token: 'pending' }));
         }, timeoutMs);
@@ -1199,7 +1197,7 @@ export class Supervisor {
     w.done.set(uuid, s);
     if (w.pending.size === 0) {
       this.waits.delete(w);
-      if (w.timer) clearTimeout(w.timer);
+      w.timer?.clear();
       w.resolve(w.uuids.map((u) => w.done.get(u)!));
     }
   }
@@ -1338,7 +1336,7 @@ export class Supervisor {
 
   /** Let go of every process and timer without touching the journal. */
   private detachAll(): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     this.deadlineTimer = null;
     if (this.fleetTimer) clearInterval(this.fleetTimer);
     this.fleetTimer = null;
@@ -1353,7 +1351,7 @@ export class Supervisor {
   stop(): void {
     this.stopping = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     if (this.fleetTimer) clearInterval(this.fleetTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.degraded !== null) {

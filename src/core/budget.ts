@@ -131,36 +131,12 @@ export interface FleetBudget {
   window: 'all' | { rolling_ms: number };
 }
 
-/** A usage increment (not a running total), stamped with epoch ms. */
-export interface UsageSample {
-  at: number;
-  tokens: number;
-  cost_usd: number;
-}
-
-export function inWindow(sample: UsageSample, window: FleetBudget['window'], now: number): boolean {
-  return window === 'all' || now - sample.at < window.rolling_ms;
-}
-
-/** The samples still inside the window, so a caller can drop the rest. */
-export function pruneSamples(samples: readonly UsageSample[], budget: FleetBudget, now: number): UsageSample[] {
-  return samples.filter((s) => inWindow(s, budget.window, now));
-}
-
-/** Fleet meters, tokens then cost_usd, over the samples inside the window. */
-export function fleetMeters(samples: readonly UsageSample[], budget: FleetBudget, now: number): Meter[] {
-  let tokens = 0;
-  let cost = 0;
-  for (const s of samples) {
-    if (!inWindow(s, budget.window, now)) continue;
-    tokens += s.tokens;
-    cost += s.cost_usd;
-  }
-  return [meter('tokens', tokens, budget.max_tokens), meter('cost_usd', cost, budget.max_cost_usd)];
-}
-
-export function fleetTripped(samples: readonly UsageSample[], budget: FleetBudget, now: number): boolean {
-  return firstTrip(fleetMeters(samples, budget, now)) !== null;
+/**
+ * Fleet meters, tokens then cost_usd, over the usage inside the budget's
+ * window (the journal sums it per minute: what the window holds is its query).
+ */
+export function fleetMeters(usage: { tokens: number; cost_usd: number }, budget: FleetBudget): Meter[] {
+  return [meter('tokens', usage.tokens, budget.max_tokens), meter('cost_usd', usage.cost_usd, budget.max_cost_usd)];
 }
 
 // ---------------------------------------------------------------------------

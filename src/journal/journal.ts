@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Run, RunEvent } from '../core/types.js';
+import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 export class JournalVersionError extends Error {
@@ -296,7 +297,9 @@ export class Journal {
 
   /** Fleet usage from `sinceTs` on (minute resolution); 0 for all time. */
   usageSince(sinceTs: number): { tokens: number; cost: number } {
-    return this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
+    const sum = this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
+    // A sum of REALs carries float noise (6.199999…); costs are kept to a millionth of a dollar.
+    return { tokens: sum.tokens, cost: roundCost(sum.cost) };
   }
 
   walCheckpoint(): void {

@@ -885,7 +885,7 @@ export class Supervisor {
   }
 
   private fleetMetersNow(): Meter[] {
-    return fleetMeters([{ at: monoNow(), tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }], this.fleetBudget(), monoNow());
+    return fleetMeters({ tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }, this.fleetBudget());
   }
 
   private checkFleet(): void {

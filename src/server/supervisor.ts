@@ -48,6 +48,7 @@ import {
 } from '../runtime/launcher.js';
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
+import { FifoWriter } from '../runtime/fifo-writer.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
@@ -105,9 +106,8 @@ interface Live {
   lastResultOk: boolean | null;
   /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
   lastResultDetail: string | null;
-  /** Input lines waiting for the wrapper to open the FIFO (ENXIO until it has). */
-  pendingInput: string[];
-  inputTimer: NodeJS.Timeout | null;
+  /** The agent's input FIFO: what was sent and not yet in the pipe, written as it drains. */
+  input: FifoWriter | null;
   loop: LoopState;
   turn: TurnRecord;
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
@@ -588,8 +588,7 @@ export class Supervisor {
       stoppedFor: null,
       lastResultOk: null,
       lastResultDetail: null,
-      pendingInput: [],
-      inputTimer: null,
+      input: null,
       loop: initialLoopState(),
       turn: { tools: [], text: null },
       startedMono: run.started_at ?? monoNow(),
@@ -641,7 +640,7 @@ export class Supervisor {
     live.child?.removeAllListeners('exit');
     live.killTimer?.clear();
     live.guardTimer?.clear();
-    if (live.inputTimer) clearTimeout(live.inputTimer);
+    live.input?.close();
   }
 
   /**
@@ -1088,46 +1087,21 @@ export class Supervisor {
   private writeInput(run: Run, text: string, sent: boolean): void {
     const live = this.live.get(run.uuid);
     const line = inputLine(run.protocol, text);
-    if (sent) this.journal.appendEvent(run.uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: line.length } });
+    if (sent) this.journal.appendEvent(run.uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: Buffer.byteLength(line) } });
     if (!live) return;
-    live.pendingInput.push(line);
-    this.flushInput(run.uuid);
-  }
-
-  /**
-   * Write queued input to the FIFO. Until the wrapper has opened its end, a
-   * non-blocking open fails with ENXIO: retry shortly (the first input of a
-   * run is written right after spawn, usually before the wrapper is there).
-   */
-  private flushInput(uuid: string): void {
-    const live = this.live.get(uuid);
-    if (!live || live.inputTimer !== null || live.pendingInput.length === 0) return;
-    const file = path.join(runDir(this.home, uuid), 'in');
-    try {
-      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      try {
-        while (live.pendingInput.length > 0) {
-          fs.writeSync(fd, live.pendingInput[0]!);
-          live.pendingInput.shift();
+    // Until the wrapper has made and opened the FIFO the writer retries; past
+    // the pipe's 64 KiB it writes the rest as the agent reads.
+    live.input ??= new FifoWriter(path.join(runDir(this.home, run.uuid), 'in'), {
+      onError: (e) => {
+        try {
+          this.journal.appendEvent(run.uuid, { type: 'input_failed', data: { error: e.message } });
+        } catch (err) {
+          if (err instanceof JournalUnavailable) this.degrade(err.message);
+          else throw err;
         }
-      } finally {
-        fs.closeSync(fd);
-      }
-
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? 'error';
-      // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nor opened it.
-      if (code === 'ENXIO' || code === 'EAGAIN' || code === 'ENOENT') {
-        live.inputTimer = setTimeout(() => {
-          live.inputTimer = null;
-          this.flushInput(uuid);
-        }, 20);
-        live.inputTimer.unref();
-        return;
-      }
-      live.pendingInput = [];
-      this.journal.appendEvent(uuid, { type: 'input_failed', data: { error: code } });
-    }
+      },
+    });
+    live.input.write(line);
   }
 
   /** Ask the wrapper to close the agent's stdin (EOF), ending a one-shot agent. */

@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { homePaths } from '../../src/config/home.js';
 import { script, until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
@@ -163,6 +165,42 @@ done
     expect(h.cli(['send', 'quiet', 'hello']).code).toBe(0);
     expect(h.cli(['wait', 'quiet', '--timeout', '20s']).stdout.trim()).toBe('quiet turn_complete');
     expect(h.json<{ turns: number; last_text: string }>(['show', 'quiet'])).toMatchObject({ turns: 1, last_text: 'hi' });
+  });
+});
+
+describe('input of any size', () => {
+  it('a 1 MB send reaches an interactive agent whole, after the pipe fills many times over', async () => {
+    const h = home();
+    const got = path.join(h.dir, 'got');
+    // A stand-in that reads slowly: the pipe (64 KiB) fills, and the rest must follow as it drains.
+    const agent = script(
+      h,
+      'slow-reader.mjs',
+      `#!${process.execPath}
+import fs from 'node:fs';
+import readline from 'node:readline';
+console.log(JSON.stringify({ type: 'ready' }));
+const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of rl) {
+  const text = JSON.parse(line).text;
+  fs.writeFileSync(${JSON.stringify(got)}, text);
+  console.log(JSON.stringify({ type: 'turn_start' }));
+  console.log(JSON.stringify({ type: 'turn_end' }));
+}
+`,
+    );
+    h.json(['run', '-n', 'big', '--interactive', '--protocol', 'jsonl', '--', agent]);
+    expect(h.cli(['wait', 'big', '--timeout', '20s']).stdout.trim()).toBe('big turn_complete');
+    const text = 'abcdefghij'.repeat(100_000) + '\u00e9\u4e16';
+    const c = await Client.connect(homePaths(h.dir), { autoStart: false });
+    try {
+      await c.call('run.send', { ref: 'big', text });
+    } finally {
+      c.close();
+    }
+    expect(h.cli(['wait', 'big', '--timeout', '30s']).stdout.trim()).toBe('big turn_complete');
+    expect(fs.readFileSync(got, 'utf8')).toBe(text);
+    expect(h.json<{ input_seq: number; turns: number }>(['show', 'big'])).toMatchObject({ input_seq: 1, turns: 1 });
   });
 });
 

@@ -4,7 +4,8 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { capLines } from '../src/tui/limiter.js';
+import { capLabel, capLines } from '../src/tui/limiter.js';
+import { textWidth } from '../src/tui/format.js';
 import type { Span } from '../src/tui/columns.js';
 
 export interface LimiterPaneProps {
@@ -25,7 +26,7 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
 
   const nameOf = (uuid: string): string => byId[uuid]?.name ?? uuid.slice(0, 8);
   const caps = stats?.caps ?? [];
-  const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => c.cap.length + 3)));
+  const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => textWidth(capLabel(c.cap)) + 1)));
   const lines: Span[][] = [];
   for (const c of caps) lines.push(...capLines(c, nameOf, now, labelWidth, detailed, width < 110));
   const start = detailed ? Math.min(scroll * 3, Math.max(0, lines.length - body)) : Math.min(scroll, Math.max(0, lines.length - body));

@@ -16,6 +16,7 @@ import { createTuiStore, reduceList, reduceSnapshot, reduceStream, reduceViewpor
 import { normalizeStats } from '../../src/tui/model.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ev, msg, run, T0 } from './fixtures.js';
+import { displayWidth } from '../../src/text/terminal-text.js';
 import { lines, renderPane, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -97,6 +98,22 @@ describe('RunsTable', () => {
     const order = ls.slice(2, 9).map((l) => l.match(/(fix-login|chat-ui|build-api|spinner|later-1|later-2|old-job)/)![1]);
     expect(order).toEqual(['fix-login', 'chat-ui', 'build-api', 'spinner', 'later-1', 'later-2', 'old-job']);
     expect(ls[2]!.startsWith('› ')).toBe(true);
+  });
+
+  it('lines up names in any script: CJK and emoji count two columns, every row starts each column at the same place', () => {
+    const names = ['世界-1', '🚀-agent', 'abc'];
+    const runs = names.map((name, i) => run({ name, status: 'working', provider: 'claude', workload: 'batch', turns: 7, queue_seq: i + 1 }));
+    const store = storeWith(runs);
+    for (const width of [140, 100, 80]) {
+      const inst = renderPane(store, <RunsTable width={width} body={5} />);
+      const ls = lines(inst.lastFrame()!);
+      const rows = names.map((n) => ls.find((l) => l.includes(n))!);
+      // The column where the provider/workload cell starts, in terminal columns.
+      const starts = rows.map((l) => displayWidth(l.slice(0, l.indexOf('claude/batch'))));
+      expect(new Set(starts).size, `${width} columns:\n${rows.join('\n')}`).toBe(1);
+      for (const l of rows) expect(displayWidth(l)).toBeLessThanOrEqual(width);
+      cleanup();
+    }
   });
 
   it('renders only the visible window of 1,000 runs and follows the selection', async () => {

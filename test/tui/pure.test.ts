@@ -18,7 +18,7 @@ import { Ring } from '../../src/tui/ring.js';
 import { cleanLine, readTail } from '../../src/tui/output-tail.js';
 import { notificationBytes, summarize } from '../../src/tui/notify.js';
 import { parseTuiArgs } from '../../src/tui/args.js';
-import { fit, fullestMeter, truncate } from '../../src/tui/format.js';
+import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/format.js';
 import { readPrefs, writePrefs } from '../../src/tui/prefs.js';
 import { run, T0 } from './fixtures.js';
 
@@ -116,10 +116,15 @@ describe('columns', () => {
     expect(text).toContain('90%');
   });
 
-  it('truncates and pads by code points', () => {
+  it('truncates and pads by terminal columns: wide characters count two', () => {
     expect(truncate('abcdef', 4)).toBe('abc…');
     expect(fit('ab', 4, 'right')).toBe('  ab');
     expect(fit('⟳', 2)).toBe('⟳ ');
+    expect(fit('世界-1', 8)).toBe('世界-1  ');
+    expect(fit('🚀-agent', 10)).toBe('🚀-agent  ');
+    expect(truncate('世界世界', 5)).toBe('世界…');
+    expect(fit('世界世界', 4)).toBe('世… ');
+    expect(textWidth('世界-1')).toBe(6);
   });
 });
 

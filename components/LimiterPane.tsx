@@ -24,7 +24,8 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
   const focused = useTui((s) => s.pane === 'limiter');
   const stale = useStale();
 
-  const nameOf = (uuid: string): string => byId[uuid]?.name ?? uuid.slice(0, 8);
+  // A run the store does not hold (ended long ago, or not shown yet) still has a name in stats.
+  const nameOf = (uuid: string): string => byId[uuid]?.name ?? stats?.names[uuid] ?? uuid.slice(0, 8);
   const caps = stats?.caps ?? [];
   const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => textWidth(capLabel(c.cap)) + 1)));
   const lines: Span[][] = [];

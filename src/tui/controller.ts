@@ -9,7 +9,7 @@ import { parseRunArgs } from '../cli/run-args.js';
 import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
-import { normalizeStats, type Snapshot, type Stats } from './model.js';
+import { clean, normalizeStats, type Snapshot, type Stats } from './model.js';
 import { notificationBytes, summarize } from './notify.js';
 import { outputFile, readTail } from './output-tail.js';
 import { writePrefs } from './prefs.js';
@@ -129,7 +129,7 @@ export class Controller implements Actions {
         state,
         pid: state === 'up' ? (this.client?.server?.pid ?? null) : s.conn.pid,
         startedAt: state === 'up' ? (this.client?.server?.started_at ?? null) : s.conn.startedAt,
-        error: extra.error ?? null,
+        error: extra.error === undefined || extra.error === null ? null : clean(extra.error),
         since: s.conn.state === state ? s.conn.since : now,
         starting: extra.starting ?? false,
       },
@@ -378,7 +378,7 @@ export class Controller implements Actions {
         this.batcher.flush();
         update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
       } catch (e) {
-        update({ state: 'failed', error: (e as Error).message });
+        update({ state: 'failed', error: clean((e as Error).message) });
       } finally {
         if (wc) {
           this.waitClients.delete(wc);

@@ -3,6 +3,7 @@
 // the help screen are generated from this table, so they cannot drift.
 
 import type { Key } from 'ink';
+import { safeLine } from '../text/terminal-text.js';
 
 export enum Command {
   Up = 'up',
@@ -156,6 +157,6 @@ export function helpEntries(): { label: string; hint: string }[] {
 /** Printable text to insert into a prompt (pastes arrive as one string). */
 export function printable(input: string, key: Key): string {
   if (key.ctrl || key.meta || key.escape || key.return || key.tab) return '';
-  // Strip control characters and stray escape sequences; keep the rest of a paste.
-  return input.replace(/\x1b\[[0-9;]*[A-Za-z~]/g, '').replace(/[\x00-\x1f\x7f]/g, '');
+  // A paste keeps its text; its escape sequences go, and its line breaks become spaces (a prompt is one line).
+  return safeLine(input);
 }

@@ -10,7 +10,7 @@ import { Controller } from './controller.js';
 import { createDemoHome } from './demo-home.js';
 import { installInkFrameCache } from './ink-frame-cache.js';
 import { readPrefs } from './prefs.js';
-import { createTuiStore } from './store.js';
+import { createTuiStore, error } from './store.js';
 import { TerminalGuard } from './terminal.js';
 import { builtinThemeDir, initialThemeName, loadThemes } from './theme.js';
 
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
   await installInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme });
-  if (themes.problems.length > 0) store.setState({ message: { text: `theme problems: ${themes.problems.join('; ')}`, kind: 'error', at: Date.now() } });
+  if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,

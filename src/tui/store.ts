@@ -8,6 +8,7 @@ import { clampList, followSelection, listReducer, scrollFromEnd, type ListAction
 import {
   applyEvents,
   applySnapshot,
+  clean,
   computeView,
   logEntry,
   QUIET_EVENTS,
@@ -278,10 +279,11 @@ export function nextPane(s: TuiState): Pane {
   return panes[(panes.indexOf(s.pane) + 1) % panes.length]!;
 }
 
+// Notices carry names and the server's own words: made safe here, where every notice passes.
 export function info(text: string, now: number): Patch {
-  return { message: { text, kind: 'info', at: now } };
+  return { message: { text: clean(text), kind: 'info', at: now } };
 }
 
 export function error(text: string, now: number): Patch {
-  return { message: { text, kind: 'error', at: now } };
+  return { message: { text: clean(text), kind: 'error', at: now } };
 }

@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
 import type { Actions } from '../../src/tui/controller.js';
-import { createTuiStore, reduceSnapshot, type TuiStore } from '../../src/tui/store.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTuiStore, error, reduceSnapshot, type TuiStore } from '../../src/tui/store.js';
+import { readTail } from '../../src/tui/output-tail.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { normalizeStats } from '../../src/tui/model.js';
 import { run, T0 } from './fixtures.js';
@@ -192,6 +196,74 @@ describe('App', () => {
     await until(inst, (x) => !x.includes('Help — keys'));
     await press(inst, 'q');
     expect(exits).toEqual([1]);
+  });
+
+  it('nothing an agent printed reaches the terminal as a control sequence: rows, limiter, events, notices, details and output', async () => {
+    // An OSC 52 clipboard write, a title change, a CSI clear screen, an 8-bit C1 CSI and a newline.
+    const NASTY = 'A\x1b]52;c;b3JjcjogcHduZWQ=\x07B\x1b]0;x\x07C\x1b[2J\x1b[HD\u009b31mE\nF';
+    const SAFE = 'ABCDE F';
+    const bad = run({
+      name: `n-${NASTY}`,
+      status: 'ended',
+      provider: `p-${NASTY}`,
+      workload: `w-${NASTY}`,
+      exit_reason: 'errored',
+      exit_detail: `d-${NASTY}`,
+      exit_code: 1,
+      command: ['sh', '-c', `echo ${NASTY}`],
+      cwd: `/tmp/${NASTY}`,
+      last_tool: `t-${NASTY}`,
+      last_text: `x-${NASTY}`,
+      queue_seq: 1,
+    });
+    const waiting = run({ name: `q-${NASTY}`, status: 'queued', queue_seq: 2 });
+    const store = createTuiStore({ home: '/tmp/h', now: T0 + 5000, theme: 'dark' });
+    store.setState((s) =>
+      reduceSnapshot(
+        s,
+        {
+          seq: 10,
+          runs: [bad, waiting],
+          events: [
+            { seq: 8, ts: T0, run: bad.uuid, type: 'ended', data: { reason: `r-${NASTY}`, detail: `d-${NASTY}`, exit_code: 1 } },
+            { seq: 9, ts: T0, run: null, type: `e-${NASTY}`, data: { what: NASTY } },
+            { seq: 10, ts: T0, run: null, type: 'hold', data: { provider: NASTY, until: T0 + 60_000 } },
+          ],
+        },
+        T0 + 5000,
+      ),
+    );
+    store.setState({
+      conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
+      stats: normalizeStats({
+        caps: [{ cap: `provider:${NASTY}`, limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 1, waiting: ['not-in-the-store'] }],
+        names: { 'not-in-the-store': `s-${NASTY}` },
+        holds: { [NASTY]: T0 + 60_000 },
+        warnings: [`warn-${NASTY}`],
+        config_error: { at: T0, message: `cfg-${NASTY}` },
+      }),
+      ...error(`server says ${NASTY}`, T0),
+    });
+    const inst = render(<App store={store} actions={fakeActions([])} themes={themes} onExit={() => undefined} size={{ columns: 120, rows: 40 }} />);
+    const clean = (f: string): void => {
+      expect(f).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+      for (const leak of ['b3JjcjogcHduZWQ=', ']0;x', '[2J', '31m']) expect(f).not.toContain(leak);
+      expect(lines(f)).toHaveLength(39);
+    };
+    let f = await until(inst, (x) => x.includes('Limiter') && x.includes(`s-${SAFE}`));
+    clean(f);
+    expect(f).toMatch(new RegExp(`■ ended\\s+errored\\s+n-${SAFE}`));
+    expect(f).toContain(`server says ${SAFE}`);
+    expect(f).toContain(`e-${SAFE}`);
+    await press(inst, 'G', KEY.enter);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
+    fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
+    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: readTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
+    fs.rmSync(dir, { recursive: true, force: true });
+    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('Output, last 3 lines'));
+    clean(f);
+    // In the output a newline is a new line, as the agent meant it.
+    for (const t of [`d-${SAFE}`, `t-${SAFE}`, `x-${SAFE}`, `/tmp/${SAFE}`, 'out-ABCDE\nF\nlast']) expect(f).toContain(t);
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

@@ -3,7 +3,13 @@
 // reconnecting after the supervisor went away (rows replaced, no duplicates).
 
 import './no-ci.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import React from 'react';
+import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/tui/app.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Controller } from '../../src/tui/controller.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/store.js';
@@ -93,6 +99,53 @@ describe('controller with a real supervisor', () => {
       return r && r.status === 'idle' && r.input_seq === 1;
     }, 'the turn to end');
     ctl.send(chat.uuid, '');
+  });
+
+  it('bytes from a real agent (name, workload, command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    // OSC 52 (clipboard), OSC 0 (title), CSI clear screen, 8-bit C1 CSI, newline.
+    const NASTY = '\x1b]52;c;cHduZWQ=\x07\x1b]0;pwned\x07\x1b[2J\u009b31m\n';
+    const cwd = path.join(home.dir, `dir${NASTY}x`);
+    fs.mkdirSync(cwd);
+    const json = (o: unknown): string => JSON.stringify(o);
+    const script = [
+      `printf '%s\\n' '${json({ type: 'ready' })}' '${json({ type: 'turn_start' })}'`,
+      `printf '%s\\n' '${json({ type: 'tool', name: `Tool${NASTY}X` })}' '${json({ type: 'text', text: `say${NASTY}hi` })}'`,
+      `printf 'raw\\033]52;c;cHduZWQ=\\007\\033]0;pwned\\007\\033[2J\\302\\23331m out\\n'`,
+      'sleep 30',
+    ].join('\n');
+    const file = path.join(home.dir, 'agent.sh');
+    fs.writeFileSync(file, script + '\n');
+    const r = home.run(['-n', `name${NASTY}A`, '-w', `wl${NASTY}B`, '--cwd', cwd, '--protocol', 'jsonl', '--', 'sh', file, `arg${NASTY}C`]);
+    const { store, ctl } = start(home);
+    await waitFor(() => store.getState().runs.byId[r.uuid]?.last_text?.includes('hi'), 'the agent to speak');
+    const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }));
+    try {
+      const plain = (f: string): void => {
+        expect(f).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+        // The agent's JSON lines show its escapes as harmless text ("\u001b]52;…"); every other line shows no trace of them.
+        const prose = f.split('\n').filter((l) => !l.startsWith('{"type"')).join('\n');
+        for (const leak of ['cHduZWQ=', 'pwned', '[2J', '31m']) expect(prose).not.toContain(leak);
+        expect(f.split('\n')).toHaveLength(39);
+      };
+      let f = await waitFor(() => {
+        const x = inst.lastFrame() ?? '';
+        return /● working\s+name A/.test(x) && x.includes('wl B') ? x : null;
+      }, 'the row');
+      plain(f);
+      inst.stdin.write('\r');
+      f = await waitFor(() => {
+        const x = inst.lastFrame() ?? '';
+        return x.includes('Details: name A') && x.includes('raw out') ? x : null;
+      }, 'the details with the output');
+      plain(f);
+      expect(f).toContain('tool Tool X');
+      expect(f).toContain('"say hi"');
+      expect(f).toContain('dir x');
+      expect(f).toContain("'arg C'");
+    } finally {
+      inst.unmount();
+    }
   });
 
   it('says when the supervisor goes away, keeps the rows, and re-subscribes when it is back', async () => {

@@ -8,7 +8,7 @@ import { StoreContext, ThemeContext, useTui } from '../../components/context.js'
 import { Details } from '../../components/Details.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
-import { Header } from '../../components/Header.js';
+import { hasConfigNotice, Header } from '../../components/Header.js';
 import { Help } from '../../components/Help.js';
 import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
@@ -51,10 +51,11 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   const showEvents = useTui((s) => s.showEvents);
   const caps = useTui((s) => s.stats?.caps.length ?? 0);
   const waits = useTui((s) => s.waits.length > 0);
+  const configNotice = useTui((s) => hasConfigNotice(s.stats));
   const theme = useTui((s) => s.theme);
   const layout = useMemo(
-    () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits }),
-    [size.columns, size.rows, showEvents, caps, waits],
+    () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits, configNotice }),
+    [size.columns, size.rows, showEvents, caps, waits, configNotice],
   );
   useEffect(() => {
     store.setState((s) =>
@@ -87,7 +88,7 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   }
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height}>
-      <Header width={layout.width} />
+      <Header width={layout.width} height={layout.header} />
       {main}
       <Footer width={layout.width} />
     </Box>

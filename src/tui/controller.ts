@@ -15,7 +15,7 @@ import { outputFile, readTail } from './output-tail.js';
 import { writePrefs } from './prefs.js';
 import { cpuPercent, sampleGroup, type GroupSample } from './proc-stats.js';
 import { shellSplit } from './shell-split.js';
-import { error, info, reduceSnapshot, reduceStream, type Patch, type TuiState, type TuiStore, type WaitBanner } from './store.js';
+import { error, info, reduceSnapshot, reduceStats, reduceStream, type Patch, type TuiState, type TuiStore, type WaitBanner } from './store.js';
 
 /** What the controller needs from a connection; the real Client fits it. */
 export interface ClientLike {
@@ -267,8 +267,7 @@ export class Controller implements Actions {
       const now = Date.now();
       // With the next frame; what the user may have changed meanwhile (scroll, banners, mode) is read then.
       this.batcher.defer((s) => {
-        const patch: Patch = { now };
-        if (stats) patch.stats = stats;
+        const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
         if (details && s.mode === 'details' && s.selected === details.uuid) {
           const scroll = s.details?.uuid === details.uuid ? Math.min(s.details.scroll, Math.max(0, details.lines.length - 1)) : 0;
           patch.details = { ...details, scroll };
@@ -295,7 +294,7 @@ export class Controller implements Actions {
 
   private async fetchStats(): Promise<void> {
     const stats = await this.loadStats();
-    if (stats) this.batcher.defer({ stats });
+    if (stats) this.batcher.defer((s) => reduceStats(s, stats));
   }
 
   /** Stats if they changed since the last call, else null (no store change, no render). */

@@ -38,8 +38,8 @@ export function capLines(
     { text: empty, token: 'meter.empty' },
     { text: ` ${fit(`${c.active}/${c.limit}`, 7)}`, token: meterToken(f) },
   ];
-  if (c.reserved > 0) meter.push({ text: ` res ${c.reserved}`, token: 'text.muted' });
-  if (held) meter.push({ text: ` held ${dur(c.held_until! - now)}`, token: 'event.hold' });
+  if (c.reserved > 0) meter.push({ text: ` ${c.reserved} reserved`, token: 'text.muted' });
+  if (held) meter.push({ text: ` hold ${dur(c.held_until! - now)}`, token: 'event.hold' });
   const holders: Span[] =
     c.holders.length > 0
       ? [{ text: 'holders ', token: 'text.muted' }, { text: names(c.holders, nameOf, detailed ? 4 : 2, c.holders.length), token: 'status.working' }]

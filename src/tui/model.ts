@@ -196,11 +196,17 @@ export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): App
 export interface ViewOptions {
   filter: string;
   showAll: boolean;
+  /**
+   * Workload priorities (from stats), which decide the admission order: higher
+   * priority first, then queue_seq. Null before the first stats: the order the
+   * server last gave (queue_position) stands in.
+   */
+  priorities?: Readonly<Record<string, number>> | null;
 }
 
 export interface RunsView {
   ids: string[];
-  /** 1-based queue position of each queued run (all queued runs, not just the filtered ones). */
+  /** 1-based admission order of each queued run (all queued runs, not just the filtered ones). */
   positions: Readonly<Record<string, number>>;
   counts: Readonly<Record<Status, number>>;
   total: number;
@@ -214,6 +220,15 @@ function matches(r: PublicRun, words: string[]): boolean {
   return words.every((w) => hay.includes(w));
 }
 
+/** The supervisor's admission order (CONTRACT: workload priority descending, then queue_seq). */
+export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
+  if (priorities === null) {
+    return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
+  }
+  const prio = (r: PublicRun): number => (Object.hasOwn(priorities, r.workload) ? priorities[r.workload]! : 0);
+  return (a, b) => prio(b) - prio(a) || a.queue_seq - b.queue_seq;
+}
+
 export function compareRuns(a: PublicRun, b: PublicRun): number {
   const ra = STATUS_RANK[a.status] ?? 9;
   const rb = STATUS_RANK[b.status] ?? 9;
@@ -221,7 +236,7 @@ export function compareRuns(a: PublicRun, b: PublicRun): number {
   return a.queue_seq - b.queue_seq;
 }
 
-/** Rows to show: active or all, matching the filter, sorted by status then queue order. */
+/** Rows to show: active or all, matching the filter, sorted by status, queued runs in admission order. */
 export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
   const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
   const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
@@ -236,11 +251,19 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (!opts.showAll && r.status === 'ended') continue;
     if (matches(r, words)) rows.push(r);
   }
-  rows.sort(compareRuns);
-  queued.sort((a, b) => a.queue_seq - b.queue_seq);
+  queued.sort(admissionCompare(opts.priorities ?? null));
   const positions: Record<string, number> = {};
   queued.forEach((r, i) => (positions[r.uuid] = i + 1));
+  rows.sort((a, b) => (a.status === 'queued' && b.status === 'queued' ? positions[a.uuid]! - positions[b.uuid]! : compareRuns(a, b)));
   return { ids: rows.map((r) => r.uuid), positions, counts, total };
+}
+
+/** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */
+export function prioritiesOf(stats: Stats | null): Record<string, number> | null {
+  if (!stats) return null;
+  const out: Record<string, number> = {};
+  for (const c of stats.caps) if (c.cap.startsWith('workload:') && typeof c.priority === 'number') out[c.cap.slice('workload:'.length)] = c.priority;
+  return out;
 }
 
 // ---------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
   clean,
   computeView,
   logEntry,
+  prioritiesOf,
   QUIET_EVENTS,
   type LogEntry,
   type Notable,
@@ -93,6 +94,8 @@ export interface TuiState {
   loaded: boolean;
   view: RunsView;
   stats: Stats | null;
+  /** Workload priorities from the last stats: the queue's order depends on them. */
+  priorities: Readonly<Record<string, number>> | null;
   log: Ring<LogEntry>;
   logVersion: number;
   logSeq: number;
@@ -131,6 +134,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     loaded: false,
     view: EMPTY_VIEW,
     stats: null,
+    priorities: null,
     log: new Ring<LogEntry>(LOG_CAPACITY),
     logVersion: 0,
     logSeq: 0,
@@ -165,8 +169,8 @@ export function createTuiStore(over: Partial<TuiState> = {}): TuiStore {
 // Reducers: (state, …) → patch. No I/O.
 
 /** Recompute the rows shown and keep the selected run selected. */
-export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll): Patch {
-  const view = computeView(runs.byId, { filter, showAll });
+export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities): Patch {
+  const view = computeView(runs.byId, { filter, showAll, priorities });
   const { list, selected } = followSelection(s.list, s.selected, view.ids, s.viewport.runsHeight);
   return { runs, view, list, selected };
 }
@@ -215,6 +219,19 @@ export function reduceStream(s: TuiState, msgs: readonly StreamMessage[]): { pat
   // Keep the runs' seq even when only quiet events arrived.
   if (!patch.runs && applied.data.seq !== s.runs.seq) patch.runs = applied.data;
   return { patch, notable: applied.notable };
+}
+
+/** Fresh stats; when a workload's priority changed, the queue is re-ordered with it. */
+export function reduceStats(s: TuiState, stats: Stats): Patch {
+  const priorities = prioritiesOf(stats);
+  if (samePriorities(s.priorities, priorities)) return { stats };
+  return { stats, priorities, ...reView(s, s.runs, s.filter, s.showAll, priorities) };
+}
+
+function samePriorities(a: Readonly<Record<string, number>> | null, b: Readonly<Record<string, number>> | null): boolean {
+  if (a === null || b === null) return a === b;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
 export function reduceList(s: TuiState, a: ListAction): Patch {

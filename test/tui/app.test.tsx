@@ -83,7 +83,7 @@ describe('App', () => {
     await press(inst, KEY.down, 'G');
     await until(inst, (x) => /› ■ ended\s+completed\s+done-d/.test(x));
     await press(inst, 'k');
-    await until(inst, (x) => /› ○ queued\s+waiter-c/.test(x));
+    await until(inst, (x) => /› ○ queued\s+global 2\/2\s+waiter-c/.test(x));
     await press(inst, 'g');
     await until(inst, (x) => /› ◇ idle\s+idler-b/.test(x));
     expect(store.getState().list.cursor).toBe(0);
@@ -255,6 +255,9 @@ describe('App', () => {
     expect(f).toMatch(new RegExp(`■ ended\\s+errored\\s+n-${SAFE}`));
     expect(f).toContain(`server says ${SAFE}`);
     expect(f).toContain(`e-${SAFE}`);
+    expect(f).toContain(`cfg-${SAFE}`);
+    expect(f).toContain(`warn-${SAFE}`);
+    expect(f).toContain(`s-${SAFE}`);
     await press(inst, 'G', KEY.enter);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
     fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);

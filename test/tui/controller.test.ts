@@ -9,6 +9,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/app.js';
+import { queuedWhy } from '../../src/tui/why.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Controller } from '../../src/tui/controller.js';
@@ -146,6 +147,29 @@ describe('controller with a real supervisor', () => {
     } finally {
       inst.unmount();
     }
+  });
+
+  it('queue positions agree with the supervisor (priority first); WHY names the global cap when only it binds; a refused config.json reaches the store', async () => {
+    const config = { concurrency: { max: 1, workloads: { urgent: { priority: 5 } } } };
+    home = new Home(config);
+    home.run(['-n', 'busy', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'first-in', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'second-in', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'late-urgent', '-w', 'urgent', '--', 'sh', '-c', 'sleep 30']);
+    const { store } = start(home);
+    const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
+    await waitFor(() => store.getState().stats && byName('late-urgent') && store.getState().priorities?.urgent === 5, 'stats with priorities');
+    const ps = new Map(home.ps().map((r) => [r.name, r.queue_position]));
+    expect(ps.get('late-urgent')).toBe(1);
+    for (const n of ['first-in', 'second-in', 'late-urgent']) expect(store.getState().view.positions[byName(n).uuid]).toBe(ps.get(n));
+    const s = store.getState();
+    expect(queuedWhy(byName('second-in'), s.stats, s.view.positions[byName('second-in').uuid], Date.now())?.text).toBe('global 1/1');
+
+    home.writeConfig('{ "concurrency": { "max": "eight" } }');
+    const err = await waitFor(() => store.getState().stats?.configError, 'the refused config in stats');
+    expect(err.message).toMatch(/concurrency\.max/);
+    home.writeConfig(config);
+    await waitFor(() => store.getState().stats && store.getState().stats!.configError === null, 'a good config clears it');
   });
 
   it('says when the supervisor goes away, keeps the rows, and re-subscribes when it is back', async () => {

@@ -97,11 +97,16 @@ class Term {
   }
 }
 
+const REASONS = /^(completed|errored|killed|timeout|budget|loop|canceled|failed|expired|lost)\s/;
+
 /** The status word on a run's row: "● working  …  work-2" → "working" (ended rows: "ended:killed"). */
 function rowStatus(screen: string, name: string): string | null {
+  const named = new RegExp(`(^|\\s)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`);
   for (const line of screen.split('\n')) {
-    const m = line.match(/^[› ] [○◐●◇▲■] (\w+)\s+(?:(completed|errored|killed|timeout|budget|loop|canceled|failed|expired|lost|limit|login|question|unknown)\s+)?(\S+)/);
-    if (m && m[3] === name) return m[1] === 'ended' ? `ended:${m[2]}` : m[1]!;
+    // After the status, WHY (a reason, a blocked kind or what holds a queued run, several words), then the name.
+    const m = line.match(/^[› ] [○◐●◇▲■] (\w+)\s+(.*)$/);
+    if (!m || !named.test(m[2]!)) continue;
+    return m[1] === 'ended' ? `ended:${m[2]!.match(REASONS)?.[1] ?? '?'}` : m[1]!;
   }
   return null;
 }

@@ -26,7 +26,12 @@ const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
 
 export function promptSpans(p: Prompt): Span[] {
   const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
-  const spans: Span[] = [{ text: `${label}> `, token: 'focus' }, { text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' }];
+  const spans: Span[] = [{ text: `${label}> `, token: 'focus' }];
+  if (p.selected && p.text !== '') {
+    spans.push({ text: p.text, token: 'text.primary', inverse: true }, { text: '▏', token: 'focus' }, { text: '  typing replaces it · → edits it · ⌫ clears', token: 'text.muted' });
+    return spans;
+  }
+  spans.push({ text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' });
   if (p.text === '') spans.push({ text: PROMPT_PLACEHOLDER[p.kind], token: 'text.muted' });
   return spans;
 }
@@ -68,7 +73,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   else line = [{ text: `pane: ${pane} · theme: ${theme} · agents keep running when you quit`, token: 'text.muted' }];
 
   const hints: Span[] = [];
-  for (const h of footerHints(keyContext({ mode }))) {
+  for (const h of footerHints(keyContext({ mode }), pane)) {
     if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
     hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
   }

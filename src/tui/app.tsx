@@ -14,6 +14,7 @@ import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import type { Actions } from './controller.js';
 import { computeLayout } from './layout.js';
+import { limiterItems } from './limiter.js';
 import { createKeyHandler } from './router.js';
 import { reduceViewport, type TuiStore } from './store.js';
 import { NO_COLOR_THEME, type ThemeSet } from './theme.js';
@@ -49,7 +50,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   // Under a prompt or a confirmation, keep showing what was there.
   const mode = useTui((s) => (s.mode === 'confirm' ? (s.confirm?.back ?? 'list') : s.mode === 'prompt' ? (s.prompt?.back ?? 'list') : s.mode));
   const showEvents = useTui((s) => s.showEvents);
-  const caps = useTui((s) => s.stats?.caps.length ?? 0);
+  // Focused, the limiter lists holders and waiters one per line: it takes more room if it can.
+  const caps = useTui((s) => (s.stats ? (s.pane === 'limiter' ? limiterItems(s.stats.caps).length : s.stats.caps.length) : 0));
   const waits = useTui((s) => s.waits.length > 0);
   const configNotice = useTui((s) => hasConfigNotice(s.stats));
   const theme = useTui((s) => s.theme);

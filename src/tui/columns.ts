@@ -108,6 +108,8 @@ export function layoutColumns(width: number, waiting = false): Column[] {
 export interface Span {
   text: string;
   token: Token;
+  /** Drawn reversed (a selection inside a line). */
+  inverse?: boolean;
 }
 
 export function headerSpans(cols: readonly Column[]): Span[] {

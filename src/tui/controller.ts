@@ -53,6 +53,15 @@ export interface ControllerOptions {
 
 const WAIT_BANNER_MS = 60_000;
 
+/** What a kill did, from the run the supervisor returned (a queued run is canceled; an ended one is left as it was). */
+export function killResult(name: string, before: string | undefined, after: PublicRun | undefined, force: boolean): string {
+  if (after?.status === 'ended') {
+    if (before !== 'ended' && after.exit_reason === 'canceled') return `canceled ${name}: it had not started`;
+    return `${name} had already ended (${after.exit_reason}): nothing to kill`;
+  }
+  return `kill sent to ${name}${force ? ' (SIGKILL)' : ''}`;
+}
+
 /** Events after which slots or queues changed: refresh the limiter soon. */
 const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle', 'blocked', 'ended', 'adopted', 'config_reloaded']);
 
@@ -337,8 +346,9 @@ export class Controller implements Actions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
+    const before = this.store.getState().runs.byId[uuid]?.status;
     c.call<{ runs: PublicRun[] }>('run.kill', { refs: [uuid], force })
-      .then(() => this.set(info(`kill sent to ${name}`, Date.now())))
+      .then((res) => this.set(info(killResult(name, before, res.runs[0], force), Date.now())))
       .catch((e) => this.fail(`kill ${name}`, e));
   }
 
@@ -347,8 +357,8 @@ export class Controller implements Actions {
     if (!c) return;
     const name = this.nameOf(uuid);
     const p = c
-      .call('run.send', { ref: uuid, text })
-      .then(() => this.set(info(`sent to ${name}`, Date.now())))
+      .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
+      .then((res) => this.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))
       .catch((e) => this.fail(`send to ${name}`, e));
     this.inflight.set(uuid, p);
     void p.finally(() => {
@@ -362,9 +372,15 @@ export class Controller implements Actions {
     const id = ++this.waitId;
     const name = this.nameOf(uuid);
     const banner: WaitBanner = { id, uuid, name, state: 'waiting', token: null, error: null, at: Date.now() };
-    this.set((s) => ({ waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < WAIT_BANNER_MS), banner].slice(-4) }));
+    this.set((s) => ({
+      waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < WAIT_BANNER_MS), banner].slice(-4),
+      ...info(`waiting on ${name} until it is idle or ended…`, Date.now()),
+    }));
     const update = (patch: Partial<WaitBanner>): void =>
-      this.set((s) => ({ waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)) }));
+      this.set((s) => ({
+        waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)),
+        ...(patch.state === 'settled' ? info(`wait on ${name}: ${patch.token}`, Date.now()) : error(`wait on ${name} failed: ${patch.error}`, Date.now())),
+      }));
     void (async () => {
       let wc: ClientLike | null = null;
       try {

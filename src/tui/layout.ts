@@ -6,7 +6,7 @@ export interface LayoutInput {
   columns: number;
   rows: number;
   showEvents: boolean;
-  /** Caps the limiter will list (0 before the first stats). */
+  /** Lines the limiter would show: one per cap; focused, one per holder and waiter too (0 before the first stats). */
   caps: number;
   /** Wait banners on screen (they take a footer line). */
   waits: boolean;

@@ -10,11 +10,12 @@ import type { Actions } from '../../src/tui/controller.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTuiStore, error, reduceSnapshot, type TuiStore } from '../../src/tui/store.js';
+import { createTuiStore, error, reduceSnapshot, reduceStream, type TuiStore } from '../../src/tui/store.js';
 import { readTail } from '../../src/tui/output-tail.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { normalizeStats } from '../../src/tui/model.js';
-import { run, T0 } from './fixtures.js';
+import { limiterItems } from '../../src/tui/limiter.js';
+import { msg, run, T0 } from './fixtures.js';
 import { KEY, lines, press, tick, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -102,12 +103,37 @@ describe('App', () => {
     await press(inst, 'x');
     await until(inst, (x) => x.includes('kill worker-a? y/n'));
     await press(inst, 'n');
-    await until(inst, (x) => x.includes('not killed'));
+    await until(inst, (x) => x.includes('kill canceled: worker-a keeps running'));
     expect(calls).toHaveLength(1);
     await press(inst, 'X');
     expect(calls).toHaveLength(2);
     await press(inst, 'G', 'x');
-    await until(inst, (x) => x.includes('done-d has already ended (completed)'));
+    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
+    await press(inst, 'X');
+    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
+    expect(calls).toHaveLength(2);
+  });
+
+  it('after x y the cursor keeps its row while the killed run ends and sorts away; the next x asks about the run now in that row', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j', 'x', 'y');
+    await until(inst, (x) => !x.includes('kill worker-a?'));
+    const killed = calls[0]!.args[0] as string;
+    expect(store.getState().runs.byId[killed]!.name).toBe('worker-a');
+    // The supervisor ends it: it moves to the bottom among the ended runs.
+    const r = store.getState().runs.byId[killed]!;
+    store.setState((s) => reduceStream(s, [msg(11, 'ended', { ...r, status: 'ended', exit_reason: 'killed', ended_at: new Date(T0 + 6000).toISOString() }, { reason: 'killed' })]).patch);
+    const f = await until(inst, (x) => /■ ended\s+killed\s+worker-a/.test(x));
+    expect(f).toMatch(/› ○ queued\s+global 2\/2\s+waiter-c/); // the row the cursor was on
+    expect(store.getState().list.cursor).toBe(1);
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill waiter-c? y/n'));
+    await press(inst, 'n');
+    // Without a kill the selection follows its run as before.
+    const w = store.getState().runs.byId[store.getState().selected!]!;
+    store.setState((s) => reduceStream(s, [msg(12, 'starting', { ...w, status: 'starting' })]).patch);
+    await until(inst, (x) => /› ◐ starting\s+waiter-c/.test(x));
   });
 
   it('s sends a line to an idle run, refuses a busy one', async () => {
@@ -160,6 +186,93 @@ describe('App', () => {
     expect(inst.lastFrame()).not.toContain('done-d');
     await press(inst, 'a');
     await until(inst, (x) => x.includes('Runs 4/4'));
+  });
+
+  it('tab to the limiter: j/k select a holder or waiter, enter opens its run, x and w act on it; the footer says so', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, KEY.tab);
+    // Focused, each cap lists its holders and waiters one per line; the first holder is selected.
+    let f = await until(inst, (x) => x.includes('holds  idler-b') || x.includes('holds  worker-a'));
+    const hints = lines(f).at(-1)!;
+    expect(hints).toContain('j/k select');
+    expect(hints).toContain('enter details');
+    expect(hints).toContain('esc runs');
+    expect(hints).not.toContain('n new');
+    expect(hints).not.toContain('/ filter');
+    const selectedLine = (x: string): string => lines(x).find((l) => /^\s+(holds|waits)/.test(l) && store.getState().limiterKey !== null && l.includes(selectedName()))!;
+    const selectedName = (): string => {
+      const s = store.getState();
+      const it = limiterItems(s.stats!.caps)[s.limiterList.cursor]!;
+      return s.runs.byId[it.uuid!]!.name;
+    };
+    expect(selectedLine(f)).toBeDefined();
+    await press(inst, 'j', 'j');
+    expect(selectedName()).toBe('waiter-c');
+    f = await until(inst, (x) => x.includes('waits  #1 waiter-c'));
+    await press(inst, 'j'); // nothing below: stays
+    expect(selectedName()).toBe('waiter-c');
+    await press(inst, 'w');
+    const waiter = Object.values(store.getState().runs.byId).find((r) => r.name === 'waiter-c')!;
+    expect(calls.at(-1)).toEqual({ action: 'wait', args: [waiter.uuid] });
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill waiter-c? y/n'));
+    await press(inst, KEY.esc);
+    await press(inst, KEY.enter);
+    await until(inst, (x) => x.includes('Details: waiter-c'));
+    expect(store.getState().selected).toBe(waiter.uuid);
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('waits  #1 waiter-c') && !x.includes('Details:'));
+    expect(store.getState().pane).toBe('limiter');
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('j/k move'));
+    expect(store.getState().pane).toBe('runs');
+  });
+
+  it('tab to the event log: j/k select an event, enter opens its run, G follows the log again', async () => {
+    const { inst, store } = setup();
+    const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
+    store.setState((s) =>
+      reduceStream(s, [
+        msg(11, 'working', byName('worker-a'), { from: 'starting' }),
+        msg(12, 'something_new', null, { what: 'no run' }),
+        msg(13, 'idle', byName('idler-b'), { from: 'working', turn: 1 }),
+      ]).patch,
+    );
+    await until(inst, (x) => x.includes('Events 3'));
+    await press(inst, KEY.tab, KEY.tab);
+    let f = await until(inst, (x) => lines(x).at(-1)!.includes('G follow'));
+    expect(lines(f).at(-1)).toContain('j/k select');
+    expect(store.getState().logCursor).toBe(0); // the newest
+    await press(inst, 'k');
+    await press(inst, KEY.enter);
+    await until(inst, (x) => x.includes('this event is not about a run'));
+    await press(inst, 'k', KEY.enter);
+    f = await until(inst, (x) => x.includes('Details: worker-a'));
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('Events 3') && !x.includes('Details:'));
+    // New events while an older line is selected keep the selection on it.
+    store.setState((s) => reduceStream(s, [msg(14, 'working', byName('idler-b'), { from: 'idle' })]).patch);
+    await until(inst, (x) => x.includes('Events 4'));
+    expect(store.getState().logCursor).toBe(3);
+    await press(inst, 'G');
+    expect(store.getState().logCursor).toBe(0);
+    expect(store.getState().logScroll).toBe(0);
+  });
+
+  it('/ shows the old filter selected: typing replaces it, an arrow keeps it to edit, backspace clears it', async () => {
+    const { inst } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, '/', 'wait', KEY.enter);
+    await until(inst, (x) => x.includes('Runs 1/4') && !x.includes('filter> '));
+    await press(inst, '/');
+    await until(inst, (x) => x.includes('filter> wait▏  typing replaces it'));
+    await press(inst, 'idl');
+    await until(inst, (x) => x.includes('filter> idl▏') && x.includes('idler-b') && x.includes('Runs 1/4'));
+    await press(inst, KEY.enter, '/', '\x1b[C', 'er');
+    await until(inst, (x) => x.includes('filter> idler▏') && x.includes('Runs 1/4'));
+    await press(inst, KEY.enter, '/', KEY.backspace);
+    await until(inst, (x) => x.includes('filter> ▏text to match') && x.includes('Runs 4/4'));
   });
 
   it('enter shows details, esc returns; w waits on the selected run', async () => {

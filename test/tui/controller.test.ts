@@ -54,19 +54,34 @@ describe('controller with a real supervisor', () => {
     expect(global.holders).toEqual([a.uuid]);
     expect(global.waiting).toHaveLength(2);
 
+    // Every notice the footer showed, even one the next replaced before a poll could see it.
+    const seen: string[] = [];
+    store.subscribe((s, prev) => {
+      if (s.message && s.message !== prev.message) seen.push(s.message.text);
+    });
+    const said = (text: string, what: string) => waitFor(() => seen.includes(text), `the footer to say "${text}" (${what})`);
     ctl.kill(c.uuid, false); // queued → canceled
+    await said('canceled later-c: it had not started', 'a queued run killed');
     await waitFor(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
 
     ctl.kill(a.uuid, false);
+    await said('kill sent to long-a', 'the kill');
     await waitFor(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
     await waitFor(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
     expect(bells).toContain('\x07');
+    ctl.kill(a.uuid, false);
+    await said('long-a had already ended (killed): nothing to kill', 'a kill of an ended run');
+    ctl.send(a.uuid, 'hello?');
+    await waitFor(() => seen.find((t) => t.startsWith('send to long-a: the run has ended')), "the server's refusal, in its words");
     const b = Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!;
     ctl.wait(b.uuid);
+    expect(seen.at(-1)).toBe('waiting on next-b until it is idle or ended…');
     await waitFor(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
     expect(store.getState().waits.find((w) => w.uuid === b.uuid)!.token).toBe('completed');
+    await said('wait on next-b: completed', 'the wait');
 
     ctl.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
+    await waitFor(() => seen.find((t) => /^queued typed \([0-9a-f]{8}\)$/.test(t)), 'the new run queued, by name');
     await waitFor(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
     ctl.enqueue(`--bogus`);
     await waitFor(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
@@ -94,7 +109,7 @@ describe('controller with a real supervisor', () => {
     ctl.refreshDetails();
     await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
     ctl.send(chat.uuid, 'one more thing');
-    await waitFor(() => store.getState().message?.text === 'sent to chat', 'sent');
+    await waitFor(() => store.getState().message?.text === 'sent to chat (input #1)', 'sent');
     await waitFor(() => {
       const r = store.getState().runs.byId[chat.uuid];
       return r && r.status === 'idle' && r.input_seq === 1;

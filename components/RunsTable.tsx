@@ -26,10 +26,14 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   const run = useTui((s) => s.runs.byId[uuid]);
   const pos = useTui((s) => s.view.positions[uuid]);
   const now = useTui((s) => s.now);
-  // Only a queued row depends on stats (what holds it); the others ignore them.
-  const stats = useTui((s) => (s.runs.byId[uuid]?.status === 'queued' ? s.stats : null));
+  // What holds a queued row, as text: the row draws again only when that text changes, not with every stats poll.
+  const why = useTui(
+    useShallow((s) => {
+      const r = s.runs.byId[uuid];
+      return r?.status === 'queued' ? queuedWhy(r, s.stats, s.view.positions[uuid], s.now) : null;
+    }),
+  );
   if (!run) return null;
-  const why = run.status === 'queued' ? queuedWhy(run, stats, pos, now) : null;
   return <Line spans={rowSpans(run, cols, now, pos, selected, why)} width={width} inverse={selected} dim={stale} />;
 });
 

@@ -225,7 +225,9 @@ export function admissionCompare(priorities: Readonly<Record<string, number>> | 
   if (priorities === null) {
     return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
   }
-  const prio = (r: PublicRun): number => (Object.hasOwn(priorities, r.workload) ? priorities[r.workload]! : 0);
+  // A Map: workload names are user text ("constructor" must not find Object.prototype's).
+  const byName = new Map(Object.entries(priorities));
+  const prio = (r: PublicRun): number => byName.get(r.workload) ?? 0;
   return (a, b) => prio(b) - prio(a) || a.queue_seq - b.queue_seq;
 }
 
@@ -240,8 +242,9 @@ export function compareRuns(a: PublicRun, b: PublicRun): number {
 export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
   const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
   const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
-  const rows: PublicRun[] = [];
+  const others: PublicRun[] = [];
   const queued: PublicRun[] = [];
+  const shown: PublicRun[] = [];
   let total = 0;
   for (const uuid in byId) {
     const r = byId[uuid]!;
@@ -249,13 +252,25 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (r.status in counts) counts[r.status as Status]++;
     if (r.status === 'queued') queued.push(r);
     if (!opts.showAll && r.status === 'ended') continue;
-    if (matches(r, words)) rows.push(r);
+    if (!matches(r, words)) continue;
+    if (r.status === 'queued') shown.push(r);
+    else others.push(r);
   }
-  queued.sort(admissionCompare(opts.priorities ?? null));
+  // The queue is sorted once, for its positions, and its listed runs go in that order where queued runs sort.
+  const order = admissionCompare(opts.priorities ?? null);
+  queued.sort(order);
   const positions: Record<string, number> = {};
-  queued.forEach((r, i) => (positions[r.uuid] = i + 1));
-  rows.sort((a, b) => (a.status === 'queued' && b.status === 'queued' ? positions[a.uuid]! - positions[b.uuid]! : compareRuns(a, b)));
-  return { ids: rows.map((r) => r.uuid), positions, counts, total };
+  for (let k = 0; k < queued.length; k++) positions[queued[k]!.uuid] = k + 1;
+  // The listed ones are usually all of them: then the order is the queue's.
+  const listedQueue = shown.length === queued.length ? queued : shown.sort((a, b) => positions[a.uuid]! - positions[b.uuid]!);
+  others.sort(compareRuns);
+  const ids: string[] = [];
+  const queuedRank = STATUS_RANK.queued!;
+  let i = 0;
+  for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
+  for (const r of listedQueue) ids.push(r.uuid);
+  for (; i < others.length; i++) ids.push(others[i]!.uuid);
+  return { ids, positions, counts, total };
 }
 
 /** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */

@@ -11,6 +11,8 @@ import {
   reduceShowAll,
   reduceSnapshot,
   reduceStats,
+  reduceOpenDetails,
+  reduceCloseDetails,
   reduceStream,
   reduceViewport,
   type TuiState,
@@ -225,6 +227,22 @@ describe('store reducers', () => {
     s = apply(s, reduceFilter(s, 'nomatch'));
     expect(s.view.ids).toEqual([]);
     expect(s.selected).toBe(null);
+  });
+
+  it('while details show a run, it stays selected when it leaves the list (ended, active runs only); back in the list the cursor row is selected again', () => {
+    let s = initialState();
+    const a = run({ status: 'working', name: 'alpha', queue_seq: 1 });
+    const b = run({ status: 'working', name: 'beta', queue_seq: 2 });
+    s = apply(s, reduceSnapshot(s, { seq: 1, runs: [a, b] }, T0));
+    s = apply(s, reduceShowAll(s, false));
+    s = apply(s, reduceList(s, { type: 'last' }));
+    s = apply(s, reduceOpenDetails(s, b.uuid));
+    s = apply(s, reduceStream(s, [msg(2, 'ended', { ...b, status: 'ended', exit_reason: 'completed' }, { reason: 'completed' })]).patch);
+    expect(s.view.ids).toEqual([a.uuid]);
+    expect(s.selected).toBe(b.uuid);
+    s = apply(s, reduceCloseDetails(s));
+    expect(s.mode).toBe('list');
+    expect(s.selected).toBe(a.uuid);
   });
 
   it('createTuiStore starts connecting with nothing loaded', () => {

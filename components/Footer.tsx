@@ -57,6 +57,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   const waits = useTui(useShallow((s) => s.waits));
   const pane = useTui((s) => s.pane);
   const theme = useTui((s) => s.theme);
+  const demo = useTui((s) => s.demo);
 
   let line: Span[];
   if (mode === 'prompt' && prompt) line = promptSpans(prompt);
@@ -70,7 +71,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
       { text: 'n', token: 'focus' },
     ];
   } else if (message) line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
-  else line = [{ text: `pane: ${pane} · theme: ${theme} · agents keep running when you quit`, token: 'text.muted' }];
+  else line = [{ text: `pane: ${pane} · theme: ${theme} · ${demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit'}`, token: 'text.muted' }];
 
   const hints: Span[] = [];
   for (const h of footerHints(keyContext({ mode }), pane)) {

@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
   // Keep each screen line's styled cells from one frame to the next (see the module); Ink works without it, only slower.
   await installInkFrameCache();
 
-  const store = createTuiStore({ home: home.dir, theme });
+  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null });
   if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {

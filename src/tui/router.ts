@@ -5,6 +5,7 @@
 import type { Key } from 'ink';
 import type { Actions } from './controller.js';
 import type { PublicRun } from '../server/view.js';
+import { limiterItems, selectable } from './limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
 import {
   error,
@@ -51,7 +52,10 @@ function targetOf(s: TuiState): Target | null {
 
 /** Why nothing is selected, in the focused pane's words. */
 function nothingSelected(s: TuiState): string {
-  if (s.mode === 'list' && s.pane === 'limiter') return 'no holder or waiter selected (j/k selects one)';
+  if (s.mode === 'list' && s.pane === 'limiter') {
+    const any = s.stats ? limiterItems(s.stats.caps).some(selectable) : false;
+    return any ? 'no holder or waiter selected (j/k selects one)' : 'no run holds or waits on any cap';
+  }
   if (s.mode === 'list' && s.pane === 'events') return s.log.size === 0 ? 'no events yet' : 'this event is not about a run';
   return 'no run selected';
 }

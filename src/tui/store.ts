@@ -93,6 +93,8 @@ export interface DetailsData {
 
 export interface TuiState {
   home: string;
+  /** The home is --demo's throw-away one: quitting stops its fleet and removes it. */
+  demo: boolean;
   runs: RunsData;
   loaded: boolean;
   view: RunsView;
@@ -143,6 +145,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
   const now = over.now ?? Date.now();
   return {
     home: '',
+    demo: false,
     runs: { byId: {}, seq: 0 },
     loaded: false,
     view: EMPTY_VIEW,

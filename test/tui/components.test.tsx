@@ -379,6 +379,14 @@ describe('Footer', () => {
     expect(lines(f)[1]).toContain('y yes');
   });
 
+  it('says what quitting does: agents keep running, or (--demo) the demo stops and its home goes', async () => {
+    const store = storeWith([run()]);
+    const inst = renderPane(store, <Footer width={120} />);
+    expect(inst.lastFrame()).toContain('agents keep running when you quit');
+    store.setState({ demo: true });
+    await until(inst, (f) => f.includes('quitting stops this demo and removes its home'));
+  });
+
   it('prompts: new run, send, filter', async () => {
     const store = storeWith([run()]);
     const inst = renderPane(store, <Footer width={120} />);

@@ -84,12 +84,14 @@ export async function removeDemoHome(dir: string, timeoutMs = 15_000): Promise<R
 }
 
 /**
- * Processes started for this home: every one orcr starts (the supervisor,
- * its spawn helper, the wrappers and agents) has ORCR_HOME in its
- * environment. Linux only (/proc); elsewhere, none are found.
+ * Processes orcr started for this home: its supervisor and spawn helper
+ * (ORCR_HOME in their environment, and their own command line), the runs'
+ * wrappers and agents (ORCR_HOME and ORCR_RUN). Not any process that only
+ * has ORCR_HOME set — a shell someone pointed at the demo must survive it.
+ * Linux only (/proc); elsewhere none are found.
  */
 export function processesOfHome(dir: string): number[] {
-  const mark = Buffer.from(`ORCR_HOME=${dir}\0`);
+  const mark = `ORCR_HOME=${dir}`;
   const out: number[] = [];
   let entries: string[];
   try {
@@ -102,8 +104,14 @@ export function processesOfHome(dir: string): number[] {
     const pid = Number(e);
     if (pid === process.pid) continue;
     try {
-      const env = fs.readFileSync(`/proc/${pid}/environ`);
-      if (env.indexOf(mark) === 0 || env.indexOf(Buffer.concat([Buffer.from([0]), mark])) >= 0) out.push(pid);
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      if (!env.includes(mark)) continue;
+      if (env.some((v) => v.startsWith('ORCR_RUN='))) out.push(pid);
+      else {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+        const supervisor = argv.includes('serve') && argv.some((a) => a.endsWith('/cli/main.js'));
+        if (supervisor || argv.some((a) => a.endsWith('/spawn-helper.js'))) out.push(pid);
+      }
     } catch {
       /* gone, or not ours to read */
     }

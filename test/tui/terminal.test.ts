@@ -4,7 +4,7 @@
 // Every wait polls the screen; nothing sleeps a fixed time.
 
 import './no-ci.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -323,13 +323,20 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
           // Its supervisor and agents run (each process orcr starts has ORCR_HOME in its environment).
           const before = processesMentioning(dir);
           expect(before.length).toBeGreaterThan(2);
-          if (how === 'q') t.keys('q');
-          else process.kill(t.tuiPid(), 'SIGTERM');
-          const s = await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
-          expect(s).toContain(`${dir} removed`);
-          expect(fs.existsSync(dir)).toBe(false);
-          expect(processesMentioning(dir)).toEqual([]);
-          for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);
+          // Someone's shell pointed at the demo home is not the demo's to stop.
+          const bystander = spawn('sleep', ['60'], { env: { ...process.env, ORCR_HOME: dir }, stdio: 'ignore' });
+          try {
+            if (how === 'q') t.keys('q');
+            else process.kill(t.tuiPid(), 'SIGTERM');
+            const s = await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
+            expect(s).toContain(`${dir} removed`);
+            expect(fs.existsSync(dir)).toBe(false);
+            expect(processesMentioning(dir).filter((p) => p !== bystander.pid)).toEqual([]);
+            for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);
+            expect(alive(bystander.pid!)).toBe(true);
+          } finally {
+            bystander.kill('SIGKILL');
+          }
         }
       } finally {
         fs.rmSync(tmp, { recursive: true, force: true });

@@ -212,7 +212,6 @@ export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll =
 }
 
 function pushLog(s: TuiState, events: { seq: number; ev: LogEntry }[]): Patch {
-  // (the log's selection and scroll count from the newest line: new lines move them to stay on the same entries)
   let logSeq = s.logSeq;
   let pushed = 0;
   for (const { seq, ev } of events) {
@@ -359,6 +358,7 @@ export function reduceViewport(s: TuiState, viewport: Viewport): Patch {
     list,
     selected: s.view.ids[list.cursor] ?? null,
     ...logWindow(s.logCursor, s.logScroll, s.log.size, viewport.eventsHeight),
+    limiterList: clampList(s.limiterList, s.stats ? limiterItems(s.stats.caps).length : 0, viewport.limiterHeight),
   };
 }
 

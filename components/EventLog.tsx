@@ -33,7 +33,8 @@ export function EventLog({ width, body }: EventLogProps): React.JSX.Element {
   // The window's last line is `scroll` lines from the newest.
   const fromEnd = (i: number): number => scroll + items.length - 1 - i;
   const nameWidth = width >= 100 ? 24 : 16;
-  const right = scroll > 0 ? `scrolled ${scroll} up · G follows` : log.size > 0 ? 'following' : '';
+  // A selected line other than the newest holds the view where it is, as scrolling up does.
+  const right = scroll > 0 ? `scrolled ${scroll} up · G follows` : cursor > 0 ? `${cursor} up selected · G follows` : log.size > 0 ? 'following' : '';
   return (
     <Box flexDirection="column" width={width} height={body + 1}>
       <PaneTitle title={`Events ${log.size}`} width={width} focused={focused} right={right} />

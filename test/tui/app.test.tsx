@@ -245,6 +245,7 @@ describe('App', () => {
     expect(lines(f).at(-1)).toContain('j/k select');
     expect(store.getState().logCursor).toBe(0); // the newest
     await press(inst, 'k');
+    await until(inst, (x) => x.includes('1 up selected · G follows'));
     await press(inst, KEY.enter);
     await until(inst, (x) => x.includes('this event is not about a run'));
     await press(inst, 'k', KEY.enter);
@@ -258,6 +259,7 @@ describe('App', () => {
     await press(inst, 'G');
     expect(store.getState().logCursor).toBe(0);
     expect(store.getState().logScroll).toBe(0);
+    await until(inst, (x) => /─ Events 4 ─+ following ─/.test(x));
   });
 
   it('/ shows the old filter selected: typing replaces it, an arrow keeps it to edit, backspace clears it', async () => {

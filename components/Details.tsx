@@ -6,6 +6,7 @@ import { Box, Text } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { detailLines } from '../src/tui/details.js';
+import { queuedWhy } from '../src/tui/why.js';
 
 export interface DetailsProps {
   readonly width: number;
@@ -23,6 +24,7 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
   const pos = useTui((s) => (s.selected ? s.view.positions[s.selected] : undefined));
   const now = useTui((s) => s.now);
   const details = useTui(useShallow((s) => (s.details && s.details.uuid === uuid ? s.details : null)));
+  const stats = useTui((s) => (run?.status === 'queued' ? s.stats : null));
   const stale = useStale();
 
   if (!run) {
@@ -33,7 +35,7 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
       </Box>
     );
   }
-  const record = detailLines(run, details, now, pos);
+  const record = detailLines(run, details, now, pos, queuedWhy(run, stats, pos, now));
   const recH = recordHeight(record.length, height - 2);
   const outH = Math.max(0, height - 2 - recH);
   const lines = details?.lines ?? [];

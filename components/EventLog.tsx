@@ -27,14 +27,18 @@ export function EventLog({ width, body }: EventLogProps): React.JSX.Element {
   useTui((s) => s.logVersion); // re-render when entries arrive
   const scroll = useTui((s) => s.logScroll);
   const focused = useTui((s) => s.pane === 'events');
+  const cursor = useTui((s) => s.logCursor);
   const stale = useStale();
   const items = log.window(body, scroll);
+  // The window's last line is `scroll` lines from the newest.
+  const fromEnd = (i: number): number => scroll + items.length - 1 - i;
   const nameWidth = width >= 100 ? 24 : 16;
-  const right = scroll > 0 ? `scrolled ${scroll} up · G follows` : log.size > 0 ? 'following' : '';
+  // A selected line other than the newest holds the view where it is, as scrolling up does.
+  const right = scroll > 0 ? `scrolled ${scroll} up · G follows` : cursor > 0 ? `${cursor} up selected · G follows` : log.size > 0 ? 'following' : '';
   return (
     <Box flexDirection="column" width={width} height={body + 1}>
       <PaneTitle title={`Events ${log.size}`} width={width} focused={focused} right={right} />
-      {items.length === 0 ? <Line spans={[{ text: '  no events yet', token: 'text.muted' }]} width={width} /> : items.map((e) => <Line key={e.seq} spans={eventSpans(e, nameWidth)} width={width} dim={stale} />)}
+      {items.length === 0 ? <Line spans={[{ text: '  no events yet', token: 'text.muted' }]} width={width} /> : items.map((e, i) => <Line key={e.seq} spans={eventSpans(e, nameWidth)} width={width} dim={stale} inverse={focused && fromEnd(i) === cursor} />)}
     </Box>
   );
 }

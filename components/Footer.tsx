@@ -26,7 +26,12 @@ const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
 
 export function promptSpans(p: Prompt): Span[] {
   const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
-  const spans: Span[] = [{ text: `${label}> `, token: 'focus' }, { text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' }];
+  const spans: Span[] = [{ text: `${label}> `, token: 'focus' }];
+  if (p.selected && p.text !== '') {
+    spans.push({ text: p.text, token: 'text.primary', inverse: true }, { text: '▏', token: 'focus' }, { text: '  typing replaces it · → edits it · ⌫ clears', token: 'text.muted' });
+    return spans;
+  }
+  spans.push({ text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' });
   if (p.text === '') spans.push({ text: PROMPT_PLACEHOLDER[p.kind], token: 'text.muted' });
   return spans;
 }
@@ -52,6 +57,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   const waits = useTui(useShallow((s) => s.waits));
   const pane = useTui((s) => s.pane);
   const theme = useTui((s) => s.theme);
+  const demo = useTui((s) => s.demo);
 
   let line: Span[];
   if (mode === 'prompt' && prompt) line = promptSpans(prompt);
@@ -65,10 +71,10 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
       { text: 'n', token: 'focus' },
     ];
   } else if (message) line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
-  else line = [{ text: `pane: ${pane} · theme: ${theme} · agents keep running when you quit`, token: 'text.muted' }];
+  else line = [{ text: `pane: ${pane} · theme: ${theme} · ${demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit'}`, token: 'text.muted' }];
 
   const hints: Span[] = [];
-  for (const h of footerHints(keyContext({ mode }))) {
+  for (const h of footerHints(keyContext({ mode }), pane)) {
     if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
     hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
   }

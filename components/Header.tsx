@@ -1,16 +1,41 @@
 // Two lines: where we are and whether the supervisor is up; then the run
 // counts by status, fleet budget meters (when reported) and provider holds.
+// A third while config.json is refused or had values clamped: a person edits
+// that file by hand and should not have to read server.log to learn it did
+// not take.
 
 import React from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/columns.js';
-import { bar, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/format.js';
-import { activeHolds, STATUSES, type FleetMeter } from '../src/tui/model.js';
+import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/format.js';
+import { activeHolds, STATUSES, type FleetMeter, type Stats } from '../src/tui/model.js';
 
 export interface HeaderProps {
   readonly width: number;
+  /** 2, or 3 with a config notice (see hasConfigNotice). */
+  readonly height?: number;
+}
+
+export function hasConfigNotice(stats: Stats | null): boolean {
+  return stats !== null && (stats.configError !== null || stats.warnings.length > 0);
+}
+
+export function configSpans(stats: Pick<Stats, 'configError' | 'warnings'>): Span[] {
+  const out: Span[] = [];
+  if (stats.configError) {
+    out.push(
+      { text: `✗ config.json refused at ${clock(stats.configError.at)}: `, token: 'notice.error' },
+      { text: stats.configError.message, token: 'text.primary' },
+      { text: ' — the previous config stays in force', token: 'text.muted' },
+    );
+  }
+  if (stats.warnings.length > 0) {
+    if (out.length) out.push({ text: '  │ ', token: 'border' });
+    out.push({ text: `⚠ config: `, token: 'meter.warn' }, { text: stats.warnings.join(' · '), token: 'text.primary' });
+  }
+  return out;
 }
 
 function tildify(p: string): string {
@@ -32,7 +57,7 @@ function fleetSpans(m: FleetMeter): Span[] {
   ];
 }
 
-export function Header({ width }: HeaderProps): React.JSX.Element {
+export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const home = useTui((s) => s.home);
   const conn = useTui(useShallow((s) => ({ state: s.conn.state, pid: s.conn.pid, startedAt: s.conn.startedAt, starting: s.conn.starting, since: s.conn.since, error: s.conn.error })));
   const now = useTui((s) => s.now);
@@ -42,6 +67,8 @@ export function Header({ width }: HeaderProps): React.JSX.Element {
   const fleet = useTui((s) => s.stats?.fleet);
   const holds = useTui((s) => s.stats?.holds);
   const exceeded = useTui((s) => s.stats?.fleetExceeded ?? false);
+  const configError = useTui((s) => s.stats?.configError ?? null);
+  const warnings = useTui((s) => s.stats?.warnings);
 
   const line1: Span[] = [{ text: 'orcr ', token: 'text.accent' }, { text: tildify(home), token: 'text.primary' }, { text: '  ', token: 'text.primary' }];
   if (conn.state === 'up') {
@@ -73,9 +100,10 @@ export function Header({ width }: HeaderProps): React.JSX.Element {
     line2.push({ text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' });
   }
   return (
-    <Box flexDirection="column" width={width} height={2}>
+    <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />
       <Line spans={line2} width={width} />
+      {height > 2 && (configError || (warnings && warnings.length > 0)) ? <Line spans={configSpans({ configError, warnings: warnings ?? [] })} width={width} /> : null}
     </Box>
   );
 }

@@ -2,7 +2,7 @@
 
 import React from 'react';
 import { Box } from 'ink';
-import { Line, PaneTitle } from './context.js';
+import { Line, PaneTitle, useTui } from './context.js';
 import type { Span } from '../src/tui/columns.js';
 import { fit, STATUS_GLYPH, statusToken } from '../src/tui/format.js';
 import { helpEntries } from '../src/tui/keys.js';
@@ -15,7 +15,7 @@ export interface HelpProps {
   readonly theme: string;
 }
 
-export function helpLines(width: number, themes: readonly string[], theme: string): Span[][] {
+export function helpLines(width: number, themes: readonly string[], theme: string, demo = false): Span[][] {
   const entries = helpEntries();
   const colW = 34;
   const perRow = Math.max(1, Math.floor((width - 2) / colW));
@@ -37,13 +37,20 @@ export function helpLines(width: number, themes: readonly string[], theme: strin
     ...themes.map((t): Span => ({ text: t === theme ? `[${t}] ` : `${t} `, token: t === theme ? 'focus' : 'text.primary' })),
     { text: '(t cycles; remembered in tui.json)', token: 'text.muted' },
   ]);
-  lines.push([{ text: '  q quits the TUI only: agents keep running under the supervisor.', token: 'text.muted' }]);
+  lines.push([{ text: '  tab focuses the limiter, then the event log: j/k select a holder, waiter or event, enter opens its run, x/w/s act on it.', token: 'text.muted' }]);
+  lines.push([
+    {
+      text: demo ? '  q ends this demo: its agents and supervisor stop and its throw-away home is removed.' : '  q quits the TUI only: agents keep running under the supervisor.',
+      token: 'text.muted',
+    },
+  ]);
   lines.push([{ text: '  new run: -a PROVIDER -p PROMPT [-n NAME] [-w WORKLOAD] …  or  -- COMMAND ARGS (quotes work as in a shell)', token: 'text.muted' }]);
   return lines;
 }
 
 export function Help({ width, height, themes, theme }: HelpProps): React.JSX.Element {
-  const lines = helpLines(width, themes, theme);
+  const demo = useTui((s) => s.demo);
+  const lines = helpLines(width, themes, theme, demo);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <PaneTitle title="Help — keys" width={width} focused right="esc or ? closes" />

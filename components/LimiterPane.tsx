@@ -1,10 +1,13 @@
 // The limiter: every cap from `stats` as a meter with its holders and its
-// waiting line. Names come from the runs the store knows.
+// waiting line. Focused, it lists each cap's holders and first waiters one
+// per line, to select one and open its run. Names come from the runs the
+// store knows, else from stats.
 
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { capLines } from '../src/tui/limiter.js';
+import { capLabel, capLines, itemSpans, limiterItems } from '../src/tui/limiter.js';
+import { textWidth } from '../src/tui/format.js';
 import type { Span } from '../src/tui/columns.js';
 
 export interface LimiterPaneProps {
@@ -19,22 +22,33 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
   const stats = useTui((s) => s.stats);
   const byId = useTui((s) => s.runs.byId);
   const now = useTui((s) => s.now);
-  const scroll = useTui((s) => s.limiterScroll);
   const focused = useTui((s) => s.pane === 'limiter');
+  const offset = useTui((s) => s.limiterList.offset);
+  const cursor = useTui((s) => (s.limiterKey === null ? -1 : s.limiterList.cursor));
   const stale = useStale();
 
-  const nameOf = (uuid: string): string => byId[uuid]?.name ?? uuid.slice(0, 8);
+  // A run the store does not hold (ended long ago, or not shown yet) still has a name in stats.
+  const nameOf = (uuid: string): string => byId[uuid]?.name ?? stats?.names[uuid] ?? uuid.slice(0, 8);
   const caps = stats?.caps ?? [];
-  const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => c.cap.length + 3)));
-  const lines: Span[][] = [];
-  for (const c of caps) lines.push(...capLines(c, nameOf, now, labelWidth, detailed, width < 110));
-  const start = detailed ? Math.min(scroll * 3, Math.max(0, lines.length - body)) : Math.min(scroll, Math.max(0, lines.length - body));
-  const visible = lines.slice(start, start + body);
-  const right = stats ? `${stats.active} active · ${stats.queued} queued${lines.length > body ? ` · ${start + 1}-${start + visible.length}/${lines.length}` : ''}` : '';
+  const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => textWidth(capLabel(c.cap)) + 1)));
+  let right = stats ? `${stats.active} active · ${stats.queued} queued` : '';
+  let content: React.JSX.Element[];
+  if (stats === null) {
+    content = [<Line key="none" spans={[{ text: '  waiting for stats…', token: 'text.muted' }]} width={width} />];
+  } else if (focused) {
+    const items = limiterItems(caps);
+    const shown = items.slice(offset, offset + body);
+    content = shown.map((it, i) => <Line key={it.key} spans={itemSpans(it, nameOf, now, labelWidth)} width={width} inverse={offset + i === cursor} dim={stale} />);
+  } else {
+    const lines: Span[][] = [];
+    for (const c of caps) lines.push(...capLines(c, nameOf, now, labelWidth, detailed, width < 110));
+    if (lines.length > body) right += ` · ${body} of ${lines.length} lines (tab lists all)`;
+    content = lines.slice(0, body).map((spans, i) => <Line key={i} spans={spans} width={width} dim={stale} />);
+  }
   return (
     <Box flexDirection="column" width={width} height={body + 1}>
       <PaneTitle title="Limiter" width={width} focused={focused} right={right} />
-      {stats === null ? <Line spans={[{ text: '  waiting for stats…', token: 'text.muted' }]} width={width} /> : visible.map((spans, i) => <Line key={start + i} spans={spans} width={width} dim={stale} />)}
+      {content}
     </Box>
   );
 }

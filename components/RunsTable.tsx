@@ -6,6 +6,7 @@ import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/columns.js';
+import { queuedWhy } from '../src/tui/why.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -25,12 +26,20 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   const run = useTui((s) => s.runs.byId[uuid]);
   const pos = useTui((s) => s.view.positions[uuid]);
   const now = useTui((s) => s.now);
+  // What holds a queued row, as text: the row draws again only when that text changes, not with every stats poll.
+  const why = useTui(
+    useShallow((s) => {
+      const r = s.runs.byId[uuid];
+      return r?.status === 'queued' ? queuedWhy(r, s.stats, s.view.positions[uuid], s.now) : null;
+    }),
+  );
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected)} width={width} inverse={selected} dim={stale} />;
+  return <Line spans={rowSpans(run, cols, now, pos, selected, why)} width={width} inverse={selected} dim={stale} />;
 });
 
 export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
-  const cols = useMemo(() => layoutColumns(width), [width]);
+  const waiting = useTui((s) => s.view.counts.queued > 0);
+  const cols = useMemo(() => layoutColumns(width, waiting), [width, waiting]);
   const offset = useTui((s) => s.list.offset);
   const cursor = useTui((s) => s.list.cursor);
   const visible = useTui(useShallow((s) => s.view.ids.slice(s.list.offset, s.list.offset + body)));

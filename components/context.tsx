@@ -42,15 +42,15 @@ export interface LineProps {
 }
 
 /** Adjacent spans that look the same become one: fewer nodes and escape sequences per frame. */
-export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyle>[] {
-  const out: { text: string; style: TokenStyle; key: string }[] = [];
+export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyle & { inverse?: boolean }>[] {
+  const out: { text: string; style: TokenStyle & { inverse?: boolean }; key: string }[] = [];
   for (const sp of spans) {
     if (sp.text === '') continue;
-    const style = tokenStyle(theme, sp.token);
+    const style = sp.inverse ? { ...tokenStyle(theme, sp.token), inverse: true } : tokenStyle(theme, sp.token);
     // Spaces only need a colour for inverse/background; merge them into their neighbour.
-    const key = `${style.color ?? ''}|${style.dimColor ? 1 : 0}|${style.bold ? 1 : 0}`;
+    const key = `${style.color ?? ''}|${style.dimColor ? 1 : 0}|${style.bold ? 1 : 0}|${sp.inverse ? 1 : 0}`;
     const last = out[out.length - 1];
-    if (last && (last.key === key || sp.text.trim() === '')) last.text += sp.text;
+    if (last && (last.key === key || (sp.text.trim() === '' && !sp.inverse && !last.style.inverse))) last.text += sp.text;
     else out.push({ text: sp.text, style, key });
   }
   return out;
@@ -65,7 +65,7 @@ export function Line({ spans, width, inverse, dim, bold }: LineProps): React.JSX
   const theme = useTheme();
   const parts = mergeSpans(theme, spans);
   const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
-  const text = (seg: Part<TokenStyle>[], key?: number): React.JSX.Element => (
+  const text = (seg: Part<TokenStyle & { inverse?: boolean }>[], key?: number): React.JSX.Element => (
     <Text key={key} wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
       {seg.map((sp, i) => (
         <Text key={i} {...sp.style}>

@@ -8,12 +8,13 @@ import { StoreContext, ThemeContext, useTui } from '../../components/context.js'
 import { Details } from '../../components/Details.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
-import { Header } from '../../components/Header.js';
+import { hasConfigNotice, Header } from '../../components/Header.js';
 import { Help } from '../../components/Help.js';
 import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import type { Actions } from './controller.js';
 import { computeLayout } from './layout.js';
+import { limiterItems } from './limiter.js';
 import { createKeyHandler } from './router.js';
 import { reduceViewport, type TuiStore } from './store.js';
 import { NO_COLOR_THEME, type ThemeSet } from './theme.js';
@@ -49,12 +50,14 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   // Under a prompt or a confirmation, keep showing what was there.
   const mode = useTui((s) => (s.mode === 'confirm' ? (s.confirm?.back ?? 'list') : s.mode === 'prompt' ? (s.prompt?.back ?? 'list') : s.mode));
   const showEvents = useTui((s) => s.showEvents);
-  const caps = useTui((s) => s.stats?.caps.length ?? 0);
+  // Focused, the limiter lists holders and waiters one per line: it takes more room if it can.
+  const caps = useTui((s) => (s.stats ? (s.pane === 'limiter' ? limiterItems(s.stats.caps).length : s.stats.caps.length) : 0));
   const waits = useTui((s) => s.waits.length > 0);
+  const configNotice = useTui((s) => hasConfigNotice(s.stats));
   const theme = useTui((s) => s.theme);
   const layout = useMemo(
-    () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits }),
-    [size.columns, size.rows, showEvents, caps, waits],
+    () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits, configNotice }),
+    [size.columns, size.rows, showEvents, caps, waits, configNotice],
   );
   useEffect(() => {
     store.setState((s) =>
@@ -87,7 +90,7 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   }
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height}>
-      <Header width={layout.width} />
+      <Header width={layout.width} height={layout.header} />
       {main}
       <Footer width={layout.width} />
     </Box>

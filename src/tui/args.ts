@@ -7,7 +7,8 @@ export const USAGE = `usage: orcr-tui [--theme NAME] [--demo] [--quiet] [--help]
   --theme NAME   start with this theme (dark, light, high-contrast, ansi, no-color,
                  or a file NAME.json in <ORCR_HOME>/themes); t cycles, the choice
                  is remembered in <ORCR_HOME>/tui.json
-  --demo         create a throw-away home with a simulated fleet and open it
+  --demo         create a throw-away home with a simulated fleet and open it;
+                 quitting stops that fleet and its supervisor and removes the home
   --quiet        no bell or desktop notification when a run blocks or ends
   --help         this text
 

@@ -61,12 +61,19 @@ const GAP = 1;
 
 /** Widths a flexible column would like before spare room is shared out. */
 const COMFORT: Partial<Record<ColumnKey, number>> = { name: 20, target: 17 };
+
+/**
+ * With queued runs, WHY says what holds each one back (`provider claude 3/3`,
+ * `global 6/8 (2 reserved)`): it needs room for that, more than for an exit
+ * reason, and is worth more than the provider/workload column.
+ */
+const WAITING_REASON: ColumnDef = { key: 'reason', header: 'WHY', width: 19, max: 23, priority: 90, align: 'left' };
 /** Columns worth less than this go first, to keep names readable. */
 const OPTIONAL_BELOW = 50;
 
-/** The columns that fit in `width`, with flexible columns sharing what is left. */
-export function layoutColumns(width: number): Column[] {
-  let defs = [...DEFS];
+/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued. */
+export function layoutColumns(width: number, waiting = false): Column[] {
+  let defs = DEFS.map((d) => (waiting && d.key === 'reason' ? WAITING_REASON : d));
   const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
     MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, COMFORT[d.key] ?? 0) : d.width), 0) + GAP * (ds.length - 1);
   const dropLowest = (below: number): boolean => {
@@ -81,14 +88,17 @@ export function layoutColumns(width: number): Column[] {
   while (need(defs, false) > width && dropLowest(100));
   const widths = new Map(defs.map((d) => [d.key, d.width]));
   let spare = Math.max(0, width - need(defs, false));
-  // Share spare columns among the flexible ones, one at a time, each up to its max.
+  // Share spare columns among the flexible ones, one at a time: first up to
+  // each one's comfortable width, then up to its max.
   const flex = defs.filter((d) => d.max !== undefined);
-  while (spare > 0 && flex.some((d) => widths.get(d.key)! < d.max!)) {
-    for (const d of flex) {
-      if (spare === 0) break;
-      if (widths.get(d.key)! < d.max!) {
-        widths.set(d.key, widths.get(d.key)! + 1);
-        spare--;
+  for (const cap of [(d: ColumnDef) => Math.min(d.max!, COMFORT[d.key] ?? d.max!), (d: ColumnDef) => d.max!]) {
+    while (spare > 0 && flex.some((d) => widths.get(d.key)! < cap(d))) {
+      for (const d of flex) {
+        if (spare === 0) break;
+        if (widths.get(d.key)! < cap(d)) {
+          widths.set(d.key, widths.get(d.key)! + 1);
+          spare--;
+        }
       }
     }
   }
@@ -98,6 +108,8 @@ export function layoutColumns(width: number): Column[] {
 export interface Span {
   text: string;
   token: Token;
+  /** Drawn reversed (a selection inside a line). */
+  inverse?: boolean;
 }
 
 export function headerSpans(cols: readonly Column[]): Span[] {
@@ -105,7 +117,10 @@ export function headerSpans(cols: readonly Column[]): Span[] {
   return [{ text, token: 'text.muted' }];
 }
 
-function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined): Span[] {
+/** A queued run's reason, worked out by the caller (it needs stats): see why.ts. */
+export type Why = { text: string; token: Token } | null;
+
+function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined, why: Why): Span[] {
   const w = c.width;
   const one = (text: string, token: Token): Span[] => [{ text: fit(text, w, c.align), token }];
   switch (c.key) {
@@ -114,6 +129,7 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
     case 'reason':
       if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
       if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
+      if (why) return one(why.text, why.token);
       if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
       return one('', 'text.muted');
     case 'name':
@@ -158,11 +174,11 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
 }
 
 /** A row as spans, the marker included; the caller colours each span by its token. */
-export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean): Span[] {
+export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null): Span[] {
   const out: Span[] = [{ text: selected ? '› ' : '  ', token: 'focus' }];
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
-    out.push(...cell(r, c, now, queuePos));
+    out.push(...cell(r, c, now, queuePos, why));
   });
   return out;
 }

@@ -9,13 +9,13 @@ import { parseRunArgs } from '../cli/run-args.js';
 import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
-import { normalizeStats, type Snapshot, type Stats } from './model.js';
+import { clean, normalizeStats, type Snapshot, type Stats } from './model.js';
 import { notificationBytes, summarize } from './notify.js';
 import { outputFile, readTail } from './output-tail.js';
 import { writePrefs } from './prefs.js';
 import { cpuPercent, sampleGroup, type GroupSample } from './proc-stats.js';
 import { shellSplit } from './shell-split.js';
-import { error, info, reduceSnapshot, reduceStream, type Patch, type TuiState, type TuiStore, type WaitBanner } from './store.js';
+import { error, info, reduceSnapshot, reduceStats, reduceStream, type Patch, type TuiState, type TuiStore, type WaitBanner } from './store.js';
 
 /** What the controller needs from a connection; the real Client fits it. */
 export interface ClientLike {
@@ -52,6 +52,15 @@ export interface ControllerOptions {
 }
 
 const WAIT_BANNER_MS = 60_000;
+
+/** What a kill did, from the run the supervisor returned (a queued run is canceled; an ended one is left as it was). */
+export function killResult(name: string, before: string | undefined, after: PublicRun | undefined, force: boolean): string {
+  if (after?.status === 'ended') {
+    if (before !== 'ended' && after.exit_reason === 'canceled') return `canceled ${name}: it had not started`;
+    return `${name} had already ended (${after.exit_reason}): nothing to kill`;
+  }
+  return `kill sent to ${name}${force ? ' (SIGKILL)' : ''}`;
+}
 
 /** Events after which slots or queues changed: refresh the limiter soon. */
 const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle', 'blocked', 'ended', 'adopted', 'config_reloaded']);
@@ -129,7 +138,7 @@ export class Controller implements Actions {
         state,
         pid: state === 'up' ? (this.client?.server?.pid ?? null) : s.conn.pid,
         startedAt: state === 'up' ? (this.client?.server?.started_at ?? null) : s.conn.startedAt,
-        error: extra.error ?? null,
+        error: extra.error === undefined || extra.error === null ? null : clean(extra.error),
         since: s.conn.state === state ? s.conn.since : now,
         starting: extra.starting ?? false,
       },
@@ -267,8 +276,7 @@ export class Controller implements Actions {
       const now = Date.now();
       // With the next frame; what the user may have changed meanwhile (scroll, banners, mode) is read then.
       this.batcher.defer((s) => {
-        const patch: Patch = { now };
-        if (stats) patch.stats = stats;
+        const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
         if (details && s.mode === 'details' && s.selected === details.uuid) {
           const scroll = s.details?.uuid === details.uuid ? Math.min(s.details.scroll, Math.max(0, details.lines.length - 1)) : 0;
           patch.details = { ...details, scroll };
@@ -295,7 +303,7 @@ export class Controller implements Actions {
 
   private async fetchStats(): Promise<void> {
     const stats = await this.loadStats();
-    if (stats) this.batcher.defer({ stats });
+    if (stats) this.batcher.defer((s) => reduceStats(s, stats));
   }
 
   /** Stats if they changed since the last call, else null (no store change, no render). */
@@ -338,8 +346,9 @@ export class Controller implements Actions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
+    const before = this.store.getState().runs.byId[uuid]?.status;
     c.call<{ runs: PublicRun[] }>('run.kill', { refs: [uuid], force })
-      .then(() => this.set(info(`kill sent to ${name}`, Date.now())))
+      .then((res) => this.set(info(killResult(name, before, res.runs[0], force), Date.now())))
       .catch((e) => this.fail(`kill ${name}`, e));
   }
 
@@ -348,8 +357,8 @@ export class Controller implements Actions {
     if (!c) return;
     const name = this.nameOf(uuid);
     const p = c
-      .call('run.send', { ref: uuid, text })
-      .then(() => this.set(info(`sent to ${name}`, Date.now())))
+      .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
+      .then((res) => this.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))
       .catch((e) => this.fail(`send to ${name}`, e));
     this.inflight.set(uuid, p);
     void p.finally(() => {
@@ -363,9 +372,15 @@ export class Controller implements Actions {
     const id = ++this.waitId;
     const name = this.nameOf(uuid);
     const banner: WaitBanner = { id, uuid, name, state: 'waiting', token: null, error: null, at: Date.now() };
-    this.set((s) => ({ waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < WAIT_BANNER_MS), banner].slice(-4) }));
+    this.set((s) => ({
+      waits: [...s.waits.filter((w) => w.state === 'waiting' || Date.now() - w.at < WAIT_BANNER_MS), banner].slice(-4),
+      ...info(`waiting on ${name} until it is idle or ended…`, Date.now()),
+    }));
     const update = (patch: Partial<WaitBanner>): void =>
-      this.set((s) => ({ waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)) }));
+      this.set((s) => ({
+        waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)),
+        ...(patch.state === 'settled' ? info(`wait on ${name}: ${patch.token}`, Date.now()) : error(`wait on ${name} failed: ${patch.error}`, Date.now())),
+      }));
     void (async () => {
       let wc: ClientLike | null = null;
       try {
@@ -378,7 +393,7 @@ export class Controller implements Actions {
         this.batcher.flush();
         update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
       } catch (e) {
-        update({ state: 'failed', error: (e as Error).message });
+        update({ state: 'failed', error: clean((e as Error).message) });
       } finally {
         if (wc) {
           this.waitClients.delete(wc);

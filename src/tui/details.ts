@@ -2,7 +2,7 @@
 // every meter with its ceiling, loop state, command and cwd. Pure.
 
 import type { PublicRun } from '../server/view.js';
-import type { Span } from './columns.js';
+import type { Span, Why } from './columns.js';
 import {
   bar,
   bytesText,
@@ -33,7 +33,7 @@ export function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, queuePos: number | undefined): Span[][] {
+export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, queuePos: number | undefined, why: Why = null): Span[][] {
   const lines: Span[][] = [];
   const status: Span[] = [label('status'), { text: `${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, token: statusToken(r.status) }];
   if (r.status === 'ended') {
@@ -45,6 +45,7 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
   } else if (r.status === 'queued') {
     status.push({ text: ` #${queuePos ?? r.queue_position ?? '?'} in the queue, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
+    if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
   const held = r.held_until ? Date.parse(r.held_until) : null;

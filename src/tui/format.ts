@@ -1,8 +1,9 @@
-// Small pure formatters shared by the panes. Widths are in terminal columns;
-// names are treated as one column per code point (agents' names are ASCII in
-// practice; a wide character costs at most a misaligned cell, never a crash).
+// Small pure formatters shared by the panes. Widths are in terminal columns,
+// as a terminal draws them: a CJK character or an emoji takes two, so names
+// in any script line up.
 
 import { formatDuration } from '../config/duration.js';
+import { displayWidth, truncateDisplay } from '../text/terminal-text.js';
 import type { PublicRun } from '../server/view.js';
 import type { Token } from './theme.js';
 
@@ -36,24 +37,65 @@ export function clock(ts: number): string {
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+// string-width takes a slow path (grapheme segmentation, Unicode regexps)
+// for any non-ASCII text, and rows carry glyphs (status, bars) re-measured
+// every frame: measured texts are kept, a bounded few.
+const WIDTH_CACHE_LIMIT = 4096;
+const widths = new Map<string, number>();
+
+/** Columns the text takes on a terminal. */
+export function textWidth(s: string): number {
+  if (PRINTABLE_ASCII.test(s)) return s.length;
+  let w = widths.get(s);
+  if (w === undefined) {
+    if (widths.size >= WIDTH_CACHE_LIMIT) widths.clear();
+    w = displayWidth(s);
+    widths.set(s, w);
+  }
+  return w;
+}
+
+/** The longest start of the text that takes at most `cols` columns (a wide character is never split). */
+export function sliceColumns(s: string, cols: number): string {
+  if (cols <= 0) return '';
+  if (PRINTABLE_ASCII.test(s)) return s.slice(0, cols);
+  if (textWidth(s) <= cols) return s;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes(s)) {
+    const w = textWidth(segment);
+    if (used + w > cols) break;
+    out += segment;
+    used += w;
+  }
+  return out;
+}
+
+let segmenter: Intl.Segmenter | null = null;
+function graphemes(s: string): Iterable<{ segment: string }> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenter.segment(s);
+}
+
 /** Cut to `width` columns, marking a cut with an ellipsis. */
 export function truncate(s: string, width: number): string {
   if (width <= 0) return '';
-  const chars = Array.from(s);
-  if (chars.length <= width) return s;
-  if (width === 1) return '…';
-  return chars.slice(0, width - 1).join('') + '…';
+  if (PRINTABLE_ASCII.test(s)) {
+    if (s.length <= width) return s;
+    return width === 1 ? '…' : s.slice(0, width - 1) + '…';
+  }
+  return textWidth(s) <= width ? s : truncateDisplay(s, width);
 }
 
 /** Exactly `width` columns: truncated or padded. */
 export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = truncate(s, width);
-  const pad = width - Array.from(t).length;
+  const pad = width - textWidth(t);
   if (pad <= 0) return t;
   return align === 'left' ? t + ' '.repeat(pad) : ' '.repeat(pad) + t;
 }
-
-export const textWidth = (s: string): number => Array.from(s).length;
 
 export function meterToken(fraction: number): Token {
   if (fraction >= 1) return 'meter.full';

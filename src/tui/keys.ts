@@ -3,6 +3,8 @@
 // the help screen are generated from this table, so they cannot drift.
 
 import type { Key } from 'ink';
+import { safeLine } from '../text/terminal-text.js';
+import type { Pane } from './store.js';
 
 export enum Command {
   Up = 'up',
@@ -55,7 +57,13 @@ export interface Binding {
   contexts: readonly KeyContext[];
   /** Shown in the footer (the rest only in help). */
   footer?: boolean;
+  /** In the list, the panes whose footer shows it (default: every pane). */
+  panes?: readonly Pane[];
+  /** A pane's own word for it in the footer ("G follow" in the event log). */
+  paneHint?: Partial<Record<Pane, string>>;
 }
+
+const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
 
@@ -65,18 +73,18 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.PageUp, keys: [{ key: 'pageUp' }, { input: 'b', ctrl: true }], label: 'PgUp', hint: 'page up', contexts: NAV },
   { command: Command.PageDown, keys: [{ key: 'pageDown' }, { input: 'f', ctrl: true }], label: 'PgDn', hint: 'page down', contexts: NAV },
   { command: Command.First, keys: [{ input: 'g' }, { key: 'home' }], label: 'g', hint: 'first', contexts: NAV },
-  { command: Command.Last, keys: [{ input: 'G' }, { key: 'end' }], label: 'G', hint: 'last', contexts: NAV },
+  { command: Command.Last, keys: [{ input: 'G' }, { key: 'end' }], label: 'G', hint: 'last', contexts: NAV, footer: true, panes: ['events'], paneHint: { events: 'follow' } },
   { command: Command.Details, keys: [{ key: 'return' }], label: 'enter', hint: 'details', contexts: ['list'], footer: true },
   { command: Command.Kill, keys: [{ input: 'x' }], label: 'x', hint: 'kill', contexts: NAV, footer: true },
   { command: Command.KillNow, keys: [{ input: 'X' }], label: 'X', hint: 'kill without asking', contexts: NAV },
   { command: Command.Wait, keys: [{ input: 'w' }], label: 'w', hint: 'wait', contexts: NAV, footer: true },
   { command: Command.Send, keys: [{ input: 's' }], label: 's', hint: 'send', contexts: NAV, footer: true },
-  { command: Command.New, keys: [{ input: 'n' }], label: 'n', hint: 'new', contexts: ['list'], footer: true },
-  { command: Command.Filter, keys: [{ input: '/' }], label: '/', hint: 'filter', contexts: ['list'], footer: true },
-  { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true },
-  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'help'] },
+  { command: Command.New, keys: [{ input: 'n' }], label: 'n', hint: 'new', contexts: ['list'], footer: true, panes: ['runs'] },
+  { command: Command.Filter, keys: [{ input: '/' }], label: '/', hint: 'filter', contexts: ['list'], footer: true, panes: ['runs'] },
+  { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true, panes: ['runs'] },
+  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'help'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
   { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
-  { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true },
+  { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true, panes: ['runs', 'events'], paneHint: { events: 'hide' } },
   { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'help'] },
   { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'help'], footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
@@ -115,6 +123,7 @@ const FOOTER_ORDER: readonly Command[] = [
   Command.Submit,
   Command.Back,
   Command.Details,
+  Command.Last,
   Command.Kill,
   Command.Wait,
   Command.Send,
@@ -127,13 +136,16 @@ const FOOTER_ORDER: readonly Command[] = [
   Command.ToggleEvents,
 ];
 
-/** Footer hints for a context: "j/k move  x kill  w wait  …". */
-export function footerHints(context: KeyContext): { label: string; hint: string }[] {
+/** Footer hints for a context, and in the list for the focused pane: "j/k move  x kill  w wait  …". */
+export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: string; hint: string }[] {
   const out: { label: string; hint: string }[] = [];
-  if (context === 'list' || context === 'details') out.push({ label: 'j/k', hint: context === 'list' ? 'move' : 'scroll' });
+  if (context === 'list' || context === 'details') out.push({ label: 'j/k', hint: context === 'details' ? 'scroll' : pane === 'runs' ? 'move' : 'select' });
   for (const c of FOOTER_ORDER) {
     const b = BINDINGS.find((x) => x.command === c && x.footer && x.contexts.includes(context));
-    if (b) out.push({ label: b.label, hint: b.hint });
+    if (!b) continue;
+    if (context === 'list' && b.panes && !b.panes.includes(pane)) continue;
+    if (context !== 'list' && b.panes) continue;
+    out.push({ label: b.label, hint: (context === 'list' ? b.paneHint?.[pane] : undefined) ?? b.hint });
   }
   if (context === 'details' || context === 'help') out.unshift({ label: 'esc', hint: 'back' });
   return out;
@@ -156,6 +168,6 @@ export function helpEntries(): { label: string; hint: string }[] {
 /** Printable text to insert into a prompt (pastes arrive as one string). */
 export function printable(input: string, key: Key): string {
   if (key.ctrl || key.meta || key.escape || key.return || key.tab) return '';
-  // Strip control characters and stray escape sequences; keep the rest of a paste.
-  return input.replace(/\x1b\[[0-9;]*[A-Za-z~]/g, '').replace(/[\x00-\x1f\x7f]/g, '');
+  // A paste keeps its text; its escape sequences go, and its line breaks become spaces (a prompt is one line).
+  return safeLine(input);
 }

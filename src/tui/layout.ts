@@ -6,10 +6,12 @@ export interface LayoutInput {
   columns: number;
   rows: number;
   showEvents: boolean;
-  /** Caps the limiter will list (0 before the first stats). */
+  /** Lines the limiter would show: one per cap; focused, one per holder and waiter too (0 before the first stats). */
   caps: number;
   /** Wait banners on screen (they take a footer line). */
   waits: boolean;
+  /** A refused config or config warnings (they take a header line). */
+  configNotice?: boolean;
 }
 
 export interface Layout {
@@ -35,7 +37,7 @@ const SIDE_LIMITER_WIDTH = 52;
 export function computeLayout(input: LayoutInput): Layout {
   const width = Math.max(MIN_COLUMNS, input.columns);
   const height = Math.max(MIN_ROWS, input.rows) - 1;
-  const header = 2;
+  const header = 2 + (input.configNotice ? 1 : 0);
   const footer = 2 + (input.waits ? 1 : 0);
   const main = Math.max(3, height - header - footer);
   const caps = Math.max(1, input.caps);

@@ -7,6 +7,8 @@
 // only the few glyphs pay for the slow path. Short ASCII runs stay with
 // their neighbours, so a row is two or three nodes, not one per glyph.
 
+import { sliceColumns, textWidth } from './format.js';
+
 export interface Part<S> {
   text: string;
   style: S;
@@ -52,14 +54,13 @@ export function segmentLine<S>(parts: readonly Part<S>[], minRun = MIN_ASCII_RUN
   return segments;
 }
 
-/** The parts cut to `width` columns (one per code point, as fit() counts), an ellipsis marking a cut. */
+/** The parts cut to `width` terminal columns (a wide character counts two), an ellipsis marking a cut. */
 export function clipParts<S>(parts: readonly Part<S>[], width: number): Part<S>[] {
   const out: Part<S>[] = [];
   let left = Math.max(0, width);
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
-    const chars = isPlainAscii(p.text) ? null : Array.from(p.text);
-    const len = chars ? chars.length : p.text.length;
+    const len = textWidth(p.text);
     const restEmpty = parts.slice(i + 1).every((q) => q.text === '');
     if (len < left || (len === left && restEmpty)) {
       out.push(p);
@@ -67,10 +68,7 @@ export function clipParts<S>(parts: readonly Part<S>[], width: number): Part<S>[
       continue;
     }
     // This part reaches the edge with more to come: keep what fits, then the ellipsis.
-    if (left > 0) {
-      const kept = chars ? chars.slice(0, left - 1).join('') : p.text.slice(0, left - 1);
-      out.push({ text: kept + '…', style: p.style });
-    }
+    if (left > 0) out.push({ text: sliceColumns(p.text, left - 1) + '…', style: p.style });
     break;
   }
   return out;

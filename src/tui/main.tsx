@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // `orcr-tui`: the full-screen terminal UI. A client like any other: it
 // connects to (and if needed starts) the home's supervisor, shows a snapshot
-// and follows the event stream. Quitting leaves every agent running.
+// and follows the event stream. Quitting leaves every agent running — but
+// for --demo's throw-away home, whose fleet, supervisor and folder go too.
 
 import path from 'node:path';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
 import { Controller } from './controller.js';
-import { createDemoHome } from './demo-home.js';
+import { createDemoHome, removeDemoHome, type DemoHome } from './demo-home.js';
 import { installInkFrameCache } from './ink-frame-cache.js';
 import { readPrefs } from './prefs.js';
-import { createTuiStore } from './store.js';
+import { createTuiStore, error } from './store.js';
 import { TerminalGuard } from './terminal.js';
 import { builtinThemeDir, initialThemeName, loadThemes } from './theme.js';
 
@@ -35,7 +36,7 @@ async function main(argv: string[]): Promise<void> {
   }
 
   let home: Home;
-  let demo: { dir: string; runs: number } | null = null;
+  let demo: DemoHome | null = null;
   try {
     if (args.demo) {
       process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
@@ -66,8 +67,8 @@ async function main(argv: string[]): Promise<void> {
   // Keep each screen line's styled cells from one frame to the next (see the module); Ink works without it, only slower.
   await installInkFrameCache();
 
-  const store = createTuiStore({ home: home.dir, theme });
-  if (themes.problems.length > 0) store.setState({ message: { text: `theme problems: ${themes.problems.join('; ')}`, kind: 'error', at: Date.now() } });
+  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null });
+  if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,
@@ -78,8 +79,24 @@ async function main(argv: string[]): Promise<void> {
 
   let instance: { unmount: () => void } | null = null;
   let exiting = false;
-  const finish = (code: number, farewell: string | null, err?: unknown): void => {
-    if (exiting) return;
+  let stoppingDemo = false;
+  // The terminal may be gone (SIGHUP): nothing written may stop the shutdown.
+  const say = (text: string): void => {
+    try {
+      if (process.stdout.writable) process.stdout.write(text);
+    } catch {
+      /* no terminal */
+    }
+  };
+  const finish = (code: number, farewell: string | null, err?: unknown, signal = false): void => {
+    if (exiting) {
+      // A second ctrl-c or TERM while the demo is taken down: leave now, and say what is left.
+      if (stoppingDemo && signal) {
+        say(`orcr-tui: left the demo as it was: ORCR_HOME=${demo!.dir} orcr server stop, then remove the folder\n`);
+        process.exit(code);
+      }
+      return;
+    }
     exiting = true;
     const s = store.getState();
     controller.stop();
@@ -90,19 +107,31 @@ async function main(argv: string[]): Promise<void> {
     }
     guard.restore();
     if (err) process.stderr.write(`orcr-tui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    if (demo) {
+      const dir = demo.dir;
+      stoppingDemo = true;
+      process.stdout.on('error', () => undefined);
+      say(`orcr-tui: stopping the demo's agents and supervisor and removing ${dir}…\n`);
+      removeDemoHome(dir)
+        .then((r) => {
+          const strays = r.strays > 0 ? ` (${r.strays} stray process${r.strays === 1 ? '' : 'es'} killed)` : '';
+          say(`orcr-tui: demo stopped: ${r.stopped} run${r.stopped === 1 ? '' : 's'} ended, its supervisor stopped${strays}; ${r.removed ? `${dir} removed` : `${dir} could not be removed`}.\n`);
+        })
+        .catch((e: unknown) => say(`orcr-tui: could not stop the demo (${(e as Error).message}): ORCR_HOME=${dir} orcr server stop, then remove the folder\n`))
+        .finally(() => process.exit(code));
+      return;
+    }
     if (farewell) {
       const active = Object.values(s.runs.byId).filter((r) => r.status !== 'ended').length;
       const pid = s.conn.pid ? ` (pid ${s.conn.pid})` : '';
-      let text = `orcr-tui: bye. ${active} run${active === 1 ? '' : 's'} not ended keep going under the supervisor${pid} of ${home.dir}; \`orcr ps\` lists them.\n`;
-      if (demo) text += `demo home: ${demo.dir} — stop it with: ORCR_HOME=${demo.dir} orcr server stop (then remove the folder)\n`;
-      process.stdout.write(text);
+      say(`orcr-tui: bye. ${active} run${active === 1 ? '' : 's'} not ended keep going under the supervisor${pid} of ${home.dir}; \`orcr ps\` lists them.\n`);
     }
     process.exit(code);
   };
 
-  process.on('SIGTERM', () => finish(143, null));
-  process.on('SIGHUP', () => finish(129, null));
-  process.on('SIGINT', () => finish(130, 'bye'));
+  process.on('SIGTERM', () => finish(143, null, undefined, true));
+  process.on('SIGHUP', () => finish(129, null, undefined, true));
+  process.on('SIGINT', () => finish(130, 'bye', undefined, true));
   process.on('uncaughtException', (e) => finish(1, null, e));
   process.on('unhandledRejection', (e) => finish(1, null, e));
 

@@ -7,6 +7,7 @@ import type { RunEvent } from '../core/types.js';
 import type { StreamMessage } from '../client/client.js';
 import type { PublicRun } from '../server/view.js';
 import type { Token } from './theme.js';
+import { hasControls, safeLine } from '../text/terminal-text.js';
 import { clock, costText, tokensText } from './format.js';
 
 export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
@@ -27,9 +28,43 @@ export interface Snapshot {
   events?: RunEvent[];
 }
 
+// ---------------------------------------------------------------------------
+// Text from agents. Every string a run or an event carries may hold escape
+// sequences (an agent's output, a name typed by someone else); the TUI makes
+// it safe once, when it comes in, so no pane can forget to and no frame pays
+// for it again.
+
+/** One line of terminal-safe text (the test is one regexp; most text passes as is). */
+export const clean = (v: string): string => (hasControls(v) ? safeLine(v) : v);
+const cleanOrNull = (v: string | null): string | null => (v === null ? null : clean(v));
+
+const RUN_TEXT = ['name', 'provider', 'workload', 'protocol', 'status', 'exit_reason', 'exit_detail', 'blocked_kind', 'cwd', 'session_id', 'last_tool', 'last_text'] as const;
+
+/** The run with every text field terminal-safe; the same object when nothing needed it. */
+export function safeRun(r: PublicRun): PublicRun {
+  let out: PublicRun | null = null;
+  for (const k of RUN_TEXT) {
+    const v = r[k];
+    if (typeof v === 'string' && hasControls(v)) {
+      out ??= { ...r };
+      (out as unknown as Record<string, string>)[k] = safeLine(v);
+    }
+  }
+  if (r.command.some(hasControls)) {
+    out ??= { ...r };
+    out.command = r.command.map(clean);
+  }
+  const w = r.waiting;
+  if (w && ((w.name !== null && hasControls(w.name)) || (w.until !== null && hasControls(w.until)))) {
+    out ??= { ...r };
+    out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
+  }
+  return out ?? r;
+}
+
 export function applySnapshot(snap: Snapshot): RunsData {
   const byId: Record<string, PublicRun> = {};
-  for (const r of snap.runs) byId[r.uuid] = r;
+  for (const r of snap.runs) byId[r.uuid] = safeRun(r);
   return { byId, seq: snap.seq };
 }
 
@@ -139,10 +174,10 @@ export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): App
     if (uuid === null) continue;
     const prev = (byId ?? data.byId)[uuid];
     let next: PublicRun | undefined;
-    if (m.run) next = keepCounters(prev, viewAtEvent(m.run, ev));
+    if (m.run) next = safeRun(keepCounters(prev, viewAtEvent(m.run, ev)));
     else if (prev && (TRANSITIONS.has(ev.type) || ev.type === 'usage')) {
       // No view attached (the server could not find the run): the event alone moves the row we have.
-      next = viewAtEvent(prev, ev.type === 'ended' && typeof ev.data.reason !== 'string' ? { ...ev, data: { ...ev.data, reason: 'lost' } } : ev);
+      next = safeRun(viewAtEvent(prev, ev.type === 'ended' && typeof ev.data.reason !== 'string' ? { ...ev, data: { ...ev.data, reason: 'lost' } } : ev));
     }
     if (next) {
       byId ??= { ...data.byId };
@@ -150,9 +185,9 @@ export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): App
     }
     const name = next?.name ?? prev?.name ?? uuid.slice(0, 8);
     if (ev.type === 'blocked') {
-      notable.push({ kind: 'blocked', uuid, name, detail: String(ev.data.kind ?? next?.blocked_kind ?? 'unknown') });
+      notable.push({ kind: 'blocked', uuid, name, detail: clean(String(ev.data.kind ?? next?.blocked_kind ?? 'unknown')) });
     } else if (ev.type === 'ended') {
-      notable.push({ kind: 'ended', uuid, name, detail: String(ev.data.reason ?? next?.exit_reason ?? 'ended') });
+      notable.push({ kind: 'ended', uuid, name, detail: clean(String(ev.data.reason ?? next?.exit_reason ?? 'ended')) });
     }
   }
   return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, fresh, notable };
@@ -161,11 +196,17 @@ export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): App
 export interface ViewOptions {
   filter: string;
   showAll: boolean;
+  /**
+   * Workload priorities (from stats), which decide the admission order: higher
+   * priority first, then queue_seq. Null before the first stats: the order the
+   * server last gave (queue_position) stands in.
+   */
+  priorities?: Readonly<Record<string, number>> | null;
 }
 
 export interface RunsView {
   ids: string[];
-  /** 1-based queue position of each queued run (all queued runs, not just the filtered ones). */
+  /** 1-based admission order of each queued run (all queued runs, not just the filtered ones). */
   positions: Readonly<Record<string, number>>;
   counts: Readonly<Record<Status, number>>;
   total: number;
@@ -179,6 +220,17 @@ function matches(r: PublicRun, words: string[]): boolean {
   return words.every((w) => hay.includes(w));
 }
 
+/** The supervisor's admission order (CONTRACT: workload priority descending, then queue_seq). */
+export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
+  if (priorities === null) {
+    return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
+  }
+  // A Map: workload names are user text ("constructor" must not find Object.prototype's).
+  const byName = new Map(Object.entries(priorities));
+  const prio = (r: PublicRun): number => byName.get(r.workload) ?? 0;
+  return (a, b) => prio(b) - prio(a) || a.queue_seq - b.queue_seq;
+}
+
 export function compareRuns(a: PublicRun, b: PublicRun): number {
   const ra = STATUS_RANK[a.status] ?? 9;
   const rb = STATUS_RANK[b.status] ?? 9;
@@ -186,12 +238,13 @@ export function compareRuns(a: PublicRun, b: PublicRun): number {
   return a.queue_seq - b.queue_seq;
 }
 
-/** Rows to show: active or all, matching the filter, sorted by status then queue order. */
+/** Rows to show: active or all, matching the filter, sorted by status, queued runs in admission order. */
 export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
   const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
   const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
-  const rows: PublicRun[] = [];
+  const others: PublicRun[] = [];
   const queued: PublicRun[] = [];
+  const shown: PublicRun[] = [];
   let total = 0;
   for (const uuid in byId) {
     const r = byId[uuid]!;
@@ -199,13 +252,33 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (r.status in counts) counts[r.status as Status]++;
     if (r.status === 'queued') queued.push(r);
     if (!opts.showAll && r.status === 'ended') continue;
-    if (matches(r, words)) rows.push(r);
+    if (!matches(r, words)) continue;
+    if (r.status === 'queued') shown.push(r);
+    else others.push(r);
   }
-  rows.sort(compareRuns);
-  queued.sort((a, b) => a.queue_seq - b.queue_seq);
+  // The queue is sorted once, for its positions, and its listed runs go in that order where queued runs sort.
+  const order = admissionCompare(opts.priorities ?? null);
+  queued.sort(order);
   const positions: Record<string, number> = {};
-  queued.forEach((r, i) => (positions[r.uuid] = i + 1));
-  return { ids: rows.map((r) => r.uuid), positions, counts, total };
+  for (let k = 0; k < queued.length; k++) positions[queued[k]!.uuid] = k + 1;
+  // The listed ones are usually all of them: then the order is the queue's.
+  const listedQueue = shown.length === queued.length ? queued : shown.sort((a, b) => positions[a.uuid]! - positions[b.uuid]!);
+  others.sort(compareRuns);
+  const ids: string[] = [];
+  const queuedRank = STATUS_RANK.queued!;
+  let i = 0;
+  for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
+  for (const r of listedQueue) ids.push(r.uuid);
+  for (; i < others.length; i++) ids.push(others[i]!.uuid);
+  return { ids, positions, counts, total };
+}
+
+/** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */
+export function prioritiesOf(stats: Stats | null): Record<string, number> | null {
+  if (!stats) return null;
+  const out: Record<string, number> = {};
+  for (const c of stats.caps) if (c.cap.startsWith('workload:') && typeof c.priority === 'number') out[c.cap.slice('workload:'.length)] = c.priority;
+  return out;
 }
 
 // ---------------------------------------------------------------------------
@@ -220,6 +293,12 @@ export interface FleetMeter {
 
 export interface Stats {
   caps: CapUsage[];
+  /** Names of the runs the caps list (holders, first waiters), by uuid. */
+  names: Record<string, string>;
+  /** Config values the supervisor clamped or ignored, in words. */
+  warnings: string[];
+  /** The last config.json edit the supervisor refused (the previous config stays in force), or null. */
+  configError: { at: number; message: string } | null;
   queued: number;
   active: number;
   holds: Record<string, number>;
@@ -238,7 +317,7 @@ function toMeter(name: string, v: unknown): FleetMeter | null {
   if (used === null) return null;
   const limit = typeof o.limit === 'number' ? o.limit : null;
   const fraction = typeof o.fraction === 'number' ? o.fraction : limit ? used / limit : null;
-  return { name: typeof o.name === 'string' ? o.name : name, used, limit, fraction };
+  return { name: clean(typeof o.name === 'string' ? o.name : name), used, limit, fraction };
 }
 
 /** Accept the stats result as the supervisor sends it, tolerating fields it does not send yet. */
@@ -247,9 +326,16 @@ export function normalizeStats(raw: unknown): Stats {
   const caps = Array.isArray(o.caps) ? (o.caps as CapUsage[]).filter((c) => c && typeof c.cap === 'string') : [];
   const holds: Record<string, number> = {};
   if (o.holds && typeof o.holds === 'object') {
-    for (const [k, v] of Object.entries(o.holds as Record<string, unknown>)) if (typeof v === 'number') holds[k] = v;
+    for (const [k, v] of Object.entries(o.holds as Record<string, unknown>)) if (typeof v === 'number') holds[clean(k)] = v;
   }
   const fleet: FleetMeter[] = [];
+  const names: Record<string, string> = {};
+  if (o.names && typeof o.names === 'object') {
+    for (const [k, v] of Object.entries(o.names as Record<string, unknown>)) if (typeof v === 'string') names[k] = clean(v);
+  }
+  const warnings = Array.isArray(o.warnings) ? o.warnings.filter((w): w is string => typeof w === 'string').map(clean) : [];
+  const ce = o.config_error as { at?: unknown; message?: unknown } | null | undefined;
+  const configError = ce && typeof ce === 'object' && typeof ce.message === 'string' ? { at: typeof ce.at === 'number' ? ce.at : 0, message: clean(ce.message) } : null;
   const fleetObj = (o.fleet && typeof o.fleet === 'object' && !Array.isArray(o.fleet) ? o.fleet : {}) as Record<string, unknown>;
   // `fleet: {exceeded, window, meters: {name: meter}}`, or the meters directly.
   const src = fleetObj.meters ?? o.fleet ?? o.budgets ?? o.budget;
@@ -267,6 +353,8 @@ export function normalizeStats(raw: unknown): Stats {
   return {
     caps: caps.map((c) => ({
       ...c,
+      cap: clean(c.cap),
+      priority: typeof c.priority === 'number' ? c.priority : null,
       holders: Array.isArray(c.holders) ? c.holders : [],
       waiting: Array.isArray(c.waiting) ? c.waiting : [],
       reserved: typeof c.reserved === 'number' ? c.reserved : 0,
@@ -277,7 +365,10 @@ export function normalizeStats(raw: unknown): Stats {
     holds,
     fleet: fleet.filter((m) => m.limit !== null),
     fleetExceeded: fleetObj.exceeded === true,
-    fleetWindow: typeof fleetObj.window === 'string' ? fleetObj.window : null,
+    fleetWindow: typeof fleetObj.window === 'string' ? clean(fleetObj.window) : null,
+    names,
+    warnings,
+    configError,
   };
 }
 
@@ -388,5 +479,5 @@ export function describeEvent(ev: RunEvent): string {
 }
 
 export function logEntry(ev: RunEvent, name: string | null): LogEntry {
-  return { seq: ev.seq, ts: ev.ts, type: ev.type, run: ev.run, name, text: describeEvent(ev), token: eventToken(ev) };
+  return { seq: ev.seq, ts: ev.ts, type: clean(ev.type), run: ev.run, name: cleanOrNull(name), text: clean(describeEvent(ev)), token: eventToken(ev) };
 }

@@ -2,6 +2,7 @@
 // desktop notification (OSC 9) where the terminal is known to show one.
 
 import type { Notable } from './model.js';
+import { safeLine } from '../text/terminal-text.js';
 
 /** Terminals that turn OSC 9 into a desktop notification. */
 const OSC9_TERMINALS = new Set(['iTerm.app', 'WezTerm', 'ghostty', 'vscode', 'WarpTerminal']);
@@ -25,6 +26,6 @@ export function summarize(notable: readonly Notable[]): string {
 
 /** The bytes that notify: OSC 9 with the text where supported, else a bell. Never contains control characters from the text. */
 export function notificationBytes(text: string, env: NodeJS.ProcessEnv): string {
-  if (supportsOsc9(env)) return `\x1b]9;orcr: ${text.replace(/[\x00-\x1f\x7f]/g, ' ').slice(0, 200)}\x07`;
+  if (supportsOsc9(env)) return `\x1b]9;orcr: ${safeLine(text).slice(0, 200)}\x07`;
   return '\x07';
 }

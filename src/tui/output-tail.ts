@@ -1,19 +1,13 @@
 // The last lines of a run's output file (<home>/runs/<uuid>/out), read from
-// the end so a huge log costs one bounded read, and cleaned of escape
-// sequences that would fight the TUI for the terminal.
+// the end so a huge log costs one bounded read, and made terminal-safe: an
+// agent's escape sequences would fight the TUI for the terminal.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { safeLine } from '../text/terminal-text.js';
 
 export function outputFile(homeDir: string, uuid: string): string {
   return path.join(homeDir, 'runs', uuid, 'out');
-}
-
-// CSI, OSC and other ESC sequences, then the remaining control characters (tab becomes spaces).
-const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
-
-export function cleanLine(line: string): string {
-  return line.replace(ESCAPES, '').replace(/\t/g, '  ').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
 }
 
 export interface Tail {
@@ -39,7 +33,9 @@ export function readTail(file: string, maxLines = 200, maxBytes = 256 * 1024): T
     if (len < size) text = text.slice(text.indexOf('\n') + 1); // drop the partial first line
     const lines = text.split('\n');
     if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-    return { lines: lines.slice(-maxLines).map(cleanLine), size, missing: false };
+    // A CRLF line's \r would show as a trailing space; a tab is worth two.
+    const clean = (l: string): string => safeLine((l.endsWith('\r') ? l.slice(0, -1) : l).replace(/\t/g, '  '));
+    return { lines: lines.slice(-maxLines).map(clean), size, missing: false };
   } finally {
     fs.closeSync(fd);
   }

@@ -4,12 +4,18 @@
 
 import type { Key } from 'ink';
 import type { Actions } from './controller.js';
+import type { PublicRun } from '../server/view.js';
+import { limiterItems, selectable } from './limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
 import {
   error,
   info,
   nextPane,
+  paneTarget,
+  reduceCloseDetails,
   reduceFilter,
+  reduceFocus,
+  reduceOpenDetails,
   reduceScroll,
   reduceShowAll,
   type Patch,
@@ -30,8 +36,41 @@ export function contextOf(s: TuiState): KeyContext {
   return s.mode;
 }
 
-function selectedRun(s: TuiState) {
-  return s.selected ? s.runs.byId[s.selected] : undefined;
+interface Target {
+  uuid: string;
+  name: string;
+  run: PublicRun | undefined;
+}
+
+/** The run a key acts on: the one details show, else the focused pane's selected row, holder, waiter or event. */
+function targetOf(s: TuiState): Target | null {
+  const uuid = s.mode === 'details' ? s.selected : paneTarget(s);
+  if (uuid === null) return null;
+  const run = s.runs.byId[uuid];
+  return { uuid, run, name: run?.name ?? s.stats?.names[uuid] ?? uuid.slice(0, 8) };
+}
+
+/** Why nothing is selected, in the focused pane's words. */
+function nothingSelected(s: TuiState): string {
+  if (s.mode === 'list' && s.pane === 'limiter') {
+    const any = s.stats ? limiterItems(s.stats.caps).some(selectable) : false;
+    return any ? 'no holder or waiter selected (j/k selects one)' : 'no run holds or waits on any cap';
+  }
+  if (s.mode === 'list' && s.pane === 'events') return s.log.size === 0 ? 'no events yet' : 'this event is not about a run';
+  return 'no run selected';
+}
+
+/** Lines a page key moves in the focused pane. */
+function pageOf(s: TuiState): number {
+  if (s.mode === 'details') return s.viewport.detailsOutputHeight;
+  if (s.pane === 'limiter') return s.viewport.limiterHeight;
+  if (s.pane === 'events') return s.viewport.eventsHeight;
+  return s.viewport.runsHeight;
+}
+
+/** A kill from the runs pane: the cursor will keep the row when the run moves away as it ends. */
+function pinKilled(s: TuiState, uuid: string): Patch {
+  return s.mode === 'list' && s.pane === 'runs' && s.selected === uuid ? { killPin: uuid } : {};
 }
 
 export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) => void {
@@ -44,7 +83,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
   function onPrompt(s: TuiState, cmd: Command | null, input: string, key: Key): void {
     const p = s.prompt!;
     const edit = (text: string): void => {
-      const patch: Patch = { prompt: { ...p, text } };
+      const patch: Patch = { prompt: { ...p, text, selected: false } };
       if (p.kind === 'filter') Object.assign(patch, reduceFilter(s, text));
       set(patch);
     };
@@ -62,7 +101,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set({ mode: p.back, prompt: null, ...(p.kind === 'filter' ? reduceFilter(s, '') : {}) });
         return;
       case Command.DeleteChar:
-        edit(Array.from(p.text).slice(0, -1).join(''));
+        edit(p.selected ? '' : Array.from(p.text).slice(0, -1).join(''));
         return;
       case Command.ClearLine:
         edit('');
@@ -72,7 +111,8 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         return;
       default: {
         const text = printable(input, key);
-        if (text) edit(p.text + text);
+        if (text) edit(p.selected ? text : p.text + text);
+        else if (p.selected && (key.leftArrow || key.rightArrow || key.home || key.end)) set({ prompt: { ...p, selected: false } });
       }
     }
   }
@@ -86,7 +126,8 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       return;
     }
     if (cmd === null) return;
-    const run = selectedRun(s);
+    const t = targetOf(s);
+    const none = (): void => set(info(nothingSelected(s), now()));
     switch (cmd) {
       case Command.Up:
         set(reduceScroll(s, -1));
@@ -95,10 +136,10 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set(reduceScroll(s, 1));
         return;
       case Command.PageUp:
-        set(reduceScroll(s, -Math.max(1, s.viewport.runsHeight - 1)));
+        set(reduceScroll(s, -Math.max(1, pageOf(s) - 1)));
         return;
       case Command.PageDown:
-        set(reduceScroll(s, Math.max(1, s.viewport.runsHeight - 1)));
+        set(reduceScroll(s, Math.max(1, pageOf(s) - 1)));
         return;
       case Command.First:
         set(reduceScroll(s, 'top'));
@@ -107,60 +148,67 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set(reduceScroll(s, 'bottom'));
         return;
       case Command.Details:
-        if (!run) {
-          set(info('no run selected', now()));
-          return;
-        }
-        set({ mode: 'details', details: s.details?.uuid === run.uuid ? s.details : null });
+        if (!t) return none();
+        if (!t.run) return set(info(`${t.name} is not among the runs the supervisor listed`, now()));
+        set(reduceOpenDetails(s, t.uuid));
         actions.detailsOpened();
         return;
       case Command.Kill:
-        if (!run) return set(info('no run selected', now()));
-        if (run.status === 'ended') return set(info(`${run.name} has already ended (${run.exit_reason})`, now()));
-        set({ mode: 'confirm', confirm: { uuid: run.uuid, name: run.name, back: s.mode }, message: null });
+        if (!t) return none();
+        if (t.run?.status === 'ended') return set(error(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`, now()));
+        set({ mode: 'confirm', confirm: { uuid: t.uuid, name: t.name, back: s.mode }, message: null });
         return;
       case Command.KillNow:
-        if (!run) return set(info('no run selected', now()));
-        if (run.status === 'ended') return set(info(`${run.name} has already ended (${run.exit_reason})`, now()));
-        actions.kill(run.uuid, false);
+        if (!t) return none();
+        if (t.run?.status === 'ended') return set(error(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`, now()));
+        actions.kill(t.uuid, false);
+        set(pinKilled(s, t.uuid));
         return;
-      case Command.Confirm:
-        if (s.confirm) actions.kill(s.confirm.uuid, false);
-        set({ mode: s.confirm?.back ?? 'list', confirm: null });
+      case Command.Confirm: {
+        const c = s.confirm;
+        if (!c) return set({ mode: 'list' });
+        const run = s.runs.byId[c.uuid];
+        // It may have ended while the question was up.
+        if (run?.status === 'ended') return set({ mode: c.back, confirm: null, ...error(`${c.name} ended meanwhile (${run.exit_reason}): nothing to kill`, now()) });
+        actions.kill(c.uuid, false);
+        set({ mode: c.back, confirm: null, ...pinKilled({ ...s, mode: c.back }, c.uuid) });
         return;
+      }
       case Command.Deny:
-        set({ mode: s.confirm?.back ?? 'list', confirm: null, ...info('not killed', now()) });
+        set({ mode: s.confirm?.back ?? 'list', confirm: null, ...info(`kill canceled: ${s.confirm?.name ?? 'the run'} keeps running`, now()) });
         return;
       case Command.Wait:
-        if (!run) return set(info('no run selected', now()));
-        actions.wait(run.uuid);
+        if (!t) return none();
+        actions.wait(t.uuid);
         return;
       case Command.Send:
-        if (!run) return set(info('no run selected', now()));
-        if (run.status !== 'idle') {
-          set(error(`${run.name} is ${run.status === 'ended' ? `ended (${run.exit_reason})` : run.status}: input goes only to an idle run`, now()));
+        if (!t) return none();
+        if (t.run?.status !== 'idle') {
+          const st = !t.run ? 'not listed' : t.run.status === 'ended' ? `ended (${t.run.exit_reason})` : t.run.status;
+          set(error(`${t.name} is ${st}: input goes only to an idle run`, now()));
           return;
         }
-        openPrompt(s, { kind: 'send', text: '', target: run.uuid, targetName: run.name });
+        openPrompt(s, { kind: 'send', text: '', target: t.uuid, targetName: t.name });
         return;
       case Command.New:
         openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
         return;
       case Command.Filter:
-        openPrompt(s, { kind: 'filter', text: s.filter, target: null, targetName: null });
+        // The filter as it was, selected: typing replaces it, an arrow key keeps it to edit.
+        openPrompt(s, { kind: 'filter', text: s.filter, target: null, targetName: null, selected: s.filter !== '' });
         return;
       case Command.ToggleAll:
         set({ ...reduceShowAll(s, !s.showAll), ...info(s.showAll ? 'showing active runs only (a shows all)' : 'showing all runs', now()) });
         return;
       case Command.Back:
-        if (s.mode === 'details') return set({ mode: 'list' });
+        if (s.mode === 'details') return set(reduceCloseDetails(s));
         if (s.mode === 'help') return set({ mode: s.helpBack });
-        if (s.filter) return set(reduceFilter(s, ''));
         if (s.pane !== 'runs') return set({ pane: 'runs' });
+        if (s.filter) return set(reduceFilter(s, ''));
         set({ message: null });
         return;
       case Command.NextPane:
-        set({ pane: nextPane(s) });
+        set(reduceFocus(s, nextPane(s)));
         return;
       case Command.ToggleEvents:
         set({ showEvents: !s.showEvents, pane: s.pane === 'events' ? 'runs' : s.pane });

@@ -7,10 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
 import type { Actions } from '../../src/tui/controller.js';
-import { createTuiStore, reduceSnapshot, type TuiStore } from '../../src/tui/store.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTuiStore, error, reduceSnapshot, reduceStream, type TuiStore } from '../../src/tui/store.js';
+import { readTail } from '../../src/tui/output-tail.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { normalizeStats } from '../../src/tui/model.js';
-import { run, T0 } from './fixtures.js';
+import { limiterItems } from '../../src/tui/limiter.js';
+import { msg, run, T0 } from './fixtures.js';
 import { KEY, lines, press, tick, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -79,7 +84,7 @@ describe('App', () => {
     await press(inst, KEY.down, 'G');
     await until(inst, (x) => /› ■ ended\s+completed\s+done-d/.test(x));
     await press(inst, 'k');
-    await until(inst, (x) => /› ○ queued\s+waiter-c/.test(x));
+    await until(inst, (x) => /› ○ queued\s+global 2\/2\s+waiter-c/.test(x));
     await press(inst, 'g');
     await until(inst, (x) => /› ◇ idle\s+idler-b/.test(x));
     expect(store.getState().list.cursor).toBe(0);
@@ -98,12 +103,37 @@ describe('App', () => {
     await press(inst, 'x');
     await until(inst, (x) => x.includes('kill worker-a? y/n'));
     await press(inst, 'n');
-    await until(inst, (x) => x.includes('not killed'));
+    await until(inst, (x) => x.includes('kill canceled: worker-a keeps running'));
     expect(calls).toHaveLength(1);
     await press(inst, 'X');
     expect(calls).toHaveLength(2);
     await press(inst, 'G', 'x');
-    await until(inst, (x) => x.includes('done-d has already ended (completed)'));
+    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
+    await press(inst, 'X');
+    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
+    expect(calls).toHaveLength(2);
+  });
+
+  it('after x y the cursor keeps its row while the killed run ends and sorts away; the next x asks about the run now in that row', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j', 'x', 'y');
+    await until(inst, (x) => !x.includes('kill worker-a?'));
+    const killed = calls[0]!.args[0] as string;
+    expect(store.getState().runs.byId[killed]!.name).toBe('worker-a');
+    // The supervisor ends it: it moves to the bottom among the ended runs.
+    const r = store.getState().runs.byId[killed]!;
+    store.setState((s) => reduceStream(s, [msg(11, 'ended', { ...r, status: 'ended', exit_reason: 'killed', ended_at: new Date(T0 + 6000).toISOString() }, { reason: 'killed' })]).patch);
+    const f = await until(inst, (x) => /■ ended\s+killed\s+worker-a/.test(x));
+    expect(f).toMatch(/› ○ queued\s+global 2\/2\s+waiter-c/); // the row the cursor was on
+    expect(store.getState().list.cursor).toBe(1);
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill waiter-c? y/n'));
+    await press(inst, 'n');
+    // Without a kill the selection follows its run as before.
+    const w = store.getState().runs.byId[store.getState().selected!]!;
+    store.setState((s) => reduceStream(s, [msg(12, 'starting', { ...w, status: 'starting' })]).patch);
+    await until(inst, (x) => /› ◐ starting\s+waiter-c/.test(x));
   });
 
   it('s sends a line to an idle run, refuses a busy one', async () => {
@@ -158,6 +188,95 @@ describe('App', () => {
     await until(inst, (x) => x.includes('Runs 4/4'));
   });
 
+  it('tab to the limiter: j/k select a holder or waiter, enter opens its run, x and w act on it; the footer says so', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, KEY.tab);
+    // Focused, each cap lists its holders and waiters one per line; the first holder is selected.
+    let f = await until(inst, (x) => x.includes('holds  idler-b') || x.includes('holds  worker-a'));
+    const hints = lines(f).at(-1)!;
+    expect(hints).toContain('j/k select');
+    expect(hints).toContain('enter details');
+    expect(hints).toContain('esc runs');
+    expect(hints).not.toContain('n new');
+    expect(hints).not.toContain('/ filter');
+    const selectedLine = (x: string): string => lines(x).find((l) => /^\s+(holds|waits)/.test(l) && store.getState().limiterKey !== null && l.includes(selectedName()))!;
+    const selectedName = (): string => {
+      const s = store.getState();
+      const it = limiterItems(s.stats!.caps)[s.limiterList.cursor]!;
+      return s.runs.byId[it.uuid!]!.name;
+    };
+    expect(selectedLine(f)).toBeDefined();
+    await press(inst, 'j', 'j');
+    expect(selectedName()).toBe('waiter-c');
+    f = await until(inst, (x) => x.includes('waits  #1 waiter-c'));
+    await press(inst, 'j'); // nothing below: stays
+    expect(selectedName()).toBe('waiter-c');
+    await press(inst, 'w');
+    const waiter = Object.values(store.getState().runs.byId).find((r) => r.name === 'waiter-c')!;
+    expect(calls.at(-1)).toEqual({ action: 'wait', args: [waiter.uuid] });
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill waiter-c? y/n'));
+    await press(inst, KEY.esc);
+    await press(inst, KEY.enter);
+    await until(inst, (x) => x.includes('Details: waiter-c'));
+    expect(store.getState().selected).toBe(waiter.uuid);
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('waits  #1 waiter-c') && !x.includes('Details:'));
+    expect(store.getState().pane).toBe('limiter');
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('j/k move'));
+    expect(store.getState().pane).toBe('runs');
+  });
+
+  it('tab to the event log: j/k select an event, enter opens its run, G follows the log again', async () => {
+    const { inst, store } = setup();
+    const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
+    store.setState((s) =>
+      reduceStream(s, [
+        msg(11, 'working', byName('worker-a'), { from: 'starting' }),
+        msg(12, 'something_new', null, { what: 'no run' }),
+        msg(13, 'idle', byName('idler-b'), { from: 'working', turn: 1 }),
+      ]).patch,
+    );
+    await until(inst, (x) => x.includes('Events 3'));
+    await press(inst, KEY.tab, KEY.tab);
+    let f = await until(inst, (x) => lines(x).at(-1)!.includes('G follow'));
+    expect(lines(f).at(-1)).toContain('j/k select');
+    expect(store.getState().logCursor).toBe(0); // the newest
+    await press(inst, 'k');
+    await until(inst, (x) => x.includes('1 up selected · G follows'));
+    await press(inst, KEY.enter);
+    await until(inst, (x) => x.includes('this event is not about a run'));
+    await press(inst, 'k', KEY.enter);
+    f = await until(inst, (x) => x.includes('Details: worker-a'));
+    await press(inst, KEY.esc);
+    await until(inst, (x) => x.includes('Events 3') && !x.includes('Details:'));
+    // New events while an older line is selected keep the selection on it.
+    store.setState((s) => reduceStream(s, [msg(14, 'working', byName('idler-b'), { from: 'idle' })]).patch);
+    await until(inst, (x) => x.includes('Events 4'));
+    expect(store.getState().logCursor).toBe(3);
+    await press(inst, 'G');
+    expect(store.getState().logCursor).toBe(0);
+    expect(store.getState().logScroll).toBe(0);
+    await until(inst, (x) => /─ Events 4 ─+ following ─/.test(x));
+  });
+
+  it('/ shows the old filter selected: typing replaces it, an arrow keeps it to edit, backspace clears it', async () => {
+    const { inst } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, '/', 'wait', KEY.enter);
+    await until(inst, (x) => x.includes('Runs 1/4') && !x.includes('filter> '));
+    await press(inst, '/');
+    await until(inst, (x) => x.includes('filter> wait▏  typing replaces it'));
+    await press(inst, 'idl');
+    await until(inst, (x) => x.includes('filter> idl▏') && x.includes('idler-b') && x.includes('Runs 1/4'));
+    await press(inst, KEY.enter, '/', '\x1b[C', 'er');
+    await until(inst, (x) => x.includes('filter> idler▏') && x.includes('Runs 1/4'));
+    await press(inst, KEY.enter, '/', KEY.backspace);
+    await until(inst, (x) => x.includes('filter> ▏text to match') && x.includes('Runs 4/4'));
+  });
+
   it('enter shows details, esc returns; w waits on the selected run', async () => {
     const { inst, calls, store } = setup();
     await until(inst, (x) => x.includes('Limiter'));
@@ -192,6 +311,77 @@ describe('App', () => {
     await until(inst, (x) => !x.includes('Help — keys'));
     await press(inst, 'q');
     expect(exits).toEqual([1]);
+  });
+
+  it('nothing an agent printed reaches the terminal as a control sequence: rows, limiter, events, notices, details and output', async () => {
+    // An OSC 52 clipboard write, a title change, a CSI clear screen, an 8-bit C1 CSI and a newline.
+    const NASTY = 'A\x1b]52;c;b3JjcjogcHduZWQ=\x07B\x1b]0;x\x07C\x1b[2J\x1b[HD\u009b31mE\nF';
+    const SAFE = 'ABCDE F';
+    const bad = run({
+      name: `n-${NASTY}`,
+      status: 'ended',
+      provider: `p-${NASTY}`,
+      workload: `w-${NASTY}`,
+      exit_reason: 'errored',
+      exit_detail: `d-${NASTY}`,
+      exit_code: 1,
+      command: ['sh', '-c', `echo ${NASTY}`],
+      cwd: `/tmp/${NASTY}`,
+      last_tool: `t-${NASTY}`,
+      last_text: `x-${NASTY}`,
+      queue_seq: 1,
+    });
+    const waiting = run({ name: `q-${NASTY}`, status: 'queued', queue_seq: 2 });
+    const store = createTuiStore({ home: '/tmp/h', now: T0 + 5000, theme: 'dark' });
+    store.setState((s) =>
+      reduceSnapshot(
+        s,
+        {
+          seq: 10,
+          runs: [bad, waiting],
+          events: [
+            { seq: 8, ts: T0, run: bad.uuid, type: 'ended', data: { reason: `r-${NASTY}`, detail: `d-${NASTY}`, exit_code: 1 } },
+            { seq: 9, ts: T0, run: null, type: `e-${NASTY}`, data: { what: NASTY } },
+            { seq: 10, ts: T0, run: null, type: 'hold', data: { provider: NASTY, until: T0 + 60_000 } },
+          ],
+        },
+        T0 + 5000,
+      ),
+    );
+    store.setState({
+      conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
+      stats: normalizeStats({
+        caps: [{ cap: `provider:${NASTY}`, limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 1, waiting: ['not-in-the-store'] }],
+        names: { 'not-in-the-store': `s-${NASTY}` },
+        holds: { [NASTY]: T0 + 60_000 },
+        warnings: [`warn-${NASTY}`],
+        config_error: { at: T0, message: `cfg-${NASTY}` },
+      }),
+      ...error(`server says ${NASTY}`, T0),
+    });
+    const inst = render(<App store={store} actions={fakeActions([])} themes={themes} onExit={() => undefined} size={{ columns: 120, rows: 40 }} />);
+    const clean = (f: string): void => {
+      expect(f).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+      for (const leak of ['b3JjcjogcHduZWQ=', ']0;x', '[2J', '31m']) expect(f).not.toContain(leak);
+      expect(lines(f)).toHaveLength(39);
+    };
+    let f = await until(inst, (x) => x.includes('Limiter') && x.includes(`s-${SAFE}`));
+    clean(f);
+    expect(f).toMatch(new RegExp(`■ ended\\s+errored\\s+n-${SAFE}`));
+    expect(f).toContain(`server says ${SAFE}`);
+    expect(f).toContain(`e-${SAFE}`);
+    expect(f).toContain(`cfg-${SAFE}`);
+    expect(f).toContain(`warn-${SAFE}`);
+    expect(f).toContain(`s-${SAFE}`);
+    await press(inst, 'G', KEY.enter);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
+    fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
+    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: readTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
+    fs.rmSync(dir, { recursive: true, force: true });
+    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('Output, last 3 lines'));
+    clean(f);
+    // In the output a newline is a new line, as the agent meant it.
+    for (const t of [`d-${SAFE}`, `t-${SAFE}`, `x-${SAFE}`, `/tmp/${SAFE}`, 'out-ABCDE\nF\nlast']) expect(f).toContain(t);
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

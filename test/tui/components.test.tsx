@@ -5,17 +5,18 @@ import './no-ci.js';
 import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
-import { Header } from '../../components/Header.js';
+import { hasConfigNotice, Header } from '../../components/Header.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import { LimiterPane } from '../../components/LimiterPane.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Details } from '../../components/Details.js';
 import { Footer } from '../../components/Footer.js';
 import { Help } from '../../components/Help.js';
-import { createTuiStore, reduceList, reduceSnapshot, reduceStream, reduceViewport, type TuiState, type TuiStore } from '../../src/tui/store.js';
+import { createTuiStore, reduceList, reduceSnapshot, reduceStats, reduceStream, reduceViewport, type TuiState, type TuiStore } from '../../src/tui/store.js';
 import { normalizeStats } from '../../src/tui/model.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ev, msg, run, T0 } from './fixtures.js';
+import { displayWidth } from '../../src/text/terminal-text.js';
 import { lines, renderPane, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -65,6 +66,25 @@ describe('Header', () => {
     return until(inst, (f) => f.includes('fleet cost') && f.includes('$4.50/$10.00 45%'));
   });
 
+  it('a third line tells of a refused config.json and of clamped values, so no one has to read server.log', async () => {
+    const store = storeWith([]);
+    store.setState({
+      stats: normalizeStats({
+        caps: [],
+        warnings: ['concurrency.max 5000 is above 1000: using 1000'],
+        config_error: { at: T0 + 60_000, message: 'concurrency.max: expected a number, got "eight"' },
+      }),
+    });
+    const inst = renderPane(store, <Header width={200} height={3} />);
+    const ls = lines(inst.lastFrame()!);
+    expect(ls).toHaveLength(3);
+    expect(ls[2]).toContain('✗ config.json refused at ');
+    expect(ls[2]).toContain('concurrency.max: expected a number, got "eight" — the previous config stays in force');
+    expect(ls[2]).toContain('⚠ config: concurrency.max 5000 is above 1000: using 1000');
+    expect(hasConfigNotice(store.getState().stats)).toBe(true);
+    expect(hasConfigNotice(normalizeStats({ caps: [], warnings: [], config_error: null }))).toBe(false);
+  });
+
   it('says when the supervisor is starting, and when it went away', async () => {
     const store = createTuiStore({ home: '/h', now: NOW });
     store.setState({ conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: NOW, starting: true } });
@@ -97,6 +117,77 @@ describe('RunsTable', () => {
     const order = ls.slice(2, 9).map((l) => l.match(/(fix-login|chat-ui|build-api|spinner|later-1|later-2|old-job)/)![1]);
     expect(order).toEqual(['fix-login', 'chat-ui', 'build-api', 'spinner', 'later-1', 'later-2', 'old-job']);
     expect(ls[2]!.startsWith('› ')).toBe(true);
+  });
+
+  it('lines up names in any script: CJK and emoji count two columns, every row starts each column at the same place', () => {
+    const names = ['世界-1', '🚀-agent', 'abc'];
+    const runs = names.map((name, i) => run({ name, status: 'working', provider: 'claude', workload: 'batch', turns: 7, queue_seq: i + 1 }));
+    const store = storeWith(runs);
+    for (const width of [140, 100, 80]) {
+      const inst = renderPane(store, <RunsTable width={width} body={5} />);
+      const ls = lines(inst.lastFrame()!);
+      const rows = names.map((n) => ls.find((l) => l.includes(n))!);
+      // The column where the provider/workload cell starts, in terminal columns.
+      const starts = rows.map((l) => displayWidth(l.slice(0, l.indexOf('claude/batch'))));
+      expect(new Set(starts).size, `${width} columns:\n${rows.join('\n')}`).toBe(1);
+      for (const l of rows) expect(displayWidth(l)).toBeLessThanOrEqual(width);
+      cleanup();
+    }
+  });
+
+  it('WHY says what holds each queued run, and stays true as stats change between run events (a hold counts down)', async () => {
+    const q = (name: string, provider: string, workload: string, seq: number) => run({ name, status: 'queued', provider, workload, queue_seq: seq, created_at: new Date(T0).toISOString() });
+    const runs = [q('held-1', 'codex', 'default', 1), q('prov-2', 'claude', 'default', 2), q('wl-3', 'gemini', 'batch', 3), q('g-4', 'jsonl', 'default', 4), q('g-5', 'jsonl', 'default', 5), q('g-6', 'jsonl', 'default', 6)];
+    const store = storeWith(runs);
+    const hold = NOW + ((4 * 24 + 23) * 3600 + 30) * 1000;
+    const cap = (cap: string, limit: number, active: number, extra: Record<string, unknown> = {}) => ({ cap, limit, active, holders: [], queued: 0, oldest_wait_ms: 0, ...extra });
+    const stats = (global: number, dflt: number, jsonl: number, fleetExceeded = false) =>
+      normalizeStats({
+        caps: [
+          cap('global', 8, global, { reserved: 2 }),
+          cap('provider:claude', 3, 3),
+          cap('provider:codex', 2, 1, { held_until: hold }),
+          cap('provider:gemini', 2, 1),
+          cap('provider:jsonl', 8, jsonl),
+          cap('workload:batch', 3, 3, { priority: 0 }),
+          cap('workload:default', 8, dflt, { priority: 0 }),
+          cap('workload:review', 8, 0, { reserved: 2, priority: 5 }),
+        ],
+        fleet: { exceeded: fleetExceeded, window: 'all', meters: {} },
+      });
+    store.setState((s) => reduceStats(s, stats(8, 5, 3)));
+    const inst = renderPane(store, <RunsTable width={140} body={8} />);
+    const why = (f: string, name: string): string => {
+      const l = lines(f).find((x) => x.includes(` ${name} `))!;
+      return l.slice(l.indexOf('○ queued') + '○ queued'.length, l.indexOf(` ${name} `)).trim();
+    };
+    let f = inst.lastFrame()!;
+    expect(lines(f)[1]).toMatch(/STATUS\s+WHY\s+NAME/);
+    expect(why(f, 'held-1')).toBe('hold codex 4d23h');
+    expect(why(f, 'prov-2')).toBe('provider claude 3/3');
+    expect(why(f, 'wl-3')).toBe('workload batch 3/3');
+    expect(why(f, 'g-4')).toBe('global 8/8');
+    // Two slots free up, but review keeps them: no run event, the next stats say so.
+    store.setState((s) => reduceStats(s, stats(6, 3, 1)));
+    f = await until(inst, (x) => why(x, 'g-4') === 'global 6/8 (2 reserved)');
+    expect(why(f, 'g-6')).toBe('global 6/8 (2 reserved)');
+    // One more: nothing holds them but their turn.
+    store.setState((s) => reduceStats(s, stats(5, 2, 0)));
+    f = await until(inst, (x) => why(x, 'g-6') === 'queue #6');
+    expect(f).toMatch(/g-6\s+\S+\s+jsonl\/default\s+#6 2m00s/);
+    // The clock moves: the hold counts down.
+    store.setState({ now: NOW + 3600_000 });
+    f = await until(inst, (x) => why(x, 'held-1') === 'hold codex 4d22h');
+    store.setState((s) => reduceStats(s, stats(5, 2, 0, true)));
+    f = await until(inst, (x) => why(x, 'g-4') === 'fleet budget');
+    expect(why(f, 'prov-2')).toBe('fleet budget');
+    expect(why(f, 'held-1')).toBe('hold codex 4d22h');
+  });
+
+  it('before any stats, WHY is what the server said with the run', () => {
+    const r = run({ name: 'told', status: 'queued', waiting: { reason: 'provider', name: 'claude', active: 3, limit: 3, reserved: null, until: null, position: 2 } });
+    const f = renderPane(storeWith([r]), <RunsTable width={120} body={3} />).lastFrame()!;
+    expect(f).toMatch(/○ queued\s+provider claude 3\/3\s+told/);
   });
 
   it('renders only the visible window of 1,000 runs and follows the selection', async () => {
@@ -176,8 +267,8 @@ describe('LimiterPane', () => {
     const ls = lines(inst.lastFrame()!);
     expect(ls[0]).toContain('Limiter');
     expect(ls[0]).toContain('4 active · 2 queued');
-    expect(ls[1]).toMatch(/^global\s+█+ 4\/4\s+res 1\s+holders build-api, chat-ui, \+2\s+│ waiting 2 \(oldest 2m00s\): later-1, later-2$/);
-    expect(ls[2]).toMatch(/^claude \(provider\)\s+█+░+ 1\/2\s+held 30s\s+holders build-api\s+│ none waiting$/);
+    expect(ls[1]).toMatch(/^global\s+█+ 4\/4\s+1 reserved\s+holders build-api, chat-ui, \+2\s+│ waiting 2 \(oldest 2m00s\): later-1, later-2$/);
+    expect(ls[2]).toMatch(/^claude \(provider\)\s+█+░+ 1\/2\s+hold 30s\s+holders build-api\s+│ none waiting$/);
     expect(ls[3]).toMatch(/^batch \(workload\)\s+█+░+ 1\/3/);
   });
 
@@ -286,6 +377,14 @@ describe('Footer', () => {
     store.setState({ mode: 'confirm', confirm: { uuid: 'u', name: 'build-api', back: 'list' } });
     const f = await until(inst, (x) => x.includes('kill build-api? y/n'));
     expect(lines(f)[1]).toContain('y yes');
+  });
+
+  it('says what quitting does: agents keep running, or (--demo) the demo stops and its home goes', async () => {
+    const store = storeWith([run()]);
+    const inst = renderPane(store, <Footer width={120} />);
+    expect(inst.lastFrame()).toContain('agents keep running when you quit');
+    store.setState({ demo: true });
+    await until(inst, (f) => f.includes('quitting stops this demo and removes its home'));
   });
 
   it('prompts: new run, send, filter', async () => {

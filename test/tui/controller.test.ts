@@ -3,7 +3,14 @@
 // reconnecting after the supervisor went away (rows replaced, no duplicates).
 
 import './no-ci.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import React from 'react';
+import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/tui/app.js';
+import { queuedWhy } from '../../src/tui/why.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Controller } from '../../src/tui/controller.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/store.js';
@@ -47,19 +54,34 @@ describe('controller with a real supervisor', () => {
     expect(global.holders).toEqual([a.uuid]);
     expect(global.waiting).toHaveLength(2);
 
+    // Every notice the footer showed, even one the next replaced before a poll could see it.
+    const seen: string[] = [];
+    store.subscribe((s, prev) => {
+      if (s.message && s.message !== prev.message) seen.push(s.message.text);
+    });
+    const said = (text: string, what: string) => waitFor(() => seen.includes(text), `the footer to say "${text}" (${what})`);
     ctl.kill(c.uuid, false); // queued → canceled
+    await said('canceled later-c: it had not started', 'a queued run killed');
     await waitFor(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
 
     ctl.kill(a.uuid, false);
+    await said('kill sent to long-a', 'the kill');
     await waitFor(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
     await waitFor(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
     expect(bells).toContain('\x07');
+    ctl.kill(a.uuid, false);
+    await said('long-a had already ended (killed): nothing to kill', 'a kill of an ended run');
+    ctl.send(a.uuid, 'hello?');
+    await waitFor(() => seen.find((t) => t.startsWith('send to long-a: the run has ended')), "the server's refusal, in its words");
     const b = Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!;
     ctl.wait(b.uuid);
+    expect(seen.at(-1)).toBe('waiting on next-b until it is idle or ended…');
     await waitFor(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
     expect(store.getState().waits.find((w) => w.uuid === b.uuid)!.token).toBe('completed');
+    await said('wait on next-b: completed', 'the wait');
 
     ctl.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
+    await waitFor(() => seen.find((t) => /^queued typed \([0-9a-f]{8}\)$/.test(t)), 'the new run queued, by name');
     await waitFor(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
     ctl.enqueue(`--bogus`);
     await waitFor(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
@@ -87,12 +109,82 @@ describe('controller with a real supervisor', () => {
     ctl.refreshDetails();
     await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
     ctl.send(chat.uuid, 'one more thing');
-    await waitFor(() => store.getState().message?.text === 'sent to chat', 'sent');
+    await waitFor(() => store.getState().message?.text === 'sent to chat (input #1)', 'sent');
     await waitFor(() => {
       const r = store.getState().runs.byId[chat.uuid];
       return r && r.status === 'idle' && r.input_seq === 1;
     }, 'the turn to end');
     ctl.send(chat.uuid, '');
+  });
+
+  it('bytes from a real agent (name, workload, command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    // OSC 52 (clipboard), OSC 0 (title), CSI clear screen, 8-bit C1 CSI, newline.
+    const NASTY = '\x1b]52;c;cHduZWQ=\x07\x1b]0;pwned\x07\x1b[2J\u009b31m\n';
+    const cwd = path.join(home.dir, `dir${NASTY}x`);
+    fs.mkdirSync(cwd);
+    const json = (o: unknown): string => JSON.stringify(o);
+    const script = [
+      `printf '%s\\n' '${json({ type: 'ready' })}' '${json({ type: 'turn_start' })}'`,
+      `printf '%s\\n' '${json({ type: 'tool', name: `Tool${NASTY}X` })}' '${json({ type: 'text', text: `say${NASTY}hi` })}'`,
+      `printf 'raw\\033]52;c;cHduZWQ=\\007\\033]0;pwned\\007\\033[2J\\302\\23331m out\\n'`,
+      'sleep 30',
+    ].join('\n');
+    const file = path.join(home.dir, 'agent.sh');
+    fs.writeFileSync(file, script + '\n');
+    const r = home.run(['-n', `name${NASTY}A`, '-w', `wl${NASTY}B`, '--cwd', cwd, '--protocol', 'jsonl', '--', 'sh', file, `arg${NASTY}C`]);
+    const { store, ctl } = start(home);
+    await waitFor(() => store.getState().runs.byId[r.uuid]?.last_text?.includes('hi'), 'the agent to speak');
+    const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }));
+    try {
+      const plain = (f: string): void => {
+        expect(f).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+        // The agent's JSON lines show its escapes as harmless text ("\u001b]52;…"); every other line shows no trace of them.
+        const prose = f.split('\n').filter((l) => !l.startsWith('{"type"')).join('\n');
+        for (const leak of ['cHduZWQ=', 'pwned', '[2J', '31m']) expect(prose).not.toContain(leak);
+        expect(f.split('\n')).toHaveLength(39);
+      };
+      let f = await waitFor(() => {
+        const x = inst.lastFrame() ?? '';
+        return /● working\s+name A/.test(x) && x.includes('wl B') ? x : null;
+      }, 'the row');
+      plain(f);
+      inst.stdin.write('\r');
+      f = await waitFor(() => {
+        const x = inst.lastFrame() ?? '';
+        return x.includes('Details: name A') && x.includes('raw out') ? x : null;
+      }, 'the details with the output');
+      plain(f);
+      expect(f).toContain('tool Tool X');
+      expect(f).toContain('"say hi"');
+      expect(f).toContain('dir x');
+      expect(f).toContain("'arg C'");
+    } finally {
+      inst.unmount();
+    }
+  });
+
+  it('queue positions agree with the supervisor (priority first); WHY names the global cap when only it binds; a refused config.json reaches the store', async () => {
+    const config = { concurrency: { max: 1, workloads: { urgent: { priority: 5 } } } };
+    home = new Home(config);
+    home.run(['-n', 'busy', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'first-in', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'second-in', '--', 'sh', '-c', 'sleep 30']);
+    home.run(['-n', 'late-urgent', '-w', 'urgent', '--', 'sh', '-c', 'sleep 30']);
+    const { store } = start(home);
+    const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
+    await waitFor(() => store.getState().stats && byName('late-urgent') && store.getState().priorities?.urgent === 5, 'stats with priorities');
+    const ps = new Map(home.ps().map((r) => [r.name, r.queue_position]));
+    expect(ps.get('late-urgent')).toBe(1);
+    for (const n of ['first-in', 'second-in', 'late-urgent']) expect(store.getState().view.positions[byName(n).uuid]).toBe(ps.get(n));
+    const s = store.getState();
+    expect(queuedWhy(byName('second-in'), s.stats, s.view.positions[byName('second-in').uuid], Date.now())?.text).toBe('global 1/1');
+
+    home.writeConfig('{ "concurrency": { "max": "eight" } }');
+    const err = await waitFor(() => store.getState().stats?.configError, 'the refused config in stats');
+    expect(err.message).toMatch(/concurrency\.max/);
+    home.writeConfig(config);
+    await waitFor(() => store.getState().stats && store.getState().stats!.configError === null, 'a good config clears it');
   });
 
   it('says when the supervisor goes away, keeps the rows, and re-subscribes when it is back', async () => {

@@ -15,10 +15,10 @@ import { shellSplit, SplitError } from '../../src/tui/shell-split.js';
 import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/theme.js';
 import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/proc-stats.js';
 import { Ring } from '../../src/tui/ring.js';
-import { cleanLine, readTail } from '../../src/tui/output-tail.js';
+import { readTail } from '../../src/tui/output-tail.js';
 import { notificationBytes, summarize } from '../../src/tui/notify.js';
 import { parseTuiArgs } from '../../src/tui/args.js';
-import { fit, fullestMeter, truncate } from '../../src/tui/format.js';
+import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/format.js';
 import { readPrefs, writePrefs } from '../../src/tui/prefs.js';
 import { run, T0 } from './fixtures.js';
 
@@ -116,10 +116,15 @@ describe('columns', () => {
     expect(text).toContain('90%');
   });
 
-  it('truncates and pads by code points', () => {
+  it('truncates and pads by terminal columns: wide characters count two', () => {
     expect(truncate('abcdef', 4)).toBe('abc…');
     expect(fit('ab', 4, 'right')).toBe('  ab');
     expect(fit('⟳', 2)).toBe('⟳ ');
+    expect(fit('世界-1', 8)).toBe('世界-1  ');
+    expect(fit('🚀-agent', 10)).toBe('🚀-agent  ');
+    expect(truncate('世界世界', 5)).toBe('世界…');
+    expect(fit('世界世界', 4)).toBe('世… ');
+    expect(textWidth('世界-1')).toBe(6);
   });
 });
 
@@ -171,7 +176,9 @@ describe('keys', () => {
 
   it('keeps printable text of a paste, drops control bytes', () => {
     expect(printable('hello world', key())).toBe('hello world');
-    expect(printable('a\x1b[Ab\x07', key())).toBe('ab');
+    expect(printable('a\x1b[Ab\x07', key())).toBe('ab ');
+    expect(printable('one\ntwo', key())).toBe('one two');
+    expect(printable('\x1b]52;c;aGk=\x07x\u009b2Jy', key())).toBe('xy');
     expect(printable('x', key({ ctrl: true }))).toBe('');
   });
 });
@@ -289,16 +296,17 @@ describe('ring buffer', () => {
 });
 
 describe('output tail', () => {
-  it('reads the last lines of a big file and cleans escape sequences', () => {
+  it('reads the last lines of a big file, made terminal-safe', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tail-'));
     const file = path.join(dir, 'out');
-    fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') + '\n\x1b[31mred\x1b[0m\tend\n');
+    const nasty = '\x1b]52;c;b3JjciBjbGlwYm9hcmQ=\x07clip \x1b]0;title\x07title \x1b[2J\x1b[Hclear \u009b31mc1\r\n';
+    fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') + '\n' + nasty + '\x1b[31mred\x1b[0m\tend\n');
     const t = readTail(file, 200, 4096);
     expect(t.lines).toHaveLength(200);
     expect(t.lines.at(-1)).toBe('red  end');
-    expect(t.lines.at(-2)).toBe('line 4999');
+    expect(t.lines.at(-2)).toBe('clip title clear c1');
+    expect(t.lines.at(-3)).toBe('line 4999');
     expect(readTail(path.join(dir, 'nope')).missing).toBe(true);
-    expect(cleanLine('\x1b]0;title\x07ok\x00')).toBe('ok');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
@@ -313,7 +321,9 @@ describe('notices', () => {
 
   it('rings the bell, or sends OSC 9 where the terminal shows it', () => {
     expect(notificationBytes('x', { TERM: 'xterm-256color' })).toBe('\x07');
-    expect(notificationBytes('a\x1bb', { TERM_PROGRAM: 'iTerm.app' })).toBe('\x1b]9;orcr: a b\x07');
+    // ESC b is a sequence of its own: it goes whole, as a terminal would read it.
+    expect(notificationBytes('a\x1bb', { TERM_PROGRAM: 'iTerm.app' })).toBe('\x1b]9;orcr: a\x07');
+    expect(notificationBytes('x\u009c\x07y', { TERM_PROGRAM: 'iTerm.app' })).toBe('\x1b]9;orcr: x  y\x07');
   });
 });
 

@@ -10,6 +10,9 @@ import {
   reduceList,
   reduceShowAll,
   reduceSnapshot,
+  reduceStats,
+  reduceOpenDetails,
+  reduceCloseDetails,
   reduceStream,
   reduceViewport,
   type TuiState,
@@ -110,10 +113,39 @@ describe('computeView', () => {
     expect(v.total).toBe(7);
   });
 
-  it('numbers queued runs by queue order, whatever the filter', () => {
-    const v = computeView(byId, { filter: 'zzz-no-match', showAll: true });
+  it('numbers queued runs in admission order (workload priority first, then queue_seq), whatever the filter', () => {
+    const v = computeView(byId, { filter: 'zzz-no-match', showAll: true, priorities: {} });
     expect(v.ids).toEqual([]);
     expect(v.positions).toEqual({ [q1.uuid]: 1, [q2.uuid]: 2 });
+    // A run of a higher-priority workload goes first even though it was queued last, as the supervisor admits them.
+    const urgent = run({ status: 'queued', queue_seq: 62, workload: 'review' });
+    const slow = run({ status: 'queued', queue_seq: 59, workload: 'batch' });
+    const all = { ...byId, [urgent.uuid]: urgent, [slow.uuid]: slow };
+    const p = computeView(all, { filter: '', showAll: true, priorities: { review: 5, batch: -1 } });
+    expect(p.positions).toEqual({ [urgent.uuid]: 1, [q1.uuid]: 2, [q2.uuid]: 3, [slow.uuid]: 4 });
+    expect(p.ids.filter((id) => all[id]!.status === 'queued')).toEqual([urgent.uuid, q1.uuid, q2.uuid, slow.uuid]);
+    // Before the first stats, the order the server last gave stands in.
+    const told = { [urgent.uuid]: { ...urgent, queue_position: 1 }, [q1.uuid]: { ...q1, queue_position: 2 }, [slow.uuid]: { ...slow, queue_position: 3 } };
+    expect(computeView(told, { filter: '', showAll: true, priorities: null }).positions).toEqual({ [urgent.uuid]: 1, [q1.uuid]: 2, [slow.uuid]: 3 });
+  });
+
+  it('stats with new workload priorities re-order the queue in the store', () => {
+    const a = run({ status: 'queued', queue_seq: 1, workload: 'batch' });
+    const b = run({ status: 'queued', queue_seq: 2, workload: 'review' });
+    let s = initialState();
+    s = { ...s, ...reduceSnapshot(s, { seq: 1, runs: [a, b] }, T0) };
+    const caps = (review: number) => [
+      { cap: 'global', limit: 1, active: 1, holders: ['x'], queued: 2, oldest_wait_ms: 0 },
+      { cap: 'workload:batch', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 0 },
+      { cap: 'workload:review', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: review },
+    ];
+    s = { ...s, ...reduceStats(s, normalizeStats({ caps: caps(0) })) };
+    expect(s.view.positions).toEqual({ [a.uuid]: 1, [b.uuid]: 2 });
+    s = { ...s, ...reduceStats(s, normalizeStats({ caps: caps(5) })) };
+    expect(s.view.positions).toEqual({ [b.uuid]: 1, [a.uuid]: 2 });
+    expect(s.view.ids).toEqual([b.uuid, a.uuid]);
+    const same = reduceStats(s, normalizeStats({ caps: caps(5) }));
+    expect(Object.keys(same)).toEqual(['stats']); // same priorities: no re-view
   });
 
   it('hides ended runs when showing active runs only', () => {
@@ -195,6 +227,22 @@ describe('store reducers', () => {
     s = apply(s, reduceFilter(s, 'nomatch'));
     expect(s.view.ids).toEqual([]);
     expect(s.selected).toBe(null);
+  });
+
+  it('while details show a run, it stays selected when it leaves the list (ended, active runs only); back in the list the cursor row is selected again', () => {
+    let s = initialState();
+    const a = run({ status: 'working', name: 'alpha', queue_seq: 1 });
+    const b = run({ status: 'working', name: 'beta', queue_seq: 2 });
+    s = apply(s, reduceSnapshot(s, { seq: 1, runs: [a, b] }, T0));
+    s = apply(s, reduceShowAll(s, false));
+    s = apply(s, reduceList(s, { type: 'last' }));
+    s = apply(s, reduceOpenDetails(s, b.uuid));
+    s = apply(s, reduceStream(s, [msg(2, 'ended', { ...b, status: 'ended', exit_reason: 'completed' }, { reason: 'completed' })]).patch);
+    expect(s.view.ids).toEqual([a.uuid]);
+    expect(s.selected).toBe(b.uuid);
+    s = apply(s, reduceCloseDetails(s));
+    expect(s.mode).toBe('list');
+    expect(s.selected).toBe(a.uuid);
   });
 
   it('createTuiStore starts connecting with nothing loaded', () => {

@@ -4,8 +4,10 @@
 // Every wait polls the screen; nothing sleeps a fixed time.
 
 import './no-ci.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
 
@@ -15,6 +17,38 @@ if (!HAS_TMUX) process.stderr.write('terminal.test.ts: SKIPPED — tmux is not i
 if (HAS_TMUX && !HAS_MOCK) process.stderr.write(`terminal.test.ts: ${MOCK_AGENT} is missing: the idle/interactive parts are skipped\n`);
 
 const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Live processes (zombies aside) whose environment or command line names `dir`, this one aside. */
+function processesMentioning(dir: string): number[] {
+  const out: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1');
+      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'latin1');
+      if (env.includes(dir) || cmd.includes(dir)) out.push(Number(e));
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
 
 /** One private tmux server per test: a terminal we can type into and read. */
 class Term {
@@ -34,9 +68,10 @@ class Term {
   }
 
   /** Start orcr-tui in a new window; the pane stays after it exits so its last words can be read. */
-  start(name: string, args: string[] = []): void {
+  start(name: string, args: string[] = [], env: Record<string, string> = {}): void {
+    const extra = Object.entries(env).map(([k, v]) => `${k}=${shq(v)} `).join('');
     const cmd =
-      `env -u CI -u CONTINUOUS_INTEGRATION ORCR_HOME=${shq(this.home.dir)} TERM=xterm-256color NO_COLOR=1 ` +
+      `env -u CI -u CONTINUOUS_INTEGRATION ORCR_HOME=${shq(this.home.dir)} TERM=xterm-256color NO_COLOR=1 ${extra}` +
       `${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; sleep 600`;
     if (name === 'first') this.tmux('new-session', '-d', '-s', 'main', '-n', name, '-x', String(this.cols), '-y', String(this.rows), cmd);
     else this.tmux('new-window', '-t', 'main', '-n', name, cmd);
@@ -97,11 +132,16 @@ class Term {
   }
 }
 
+const REASONS = /^(completed|errored|killed|timeout|budget|loop|canceled|failed|expired|lost)\s/;
+
 /** The status word on a run's row: "● working  …  work-2" → "working" (ended rows: "ended:killed"). */
 function rowStatus(screen: string, name: string): string | null {
+  const named = new RegExp(`(^|\\s)${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`);
   for (const line of screen.split('\n')) {
-    const m = line.match(/^[› ] [○◐●◇▲■] (\w+)\s+(?:(completed|errored|killed|timeout|budget|loop|canceled|failed|expired|lost|limit|login|question|unknown)\s+)?(\S+)/);
-    if (m && m[3] === name) return m[1] === 'ended' ? `ended:${m[2]}` : m[1]!;
+    // After the status, WHY (a reason, a blocked kind or what holds a queued run, several words), then the name.
+    const m = line.match(/^[› ] [○◐●◇▲■] (\w+)\s+(.*)$/);
+    if (!m || !named.test(m[2]!)) continue;
+    return m[1] === 'ended' ? `ended:${m[2]!.match(REASONS)?.[1] ?? '?'}` : m[1]!;
   }
   return null;
 }
@@ -264,6 +304,46 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     t.type('echoed');
     await t.waitFor((x) => x.includes('echoed'), 'the terminal to echo input');
   });
+
+  it(
+    'the demo: quitting (q, or SIGTERM) stops its agents and its supervisor and removes its throw-away home',
+    async () => {
+      home = new Home();
+      // The demo makes its home under the TUI's temp dir: one of ours, to find it and check it is gone.
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-test-'));
+      try {
+        for (const [how, exit] of [['q', 0], ['SIGTERM', 143]] as const) {
+          term?.kill();
+          term = new Term(home, 120, 40);
+          const t = term;
+          t.start('first', ['--demo'], { TMPDIR: tmp });
+          await t.waitFor((x) => x.includes('● supervisor pid') && /● working/.test(x), 'the demo fleet at work');
+          const [made] = fs.readdirSync(tmp).filter((n) => n.startsWith('orcr-demo-'));
+          const dir = path.join(tmp, made!);
+          // Its supervisor and agents run (each process orcr starts has ORCR_HOME in its environment).
+          const before = processesMentioning(dir);
+          expect(before.length).toBeGreaterThan(2);
+          // Someone's shell pointed at the demo home is not the demo's to stop.
+          const bystander = spawn('sleep', ['60'], { env: { ...process.env, ORCR_HOME: dir }, stdio: 'ignore' });
+          try {
+            if (how === 'q') t.keys('q');
+            else process.kill(t.tuiPid(), 'SIGTERM');
+            const s = await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
+            expect(s).toContain(`${dir} removed`);
+            expect(fs.existsSync(dir)).toBe(false);
+            expect(processesMentioning(dir).filter((p) => p !== bystander.pid)).toEqual([]);
+            for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);
+            expect(alive(bystander.pid!)).toBe(true);
+          } finally {
+            bystander.kill('SIGKILL');
+          }
+        }
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 
   it('refuses an unknown flag with usage and exit code 2', async () => {
     home = new Home();

@@ -1,0 +1,49 @@
+// What holds a queued run back, for its row and its details. A run's view
+// says so as of its last event (PublicRun.waiting); the TUI asks the same
+// question of the stats it polls every second, so the answer stays true as
+// slots come and go between that run's events, and a hold counts down.
+
+import type { CapUsage } from '../core/admission.js';
+import { waitingFromCaps, type Waiting } from '../core/waiting.js';
+import type { PublicRun } from '../server/view.js';
+import { waitingText } from '../text/waiting.js';
+import type { Stats } from './model.js';
+import type { Token } from './theme.js';
+
+/** The waiting reason of a queued run: from stats when there are any, else what the server last said. */
+export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): Waiting | null {
+  if (r.status !== 'queued') return null;
+  if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
+  let globalLimit = Infinity;
+  let workloadLimit: number | null = null;
+  let provider: CapUsage | null = null;
+  for (const c of stats.caps) {
+    if (c.cap === 'global') globalLimit = c.limit;
+    else if (c.cap === `workload:${r.workload}`) workloadLimit = c.limit;
+    else if (c.cap === `provider:${r.provider}`) provider = c;
+  }
+  // A provider or workload without a cap of its own reports the global max as
+  // its limit. Such a cap can only be full when the global one is, and then
+  // the global cap is what holds the run: name that one, not "provider sh 8/8".
+  const workloadMax = workloadLimit !== null && workloadLimit < globalLimit ? workloadLimit : null;
+  const caps = provider !== null && provider.limit >= globalLimit ? stats.caps.map((c) => (c === provider ? { ...c, limit: Infinity } : c)) : stats.caps;
+  return waitingFromCaps(
+    caps,
+    { provider: r.provider, workload: r.workload, position: position ?? r.queue_position ?? null },
+    { fleetExceeded: stats.fleetExceeded, now, workloadMax },
+  );
+}
+
+export function waitingToken(w: Waiting): Token {
+  if (w.reason === 'hold') return 'event.hold';
+  if (w.reason === 'fleet') return 'event.budget';
+  if (w.reason === 'expiring' || w.reason === 'unavailable') return 'reason.bad';
+  return 'status.queued';
+}
+
+/** `global 8/8`, `provider claude 3/3`, `hold codex 4d23h`, `queue #6`…, or null for a run that is not queued. */
+export function queuedWhy(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): { text: string; token: Token } | null {
+  const w = queuedWaiting(r, stats, position, now);
+  if (w === null) return null;
+  return { text: waitingText(w, now), token: waitingToken(w) };
+}

@@ -49,10 +49,13 @@ export function whyWaiting(f: WaitingFacts): Waiting {
     return { ...base, reason: 'hold', name: f.provider.name, until: new Date(f.provider.heldUntil).toISOString() };
   }
   if (f.fleetExceeded) return { ...base, reason: 'fleet' };
-  if (f.provider.active >= f.provider.limit) {
+  // A provider or workload cap at or above the global one (an unconfigured
+  // one reports the global max) is full only when the global cap is: then
+  // the global cap is what holds the run, and is the one to name.
+  if (f.provider.limit < f.global.limit && f.provider.active >= f.provider.limit) {
     return { ...base, reason: 'provider', name: f.provider.name, active: f.provider.active, limit: f.provider.limit };
   }
-  if (f.workload.max !== null && f.workload.active >= f.workload.max) {
+  if (f.workload.max !== null && f.workload.max < f.global.limit && f.workload.active >= f.workload.max) {
     return { ...base, reason: 'workload', name: f.workload.name, active: f.workload.active, limit: f.workload.max };
   }
   const free = f.global.limit - f.global.active;

@@ -3,7 +3,6 @@
 // question of the stats it polls every second, so the answer stays true as
 // slots come and go between that run's events, and a hold counts down.
 
-import type { CapUsage } from '../core/admission.js';
 import { waitingFromCaps, type Waiting } from '../core/waiting.js';
 import type { PublicRun } from '../server/view.js';
 import { waitingText } from '../text/waiting.js';
@@ -14,23 +13,10 @@ import type { Token } from './theme.js';
 export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): Waiting | null {
   if (r.status !== 'queued') return null;
   if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
-  let globalLimit = Infinity;
-  let workloadLimit: number | null = null;
-  let provider: CapUsage | null = null;
-  for (const c of stats.caps) {
-    if (c.cap === 'global') globalLimit = c.limit;
-    else if (c.cap === `workload:${r.workload}`) workloadLimit = c.limit;
-    else if (c.cap === `provider:${r.provider}`) provider = c;
-  }
-  // A provider or workload without a cap of its own reports the global max as
-  // its limit. Such a cap can only be full when the global one is, and then
-  // the global cap is what holds the run: name that one, not "provider sh 8/8".
-  const workloadMax = workloadLimit !== null && workloadLimit < globalLimit ? workloadLimit : null;
-  const caps = provider !== null && provider.limit >= globalLimit ? stats.caps.map((c) => (c === provider ? { ...c, limit: Infinity } : c)) : stats.caps;
   return waitingFromCaps(
-    caps,
+    stats.caps,
     { provider: r.provider, workload: r.workload, position: position ?? r.queue_position ?? null },
-    { fleetExceeded: stats.fleetExceeded, now, workloadMax },
+    { fleetExceeded: stats.fleetExceeded, now },
   );
 }
 

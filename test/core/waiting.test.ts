@@ -4,6 +4,7 @@ import { AdmissionIndex } from '../../src/core/admission-index.js';
 import { waitingFromCaps, whyWaiting, type WaitingFacts } from '../../src/core/waiting.js';
 import { waitingText } from '../../src/text/waiting.js';
 
+const NOW_ = 1_000_000;
 const facts = (over: Partial<WaitingFacts> = {}): WaitingFacts => ({
   global: { active: 2, limit: 8 },
   reservedForOthers: 0,
@@ -33,6 +34,11 @@ describe('whyWaiting', () => {
     ['nothing, first in line', facts({ position: 1 }), 'starting next'],
   ])('names %s', (_what, f, text) => {
     expect(waitingText(whyWaiting(f), f.now)).toBe(text);
+  });
+
+  it('a provider or workload without a cap of its own (limit = the global max) is never named: the global cap is', () => {
+    const w = whyWaiting(facts({ global: { active: 1, limit: 1 }, provider: { name: 'sh', active: 1, limit: 1, heldUntil: null }, workload: { name: 'default', active: 1, max: 1 } }));
+    expect(waitingText(w, NOW_)).toBe('global 1/1');
   });
 
   it('a hold that has lifted is not a reason', () => {

@@ -32,7 +32,7 @@ function printJson(value: unknown): void {
 function fail(code: string, message: string, exit: number, verb?: string): never {
   if (jsonMode) printJson({ error: { code, message } });
   else {
-    process.stderr.write(`orcr: ${message}\n`);
+    for (const line of message.split('\n')) process.stderr.write(`orcr: ${line}\n`);
     if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
   }
   process.exit(exit);
@@ -81,11 +81,12 @@ async function main(argv: string[]): Promise<number> {
       return serve();
     }
     case 'run': {
-      const specs = rest.includes('--from') ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
+      const specs = fanOut ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
       const c = await connect();
       const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
       c.close();
-      if (jsonMode) printJson(res.runs.length === 1 && !rest.includes('--from') ? res.runs[0] : res.runs);
+      if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
       else for (const r of res.runs) out(`${r.name} ${r.uuid}`);
       return 0;
     }

@@ -7,8 +7,9 @@ import net from 'node:net';
 import { z } from 'zod';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
-import { PROTOCOLS, LOOP_ACTIONS, type Run, type RunEvent } from '../core/types.js';
-import { Supervisor, type RunSpec } from './supervisor.js';
+import type { Run, RunEvent } from '../core/types.js';
+import { checkRunSpecs } from '../config/run-spec.js';
+import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
@@ -34,26 +35,6 @@ function acquireLock(home: Home): Promise<net.Server> {
     lock.listen(name, () => resolve(lock));
   });
 }
-
-export const runSpecSchema = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    provider: z.string().min(1).max(200).optional(),
-    workload: z.string().min(1).max(200).optional(),
-    prompt: z.string().optional(),
-    protocol: z.enum(PROTOCOLS).optional(),
-    command: z.array(z.string()).min(1).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().min(1),
-    interactive: z.boolean().optional(),
-    max_turns: z.number().int().min(0).optional(),
-    max_tokens: z.number().int().min(0).optional(),
-    max_cost_usd: z.number().min(0).optional(),
-    timeout_ms: z.number().min(0).optional(),
-    idle_after_ms: z.number().min(0).optional(),
-    loop: z.enum(LOOP_ACTIONS).optional(),
-  })
-  .strict();
 
 const refs = z.array(z.string()).min(1);
 
@@ -218,8 +199,9 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     const s = supervisor;
     switch (method) {
       case 'run.enqueue': {
-        const specs = z.array(runSpecSchema).min(1).parse(params.specs) as RunSpec[];
-        return { runs: s.enqueue(specs).map((r) => s.view(r)) };
+        const checked = checkRunSpecs(params.specs);
+        if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
+        return { runs: s.enqueue(checked.specs).map((r) => s.view(r)) };
       }
       case 'run.list': {
         const q = z

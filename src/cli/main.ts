@@ -2,6 +2,7 @@
 // `orcr`: parse, call the supervisor, print text or --json, exit with a
 // documented code (CONTRACT.md).
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
@@ -17,6 +18,7 @@ import { UsageError } from './usage-error.js';
 import { psTable, showRun, table } from './format.js';
 import { parseRunArgs, parseFanOut } from './run-args.js';
 import { followLogs, printLogs } from './logs.js';
+import { checkFrame } from './frame.js';
 
 
 let jsonMode = false;
@@ -83,6 +85,9 @@ async function main(argv: string[]): Promise<number> {
     case 'run': {
       const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
       const specs = fanOut ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
+      // Name the part that is big: a prompt read from a file, or a fan-out's many specs (each with the caller's environment).
+      checkFrame('run.enqueue', { specs }, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
       const c = await connect();
       const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
       c.close();
@@ -144,9 +149,12 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'send': {
       const { positionals } = parse(verb, rest, {});
-      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send', verb);
+      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send (or - to read it from stdin)', verb);
+      const text = positionals.length === 2 && positionals[1] === '-' ? readStdin() : positionals.slice(1).join(' ');
+      const params = { ref: positionals[0], text };
+      checkFrame('run.send', params, 'the text');
       const c = await connect();
-      const res = await c.call<{ run: PublicRun }>('run.send', { ref: positionals[0], text: positionals.slice(1).join(' ') });
+      const res = await c.call<{ run: PublicRun }>('run.send', params);
       c.close();
       if (jsonMode) printJson(res.run);
       else out(`${res.run.name} input ${res.run.input_seq}`);
@@ -248,6 +256,8 @@ async function main(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+const readStdin = (): string => fs.readFileSync(0, 'utf8');
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
   // A supervisor restart drops the connection; the wait simply resumes.

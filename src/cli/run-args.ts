@@ -78,6 +78,32 @@ export function callerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, 
   return out;
 }
 
+/**
+ * `-p TEXT`; `-p @FILE` reads the prompt from FILE, `-p -` from stdin (argv
+ * holds at most 128 KiB per argument, and shows it to every local user);
+ * `-p @@TEXT` is the prompt `@TEXT`.
+ */
+export function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
+  if (value === '-') {
+    try {
+      return stdin();
+    } catch (e) {
+      return badValue(`${flag} -: cannot read standard input: ${(e as Error).message}`);
+    }
+  }
+  if (value.startsWith('@@')) return value.slice(1);
+  if (!value.startsWith('@')) return value;
+  const file = value.slice(1);
+  if (file === '') return badValue(`${flag} @FILE needs a file name after "@" (write @@ for a prompt that starts with "@")`);
+  try {
+    return fs.readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    return badValue(`${flag} @FILE: cannot read ${quote(file)}: ${why} (write @@ for a prompt that starts with "@")`);
+  }
+}
+
 // Numbers as a person types them; anything else goes to the schema as text, which refuses it.
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
@@ -103,6 +129,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     raw.set(field, v);
     if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
+    else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? readStdin);
     else spec[field] = v;
   }
   if (values.interactive) spec.interactive = true;

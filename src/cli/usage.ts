@@ -1,16 +1,19 @@
 // Help text for every verb: one place, printed by --help and after usage errors.
 
 export const VERB_USAGE: Readonly<Record<string, string>> = {
-  run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT] [--protocol P]
+  run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE]... [--json] [-- COMMAND ARGS...]
-orcr run --from FILE|-          (one JSON run spec per line)`,
+orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
+  Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
   show: 'orcr show <run> [--json]',
   kill: 'orcr kill <run>... [--force] [--json]',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
-  send: 'orcr send <run> <text>',
+  send: `orcr send <run> <text>... [--json]
+orcr send <run> -                (the text from stdin)`,
   logs: 'orcr logs <run> [--tail N] [--follow] [--json] [--stderr]',
   events: 'orcr events [--follow] [--since SEQ] [--json]',
   stats: 'orcr stats [--json]',

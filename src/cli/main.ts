@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `orcr`: parse, call the supervisor, print text or --json, exit with a
-// documented code (CONTRACT.md).
+// documented code (the README's table). Human output never echoes a control
+// sequence (safeLine/safeText); JSON output escapes every control.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,10 +16,12 @@ import type { RunEvent } from '../core/types.js';
 import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
-import { psTable, showRun, table } from './format.js';
+import { configNotes, plainNumber, psTable, showRun, statsText, type StatsReply } from './format.js';
 import { parseRunArgs, parseFanOut } from './run-args.js';
 import { followLogs, printLogs } from './logs.js';
 import { checkFrame } from './frame.js';
+import { safeLine, safeText } from '../text/terminal-text.js';
+import { jsonText } from '../text/json-text.js';
 
 
 let jsonMode = false;
@@ -28,13 +31,14 @@ function out(text: string): void {
 }
 
 function printJson(value: unknown): void {
-  out(JSON.stringify(value, null, 2));
+  out(jsonText(value, 2));
 }
 
 function fail(code: string, message: string, exit: number, verb?: string): never {
   if (jsonMode) printJson({ error: { code, message } });
   else {
-    for (const line of message.split('\n')) process.stderr.write(`orcr: ${line}\n`);
+    // A message may quote a run's name or an agent's words: no escapes reach the terminal.
+    for (const line of safeText(message).split('\n')) process.stderr.write(`orcr: ${line}\n`);
     if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
   }
   process.exit(exit);
@@ -92,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
       c.close();
       if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
-      else for (const r of res.runs) out(`${r.name} ${r.uuid}`);
+      else for (const r of res.runs) out(`${safeLine(r.name)} ${r.uuid}`);
       return 0;
     }
     case 'ps': {
@@ -126,7 +130,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ runs: PublicRun[] }>('run.kill', { refs: positionals, force: values.force ?? false });
       c.close();
       if (jsonMode) printJson(res.runs);
-      else for (const r of res.runs) out(`${r.name} ${r.status === 'ended' ? r.exit_reason : 'killing'}`);
+      else for (const r of res.runs) out(`${safeLine(r.name)} ${r.status === 'ended' ? r.exit_reason : 'killing'}`);
       return 0;
     }
     case 'wait': {
@@ -144,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
       let worst = 0;
       for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
       if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
-      else for (const s of settled) out(`${s.name} ${s.token}`);
+      else for (const s of settled) out(`${safeLine(s.name)} ${s.token}`);
       return worst;
     }
     case 'send': {
@@ -157,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ run: PublicRun }>('run.send', params);
       c.close();
       if (jsonMode) printJson(res.run);
-      else out(`${res.run.name} input ${res.run.input_seq}`);
+      else out(`${safeLine(res.run.name)} input ${res.run.input_seq}`);
       return 0;
     }
     case 'logs': {
@@ -188,22 +192,10 @@ async function main(argv: string[]): Promise<number> {
     case 'stats': {
       parse(verb, rest, {}, false);
       const c = await connect();
-      const res = await c.call<{ caps: { cap: string; limit: number; active: number; holders: string[]; queued: number; oldest_wait_ms: number; held_until: number | null }[]; queued: number; active: number }>('stats');
+      const res = await c.call<StatsReply>('stats');
       c.close();
       if (jsonMode) printJson(res);
-      else
-        out(
-          table(
-            ['CAP', 'ACTIVE/LIMIT', 'QUEUED', 'OLDEST WAIT', 'HOLD'],
-            res.caps.map((cap) => [
-              cap.cap,
-              `${cap.active}/${cap.limit}`,
-              String(cap.queued),
-              cap.queued ? `${Math.round(cap.oldest_wait_ms / 1000)}s` : '-',
-              cap.held_until ? `until ${new Date(cap.held_until).toISOString()}` : '-',
-            ]),
-          ),
-        );
+      else out(statsText(res));
       return 0;
     }
     case 'server': {
@@ -217,18 +209,28 @@ async function main(argv: string[]): Promise<number> {
       } catch (e) {
         if (e instanceof RemoteError && e.code === 'unavailable') {
           if (jsonMode) printJson({ running: false, home: home.dir });
-          else out(`not running (home ${home.dir})`);
+          else out(`not running (home ${safeLine(home.dir)})`);
           return sub === 'status' ? 7 : 0;
         }
         throw e;
       }
       if (sub === 'status') {
-        const st = await c.call<{ pid: number; home: string; started_at: number; active: number; seq: number; degraded: string | null }>('server.status');
+        const st = await c.call<{
+          pid: number;
+          home: string;
+          started_at: number;
+          active: number;
+          seq: number;
+          degraded: string | null;
+          warnings?: string[];
+          config_error?: { at: number; message: string } | null;
+        }>('server.status');
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
-          out(`running: pid ${st.pid}, home ${st.home}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
-          if (st.degraded) out(`DEGRADED: the journal cannot be written (${st.degraded}); nothing starts until it can`);
+          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
+          for (const line of configNotes(st.warnings, st.config_error)) out(line);
         }
         return 0;
       }
@@ -245,7 +247,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ resumed: boolean }>('provider.resume', { provider: positionals[1] });
       c.close();
       if (jsonMode) printJson(res);
-      else out(res.resumed ? `${positionals[1]} resumed` : `${positionals[1]} was not on hold`);
+      else out(res.resumed ? `${safeLine(positionals[1]!)} resumed` : `${safeLine(positionals[1]!)} was not on hold`);
       return 0;
     }
     case 'demo': {
@@ -278,13 +280,13 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
 }
 
 function printEvent(e: RunEvent, name: string | null): void {
-  if (jsonMode) out(JSON.stringify(e));
+  if (jsonMode) out(jsonText(e));
   else {
     const d = Object.entries(e.data)
       .filter(([, v]) => v !== null && v !== undefined)
-      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .map(([k, v]) => `${k}=${typeof v === 'number' ? plainNumber(v) : typeof v === 'object' ? jsonText(v) : String(v)}`)
       .join(' ');
-    out(`${e.seq}\t${new Date(e.ts).toISOString()}\t${e.type}\t${name ?? e.run ?? '-'}\t${d}`);
+    out([String(e.seq), new Date(e.ts).toISOString(), e.type, name ?? e.run ?? '-', d].map(safeLine).join('\t'));
   }
 }
 
@@ -300,7 +302,7 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
       for (const e of res.events) {
         if (jsonMode) {
-          process.stdout.write((first ? '\n  ' : ',\n  ') + JSON.stringify(e));
+          process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(e));
           first = false;
         } else printEvent(e, null);
       }

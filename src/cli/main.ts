@@ -127,11 +127,19 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parse(verb, rest, { force: { type: 'boolean' } });
       if (positionals.length === 0) throw new UsageError('kill needs at least one run', verb);
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.kill', { refs: positionals, force: values.force ?? false });
+      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs: positionals, force: values.force ?? false });
       c.close();
-      if (jsonMode) printJson(res.runs);
-      else for (const r of res.runs) out(`${safeLine(r.name)} ${r.status === 'ended' ? r.exit_reason : 'killing'}`);
-      return 0;
+      const missing = res.results.filter((r) => r.action === 'not_found');
+      if (jsonMode) printJson(res.results);
+      else {
+        for (const r of res.results) {
+          const name = safeLine(r.name ?? r.ref);
+          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
+          else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
+          else out(`${name} ${r.action}`);
+        }
+      }
+      return missing.length > 0 ? 6 : 0;
     }
     case 'wait': {
       const { values, positionals } = parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
@@ -246,8 +254,10 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const res = await c.call<{ resumed: boolean }>('provider.resume', { provider: positionals[1] });
       c.close();
+      // Like `send` to a run that is not idle (exit 4): the target is not in the state the verb acts on.
+      if (!res.resumed) fail('not_on_hold', `${positionals[1]} is not on hold`, 4);
       if (jsonMode) printJson(res);
-      else out(res.resumed ? `${safeLine(positionals[1]!)} resumed` : `${safeLine(positionals[1]!)} was not on hold`);
+      else out(`${safeLine(positionals[1]!)} resumed`);
       return 0;
     }
     case 'demo': {
@@ -257,6 +267,15 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   return 0;
+}
+
+interface KillResult {
+  ref: string;
+  name: string | null;
+  uuid: string | null;
+  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
+  status: string | null;
+  exit_reason: string | null;
 }
 
 const readStdin = (): string => fs.readFileSync(0, 'utf8');

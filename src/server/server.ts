@@ -216,8 +216,24 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'run.kill': {
         const p = z.object({ refs, force: z.boolean().optional() }).parse(params);
-        const uuids = p.refs.map((r) => s.resolve(r).uuid);
-        return { runs: s.kill(uuids, p.force ?? false).map((r) => s.view(r)) };
+        // Ref by ref: an unknown one is reported and the others are still acted on
+        // (an ambiguous one refuses the whole call before anything is killed).
+        const found = p.refs.map((ref) => {
+          try {
+            return { ref, run: s.resolve(ref) };
+          } catch (e) {
+            if (e instanceof RemoteError && e.code === 'not_found') return { ref, run: null };
+            throw e;
+          }
+        });
+        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map((r) => JSON.stringify(r)).join(', ')}`);
+        const results = found.map(({ ref, run }) => {
+          if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
+          const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false)[0]!;
+          const action = run.status === 'ended' ? 'already_ended' : after.status === 'ended' ? 'canceled' : 'killing';
+          return { ref, name: after.name, uuid: after.uuid, action, status: after.status, exit_reason: after.exit_reason };
+        });
+        return { results };
       }
       case 'run.send': {
         const p = z.object({ ref: z.string(), text: z.string() }).parse(params);

@@ -88,7 +88,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'run': {
       const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
-      const specs = fanOut ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      const io = { stdin: readStdin };
+      const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
       const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
       // Name the part that is big: a prompt read from a file, or a fan-out's many specs (each with the caller's environment).
       checkFrame('run.enqueue', { specs }, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');

@@ -45,13 +45,19 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
   cwd: 'cwd',
 };
 
-/** Where `orcr run` reads what it is told to read: stdin for `-p -` and `--from -`; the caller's environment. */
+/**
+ * Where `orcr run` reads what it is told to read: stdin for `-p -` and
+ * `--from -` (only when the caller gives it: the TUI's stdin is its
+ * keyboard), and the caller's environment (default: this process's).
+ */
 export interface RunIO {
   stdin?: () => string;
   env?: NodeJS.ProcessEnv;
 }
 
-const readStdin = (): string => fs.readFileSync(0, 'utf8');
+const noStdin = (): string => {
+  throw new Error('there is no standard input to read here');
+};
 
 /** A mistake in how the verb was called: shown with its usage. */
 const misuse = (message: string): never => {
@@ -129,7 +135,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     raw.set(field, v);
     if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
-    else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? readStdin);
+    else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
     else spec[field] = v;
   }
   if (values.interactive) spec.interactive = true;
@@ -166,7 +172,7 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
   const from = values.from!;
   let text: string;
   try {
-    text = from === '-' ? (io.stdin ?? readStdin)() : fs.readFileSync(path.resolve(cwd, from), 'utf8');
+    text = from === '-' ? (io.stdin ?? noStdin)() : fs.readFileSync(path.resolve(cwd, from), 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return badValue(`--from ${quote(from)}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_FRAME_BYTES } from '../../src/server/protocol.js';
+import { parseRunArgs } from '../../src/cli/run-args.js';
 import { NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
 
 const home = useHomes();
@@ -106,6 +107,12 @@ describe('prompts from files and stdin', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/-p @FILE needs a file name after "@"/);
     expect(fs.existsSync(path.join(h.dir, 'orcr.db'))).toBe(false);
+  });
+
+  it('-p - reads stdin only where the caller offers it (the TUI\'s stdin is its keyboard)', () => {
+    expect(() => parseRunArgs(['-a', 'x', '-p', '-'], '/')).toThrow(/^-p -: cannot read standard input: there is no standard input to read here$/);
+    expect(parseRunArgs(['-a', 'x', '-p', '-'], '/', { stdin: () => 'typed' }).prompt).toBe('typed');
+    expect(parseRunArgs(['-a', 'x'], '/', { env: { ONLY: 'this', GONE: undefined } }).caller_env).toEqual({ ONLY: 'this' });
   });
 
   // The supervisor writes a prompt to the agent's input FIFO; a write above the

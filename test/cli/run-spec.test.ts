@@ -145,6 +145,10 @@ describe('run spec: one schema, the same words everywhere', () => {
     expect(await enqueueError(h, [{ cwd: h.dir, command: ['true'] }, 7])).toBe('spec 2: must be a JSON object, got 7');
     expect(await enqueueError(h, [{ cwd: 'relative', command: ['true'] }])).toBe('spec 1: "cwd" must be an absolute path, got "relative"');
     expect(await enqueueError(h, [])).toBe('"specs" must be a non-empty array of run specs');
+    // caller_env (the CLI always sends its own environment) takes strings only, like env.
+    expect(await enqueueError(h, [{ cwd: h.dir, command: ['true'], caller_env: { PATH: 1 } }])).toBe(
+      'spec 1: "caller_env" must map variable names (not empty, no "=") to strings, got {"PATH":1}',
+    );
   });
 
   it('queues good specs from flags and lines with the values given, durations and the cost alias converted', () => {

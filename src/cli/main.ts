@@ -17,7 +17,6 @@ import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { configNotes, plainNumber, psTable, showRun, statsText, type StatsReply } from './format.js';
-import { parseRunArgs, parseFanOut } from './run-args.js';
 import { followLogs, printLogs } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
@@ -88,6 +87,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'run': {
       const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
+      // Loaded here: the run-spec schema brings zod, ~80 ms that no other verb needs.
+      const { parseRunArgs, parseFanOut } = await import('./run-args.js');
       const io = { stdin: readStdin };
       const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
       const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';

@@ -92,8 +92,13 @@ async function main(argv: string[]): Promise<number> {
       const io = { stdin: readStdin };
       const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
       const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
-      // Name the part that is big: a prompt read from a file, or a fan-out's many specs (each with the caller's environment).
-      checkFrame('run.enqueue', { specs }, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
+      // Name the part that is big: a prompt read from a file, or a fan-out's many specs, each with this environment.
+      const envBytes = Buffer.byteLength(JSON.stringify(specs[0]?.caller_env ?? {}));
+      checkFrame(
+        'run.enqueue',
+        { specs },
+        fanOut ? `the ${specs.length} run specs (each carries this shell's environment, ${envBytes} bytes)` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec',
+      );
       const c = await connect();
       const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
       c.close();

@@ -204,4 +204,13 @@ describe('prompts from files and stdin', () => {
     const sj = h.cli(['send', 'fits', '-', '--json'], { input: 'z'.repeat(MAX_FRAME_BYTES) });
     expect(JSON.parse(sj.stdout).error.code).toBe('usage');
   });
+
+  it('a fan-out too large for one request is refused whole, saying each spec carries the environment', () => {
+    const h = home();
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: `n${i}`, command: ['true'] })).join('\n');
+    const r = h.cli(['run', '--from', '-'], { input: lines, env: { ...h.env, BIG: 'x'.repeat(3000) } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^orcr: the 3000 run specs \(each carries this shell's environment, \d+ bytes\): too large to send: /);
+    expect(fs.existsSync(path.join(h.dir, 'orcr.db')), 'nothing was sent').toBe(false);
+  });
 });

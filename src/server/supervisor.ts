@@ -10,7 +10,7 @@ import { canEnqueue, capUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
 import { newRun } from '../core/run-record.js';
-import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
+import type { ExitReason, Protocol, Run, RunEvent } from '../core/types.js';
 import {
   countedTokens,
   firstTrip,

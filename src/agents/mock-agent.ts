@@ -18,6 +18,8 @@ interface Options {
   delay: number;
   seed: number;
   prompt: string;
+  /** --prompt was given: an interactive agent works on it before it waits for input. */
+  promptGiven: boolean;
 }
 
 const USAGE = `usage: orcr-mock-agent --format claude|codex|gemini|jsonl [--scenario NAME]
@@ -25,7 +27,7 @@ const USAGE = `usage: orcr-mock-agent --format claude|codex|gemini|jsonl [--scen
 
 scenarios:
   work          N turns (--turns, default 2) of 1-3 tool calls, text and usage; exit 0 (default)
-  interactive   one turn for the prompt, then one turn per stdin input; exit 0 at stdin EOF
+  interactive   one turn for --prompt if given, then one turn per stdin input; exit 0 at stdin EOF
                 (claude: {"type":"user","message":{"role":"user","content":"..."}},
                  jsonl: {"type":"input","text":"..."}, codex/gemini: any line)
   slow-start    waits --delay x 10 before its first line, then works
@@ -42,7 +44,7 @@ function fail(message: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { format: 'jsonl', scenario: 'work', turns: 2, delay: 100, seed: 1, prompt: 'Fix the failing tests' };
+  const opts: Options = { format: 'jsonl', scenario: 'work', turns: 2, delay: 100, seed: 1, prompt: 'Fix the failing tests', promptGiven: false };
   let formatGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -80,6 +82,7 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--prompt':
         opts.prompt = value;
+        opts.promptGiven = true;
         break;
       default:
         fail(`unknown option: ${name}`);
@@ -167,7 +170,11 @@ async function run(opts: Options): Promise<void> {
   }
 }
 
-/** One turn for the prompt, then one per stdin input, in order; exit 0 at EOF. */
+/**
+ * One turn for an argv prompt (if given, as `claude "do x"` would), then one
+ * per stdin input, in order; exit 0 at EOF. Without one it waits for input,
+ * as Claude Code in stream-json input mode does.
+ */
 async function interactive(r: Renderer, opts: Options, nextPlan: (prompt: string) => TurnPlan): Promise<void> {
   const inputs: string[] = [];
   let closed = false;
@@ -185,7 +192,7 @@ async function interactive(r: Renderer, opts: Options, nextPlan: (prompt: string
   });
 
   await emit(r.start(), opts.delay);
-  await emit(r.turn(nextPlan(opts.prompt)), opts.delay);
+  if (opts.promptGiven) await emit(r.turn(nextPlan(opts.prompt)), opts.delay);
   for (;;) {
     const text = inputs.shift();
     if (text !== undefined) {

@@ -37,7 +37,7 @@ export function demoSpecs(cwd: string): RunSpec[] {
   const scenarios: { scenario: string; turns: number; delay: number; workload?: string; extra?: Partial<RunSpec> }[] = [
     { scenario: 'work', turns: 4, delay: 400 },
     { scenario: 'work', turns: 8, delay: 700, workload: 'batch' },
-    { scenario: 'interactive', turns: 1, delay: 300, extra: { interactive: true } },
+    { scenario: 'interactive', turns: 1, delay: 300, extra: { interactive: true, prompt: 'Fix the failing tests' } },
     { scenario: 'work', turns: 3, delay: 500, workload: 'review' },
     { scenario: 'slow-start', turns: 3, delay: 300 },
     { scenario: 'loop', turns: 20, delay: 600, extra: { loop: 'warn' } },

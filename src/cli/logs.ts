@@ -9,6 +9,7 @@ import type { Adapter, Signal } from '../agents/signals.js';
 import { PROTOCOLS, type Protocol } from '../core/types.js';
 import { Tailer } from '../runtime/tailer.js';
 import type { Client } from '../client/client.js';
+import { RemoteError } from '../server/protocol.js';
 import { safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
 
@@ -54,8 +55,20 @@ export function printLogs(file: string, protocol: string | null, tail: number | 
   if (lines.length) process.stdout.write(lines.map(shown).join('\n') + '\n');
 }
 
-/** Print what is there (or its tail), then stream new lines until the run ends. */
-export async function followLogs(client: Client, file: string, protocol: string | null, tail: number | null, json: boolean, uuid: string): Promise<number> {
+/**
+ * Print what is there (or its tail), then stream new lines until the run
+ * ends. A supervisor that restarts is followed to the next one (never
+ * started from here); one stopped on purpose ends the follow (code `stopped`).
+ */
+export async function followLogs(
+  client: Client,
+  file: string,
+  protocol: string | null,
+  tail: number | null,
+  json: boolean,
+  uuid: string,
+  reconnect: () => Promise<Client>,
+): Promise<number> {
   const adapter = adapterFor(protocol);
   const existing = readLines(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
@@ -73,29 +86,46 @@ export async function followLogs(client: Client, file: string, protocol: string 
     size = 0;
   }
   const tailer = new Tailer(file, size, (lines) => lines.forEach((l) => emit(l.text)), 250);
-  const finish = (): number => {
+  let current = client;
+  const drain = (): void => {
     tailer.read();
     const last = tailer.flushPartial();
     if (last) emit(last.text);
     tailer.close();
-    client.close();
-    return 0;
+    current.close();
   };
-  const ended = new Promise<number>((resolve) => {
-    client.onEvent((m) => {
-      if (m.event.run === uuid && m.event.type === 'ended') resolve(finish());
-    });
-    // The supervisor going away does not end the run: keep tailing the file.
-    client.onClose(() => undefined);
-  });
-  const sub = await client.call<{ runs: { uuid: string; status: string }[] }>('subscribe', {});
-  void sub;
-  const now = await client.call<{ status: string }>('run.resolve', { ref: uuid });
-  tailer.start();
   // The tailer's timers do not hold the process open; this does, until the run ends.
   const keepAlive = setInterval(() => undefined, 1 << 30);
-  if (now.status === 'ended') return (clearInterval(keepAlive), finish());
-  const code = await ended;
-  clearInterval(keepAlive);
-  return code;
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      const finish = (): void => {
+        drain();
+        resolve(0);
+      };
+      const attach = async (cl: Client): Promise<void> => {
+        current = cl;
+        cl.onEvent((m) => {
+          if (m.event.run === uuid && m.event.type === 'ended') finish();
+        });
+        cl.onClose((stopped) => {
+          if (stopped) {
+            drain();
+            reject(new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the run goes on, no more output is followed'));
+            return;
+          }
+          reconnect().then(attach, (e: unknown) => {
+            drain();
+            reject(e);
+          });
+        });
+        await cl.call('subscribe', {});
+        const now = await cl.call<{ status: string }>('run.resolve', { ref: uuid });
+        if (now.status === 'ended') finish();
+      };
+      tailer.start();
+      attach(client).catch(reject);
+    });
+  } finally {
+    clearInterval(keepAlive);
+  }
 }

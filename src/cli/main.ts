@@ -88,19 +88,16 @@ async function main(argv: string[]): Promise<number> {
     case 'run': {
       const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
       // Loaded here: the run-spec schema brings zod, ~80 ms that no other verb needs.
-      const { parseRunArgs, parseFanOut } = await import('./run-args.js');
+      const { callerEnv, parseRunArgs, parseFanOut } = await import('./run-args.js');
       const io = { stdin: readStdin };
       const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
+      // A run starts with the environment of the `orcr run` that made it (PATH included), not the supervisor's.
+      const params = { specs, caller_env: callerEnv() };
       const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
-      // Name the part that is big: a prompt read from a file, or a fan-out's many specs, each with this environment.
-      const envBytes = Buffer.byteLength(JSON.stringify(specs[0]?.caller_env ?? {}));
-      checkFrame(
-        'run.enqueue',
-        { specs },
-        fanOut ? `the ${specs.length} run specs (each carries this shell's environment, ${envBytes} bytes)` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec',
-      );
+      // Name the part that is big: a prompt read from a file, or a fan-out's many specs.
+      checkFrame('run.enqueue', params, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', params);
       c.close();
       if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
       else for (const r of res.runs) out(`${safeLine(r.name)} ${r.uuid}`);
@@ -190,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
-      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid);
+      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
       c.close();
       printLogs(file, info.protocol, tail, jsonMode);
       return 0;
@@ -250,7 +247,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       await c.call('server.stop');
-      await new Promise<void>((r) => c.onClose(r));
+      await new Promise<void>((r) => c.onClose(() => r()));
       if (jsonMode) printJson({ stopped: true });
       else out('stopped (agents keep running; the next supervisor re-adopts them)');
       return 0;
@@ -288,10 +285,12 @@ interface KillResult {
 const readStdin = (): string => fs.readFileSync(0, 'utf8');
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
-  // A supervisor restart drops the connection; the wait simply resumes.
+  // A supervisor restart drops the connection; the wait resumes with the
+  // supervisor that comes back, and never starts one itself. A deliberate
+  // stop ends the wait (exit 7, code `stopped`).
   const started = Date.now();
+  let c = await connect();
   for (;;) {
-    const c = await connect();
     try {
       const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
       const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left });
@@ -299,8 +298,8 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
       return res.settled;
     } catch (e) {
       c.close();
-      if (e instanceof RemoteError && e.code === 'unavailable') continue;
-      throw e;
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      c = await Client.reconnect(ensureHome(homeDir()));
     }
   }
 }
@@ -343,9 +342,14 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
   let last = since;
   let client: Client | null = c;
   for (;;) {
-    const cl: Client = client ?? (await connect());
+    const cl: Client = client ?? (await Client.reconnect(ensureHome(homeDir())));
     client = null;
-    const done = new Promise<void>((r) => cl.onClose(r));
+    const done = new Promise<void>((r) =>
+      cl.onClose((stopped) => {
+        if (stopped) fail('stopped', 'the supervisor was stopped (orcr server stop); no more events', 7);
+        r();
+      }),
+    );
     // Live events can arrive in the same read as the subscribe reply, before
     // its replay is printed: hold them until the replay is out.
     let held: { event: RunEvent; name: string | null }[] | null = [];

@@ -47,12 +47,10 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
 
 /**
  * Where `orcr run` reads what it is told to read: stdin for `-p -` and
- * `--from -` (only when the caller gives it: the TUI's stdin is its
- * keyboard), and the caller's environment (default: this process's).
+ * `--from -`, only when the caller gives it (the TUI's stdin is its keyboard).
  */
 export interface RunIO {
   stdin?: () => string;
-  env?: NodeJS.ProcessEnv;
 }
 
 const noStdin = (): string => {
@@ -77,7 +75,7 @@ function parseFlags(args: string[], allowPositionals: boolean) {
   }
 }
 
-/** The caller's environment as the schema takes it: strings only. */
+/** The caller's environment as run.enqueue's caller_env takes it: strings only. */
 export function callerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v;
@@ -150,7 +148,6 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     flagOf.set('env', typed.get('env') ?? '-e');
   }
   if (command.length > 0) spec.command = command;
-  spec.caller_env = callerEnv(io.env);
   const r = runSpecSchema.safeParse(spec);
   if (r.success) return r.data;
   const p = specProblem(r.error);
@@ -178,7 +175,6 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     return badValue(`--from ${quote(from)}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
   const source = from === '-' ? 'stdin' : from;
-  const env = callerEnv(io.env);
   const specs: RunSpec[] = [];
   const problems: string[] = [];
   let bad = 0;
@@ -194,7 +190,7 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
       if (problems.length < MAX_REPORTED) problems.push(`${where}: not valid JSON: ${(e as Error).message}`);
       return;
     }
-    const r = runSpecFromLine(obj, cwd, env);
+    const r = runSpecFromLine(obj, cwd);
     if ('spec' in r) specs.push(r.spec);
     else {
       bad++;

@@ -6,6 +6,10 @@ import { JournalUnavailable } from '../journal/journal.js';
 
 export async function serve(): Promise<number> {
   const dir = homeDir();
+  // Started by a client that found no supervisor: losing the start race to
+  // another such client is expected, not worth a line in server.log.
+  const autoStarted = process.env.ORCR_AUTOSTARTED === '1';
+  delete process.env.ORCR_AUTOSTARTED;
   const log = (m: string): void => {
     process.stderr.write(`${new Date().toISOString()} ${m}\n`);
   };
@@ -14,7 +18,7 @@ export async function serve(): Promise<number> {
     handle = await startServer(dir, log);
   } catch (e) {
     if (e instanceof AlreadyRunning) {
-      log(e.message);
+      if (!autoStarted) log(e.message);
       return 7;
     }
     throw e;

@@ -27,17 +27,21 @@ export class Client {
   private pending = new Map<number, Pending>();
   private buf = '';
   private listeners: ((m: StreamMessage) => void)[] = [];
-  private closeListeners: (() => void)[] = [];
+  private closeListeners: ((stopped: boolean) => void)[] = [];
   server: { pid: number; home: string; started_at: number } | null = null;
+  /** The supervisor said it was stopping on purpose (`orcr server stop`, SIGTERM) before it closed. */
+  stopped = false;
 
   private constructor(private readonly socket: net.Socket) {
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => this.onData(chunk));
     socket.on('close', () => {
-      const err = new RemoteError('unavailable', 'the supervisor went away');
+      const err = this.stopped
+        ? new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the runs go on')
+        : new RemoteError('unavailable', 'the supervisor went away');
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
-      for (const l of this.closeListeners) l();
+      for (const l of this.closeListeners) l(this.stopped);
     });
     socket.on('error', () => undefined);
   }
@@ -77,6 +81,26 @@ export class Client {
     }
   }
 
+  /**
+   * Connect again after a lost connection, without starting a supervisor:
+   * only a verb a user types starts one. Waits up to `graceMs` for one to be
+   * back (a restart in progress), then gives up with `unavailable`.
+   */
+  static async reconnect(home: Home, graceMs = 5000): Promise<Client> {
+    const deadline = Date.now() + graceMs;
+    for (;;) {
+      try {
+        return await Client.connect(home, { autoStart: false });
+      } catch (e) {
+        if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+        if (Date.now() > deadline) {
+          throw new RemoteError('unavailable', `the supervisor went away and none came back (see ${home.log}); the runs go on: any orcr verb starts a new supervisor, then wait again`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
   private onData(chunk: string): void {
     this.buf += chunk;
     let nl: number;
@@ -87,6 +111,10 @@ export class Client {
       try {
         msg = JSON.parse(line);
       } catch {
+        continue;
+      }
+      if (msg.type === 'stopping') {
+        this.stopped = true;
         continue;
       }
       if (msg.type === 'event') {
@@ -117,7 +145,8 @@ export class Client {
     this.listeners.push(fn);
   }
 
-  onClose(fn: () => void): void {
+  /** Called once the connection is gone; `stopped` when the supervisor said it stopped on purpose. */
+  onClose(fn: (stopped: boolean) => void): void {
     this.closeListeners.push(fn);
   }
 
@@ -166,7 +195,7 @@ export function startDetached(home: Home): { exited: string | null } {
   const child = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, cliEntry(), 'serve'], {
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, ORCR_HOME: home.dir },
+    env: { ...process.env, ORCR_HOME: home.dir, ORCR_AUTOSTARTED: '1' },
   });
   const state: { exited: string | null } = { exited: null };
   child.on('exit', (code) => {

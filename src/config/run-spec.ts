@@ -90,7 +90,11 @@ export const runSpecSchema = z
       command: argv.optional(),
       /** Variables the run adds (`-e KEY=VALUE`). */
       env: envMap.optional(),
-      /** The environment of the `orcr run` process that asked (the CLI always sends it). */
+      /**
+       * The environment of the client that made the run: the run starts with
+       * it, plus `env`. `orcr run` sends its own once per request (run.enqueue's
+       * `caller_env`), which fills every spec that has none.
+       */
       caller_env: envMap.optional(),
       cwd: directory,
       interactive: z.boolean({ error: 'must be true or false' }).optional(),
@@ -161,7 +165,7 @@ export const LINE_FIELDS: readonly string[] = [
  * One `--from` line (already JSON-parsed) → a run spec, or what is wrong with
  * it in the line's own field names. A relative `cwd` is taken from `base`.
  */
-export function runSpecFromLine(obj: unknown, base: string, callerEnv?: Record<string, string>): { spec: RunSpec } | { problem: string } {
+export function runSpecFromLine(obj: unknown, base: string): { spec: RunSpec } | { problem: string } {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { problem: `each line must be a JSON object, got ${preview(obj)}` };
   const line = obj as Record<string, unknown>;
   const allowed = new Set(LINE_FIELDS);
@@ -179,7 +183,6 @@ export function runSpecFromLine(obj: unknown, base: string, callerEnv?: Record<s
     candidate[field] = v;
   }
   candidate.cwd = typeof line.cwd === 'string' ? path.resolve(base, line.cwd) : (line.cwd ?? base);
-  if (callerEnv) candidate.caller_env = callerEnv;
   const r = runSpecSchema.safeParse(candidate);
   if (r.success) return { spec: r.data };
   return { problem: jsonProblemText(specProblem(r.error), line, (f) => from.get(f) ?? f) };
@@ -187,14 +190,19 @@ export function runSpecFromLine(obj: unknown, base: string, callerEnv?: Record<s
 
 // ---------- the socket ----------
 
-/** `run.enqueue`'s specs, each checked; every bad one is named by its place in the request. */
-export function checkRunSpecs(value: unknown): { specs: RunSpec[]; problem: null } | { specs: null; problem: string } {
+/**
+ * `run.enqueue`'s specs, each checked, and the request's `caller_env` given to
+ * every spec without its own; every bad one is named by its place in the request.
+ */
+export function checkRunSpecs(value: unknown, callerEnv?: unknown): { specs: RunSpec[]; problem: null } | { specs: null; problem: string } {
   if (!Array.isArray(value) || value.length === 0) return { specs: null, problem: '"specs" must be a non-empty array of run specs' };
+  const env = envMap.optional().safeParse(callerEnv);
+  if (!env.success) return { specs: null, problem: jsonProblemText({ field: 'caller_env', message: ENV }, { caller_env: callerEnv }) };
   const specs: RunSpec[] = [];
   const problems: string[] = [];
   value.forEach((v, i) => {
     const r = runSpecSchema.safeParse(v);
-    if (r.success) specs.push(r.data);
+    if (r.success) specs.push(env.data && r.data.caller_env === undefined ? { ...r.data, caller_env: env.data } : r.data);
     else if (problems.length < 20) problems.push(`spec ${i + 1}: ${jsonProblemText(specProblem(r.error), v)}`);
   });
   return problems.length > 0 ? { specs: null, problem: problems.join('\n') } : { specs, problem: null };

@@ -151,10 +151,14 @@ export interface ProviderPreset {
  *   a config override); as root the CLI refuses `--dangerously-skip-permissions`.
  * - codex `exec` is one-shot; `--skip-git-repo-check` because orcr names the
  *   working directory explicitly (without it, codex refuses any directory
- *   that is not a git repository or a trusted project).
- * - gemini `-p` is one-shot; headless it needs an auth method (exit 41
- *   otherwise) and a trusted workspace (exit 55): `--skip-trust` trusts the
- *   run's working directory for that session only.
+ *   that is not a git repository or a trusted project). Its prompt comes on
+ *   stdin (`-`), closed once written.
+ * - gemini with stdin not a terminal is one-shot and reads its prompt from
+ *   stdin; headless it needs an auth method (exit 41 otherwise) and a trusted
+ *   workspace (exit 55): `--skip-trust` trusts the run's working directory
+ *   for that session only.
+ * Prompts never travel in argv: /proc/PID/cmdline shows argv to every local
+ * user, and Linux caps one argument at 128 KiB.
  */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = {
   claude: {
@@ -162,8 +166,8 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = {
     protocol: 'claude',
     interactive_input: true,
   },
-  codex: { command: ['codex', 'exec', '--json', '--skip-git-repo-check', '{prompt}'], protocol: 'codex' },
-  gemini: { command: ['gemini', '-p', '{prompt}', '--output-format', 'stream-json', '--skip-trust'], protocol: 'gemini' },
+  codex: { command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' },
+  gemini: { command: ['gemini', '--output-format', 'stream-json', '--skip-trust'], protocol: 'gemini' },
 };
 
 export type { LoopAction };

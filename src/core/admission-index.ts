@@ -373,7 +373,12 @@ export class AdmissionIndex {
    * are moved from the waiters to the holders before this returns.
    */
   decide(now: number): string[] {
-    const out: string[] = [];
+    return this.decideWaiters(now).map((w) => w.uuid);
+  }
+
+  /** decide(), with each promoted run's waiter record (its provider and workload). */
+  decideWaiters(now: number): Waiter[] {
+    const out: Waiter[] = [];
     if (this.entries.size === 0) return out;
     const max = this.pol.max;
     // A lowered global cap (active >= max) promotes nothing; it never preempts.
@@ -418,7 +423,7 @@ export class AdmissionIndex {
         this.workloadChanged(w);
         continue;
       }
-      out.push(e.waiter.uuid);
+      out.push(e.waiter);
       // Count it first so that taking it out of the queue never drops the
       // provider/workload state it is about to use.
       this.addHolder({ uuid: e.waiter.uuid, provider: e.waiter.provider, workload: e.waiter.workload });

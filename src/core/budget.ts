@@ -131,36 +131,12 @@ export interface FleetBudget {
   window: 'all' | { rolling_ms: number };
 }
 
-/** A usage increment (not a running total), stamped with epoch ms. */
-export interface UsageSample {
-  at: number;
-  tokens: number;
-  cost_usd: number;
-}
-
-export function inWindow(sample: UsageSample, window: FleetBudget['window'], now: number): boolean {
-  return window === 'all' || now - sample.at < window.rolling_ms;
-}
-
-/** The samples still inside the window, so a caller can drop the rest. */
-export function pruneSamples(samples: readonly UsageSample[], budget: FleetBudget, now: number): UsageSample[] {
-  return samples.filter((s) => inWindow(s, budget.window, now));
-}
-
-/** Fleet meters, tokens then cost_usd, over the samples inside the window. */
-export function fleetMeters(samples: readonly UsageSample[], budget: FleetBudget, now: number): Meter[] {
-  let tokens = 0;
-  let cost = 0;
-  for (const s of samples) {
-    if (!inWindow(s, budget.window, now)) continue;
-    tokens += s.tokens;
-    cost += s.cost_usd;
-  }
-  return [meter('tokens', tokens, budget.max_tokens), meter('cost_usd', cost, budget.max_cost_usd)];
-}
-
-export function fleetTripped(samples: readonly UsageSample[], budget: FleetBudget, now: number): boolean {
-  return firstTrip(fleetMeters(samples, budget, now)) !== null;
+/**
+ * Fleet meters, tokens then cost_usd, over the usage inside the budget's
+ * window (the journal sums it per minute: what the window holds is its query).
+ */
+export function fleetMeters(usage: { tokens: number; cost_usd: number }, budget: FleetBudget): Meter[] {
+  return [meter('tokens', usage.tokens, budget.max_tokens), meter('cost_usd', usage.cost_usd, budget.max_cost_usd)];
 }
 
 // ---------------------------------------------------------------------------
@@ -185,7 +161,17 @@ export function costFromTokens(t: TokenCounts, price: Price): number {
  * (used as is), else tokens × price, else null (unknown).
  */
 export function runCost(reported: number | null, tokens: TokenCounts, price: Price | null): number | null {
-  if (reported !== null && Number.isFinite(reported)) return reported;
-  if (price !== null) return costFromTokens(tokens, price);
+  if (reported !== null && Number.isFinite(reported)) return roundCost(reported);
+  if (price !== null) return roundCost(costFromTokens(tokens, price));
   return null;
+}
+
+/** A meter's fraction to four decimals (0.1234 = 12.34%), for what users read. */
+export function roundFraction(f: number | null): number | null {
+  return f === null || !Number.isFinite(f) ? f : Math.round(f * 1e4) / 1e4;
+}
+
+/** Costs to a millionth of a dollar: finer than any price, and no float noise (0.30000000000000004) in what users read. */
+export function roundCost(usd: number): number {
+  return Math.round(usd * 1e6) / 1e6;
 }

@@ -24,6 +24,7 @@ export interface NewRun {
   protocol?: Protocol | null;
   env?: Record<string, string>;
   prompt?: string | null;
+  promptArgv?: boolean;
   interactive?: boolean;
   limits?: RunLimits;
 }
@@ -47,6 +48,7 @@ export function newRun(n: NewRun): Run {
     cwd: n.cwd,
     env: n.env ?? {},
     prompt: n.prompt ?? null,
+    prompt_argv: n.promptArgv ?? false,
     interactive: n.interactive ?? false,
     limits: n.limits ?? { ...NO_RUN_LIMITS },
     turns: 0,

@@ -72,6 +72,8 @@ export interface Run {
   /** Environment additions from `-e`. Never copied into events. */
   env: Record<string, string>;
   prompt: string | null;
+  /** The prompt goes in argv (a config preset's `{prompt}`, expanded at launch), not to stdin. Absent in older records: stdin. */
+  prompt_argv?: boolean;
   interactive: boolean;
   limits: RunLimits;
   turns: number;

@@ -2,8 +2,10 @@
 // A run's row and the event that explains its change are written in one
 // IMMEDIATE transaction, so a crash can never leave one without the other.
 
+import crypto from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Run, RunEvent } from '../core/types.js';
+import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 export class JournalVersionError extends Error {
@@ -75,6 +77,9 @@ export class Journal {
          VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record)`,
       ),
       updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record WHERE uuid = @uuid`),
+      insertEnv: this.db.prepare(`INSERT INTO envs (id, env) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`),
+      setRunEnv: this.db.prepare(`UPDATE runs SET env_id = ? WHERE uuid = ?`),
+      getEnv: this.db.prepare(`SELECT e.env FROM runs r JOIN envs e ON e.id = r.env_id WHERE r.uuid = ?`),
       insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
       getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
       byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
@@ -170,7 +175,11 @@ export class Journal {
     return event;
   }
 
-  insertRun(run: Run, ev: EventInput, ts = Date.now()): RunEvent {
+  /**
+   * Insert a queued run with its event; `launchEnv` is the environment it is
+   * to start with (its maker's), kept beside the row and read back at launch.
+   */
+  insertRun(run: Run, ev: EventInput, ts = Date.now(), launchEnv: Record<string, string> | null = null): RunEvent {
     return this.transaction(() => {
       this.stmts.insertRun.run({
         uuid: run.uuid,
@@ -182,6 +191,12 @@ export class Journal {
         created_at: run.created_at,
         record: JSON.stringify(run),
       });
+      if (launchEnv !== null) {
+        const env = JSON.stringify(launchEnv, Object.keys(launchEnv).sort());
+        const id = crypto.createHash('sha256').update(env).digest('base64url');
+        this.stmts.insertEnv.run(id, env);
+        this.stmts.setRunEnv.run(id, run.uuid);
+      }
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
       return this.append(run.uuid, ev, ts, run);
     });
@@ -202,6 +217,12 @@ export class Journal {
   getRun(uuid: string): Run | null {
     const row = this.stmts.getRun.get(uuid) as RunRow | undefined;
     return row ? (JSON.parse(row.record) as Run) : null;
+  }
+
+  /** The environment a run was queued with, or null (runs queued without one start with the supervisor's). */
+  launchEnv(uuid: string): Record<string, string> | null {
+    const row = this.stmts.getEnv.get(uuid) as { env: string } | undefined;
+    return row ? (JSON.parse(row.env) as Record<string, string>) : null;
   }
 
   runsByName(name: string): Run[] {
@@ -276,7 +297,9 @@ export class Journal {
 
   /** Fleet usage from `sinceTs` on (minute resolution); 0 for all time. */
   usageSince(sinceTs: number): { tokens: number; cost: number } {
-    return this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
+    const sum = this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
+    // A sum of REALs carries float noise (6.199999…); costs are kept to a millionth of a dollar.
+    return { tokens: sum.tokens, cost: roundCost(sum.cost) };
   }
 
   walCheckpoint(): void {

@@ -30,6 +30,14 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE usage_minutes (minute INTEGER PRIMARY KEY, tokens INTEGER NOT NULL, cost REAL NOT NULL);
   `,
+  // v3: the environment of the client that made each run, written once at
+  // enqueue and read once at launch: kept out of the run's record (rewritten
+  // on every transition), and stored once per distinct environment (a fleet's
+  // runs mostly share their maker's), named by its hash.
+  `
+  CREATE TABLE envs (id TEXT PRIMARY KEY, env TEXT NOT NULL);
+  ALTER TABLE runs ADD COLUMN env_id TEXT;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

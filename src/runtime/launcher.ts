@@ -20,6 +20,7 @@ import path from 'node:path';
 
 const WRAPPER = `
 dir=$1; fifo=$2; shift 2
+in=/dev/null; [ "$fifo" = f ] && in="$dir/prompt"
 trap '' TERM INT HUP
 if [ "$fifo" = 1 ]; then trap 'exec 3>&-' USR1; else trap : USR1; fi
 echo $$ >"$dir/status"
@@ -31,7 +32,7 @@ if [ "$fifo" = 1 ]; then
   bg=$!
   while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
 else
-  ( trap - TERM INT HUP; exec "$@" ) </dev/null >>"$dir/out" 2>>"$dir/err"
+  ( trap - TERM INT HUP; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
 fi
 `;
@@ -41,8 +42,13 @@ export interface LaunchSpec {
   argv: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Give the agent a FIFO on stdin for `send`; otherwise it reads /dev/null. */
+  /** Give the agent a FIFO on stdin for `send`; otherwise it reads /dev/null, or `promptFile`. */
   stdinFifo: boolean;
+  /**
+   * A one-shot agent's prompt: written to `prompt` in the run directory and
+   * read as the agent's stdin (text, then EOF), with no FIFO and no timing.
+   */
+  promptFile?: string | null;
 }
 
 export interface Launched {
@@ -102,9 +108,10 @@ export function resolveProgram(program: string, cwd: string, envPath: string | u
  * (mkfifo has no Node API, and spawnSync would fork the whole supervisor) — is
  * made by the wrapper, off the supervisor's event loop.
  */
-export function prepareRunDir(dir: string): void {
+export function prepareRunDir(dir: string, promptFile: string | null = null): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.closeSync(fs.openSync(path.join(dir, 'out'), 'a', 0o600));
+  if (promptFile !== null) fs.writeFileSync(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });
 }
 
 /**
@@ -113,10 +120,11 @@ export function prepareRunDir(dir: string): void {
  * event loop it made the supervisor itself the limit on a fleet of short
  * jobs; on the pool it runs beside the loop, several at a time.
  */
-export async function prepareRunDirAsync(dir: string): Promise<void> {
+export async function prepareRunDirAsync(dir: string, promptFile: string | null = null): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   const fh = await fs.promises.open(path.join(dir, 'out'), 'a', 0o600);
   await fh.close();
+  if (promptFile !== null) await fs.promises.writeFile(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });
 }
 
 /** What launch() checks before anything is made: the program (as execvp finds it) and the cwd. Throws LaunchError. */
@@ -132,7 +140,8 @@ export function checkLaunch(spec: LaunchSpec): string {
 
 /** The wrapper's argv after /bin/sh, for a checked spec: what startWrapper (or the spawn helper) runs. */
 export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
-  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, spec.stdinFifo ? '1' : '0', program, ...spec.argv.slice(1)];
+  const stdin = spec.stdinFifo ? '1' : spec.promptFile != null ? 'f' : '0';
+  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, program, ...spec.argv.slice(1)];
 }
 
 /** Start the wrapper for a checked spec whose run directory is ready. */
@@ -150,7 +159,7 @@ export function startWrapper(spec: LaunchSpec, program: string): Launched {
 
 export function launch(spec: LaunchSpec): Launched {
   const program = checkLaunch(spec);
-  prepareRunDir(spec.dir);
+  prepareRunDir(spec.dir, spec.promptFile ?? null);
   return startWrapper(spec, program);
 }
 

@@ -80,8 +80,11 @@ export class SpawnHelper {
     this.touch();
   }
 
-  /** Start `file args` detached in `cwd` with `env` added to the supervisor's environment; resolves to its pid. */
-  spawn(file: string, args: string[], cwd: string, env: Record<string, string>): Promise<number> {
+  /**
+   * Start `file args` detached in `cwd` with `env` added to the supervisor's
+   * environment (or, with `replace`, as the whole environment); resolves to its pid.
+   */
+  spawn(file: string, args: string[], cwd: string, env: Record<string, string>, replace = false): Promise<number> {
     const child = this.child;
     if (!child || !this.ready) return Promise.reject(new SpawnHelperGone('the spawn helper is not running'));
     this.touch();
@@ -89,7 +92,7 @@ export class SpawnHelper {
     return new Promise<number>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       try {
-        child.send({ id, file, args, cwd, env });
+        child.send({ id, file, args, cwd, env, replace });
       } catch (e) {
         this.pending.delete(id);
         reject(new SpawnHelperGone(`the spawn helper went away: ${(e as Error).message}`));

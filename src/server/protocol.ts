@@ -3,6 +3,7 @@
 //   client → server  {"id": 1, "method": "run.list", "params": {...}}
 //   server → client  {"id": 1, "result": {...}}  or  {"id": 1, "error": {"code", "message"}}
 //   server → client  {"type": "event", "event": RunEvent, "run": PublicRun | null}  (after subscribe)
+//   server → client  {"type": "stopping"}  (to every connection, just before a deliberate stop)
 //
 // The first request must be `hello` with the client's protocol version; a
 // server that does not speak it says so instead of guessing.
@@ -30,6 +31,7 @@ export const ERROR_EXIT: Readonly<Record<string, number>> = {
   ambiguous: 2,
   queue_full: 7,
   unavailable: 7,
+  stopped: 7,
   refused: 7,
   version: 7,
   internal: 1,

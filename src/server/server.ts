@@ -116,8 +116,15 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     if (closed) return;
     closed = true;
     fs.unwatchFile(home.config);
-    for (const c of conns) c.socket.destroy();
+    // Tell every client this stop is meant: a waiting client reports it and
+    // exits instead of starting a new supervisor behind the user's back.
+    for (const c of conns) c.socket.end(JSON.stringify({ type: 'stopping' }) + '\n');
+    // A client that does not close its end (or a backlogged subscriber) must not hold the stop up.
+    const cut = setTimeout(() => {
+      for (const c of conns) c.socket.destroy();
+    }, 1000);
     await new Promise<void>((r) => server.close(() => r()));
+    clearTimeout(cut);
     supervisor.stop();
     lock.close();
     try {
@@ -199,7 +206,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     const s = supervisor;
     switch (method) {
       case 'run.enqueue': {
-        const checked = checkRunSpecs(params.specs);
+        const checked = checkRunSpecs(params.specs, params.caller_env);
         if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
         return { runs: s.enqueue(checked.specs).map((r) => s.view(r)) };
       }
@@ -284,6 +291,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           active: s.activeUuids().length,
           seq: s.journal.lastSeq(),
           degraded: s.degraded,
+          clients: conns.size,
           warnings: s.stats().warnings,
           config_error: s.configError,
         };

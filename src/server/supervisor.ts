@@ -16,6 +16,8 @@ import {
   firstTrip,
   fleetMeters,
   mergeLimits,
+  roundCost,
+  roundFraction,
   runCost,
   runMeters,
   tripReason,
@@ -34,6 +36,7 @@ import {
   LaunchError,
   prepareRunDirAsync,
   procStat,
+  resolveProgram,
   readExitStatus,
   readRunStatus,
   signalGroup,
@@ -44,6 +47,7 @@ import {
   type LaunchSpec,
 } from '../runtime/launcher.js';
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
+import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
@@ -59,6 +63,8 @@ interface Prepared {
   spec: LaunchSpec;
   /** What the run's environment adds to the supervisor's (all the spawn helper needs). */
   extraEnv: Record<string, string>;
+  /** extraEnv is the whole environment (the run's maker's), not an addition to ours. */
+  fullEnv: boolean;
   program: string | null;
   error: string | null;
 }
@@ -76,8 +82,8 @@ interface Live {
   /** The run directory, watched for output in `out` and the wrapper's `exit` line in `status`. */
   dirWatch: fs.FSWatcher | null;
   adapter: (ExtendedAdapter & { protocol?: () => Protocol | null }) | null;
-  killTimer: NodeJS.Timeout | null;
-  guardTimer: NodeJS.Timeout | null;
+  killTimer: LongTimeout | null;
+  guardTimer: LongTimeout | null;
   stoppedFor: { reason: ExitReason; detail?: string | null } | null;
   lastResultOk: boolean | null;
   /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
@@ -107,24 +113,27 @@ interface Waiting {
   pending: Set<string>;
   done: Map<string, Settled>;
   resolve: (settled: Settled[]) => void;
-  timer: NodeJS.Timeout | null;
+  timer: LongTimeout | null;
 }
 
 /**
  * The supervisor's clock: wall time at process start, advanced by the
  * monotonic clock. A system clock that jumps (NTP, a user) neither expires
  * nor extends queue waits, holds, guards or timeouts while this process runs.
+ * Whole milliseconds: every time it stamps reaches users (JSON, events).
  */
-const monoNow = (): number => performance.timeOrigin + performance.now();
+const monoNow = (): number => Math.round(performance.timeOrigin + performance.now());
 
 export class Supervisor {
   readonly journal: Journal;
   private readonly runs = new Map<string, Run>();
+  /** Names of active runs (→ uuid): a new run may not take one. */
+  private readonly activeByName = new Map<string, string>();
   /** Queued runs and slot holders, kept incrementally: a decision costs O(log classes), not O(queue). */
   private index: AdmissionIndex;
   private readonly live = new Map<string, Live>();
   private admitScheduled = false;
-  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineTimer: LongTimeout | null = null;
   private waits = new Set<Waiting>();
   private holds: Record<string, number> = {};
   private fleetUsage = { tokens: 0, cost: 0 };
@@ -169,6 +178,7 @@ export class Supervisor {
     const active = this.journal.activeRuns();
     for (const run of active) {
       this.runs.set(run.uuid, run);
+      this.activeByName.set(run.name, run.uuid);
       if (run.status === 'queued') this.index.enqueue(toWaiter(run));
       else if (holdsSlot(run.status)) this.index.acquire(run);
     }
@@ -213,7 +223,7 @@ export class Supervisor {
 
   // ---------- enqueue ----------
 
-  resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; stdinPrompt: boolean } {
+  resolveSpec(spec: RunSpec): { command: string[]; provider: string; protocol: Protocol | null; promptArgv: boolean } {
     // A config entry refines the built-in preset of the same name (e.g. adds a price), key by key.
     const presetFor = (name: string): ProviderPreset | undefined => {
       const builtin = Object.hasOwn(BUILTIN_PROVIDERS, name) ? BUILTIN_PROVIDERS[name] : undefined;
@@ -223,28 +233,64 @@ export class Supervisor {
     let command = spec.command && spec.command.length > 0 ? spec.command : null;
     let provider = spec.provider ?? null;
     let protocol: Protocol | null = spec.protocol ?? null;
-    let stdinPrompt = false;
+    let promptArgv = false;
     if (!command) {
       if (!provider) throw new RemoteError('usage', 'nothing to run: give -a PROVIDER (a preset) or -- COMMAND ARGS...');
       const preset = presetFor(provider);
       if (!preset || !preset.command) {
         throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
       }
-      const hasPlaceholder = preset.command.some((a) => a.includes('{prompt}'));
-      // Without a placeholder the prompt is the first input line; an agent
-      // like `claude --input-format stream-json` prints nothing until it gets one.
-      if (spec.prompt === undefined && (hasPlaceholder || preset.interactive_input)) {
-        throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT`);
-      }
-      command = preset.command.map((a) => a.split('{prompt}').join(spec.prompt ?? ''));
-      stdinPrompt = !hasPlaceholder && spec.prompt !== undefined;
       protocol = protocol ?? preset.protocol ?? null;
+      // A preset's `{prompt}` puts the prompt in argv (the user's choice in
+      // config.json); without one it goes to stdin: the first input line of an
+      // agent that takes input, else the text followed by EOF. The command
+      // keeps the placeholder: `ps`, `show` and events never show the prompt.
+      promptArgv = preset.command.some((a) => a.includes('{prompt}'));
+      const takesInput = preset.interactive_input === true || acceptsInput(protocol);
+      if (spec.prompt === undefined && !(spec.interactive && takesInput && !promptArgv)) {
+        throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT (or -p @FILE, -p - for stdin)`);
+      }
+      command = preset.command;
     } else {
       const preset = provider ? presetFor(provider) : undefined;
       protocol = protocol ?? preset?.protocol ?? null;
       provider = provider ?? path.basename(command[0]!);
     }
-    return { command, provider, protocol, stdinPrompt };
+    return { command, provider, protocol, promptArgv };
+  }
+
+  /**
+   * A name is a reference users type (`kill NAME`): it must stay unambiguous.
+   * Refused: one an active run holds (or an earlier spec of the same call),
+   * and one that reads as a prefix of a run's uuid.
+   */
+  private checkName(name: string, taken: Set<string>): void {
+    const shown = JSON.stringify(name);
+    const holder = this.activeByName.get(name);
+    if (taken.has(name) || holder !== undefined) {
+      throw new RemoteError('usage', `the name ${shown} is taken by an active run${holder ? ` (${holder.slice(0, 8)})` : ''}; pick another, or kill that run first`);
+    }
+    if (/^[0-9a-f-]{4,}$/i.test(name) && this.journal.runsByPrefix(name).length > 0) {
+      throw new RemoteError('usage', `the name ${shown} reads as the start of another run's uuid; pick a name that does not`);
+    }
+    taken.add(name);
+  }
+
+  /** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the run's PATH. */
+  private checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+    let dir: fs.Stats;
+    try {
+      dir = fs.statSync(cwd);
+    } catch (e) {
+      throw new RemoteError('usage', `cwd ${cwd}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (e as Error).message}`);
+    }
+    if (!dir.isDirectory()) throw new RemoteError('usage', `cwd ${cwd}: not a directory`);
+    try {
+      resolveProgram(command[0]!, cwd, env.PATH);
+    } catch (e) {
+      if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${JSON.stringify(command[0])}: ${e.message}`);
+      throw e;
+    }
   }
 
   enqueue(specs: RunSpec[]): Run[] {
@@ -256,8 +302,11 @@ export class Supervisor {
     if (!canEnqueue(policy, this.index.queued + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
+    const names = new Set<string>();
     const prepared = specs.map((spec) => {
       const r = this.resolveSpec(spec);
+      if (spec.name !== undefined) this.checkName(spec.name, names);
+      this.checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
       const workload = spec.workload ?? this.config.concurrency.default_workload;
       const presetBudgets = this.config.providers[r.provider]?.budgets;
       const limits = mergeLimits(
@@ -313,16 +362,20 @@ export class Supervisor {
           command: r.command,
           cwd: spec.cwd,
           env: spec.env ?? {},
-          prompt: r.stdinPrompt ? (spec.prompt ?? null) : null,
+          prompt: spec.prompt ?? null,
+          promptArgv: r.promptArgv,
           interactive: spec.interactive ?? false,
           limits,
           now,
         });
-        this.journal.insertRun(run, {
-          type: 'queued',
-          data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq },
-        }, now);
+        this.journal.insertRun(
+          run,
+          { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq } },
+          now,
+          spec.caller_env ?? null,
+        );
         this.runs.set(run.uuid, run);
+        this.activeByName.set(run.name, run.uuid);
         this.index.enqueue(toWaiter(run));
         return run;
       }),
@@ -368,13 +421,10 @@ export class Supervisor {
   }
 
   private armDeadline(now: number): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     this.deadlineTimer = null;
     const at = this.index.nextDeadline(now);
-    if (at !== null) {
-      this.deadlineTimer = setTimeout(() => this.admit(), Math.max(0, at - monoNow()));
-      this.deadlineTimer.unref();
-    }
+    if (at !== null) this.deadlineTimer = setLongTimeout(() => this.admit(), at - monoNow(), { unref: true });
   }
 
   // ---------- processes ----------
@@ -386,18 +436,24 @@ export class Supervisor {
    */
   private spawn(runs: Run[]): void {
     const checked = runs.map((run) => {
-      const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
+      // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
+      const base = this.journal.launchEnv(run.uuid);
+      const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
-        argv: run.command,
+        argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
         cwd: run.cwd,
-        env: { ...process.env, ...extraEnv },
-        stdinFifo: run.interactive || run.prompt !== null || acceptsInput(run.protocol),
+        env: base ? extraEnv : { ...process.env, ...extraEnv },
+        stdinFifo: run.interactive || acceptsInput(run.protocol),
       };
+      // A one-shot agent reads its prompt to EOF before it starts: from a file, not through the FIFO.
+      const prompt = stdinPrompt(run);
+      if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
+      const fullEnv = base !== null;
       try {
-        return { run, spec, extraEnv, program: checkLaunch(spec), error: null as string | null };
+        return { run, spec, extraEnv, fullEnv, program: checkLaunch(spec), error: null as string | null };
       } catch (e) {
-        return { run, spec, extraEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        return { run, spec, extraEnv, fullEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
     });
     // A burst — several launches at once, or one right after another — has the
@@ -412,7 +468,7 @@ export class Supervisor {
       checked.map(async (c) => {
         if (c.program === null) return c;
         try {
-          await prepareRunDirAsync(c.spec.dir);
+          await prepareRunDirAsync(c.spec.dir, c.spec.promptFile ?? null);
           return c;
         } catch (e) {
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
@@ -440,7 +496,7 @@ export class Supervisor {
    */
   private async startWrappers(ready: Prepared[], stale: () => boolean): Promise<Outcome[]> {
     const outcomes = await Promise.all(
-      ready.map(async ({ run: before, spec, extraEnv, program, error }): Promise<Outcome | null> => {
+      ready.map(async ({ run: before, spec, extraEnv, fullEnv, program, error }): Promise<Outcome | null> => {
         // Killed while its directory was being made: it was ended as canceled then.
         const run = this.runs.get(before.uuid);
         if (run?.status !== 'starting') return null;
@@ -448,7 +504,7 @@ export class Supervisor {
         try {
           if (this.helper.up) {
             try {
-              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv);
+              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv, fullEnv);
               return { run, launched: { pid, pidStart: processStartTime(pid), child: null }, error: null };
             } catch (e) {
               if (!(e instanceof SpawnHelperGone)) throw e;
@@ -481,8 +537,13 @@ export class Supervisor {
           return [];
         }
         let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
-        // Without a protocol that announces itself, being spawned is the only sign of life.
-        if (next.protocol === null || next.protocol === 'plain') {
+        if (awaitsFirstInput(next) && next.protocol !== 'jsonl') {
+          // Nothing to do until the user sends something, and (claude, plain)
+          // nothing will be said before that: it is ready once it runs.
+          next = transition(next, 'idle', monoNow());
+          this.save(next, { type: 'idle', data: { from: 'starting', pid: launched.pid, turn: 0 } });
+        } else if (next.protocol === null || next.protocol === 'plain') {
+          // Without a protocol that announces itself, being spawned is the only sign of life.
           next = transition(next, 'working', monoNow());
           this.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });
         } else {
@@ -493,7 +554,9 @@ export class Supervisor {
     );
     for (const { next, child } of started) {
       this.watch(next, child);
-      if (next.prompt !== null) this.writeInput(next, next.prompt, false);
+      // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
+      const prompt = stdinPrompt(next);
+      if (prompt !== null && (next.interactive || acceptsInput(next.protocol))) this.writeInput(next, prompt, false);
     }
   }
 
@@ -559,7 +622,9 @@ export class Supervisor {
     live.dirWatch?.close();
     live.dirWatch = null;
     live.child?.removeAllListeners('exit');
-    for (const t of [live.killTimer, live.guardTimer, live.inputTimer]) if (t) clearTimeout(t);
+    live.killTimer?.clear();
+    live.guardTimer?.clear();
+    if (live.inputTimer) clearTimeout(live.inputTimer);
   }
 
   /**
@@ -592,7 +657,7 @@ export class Supervisor {
     const live = this.live.get(uuid);
     const run = this.runs.get(uuid);
     if (!live || !run) return;
-    if (live.guardTimer) clearTimeout(live.guardTimer);
+    live.guardTimer?.clear();
     live.guardTimer = null;
     const now = monoNow();
     let at: number | null = null;
@@ -613,8 +678,7 @@ export class Supervisor {
     }
     if (at !== null && why) {
       const w = why;
-      live.guardTimer = setTimeout(() => this.stopFor(uuid, w.reason, w.detail), Math.max(0, at - now) + 1);
-      live.guardTimer.unref();
+      live.guardTimer = setLongTimeout(() => this.stopFor(uuid, w.reason, w.detail), at - now + 1, { unref: true });
     }
   }
 
@@ -640,7 +704,11 @@ export class Supervisor {
     switch (sig.kind) {
       case 'alive': {
         let next = { ...run, session_id: sig.session_id ?? run.session_id };
-        if (next.status === 'starting') {
+        if (next.status === 'starting' && awaitsFirstInput(next)) {
+          // Ready, and nothing was asked of it yet: it waits for input.
+          next = transition(next, 'idle', now);
+          events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+        } else if (next.status === 'starting') {
           next = transition(next, 'working', now);
           events.push({ type: 'working', data: { from: 'starting' } });
         }
@@ -744,7 +812,7 @@ export class Supervisor {
     for (const m of meters) {
       if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
         run = { ...run, warned_meters: [...run.warned_meters, m.name] };
-        events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+        events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: roundFraction(m.fraction) } });
       }
     }
     const changed =
@@ -800,7 +868,7 @@ export class Supervisor {
   }
 
   private fleetMetersNow(): Meter[] {
-    return fleetMeters([{ at: monoNow(), tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }], this.fleetBudget(), monoNow());
+    return fleetMeters({ tokens: this.fleetUsage.tokens, cost_usd: this.fleetUsage.cost }, this.fleetBudget());
   }
 
   private checkFleet(): void {
@@ -809,14 +877,14 @@ export class Supervisor {
     for (const m of meters) {
       if (m.warn && !m.tripped && !this.fleetWarned.has(m.name)) {
         this.fleetWarned.add(m.name);
-        this.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: m.used, limit: m.limit, fraction: m.fraction } });
+        this.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
       }
     }
     if (trip && !this.fleetExceeded) {
       this.fleetExceeded = true;
       this.journal.transaction(() => {
         this.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
-        this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: trip.used, limit: trip.limit } });
+        this.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
         // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
         for (const w of this.index.waiting()) this.end(w.uuid, 'canceled', 'fleet_budget', null);
       });
@@ -921,6 +989,7 @@ export class Supervisor {
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     this.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
     this.runs.delete(uuid);
+    if (this.activeByName.get(run.name) === uuid) this.activeByName.delete(run.name);
     if (from === 'queued') this.index.remove(uuid);
     else this.index.release(uuid);
     this.cleanupLive(uuid);
@@ -967,8 +1036,7 @@ export class Supervisor {
     if (!run || run.pid === null) return;
     signalRun(uuid, run.pid, force ? 'SIGKILL' : 'SIGTERM');
     if (live && !force && live.killTimer === null) {
-      live.killTimer = setTimeout(() => signalRun(uuid, run.pid!, 'SIGKILL'), this.config.timings.kill_grace);
-      live.killTimer.unref();
+      live.killTimer = setLongTimeout(() => signalRun(uuid, run.pid!, 'SIGKILL'), this.config.timings.kill_grace, { unref: true });
     }
   }
 
@@ -1028,6 +1096,7 @@ export class Supervisor {
       } finally {
         fs.closeSync(fd);
       }
+
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'error';
       // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nor opened it.
@@ -1066,13 +1135,15 @@ export class Supervisor {
   }
 
   wait(uuids: string[], timeoutMs: number | null): Promise<Settled[]> {
+    // Nothing to wait for (`wait --all` on an idle fleet): settled at once.
+    if (uuids.length === 0) return Promise.resolve([]);
     return new Promise((resolve) => {
       const minInput = new Map<string, number>();
       for (const u of uuids) minInput.set(u, this.runs.get(u)?.input_seq ?? 0);
       const w: Waiting = { uuids, minInput, pending: new Set(uuids), done: new Map(), resolve, timer: null };
       this.waits.add(w);
       if (timeoutMs !== null) {
-        w.timer = setTimeout(() => {
+        w.timer = setLongTimeout(() => {
           this.waits.delete(w);
           resolve(uuids.map((u) => w.done.get(u) ?? { uuid: u, name: this.nameOf(u), token: 'pending' }));
         }, timeoutMs);
@@ -1109,7 +1180,7 @@ export class Supervisor {
     w.done.set(uuid, s);
     if (w.pending.size === 0) {
       this.waits.delete(w);
-      if (w.timer) clearTimeout(w.timer);
+      w.timer?.clear();
       w.resolve(w.uuids.map((u) => w.done.get(u)!));
     }
   }
@@ -1130,7 +1201,7 @@ export class Supervisor {
     const elapsed = run.started_at === null ? 0 : (run.ended_at ?? monoNow()) - run.started_at;
     const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
-    for (const m of meters) budget[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    for (const m of meters) budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     const held = this.holds[run.provider];
     let waiting = run.status === 'queued' ? this.index.waitingFor(run.uuid, monoNow(), this.fleetExceeded) : null;
     if (run.status === 'queued' && this.degraded !== null) {
@@ -1177,7 +1248,7 @@ export class Supervisor {
   } {
     const input = this.index.snapshot(monoNow());
     const meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn: boolean }> = {};
-    for (const m of this.fleetMetersNow()) meters[m.name] = { used: m.used, limit: m.limit, fraction: m.fraction, warn: m.warn };
+    for (const m of this.fleetMetersNow()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     const w = this.config.budgets.fleet.window;
     // Names of the runs the caps list (holders and the first waiters), so a reader need not look each up.
     const names: Record<string, string> = {};
@@ -1224,6 +1295,7 @@ export class Supervisor {
     this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.detachAll();
     this.runs.clear();
+    this.activeByName.clear();
     this.index = new AdmissionIndex(admissionPolicy(this.config));
     this.probeTimer = setInterval(() => {
       try {
@@ -1247,7 +1319,7 @@ export class Supervisor {
 
   /** Let go of every process and timer without touching the journal. */
   private detachAll(): void {
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     this.deadlineTimer = null;
     if (this.fleetTimer) clearInterval(this.fleetTimer);
     this.fleetTimer = null;
@@ -1262,7 +1334,7 @@ export class Supervisor {
   stop(): void {
     this.stopping = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer?.clear();
     if (this.fleetTimer) clearInterval(this.fleetTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.degraded !== null) {
@@ -1282,6 +1354,16 @@ export class Supervisor {
 
 function toWaiter(run: Run): Waiter {
   return { uuid: run.uuid, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, enqueued_at: run.created_at };
+}
+
+/** An interactive run started without a prompt: idle, not working, once its agent is ready. */
+function awaitsFirstInput(run: Run): boolean {
+  return run.interactive && stdinPrompt(run) === null && run.input_seq === 0;
+}
+
+/** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
+function stdinPrompt(run: Run): string | null {
+  return run.prompt_argv === true ? null : run.prompt;
 }
 
 function acceptsInput(protocol: Protocol | null): boolean {

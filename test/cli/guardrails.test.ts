@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, TestHome, until, useHomes } from '../support/harness.js';
+import { roundCost } from '../../src/core/budget.js';
 
 const home = useHomes();
 
@@ -62,9 +63,9 @@ describe('guardrails', () => {
     const agent = jsonlAgent(h, 'priced.sh', [{ type: 'ready' }, ...turn(1_000_000, 100_000, 1_000_000), { type: 'result', ok: true }]);
     h.json(['run', '-n', 'priced', '-a', 'pricey', '--', agent]);
     expect(h.cli(['wait', 'claude', 'priced']).code).toBe(0);
-    expect(h.json<RunJson>(['show', 'claude']).cost_usd).toBeCloseTo(expected.cost_usd, 9);
+    expect(h.json<RunJson>(['show', 'claude']).cost_usd).toBe(roundCost(expected.cost_usd));
     // 1M input × $3 + 100k output × $15 + 1M cached × $0.30
-    expect(h.json<RunJson>(['show', 'priced']).cost_usd).toBeCloseTo(3 + 1.5 + 0.3, 9);
+    expect(h.json<RunJson>(['show', 'priced']).cost_usd).toBe(4.8);
   });
 
   it('refuses a cost ceiling without a price source at config load, naming the provider', () => {

@@ -112,7 +112,6 @@ describe('prompts from files and stdin', () => {
   it('-p - reads stdin only where the caller offers it (the TUI\'s stdin is its keyboard)', () => {
     expect(() => parseRunArgs(['-a', 'x', '-p', '-'], '/')).toThrow(/^-p -: cannot read standard input: there is no standard input to read here$/);
     expect(parseRunArgs(['-a', 'x', '-p', '-'], '/', { stdin: () => 'typed' }).prompt).toBe('typed');
-    expect(parseRunArgs(['-a', 'x'], '/', { env: { ONLY: 'this', GONE: undefined } }).caller_env).toEqual({ ONLY: 'this' });
   });
 
   // The supervisor writes a prompt to the agent's input FIFO; a write above the
@@ -205,12 +204,13 @@ describe('prompts from files and stdin', () => {
     expect(JSON.parse(sj.stdout).error.code).toBe('usage');
   });
 
-  it('a fan-out too large for one request is refused whole, saying each spec carries the environment', () => {
+  it('a fan-out too large for one request is refused whole, before anything is sent', () => {
     const h = home();
-    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: `n${i}`, command: ['true'] })).join('\n');
-    const r = h.cli(['run', '--from', '-'], { input: lines, env: { ...h.env, BIG: 'x'.repeat(3000) } });
+    const prompt = 'x'.repeat(3000);
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: `n${i}`, command: ['true'], prompt })).join('\n');
+    const r = h.cli(['run', '--from', '-'], { input: lines });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: the 3000 run specs \(each carries this shell's environment, \d+ bytes\): too large to send: /);
+    expect(r.stderr).toMatch(/^orcr: the 3000 run specs: too large to send: the request would be 8\.\d MiB/);
     expect(fs.existsSync(path.join(h.dir, 'orcr.db')), 'nothing was sent').toBe(false);
   });
 });

@@ -10,13 +10,13 @@ import { useHomes, type TestHome } from '../support/harness.js';
 const home = useHomes();
 
 /** One request on a raw socket (hello first), as any client could send it; the reply's error message. */
-async function enqueueError(h: TestHome, specs: unknown): Promise<string> {
+async function enqueueError(h: TestHome, specs: unknown, extra: Record<string, unknown> = {}): Promise<string> {
   const socket = net.createConnection(path.join(h.dir, 'orcr.sock'));
   let got = '';
   socket.setEncoding('utf8');
   socket.on('data', (d: string) => (got += d));
   socket.write(JSON.stringify({ id: 1, method: 'hello', params: { version: 1 } }) + '\n');
-  socket.write(JSON.stringify({ id: 2, method: 'run.enqueue', params: { specs } }) + '\n');
+  socket.write(JSON.stringify({ id: 2, method: 'run.enqueue', params: { specs, ...extra } }) + '\n');
   const deadline = Date.now() + 10_000;
   while (got.split('\n').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   socket.destroy();
@@ -145,9 +145,12 @@ describe('run spec: one schema, the same words everywhere', () => {
     expect(await enqueueError(h, [{ cwd: h.dir, command: ['true'] }, 7])).toBe('spec 2: must be a JSON object, got 7');
     expect(await enqueueError(h, [{ cwd: 'relative', command: ['true'] }])).toBe('spec 1: "cwd" must be an absolute path, got "relative"');
     expect(await enqueueError(h, [])).toBe('"specs" must be a non-empty array of run specs');
-    // caller_env (the CLI always sends its own environment) takes strings only, like env.
+    // caller_env (the CLI sends its own environment once per request; a spec may carry its own) takes strings only, like env.
     expect(await enqueueError(h, [{ cwd: h.dir, command: ['true'], caller_env: { PATH: 1 } }])).toBe(
       'spec 1: "caller_env" must map variable names (not empty, no "=") to strings, got {"PATH":1}',
+    );
+    expect(await enqueueError(h, [{ cwd: h.dir, command: ['true'] }], { caller_env: { PATH: 1 } })).toBe(
+      '"caller_env" must map variable names (not empty, no "=") to strings, got {"PATH":1}',
     );
   });
 

@@ -3,18 +3,15 @@ import {
   costFromTokens,
   firstTrip,
   fleetMeters,
-  fleetTripped,
   fullest,
   mergeLimits,
   NO_LIMITS,
-  pruneSamples,
   runCost,
   runMeters,
   tripReason,
   type FleetBudget,
   type Meter,
   type RunUsage,
-  type UsageSample,
 } from '../../src/core/budget.js';
 import type { RunLimits } from '../../src/core/types.js';
 
@@ -124,34 +121,17 @@ describe('mergeLimits', () => {
 });
 
 describe('fleet', () => {
-  const samples: UsageSample[] = [
-    { at: 1_000, tokens: 5_000, cost_usd: 5 },
-    { at: 50_000, tokens: 600, cost_usd: 0.6 },
-    { at: 99_000, tokens: 500, cost_usd: 0.5 },
-  ];
-
-  it('window all counts every sample', () => {
+  it('meters the usage it is given against the fleet ceilings', () => {
     const budget: FleetBudget = { max_tokens: 1_000, max_cost_usd: null, window: 'all' };
-    const [tokens, cost] = fleetMeters(samples, budget, 100_000);
+    const [tokens, cost] = fleetMeters({ tokens: 6_100, cost_usd: 6.1 }, budget);
     expect(tokens).toMatchObject({ name: 'tokens', used: 6_100, tripped: true });
     expect(cost).toMatchObject({ name: 'cost_usd', fraction: null, tripped: false });
-    expect(fleetTripped(samples, budget, 100_000)).toBe(true);
-  });
-
-  it('a rolling window excludes old samples', () => {
-    const budget: FleetBudget = { max_tokens: 1_000, max_cost_usd: 1, window: { rolling_ms: 60_000 } };
-    const [tokens, cost] = fleetMeters(samples, budget, 100_000);
-    expect(tokens).toMatchObject({ used: 1_100, tripped: true });
-    expect(cost.used).toBeCloseTo(1.1);
-    // Later, the 50s sample leaves the window too (a sample exactly rolling_ms old is out).
-    expect(fleetMeters(samples, budget, 110_000)[0]).toMatchObject({ used: 500, tripped: false });
-    expect(fleetTripped(samples, budget, 110_000)).toBe(false);
-    expect(pruneSamples(samples, budget, 110_000)).toEqual([samples[2]]);
   });
 
   it('fleet trips are strictly greater-than too', () => {
-    const budget: FleetBudget = { max_tokens: 1_100, max_cost_usd: null, window: { rolling_ms: 60_000 } };
-    expect(fleetTripped(samples, budget, 100_000)).toBe(false);
+    const budget: FleetBudget = { max_tokens: 1_100, max_cost_usd: 1, window: { rolling_ms: 60_000 } };
+    expect(firstTrip(fleetMeters({ tokens: 1_100, cost_usd: 1 }, budget))).toBeNull();
+    expect(firstTrip(fleetMeters({ tokens: 1_101, cost_usd: 1 }, budget))).toMatchObject({ name: 'tokens' });
   });
 });
 

@@ -107,4 +107,28 @@ describe('journal', () => {
     expect(wal).toBeLessThan(20 * 1024 * 1024);
     j.close();
   });
+
+  it('sums fleet usage per minute, over all time or from a point on (a rolling window)', () => {
+    const j = new Journal(dbFile());
+    j.addUsage(1_000, 5_000, 5);
+    j.addUsage(50_000, 600, 0.6);
+    j.addUsage(99_000, 500, 0.5);
+    j.addUsage(125_000, 100, 0.1);
+    expect(j.usageSince(0)).toEqual({ tokens: 6_200, cost: 6.2 });
+    // Minute resolution: from 60 s on counts the minutes starting at 60 s and at 120 s.
+    expect(j.usageSince(60_000)).toEqual({ tokens: 600, cost: 0.6 });
+    expect(j.usageSince(130_000)).toEqual({ tokens: 100, cost: 0.1 });
+    expect(j.usageSince(180_000)).toEqual({ tokens: 0, cost: 0 });
+  });
+
+  it("keeps each run's launch environment once per distinct environment", () => {
+    const j = new Journal(dbFile());
+    const env = { PATH: '/bin', FOO: 'x' };
+    for (const name of ['a', 'b']) j.insertRun(run(j, name), { type: 'queued' }, 1, { ...env });
+    j.insertRun(run(j, 'c'), { type: 'queued' }, 1);
+    expect(j.launchEnv('uuid-a')).toEqual(env);
+    expect(j.launchEnv('uuid-b')).toEqual(env);
+    expect(j.launchEnv('uuid-c')).toBeNull();
+    expect((j.db.prepare('SELECT COUNT(*) AS n FROM envs').get() as { n: number }).n).toBe(1);
+  });
 });

@@ -1,0 +1,242 @@
+// A running agent's progress: the signals its output lines became, applied to
+// its run. Pure — the next run, the events that explain it and the side
+// effects to take, as data; the supervisor journals the first two and then
+// carries out the effects. It never touches the journal, a process or a timer.
+
+import { countedTokens, firstTrip, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
+import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
+import { transition } from './run-state.js';
+import type { BlockedKind, ExitReason, Run } from './types.js';
+
+/** What the adapters say (src/agents emits exactly these shapes). */
+export type ProgressSignal =
+  | { kind: 'alive'; session_id?: string; model?: string }
+  | { kind: 'turn_start' }
+  | { kind: 'turn_end' }
+  | { kind: 'model_turn' }
+  | { kind: 'usage'; input: number; output: number; cached: number; cost_usd_total?: number }
+  | { kind: 'tool'; name: string; input: unknown }
+  | { kind: 'text'; text: string }
+  | { kind: 'result'; ok: boolean; text?: string; detail?: string }
+  | { kind: 'blocked'; blocked: BlockedKind; retry_after_s?: number; message?: string }
+  | { kind: 'output'; line: string };
+
+/** What the reducer remembers of a live run between calls, beside the run itself. */
+export interface ProgressState {
+  loop: LoopState;
+  /** Tool calls and text since the last model-turn boundary. */
+  turn: TurnRecord;
+  /** A guardrail decided to stop the run; the exit reason it will end with. */
+  stoppedFor: { reason: ExitReason; detail: string | null } | null;
+  lastResultOk: boolean | null;
+  /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
+  lastResultDetail: string | null;
+  /** A loop warning to send once the agent is idle again. */
+  pendingWarning: string | null;
+}
+
+export function initialProgress(): ProgressState {
+  return { loop: initialLoopState(), turn: { tools: [], text: null }, stoppedFor: null, lastResultOk: null, lastResultDetail: null, pendingWarning: null };
+}
+
+export interface ProgressContext {
+  now: number;
+  /** The provider's price, when the agent does not report its own cost. */
+  price: Price | null;
+  /** The fleet budget is spent: no new turns, so an interactive run is not left idle. */
+  fleetExceeded: boolean;
+  /** How long a usage limit holds its provider when the agent names no time. */
+  limitHoldMs: number;
+  /** Until when this run's provider is already held (epoch ms), or null. */
+  heldUntil: number | null;
+}
+
+export interface ProgressEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export type ProgressEffect =
+  /** Close the agent's stdin: a one-shot agent's turn is done. */
+  | { kind: 'close_input' }
+  /** Hold the provider (a usage limit) until then; journaled with the run's events. */
+  | { kind: 'hold'; provider: string; until: number }
+  /** Stop the run: it ends with this reason (budget, timeout, loop). */
+  | { kind: 'stop'; reason: ExitReason; detail: string | null }
+  /** Send this text as the next input (a loop warning to an idle interactive agent). */
+  | { kind: 'send'; text: string }
+  /** Add to the fleet's usage. */
+  | { kind: 'fleet_usage'; tokens: number; cost: number };
+
+export interface Progress {
+  run: Run;
+  state: ProgressState;
+  events: ProgressEvent[];
+  effects: ProgressEffect[];
+}
+
+/**
+ * Apply a batch of signals (one read of the agent's output) to its run.
+ * `run.protocol` and `run.out_offset` are the caller's; everything else that
+ * changes comes out of here.
+ */
+export function applySignals(run: Run, state: ProgressState, signals: readonly ProgressSignal[], ctx: ProgressContext): Progress {
+  const before = run;
+  const acc: Progress = { run, state: { ...state }, events: [], effects: [] };
+  for (const sig of signals) acc.run = applySignal(acc, sig, ctx);
+  return settle(before, state.stoppedFor !== null, acc, ctx);
+}
+
+/** Nothing more will be said (the process exited): apply what the adapter held back. Same as applySignals. */
+export const applyFinalSignals = applySignals;
+
+function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): Run {
+  const { run, state, events } = acc;
+  const now = ctx.now;
+  switch (sig.kind) {
+    case 'alive': {
+      let next = { ...run, session_id: sig.session_id ?? run.session_id };
+      if (next.status === 'starting' && awaitsFirstInput(next)) {
+        // Ready, and nothing was asked of it yet: it waits for input.
+        next = transition(next, 'idle', now);
+        events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+      } else if (next.status === 'starting') {
+        next = transition(next, 'working', now);
+        events.push({ type: 'working', data: { from: 'starting' } });
+      }
+      return next;
+    }
+    case 'turn_start':
+      if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
+        events.push({ type: 'working', data: { from: run.status } });
+        return transition(run, 'working', now);
+      }
+      return run;
+    case 'model_turn':
+      // One model message: the unit the loop detector counts.
+      return observeLoop(acc, run);
+    case 'turn_end': {
+      // Whatever the last model_turn did not cover (nothing, for adapters that emit them).
+      let next = { ...observeLoop(acc, run), turns: run.turns + 1 };
+      if (next.status === 'blocked' && next.blocked_kind === 'login' && next.interactive) {
+        // The turn ended on a refused login: nothing will change until the
+        // user logs in, so the run stays blocked (not idle) while the agent lives.
+        return next;
+      }
+      if (next.status !== 'ended' && next.status !== 'idle') {
+        if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded) {
+          next = transition(next, 'idle', now);
+          events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
+        } else {
+          // One-shot (or no new turns allowed): the turn is done, so let it exit.
+          acc.effects.push({ kind: 'close_input' });
+        }
+      }
+      return next;
+    }
+    case 'usage':
+      return {
+        ...resumeFromBlocked(run, events, now),
+        tokens: {
+          input: run.tokens.input + sig.input,
+          output: run.tokens.output + sig.output,
+          cached: run.tokens.cached + sig.cached,
+        },
+        cost_reported: sig.cost_usd_total ?? run.cost_reported,
+      };
+    case 'tool':
+      state.turn = { ...state.turn, tools: [...state.turn.tools, { name: sig.name, input: sig.input }] };
+      return { ...resumeFromBlocked(run, events, now), last_tool: sig.name };
+    case 'text':
+      state.turn = { ...state.turn, text: sig.text };
+      return { ...resumeFromBlocked(run, events, now), last_text: sig.text.slice(0, 500) };
+    case 'result':
+      state.lastResultOk = sig.ok;
+      state.lastResultDetail = sig.ok ? null : (sig.detail ?? null);
+      // A result's text is the agent's last word: on a failure it is the
+      // only place the reason is given (Gemini, Codex).
+      return sig.text ? { ...run, last_text: sig.text.slice(0, 500) } : run;
+    case 'blocked': {
+      if (sig.blocked === 'limit') hold(acc, run, sig.retry_after_s ?? null, ctx);
+      if (run.status === 'ended' || run.status === 'blocked') return run;
+      events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
+      return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
+    }
+    case 'output':
+      if (run.status === 'starting' && (run.protocol === 'plain' || run.protocol === null)) {
+        events.push({ type: 'working', data: { from: 'starting' } });
+        return transition(run, 'working', now);
+      }
+      return run;
+  }
+}
+
+/** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
+function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
+  const until = ctx.now + (retryAfterS !== null && retryAfterS > 0 ? Math.round(retryAfterS * 1000) : ctx.limitHoldMs);
+  const held = Math.max(ctx.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
+  if (held >= until) return;
+  acc.effects.push({ kind: 'hold', provider: run.provider, until });
+  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: retryAfterS, by: run.uuid } });
+}
+
+/** Feed the model output since the last boundary to the loop detector, and act on its verdict. */
+function observeLoop(acc: Progress, run: Run): Run {
+  const { state, events } = acc;
+  const verdict = observeTurn(state.loop, state.turn, loopConfigFor(run.limits.loop));
+  state.loop = verdict.state;
+  state.turn = { tools: [], text: null };
+  const next = { ...run, loop_flags: { detected: verdict.state.detected, warned: verdict.state.warned, repetitions: verdict.state.repetitions } };
+  const effect = verdict.effect;
+  if (effect.kind !== 'none') {
+    events.push({ type: 'loop_detected', data: { by: effect.by, action: effect.kind } });
+    if (effect.kind === 'terminate') state.stoppedFor = { reason: 'loop', detail: effect.by };
+  }
+  // A warning only reaches an agent that reads input between its turns.
+  if (effect.kind === 'warn' && next.interactive && (next.protocol === 'claude' || next.protocol === 'jsonl')) state.pendingWarning = effect.message;
+  return next;
+}
+
+/** Activity after a block means the agent got past it (e.g. a retried rate limit). */
+function resumeFromBlocked(run: Run, events: ProgressEvent[], now: number): Run {
+  if (run.status !== 'blocked') return run;
+  events.push({ type: 'working', data: { from: 'blocked' } });
+  return transition(run, 'working', now);
+}
+
+/** After the batch: the run's cost, budget warnings and trips, fleet usage, a pending warning. */
+function settle(before: Run, wasStopped: boolean, acc: Progress, ctx: ProgressContext): Progress {
+  let run = acc.run;
+  const { state, events, effects } = acc;
+  const cost = runCost(run.cost_reported, run.tokens, ctx.price) ?? 0;
+  if (cost !== run.cost_usd) run = { ...run, cost_usd: cost };
+  const dTokens = countedTokens(run.tokens) - countedTokens(before.tokens);
+  const dCost = run.cost_usd - before.cost_usd;
+  if (dTokens !== 0 || dCost !== 0) effects.push({ kind: 'fleet_usage', tokens: dTokens, cost: dCost });
+  // Time is the guard timer's: only the meters output moves are checked here.
+  const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: 0 }, { ...run.limits, timeout_ms: null });
+  for (const m of meters) {
+    if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
+      run = { ...run, warned_meters: [...run.warned_meters, m.name] };
+      events.push({ type: 'budget_warning', data: { meter: m.name, used: m.used, limit: m.limit, fraction: roundFraction(m.fraction) } });
+    }
+  }
+  const trip = firstTrip(meters);
+  if (trip && !state.stoppedFor) {
+    state.stoppedFor = { reason: tripReason(trip), detail: trip.name };
+    effects.push({ kind: 'stop', ...state.stoppedFor });
+  } else if (state.stoppedFor && !wasStopped) {
+    // Decided in this batch (a loop to terminate): stop it once.
+    effects.push({ kind: 'stop', ...state.stoppedFor });
+  }
+  if (state.pendingWarning && run.status === 'idle' && !state.stoppedFor) {
+    effects.push({ kind: 'send', text: state.pendingWarning });
+    state.pendingWarning = null;
+  }
+  return { run, state, events, effects };
+}
+
+/** An interactive run started without a prompt: idle, not working, once its agent is ready. */
+export function awaitsFirstInput(run: Run): boolean {
+  return run.interactive && (run.prompt === null || run.prompt_argv === true) && run.input_seq === 0;
+}

@@ -1,0 +1,195 @@
+// What a run inherits and what reaches it: the caller's environment, checks
+// made at `orcr run` rather than at launch, names that stay unambiguous, and
+// an interactive agent started without a prompt.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { script, until, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+
+describe('a run inherits its caller', () => {
+  it("starts with the environment of the `orcr run` that made it, PATH included, not the first client's", async () => {
+    const h = home();
+    const out = path.join(h.dir, 'seen');
+    // The first client starts the supervisor with FOO=first.
+    expect(h.cli(['stats'], { env: { ...h.env, FOO: 'first' } }).code).toBe(0);
+    const bin = path.join(h.dir, 'bin');
+    fs.mkdirSync(bin);
+    script(h, 'bin/only-on-my-path', `#!/bin/sh\necho "FOO=$FOO BAR=$BAR" > ${out}\n`);
+    const r = h.cli(['run', '-n', 'env', '-e', 'BAR=dash-e', '--', 'only-on-my-path'], {
+      env: { ...h.env, FOO: 'second', PATH: `${bin}:${process.env.PATH}` },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(h.cli(['wait', 'env']).stdout.trim()).toBe('env completed');
+    expect(fs.readFileSync(out, 'utf8').trim()).toBe('FOO=second BAR=dash-e');
+  });
+
+  it('refuses at `orcr run` a command not on the caller\'s PATH, or a cwd that is not a directory (exit 2, named)', () => {
+    const h = home();
+    const missing = h.cli(['run', '--', 'no-such-program-xyz']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no-such-program-xyz');
+    expect(missing.stderr).toMatch(/not found/);
+    const file = path.join(h.dir, 'a-file');
+    fs.writeFileSync(file, '');
+    const notDir = h.cli(['run', '--cwd', file, '--', 'true']);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toContain(file);
+    // Through the socket too (fan-out lines are checked the same way).
+    const fan = h.cli(['run', '--from', '-'], { input: `{"command":["true"]}\n{"command":["no-such-program-xyz"]}\n` });
+    expect(fan.code).toBe(2);
+    expect(fan.stderr).toContain('no-such-program-xyz');
+    // Nothing was queued.
+    expect(h.json<unknown[]>(['ps', '--all'])).toEqual([]);
+  });
+});
+
+describe('a prompt beside an explicit command', () => {
+  it('reaches a one-shot command on stdin, followed by EOF', async () => {
+    const h = home();
+    const out = path.join(h.dir, 'got');
+    h.json(['run', '-n', 'reader', '-p', 'hello there', '--', 'sh', '-c', `cat > ${out}`]);
+    expect(h.cli(['wait', 'reader', '--timeout', '20s']).stdout.trim()).toBe('reader completed');
+    expect(fs.readFileSync(out, 'utf8')).toBe('hello there\n');
+  });
+
+  it('reaches an agent that takes input (jsonl) as its first input line', async () => {
+    const h = home();
+    const out = path.join(h.dir, 'got');
+    const agent = script(h, 'first-line.sh', `#!/bin/sh\necho '{"type":"ready"}'\nIFS= read -r line\nprintf '%s\\n' "$line" > ${out}\necho '{"type":"result","ok":true}'\n`);
+    h.json(['run', '-n', 'agent', '--protocol', 'jsonl', '-p', 'do it', '--', agent]);
+    expect(h.cli(['wait', 'agent', '--timeout', '20s']).stdout.trim()).toBe('agent completed');
+    expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toEqual({ type: 'input', text: 'do it' });
+  });
+});
+
+describe('prompts never travel in argv', () => {
+  it.each([
+    ['codex', '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'],
+    ['gemini', '{"type":"init","session_id":"s1","model":"m"}\n{"type":"message","role":"assistant","content":"done"}\n{"type":"result","status":"success","stats":{"total_tokens":2,"input_tokens":1,"output_tokens":1}}'],
+  ])('the %s preset gets its prompt on stdin, and ps/show/events carry no prompt text', async (agent, transcript) => {
+    const h = home();
+    const bin = path.join(h.dir, 'bin');
+    fs.mkdirSync(bin);
+    const argvFile = path.join(h.dir, 'argv');
+    const stdinFile = path.join(h.dir, 'stdin');
+    // A stand-in for the real CLI: records its argv and stdin, then speaks its format.
+    script(h, `bin/${agent}`, `#!/bin/sh\nprintf '%s\\n' "$@" > ${argvFile}\ncat > ${stdinFile}\ncat <<'EOF'\n${transcript}\nEOF\n`);
+    const secret = 'SECRET-PROMPT-' + 'x'.repeat(200_000);
+    const promptFile = path.join(h.dir, 'prompt.txt');
+    fs.writeFileSync(promptFile, secret);
+    const env = { ...h.env, PATH: `${bin}:${process.env.PATH}` };
+    // 200 KB: more than one argv string may hold (128 KiB).
+    const r = h.cli(['run', '-n', 'p', '-a', agent, '-p', secret.slice(0, 100), '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const w = h.cli(['wait', 'p', '--timeout', '20s'], { env });
+    expect(w.stdout.trim(), h.cli(['show', 'p'], { env }).stdout + fs.readdirSync(path.join(h.dir, 'runs')).join()).toBe('p completed');
+    expect(fs.readFileSync(stdinFile, 'utf8')).toBe(secret.slice(0, 100) + '\n');
+    expect(fs.readFileSync(argvFile, 'utf8')).not.toContain('SECRET');
+    for (const args of [['show', 'p', '--json'], ['ps', '--all', '--json'], ['events', '--json'], ['show', 'p'], ['ps', '--all']]) {
+      expect(h.cli(args, { env }).stdout).not.toContain('SECRET');
+    }
+  });
+
+  it("a config preset's {prompt} is the user's choice: argv gets it, the command shown keeps the placeholder", async () => {
+    const h = home({ providers: { echoer: { command: ['sh', '-c', 'echo "$1"', 'sh', '{prompt}'] } } });
+    h.json(['run', '-n', 'e', '-a', 'echoer', '-p', 'SECRET-hi']);
+    expect(h.cli(['wait', 'e']).stdout.trim()).toBe('e completed');
+    expect(h.cli(['logs', 'e']).stdout.trim()).toBe('SECRET-hi');
+    const run = h.json<{ command: string[] }>(['show', 'e']);
+    expect(run.command).toEqual(['sh', '-c', 'echo "$1"', 'sh', '{prompt}']);
+  });
+});
+
+describe('names stay unambiguous', () => {
+  it('refuses a name an active run holds, and one that reads as another run\'s uuid prefix', async () => {
+    const h = home({ concurrency: { max: 1 } });
+    const first = h.json<{ uuid: string }>(['run', '-n', 'twin', '--', 'sleep', '30']);
+    const again = h.cli(['run', '-n', 'twin', '--', 'true']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('"twin"');
+    const fan = h.cli(['run', '--from', '-'], { input: '{"name":"pair","command":["true"]}\n{"name":"pair","command":["true"]}\n' });
+    expect(fan.code).toBe(2);
+    const prefix = h.cli(['run', '-n', first.uuid.slice(0, 6), '--', 'true']);
+    expect(prefix.code).toBe(2);
+    expect(prefix.stderr).toMatch(/uuid/);
+    // Once the holder has ended, the name is free again.
+    h.cli(['kill', 'twin']);
+    await until(() => h.json<{ status: string }[]>(['ps']).length === 0, 'the run to end');
+    expect(h.cli(['run', '-n', 'twin', '--', 'true']).code).toBe(0);
+  });
+});
+
+describe('an interactive run started without a prompt', () => {
+  const READY_AGENT = `#!/bin/sh
+echo '{"type":"ready"}'
+while IFS= read -r line; do
+  echo '{"type":"turn_start"}'
+  echo '{"type":"text","text":"got it"}'
+  echo '{"type":"turn_end"}'
+done
+`;
+
+  it('is idle once its agent is ready, and accepts send', async () => {
+    const h = home();
+    const agent = script(h, 'ready.sh', READY_AGENT);
+    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', agent]);
+    expect(h.cli(['wait', 'chat', '--timeout', '20s']).stdout.trim()).toBe('chat turn_complete');
+    expect(h.json<{ status: string; turns: number }>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 0 });
+    const sent = h.cli(['send', 'chat', 'hello']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(h.cli(['wait', 'chat', '--timeout', '20s']).stdout.trim()).toBe('chat turn_complete');
+    expect(h.json<{ turns: number; last_text: string }>(['show', 'chat'])).toMatchObject({ turns: 1, last_text: 'got it' });
+  });
+
+  it('with an agent that says nothing before its first input (Claude Code stream-json), is idle as soon as it runs', async () => {
+    const h = home();
+    // Like \`claude -p --input-format stream-json\`: silent until the first user message.
+    const agent = script(
+      h,
+      'claude.sh',
+      `#!/bin/sh
+while IFS= read -r line; do
+  echo '{"type":"system","subtype":"init","session_id":"s1"}'
+  echo '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":3,"output_tokens":1}}}'
+  echo '{"type":"result","subtype":"success","is_error":false,"result":"hi","total_cost_usd":0.001,"usage":{"input_tokens":3,"output_tokens":2}}'
+done
+`,
+    );
+    h.json(['run', '-n', 'quiet', '--interactive', '--protocol', 'claude', '--', agent]);
+    expect(h.cli(['wait', 'quiet', '--timeout', '20s']).stdout.trim()).toBe('quiet turn_complete');
+    expect(h.cli(['send', 'quiet', 'hello']).code).toBe(0);
+    expect(h.cli(['wait', 'quiet', '--timeout', '20s']).stdout.trim()).toBe('quiet turn_complete');
+    expect(h.json<{ turns: number; last_text: string }>(['show', 'quiet'])).toMatchObject({ turns: 1, last_text: 'hi' });
+  });
+});
+
+describe('numbers users read', () => {
+  it('JSON has whole milliseconds and costs without float noise', async () => {
+    const h = home({ budgets: { run: { max_cost_usd: 10 } }, providers: { a: { price: { input_per_mtok: 1, output_per_mtok: 1 } } } });
+    const agent = script(
+      h,
+      'costly.sh',
+      `#!/bin/sh
+echo '{"type":"turn_start"}'
+echo '{"type":"usage","input_tokens":1,"output_tokens":1,"cost_usd":0.1}'
+echo '{"type":"usage","input_tokens":1,"output_tokens":1,"cost_usd":0.2}'
+echo '{"type":"turn_end"}'
+echo '{"type":"result","ok":true}'
+`,
+    );
+    h.json(['run', '-n', 'a', '-a', 'a', '--protocol', 'jsonl', '--', agent]);
+    expect(h.cli(['wait', 'a']).stdout.trim()).toBe('a completed');
+    const run = h.json<{ cost_usd: number; budget: Record<string, { used: number; fraction: number | null }> }>(['show', 'a']);
+    expect(run.cost_usd).toBe(0.3);
+    expect(run.budget.cost_usd!.used).toBe(0.3);
+    expect(run.budget.cost_usd!.fraction).toBe(0.03);
+    expect(Number.isInteger(run.budget.time_ms!.used)).toBe(true);
+    for (const e of h.json<{ ts: number; data: Record<string, unknown> }[]>(['events'])) {
+      expect(Number.isInteger(e.ts)).toBe(true);
+      expect(JSON.stringify(e.data)).not.toMatch(/\d\.\d{7,}/);
+    }
+  });
+});

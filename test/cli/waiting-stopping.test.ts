@@ -1,0 +1,93 @@
+// Waiting and stopping at the edges: a wait with nothing to wait for, and a
+// supervisor stopped on purpose while clients wait on it.
+
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { alive, lineReader, until, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+
+function exited(child: import('node:child_process').ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.on('exit', (code) => resolve(code ?? -1));
+  });
+}
+
+describe('wait and stop', () => {
+  it('wait --all with nothing active returns at once, exit 0, nothing printed', () => {
+    const h = home();
+    const r = h.cli(['wait', '--all']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    const j = h.cli(['wait', '--all', '--json']);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual([]);
+  });
+
+  it('wait --all after every run ended returns at once', async () => {
+    const h = home();
+    h.json(['run', '-n', 'quick', '--', 'true']);
+    await until(() => h.json<{ status: string }>(['show', 'quick']).status === 'ended', 'the run to end');
+    const r = h.cli(['wait', '--all']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+  });
+
+  it('server stop sticks: a running wait, events --follow and logs --follow report it (exit 7) and start no supervisor', async () => {
+    const h = home();
+    h.json(['run', '-n', 'long', '--', 'sh', '-c', 'echo started; exec sleep 300']);
+    await until(() => h.json<{ status: string }>(['show', 'long']).status === 'working', 'the run to work');
+    const first = h.serverPid()!;
+
+    const wait = h.spawn(['wait', 'long']);
+    const events = h.spawn(['events', '--follow']);
+    const logs = h.spawn(['logs', 'long', '--follow']);
+    const waitErr: string[] = [];
+    wait.stderr!.on('data', (d: Buffer) => waitErr.push(d.toString()));
+    const ev = lineReader(events);
+    const lg = lineReader(logs);
+    await ev.waitFor((l) => l.some((x) => x.includes('working')), 'events --follow to print the replay');
+    await lg.waitFor((l) => l.includes('started'), 'logs --follow to print the output');
+    // Three followers, and the status call's own connection.
+    await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 4, 'the wait to connect');
+
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    const codes = await Promise.all([exited(wait), exited(events), exited(logs)]);
+    expect(codes).toEqual([7, 7, 7]);
+    expect(waitErr.join('')).toMatch(/stopped/);
+    // Nobody started a new supervisor behind the user's back.
+    await until(() => !alive(first), 'the old supervisor to be gone');
+    expect(h.cli(['server', 'status']).code).toBe(7);
+  });
+});
+
+describe('durations past 2^31 ms (~24.8 days)', () => {
+  it('wait --timeout 30d waits, instead of returning pending at once', async () => {
+    const h = home();
+    h.json(['run', '-n', 'long', '--', 'sleep', '300']);
+    const wait = h.spawn(['wait', 'long', '--timeout', '30d']);
+    const out = lineReader(wait);
+    await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 2, 'the wait to connect');
+    expect(h.cli(['kill', 'long']).code).toBe(0);
+    expect(await exited(wait)).toBe(5);
+    expect(out.lines).toEqual(['long killed']);
+  });
+
+  it('a workload max_wait of 30 days neither expires the run nor spins the supervisor', async () => {
+    const h = home({ concurrency: { max: 1, workloads: { slow: { max_wait: '30d' } } } });
+    h.json(['run', '-n', 'holder', '--', 'sleep', '300']);
+    h.json(['run', '-n', 'waiter', '-w', 'slow', '--', 'true']);
+    const pid = h.serverPid()!;
+    const cpu = (): number => {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(f[11]) + Number(f[12]); // utime + stime, in clock ticks (1/100 s)
+    };
+    const before = cpu();
+    const t0 = Date.now();
+    // Watch it for a couple of seconds through the CLI, as a user would.
+    await until(() => Date.now() - t0 > 2000 && h.json<{ status: string }>(['show', 'waiter']).status === 'queued', 'two seconds in the queue', 20_000, 200);
+    // A timer clamped to 1 ms re-arms a thousand times a second (~12% of a core): 24+ ticks in 2 s. Idle is ~0.
+    expect(cpu() - before).toBeLessThan(15);
+  });
+});

@@ -1,0 +1,152 @@
+// The run reducer, table-driven: every signal kind and every effect, without
+// processes, timers or a journal.
+
+import { describe, expect, it } from 'vitest';
+import { newRun } from '../../src/core/run-record.js';
+import { transition } from '../../src/core/run-state.js';
+import { applySignals, initialProgress, type ProgressContext, type ProgressSignal, type ProgressState } from '../../src/core/run-progress.js';
+import type { Run, RunLimits } from '../../src/core/types.js';
+
+const NOW = 1_000_000;
+const ctx = (over: Partial<ProgressContext> = {}): ProgressContext => ({ now: NOW, price: null, fleetExceeded: false, limitHoldMs: 300_000, heldUntil: null, ...over });
+
+function run(status: Run['status'], over: Partial<Run> = {}, limits: Partial<RunLimits> = {}): Run {
+  let r = newRun({ uuid: 'u1', name: 'r', provider: 'claude', workload: 'default', queue_seq: 1, command: ['x'], cwd: '/', now: 0, protocol: 'jsonl' });
+  r = { ...r, limits: { ...r.limits, ...limits } };
+  if (status !== 'queued') r = transition(r, 'starting', 1);
+  if (status === 'working' || status === 'idle' || status === 'blocked') r = transition(r, 'working', 2);
+  if (status === 'idle') r = transition(r, 'idle', 3);
+  if (status === 'blocked') r = transition(r, 'blocked', 3, { blocked_kind: 'limit' });
+  return { ...r, ...over };
+}
+
+const types = (p: { events: { type: string }[] }): string[] => p.events.map((e) => e.type);
+
+describe('signals', () => {
+  it.each<[string, Run, ProgressSignal[], Partial<Run>, string[]]>([
+    ['alive: starting → working, session kept', run('starting'), [{ kind: 'alive', session_id: 's9' }], { status: 'working', session_id: 's9' }, ['working']],
+    ['alive: an interactive run without a prompt waits for input', run('starting', { interactive: true }), [{ kind: 'alive' }], { status: 'idle' }, ['idle']],
+    ['alive while working changes nothing but the session', run('working'), [{ kind: 'alive', session_id: 's2' }], { status: 'working', session_id: 's2' }, []],
+    ['turn_start: idle → working', run('idle'), [{ kind: 'turn_start' }], { status: 'working' }, ['working']],
+    ['turn_start: blocked → working', run('blocked'), [{ kind: 'turn_start' }], { status: 'working' }, ['working']],
+    ['turn_end: an interactive run goes idle, turn counted', run('working', { interactive: true }), [{ kind: 'turn_end' }], { status: 'idle', turns: 1 }, ['idle']],
+    ['turn_end: a one-shot run stays working (its input closes)', run('working'), [{ kind: 'turn_end' }], { status: 'working', turns: 1 }, []],
+    [
+      'turn_end: an interactive run blocked on login stays blocked',
+      run('working', { interactive: true }),
+      [{ kind: 'blocked', blocked: 'login' }, { kind: 'turn_end' }],
+      { status: 'blocked', blocked_kind: 'login', turns: 1 },
+      ['blocked'],
+    ],
+    ['usage adds tokens and takes the reported cumulative cost', run('working'), [{ kind: 'usage', input: 3, output: 2, cached: 1, cost_usd_total: 0.25 }], { tokens: { input: 3, output: 2, cached: 1 }, cost_usd: 0.25 }, []],
+    ['usage after a block resumes work', run('blocked'), [{ kind: 'usage', input: 1, output: 1, cached: 0 }], { status: 'working' }, ['working']],
+    ['tool: last tool', run('working'), [{ kind: 'tool', name: 'Bash', input: { command: 'ls' } }], { last_tool: 'Bash' }, []],
+    ['text: last text, cut to 500', run('working'), [{ kind: 'text', text: 'y'.repeat(600) }], { last_text: 'y'.repeat(500) }, []],
+    ['result: its text is the last word', run('working'), [{ kind: 'result', ok: false, text: 'quota exceeded', detail: 'limit' }], { last_text: 'quota exceeded' }, []],
+    ['blocked: working → blocked with its kind', run('working'), [{ kind: 'blocked', blocked: 'question' }], { status: 'blocked', blocked_kind: 'question' }, ['blocked']],
+    ['output: a plain run that prints is working', run('starting', { protocol: 'plain' }), [{ kind: 'output', line: 'hello' }], { status: 'working' }, ['working']],
+    ['output from a protocol run is only output', run('starting'), [{ kind: 'output', line: 'banner' }], { status: 'starting' }, []],
+    ['model_turn: counted by the loop detector, not as a turn', run('working'), [{ kind: 'tool', name: 'Bash', input: 1 }, { kind: 'model_turn' }], { turns: 0, loop_flags: { detected: false, warned: false, repetitions: 1 } }, []],
+  ])('%s', (_what, before, signals, expected, events) => {
+    const p = applySignals(before, initialProgress(), signals, ctx());
+    expect(p.run).toMatchObject(expected);
+    expect(types(p)).toEqual(events);
+  });
+
+  it('result remembers the verdict for the exit reason', () => {
+    const p = applySignals(run('working'), initialProgress(), [{ kind: 'result', ok: false, detail: 'login' }], ctx());
+    expect(p.state).toMatchObject({ lastResultOk: false, lastResultDetail: 'login' });
+    const ok = applySignals(p.run, p.state, [{ kind: 'result', ok: true }], ctx());
+    expect(ok.state).toMatchObject({ lastResultOk: true, lastResultDetail: null });
+  });
+});
+
+describe('effects', () => {
+  it('close_input: a one-shot turn is done, or an interactive one when the fleet budget is spent', () => {
+    expect(applySignals(run('working'), initialProgress(), [{ kind: 'turn_end' }], ctx()).effects).toContainEqual({ kind: 'close_input' });
+    const fleet = applySignals(run('working', { interactive: true }), initialProgress(), [{ kind: 'turn_end' }], ctx({ fleetExceeded: true }));
+    expect(fleet.effects).toContainEqual({ kind: 'close_input' });
+    expect(fleet.run.status).toBe('working');
+  });
+
+  it.each<[string, number | undefined, number | null, number | null]>([
+    ['the time the agent named', 90, null, NOW + 90_000],
+    ['the configured hold when it names none', undefined, null, NOW + 300_000],
+    ['nothing when a longer hold is in force', 90, NOW + 1_000_000, null],
+    ['a year, whole', 365 * 86_400, null, NOW + 365 * 86_400_000],
+  ])('hold: %s', (_what, retry, heldUntil, until) => {
+    const sig: ProgressSignal = retry === undefined ? { kind: 'blocked', blocked: 'limit' } : { kind: 'blocked', blocked: 'limit', retry_after_s: retry };
+    const p = applySignals(run('working'), initialProgress(), [sig], ctx({ heldUntil }));
+    const holds = p.effects.filter((e) => e.kind === 'hold');
+    if (until === null) expect(holds).toEqual([]);
+    else {
+      expect(holds).toEqual([{ kind: 'hold', provider: 'claude', until }]);
+      expect(p.events.find((e) => e.type === 'hold')!.data).toMatchObject({ provider: 'claude', until, by: 'u1' });
+    }
+  });
+
+  it('stop: a budget trips (strictly over), once', () => {
+    const r = run('working', {}, { max_turns: 1 });
+    const at = applySignals(r, initialProgress(), [{ kind: 'turn_end' }], ctx());
+    expect(at.effects.filter((e) => e.kind === 'stop')).toEqual([]);
+    const over = applySignals(at.run, at.state, [{ kind: 'turn_end' }], ctx());
+    expect(over.effects).toContainEqual({ kind: 'stop', reason: 'budget', detail: 'turns' });
+    const again = applySignals(over.run, over.state, [{ kind: 'turn_end' }], ctx());
+    expect(again.effects.filter((e) => e.kind === 'stop')).toEqual([]);
+  });
+
+  it('stop: a loop with action terminate ends the run `loop`', () => {
+    let r = run('working', {}, { loop: 'terminate' });
+    let st: ProgressState = initialProgress();
+    const same: ProgressSignal[] = [{ kind: 'tool', name: 'Bash', input: { command: 'ls' } }, { kind: 'model_turn' }];
+    const stops: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = applySignals(r, st, same, ctx());
+      r = p.run;
+      st = p.state;
+      stops.push(...p.effects.filter((e) => e.kind === 'stop'));
+      if (i === 2) expect(types(p)).toContain('loop_detected');
+    }
+    expect(stops).toEqual([{ kind: 'stop', reason: 'loop', detail: 'tool' }]);
+  });
+
+  it('send: a loop warning goes to an interactive agent once it is idle', () => {
+    let r = run('working', { interactive: true }, { loop: 'warn' });
+    let st: ProgressState = initialProgress();
+    const turn: ProgressSignal[] = [{ kind: 'turn_start' }, { kind: 'text', text: 'same answer' }, { kind: 'turn_end' }];
+    const sends: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = applySignals(r, st, turn, ctx());
+      r = p.run;
+      st = p.state;
+      sends.push(...p.effects.filter((e) => e.kind === 'send'));
+    }
+    expect(sends).toHaveLength(1);
+    expect(sends[0]).toMatchObject({ kind: 'send', text: expect.stringMatching(/loop/) });
+    expect(st.pendingWarning).toBeNull();
+  });
+
+  it('fleet_usage: the tokens and cost this batch added, priced when the agent reports no cost', () => {
+    const price = { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 };
+    const p = applySignals(run('working'), initialProgress(), [{ kind: 'usage', input: 1, output: 2, cached: 0 }], ctx({ price }));
+    expect(p.run.cost_usd).toBe(5);
+    expect(p.effects).toContainEqual({ kind: 'fleet_usage', tokens: 3, cost: 5 });
+    expect(applySignals(p.run, p.state, [{ kind: 'tool', name: 'x', input: null }], ctx({ price })).effects).toEqual([]);
+  });
+
+  it('budget_warning: once per meter at 80%', () => {
+    const r = run('working', {}, { max_tokens: 10 });
+    const p = applySignals(r, initialProgress(), [{ kind: 'usage', input: 8, output: 0, cached: 0 }], ctx());
+    expect(p.events).toContainEqual({ type: 'budget_warning', data: { meter: 'tokens', used: 8, limit: 10, fraction: 0.8 } });
+    const q = applySignals(p.run, p.state, [{ kind: 'usage', input: 1, output: 0, cached: 0 }], ctx());
+    expect(types(q)).not.toContain('budget_warning');
+  });
+
+  it('leaves its inputs untouched', () => {
+    const r = run('working', { interactive: true });
+    const st = initialProgress();
+    const copy = structuredClone({ r, st });
+    applySignals(r, st, [{ kind: 'tool', name: 'x', input: 1 }, { kind: 'model_turn' }, { kind: 'turn_end' }], ctx());
+    expect({ r, st }).toEqual(copy);
+  });
+});

@@ -1,0 +1,213 @@
+// What every limiter must do, as a suite any implementation runs: the
+// in-process one here, a shared one (PostgreSQL) with the same calls. Every
+// call is awaited, so a limiter whose operations travel is tested as is.
+
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AdmissionPolicy, Waiter, WorkloadPolicy } from '../../src/core/admission.js';
+import type { Lease, Limiter } from '../../src/limiter/limiter.js';
+
+export interface LimiterUnderTest {
+  limiter: Limiter;
+  /** A second instance over the same store (a restart, or another machine), if the implementation has one. */
+  reopen?: () => Promise<Limiter>;
+  close(): Promise<void>;
+}
+
+export type MakeLimiter = (policy: AdmissionPolicy, holds?: Record<string, number>) => Promise<LimiterUnderTest>;
+
+export const policy = (over: Partial<AdmissionPolicy> = {}): AdmissionPolicy => ({ max: 4, providers: {}, workloads: {}, max_queued: null, ...over });
+export const wl = (over: Partial<WorkloadPolicy> = {}): WorkloadPolicy => ({ reserved: 0, priority: 0, max: null, max_wait_ms: null, ...over });
+
+const NOW = 10_000;
+
+export function limiterConformance(name: string, make: MakeLimiter): void {
+  describe(`limiter conformance: ${name}`, () => {
+    let open: LimiterUnderTest[] = [];
+    afterEach(async () => {
+      for (const o of open) await o.close();
+      open = [];
+    });
+    const start = async (p: AdmissionPolicy, holds?: Record<string, number>): Promise<Limiter> => {
+      const o = await make(p, holds);
+      open.push(o);
+      return o.limiter;
+    };
+    let seq = 0;
+    const waiter = (uuid: string, over: Partial<Waiter> = {}): Waiter => ({ uuid, provider: 'claude', workload: 'default', queue_seq: ++seq, enqueued_at: 1_000, ...over });
+    const enqueueAll = async (l: Limiter, ws: Waiter[]): Promise<void> => {
+      for (const w of ws) await l.enqueue(w);
+    };
+    const granted = async (l: Limiter, now = NOW): Promise<string[]> => (await l.grant(now)).map((g) => g.uuid);
+
+    it('caps are never exceeded: global, provider and workload', async () => {
+      const l = await start(policy({ max: 3, providers: { claude: 2 }, workloads: { batch: wl({ max: 1 }) } }));
+      await enqueueAll(l, [waiter('a'), waiter('b'), waiter('c'), waiter('d', { provider: 'codex', workload: 'batch' }), waiter('e', { provider: 'codex', workload: 'batch' }), waiter('f', { provider: 'codex' })]);
+      expect(await granted(l)).toEqual(['a', 'b', 'd']);
+      expect(await granted(l)).toEqual([]);
+      expect(l.active).toBe(3);
+    });
+
+    it('allocation is atomic: each lease counts in all of its caps, and in no cap without a lease', async () => {
+      const l = await start(policy({ max: 5, providers: { claude: 2 }, workloads: { batch: wl({ max: 2 }) } }));
+      await enqueueAll(l, ['a', 'b', 'c'].map((u) => waiter(u, { workload: 'batch' })).concat([waiter('x', { provider: 'codex' })]));
+      const leases = await l.grant(NOW);
+      const usage = new Map(l.usage(NOW).map((c) => [c.cap, c]));
+      expect(usage.get('global')!.active).toBe(leases.length);
+      for (const cap of ['provider:claude', 'provider:codex', 'workload:batch', 'workload:default']) {
+        const [kind, name] = cap.split(':') as ['provider' | 'workload', string];
+        expect(usage.get(cap)?.active ?? 0).toBe(leases.filter((g) => g[kind] === name).length);
+        expect(usage.get(cap)?.holders ?? []).toEqual(leases.filter((g) => g[kind] === name).map((g) => g.uuid));
+      }
+    });
+
+    it('FIFO within a priority, and higher priority first', async () => {
+      const l = await start(policy({ max: 1, workloads: { urgent: wl({ priority: 10 }) } }));
+      await enqueueAll(l, [waiter('n1'), waiter('n2'), waiter('u1', { workload: 'urgent' }), waiter('n3'), waiter('u2', { workload: 'urgent' })]);
+      const order: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const [g] = await l.grant(NOW);
+        order.push(g!.uuid);
+        expect(await l.release(g!.id)).toBe(true);
+      }
+      expect(order).toEqual(['u1', 'u2', 'n1', 'n2', 'n3']);
+    });
+
+    it('no head-of-line blocking: a run held back by its own provider or workload holds back nobody else', async () => {
+      const l = await start(policy({ max: 4, providers: { claude: 1 }, workloads: { batch: wl({ max: 1 }) } }));
+      await enqueueAll(l, [waiter('c1'), waiter('c2'), waiter('b1', { provider: 'codex', workload: 'batch' }), waiter('b2', { provider: 'codex', workload: 'batch' }), waiter('x1', { provider: 'codex' })]);
+      expect(await granted(l)).toEqual(['c1', 'b1', 'x1']);
+      expect(l.waitingFor('c2', NOW, false)).toMatchObject({ reason: 'provider', name: 'claude' });
+      expect(l.waitingFor('b2', NOW, false)).toMatchObject({ reason: 'workload', name: 'batch' });
+    });
+
+    it('reserved slots are kept for their workload, and only it may use them', async () => {
+      const l = await start(policy({ max: 3, workloads: { review: wl({ reserved: 1 }) } }));
+      await enqueueAll(l, ['d1', 'd2', 'd3'].map((u) => waiter(u)));
+      expect(await granted(l)).toEqual(['d1', 'd2']);
+      expect(l.waitingFor('d3', NOW, false)).toMatchObject({ reason: 'reserved' });
+      await l.enqueue(waiter('r1', { workload: 'review' }));
+      expect(await granted(l)).toEqual(['r1']);
+    });
+
+    it('a held provider gets nothing until its hold lifts', async () => {
+      const l = await start(policy({ max: 4 }), { claude: NOW + 5_000 });
+      await enqueueAll(l, [waiter('c1'), waiter('x1', { provider: 'codex' })]);
+      expect(await granted(l)).toEqual(['x1']);
+      expect(l.nextDeadline(NOW)).toBe(NOW + 5_000);
+      expect(await granted(l, NOW + 5_000)).toEqual(['c1']);
+    });
+
+    it('release and renew are idempotent: a second release frees nothing', async () => {
+      const l = await start(policy({ max: 1 }));
+      await enqueueAll(l, [waiter('a'), waiter('b'), waiter('c')]);
+      const [a] = await l.grant(NOW);
+      expect(await l.renew(a!.id, NOW)).toBe(true);
+      expect(await l.renew(a!.id, NOW)).toBe(true);
+      expect(await l.release(a!.id)).toBe(true);
+      expect(await l.release(a!.id)).toBe(false);
+      expect(await l.renew(a!.id, NOW)).toBe(false);
+      expect(await granted(l)).toEqual(['b']);
+      // The second release of a did not free b's slot.
+      expect(await granted(l)).toEqual([]);
+      expect(l.active).toBe(1);
+    });
+
+    it('lease ids are never reused: not for the same run again, not by another instance', async () => {
+      const l = await start(policy({ max: 2 }));
+      const ids = new Set<string>();
+      for (let round = 0; round < 20; round++) {
+        await enqueueAll(l, [waiter('same'), waiter(`r${round}`)]);
+        for (const g of await l.grant(NOW)) {
+          expect(ids.has(g.id)).toBe(false);
+          ids.add(g.id);
+          await l.release(g.id);
+        }
+      }
+      const other = await start(policy({ max: 2 }));
+      await other.enqueue(waiter('same'));
+      const [g] = await other.grant(NOW);
+      expect(ids.has(g!.id)).toBe(false);
+    });
+
+    it('acquire is safe to cancel: a canceled waiter is never granted, and a cancel after the grant frees its slot', async () => {
+      const l = await start(policy({ max: 1 }));
+      await enqueueAll(l, [waiter('a'), waiter('b'), waiter('c')]);
+      expect(await l.cancel('b')).toBe(true);
+      expect(await l.cancel('b')).toBe(false);
+      expect(await granted(l)).toEqual(['a']);
+      // Canceled after its grant (killed while its start was in flight): the slot comes back.
+      expect(await l.cancel('a')).toBe(true);
+      expect(l.leaseOf('a')).toBeNull();
+      expect(await granted(l)).toEqual(['c']);
+    });
+
+    it('a re-adopted lease keeps its id and its slot', async () => {
+      const l = await start(policy({ max: 1 }));
+      const lease: Lease = { id: 'from-before-a-restart', uuid: 'old', provider: 'claude', workload: 'default', granted_at: 1 };
+      await l.adopt(lease);
+      await l.enqueue(waiter('new'));
+      expect(await granted(l)).toEqual([]);
+      expect(l.leaseOf('old')).toEqual(lease);
+      expect(await l.release('from-before-a-restart')).toBe(true);
+      expect(await granted(l)).toEqual(['new']);
+    });
+
+    it('random histories never exceed a cap, never grant a waiter twice, and grant every waiter in the end', async () => {
+      const providers = ['claude', 'codex', 'gemini'];
+      const workloads = ['default', 'batch', 'review'];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({ max: fc.integer({ min: 2, max: 4 }), claude: fc.integer({ min: 1, max: 3 }), batchMax: fc.integer({ min: 1, max: 3 }), reserved: fc.integer({ min: 0, max: 1 }) }),
+          fc.array(fc.oneof(fc.record({ op: fc.constant('enqueue' as const), p: fc.integer({ min: 0, max: 2 }), w: fc.integer({ min: 0, max: 2 }) }), fc.record({ op: fc.constant('release' as const), k: fc.nat() }), fc.record({ op: fc.constant('cancel' as const), k: fc.nat() })), { maxLength: 40 }),
+          async (caps, ops) => {
+            const p = policy({ max: caps.max, providers: { claude: Math.min(caps.claude, caps.max) }, workloads: { batch: wl({ max: caps.batchMax }), review: wl({ reserved: caps.reserved, priority: 1 }) } });
+            const o = await make(p);
+            try {
+              const l = o.limiter;
+              const everGranted = new Set<string>();
+              const queued: string[] = [];
+              let n = 0;
+              const check = async (): Promise<void> => {
+                for (const g of await l.grant(NOW)) {
+                  expect(everGranted.has(g.uuid)).toBe(false);
+                  everGranted.add(g.uuid);
+                  queued.splice(queued.indexOf(g.uuid), 1);
+                }
+                const holders = l.holders();
+                expect(holders.length).toBeLessThanOrEqual(p.max);
+                expect(holders.filter((h) => h.provider === 'claude').length).toBeLessThanOrEqual(p.providers.claude!);
+                expect(holders.filter((h) => h.workload === 'batch').length).toBeLessThanOrEqual(caps.batchMax);
+              };
+              for (const op of ops) {
+                if (op.op === 'enqueue') {
+                  const uuid = `w${n++}`;
+                  queued.push(uuid);
+                  await l.enqueue({ uuid, provider: providers[op.p]!, workload: workloads[op.w]!, queue_seq: n, enqueued_at: 1_000 });
+                } else if (op.op === 'release') {
+                  const hs = l.holders();
+                  if (hs.length > 0) await l.release(hs[op.k % hs.length]!.id);
+                } else if (queued.length > 0) {
+                  const uuid = queued[op.k % queued.length]!;
+                  queued.splice(queued.indexOf(uuid), 1);
+                  await l.cancel(uuid);
+                }
+                await check();
+              }
+              // Drain: releasing everything lets every remaining waiter through (a reservation
+              // always leaves at least one slot to the others: max >= 2 > reserved).
+              for (let guard = 0; queued.length > 0 && guard < 200; guard++) {
+                for (const h of l.holders()) await l.release(h.id);
+                await check();
+              }
+              expect(queued).toEqual([]);
+            } finally {
+              await o.close();
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+  });
+}

@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '../client/client.js';
 import { ensureHome } from '../config/home.js';
-import type { RunSpec } from '../server/supervisor.js';
+import type { RunSpec } from '../config/run-spec.js';
+import { jsonText } from '../text/json-text.js';
+import { UsageError } from './usage-error.js';
 
 export const DEMO_CONFIG = {
   concurrency: {
@@ -71,7 +73,21 @@ export async function runDemo(homeArg: string | undefined, json: boolean): Promi
   // A home we make is made private; one the user names is checked, not changed.
   const dir = homeArg ? path.resolve(homeArg) : fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-'));
   if (!homeArg) fs.chmodSync(dir, 0o700);
-  else fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  else {
+    // The demo writes its own config and fills the journal: never into a real home or any other folder in use.
+    let entries: string[] | null = null;
+    try {
+      entries = fs.readdirSync(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOTDIR') throw new UsageError(`--home ${jsonText(homeArg)} is not a folder`, 'demo');
+      if (code !== 'ENOENT') throw new UsageError(`--home ${jsonText(homeArg)}: ${(e as Error).message}`, 'demo');
+    }
+    if (entries !== null && entries.length > 0) {
+      throw new UsageError(`--home ${jsonText(homeArg)} is not empty: give a new or empty folder (the demo writes its own config.json and runs there)`, 'demo');
+    }
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
   const home = ensureHome(dir);
   if (!fs.existsSync(home.config)) fs.writeFileSync(home.config, JSON.stringify(DEMO_CONFIG, null, 2) + '\n', { mode: 0o600 });
   process.env.ORCR_HOME = dir;
@@ -79,7 +95,7 @@ export async function runDemo(homeArg: string | undefined, json: boolean): Promi
   const res = await c.call<{ runs: { name: string; uuid: string }[] }>('run.enqueue', { specs: demoSpecs(dir) });
   c.close();
   if (json) {
-    process.stdout.write(JSON.stringify({ home: dir, runs: res.runs.map((r) => ({ name: r.name, uuid: r.uuid })) }, null, 2) + '\n');
+    process.stdout.write(jsonText({ home: dir, runs: res.runs.map((r) => ({ name: r.name, uuid: r.uuid })) }, 2) + '\n');
   } else {
     process.stdout.write(
       `demo fleet of ${res.runs.length} simulated agents queued in ${dir}\n` +

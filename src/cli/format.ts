@@ -1,9 +1,25 @@
-// Human-readable output for the CLI verbs. NO_COLOR and non-TTY output get no escapes.
+// Human-readable output for the CLI verbs. Anything a user or an agent wrote
+// goes through safeLine before it reaches a terminal; tables are laid out in
+// display columns (a CJK character or an emoji takes two), and colour is
+// added after padding so its escapes never count as width.
 
 import { formatDuration } from '../config/duration.js';
+import type { CapUsage } from '../core/admission.js';
 import type { PublicRun } from '../server/view.js';
+import { displayWidth, padDisplay, safeLine, truncateDisplay } from '../text/terminal-text.js';
+import { waitingText } from '../text/waiting.js';
+import { jsonText } from '../text/json-text.js';
 
-const useColor = (): boolean => !process.env.NO_COLOR && process.stdout.isTTY === true && process.env.TERM !== 'dumb';
+/**
+ * Colour when the output is a terminal, or when FORCE_COLOR asks for it (a
+ * pager, a test); NO_COLOR always wins.
+ */
+export function useColor(env: NodeJS.ProcessEnv = process.env, isTTY = process.stdout.isTTY === true): boolean {
+  if (env.NO_COLOR) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  return isTTY && env.TERM !== 'dumb';
+}
 
 const COLORS: Record<string, string> = {
   queued: '\x1b[90m',
@@ -14,26 +30,66 @@ const COLORS: Record<string, string> = {
   ended: '\x1b[37m',
 };
 
-export function paintStatus(status: string, text = status): string {
-  return useColor() && COLORS[status] ? `${COLORS[status]}${text}\x1b[0m` : text;
+export function paintStatus(status: string, text = status, color = useColor()): string {
+  return color && COLORS[status] ? `${COLORS[status]}${text}\x1b[0m` : text;
 }
 
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [fmt(headers), ...rows.map(fmt)].join('\n');
+/** A table cell: text, and the status whose colour it takes. */
+export type Cell = string | { text: string; status?: string };
+
+/** Columns two spaces apart, each as wide as its widest cell in display columns; the last is not padded. */
+export function table(headers: string[], rows: Cell[][], color = useColor()): string {
+  const norm = (c: Cell | undefined): { text: string; status?: string } =>
+    c === undefined ? { text: '' } : typeof c === 'string' ? { text: safeLine(c) } : { text: safeLine(c.text), status: c.status };
+  const head = headers.map((h) => norm(h));
+  const body = rows.map((r) => headers.map((_, i) => norm(r[i])));
+  const widths = headers.map((_, i) => Math.max(...[head, ...body].map((r) => displayWidth(r[i]!.text))));
+  const line = (cells: { text: string; status?: string }[]): string =>
+    cells
+      .map((c, i) => {
+        const shown = c.status ? paintStatus(c.status, c.text, color) : c.text;
+        return i === cells.length - 1 ? shown : shown + ' '.repeat(widths[i]! - displayWidth(c.text));
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...body.map(line)].join('\n');
 }
 
+const trimZeros = (s: string): string => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
+
+/** 950, 12.3k, 100k, 1.2M. */
 export function tokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
+  if (n < 1000) return String(Math.round(n));
+  if (n < 999_950) return `${trimZeros((n / 1000).toFixed(1))}k`;
+  return `${trimZeros((n / 1_000_000).toFixed(1))}M`;
 }
 
-export function statusWord(r: PublicRun): string {
+/** $0, $0.0123, $1, $12.5 — at most 4 decimals, 6 for amounts under a cent. */
+export function usd(n: number): string {
+  if (!Number.isFinite(n)) return `$${n}`;
+  const abs = Math.abs(n);
+  return `$${trimZeros(n.toFixed(abs > 0 && abs < 0.01 ? 6 : 4))}`;
+}
+
+/** $0.12 for a table cell; a cost under a cent is not shown as nothing. */
+export function usdShort(n: number): string {
+  if (n === 0) return '-';
+  if (n > 0 && n < 0.005) return '<$0.01';
+  return `$${n.toFixed(2)}`;
+}
+
+/** A number in free text (an event's data): at most 6 decimals. */
+export function plainNumber(n: number): string {
+  return Number.isInteger(n) || !Number.isFinite(n) ? String(n) : trimZeros(n.toFixed(6));
+}
+
+export function statusWord(r: PublicRun, now = Date.now()): string {
   if (r.status === 'ended') return `ended:${r.exit_reason}`;
   if (r.status === 'blocked') return `blocked:${r.blocked_kind ?? 'unknown'}`;
-  if (r.status === 'queued' && r.queue_position !== null) return `queued#${r.queue_position}`;
+  if (r.status === 'queued') {
+    const word = r.queue_position !== null ? `queued#${r.queue_position}` : 'queued';
+    return r.waiting ? `${word} ${waitingText(r.waiting, now)}` : word;
+  }
   return r.status;
 }
 
@@ -43,48 +99,131 @@ export function elapsed(r: PublicRun, now = Date.now()): string {
   return formatDuration(Math.max(0, end - start));
 }
 
-export function psTable(runs: PublicRun[]): string {
+/** Widest a name gets in `ps` (the whole name is in `show` and `--json`). */
+const NAME_COLUMNS = 40;
+
+export function psTable(runs: PublicRun[], now = Date.now(), color = useColor()): string {
   if (runs.length === 0) return 'no runs';
-  const rows = runs.map((r) => {
-    const word = statusWord(r);
-    return [
-      r.name,
-      r.uuid.slice(0, 8),
-      paintStatus(r.status, word) + ' '.repeat(Math.max(0, 18 - word.length)),
-      `${r.provider}/${r.workload}`,
-      String(r.turns),
-      tokens(r.tokens.input + r.tokens.output),
-      r.cost_usd ? `$${r.cost_usd.toFixed(2)}` : '-',
-      elapsed(r),
-    ];
-  });
-  return table(['NAME', 'ID', 'STATUS'.padEnd(18), 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'], rows);
+  const rows = runs.map((r): Cell[] => [
+    truncateDisplay(safeLine(r.name), NAME_COLUMNS),
+    r.uuid.slice(0, 8),
+    { text: statusWord(r, now), status: r.status },
+    `${r.provider}/${r.workload}`,
+    String(r.turns),
+    tokens(r.tokens.input + r.tokens.output),
+    usdShort(r.cost_usd),
+    elapsed(r, now),
+  ]);
+  return table(['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'], rows, color);
 }
 
-export function showRun(r: PublicRun): string {
+/** `used / limit`, or `used` alone when there is no limit. */
+function ofLimit(used: string, limit: string | null): string {
+  return limit === null ? used : `${used} / ${limit}`;
+}
+
+export function showRun(r: PublicRun, now = Date.now()): string {
+  const b = r.budget;
+  const started = r.started_at !== null;
   const lines: [string, string][] = [
     ['name', r.name],
     ['uuid', r.uuid],
-    ['status', statusWord(r)],
+    ['status', statusWord(r, now)],
+  ];
+  if (r.waiting) lines.push(['waiting', waitingText(r.waiting, now)]);
+  lines.push(
     ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}` : '-'],
     ['provider', r.provider],
     ['workload', r.workload],
     ['protocol', r.protocol ?? '(detecting)'],
-    ['command', JSON.stringify(r.command)],
+    ['command', jsonText(r.command)],
     ['cwd', r.cwd],
     ['pid', r.pid === null ? '-' : String(r.pid)],
-    ['turns', `${r.turns} (input ${r.input_seq})`],
-    ['tokens', `in ${r.tokens.input}, out ${r.tokens.output}, cached ${r.tokens.cached}`],
-    ['cost', `$${r.cost_usd.toFixed(4)}`],
-  ];
-  for (const [name, m] of Object.entries(r.budget)) {
-    if (m.limit !== null) lines.push([`budget ${name}`, `${m.used}/${m.limit} (${Math.round((m.fraction ?? 0) * 100)}%)`]);
-  }
+    ['turns', ofLimit(String(r.turns), b.turns?.limit != null ? String(b.turns.limit) : null)],
+  );
+  if (r.input_seq > 0) lines.push(['inputs', String(r.input_seq)]);
+  const t = r.tokens;
+  lines.push(
+    [
+      'tokens',
+      `${ofLimit(tokens(t.input + t.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(t.input)}, out ${tokens(t.output)}, cached ${tokens(t.cached)})`,
+    ],
+    ['cost', ofLimit(usd(r.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
+    [
+      'elapsed',
+      ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null),
+    ],
+  );
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
+  if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
   if (r.session_id) lines.push(['session', r.session_id]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
-  if (r.last_text) lines.push(['last text', r.last_text.replace(/\s+/g, ' ').slice(0, 200)]);
+  if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
   lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);
   const w = Math.max(...lines.map(([k]) => k.length));
-  return lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  return lines.map(([k, v]) => `${k.padEnd(w)}  ${safeLine(v)}`).join('\n');
+}
+
+/** `in 4m10s`, or `now` once the moment has passed. */
+export function until(at: number, now = Date.now()): string {
+  const left = at - now;
+  return left > 0 ? `in ${formatDuration(left)}` : 'now';
+}
+
+/** Holder names, cut to fit: `a, b, c +12`. */
+export function nameList(names: string[], columns = 60): string {
+  if (names.length === 0) return '-';
+  let text = '';
+  for (let i = 0; i < names.length; i++) {
+    const next = (text ? ', ' : '') + safeLine(names[i]!);
+    const rest = names.length - i - 1;
+    const more = rest > 0 ? ` +${rest}` : '';
+    if (text && displayWidth(text + next + more) > columns) return `${text} +${names.length - i}`;
+    text += next;
+  }
+  return truncateDisplay(text, columns);
+}
+
+export interface StatsReply {
+  caps: CapUsage[];
+  names?: Record<string, string>;
+  queued: number;
+  active: number;
+  holds?: Record<string, number>;
+  fleet?: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }> };
+  warnings?: string[];
+  config_error?: { at: number; message: string } | null;
+}
+
+/** Config findings: warnings kept, and an edit refused (the previous config stays in force). */
+export function configNotes(warnings: string[] | undefined, error: { at: number; message: string } | null | undefined): string[] {
+  const lines = (warnings ?? []).map((w) => `warning: ${safeLine(w)}`);
+  if (error) lines.push(`config rejected at ${new Date(error.at).toISOString()}, the previous config stays in force: ${safeLine(error.message)}`);
+  return lines;
+}
+
+export function statsText(s: StatsReply, now = Date.now(), color = useColor()): string {
+  const name = (uuid: string): string => s.names?.[uuid] ?? uuid.slice(0, 8);
+  const rows = s.caps.map((cap): Cell[] => [
+    cap.cap,
+    `${cap.active}/${cap.limit}`,
+    cap.reserved ? String(cap.reserved) : '-',
+    cap.priority !== null && cap.priority !== undefined ? String(cap.priority) : '-',
+    String(cap.queued),
+    cap.queued ? formatDuration(cap.oldest_wait_ms) : '-',
+    cap.held_until ? until(cap.held_until, now) : '-',
+    nameList(cap.holders.map(name)),
+  ]);
+  const out = [table(['CAP', 'ACTIVE/LIMIT', 'RESERVED', 'PRIORITY', 'QUEUED', 'OLDEST WAIT', 'HOLD', 'HOLDERS'], rows, color)];
+  out.push('', `${s.active} active, ${s.queued} queued`);
+  if (s.fleet) {
+    const m = s.fleet.meters;
+    const window = s.fleet.window === 'all' ? 'all time' : `last ${formatDuration(parseInt(s.fleet.window, 10))}`;
+    const parts: string[] = [];
+    if (m.tokens) parts.push(`tokens ${ofLimit(tokens(m.tokens.used), m.tokens.limit !== null ? tokens(m.tokens.limit) : null)}`);
+    if (m.cost_usd) parts.push(`cost ${ofLimit(usd(m.cost_usd.used), m.cost_usd.limit !== null ? usd(m.cost_usd.limit) : null)}`);
+    out.push(`fleet (${window}): ${parts.join(', ')}${s.fleet.exceeded ? ' — budget exceeded: nothing new starts' : ''}`);
+  }
+  out.push(...configNotes(s.warnings, s.config_error));
+  return out.join('\n');
 }

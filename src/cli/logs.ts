@@ -1,5 +1,7 @@
-// `orcr logs`: a run's output, raw or as normalized entries (--json).
+// `orcr logs`: a run's output, as text or as normalized entries (--json).
 // The run directory belongs to the user, so the client reads it directly.
+// An agent's output may hold escape sequences (a clipboard write, a title
+// change): text mode shows them stripped, --json keeps them, escaped.
 
 import fs from 'node:fs';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
@@ -8,6 +10,11 @@ import { PROTOCOLS, type Protocol } from '../core/types.js';
 import { Tailer } from '../runtime/tailer.js';
 import type { Client } from '../client/client.js';
 import { RemoteError } from '../server/protocol.js';
+import { safeText } from '../text/terminal-text.js';
+import { jsonText } from '../text/json-text.js';
+
+/** One output line for a terminal: its text, nothing a terminal would obey. */
+const shown = (line: string): string => safeText(line.replace(/\r$/, '')).replace(/\n/g, ' ');
 
 function adapterFor(protocol: string | null): Adapter {
   return protocol && (PROTOCOLS as readonly string[]).includes(protocol)
@@ -41,11 +48,11 @@ export function printLogs(file: string, protocol: string | null, tail: number | 
   if (json) {
     let e = entries(lines, protocol);
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
-    process.stdout.write(JSON.stringify(e, null, 2) + '\n');
+    process.stdout.write(jsonText(e, 2) + '\n');
     return;
   }
   if (tail !== null) lines = lines.slice(Math.max(0, lines.length - tail));
-  if (lines.length) process.stdout.write(lines.join('\n') + '\n');
+  if (lines.length) process.stdout.write(lines.map(shown).join('\n') + '\n');
 }
 
 /**
@@ -66,8 +73,8 @@ export async function followLogs(
   const existing = readLines(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
   const emit = (line: string): void => {
-    if (json) for (const s of adapter.line(line)) process.stdout.write(JSON.stringify(s) + '\n');
-    else process.stdout.write(line + '\n');
+    if (json) for (const s of adapter.line(line)) process.stdout.write(jsonText(s) + '\n');
+    else process.stdout.write(shown(line) + '\n');
   };
   // Feed skipped lines to the adapter too, so turn and usage state stay right.
   existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));

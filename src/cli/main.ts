@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `orcr`: parse, call the supervisor, print text or --json, exit with a
-// documented code (CONTRACT.md).
+// documented code (the README's table). Human output never echoes a control
+// sequence (safeLine/safeText); JSON output escapes every control.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
@@ -14,9 +16,11 @@ import type { RunEvent } from '../core/types.js';
 import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
-import { psTable, showRun, table } from './format.js';
-import { parseRunArgs, parseFanOut } from './run-args.js';
+import { configNotes, plainNumber, psTable, showRun, statsText, type StatsReply } from './format.js';
 import { followLogs, printLogs } from './logs.js';
+import { checkFrame } from './frame.js';
+import { safeLine, safeText } from '../text/terminal-text.js';
+import { jsonText } from '../text/json-text.js';
 
 
 let jsonMode = false;
@@ -26,13 +30,14 @@ function out(text: string): void {
 }
 
 function printJson(value: unknown): void {
-  out(JSON.stringify(value, null, 2));
+  out(jsonText(value, 2));
 }
 
 function fail(code: string, message: string, exit: number, verb?: string): never {
   if (jsonMode) printJson({ error: { code, message } });
   else {
-    process.stderr.write(`orcr: ${message}\n`);
+    // A message may quote a run's name or an agent's words: no escapes reach the terminal.
+    for (const line of safeText(message).split('\n')) process.stderr.write(`orcr: ${line}\n`);
     if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
   }
   process.exit(exit);
@@ -81,14 +86,21 @@ async function main(argv: string[]): Promise<number> {
       return serve();
     }
     case 'run': {
-      const specs = rest.includes('--from') ? parseFanOut(rest, process.cwd()) : [parseRunArgs(rest, process.cwd())];
+      const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
+      // Loaded here: the run-spec schema brings zod, ~80 ms that no other verb needs.
+      const { callerEnv, parseRunArgs, parseFanOut } = await import('./run-args.js');
+      const io = { stdin: readStdin };
+      const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
       // A run starts with the environment of the `orcr run` that made it (PATH included), not the supervisor's.
-      const callerEnv = Object.fromEntries(Object.entries(process.env).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
+      const params = { specs, caller_env: callerEnv() };
+      const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
+      // Name the part that is big: a prompt read from a file, or a fan-out's many specs.
+      checkFrame('run.enqueue', params, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs, caller_env: callerEnv });
+      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', params);
       c.close();
-      if (jsonMode) printJson(res.runs.length === 1 && !rest.includes('--from') ? res.runs[0] : res.runs);
-      else for (const r of res.runs) out(`${r.name} ${r.uuid}`);
+      if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
+      else for (const r of res.runs) out(`${safeLine(r.name)} ${r.uuid}`);
       return 0;
     }
     case 'ps': {
@@ -119,11 +131,19 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parse(verb, rest, { force: { type: 'boolean' } });
       if (positionals.length === 0) throw new UsageError('kill needs at least one run', verb);
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.kill', { refs: positionals, force: values.force ?? false });
+      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs: positionals, force: values.force ?? false });
       c.close();
-      if (jsonMode) printJson(res.runs);
-      else for (const r of res.runs) out(`${r.name} ${r.status === 'ended' ? r.exit_reason : 'killing'}`);
-      return 0;
+      const missing = res.results.filter((r) => r.action === 'not_found');
+      if (jsonMode) printJson(res.results);
+      else {
+        for (const r of res.results) {
+          const name = safeLine(r.name ?? r.ref);
+          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
+          else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
+          else out(`${name} ${r.action}`);
+        }
+      }
+      return missing.length > 0 ? 6 : 0;
     }
     case 'wait': {
       const { values, positionals } = parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
@@ -140,17 +160,20 @@ async function main(argv: string[]): Promise<number> {
       let worst = 0;
       for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
       if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
-      else for (const s of settled) out(`${s.name} ${s.token}`);
+      else for (const s of settled) out(`${safeLine(s.name)} ${s.token}`);
       return worst;
     }
     case 'send': {
       const { positionals } = parse(verb, rest, {});
-      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send', verb);
+      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send (or - to read it from stdin)', verb);
+      const text = positionals.length === 2 && positionals[1] === '-' ? readStdin() : positionals.slice(1).join(' ');
+      const params = { ref: positionals[0], text };
+      checkFrame('run.send', params, 'the text');
       const c = await connect();
-      const res = await c.call<{ run: PublicRun }>('run.send', { ref: positionals[0], text: positionals.slice(1).join(' ') });
+      const res = await c.call<{ run: PublicRun }>('run.send', params);
       c.close();
       if (jsonMode) printJson(res.run);
-      else out(`${res.run.name} input ${res.run.input_seq}`);
+      else out(`${safeLine(res.run.name)} input ${res.run.input_seq}`);
       return 0;
     }
     case 'logs': {
@@ -181,22 +204,10 @@ async function main(argv: string[]): Promise<number> {
     case 'stats': {
       parse(verb, rest, {}, false);
       const c = await connect();
-      const res = await c.call<{ caps: { cap: string; limit: number; active: number; holders: string[]; queued: number; oldest_wait_ms: number; held_until: number | null }[]; queued: number; active: number }>('stats');
+      const res = await c.call<StatsReply>('stats');
       c.close();
       if (jsonMode) printJson(res);
-      else
-        out(
-          table(
-            ['CAP', 'ACTIVE/LIMIT', 'QUEUED', 'OLDEST WAIT', 'HOLD'],
-            res.caps.map((cap) => [
-              cap.cap,
-              `${cap.active}/${cap.limit}`,
-              String(cap.queued),
-              cap.queued ? `${Math.round(cap.oldest_wait_ms / 1000)}s` : '-',
-              cap.held_until ? `until ${new Date(cap.held_until).toISOString()}` : '-',
-            ]),
-          ),
-        );
+      else out(statsText(res));
       return 0;
     }
     case 'server': {
@@ -210,18 +221,28 @@ async function main(argv: string[]): Promise<number> {
       } catch (e) {
         if (e instanceof RemoteError && e.code === 'unavailable') {
           if (jsonMode) printJson({ running: false, home: home.dir });
-          else out(`not running (home ${home.dir})`);
+          else out(`not running (home ${safeLine(home.dir)})`);
           return sub === 'status' ? 7 : 0;
         }
         throw e;
       }
       if (sub === 'status') {
-        const st = await c.call<{ pid: number; home: string; started_at: number; active: number; seq: number; degraded: string | null }>('server.status');
+        const st = await c.call<{
+          pid: number;
+          home: string;
+          started_at: number;
+          active: number;
+          seq: number;
+          degraded: string | null;
+          warnings?: string[];
+          config_error?: { at: number; message: string } | null;
+        }>('server.status');
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
-          out(`running: pid ${st.pid}, home ${st.home}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
-          if (st.degraded) out(`DEGRADED: the journal cannot be written (${st.degraded}); nothing starts until it can`);
+          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
+          for (const line of configNotes(st.warnings, st.config_error)) out(line);
         }
         return 0;
       }
@@ -237,8 +258,10 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const res = await c.call<{ resumed: boolean }>('provider.resume', { provider: positionals[1] });
       c.close();
+      // Like `send` to a run that is not idle (exit 4): the target is not in the state the verb acts on.
+      if (!res.resumed) fail('not_on_hold', `${positionals[1]} is not on hold`, 4);
       if (jsonMode) printJson(res);
-      else out(res.resumed ? `${positionals[1]} resumed` : `${positionals[1]} was not on hold`);
+      else out(`${safeLine(positionals[1]!)} resumed`);
       return 0;
     }
     case 'demo': {
@@ -249,6 +272,17 @@ async function main(argv: string[]): Promise<number> {
   }
   return 0;
 }
+
+interface KillResult {
+  ref: string;
+  name: string | null;
+  uuid: string | null;
+  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
+  status: string | null;
+  exit_reason: string | null;
+}
+
+const readStdin = (): string => fs.readFileSync(0, 'utf8');
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
   // A supervisor restart drops the connection; the wait resumes with the
@@ -271,13 +305,13 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
 }
 
 function printEvent(e: RunEvent, name: string | null): void {
-  if (jsonMode) out(JSON.stringify(e));
+  if (jsonMode) out(jsonText(e));
   else {
     const d = Object.entries(e.data)
       .filter(([, v]) => v !== null && v !== undefined)
-      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .map(([k, v]) => `${k}=${typeof v === 'number' ? plainNumber(v) : typeof v === 'object' ? jsonText(v) : String(v)}`)
       .join(' ');
-    out(`${e.seq}\t${new Date(e.ts).toISOString()}\t${e.type}\t${name ?? e.run ?? '-'}\t${d}`);
+    out([String(e.seq), new Date(e.ts).toISOString(), e.type, name ?? e.run ?? '-', d].map(safeLine).join('\t'));
   }
 }
 
@@ -293,7 +327,7 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
       for (const e of res.events) {
         if (jsonMode) {
-          process.stdout.write((first ? '\n  ' : ',\n  ') + JSON.stringify(e));
+          process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(e));
           first = false;
         } else printEvent(e, null);
       }

@@ -1,12 +1,13 @@
-// `orcr run` flags and `--from` fan-out lines → run specs, validated before
-// anything is sent, so a bad spec writes nothing.
+// `orcr run` flags and `--from` fan-out lines → run specs. Flags become an
+// object that the run-spec schema checks, so a bad value reads the same
+// whether it came from a flag, a line or the socket; nothing is sent unless
+// every spec is good.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../config/duration.js';
-import { LOOP_ACTIONS, PROTOCOLS, type LoopAction, type Protocol } from '../core/types.js';
-import type { RunSpec } from '../server/supervisor.js';
+import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
+import { quote } from '../text/json-text.js';
 import { UsageError } from './usage-error.js';
 
 const RUN_OPTIONS = {
@@ -28,231 +29,179 @@ const RUN_OPTIONS = {
   from: { type: 'string' },
 } as const;
 
-const fail = (message: string): never => {
+/** The spec field each value flag sets. */
+const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
+  provider: 'provider',
+  name: 'name',
+  workload: 'workload',
+  prompt: 'prompt',
+  protocol: 'protocol',
+  'max-turns': 'max_turns',
+  'max-tokens': 'max_tokens',
+  'max-cost': 'max_cost_usd',
+  timeout: 'timeout_ms',
+  'idle-after': 'idle_after_ms',
+  loop: 'loop',
+  cwd: 'cwd',
+};
+
+/**
+ * Where `orcr run` reads what it is told to read: stdin for `-p -` and
+ * `--from -`, only when the caller gives it (the TUI's stdin is its keyboard).
+ */
+export interface RunIO {
+  stdin?: () => string;
+}
+
+const noStdin = (): string => {
+  throw new Error('there is no standard input to read here');
+};
+
+/** A mistake in how the verb was called: shown with its usage. */
+const misuse = (message: string): never => {
   throw new UsageError(message, 'run');
 };
 
-function wholeNumber(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) fail(`${flag} must be a whole number, got "${v}"`);
-  return n;
-}
+/** A bad value: the message says what is wrong, the usage would add nothing. */
+const badValue = (message: string): never => {
+  throw new UsageError(message);
+};
 
-function duration(flag: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
+function parseFlags(args: string[], allowPositionals: boolean) {
   try {
-    return parseDuration(v);
+    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
   } catch (e) {
-    return fail(`${flag}: ${(e as Error).message}`);
+    return misuse((e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\n/g, ' '));
   }
 }
 
-export function parseRunArgs(args: string[], cwd: string): RunSpec {
+/** The caller's environment as run.enqueue's caller_env takes it: strings only. */
+export function callerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/**
+ * `-p TEXT`; `-p @FILE` reads the prompt from FILE, `-p -` from stdin (argv
+ * holds at most 128 KiB per argument, and shows it to every local user);
+ * `-p @@TEXT` is the prompt `@TEXT`.
+ */
+export function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
+  if (value === '-') {
+    try {
+      return stdin();
+    } catch (e) {
+      return badValue(`${flag} -: cannot read standard input: ${(e as Error).message}`);
+    }
+  }
+  if (value.startsWith('@@')) return value.slice(1);
+  if (!value.startsWith('@')) return value;
+  const file = value.slice(1);
+  if (file === '') return badValue(`${flag} @FILE needs a file name after "@" (write @@ for a prompt that starts with "@")`);
+  try {
+    return fs.readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    return badValue(`${flag} @FILE: cannot read ${quote(file)}: ${why} (write @@ for a prompt that starts with "@")`);
+  }
+}
+
+// Numbers as a person types them; anything else goes to the schema as text, which refuses it.
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSpec {
   const dd = args.indexOf('--');
   const flags = dd >= 0 ? args.slice(0, dd) : args;
   const command = dd >= 0 ? args.slice(dd + 1) : [];
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: flags, options: RUN_OPTIONS, allowPositionals: true, strict: true }));
-  } catch (e) {
-    return fail((e as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  const { values, positionals, tokens } = parseFlags(flags, true);
+  if (positionals.length > 0) misuse(`unexpected argument ${quote(positionals[0]!)} (put the command after --)`);
+  if (dd >= 0 && command.length === 0) misuse('nothing after --: give the command to run');
+  if (command.length === 0 && values.provider === undefined) misuse('missing command: give -a PROVIDER or -- COMMAND ARGS...');
+  // The flag as it was typed (-n or --name), to name it back in a message.
+  const typed = new Map<string, string>();
+  for (const t of tokens) if (t.kind === 'option') typed.set(t.name, t.rawName);
+  const flagOf = new Map<string, string>();
+  const raw = new Map<string, string>();
+  const spec: Record<string, unknown> = { cwd };
+  for (const [option, field] of Object.entries(FLAG_FIELD)) {
+    const v = values[option as keyof typeof values];
+    if (typeof v !== 'string') continue;
+    const flag = typed.get(option) ?? `--${option}`;
+    flagOf.set(field, flag);
+    raw.set(field, v);
+    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
+    else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
+    else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
+    else spec[field] = v;
   }
-  if (positionals.length > 0) fail(`unexpected argument "${positionals[0]}" (put the command after --)`);
-  if (dd >= 0 && command.length === 0) fail('nothing after --: give the command to run');
-  if (command.length === 0 && values.provider === undefined) fail('missing command: give -a PROVIDER or -- COMMAND ARGS...');
+  if (values.interactive) spec.interactive = true;
   const env: Record<string, string> = {};
-  for (const kv of (values.env as string[] | undefined) ?? []) {
+  for (const kv of values.env ?? []) {
     const eq = kv.indexOf('=');
-    if (eq <= 0) fail(`-e needs KEY=VALUE, got "${kv}"`);
+    if (eq <= 0) badValue(`${typed.get('env') ?? '-e'} needs KEY=VALUE, got ${quote(kv)}`);
     env[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
-  return buildSpec(
-    {
-      name: values.name as string | undefined,
-      provider: values.provider as string | undefined,
-      workload: values.workload as string | undefined,
-      prompt: values.prompt as string | undefined,
-      protocol: values.protocol as string | undefined,
-      max_turns: wholeNumber('--max-turns', values['max-turns'] as string | undefined),
-      max_tokens: wholeNumber('--max-tokens', values['max-tokens'] as string | undefined),
-      max_cost_usd: costArg(values['max-cost'] as string | undefined),
-      timeout_ms: duration('--timeout', values.timeout as string | undefined),
-      idle_after_ms: duration('--idle-after', values['idle-after'] as string | undefined),
-      loop: values.loop as string | undefined,
-      interactive: values.interactive as boolean | undefined,
-      cwd: values.cwd as string | undefined,
-      env: Object.keys(env).length ? env : undefined,
-      command: command.length ? command : undefined,
-    },
-    cwd,
-  );
+  if (Object.keys(env).length > 0) {
+    spec.env = env;
+    flagOf.set('env', typed.get('env') ?? '-e');
+  }
+  if (command.length > 0) spec.command = command;
+  const r = runSpecSchema.safeParse(spec);
+  if (r.success) return r.data;
+  const p = specProblem(r.error);
+  const flag = p.field === null ? undefined : flagOf.get(p.field);
+  if (p.field === 'command') return badValue(`the command after -- ${p.message}`);
+  if (!flag) return badValue(p.message);
+  const got = raw.get(p.field!);
+  return badValue(`${flag} ${p.message}${got !== undefined ? `, got ${preview(got)}` : ''}`);
 }
 
-function costArg(v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0) fail(`--max-cost must be a non-negative number of USD, got "${v}"`);
-  return n;
-}
-
-interface LooseSpec {
-  name?: string;
-  provider?: string;
-  workload?: string;
-  prompt?: string;
-  protocol?: string;
-  max_turns?: number;
-  max_tokens?: number;
-  max_cost_usd?: number;
-  timeout_ms?: number;
-  idle_after_ms?: number;
-  loop?: string;
-  interactive?: boolean;
-  cwd?: string;
-  env?: Record<string, string>;
-  command?: string[];
-}
-
-function buildSpec(s: LooseSpec, cwd: string): RunSpec {
-  if (s.protocol !== undefined && !(PROTOCOLS as readonly string[]).includes(s.protocol)) {
-    fail(`--protocol must be one of ${PROTOCOLS.join(', ')}, got "${s.protocol}"`);
-  }
-  if (s.loop !== undefined && !(LOOP_ACTIONS as readonly string[]).includes(s.loop)) {
-    fail(`--loop must be one of ${LOOP_ACTIONS.join(', ')}, got "${s.loop}"`);
-  }
-  for (const [k, v] of [['--name', s.name], ['--provider', s.provider], ['--workload', s.workload]] as const) {
-    if (v !== undefined && v.trim() === '') fail(`${k} must not be empty`);
-  }
-  const dir = path.resolve(cwd, s.cwd ?? '.');
-  if (s.cwd !== undefined) {
-    let ok = false;
-    try {
-      ok = fs.statSync(dir).isDirectory();
-    } catch {
-      ok = false;
-    }
-    if (!ok) fail(`--cwd ${s.cwd}: no such directory`);
-  }
-  const spec: RunSpec = { cwd: dir };
-  if (s.name !== undefined) spec.name = s.name;
-  if (s.provider !== undefined) spec.provider = s.provider;
-  if (s.workload !== undefined) spec.workload = s.workload;
-  if (s.prompt !== undefined) spec.prompt = s.prompt;
-  if (s.protocol !== undefined) spec.protocol = s.protocol as Protocol;
-  if (s.max_turns !== undefined) spec.max_turns = s.max_turns;
-  if (s.max_tokens !== undefined) spec.max_tokens = s.max_tokens;
-  if (s.max_cost_usd !== undefined) spec.max_cost_usd = s.max_cost_usd;
-  if (s.timeout_ms !== undefined) spec.timeout_ms = s.timeout_ms;
-  if (s.idle_after_ms !== undefined) spec.idle_after_ms = s.idle_after_ms;
-  if (s.loop !== undefined) spec.loop = s.loop as LoopAction;
-  if (s.interactive) spec.interactive = true;
-  if (s.env !== undefined) spec.env = s.env;
-  if (s.command !== undefined) spec.command = s.command;
-  return spec;
-}
-
-const FANOUT_KEYS = new Set([
-  'name', 'provider', 'workload', 'prompt', 'protocol', 'command', 'env', 'cwd', 'interactive',
-  'max_turns', 'max_tokens', 'max_cost', 'max_cost_usd', 'timeout', 'idle_after', 'loop',
-]);
+/** Bad lines shown, at most: a file of thousands of bad lines needs the first few, and their count. */
+const MAX_REPORTED = 50;
 
 /** `orcr run --from FILE|-`: every line is checked first; one bad line and nothing is queued. */
-export function parseFanOut(args: string[], cwd: string): RunSpec[] {
-  let values: Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({ args, options: RUN_OPTIONS, allowPositionals: false, strict: true }));
-  } catch (e) {
-    return fail((e as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
+export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpec[] {
+  const { values } = parseFlags(args, false);
   const others = Object.keys(values).filter((k) => k !== 'from' && k !== 'json');
-  if (others.length > 0) fail(`--from takes no other run flags (got --${others[0]}); put them in each line`);
-  const from = values.from as string;
+  if (others.length > 0) misuse(`--from takes no other run flags (got --${others[0]}); put them in each line`);
+  const from = values.from!;
   let text: string;
   try {
-    text = fs.readFileSync(from === '-' ? 0 : from, 'utf8');
+    text = from === '-' ? (io.stdin ?? noStdin)() : fs.readFileSync(path.resolve(cwd, from), 'utf8');
   } catch (e) {
-    return fail(`--from ${from}: ${(e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    return badValue(`--from ${quote(from)}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
   }
+  const source = from === '-' ? 'stdin' : from;
   const specs: RunSpec[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.trim();
+  const problems: string[] = [];
+  let bad = 0;
+  text.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.trim();
     if (line === '' || line.startsWith('#')) return;
-    const where = `${from === '-' ? 'stdin' : from}:${i + 1}`;
-    let obj: Record<string, unknown>;
+    const where = `${source}:${i + 1}`;
+    let obj: unknown;
     try {
       obj = JSON.parse(line);
     } catch (e) {
-      return fail(`${where}: not valid JSON: ${(e as Error).message}`);
+      bad++;
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: not valid JSON: ${(e as Error).message}`);
+      return;
     }
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) fail(`${where}: each line must be a JSON object`);
-    for (const k of Object.keys(obj)) if (!FANOUT_KEYS.has(k)) fail(`${where}: unknown field "${k}"`);
-    const str = (k: string): string | undefined => {
-      const v = obj[k];
-      if (v === undefined) return undefined;
-      if (typeof v !== 'string') fail(`${where}: "${k}" must be a string`);
-      return v as string;
-    };
-    const num = (k: string): number | undefined => {
-      const v = obj[k];
-      if (v === undefined) return undefined;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) fail(`${where}: "${k}" must be a non-negative number`);
-      return v as number;
-    };
-    const dur = (k: string): number | undefined => {
-      const v = obj[k];
-      if (v === undefined) return undefined;
-      if (typeof v === 'number') return num(k);
-      try {
-        return parseDuration(String(v));
-      } catch (e) {
-        return fail(`${where}: "${k}": ${(e as Error).message}`);
-      }
-    };
-    let command: string[] | undefined;
-    if (obj.command !== undefined) {
-      if (!Array.isArray(obj.command) || obj.command.length === 0 || !obj.command.every((a) => typeof a === 'string')) {
-        fail(`${where}: "command" must be a non-empty array of strings (argv)`);
-      }
-      command = obj.command as string[];
-    }
-    let env: Record<string, string> | undefined;
-    if (obj.env !== undefined) {
-      if (!obj.env || typeof obj.env !== 'object' || Array.isArray(obj.env) || !Object.values(obj.env).every((v) => typeof v === 'string')) {
-        fail(`${where}: "env" must be an object of strings`);
-      }
-      env = obj.env as Record<string, string>;
-    }
-    if (obj.interactive !== undefined && typeof obj.interactive !== 'boolean') fail(`${where}: "interactive" must be true or false`);
-    if (!command && str('provider') === undefined) fail(`${where}: needs "command" (argv) or "provider"`);
-    try {
-      specs.push(
-        buildSpec(
-          {
-            name: str('name'),
-            provider: str('provider'),
-            workload: str('workload'),
-            prompt: str('prompt'),
-            protocol: str('protocol'),
-            max_turns: num('max_turns'),
-            max_tokens: num('max_tokens'),
-            max_cost_usd: num('max_cost_usd') ?? num('max_cost'),
-            timeout_ms: dur('timeout'),
-            idle_after_ms: dur('idle_after'),
-            loop: str('loop'),
-            interactive: obj.interactive as boolean | undefined,
-            cwd: str('cwd'),
-            env,
-            command,
-          },
-          cwd,
-        ),
-      );
-    } catch (e) {
-      fail(`${where}: ${(e as Error).message}`);
+    const r = runSpecFromLine(obj, cwd);
+    if ('spec' in r) specs.push(r.spec);
+    else {
+      bad++;
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: ${r.problem}`);
     }
   });
-  if (specs.length === 0) fail(`--from ${from}: no run specs in it`);
+  if (bad > 0) {
+    if (bad > problems.length) problems.push(`… and ${bad - problems.length} more bad lines`);
+    problems.push(`nothing was queued (${bad} bad ${bad === 1 ? 'line' : 'lines'} in ${source})`);
+    badValue(problems.join('\n'));
+  }
+  if (specs.length === 0) badValue(`--from ${source}: no run specs in it`);
   return specs;
 }

@@ -1,21 +1,25 @@
 // Help text for every verb: one place, printed by --help and after usage errors.
+// It stands alone: nothing here points at files outside the package.
 
 export const VERB_USAGE: Readonly<Record<string, string>> = {
-  run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT] [--protocol P]
+  run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE]... [--json] [-- COMMAND ARGS...]
-orcr run --from FILE|-          (one JSON run spec per line)`,
+orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
+  Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
   show: 'orcr show <run> [--json]',
   kill: 'orcr kill <run>... [--force] [--json]',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
-  send: 'orcr send <run> <text>',
+  send: `orcr send <run> <text>... [--json]
+orcr send <run> -                (the text from stdin)`,
   logs: 'orcr logs <run> [--tail N] [--follow] [--json] [--stderr]',
   events: 'orcr events [--follow] [--since SEQ] [--json]',
   stats: 'orcr stats [--json]',
-  provider: 'orcr provider resume NAME',
-  demo: 'orcr demo [--home DIR]',
+  provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
+  demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
   server: 'orcr server status|stop [--json]',
 };
@@ -29,6 +33,8 @@ ${Object.values(VERB_USAGE)
 
 <run> is a uuid, a unique uuid prefix, or a name.
 Home: $ORCR_HOME (default ~/.orcr). Any verb starts the supervisor if needed.
+NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
 Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
-4 a target is blocked, 5 a target ended other than completed, 6 no such run,
-7 refused (queue full, supervisor unavailable).`;
+4 a target is blocked (or not idle for send, not on hold for provider resume),
+5 a target ended other than completed, 6 no such run, 7 refused (queue full,
+supervisor unavailable).`;

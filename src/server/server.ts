@@ -7,8 +7,9 @@ import net from 'node:net';
 import { z } from 'zod';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
-import { PROTOCOLS, LOOP_ACTIONS, type Run, type RunEvent } from '../core/types.js';
-import { Supervisor, type RunSpec } from './supervisor.js';
+import type { Run, RunEvent } from '../core/types.js';
+import { checkRunSpecs } from '../config/run-spec.js';
+import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
@@ -34,27 +35,6 @@ function acquireLock(home: Home): Promise<net.Server> {
     lock.listen(name, () => resolve(lock));
   });
 }
-
-export const runSpecSchema = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    provider: z.string().min(1).max(200).optional(),
-    workload: z.string().min(1).max(200).optional(),
-    prompt: z.string().optional(),
-    protocol: z.enum(PROTOCOLS).optional(),
-    command: z.array(z.string()).min(1).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-    caller_env: z.record(z.string(), z.string()).optional(),
-    cwd: z.string().min(1),
-    interactive: z.boolean().optional(),
-    max_turns: z.number().int().min(0).optional(),
-    max_tokens: z.number().int().min(0).optional(),
-    max_cost_usd: z.number().min(0).optional(),
-    timeout_ms: z.number().min(0).optional(),
-    idle_after_ms: z.number().min(0).optional(),
-    loop: z.enum(LOOP_ACTIONS).optional(),
-  })
-  .strict();
 
 const refs = z.array(z.string()).min(1);
 
@@ -226,11 +206,9 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     const s = supervisor;
     switch (method) {
       case 'run.enqueue': {
-        const callerEnv = z.record(z.string(), z.string()).optional().parse(params.caller_env);
-        const specs = (z.array(runSpecSchema).min(1).parse(params.specs) as RunSpec[]).map((spec) =>
-          callerEnv && !spec.caller_env ? { ...spec, caller_env: callerEnv } : spec,
-        );
-        return { runs: s.enqueue(specs).map((r) => s.view(r)) };
+        const checked = checkRunSpecs(params.specs, params.caller_env);
+        if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
+        return { runs: s.enqueue(checked.specs).map((r) => s.view(r)) };
       }
       case 'run.list': {
         const q = z
@@ -245,8 +223,24 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'run.kill': {
         const p = z.object({ refs, force: z.boolean().optional() }).parse(params);
-        const uuids = p.refs.map((r) => s.resolve(r).uuid);
-        return { runs: s.kill(uuids, p.force ?? false).map((r) => s.view(r)) };
+        // Ref by ref: an unknown one is reported and the others are still acted on
+        // (an ambiguous one refuses the whole call before anything is killed).
+        const found = p.refs.map((ref) => {
+          try {
+            return { ref, run: s.resolve(ref) };
+          } catch (e) {
+            if (e instanceof RemoteError && e.code === 'not_found') return { ref, run: null };
+            throw e;
+          }
+        });
+        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map((r) => JSON.stringify(r)).join(', ')}`);
+        const results = found.map(({ ref, run }) => {
+          if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
+          const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false)[0]!;
+          const action = run.status === 'ended' ? 'already_ended' : after.status === 'ended' ? 'canceled' : 'killing';
+          return { ref, name: after.name, uuid: after.uuid, action, status: after.status, exit_reason: after.exit_reason };
+        });
+        return { results };
       }
       case 'run.send': {
         const p = z.object({ ref: z.string(), text: z.string() }).parse(params);

@@ -10,7 +10,7 @@ import { canEnqueue, capUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
 import { newRun } from '../core/run-record.js';
-import type { ExitReason, Protocol, Run, RunEvent, RunLimits } from '../core/types.js';
+import type { ExitReason, Protocol, Run, RunEvent } from '../core/types.js';
 import {
   countedTokens,
   firstTrip,
@@ -54,26 +54,9 @@ import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
 import { publicRun, type PublicRun } from './view.js';
 import { RemoteError } from './protocol.js';
+import type { RunSpec } from '../config/run-spec.js';
 
-export interface RunSpec {
-  name?: string;
-  provider?: string;
-  workload?: string;
-  prompt?: string;
-  protocol?: Protocol;
-  command?: string[];
-  env?: Record<string, string>;
-  /** The environment of the client that made the run (`orcr run` sends its own): the run starts with it, plus `env`. */
-  caller_env?: Record<string, string>;
-  cwd: string;
-  interactive?: boolean;
-  max_turns?: number;
-  max_tokens?: number;
-  max_cost_usd?: number;
-  timeout_ms?: number;
-  idle_after_ms?: number;
-  loop?: RunLimits['loop'];
-}
+export type { RunSpec } from '../config/run-spec.js';
 
 /** A run whose launch was checked and whose directory was made (or why not). */
 interface Prepared {

@@ -193,7 +193,9 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const r = h.cli(['provider', 'resume', 'acme']);
     expect(r.stdout.trim()).toBe('acme resumed');
     expect(h.cli(['wait', 'next']).stdout.trim()).toBe('next completed');
-    expect(h.cli(['provider', 'resume', 'acme']).stdout.trim()).toBe('acme was not on hold');
+    const again = h.cli(['provider', 'resume', 'acme']);
+    expect(again.stderr).toBe('orcr: acme is not on hold\n');
+    expect(again.code).toBe(4);
   });
 
   it('show --json and stats --json expose every meter and flag', () => {

@@ -19,7 +19,9 @@ describe('guards', () => {
 
   it('reaps an interactive run left idle past --idle-after as completed (idle_reaped)', () => {
     const h = home();
-    h.json(['run', '-n', 'chat', '--interactive', '--idle-after', '300ms', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '20']);
+    // Long enough for the second wait below to start while the run is still idle
+    // (two CLI starts take ~0.5 s on a busy 2-core box; 300 ms lost that race).
+    h.json(['run', '-n', 'chat', '--interactive', '--idle-after', '1500ms', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '20']);
     expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
     const w = h.cli(['wait', 'chat']);
     // Already idle: wait settles at once; the reaper ends it shortly after.

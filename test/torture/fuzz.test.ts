@@ -68,7 +68,8 @@ describe('fuzz: CLI arguments', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.constantFrom(...FLAGS), fc.string(), fc.constantFrom('1', '-1', '1.5', '30s', 'abc', 'jsonl', 'warn', '/', 'K=V')), { maxLength: 12 }), (args) => {
         try {
-          const spec = args.includes('--from') ? null : parseRunArgs(args, '/');
+          // `-p -` reads stdin: give it one, so the fuzzer never blocks on the worker's own.
+          const spec = args.includes('--from') ? null : parseRunArgs(args, '/', { stdin: () => 'a prompt from stdin' });
           if (spec) expect(spec.cwd).toBeTypeOf('string');
         } catch (e) {
           expect(e).toBeInstanceOf(UsageError);
@@ -88,7 +89,7 @@ describe('fuzz: CLI arguments', () => {
         fc.property(fc.array(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string()), { minLength: 1, maxLength: 5 }), (lines) => {
           fs.writeFileSync(file, lines.join('\n'));
           try {
-            parseFanOut(['--from', file], '/');
+            parseFanOut(['--from', file], '/', { stdin: () => '' });
           } catch (e) {
             expect(e).toBeInstanceOf(UsageError);
             expect((e as Error).message).toMatch(/specs(:\d+)?: |no run specs/);

@@ -1,0 +1,209 @@
+// A run spec: what `orcr run` (its flags, or a `--from` line) and a socket
+// client's `run.enqueue` ask the supervisor to queue. This schema is its only
+// description: the CLI checks a spec with it before sending, the server checks
+// it again on receipt, and the RunSpec type is inferred from it. Its messages
+// name no field, so each caller can say where the value came from (a flag,
+// a file and line, a spec in a request) in the same words.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { LOOP_ACTIONS, PROTOCOLS } from '../core/types.js';
+import { hasControls } from '../text/terminal-text.js';
+import { jsonText, quote } from '../text/json-text.js';
+
+/** Longest name (run, provider, workload), in characters. */
+export const MAX_LABEL = 200;
+
+const DURATION = 'must be a duration such as 500ms, 30s, 2m or 1h';
+const ENV = 'must map variable names (not empty, no "=") to strings';
+const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
+
+// Names are shown in tables, logs and messages: one printable line each.
+const label = z
+  .string({ error: 'must be a string' })
+  .refine((s) => s.trim() !== '', { message: 'must not be empty', abort: true })
+  .refine((s) => [...s].length <= MAX_LABEL, { message: `must be at most ${MAX_LABEL} characters`, abort: true })
+  .refine((s) => !hasControls(s), 'must not contain control characters (newline, tab, escape, …)');
+
+const whole = z
+  .number({ error: 'must be a whole number' })
+  .int({ error: 'must be a whole number' })
+  .min(0, { error: 'must not be negative' });
+
+const usd = z.number({ error: 'must be a number of US dollars' }).min(0, { error: 'must not be negative' });
+
+/** Milliseconds, or a duration string ("30s"): a --from line writes the second, the CLI sends the first. */
+const duration = z.union([z.number(), z.string()], { error: DURATION }).transform((v, ctx) => {
+  let ms = Number.NaN;
+  if (typeof v === 'number') ms = v >= 0 ? Math.round(v) : Number.NaN;
+  else {
+    try {
+      ms = parseDuration(v);
+    } catch {
+      /* reported below */
+    }
+  }
+  if (!Number.isFinite(ms)) {
+    ctx.addIssue({ code: 'custom', message: DURATION, input: v });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+// A NUL cannot cross exec(2): refuse it here rather than fail at launch.
+const noNul = (s: string): boolean => !s.includes('\0');
+
+const envMap = z.record(
+  z.string().refine((k) => k !== '' && !k.includes('=') && noNul(k)),
+  z.string({ error: ENV }).refine(noNul, ENV),
+  { error: ENV },
+);
+
+const argv = z
+  .array(z.string({ error: ARGV }).refine(noNul, ARGV), { error: ARGV })
+  .min(1, { error: ARGV });
+
+const isDirectory = (p: string): boolean => {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const directory = z
+  .string({ error: 'must be a string' })
+  .refine(path.isAbsolute, { message: 'must be an absolute path', abort: true })
+  .refine(isDirectory, 'must be an existing directory');
+
+export const runSpecSchema = z
+  .object(
+    {
+      name: label.optional(),
+      provider: label.optional(),
+      workload: label.optional(),
+      prompt: z.string({ error: 'must be a string' }).optional(),
+      protocol: z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}` }).optional(),
+      /** argv; without it, `provider` names a preset whose command takes the prompt. */
+      command: argv.optional(),
+      /** Variables the run adds (`-e KEY=VALUE`). */
+      env: envMap.optional(),
+      /**
+       * The environment of the client that made the run: the run starts with
+       * it, plus `env`. `orcr run` sends its own once per request (run.enqueue's
+       * `caller_env`), which fills every spec that has none.
+       */
+      caller_env: envMap.optional(),
+      cwd: directory,
+      interactive: z.boolean({ error: 'must be true or false' }).optional(),
+      max_turns: whole.optional(),
+      max_tokens: whole.optional(),
+      max_cost_usd: usd.optional(),
+      timeout_ms: duration.optional(),
+      idle_after_ms: duration.optional(),
+      loop: z.enum(LOOP_ACTIONS, { error: `must be one of ${LOOP_ACTIONS.join(', ')}` }).optional(),
+    },
+    { error: 'must be a JSON object' },
+  )
+  .strict()
+  .refine((s) => s.command !== undefined || s.provider !== undefined, 'needs "command" (argv) or "provider" (a preset)');
+
+export type RunSpec = z.output<typeof runSpecSchema>;
+
+/** What is wrong with a spec: the field as the schema names it (null: the spec as a whole), and why. */
+export interface SpecProblem {
+  field: string | null;
+  message: string;
+}
+
+export function specProblem(error: z.ZodError): SpecProblem {
+  // An unknown key first: it is usually a misspelling of a field that was then missed.
+  const unknown = error.issues.find((i) => i.code === 'unrecognized_keys');
+  if (unknown) return { field: null, message: `unknown field ${quote(String((unknown as { keys: string[] }).keys[0]))}` };
+  const issue = error.issues[0]!;
+  return { field: issue.path.length > 0 ? String(issue.path[0]) : null, message: issue.message };
+}
+
+/** A value shown after ", got": JSON, every control escaped, cut short. */
+export function preview(value: unknown, max = 80): string {
+  const text = jsonText(value);
+  return [...text].length <= max ? text : [...text].slice(0, max - 1).join('') + '…';
+}
+
+/** `"max_turns" must be a whole number, got "x"`: a field of a JSON spec and its value. */
+export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: string) => string = (f) => f): string {
+  if (p.field === null) {
+    const whole = obj === null || typeof obj !== 'object' || Array.isArray(obj);
+    return whole ? `${p.message}, got ${preview(obj)}` : p.message;
+  }
+  const name = fieldName(p.field);
+  const has = obj !== null && typeof obj === 'object' && Object.hasOwn(obj, name);
+  return `${quote(name)} ${p.message}${has ? `, got ${preview((obj as Record<string, unknown>)[name])}` : ''}`;
+}
+
+// ---------- `run --from` lines ----------
+
+/** A line's own spellings, for people writing files: durations under short names, and a shorter cost key. */
+export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = {
+  timeout: 'timeout_ms',
+  idle_after: 'idle_after_ms',
+  max_cost: 'max_cost_usd',
+};
+
+/** Schema fields a line names by an alias only, or not at all (the CLI fills caller_env). */
+const NOT_IN_LINES = new Set(['timeout_ms', 'idle_after_ms', 'caller_env']);
+
+/** Every field a `--from` line may hold. */
+export const LINE_FIELDS: readonly string[] = [
+  ...Object.keys(runSpecSchema.shape).filter((k) => !NOT_IN_LINES.has(k)),
+  ...Object.keys(LINE_ALIASES),
+];
+
+/**
+ * One `--from` line (already JSON-parsed) → a run spec, or what is wrong with
+ * it in the line's own field names. A relative `cwd` is taken from `base`.
+ */
+export function runSpecFromLine(obj: unknown, base: string): { spec: RunSpec } | { problem: string } {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { problem: `each line must be a JSON object, got ${preview(obj)}` };
+  const line = obj as Record<string, unknown>;
+  const allowed = new Set(LINE_FIELDS);
+  for (const k of Object.keys(line)) if (!allowed.has(k)) return { problem: `unknown field ${quote(k)}` };
+  if (line.max_cost !== undefined && line.max_cost_usd !== undefined) {
+    return { problem: '"max_cost" and "max_cost_usd" are the same field: give one' };
+  }
+  // Which key of the line each schema field came from, to name it back in a message.
+  const from = new Map<string, string>();
+  const candidate: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(line)) {
+    if (v === undefined) continue;
+    const field = LINE_ALIASES[k] ?? k;
+    from.set(field, k);
+    candidate[field] = v;
+  }
+  candidate.cwd = typeof line.cwd === 'string' ? path.resolve(base, line.cwd) : (line.cwd ?? base);
+  const r = runSpecSchema.safeParse(candidate);
+  if (r.success) return { spec: r.data };
+  return { problem: jsonProblemText(specProblem(r.error), line, (f) => from.get(f) ?? f) };
+}
+
+// ---------- the socket ----------
+
+/**
+ * `run.enqueue`'s specs, each checked, and the request's `caller_env` given to
+ * every spec without its own; every bad one is named by its place in the request.
+ */
+export function checkRunSpecs(value: unknown, callerEnv?: unknown): { specs: RunSpec[]; problem: null } | { specs: null; problem: string } {
+  if (!Array.isArray(value) || value.length === 0) return { specs: null, problem: '"specs" must be a non-empty array of run specs' };
+  const env = envMap.optional().safeParse(callerEnv);
+  if (!env.success) return { specs: null, problem: jsonProblemText({ field: 'caller_env', message: ENV }, { caller_env: callerEnv }) };
+  const specs: RunSpec[] = [];
+  const problems: string[] = [];
+  value.forEach((v, i) => {
+    const r = runSpecSchema.safeParse(v);
+    if (r.success) specs.push(env.data && r.data.caller_env === undefined ? { ...r.data, caller_env: env.data } : r.data);
+    else if (problems.length < 20) problems.push(`spec ${i + 1}: ${jsonProblemText(specProblem(r.error), v)}`);
+  });
+  return problems.length > 0 ? { specs: null, problem: problems.join('\n') } : { specs, problem: null };
+}

@@ -128,10 +128,8 @@ describe('prompts from files and stdin', () => {
     expect(sha(received)).toBe(sha(text));
   });
 
-  // The supervisor writes a prompt to the agent's input FIFO; a write above the
-  // 64 KiB pipe buffer is short, and its rest is being fixed in the supervisor
-  // (another change). Enable this case once that lands.
-  it.skip('a 1 MB prompt from -p @FILE reaches an agent that takes input whole (its first input line)', async () => {
+  // Through the agent's input FIFO: far more than the pipe's 64 KiB at once.
+  it('a 1 MB prompt from -p @FILE reaches an agent that takes input whole (its first input line)', async () => {
     const h = home();
     const got = taker(h);
     const text = bigText(1024 * 1024);
@@ -145,10 +143,7 @@ describe('prompts from files and stdin', () => {
     expect(sha(received)).toBe(sha(text));
   });
 
-  // As above: 200 KB through the FIFO needs the supervisor's fix for writes above
-  // 64 KiB (a non-blocking write is short when the pipe is full: it passes or
-  // fails by how fast the agent reads).
-  it.skip('send RUN - gives an interactive agent 200 KB from stdin, whole', async () => {
+  it('send RUN - gives an interactive agent 200 KB from stdin, whole', async () => {
     const h = home();
     const agent = script(h, 'chat.cjs', INTERACTIVE);
     const got = path.join(h.dir, 'input');
@@ -173,7 +168,7 @@ describe('prompts from files and stdin', () => {
     expect(s.code, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout)).toMatchObject({ name: 'chat', input_seq: 1 });
     const sent = h.json<{ type: string; data: { bytes: number } }[]>(['events']).find((e) => e.type === 'input_sent');
-    expect(sent?.data.bytes).toBe((JSON.stringify({ type: 'input', text }) + '\n').length);
+    expect(sent?.data.bytes).toBe(Buffer.byteLength(JSON.stringify({ type: 'input', text }) + '\n'));
     h.cli(['kill', 'chat']);
   });
 

@@ -5,7 +5,7 @@
 
 import { Client, type StreamMessage } from '../client/client.js';
 import type { Home } from '../config/home.js';
-import { parseRunArgs } from '../cli/run-args.js';
+import { callerEnv, parseRunArgs } from '../cli/run-args.js';
 import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
@@ -54,12 +54,23 @@ export interface ControllerOptions {
 const WAIT_BANNER_MS = 60_000;
 
 /** What a kill did, from the run the supervisor returned (a queued run is canceled; an ended one is left as it was). */
-export function killResult(name: string, before: string | undefined, after: PublicRun | undefined, force: boolean): string {
-  if (after?.status === 'ended') {
-    if (before !== 'ended' && after.exit_reason === 'canceled') return `canceled ${name}: it had not started`;
-    return `${name} had already ended (${after.exit_reason}): nothing to kill`;
+/** What the server did with a kill (run.kill's per-target result). */
+export interface KillOutcome {
+  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
+  exit_reason: string | null;
+}
+
+export function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
+  switch (outcome?.action) {
+    case 'canceled':
+      return `canceled ${name}: it had not started`;
+    case 'already_ended':
+      return `${name} had already ended (${outcome.exit_reason}): nothing to kill`;
+    case 'not_found':
+      return `${name}: no such run`;
+    default:
+      return `kill sent to ${name}${force ? ' (SIGKILL)' : ''}`;
   }
-  return `kill sent to ${name}${force ? ' (SIGKILL)' : ''}`;
 }
 
 /** Events after which slots or queues changed: refresh the limiter soon. */
@@ -346,9 +357,8 @@ export class Controller implements Actions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    const before = this.store.getState().runs.byId[uuid]?.status;
-    c.call<{ runs: PublicRun[] }>('run.kill', { refs: [uuid], force })
-      .then((res) => this.set(info(killResult(name, before, res.runs[0], force), Date.now())))
+    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [uuid], force })
+      .then((res) => this.set(info(killResult(name, res.results[0], force), Date.now())))
       .catch((e) => this.fail(`kill ${name}`, e));
   }
 
@@ -418,7 +428,8 @@ export class Controller implements Actions {
     }
     const c = this.need();
     if (!c) return;
-    c.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec] })
+    // A run starts with the environment of whoever made it: here, this TUI's.
+    c.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
       .then((res) => {
         const r = res.runs[0];
         this.set(info(r ? `queued ${r.name} (${r.uuid.slice(0, 8)})` : 'queued', Date.now()));

@@ -2,6 +2,7 @@
 // A run's row and the event that explains its change are written in one
 // IMMEDIATE transaction, so a crash can never leave one without the other.
 
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Run, RunEvent } from '../core/types.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -43,6 +44,29 @@ interface EventRow {
   data: string;
 }
 
+/**
+ * The journal tells who ran what, where and when: owner-only (0600) whatever
+ * the umask. SQLite makes the -wal and -shm files with the database file's
+ * mode, so the database is made here first; looser files from before are
+ * tightened.
+ */
+function ownerOnly(file: string): void {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+  try {
+    if ((fs.fstatSync(fd).mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
+  } finally {
+    fs.closeSync(fd);
+  }
+  for (const side of [`${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(side).mode & 0o077) !== 0) fs.chmodSync(side, 0o600);
+    } catch {
+      /* not there yet: SQLite will make it with the database's mode */
+    }
+  }
+}
+
 export class Journal {
   readonly db: Database.Database;
   private queueSeq = 0;
@@ -54,6 +78,7 @@ export class Journal {
   private depth = 0;
 
   constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
+    if (!opts.readonly) ownerOnly(file);
     this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');

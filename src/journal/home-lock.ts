@@ -30,7 +30,8 @@ export function lockFile(file: string): HeldLock | null {
     const uid = process.getuid?.();
     if (!st.isFile()) throw new Error(`the lock file ${file} is not a regular file; remove it`);
     if (uid !== undefined && st.uid !== uid) throw new Error(`the lock file ${file} is owned by uid ${st.uid}, not you (uid ${uid}); remove it`);
-    if ((st.mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
+    // Exactly 0600: a umask can take away even the owner's bits, and SQLite needs to write.
+    if ((st.mode & 0o777) !== 0o600) fs.fchmodSync(fd, 0o600);
   } finally {
     fs.closeSync(fd);
   }

@@ -47,22 +47,28 @@ interface EventRow {
 /**
  * The journal tells who ran what, where and when: owner-only (0600) whatever
  * the umask. SQLite makes the -wal and -shm files with the database file's
- * mode, so the database is made here first; looser files from before are
- * tightened.
+ * mode, so a new database file is made here first; looser files from before
+ * are tightened.
  */
 function ownerOnly(file: string): void {
   if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
-  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o600);
+  let fd: number;
   try {
-    if ((fs.fstatSync(fd).mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
-  } finally {
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  } catch (e) {
+    // There already, or a place SQLite will refuse with its own, better message (read-only, missing directory).
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return;
+    fd = -1;
+  }
+  if (fd >= 0) {
+    fs.fchmodSync(fd, 0o600); // a umask can take bits away from the mode asked for, even the owner's
     fs.closeSync(fd);
   }
-  for (const side of [`${file}-wal`, `${file}-shm`]) {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
     try {
-      if ((fs.statSync(side).mode & 0o077) !== 0) fs.chmodSync(side, 0o600);
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
     } catch {
-      /* not there yet: SQLite will make it with the database's mode */
+      /* missing (SQLite makes it with the database's mode), or on a read-only file system */
     }
   }
 }

@@ -159,7 +159,7 @@ let signalResetter: string | null | undefined;
  * prints the environment and exits 0. Without one, an agent with input
  * starts with INT and QUIT ignored, as before.
  */
-export function defaultSignalEnv(): string | null {
+function defaultSignalEnv(): string | null {
   if (signalResetter !== undefined) return signalResetter;
   signalResetter = null;
   for (const env of ['/usr/bin/env', '/bin/env']) {

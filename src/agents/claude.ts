@@ -25,25 +25,28 @@
 //   gives up with a synthetic `assistant` message and an `is_error` result.
 // - A failed result names its cause in `detail`: `login`, `limit`, the error
 //   subtype, or `is_error`.
+// - A limit holds for as long as it says: the synthetic message's or the
+//   result's words ("You've hit your limit · resets 5pm (Europe/Berlin)"),
+//   or a blocking `rate_limit_event`'s `resetsAt`, read against `now`.
 //
 // Model turns (option `modelTurns`): one `model_turn` per assistant message,
 // emitted when the next message begins or the turn's result arrives — after
 // all of that message's lines, which share one message.id.
 
-import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import type { TokenTriple } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 
-export function createClaudeAdapter(options?: { modelTurns?: false }): Adapter;
+export function createClaudeAdapter(options?: PlainAdapterOptions): Adapter;
 export function createClaudeAdapter(options: AdapterOptions): ExtendedAdapter;
 export function createClaudeAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
-  return withModelTurns(createCore(), options);
+  return withModelTurns(createCore(options?.now ?? Date.now), options);
 }
 
-function createCore(): ExtendedAdapter {
+function createCore(now: () => number): ExtendedAdapter {
   const turns = createTurnTracker();
   // Tool-use ids are unique across the whole session (the CLI requires it).
   const seenTools = new Set<string>();
@@ -59,6 +62,14 @@ function createCore(): ExtendedAdapter {
   let turnBlocked: 'login' | 'limit' | null = null;
   // The session's cumulative cost as last reported (it starts at 0).
   let lastCost = 0;
+
+  /** A usage limit, held for as long as its text says ("resets 5pm (Europe/Berlin)"), when it says. */
+  function limitBlock(message: string, text: string | undefined): Signal {
+    const sig: Signal = { kind: 'blocked', blocked: 'limit', message };
+    const retry = statedRetryAfter(text, now());
+    if (retry !== undefined) sig.retry_after_s = retry;
+    return sig;
+  }
 
   function closeMessage(): ExtendedSignal[] {
     if (openMessage === null) return [];
@@ -152,7 +163,7 @@ function createCore(): ExtendedAdapter {
       out.push({ kind: 'blocked', blocked: 'login', message: firstText ?? error });
     } else if (error === 'rate_limit') {
       turnBlocked = 'limit';
-      out.push({ kind: 'blocked', blocked: 'limit', message: firstText ?? error });
+      out.push(limitBlock(firstText ?? error, firstText));
     }
     return out;
   }
@@ -187,7 +198,8 @@ function createCore(): ExtendedAdapter {
       else if (status === 429 || mentionsLimit(why)) cause = 'limit';
       else cause = turnBlocked;
       // Blocked once per cause: the synthetic assistant line usually said it already.
-      if (cause !== null && cause !== turnBlocked) out.push({ kind: 'blocked', blocked: cause, message: why.trim() || cause });
+      if (cause === 'limit' && cause !== turnBlocked) out.push(limitBlock(why.trim() || cause, why));
+      else if (cause !== null && cause !== turnBlocked) out.push({ kind: 'blocked', blocked: cause, message: why.trim() || cause });
     }
     const sig: Signal = { kind: 'result', ok };
     if (text !== undefined) sig.text = text;
@@ -207,9 +219,13 @@ function createCore(): ExtendedAdapter {
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message: `rate limit ${status}` };
     const resetsAt = optNum(info.resetsAt);
     if (resetsAt !== undefined && resetsAt > 0) {
-      // Epoch seconds; adapters have no clock, so it is reported, not converted to a delay.
+      // Epoch seconds.
       const when = new Date(resetsAt * 1000);
-      if (!Number.isNaN(when.getTime())) sig.message += `, resets at ${when.toISOString()}`;
+      if (!Number.isNaN(when.getTime())) {
+        sig.message += `, resets at ${when.toISOString()}`;
+        const left = Math.ceil(resetsAt - now() / 1000);
+        if (left > 0) sig.retry_after_s = left;
+      }
     }
     return [sig];
   }

@@ -30,18 +30,18 @@
 // Model turns (option `modelTurns`): Codex marks no model-call boundary, so
 // each completed tool or message item counts as one model turn.
 
-import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
 import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
-export function createCodexAdapter(options?: { modelTurns?: false }): Adapter;
+export function createCodexAdapter(options?: PlainAdapterOptions): Adapter;
 export function createCodexAdapter(options: AdapterOptions): ExtendedAdapter;
 export function createCodexAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
-  return withModelTurns(createCore(), options);
+  return withModelTurns(createCore(options?.now ?? Date.now), options);
 }
 
-function createCore(): ExtendedAdapter {
+function createCore(now: () => number): ExtendedAdapter {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
   const seenItems = new Set<string>();
@@ -89,7 +89,7 @@ function createCore(): ExtendedAdapter {
     let detail = 'turn.failed';
     if (mentionsLimit(message)) {
       const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
-      const retry = statedRetryAfter(message);
+      const retry = statedRetryAfter(message, now());
       if (retry !== undefined) sig.retry_after_s = retry;
       out.push(sig);
       detail = 'limit';

@@ -36,7 +36,7 @@ export function createDetectingAdapter(options: DetectingOptions = {}): Detectin
 
   function settle(protocol: Protocol): ExtendedAdapter {
     chosen = protocol;
-    inner = createAdapter(protocol, { modelTurns: options.modelTurns === true });
+    inner = createAdapter(protocol, { modelTurns: options.modelTurns === true, ...(options.now ? { now: options.now } : {}) });
     return inner;
   }
 

@@ -24,18 +24,18 @@
 // calls printed between two rounds of tool results; `model_turn` is emitted
 // when the next response starts (output after a tool_result) or at result.
 
-import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
 import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
-export function createGeminiAdapter(options?: { modelTurns?: false }): Adapter;
+export function createGeminiAdapter(options?: PlainAdapterOptions): Adapter;
 export function createGeminiAdapter(options: AdapterOptions): ExtendedAdapter;
 export function createGeminiAdapter(options?: AdapterOptions): Adapter | ExtendedAdapter {
-  return withModelTurns(createCore(), options);
+  return withModelTurns(createCore(options?.now ?? Date.now), options);
 }
 
-function createCore(): ExtendedAdapter {
+function createCore(now: () => number): ExtendedAdapter {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
   let pending: string | null = null;
@@ -112,7 +112,7 @@ function createCore(): ExtendedAdapter {
     if (msg !== undefined && /loop detected/i.test(msg)) stoppedByLoop = msg;
     if (str(obj.severity) !== 'warning' && mentionsLimit(msg)) {
       const block: Signal = { kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' };
-      const retry = statedRetryAfter(msg);
+      const retry = statedRetryAfter(msg, now());
       if (retry !== undefined) block.retry_after_s = retry;
       out.push(block);
     }
@@ -143,7 +143,7 @@ function createCore(): ExtendedAdapter {
       sig.detail = (err && str(err.type)) ?? str(obj.status) ?? 'error';
       if (mentionsLimit(msg) || mentionsLimit(err ? str(err.type) : undefined)) {
         const block: Signal = { kind: 'blocked', blocked: 'limit', message: msg ?? 'quota exceeded' };
-        const retry = statedRetryAfter(msg);
+        const retry = statedRetryAfter(msg, now());
         if (retry !== undefined) block.retry_after_s = retry;
         out.push(block);
         sig.detail = 'limit';

@@ -2,7 +2,7 @@
 // adapter can use it without an import cycle.
 
 import type { Protocol } from '../core/types.js';
-import type { Adapter, AdapterOptions, ExtendedAdapter } from './signals.js';
+import type { Adapter, AdapterOptions, ExtendedAdapter, PlainAdapterOptions } from './signals.js';
 import { createClaudeAdapter } from './claude.js';
 import { createCodexAdapter } from './codex.js';
 import { createGeminiAdapter } from './gemini.js';
@@ -12,9 +12,9 @@ import { createPlainAdapter } from './plain.js';
 /**
  * With `{ modelTurns: true }` the adapter also emits `model_turn` boundaries
  * (claude, codex, gemini; orcr's jsonl and plain have none: their turns are
- * the unit).
+ * the unit). `now` is the clock for limits stated as a time of day.
  */
-export function createAdapter(protocol: Protocol, options?: { modelTurns?: false }): Adapter;
+export function createAdapter(protocol: Protocol, options?: PlainAdapterOptions): Adapter;
 export function createAdapter(protocol: Protocol, options: AdapterOptions): ExtendedAdapter;
 export function createAdapter(protocol: Protocol, options?: AdapterOptions): Adapter | ExtendedAdapter {
   const o = options ?? {};

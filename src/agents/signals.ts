@@ -50,6 +50,14 @@ export type ExtendedSignal = Signal | ModelTurnSignal;
 export interface AdapterOptions {
   /** Also emit a `model_turn` boundary after each model message. */
   modelTurns?: boolean;
+  /**
+   * The wall clock (ms since the epoch), for limits stated as a time ("try
+   * again at 8:49 AM") rather than a delay. Default Date.now; tests pass a fixed one.
+   */
+  now?: () => number;
 }
+
+/** Options of an adapter that emits plain `Signal`s only. */
+export type PlainAdapterOptions = Omit<AdapterOptions, 'modelTurns'> & { modelTurns?: false };
 
 export type ExtendedAdapter = Adapter<ExtendedSignal>;

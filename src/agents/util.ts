@@ -75,24 +75,7 @@ export function mentionsLogin(text: string | undefined): boolean {
   );
 }
 
-/**
- * A retry delay stated in an error text, in seconds: "Suggested retry after
- * 3s." (Gemini), "Please retry in 12.5s", "try again in 30 seconds",
- * "retry after 2 minutes". Undefined when none is stated; wall-clock times
- * ("try again at 8:49 AM") are not converted, because adapters have no clock.
- */
-export function statedRetryAfter(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const m = /(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b/i.exec(text);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  if (!Number.isFinite(n) || n < 0) return undefined;
-  const unit = m[2]!.toLowerCase();
-  if (unit.startsWith('ms') || unit.startsWith('milli')) return n / 1000;
-  if (unit.startsWith('h')) return n * 3600;
-  if (unit === 'm' || unit.startsWith('min')) return n * 60;
-  return n;
-}
+export { statedRetryAfter } from './retry-time.js';
 
 export const output = (line: string): Signal => ({ kind: 'output', line });
 

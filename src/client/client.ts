@@ -190,8 +190,11 @@ export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2
  */
 export function startDetached(home: Home): { exited: string | null } {
   ensureHome(home.dir);
+  // The log names runs, paths and errors: owner-only, whatever the umask, even if an older orcr made it looser.
   const out = fs.openSync(home.log, 'a', 0o600);
-  const before = fs.fstatSync(out).size;
+  const st = fs.fstatSync(out);
+  if ((st.mode & 0o077) !== 0) fs.fchmodSync(out, 0o600);
+  const before = st.size;
   const child = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, cliEntry(), 'serve'], {
     detached: true,
     stdio: ['ignore', out, out],

@@ -3,7 +3,7 @@
 // needs the path, not a stack trace.
 
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { MAX_DURATION_MS, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, type LoopAction, type Protocol } from '../core/types.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
@@ -12,6 +12,10 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || v < 0) {
       ctx.addIssue({ code: 'custom', message: 'must be a duration like "30s" or a number of milliseconds' });
+      return z.NEVER;
+    }
+    if (v > MAX_DURATION_MS) {
+      ctx.addIssue({ code: 'custom', message: `${v} ms is longer than the limit of 365d (a year, ${MAX_DURATION_MS} ms)` });
       return z.NEVER;
     }
     return v;

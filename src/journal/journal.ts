@@ -3,6 +3,7 @@
 // IMMEDIATE transaction, so a crash can never leave one without the other.
 
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Run, RunEvent } from '../core/types.js';
 import { roundCost } from '../core/budget.js';
@@ -45,6 +46,35 @@ interface EventRow {
   data: string;
 }
 
+/**
+ * The journal tells who ran what, where and when: owner-only (0600) whatever
+ * the umask. SQLite makes the -wal and -shm files with the database file's
+ * mode, so a new database file is made here first; looser files from before
+ * are tightened.
+ */
+function ownerOnly(file: string): void {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+  } catch (e) {
+    // There already, or a place SQLite will refuse with its own, better message (read-only, missing directory).
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return;
+    fd = -1;
+  }
+  if (fd >= 0) {
+    fs.fchmodSync(fd, 0o600); // a umask can take bits away from the mode asked for, even the owner's
+    fs.closeSync(fd);
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    } catch {
+      /* missing (SQLite makes it with the database's mode), or on a read-only file system */
+    }
+  }
+}
+
 export class Journal {
   readonly db: Database.Database;
   private queueSeq = 0;
@@ -56,6 +86,7 @@ export class Journal {
   private depth = 0;
 
   constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
+    if (!opts.readonly) ownerOnly(file);
     this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');

@@ -14,23 +14,44 @@
 // (its directory, out, err, status), and a run without input forks one
 // subshell, not two.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+// $3 is the path of an `env` that can reset signals (`--default-signal`,
+// coreutils >= 8.31), or empty. dash ignores INT and QUIT in a command it
+// starts in the background (`&`) with job control off, and since they are
+// then ignored on entry to that subshell no `trap -` can undo it: the agent
+// would inherit them ignored. env resets them before exec'ing the agent. env
+// would read a program path containing "=" as a variable, so such a path
+// goes through `sh -c 'exec "$@"'`, which starts with them at default.
+//
+// The wait loop: `wait` returns early (status > 128) when the trapped USR1
+// arrives, and then the agent is still running; any other return is its end.
+// The flag tells the two apart without `kill -0 $bg`, which, once the agent
+// is reaped, may find a stranger that reuses its pid and spin forever.
 const WRAPPER = `
-dir=$1; fifo=$2; shift 2
+dir=$1; fifo=$2; dfl=$3; shift 3
 in=/dev/null; [ "$fifo" = f ] && in="$dir/prompt"
 trap '' TERM INT HUP
-if [ "$fifo" = 1 ]; then trap 'exec 3>&-' USR1; else trap : USR1; fi
+if [ "$fifo" = 1 ]; then trap 'exec 3>&-; usr1=1' USR1; else trap : USR1; fi
 echo $$ >"$dir/status"
 if [ "$fifo" = 1 ]; then
+  if [ -n "$dfl" ]; then
+    case $1 in *=*) set -- /bin/sh -c 'exec "$@"' orcr-agent "$@";; esac
+    set -- "$dfl" --default-signal=INT,QUIT -- "$@"
+  fi
   [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
   exec 3<>"$dir/in"
   ( ( trap - TERM INT HUP; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
     echo "exit $?" >>"$dir/status" ) 3>&- &
   bg=$!
-  while kill -0 "$bg" 2>/dev/null; do wait "$bg"; done
+  while :; do
+    usr1=
+    wait "$bg"
+    st=$?
+    [ "$st" -gt 128 ] && [ -n "$usr1" ] || break
+  done
 else
   ( trap - TERM INT HUP; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
@@ -138,10 +159,33 @@ export function checkLaunch(spec: LaunchSpec): string {
   return program;
 }
 
+let signalResetter: string | null | undefined;
+
+/**
+ * An `env` that takes `--default-signal` (coreutils >= 8.31; busybox's and
+ * older ones refuse it), or null. Asked once per process: with no command it
+ * prints the environment and exits 0. Without one, an agent with input
+ * starts with INT and QUIT ignored, as before.
+ */
+function defaultSignalEnv(): string | null {
+  if (signalResetter !== undefined) return signalResetter;
+  signalResetter = null;
+  for (const env of ['/usr/bin/env', '/bin/env']) {
+    if (!fs.existsSync(env)) continue;
+    const r = spawnSync(env, ['--default-signal=INT,QUIT'], { stdio: 'ignore', timeout: 5_000 });
+    if (r.status === 0) {
+      signalResetter = env;
+      break;
+    }
+  }
+  return signalResetter;
+}
+
 /** The wrapper's argv after /bin/sh, for a checked spec: what startWrapper (or the spawn helper) runs. */
 export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
   const stdin = spec.stdinFifo ? '1' : spec.promptFile != null ? 'f' : '0';
-  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, program, ...spec.argv.slice(1)];
+  const dfl = spec.stdinFifo ? (defaultSignalEnv() ?? '') : '';
+  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, dfl, program, ...spec.argv.slice(1)];
 }
 
 /** Start the wrapper for a checked spec whose run directory is ready. */

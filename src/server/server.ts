@@ -1,7 +1,6 @@
 // The supervisor process: single instance per home, a Unix socket speaking
 // NDJSON, request/response verbs and a snapshot-then-subscribe event stream.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import { z } from 'zod';
@@ -11,6 +10,7 @@ import type { Run, RunEvent } from '../core/types.js';
 import { checkRunSpecs } from '../config/run-spec.js';
 import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
+import { lockFile } from '../journal/home-lock.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
 
@@ -20,20 +20,35 @@ export class AlreadyRunning extends Error {}
 const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume']);
 
 /**
- * The single-instance lock: a Linux abstract socket named after the home. The
- * kernel releases it when the process dies, however it dies, so a crashed
- * supervisor never leaves a stale lock behind, and two racing starters cannot
- * both win.
+ * The single-instance lock: `server.lock` in the home, locked with a POSIX
+ * record lock (journal/home-lock.ts). The kernel releases it when the process
+ * dies, however it dies, so a crashed supervisor never leaves a stale lock
+ * behind, and two racing starters cannot both win. It used to be a Linux
+ * abstract socket named from a hash of the home's path: any local user could
+ * compute the name (abstract names are also listed to everyone in
+ * /proc/net/unix) and bind it first, keeping the owner's supervisor from
+ * starting. A 0600 file in the owner-only home cannot be opened, let alone
+ * locked, by anyone else.
  */
-function acquireLock(home: Home): Promise<net.Server> {
-  const name = '\0orcr-lock-' + crypto.createHash('sha256').update(home.dir).digest('hex').slice(0, 32);
-  return new Promise((resolve, reject) => {
-    const lock = net.createServer();
-    lock.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'EADDRINUSE' ? new AlreadyRunning(`a supervisor is already running for ${home.dir}`) : e),
-    );
-    lock.listen(name, () => resolve(lock));
+async function acquireLock(home: Home): Promise<{ close(): void }> {
+  const lock = lockFile(home.lock);
+  if (lock === null) throw new AlreadyRunning(`a supervisor is already running for ${home.dir}`);
+  // A supervisor of an older orcr holds the old lock, not this one: its socket answering says it runs.
+  const answers = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(home.socket);
+    const done = (v: boolean): void => {
+      probe.destroy();
+      resolve(v);
+    };
+    probe.once('connect', () => done(true));
+    probe.once('error', () => done(false));
+    probe.setTimeout(2_000, () => done(false));
   });
+  if (answers) {
+    lock.close();
+    throw new AlreadyRunning(`a supervisor is already running for ${home.dir} (it answers on ${home.socket})`);
+  }
+  return lock;
 }
 
 const refs = z.array(z.string()).min(1);

@@ -1,0 +1,156 @@
+// The home against other local users: the single-instance lock cannot be
+// squatted, and the journal, the log and the lock file are 0600 whatever
+// the umask. Real supervisors, real processes, a real other user when root.
+
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/journal.js';
+import { lockFile } from '../../src/journal/home-lock.js';
+import { alive, CLI, NODE, ROOT, until, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+const isRoot = process.getuid?.() === 0;
+const NOBODY = 65_534;
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const c of closers.splice(0)) c();
+});
+
+const mode = (file: string): number => fs.statSync(file).mode & 0o777;
+
+/** `orcr serve` processes for this home, still running. */
+function supervisors(dir: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv.includes('serve') && fs.readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`ORCR_HOME=${dir}\0`) && alive(pid);
+      } catch {
+        return false;
+      }
+    });
+}
+
+describe('the single-instance lock', () => {
+  it('starts even when another user has bound the lock name older versions used', async () => {
+    const h = home();
+    // What anyone who knows the home's path could do: hash it and bind the name first.
+    const old = '\0orcr-lock-' + crypto.createHash('sha256').update(h.dir).digest('hex').slice(0, 32);
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(old, resolve));
+    closers.push(() => squatter.close());
+    const r = h.cli(['ps']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(h.serverPid()).not.toBeNull();
+  });
+
+  it.skipIf(!isRoot)('another user cannot open the lock file, so cannot hold the lock', () => {
+    const h = home();
+    h.cli(['ps']);
+    const lock = path.join(h.dir, 'server.lock');
+    expect(mode(lock)).toBe(0o600);
+    // Really another user: nobody tries to open it for reading and for writing (a read lock would do to block us).
+    for (const flags of ['r', 'r+']) {
+      const r = spawnSync(NODE, ['-e', `require('fs').openSync(${JSON.stringify(lock)}, '${flags}')`], { uid: NOBODY, gid: NOBODY, encoding: 'utf8' });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/EACCES/);
+    }
+  });
+
+  it('racing starters end with exactly one supervisor; the others exit 7', async () => {
+    const h = home();
+    const codes = await Promise.all(
+      Array.from({ length: 5 }, () => {
+        const c = spawn(NODE, [CLI, 'serve'], { env: h.env, stdio: ['ignore', 'ignore', 'pipe'] });
+        return new Promise<number | null>((resolve) => {
+          // The winner keeps running: it counts as "still running" once the losers have all exited.
+          c.on('exit', (code) => resolve(code));
+          c.stderr!.on('data', (d: Buffer) => {
+            if (d.toString().includes('supervisor ready')) resolve(null);
+          });
+        });
+      }),
+    );
+    expect(codes.filter((c) => c === null)).toHaveLength(1);
+    expect(codes.filter((c) => c === 7)).toHaveLength(4);
+    await until(() => supervisors(h.dir).length === 1, 'exactly one supervisor');
+  });
+
+  it('a killed supervisor leaves no lock behind', async () => {
+    const h = home();
+    h.cli(['ps']);
+    const pid = h.serverPid()!;
+    process.kill(pid, 'SIGKILL');
+    await until(() => !alive(pid), 'the supervisor to die');
+    expect(h.cli(['ps']).code).toBe(0);
+    expect(h.serverPid()).not.toBe(pid);
+  });
+
+  it('lockFile: held until closed, refused while held, and not through a link', () => {
+    const h = home();
+    const file = path.join(h.dir, 'x.lock');
+    const a = lockFile(file);
+    expect(a).not.toBeNull();
+    expect(lockFile(file)).toBeNull();
+    a!.close();
+    const b = lockFile(file);
+    expect(b).not.toBeNull();
+    b!.close();
+    expect(fs.statSync(file).size).toBe(0); // nothing written, no journal file beside it
+    expect(fs.readdirSync(h.dir).filter((f) => f.startsWith('x.lock'))).toEqual(['x.lock']);
+    const link = path.join(h.dir, 'link.lock');
+    fs.symlinkSync(file, link);
+    expect(() => lockFile(link)).toThrow(`cannot open the lock file ${link}: ELOOP`);
+  });
+});
+
+describe('file modes', () => {
+  it('orcr.db (and its -wal, -shm), server.log and server.lock are 0600 under umask 000, and looser ones are tightened', async () => {
+    const h = home();
+    // Files an older orcr, or a loose umask, left readable by everyone.
+    for (const f of ['server.log', 'orcr.db', 'server.lock']) {
+      fs.writeFileSync(path.join(h.dir, f), '', { mode: 0o666 });
+      fs.chmodSync(path.join(h.dir, f), 0o666);
+    }
+    const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec "$@"', 'sh', NODE, CLI, 'run', '-n', 'x', '--', 'true'], { env: h.env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    // Made while the supervisor runs: the WAL files exist only while the journal is open.
+    for (const f of ['orcr.db', 'orcr.db-wal', 'orcr.db-shm', 'server.log', 'server.lock', 'orcr.sock']) {
+      expect(mode(path.join(h.dir, f)), f).toBe(0o600);
+    }
+  });
+
+  it('a fresh journal under umask 000 makes its files 0600', () => {
+    const h = home();
+    const file = path.join(h.dir, 'fresh.db');
+    const mod = JSON.stringify(path.join(ROOT, 'dist/src/journal/journal.js'));
+    const code = `import { Journal } from ${mod}; new Journal(${JSON.stringify(file)}).appendEvent(null, { type: 'x' }); process.stdout.write('ok');`;
+    // Still open when the check runs? No: checked after exit, so the WAL files are gone; the database keeps its mode.
+    const r = spawnSync('/bin/sh', ['-c', 'umask 000; exec "$@"', 'sh', NODE, '--input-type=module', '-e', code], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('ok');
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it('the journal tightens a looser database, WAL and shared-memory file it opens', () => {
+    const h = home();
+    const file = path.join(h.dir, 'loose.db');
+    new Journal(file).close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      fs.writeFileSync(f, fs.existsSync(f) ? fs.readFileSync(f) : Buffer.alloc(0));
+      fs.chmodSync(f, 0o644);
+    }
+    const j = new Journal(file);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f), f).toBe(0o600);
+    j.close();
+  });
+});

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { MAX_DURATION_MS, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { jsonText, quote } from '../text/json-text.js';
@@ -37,7 +37,7 @@ const usd = z.number({ error: 'must be a number of US dollars' }).min(0, { error
 /** Milliseconds, or a duration string ("30s"): a --from line writes the second, the CLI sends the first. */
 const duration = z.union([z.number(), z.string()], { error: DURATION }).transform((v, ctx) => {
   let ms = Number.NaN;
-  if (typeof v === 'number') ms = v >= 0 ? Math.round(v) : Number.NaN;
+  if (typeof v === 'number') ms = v >= 0 && v <= MAX_DURATION_MS ? Math.round(v) : Number.NaN;
   else {
     try {
       ms = parseDuration(v);

@@ -171,9 +171,14 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
   }
 }
 
+/** The longest hold an agent's words can set: a year, orcr's longest duration. */
+export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
+
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
-  const until = ctx.now + (retryAfterS !== null && retryAfterS > 0 ? Math.round(retryAfterS * 1000) : ctx.limitHoldMs);
+  // An agent's words are not trusted past a year (a date in 2099 is a typo or a lie).
+  const stated = retryAfterS !== null && retryAfterS > 0 ? Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS) : ctx.limitHoldMs;
+  const until = ctx.now + stated;
   const held = Math.max(ctx.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
   if (held >= until) return;
   acc.effects.push({ kind: 'hold', provider: run.provider, until });

@@ -11,6 +11,7 @@ import { checkRunSpecs } from '../config/run-spec.js';
 import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { lockFile } from '../journal/home-lock.js';
+import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
 
@@ -262,7 +263,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return { run: s.view(s.send(s.resolve(p.ref).uuid, p.text)) };
       }
       case 'run.wait': {
-        const p = z.object({ refs: refs.optional(), all: z.boolean().optional(), timeout_ms: z.number().min(0).nullable().optional() }).parse(params);
+        const p = z.object({ refs: refs.optional(), all: z.boolean().optional(), timeout_ms: z.number().min(0).max(MAX_DURATION_MS, 'must be at most a year').nullable().optional() }).parse(params);
         const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
         if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
         return { settled: await s.wait(uuids, p.timeout_ms ?? null) };

@@ -10,6 +10,7 @@ import { canEnqueue, capUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { exitReason, holdsSlot, transition, type ExitFacts } from '../core/run-state.js';
 import { newRun } from '../core/run-record.js';
+import { MAX_HOLD_MS } from '../core/run-progress.js';
 import type { ExitReason, Protocol, Run, RunEvent } from '../core/types.js';
 import {
   countedTokens,
@@ -897,7 +898,7 @@ export class Supervisor {
   }
 
   private holdProvider(provider: string, retryAfterS: number | null, uuid: string, now: number, events: { type: string; data: Record<string, unknown> }[]): void {
-    const until = now + (retryAfterS !== null && retryAfterS > 0 ? retryAfterS * 1000 : this.config.timings.limit_hold);
+    const until = now + (retryAfterS !== null && retryAfterS > 0 ? Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS) : this.config.timings.limit_hold);
     if (Object.hasOwn(this.holds, provider) && this.holds[provider]! >= until) return;
     this.journal.setMeta('holds', { ...this.holds, [provider]: until });
     this.holds = { ...this.holds, [provider]: until };

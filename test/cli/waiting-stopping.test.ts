@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { alive, lineReader, until, useHomes } from '../support/harness.js';
+import { alive, lineReader, script, until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 
@@ -89,5 +89,33 @@ describe('durations past 2^31 ms (~24.8 days)', () => {
     await until(() => Date.now() - t0 > 2000 && h.json<{ status: string }>(['show', 'waiter']).status === 'queued', 'two seconds in the queue', 20_000, 200);
     // A timer clamped to 1 ms re-arms a thousand times a second (~12% of a core): 24+ ticks in 2 s. Idle is ~0.
     expect(cpu() - before).toBeLessThan(15);
+  });
+});
+
+describe('usage limits in an agent\'s words', () => {
+  it('"try again in 4 days 23 hours 10 minutes" holds the provider for all of it, and a queued run of it says so', async () => {
+    const h = home();
+    const agent = script(
+      h,
+      'limited.sh',
+      `#!/bin/sh
+echo '{"type":"thread.started","thread_id":"t1"}'
+echo '{"type":"turn.started"}'
+echo '{"type":"turn.failed","error":{"message":"You\\u0027ve hit your usage limit. Upgrade to Pro or try again in 4 days 23 hours 10 minutes."}}'
+exit 1
+`,
+    );
+    const before = Date.now();
+    h.json(['run', '-n', 'first', '-a', 'codex', '--protocol', 'codex', '--', agent]);
+    expect(h.cli(['wait', 'first']).stdout.trim()).toBe('first errored');
+    h.json(['run', '-n', 'second', '-a', 'codex', '--protocol', 'codex', '--', agent]);
+    const stats = h.json<{ holds: Record<string, number> }>(['stats']);
+    const stated = (4 * 24 * 60 + 23 * 60 + 10) * 60_000;
+    expect(stats.holds.codex! - before).toBeGreaterThanOrEqual(stated - 1_000);
+    expect(stats.holds.codex! - Date.now()).toBeLessThanOrEqual(stated + 1_000);
+    const ps = h.cli(['ps']);
+    expect(ps.stdout).toMatch(/second .*hold codex 4d23h/);
+    expect(h.cli(['provider', 'resume', 'codex']).code).toBe(0);
+    expect(h.cli(['wait', 'second']).stdout.trim()).toBe('second errored');
   });
 });

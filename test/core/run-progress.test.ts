@@ -74,6 +74,7 @@ describe('effects', () => {
     ['the configured hold when it names none', undefined, null, NOW + 300_000],
     ['nothing when a longer hold is in force', 90, NOW + 1_000_000, null],
     ['a year, whole', 365 * 86_400, null, NOW + 365 * 86_400_000],
+    ['at most a year (an agent naming 2099)', 80 * 365 * 86_400, null, NOW + 365 * 86_400_000],
   ])('hold: %s', (_what, retry, heldUntil, until) => {
     const sig: ProgressSignal = retry === undefined ? { kind: 'blocked', blocked: 'limit' } : { kind: 'blocked', blocked: 'limit', retry_after_s: retry };
     const p = applySignals(run('working'), initialProgress(), [sig], ctx({ heldUntil }));

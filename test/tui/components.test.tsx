@@ -174,7 +174,7 @@ describe('RunsTable', () => {
     // One more: nothing holds them but their turn.
     store.setState((s) => reduceStats(s, stats(5, 2, 0)));
     f = await until(inst, (x) => why(x, 'g-6') === 'queue #6');
-    expect(f).toMatch(/g-6\s+\S+\s+jsonl\/default\s+#6 2m00s/);
+    expect(f).toMatch(/g-6\s+\S+\s+jsonl\/default\s+#6 2m/);
     // The clock moves: the hold counts down.
     store.setState({ now: NOW + 3600_000 });
     f = await until(inst, (x) => why(x, 'held-1') === 'hold codex 4d22h');

@@ -439,7 +439,7 @@ export class Supervisor {
     const checked = runs.map((run) => {
       // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
       const base = this.journal.launchEnv(run.uuid);
-      const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name };
+      const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: this.home.dir };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
         argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,

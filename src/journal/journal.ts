@@ -84,6 +84,9 @@ export class Journal {
   /** Events of the open transaction, each with the run row it wrote (if any). */
   private pending: { event: RunEvent; run: Run | null }[] = [];
   private depth = 0;
+  /** Environment objects already stored (by identity), and parsed ones by id: launches of one fan-out read one. */
+  private readonly envIds = new WeakMap<object, string>();
+  private readonly parsedEnvs = new Map<string, Record<string, string>>();
 
   constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
     if (!opts.readonly) ownerOnly(file);
@@ -110,7 +113,8 @@ export class Journal {
       updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record WHERE uuid = @uuid`),
       insertEnv: this.db.prepare(`INSERT INTO envs (id, env) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`),
       setRunEnv: this.db.prepare(`UPDATE runs SET env_id = ? WHERE uuid = ?`),
-      getEnv: this.db.prepare(`SELECT e.env FROM runs r JOIN envs e ON e.id = r.env_id WHERE r.uuid = ?`),
+      runEnvId: this.db.prepare(`SELECT env_id FROM runs WHERE uuid = ?`),
+      getEnv: this.db.prepare(`SELECT env FROM envs WHERE id = ?`),
       insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
       getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
       byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
@@ -222,12 +226,7 @@ export class Journal {
         created_at: run.created_at,
         record: JSON.stringify(run),
       });
-      if (launchEnv !== null) {
-        const env = JSON.stringify(launchEnv, Object.keys(launchEnv).sort());
-        const id = crypto.createHash('sha256').update(env).digest('base64url');
-        this.stmts.insertEnv.run(id, env);
-        this.stmts.setRunEnv.run(id, run.uuid);
-      }
+      if (launchEnv !== null) this.stmts.setRunEnv.run(this.envId(launchEnv), run.uuid);
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
       return this.append(run.uuid, ev, ts, run);
     });
@@ -250,10 +249,37 @@ export class Journal {
     return row ? (JSON.parse(row.record) as Run) : null;
   }
 
-  /** The environment a run was queued with, or null (runs queued without one start with the supervisor's). */
-  launchEnv(uuid: string): Record<string, string> | null {
-    const row = this.stmts.getEnv.get(uuid) as { env: string } | undefined;
-    return row ? (JSON.parse(row.env) as Record<string, string>) : null;
+  /**
+   * The id of an environment, stored once. A fan-out's runs share one object
+   * (hashed once); the same environment from another request hashes to the
+   * same id.
+   */
+  private envId(env: Record<string, string>): string {
+    const known = this.envIds.get(env);
+    if (known !== undefined) return known;
+    const text = JSON.stringify(env, Object.keys(env).sort());
+    const id = crypto.createHash('sha256').update(text).digest('base64url');
+    this.stmts.insertEnv.run(id, text);
+    this.envIds.set(env, id);
+    return id;
+  }
+
+  /**
+   * The environment a run was queued with and its id, or null (runs queued
+   * without one start with the supervisor's). Parsed once per environment.
+   */
+  launchEnv(uuid: string): { id: string; env: Readonly<Record<string, string>> } | null {
+    const id = (this.stmts.runEnvId.get(uuid) as { env_id: string | null } | undefined)?.env_id ?? null;
+    if (id === null) return null;
+    let env = this.parsedEnvs.get(id);
+    if (env === undefined) {
+      const row = this.stmts.getEnv.get(id) as { env: string } | undefined;
+      if (!row) return null;
+      env = JSON.parse(row.env) as Record<string, string>;
+      if (this.parsedEnvs.size >= 64) this.parsedEnvs.clear();
+      this.parsedEnvs.set(id, env);
+    }
+    return { id, env };
   }
 
   runsByName(name: string): Run[] {

@@ -4,9 +4,10 @@
 // parent's memory: ~1.5 ms from an 80-100 MB supervisor against ~0.6 ms from
 // this process, and here it runs beside the supervisor's event loop.
 //
-// In: { id, file, args, cwd, env, replace } (env: only what differs from this
-// process's, which it inherited from the supervisor; with `replace`, the whole
-// environment). Out: { id, pid } or
+// In: { id, file, args, cwd, env, base } (env: what to add to the base
+// environment: `base.env`, kept by `base.id` for later requests that name
+// only the id, or without a base this process's, inherited from the
+// supervisor). Out: { id, pid } or
 // { id, error, code }. It exits when the supervisor goes (IPC disconnect).
 // What it starts is detached (own session) and not tied to it: exits are
 // seen by the supervisor from the run's status file, not from here.
@@ -19,13 +20,15 @@ interface Request {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  replace?: boolean;
+  base?: { id: string; env?: Record<string, string> } | null;
 }
+
+const bases = new Map<string, Record<string, string>>();
 
 process.on('message', (m: Request) => {
   let reply: { id: number; pid?: number; error?: string; code?: string };
   try {
-    const child = spawn(m.file, m.args, { cwd: m.cwd, env: m.replace ? m.env : { ...process.env, ...m.env }, detached: true, stdio: 'ignore' });
+    const child = spawn(m.file, m.args, { cwd: m.cwd, env: { ...baseOf(m), ...m.env }, detached: true, stdio: 'ignore' });
     child.on('error', () => undefined);
     child.unref();
     reply = child.pid === undefined ? { id: m.id, error: `could not start ${m.file}`, code: 'ESPAWN' } : { id: m.id, pid: child.pid };
@@ -34,6 +37,14 @@ process.on('message', (m: Request) => {
   }
   process.send?.(reply);
 });
+function baseOf(m: Request): NodeJS.ProcessEnv {
+  if (!m.base) return process.env;
+  if (m.base.env) bases.set(m.base.id, m.base.env);
+  const env = bases.get(m.base.id);
+  if (!env) throw new Error(`spawn helper: no environment ${m.base.id}`);
+  return env;
+}
+
 process.on('disconnect', () => process.exit(0));
 // Listening now: tell the supervisor it can send.
 process.send?.({ ready: true });

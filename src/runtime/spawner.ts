@@ -22,6 +22,8 @@ export class SpawnHelper {
   private nextId = 1;
   private pending = new Map<number, Pending>();
   private idleTimer: NodeJS.Timeout | null = null;
+  /** Base environments the running helper already holds (by id). */
+  private sentBases = new Set<string>();
 
   /**
    * @param idleMs  how long without a spawn before it exits
@@ -56,6 +58,7 @@ export class SpawnHelper {
     });
     this.child = child;
     this.ready = false;
+    this.sentBases = new Set();
     child.on('message', (m: { id?: number; pid?: number; error?: string; code?: string; ready?: boolean }) => {
       if (m.ready === true && this.child === child) this.ready = true;
       if (m.id === undefined) return;
@@ -81,18 +84,24 @@ export class SpawnHelper {
   }
 
   /**
-   * Start `file args` detached in `cwd` with `env` added to the supervisor's
-   * environment (or, with `replace`, as the whole environment); resolves to its pid.
+   * Start `file args` detached in `cwd` with `env` added to a base environment:
+   * `base` (sent to the helper once per id, then named by its id) or, without
+   * one, the supervisor's own. Resolves to its pid.
    */
-  spawn(file: string, args: string[], cwd: string, env: Record<string, string>, replace = false): Promise<number> {
+  spawn(file: string, args: string[], cwd: string, env: Record<string, string>, base: { id: string; env: Readonly<Record<string, string>> } | null = null): Promise<number> {
     const child = this.child;
     if (!child || !this.ready) return Promise.reject(new SpawnHelperGone('the spawn helper is not running'));
     this.touch();
     const id = this.nextId++;
+    let baseMsg: { id: string; env?: Readonly<Record<string, string>> } | null = null;
+    if (base !== null) {
+      baseMsg = this.sentBases.has(base.id) ? { id: base.id } : { id: base.id, env: base.env };
+      this.sentBases.add(base.id);
+    }
     return new Promise<number>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       try {
-        child.send({ id, file, args, cwd, env, replace });
+        child.send({ id, file, args, cwd, env, base: baseMsg });
       } catch (e) {
         this.pending.delete(id);
         reject(new SpawnHelperGone(`the spawn helper went away: ${(e as Error).message}`));

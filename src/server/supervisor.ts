@@ -65,8 +65,8 @@ interface Prepared {
   spec: LaunchSpec;
   /** What the run's environment adds to the supervisor's (all the spawn helper needs). */
   extraEnv: Record<string, string>;
-  /** extraEnv is the whole environment (the run's maker's), not an addition to ours. */
-  fullEnv: boolean;
+  /** The environment extraEnv adds to: the run's maker's, or null for ours. */
+  base: { id: string; env: Readonly<Record<string, string>> } | null;
   program: string | null;
   error: string | null;
 }
@@ -439,22 +439,21 @@ export class Supervisor {
     const checked = runs.map((run) => {
       // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
       const base = this.journal.launchEnv(run.uuid);
-      const extraEnv: Record<string, string> = { ...base, ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: this.home.dir };
+      const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: this.home.dir };
       const spec: LaunchSpec = {
         dir: runDir(this.home, run.uuid),
         argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
         cwd: run.cwd,
-        env: base ? extraEnv : { ...process.env, ...extraEnv },
+        env: { ...(base?.env ?? process.env), ...extraEnv },
         stdinFifo: run.interactive || acceptsInput(run.protocol),
       };
       // A one-shot agent reads its prompt to EOF before it starts: from a file, not through the FIFO.
       const prompt = stdinPrompt(run);
       if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
-      const fullEnv = base !== null;
       try {
-        return { run, spec, extraEnv, fullEnv, program: checkLaunch(spec), error: null as string | null };
+        return { run, spec, extraEnv, base, program: checkLaunch(spec), error: null as string | null };
       } catch (e) {
-        return { run, spec, extraEnv, fullEnv, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+        return { run, spec, extraEnv, base, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
       }
     });
     // A burst — several launches at once, or one right after another — has the
@@ -497,7 +496,7 @@ export class Supervisor {
    */
   private async startWrappers(ready: Prepared[], stale: () => boolean): Promise<Outcome[]> {
     const outcomes = await Promise.all(
-      ready.map(async ({ run: before, spec, extraEnv, fullEnv, program, error }): Promise<Outcome | null> => {
+      ready.map(async ({ run: before, spec, extraEnv, base, program, error }): Promise<Outcome | null> => {
         // Killed while its directory was being made: it was ended as canceled then.
         const run = this.runs.get(before.uuid);
         if (run?.status !== 'starting') return null;
@@ -505,7 +504,7 @@ export class Supervisor {
         try {
           if (this.helper.up) {
             try {
-              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv, fullEnv);
+              const pid = await this.helper.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, extraEnv, base);
               return { run, launched: { pid, pidStart: processStartTime(pid), child: null }, error: null };
             } catch (e) {
               if (!(e instanceof SpawnHelperGone)) throw e;

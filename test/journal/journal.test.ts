@@ -126,8 +126,8 @@ describe('journal', () => {
     const env = { PATH: '/bin', FOO: 'x' };
     for (const name of ['a', 'b']) j.insertRun(run(j, name), { type: 'queued' }, 1, { ...env });
     j.insertRun(run(j, 'c'), { type: 'queued' }, 1);
-    expect(j.launchEnv('uuid-a')).toEqual(env);
-    expect(j.launchEnv('uuid-b')).toEqual(env);
+    expect(j.launchEnv('uuid-a')?.env).toEqual(env);
+    expect(j.launchEnv('uuid-b')).toEqual(j.launchEnv('uuid-a'));
     expect(j.launchEnv('uuid-c')).toBeNull();
     expect((j.db.prepare('SELECT COUNT(*) AS n FROM envs').get() as { n: number }).n).toBe(1);
   });

@@ -55,6 +55,22 @@ describe('SpawnHelper', () => {
     expect(Number(sid)).toBe(pid);
   });
 
+  it("starts a run with its maker's environment in place of the helper's own, sent once and then named by its id", async () => {
+    const h = helper();
+    h.warm();
+    await until(() => h.up, 'the helper to be up');
+    const base = { id: 'env-1', env: { PATH: process.env.PATH!, MAKER: 'caller' } };
+    const outs: string[] = [];
+    for (const extra of ['one', 'two']) {
+      const { spec, program } = await runSpec(['/bin/sh', '-c', 'echo "$MAKER $EXTRA ${HOME:-nohome}"']);
+      await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, { EXTRA: extra }, base);
+      await until(() => readRunStatus(spec.dir).exit === 0, 'the wrapper to finish');
+      outs.push(fs.readFileSync(path.join(spec.dir, 'out'), 'utf8').trim());
+    }
+    // HOME is the helper's (the supervisor's), not the maker's: it is not there.
+    expect(outs).toEqual(['caller one nohome', 'caller two nohome']);
+  });
+
   it('retires after a quiet spell, and what it started runs on', async () => {
     const h = helper(300);
     h.warm();

@@ -11,3 +11,4 @@ export { createGeminiAdapter } from './gemini.js';
 export { createJsonlAdapter } from './jsonl.js';
 export { createPlainAdapter } from './plain.js';
 export { foldSignals, type SignalFold } from './fold.js';
+export { acceptsInput, inputLine } from './input.js';

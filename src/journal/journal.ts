@@ -169,9 +169,10 @@ export class Journal {
   /**
    * Run fn in one IMMEDIATE transaction; nested calls join the outer one.
    * Listeners hear about events only after the commit, so nobody ever sees an
-   * event that a crash could take back.
+   * event that a crash could take back; `onCommit` (outermost call only) runs
+   * between the commit and the listeners.
    */
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, onCommit?: () => void): T {
     if (this.depth > 0) return fn();
     this.depth++;
     let result: T;
@@ -194,8 +195,15 @@ export class Journal {
     }
     const committed = this.pending;
     this.pending = [];
+    // The owner's memory follows the commit before anyone hears of it.
+    onCommit?.();
     for (const { event, run } of committed) for (const l of this.listeners) l(event, run);
     return result;
+  }
+
+  /** Inside transaction()'s fn. */
+  get inTransaction(): boolean {
+    return this.depth > 0;
   }
 
   nextQueueSeq(): number {
@@ -240,8 +248,9 @@ export class Journal {
     });
   }
 
-  appendEvent(run: string | null, ev: EventInput, ts = Date.now()): RunEvent {
-    return this.transaction(() => this.append(run, ev, ts));
+  /** An event alone; `row` is the run as it stands with it (what listeners get beside a run's event). */
+  appendEvent(run: string | null, ev: EventInput, ts = Date.now(), row: Run | null = null): RunEvent {
+    return this.transaction(() => this.append(run, ev, ts, row));
   }
 
   getRun(uuid: string): Run | null {

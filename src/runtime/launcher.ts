@@ -332,3 +332,25 @@ function legacyNumber(file: string, needNewline: boolean): number | null {
 export function readExitStatus(dir: string): number | null {
   return readRunStatus(dir).exit;
 }
+
+/** The live wrapper of this run dir, by a scan of /proc (only on the rare path where no pid is known). */
+export function findWrapper(dir: string): number | null {
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || !isWrapperOf(pid, dir) || !isOurProcess(pid, null)) continue;
+    // Its subshells carry the same argv: the wrapper is their process-group leader.
+    const pgid = Number(procStat(pid)?.[2]);
+    if (pgid > 0 && isWrapperOf(pgid, dir)) return pgid;
+  }
+  return null;
+}
+
+/** The pid belongs to our wrapper for this run dir (guards against pid reuse without a start time). */
+export function isWrapperOf(pid: number, dir: string): boolean {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes('orcr-wrap') && argv.includes(dir);
+  } catch {
+    return false;
+  }
+}

@@ -32,6 +32,8 @@ import { runDir, type Home } from '../config/home.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import {
   checkLaunch,
+  findWrapper,
+  isWrapperOf,
   groupAlive,
   isOurProcess,
   LaunchError,
@@ -51,7 +53,7 @@ import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { FifoWriter } from '../runtime/fifo-writer.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
-import { createAdapter, createDetectingAdapter } from '../agents/index.js';
+import { acceptsInput, createAdapter, createDetectingAdapter, inputLine } from '../agents/index.js';
 import type { ExtendedAdapter, ExtendedSignal } from '../agents/signals.js';
 import { publicRun, type PublicRun } from './view.js';
 import { RemoteError } from './protocol.js';
@@ -1338,46 +1340,4 @@ function awaitsFirstInput(run: Run): boolean {
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
 function stdinPrompt(run: Run): string | null {
   return run.prompt_argv === true ? null : run.prompt;
-}
-
-function acceptsInput(protocol: Protocol | null): boolean {
-  return protocol === 'claude' || protocol === 'jsonl';
-}
-
-function inputLine(protocol: Protocol | null, text: string): string {
-  if (protocol === 'claude') {
-    return (
-      JSON.stringify({
-        type: 'user',
-        message: { role: 'user', content: text },
-        parent_tool_use_id: null,
-        session_id: 'default',
-      }) + '\n'
-    );
-  }
-  if (protocol === 'jsonl') return JSON.stringify({ type: 'input', text }) + '\n';
-  return text.endsWith('\n') ? text : text + '\n';
-}
-
-
-/** The live wrapper of this run dir, by a scan of /proc (only on the rare path where no pid is known). */
-function findWrapper(dir: string): number | null {
-  for (const entry of fs.readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || !isWrapperOf(pid, dir) || !isOurProcess(pid, null)) continue;
-    // Its subshells carry the same argv: the wrapper is their process-group leader.
-    const pgid = Number(procStat(pid)?.[2]);
-    if (pgid > 0 && isWrapperOf(pgid, dir)) return pgid;
-  }
-  return null;
-}
-
-/** The pid belongs to our wrapper for this run dir (guards against pid reuse without a start time). */
-function isWrapperOf(pid: number, dir: string): boolean {
-  try {
-    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return argv.includes('orcr-wrap') && argv.includes(dir);
-  } catch {
-    return false;
-  }
 }

@@ -1,0 +1,143 @@
+// The single writer of run rows, and the memory of the active ones. Every
+// change goes through a unit of work: rows and events are written in one
+// journal transaction, and memory (the active runs, their names, and what
+// callers register with afterCommit) changes only once that commit has
+// succeeded — "journal first, memory second" by construction. It never
+// starts a process or decides a transition.
+
+import type { Run } from '../core/types.js';
+import type { EventInput, Journal } from '../journal/journal.js';
+
+export class RunStore {
+  private readonly runs = new Map<string, Run>();
+  /** Names of active runs (→ uuid): a new run may not take one. */
+  private readonly byName = new Map<string, string>();
+  /** The open unit of work: rows written in it (null: no longer active), and memory changes to make after its commit. */
+  private staged: Map<string, Run | null> | null = null;
+  private after: (() => void)[] = [];
+
+  constructor(readonly journal: Journal) {}
+
+  /**
+   * Run fn as one unit of work (nested calls join it). If the journal
+   * refuses anything in it, nothing of it reaches memory and the error goes on.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.staged !== null) return fn();
+    // Its memory would never follow a commit it does not own.
+    if (this.journal.inTransaction) throw new Error('run store: a unit of work cannot start inside a journal transaction');
+    this.staged = new Map();
+    this.after = [];
+    try {
+      return this.journal.transaction(fn, () => this.apply());
+    } finally {
+      this.staged = null;
+      this.after = [];
+    }
+  }
+
+  /** Make a memory change once the current unit of work commits (at once outside one). */
+  afterCommit(fn: () => void): void {
+    if (this.staged === null) fn();
+    else this.after.push(fn);
+  }
+
+  private apply(): void {
+    for (const [uuid, run] of this.staged!) {
+      const had = this.runs.get(uuid);
+      if (had && this.byName.get(had.name) === uuid) this.byName.delete(had.name);
+      if (run === null || run.status === 'ended') this.runs.delete(uuid);
+      else {
+        this.runs.set(uuid, run);
+        this.byName.set(run.name, uuid);
+      }
+    }
+    for (const fn of this.after) fn();
+  }
+
+  private stage(run: Run): void {
+    if (this.staged !== null) this.staged.set(run.uuid, run);
+    else if (run.status === 'ended') {
+      if (this.byName.get(run.name) === run.uuid) this.byName.delete(run.name);
+      this.runs.delete(run.uuid);
+    } else {
+      this.runs.set(run.uuid, run);
+      this.byName.set(run.name, run.uuid);
+    }
+  }
+
+  // ---------- writes ----------
+
+  /** A new queued run, its event, and the environment it will start with. */
+  insert(run: Run, ev: EventInput, ts: number, launchEnv: Record<string, string> | null): void {
+    this.transaction(() => {
+      this.journal.insertRun(run, ev, ts, launchEnv);
+      this.stage(run);
+    });
+  }
+
+  /** A run's new state with the event that explains it (or none: meters only). An ended run leaves the active set. */
+  save(run: Run, ev: EventInput | null): void {
+    this.transaction(() => {
+      this.journal.updateRun(run, ev);
+      this.stage(run);
+    });
+  }
+
+  /** Memory only: a change not worth a write of its own (the output offset), journaled with the next save. */
+  remember(run: Run): void {
+    this.stage(run);
+  }
+
+  /** An event about a run that does not change its row, written beside the row as it stands. */
+  event(uuid: string, ev: EventInput): void {
+    this.journal.appendEvent(uuid, ev, Date.now(), this.get(uuid) ?? null);
+  }
+
+  // ---------- reads ----------
+
+  /** An active run as this unit of work sees it. */
+  get(uuid: string): Run | undefined {
+    if (this.staged !== null && this.staged.has(uuid)) {
+      const r = this.staged.get(uuid)!;
+      return r === null || r.status === 'ended' ? undefined : r;
+    }
+    return this.runs.get(uuid);
+  }
+
+  /** Any run: active from memory, else from the journal. */
+  lookup(uuid: string): Run | null {
+    if (this.staged !== null && this.staged.has(uuid)) return this.staged.get(uuid) ?? this.journal.getRun(uuid);
+    return this.runs.get(uuid) ?? this.journal.getRun(uuid);
+  }
+
+  /** The active run holding this name (committed state). */
+  holderOfName(name: string): string | undefined {
+    return this.byName.get(name);
+  }
+
+  active(): IterableIterator<Run> {
+    return this.runs.values();
+  }
+
+  activeUuids(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  get size(): number {
+    return this.runs.size;
+  }
+
+  // ---------- whole-memory changes ----------
+
+  /** At start: memory is the journal's active runs. */
+  load(runs: readonly Run[]): void {
+    this.clear();
+    for (const run of runs) this.stage(run);
+  }
+
+  clear(): void {
+    this.runs.clear();
+    this.byName.clear();
+  }
+}

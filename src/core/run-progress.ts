@@ -49,6 +49,8 @@ export interface ProgressContext {
   limitHoldMs: number;
   /** Until when this run's provider is already held (epoch ms), or null. */
   heldUntil: number | null;
+  /** The agent reads input between turns (its protocol takes it): a loop warning can reach it. */
+  takesInput: boolean;
 }
 
 export interface ProgressEvent {
@@ -114,10 +116,10 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       return run;
     case 'model_turn':
       // One model message: the unit the loop detector counts.
-      return observeLoop(acc, run);
+      return observeLoop(acc, run, ctx);
     case 'turn_end': {
       // Whatever the last model_turn did not cover (nothing, for adapters that emit them).
-      let next = { ...observeLoop(acc, run), turns: run.turns + 1 };
+      let next = { ...observeLoop(acc, run, ctx), turns: run.turns + 1 };
       if (next.status === 'blocked' && next.blocked_kind === 'login' && next.interactive) {
         // The turn ended on a refused login: nothing will change until the
         // user logs in, so the run stays blocked (not idle) while the agent lives.
@@ -186,7 +188,7 @@ function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: Progress
 }
 
 /** Feed the model output since the last boundary to the loop detector, and act on its verdict. */
-function observeLoop(acc: Progress, run: Run): Run {
+function observeLoop(acc: Progress, run: Run, ctx: ProgressContext): Run {
   const { state, events } = acc;
   const verdict = observeTurn(state.loop, state.turn, loopConfigFor(run.limits.loop));
   state.loop = verdict.state;
@@ -198,7 +200,7 @@ function observeLoop(acc: Progress, run: Run): Run {
     if (effect.kind === 'terminate') state.stoppedFor = { reason: 'loop', detail: effect.by };
   }
   // A warning only reaches an agent that reads input between its turns.
-  if (effect.kind === 'warn' && next.interactive && (next.protocol === 'claude' || next.protocol === 'jsonl')) state.pendingWarning = effect.message;
+  if (effect.kind === 'warn' && next.interactive && ctx.takesInput) state.pendingWarning = effect.message;
   return next;
 }
 

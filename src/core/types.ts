@@ -96,6 +96,8 @@ export interface Run {
   cost_reported: number | null;
   /** Meters that already crossed 80% (warned once each). */
   warned_meters: string[];
+  /** The limiter's lease for the slot this run holds (from its promotion on; kept when re-adopted). Absent in older records. */
+  lease_id?: string | null;
   /** The loop detector's flags as of the last turn. */
   loop_flags: { detected: boolean; warned: boolean; repetitions: number };
 }

@@ -76,10 +76,16 @@ export class RunStore {
     });
   }
 
-  /** A run's new state with the event that explains it (or none: meters only). An ended run leaves the active set. */
-  save(run: Run, ev: EventInput | null): void {
+  /**
+   * A run's new state with the event(s) that explain it (or none: meters
+   * only); each event is heard with this row. An ended run leaves the active set.
+   */
+  save(run: Run, ev: EventInput | readonly EventInput[] | null): void {
     this.transaction(() => {
-      this.journal.updateRun(run, ev);
+      if (Array.isArray(ev)) {
+        this.journal.updateRun(run, null);
+        for (const e of ev as readonly EventInput[]) this.journal.appendEvent(run.uuid, e, Date.now(), run);
+      } else this.journal.updateRun(run, ev as EventInput | null);
       this.stage(run);
     });
   }

@@ -58,6 +58,8 @@ interface Conn {
   socket: net.Socket;
   greeted: boolean;
   subscribed: boolean;
+  /** Aborted when the client goes away: its waits are dropped with it. */
+  gone: AbortController;
 }
 
 export interface ServerHandle {
@@ -151,7 +153,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   };
 
   function handleConnection(socket: net.Socket): void {
-    const conn: Conn = { socket, greeted: false, subscribed: false };
+    const conn: Conn = { socket, greeted: false, subscribed: false, gone: new AbortController() };
     conns.add(conn);
     let buf = '';
     socket.setEncoding('utf8');
@@ -171,7 +173,10 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
     });
     socket.on('error', () => undefined);
-    socket.on('close', () => conns.delete(conn));
+    socket.on('close', () => {
+      conns.delete(conn);
+      conn.gone.abort();
+    });
   }
 
   async function handleLine(conn: Conn, line: string): Promise<void> {
@@ -266,7 +271,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         const p = z.object({ refs: refs.optional(), all: z.boolean().optional(), timeout_ms: z.number().min(0).max(MAX_DURATION_MS, 'must be at most a year').nullable().optional() }).parse(params);
         const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
         if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
-        return { settled: await s.wait(uuids, p.timeout_ms ?? null) };
+        return { settled: await s.wait(uuids, p.timeout_ms ?? null, conn.gone.signal) };
       }
       case 'run.resolve': {
         const { ref } = z.object({ ref: z.string() }).parse(params);

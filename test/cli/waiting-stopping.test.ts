@@ -7,10 +7,11 @@ import { alive, lineReader, script, until, useHomes } from '../support/harness.j
 
 const home = useHomes();
 
+/** Its exit code, once its output has been read to the end too ('close', not 'exit'). */
 function exited(child: import('node:child_process').ChildProcess): Promise<number> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.on('exit', (code) => resolve(code ?? -1));
+    if (child.exitCode !== null && child.stdout?.readableEnded !== false) resolve(child.exitCode);
+    else child.on('close', (code) => resolve(code ?? -1));
   });
 }
 

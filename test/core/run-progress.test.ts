@@ -8,7 +8,7 @@ import { applySignals, initialProgress, type ProgressContext, type ProgressSigna
 import type { Run, RunLimits } from '../../src/core/types.js';
 
 const NOW = 1_000_000;
-const ctx = (over: Partial<ProgressContext> = {}): ProgressContext => ({ now: NOW, price: null, fleetExceeded: false, limitHoldMs: 300_000, heldUntil: null, ...over });
+const ctx = (over: Partial<ProgressContext> = {}): ProgressContext => ({ now: NOW, price: null, fleetExceeded: false, limitHoldMs: 300_000, heldUntil: null, takesInput: true, ...over });
 
 function run(status: Run['status'], over: Partial<Run> = {}, limits: Partial<RunLimits> = {}): Run {
   let r = newRun({ uuid: 'u1', name: 'r', provider: 'claude', workload: 'default', queue_seq: 1, command: ['x'], cwd: '/', now: 0, protocol: 'jsonl' });

@@ -1,0 +1,72 @@
+// When runs start: one admission pass after each change (coalesced to one per
+// turn of the event loop) and at the next time-based change (a max wait, a
+// hold lifting). A pass lifts due holds, ends expired waiters, asks the
+// limiter for leases, journals the promotions in one unit of work, and hands
+// them to launching. It keeps no run state of its own.
+
+import { transition } from '../core/run-state.js';
+import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
+import { monoNow } from './clock.js';
+import type { Parts } from './parts.js';
+
+export class AdmissionLoop {
+  private scheduled = false;
+  private deadline: LongTimeout | null = null;
+
+  constructor(private readonly p: Parts) {}
+
+  schedule(): void {
+    if (this.scheduled || this.p.stopping) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.admit();
+    });
+  }
+
+  admit(): void {
+    const p = this.p;
+    if (p.stopping || p.degraded !== null) return;
+    const now = monoNow();
+    p.fleet.lift(now);
+    const late = p.limiter.expired(now);
+    if (late.length > 0) {
+      p.store.transaction(() => {
+        for (const uuid of late) p.ending.end(uuid, 'expired', 'max_wait', null);
+      });
+    }
+    // The limiter counts the leases at once; if the journal write below
+    // fails, degrade() rebuilds it from the journal.
+    const leases = p.limiter.grantNow(now);
+    if (leases.length > 0) {
+      // Group commit: every promotion of this pass in one unit of work, before any spawn.
+      const starting = p.store.transaction(() =>
+        leases.flatMap((lease) => {
+          const run = p.store.get(lease.uuid);
+          // Ended while the grant was made (acquire is cancel-safe): give the slot back.
+          if (!run || run.status !== 'queued') {
+            p.store.afterCommit(() => void p.limiter.releaseNow(lease.id));
+            return [];
+          }
+          const next = transition(run, 'starting', now, { lease_id: lease.id });
+          p.store.save(next, { type: 'starting', data: { from: 'queued' } });
+          return [next];
+        }),
+      );
+      p.launching.launch(starting);
+    }
+    this.armDeadline(now);
+  }
+
+  private armDeadline(now: number): void {
+    this.deadline?.clear();
+    this.deadline = null;
+    const at = this.p.limiter.nextDeadline(now);
+    if (at !== null) this.deadline = setLongTimeout(() => this.admit(), at - monoNow(), { unref: true });
+  }
+
+  stop(): void {
+    this.deadline?.clear();
+    this.deadline = null;
+  }
+}

@@ -1,0 +1,137 @@
+// The fleet's budget and the providers' holds: usage summed in the budget's
+// window, warnings and the trip that stops new work, and usage-limit holds
+// with their lifting. Journaled through the run store; the limiter hears of
+// holds only after they are committed. Never starts or signals a process.
+
+import { fleetMeters, firstTrip, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
+import { monoNow } from './clock.js';
+import type { Parts } from './parts.js';
+
+export class Fleet {
+  private usage = { tokens: 0, cost: 0 };
+  private warned = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  /** provider → epoch ms until which it is held. */
+  holds: Record<string, number> = {};
+  exceeded = false;
+
+  constructor(private readonly p: Parts) {}
+
+  /** At start: holds, the exceeded flag and the window's usage from the journal; a rolling window is re-read each minute. */
+  load(): void {
+    const journal = this.p.store.journal;
+    this.holds = journal.getMeta<Record<string, number>>('holds') ?? {};
+    this.exceeded = journal.getMeta('fleet_exceeded') !== null;
+    this.loadUsage();
+    this.timer ??= setInterval(() => {
+      this.loadUsage();
+      this.check();
+    }, 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private budget(): FleetBudget {
+    const f = this.p.config.budgets.fleet;
+    return { max_tokens: f.max_tokens, max_cost_usd: f.max_cost_usd, window: f.window };
+  }
+
+  /** Re-read usage for the current window (at start, on a config change, each minute). */
+  loadUsage(): void {
+    const w = this.p.config.budgets.fleet.window;
+    this.usage = this.p.store.journal.usageSince(w === 'all' ? 0 : monoNow() - w.rolling_ms);
+  }
+
+  meters(): Meter[] {
+    return fleetMeters({ tokens: this.usage.tokens, cost_usd: this.usage.cost }, this.budget());
+  }
+
+  /** A run spent this much (journaled in the caller's unit of work; counted once it commits). */
+  add(tokens: number, cost: number): void {
+    this.p.store.journal.addUsage(monoNow(), tokens, cost);
+    this.p.store.afterCommit(() => {
+      this.usage = { tokens: this.usage.tokens + tokens, cost: this.usage.cost + cost };
+    });
+  }
+
+  /** Warn at 80%; over the ceiling, stop new work (queued runs canceled, idle ones let go); back under, resume. */
+  check(): void {
+    const { store } = this.p;
+    const meters = this.meters();
+    const trip = firstTrip(meters);
+    for (const m of meters) {
+      if (m.warn && !m.tripped && !this.warned.has(m.name)) {
+        this.warned.add(m.name);
+        store.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
+      }
+    }
+    if (trip && !this.exceeded) {
+      store.transaction(() => {
+        store.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
+        store.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
+        // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
+        for (const w of this.p.limiter.waiting()) this.p.ending.end(w.uuid, 'canceled', 'fleet_budget', null);
+        store.afterCommit(() => {
+          this.exceeded = true;
+        });
+      });
+      for (const run of store.active()) if (run.status === 'idle') this.p.input.close(run);
+    } else if (!trip && this.exceeded) {
+      store.transaction(() => {
+        store.journal.setMeta('fleet_exceeded', null);
+        store.journal.appendEvent(null, { type: 'budget_reset', data: { scope: 'fleet' } });
+        store.afterCommit(() => {
+          this.exceeded = false;
+          this.warned.clear();
+        });
+      });
+    }
+  }
+
+  /** Hold a provider until then (in the caller's unit of work, with the run's events); never shortens a hold. */
+  hold(provider: string, until: number): void {
+    if (Object.hasOwn(this.holds, provider) && this.holds[provider]! >= until) return;
+    const holds = { ...this.holds, [provider]: until };
+    this.p.store.journal.setMeta('holds', holds);
+    this.p.store.afterCommit(() => {
+      this.holds = holds;
+      this.p.limiter.setHolds(holds);
+      this.p.admission.schedule();
+    });
+  }
+
+  /** Until when a provider is held, or null. */
+  heldUntil(provider: string, now: number): number | null {
+    const until = Object.hasOwn(this.holds, provider) ? this.holds[provider]! : null;
+    return until !== null && until > now ? until : null;
+  }
+
+  /** Lift holds whose time has come (and, with `provider`, that one early). */
+  lift(now: number, provider?: string): boolean {
+    const lifted = Object.entries(this.holds).filter(([p, until]) => until <= now || p === provider);
+    if (lifted.length === 0) return false;
+    const rest = Object.fromEntries(Object.entries(this.holds).filter(([p]) => !lifted.some(([q]) => q === p)));
+    const { store } = this.p;
+    store.transaction(() => {
+      for (const [p, until] of lifted) store.journal.appendEvent(null, { type: 'hold_lifted', data: { provider: p, early: until > now } });
+      store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
+      store.afterCommit(() => {
+        this.holds = rest;
+        this.p.limiter.setHolds(rest);
+      });
+    });
+    return true;
+  }
+
+  /** `orcr provider resume`: false if it was not held. */
+  resume(provider: string): boolean {
+    if (!Object.hasOwn(this.holds, provider)) return false;
+    this.lift(monoNow(), provider);
+    this.p.admission.schedule();
+    return true;
+  }
+}

@@ -1,0 +1,42 @@
+// The supervisor's rooms and the one handle they share. Each room is a class
+// that holds one job's state and reaches the others through this handle
+// (read at call time, so a room rebuilt after a degrade is the one used).
+// The facade (supervisor.ts) builds it; nothing else does.
+
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
+import type { LocalLimiter } from '../limiter/local.js';
+import type { AdmissionLoop } from './admission-loop.js';
+import type { Ending } from './ending.js';
+import type { Fleet } from './fleet.js';
+import type { Guards } from './guards.js';
+import type { Launching } from './launching.js';
+import type { LiveRuns } from './live-runs.js';
+import type { Progress } from './progress.js';
+import type { RunInput } from './run-input.js';
+import type { RunStore } from './run-store.js';
+import type { Waits } from './waits.js';
+
+export interface Parts {
+  readonly home: Home;
+  config: Config;
+  readonly log: (msg: string) => void;
+  readonly store: RunStore;
+  /** Rebuilt from the journal after a degrade. */
+  limiter: LocalLimiter;
+  readonly admission: AdmissionLoop;
+  readonly launching: Launching;
+  readonly live: LiveRuns;
+  readonly progress: Progress;
+  readonly guards: Guards;
+  readonly input: RunInput;
+  readonly fleet: Fleet;
+  readonly ending: Ending;
+  readonly waits: Waits;
+  /** Shutting down: start nothing, change nothing. */
+  stopping: boolean;
+  /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */
+  degraded: string | null;
+  /** The journal refused a write: fail closed and rebuild once it is writable. */
+  degrade(reason: string): void;
+}

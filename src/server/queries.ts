@@ -1,0 +1,102 @@
+// What clients read: a run's public view (with its budget meters and what
+// holds it back), a user's reference resolved to a run, and the caps. Reads
+// the store, the limiter and the fleet; writes nothing.
+
+import type { CapUsage } from '../core/admission.js';
+import { roundCost, roundFraction, runMeters } from '../core/budget.js';
+import type { Run } from '../core/types.js';
+import type { Waiting } from '../core/waiting.js';
+import { monoNow } from './clock.js';
+import type { Parts } from './parts.js';
+import { RemoteError } from './protocol.js';
+import { publicRun, type PublicRun } from './view.js';
+
+type MeterView = { used: number; limit: number | null; fraction: number | null; warn: boolean };
+
+export interface Stats {
+  caps: CapUsage[];
+  /** Names of the runs the caps list (holders and the first waiters), so a reader need not look each up. */
+  names: Record<string, string>;
+  queued: number;
+  active: number;
+  holds: Record<string, number>;
+  fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
+  warnings: string[];
+  config_error: { at: number; message: string } | null;
+}
+
+export class Queries {
+  /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
+  configError: { at: number; message: string } | null = null;
+
+  constructor(private readonly p: Parts) {}
+
+  view(run: Run): PublicRun {
+    const { limiter, fleet } = this.p;
+    const now = monoNow();
+    const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
+    const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
+    const budget: PublicRun['budget'] = {};
+    for (const m of meters) budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
+    let waiting: Waiting | null = null;
+    if (run.status === 'queued') {
+      // Admission order (priority, then first come): where the run really stands, and what holds it.
+      waiting =
+        this.p.degraded !== null
+          ? { reason: 'unavailable', name: null, active: null, limit: null, reserved: null, until: null, position: null }
+          : limiter.waitingFor(run.uuid, now, fleet.exceeded);
+    }
+    return publicRun(run, {
+      waiting,
+      queuePosition: waiting?.position ?? null,
+      budget,
+      heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
+      loop: run.loop_flags ?? undefined,
+    });
+  }
+
+  /** Resolve a user's reference: uuid, unique uuid prefix, or name (an active run's before an ended one's). */
+  resolve(ref: string): Run {
+    const { store } = this.p;
+    const journal = store.journal;
+    const live = store.get(ref);
+    if (live) return live;
+    const exact = journal.getRun(ref);
+    if (exact) return exact;
+    const holder = store.holderOfName(ref);
+    if (holder) return store.get(holder)!;
+    const byName = journal.runsByName(ref);
+    if (byName.length > 0) {
+      const active = byName.filter((r) => r.status !== 'ended');
+      if (active.length > 1) throw new RemoteError('ambiguous', `"${ref}" names ${active.length} active runs; use a uuid`);
+      const r = active[0] ?? byName[0]!;
+      return store.get(r.uuid) ?? r;
+    }
+    if (/^[0-9a-f-]{4,}$/i.test(ref)) {
+      const byPrefix = journal.runsByPrefix(ref);
+      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `"${ref}" matches several runs; give more of the uuid`);
+      if (byPrefix.length === 1) return store.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
+    }
+    throw new RemoteError('not_found', `no run "${ref}"`);
+  }
+
+  stats(): Stats {
+    const { limiter, fleet, store, config } = this.p;
+    const meters: Record<string, MeterView> = {};
+    for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
+    const w = config.budgets.fleet.window;
+    const names: Record<string, string> = {};
+    const caps = limiter.usage(monoNow());
+    for (const c of caps) for (const u of [...c.holders, ...c.waiting]) names[u] ??= store.get(u)?.name ?? u;
+    return {
+      caps,
+      names,
+      queued: limiter.queued,
+      active: limiter.active,
+      holds: { ...fleet.holds },
+      fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
+      warnings: [...config.warnings],
+      config_error: this.configError,
+    };
+  }
+}

@@ -1,0 +1,69 @@
+// Input to a live agent: `send` (an idle run starts a turn), the first input
+// line of a prompt, and closing stdin when a one-shot turn is done. Bytes go
+// through the run's FifoWriter, which writes as the pipe drains; what each
+// protocol expects is the agents' business (agents/input.ts).
+
+import path from 'node:path';
+import { inputLine } from '../agents/input.js';
+import { transition } from '../core/run-state.js';
+import type { Run } from '../core/types.js';
+import { runDir } from '../config/home.js';
+import { JournalUnavailable } from '../journal/journal.js';
+import { FifoWriter } from '../runtime/fifo-writer.js';
+import { monoNow } from './clock.js';
+import type { Parts } from './parts.js';
+import { RemoteError } from './protocol.js';
+
+export class RunInput {
+  constructor(private readonly p: Parts) {}
+
+  /** `orcr send`: an idle run takes the text as its next turn. */
+  send(uuid: string, text: string): Run {
+    const run = this.p.store.get(uuid);
+    if (!run) throw new RemoteError('not_idle', 'the run has ended; it takes no input');
+    if (run.status !== 'idle') throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
+    if (this.p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet): no new turns');
+    const next = transition(run, 'working', monoNow(), { input_seq: run.input_seq + 1 });
+    const line = inputLine(run.protocol, text);
+    this.p.store.save(next, [
+      { type: 'working', data: { from: 'idle', input_seq: next.input_seq } },
+      { type: 'input_sent', data: { input_seq: next.input_seq, bytes: Buffer.byteLength(line) } },
+    ]);
+    this.write(next, line);
+    this.p.guards.arm(uuid);
+    return next;
+  }
+
+  /** A prompt as the agent's first input line. */
+  prompt(run: Run, text: string): void {
+    this.write(run, inputLine(run.protocol, text));
+  }
+
+  private write(run: Run, line: string): void {
+    const live = this.p.live.get(run.uuid);
+    if (!live) return;
+    // Until the wrapper has made and opened the FIFO the writer retries; past
+    // the pipe's 64 KiB it writes the rest as the agent reads.
+    live.input ??= new FifoWriter(path.join(runDir(this.p.home, run.uuid), 'in'), {
+      onError: (e) => {
+        try {
+          this.p.store.event(run.uuid, { type: 'input_failed', data: { error: e.message } });
+        } catch (err) {
+          if (err instanceof JournalUnavailable) this.p.degrade(err.message);
+          else throw err;
+        }
+      },
+    });
+    live.input.write(line);
+  }
+
+  /** Ask the wrapper to close the agent's stdin (EOF), ending a one-shot agent. */
+  close(run: Run): void {
+    if (run.pid === null) return;
+    try {
+      process.kill(run.pid, 'SIGUSR1');
+    } catch {
+      /* already gone */
+    }
+  }
+}

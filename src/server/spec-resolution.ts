@@ -1,0 +1,175 @@
+// From a run spec (what a user asked for) to a new queued run record: the
+// preset's command and protocol, the merged ceilings, and every check that
+// would otherwise fail at launch (a cwd that is not a directory, a program
+// not on the run's PATH, a taken or ambiguous name). Reads config and the
+// journal; writes nothing.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { acceptsInput } from '../agents/input.js';
+import { mergeLimits } from '../core/budget.js';
+import { newRun } from '../core/run-record.js';
+import type { Protocol, Run } from '../core/types.js';
+import type { Config } from '../config/load.js';
+import type { RunSpec } from '../config/run-spec.js';
+import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
+import { LaunchError, resolveProgram } from '../runtime/launcher.js';
+import { RemoteError } from './protocol.js';
+
+export interface Resolved {
+  command: string[];
+  provider: string;
+  protocol: Protocol | null;
+  /** The prompt goes in argv (a config preset's `{prompt}`), not to stdin. */
+  promptArgv: boolean;
+}
+
+/** A preset from config refines the built-in one of the same name (e.g. adds a price), key by key. */
+function presetFor(config: Config, name: string): ProviderPreset | undefined {
+  const builtin = Object.hasOwn(BUILTIN_PROVIDERS, name) ? BUILTIN_PROVIDERS[name] : undefined;
+  const configured = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
+  return builtin || configured ? { ...builtin, ...configured } : undefined;
+}
+
+export function resolveSpec(config: Config, spec: RunSpec): Resolved {
+  let command = spec.command && spec.command.length > 0 ? spec.command : null;
+  let provider = spec.provider ?? null;
+  let protocol: Protocol | null = spec.protocol ?? null;
+  let promptArgv = false;
+  if (!command) {
+    if (!provider) throw new RemoteError('usage', 'nothing to run: give -a PROVIDER (a preset) or -- COMMAND ARGS...');
+    const preset = presetFor(config, provider);
+    if (!preset || !preset.command) {
+      throw new RemoteError('usage', `no provider preset named "${provider}" (define providers.${provider}.command in config.json, or give -- COMMAND)`);
+    }
+    protocol = protocol ?? preset.protocol ?? null;
+    // A preset's `{prompt}` puts the prompt in argv (the user's choice in
+    // config.json); without one it goes to stdin: the first input line of an
+    // agent that takes input, else the text followed by EOF. The command
+    // keeps the placeholder: `ps`, `show` and events never show the prompt.
+    promptArgv = preset.command.some((a) => a.includes('{prompt}'));
+    const takesInput = preset.interactive_input === true || acceptsInput(protocol);
+    if (spec.prompt === undefined && !(spec.interactive && takesInput && !promptArgv)) {
+      throw new RemoteError('usage', `provider "${provider}" needs a prompt: give -p PROMPT (or -p @FILE, -p - for stdin)`);
+    }
+    command = preset.command;
+  } else {
+    protocol = protocol ?? (provider ? presetFor(config, provider)?.protocol : undefined) ?? null;
+    provider = provider ?? path.basename(command[0]!);
+  }
+  return { command, provider, protocol, promptArgv };
+}
+
+/** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the run's PATH. */
+function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+  let dir: fs.Stats;
+  try {
+    dir = fs.statSync(cwd);
+  } catch (e) {
+    throw new RemoteError('usage', `cwd ${cwd}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (e as Error).message}`);
+  }
+  if (!dir.isDirectory()) throw new RemoteError('usage', `cwd ${cwd}: not a directory`);
+  try {
+    resolveProgram(command[0]!, cwd, env.PATH);
+  } catch (e) {
+    if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${JSON.stringify(command[0])}: ${e.message}`);
+    throw e;
+  }
+}
+
+export interface NameBook {
+  /** The active run holding this name, if any. */
+  holderOfName(name: string): string | undefined;
+  /** Does this read as the start of some run's uuid? */
+  isUuidPrefix(text: string): boolean;
+}
+
+/**
+ * A name is a reference users type (`kill NAME`): it must stay unambiguous.
+ * Refused: one an active run holds (or an earlier spec of the same call),
+ * and one that reads as a prefix of a run's uuid.
+ */
+function checkName(name: string, taken: Set<string>, book: NameBook): void {
+  const shown = JSON.stringify(name);
+  const holder = book.holderOfName(name);
+  if (taken.has(name) || holder !== undefined) {
+    throw new RemoteError('usage', `the name ${shown} is taken by an active run${holder ? ` (${holder.slice(0, 8)})` : ''}; pick another, or kill that run first`);
+  }
+  if (/^[0-9a-f-]{4,}$/i.test(name) && book.isUuidPrefix(name)) {
+    throw new RemoteError('usage', `the name ${shown} reads as the start of another run's uuid; pick a name that does not`);
+  }
+  taken.add(name);
+}
+
+export interface NewRunPlan {
+  /** The run, once its place in the queue is known (its default name is `<provider>-<queue_seq>`). */
+  make(queueSeq: number): Run;
+  /** The environment the run starts with (its maker's), or null for the supervisor's. */
+  launchEnv: Record<string, string> | null;
+}
+
+/**
+ * Check every spec and resolve it into a run (queue_seq and, unless given,
+ * name come at insert). One bad spec refuses them all: nothing is queued.
+ */
+export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number): NewRunPlan[] {
+  const names = new Set<string>();
+  return specs.map((spec) => {
+    const r = resolveSpec(config, spec);
+    if (spec.name !== undefined) checkName(spec.name, names, book);
+    checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
+    const presetBudgets = config.providers[r.provider]?.budgets;
+    const limits = mergeLimits(
+      {
+        max_turns: config.budgets.run.max_turns,
+        max_tokens: config.budgets.run.max_tokens,
+        max_cost_usd: config.budgets.run.max_cost_usd,
+        timeout_ms: config.budgets.run.timeout,
+        idle_after_ms: config.timings.idle_after,
+        loop: config.loop.action,
+      },
+      presetBudgets
+        ? { max_turns: presetBudgets.max_turns, max_tokens: presetBudgets.max_tokens, max_cost_usd: presetBudgets.max_cost_usd, timeout_ms: presetBudgets.timeout }
+        : {},
+      {
+        max_turns: spec.max_turns ?? null,
+        max_tokens: spec.max_tokens ?? null,
+        max_cost_usd: spec.max_cost_usd ?? null,
+        timeout_ms: spec.timeout_ms ?? null,
+        idle_after_ms: spec.idle_after_ms ?? null,
+        ...(spec.loop ? { loop: spec.loop } : {}),
+      },
+    );
+    if (limits.max_cost_usd !== null && r.protocol !== 'claude' && !config.providers[r.provider]?.price) {
+      throw new RemoteError(
+        'usage',
+        `a cost ceiling needs a price for provider "${r.provider}" (providers.${r.provider}.price in config.json), or an agent that reports its own cost`,
+      );
+    }
+    if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
+      // codex exec / gemini take no input after their prompt, and with a pipe
+      // on stdin they wait for its end before starting at all.
+      throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
+    }
+    const uuid = crypto.randomUUID();
+    const make = (queueSeq: number): Run =>
+      newRun({
+        uuid,
+        name: spec.name ?? `${r.provider}-${queueSeq}`,
+        provider: r.provider,
+        workload: spec.workload ?? config.concurrency.default_workload,
+        protocol: r.protocol,
+        queue_seq: queueSeq,
+        command: r.command,
+        cwd: spec.cwd,
+        env: spec.env ?? {},
+        prompt: spec.prompt ?? null,
+        promptArgv: r.promptArgv,
+        interactive: spec.interactive ?? false,
+        limits,
+        now,
+      });
+    return { make, launchEnv: spec.caller_env ?? null };
+  });
+}

@@ -1,0 +1,113 @@
+// `orcr wait`: each call's runs, settled one by one as they change, until all
+// are settled, its timeout runs out, or its client goes away. A run settles at
+// `idle` (turn_complete, on a turn started after the wait began for input it
+// was sent), `blocked`, or `ended` (its exit reason). Reads runs; changes none.
+
+import type { Run } from '../core/types.js';
+import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
+import type { Parts } from './parts.js';
+import { RemoteError } from './protocol.js';
+
+export interface Settled {
+  uuid: string;
+  name: string;
+  token: string;
+}
+
+interface Wait {
+  uuids: string[];
+  /** Per run, the input a settle must have seen (a wait after a send waits for that turn). */
+  minInput: Map<string, number>;
+  pending: Set<string>;
+  done: Map<string, Settled>;
+  resolve: (settled: Settled[]) => void;
+  reject: (e: Error) => void;
+  timer: LongTimeout | null;
+}
+
+export function settleToken(run: Run, minInput: number): string | null {
+  if (run.status === 'ended') return run.exit_reason ?? 'ended';
+  if (run.input_seq < minInput) return null;
+  if (run.status === 'idle') return 'turn_complete';
+  if (run.status === 'blocked') return 'blocked';
+  return null;
+}
+
+export class Waits {
+  /** The open waits that expect each run: a change looks at its own waits only. */
+  private readonly byRun = new Map<string, Set<Wait>>();
+  private readonly all = new Set<Wait>();
+
+  constructor(private readonly p: Parts) {}
+
+  /** Settles when every run has; with a timeout, the unsettled ones come back `pending`. An aborted wait is dropped. */
+  wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {
+    // Nothing to wait for (`wait --all` on an idle fleet): settled at once.
+    if (uuids.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      const minInput = new Map<string, number>();
+      for (const u of uuids) minInput.set(u, this.p.store.get(u)?.input_seq ?? 0);
+      const w: Wait = { uuids, minInput, pending: new Set(uuids), done: new Map(), resolve, reject, timer: null };
+      this.all.add(w);
+      for (const u of uuids) {
+        let set = this.byRun.get(u);
+        if (!set) this.byRun.set(u, (set = new Set()));
+        set.add(w);
+      }
+      if (timeoutMs !== null) {
+        w.timer = setLongTimeout(() => {
+          this.drop(w);
+          resolve(uuids.map((u) => w.done.get(u) ?? { uuid: u, name: this.p.store.lookup(u)?.name ?? u, token: 'pending' }));
+        }, timeoutMs);
+      }
+      signal?.addEventListener('abort', () => {
+        this.drop(w);
+        reject(new RemoteError('canceled', 'the waiting client went away'));
+      });
+      for (const u of uuids) this.settleIn(w, u);
+    });
+  }
+
+  /** A run changed: settle it in every wait that expects it. */
+  settle(uuid: string): void {
+    const set = this.byRun.get(uuid);
+    if (set) for (const w of [...set]) this.settleIn(w, uuid);
+  }
+
+  /** Shutting down: every open wait is told so. */
+  stopAll(): void {
+    for (const w of [...this.all]) {
+      this.drop(w);
+      w.reject(new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the runs go on'));
+    }
+  }
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  private settleIn(w: Wait, uuid: string): void {
+    if (!w.pending.has(uuid)) return;
+    const run = this.p.store.lookup(uuid);
+    const token = run ? settleToken(run, w.minInput.get(uuid)!) : 'not_found';
+    if (token === null) return;
+    w.pending.delete(uuid);
+    w.done.set(uuid, { uuid, name: run?.name ?? uuid, token });
+    this.byRun.get(uuid)?.delete(w);
+    if (w.pending.size === 0) {
+      this.drop(w);
+      w.resolve(w.uuids.map((u) => w.done.get(u)!));
+    }
+  }
+
+  private drop(w: Wait): void {
+    w.timer?.clear();
+    this.all.delete(w);
+    for (const u of w.pending) {
+      const set = this.byRun.get(u);
+      set?.delete(w);
+      if (set?.size === 0) this.byRun.delete(u);
+    }
+    for (const u of w.uuids) if (this.byRun.get(u)?.size === 0) this.byRun.delete(u);
+  }
+}

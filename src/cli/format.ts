@@ -6,7 +6,8 @@
 import { formatDuration } from '../config/duration.js';
 import type { CapUsage } from '../core/admission.js';
 import type { PublicRun } from '../server/view.js';
-import { displayWidth, padDisplay, safeLine, truncateDisplay } from '../text/terminal-text.js';
+import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
+import { safeLine } from '../text/terminal-text.js';
 import { waitingText } from '../text/waiting.js';
 import { jsonText } from '../text/json-text.js';
 

@@ -1,6 +1,7 @@
 // `orcr serve`: the supervisor in the foreground.
 
-import { homeDir } from '../config/home.js';
+import { homeDir, HomeError } from '../config/home.js';
+import { ConfigError } from '../config/errors.js';
 import { AlreadyRunning, startServer } from '../server/server.js';
 import { JournalUnavailable } from '../journal/journal.js';
 
@@ -43,4 +44,15 @@ export async function serve(): Promise<number> {
     process.exit(1);
   });
   return new Promise<number>(() => undefined);
+}
+
+/** `orcr serve` as the process's whole job: its exit code, or a one-line reason (exit 2 for a bad home or config). */
+export async function serveMain(): Promise<void> {
+  try {
+    process.exitCode = await serve();
+  } catch (e) {
+    const usage = e instanceof HomeError || e instanceof ConfigError;
+    process.stderr.write(`orcr: ${usage ? (e as Error).message : ((e as Error)?.stack ?? String(e))}\n`);
+    process.exit(usage ? 2 : 1);
+  }
 }

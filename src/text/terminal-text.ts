@@ -1,9 +1,7 @@
-// Text bound for a terminal: made safe, and measured in columns. Anything an
-// agent (or a user) wrote may carry escape sequences — an OSC 52 clipboard
-// write, a title change, a cursor move — and must reach a screen as plain
-// characters only. Pure: no I/O; used by the CLI's human output and the TUI.
-
-import stringWidth from 'string-width';
+// Text bound for a terminal, made safe. Anything an agent (or a user) wrote
+// may carry escape sequences — an OSC 52 clipboard write, a title change, a
+// cursor move — and must reach a screen as plain characters only. Pure, and
+// free of dependencies: the server and every CLI verb load it.
 
 /**
  * ESC-introduced sequences, as terminals parse them: CSI (`ESC [` … final
@@ -44,38 +42,4 @@ export function safeText(text: string): string {
 export function hasControls(text: string): boolean {
   // eslint-disable-next-line no-control-regex
   return /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(text);
-}
-
-/** Columns a (safe) string takes on a terminal: wide CJK and emoji count two, combining marks none. */
-export function displayWidth(text: string): number {
-  return stringWidth(text);
-}
-
-/** Cut to at most `width` columns, marking a cut with an ellipsis. */
-export function truncateDisplay(text: string, width: number): string {
-  if (width <= 0) return '';
-  if (displayWidth(text) <= width) return text;
-  if (width === 1) return '…';
-  let out = '';
-  let used = 0;
-  for (const { segment } of graphemes(text)) {
-    const w = displayWidth(segment);
-    if (used + w > width - 1) break;
-    out += segment;
-    used += w;
-  }
-  return out + '…';
-}
-
-/** Pad with spaces to `width` columns (never cuts). */
-export function padDisplay(text: string, width: number, align: 'left' | 'right' = 'left'): string {
-  const pad = width - displayWidth(text);
-  if (pad <= 0) return text;
-  return align === 'left' ? text + ' '.repeat(pad) : ' '.repeat(pad) + text;
-}
-
-let segmenter: Intl.Segmenter | null = null;
-function graphemes(text: string): Iterable<{ segment: string }> {
-  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  return segmenter.segment(text);
 }

@@ -3,7 +3,7 @@
 // in any script line up.
 
 import { formatDuration } from '../config/duration.js';
-import { displayWidth, truncateDisplay } from '../text/terminal-text.js';
+import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import type { PublicRun } from '../server/view.js';
 import type { Token } from './theme.js';
 

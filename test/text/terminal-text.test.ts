@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { displayWidth, hasControls, padDisplay, safeLine, safeText, truncateDisplay } from '../../src/text/terminal-text.js';
+import { displayWidth, padDisplay, truncateDisplay } from '../../src/text/display-width.js';
+import { hasControls, safeLine, safeText } from '../../src/text/terminal-text.js';
 
 describe('safeLine', () => {
   it.each([

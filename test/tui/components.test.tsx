@@ -16,7 +16,7 @@ import { createTuiStore, reduceList, reduceSnapshot, reduceStats, reduceStream, 
 import { normalizeStats } from '../../src/tui/model.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
 import { ev, msg, run, T0 } from './fixtures.js';
-import { displayWidth } from '../../src/text/terminal-text.js';
+import { displayWidth } from '../../src/text/display-width.js';
 import { lines, renderPane, until } from './helpers.js';
 
 afterEach(() => cleanup());

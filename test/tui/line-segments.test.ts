@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { clipParts, isPlainAscii, MIN_ASCII_RUN, segmentLine, type Part } from '../../src/tui/line-segments.js';
-import { displayWidth } from '../../src/text/terminal-text.js';
+import { displayWidth } from '../../src/text/display-width.js';
 
 const cols = (s: string): number => displayWidth(s);
 const joined = (ps: readonly Part<number>[]): string => ps.map((p) => p.text).join('');

@@ -1,0 +1,388 @@
+// `orcr`: parse, call the supervisor, print text or --json, exit with a
+// documented code (the README's table). Human output never echoes a control
+// sequence (safeLine/safeText); JSON output escapes every control.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { Client } from '../client/client.js';
+import { ensureHome, homeDir, HomeError } from '../config/home.js';
+import { ConfigError } from '../config/errors.js';
+import { parseDuration } from '../config/duration.js';
+import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
+import type { PublicRun } from '../server/view.js';
+import type { RunEvent } from '../core/types.js';
+import { waitExitCode } from '../core/run-state.js';
+import { MAIN_USAGE, VERB_USAGE } from './usage.js';
+import { UsageError } from './usage-error.js';
+import { configNotes, plainNumber, psTable, showRun, statsText, type StatsReply } from './format.js';
+import { followLogs, printLogs } from './logs.js';
+import { checkFrame } from './frame.js';
+import { safeLine, safeText } from '../text/terminal-text.js';
+import { jsonText } from '../text/json-text.js';
+
+
+let jsonMode = false;
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+function printJson(value: unknown): void {
+  out(jsonText(value, 2));
+}
+
+function fail(code: string, message: string, exit: number, verb?: string): never {
+  if (jsonMode) printJson({ error: { code, message } });
+  else {
+    // A message may quote a run's name or an agent's words: no escapes reach the terminal.
+    for (const line of safeText(message).split('\n')) process.stderr.write(`orcr: ${line}\n`);
+    if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
+  }
+  process.exit(exit);
+}
+
+type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+
+function parse(verb: string, args: string[], options: ParseArgsConfig['options'], allowPositionals = true): Parsed {
+  try {
+    return parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true }) as Parsed;
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
+  }
+}
+
+async function connect(): Promise<Client> {
+  const home = ensureHome(homeDir());
+  return Client.connect(home);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  jsonMode = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
+  if (!verb || verb === '--help' || verb === '-h' || verb === 'help') {
+    out(MAIN_USAGE);
+    return verb ? 0 : 2;
+  }
+  if (verb === '--version') {
+    out('orcr 0.1.0');
+    return 0;
+  }
+  if (!(verb in VERB_USAGE)) throw new UsageError(`unknown verb "${verb}" (see orcr --help)`);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const dd = rest.indexOf('--');
+    const h = rest.indexOf('--help') >= 0 ? rest.indexOf('--help') : rest.indexOf('-h');
+    if (dd < 0 || h < dd) {
+      out(`usage: ${VERB_USAGE[verb]}`);
+      return 0;
+    }
+  }
+
+  switch (verb) {
+    case 'serve': {
+      parse(verb, rest, {}, false);
+      const { serve } = await import('./serve.js');
+      return serve();
+    }
+    case 'run': {
+      const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
+      // Loaded here: the run-spec schema brings zod, ~80 ms that no other verb needs.
+      const { callerEnv, parseRunArgs, parseFanOut } = await import('./run-args.js');
+      const io = { stdin: readStdin };
+      const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
+      // A run starts with the environment of the `orcr run` that made it (PATH included), not the supervisor's.
+      const params = { specs, caller_env: callerEnv() };
+      const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
+      // Name the part that is big: a prompt read from a file, or a fan-out's many specs.
+      checkFrame('run.enqueue', params, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
+      const c = await connect();
+      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', params);
+      c.close();
+      if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
+      else for (const r of res.runs) out(`${safeLine(r.name)} ${r.uuid}`);
+      return 0;
+    }
+    case 'ps': {
+      const { values } = parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' } }, false);
+      const statuses = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'];
+      if (values.status && !statuses.includes(values.status as string)) {
+        throw new UsageError(`--status must be one of ${statuses.join(', ')}`, verb);
+      }
+      const c = await connect();
+      // No cap on the listing: `ps --all` means all (filter with --status or -a).
+      const res = await c.call<{ runs: PublicRun[] }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider, limit: Number.MAX_SAFE_INTEGER });
+      c.close();
+      if (jsonMode) printJson(res.runs);
+      else out(psTable(res.runs));
+      return 0;
+    }
+    case 'show': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length !== 1) throw new UsageError('show takes exactly one run', verb);
+      const c = await connect();
+      const res = await c.call<{ run: PublicRun }>('run.get', { ref: positionals[0] });
+      c.close();
+      if (jsonMode) printJson(res.run);
+      else out(showRun(res.run));
+      return 0;
+    }
+    case 'kill': {
+      const { values, positionals } = parse(verb, rest, { force: { type: 'boolean' } });
+      if (positionals.length === 0) throw new UsageError('kill needs at least one run', verb);
+      const c = await connect();
+      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs: positionals, force: values.force ?? false });
+      c.close();
+      const missing = res.results.filter((r) => r.action === 'not_found');
+      if (jsonMode) printJson(res.results);
+      else {
+        for (const r of res.results) {
+          const name = safeLine(r.name ?? r.ref);
+          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
+          else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
+          else out(`${name} ${r.action}`);
+        }
+      }
+      return missing.length > 0 ? 6 : 0;
+    }
+    case 'wait': {
+      const { values, positionals } = parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
+      if (positionals.length === 0 && !values.all) throw new UsageError('wait needs at least one run, or --all', verb);
+      let timeout_ms: number | null = null;
+      if (values.timeout !== undefined) {
+        try {
+          timeout_ms = parseDuration(values.timeout as string);
+        } catch (e) {
+          throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
+        }
+      }
+      const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
+      let worst = 0;
+      for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+      if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
+      else for (const s of settled) out(`${safeLine(s.name)} ${s.token}`);
+      return worst;
+    }
+    case 'send': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length < 2) throw new UsageError('send needs a run and the text to send (or - to read it from stdin)', verb);
+      const text = positionals.length === 2 && positionals[1] === '-' ? readStdin() : positionals.slice(1).join(' ');
+      const params = { ref: positionals[0], text };
+      checkFrame('run.send', params, 'the text');
+      const c = await connect();
+      const res = await c.call<{ run: PublicRun }>('run.send', params);
+      c.close();
+      if (jsonMode) printJson(res.run);
+      else out(`${safeLine(res.run.name)} input ${res.run.input_seq}`);
+      return 0;
+    }
+    case 'logs': {
+      const { values, positionals } = parse(verb, rest, { tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, stderr: { type: 'boolean' } });
+      if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
+      let tail: number | null = null;
+      if (values.tail !== undefined) {
+        tail = Number(values.tail);
+        if (!Number.isInteger(tail) || tail < 0) throw new UsageError('--tail must be a whole number', verb);
+      }
+      const c = await connect();
+      const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
+      const file = path.join(info.dir, values.stderr ? 'err' : 'out');
+      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
+      c.close();
+      printLogs(file, info.protocol, tail, jsonMode);
+      return 0;
+    }
+    case 'events': {
+      const { values } = parse(verb, rest, { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } }, false);
+      let since = 0;
+      if (values.since !== undefined) {
+        since = Number(values.since);
+        if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be an event seq (a whole number)', verb);
+      }
+      return eventsVerb(since, values.follow === true);
+    }
+    case 'stats': {
+      parse(verb, rest, {}, false);
+      const c = await connect();
+      const res = await c.call<StatsReply>('stats');
+      c.close();
+      if (jsonMode) printJson(res);
+      else out(statsText(res));
+      return 0;
+    }
+    case 'server': {
+      const { positionals } = parse(verb, rest, {});
+      const sub = positionals[0];
+      if (sub !== 'status' && sub !== 'stop') throw new UsageError('server takes "status" or "stop"', verb);
+      const home = ensureHome(homeDir());
+      let c: Client;
+      try {
+        c = await Client.connect(home, { autoStart: false });
+      } catch (e) {
+        if (e instanceof RemoteError && e.code === 'unavailable') {
+          if (jsonMode) printJson({ running: false, home: home.dir });
+          else out(`not running (home ${safeLine(home.dir)})`);
+          return sub === 'status' ? 7 : 0;
+        }
+        throw e;
+      }
+      if (sub === 'status') {
+        const st = await c.call<{
+          pid: number;
+          home: string;
+          started_at: number;
+          active: number;
+          seq: number;
+          degraded: string | null;
+          warnings?: string[];
+          config_error?: { at: number; message: string } | null;
+        }>('server.status');
+        c.close();
+        if (jsonMode) printJson({ running: true, ...st });
+        else {
+          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
+          for (const line of configNotes(st.warnings, st.config_error)) out(line);
+        }
+        return 0;
+      }
+      await c.call('server.stop');
+      await new Promise<void>((r) => c.onClose(() => r()));
+      if (jsonMode) printJson({ stopped: true });
+      else out('stopped (agents keep running; the next supervisor re-adopts them)');
+      return 0;
+    }
+    case 'provider': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals[0] !== 'resume' || positionals.length !== 2) throw new UsageError('provider takes: resume NAME', verb);
+      const c = await connect();
+      const res = await c.call<{ resumed: boolean }>('provider.resume', { provider: positionals[1] });
+      c.close();
+      // Like `send` to a run that is not idle (exit 4): the target is not in the state the verb acts on.
+      if (!res.resumed) fail('not_on_hold', `${positionals[1]} is not on hold`, 4);
+      if (jsonMode) printJson(res);
+      else out(`${safeLine(positionals[1]!)} resumed`);
+      return 0;
+    }
+    case 'demo': {
+      const { values } = parse(verb, rest, { home: { type: 'string' } }, false);
+      const { runDemo } = await import('./demo.js');
+      return runDemo(values.home as string | undefined, jsonMode);
+    }
+  }
+  return 0;
+}
+
+interface KillResult {
+  ref: string;
+  name: string | null;
+  uuid: string | null;
+  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
+  status: string | null;
+  exit_reason: string | null;
+}
+
+const readStdin = (): string => fs.readFileSync(0, 'utf8');
+
+async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
+  // A supervisor restart drops the connection; the wait resumes with the
+  // supervisor that comes back, and never starts one itself. A deliberate
+  // stop ends the wait (exit 7, code `stopped`).
+  const started = Date.now();
+  let c = await connect();
+  for (;;) {
+    try {
+      const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
+      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left });
+      c.close();
+      return res.settled;
+    } catch (e) {
+      c.close();
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      c = await Client.reconnect(ensureHome(homeDir()));
+    }
+  }
+}
+
+function printEvent(e: RunEvent, name: string | null): void {
+  if (jsonMode) out(jsonText(e));
+  else {
+    const d = Object.entries(e.data)
+      .filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `${k}=${typeof v === 'number' ? plainNumber(v) : typeof v === 'object' ? jsonText(v) : String(v)}`)
+      .join(' ');
+    out([String(e.seq), new Date(e.ts).toISOString(), e.type, name ?? e.run ?? '-', d].map(safeLine).join('\t'));
+  }
+}
+
+async function eventsVerb(since: number, follow: boolean): Promise<number> {
+  const c = await connect();
+  if (!follow) {
+    // Page through the journal: a long-lived home holds millions of events.
+    const PAGE = 10_000;
+    let cursor = since;
+    let first = true;
+    if (jsonMode) process.stdout.write('[');
+    for (;;) {
+      const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
+      for (const e of res.events) {
+        if (jsonMode) {
+          process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(e));
+          first = false;
+        } else printEvent(e, null);
+      }
+      if (res.events.length < PAGE) break;
+      cursor = res.events[res.events.length - 1]!.seq;
+    }
+    if (jsonMode) process.stdout.write(first ? ']\n' : '\n]\n');
+    c.close();
+    return 0;
+  }
+  // Follow: replay from `since`, then the live stream; on a restart, resume from the last seq seen.
+  let last = since;
+  let client: Client | null = c;
+  for (;;) {
+    const cl: Client = client ?? (await Client.reconnect(ensureHome(homeDir())));
+    client = null;
+    const done = new Promise<void>((r) =>
+      cl.onClose((stopped) => {
+        if (stopped) fail('stopped', 'the supervisor was stopped (orcr server stop); no more events', 7);
+        r();
+      }),
+    );
+    // Live events can arrive in the same read as the subscribe reply, before
+    // its replay is printed: hold them until the replay is out.
+    let held: { event: RunEvent; name: string | null }[] | null = [];
+    const emit = (event: RunEvent, name: string | null): void => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      printEvent(event, name);
+    };
+    cl.onEvent((m) => {
+      if (held) held.push({ event: m.event, name: m.run?.name ?? null });
+      else emit(m.event, m.run?.name ?? null);
+    });
+    const res = await cl.call<{ seq: number; events: RunEvent[] }>('subscribe', { since: last });
+    for (const e of res.events) emit(e, null);
+    for (const h of held) emit(h.event, h.name);
+    held = null;
+    await done;
+  }
+}
+
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError) fail('usage', e.message, 2, e.verb);
+    if (e instanceof ConfigError) fail('config', e.message, 2);
+    if (e instanceof HomeError) fail('usage', e.message, 2);
+    if (e instanceof RemoteError) fail(e.code, e.message, ERROR_EXIT[e.code] ?? 1);
+    fail('internal', (e as Error)?.stack ?? String(e), 1);
+  },
+);
+

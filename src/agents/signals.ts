@@ -1,27 +1,10 @@
-// The normalized signals every protocol adapter produces. The run reducer in
-// src/core consumes only these, so a new agent CLI is one new adapter.
+// What an adapter is: one protocol's output lines in, normalized signals out.
+// The signals themselves are the run reducer's vocabulary (src/core/signals.ts):
+// a new agent CLI is one new adapter, and nothing else changes.
 
-import type { BlockedKind } from '../core/types.js';
+import type { ExtendedSignal, Signal } from '../core/signals.js';
 
-export type Signal =
-  /** The agent showed its first sign of life (init line, or first output for plain). */
-  | { kind: 'alive'; session_id?: string; model?: string }
-  | { kind: 'turn_start' }
-  /** A turn ended; the process may still be alive waiting for input. */
-  | { kind: 'turn_end' }
-  /**
-   * Token usage to ADD to the run's totals (adapters de-duplicate: a Claude
-   * message id is counted once, result summaries are not double counted).
-   * `cost_usd_total`, when present, is the agent's own cumulative cost for the
-   * session and REPLACES the run's cost.
-   */
-  | { kind: 'usage'; input: number; output: number; cached: number; cost_usd_total?: number }
-  | { kind: 'tool'; name: string; input: unknown }
-  | { kind: 'text'; text: string }
-  | { kind: 'result'; ok: boolean; text?: string; detail?: string }
-  | { kind: 'blocked'; blocked: BlockedKind; retry_after_s?: number; message?: string }
-  /** A line that is not part of the protocol: kept as plain output. */
-  | { kind: 'output'; line: string };
+export type { ExtendedSignal, ModelTurnSignal, Signal } from '../core/signals.js';
 
 export interface Adapter<S = Signal> {
   /** Feed one complete output line (without its newline). */
@@ -29,23 +12,6 @@ export interface Adapter<S = Signal> {
   /** The process exited: flush anything pending. */
   end?(): S[];
 }
-
-/**
- * One model message finished: a Claude `assistant` message (all lines of one
- * message.id), a Codex tool or message item, a Gemini model response. Loop
- * detection counts these, so an agent repeating one tool call inside a single
- * input turn is caught. It carries nothing: the tool and text signals since
- * the previous boundary are that message's content.
- *
- * Kept out of `Signal` until the supervisor handles it: adapters emit it only
- * when created with `{ modelTurns: true }` (see AdapterOptions), and their
- * `line()` then returns `ExtendedSignal[]`.
- */
-export interface ModelTurnSignal {
-  kind: 'model_turn';
-}
-
-export type ExtendedSignal = Signal | ModelTurnSignal;
 
 export interface AdapterOptions {
   /** Also emit a `model_turn` boundary after each model message. */

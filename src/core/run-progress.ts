@@ -6,20 +6,11 @@
 import { countedTokens, firstTrip, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
 import { transition } from './run-state.js';
-import type { BlockedKind, ExitReason, Run } from './types.js';
+import type { ExtendedSignal } from './signals.js';
+import type { ExitReason, Run } from './types.js';
 
-/** What the adapters say (src/agents emits exactly these shapes). */
-export type ProgressSignal =
-  | { kind: 'alive'; session_id?: string; model?: string }
-  | { kind: 'turn_start' }
-  | { kind: 'turn_end' }
-  | { kind: 'model_turn' }
-  | { kind: 'usage'; input: number; output: number; cached: number; cost_usd_total?: number }
-  | { kind: 'tool'; name: string; input: unknown }
-  | { kind: 'text'; text: string }
-  | { kind: 'result'; ok: boolean; text?: string; detail?: string }
-  | { kind: 'blocked'; blocked: BlockedKind; retry_after_s?: number; message?: string }
-  | { kind: 'output'; line: string };
+/** What the adapters say: their signals, model-turn boundaries included. */
+export type ProgressSignal = ExtendedSignal;
 
 /** What the reducer remembers of a live run between calls, beside the run itself. */
 export interface ProgressState {

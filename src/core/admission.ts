@@ -35,6 +35,8 @@ export interface Waiter {
   workload: string;
   queue_seq: number;
   enqueued_at: number;
+  /** The run's name, for listings (a cluster shows `host:name`); admission ignores it. */
+  name?: string;
 }
 
 export interface AdmissionInput {

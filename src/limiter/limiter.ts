@@ -14,6 +14,8 @@ export interface Lease {
   provider: string;
   workload: string;
   granted_at: number;
+  /** The run's name, for listings. */
+  name?: string;
 }
 
 export interface Limiter {
@@ -41,8 +43,20 @@ export interface Limiter {
   /** When something time-based changes next (a max wait, a hold lifting), or null. */
   nextDeadline(now: number): number | null;
   setPolicy(policy: AdmissionPolicy): void;
-  /** provider → epoch ms until which it is held. */
+  /** provider → epoch ms until which it is held (replaces this limiter's view of them; a shared limiter also hears of holds set elsewhere). */
   setHolds(holds: Readonly<Record<string, number>>): void;
+  /** Hold a provider until then, for every machine that shares this limiter (never shortens a hold). */
+  hold(provider: string, until: number): Promise<void>;
+  /** Lift a provider's hold early, everywhere. */
+  lift(provider: string): Promise<void>;
+  /** The holds in force as this limiter knows them: provider → until. */
+  holds(): Record<string, number>;
+  /** Fleet usage to count where the limiter is shared (a local limiter counts nothing: the journal does). */
+  addUsage(at: number, tokens: number, cost: number): Promise<void>;
+  /** Shared fleet usage since then, or null when the local journal is the only count. */
+  usageSince(at: number): { tokens: number; cost: number } | null;
+  /** Let go of connections and timers. */
+  close(): Promise<void>;
 
   readonly queued: number;
   readonly active: number;

@@ -16,9 +16,11 @@ export class LocalLimiter implements Limiter {
   private readonly byUuid = new Map<string, Lease>();
   private readonly prefix = crypto.randomBytes(6).toString('hex');
   private seq = 0;
+  private heldUntil: Record<string, number> = {};
 
   constructor(policy: AdmissionPolicy, holds: Readonly<Record<string, number>> = {}) {
     this.index = new AdmissionIndex(policy, holds);
+    this.heldUntil = { ...holds };
   }
 
   async enqueue(waiter: Waiter): Promise<void> {
@@ -98,7 +100,34 @@ export class LocalLimiter implements Limiter {
   }
 
   setHolds(holds: Readonly<Record<string, number>>): void {
+    this.heldUntil = { ...holds };
     this.index.setHolds(holds);
+  }
+
+  async hold(provider: string, until: number): Promise<void> {
+    if ((this.heldUntil[provider] ?? -Infinity) >= until) return;
+    this.setHolds({ ...this.heldUntil, [provider]: until });
+  }
+
+  async lift(provider: string): Promise<void> {
+    const { [provider]: _, ...rest } = this.heldUntil;
+    this.setHolds(rest);
+  }
+
+  holds(): Record<string, number> {
+    return { ...this.heldUntil };
+  }
+
+  async addUsage(): Promise<void> {
+    /* the journal counts it */
+  }
+
+  usageSince(): null {
+    return null;
+  }
+
+  async close(): Promise<void> {
+    /* nothing held */
   }
 
   get queued(): number {

@@ -1,0 +1,46 @@
+// The PostgreSQL limiter against a real PostgreSQL server passes the same
+// conformance suite as the in-process one.
+
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { PgLimiter } from '../../src/limiter/pg.js';
+import { PgServer, pgUnavailable } from '../support/pg.js';
+import { limiterConformance } from './conformance.js';
+
+const why = pgUnavailable();
+let server: PgServer;
+let n = 0;
+
+if (why) {
+  describe.skip(`limiter conformance: PostgreSQL (${why})`, () => it('skipped', () => undefined));
+} else {
+  beforeAll(async () => {
+    server = await PgServer.start();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.destroy();
+  });
+
+  limiterConformance(
+    'PostgreSQL (PgLimiter)',
+    async (policy, holds) => {
+      const cluster = `conformance-${process.pid}-${++n}`;
+      const open = (host: string): Promise<PgLimiter> =>
+        PgLimiter.join({ url: server.url, cluster, host, leaseTtlMs: 30_000, policy, onConflict: 'refuse' });
+      const limiter = await open('h1');
+      for (const [provider, until] of Object.entries(holds ?? {})) await limiter.hold(provider, until);
+      const others: PgLimiter[] = [];
+      return {
+        limiter,
+        reopen: async () => {
+          const l = await open(`h${others.length + 2}`);
+          others.push(l);
+          return l;
+        },
+        close: async () => {
+          for (const l of [limiter, ...others]) await l.close();
+        },
+      };
+    },
+    { propertyRuns: 15 },
+  );
+}

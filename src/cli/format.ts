@@ -6,6 +6,7 @@
 import { formatDuration } from '../config/duration.js';
 import type { CapUsage } from '../core/admission.js';
 import type { PublicRun } from '../server/view.js';
+import type { ClusterState } from '../server/cluster-link.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { waitingText } from '../text/waiting.js';
@@ -194,6 +195,7 @@ export interface StatsReply {
   fleet?: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }> };
   warnings?: string[];
   config_error?: { at: number; message: string } | null;
+  cluster?: ClusterState | null;
 }
 
 /** Config findings: warnings kept, and an edit refused (the previous config stays in force). */
@@ -225,6 +227,15 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
     if (m.cost_usd) parts.push(`cost ${ofLimit(usd(m.cost_usd.used), m.cost_usd.limit !== null ? usd(m.cost_usd.limit) : null)}`);
     out.push(`fleet (${window}): ${parts.join(', ')}${s.fleet.exceeded ? ' — budget exceeded: nothing new starts' : ''}`);
   }
+  const cl = s.cluster;
+  if (cl) out.push(clusterLine(cl));
   out.push(...configNotes(s.warnings, s.config_error));
   return out.join('\n');
+}
+
+/** `cluster team · this machine a · database available · 3 machines up` (or since when it is not). */
+export function clusterLine(cl: NonNullable<StatsReply['cluster']>): string {
+  const db = cl.available ? 'database available' : `cluster unavailable since ${new Date(cl.since).toISOString()}${cl.error ? ` (${safeLine(cl.error)})` : ''}: nothing new starts here`;
+  const up = cl.machines.filter((m) => m.alive).length;
+  return `cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`;
 }

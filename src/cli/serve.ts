@@ -51,7 +51,8 @@ export async function serveMain(): Promise<void> {
   try {
     process.exitCode = await serve();
   } catch (e) {
-    const usage = e instanceof HomeError || e instanceof ConfigError;
+    // A cluster that refuses this machine (caps differ, bad URL, credentials) is a config problem too.
+    const usage = e instanceof HomeError || e instanceof ConfigError || ['ClusterConflict', 'ClusterRefused'].includes((e as Error)?.name);
     process.stderr.write(`orcr: ${usage ? (e as Error).message : ((e as Error)?.stack ?? String(e))}\n`);
     process.exit(usage ? 2 : 1);
   }

@@ -22,6 +22,8 @@ orcr send <run> -                (the text from stdin)`,
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
   server: 'orcr server status|stop [--json]',
+  cluster: `orcr cluster status [--json]   (the machines sharing this home's cluster)
+orcr cluster schema                (the SQL of the cluster's tables, to apply as a migration)`,
 };
 
 export const MAIN_USAGE = `orcr — a supervisor for fleets of AI coding agents

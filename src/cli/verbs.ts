@@ -15,7 +15,7 @@ import type { RunEvent } from '../core/types.js';
 import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
-import { configNotes, plainNumber, psTable, showRun, statsText, type StatsReply } from './format.js';
+import { clusterLine, configNotes, plainNumber, psTable, showRun, statsText, table, type StatsReply } from './format.js';
 import { followLogs, printLogs } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
@@ -235,12 +235,14 @@ async function main(argv: string[]): Promise<number> {
           degraded: string | null;
           warnings?: string[];
           config_error?: { at: number; message: string } | null;
+          cluster?: StatsReply['cluster'];
         }>('server.status');
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
           out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
           if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
+          if (st.cluster) out(clusterLine(st.cluster));
           for (const line of configNotes(st.warnings, st.config_error)) out(line);
         }
         return 0;
@@ -261,6 +263,29 @@ async function main(argv: string[]): Promise<number> {
       if (!res.resumed) fail('not_on_hold', `${positionals[1]} is not on hold`, 4);
       if (jsonMode) printJson(res);
       else out(`${safeLine(positionals[1]!)} resumed`);
+      return 0;
+    }
+    case 'cluster': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length !== 1 || (positionals[0] !== 'status' && positionals[0] !== 'schema')) throw new UsageError('cluster takes "status" or "schema"', verb);
+      if (positionals[0] === 'schema') {
+        const { CLUSTER_SCHEMA } = await import('../limiter/pg-schema.js');
+        out(CLUSTER_SCHEMA.trim());
+        return 0;
+      }
+      const c = await connect();
+      const st = await c.call<{ name: string; host: string; available: boolean; since: number; error: string | null; machines: { host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[] }>('cluster.status');
+      c.close();
+      if (jsonMode) printJson(st);
+      else {
+        out(`cluster ${safeLine(st.name)} · this machine ${safeLine(st.host)} · database ${st.available ? 'available' : `unavailable since ${new Date(st.since).toISOString()}${st.error ? ` (${safeLine(st.error)})` : ''}`}`);
+        out(
+          table(
+            ['HOST', 'STATE', 'LAST HEARTBEAT', 'LEASES', 'WAITERS'],
+            st.machines.map((m) => [safeLine(m.host), m.alive ? 'up' : 'gone', m.heartbeat, String(m.leases), String(m.waiters)]),
+          ),
+        );
+      }
       return 0;
     }
     case 'demo': {

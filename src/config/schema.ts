@@ -129,6 +129,21 @@ export const configSchema = z
       })
       .strict()
       .default({ synchronous: 'normal' }),
+    /** Machines that share caps, the queue order, holds and fleet usage through PostgreSQL. Absent: this machine alone. */
+    cluster: z
+      .object({
+        /** A PostgreSQL connection string; ORCR_CLUSTER_URL overrides it (so a secret can stay out of this file). */
+        url: z.string().min(1, 'must not be empty').optional(),
+        /** Several clusters may share one database. */
+        name: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('default'),
+        /** This machine's name in the cluster (default: the hostname); unique in the cluster. */
+        host: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+        lease_ttl: duration.default(30_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
+        on_conflict: z.enum(['refuse', 'replace']).default('refuse'),
+        on_lease_lost: z.enum(['keep', 'stop']).default('keep'),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -18,6 +18,7 @@ export const EXIT_REASONS = [
   'failed',
   'expired',
   'lost',
+  'lease_lost',
 ] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
 

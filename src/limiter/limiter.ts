@@ -55,6 +55,8 @@ export interface Limiter {
   addUsage(at: number, tokens: number, cost: number): Promise<void>;
   /** Shared fleet usage since then, or null when the local journal is the only count. */
   usageSince(at: number): { tokens: number; cost: number } | null;
+  /** How listings name a run (`host:name` in a cluster), or null for its own name. */
+  nameOf?(uuid: string): string | null;
   /** Let go of connections and timers. */
   close(): Promise<void>;
 

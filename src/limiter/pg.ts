@@ -46,8 +46,35 @@ export class ClusterUnavailable extends Error {
   override readonly name = 'ClusterUnavailable';
 }
 
+/** The database refuses this machine for good until someone changes something: a bad URL, a wrong password, a missing privilege. */
+export class ClusterRefused extends Error {
+  override readonly name = 'ClusterRefused';
+}
+
+/** SQLSTATE classes and socket errors that no retry will cure. */
+const FATAL_CODES: Readonly<Record<string, string>> = {
+  '28P01': 'the password was refused',
+  '28000': 'the role may not log in (pg_hba.conf, or no such role)',
+  '3D000': 'no such database',
+  '42501': 'the role lacks a privilege orcr needs (it must create and write the orcr_* tables; `orcr cluster schema` prints them to apply as a migration)',
+  '3F000': 'no such schema',
+  ENOTFOUND: 'no such host',
+  ERR_INVALID_URL: 'not a valid connection URL',
+};
+
+/** What joining failed of: refused for good, or unavailable for now. */
+function classify(e: unknown): ClusterRefused | ClusterUnavailable {
+  const code = (e as { code?: string })?.code ?? '';
+  const why = FATAL_CODES[code];
+  const msg = (e as Error)?.message ?? String(e);
+  if (why) return new ClusterRefused(`${why}: ${msg}`);
+  if (e instanceof TypeError && /url/i.test(msg)) return new ClusterRefused(`not a valid connection URL: ${msg}`);
+  return unavailable(e);
+}
+
 interface Snapshot {
-  holders: (Lease & { host: string; name: string })[];
+  /** Each lease's time left (database clock) when read, in ms. */
+  holders: (Lease & { host: string; name: string; leftMs: number })[];
   waiters: (Waiter & { host: string; name: string })[];
   holds: Record<string, number>;
 }
@@ -80,6 +107,8 @@ export class PgLimiter implements Limiter {
   private readonly channel: string;
   private policy: AdmissionPolicy;
   private snap: Snapshot = { holders: [], waiters: [], holds: {} };
+  /** When the snapshot was read (this machine's epoch ms): lease times left count from here. */
+  private snapAt = 0;
   private index: AdmissionIndex | null = null;
   private fleetUsage = { tokens: 0, cost: 0, since: -1 };
   private pollTimer: NodeJS.Timeout | null = null;
@@ -94,14 +123,19 @@ export class PgLimiter implements Limiter {
 
   /** Connect, apply the schema, join the cluster (or be refused), and start listening. */
   static async join(o: PgLimiterOptions): Promise<PgLimiter> {
-    const l = new PgLimiter(o);
+    let l: PgLimiter;
+    try {
+      l = new PgLimiter(o);
+    } catch (e) {
+      throw classify(e);
+    }
     try {
       await l.joinCluster();
       await l.listen();
       await l.refresh();
     } catch (e) {
       await l.close();
-      throw e instanceof ClusterConflict ? e : unavailable(e);
+      throw e instanceof ClusterConflict ? e : classify(e);
     }
     // A lost notification (a pooler that cannot LISTEN, a dropped connection) costs at most this much.
     l.pollTimer = setInterval(() => l.o.onWake?.(), 5000);
@@ -248,6 +282,48 @@ export class PgLimiter implements Limiter {
     await this.refresh();
   }
 
+  /**
+   * Make the cluster agree with this machine's journal (at join, and when the
+   * database is back): its queued runs wait, its live runs hold a lease (the
+   * same one while it lasted, else a new one: a running agent is never
+   * preempted), and nothing else of this machine is left. Returns the lease
+   * of each holder, by run.
+   */
+  async resync(waiters: readonly Waiter[], holders: readonly Lease[]): Promise<Map<string, string>> {
+    const ttl = String(this.o.leaseTtlMs);
+    const ids = await this.tx(async (c) => {
+      const { cluster, host } = this.o;
+      await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
+      await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, waiters.map((w) => w.uuid)]);
+      await c.query(
+        `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
+         SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, e)
+         ON CONFLICT (cluster, uuid) DO NOTHING`,
+        [cluster, host, waiters.map((w) => w.uuid), waiters.map((w) => w.name ?? w.uuid), waiters.map((w) => w.provider), waiters.map((w) => w.workload), waiters.map((w) => Math.round(w.enqueued_at))],
+      );
+      const gone = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, holders.map((h) => h.uuid)]);
+      if ((gone.rowCount ?? 0) > 0) await this.notify(c, 'release');
+      await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND expires_at < now()`, [cluster, host]);
+      const r = await c.query<{ uuid: string; id: string }>(
+        `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
+         SELECT $1, u, $2, n, p, w, g, now() + ($8 || ' milliseconds')::interval, true
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, g)
+         ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true
+         RETURNING uuid, id`,
+        [cluster, host, holders.map((h) => h.uuid), holders.map((h) => h.name ?? h.uuid), holders.map((h) => h.provider), holders.map((h) => h.workload), holders.map((h) => Math.round(h.granted_at)), ttl],
+      );
+      return new Map(r.rows.map((x) => [x.uuid, String(x.id)]));
+    });
+    await this.refresh();
+    return ids;
+  }
+
+  /** `host:name` of a run the cluster lists, for listings. */
+  nameOf(uuid: string): string | null {
+    const r = this.snap.holders.find((h) => h.uuid === uuid) ?? this.snap.waiters.find((w) => w.uuid === uuid);
+    return r ? `${r.host}:${r.name}` : null;
+  }
+
   async grant(now: number): Promise<Lease[]> {
     const ttl = this.o.leaseTtlMs;
     await this.tx(async (c) => {
@@ -388,8 +464,19 @@ export class PgLimiter implements Limiter {
     return expiredOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
   }
 
+  /**
+   * Besides max waits and holds: while we have waiters, the moment the next
+   * lease lapses (its machine may be gone) — so a dead machine's slot is
+   * taken within lease_ttl, not at the next poll.
+   */
   nextDeadline(now: number): number | null {
-    return nextDeadlineOf({ policy: this.policy, holders: [], waiters: this.snap.waiters.filter((w) => w.host === this.o.host), holds: this.snap.holds, now });
+    const mine = this.snap.waiters.filter((w) => w.host === this.o.host);
+    let at = nextDeadlineOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
+    if (mine.length > 0 && this.snap.holders.length > 0) {
+      const lapse = this.snapAt + Math.min(...this.snap.holders.map((h) => h.leftMs)) + 1;
+      if (lapse > now && (at === null || lapse < at)) at = lapse;
+    }
+    return at;
   }
 
   get queued(): number {
@@ -466,6 +553,7 @@ export class PgLimiter implements Limiter {
     }
     try {
       this.snap = await this.read(c);
+      this.snapAt = Date.now();
       this.index = null;
     } catch (e) {
       throw unavailable(e);
@@ -476,8 +564,9 @@ export class PgLimiter implements Limiter {
 
   private async read(c: pg.PoolClient): Promise<Snapshot> {
     const [leases, waiters, holds] = await Promise.all([
-      c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string }>(
-        `SELECT id, uuid, host, name, provider, workload, granted_at FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
+      c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string; left_ms: number }>(
+        `SELECT id, uuid, host, name, provider, workload, granted_at, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms
+         FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
         [this.o.cluster],
       ),
       c.query<{ uuid: string; host: string; name: string; provider: string; workload: string; seq: string; enqueued_at: string }>(
@@ -487,7 +576,7 @@ export class PgLimiter implements Limiter {
       c.query<{ provider: string; until: string }>(`SELECT provider, until FROM orcr_hold WHERE cluster = $1`, [this.o.cluster]),
     ]);
     return {
-      holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at) })),
+      holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
       waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),
       holds: Object.fromEntries(holds.rows.map((r) => [r.provider, Number(r.until)])),
     };

@@ -11,20 +11,42 @@ import type { Parts } from './parts.js';
 
 export class AdmissionLoop {
   private scheduled = false;
+  /** A pass is awaiting the limiter; a change meanwhile runs another pass after it. */
+  private running = false;
+  private again = false;
   private deadline: LongTimeout | null = null;
 
   constructor(private readonly p: Parts) {}
 
   schedule(): void {
-    if (this.scheduled || this.p.stopping) return;
+    if (this.p.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.admit();
+      this.run();
     });
   }
 
-  admit(): void {
+  private run(): void {
+    this.running = true;
+    this.admit()
+      .catch((e: unknown) => this.p.fail(e))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.schedule();
+        }
+      });
+  }
+
+  /** One pass. The limiter may be shared (a database): its grant is awaited, and a run ended meanwhile gives its lease back. */
+  private async admit(): Promise<void> {
     const p = this.p;
     if (p.stopping || p.degraded !== null) return;
     const now = monoNow();
@@ -37,7 +59,9 @@ export class AdmissionLoop {
     }
     // The limiter counts the leases at once; if the journal write below
     // fails, degrade() rebuilds it from the journal.
-    const leases = p.limiter.grantNow(now);
+    const limiter = p.limiter;
+    const leases = await limiter.grant(now);
+    if (p.stopping || p.degraded !== null || limiter !== p.limiter) return;
     if (leases.length > 0) {
       // Group commit: every promotion of this pass in one unit of work, before any spawn.
       const starting = p.store.transaction(() =>
@@ -45,11 +69,12 @@ export class AdmissionLoop {
           const run = p.store.get(lease.uuid);
           // Ended while the grant was made (acquire is cancel-safe): give the slot back.
           if (!run || run.status !== 'queued') {
-            p.store.afterCommit(() => void p.limiter.releaseNow(lease.id));
+            p.store.afterCommit(() => p.background(limiter.release(lease.id)));
             return [];
           }
           const next = transition(run, 'starting', now, { lease_id: lease.id });
-          p.store.save(next, { type: 'starting', data: { from: 'queued' } });
+          // In a cluster the lease is news of its own (which machine, which id); alone it is just the promotion.
+          p.store.save(next, p.cluster ? [{ type: 'starting', data: { from: 'queued' } }, { type: 'lease_acquired', data: { lease: lease.id, host: p.cluster.host } }] : { type: 'starting', data: { from: 'queued' } });
           return [next];
         }),
       );
@@ -62,7 +87,7 @@ export class AdmissionLoop {
     this.deadline?.clear();
     this.deadline = null;
     const at = this.p.limiter.nextDeadline(now);
-    if (at !== null) this.deadline = setLongTimeout(() => this.admit(), at - monoNow(), { unref: true });
+    if (at !== null) this.deadline = setLongTimeout(() => this.schedule(), at - monoNow(), { unref: true });
   }
 
   stop(): void {

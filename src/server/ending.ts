@@ -56,10 +56,11 @@ export class Ending {
     const from = run.status;
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     store.transaction(() => {
-      store.save(next, { type: 'ended', data: { from, reason, detail, exit_code: code } });
+      const lease = run.lease_id && this.p.cluster ? [{ type: 'lease_released', data: { lease: run.lease_id, host: this.p.cluster.host } }] : [];
+      store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code } }, ...lease]);
       store.afterCommit(() => {
         // Read at commit: a limiter rebuilt meanwhile (degrade) is the one to tell.
-        void this.p.limiter.cancelNow(uuid);
+        this.p.background(this.p.limiter.cancel(uuid));
         this.p.live.detach(uuid);
         this.p.admission.schedule();
         this.p.waits.settle(uuid);

@@ -11,16 +11,20 @@ export class Fleet {
   private usage = { tokens: 0, cost: 0 };
   private warned = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
-  /** provider → epoch ms until which it is held. */
-  holds: Record<string, number> = {};
+  /** The holds this machine journaled (the limiter's view may hold more: a cluster's). */
+  private journaled: Record<string, number> = {};
   exceeded = false;
 
   constructor(private readonly p: Parts) {}
 
-  /** At start: holds, the exceeded flag and the window's usage from the journal; a rolling window is re-read each minute. */
-  load(): void {
+  /**
+   * At start: holds, the exceeded flag and the window's usage from the
+   * journal (a rolling window is re-read each minute). Returns the holds, for
+   * a limiter built from the journal.
+   */
+  load(): Record<string, number> {
     const journal = this.p.store.journal;
-    this.holds = journal.getMeta<Record<string, number>>('holds') ?? {};
+    this.journaled = journal.getMeta<Record<string, number>>('holds') ?? {};
     this.exceeded = journal.getMeta('fleet_exceeded') !== null;
     this.loadUsage();
     this.timer ??= setInterval(() => {
@@ -28,6 +32,7 @@ export class Fleet {
       this.check();
     }, 60_000);
     this.timer.unref();
+    return { ...this.journaled };
   }
 
   stop(): void {
@@ -40,21 +45,24 @@ export class Fleet {
     return { max_tokens: f.max_tokens, max_cost_usd: f.max_cost_usd, window: f.window };
   }
 
-  /** Re-read usage for the current window (at start, on a config change, each minute). */
+  /** Re-read usage for the current window: the cluster's when it shares one, else this journal's. */
   loadUsage(): void {
     const w = this.p.config.budgets.fleet.window;
-    this.usage = this.p.store.journal.usageSince(w === 'all' ? 0 : monoNow() - w.rolling_ms);
+    const since = w === 'all' ? 0 : monoNow() - w.rolling_ms;
+    this.usage = this.p.limiter.usageSince(since) ?? this.p.store.journal.usageSince(since);
   }
 
   meters(): Meter[] {
     return fleetMeters({ tokens: this.usage.tokens, cost_usd: this.usage.cost }, this.budget());
   }
 
-  /** A run spent this much (journaled in the caller's unit of work; counted once it commits). */
+  /** A run spent this much (journaled in the caller's unit of work; counted once it commits, and told to the cluster). */
   add(tokens: number, cost: number): void {
-    this.p.store.journal.addUsage(monoNow(), tokens, cost);
+    const at = monoNow();
+    this.p.store.journal.addUsage(at, tokens, cost);
     this.p.store.afterCommit(() => {
       this.usage = { tokens: this.usage.tokens + tokens, cost: this.usage.cost + cost };
+      this.p.background(this.p.limiter.addUsage(at, tokens, cost));
     });
   }
 
@@ -73,8 +81,8 @@ export class Fleet {
       store.transaction(() => {
         store.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
         store.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
-        // Nothing new starts; queued runs are canceled; in-flight runs finish their turn.
-        for (const w of this.p.limiter.waiting()) this.p.ending.end(w.uuid, 'canceled', 'fleet_budget', null);
+        // Nothing new starts; this machine's queued runs are canceled; in-flight runs finish their turn.
+        for (const run of [...store.active()]) if (run.status === 'queued') this.p.ending.end(run.uuid, 'canceled', 'fleet_budget', null);
         store.afterCommit(() => {
           this.exceeded = true;
         });
@@ -92,36 +100,42 @@ export class Fleet {
     }
   }
 
+  /** The holds in force (a cluster's are every machine's). */
+  get holds(): Record<string, number> {
+    return this.p.limiter.holds();
+  }
+
   /** Hold a provider until then (in the caller's unit of work, with the run's events); never shortens a hold. */
   hold(provider: string, until: number): void {
-    if (Object.hasOwn(this.holds, provider) && this.holds[provider]! >= until) return;
-    const holds = { ...this.holds, [provider]: until };
+    const held = Math.max(this.journaled[provider] ?? -Infinity, this.holds[provider] ?? -Infinity);
+    if (held >= until) return;
+    const holds = { ...this.journaled, [provider]: until };
     this.p.store.journal.setMeta('holds', holds);
     this.p.store.afterCommit(() => {
-      this.holds = holds;
-      this.p.limiter.setHolds(holds);
-      this.p.admission.schedule();
+      this.journaled = holds;
+      this.p.background(this.p.limiter.hold(provider, until).then(() => this.p.admission.schedule()));
     });
   }
 
   /** Until when a provider is held, or null. */
   heldUntil(provider: string, now: number): number | null {
-    const until = Object.hasOwn(this.holds, provider) ? this.holds[provider]! : null;
+    const holds = this.holds;
+    const until = Object.hasOwn(holds, provider) ? holds[provider]! : null;
     return until !== null && until > now ? until : null;
   }
 
-  /** Lift holds whose time has come (and, with `provider`, that one early). */
+  /** Lift holds whose time has come (and, with `provider`, that one early): here and, in a cluster, everywhere. */
   lift(now: number, provider?: string): boolean {
-    const lifted = Object.entries(this.holds).filter(([p, until]) => until <= now || p === provider);
+    const lifted = Object.entries({ ...this.holds, ...this.journaled }).filter(([p, until]) => until <= now || p === provider);
     if (lifted.length === 0) return false;
-    const rest = Object.fromEntries(Object.entries(this.holds).filter(([p]) => !lifted.some(([q]) => q === p)));
+    const rest = Object.fromEntries(Object.entries(this.journaled).filter(([p]) => !lifted.some(([q]) => q === p)));
     const { store } = this.p;
     store.transaction(() => {
       for (const [p, until] of lifted) store.journal.appendEvent(null, { type: 'hold_lifted', data: { provider: p, early: until > now } });
       store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
-        this.holds = rest;
-        this.p.limiter.setHolds(rest);
+        this.journaled = rest;
+        for (const [p] of lifted) this.p.background(this.p.limiter.lift(p));
       });
     });
     return true;
@@ -129,7 +143,7 @@ export class Fleet {
 
   /** `orcr provider resume`: false if it was not held. */
   resume(provider: string): boolean {
-    if (!Object.hasOwn(this.holds, provider)) return false;
+    if (!Object.hasOwn(this.holds, provider) && !Object.hasOwn(this.journaled, provider)) return false;
     this.lift(monoNow(), provider);
     this.p.admission.schedule();
     return true;

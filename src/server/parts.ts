@@ -5,7 +5,8 @@
 
 import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
-import type { LocalLimiter } from '../limiter/local.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { ClusterLink } from './cluster-link.js';
 import type { AdmissionLoop } from './admission-loop.js';
 import type { Ending } from './ending.js';
 import type { Fleet } from './fleet.js';
@@ -22,8 +23,10 @@ export interface Parts {
   config: Config;
   readonly log: (msg: string) => void;
   readonly store: RunStore;
-  /** Rebuilt from the journal after a degrade. */
-  limiter: LocalLimiter;
+  /** Where slots come from: this process alone, or the cluster. Rebuilt from the journal after a degrade. */
+  limiter: Limiter;
+  /** Membership of a cluster (config `cluster`), or null for a machine on its own. */
+  cluster: ClusterLink | null;
   readonly admission: AdmissionLoop;
   readonly launching: Launching;
   readonly live: LiveRuns;
@@ -39,4 +42,8 @@ export interface Parts {
   degraded: string | null;
   /** The journal refused a write: fail closed and rebuild once it is writable. */
   degrade(reason: string): void;
+  /** An error off the request path: the journal or the cluster unavailable (fail closed), else a crash. */
+  fail(e: unknown): void;
+  /** Run work whose failure is handled by fail(). */
+  background(work: Promise<unknown>): void;
 }

@@ -7,6 +7,7 @@ import { roundCost, roundFraction, runMeters } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
+import type { ClusterState } from './cluster-link.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from './protocol.js';
 import { publicRun, type PublicRun } from './view.js';
@@ -23,6 +24,8 @@ export interface Stats {
   fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
   warnings: string[];
   config_error: { at: number; message: string } | null;
+  /** The cluster this machine is in, and whether its database can be reached; null on its own. */
+  cluster: ClusterState | null;
 }
 
 export class Queries {
@@ -87,7 +90,7 @@ export class Queries {
     const w = config.budgets.fleet.window;
     const names: Record<string, string> = {};
     const caps = limiter.usage(monoNow());
-    for (const c of caps) for (const u of [...c.holders, ...c.waiting]) names[u] ??= store.get(u)?.name ?? u;
+    for (const c of caps) for (const u of [...c.holders, ...c.waiting]) names[u] ??= limiter.nameOf?.(u) ?? store.get(u)?.name ?? u;
     return {
       caps,
       names,
@@ -97,6 +100,7 @@ export class Queries {
       fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
       warnings: [...config.warnings],
       config_error: this.configError,
+      cluster: this.p.cluster?.state() ?? null,
     };
   }
 }

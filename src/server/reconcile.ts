@@ -16,14 +16,17 @@ import type { Parts } from './parts.js';
 export function rebuild(p: Parts): Run[] {
   const active = p.store.journal.activeRuns();
   p.store.load(active);
-  p.fleet.load();
-  p.limiter = new LocalLimiter(admissionPolicy(p.config), p.fleet.holds);
+  const holds = p.fleet.load();
+  // In a cluster the limiter is shared: the cluster link resyncs it with this journal once it can.
+  if (p.cluster) return active;
+  const limiter = new LocalLimiter(admissionPolicy(p.config), holds);
   for (const run of active) {
-    if (run.status === 'queued') p.limiter.enqueueNow(toWaiter(run));
+    if (run.status === 'queued') limiter.enqueueNow(toWaiter(run));
     else if (holdsSlot(run.status)) {
-      p.limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });
+      limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });
     }
   }
+  p.limiter = limiter;
   return active;
 }
 

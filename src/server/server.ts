@@ -76,6 +76,12 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   }
   const lock = await acquireLock(home);
   const supervisor = new Supervisor(home, config, log);
+  try {
+    await supervisor.joinCluster();
+  } catch (e) {
+    lock.close();
+    throw e;
+  }
   supervisor.start();
 
   const conns = new Set<Conn>();
@@ -315,7 +321,13 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           clients: conns.size,
           warnings: s.stats().warnings,
           config_error: s.configError,
+          cluster: s.cluster(),
         };
+      case 'cluster.status': {
+        const machines = await s.clusterMachines();
+        if (machines === null) throw new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
+        return { ...s.cluster()!, machines };
+      }
       case 'server.stop':
         setImmediate(() => void close().then(() => process.exit(0)));
         return { stopping: true };

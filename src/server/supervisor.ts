@@ -11,6 +11,7 @@ import { holdsSlot } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
+import type { ClusterState } from './cluster-link.js';
 import { AdmissionLoop } from './admission-loop.js';
 import { monoNow } from './clock.js';
 import { Ending } from './ending.js';
@@ -48,9 +49,12 @@ export class Supervisor {
       log,
       store,
       limiter: new LocalLimiter(admissionPolicy(config)),
+      cluster: null,
       stopping: false,
       degraded: null,
       degrade: (reason: string) => this.degrade(reason),
+      fail: (e: unknown) => this.fail(e),
+      background: (work: Promise<unknown>) => void work.catch((e: unknown) => this.fail(e)),
     } as Partial<Parts> as Parts;
     Object.assign(p, {
       admission: new AdmissionLoop(p),
@@ -72,6 +76,31 @@ export class Supervisor {
     return this.p.degraded;
   }
 
+  /**
+   * With config `cluster`: join it before start(). A refusal (caps differ, a
+   * bad URL, credentials or privileges) is thrown; a database that is merely
+   * away leaves this machine failed closed until it is back.
+   */
+  async joinCluster(): Promise<void> {
+    const p = this.p;
+    const cfg = p.config.cluster;
+    if (!cfg) return;
+    // Loaded only here: a machine on its own never loads the PostgreSQL driver.
+    const { ClusterLink } = await import('./cluster-link.js');
+    const link = new ClusterLink(p, cfg, admissionPolicy(p.config));
+    await link.connect();
+    p.cluster = link;
+    p.limiter = link;
+  }
+
+  cluster(): ClusterState | null {
+    return this.p.cluster?.state() ?? null;
+  }
+
+  async clusterMachines(): Promise<ClusterState['machines'] | null> {
+    return this.p.cluster ? this.p.cluster.machines() : null;
+  }
+
   /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
   start(): void {
     const p = this.p;
@@ -82,7 +111,21 @@ export class Supervisor {
     p.store.transaction(() => {
       for (const run of active) if (holdsSlot(run.status)) reconcile(p, run);
     });
+    // A shared limiter learns this journal's runs once it can be reached.
+    if (p.cluster) p.background(p.cluster.start());
     p.admission.schedule();
+  }
+
+  /** An error off the request path. */
+  private fail(e: unknown): void {
+    if (e instanceof JournalUnavailable) this.degrade(e.message);
+    else if ((e as Error)?.name === 'ClusterUnavailable' && this.p.cluster) this.p.cluster.down(e);
+    else if (this.p.stopping) this.p.log(`while stopping: ${(e as Error)?.stack ?? String(e)}`);
+    else
+      // Anything else is a bug: the journal is the truth, so crash (serve.ts logs it) rather than run on.
+      setImmediate(() => {
+        throw e;
+      });
   }
 
   /** Queue runs: all of them, or (one bad spec, a full queue, a spent fleet budget) none. */
@@ -99,7 +142,7 @@ export class Supervisor {
       plans.map((plan) => {
         const run = plan.make(this.journal.nextQueueSeq());
         p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq } }, now, plan.launchEnv);
-        p.store.afterCommit(() => p.limiter.enqueueNow(toWaiter(run)));
+        p.store.afterCommit(() => p.background(p.limiter.enqueue({ ...toWaiter(run), name: run.name })));
         return run;
       }),
     );
@@ -197,7 +240,7 @@ export class Supervisor {
     this.letGo();
     p.launching.invalidate();
     p.store.clear();
-    p.limiter = new LocalLimiter(admissionPolicy(p.config));
+    if (!p.cluster) p.limiter = new LocalLimiter(admissionPolicy(p.config));
     this.probeTimer = setInterval(() => {
       try {
         this.journal.setMeta('probe', monoNow());
@@ -233,6 +276,8 @@ export class Supervisor {
     if (this.probeTimer) clearInterval(this.probeTimer);
     p.waits.stopAll();
     p.launching.close();
+    // Leases stay: the agents go on, and a supervisor back within lease_ttl keeps them.
+    if (p.cluster) p.background(p.cluster.close());
     if (p.degraded !== null) {
       this.letGo();
       this.journal.close();

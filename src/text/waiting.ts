@@ -34,5 +34,7 @@ export function waitingText(w: Waiting, now: number = Date.now()): string {
       return w.position !== null && w.position > 1 ? `queue #${w.position}` : 'starting next';
     case 'unavailable':
       return 'journal unavailable';
+    case 'cluster':
+      return 'cluster unavailable';
   }
 }

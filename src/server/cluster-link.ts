@@ -1,0 +1,297 @@
+// This machine's membership of a cluster (config `cluster`): the shared
+// limiter behind availability — when the database cannot be reached, fail
+// closed (nothing is admitted, runs still queue here, agents go on) and try
+// again until it can — the heartbeat that keeps our leases alive, what a lost
+// lease means (on_lease_lost), and the resync that makes the cluster agree
+// with our journal after a join or an outage. It decides no admission itself.
+
+import os from 'node:os';
+import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
+import { holdsSlot } from '../core/run-state.js';
+import type { Waiting } from '../core/waiting.js';
+import type { Config } from '../config/load.js';
+import type { Lease, Limiter } from '../limiter/limiter.js';
+import { ClusterRefused, ClusterUnavailable, PgLimiter } from '../limiter/pg.js';
+import { monoNow } from './clock.js';
+import type { Parts } from './parts.js';
+import { toWaiter } from './reconcile.js';
+
+export type ClusterConfig = NonNullable<Config['cluster']>;
+
+export interface ClusterState {
+  name: string;
+  host: string;
+  available: boolean;
+  /** Epoch ms of the last change of `available`. */
+  since: number;
+  error: string | null;
+  machines: { host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[];
+}
+
+/** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
+export function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+  return env.ORCR_CLUSTER_URL && env.ORCR_CLUSTER_URL.trim() !== '' ? env.ORCR_CLUSTER_URL : (cfg.url ?? null);
+}
+
+export class ClusterLink implements Limiter {
+  readonly name: string;
+  readonly host: string;
+  /** Null until joined (the database was away at start). */
+  private pg: PgLimiter | null = null;
+  private available = false;
+  private since = Date.now();
+  private error: string | null = 'not joined yet';
+  private retry: NodeJS.Timeout | null = null;
+  private beat: NodeJS.Timeout | null = null;
+  private machinesSeen: ClusterState['machines'] = [];
+  private closed = false;
+  private joinedOnce = false;
+
+  constructor(
+    private readonly p: Parts,
+    private readonly cfg: ClusterConfig,
+    private readonly policy: AdmissionPolicy,
+  ) {
+    this.name = cfg.name;
+    this.host = cfg.host ?? os.hostname();
+  }
+
+  /**
+   * Join the cluster. A refusal (caps differ, bad URL, wrong password, no
+   * privilege) is thrown: the supervisor does not start. The database merely
+   * unreachable is not: the machine starts failed closed and keeps trying.
+   */
+  async connect(): Promise<void> {
+    try {
+      await this.open();
+    } catch (e) {
+      if (e instanceof ClusterUnavailable) this.down(e);
+      else throw e;
+    }
+  }
+
+  private async open(): Promise<void> {
+    const url = clusterUrl(this.cfg);
+    if (!url) throw new ClusterRefused('cluster.url is not set (nor ORCR_CLUSTER_URL): which PostgreSQL does this cluster use?');
+    this.pg = await PgLimiter.join({
+      url,
+      cluster: this.cfg.name,
+      host: this.host,
+      leaseTtlMs: this.cfg.lease_ttl,
+      policy: this.policy,
+      onConflict: this.cfg.on_conflict,
+      onWake: () => this.p.admission.schedule(),
+    });
+    this.available = true;
+    this.since = Date.now();
+    this.error = null;
+  }
+
+  /** Once the journal is loaded: agree with it, say we joined, and beat. */
+  async start(): Promise<void> {
+    if (!this.pg) return;
+    await this.resync();
+    if (!this.joinedOnce) {
+      this.joinedOnce = true;
+      this.p.store.journal.appendEvent(null, { type: 'cluster_joined', data: { cluster: this.name, host: this.host } });
+    }
+    this.beat ??= setInterval(() => this.p.background(this.heartbeat()), Math.max(250, Math.floor(this.cfg.lease_ttl / 3)));
+    this.beat.unref();
+    this.p.admission.schedule();
+  }
+
+  /** Our queued runs wait in the cluster; our live runs hold their leases (a lease that lapsed is taken again, under a new id). */
+  private async resync(): Promise<void> {
+    const { store } = this.p;
+    const waiters: Waiter[] = [];
+    const holders: Lease[] = [];
+    for (const run of store.active()) {
+      if (run.status === 'queued') waiters.push({ ...toWaiter(run), name: run.name });
+      else if (holdsSlot(run.status)) {
+        holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });
+      }
+    }
+    const ids = await this.pg!.resync(waiters, holders);
+    // A lease that changed id (it lapsed while we could not renew it) is journaled with its run.
+    store.transaction(() => {
+      for (const [uuid, id] of ids) {
+        const run = store.get(uuid);
+        if (run && run.lease_id !== id) store.save({ ...run, lease_id: id }, { type: 'lease_acquired', data: { lease: id, host: this.host, again: true } });
+      }
+    });
+    await this.loadUsage();
+  }
+
+  /** Renew our leases; a lease the cluster no longer has is lost (on_lease_lost: keep it running and take it again, or stop it). */
+  private async heartbeat(): Promise<void> {
+    if (!this.available || this.closed || !this.pg) return;
+    const { store } = this.p;
+    const held = new Map<string, string>();
+    for (const run of store.active()) if (holdsSlot(run.status) && run.lease_id) held.set(run.lease_id, run.uuid);
+    let lost: string[];
+    try {
+      lost = await this.pg.heartbeat([...held.keys()]);
+      this.machinesSeen = await this.pg.machines();
+      await this.loadUsage();
+    } catch (e) {
+      this.down(e);
+      return;
+    }
+    for (const id of lost) {
+      const uuid = held.get(id)!;
+      store.event(uuid, { type: 'lease_lost', data: { lease: id, host: this.host, action: this.cfg.on_lease_lost } });
+      if (this.cfg.on_lease_lost === 'stop') this.p.guards.stopFor(uuid, 'lease_lost', `lease ${id} expired before it could be renewed`);
+    }
+    if (lost.length > 0 && this.cfg.on_lease_lost === 'keep') await this.resync();
+    this.p.fleet.check();
+  }
+
+  private async loadUsage(): Promise<void> {
+    const w = this.p.config.budgets.fleet.window;
+    await this.pg!.loadUsage(w === 'all' ? 0 : monoNow() - w.rolling_ms);
+    this.p.fleet.loadUsage();
+  }
+
+  /** The database went away: fail closed, say so once, and try again every 2 s. */
+  down(e: unknown): void {
+    if (this.closed) return;
+    if (this.available) {
+      this.available = false;
+      this.since = Date.now();
+      this.error = (e as Error)?.message ?? String(e);
+      this.p.log(`cluster unavailable: ${this.error}; admitting nothing until it is back (runs still queue, agents go on)`);
+      this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data: { cluster: this.name, error: this.error } })));
+    }
+    this.retry ??= setInterval(() => void this.tryUp(), 2000);
+    this.retry.unref();
+  }
+
+  private async tryUp(): Promise<void> {
+    if (this.available || this.closed) return;
+    try {
+      if (this.pg) await this.pg.refresh();
+      else await this.open();
+      this.available = true;
+      this.since = Date.now();
+      this.error = null;
+      if (this.retry) clearInterval(this.retry);
+      this.retry = null;
+      await this.start();
+      this.p.log('cluster available: admitting');
+      this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
+    } catch (e) {
+      this.available = false;
+      this.error = (e as Error)?.message ?? String(e);
+    }
+  }
+
+  state(): ClusterState {
+    return { name: this.name, host: this.host, available: this.available, since: this.since, error: this.error, machines: this.machinesSeen };
+  }
+
+  async machines(): Promise<ClusterState['machines']> {
+    if (!this.pg || !this.available) return this.machinesSeen;
+    this.machinesSeen = await this.pg.machines();
+    return this.machinesSeen;
+  }
+
+  // ---------- the Limiter interface, closed while the database is away ----------
+
+  private async guarded<T>(work: (pg: PgLimiter) => Promise<T>, closed: T): Promise<T> {
+    if (!this.available || !this.pg) return closed;
+    try {
+      return await work(this.pg);
+    } catch (e) {
+      if (!(e instanceof ClusterUnavailable)) throw e;
+      this.down(e);
+      return closed;
+    }
+  }
+
+  // A waiter or a release missed while the database is away is put right by the resync when it is back.
+  enqueue(w: Waiter): Promise<void> {
+    return this.guarded((pg) => pg.enqueue(w), undefined);
+  }
+  cancel(uuid: string): Promise<boolean> {
+    return this.guarded((pg) => pg.cancel(uuid), false);
+  }
+  adopt(lease: Lease): Promise<void> {
+    return this.guarded((pg) => pg.adopt(lease), undefined);
+  }
+  grant(now: number): Promise<Lease[]> {
+    return this.guarded((pg) => pg.grant(now), []);
+  }
+  renew(leaseId: string, now: number): Promise<boolean> {
+    return this.guarded((pg) => pg.renew(leaseId, now), false);
+  }
+  release(leaseId: string): Promise<boolean> {
+    return this.guarded((pg) => pg.release(leaseId), false);
+  }
+  hold(provider: string, until: number): Promise<void> {
+    return this.guarded((pg) => pg.hold(provider, until), undefined);
+  }
+  lift(provider: string): Promise<void> {
+    return this.guarded((pg) => pg.lift(provider), undefined);
+  }
+  addUsage(at: number, tokens: number, cost: number): Promise<void> {
+    return this.guarded((pg) => pg.addUsage(at, tokens, cost), undefined);
+  }
+  usageSince(at: number): { tokens: number; cost: number } | null {
+    return this.pg?.usageSince(at) ?? null;
+  }
+  holds(): Record<string, number> {
+    return this.pg?.holds() ?? {};
+  }
+  setHolds(): void {
+    /* the cluster's holds live in the database */
+  }
+  setPolicy(policy: AdmissionPolicy): void {
+    void policy; // the cluster keeps the caps it was joined with
+  }
+  expired(now: number): string[] {
+    return this.pg?.expired(now) ?? [];
+  }
+  nextDeadline(now: number): number | null {
+    return this.pg?.nextDeadline(now) ?? null;
+  }
+  get queued(): number {
+    return this.pg?.queued ?? 0;
+  }
+  get active(): number {
+    return this.pg?.active ?? 0;
+  }
+  isQueued(uuid: string): boolean {
+    return this.pg?.isQueued(uuid) ?? false;
+  }
+  leaseOf(uuid: string): Lease | null {
+    return this.pg?.leaseOf(uuid) ?? null;
+  }
+  holders(): Lease[] {
+    return this.pg?.holders() ?? [];
+  }
+  waiting(): Waiter[] {
+    return this.pg?.waiting() ?? [];
+  }
+  usage(now: number): CapUsage[] {
+    return this.pg?.usage(now) ?? [];
+  }
+  position(uuid: string): number | null {
+    return this.pg?.position(uuid) ?? null;
+  }
+  waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
+    if (!this.available && this.p.store.get(uuid)?.status === 'queued') {
+      return { reason: 'cluster', name: null, active: null, limit: null, reserved: null, until: null, position: null };
+    }
+    return this.pg?.waitingFor(uuid, now, fleetExceeded) ?? null;
+  }
+  nameOf(uuid: string): string | null {
+    return this.pg?.nameOf(uuid) ?? null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearInterval(this.retry);
+    if (this.beat) clearInterval(this.beat);
+    await this.pg?.close();
+  }
+}

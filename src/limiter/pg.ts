@@ -186,7 +186,11 @@ export class PgLimiter implements Limiter {
   private async listen(): Promise<void> {
     const c = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: 5000 });
     c.on('error', () => undefined);
-    c.on('notification', () => this.o.onWake?.());
+    // A new waiter frees no slot: just see it (queue positions); anything else may let a run start here.
+    c.on('notification', (n) => {
+      if (n.payload === 'enqueue') this.refresh().catch(() => undefined);
+      else this.o.onWake?.();
+    });
     // A listener that drops is replaced when the database is back; the poll covers the gap.
     c.on('end', () => {
       if (this.listener === c) this.listener = null;
@@ -241,10 +245,13 @@ export class PgLimiter implements Limiter {
   // ---------- the Limiter interface ----------
 
   async enqueue(w: Waiter): Promise<void> {
-    await this.q(
-      `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (cluster, uuid) DO NOTHING`,
-      [this.o.cluster, w.uuid, this.o.host, w.name ?? w.uuid, w.provider, w.workload, Math.round(w.enqueued_at)],
-    );
+    await this.tx(async (c) => {
+      await c.query(
+        `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (cluster, uuid) DO NOTHING`,
+        [this.o.cluster, w.uuid, this.o.host, w.name ?? w.uuid, w.provider, w.workload, Math.round(w.enqueued_at)],
+      );
+      await this.notify(c, 'enqueue');
+    });
     await this.refresh();
   }
 

@@ -1,0 +1,220 @@
+// One fleet across machines: three supervisors on three homes share one
+// cluster in a real PostgreSQL server. Caps are counted from /proc across all
+// three homes; nothing here mocks the database or the supervisors.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PublicRun } from '../../src/server/view.js';
+import { alive, MOCK_AGENT, NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
+import { PgServer, pgUnavailable } from '../support/pg.js';
+
+const why = pgUnavailable();
+const suite = why ? describe.skip : describe;
+const home = useHomes();
+let server: PgServer;
+let clusters = 0;
+
+if (!why) {
+  beforeAll(async () => {
+    server = await PgServer.start();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.destroy();
+  });
+}
+
+type Caps = { max: number; providers?: Record<string, number>; workloads?: Record<string, unknown> };
+
+/** Three machines (homes) in one new cluster with these caps. */
+function machines(caps: Caps, extra: { lease_ttl?: string; on_lease_lost?: string } = {}): TestHome[] {
+  const name = `c${process.pid}-${++clusters}`;
+  return ['m1', 'm2', 'm3'].map((host) =>
+    home({ concurrency: caps, timings: { kill_grace: '1s' }, cluster: { url: server.url, name, host, lease_ttl: extra.lease_ttl ?? '2s', ...(extra.on_lease_lost ? { on_lease_lost: extra.on_lease_lost } : {}) } }),
+  );
+}
+
+/** Every process started for these homes' runs, by run uuid (ORCR_RUN in its environment). */
+function liveRuns(dirs: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1').split('\0');
+      const h = env.find((v) => v.startsWith('ORCR_HOME='))?.slice(10);
+      const run = env.find((v) => v.startsWith('ORCR_RUN='))?.slice(9);
+      if (h && run && dirs.includes(h)) out.add(run);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** Sample /proc every 50 ms until stopped: the most runs alive at once, overall and per provider. */
+function monitor(dirs: string[], providerOf: Map<string, string>): { stop: () => { max: number; byProvider: Record<string, number> } } {
+  let max = 0;
+  const byProvider: Record<string, number> = {};
+  const timer = setInterval(() => {
+    const live = liveRuns(dirs);
+    max = Math.max(max, live.size);
+    const counts: Record<string, number> = {};
+    for (const u of live) {
+      const p = providerOf.get(u) ?? '?';
+      counts[p] = (counts[p] ?? 0) + 1;
+    }
+    for (const [p, n] of Object.entries(counts)) byProvider[p] = Math.max(byProvider[p] ?? 0, n);
+  }, 50);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return { max, byProvider };
+    },
+  };
+}
+
+const startsOf = (h: TestHome): Map<string, number> => {
+  const m = new Map<string, number>();
+  for (const e of h.json<{ type: string; run: string | null }[]>(['events'])) if (e.type === 'starting' && e.run) m.set(e.run, (m.get(e.run) ?? 0) + 1);
+  return m;
+};
+
+/** `orcr ARGS` on one machine, awaited without blocking the event loop; its exit code. */
+function cliAsync(h: TestHome, args: string[]): Promise<number> {
+  const child = h.spawn(args);
+  return new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+}
+
+/** Queue runs from fan-out lines on one machine; their views. */
+function fanOut(h: TestHome, specs: Record<string, unknown>[]): PublicRun[] {
+  const r = h.cli(['run', '--from', '-', '--json'], { input: specs.map((x) => JSON.stringify(x)).join('\n') + '\n' });
+  if (r.code !== 0) throw new Error(`run --from exited ${r.code}: ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout) as PublicRun[];
+}
+
+suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
+  it('three supervisors share a global cap of 3 and a provider cap of 2: never exceeded across machines, every run completes exactly once', async () => {
+    const ms = machines({ max: 3, providers: { a: 2 } });
+    const providerOf = new Map<string, string>();
+    const mon = monitor(ms.map((m) => m.dir), providerOf);
+    const all: { m: TestHome; run: PublicRun }[] = [];
+    for (const [i, m] of ms.entries()) {
+      const runs = fanOut(
+        m,
+        Array.from({ length: 6 }, (_, k) => ({ name: `r${i}-${k}`, provider: k % 2 ? 'a' : 'b', command: ['sh', '-c', 'sleep 0.3'] })),
+      );
+      for (const run of runs) {
+        providerOf.set(run.uuid, run.provider);
+        all.push({ m, run });
+      }
+    }
+    // Waited on without blocking this process: the /proc monitor samples meanwhile.
+    for (const m of ms) expect(await cliAsync(m, ['wait', '--all', '--timeout', '60s'])).toBe(0);
+    const seen = mon.stop();
+    expect(seen.max).toBeLessThanOrEqual(3);
+    expect(seen.byProvider.a ?? 0).toBeLessThanOrEqual(2);
+    // The caps were used, not just respected.
+    expect(seen.max).toBe(3);
+    for (const m of ms) {
+      const starts = startsOf(m);
+      for (const { run } of all.filter((x) => x.m === m)) {
+        expect(starts.get(run.uuid)).toBe(1);
+        expect(m.json<PublicRun>(['show', run.uuid])).toMatchObject({ status: 'ended', exit_reason: 'completed' });
+      }
+    }
+  });
+
+  it('priority, then enqueue order, hold across machines', async () => {
+    const ms = machines({ max: 1, workloads: { urgent: { priority: 5 } } });
+    const marks = path.join(ms[0]!.dir, 'marks');
+    const go = path.join(ms[0]!.dir, 'go');
+    ms[0]!.json(['run', '-n', 'blocker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    await until(() => ms[0]!.json<PublicRun>(['show', 'blocker']).status === 'working', 'the blocker to hold the one slot');
+    const mark = (n: string): string[] => ['--', 'sh', '-c', `echo ${n} >> ${marks}`];
+    ms[0]!.json(['run', '-n', 'first', ...mark('first')]);
+    ms[1]!.json(['run', '-n', 'second', ...mark('second')]);
+    ms[2]!.json(['run', '-n', 'third', ...mark('third')]);
+    ms[1]!.json(['run', '-n', 'urgent', '-w', 'urgent', ...mark('urgent')]);
+    // Each machine sees the cluster's queue, in admission order.
+    const queued = ms[2]!.json<PublicRun[]>(['ps']).filter((r) => r.status === 'queued');
+    expect(queued.map((r) => [r.name, r.queue_position])).toEqual([['third', 4]]);
+    fs.writeFileSync(go, '');
+    for (const [i, n] of [[0, 'first'], [1, 'second'], [2, 'third'], [1, 'urgent']] as const) {
+      expect(ms[i]!.cli(['wait', n, '--timeout', '60s']).stdout.trim()).toBe(`${n} completed`);
+    }
+    expect(fs.readFileSync(marks, 'utf8').trim().split('\n')).toEqual(['urgent', 'first', 'second', 'third']);
+  });
+
+  it('a machine SIGKILLed with its agents while they hold slots: the others get them within lease_ttl + 1 s', async () => {
+    const ms = machines({ max: 2 }, { lease_ttl: '2s' });
+    const [a, b] = ms as [TestHome, TestHome, TestHome];
+    a.json(['run', '-n', 'hog1', '--', 'sleep', '300']);
+    a.json(['run', '-n', 'hog2', '--', 'sleep', '300']);
+    await until(() => a.json<PublicRun[]>(['ps']).every((r) => r.status === 'working'), 'the hogs to hold both slots');
+    b.json(['run', '-n', 'waiting', '--', 'sleep', '300']);
+    expect(b.json<PublicRun>(['show', 'waiting']).status).toBe('queued');
+    const pids = a.json<PublicRun[]>(['ps']).map((r) => r.pid!);
+    const sup = a.serverPid()!;
+    process.kill(sup, 'SIGKILL');
+    for (const pid of pids) process.kill(-pid, 'SIGKILL');
+    const t0 = Date.now();
+    await until(() => !alive(sup) && pids.every((p) => !alive(p)), 'machine a and its agents to be gone', 5_000);
+    await until(() => b.json<PublicRun>(['show', 'waiting']).status !== 'queued', 'machine b to take a slot', 2_000 + 1_000 + 2_000);
+    expect(Date.now() - t0).toBeLessThanOrEqual(2_000 + 1_000 + 500);
+  });
+
+  it('the database stopped while runs wait and work: no admissions, agents go on, the state is visible; back: admissions resume, nothing lost', async () => {
+    const ms = machines({ max: 1 }, { lease_ttl: '3s' });
+    const [a, b] = ms as [TestHome, TestHome, TestHome];
+    const go = path.join(a.dir, 'go');
+    a.json(['run', '-n', 'worker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    await until(() => a.json<PublicRun>(['show', 'worker']).status === 'working', 'the worker to work');
+    b.json(['run', '-n', 'after', '--', 'true']);
+    await server.pause();
+    try {
+      // The worker finishes while the database is away; the slot it frees goes to nobody.
+      fs.writeFileSync(go, '');
+      expect(a.cli(['wait', 'worker', '--timeout', '30s']).stdout.trim()).toBe('worker completed');
+      // Runs still queue locally, and say what holds them.
+      b.json(['run', '-n', 'late', '--', 'true']);
+      await until(() => b.json<{ cluster: { available: boolean } }>(['server', 'status']).cluster.available === false, 'b to see the database gone');
+      const st = b.cli(['server', 'status']);
+      expect(st.stdout).toMatch(/cluster unavailable since/);
+      expect(b.cli(['ps']).stdout).toMatch(/late .*cluster unavailable/);
+      expect(b.json<PublicRun[]>(['ps']).map((r) => r.status)).toEqual(['queued', 'queued']);
+    } finally {
+      await server.resume();
+    }
+    for (const n of ['after', 'late']) expect(b.cli(['wait', n, '--timeout', '60s']).stdout.trim()).toBe(`${n} completed`);
+    const events = b.json<{ type: string }[]>(['events']).map((e) => e.type);
+    expect(events).toContain('cluster_unavailable');
+    expect(events).toContain('cluster_available');
+  });
+
+  it('a usage limit seen on one machine holds the provider on all three; provider resume on another lifts it everywhere', async () => {
+    const ms = machines({ max: 3 });
+    const [a, b, c] = ms as [TestHome, TestHome, TestHome];
+    const limited = script(a, 'limited.sh', `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit","retry_after_s":3600}'\nexit 1\n`);
+    a.json(['run', '-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
+    expect(a.cli(['wait', 'hit']).stdout.trim()).toBe('hit errored');
+    await until(() => b.json<{ holds: Record<string, number> }>(['stats']).holds.claude, 'b to see the hold');
+    b.json(['run', '-n', 'held', '-a', 'claude', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--turns', '1', '--delay', '0']);
+    await until(() => b.json<PublicRun>(['show', 'held']).waiting?.reason === 'hold', 'b\'s run to wait on the hold');
+    expect(c.cli(['provider', 'resume', 'claude']).code).toBe(0);
+    expect(b.cli(['wait', 'held', '--timeout', '60s']).stdout.trim()).toBe('held completed');
+  });
+
+  it('a machine whose caps differ is refused, naming the key', () => {
+    const name = `c${process.pid}-${++clusters}`;
+    const a = home({ concurrency: { max: 3 }, cluster: { url: server.url, name, host: 'a' } });
+    expect(a.cli(['stats']).code).toBe(0);
+    const b = home({ concurrency: { max: 4, providers: { claude: 2 } }, cluster: { url: server.url, name, host: 'b' } });
+    const r = b.cli(['stats']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/concurrency\.max/);
+    expect(r.stderr).toMatch(/concurrency\.providers\.claude/);
+    const direct = b.cli(['serve']);
+    expect(direct.code).toBe(2);
+    expect(direct.stderr).toMatch(/concurrency\.max, concurrency\.providers\.claude differ/);
+  });
+});

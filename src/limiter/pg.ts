@@ -146,7 +146,12 @@ export class PgLimiter implements Limiter {
   private async joinCluster(): Promise<void> {
     const c = await this.pool.connect();
     try {
-      if (this.o.applySchema !== false) {
+      // Applied already (by another machine, or as a migration by a role that
+      // may create tables): a role that may not is not asked to.
+      const present = await c.query<{ n: string }>(
+        `SELECT COUNT(*) AS n FROM unnest(ARRAY['orcr_cluster','orcr_host','orcr_waiter','orcr_lease','orcr_hold','orcr_usage']) AS t(name) WHERE to_regclass(t.name) IS NOT NULL`,
+      );
+      if (this.o.applySchema !== false && Number(present.rows[0]!.n) < 6) {
         // One machine at a time: CREATE TABLE IF NOT EXISTS races with itself.
         await c.query('SELECT pg_advisory_lock(7223372036)');
         try {

@@ -46,6 +46,10 @@ export class ClusterLink implements Limiter {
   private machinesSeen: ClusterState['machines'] = [];
   private closed = false;
   private joinedOnce = false;
+  /** When our leases were last renewed (this machine's clock). */
+  private lastRenew = Date.now();
+  /** Leases already said lost (lease_lost), until they are taken again. */
+  private readonly lostSaid = new Set<string>();
 
   constructor(
     private readonly p: Parts,
@@ -112,14 +116,55 @@ export class ClusterLink implements Limiter {
       }
     }
     const ids = await this.pg!.resync(waiters, holders);
-    // A lease that changed id (it lapsed while we could not renew it) is journaled with its run.
+    this.lastRenew = Date.now();
+    // A lease that changed id lapsed while we could not renew it: lost (said
+    // once), then held again under the new id; with on_lease_lost "stop" the
+    // run is stopped too.
+    const lost: string[] = [];
     store.transaction(() => {
       for (const [uuid, id] of ids) {
         const run = store.get(uuid);
-        if (run && run.lease_id !== id) store.save({ ...run, lease_id: id }, { type: 'lease_acquired', data: { lease: id, host: this.host, again: true } });
+        if (!run || run.lease_id === id) continue;
+        const events: { type: string; data: Record<string, unknown> }[] = [];
+        if (run.lease_id && !this.lostSaid.has(run.lease_id)) events.push(this.lostEvent(run.lease_id));
+        events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null && run.lease_id !== undefined } });
+        store.save({ ...run, lease_id: id }, events);
+        if (run.lease_id) lost.push(uuid);
       }
     });
+    this.lostSaid.clear();
+    if (this.cfg.on_lease_lost === 'stop') for (const uuid of lost) this.p.guards.stopFor(uuid, 'lease_lost', 'its lease expired before it could be renewed');
     await this.loadUsage();
+    this.sayIfOverCap();
+  }
+
+  private lostEvent(lease: string): { type: string; data: Record<string, unknown> } {
+    this.lostSaid.add(lease);
+    return { type: 'lease_lost', data: { lease, host: this.host, action: this.cfg.on_lease_lost } };
+  }
+
+  /** Leases re-taken after an outage may put the cluster over a cap: nothing is admitted until it is under again. Said once per outage. */
+  private sayIfOverCap(): void {
+    const over = this.usage(monoNow()).filter((c) => c.active > c.limit);
+    if (over.length === 0) return;
+    const what = over.map((c) => `${c.cap} ${c.active}/${c.limit}`).join(', ');
+    this.p.log(`cluster over its caps after re-taking leases (${what}): admitting nothing until it is under again`);
+    this.p.store.journal.appendEvent(null, { type: 'cluster_over_cap', data: { caps: over.map((c) => ({ cap: c.cap, active: c.active, limit: c.limit })) } });
+  }
+
+  /**
+   * While the database is away: once our last renewal is older than
+   * lease_ttl, the cluster has let our leases go. Say so now (lease_lost);
+   * with on_lease_lost "stop", stop those runs.
+   */
+  private checkLapsed(): void {
+    if (Date.now() - this.lastRenew <= this.cfg.lease_ttl) return;
+    const { store } = this.p;
+    const lapsed = [...store.active()].filter((r) => holdsSlot(r.status) && r.lease_id && !this.lostSaid.has(r.lease_id));
+    for (const run of lapsed) {
+      store.event(run.uuid, this.lostEvent(run.lease_id!));
+      if (this.cfg.on_lease_lost === 'stop') this.p.guards.stopFor(run.uuid, 'lease_lost', 'its lease expired while the cluster database was away');
+    }
   }
 
   /** Renew our leases; a lease the cluster no longer has is lost (on_lease_lost: keep it running and take it again, or stop it). */
@@ -137,12 +182,9 @@ export class ClusterLink implements Limiter {
       this.down(e);
       return;
     }
-    for (const id of lost) {
-      const uuid = held.get(id)!;
-      store.event(uuid, { type: 'lease_lost', data: { lease: id, host: this.host, action: this.cfg.on_lease_lost } });
-      if (this.cfg.on_lease_lost === 'stop') this.p.guards.stopFor(uuid, 'lease_lost', `lease ${id} expired before it could be renewed`);
-    }
-    if (lost.length > 0 && this.cfg.on_lease_lost === 'keep') await this.resync();
+    this.lastRenew = Date.now();
+    // Expired before we renewed them (this machine stalled longer than lease_ttl): resync says so and takes them again.
+    if (lost.length > 0) await this.resync();
     this.p.fleet.check();
   }
 
@@ -162,7 +204,10 @@ export class ClusterLink implements Limiter {
       this.p.log(`cluster unavailable: ${this.error}; admitting nothing until it is back (runs still queue, agents go on)`);
       this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data: { cluster: this.name, error: this.error } })));
     }
-    this.retry ??= setInterval(() => void this.tryUp(), 2000);
+    this.retry ??= setInterval(() => {
+      this.checkLapsed();
+      void this.tryUp();
+    }, Math.min(2000, Math.max(250, Math.floor(this.cfg.lease_ttl / 3))));
     this.retry.unref();
   }
 

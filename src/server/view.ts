@@ -28,6 +28,8 @@ export interface PublicRun {
   budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
   /** The run's provider is on a usage-limit hold until then (ISO), or null. */
   held_until: string | null;
+  /** The lease of the slot the run holds (a cluster's lease id; its promotion's otherwise), or null. */
+  lease: string | null;
   /** Queued runs: what holds it back (render with waitingText); null otherwise. */
   waiting: Waiting | null;
   loop: { detected: boolean; warned: boolean; repetitions: number };
@@ -90,6 +92,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
     waiting: run.status === 'queued' ? (extras.waiting ?? null) : null,
+    lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
     session_id: run.session_id,
     last_tool: run.last_tool,
     last_text: run.last_text,

@@ -217,4 +217,75 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
     expect(direct.code).toBe(2);
     expect(direct.stderr).toMatch(/concurrency\.max, concurrency\.providers\.claude differ/);
   });
+
+  it('a supervisor restarted within lease_ttl keeps its agents and their leases', async () => {
+    const [a] = machines({ max: 2 }, { lease_ttl: '5s' }) as [TestHome, TestHome, TestHome];
+    a.json(['run', '-n', 'long', '--', 'sleep', '300']);
+    const before = await until(() => {
+      const r = a.json<PublicRun>(['show', 'long']);
+      return r.status === 'working' && r.lease ? r : null;
+    }, 'the run to hold a lease');
+    expect(a.cli(['server', 'stop']).code).toBe(0);
+    const after = a.json<PublicRun>(['show', 'long']);
+    expect(after).toMatchObject({ status: 'working', pid: before.pid, lease: before.lease });
+    expect(a.json<{ type: string }[]>(['events']).filter((e) => e.type === 'lease_lost')).toEqual([]);
+  });
+
+  it('leases that lapse while the database is away: with on_lease_lost "keep" the agent goes on and takes a slot again; with "stop" it ends lease_lost', async () => {
+    const keep = machines({ max: 2 }, { lease_ttl: '1s' })[0]!;
+    const stop = machines({ max: 2 }, { lease_ttl: '1s', on_lease_lost: 'stop' })[0]!;
+    for (const h of [keep, stop]) h.json(['run', '-n', 'long', '--', 'sleep', '300']);
+    const leases = await until(() => {
+      const ls = [keep, stop].map((h) => h.json<PublicRun>(['show', 'long']));
+      return ls.every((r) => r.status === 'working' && r.lease) ? ls.map((r) => r.lease) : null;
+    }, 'both runs to hold leases');
+    await server.pause();
+    try {
+      await until(() => stop.json<PublicRun>(['show', 'long']).status === 'ended', 'the stop run to end', 20_000);
+      expect(stop.json<PublicRun>(['show', 'long']).exit_reason).toBe('lease_lost');
+      await until(() => keep.json<{ type: string }[]>(['events']).some((e) => e.type === 'lease_lost'), 'the keep run\'s lease_lost');
+      expect(keep.json<PublicRun>(['show', 'long']).status).toBe('working');
+    } finally {
+      await server.resume();
+    }
+    const again = await until(() => {
+      const r = keep.json<PublicRun>(['show', 'long']);
+      return r.lease && r.lease !== leases[0] ? r : null;
+    }, 'the keep run to hold a new lease', 20_000);
+    expect(again.status).toBe('working');
+  });
+
+  it('a bad database, or a role that may not create tables, is told at start; the schema can be applied as a migration', async () => {
+    const bad = home({ cluster: { url: server.url.replace(/\/postgres$/, '/no_such_db'), name: 'x', host: 'a' } });
+    const r = bad.cli(['serve']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no such database/);
+    // A role with no right to create tables: refused with the cause until the schema is applied for it.
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client(server.url);
+    await admin.connect();
+    const role = `limited_${process.pid}_${clusters}`;
+    const db = `orcr_${process.pid}_${++clusters}`;
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`CREATE DATABASE ${db}`);
+      const url = server.url.replace(/orcr@/, `${role}@`).replace(/\/postgres$/, `/${db}`);
+      const limited = home({ cluster: { url, name: 'lim', host: 'a' } });
+      const refused = limited.cli(['serve']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/privilege/);
+      expect(refused.stderr).toMatch(/orcr cluster schema/);
+      // An administrator applies what `orcr cluster schema` prints, and grants the role its tables.
+      const schema = limited.cli(['cluster', 'schema']).stdout;
+      const owner = new pg.Client(server.url.replace(/\/postgres$/, `/${db}`));
+      await owner.connect();
+      await owner.query(schema);
+      await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      await owner.end();
+      expect(limited.cli(['stats']).code).toBe(0);
+      expect(limited.json<{ cluster: { name: string; available: boolean } }>(['server', 'status']).cluster).toMatchObject({ name: 'lim', available: true });
+    } finally {
+      await admin.end();
+    }
+  });
 });

@@ -20,8 +20,9 @@ import { footprint } from './items/footprint.js';
 import { recovery } from './items/recovery.js';
 import { tui } from './items/tui.js';
 import { latency } from './items/latency.js';
+import { cluster } from './items/cluster.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -113,6 +113,12 @@ export class PgLimiter implements Limiter {
   private fleetUsage = { tokens: 0, cost: 0, since: -1 };
   private pollTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Waiters of the current turn, and their one insert. */
+  private toEnqueue: Waiter[] | null = null;
+  private enqueued: Promise<void> | null = null;
+  /** A refresh in flight, and one asked for meanwhile (it must see what happened after the first began). */
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain: Promise<void> | null = null;
 
   private constructor(private readonly o: PgLimiterOptions) {
     this.pool = new pg.Pool({ connectionString: o.url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000 });
@@ -249,15 +255,28 @@ export class PgLimiter implements Limiter {
 
   // ---------- the Limiter interface ----------
 
-  async enqueue(w: Waiter): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(
-        `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (cluster, uuid) DO NOTHING`,
-        [this.o.cluster, w.uuid, this.o.host, w.name ?? w.uuid, w.provider, w.workload, Math.round(w.enqueued_at)],
-      );
-      await this.notify(c, 'enqueue');
-    });
-    await this.refresh();
+  /** Waiters queued in the same turn of the event loop go in one transaction (a fan-out of a thousand is one, not a thousand). */
+  enqueue(w: Waiter): Promise<void> {
+    if (this.toEnqueue === null) {
+      const batch: Waiter[] = [];
+      this.toEnqueue = batch;
+      this.enqueued = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+        this.toEnqueue = null;
+        await this.tx(async (c) => {
+          await c.query(
+            `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
+             SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
+             ORDER BY o
+             ON CONFLICT (cluster, uuid) DO NOTHING`,
+            [this.o.cluster, this.o.host, batch.map((x) => x.uuid), batch.map((x) => x.name ?? x.uuid), batch.map((x) => x.provider), batch.map((x) => x.workload), batch.map((x) => Math.round(x.enqueued_at))],
+          );
+          await this.notify(c, 'enqueue');
+        });
+        await this.refresh();
+      });
+    }
+    this.toEnqueue.push(w);
+    return this.enqueued!;
   }
 
   async cancel(uuid: string): Promise<boolean> {
@@ -555,8 +574,28 @@ export class PgLimiter implements Limiter {
 
   // ---------- the snapshot ----------
 
-  /** The cluster as it stands: leases, waiters in queue order, holds in force. */
-  async refresh(): Promise<void> {
+  /**
+   * The cluster as it stands: leases, waiters in queue order, holds in force.
+   * Calls that come while one read is in flight share the next read: a storm
+   * of notices costs two reads, not one each.
+   */
+  refresh(): Promise<void> {
+    if (!this.refreshing) {
+      this.refreshing = this.readSnapshot().finally(() => {
+        this.refreshing = null;
+      });
+      return this.refreshing;
+    }
+    this.refreshAgain ??= this.refreshing
+      .catch(() => undefined)
+      .then(() => {
+        this.refreshAgain = null;
+        return this.refresh();
+      });
+    return this.refreshAgain;
+  }
+
+  private async readSnapshot(): Promise<void> {
     let c: pg.PoolClient;
     try {
       c = await this.pool.connect();

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { lineReader, MOCK_AGENT, NODE, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -14,7 +15,7 @@ describe('guards', () => {
     const w = h.cli(['wait', 'mute', 'next']);
     expect(w.stdout).toContain('mute failed');
     expect(w.stdout).toContain('next completed');
-    expect(h.json<{ exit_detail: string }>(['show', 'mute']).exit_detail).toMatch(/stuck_start/);
+    expect(h.json<PublicRun>(['show', 'mute']).exit_detail).toMatch(/stuck_start/);
   });
 
   it('reaps an interactive run left idle past --idle-after as completed (idle_reaped)', () => {
@@ -26,7 +27,7 @@ describe('guards', () => {
     const w = h.cli(['wait', 'chat']);
     // Already idle: wait settles at once; the reaper ends it shortly after.
     expect(w.stdout.trim()).toBe('chat turn_complete');
-    let r = h.json<{ status: string; exit_reason: string; exit_detail: string }>(['show', 'chat']);
+    let r = h.json<PublicRun>(['show', 'chat']);
     for (let i = 0; i < 200 && r.status !== 'ended'; i++) r = h.json(['show', 'chat']);
     expect(r).toMatchObject({ status: 'ended', exit_reason: 'completed', exit_detail: 'idle_reaped' });
   });

@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useHomes, type TestHome } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -158,7 +159,7 @@ describe('run spec: one schema, the same words everywhere', () => {
     const h = home({ providers: { p: { price: { input_per_mtok: 1, output_per_mtok: 1 } } } });
     const sub = path.join(h.dir, 'sub');
     fs.mkdirSync(sub);
-    const flags = h.json<{ cwd: string; budget: Record<string, { limit: number | null }> }>([
+    const flags = h.json<PublicRun>([
       'run', '-n', 'flags', '-a', 'p', '--max-turns', '3', '--max-cost', '0.5', '--timeout', '2m', '--cwd', sub, '--', 'sleep', '5',
     ]);
     expect(flags.cwd).toBe(sub);
@@ -169,7 +170,7 @@ describe('run spec: one schema, the same words everywhere', () => {
     fs.writeFileSync(file, JSON.stringify({ name: 'line', provider: 'p', command: ['sleep', '5'], cwd: '.', timeout: '90s', max_cost: 0.25, max_tokens: 100 }) + '\n');
     const r = h.cli(['run', '--from', file]);
     expect(r.code, r.stderr).toBe(0);
-    const line = h.json<{ cwd: string; budget: Record<string, { limit: number | null }> }>(['show', 'line']);
+    const line = h.json<PublicRun>(['show', 'line']);
     expect(line.budget.time_ms!.limit).toBe(90_000);
     expect(line.budget.cost_usd!.limit).toBe(0.25);
     expect(line.budget.tokens!.limit).toBe(100);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { RemoteError } from '../../src/server/protocol.js';
+import type { PublicRun } from '../../src/server/view.js';
 import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
 
 export const CHAOS_CONFIG = {
@@ -219,7 +220,7 @@ exit "$4"
       if ((mon.max[cap] ?? 0) > limit) result.problems.push(`${cap}: ${mon.max[cap]} live agents seen, limit ${limit}`);
     }
 
-    const runs = JSON.parse(cliOut(h, ['ps', '--all', '--json'])) as { uuid: string; name: string; status: string; exit_reason: string; exit_code: number | null }[];
+    const runs = JSON.parse(cliOut(h, ['ps', '--all', '--json'])) as PublicRun[];
     const byName = new Map(runs.map((r) => [r.name, r]));
     const starts = fs.existsSync(path.join(h.dir, 'starts')) ? fs.readFileSync(path.join(h.dir, 'starts'), 'utf8').trim().split('\n').filter(Boolean) : [];
     const startCount = new Map<string, number>();
@@ -234,16 +235,18 @@ exit "$4"
       }
       result.enqueued++;
       if (p.uuid && p.uuid !== r.uuid) result.problems.push(`${p.name}: uuid changed`);
-      result.reasons[r.exit_reason] = (result.reasons[r.exit_reason] ?? 0) + 1;
+      // Not ended: counted (and reported below) as "null".
+      const reason = String(r.exit_reason);
+      result.reasons[reason] = (result.reasons[reason] ?? 0) + 1;
       if (r.status !== 'ended') result.problems.push(`${p.name} is ${r.status}, not ended`);
       const started = startCount.get(r.uuid) ?? 0;
       const expected = p.code === 0 ? 'completed' : 'errored';
       if (p.userKilled) {
-        const ok = ['canceled', 'killed', expected].includes(r.exit_reason);
-        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${r.exit_reason}`);
+        const ok = ['canceled', 'killed', expected].includes(reason);
+        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${reason}`);
         if (started > 1) result.problems.push(`${p.name}: started ${started} times`);
       } else {
-        if (r.exit_reason !== expected) result.problems.push(`${p.name}: ended ${r.exit_reason} (code ${r.exit_code}), expected ${expected}`);
+        if (reason !== expected) result.problems.push(`${p.name}: ended ${reason} (code ${r.exit_code}), expected ${expected}`);
         else if (r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
         if (started !== 1) result.problems.push(`${p.name}: started ${started} times`);
       }

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, CLI, NODE, until, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -121,7 +122,7 @@ describe('faults', () => {
       // Another enqueue makes the supervisor run an admission pass under the new wall time.
       h.json(['run', '-n', 'trigger', '--', 'true']);
       await new Promise((r) => setTimeout(r, 500));
-      expect(h.json<{ status: string }>(['show', 'waiter']).status).toBe('queued');
+      expect(h.json<PublicRun>(['show', 'waiter']).status).toBe('queued');
       expect(h.cli(['wait', 'waiter', '--timeout', '20s']).stdout.trim()).toBe('waiter expired');
       expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
 
@@ -129,7 +130,7 @@ describe('faults', () => {
       h.cli(['kill', 'blocker', 'trigger']);
       expect(h.cli(['wait', 'blocker']).stdout.trim()).toBe('blocker killed');
       h.json(['run', '-n', 'timed', '--timeout', '2s', '--', 'sleep', '30']);
-      await until(() => h.json<{ status: string }>(['show', 'timed']).status === 'working', 'timed to work');
+      await until(() => h.json<PublicRun>(['show', 'timed']).status === 'working', 'timed to work');
       const t1 = Date.now();
       fs.writeFileSync(clock, '-3600');
       expect(h.cli(['wait', 'timed', '--timeout', '20s']).stdout.trim()).toBe('timed timeout');

@@ -12,6 +12,7 @@ import { UsageError } from '../../src/cli/usage-error.js';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { TestHome } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const VALID = {
   concurrency: { max: 4, providers: { a: 2 }, workloads: { w: { reserved: 1, priority: 2, max: 3, max_wait: '1m' } } },
@@ -138,7 +139,7 @@ describe('fuzz: socket protocol', () => {
   }
 
   it('random bytes, huge frames, wrong shapes and unknown versions get errors, and nothing else is disturbed', async () => {
-    const live = h.json<{ uuid: string }>(['run', '-n', 'bystander', '--', 'sleep', '2']);
+    const live = h.json<PublicRun>(['run', '-n', 'bystander', '--', 'sleep', '2']);
     const watcher = await Client.connect(homePaths(h.dir), { autoStart: false });
 
     const unknownVersion = await exchange(JSON.stringify({ id: 1, method: 'hello', params: { version: 99 } }) + '\n');

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useHomes, type TestHome } from '../support/harness.js';
+import { until, useHomes, type TestHome } from '../support/harness.js';
 import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
@@ -18,9 +18,11 @@ async function enqueueError(h: TestHome, specs: unknown, extra: Record<string, u
   socket.on('data', (d: string) => (got += d));
   socket.write(JSON.stringify({ id: 1, method: 'hello', params: { version: 1 } }) + '\n');
   socket.write(JSON.stringify({ id: 2, method: 'run.enqueue', params: { specs, ...extra } }) + '\n');
-  const deadline = Date.now() + 10_000;
-  while (got.split('\n').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  socket.destroy();
+  try {
+    await until(() => got.split('\n').length >= 3, 'the replies to hello and run.enqueue', 10_000, 10);
+  } finally {
+    socket.destroy();
+  }
   const reply = JSON.parse(got.split('\n')[1]!) as { error?: { code: string; message: string } };
   expect(reply.error?.code).toBe('usage');
   return reply.error!.message;

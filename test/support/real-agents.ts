@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLI, NODE, TestHome, until, type CliResult } from './harness.js';
+import { CLI, NODE, TestHome, until, type CliResult, type Truthy } from './harness.js';
 import { ModelServer, type ModelServerOptions } from './model-server.js';
 import type { PublicRun } from '../../src/server/view.js';
 // Plain JS, shared with the installer so the pins live in one place.
@@ -216,7 +216,7 @@ export class Rig {
   }
 
   /** Poll fn; on timeout, fail with the run's diagnostics. */
-  async until<T>(fn: () => T | Promise<T>, what: string, uuid: string, ms = 60_000): Promise<NonNullable<T>> {
+  async until<T>(fn: () => T | Promise<T>, what: string, uuid: string, ms = 60_000): Promise<Truthy<T>> {
     try {
       return await until(fn, what, ms, 100);
     } catch (e) {

@@ -22,6 +22,8 @@ export const CHAOS_CONFIG = {
   timings: { kill_grace: '300ms' },
 };
 const PROVIDERS = ['alpha', 'beta', 'gamma'];
+/** Within chaos.test.ts's allowance past the churn (240 s), so a stuck drain fails with a reason. */
+const DRAIN_TIMEOUT_MS = 200_000;
 const WORKLOADS = ['default', 'bulk', 'urgent'];
 
 export interface ChaosResult {
@@ -192,16 +194,17 @@ exit "$4"
     }
 
     // Let the fleet drain under a live supervisor, then read everything back.
-    for (;;) {
-      try {
+    // Each try blocks in run.wait until every run has settled (or 2 minutes).
+    await until(
+      async () => {
         const c = await connect();
         await c.call('run.wait', { all: true, timeout_ms: 120_000 });
         const st = await c.call<{ active: number; queued: number }>('stats');
-        if (st.active === 0 && st.queued === 0) break;
-      } catch (e) {
-        if (!(e instanceof RemoteError && e.code === 'unavailable')) throw e;
-      }
-    }
+        return st.active === 0 && st.queued === 0;
+      },
+      'the fleet to drain',
+      DRAIN_TIMEOUT_MS,
+    );
     monitor.kill('SIGTERM');
     await new Promise((r) => monitor.once('exit', r));
     const mon = JSON.parse(fs.readFileSync(monitorOut, 'utf8')) as { max: Record<string, number>; samples: number; worst: unknown };
@@ -267,7 +270,7 @@ exit "$4"
     });
     return result;
   } finally {
-    client?.close();
+    (client as Client | null)?.close(); // assigned in connect(), which TypeScript does not follow
     monitor.kill('SIGKILL');
     h.cleanup();
   }

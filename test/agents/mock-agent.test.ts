@@ -166,8 +166,13 @@ describe('mock agent', () => {
 
   it('never-starts: prints nothing, and SIGTERM ends it promptly', async () => {
     const m = startMock(['--format', 'jsonl', '--scenario', 'never-starts'], createAdapter('jsonl'));
-    await new Promise((r) => setTimeout(r, 400));
+    // The moment it would have printed by: a twin started just after it has
+    // booted and then waited 400 ms (slow-start, delay x 10) before its first line.
+    const twin = startMock(['--format', 'jsonl', '--scenario', 'slow-start', '--delay', '40', '--turns', '1'], createAdapter('jsonl'));
+    await twin.until(() => twin.lines.length > 0);
     expect(m.lines).toEqual([]);
+    twin.child.kill('SIGTERM');
+    await twin.exited;
     m.child.kill('SIGTERM');
     expect(await m.exited).toBe(143);
     expect(m.signals).toEqual([]);

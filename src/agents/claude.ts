@@ -36,7 +36,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import type { TokenTriple } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 

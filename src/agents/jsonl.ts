@@ -11,7 +11,7 @@
 import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
 import type { Adapter, Signal } from './signals.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, num, optNum, output, str, type JsonObject } from './util.js';
+import { jsonLinesAdapter, num, optNum, str, type JsonObject } from './util.js';
 
 const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
 

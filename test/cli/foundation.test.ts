@@ -85,7 +85,7 @@ describe('orcr foundation', () => {
   it('kills a queued run as canceled without spawning it, and a working run with its grandchild as killed', async () => {
     const h = home({ concurrency: { max: 1 }, timings: { kill_grace: '5s' } });
     const gcFile = path.join(h.dir, 'gc.pid');
-    const worker = h.json<PublicRun>(['run', '-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
+    h.json(['run', '-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
     const queued = h.json<PublicRun>(['run', '-n', 'waiting', '--', 'touch', path.join(h.dir, 'should-not-exist')]);
     expect(queued.status).toBe('queued');
 

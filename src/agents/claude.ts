@@ -1,6 +1,6 @@
 // Claude Code `--output-format stream-json --verbose` → signals.
 //
-// Token accounting (see agent-formats.md, "Observed by running the real CLI"):
+// Token accounting, as observed running the real CLI (test/real/transcripts/claude):
 // - `assistant` lines carry a usage snapshot taken when the message STARTED
 //   (output_tokens is typically 1), and several lines share one message.id.
 //   They are never counted while the turn is healthy.

@@ -1,4 +1,4 @@
-// orcr's own protocol (CONTRACT.md, "orcr's own agent protocol") → signals.
+// orcr's own agent protocol (the README's section of that name) → signals.
 //
 // One JSON object per line: ready, turn_start, usage, tool, text, turn_end,
 // blocked, result. `usage.cost_usd` is the cost of THAT usage report (an

@@ -169,13 +169,19 @@ describe('mock agent', () => {
     // The moment it would have printed by: a twin started just after it has
     // booted and then waited 400 ms (slow-start, delay x 10) before its first line.
     const twin = startMock(['--format', 'jsonl', '--scenario', 'slow-start', '--delay', '40', '--turns', '1'], createAdapter('jsonl'));
-    await twin.until(() => twin.lines.length > 0);
-    expect(m.lines).toEqual([]);
-    twin.child.kill('SIGTERM');
-    await twin.exited;
-    m.child.kill('SIGTERM');
-    expect(await m.exited).toBe(143);
-    expect(m.signals).toEqual([]);
+    try {
+      await twin.until(() => twin.lines.length > 0);
+      expect(m.lines).toEqual([]);
+      twin.child.kill('SIGTERM');
+      await twin.exited;
+      m.child.kill('SIGTERM');
+      expect(await m.exited).toBe(143);
+      expect(m.signals).toEqual([]);
+    } finally {
+      // A failed assertion must not leave either of them running.
+      twin.child.kill('SIGKILL');
+      m.child.kill('SIGKILL');
+    }
   });
 
   it('slow-start: waits delay x 10 before its first line', async () => {

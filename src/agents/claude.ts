@@ -1,6 +1,6 @@
 // Claude Code `--output-format stream-json --verbose` → signals.
 //
-// Token accounting (see agent-formats.md, "Observed by running the real CLI"):
+// Token accounting, as observed running the real CLI (test/real/transcripts/claude):
 // - `assistant` lines carry a usage snapshot taken when the message STARTED
 //   (output_tokens is typically 1), and several lines share one message.id.
 //   They are never counted while the turn is healthy.
@@ -36,7 +36,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import type { TokenTriple } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
 

@@ -33,7 +33,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 export function createCodexAdapter(options?: PlainAdapterOptions): Adapter;
 export function createCodexAdapter(options: AdapterOptions): ExtendedAdapter;

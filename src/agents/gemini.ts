@@ -27,7 +27,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, output, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 export function createGeminiAdapter(options?: PlainAdapterOptions): Adapter;
 export function createGeminiAdapter(options: AdapterOptions): ExtendedAdapter;

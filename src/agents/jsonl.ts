@@ -1,4 +1,4 @@
-// orcr's own protocol (CONTRACT.md, "orcr's own agent protocol") → signals.
+// orcr's own agent protocol (the README's section of that name) → signals.
 //
 // One JSON object per line: ready, turn_start, usage, tool, text, turn_end,
 // blocked, result. `usage.cost_usd` is the cost of THAT usage report (an
@@ -11,7 +11,7 @@
 import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
 import type { Adapter, Signal } from './signals.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, num, optNum, output, str, type JsonObject } from './util.js';
+import { jsonLinesAdapter, num, optNum, str, type JsonObject } from './util.js';
 
 const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
 

@@ -77,7 +77,7 @@ export function mentionsLogin(text: string | undefined): boolean {
 
 export { statedRetryAfter } from './retry-time.js';
 
-export const output = (line: string): Signal => ({ kind: 'output', line });
+const output = (line: string): Signal => ({ kind: 'output', line });
 
 /**
  * Finish an adapter built to emit `model_turn` boundaries: as it is when the

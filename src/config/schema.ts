@@ -147,7 +147,6 @@ export const configSchema = z
   })
   .strict();
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 
 export interface ProviderPreset {

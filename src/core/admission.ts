@@ -81,10 +81,6 @@ export function providerLimit(policy: AdmissionPolicy, provider: string): number
   return Object.hasOwn(policy.providers, provider) ? policy.providers[provider] : policy.max;
 }
 
-export function workloadLimit(policy: AdmissionPolicy, workload: string): number {
-  return workloadPolicy(policy, workload).max ?? policy.max;
-}
-
 /**
  * Reservation that can actually be used: a workload can never fill more than
  * its own max, so reserving beyond it would idle global slots forever.

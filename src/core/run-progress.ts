@@ -80,9 +80,6 @@ export function applySignals(run: Run, state: ProgressState, signals: readonly P
   return settle(before, state.stoppedFor !== null, acc, ctx);
 }
 
-/** Nothing more will be said (the process exited): apply what the adapter held back. Same as applySignals. */
-export const applyFinalSignals = applySignals;
-
 function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): Run {
   const { run, state, events } = acc;
   const now = ctx.now;

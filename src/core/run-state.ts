@@ -71,7 +71,7 @@ export function exitReason(run: Run, facts: ExitFacts): { reason: ExitReason; de
   return { reason: 'errored', detail: null };
 }
 
-/** Exit codes of `wait` and friends, by settle token (CONTRACT.md). */
+/** Exit codes of `wait` and friends, by settle token (the README's exit-code table). */
 export function waitExitCode(token: string): number {
   if (token === 'turn_complete' || token === 'completed') return 0;
   if (token === 'blocked') return 4;

@@ -9,10 +9,10 @@
 // SIGUSR1). The agent's argv is passed as positional parameters: never parsed
 // by a shell.
 //
-// Every file a run makes is an inode, and on some file systems (this
-// machine's ext4) making one costs ~0.5-1 ms of kernel time: a run makes four
-// (its directory, out, err, status), and a run without input forks one
-// subshell, not two.
+// Every file a run makes is an inode, and on some file systems (ext4 on a
+// busy disk) making one costs kernel time on the order of a whole job's
+// overhead (bench item 1): a run makes four (its directory, out, err,
+// status), and a run without input forks one subshell, not two.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -137,9 +137,9 @@ export function prepareRunDir(dir: string, promptFile: string | null = null): vo
 
 /**
  * prepareRunDir on libuv's thread pool. Making an inode is kernel work that
- * costs ~0.5 ms on some file systems (this machine's ext4): done on the
- * event loop it made the supervisor itself the limit on a fleet of short
- * jobs; on the pool it runs beside the loop, several at a time.
+ * is slow on some file systems (ext4 on a busy disk): done on the event loop
+ * it made the supervisor itself the limit on a fleet of short jobs; on the
+ * pool it runs beside the loop, several at a time.
  */
 export async function prepareRunDirAsync(dir: string, promptFile: string | null = null): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });

@@ -1,8 +1,9 @@
 // The spawn helper's process: a small Node process that starts wrappers for
 // the supervisor. libuv starts a child by forking the whole parent and the
 // parent waits until the child has exec'd, so a spawn's cost grows with the
-// parent's memory: ~1.5 ms from an 80-100 MB supervisor against ~0.6 ms from
-// this process, and here it runs beside the supervisor's event loop.
+// parent's memory: from this small process it costs a fraction of what it
+// costs from the supervisor (bench item 1), and here it runs beside the
+// supervisor's event loop.
 //
 // In: { id, file, args, cwd, env, base } (env: what to add to the base
 // environment: `base.env`, kept by `base.id` for later requests that name

@@ -1,7 +1,8 @@
 // Follows an agent's output file from a byte offset and hands out whole lines.
 //
 // A file-change notification is only a hint (fs.watch coalesces and may drop
-// events; chokidar throttles and lags — see PITFALLS.md): every read goes from
+// events; chokidar ignores further changes for 50 ms after each one it
+// reports, and falls behind a file that keeps growing): every read goes from
 // our own offset to the current size, and a slow safety poll catches anything
 // a notification missed. Lines are split on bytes, so a multi-byte character
 // split across two reads is decoded whole.

@@ -10,6 +10,7 @@ import { createAdapter, createDetectingAdapter, foldSignals } from '../../src/ag
 import type { Protocol } from '../../src/core/types.js';
 import type { Adapter, Signal } from '../../src/agents/signals.js';
 import { assertTurnsPaired } from './helpers.js';
+import { until } from '../support/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../dist/src/agents/mock-agent.js', import.meta.url));
@@ -40,21 +41,10 @@ function startMock(args: string[], adapter: Adapter): Mock {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const signals: Signal[] = [];
   const lines: string[] = [];
-  const waiters: Array<{ pred: (s: Signal[]) => boolean; resolve: () => void }> = [];
-  const check = (): void => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      const w = waiters[i]!;
-      if (w.pred(signals)) {
-        waiters.splice(i, 1);
-        w.resolve();
-      }
-    }
-  };
   const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
   rl.on('line', (line) => {
     lines.push(line);
     signals.push(...adapter.line(line));
-    check();
   });
   const drained = new Promise<void>((resolve) => rl.on('close', resolve));
   const exit = new Promise<number>((resolve) =>
@@ -62,7 +52,6 @@ function startMock(args: string[], adapter: Adapter): Mock {
   );
   const exited = Promise.all([exit, drained]).then(([code]) => {
     signals.push(...(adapter.end?.() ?? []));
-    check();
     return code;
   });
   return {
@@ -70,19 +59,8 @@ function startMock(args: string[], adapter: Adapter): Mock {
     signals,
     lines,
     exited,
-    until(pred, timeoutMs = 15_000) {
-      if (pred(signals)) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out; signals: ${JSON.stringify(signals.map((s) => s.kind))}`)), timeoutMs);
-        waiters.push({
-          pred,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve();
-          },
-        });
-      });
-    },
+    until: (pred, timeoutMs = 15_000) =>
+      until(() => pred(signals), () => `the signals to match; signals: ${JSON.stringify(signals.map((s) => s.kind))}`, timeoutMs).then(() => undefined),
   };
 }
 
@@ -188,11 +166,22 @@ describe('mock agent', () => {
 
   it('never-starts: prints nothing, and SIGTERM ends it promptly', async () => {
     const m = startMock(['--format', 'jsonl', '--scenario', 'never-starts'], createAdapter('jsonl'));
-    await new Promise((r) => setTimeout(r, 400));
-    expect(m.lines).toEqual([]);
-    m.child.kill('SIGTERM');
-    expect(await m.exited).toBe(143);
-    expect(m.signals).toEqual([]);
+    // The moment it would have printed by: a twin started just after it has
+    // booted and then waited 400 ms (slow-start, delay x 10) before its first line.
+    const twin = startMock(['--format', 'jsonl', '--scenario', 'slow-start', '--delay', '40', '--turns', '1'], createAdapter('jsonl'));
+    try {
+      await twin.until(() => twin.lines.length > 0);
+      expect(m.lines).toEqual([]);
+      twin.child.kill('SIGTERM');
+      await twin.exited;
+      m.child.kill('SIGTERM');
+      expect(await m.exited).toBe(143);
+      expect(m.signals).toEqual([]);
+    } finally {
+      // A failed assertion must not leave either of them running.
+      twin.child.kill('SIGKILL');
+      m.child.kill('SIGKILL');
+    }
   });
 
   it('slow-start: waits delay x 10 before its first line', async () => {

@@ -277,7 +277,7 @@ describe('jsonl', () => {
     expect(foldSignals(signals).cost_usd).toBe(0.75);
   });
 
-  it('follows CONTRACT.md line by line', () => {
+  it("follows orcr's own agent protocol (as the README states it) line by line", () => {
     const signals = feed(createJsonlAdapter(), [
       j({ type: 'ready' }),
       j({ type: 'turn_start' }),

@@ -7,25 +7,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
 import { roundCost } from '../../src/core/budget.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
-interface RunJson {
-  uuid: string;
-  name: string;
-  status: string;
-  exit_reason: string | null;
-  exit_code: number | null;
-  pid: number | null;
-  turns: number;
-  input_seq: number;
-  tokens: { input: number; output: number; cached: number };
-  cost_usd: number;
-  last_tool: string | null;
-  last_text: string | null;
-  session_id: string | null;
-  queue_position: number | null;
-}
 
 const FIXTURES: [string, string][] = [
   ['claude', 'two-turns'],
@@ -44,7 +29,7 @@ describe('agents', () => {
     // Detection from the first JSON line, as for a command without a preset.
     h.json(['run', '-n', 'a', '--', agent, file]);
     expect(h.cli(['wait', 'a']).stdout.trim()).toBe(`a ${expected.ok ? 'completed' : 'errored'}`);
-    const run = h.json<RunJson & { protocol: string }>(['show', 'a']);
+    const run = h.json<PublicRun>(['show', 'a']);
     expect(run.protocol).toBe(protocol);
     expect(run.turns).toBe(expected.turns);
     expect(run.tokens).toEqual(expected.tokens);
@@ -61,13 +46,13 @@ describe('agents', () => {
     const w1 = h.cli(['wait', 'chat']);
     expect(w1.stdout.trim()).toBe('chat turn_complete');
     expect(w1.code).toBe(0);
-    expect(h.json<RunJson>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 1, input_seq: 0 });
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 1, input_seq: 0 });
 
     expect(h.cli(['send', 'chat', 'now add a test']).code).toBe(0);
     const w2 = h.cli(['wait', 'chat']);
     expect(w2.stdout.trim()).toBe('chat turn_complete');
     // Settled on the turn the send started, not on the earlier idle.
-    expect(h.json<RunJson>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 2, input_seq: 1 });
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 2, input_seq: 1 });
 
     const third = h.cli(['send', 'chat', 'x']);
     expect(third.code).toBe(0);
@@ -110,8 +95,8 @@ exit $code
       const codes: Record<string, number> = { A: 0, B: 0, C: 0, D: 3, Q1: 0, Q2: 0, Q3: 0, Q4: 0 };
       const lines = names.map((n) => JSON.stringify({ name: n, protocol: 'jsonl', command: [agent, n, String(codes[n]), h.dir] })).join('\n');
       expect(h.cli(['run', '--from', '-'], { input: lines }).code).toBe(0);
-      await until(() => h.json<RunJson[]>(['ps']).filter((r) => r.status === 'working').length === 4, '4 working agents');
-      const before = new Map(h.json<RunJson[]>(['ps']).map((r) => [r.name, r]));
+      await until(() => h.json<PublicRun[]>(['ps']).filter((r) => r.status === 'working').length === 4, '4 working agents');
+      const before = new Map(h.json<PublicRun[]>(['ps']).map((r) => [r.name, r]));
       expect(['Q1', 'Q2', 'Q3', 'Q4'].map((n) => before.get(n)!.status)).toEqual(['queued', 'queued', 'queued', 'queued']);
 
       const serverPid = h.serverPid()!;
@@ -126,13 +111,13 @@ exit $code
       const countA = Number(fs.readFileSync(path.join(h.dir, 'count-A'), 'utf8'));
       await until(() => Number(fs.readFileSync(path.join(h.dir, 'count-A'), 'utf8')) > countA + 2, 'A to keep working unsupervised');
 
-      const after = new Map(h.json<RunJson[]>(['ps', '--all']).map((r) => [r.name, r]));
+      const after = new Map(h.json<PublicRun[]>(['ps', '--all']).map((r) => [r.name, r]));
       expect(h.serverPid()).not.toBe(serverPid);
       expect(after.get('A')).toMatchObject({ status: 'working', pid: before.get('A')!.pid });
       expect(after.get('B')).toMatchObject({ status: 'working', pid: before.get('B')!.pid });
-      const c = await until(() => h.json<RunJson>(['show', 'C']).status === 'ended' && h.json<RunJson>(['show', 'C']), 'C ended');
+      const c = await until(() => h.json<PublicRun>(['show', 'C']).status === 'ended' && h.json<PublicRun>(['show', 'C']), 'C ended');
       expect(c).toMatchObject({ exit_reason: 'completed', exit_code: 0 });
-      expect(h.json<RunJson>(['show', 'D'])).toMatchObject({ exit_reason: 'errored', exit_code: 3 });
+      expect(h.json<PublicRun>(['show', 'D'])).toMatchObject({ exit_reason: 'errored', exit_code: 3 });
 
       for (const n of ['A', 'B', 'Q1', 'Q2', 'Q3', 'Q4']) fs.writeFileSync(path.join(h.dir, `release-${n}`), '');
       const wait = h.cli(['wait', ...names]);
@@ -144,7 +129,7 @@ exit $code
       expect(starts.slice().sort()).toEqual(names.slice().sort());
       // The queue was promoted in order (the journal's order: two agents started
       // in one pass may write their own start marks in either order).
-      const byUuid = new Map(h.json<RunJson[]>(['ps', '--all']).map((r) => [r.uuid, r.name]));
+      const byUuid = new Map(h.json<PublicRun[]>(['ps', '--all']).map((r) => [r.uuid, r.name]));
       const promoted = h
         .json<{ run: string; type: string }[]>(['events'])
         .filter((e) => e.type === 'starting')
@@ -154,7 +139,7 @@ exit $code
       // Output applied once: tokens are exactly the lines the agent printed.
       for (const n of ['A', 'B', 'C', 'D']) {
         const printed = Number(fs.readFileSync(path.join(h.dir, `count-${n}`), 'utf8'));
-        const r = h.json<RunJson>(['show', n]);
+        const r = h.json<PublicRun>(['show', n]);
         expect(r.tokens.input, `${n} tokens`).toBe(printed * 10);
         expect(r.turns).toBe(1);
       }
@@ -196,14 +181,14 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     expect(w.stdout).toContain('garbage completed');
     expect(w.stdout).toContain('normal completed');
     expect(h.serverPid()).toBe(serverPid);
-    expect(h.json<RunJson>(['show', 'normal']).turns).toBe(2);
+    expect(h.json<PublicRun>(['show', 'normal']).turns).toBe(2);
   });
 
   it('an agent whose process vanishes without an exit status ends lost', async () => {
     const h = home();
     h.json(['run', '-n', 'doomed', '--', 'sleep', '300']);
     const run = await until(() => {
-      const r = h.json<RunJson>(['show', 'doomed']);
+      const r = h.json<PublicRun>(['show', 'doomed']);
       return r.status === 'working' && r;
     }, 'doomed to work');
     const serverPid = h.serverPid()!;
@@ -213,7 +198,7 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     process.kill(-run.pid!, 'SIGKILL');
     await until(() => !alive(run.pid!), 'the agent to vanish');
     const ended = await until(() => {
-      const r = h.json<RunJson>(['show', 'doomed']);
+      const r = h.json<PublicRun>(['show', 'doomed']);
       return r.status === 'ended' && r;
     }, 'doomed to end');
     expect(ended).toMatchObject({ exit_reason: 'lost', exit_code: null });
@@ -224,7 +209,7 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     const marks = path.join(h.dir, 'marks');
     h.json(['run', '-n', 'early', '--', 'sh', '-c', `echo started >> ${marks}; sleep 30`]);
     const run = await until(() => {
-      const r = h.json<RunJson>(['show', 'early']);
+      const r = h.json<PublicRun>(['show', 'early']);
       return r.status === 'working' && fs.existsSync(marks) && r;
     }, 'early to work');
     const serverPid = h.serverPid()!;
@@ -235,7 +220,7 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     db.prepare(`UPDATE runs SET status = 'starting', record = json_set(record, '$.status', 'starting', '$.pid', NULL, '$.pid_start', NULL) WHERE uuid = ?`).run(run.uuid);
     db.close();
     fs.rmSync(path.join(h.runDir(run.uuid), 'status'));
-    const after = h.json<RunJson>(['show', 'early']);
+    const after = h.json<PublicRun>(['show', 'early']);
     expect(after).toMatchObject({ pid: run.pid, status: 'working' });
     expect(fs.readFileSync(marks, 'utf8').trim().split('\n')).toEqual(['started']);
     h.cli(['kill', 'early']);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { alive, lineReader, until, useHomes } from '../support/harness.js';
 import { Client, type StreamMessage } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -68,7 +69,7 @@ describe('orcr foundation', () => {
     expect(wait.code, wait.stdout + wait.stderr).toBe(0);
     expect(wait.stdout).toContain('p1-c completed');
 
-    const runs = h.json<{ uuid: string; name: string; provider: string; exit_reason: string }[]>(['ps', '--all']);
+    const runs = h.json<PublicRun[]>(['ps', '--all']);
     expect(runs.map((r) => r.exit_reason)).toEqual(Array(6).fill('completed'));
     const byUuid = new Map(runs.map((r) => [r.uuid, r]));
     const events = h.json<Ev[]>(['events']);
@@ -84,15 +85,15 @@ describe('orcr foundation', () => {
   it('kills a queued run as canceled without spawning it, and a working run with its grandchild as killed', async () => {
     const h = home({ concurrency: { max: 1 }, timings: { kill_grace: '5s' } });
     const gcFile = path.join(h.dir, 'gc.pid');
-    const worker = h.json<{ uuid: string }>(['run', '-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
-    const queued = h.json<{ uuid: string; status: string }>(['run', '-n', 'waiting', '--', 'touch', path.join(h.dir, 'should-not-exist')]);
+    h.json(['run', '-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
+    const queued = h.json<PublicRun>(['run', '-n', 'waiting', '--', 'touch', path.join(h.dir, 'should-not-exist')]);
     expect(queued.status).toBe('queued');
 
     const k1 = h.json<{ status: string; exit_reason: string }[]>(['kill', 'waiting']);
     expect(k1[0]).toMatchObject({ status: 'ended', exit_reason: 'canceled' });
 
     const gc = await until(() => fs.existsSync(gcFile) && Number(fs.readFileSync(gcFile, 'utf8')), 'the grandchild pid');
-    const w = h.json<{ pid: number; status: string }>(['show', 'worker']);
+    const w = h.json<PublicRun>(['show', 'worker']);
     expect(w.status).toBe('working');
     expect(alive(gc)).toBe(true);
 
@@ -100,8 +101,8 @@ describe('orcr foundation', () => {
     const wait = h.cli(['wait', 'worker']);
     expect(wait.stdout.trim()).toBe('worker killed');
     expect(wait.code).toBe(5);
-    await until(() => !alive(gc) && !alive(w.pid), 'the agent and its grandchild to be gone');
-    const waiting = h.json<{ exit_reason: string; pid: number | null }>(['show', queued.uuid]);
+    await until(() => !alive(gc) && !alive(w.pid!), 'the agent and its grandchild to be gone');
+    const waiting = h.json<PublicRun>(['show', queued.uuid]);
     expect(waiting).toMatchObject({ exit_reason: 'canceled', pid: null });
     expect(fs.existsSync(path.join(h.dir, 'should-not-exist'))).toBe(false);
     expect(fs.existsSync(h.runDir(queued.uuid))).toBe(false);
@@ -114,14 +115,14 @@ describe('orcr foundation', () => {
     h.json(['run', '-n', 'blocker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
     const names = ['q1', 'q2', 'q3', 'q4'];
     for (const n of names) h.json(['run', '-n', n, '--', 'sh', '-c', `echo ${n} >> ${marks}`]);
-    await until(() => h.json<{ status: string }>(['show', 'blocker']).status === 'working', 'the blocker to work');
+    await until(() => h.json<PublicRun>(['show', 'blocker']).status === 'working', 'the blocker to work');
 
     const pid = h.serverPid()!;
     process.kill(pid, 'SIGKILL');
     await until(() => !alive(pid), 'the supervisor to die');
 
     // Any verb starts a new supervisor, which rebuilds the queue from the journal.
-    const queued = h.json<{ name: string; status: string; queue_position: number }[]>(['ps']);
+    const queued = h.json<PublicRun[]>(['ps']);
     expect(h.serverPid()).not.toBe(pid);
     expect(queued.filter((r) => r.status === 'queued').map((r) => [r.name, r.queue_position])).toEqual([
       ['q1', 1],
@@ -218,7 +219,7 @@ describe('orcr foundation', () => {
     const follower = h.spawn(['events', '--follow', '--json']);
     const reader = lineReader(follower);
     try {
-      const uuids = ['a', 'b', 'c'].map((n) => h.json<{ uuid: string }>(['run', '-n', n, '--', 'sh', '-c', 'echo $ORCR_RUN_NAME']).uuid);
+      const uuids = ['a', 'b', 'c'].map((n) => h.json<PublicRun>(['run', '-n', n, '--', 'sh', '-c', 'echo $ORCR_RUN_NAME']).uuid);
       expect(h.cli(['wait', 'a', 'b', 'c']).code).toBe(0);
       const ended = () => reader.lines.map((l) => JSON.parse(l) as Ev).filter((e) => e.type === 'ended').length;
       await reader.waitFor(() => ended() === 3, 'three ended events on the stream');

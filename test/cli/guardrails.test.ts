@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, TestHome, until, useHomes } from '../support/harness.js';
 import { roundCost } from '../../src/core/budget.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -21,17 +22,6 @@ function jsonlAgent(h: TestHome, name: string, steps: (Record<string, unknown> |
   return script(h, name, `#!/bin/sh\n${body}\nexit ${exitCode}\n`);
 }
 
-interface RunJson {
-  name: string;
-  status: string;
-  exit_reason: string | null;
-  exit_detail: string | null;
-  tokens: { input: number; output: number; cached: number };
-  cost_usd: number;
-  budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
-  loop: { detected: boolean; warned: boolean; repetitions: number };
-  held_until: string | null;
-}
 
 const turn = (input: number, output: number, cached = 0) => [
   { type: 'turn_start' },
@@ -49,10 +39,10 @@ describe('guardrails', () => {
     const w = h.cli(['wait', 'exact', 'over']);
     expect(w.stdout).toContain('exact completed');
     expect(w.stdout).toContain('over budget');
-    const e = h.json<RunJson>(['show', 'exact']);
+    const e = h.json<PublicRun>(['show', 'exact']);
     expect(e.budget.tokens).toMatchObject({ used: 1000, limit: 1000, fraction: 1 });
     expect(e.tokens.cached).toBe(50_000);
-    expect(h.json<RunJson>(['show', 'over'])).toMatchObject({ exit_reason: 'budget', exit_detail: 'tokens' });
+    expect(h.json<PublicRun>(['show', 'over'])).toMatchObject({ exit_reason: 'budget', exit_detail: 'tokens' });
   });
 
   it("uses Claude's reported cost as is and prices a jsonl agent's tokens from config", () => {
@@ -63,9 +53,9 @@ describe('guardrails', () => {
     const agent = jsonlAgent(h, 'priced.sh', [{ type: 'ready' }, ...turn(1_000_000, 100_000, 1_000_000), { type: 'result', ok: true }]);
     h.json(['run', '-n', 'priced', '-a', 'pricey', '--', agent]);
     expect(h.cli(['wait', 'claude', 'priced']).code).toBe(0);
-    expect(h.json<RunJson>(['show', 'claude']).cost_usd).toBe(roundCost(expected.cost_usd));
+    expect(h.json<PublicRun>(['show', 'claude']).cost_usd).toBe(roundCost(expected.cost_usd));
     // 1M input × $3 + 100k output × $15 + 1M cached × $0.30
-    expect(h.json<RunJson>(['show', 'priced']).cost_usd).toBe(4.8);
+    expect(h.json<PublicRun>(['show', 'priced']).cost_usd).toBe(4.8);
   });
 
   it('refuses a cost ceiling without a price source at config load, naming the provider', () => {
@@ -95,9 +85,9 @@ describe('guardrails', () => {
     ];
     expect(h.cli(['run', '--from', '-'], { input: lines.map((l) => JSON.stringify(l)).join('\n') }).code).toBe(0);
     await until(() => h.json<{ type: string }[]>(['events']).some((e) => e.type === 'budget_exceeded'), 'the fleet budget to be exceeded');
-    expect(h.json<RunJson>(['show', 'q1'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'fleet_budget' });
-    expect(h.json<RunJson>(['show', 'q2'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'fleet_budget' });
-    expect(h.json<RunJson>(['show', 'a']).status).toBe('working');
+    expect(h.json<PublicRun>(['show', 'q1'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'fleet_budget' });
+    expect(h.json<PublicRun>(['show', 'q2'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'fleet_budget' });
+    expect(h.json<PublicRun>(['show', 'a']).status).toBe('working');
     const refused = h.cli(['run', '--', 'true']);
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/fleet budget/);
@@ -118,7 +108,7 @@ describe('guardrails', () => {
     const h = home();
     h.json(['run', '-n', 'looper', '--loop', 'terminate', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'loop', '--delay', '10']);
     expect(h.cli(['wait', 'looper']).stdout.trim()).toBe('looper loop');
-    expect(h.json<RunJson>(['show', 'looper']).loop).toMatchObject({ detected: true, repetitions: 3 });
+    expect(h.json<PublicRun>(['show', 'looper']).loop).toMatchObject({ detected: true, repetitions: 3 });
 
     // An interactive agent that repeats one tool call every turn, whatever it is told.
     const repeat = script(
@@ -131,7 +121,7 @@ turn
 while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
 `,
     );
-    const stubborn = h.json<{ uuid: string }>(['run', '-n', 'stubborn', '--interactive', '--protocol', 'jsonl', '--', repeat]);
+    const stubborn = h.json<PublicRun>(['run', '-n', 'stubborn', '--interactive', '--protocol', 'jsonl', '--', repeat]);
     for (let i = 0; i < 2; i++) {
       expect(h.cli(['wait', 'stubborn']).stdout.trim()).toBe('stubborn turn_complete');
       h.cli(['send', 'stubborn', `try again ${i}`]);
@@ -151,8 +141,8 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const h = home({ concurrency: { max: 4 } });
     const limited = jsonlAgent(h, 'limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 8 }, { gate: 'never' }]);
     h.json(['run', '-n', 'hit', '-a', 'acme', '--protocol', 'jsonl', '--', limited]);
-    await until(() => h.json<RunJson>(['show', 'hit']).status === 'blocked', 'the run to be blocked');
-    const hit = h.json<RunJson & { blocked_kind: string }>(['show', 'hit']);
+    await until(() => h.json<PublicRun>(['show', 'hit']).status === 'blocked', 'the run to be blocked');
+    const hit = h.json<PublicRun>(['show', 'hit']);
     expect(hit.blocked_kind).toBe('limit');
     expect(hit.held_until).not.toBeNull();
     const wb = h.cli(['wait', 'hit']);
@@ -162,7 +152,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     h.json(['run', '-n', 'acme-2', '-a', 'acme', '--', 'true']);
     h.json(['run', '-n', 'other', '-a', 'zeta', '--', 'true']);
     expect(h.cli(['wait', 'other']).stdout.trim()).toBe('other completed');
-    expect(h.json<RunJson>(['show', 'acme-2']).status).toBe('queued');
+    expect(h.json<PublicRun>(['show', 'acme-2']).status).toBe('queued');
     const stats = h.json<{ holds: Record<string, number>; caps: { cap: string; held_until: number | null }[] }>(['stats']);
     expect(stats.holds.acme).toBeGreaterThan(Date.now());
     expect(stats.caps.find((c) => c.cap === 'provider:acme')!.held_until).toBe(stats.holds.acme);
@@ -172,7 +162,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     process.kill(pid, 'SIGKILL');
     await until(() => !alive(pid), 'the supervisor to die');
     expect(h.json<{ holds: Record<string, number> }>(['stats']).holds.acme).toBe(stats.holds.acme);
-    expect(h.json<RunJson>(['show', 'acme-2']).status).toBe('queued');
+    expect(h.json<PublicRun>(['show', 'acme-2']).status).toBe('queued');
 
     // It lifts on time by itself.
     expect(h.cli(['wait', 'acme-2', '--timeout', '20s']).stdout.trim()).toBe('acme-2 completed');
@@ -187,9 +177,9 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const h = home({ timings: { limit_hold: '1h' } });
     const limited = jsonlAgent(h, 'limited.sh', [{ type: 'ready' }, { type: 'blocked', kind: 'limit' }, { gate: 'never' }]);
     h.json(['run', '-n', 'hit', '-a', 'acme', '--protocol', 'jsonl', '--', limited]);
-    await until(() => h.json<RunJson>(['show', 'hit']).status === 'blocked', 'the run to be blocked');
+    await until(() => h.json<PublicRun>(['show', 'hit']).status === 'blocked', 'the run to be blocked');
     h.json(['run', '-n', 'next', '-a', 'acme', '--', 'true']);
-    expect(h.json<RunJson>(['show', 'next']).status).toBe('queued');
+    expect(h.json<PublicRun>(['show', 'next']).status).toBe('queued');
     const r = h.cli(['provider', 'resume', 'acme']);
     expect(r.stdout.trim()).toBe('acme resumed');
     expect(h.cli(['wait', 'next']).stdout.trim()).toBe('next completed');
@@ -203,7 +193,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const agent = jsonlAgent(h, 'm.sh', [{ type: 'ready' }, ...turn(800, 50), { type: 'result', ok: true }]);
     h.json(['run', '-n', 'm', '--protocol', 'jsonl', '--max-tokens', '1000', '--max-turns', '5', '--timeout', '1h', '--', agent]);
     h.cli(['wait', 'm']);
-    const r = h.json<RunJson>(['show', 'm']);
+    const r = h.json<PublicRun>(['show', 'm']);
     expect(Object.keys(r.budget).sort()).toEqual(['cost_usd', 'time_ms', 'tokens', 'turns']);
     expect(r.budget.tokens).toMatchObject({ used: 850, limit: 1000, fraction: 0.85, warn: true });
     expect(r.budget.turns).toMatchObject({ used: 1, limit: 5, fraction: 0.2, warn: false });

@@ -2,7 +2,8 @@
 // timeouts; and `logs --follow` streaming a live run.
 
 import { describe, expect, it } from 'vitest';
-import { lineReader, MOCK_AGENT, NODE, useHomes } from '../support/harness.js';
+import { lineReader, MOCK_AGENT, NODE, until, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -14,10 +15,10 @@ describe('guards', () => {
     const w = h.cli(['wait', 'mute', 'next']);
     expect(w.stdout).toContain('mute failed');
     expect(w.stdout).toContain('next completed');
-    expect(h.json<{ exit_detail: string }>(['show', 'mute']).exit_detail).toMatch(/stuck_start/);
+    expect(h.json<PublicRun>(['show', 'mute']).exit_detail).toMatch(/stuck_start/);
   });
 
-  it('reaps an interactive run left idle past --idle-after as completed (idle_reaped)', () => {
+  it('reaps an interactive run left idle past --idle-after as completed (idle_reaped)', async () => {
     const h = home();
     // Long enough for the second wait below to start while the run is still idle
     // (two CLI starts take ~0.5 s on a busy 2-core box; 300 ms lost that race).
@@ -26,8 +27,10 @@ describe('guards', () => {
     const w = h.cli(['wait', 'chat']);
     // Already idle: wait settles at once; the reaper ends it shortly after.
     expect(w.stdout.trim()).toBe('chat turn_complete');
-    let r = h.json<{ status: string; exit_reason: string; exit_detail: string }>(['show', 'chat']);
-    for (let i = 0; i < 200 && r.status !== 'ended'; i++) r = h.json(['show', 'chat']);
+    const r = await until(() => {
+      const run = h.json<PublicRun>(['show', 'chat']);
+      return run.status === 'ended' && run;
+    }, 'the reaper to end the run');
     expect(r).toMatchObject({ status: 'ended', exit_reason: 'completed', exit_detail: 'idle_reaped' });
   });
 

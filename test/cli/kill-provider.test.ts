@@ -3,15 +3,16 @@
 
 import { describe, expect, it } from 'vitest';
 import { until, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
 describe('kill, target by target', () => {
   it('kills, cancels, reports an ended run and names an unknown one while still acting on the rest (exit 6)', async () => {
     const h = home({ concurrency: { max: 1 }, timings: { kill_grace: '2s' } });
-    const live = h.json<{ uuid: string }>(['run', '-n', 'live', '--', 'sleep', '30']);
-    const queued = h.json<{ uuid: string }>(['run', '-n', 'queued', '--', 'true']);
-    await until(() => h.json<{ status: string }>(['show', 'live']).status === 'working', 'the live run to work');
+    const live = h.json<PublicRun>(['run', '-n', 'live', '--', 'sleep', '30']);
+    const queued = h.json<PublicRun>(['run', '-n', 'queued', '--', 'true']);
+    await until(() => h.json<PublicRun>(['show', 'live']).status === 'working', 'the live run to work');
 
     const r = h.cli(['kill', 'live', 'nope', 'queued', '--json']);
     expect(r.code).toBe(6);

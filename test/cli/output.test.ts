@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { script, until, useHomes, type TestHome } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -55,7 +56,7 @@ describe('bytes reaching the terminal', () => {
 
     const showJson = h.cli(['show', 'evil', '--json']);
     expect(showJson.stdout).not.toMatch(CONTROL);
-    const run = JSON.parse(showJson.stdout) as { last_text: string; last_tool: string };
+    const run = JSON.parse(showJson.stdout) as PublicRun;
     expect(run.last_text).toBe(HOSTILE);
     expect(run.last_tool).toBe(TOOL);
     const entries = JSON.parse(h.cli(['logs', 'evil', '--json']).stdout) as { kind: string; text?: string; name?: string; line?: string }[];
@@ -104,7 +105,7 @@ describe('tables by display width', () => {
     h.json(['run', '-n', '世界-1', '--', 'sleep', '30']);
     h.json(['run', '-n', '🚀-agent', '--', 'true']);
     h.json(['run', '-n', 'abc', '--', 'true']);
-    await until(() => h.json<{ status: string }>(['show', '世界-1']).status === 'working', 'the first run to work');
+    await until(() => h.json<PublicRun>(['show', '世界-1']).status === 'working', 'the first run to work');
     const plain = h.cli(['ps']).stdout.trimEnd().split('\n');
     const { NO_COLOR: _, ...env } = h.env;
     const painted = h.cli(['ps'], { env: { ...env, FORCE_COLOR: '1' } }).stdout.trimEnd().split('\n');
@@ -174,7 +175,7 @@ describe('numbers and reasons in human output', () => {
       JSON.stringify({ type: 'blocked', kind: 'limit', retry_after_s: 250 }),
     ], 'never');
     h.json(['run', '-n', '世界-holder', '-a', 'acme', '-w', 'review', '--protocol', 'jsonl', '--', limited]);
-    await until(() => h.json<{ status: string }>(['show', '世界-holder']).status === 'blocked', 'the run to be blocked');
+    await until(() => h.json<PublicRun>(['show', '世界-holder']).status === 'blocked', 'the run to be blocked');
     h.json(['run', '-n', 'held-back', '-a', 'acme', '--', 'true']);
 
     const stats = h.cli(['stats']).stdout;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { script, until, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -100,7 +101,7 @@ describe('prompts never travel in argv', () => {
     h.json(['run', '-n', 'e', '-a', 'echoer', '-p', 'SECRET-hi']);
     expect(h.cli(['wait', 'e']).stdout.trim()).toBe('e completed');
     expect(h.cli(['logs', 'e']).stdout.trim()).toBe('SECRET-hi');
-    const run = h.json<{ command: string[] }>(['show', 'e']);
+    const run = h.json<PublicRun>(['show', 'e']);
     expect(run.command).toEqual(['sh', '-c', 'echo "$1"', 'sh', '{prompt}']);
   });
 });
@@ -108,7 +109,7 @@ describe('prompts never travel in argv', () => {
 describe('names stay unambiguous', () => {
   it('refuses a name an active run holds, and one that reads as another run\'s uuid prefix', async () => {
     const h = home({ concurrency: { max: 1 } });
-    const first = h.json<{ uuid: string }>(['run', '-n', 'twin', '--', 'sleep', '30']);
+    const first = h.json<PublicRun>(['run', '-n', 'twin', '--', 'sleep', '30']);
     const again = h.cli(['run', '-n', 'twin', '--', 'true']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('"twin"');
@@ -119,7 +120,7 @@ describe('names stay unambiguous', () => {
     expect(prefix.stderr).toMatch(/uuid/);
     // Once the holder has ended, the name is free again.
     h.cli(['kill', 'twin']);
-    await until(() => h.json<{ status: string }[]>(['ps']).length === 0, 'the run to end');
+    await until(() => h.json<PublicRun[]>(['ps']).length === 0, 'the run to end');
     expect(h.cli(['run', '-n', 'twin', '--', 'true']).code).toBe(0);
   });
 });
@@ -139,11 +140,11 @@ done
     const agent = script(h, 'ready.sh', READY_AGENT);
     h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', agent]);
     expect(h.cli(['wait', 'chat', '--timeout', '20s']).stdout.trim()).toBe('chat turn_complete');
-    expect(h.json<{ status: string; turns: number }>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 0 });
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ status: 'idle', turns: 0 });
     const sent = h.cli(['send', 'chat', 'hello']);
     expect(sent.code, sent.stderr).toBe(0);
     expect(h.cli(['wait', 'chat', '--timeout', '20s']).stdout.trim()).toBe('chat turn_complete');
-    expect(h.json<{ turns: number; last_text: string }>(['show', 'chat'])).toMatchObject({ turns: 1, last_text: 'got it' });
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ turns: 1, last_text: 'got it' });
   });
 
   it('with an agent that says nothing before its first input (Claude Code stream-json), is idle as soon as it runs', async () => {
@@ -164,7 +165,7 @@ done
     expect(h.cli(['wait', 'quiet', '--timeout', '20s']).stdout.trim()).toBe('quiet turn_complete');
     expect(h.cli(['send', 'quiet', 'hello']).code).toBe(0);
     expect(h.cli(['wait', 'quiet', '--timeout', '20s']).stdout.trim()).toBe('quiet turn_complete');
-    expect(h.json<{ turns: number; last_text: string }>(['show', 'quiet'])).toMatchObject({ turns: 1, last_text: 'hi' });
+    expect(h.json<PublicRun>(['show', 'quiet'])).toMatchObject({ turns: 1, last_text: 'hi' });
   });
 });
 
@@ -200,7 +201,7 @@ for await (const line of rl) {
     }
     expect(h.cli(['wait', 'big', '--timeout', '30s']).stdout.trim()).toBe('big turn_complete');
     expect(fs.readFileSync(got, 'utf8')).toBe(text);
-    expect(h.json<{ input_seq: number; turns: number }>(['show', 'big'])).toMatchObject({ input_seq: 1, turns: 1 });
+    expect(h.json<PublicRun>(['show', 'big'])).toMatchObject({ input_seq: 1, turns: 1 });
   });
 });
 
@@ -220,7 +221,7 @@ echo '{"type":"result","ok":true}'
     );
     h.json(['run', '-n', 'a', '-a', 'a', '--protocol', 'jsonl', '--', agent]);
     expect(h.cli(['wait', 'a']).stdout.trim()).toBe('a completed');
-    const run = h.json<{ cost_usd: number; budget: Record<string, { used: number; fraction: number | null }> }>(['show', 'a']);
+    const run = h.json<PublicRun>(['show', 'a']);
     expect(run.cost_usd).toBe(0.3);
     expect(run.budget.cost_usd!.used).toBe(0.3);
     expect(run.budget.cost_usd!.fraction).toBe(0.03);

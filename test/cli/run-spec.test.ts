@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useHomes, type TestHome } from '../support/harness.js';
+import { until, useHomes, type TestHome } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -17,9 +18,11 @@ async function enqueueError(h: TestHome, specs: unknown, extra: Record<string, u
   socket.on('data', (d: string) => (got += d));
   socket.write(JSON.stringify({ id: 1, method: 'hello', params: { version: 1 } }) + '\n');
   socket.write(JSON.stringify({ id: 2, method: 'run.enqueue', params: { specs, ...extra } }) + '\n');
-  const deadline = Date.now() + 10_000;
-  while (got.split('\n').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  socket.destroy();
+  try {
+    await until(() => got.split('\n').length >= 3, 'the replies to hello and run.enqueue', 10_000, 10);
+  } finally {
+    socket.destroy();
+  }
   const reply = JSON.parse(got.split('\n')[1]!) as { error?: { code: string; message: string } };
   expect(reply.error?.code).toBe('usage');
   return reply.error!.message;
@@ -158,7 +161,7 @@ describe('run spec: one schema, the same words everywhere', () => {
     const h = home({ providers: { p: { price: { input_per_mtok: 1, output_per_mtok: 1 } } } });
     const sub = path.join(h.dir, 'sub');
     fs.mkdirSync(sub);
-    const flags = h.json<{ cwd: string; budget: Record<string, { limit: number | null }> }>([
+    const flags = h.json<PublicRun>([
       'run', '-n', 'flags', '-a', 'p', '--max-turns', '3', '--max-cost', '0.5', '--timeout', '2m', '--cwd', sub, '--', 'sleep', '5',
     ]);
     expect(flags.cwd).toBe(sub);
@@ -169,7 +172,7 @@ describe('run spec: one schema, the same words everywhere', () => {
     fs.writeFileSync(file, JSON.stringify({ name: 'line', provider: 'p', command: ['sleep', '5'], cwd: '.', timeout: '90s', max_cost: 0.25, max_tokens: 100 }) + '\n');
     const r = h.cli(['run', '--from', file]);
     expect(r.code, r.stderr).toBe(0);
-    const line = h.json<{ cwd: string; budget: Record<string, { limit: number | null }> }>(['show', 'line']);
+    const line = h.json<PublicRun>(['show', 'line']);
     expect(line.budget.time_ms!.limit).toBe(90_000);
     expect(line.budget.cost_usd!.limit).toBe(0.25);
     expect(line.budget.tokens!.limit).toBe(100);

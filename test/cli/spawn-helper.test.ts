@@ -6,17 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { procStat, readRunStatus } from '../../src/runtime/launcher.js';
+import type { PublicRun } from '../../src/server/view.js';
 import { until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 
-interface RunJson {
-  name: string;
-  status: string;
-  exit_reason: string | null;
-  exit_code: number | null;
-  pid: number | null;
-}
 
 function parentOf(pid: number): number | null {
   const f = procStat(pid);
@@ -31,7 +25,7 @@ describe('spawn helper', () => {
     const server = h.serverPid()!;
     // Later waves go through the helper once it is up: a working run whose wrapper is not the supervisor's child.
     await until(() => {
-      const runs = h.json<RunJson[]>(['ps', '--all']);
+      const runs = h.json<PublicRun[]>(['ps', '--all']);
       return runs.some((r) => r.status === 'working' && r.pid !== null && parentOf(r.pid) !== null && parentOf(r.pid) !== server);
     }, 'a run started by the spawn helper');
     const t0 = Date.now();
@@ -39,7 +33,7 @@ describe('spawn helper', () => {
     expect(h.cli(['wait', '--all']).code).toBe(5);
     // 16 runs of 0.4 s through 4 slots: 4 waves. Ends heard late (a poll instead of the status file) would show here.
     expect(Date.now() - t0).toBeLessThan(20_000);
-    const runs = h.json<RunJson[]>(['ps', '--all']);
+    const runs = h.json<PublicRun[]>(['ps', '--all']);
     expect(runs).toHaveLength(16);
     for (const r of runs) {
       const i = Number(r.name.split('-')[1]);

@@ -4,8 +4,9 @@
 
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AdmissionPolicy, Waiter, WorkloadPolicy } from '../../src/core/admission.js';
+import type { AdmissionPolicy, Waiter } from '../../src/core/admission.js';
 import type { Limiter } from '../../src/limiter/limiter.js';
+import { NOW, policy, waiter, wl } from '../core/admission-fixtures.js';
 
 export interface LimiterUnderTest {
   limiter: Limiter;
@@ -15,11 +16,6 @@ export interface LimiterUnderTest {
 }
 
 export type MakeLimiter = (policy: AdmissionPolicy, holds?: Record<string, number>) => Promise<LimiterUnderTest>;
-
-export const policy = (over: Partial<AdmissionPolicy> = {}): AdmissionPolicy => ({ max: 4, providers: {}, workloads: {}, max_queued: null, ...over });
-export const wl = (over: Partial<WorkloadPolicy> = {}): WorkloadPolicy => ({ reserved: 0, priority: 0, max: null, max_wait_ms: null, ...over });
-
-const NOW = 10_000;
 
 export function limiterConformance(name: string, make: MakeLimiter, opts: { propertyRuns?: number } = {}): void {
   describe(`limiter conformance: ${name}`, () => {
@@ -33,8 +29,6 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       open.push(o);
       return o.limiter;
     };
-    let seq = 0;
-    const waiter = (uuid: string, over: Partial<Waiter> = {}): Waiter => ({ uuid, provider: 'claude', workload: 'default', queue_seq: ++seq, enqueued_at: 1_000, ...over });
     const enqueueAll = async (l: Limiter, ws: Waiter[]): Promise<void> => {
       for (const w of ws) await l.enqueue(w);
     };

@@ -7,14 +7,21 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FifoWriter } from '../../src/runtime/fifo-writer.js';
 import { NODE, until } from '../support/harness.js';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanup.splice(0)) c();
+  vi.restoreAllMocks();
 });
+
+/** How many times the writer has tried to open `file` so far (each failed try is a retry to come). */
+function countOpens(file: string): () => number {
+  const spy = vi.spyOn(fs, 'openSync');
+  return () => spy.mock.calls.filter(([p]) => p === file).length;
+}
 
 function tmp(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-fifo-'));
@@ -138,12 +145,15 @@ describe('FifoWriter', () => {
   it('a writer made before the FIFO exists delivers once it and its reader appear', async () => {
     const file = path.join(tmp(), 'in');
     const data = payload(1024 * 1024);
+    const opens = countOpens(file);
     const w = new FifoWriter(file);
     cleanup.push(() => w.close());
     w.write(data.subarray(0, 100_000));
     w.write(data.subarray(100_000));
     expect(w.pendingBytes).toBe(data.length);
-    await new Promise((r) => setTimeout(r, 30)); // some ENOENT retries go by first
+    // Some ENOENT retries go by first: the first try and two more.
+    await until(() => opens() >= 3, 'two retries of the open');
+    expect(w.pendingBytes).toBe(data.length);
     const r = reader(file, data.length, { make: true });
     expect(await r.result).toEqual({ got: data.length, sha: sha(data) });
     await w.idle();
@@ -153,11 +163,13 @@ describe('FifoWriter', () => {
   it('a writer to a FIFO with no reader yet (ENXIO) delivers once the reader opens it', async () => {
     const file = path.join(tmp(), 'in');
     mkfifo(file);
+    const opens = countOpens(file);
     const w = new FifoWriter(file);
     cleanup.push(() => w.close());
     w.write('first line\n');
     w.write('second line\n');
-    await new Promise((r) => setTimeout(r, 30));
+    // ENXIO retries go by with the input kept.
+    await until(() => opens() >= 3, 'two retries of the open');
     expect(w.pendingBytes).toBe(23);
     const r = reader(file, 23);
     expect(await r.result).toEqual({ got: 23, sha: sha(Buffer.from('first line\nsecond line\n')) });
@@ -192,19 +204,32 @@ describe('FifoWriter', () => {
   });
 
   it('close() drops what is pending, stops retrying, and refuses later writes', async () => {
-    const file = path.join(tmp(), 'in');
-    const w = new FifoWriter(file);
+    const dir = tmp();
+    const file = path.join(dir, 'in');
+    const twinFile = path.join(dir, 'twin');
+    // The twin: same retry timer, armed just after this writer's, never closed.
+    // Timers of one delay fire in the order they were armed, so by the time the
+    // twin has delivered, a retry of this writer (had close() not stopped it) has come too.
+    const schedule = { retryMs: 10, maxRetryMs: 10 };
+    const w = new FifoWriter(file, schedule);
     w.write('never delivered');
+    const twin = new FifoWriter(twinFile, schedule);
+    cleanup.push(() => twin.close());
+    twin.write('delivered');
     expect(w.close()).toBe(15);
     expect(w.pendingBytes).toBe(0);
     expect(w.write('more')).toBe(false);
     await w.idle();
-    // A FIFO made later gets nothing: a reader that would take anything sees nothing.
+    // The FIFOs appear, each with a reader that would take anything.
     mkfifo(file);
+    mkfifo(twinFile);
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    // Retries were 10-20 ms apart when it closed: a writer still retrying would have written by now.
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fs.readSync(fd, Buffer.alloc(16))).toBe(0);
+    const twinFd = fs.openSync(twinFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    await twin.idle();
+    const buf = Buffer.alloc(16);
+    expect(buf.toString('utf8', 0, fs.readSync(twinFd, buf))).toBe('delivered');
+    expect(fs.readSync(fd, buf)).toBe(0);
     fs.closeSync(fd);
+    fs.closeSync(twinFd);
   });
 });

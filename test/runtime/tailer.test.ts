@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, Tailer, type TailLine } from '../../src/runtime/tailer.js';
+import { until } from '../support/harness.js';
 
 const dirs: string[] = [];
 const tailers: Tailer[] = [];
@@ -79,8 +80,7 @@ describe('tailer', () => {
     const { file, lines, t } = setup();
     t.start();
     fs.appendFileSync(file, 'ping\n');
-    const deadline = Date.now() + 5000;
-    while (lines.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until(() => lines.length > 0, 'the tailer to deliver a line', 5000, 10);
     expect(lines.map((l) => l.text)).toEqual(['ping']);
   });
 });

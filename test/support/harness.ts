@@ -107,18 +107,29 @@ export function useHomes(): (config?: unknown) => TestHome {
   };
 }
 
-/** Poll until fn returns a truthy value; fail with a message after the timeout. */
-export async function until<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 30_000, everyMs = 25): Promise<NonNullable<T>> {
+/** What `until` accepts as done: any value but false, 0, '', null and undefined. */
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
+/**
+ * The one wait of the tests: poll fn until it returns a truthy value, and
+ * return that value. After timeoutMs, fail with `what` (a function is called
+ * then, so the message can show the state at the timeout) and the last error
+ * fn threw, if any.
+ */
+export async function until<T>(fn: () => T | Promise<T>, what: string | (() => string), timeoutMs = 30_000, everyMs = 25): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v as NonNullable<T>;
+      if (v) return v as Truthy<T>;
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline) {
+      const described = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out waiting for ${described}${last ? `: ${String(last)}` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

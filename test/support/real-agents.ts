@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { CLI, NODE, TestHome, until, type CliResult } from './harness.js';
+import { CLI, NODE, TestHome, until, type CliResult, type Truthy } from './harness.js';
 import { ModelServer, type ModelServerOptions } from './model-server.js';
+import type { PublicRun } from '../../src/server/view.js';
 // Plain JS, shared with the installer so the pins live in one place.
 import { AGENTS, agentBin, cacheDir, isInstalled } from './install-agents.mjs';
 
@@ -40,29 +41,6 @@ export class RealHome extends TestHome {
     for (const [k, v] of Object.entries(process.env)) if (!LEAKY.test(k)) env[k] = v;
     return { ...env, ORCR_HOME: this.dir, NO_COLOR: '1' };
   }
-}
-
-export interface RunJson {
-  uuid: string;
-  name: string;
-  provider: string;
-  protocol: string | null;
-  status: string;
-  exit_reason: string | null;
-  exit_detail: string | null;
-  exit_code: number | null;
-  blocked_kind: string | null;
-  held_until: string | null;
-  pid: number | null;
-  turns: number;
-  input_seq: number;
-  tokens: { input: number; output: number; cached: number };
-  cost_usd: number;
-  last_tool: string | null;
-  last_text: string | null;
-  session_id: string | null;
-  loop: { detected: boolean; warned: boolean; repetitions: number };
-  command: string[];
 }
 
 export interface RigOptions {
@@ -215,12 +193,12 @@ export class Rig {
   }
 
   /** `orcr run -a AGENT -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run. */
-  run(agent: AgentName, name: string, prompt: string, args: string[] = [], env: Record<string, string> = {}, drop: string[] = []): Promise<RunJson> {
-    return this.json<RunJson>(['run', '-a', agent, '-n', name, '-p', prompt, '--cwd', this.work, ...this.envArgs(env, drop), ...args]);
+  run(agent: AgentName, name: string, prompt: string, args: string[] = [], env: Record<string, string> = {}, drop: string[] = []): Promise<PublicRun> {
+    return this.json<PublicRun>(['run', '-a', agent, '-n', name, '-p', prompt, '--cwd', this.work, ...this.envArgs(env, drop), ...args]);
   }
 
-  show(name: string): Promise<RunJson> {
-    return this.json<RunJson>(['show', name]);
+  show(name: string): Promise<PublicRun> {
+    return this.json<PublicRun>(['show', name]);
   }
 
   /** `orcr wait NAME` → its token (e.g. `completed`, `turn_complete`). */
@@ -230,7 +208,7 @@ export class Rig {
   }
 
   /** Poll `orcr show` until the run satisfies pred. */
-  async waitFor(name: string, pred: (r: RunJson) => boolean, what: string, ms = 60_000): Promise<RunJson> {
+  async waitFor(name: string, pred: (r: PublicRun) => boolean, what: string, ms = 60_000): Promise<PublicRun> {
     return until(async () => {
       const r = await this.show(name);
       return pred(r) ? r : null;
@@ -238,7 +216,7 @@ export class Rig {
   }
 
   /** Poll fn; on timeout, fail with the run's diagnostics. */
-  async until<T>(fn: () => T | Promise<T>, what: string, uuid: string, ms = 60_000): Promise<NonNullable<T>> {
+  async until<T>(fn: () => T | Promise<T>, what: string, uuid: string, ms = 60_000): Promise<Truthy<T>> {
     try {
       return await until(fn, what, ms, 100);
     } catch (e) {
@@ -247,7 +225,7 @@ export class Rig {
   }
 
   /** Wait until the run has ended (a plain `wait` also settles on blocked). */
-  async ended(name: string, ms = 90_000): Promise<RunJson> {
+  async ended(name: string, ms = 90_000): Promise<PublicRun> {
     const uuid = (await this.show(name)).uuid;
     return this.until(async () => {
       const r = await this.show(name);

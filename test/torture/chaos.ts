@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { RemoteError } from '../../src/server/protocol.js';
+import type { PublicRun } from '../../src/server/view.js';
 import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
 
 export const CHAOS_CONFIG = {
@@ -21,6 +22,8 @@ export const CHAOS_CONFIG = {
   timings: { kill_grace: '300ms' },
 };
 const PROVIDERS = ['alpha', 'beta', 'gamma'];
+/** Within chaos.test.ts's allowance past the churn (240 s), so a stuck drain fails with a reason. */
+const DRAIN_TIMEOUT_MS = 200_000;
 const WORKLOADS = ['default', 'bulk', 'urgent'];
 
 export interface ChaosResult {
@@ -191,16 +194,17 @@ exit "$4"
     }
 
     // Let the fleet drain under a live supervisor, then read everything back.
-    for (;;) {
-      try {
+    // Each try blocks in run.wait until every run has settled (or 2 minutes).
+    await until(
+      async () => {
         const c = await connect();
         await c.call('run.wait', { all: true, timeout_ms: 120_000 });
         const st = await c.call<{ active: number; queued: number }>('stats');
-        if (st.active === 0 && st.queued === 0) break;
-      } catch (e) {
-        if (!(e instanceof RemoteError && e.code === 'unavailable')) throw e;
-      }
-    }
+        return st.active === 0 && st.queued === 0;
+      },
+      'the fleet to drain',
+      DRAIN_TIMEOUT_MS,
+    );
     monitor.kill('SIGTERM');
     await new Promise((r) => monitor.once('exit', r));
     const mon = JSON.parse(fs.readFileSync(monitorOut, 'utf8')) as { max: Record<string, number>; samples: number; worst: unknown };
@@ -219,7 +223,7 @@ exit "$4"
       if ((mon.max[cap] ?? 0) > limit) result.problems.push(`${cap}: ${mon.max[cap]} live agents seen, limit ${limit}`);
     }
 
-    const runs = JSON.parse(cliOut(h, ['ps', '--all', '--json'])) as { uuid: string; name: string; status: string; exit_reason: string; exit_code: number | null }[];
+    const runs = JSON.parse(cliOut(h, ['ps', '--all', '--json'])) as PublicRun[];
     const byName = new Map(runs.map((r) => [r.name, r]));
     const starts = fs.existsSync(path.join(h.dir, 'starts')) ? fs.readFileSync(path.join(h.dir, 'starts'), 'utf8').trim().split('\n').filter(Boolean) : [];
     const startCount = new Map<string, number>();
@@ -234,16 +238,18 @@ exit "$4"
       }
       result.enqueued++;
       if (p.uuid && p.uuid !== r.uuid) result.problems.push(`${p.name}: uuid changed`);
-      result.reasons[r.exit_reason] = (result.reasons[r.exit_reason] ?? 0) + 1;
+      // Not ended: counted (and reported below) as "null".
+      const reason = String(r.exit_reason);
+      result.reasons[reason] = (result.reasons[reason] ?? 0) + 1;
       if (r.status !== 'ended') result.problems.push(`${p.name} is ${r.status}, not ended`);
       const started = startCount.get(r.uuid) ?? 0;
       const expected = p.code === 0 ? 'completed' : 'errored';
       if (p.userKilled) {
-        const ok = ['canceled', 'killed', expected].includes(r.exit_reason);
-        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${r.exit_reason}`);
+        const ok = ['canceled', 'killed', expected].includes(reason);
+        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${reason}`);
         if (started > 1) result.problems.push(`${p.name}: started ${started} times`);
       } else {
-        if (r.exit_reason !== expected) result.problems.push(`${p.name}: ended ${r.exit_reason} (code ${r.exit_code}), expected ${expected}`);
+        if (reason !== expected) result.problems.push(`${p.name}: ended ${reason} (code ${r.exit_code}), expected ${expected}`);
         else if (r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
         if (started !== 1) result.problems.push(`${p.name}: started ${started} times`);
       }
@@ -264,7 +270,7 @@ exit "$4"
     });
     return result;
   } finally {
-    client?.close();
+    (client as Client | null)?.close(); // assigned in connect(), which TypeScript does not follow
     monitor.kill('SIGKILL');
     h.cleanup();
   }

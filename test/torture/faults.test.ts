@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, CLI, NODE, until, useHomes } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
 
@@ -104,7 +105,9 @@ describe('faults', () => {
   });
 
   it.skipIf(!FAKETIME_LIB)('a system clock that jumps neither expires queued runs early nor extends timeouts', async () => {
-    const h = home({ concurrency: { max: 1, workloads: { quick: { max_wait: '3s' } } }, timings: { kill_grace: '500ms' } });
+    // quick never gets a slot (max 0): its run can only wait, and then expire; the
+    // blocker and the other runs have the two slots.
+    const h = home({ concurrency: { max: 2, workloads: { quick: { max: 0, max_wait: '3s' } } }, timings: { kill_grace: '500ms' } });
     const clock = path.join(h.dir, 'faketime');
     fs.writeFileSync(clock, '+0');
     // The supervisor runs with a fake wall clock that the test moves; its monotonic clock is real.
@@ -117,19 +120,19 @@ describe('faults', () => {
       h.json(['run', '-n', 'waiter', '-w', 'quick', '--', 'true']);
       // The wall clock leaps an hour ahead: the 3 s max_wait must not be over.
       fs.writeFileSync(clock, '+3600');
-      await new Promise((r) => setTimeout(r, 500));
-      // Another enqueue makes the supervisor run an admission pass under the new wall time.
+      // Another run, started and finished under the new wall time: the admission
+      // pass that started it first looked for expired waiters.
       h.json(['run', '-n', 'trigger', '--', 'true']);
-      await new Promise((r) => setTimeout(r, 500));
-      expect(h.json<{ status: string }>(['show', 'waiter']).status).toBe('queued');
+      expect(h.cli(['wait', 'trigger', '--timeout', '20s']).stdout.trim()).toBe('trigger completed');
+      expect(h.json<PublicRun>(['show', 'waiter']).status).toBe('queued');
       expect(h.cli(['wait', 'waiter', '--timeout', '20s']).stdout.trim()).toBe('waiter expired');
       expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
 
       // Now it falls two hours back while a 2 s timeout runs: it must still end at ~2 s.
-      h.cli(['kill', 'blocker', 'trigger']);
+      h.cli(['kill', 'blocker']);
       expect(h.cli(['wait', 'blocker']).stdout.trim()).toBe('blocker killed');
       h.json(['run', '-n', 'timed', '--timeout', '2s', '--', 'sleep', '30']);
-      await until(() => h.json<{ status: string }>(['show', 'timed']).status === 'working', 'timed to work');
+      await until(() => h.json<PublicRun>(['show', 'timed']).status === 'working', 'timed to work');
       const t1 = Date.now();
       fs.writeFileSync(clock, '-3600');
       expect(h.cli(['wait', 'timed', '--timeout', '20s']).stdout.trim()).toBe('timed timeout');

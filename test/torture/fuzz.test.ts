@@ -2,6 +2,7 @@
 // argument parser, and the socket protocol (the adapters have their own fuzz
 // tests in test/agents/fuzz.test.ts).
 
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -11,7 +12,8 @@ import { parseFanOut, parseRunArgs } from '../../src/cli/run-args.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
-import { TestHome } from '../support/harness.js';
+import { TestHome, until } from '../support/harness.js';
+import type { PublicRun } from '../../src/server/view.js';
 
 const VALID = {
   concurrency: { max: 4, providers: { a: 2 }, workloads: { w: { reserved: 1, priority: 2, max: 3, max_wait: '1m' } } },
@@ -107,7 +109,8 @@ describe('fuzz: socket protocol', () => {
   let h: TestHome;
   let pid: number;
   beforeAll(() => {
-    h = new TestHome();
+    // One slot: a run holds it (until its gate file appears) and another waits for it.
+    h = new TestHome({ concurrency: { max: 1 } });
     h.cli(['ps']);
     pid = h.serverPid()!;
   });
@@ -120,35 +123,56 @@ describe('fuzz: socket protocol', () => {
     });
   }
 
-  async function exchange(payload: Buffer | string, waitMs = 200): Promise<string> {
+  /** The reply lines the supervisor owes for a payload: one per non-blank line. */
+  function owed(payload: Buffer | string): number {
+    const lines = (typeof payload === 'string' ? payload : payload.toString('utf8')).split('\n').slice(0, -1);
+    return lines.filter((l) => l.trim() !== '').length;
+  }
+
+  /** Send a payload on a fresh connection; the reply lines, once all that are owed (or the close) have come. */
+  async function exchange(payload: Buffer | string, replies = owed(payload)): Promise<string[]> {
     const s = await raw();
     let got = '';
-    s.on('data', (d) => (got += d.toString()));
+    let closed = false;
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => (got += d));
     s.on('error', () => undefined);
+    s.on('close', () => (closed = true));
     s.write(payload);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, waitMs);
-      s.on('close', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-    s.destroy();
-    return got;
+    try {
+      await until(() => closed || got.split('\n').length > replies, () => `${replies} replies to ${JSON.stringify(String(payload).slice(0, 80))}; got ${JSON.stringify(got)}`, 5_000, 5);
+    } finally {
+      s.destroy();
+    }
+    return got.split('\n').slice(0, -1);
   }
 
   it('random bytes, huge frames, wrong shapes and unknown versions get errors, and nothing else is disturbed', async () => {
-    const live = h.json<{ uuid: string }>(['run', '-n', 'bystander', '--', 'sleep', '2']);
+    const gate = path.join(h.dir, 'gate');
+    const holder = h.json<PublicRun>(['run', '-n', 'holder', '--', 'sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.05; done`]);
+    const waiter = h.json<PublicRun>(['run', '-n', 'waiter', '--', 'true']);
+    await until(() => h.json<PublicRun>(['show', 'holder']).status === 'working', 'the holder to work');
     const watcher = await Client.connect(homePaths(h.dir), { autoStart: false });
+    // After every bad input: the supervisor answers another client, still with
+    // the one run in the one slot and the other waiting (no run made, started or lost).
+    const undisturbed = async (what: string): Promise<void> => {
+      const stats = await watcher.call<{ active: number; queued: number }>('stats');
+      expect({ active: stats.active, queued: stats.queued }, what).toEqual({ active: 1, queued: 1 });
+    };
 
     const unknownVersion = await exchange(JSON.stringify({ id: 1, method: 'hello', params: { version: 99 } }) + '\n');
-    expect(JSON.parse(unknownVersion.split('\n')[0]!).error.code).toBe('version');
+    expect(JSON.parse(unknownVersion[0]!).error.code).toBe('version');
+    await undisturbed('unknown version');
     const noHello = await exchange(JSON.stringify({ id: 2, method: 'run.list' }) + '\n');
-    expect(JSON.parse(noHello.split('\n')[0]!).error.message).toMatch(/hello/);
+    expect(JSON.parse(noHello[0]!).error.message).toMatch(/hello/);
+    await undisturbed('no hello');
     const notJson = await exchange('{{{ not json\n');
-    expect(JSON.parse(notJson.split('\n')[0]!).error.code).toBe('usage');
-    const huge = await exchange(Buffer.alloc(9 * 1024 * 1024, 0x61), 2000);
-    expect(huge).toMatch(/frame larger than/);
+    expect(JSON.parse(notJson[0]!).error.code).toBe('usage');
+    await undisturbed('not JSON');
+    // A frame past the limit gets its error, and the connection is closed.
+    const huge = await exchange(Buffer.alloc(9 * 1024 * 1024, 0x61), 1);
+    expect(huge.join('\n')).toMatch(/frame larger than/);
+    await undisturbed('a huge frame');
 
     const hello = JSON.stringify({ id: 0, method: 'hello', params: { version: 1 } }) + '\n';
     const shapes = [
@@ -166,23 +190,31 @@ describe('fuzz: socket protocol', () => {
       { id: 10, method: 'events', params: { since: -5 } },
     ];
     for (const shape of shapes) {
-      const out = await exchange(hello + JSON.stringify(shape) + '\n');
-      const replies = out.trim().split('\n').map((l) => JSON.parse(l));
+      const replies = (await exchange(hello + JSON.stringify(shape) + '\n')).map((l) => JSON.parse(l));
       expect(replies[1]?.error, JSON.stringify(shape)).toBeDefined();
+      await undisturbed(JSON.stringify(shape));
     }
 
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 512 }), async (bytes) => {
-        await exchange(Buffer.concat([Buffer.from(bytes), Buffer.from('\n')]), 20);
+      // size 'max': up to 512 bytes really (fast-check's default size stops arrays at about 10).
+      fc.asyncProperty(fc.uint8Array({ maxLength: 512, size: 'max' }), async (bytes) => {
+        const payload = Buffer.concat([Buffer.from(bytes), Buffer.from('\n')]);
+        const replies = await exchange(payload);
+        // Every line is answered, and with an error (no hello was said).
+        expect(replies).toHaveLength(owed(payload));
+        for (const r of replies) expect(JSON.parse(r).error).toBeDefined();
+        await undisturbed(`bytes ${Buffer.from(bytes).toString('hex')}`);
       }),
-      { numRuns: 60 },
+      // No shrinking: a missed reply costs a whole wait per try; the bytes are in the message.
+      { numRuns: 60, endOnFailure: true },
     );
 
-    // The supervisor, other clients and runs carried on.
+    // The same supervisor carried on, and both runs settle as they would have.
     expect(h.serverPid()).toBe(pid);
-    const stats = await watcher.call<{ active: number }>('stats');
-    expect(stats.active).toBeGreaterThanOrEqual(0);
     watcher.close();
-    expect(h.cli(['wait', live.uuid]).stdout.trim()).toBe('bystander completed');
+    fs.writeFileSync(gate, '');
+    const w = h.cli(['wait', holder.uuid, waiter.uuid, '--timeout', '30s']);
+    expect(w.stdout.trim().split('\n')).toEqual(['holder completed', 'waiter completed']);
+    expect(h.json<PublicRun[]>(['ps', '--all']).map((r) => r.name).sort()).toEqual(['holder', 'waiter']);
   });
 });

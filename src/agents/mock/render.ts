@@ -1,5 +1,5 @@
 // Renders the mock agent's turns in each agent CLI's output format, modelled
-// on agent-formats.md (and on what the real CLIs were observed to print). The
+// on what the real CLIs were observed to print (test/real/transcripts). The
 // renderers hold the state a real CLI carries across turns: Claude's
 // cumulative session cost, Codex's and Gemini's running token totals.
 

@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'run': {
       const fanOut = rest.includes('--from') && !rest.slice(0, rest.indexOf('--from')).includes('--');
-      // Loaded here: the run-spec schema brings zod, ~80 ms that no other verb needs.
+      // Loaded here: the run-spec schema brings zod, a noticeable part of a start-up that no other verb needs.
       const { callerEnv, parseRunArgs, parseFanOut } = await import('./run-args.js');
       const io = { stdin: readStdin };
       const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];

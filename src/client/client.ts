@@ -180,7 +180,8 @@ export function cliEntry(): string {
  * Node flags of the supervisor process. A small young generation: the
  * supervisor allocates steadily (a line of output is a few objects) and V8
  * otherwise grows each semi-space to 16 MB; at 2 MB its RSS with 100 busy
- * agents drops by ~11 MB (bench item 5) for no measurable CPU.
+ * agents drops markedly (bench item 5; figures in bench/README.md) for no
+ * measurable CPU.
  */
 export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2'];
 

@@ -23,7 +23,7 @@ export interface ErrorBody {
   message: string;
 }
 
-/** Error codes and the CLI exit code each maps to (CONTRACT.md). */
+/** Error codes and the CLI exit code each maps to (the README's table of exit codes). */
 export const ERROR_EXIT: Readonly<Record<string, number>> = {
   usage: 2,
   config: 2,

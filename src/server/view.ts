@@ -1,5 +1,5 @@
-// The public shape of a run (CONTRACT.md): what `--json`, the socket and the
-// TUI see. Environment values and the prompt stay inside the supervisor.
+// The public shape of a run, what users rely on: what `--json`, the socket and
+// the TUI see (documented in the README). Environment values and the prompt stay inside the supervisor.
 
 import type { Run } from '../core/types.js';
 import type { Waiting } from '../core/waiting.js';

@@ -22,6 +22,7 @@ orcr send <run> -                (the text from stdin)`,
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
   server: 'orcr server status|stop [--json]',
+  gc: 'orcr gc [--older-than DUR] [--dry-run] [--json]  (remove ended runs older than DUR, default retention.ended, with their events and directories)',
   cluster: `orcr cluster status [--json]   (the machines sharing this home's cluster)
 orcr cluster schema                (the SQL of the cluster's tables, to apply as a migration)`,
 };

@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
 import { ensureHome, homeDir, HomeError } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
-import { parseDuration } from '../config/duration.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
 import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import type { RunEvent } from '../core/types.js';
@@ -265,6 +265,27 @@ async function main(argv: string[]): Promise<number> {
       else out(`${safeLine(positionals[1]!)} resumed`);
       return 0;
     }
+    case 'gc': {
+      const { values } = parse(verb, rest, { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' } }, false);
+      let older_than_ms: number | undefined;
+      if (values['older-than'] !== undefined) {
+        try {
+          older_than_ms = parseDuration(values['older-than'] as string);
+        } catch (e) {
+          throw new UsageError(`--older-than: ${(e as Error).message}`, verb);
+        }
+      }
+      const c = await connect();
+      const res = await c.call<{ runs: number; bytes: number; events: number; dry_run: boolean; older_than_ms: number }>('gc', { older_than_ms, dry_run: values['dry-run'] === true });
+      c.close();
+      if (jsonMode) printJson(res);
+      else {
+        const age = formatDuration(res.older_than_ms);
+        const mb = (res.bytes / 1024 / 1024).toFixed(1);
+        out(res.dry_run ? `would remove ${res.runs} ended runs older than ${age} (about ${mb} MB of journal rows, plus their run directories)` : `removed ${res.runs} ended runs older than ${age} and ${res.events} old events; ${mb} MB freed`);
+      }
+      return 0;
+    }
     case 'cluster': {
       const { positionals } = parse(verb, rest, {});
       if (positionals.length !== 1 || (positionals[0] !== 'status' && positionals[0] !== 'schema')) throw new UsageError('cluster takes "status" or "schema"', verb);
@@ -386,7 +407,8 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       if (held) held.push({ event: m.event, name: m.run?.name ?? null });
       else emit(m.event, m.run?.name ?? null);
     });
-    const res = await cl.call<{ seq: number; events: RunEvent[] }>('subscribe', { since: last });
+    const res = await cl.call<{ seq: number; events: RunEvent[]; pruned?: { first_seq: number } }>('subscribe', { since: last });
+    if (res.pruned) process.stderr.write(`orcr: events ${last + 1}–${res.pruned.first_seq - 1} were removed by retention (retention.ended, orcr gc); following from ${res.pruned.first_seq}\n`);
     for (const e of res.events) emit(e, null);
     for (const h of held) emit(h.event, h.name);
     held = null;

@@ -129,6 +129,13 @@ export const configSchema = z
       })
       .strict()
       .default({ synchronous: 'normal' }),
+    retention: z
+      .object({
+        /** Ended runs older than this (by end time) are removed, with their events and run directories; "never" keeps them all. */
+        ended: z.union([z.literal('never'), duration]).default(30 * 24 * 3_600_000),
+      })
+      .strict()
+      .default({ ended: 30 * 24 * 3_600_000 }),
     /** Machines that share caps, the queue order, holds and fleet usage through PostgreSQL. Absent: this machine alone. */
     cluster: z
       .object({

@@ -98,6 +98,9 @@ export class Journal {
       this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
       // Truncate the WAL back to this size after each checkpoint: bounded on disk.
       this.db.pragma('journal_size_limit = 16777216');
+      // A new store hands pages that retention frees back to the file system
+      // (auto_vacuum can only be chosen before the first table exists).
+      if (this.userVersion() === 0) this.db.pragma('auto_vacuum = INCREMENTAL');
       this.migrate();
     } else {
       this.checkVersion();
@@ -110,7 +113,17 @@ export class Journal {
         `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record)
          VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record)`,
       ),
-      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record WHERE uuid = @uuid`),
+      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at WHERE uuid = @uuid`),
+      oldEnded: this.db.prepare(`SELECT uuid, env_id FROM runs WHERE status = 'ended' AND ended_at < ? ORDER BY ended_at LIMIT ?`),
+      countOldEnded: this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(length(record)), 0) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ?`),
+      deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
+      deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
+      lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
+      deleteEventsUpTo: this.db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
+      firstSeq: this.db.prepare(`SELECT MIN(seq) AS seq FROM events`),
+      deleteUnusedEnvs: this.db.prepare(`DELETE FROM envs WHERE id NOT IN (SELECT env_id FROM runs WHERE env_id IS NOT NULL)`),
+      oldUsage: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost, COUNT(*) AS n FROM usage_minutes WHERE minute < ?`),
+      deleteOldUsage: this.db.prepare(`DELETE FROM usage_minutes WHERE minute < ?`),
       insertEnv: this.db.prepare(`INSERT INTO envs (id, env) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`),
       setRunEnv: this.db.prepare(`UPDATE runs SET env_id = ? WHERE uuid = ?`),
       runEnvId: this.db.prepare(`SELECT env_id FROM runs WHERE uuid = ?`),
@@ -243,7 +256,7 @@ export class Journal {
   /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
   updateRun(run: Run, ev: EventInput | null, ts = Date.now()): RunEvent | null {
     return this.transaction(() => {
-      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run) });
+      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run), ended_at: run.ended_at });
       return ev ? this.append(run.uuid, ev, ts, run) : null;
     });
   }
@@ -366,6 +379,78 @@ export class Journal {
     const sum = this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
     // A sum of REALs carries float noise (6.199999…); costs are kept to a millionth of a dollar.
     return { tokens: sum.tokens, cost: roundCost(sum.cost) };
+  }
+
+  // ---------- retention ----------
+
+  /** Ended runs that ended before `before`: how many, and about how many bytes of rows. */
+  countEndedBefore(before: number): { runs: number; bytes: number } {
+    const r = this.stmts.countOldEnded.get(before) as { n: number; bytes: number };
+    return { runs: r.n, bytes: r.bytes };
+  }
+
+  /**
+   * One batch of retention, one transaction: up to `limit` runs that ended
+   * before `before` go, with their own events. Returns their uuids (their
+   * directories are the caller's). Never touches a run that is not ended.
+   */
+  collectEnded(before: number, limit: number): string[] {
+    return this.transaction(() => {
+      const rows = this.stmts.oldEnded.all(before, limit) as { uuid: string }[];
+      for (const { uuid } of rows) {
+        this.stmts.deleteRunEvents.run(uuid);
+        this.stmts.deleteRun.run(uuid);
+      }
+      if (rows.length > 0) this.stmts.deleteUnusedEnvs.run();
+      return rows.map((r) => r.uuid);
+    });
+  }
+
+  /**
+   * One batch of the event log's oldest part: events from before `before`
+   * (and every event below the last of them, so what remains has no gap).
+   * Returns how many went.
+   */
+  pruneEvents(before: number, limit: number): number {
+    return this.transaction(() => {
+      const last = (this.stmts.lastEventBefore.get(before) as { seq: number | null }).seq;
+      if (last === null) return 0;
+      return this.stmts.deleteEventsUpTo.run(last, limit).changes;
+    });
+  }
+
+  /** Per-minute fleet usage from before `before` folded into one row: sums over all time stay right, the table stays small. */
+  compactUsage(before: number): void {
+    const minute = Math.floor(before / 60_000);
+    this.transaction(() => {
+      const old = this.stmts.oldUsage.get(minute) as { tokens: number; cost: number; n: number };
+      if (old.n <= 1) return;
+      this.stmts.deleteOldUsage.run(minute);
+      this.stmts.addUsage.run(minute - 1, old.tokens, old.cost);
+    });
+  }
+
+  /** The oldest event kept (0 when none): a client resuming from before it has missed what was pruned. */
+  firstSeq(): number {
+    return (this.stmts.firstSeq.get() as { seq: number | null }).seq ?? 0;
+  }
+
+  /** Give freed pages back to the file system, a few at a time (no-op unless the store uses incremental auto_vacuum). */
+  vacuumSome(pages = 2000): void {
+    this.db.pragma(`incremental_vacuum(${pages})`);
+  }
+
+  /** The store's size on disk (database file and its WAL), in bytes. */
+  fileBytes(): number {
+    let n = 0;
+    for (const f of [this.db.name, `${this.db.name}-wal`]) {
+      try {
+        n += fs.statSync(f).size;
+      } catch {
+        /* no WAL */
+      }
+    }
+    return n;
   }
 
   walCheckpoint(): void {

@@ -38,6 +38,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE envs (id TEXT PRIMARY KEY, env TEXT NOT NULL);
   ALTER TABLE runs ADD COLUMN env_id TEXT;
   `,
+  // v4: when a run ended, as a column (retention collects ended runs by age
+  // without reading every record).
+  `
+  ALTER TABLE runs ADD COLUMN ended_at INTEGER;
+  UPDATE runs SET ended_at = json_extract(record, '$.ended_at') WHERE status = 'ended';
+  CREATE INDEX runs_ended ON runs (ended_at) WHERE status = 'ended';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,6 +15,7 @@ import type { Launching } from './launching.js';
 import type { LiveRuns } from './live-runs.js';
 import type { Progress } from './progress.js';
 import type { RunInput } from './run-input.js';
+import type { Retention } from './retention.js';
 import type { RunStore } from './run-store.js';
 import type { Waits } from './waits.js';
 
@@ -36,6 +37,7 @@ export interface Parts {
   readonly fleet: Fleet;
   readonly ending: Ending;
   readonly waits: Waits;
+  readonly retention: Retention;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
   /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */

@@ -18,7 +18,7 @@ import type { PublicRun } from './view.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume']);
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -299,14 +299,19 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         // commits on this same thread, so no event can fall between them.
         const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional() }).parse(params);
         const seq = s.journal.lastSeq();
-        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[] } = { seq };
+        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; pruned?: { first_seq: number } } = { seq };
         if (p.snapshot) {
           const limit = 5000;
           out.runs = s.journal.listRuns({ all: true, limit }).map((r) => s.view(s.getLive(r.uuid) ?? r));
           out.total = s.journal.countRuns();
           out.truncated = out.total > out.runs.length;
         }
-        if (p.since !== undefined) out.events = s.journal.eventsSince(p.since, 100_000);
+        if (p.since !== undefined) {
+          out.events = s.journal.eventsSince(p.since, 100_000);
+          // Retention removed what came after `since`: say so, so the client takes the snapshot instead of a history with a hole.
+          const first = s.journal.firstSeq();
+          if (first > p.since + 1) out.pruned = { first_seq: first };
+        }
         conn.subscribed = true;
         return out;
       }
@@ -327,6 +332,13 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         const machines = await s.clusterMachines();
         if (machines === null) throw new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
         return { ...s.cluster()!, machines };
+      }
+      case 'gc': {
+        const q = z.object({ older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(), dry_run: z.boolean().optional() }).parse(params);
+        const keep = s.retentionMs();
+        const olderThan = q.older_than_ms ?? keep;
+        if (olderThan === null) throw new RemoteError('usage', 'retention.ended is "never": say how old with --older-than DUR');
+        return await s.gc(olderThan, q.dry_run ?? false);
       }
       case 'server.stop':
         setImmediate(() => void close().then(() => process.exit(0)));

@@ -26,6 +26,7 @@ import { Queries, type Stats } from './queries.js';
 import { rebuild, reconcile, toWaiter } from './reconcile.js';
 import { RemoteError } from './protocol.js';
 import { RunInput } from './run-input.js';
+import { Retention, type GcResult } from './retention.js';
 import { RunStore } from './run-store.js';
 import { planRuns } from './spec-resolution.js';
 import type { PublicRun } from './view.js';
@@ -66,6 +67,7 @@ export class Supervisor {
       fleet: new Fleet(p),
       ending: new Ending(p),
       waits: new Waits(p),
+      retention: new Retention(p),
     });
     this.p = p;
     this.queries = new Queries(p);
@@ -113,7 +115,19 @@ export class Supervisor {
     });
     // A shared limiter learns this journal's runs once it can be reached.
     if (p.cluster) p.background(p.cluster.start());
+    p.retention.start();
     p.admission.schedule();
+  }
+
+  /** `retention.ended` in ms, or null for "never". */
+  retentionMs(): number | null {
+    const keep = this.p.config.retention.ended;
+    return keep === 'never' ? null : keep;
+  }
+
+  /** `orcr gc`: ended runs older than that go (or, in a dry run, are counted). */
+  gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
+    return this.p.retention.gc(olderThanMs, dryRun);
   }
 
   /** An error off the request path. */
@@ -264,6 +278,7 @@ export class Supervisor {
   /** Every watch, timer and helper let go; the journal untouched. */
   private letGo(): void {
     const p = this.p;
+    p.retention.stop();
     p.admission.stop();
     p.fleet.stop();
     p.live.detachAll();

@@ -1,0 +1,130 @@
+// Keeping a home that runs for months bounded: ended runs older than the
+// retention (config `retention.ended`, or `orcr gc --older-than`) go with
+// their events, their run directories and the old part of the event log, in
+// small batches that yield to the event loop between them; the pages they
+// free go back to the file system. Runs that are not ended are never touched.
+
+import fs from 'node:fs';
+import { runDir } from '../config/home.js';
+import type { Parts } from './parts.js';
+import { monoNow } from './clock.js';
+
+export interface GcResult {
+  /** Ended runs removed (or, in a dry run, that would be). */
+  runs: number;
+  /** Bytes given back: the journal file's shrinkage and the run directories. A dry run estimates. */
+  bytes: number;
+  /** Events removed from the oldest part of the log. */
+  events: number;
+  dry_run: boolean;
+  older_than_ms: number;
+}
+
+const BATCH = 500;
+const EVENT_BATCH = 5000;
+const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+function dirBytes(dir: string): number {
+  let n = 0;
+  try {
+    for (const f of fs.readdirSync(dir)) {
+      try {
+        n += fs.lstatSync(`${dir}/${f}`).size;
+      } catch {
+        /* gone */
+      }
+    }
+  } catch {
+    /* no directory */
+  }
+  return n;
+}
+
+export class Retention {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<GcResult> | null = null;
+
+  constructor(private readonly p: Parts) {}
+
+  /** Apply `retention.ended` now and then: soon after start, then every hour (a pass with nothing to collect is one indexed query). */
+  start(): void {
+    this.stop();
+    const tick = (): void => {
+      const keep = this.p.config.retention.ended;
+      if (keep === 'never' || this.p.degraded !== null || this.p.stopping) return;
+      this.p.background(this.gc(keep, false));
+    };
+    const first = setTimeout(tick, 2000);
+    first.unref();
+    this.timer = setInterval(tick, 3_600_000);
+    this.timer.unref();
+    this.first = first;
+  }
+
+  private first: NodeJS.Timeout | null = null;
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.first) clearTimeout(this.first);
+    this.timer = null;
+    this.first = null;
+  }
+
+  /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
+  gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
+    if (dryRun) return Promise.resolve(this.estimate(olderThanMs));
+    this.running ??= this.collect(olderThanMs).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private estimate(olderThanMs: number): GcResult {
+    const before = monoNow() - olderThanMs;
+    const { runs, bytes } = this.p.store.journal.countEndedBefore(before);
+    return { runs, bytes, events: 0, dry_run: true, older_than_ms: olderThanMs };
+  }
+
+  private async collect(olderThanMs: number): Promise<GcResult> {
+    const { store, home } = this.p;
+    const journal = store.journal;
+    const before = monoNow() - olderThanMs;
+    const size0 = journal.fileBytes();
+    let runs = 0;
+    let dirs = 0;
+    let events = 0;
+    for (;;) {
+      if (this.p.stopping || this.p.degraded !== null) break;
+      const gone = journal.collectEnded(before, BATCH);
+      runs += gone.length;
+      for (const uuid of gone) {
+        const dir = runDir(home, uuid);
+        dirs += dirBytes(dir);
+        await fs.promises.rm(dir, { recursive: true, force: true });
+      }
+      await yieldTurn();
+      if (gone.length < BATCH) break;
+    }
+    for (;;) {
+      if (this.p.stopping || this.p.degraded !== null) break;
+      const n = journal.pruneEvents(before, EVENT_BATCH);
+      events += n;
+      await yieldTurn();
+      if (n < EVENT_BATCH) break;
+    }
+    journal.compactUsage(before);
+    // Freed pages back to the file system, a slice per turn.
+    for (let i = 0; i < 1000 && !this.p.stopping; i++) {
+      const size = journal.fileBytes();
+      journal.vacuumSome(2000);
+      await yieldTurn();
+      if (journal.fileBytes() >= size) break;
+    }
+    if (!this.p.stopping) journal.walCheckpoint();
+    const freed = Math.max(0, size0 - journal.fileBytes()) + dirs;
+    if (runs > 0 || events > 0) {
+      journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes: freed, older_than_ms: olderThanMs } });
+    }
+    return { runs, bytes: freed, events, dry_run: false, older_than_ms: olderThanMs };
+  }
+}

@@ -1,0 +1,86 @@
+// A home that lives for months: orcr gc and retention.ended remove ended runs
+// with their events and directories, never an active run; the journal reuses
+// what they free; a client resuming from before the oldest event is told.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PublicRun } from '../../src/server/view.js';
+import { lineReader, until, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+
+describe('retention', () => {
+  it('gc removes ended runs older than DUR with their events and directories, counts them in a dry run, and never touches a run that is not ended', async () => {
+    const h = home();
+    for (const n of ['a', 'b', 'c']) h.json(['run', '-n', n, '--', 'true']);
+    expect(h.cli(['wait', 'a', 'b', 'c']).code).toBe(0);
+    const live = h.json<PublicRun>(['run', '-n', 'live', '--', 'sleep', '300']);
+    const ended = h.json<PublicRun[]>(['ps', '--all']).filter((r) => r.status === 'ended');
+    expect(ended).toHaveLength(3);
+    for (const r of ended) expect(fs.existsSync(h.runDir(r.uuid))).toBe(true);
+
+    // Nothing is that old yet.
+    expect(h.json<{ runs: number }>(['gc', '--older-than', '1h'])).toMatchObject({ runs: 0 });
+    const dry = h.json<{ runs: number; dry_run: boolean }>(['gc', '--older-than', '0s', '--dry-run']);
+    expect(dry).toMatchObject({ runs: 3, dry_run: true });
+    expect(h.json<PublicRun[]>(['ps', '--all'])).toHaveLength(4);
+
+    const text = h.cli(['gc', '--older-than', '0s']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/removed 3 ended runs older than 0ms/);
+    expect(h.json<PublicRun[]>(['ps', '--all']).map((r) => r.name)).toEqual(['live']);
+    for (const r of ended) {
+      expect(fs.existsSync(h.runDir(r.uuid))).toBe(false);
+      expect(h.cli(['show', r.uuid]).code).toBe(6);
+    }
+    expect(fs.existsSync(h.runDir(live.uuid))).toBe(true);
+    const events = h.json<{ type: string; run: string | null; seq: number }[]>(['events']);
+    expect(events.filter((e) => ended.some((r) => r.uuid === e.run))).toEqual([]);
+    // What remains of the log has no gap.
+    const seqs = events.map((e) => e.seq);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i));
+  });
+
+  it('a client resuming from before the oldest kept event is told so', async () => {
+    const h = home();
+    h.json(['run', '-n', 'old', '--', 'true']);
+    expect(h.cli(['wait', 'old']).code).toBe(0);
+    expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
+    const follow = h.spawn(['events', '--follow', '--since', '0']);
+    const err: string[] = [];
+    follow.stderr!.on('data', (d: Buffer) => err.push(d.toString()));
+    const out = lineReader(follow);
+    try {
+      await until(() => err.join('').includes('removed by retention'), 'the notice');
+      await out.waitFor((l) => l.some((x) => x.includes('gc')), 'the gc event');
+    } finally {
+      follow.kill();
+    }
+  });
+
+  it('retention.ended applies by itself', async () => {
+    const h = home({ retention: { ended: '1s' } });
+    h.json(['run', '-n', 'short', '--', 'true']);
+    expect(h.cli(['wait', 'short']).code).toBe(0);
+    // A new supervisor applies retention soon after it starts (and every hour).
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    h.cli(['stats']);
+    await until(() => h.json<{ type: string }[]>(['events']).some((e) => e.type === 'gc'), 'a retention pass', 30_000, 200);
+    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+  });
+
+  it('creating and collecting runs in a loop keeps orcr.db within a fixed bound', async () => {
+    const h = home({ concurrency: { max: 25 } });
+    const sizes: number[] = [];
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ name: `c${cycle}-${i}`, command: ['true'] })).join('\n');
+      expect(h.cli(['run', '--from', '-'], { input: lines }).code).toBe(0);
+      expect(h.cli(['wait', '--all']).code).toBe(0);
+      expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(300);
+      sizes.push(fs.statSync(path.join(h.dir, 'orcr.db')).size);
+    }
+    // The second and third cycles reuse what the first freed.
+    expect(sizes[2]!).toBeLessThanOrEqual(sizes[0]! * 1.25);
+  });
+});

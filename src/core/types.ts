@@ -1,6 +1,8 @@
 // The domain vocabulary shared by every room. Plain data only: no classes,
 // no I/O, so records cross the journal, the socket and the TUI unchanged.
 
+import type { LoopState } from './loop.js';
+
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
@@ -99,6 +101,8 @@ export interface Run {
   warned_meters: string[];
   /** The limiter's lease for the slot this run holds (from its promotion on; kept when re-adopted). Absent in older records. */
   lease_id?: string | null;
+  /** The loop detector's window, kept with the run so that a re-adopted agent keeps its detection state. Absent in older records. */
+  loop_state?: LoopState;
   /** The loop detector's flags as of the last turn. */
   loop_flags: { detected: boolean; warned: boolean; repetitions: number };
 }

@@ -61,7 +61,7 @@ export class LiveRuns {
       tailer,
       dirWatch: null,
       adapter,
-      progress: initialProgress(),
+      progress: run.loop_state ? { ...initialProgress(), loop: run.loop_state } : initialProgress(),
       killTimer: null,
       guardTimer: null,
       input: null,

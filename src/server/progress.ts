@@ -50,6 +50,8 @@ export class Progress {
       heldUntil: this.p.fleet.heldUntil(run.provider, now),
       takesInput: acceptsInput(run.protocol),
     });
+    // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
+    if (result.state.loop !== live.progress.loop) result.run = { ...result.run, loop_state: result.state.loop };
     this.commit(before, result);
     live.progress = result.state;
     this.act(before, result);

@@ -84,3 +84,21 @@ describe('retention', () => {
     expect(sizes[2]!).toBeLessThanOrEqual(sizes[0]! * 1.25);
   });
 });
+
+describe('state that survives a restart', () => {
+  it('the loop detector keeps its window when a supervisor re-adopts the agent', async () => {
+    const h = home({ loop: { action: 'terminate', max_repetitions: 3 } });
+    const gate = path.join(h.dir, 'gate');
+    const turn = `echo '{"type":"turn_start"}'; echo '{"type":"tool","name":"Bash","input":{"command":"ls"}}'; echo '{"type":"turn_end"}'`;
+    const agent = path.join(h.dir, 'repeat.sh');
+    fs.writeFileSync(agent, `#!/bin/sh\n${turn}\n${turn}\nwhile [ ! -f ${gate} ]; do sleep 0.05; done\n${turn}\nsleep 300\n`, { mode: 0o755 });
+    h.json(['run', '-n', 'loopy', '--protocol', 'jsonl', '--', agent]);
+    await until(() => h.json<PublicRun>(['show', 'loopy']).turns === 2, 'two identical turns');
+    expect(h.json<PublicRun>(['show', 'loopy']).loop.repetitions).toBe(2);
+    // A new supervisor re-adopts the agent; its third identical turn is the third in the window, not the first.
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(h.json<PublicRun>(['show', 'loopy']).status).toBe('working');
+    fs.writeFileSync(gate, '');
+    expect(h.cli(['wait', 'loopy', '--timeout', '30s']).stdout.trim()).toBe('loopy loop');
+  });
+});

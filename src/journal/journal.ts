@@ -88,7 +88,11 @@ export class Journal {
   private readonly envIds = new WeakMap<object, string>();
   private readonly parsedEnvs = new Map<string, Record<string, string>>();
 
-  constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean } = {}) {
+  /** The clock events are stamped with: the owner's, so that event and run times agree (the supervisor's is monotonic wall time). */
+  private readonly now: () => number;
+
+  constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean; now?: () => number } = {}) {
+    this.now = opts.now ?? Date.now;
     if (!opts.readonly) ownerOnly(file);
     this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
     if (!opts.readonly) {
@@ -235,7 +239,7 @@ export class Journal {
    * Insert a queued run with its event; `launchEnv` is the environment it is
    * to start with (its maker's), kept beside the row and read back at launch.
    */
-  insertRun(run: Run, ev: EventInput, ts = Date.now(), launchEnv: Record<string, string> | null = null): RunEvent {
+  insertRun(run: Run, ev: EventInput, ts = this.now(), launchEnv: Record<string, string> | null = null): RunEvent {
     return this.transaction(() => {
       this.stmts.insertRun.run({
         uuid: run.uuid,
@@ -254,7 +258,7 @@ export class Journal {
   }
 
   /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
-  updateRun(run: Run, ev: EventInput | null, ts = Date.now()): RunEvent | null {
+  updateRun(run: Run, ev: EventInput | null, ts = this.now()): RunEvent | null {
     return this.transaction(() => {
       this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run), ended_at: run.ended_at });
       return ev ? this.append(run.uuid, ev, ts, run) : null;
@@ -262,7 +266,7 @@ export class Journal {
   }
 
   /** An event alone; `row` is the run as it stands with it (what listeners get beside a run's event). */
-  appendEvent(run: string | null, ev: EventInput, ts = Date.now(), row: Run | null = null): RunEvent {
+  appendEvent(run: string | null, ev: EventInput, ts = this.now(), row: Run | null = null): RunEvent {
     return this.transaction(() => this.append(run, ev, ts, row));
   }
 

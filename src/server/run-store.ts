@@ -84,7 +84,7 @@ export class RunStore {
     this.transaction(() => {
       if (Array.isArray(ev)) {
         this.journal.updateRun(run, null);
-        for (const e of ev as readonly EventInput[]) this.journal.appendEvent(run.uuid, e, Date.now(), run);
+        for (const e of ev as readonly EventInput[]) this.journal.appendEvent(run.uuid, e, undefined, run);
       } else this.journal.updateRun(run, ev as EventInput | null);
       this.stage(run);
     });
@@ -97,7 +97,7 @@ export class RunStore {
 
   /** An event about a run that does not change its row, written beside the row as it stands. */
   event(uuid: string, ev: EventInput): void {
-    this.journal.appendEvent(uuid, ev, Date.now(), this.get(uuid) ?? null);
+    this.journal.appendEvent(uuid, ev, undefined, this.get(uuid) ?? null);
   }
 
   // ---------- reads ----------

@@ -42,7 +42,8 @@ export class Supervisor {
   readonly startedAt = monoNow();
 
   constructor(home: Home, config: Config, log: (msg: string) => void = () => undefined) {
-    this.journal = new Journal(home.db, { synchronous: config.journal.synchronous });
+    // One clock for run and event times: wall time at start, advanced monotonically.
+    this.journal = new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow });
     const store = new RunStore(this.journal);
     const p = {
       home,

@@ -158,6 +158,7 @@ export function showRun(r: PublicRun, now = Date.now()): string {
   );
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
   if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
+  if (r.env_keys?.length) lines.push(['env', `${r.env_keys.map(safeLine).join(', ')} (values: show --env)`]);
   if (r.session_id) lines.push(['session', r.session_id]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);

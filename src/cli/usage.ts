@@ -10,7 +10,7 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
   Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
-  show: 'orcr show <run> [--json]',
+  show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
   kill: 'orcr kill <run>... [--force] [--json]',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]

@@ -117,13 +117,16 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'show': {
-      const { positionals } = parse(verb, rest, {});
+      const { values, positionals } = parse(verb, rest, { env: { type: 'boolean' } });
       if (positionals.length !== 1) throw new UsageError('show takes exactly one run', verb);
       const c = await connect();
-      const res = await c.call<{ run: PublicRun }>('run.get', { ref: positionals[0] });
+      const res = await c.call<{ run: PublicRun; env?: Record<string, string> }>('run.get', { ref: positionals[0], env: values.env === true });
       c.close();
-      if (jsonMode) printJson(res.run);
-      else out(showRun(res.run));
+      if (jsonMode) printJson(res.env ? { ...res.run, env: res.env } : res.run);
+      else {
+        out(showRun(res.run));
+        for (const [k, v] of Object.entries(res.env ?? {})) out(`env ${safeLine(k)}=${safeLine(v)}`);
+      }
       return 0;
     }
     case 'kill': {

@@ -245,8 +245,10 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return { runs };
       }
       case 'run.get': {
-        const { ref } = z.object({ ref: z.string() }).parse(params);
-        return { run: s.view(s.resolve(ref)) };
+        const { ref, env } = z.object({ ref: z.string(), env: z.boolean().optional() }).parse(params);
+        const run = s.resolve(ref);
+        // Values of -e only on request (show --env): they may be secrets.
+        return env ? { run: s.view(run), env: run.env } : { run: s.view(run) };
       }
       case 'run.kill': {
         const p = z.object({ refs, force: z.boolean().optional() }).parse(params);

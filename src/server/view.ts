@@ -28,6 +28,8 @@ export interface PublicRun {
   budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
   /** The run's provider is on a usage-limit hold until then (ISO), or null. */
   held_until: string | null;
+  /** Names of the variables `-e` added (values only with `orcr show --env`: they may be secrets). */
+  env_keys: string[];
   /** The lease of the slot the run holds (a cluster's lease id; its promotion's otherwise), or null. */
   lease: string | null;
   /** Queued runs: what holds it back (render with waitingText); null otherwise. */
@@ -93,6 +95,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
     waiting: run.status === 'queued' ? (extras.waiting ?? null) : null,
     lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
+    env_keys: Object.keys(run.env),
     session_id: run.session_id,
     last_tool: run.last_tool,
     last_text: run.last_text,

@@ -102,3 +102,33 @@ describe('state that survives a restart', () => {
     expect(h.cli(['wait', 'loopy', '--timeout', '30s']).stdout.trim()).toBe('loopy loop');
   });
 });
+
+describe('secrets', () => {
+  it('-e values and prompts never reach ps, show, events, the event stream or the journal\'s events; show --env prints the values on request', async () => {
+    const h = home();
+    const stream = h.spawn(['events', '--follow', '--json']);
+    const seen = lineReader(stream);
+    try {
+      await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 2, 'the stream to connect');
+      h.json(['run', '-n', 'sec', '-e', 'TOKEN=SECRET-VALUE-42', '-p', 'PROMPT-MARKER-77', '--', 'cat']);
+      expect(h.cli(['wait', 'sec']).stdout.trim()).toBe('sec completed');
+      await seen.waitFor((l) => l.some((x) => x.includes('"ended"')), 'the end on the stream');
+      for (const out of [h.cli(['ps', '--all']).stdout, h.cli(['ps', '--all', '--json']).stdout, h.cli(['show', 'sec']).stdout, h.cli(['show', 'sec', '--json']).stdout, h.cli(['events']).stdout, h.cli(['events', '--json']).stdout, seen.lines.join('\n')]) {
+        expect(out).not.toContain('SECRET-VALUE-42');
+        expect(out).not.toContain('PROMPT-MARKER-77');
+      }
+      expect(h.cli(['show', 'sec']).stdout).toMatch(/env\s+TOKEN \(values: show --env\)/);
+      expect(h.json<{ env: Record<string, string> }>(['show', 'sec', '--env']).env).toEqual({ TOKEN: 'SECRET-VALUE-42' });
+      // The journal's event rows too (the run's own record keeps them, owner-only).
+      const Database = (await import('better-sqlite3')).default;
+      const db = new Database(path.join(h.dir, 'orcr.db'), { readonly: true });
+      const data = (db.prepare('SELECT data FROM events').all() as { data: string }[]).map((r) => r.data).join('\n');
+      db.close();
+      expect(data).not.toContain('SECRET-VALUE-42');
+      expect(data).not.toContain('PROMPT-MARKER-77');
+      expect(fs.statSync(path.join(h.dir, 'orcr.db')).mode & 0o077).toBe(0);
+    } finally {
+      stream.kill();
+    }
+  });
+});

@@ -197,6 +197,8 @@ export interface StatsReply {
   warnings?: string[];
   config_error?: { at: number; message: string } | null;
   cluster?: ClusterState | null;
+  paused?: boolean;
+  draining?: boolean;
 }
 
 /** Config findings: warnings kept, and an edit refused (the previous config stays in force). */
@@ -228,6 +230,8 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
     if (m.cost_usd) parts.push(`cost ${ofLimit(usd(m.cost_usd.used), m.cost_usd.limit !== null ? usd(m.cost_usd.limit) : null)}`);
     out.push(`fleet (${window}): ${parts.join(', ')}${s.fleet.exceeded ? ' — budget exceeded: nothing new starts' : ''}`);
   }
+  if (s.paused) out.push('queue paused: nothing starts until orcr queue resume');
+  if (s.draining) out.push('draining: nothing starts; the supervisor stops once the running agents have ended');
   const cl = s.cluster;
   if (cl) out.push(clusterLine(cl));
   out.push(...configNotes(s.warnings, s.config_error));

@@ -11,7 +11,11 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
   show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
-  kill: 'orcr kill <run>... [--force] [--json]',
+  kill: `orcr kill <run>... [--force] [--json]
+orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB)... [--yes] [--dry-run] [--force] [--json]
+  A filter acts on the active runs it matches, after a y/N question (--yes: none; no terminal: --yes is required).`,
+  rerun: 'orcr rerun <run> [--json]  (queue a new run with the same spec; its name gets -2, -3, …)',
+  queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]
 orcr send <run> -                (the text from stdin)`,
@@ -21,7 +25,10 @@ orcr send <run> -                (the text from stdin)`,
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
-  server: 'orcr server status|stop [--json]',
+  server: `orcr server status [--json]
+orcr server stop [--drain | --kill-agents] [--json]
+  --drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
+  Without either the agents go on, and the next supervisor re-adopts them.`,
   gc: 'orcr gc [--older-than DUR] [--dry-run] [--json]  (remove ended runs older than DUR, default retention.ended, with their events and directories)',
   cluster: `orcr cluster status [--json]   (the machines sharing this home's cluster)
 orcr cluster schema                (the SQL of the cluster's tables, to apply as a migration)`,

@@ -130,10 +130,48 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'kill': {
-      const { values, positionals } = parse(verb, rest, { force: { type: 'boolean' } });
-      if (positionals.length === 0) throw new UsageError('kill needs at least one run', verb);
+      const { values, positionals } = parse(verb, rest, {
+        force: { type: 'boolean' },
+        all: { type: 'boolean' },
+        status: { type: 'string' },
+        provider: { type: 'string', short: 'a' },
+        workload: { type: 'string', short: 'w' },
+        name: { type: 'string' },
+        yes: { type: 'boolean', short: 'y' },
+        'dry-run': { type: 'boolean' },
+      });
+      const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined };
+      const byFilter = filter.all || filter.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined;
+      if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name), not both', verb);
+      if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB', verb);
+      if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
+      const statuses = ['queued', 'starting', 'working', 'idle', 'blocked'];
+      if (filter.status !== undefined && !statuses.includes(filter.status)) throw new UsageError(`--status must be one of ${statuses.join(', ')} (ended runs need no kill)`, verb);
       const c = await connect();
-      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs: positionals, force: values.force ?? false });
+      let refs = positionals;
+      if (byFilter) {
+        const sel = await c.call<{ runs: { uuid: string; name: string; status: string }[] }>('run.select', filter);
+        if (values['dry-run'] || sel.runs.length === 0) {
+          c.close();
+          if (jsonMode) printJson(sel.runs.map((r) => ({ ...r, action: 'would_kill' })));
+          else out(sel.runs.length === 0 ? 'no active run matches' : [`would kill ${sel.runs.length} run${sel.runs.length === 1 ? '' : 's'}:`, ...sel.runs.map((r) => `  ${safeLine(r.name)} ${r.status}`)].join('\n'));
+          return 0;
+        }
+        if (!values.yes) {
+          const ok = await confirm(`kill ${sel.runs.length} run${sel.runs.length === 1 ? '' : 's'} (${sel.runs.slice(0, 5).map((r) => safeLine(r.name)).join(', ')}${sel.runs.length > 5 ? ', …' : ''})?`);
+          if (ok === null) {
+            c.close();
+            throw new UsageError(`kill would act on ${sel.runs.length} runs: confirm with --yes (no terminal to ask on)`, verb);
+          }
+          if (!ok) {
+            c.close();
+            out('nothing killed');
+            return 0;
+          }
+        }
+        refs = sel.runs.map((r) => r.uuid);
+      }
+      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs, force: values.force ?? false });
       c.close();
       const missing = res.results.filter((r) => r.action === 'not_found');
       if (jsonMode) printJson(res.results);
@@ -146,6 +184,26 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       return missing.length > 0 ? 6 : 0;
+    }
+    case 'rerun': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length !== 1) throw new UsageError('rerun takes exactly one run', verb);
+      const c = await connect();
+      const res = await c.call<{ run: PublicRun }>('run.rerun', { ref: positionals[0] });
+      c.close();
+      if (jsonMode) printJson(res.run);
+      else out(`${safeLine(res.run.name)} ${res.run.uuid}`);
+      return 0;
+    }
+    case 'queue': {
+      const { positionals } = parse(verb, rest, {});
+      if (positionals.length !== 1 || (positionals[0] !== 'pause' && positionals[0] !== 'resume')) throw new UsageError('queue takes "pause" or "resume"', verb);
+      const c = await connect();
+      const res = await c.call<{ paused: boolean; queued: number }>('queue.pause', { paused: positionals[0] === 'pause' });
+      c.close();
+      if (jsonMode) printJson(res);
+      else out(res.paused ? `queue paused: nothing starts (${res.queued} queued) until orcr queue resume` : `queue resumed (${res.queued} queued)`);
+      return 0;
     }
     case 'wait': {
       const { values, positionals } = parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
@@ -213,9 +271,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'server': {
-      const { positionals } = parse(verb, rest, {});
+      const { values, positionals } = parse(verb, rest, { drain: { type: 'boolean' }, 'kill-agents': { type: 'boolean' } });
       const sub = positionals[0];
-      if (sub !== 'status' && sub !== 'stop') throw new UsageError('server takes "status" or "stop"', verb);
+      if (positionals.length !== 1 || (sub !== 'status' && sub !== 'stop')) throw new UsageError('server takes "status" or "stop"', verb);
+      if ((values.drain || values['kill-agents']) && sub !== 'stop') throw new UsageError('--drain and --kill-agents go with server stop', verb);
+      if (values.drain && values['kill-agents']) throw new UsageError('server stop takes --drain or --kill-agents, not both', verb);
       const home = ensureHome(homeDir());
       let c: Client;
       try {
@@ -239,21 +299,28 @@ async function main(argv: string[]): Promise<number> {
           warnings?: string[];
           config_error?: { at: number; message: string } | null;
           cluster?: StatsReply['cluster'];
+          paused?: boolean;
+          draining?: boolean;
         }>('server.status');
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
           out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
           if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
+          if (st.paused) out('queue paused: nothing starts until orcr queue resume');
+          if (st.draining) out('draining: nothing starts; it stops once the running agents have ended');
           if (st.cluster) out(clusterLine(st.cluster));
           for (const line of configNotes(st.warnings, st.config_error)) out(line);
         }
         return 0;
       }
-      await c.call('server.stop');
-      await new Promise<void>((r) => c.onClose(() => r()));
-      if (jsonMode) printJson({ stopped: true });
-      else out('stopped (agents keep running; the next supervisor re-adopts them)');
+      const mode = values.drain ? 'drain' : values['kill-agents'] ? 'kill_agents' : 'leave';
+      const closed = new Promise<void>((r) => c.onClose(() => r()));
+      const reply = await c.call<{ stopping: boolean; waiting_for?: number }>('server.stop', { mode });
+      if (!jsonMode && reply.waiting_for) out(`${mode === 'drain' ? 'draining' : 'killing'}: waiting for ${reply.waiting_for} running agent${reply.waiting_for === 1 ? '' : 's'} to end…`);
+      await closed;
+      if (jsonMode) printJson({ stopped: true, mode });
+      else out(mode === 'leave' ? 'stopped (agents keep running; the next supervisor re-adopts them)' : 'stopped (no agent left running)');
       return 0;
     }
     case 'provider': {
@@ -331,6 +398,18 @@ interface KillResult {
 }
 
 const readStdin = (): string => fs.readFileSync(0, 'utf8');
+
+/** Ask y/N on the terminal; null when there is none to ask on. */
+async function confirm(question: string): Promise<boolean | null> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
   // A supervisor restart drops the connection; the wait resumes with the

@@ -5,7 +5,7 @@
 
 import type { CapUsage } from './admission.js';
 
-export const WAITING_REASONS = ['hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster'] as const;
+export const WAITING_REASONS = ['hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 /** What stops a queued run, with the figures a user needs to judge it. */

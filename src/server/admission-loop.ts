@@ -57,6 +57,11 @@ export class AdmissionLoop {
         for (const uuid of late) p.ending.end(uuid, 'expired', 'max_wait', null);
       });
     }
+    // Paused or draining: runs wait (and may still expire); nothing starts.
+    if (p.paused || p.draining) {
+      this.armDeadline(now);
+      return;
+    }
     // The limiter counts the leases at once; if the journal write below
     // fails, degrade() rebuilds it from the journal.
     const limiter = p.limiter;

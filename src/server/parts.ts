@@ -40,6 +40,10 @@ export interface Parts {
   readonly retention: Retention;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
+  /** `orcr queue pause` (journaled): nothing is admitted; runs still queue. */
+  paused: boolean;
+  /** `orcr server stop --drain|--kill-agents`: nothing is admitted; the supervisor stops once no agent runs. */
+  draining: boolean;
   /** Why the journal cannot be written, while it cannot: nothing is promoted or changed then. */
   degraded: string | null;
   /** The journal refused a write: fail closed and rebuild once it is writable. */

@@ -26,6 +26,9 @@ export interface Stats {
   config_error: { at: number; message: string } | null;
   /** The cluster this machine is in, and whether its database can be reached; null on its own. */
   cluster: ClusterState | null;
+  /** `orcr queue pause` in force: nothing starts. */
+  paused: boolean;
+  draining: boolean;
 }
 
 export class Queries {
@@ -44,10 +47,10 @@ export class Queries {
     let waiting: Waiting | null = null;
     if (run.status === 'queued') {
       // Admission order (priority, then first come): where the run really stands, and what holds it.
-      waiting =
-        this.p.degraded !== null
-          ? { reason: 'unavailable', name: null, active: null, limit: null, reserved: null, until: null, position: null }
-          : limiter.waitingFor(run.uuid, now, fleet.exceeded);
+      const stopped = this.p.degraded !== null ? 'unavailable' : this.p.paused || this.p.draining ? 'paused' : null;
+      waiting = stopped
+        ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
+        : limiter.waitingFor(run.uuid, now, fleet.exceeded);
     }
     return publicRun(run, {
       waiting,
@@ -101,6 +104,8 @@ export class Queries {
       warnings: [...config.warnings],
       config_error: this.configError,
       cluster: this.p.cluster?.state() ?? null,
+      paused: this.p.paused,
+      draining: this.p.draining,
     };
   }
 }

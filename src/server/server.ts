@@ -18,7 +18,7 @@ import type { PublicRun } from './view.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc']);
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -329,6 +329,8 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           warnings: s.stats().warnings,
           config_error: s.configError,
           cluster: s.cluster(),
+          paused: s.stats().paused,
+          draining: s.stats().draining,
         };
       case 'cluster.status': {
         const machines = await s.clusterMachines();
@@ -342,9 +344,28 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         if (olderThan === null) throw new RemoteError('usage', 'retention.ended is "never": say how old with --older-than DUR');
         return await s.gc(olderThan, q.dry_run ?? false);
       }
-      case 'server.stop':
+      case 'server.stop': {
+        const { mode } = z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }).parse(params);
+        if (mode === 'drain' || mode === 'kill_agents') {
+          const waiting = s.runningCount();
+          void s.drain(mode === 'kill_agents').then(() => close().then(() => process.exit(0)));
+          return { stopping: true, waiting_for: waiting };
+        }
         setImmediate(() => void close().then(() => process.exit(0)));
         return { stopping: true };
+      }
+      case 'run.select': {
+        const f = z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }).parse(params);
+        return { runs: s.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) };
+      }
+      case 'run.rerun': {
+        const { ref } = z.object({ ref: z.string() }).parse(params);
+        return { run: s.view(s.rerun(s.resolve(ref).uuid)) };
+      }
+      case 'queue.pause': {
+        const { paused } = z.object({ paused: z.boolean() }).parse(params);
+        return s.setPaused(paused);
+      }
       default:
         throw new RemoteError('usage', `unknown method "${method}"`);
     }

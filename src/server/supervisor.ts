@@ -4,10 +4,12 @@
 // It wires them, rebuilds them from the journal at start, and fails closed
 // when the journal cannot be written. It holds no run state itself.
 
+import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import type { Home } from '../config/home.js';
 import { holdsSlot } from '../core/run-state.js';
+import { newRun } from '../core/run-record.js';
 import type { Run } from '../core/types.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
@@ -53,6 +55,8 @@ export class Supervisor {
       limiter: new LocalLimiter(admissionPolicy(config)),
       cluster: null,
       stopping: false,
+      paused: false,
+      draining: false,
       degraded: null,
       degrade: (reason: string) => this.degrade(reason),
       fail: (e: unknown) => this.fail(e),
@@ -108,6 +112,7 @@ export class Supervisor {
   start(): void {
     const p = this.p;
     const active = rebuild(p);
+    p.paused = this.journal.getMeta('queue_paused') !== null;
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
     // runs would otherwise be a thousand commits between start and ready.
@@ -118,6 +123,99 @@ export class Supervisor {
     if (p.cluster) p.background(p.cluster.start());
     p.retention.start();
     p.admission.schedule();
+  }
+
+  /** The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB). */
+  select(f: { all?: boolean; status?: string; provider?: string; workload?: string; name?: string }): Run[] {
+    const glob = f.name === undefined ? null : new RegExp('^' + f.name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 's');
+    return [...this.p.store.active()]
+      .filter((r) => (f.status === undefined || r.status === f.status) && (f.provider === undefined || r.provider === f.provider) && (f.workload === undefined || r.workload === f.workload) && (glob === null || glob.test(r.name)))
+      .sort((a, b) => a.queue_seq - b.queue_seq);
+  }
+
+  /** `orcr rerun`: a new queued run with an ended run's spec, named `<name>-2`, `-3`, … (its maker's environment too). */
+  rerun(uuid: string): Run {
+    const p = this.p;
+    const old = p.store.lookup(uuid);
+    if (!old) throw new RemoteError('not_found', `no run ${uuid}`);
+    if (old.status !== 'ended') throw new RemoteError('usage', `${old.name} is ${old.status}: rerun takes an ended run (kill it first)`);
+    if (p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
+    const base = old.name.replace(/-\d+$/, '');
+    let n = 2;
+    while (p.store.holderOfName(`${base}-${n}`) !== undefined || this.journal.runsByName(`${base}-${n}`).length > 0) n++;
+    const now = monoNow();
+    const env = this.journal.launchEnv(old.uuid);
+    return p.store.transaction(() => {
+      const run = newRun({
+        uuid: crypto.randomUUID(),
+        name: `${base}-${n}`,
+        provider: old.provider,
+        workload: old.workload,
+        protocol: old.protocol,
+        queue_seq: this.journal.nextQueueSeq(),
+        command: old.command,
+        cwd: old.cwd,
+        env: old.env,
+        prompt: old.prompt,
+        promptArgv: old.prompt_argv === true,
+        interactive: old.interactive,
+        limits: old.limits,
+        now,
+      });
+      p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, rerun_of: old.uuid } }, now, env ? { ...env.env } : null);
+      p.store.afterCommit(() => {
+        p.background(p.limiter.enqueue({ ...toWaiter(run), name: run.name }));
+        p.admission.schedule();
+      });
+      return run;
+    });
+  }
+
+  /** `orcr queue pause|resume`: journaled, so it outlives a restart. */
+  setPaused(paused: boolean): { paused: boolean; queued: number } {
+    const p = this.p;
+    if (p.paused !== paused) {
+      p.store.transaction(() => {
+        this.journal.setMeta('queue_paused', paused ? { at: monoNow() } : null);
+        this.journal.appendEvent(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
+        p.store.afterCommit(() => {
+          p.paused = paused;
+        });
+      });
+      p.admission.schedule();
+    }
+    return { paused: p.paused, queued: [...p.store.active()].filter((r) => r.status === 'queued').length };
+  }
+
+  /**
+   * `server stop --drain` (admit nothing more, wait for the running agents) or
+   * `--kill-agents` (kill them first); resolves once no agent runs.
+   */
+  async drain(kill: boolean): Promise<void> {
+    const p = this.p;
+    p.draining = true;
+    const running = (): Run[] => [...p.store.active()].filter((r) => holdsSlot(r.status));
+    await new Promise<void>((resolve) => {
+      const off = this.journal.onEvent((e) => {
+        if (e.type === 'ended' && running().length === 0) {
+          off();
+          resolve();
+        }
+      });
+      if (running().length === 0) {
+        off();
+        resolve();
+        return;
+      }
+      if (kill) this.kill(running().map((r) => r.uuid), false);
+      // An idle interactive agent would wait for input that will not come: let it finish.
+      else for (const r of running()) if (r.status === 'idle') p.input.close(r);
+    });
+  }
+
+  /** Agents running now (slot holders). */
+  runningCount(): number {
+    return [...this.p.store.active()].filter((r) => holdsSlot(r.status)).length;
   }
 
   /** `retention.ended` in ms, or null for "never". */

@@ -36,5 +36,7 @@ export function waitingText(w: Waiting, now: number = Date.now()): string {
       return 'journal unavailable';
     case 'cluster':
       return 'cluster unavailable';
+    case 'paused':
+      return 'queue paused';
   }
 }

@@ -1,0 +1,88 @@
+// Verbs that keep a fleet tidy: kill by filter, rerun, queue pause/resume,
+// and server stop that drains or kills the agents first.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { PublicRun } from '../../src/server/view.js';
+import { alive, until, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+
+describe('fleet operations', () => {
+  it('kill by filter: a dry run lists, without a terminal --yes is required, and it kills exactly the matching active runs', async () => {
+    const h = home({ concurrency: { max: 4 } });
+    for (const n of ['web-1', 'web-2', 'db-1']) h.json(['run', '-n', n, '-w', n.startsWith('web') ? 'web' : 'db', '--', 'sleep', '300']);
+    h.json(['run', '-n', 'done', '--', 'true']);
+    expect(h.cli(['wait', 'done']).code).toBe(0);
+    await until(() => h.json<PublicRun[]>(['ps']).every((r) => r.status === 'working'), 'all working');
+    const dry = h.cli(['kill', '--name', 'web-*', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/would kill 2 runs:\n  web-1 working\n  web-2 working/);
+    const noTty = h.cli(['kill', '-w', 'web']);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toMatch(/--yes/);
+    expect(h.json<PublicRun[]>(['ps']).map((r) => r.status)).toEqual(['working', 'working', 'working']);
+    const k = h.json<{ name: string; action: string }[]>(['kill', '--name', 'web-?', '--yes']);
+    expect(k.map((r) => [r.name, r.action])).toEqual([['web-1', 'killing'], ['web-2', 'killing']]);
+    expect(h.cli(['wait', 'web-1', 'web-2']).stdout).toMatch(/web-1 killed\nweb-2 killed/);
+    expect(h.json<PublicRun>(['show', 'db-1']).status).toBe('working');
+    expect(h.cli(['kill', '--all', 'db-1']).code).toBe(2);
+    expect(h.cli(['kill', '--status', 'ended', '--yes']).code).toBe(2);
+  });
+
+  it('rerun queues the same spec again under a suffixed name; an active run is refused', async () => {
+    const h = home();
+    const out = path.join(h.dir, 'count');
+    h.json(['run', '-n', 'job', '-e', 'X=1', '--', 'sh', '-c', `echo "$X" >> ${out}; exit 3`]);
+    expect(h.cli(['wait', 'job']).stdout.trim()).toBe('job errored');
+    const again = h.json<PublicRun>(['rerun', 'job']);
+    expect(again.name).toBe('job-2');
+    expect(h.cli(['wait', 'job-2']).stdout.trim()).toBe('job-2 errored');
+    expect(h.json<PublicRun>(['rerun', 'job-2']).name).toBe('job-3');
+    expect(h.cli(['wait', 'job-3']).code).toBe(5);
+    expect(fs.readFileSync(out, 'utf8')).toBe('1\n1\n1\n');
+    h.json(['run', '-n', 'busy', '--', 'sleep', '300']);
+    const refused = h.cli(['rerun', 'busy']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/ended run/);
+  });
+
+  it('queue pause holds every queued run (shown in ps, stats and server status, kept across a restart); resume lets them go', async () => {
+    const h = home();
+    expect(h.cli(['queue', 'pause']).stdout).toMatch(/queue paused/);
+    h.json(['run', '-n', 'waits', '--', 'true']);
+    expect(h.cli(['ps']).stdout).toMatch(/waits .*queue paused/);
+    expect(h.cli(['stats']).stdout).toMatch(/queue paused/);
+    expect(h.cli(['server', 'status']).stdout).toMatch(/queue paused/);
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(h.json<PublicRun>(['show', 'waits'])).toMatchObject({ status: 'queued', waiting: { reason: 'paused' } });
+    expect(h.cli(['queue', 'resume']).code).toBe(0);
+    expect(h.cli(['wait', 'waits']).stdout.trim()).toBe('waits completed');
+  });
+
+  it('server stop --drain admits nothing more and stops once the running agents end; --kill-agents kills them first', async () => {
+    const h = home({ concurrency: { max: 1 } });
+    const go = path.join(h.dir, 'go');
+    h.json(['run', '-n', 'working', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    h.json(['run', '-n', 'queued', '--', 'true']);
+    await until(() => h.json<PublicRun>(['show', 'working']).status === 'working', 'the run to work');
+    const sup = h.serverPid()!;
+    const stop = h.spawn(['server', 'stop', '--drain']);
+    const stopped = new Promise<number>((r) => stop.on('close', (c) => r(c ?? -1)));
+    await until(() => h.json<{ draining?: boolean }>(['server', 'status']).draining, 'draining');
+    fs.writeFileSync(go, '');
+    expect(await stopped).toBe(0);
+    await until(() => !alive(sup), 'the supervisor to stop');
+    // The queued run was not started; the next supervisor starts it.
+    expect(h.cli(['wait', 'queued']).stdout.trim()).toBe('queued completed');
+
+    const k = home();
+    const agent = k.json<PublicRun>(['run', '-n', 'long', '--', 'sleep', '300']);
+    await until(() => k.json<PublicRun>(['show', 'long']).status === 'working', 'long to work');
+    const pid = k.json<PublicRun>(['show', 'long']).pid!;
+    expect(k.cli(['server', 'stop', '--kill-agents']).code).toBe(0);
+    expect(alive(pid)).toBe(false);
+    expect(k.json<PublicRun>(['show', agent.uuid])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
+  });
+});

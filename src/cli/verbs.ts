@@ -110,8 +110,17 @@ async function main(argv: string[]): Promise<number> {
       }
       const c = await connect();
       // No cap on the listing: `ps --all` means all (filter with --status or -a).
-      const res = await c.call<{ runs: PublicRun[] }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider, limit: Number.MAX_SAFE_INTEGER });
+      // Paged, newest first: `ps --all` of a home of months is many pages.
+      const pages: PublicRun[][] = [];
+      let before: number | undefined;
+      for (;;) {
+        const page = await c.call<{ runs: PublicRun[]; next: number | null }>('run.list', { all: values.all ?? false, status: values.status, provider: values.provider, before });
+        pages.unshift(page.runs);
+        if (page.next === null || page.next === undefined) break;
+        before = page.next;
+      }
       c.close();
+      const res = { runs: pages.flat() };
       if (jsonMode) printJson(res.runs);
       else out(psTable(res.runs));
       return 0;
@@ -489,9 +498,15 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       if (held) held.push({ event: m.event, name: m.run?.name ?? null });
       else emit(m.event, m.run?.name ?? null);
     });
-    const res = await cl.call<{ seq: number; events: RunEvent[]; pruned?: { first_seq: number } }>('subscribe', { since: last });
+    const res = await cl.call<{ seq: number; events: RunEvent[]; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
     if (res.pruned) process.stderr.write(`orcr: events ${last + 1}–${res.pruned.first_seq - 1} were removed by retention (retention.ended, orcr gc); following from ${res.pruned.first_seq}\n`);
     for (const e of res.events) emit(e, null);
+    // A replay longer than a page: the rest by pages, live events held meanwhile.
+    for (let more = res.more === true; more; ) {
+      const page = await cl.call<{ events: RunEvent[] }>('events', { since: last });
+      for (const e of page.events) emit(e, null);
+      more = page.events.length > 0 && last < res.seq;
+    }
     for (const h of held) emit(h.event, h.name);
     held = null;
     await done;

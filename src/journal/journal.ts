@@ -33,6 +33,8 @@ export interface ListQuery {
   status?: string;
   provider?: string;
   limit?: number;
+  /** Only runs queued before this queue_seq (the next page back). */
+  before?: number;
 }
 
 interface RunRow {
@@ -335,6 +337,10 @@ export class Journal {
     if (q.provider) {
       where.push('provider = ?');
       args.push(q.provider);
+    }
+    if (q.before !== undefined) {
+      where.push('queue_seq < ?');
+      args.push(q.before);
     }
     const sql = `SELECT record FROM (SELECT record, queue_seq FROM runs ${
       where.length ? 'WHERE ' + where.join(' AND ') : ''

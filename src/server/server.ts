@@ -54,6 +54,9 @@ async function acquireLock(home: Home): Promise<{ close(): void }> {
 
 const refs = z.array(z.string()).min(1);
 
+/** The most runs or events one reply carries: every listing is paged. */
+const PAGE = 10_000;
+
 interface Conn {
   socket: net.Socket;
   greeted: boolean;
@@ -238,11 +241,15 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return { runs: s.enqueue(checked.specs).map((r) => s.view(r)) };
       }
       case 'run.list': {
+        // A page at most (the newest first): a home of months holds a million runs; `before` pages back.
         const q = z
-          .object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), limit: z.number().int().positive().optional() })
+          .object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), limit: z.number().int().positive().optional(), before: z.number().int().optional() })
           .parse(params);
-        const runs = s.journal.listRuns(q).map((r) => s.view(s.getLive(r.uuid) ?? r));
-        return { runs };
+        const limit = Math.min(q.limit ?? PAGE, PAGE);
+        const rows = s.journal.listRuns({ ...q, limit: limit + 1 });
+        const more = rows.length > limit;
+        const runs = (more ? rows.slice(1) : rows).map((r) => s.view(s.getLive(r.uuid) ?? r));
+        return { runs, next: more ? runs[0]!.queue_seq : null };
       }
       case 'run.get': {
         const { ref, env } = z.object({ ref: z.string(), env: z.boolean().optional() }).parse(params);
@@ -294,14 +301,14 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'events': {
         const p = z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().positive().optional() }).parse(params);
-        return { events: s.journal.eventsSince(p.since ?? 0, p.limit ?? 10_000) };
+        return { events: s.journal.eventsSince(p.since ?? 0, Math.min(p.limit ?? PAGE, PAGE)) };
       }
       case 'subscribe': {
         // Snapshot and replay are computed synchronously, and the journal only
         // commits on this same thread, so no event can fall between them.
         const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional() }).parse(params);
         const seq = s.journal.lastSeq();
-        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; pruned?: { first_seq: number } } = { seq };
+        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; more?: boolean; pruned?: { first_seq: number } } = { seq };
         if (p.snapshot) {
           const limit = 5000;
           out.runs = s.journal.listRuns({ all: true, limit }).map((r) => s.view(s.getLive(r.uuid) ?? r));
@@ -309,7 +316,9 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           out.truncated = out.total > out.runs.length;
         }
         if (p.since !== undefined) {
-          out.events = s.journal.eventsSince(p.since, 100_000);
+          // At most a page: a client that gets a full one reads the rest with `events` (and holds live ones meanwhile).
+          out.events = s.journal.eventsSince(p.since, PAGE);
+          out.more = out.events.length === PAGE;
           // Retention removed what came after `since`: say so, so the client takes the snapshot instead of a history with a hole.
           const first = s.journal.firstSeq();
           if (first > p.since + 1) out.pruned = { first_seq: first };

@@ -86,3 +86,30 @@ describe('fleet operations', () => {
     expect(k.json<PublicRun>(['show', agent.uuid])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
   });
 });
+
+describe('bounded replies', () => {
+  it('run.list and events give a page at most and say where the next one starts; ps --all reads every page', async () => {
+    const h = home();
+    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ name: `p${i}`, command: ['true'] })).join('\n');
+    expect(h.cli(['run', '--from', '-'], { input: lines }).code).toBe(0);
+    expect(h.cli(['wait', '--all']).code).toBe(0);
+    const { Client } = await import('../../src/client/client.js');
+    const { homePaths } = await import('../../src/config/home.js');
+    const c = await Client.connect(homePaths(h.dir), { autoStart: false });
+    try {
+      const first = await c.call<{ runs: PublicRun[]; next: number | null }>('run.list', { all: true, limit: 2 });
+      expect(first.runs.map((r) => r.name)).toEqual(['p3', 'p4']);
+      const second = await c.call<{ runs: PublicRun[]; next: number | null }>('run.list', { all: true, limit: 2, before: first.next! });
+      expect(second.runs.map((r) => r.name)).toEqual(['p1', 'p2']);
+      const last = await c.call<{ runs: PublicRun[]; next: number | null }>('run.list', { all: true, limit: 2, before: second.next! });
+      expect(last).toMatchObject({ next: null });
+      expect(last.runs.map((r) => r.name)).toEqual(['p0']);
+      // Asking for more than a page gets a page.
+      const huge = await c.call<{ events: unknown[] }>('events', { since: 0, limit: 1e9 });
+      expect(huge.events.length).toBeLessThanOrEqual(10_000);
+    } finally {
+      c.close();
+    }
+    expect(h.json<PublicRun[]>(['ps', '--all']).map((r) => r.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
+  });
+});

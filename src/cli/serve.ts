@@ -1,6 +1,7 @@
 // `orcr serve`: the supervisor in the foreground.
 
-import { homeDir, HomeError } from '../config/home.js';
+import { homeDir, homePaths, HomeError } from '../config/home.js';
+import { ServerLog } from '../server/server-log.js';
 import { ConfigError } from '../config/errors.js';
 import { AlreadyRunning, startServer } from '../server/server.js';
 import { JournalUnavailable } from '../journal/journal.js';
@@ -11,8 +12,14 @@ export async function serve(): Promise<number> {
   // another such client is expected, not worth a line in server.log.
   const autoStarted = process.env.ORCR_AUTOSTARTED === '1';
   delete process.env.ORCR_AUTOSTARTED;
+  // Started by a client, the supervisor keeps its own bounded server.log (its
+  // stderr, which the client pointed there too, only catches a crash's last
+  // words); in the foreground it writes to the terminal.
+  const file = autoStarted ? new ServerLog(homePaths(dir).log) : null;
   const log = (m: string): void => {
-    process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+    const line = `${new Date().toISOString()} ${m}\n`;
+    if (file) file.write(line);
+    else process.stderr.write(line);
   };
   let handle;
   try {

@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import net from 'node:net';
+import chokidar from 'chokidar';
 import { z } from 'zod';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
@@ -118,31 +119,29 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   process.umask(oldUmask);
   fs.chmodSync(home.socket, 0o600);
 
-  // Reload config.json when it changes; a bad edit keeps the old config and says why.
-  let reloadTimer: NodeJS.Timeout | null = null;
-  const watcher = fs.watchFile(home.config, { interval: 1000, persistent: false }, (curr, prev) => {
-    // watchFile also calls back when nothing changed (e.g. a file that never existed).
-    if (curr.mtimeMs === prev.mtimeMs && curr.size === prev.size && curr.ino === prev.ino) return;
-    if (reloadTimer) clearTimeout(reloadTimer);
-    reloadTimer = setTimeout(() => {
-      try {
-        const next = loadConfig(home.config);
-        supervisor.setConfig(next);
-        supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
-      } catch (e) {
-        supervisor.rejectConfig((e as Error).message);
-        log(`config rejected, the previous config stays in force: ${(e as Error).message}`);
-        supervisor.journal.appendEvent(null, { type: 'config_rejected', data: { error: (e as Error).message } });
-      }
-    }, 100);
-  });
-  void watcher;
+  // Reload config.json when it changes; a bad edit keeps the old config and
+  // says why. chokidar follows editors that save by writing a temporary file
+  // and renaming it over this one (vim, VS Code), and waits for a write to
+  // finish before the file is read.
+  const reload = (): void => {
+    try {
+      const next = loadConfig(home.config);
+      supervisor.setConfig(next);
+      supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
+    } catch (e) {
+      supervisor.rejectConfig((e as Error).message);
+      log(`config rejected, the previous config stays in force: ${(e as Error).message}`);
+      supervisor.journal.appendEvent(null, { type: 'config_rejected', data: { error: (e as Error).message } });
+    }
+  };
+  const watcher = chokidar.watch(home.config, { ignoreInitial: true, persistent: false, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
+  watcher.on('add', reload).on('change', reload).on('unlink', reload).on('error', () => undefined);
 
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    fs.unwatchFile(home.config);
+    await watcher.close();
     // Tell every client this stop is meant: a waiting client reports it and
     // exits instead of starting a new supervisor behind the user's back.
     for (const c of conns) c.socket.end(JSON.stringify({ type: 'stopping' }) + '\n');

@@ -21,8 +21,9 @@ import { recovery } from './items/recovery.js';
 import { tui } from './items/tui.js';
 import { latency } from './items/latency.js';
 import { cluster } from './items/cluster.js';
+import { retention } from './items/retention.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -150,7 +150,7 @@ export class PgLimiter implements Limiter {
   }
 
   private async joinCluster(): Promise<void> {
-    const c = await this.pool.connect();
+    const c = await this.checkout();
     try {
       // Applied already (by another machine, or as a migration by a role that
       // may create tables): a role that may not is not asked to.
@@ -229,13 +229,27 @@ export class PgLimiter implements Limiter {
     }
   }
 
+  /**
+   * A client from the pool, guarded while it is out: pg-pool listens for
+   * errors on idle clients only, so a connection the server ends between two
+   * queries of a checked-out client (a restart, "terminating connection due to
+   * administrator command") would be an uncaught 'error' — the supervisor would
+   * die with the database instead of failing closed.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    const c = await this.pool.connect();
+    const swallow = (): void => undefined;
+    c.on('error', swallow);
+    const release = c.release.bind(c);
+    c.release = (err?: Error | boolean) => {
+      c.removeListener('error', swallow);
+      release(err);
+    };
+    return c;
+  }
+
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    let c: pg.PoolClient;
-    try {
-      c = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const c = await this.checkout().catch((e: unknown) => Promise.reject(unavailable(e)));
     try {
       await c.query('BEGIN');
       const out = await fn(c);
@@ -596,12 +610,7 @@ export class PgLimiter implements Limiter {
   }
 
   private async readSnapshot(): Promise<void> {
-    let c: pg.PoolClient;
-    try {
-      c = await this.pool.connect();
-    } catch (e) {
-      throw unavailable(e);
-    }
+    const c = await this.checkout().catch((e: unknown) => Promise.reject(unavailable(e)));
     try {
       this.snap = await this.read(c);
       this.snapAt = Date.now();
@@ -614,18 +623,17 @@ export class PgLimiter implements Limiter {
   }
 
   private async read(c: pg.PoolClient): Promise<Snapshot> {
-    const [leases, waiters, holds] = await Promise.all([
-      c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string; left_ms: number }>(
-        `SELECT id, uuid, host, name, provider, workload, granted_at, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms
-         FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
-        [this.o.cluster],
-      ),
-      c.query<{ uuid: string; host: string; name: string; provider: string; workload: string; seq: string; enqueued_at: string }>(
-        `SELECT uuid, host, name, provider, workload, seq, enqueued_at FROM orcr_waiter WHERE cluster = $1 ORDER BY seq`,
-        [this.o.cluster],
-      ),
-      c.query<{ provider: string; until: string }>(`SELECT provider, until FROM orcr_hold WHERE cluster = $1`, [this.o.cluster]),
-    ]);
+    // One after another: a pg client runs one query at a time anyway (it only queued them), and pg 9 will refuse the overlap.
+    const leases = await c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string; left_ms: number }>(
+      `SELECT id, uuid, host, name, provider, workload, granted_at, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms
+       FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
+      [this.o.cluster],
+    );
+    const waiters = await c.query<{ uuid: string; host: string; name: string; provider: string; workload: string; seq: string; enqueued_at: string }>(
+      `SELECT uuid, host, name, provider, workload, seq, enqueued_at FROM orcr_waiter WHERE cluster = $1 ORDER BY seq`,
+      [this.o.cluster],
+    );
+    const holds = await c.query<{ provider: string; until: string }>(`SELECT provider, until FROM orcr_hold WHERE cluster = $1`, [this.o.cluster]);
     return {
       holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
       waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),

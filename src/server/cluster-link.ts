@@ -46,6 +46,8 @@ export class ClusterLink implements Limiter {
   private machinesSeen: ClusterState['machines'] = [];
   private closed = false;
   private joinedOnce = false;
+  /** cluster_unavailable journaled, and not yet followed by cluster_available (a machine that starts with the database away says so too). */
+  private unavailableSaid = false;
   /** When our leases were last renewed (this machine's clock). */
   private lastRenew = Date.now();
   /** Leases already said lost (lease_lost), until they are taken again. */
@@ -197,12 +199,14 @@ export class ClusterLink implements Limiter {
   /** The database went away: fail closed, say so once, and try again every 2 s. */
   down(e: unknown): void {
     if (this.closed) return;
-    if (this.available) {
+    if (this.available || !this.unavailableSaid) {
       this.available = false;
       this.since = Date.now();
       this.error = (e as Error)?.message ?? String(e);
+      this.unavailableSaid = true;
       this.p.log(`cluster unavailable: ${this.error}; admitting nothing until it is back (runs still queue, agents go on)`);
-      this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data: { cluster: this.name, error: this.error } })));
+      const data = { cluster: this.name, error: this.error };
+      this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data })));
     }
     this.retry ??= setInterval(() => {
       this.checkLapsed();
@@ -222,6 +226,7 @@ export class ClusterLink implements Limiter {
       if (this.retry) clearInterval(this.retry);
       this.retry = null;
       await this.start();
+      this.unavailableSaid = false;
       this.p.log('cluster available: admitting');
       this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
     } catch (e) {

@@ -170,6 +170,7 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
     a.json(['run', '-n', 'worker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
     await until(() => a.json<PublicRun>(['show', 'worker']).status === 'working', 'the worker to work');
     b.json(['run', '-n', 'after', '--', 'true']);
+    const supervisors = [a.serverPid(), b.serverPid()];
     await server.pause();
     try {
       // The worker finishes while the database is away; the slot it frees goes to nobody.
@@ -186,6 +187,8 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
       await server.resume();
     }
     for (const n of ['after', 'late']) expect(b.cli(['wait', n, '--timeout', '60s']).stdout.trim()).toBe(`${n} completed`);
+    // The same supervisors throughout: the database going away fails them closed, it does not take them down.
+    expect([a.serverPid(), b.serverPid()]).toEqual(supervisors);
     const events = b.json<{ type: string }[]>(['events']).map((e) => e.type);
     expect(events).toContain('cluster_unavailable');
     expect(events).toContain('cluster_available');
@@ -196,7 +199,9 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
     const [a, b, c] = ms as [TestHome, TestHome, TestHome];
     const limited = script(a, 'limited.sh', `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit","retry_after_s":3600}'\nexit 1\n`);
     a.json(['run', '-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
-    expect(a.cli(['wait', 'hit']).stdout.trim()).toBe('hit errored');
+    // `wait` returns at `blocked` too, which this agent passes through on its way out: wait for the end itself.
+    await until(() => a.json<PublicRun>(['show', 'hit']).status === 'ended', 'the limited run to end');
+    expect(a.json<PublicRun>(['show', 'hit']).exit_reason).toBe('errored');
     await until(() => b.json<{ holds: Record<string, number> }>(['stats']).holds.claude, 'b to see the hold');
     b.json(['run', '-n', 'held', '-a', 'claude', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--turns', '1', '--delay', '0']);
     await until(() => b.json<PublicRun>(['show', 'held']).waiting?.reason === 'hold', 'b\'s run to wait on the hold');

@@ -7,13 +7,13 @@
 import path from 'node:path';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
-import { Controller } from './controller.js';
-import { createDemoHome, removeDemoHome, type DemoHome } from './demo-home.js';
-import { installInkFrameCache } from './ink-frame-cache.js';
-import { readPrefs } from './prefs.js';
-import { createTuiStore, error } from './store.js';
-import { TerminalGuard } from './terminal.js';
-import { builtinThemeDir, initialThemeName, loadThemes } from './theme.js';
+import { Controller } from './connection/controller.js';
+import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
+import { installInkFrameCache } from './ink/frame-cache.js';
+import { readPrefs } from './state/prefs.js';
+import { createTuiStore, error } from './state/store.js';
+import { TerminalGuard } from './ink/terminal.js';
+import { builtinThemeDir, initialThemeName, loadThemes } from './view/theme.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);

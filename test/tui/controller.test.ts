@@ -9,11 +9,11 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/app.js';
-import { queuedWhy } from '../../src/tui/why.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
+import { queuedWhy } from '../../src/tui/view/why.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ensureHome } from '../../src/config/home.js';
-import { Controller } from '../../src/tui/controller.js';
-import { createTuiStore, type TuiStore } from '../../src/tui/store.js';
+import { Controller } from '../../src/tui/connection/controller.js';
+import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
 import { Home, waitFor } from './home.js';
 
 let home: Home | null = null;

@@ -9,10 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Box, Text } from 'ink';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
-import type { Actions } from '../../src/tui/controller.js';
-import { createTuiStore, reduceSnapshot, reduceStream, type TuiStore } from '../../src/tui/store.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
-import { frameCacheEntries, frameCounts, inkMeasureCacheEntries, installInkFrameCache } from '../../src/tui/ink-frame-cache.js';
+import type { Actions } from '../../src/tui/input/actions.js';
+import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
+import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
+import { frameCacheEntries, frameCounts, inkMeasureCacheEntries, installInkFrameCache } from '../../src/tui/ink/frame-cache.js';
 import { msg, run, T0 } from './fixtures.js';
 import { tick } from './helpers.js';
 

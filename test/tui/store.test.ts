@@ -2,21 +2,12 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, applySnapshot, computeView, describeEvent, normalizeStats } from '../../src/tui/model.js';
-import {
-  createTuiStore,
-  initialState,
-  reduceFilter,
-  reduceList,
-  reduceShowAll,
-  reduceSnapshot,
-  reduceStats,
-  reduceOpenDetails,
-  reduceCloseDetails,
-  reduceStream,
-  reduceViewport,
-  type TuiState,
-} from '../../src/tui/store.js';
+import { applyEvents, applySnapshot, computeView } from '../../src/tui/state/runs.js';
+import { describeEvent } from '../../src/tui/state/event-log.js';
+import { normalizeStats } from '../../src/tui/state/stats.js';
+import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
+import { reduceFilter, reduceShowAll, reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
+import { reduceList, reduceOpenDetails, reduceCloseDetails, reduceViewport } from '../../src/tui/state/navigation.js';
 import { ev, msg, run, T0 } from './fixtures.js';
 
 function apply(s: TuiState, patch: Partial<TuiState>): TuiState {

@@ -1,29 +1,17 @@
 // The one input router: a key becomes a command (keys.ts) in the current
 // context, and the command becomes a store change and/or an action. The App
-// hands Ink's useInput one stable function made here.
+// hands Ink's useInput one stable function made here. It never talks to the
+// supervisor itself: what leaves the store goes through Actions.
 
 import type { Key } from 'ink';
-import type { Actions } from './controller.js';
-import type { PublicRun } from '../server/view.js';
-import { limiterItems, selectable } from './limiter.js';
+import type { Actions } from './actions.js';
+import type { PublicRun } from '../../server/view.js';
+import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
-import {
-  error,
-  info,
-  nextPane,
-  paneTarget,
-  reduceCloseDetails,
-  reduceFilter,
-  reduceFocus,
-  reduceOpenDetails,
-  reduceScroll,
-  reduceShowAll,
-  type Patch,
-  type Prompt,
-  type TuiState,
-  type TuiStore,
-} from './store.js';
-import { nextThemeName, type ThemeSet } from './theme.js';
+import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
+import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
+import { reduceFilter, reduceShowAll } from '../state/reducers.js';
+import { nextThemeName, type ThemeSet } from '../view/theme.js';
 
 export interface RouterDeps {
   store: TuiStore;

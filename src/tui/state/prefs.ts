@@ -1,4 +1,5 @@
 // <ORCR_HOME>/tui.json: what the TUI remembers between sessions (the theme).
+// Best effort: an unreadable or read-only home never stops the TUI.
 
 import fs from 'node:fs';
 import path from 'node:path';

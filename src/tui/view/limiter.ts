@@ -1,7 +1,8 @@
 // The limiter pane's lines: each cap as a meter (used/limit), who holds its
 // slots, who waits (count, first names, oldest wait), reserved slots, holds.
+// Pure: stats and names come in as arguments.
 
-import type { CapUsage } from '../core/admission.js';
+import type { CapUsage } from '../../core/admission.js';
 import type { Span } from './columns.js';
 import { bar, dur, fit, meterToken } from './format.js';
 

@@ -1,8 +1,9 @@
 // Telling the person at the terminal that something needs them: a bell, or a
 // desktop notification (OSC 9) where the terminal is known to show one.
+// Never passes a control character from a run's text to the terminal.
 
-import type { Notable } from './model.js';
-import { safeLine } from '../text/terminal-text.js';
+import type { Notable } from '../state/runs.js';
+import { safeLine } from '../../text/terminal-text.js';
 
 /** Terminals that turn OSC 9 into a desktop notification. */
 const OSC9_TERMINALS = new Set(['iTerm.app', 'WezTerm', 'ghostty', 'vscode', 'WarpTerminal']);

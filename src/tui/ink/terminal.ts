@@ -1,5 +1,5 @@
 // The terminal around the app: the alternate screen, and putting everything
-// back (screen, cursor, raw mode) on every way out.
+// back (screen, cursor, raw mode) on every way out. It never draws: Ink does.
 
 export const ENTER_ALT = '\x1b[?1049h\x1b[H\x1b[2J';
 export const LEAVE_ALT = '\x1b[?1049l';

@@ -1,6 +1,7 @@
 // Selection and scrolling of a windowed list, as plain reducer logic (the
 // ink-ui use-select-state split): what is visible is [offset, offset+height),
 // the cursor stays inside it, and the offset moves as little as possible.
+// Pure: it knows nothing of the store or of what the items are.
 
 export interface ListState {
   cursor: number;

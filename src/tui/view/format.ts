@@ -1,10 +1,10 @@
 // Small pure formatters shared by the panes. Widths are in terminal columns,
 // as a terminal draws them: a CJK character or an emoji takes two, so names
-// in any script line up.
+// in any script line up. Pure: no store, no I/O.
 
-import { formatDuration } from '../config/duration.js';
-import { displayWidth, truncateDisplay } from '../text/display-width.js';
-import type { PublicRun } from '../server/view.js';
+import { formatDuration } from '../../config/duration.js';
+import { displayWidth, truncateDisplay } from '../../text/display-width.js';
+import type { PublicRun } from '../../server/view.js';
 import type { Token } from './theme.js';
 
 export const dur = (ms: number): string => formatDuration(Math.max(0, ms));
@@ -116,6 +116,10 @@ export function percent(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }
 
+/** Every status a run can have, in the order the header counts them. */
+export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
+export type Status = (typeof STATUSES)[number];
+
 export const STATUS_GLYPH: Readonly<Record<string, string>> = {
   queued: '○',
   starting: '◐',
@@ -180,3 +184,11 @@ export function meterText(name: string, used: number, limit: number | null): str
 }
 
 export const METER_LABEL: Readonly<Record<string, string>> = { turns: 'turns', tokens: 'tokens', cost_usd: 'cost', time_ms: 'time' };
+
+/** Holds still in force at `now`, soonest lifting first. */
+export function activeHolds(holds: Readonly<Record<string, number>>, now: number): { provider: string; until: number }[] {
+  return Object.entries(holds)
+    .filter(([, until]) => until > now)
+    .map(([provider, until]) => ({ provider, until }))
+    .sort((a, b) => a.until - b.until);
+}

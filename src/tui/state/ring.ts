@@ -1,5 +1,6 @@
 // A fixed-capacity ring buffer for the event log: pushing is O(1), the oldest
-// entries fall off, and a pane reads only the slice it shows.
+// entries fall off, and a pane reads only the slice it shows. It never grows
+// past its capacity.
 
 export class Ring<T> {
   private readonly buf: (T | undefined)[];

@@ -3,10 +3,10 @@
 // question of the stats it polls every second, so the answer stays true as
 // slots come and go between that run's events, and a hold counts down.
 
-import { waitingFromCaps, type Waiting } from '../core/waiting.js';
-import type { PublicRun } from '../server/view.js';
-import { waitingText } from '../text/waiting.js';
-import type { Stats } from './model.js';
+import { waitingFromCaps, type Waiting } from '../../core/waiting.js';
+import type { PublicRun } from '../../server/view.js';
+import { waitingText } from '../../text/waiting.js';
+import type { Stats } from '../state/stats.js';
 import type { Token } from './theme.js';
 
 /** The waiting reason of a queued run: from stats when there are any, else what the server last said. */

@@ -1,7 +1,8 @@
 // The details pane's record lines for one run: identity, state, process,
-// every meter with its ceiling, loop state, command and cwd. Pure.
+// every meter with its ceiling, loop state, command and cwd. Pure: the
+// process and output figures come in from the store, never read here.
 
-import type { PublicRun } from '../server/view.js';
+import type { PublicRun } from '../../server/view.js';
 import type { Span, Why } from './columns.js';
 import {
   bar,

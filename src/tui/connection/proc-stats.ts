@@ -1,6 +1,7 @@
 // CPU and memory of a run's process group, from /proc (Linux). The run's pid
 // is its group leader (the wrapper); the agent and its children share the
-// group. CPU is the delta of utime+stime between two samples.
+// group. CPU is the delta of utime+stime between two samples. Reads /proc
+// only: it never signals a process.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -3,10 +3,11 @@
 // its own store change would draw a whole frame for each (Ink renders the
 // whole tree, synchronously, per change). So they queue here and go out
 // together on a short timer: under a busy stream the store changes at most
-// 1000/minGapMs times a second, whatever else is going on.
+// 1000/minGapMs times a second, whatever else is going on. It holds
+// messages and changes; it never interprets them.
 
-import type { StreamMessage } from '../client/client.js';
-import type { Patch, TuiState } from './store.js';
+import type { StreamMessage } from '../../client/client.js';
+import type { Patch, TuiState } from '../state/store.js';
 
 /** A store change that can wait for the next frame; a function sees the state as of that frame. */
 export type Deferred = Patch | ((s: TuiState) => Patch);

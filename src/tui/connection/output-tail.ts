@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { safeLine } from '../text/terminal-text.js';
+import { safeLine } from '../../text/terminal-text.js';
 
 export function outputFile(homeDir: string, uuid: string): string {
   return path.join(homeDir, 'runs', uuid, 'out');

@@ -110,7 +110,7 @@ export function parseTheme(json: unknown, fallbackName: string): { theme: Theme;
   return { theme: { name, description: typeof obj.description === 'string' ? obj.description : '', colors }, problems };
 }
 
-/** The shipped themes/ folder: from dist/src/tui (built) or src/tui (tests), walk up to the package root. */
+/** The shipped themes/ folder: from dist/src/tui/view (built) or src/tui/view (tests), walk up to the package root. */
 export function builtinThemeDir(): string | null {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {

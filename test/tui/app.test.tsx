@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTuiStore, error, type TuiStore } from '../../src/tui/state/store.js';
 import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
-import { readTail } from '../../src/tui/connection/output-tail.js';
+import { safeTail } from '../../src/tui/connection/output-tail.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { limiterItems } from '../../src/tui/view/limiter.js';
@@ -377,7 +377,7 @@ describe('App', () => {
     await press(inst, 'G', KEY.enter);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
     fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
-    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: readTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
+    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: safeTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
     fs.rmSync(dir, { recursive: true, force: true });
     f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('Output, last 3 lines'));
     clean(f);

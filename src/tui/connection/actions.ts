@@ -3,7 +3,7 @@
 // or why it could not. No key handling here (input/router.ts) and no
 // rendering: the store is the only way back to the person.
 
-import { callerEnv, parseRunArgs } from '../../cli/run-args.js';
+import { callerEnv, parseRunArgs } from '../../client/run-args.js';
 import type { PublicRun } from '../../server/view.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/runs.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '../../client/client.js';
-import { DEMO_CONFIG, demoSpecs } from '../../cli/demo.js';
+import { DEMO_CONFIG, demoSpecs } from '../../client/demo-fleet.js';
 import { ensureHome, homePaths } from '../../config/home.js';
 import type { PublicRun } from '../../server/view.js';
 

@@ -5,7 +5,8 @@
 
 import type { Home } from '../../config/home.js';
 import type { DetailsData, TuiState } from '../state/store.js';
-import { outputFile, readTail } from './output-tail.js';
+import { outputFile } from '../../client/run-output.js';
+import { safeTail } from './output-tail.js';
 import { cpuPercent, sampleGroup, type GroupSample } from './proc-stats.js';
 
 export class DetailsRefresh {
@@ -43,7 +44,7 @@ export class DetailsRefresh {
       }
       this.procPrev = sample;
     }
-    const tail = readTail(outputFile(this.home.dir, uuid));
+    const tail = safeTail(outputFile(this.home.dir, uuid));
     return { uuid, cpu, rssBytes, pids, lines: tail.lines, outMissing: tail.missing, scroll: keptScroll(s, uuid, tail.lines.length) };
   }
 }

@@ -7,9 +7,8 @@ import type { RunEvent } from '../../core/types.js';
 import type { StreamMessage } from '../../client/client.js';
 import type { PublicRun } from '../../server/view.js';
 import { hasControls, safeLine } from '../../text/terminal-text.js';
-import { STATUSES, type Status } from '../view/format.js';
+import type { Status } from '../view/format.js';
 import type { Stats } from './stats.js';
-
 
 /** Sort order: what needs a person first, then what runs, then what waits, then history. */
 const STATUS_RANK: Readonly<Record<string, number>> = { blocked: 0, idle: 1, working: 2, starting: 3, queued: 4, ended: 5 };
@@ -66,78 +65,6 @@ export function applySnapshot(snap: Snapshot): RunsData {
   return { byId, seq: snap.seq };
 }
 
-const TRANSITIONS: ReadonlySet<string> = new Set(STATUSES);
-const isoAt = (ts: number): string => new Date(ts).toISOString();
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-/**
- * The row as of this event. The view a stream message carries is computed
- * when the server broadcasts, which can be a step before or after the event
- * (the supervisor may update its memory after the journal commit). What the
- * event itself says — the new status, exit reason, usage totals — is the
- * truth for that seq, so it is laid over the view. Applied in seq order, the
- * last event of a run decides its row.
- */
-export function viewAtEvent(run: PublicRun, ev: RunEvent): PublicRun {
-  const d = ev.data;
-  let r = run;
-  if (TRANSITIONS.has(ev.type) && r.status !== ev.type) {
-    r = { ...r, status: ev.type, status_at: isoAt(ev.ts) };
-    if (ev.type !== 'blocked') r.blocked_kind = null;
-    if (ev.type !== 'queued') r.queue_position = null;
-    if (ev.type !== 'ended' && ev.type !== 'queued' && r.started_at === null) r.started_at = isoAt(ev.ts);
-  }
-  if (ev.type === 'ended') {
-    const reason = typeof d.reason === 'string' ? d.reason : r.exit_reason;
-    if (r.exit_reason !== reason || r.ended_at === null) {
-      r = {
-        ...r,
-        exit_reason: reason,
-        exit_detail: typeof d.detail === 'string' ? d.detail : r.exit_detail,
-        exit_code: num(d.exit_code) ?? r.exit_code,
-        ended_at: r.ended_at ?? isoAt(ev.ts),
-      };
-    }
-  } else if (ev.type === 'blocked' && typeof d.kind === 'string' && r.blocked_kind !== d.kind) {
-    r = { ...r, blocked_kind: d.kind };
-  }
-  const pid = num(d.pid);
-  if (pid !== undefined && r.pid === null && (ev.type === 'spawned' || ev.type === 'working' || ev.type === 'adopted')) r = { ...r, pid };
-  if (ev.type === 'usage') {
-    const turns = num(d.turns);
-    const t = d.tokens as Partial<PublicRun['tokens']> | undefined;
-    const cost = num(d.cost_usd);
-    if ((turns !== undefined && turns !== r.turns) || (t && num(t.input) !== undefined && t.input !== r.tokens.input) || (cost !== undefined && cost !== r.cost_usd)) {
-      r = {
-        ...r,
-        turns: turns ?? r.turns,
-        tokens: t ? { input: num(t.input) ?? r.tokens.input, output: num(t.output) ?? r.tokens.output, cached: num(t.cached) ?? r.tokens.cached } : r.tokens,
-        cost_usd: cost ?? r.cost_usd,
-      };
-    }
-  }
-  if (ev.type === 'idle' && num(d.turn) !== undefined && d.turn !== r.turns) r = { ...r, turns: d.turn as number };
-  if (ev.type === 'working' && num(d.input_seq) !== undefined && d.input_seq !== r.input_seq) r = { ...r, input_seq: d.input_seq as number };
-  return r;
-}
-
-/** Turns, tokens, cost and inputs only grow: a view that lags an event already applied must not take them back. */
-export function keepCounters(prev: PublicRun | undefined, next: PublicRun): PublicRun {
-  if (!prev || prev.uuid !== next.uuid) return next;
-  const t = prev.tokens;
-  const n = next.tokens;
-  if (next.turns >= prev.turns && n.input >= t.input && n.output >= t.output && n.cached >= t.cached && next.cost_usd >= prev.cost_usd && next.input_seq >= prev.input_seq) {
-    return next;
-  }
-  return {
-    ...next,
-    turns: Math.max(prev.turns, next.turns),
-    input_seq: Math.max(prev.input_seq, next.input_seq),
-    tokens: { input: Math.max(t.input, n.input), output: Math.max(t.output, n.output), cached: Math.max(t.cached, n.cached) },
-    cost_usd: Math.max(prev.cost_usd, next.cost_usd),
-  };
-}
-
 export interface Notable {
   kind: 'blocked' | 'ended';
   uuid: string;
@@ -155,8 +82,12 @@ export interface Applied {
 
 /**
  * Apply stream messages in order. A message at or below the applied seq is a
- * duplicate of what the snapshot already holds and is dropped; the run view a
- * message carries replaces the row (merge by uuid, last one wins).
+ * duplicate of what the snapshot already holds and is dropped. Every run
+ * event carries its run's row as of that event (the supervisor journals the
+ * two together), so that row simply replaces ours; applied in seq order, the
+ * last event of a run decides its row. A message without a row (an event
+ * about no run, or about a run the server no longer knows) leaves the rows
+ * as they are: it still reaches the log and the notices.
  */
 export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): Applied {
   let byId: Record<string, PublicRun> | null = null;
@@ -170,18 +101,12 @@ export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): App
     fresh.push(m);
     const uuid = ev.run;
     if (uuid === null) continue;
-    const prev = (byId ?? data.byId)[uuid];
-    let next: PublicRun | undefined;
-    if (m.run) next = safeRun(keepCounters(prev, viewAtEvent(m.run, ev)));
-    else if (prev && (TRANSITIONS.has(ev.type) || ev.type === 'usage')) {
-      // No view attached (the server could not find the run): the event alone moves the row we have.
-      next = safeRun(viewAtEvent(prev, ev.type === 'ended' && typeof ev.data.reason !== 'string' ? { ...ev, data: { ...ev.data, reason: 'lost' } } : ev));
-    }
+    const next = m.run && m.run.uuid === uuid ? safeRun(m.run) : undefined;
     if (next) {
       byId ??= { ...data.byId };
       byId[uuid] = next;
     }
-    const name = next?.name ?? prev?.name ?? uuid.slice(0, 8);
+    const name = next?.name ?? (byId ?? data.byId)[uuid]?.name ?? uuid.slice(0, 8);
     if (ev.type === 'blocked') {
       notable.push({ kind: 'blocked', uuid, name, detail: clean(String(ev.data.kind ?? next?.blocked_kind ?? 'unknown')) });
     } else if (ev.type === 'ended') {

@@ -78,10 +78,15 @@ export class RunActions {
       .catch((e) => this.fail(`kill ${name}`, e));
   }
 
+  /** Input to an idle run; an empty line is refused here, whoever asks: it would be an empty turn. */
   send(uuid: string, text: string): void {
+    const name = this.nameOf(uuid);
+    if (text === '') {
+      this.session.set(error(`nothing sent to ${name}: the line was empty`, Date.now()));
+      return;
+    }
     const c = this.need();
     if (!c) return;
-    const name = this.nameOf(uuid);
     const p = c
       .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
       .then((res) => this.session.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))

@@ -78,10 +78,8 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     switch (cmd) {
       case Command.Submit: {
         set({ mode: p.back, prompt: null });
-        if (p.kind === 'send') {
-          if (p.text === '') set(error('nothing sent: the line was empty', now()));
-          else actions.send(p.target!, p.text);
-        } else if (p.kind === 'new') actions.enqueue(p.text);
+        if (p.kind === 'send') actions.send(p.target!, p.text);
+        else if (p.kind === 'new') actions.enqueue(p.text);
         return;
       }
       case Command.Back:

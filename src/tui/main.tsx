@@ -9,7 +9,7 @@ import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
 import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
-import { installInkFrameCache } from './ink/frame-cache.js';
+import { enableInkFrameCache } from './ink/frame-cache.js';
 import { readPrefs } from './state/prefs.js';
 import { createTuiStore, error } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
@@ -64,11 +64,12 @@ async function main(argv: string[]): Promise<void> {
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
   const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
-  // Keep each screen line's styled cells from one frame to the next (see the module); Ink works without it, only slower.
-  await installInkFrameCache();
+  // Ink's caches kept across frames and bounded by bytes (see the module); Ink works without it, only slower.
+  const frameCache = await enableInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null });
   if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
+  if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,

@@ -134,6 +134,13 @@ describe("rooms' import rules", () => {
     expect(imports.map(componentProblem).filter((p) => p !== null)).toEqual([]);
   });
 
+  it('src/tui/app.tsx is the one place that composes components', () => {
+    const users = all(['src', 'bench'])
+      .filter((i) => under(i.target, 'components'))
+      .map((i) => i.file);
+    expect([...new Set(users)]).toEqual(['src/tui/app.tsx']);
+  });
+
   it('the one exception still exists (remove it from the list when orcr serve moves)', () => {
     const serve = all(['src/cli']).filter((i) => EXCEPTIONS.has(`${i.file} -> ${i.target}`));
     expect(serve.length).toBe(EXCEPTIONS.size);

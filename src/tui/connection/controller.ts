@@ -95,11 +95,6 @@ export class Controller implements Actions {
     }
   }
 
-  /** Ask for stats within `delayMs`. */
-  requestStats(delayMs: number): void {
-    this.stats.request(delayMs);
-  }
-
   // ---------- Actions ----------
 
   kill(uuid: string, force: boolean): void {

@@ -50,7 +50,7 @@ export class Session {
   private lastBellAt = 0;
   /** Connections opened beside the main one (a wait blocks on its own): closed with the session. */
   private extras = new Set<ClientLike>();
-  readonly connect: Connect;
+  private readonly connect: Connect;
 
   constructor(
     private readonly store: TuiStore,

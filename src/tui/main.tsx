@@ -131,7 +131,9 @@ async function main(argv: string[]): Promise<void> {
   };
 
   process.on('SIGTERM', () => finish(143, null, undefined, true));
-  process.on('SIGHUP', () => finish(129, null, undefined, true));
+  // The terminal is gone: no one is there to ask twice, so a demo is still taken down
+  // (its frame writes fail first, and SIGHUP must not cut that shutdown short).
+  process.on('SIGHUP', () => finish(129, null));
   process.on('SIGINT', () => finish(130, 'bye', undefined, true));
   process.on('uncaughtException', (e) => finish(1, null, e));
   process.on('unhandledRejection', (e) => finish(1, null, e));

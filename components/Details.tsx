@@ -5,8 +5,8 @@ import React from 'react';
 import { Box, Text } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { detailLines } from '../src/tui/details.js';
-import { queuedWhy } from '../src/tui/why.js';
+import { detailLines } from '../src/tui/view/details.js';
+import { queuedWhy } from '../src/tui/view/why.js';
 
 export interface DetailsProps {
   readonly width: number;

@@ -4,9 +4,9 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { clock, fit } from '../src/tui/format.js';
-import type { LogEntry } from '../src/tui/model.js';
-import type { Span } from '../src/tui/columns.js';
+import { clock, fit } from '../src/tui/view/format.js';
+import type { LogEntry } from '../src/tui/state/event-log.js';
+import type { Span } from '../src/tui/view/columns.js';
 
 export interface EventLogProps {
   readonly width: number;

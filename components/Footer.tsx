@@ -5,16 +5,12 @@ import React from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
-import type { Span } from '../src/tui/columns.js';
-import { footerHints, type KeyContext } from '../src/tui/keys.js';
-import type { Prompt, TuiState, WaitBanner } from '../src/tui/store.js';
+import type { Span } from '../src/tui/view/columns.js';
+import { footerHints } from '../src/tui/view/key-hints.js';
+import type { Prompt, TuiState, WaitBanner } from '../src/tui/state/store.js';
 
 export interface FooterProps {
   readonly width: number;
-}
-
-export function keyContext(s: Pick<TuiState, 'mode'>): KeyContext {
-  return s.mode;
 }
 
 const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run' };
@@ -74,7 +70,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   else line = [{ text: `pane: ${pane} · theme: ${theme} · ${demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit'}`, token: 'text.muted' }];
 
   const hints: Span[] = [];
-  for (const h of footerHints(keyContext({ mode }), pane)) {
+  for (const h of footerHints(mode, pane)) {
     if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
     hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
   }

@@ -8,9 +8,10 @@ import React from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
-import type { Span } from '../src/tui/columns.js';
-import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/format.js';
-import { activeHolds, STATUSES, type FleetMeter, type Stats } from '../src/tui/model.js';
+import type { Span } from '../src/tui/view/columns.js';
+import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/view/format.js';
+import { activeHolds, STATUSES } from '../src/tui/view/format.js';
+import type { FleetMeter, Stats } from '../src/tui/state/stats.js';
 
 export interface HeaderProps {
   readonly width: number;

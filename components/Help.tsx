@@ -3,10 +3,10 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useTui } from './context.js';
-import type { Span } from '../src/tui/columns.js';
-import { fit, STATUS_GLYPH, statusToken } from '../src/tui/format.js';
-import { helpEntries } from '../src/tui/keys.js';
-import { STATUSES } from '../src/tui/model.js';
+import type { Span } from '../src/tui/view/columns.js';
+import { fit, STATUS_GLYPH, statusToken } from '../src/tui/view/format.js';
+import { helpEntries } from '../src/tui/view/key-hints.js';
+import { STATUSES } from '../src/tui/view/format.js';
 
 export interface HelpProps {
   readonly width: number;

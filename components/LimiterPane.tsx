@@ -6,9 +6,9 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { capLabel, capLines, itemSpans, limiterItems } from '../src/tui/limiter.js';
-import { textWidth } from '../src/tui/format.js';
-import type { Span } from '../src/tui/columns.js';
+import { capLabel, capLines, itemSpans, limiterItems } from '../src/tui/view/limiter.js';
+import { textWidth } from '../src/tui/view/format.js';
+import type { Span } from '../src/tui/view/columns.js';
 
 export interface LimiterPaneProps {
   readonly width: number;

@@ -5,8 +5,8 @@ import React, { memo, useMemo } from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/columns.js';
-import { queuedWhy } from '../src/tui/why.js';
+import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
+import { queuedWhy } from '../src/tui/view/why.js';
 
 export interface RunsTableProps {
   readonly width: number;

@@ -1,14 +1,16 @@
 // The store and the theme reach components through context; each component
 // selects its own slice (primitives, or useShallow for arrays) so an update
-// re-renders only what shows the changed data.
+// re-renders only what shows the changed data. Components import only the
+// view model (src/tui/view) and the store's types: test/tui/rooms.test.ts
+// fails on anything else.
 
 import React, { createContext, useContext } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
-import type { TuiState, TuiStore } from '../src/tui/store.js';
-import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/theme.js';
-import type { Span } from '../src/tui/columns.js';
-import { clipParts, segmentLine, type Part } from '../src/tui/line-segments.js';
+import type { TuiState, TuiStore } from '../src/tui/state/store.js';
+import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/view/theme.js';
+import type { Span } from '../src/tui/view/columns.js';
+import { clipParts, segmentLine, type Part } from '../src/tui/view/line-segments.js';
 
 export const StoreContext = createContext<TuiStore | null>(null);
 export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);

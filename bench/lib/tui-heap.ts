@@ -19,12 +19,13 @@ if (!gc) throw new Error('run with --expose-gc');
 const { render } = await import('ink');
 const React = (await import('react')).default;
 const { App } = await import('../../src/tui/app.js');
-const { createTuiStore, reduceSnapshot } = await import('../../src/tui/store.js');
-const { builtinThemeDir, loadThemes } = await import('../../src/tui/theme.js');
-const { installInkFrameCache } = await import('../../src/tui/ink-frame-cache.js');
+const { createTuiStore } = await import('../../src/tui/state/store.js');
+const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
+const { builtinThemeDir, loadThemes } = await import('../../src/tui/view/theme.js');
+const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
 const { publicRun } = await import('../../src/server/view.js');
-await installInkFrameCache();
+await enableInkFrameCache();
 
 // The runs as the supervisor builds and shows them (newRun, publicRun): working, with usage and a token ceiling.
 const t0 = Date.now() - 60_000;

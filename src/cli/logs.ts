@@ -1,14 +1,14 @@
 // `orcr logs`: a run's output, as text or as normalized entries (--json).
-// The run directory belongs to the user, so the client reads it directly.
+// The run directory belongs to the user, so the client reads it directly
+// (src/client/run-output.ts), read-only; the run's state comes from the server.
 // An agent's output may hold escape sequences (a clipboard write, a title
 // change): text mode shows them stripped, --json keeps them, escaped.
 
-import fs from 'node:fs';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { Adapter, Signal } from '../agents/signals.js';
 import { PROTOCOLS, type Protocol } from '../core/types.js';
-import { Tailer } from '../runtime/tailer.js';
 import type { Client } from '../client/client.js';
+import { OutputFollower, readAll, readLines } from '../client/run-output.js';
 import { RemoteError } from '../server/protocol.js';
 import { safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
@@ -29,18 +29,6 @@ function entries(lines: string[], protocol: string | null): Signal[] {
   for (const l of lines) out.push(...adapter.line(l));
   out.push(...(adapter.end?.() ?? []));
   return out;
-}
-
-function readLines(file: string): string[] {
-  let text = '';
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
 }
 
 export function printLogs(file: string, protocol: string | null, tail: number | null, json: boolean): void {
@@ -70,7 +58,7 @@ export async function followLogs(
   reconnect: () => Promise<Client>,
 ): Promise<number> {
   const adapter = adapterFor(protocol);
-  const existing = readLines(file);
+  const { lines: existing, wholeEnd } = readAll(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
   const emit = (line: string): void => {
     if (json) for (const s of adapter.line(line)) process.stdout.write(jsonText(s) + '\n');
@@ -78,23 +66,16 @@ export async function followLogs(
   };
   // Feed skipped lines to the adapter too, so turn and usage state stay right.
   existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
-  let size = 0;
-  try {
-    const text = fs.readFileSync(file);
-    size = text.lastIndexOf(10) + 1;
-  } catch {
-    size = 0;
-  }
-  const tailer = new Tailer(file, size, (lines) => lines.forEach((l) => emit(l.text)), 250);
+  const follower = new OutputFollower(file, wholeEnd, (lines) => lines.forEach(emit), 250);
   let current = client;
   const drain = (): void => {
-    tailer.read();
-    const last = tailer.flushPartial();
-    if (last) emit(last.text);
-    tailer.close();
+    follower.read();
+    const last = follower.flushPartial();
+    if (last !== null) emit(last);
+    follower.close();
     current.close();
   };
-  // The tailer's timers do not hold the process open; this does, until the run ends.
+  // The follower's timers do not hold the process open; this does, until the run ends.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   try {
     return await new Promise<number>((resolve, reject) => {
@@ -122,7 +103,7 @@ export async function followLogs(
         const now = await cl.call<{ status: string }>('run.resolve', { ref: uuid });
         if (now.status === 'ended') finish();
       };
-      tailer.start();
+      follower.start();
       attach(client).catch(reject);
     });
   } finally {

@@ -1,9 +1,3 @@
-/** A mistake in how a verb was called: reported with the verb's usage, exit code 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly verb?: string,
-  ) {
-    super(message);
-  }
-}
+// The CLI's usage errors are the clients' (src/client/usage-error.ts): the
+// run flags the TUI parses too throw them.
+export { UsageError } from '../client/usage-error.js';

@@ -1,6 +1,7 @@
 // The root component: sizes the panes to the terminal (and re-flows on
 // resize), provides the store and the theme, and routes every key through
-// one stable useInput handler.
+// one stable useInput handler. The one place that puts components, the
+// store and the router together; it keeps no state beyond the terminal size.
 
 import React, { useEffect, useMemo, useState } from 'react';
 import { Box, useInput, useStdout } from 'ink';
@@ -12,12 +13,13 @@ import { hasConfigNotice, Header } from '../../components/Header.js';
 import { Help } from '../../components/Help.js';
 import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
-import type { Actions } from './controller.js';
-import { computeLayout } from './layout.js';
-import { limiterItems } from './limiter.js';
-import { createKeyHandler } from './router.js';
-import { reduceViewport, type TuiStore } from './store.js';
-import { NO_COLOR_THEME, type ThemeSet } from './theme.js';
+import type { Actions } from './input/actions.js';
+import { computeLayout } from './view/layout.js';
+import { limiterItems } from './view/limiter.js';
+import { createKeyHandler } from './input/router.js';
+import { reduceViewport } from './state/navigation.js';
+import type { TuiStore } from './state/store.js';
+import { NO_COLOR_THEME, type ThemeSet } from './view/theme.js';
 
 export interface AppProps {
   readonly store: TuiStore;

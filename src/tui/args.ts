@@ -1,4 +1,5 @@
-// `orcr-tui` flags.
+// `orcr-tui` flags, parsed and checked. Nothing here touches the terminal,
+// the home or the supervisor.
 
 import { parseArgs } from 'node:util';
 

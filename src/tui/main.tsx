@@ -7,13 +7,13 @@
 import path from 'node:path';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
-import { Controller } from './controller.js';
-import { createDemoHome, removeDemoHome, type DemoHome } from './demo-home.js';
-import { installInkFrameCache } from './ink-frame-cache.js';
-import { readPrefs } from './prefs.js';
-import { createTuiStore, error } from './store.js';
-import { TerminalGuard } from './terminal.js';
-import { builtinThemeDir, initialThemeName, loadThemes } from './theme.js';
+import { Controller } from './connection/controller.js';
+import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
+import { enableInkFrameCache } from './ink/frame-cache.js';
+import { readPrefs } from './state/prefs.js';
+import { createTuiStore, error } from './state/store.js';
+import { TerminalGuard } from './ink/terminal.js';
+import { builtinThemeDir, initialThemeName, loadThemes } from './view/theme.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
@@ -64,11 +64,12 @@ async function main(argv: string[]): Promise<void> {
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
   const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
-  // Keep each screen line's styled cells from one frame to the next (see the module); Ink works without it, only slower.
-  await installInkFrameCache();
+  // Ink's caches kept across frames and bounded by bytes (see the module); Ink works without it, only slower.
+  const frameCache = await enableInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null });
   if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
+  if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,
@@ -130,7 +131,9 @@ async function main(argv: string[]): Promise<void> {
   };
 
   process.on('SIGTERM', () => finish(143, null, undefined, true));
-  process.on('SIGHUP', () => finish(129, null, undefined, true));
+  // The terminal is gone: no one is there to ask twice, so a demo is still taken down
+  // (its frame writes fail first, and SIGHUP must not cut that shutdown short).
+  process.on('SIGHUP', () => finish(129, null));
   process.on('SIGINT', () => finish(130, 'bye', undefined, true));
   process.on('uncaughtException', (e) => finish(1, null, e));
   process.on('unhandledRejection', (e) => finish(1, null, e));

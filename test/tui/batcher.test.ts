@@ -3,8 +3,8 @@
 // keeps stream messages back but not the clock.
 
 import { describe, expect, it } from 'vitest';
-import { applyDeferred, FrameBatcher, type Deferred } from '../../src/tui/batcher.js';
-import { initialState } from '../../src/tui/store.js';
+import { applyDeferred, FrameBatcher, type Deferred } from '../../src/tui/connection/batcher.js';
+import { initialState } from '../../src/tui/state/store.js';
 import type { StreamMessage } from '../../src/client/client.js';
 import { msg, run } from './fixtures.js';
 

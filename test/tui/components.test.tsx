@@ -12,9 +12,11 @@ import { EventLog } from '../../components/EventLog.js';
 import { Details } from '../../components/Details.js';
 import { Footer } from '../../components/Footer.js';
 import { Help } from '../../components/Help.js';
-import { createTuiStore, reduceList, reduceSnapshot, reduceStats, reduceStream, reduceViewport, type TuiState, type TuiStore } from '../../src/tui/store.js';
-import { normalizeStats } from '../../src/tui/model.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
+import { createTuiStore, type TuiState, type TuiStore } from '../../src/tui/state/store.js';
+import { reduceList, reduceViewport } from '../../src/tui/state/navigation.js';
+import { reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
+import { normalizeStats } from '../../src/tui/state/stats.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ev, msg, run, T0 } from './fixtures.js';
 import { displayWidth } from '../../src/text/display-width.js';
 import { lines, renderPane, until } from './helpers.js';
@@ -229,20 +231,10 @@ describe('RunsTable', () => {
     store.setState((s) => ({ filter: 'zzz', ...require_view(s, 'zzz') }));
     await until(inst, (x) => x.includes('no runs match "zzz"'));
   });
-
-  it('greys the rows while the supervisor is away (text unchanged)', async () => {
-    const f = fleet();
-    const store = storeWith(f.all);
-    const inst = renderPane(store, <RunsTable width={100} body={10} />);
-    const before = inst.lastFrame();
-    store.setState((s) => ({ conn: { ...s.conn, state: 'down' } }));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(inst.lastFrame()).toBe(before); // FORCE_COLOR=0: the dimming has no visible text
-  });
 });
 
 // A tiny helper so the filter test reads naturally.
-import { reduceFilter } from '../../src/tui/store.js';
+import { reduceFilter } from '../../src/tui/state/reducers.js';
 function require_view(s: TuiState, filter: string): Partial<TuiState> {
   return reduceFilter(s, filter);
 }

@@ -9,11 +9,11 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/app.js';
-import { queuedWhy } from '../../src/tui/why.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/theme.js';
+import { queuedWhy } from '../../src/tui/view/why.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ensureHome } from '../../src/config/home.js';
-import { Controller } from '../../src/tui/controller.js';
-import { createTuiStore, type TuiStore } from '../../src/tui/store.js';
+import { Controller } from '../../src/tui/connection/controller.js';
+import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
 import { Home, waitFor } from './home.js';
 
 let home: Home | null = null;
@@ -114,7 +114,11 @@ describe('controller with a real supervisor', () => {
       const r = store.getState().runs.byId[chat.uuid];
       return r && r.status === 'idle' && r.input_seq === 1;
     }, 'the turn to end');
+    // An empty line is refused here, with a word in the footer: the agent gets no empty turn.
     ctl.send(chat.uuid, '');
+    await waitFor(() => store.getState().message?.text === 'nothing sent to chat: the line was empty', 'the refusal in the footer');
+    expect(store.getState().message?.kind).toBe('error');
+    expect(home.json<{ input_seq: number; status: string }>(['show', chat.uuid])).toMatchObject({ input_seq: 1, status: 'idle' });
   });
 
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {

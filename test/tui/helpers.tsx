@@ -5,8 +5,8 @@ import './no-ci.js';
 import React from 'react';
 import { render } from 'ink-testing-library';
 import { StoreContext, ThemeContext } from '../../components/context.js';
-import type { TuiStore } from '../../src/tui/store.js';
-import { NO_COLOR_THEME, type Theme } from '../../src/tui/theme.js';
+import type { TuiStore } from '../../src/tui/state/store.js';
+import { NO_COLOR_THEME, type Theme } from '../../src/tui/view/theme.js';
 
 export type Rendered = ReturnType<typeof render>;
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { clipParts, isPlainAscii, MIN_ASCII_RUN, segmentLine, type Part } from '../../src/tui/line-segments.js';
+import { clipParts, isPlainAscii, MIN_ASCII_RUN, segmentLine, type Part } from '../../src/tui/view/line-segments.js';
 import { displayWidth } from '../../src/text/display-width.js';
 
 const cols = (s: string): number => displayWidth(s);

@@ -7,19 +7,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Key } from 'ink';
-import { clampList, followSelection, listReducer, scrollFromEnd } from '../../src/tui/list-state.js';
-import { layoutColumns, rowSpans } from '../../src/tui/columns.js';
-import { computeLayout } from '../../src/tui/layout.js';
-import { BINDINGS, Command, matchKey, printable } from '../../src/tui/keys.js';
-import { shellSplit, SplitError } from '../../src/tui/shell-split.js';
-import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/theme.js';
-import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/proc-stats.js';
-import { Ring } from '../../src/tui/ring.js';
-import { readTail } from '../../src/tui/output-tail.js';
-import { notificationBytes, summarize } from '../../src/tui/notify.js';
+import { clampList, followSelection, listReducer, scrollFromEnd } from '../../src/tui/state/list-state.js';
+import { layoutColumns, rowSpans } from '../../src/tui/view/columns.js';
+import { computeLayout } from '../../src/tui/view/layout.js';
+import { BINDINGS, Command, matchKey, printable } from '../../src/tui/input/keys.js';
+import { shellSplit, SplitError } from '../../src/tui/input/shell-split.js';
+import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/view/theme.js';
+import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/connection/proc-stats.js';
+import { Ring } from '../../src/tui/state/ring.js';
+import { safeTail } from '../../src/tui/connection/output-tail.js';
+import { notificationBytes, summarize } from '../../src/tui/connection/notify.js';
 import { parseTuiArgs } from '../../src/tui/args.js';
-import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/format.js';
-import { readPrefs, writePrefs } from '../../src/tui/prefs.js';
+import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/view/format.js';
+import { readPrefs, writePrefs } from '../../src/tui/state/prefs.js';
 import { run, T0 } from './fixtures.js';
 
 const key = (over: Partial<Key> = {}): Key =>
@@ -301,12 +301,12 @@ describe('output tail', () => {
     const file = path.join(dir, 'out');
     const nasty = '\x1b]52;c;b3JjciBjbGlwYm9hcmQ=\x07clip \x1b]0;title\x07title \x1b[2J\x1b[Hclear \u009b31mc1\r\n';
     fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') + '\n' + nasty + '\x1b[31mred\x1b[0m\tend\n');
-    const t = readTail(file, 200, 4096);
+    const t = safeTail(file, 200, 4096);
     expect(t.lines).toHaveLength(200);
     expect(t.lines.at(-1)).toBe('red  end');
     expect(t.lines.at(-2)).toBe('clip title clear c1');
     expect(t.lines.at(-3)).toBe('line 4999');
-    expect(readTail(path.join(dir, 'nope')).missing).toBe(true);
+    expect(safeTail(path.join(dir, 'nope')).missing).toBe(true);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
@@ -338,7 +338,7 @@ describe('orcr-tui flags', () => {
 
 describe('key bursts', () => {
   it('splits keys that arrived in one chunk', async () => {
-    const { splitBurst } = await import('../../src/tui/router.js');
+    const { splitBurst } = await import('../../src/tui/input/router.js');
     const k = key();
     expect(splitBurst('j', k, false)).toBe(null);
     expect(splitBurst('pasted text', k, true)).toBe(null);

@@ -2,21 +2,12 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, applySnapshot, computeView, describeEvent, normalizeStats } from '../../src/tui/model.js';
-import {
-  createTuiStore,
-  initialState,
-  reduceFilter,
-  reduceList,
-  reduceShowAll,
-  reduceSnapshot,
-  reduceStats,
-  reduceOpenDetails,
-  reduceCloseDetails,
-  reduceStream,
-  reduceViewport,
-  type TuiState,
-} from '../../src/tui/store.js';
+import { applyEvents, applySnapshot, computeView } from '../../src/tui/state/runs.js';
+import { describeEvent } from '../../src/tui/state/event-log.js';
+import { normalizeStats } from '../../src/tui/state/stats.js';
+import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
+import { reduceFilter, reduceShowAll, reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
+import { reduceList, reduceOpenDetails, reduceCloseDetails, reduceViewport } from '../../src/tui/state/navigation.js';
 import { ev, msg, run, T0 } from './fixtures.js';
 
 function apply(s: TuiState, patch: Partial<TuiState>): TuiState {
@@ -62,32 +53,33 @@ describe('applySnapshot / applyEvents', () => {
     ]);
   });
 
-  it('trusts the event over a view computed a step before it (status, reason, usage)', () => {
+  it("takes each event's row as it comes, even one that goes back on the row before it (the server's row is the truth for its seq)", () => {
     const a = run({ status: 'working', turns: 1 });
     const data = applySnapshot({ seq: 1, runs: [a] });
+    const usage = { ...a, turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 };
+    const blocked = { ...usage, status: 'blocked', blocked_kind: 'login' };
+    const ended = { ...blocked, status: 'ended', blocked_kind: null, exit_reason: 'killed', exit_code: 143, ended_at: new Date(T0 + 4000).toISOString() };
     const out = applyEvents(data, [
-      msg(2, 'usage', { ...a, turns: 1 }, { turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 }),
-      msg(3, 'blocked', { ...a, turns: 2 }, { from: 'working', kind: 'login' }),
-      msg(4, 'ended', { ...a, status: 'blocked', blocked_kind: 'login' }, { from: 'blocked', reason: 'killed', detail: null, exit_code: 143 }),
+      msg(2, 'usage', usage, { turns: 2 }),
+      msg(3, 'blocked', blocked, { from: 'working', kind: 'login' }),
+      msg(4, 'ended', ended, { from: 'blocked', reason: 'killed' }),
     ]);
-    const r = out.data.byId[a.uuid]!;
-    expect(r.status).toBe('ended');
-    expect(r.exit_reason).toBe('killed');
-    expect(r.exit_code).toBe(143);
-    expect(r.blocked_kind).toBe(null);
-    expect(r.ended_at).toBe(new Date(T0 + 4000).toISOString());
-    expect(r.turns).toBe(2); // the ended view predates the usage event: counters never go back
-    const mid = applyEvents(data, out.fresh.slice(0, 2));
-    expect(mid.data.byId[a.uuid]!.status).toBe('blocked');
-    expect(mid.data.byId[a.uuid]!.blocked_kind).toBe('login');
-    expect(applyEvents(data, out.fresh.slice(0, 1)).data.byId[a.uuid]!).toMatchObject({ turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 });
+    expect(out.data.byId[a.uuid]).toEqual(ended);
+    expect(applyEvents(data, out.fresh.slice(0, 2)).data.byId[a.uuid]).toEqual(blocked);
+    expect(applyEvents(data, out.fresh.slice(0, 1)).data.byId[a.uuid]).toEqual(usage);
+    // No reconstruction from the event's data: the row says what it says.
+    const odd = applyEvents(data, [msg(2, 'ended', { ...a, turns: 0 }, { reason: 'killed' })]).data.byId[a.uuid]!;
+    expect(odd).toMatchObject({ status: 'working', turns: 0, exit_reason: null });
   });
 
-  it('ends a known row when an ended event comes without a view', () => {
-    const a = run({ status: 'working' });
-    const out = applyEvents(applySnapshot({ seq: 1, runs: [a] }), [{ type: 'event', event: ev(2, 'ended', a.uuid, { reason: 'lost' }), run: null }]);
-    expect(out.data.byId[a.uuid]!.status).toBe('ended');
-    expect(out.data.byId[a.uuid]!.exit_reason).toBe('lost');
+  it('an event without a row (a run the server no longer knows) leaves the row as it is, and still tells of it', () => {
+    const a = run({ status: 'working', name: 'gone' });
+    const data = applySnapshot({ seq: 1, runs: [a] });
+    const out = applyEvents(data, [{ type: 'event', event: ev(2, 'ended', a.uuid, { reason: 'lost' }), run: null }, msg(3, 'supervisor_started', null, { pid: 1 })]);
+    expect(out.data.byId[a.uuid]).toBe(data.byId[a.uuid]);
+    expect(out.data.seq).toBe(3);
+    expect(out.fresh).toHaveLength(2);
+    expect(out.notable).toEqual([{ kind: 'ended', uuid: a.uuid, name: 'gone', detail: 'lost' }]);
   });
 
   it('returns the same data object when nothing is new', () => {

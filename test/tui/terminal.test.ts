@@ -345,6 +345,36 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     120_000,
   );
 
+  it(
+    'the demo: a terminal that closes under it (SIGHUP, its writes failing) still stops its agents and its supervisor and removes its home',
+    async () => {
+      home = new Home();
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-test-'));
+      try {
+        term = new Term(home, 120, 40);
+        const t = term;
+        t.start('first', ['--demo'], { TMPDIR: tmp });
+        // Early, while the fleet starts and frames follow each other closely.
+        await t.waitFor((x) => x.includes('Runs '), 'the first frame');
+        const [made] = fs.readdirSync(tmp).filter((n) => n.startsWith('orcr-demo-'));
+        const dir = path.join(tmp, made!);
+        const before = processesMentioning(dir);
+        expect(before.length).toBeGreaterThan(1);
+        // The terminal goes away: the TUI's next frame fails to write, then SIGHUP comes.
+        t.kill();
+        term = null;
+        await waitFor(() => !fs.existsSync(dir), 'the demo home to be removed', 30_000);
+        await waitFor(() => processesMentioning(dir).length === 0, 'every process of the demo to be gone', 30_000);
+        for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);
+      } finally {
+        // Whatever the TUI left behind does not outlive the test.
+        for (const pid of processesMentioning(tmp)) process.kill(pid, 'SIGKILL');
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+
   it('refuses an unknown flag with usage and exit code 2', async () => {
     home = new Home();
     const r = spawnSync(process.execPath, [TUI, '--bogus'], { env: home.env, encoding: 'utf8' });

@@ -1,0 +1,207 @@
+// `orcr run` flags and `--from` fan-out lines → run specs. Flags become an
+// object that the run-spec schema checks, so a bad value reads the same
+// whether it came from a flag, a line or the socket; nothing is sent unless
+// every spec is good.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
+import { quote } from '../text/json-text.js';
+import { UsageError } from './usage-error.js';
+
+const RUN_OPTIONS = {
+  provider: { type: 'string', short: 'a' },
+  name: { type: 'string', short: 'n' },
+  workload: { type: 'string', short: 'w' },
+  prompt: { type: 'string', short: 'p' },
+  protocol: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  timeout: { type: 'string' },
+  loop: { type: 'string' },
+  interactive: { type: 'boolean' },
+  'idle-after': { type: 'string' },
+  cwd: { type: 'string' },
+  env: { type: 'string', short: 'e', multiple: true },
+  json: { type: 'boolean' },
+  from: { type: 'string' },
+} as const;
+
+/** The spec field each value flag sets. */
+const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
+  provider: 'provider',
+  name: 'name',
+  workload: 'workload',
+  prompt: 'prompt',
+  protocol: 'protocol',
+  'max-turns': 'max_turns',
+  'max-tokens': 'max_tokens',
+  'max-cost': 'max_cost_usd',
+  timeout: 'timeout_ms',
+  'idle-after': 'idle_after_ms',
+  loop: 'loop',
+  cwd: 'cwd',
+};
+
+/**
+ * Where `orcr run` reads what it is told to read: stdin for `-p -` and
+ * `--from -`, only when the caller gives it (the TUI's stdin is its keyboard).
+ */
+export interface RunIO {
+  stdin?: () => string;
+}
+
+const noStdin = (): string => {
+  throw new Error('there is no standard input to read here');
+};
+
+/** A mistake in how the verb was called: shown with its usage. */
+const misuse = (message: string): never => {
+  throw new UsageError(message, 'run');
+};
+
+/** A bad value: the message says what is wrong, the usage would add nothing. */
+const badValue = (message: string): never => {
+  throw new UsageError(message);
+};
+
+function parseFlags(args: string[], allowPositionals: boolean) {
+  try {
+    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
+  } catch (e) {
+    return misuse((e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\n/g, ' '));
+  }
+}
+
+/** The caller's environment as run.enqueue's caller_env takes it: strings only. */
+export function callerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/**
+ * `-p TEXT`; `-p @FILE` reads the prompt from FILE, `-p -` from stdin (argv
+ * holds at most 128 KiB per argument, and shows it to every local user);
+ * `-p @@TEXT` is the prompt `@TEXT`.
+ */
+export function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
+  if (value === '-') {
+    try {
+      return stdin();
+    } catch (e) {
+      return badValue(`${flag} -: cannot read standard input: ${(e as Error).message}`);
+    }
+  }
+  if (value.startsWith('@@')) return value.slice(1);
+  if (!value.startsWith('@')) return value;
+  const file = value.slice(1);
+  if (file === '') return badValue(`${flag} @FILE needs a file name after "@" (write @@ for a prompt that starts with "@")`);
+  try {
+    return fs.readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    return badValue(`${flag} @FILE: cannot read ${quote(file)}: ${why} (write @@ for a prompt that starts with "@")`);
+  }
+}
+
+// Numbers as a person types them; anything else goes to the schema as text, which refuses it.
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSpec {
+  const dd = args.indexOf('--');
+  const flags = dd >= 0 ? args.slice(0, dd) : args;
+  const command = dd >= 0 ? args.slice(dd + 1) : [];
+  const { values, positionals, tokens } = parseFlags(flags, true);
+  if (positionals.length > 0) misuse(`unexpected argument ${quote(positionals[0]!)} (put the command after --)`);
+  if (dd >= 0 && command.length === 0) misuse('nothing after --: give the command to run');
+  if (command.length === 0 && values.provider === undefined) misuse('missing command: give -a PROVIDER or -- COMMAND ARGS...');
+  // The flag as it was typed (-n or --name), to name it back in a message.
+  const typed = new Map<string, string>();
+  for (const t of tokens) if (t.kind === 'option') typed.set(t.name, t.rawName);
+  const flagOf = new Map<string, string>();
+  const raw = new Map<string, string>();
+  const spec: Record<string, unknown> = { cwd };
+  for (const [option, field] of Object.entries(FLAG_FIELD)) {
+    const v = values[option as keyof typeof values];
+    if (typeof v !== 'string') continue;
+    const flag = typed.get(option) ?? `--${option}`;
+    flagOf.set(field, flag);
+    raw.set(field, v);
+    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
+    else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
+    else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
+    else spec[field] = v;
+  }
+  if (values.interactive) spec.interactive = true;
+  const env: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) badValue(`${typed.get('env') ?? '-e'} needs KEY=VALUE, got ${quote(kv)}`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  if (Object.keys(env).length > 0) {
+    spec.env = env;
+    flagOf.set('env', typed.get('env') ?? '-e');
+  }
+  if (command.length > 0) spec.command = command;
+  const r = runSpecSchema.safeParse(spec);
+  if (r.success) return r.data;
+  const p = specProblem(r.error);
+  const flag = p.field === null ? undefined : flagOf.get(p.field);
+  if (p.field === 'command') return badValue(`the command after -- ${p.message}`);
+  if (!flag) return badValue(p.message);
+  const got = raw.get(p.field!);
+  return badValue(`${flag} ${p.message}${got !== undefined ? `, got ${preview(got)}` : ''}`);
+}
+
+/** Bad lines shown, at most: a file of thousands of bad lines needs the first few, and their count. */
+const MAX_REPORTED = 50;
+
+/** `orcr run --from FILE|-`: every line is checked first; one bad line and nothing is queued. */
+export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpec[] {
+  const { values } = parseFlags(args, false);
+  const others = Object.keys(values).filter((k) => k !== 'from' && k !== 'json');
+  if (others.length > 0) misuse(`--from takes no other run flags (got --${others[0]}); put them in each line`);
+  const from = values.from!;
+  let text: string;
+  try {
+    text = from === '-' ? (io.stdin ?? noStdin)() : fs.readFileSync(path.resolve(cwd, from), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return badValue(`--from ${quote(from)}: cannot read it: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  const source = from === '-' ? 'stdin' : from;
+  const specs: RunSpec[] = [];
+  const problems: string[] = [];
+  let bad = 0;
+  text.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${source}:${i + 1}`;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (e) {
+      bad++;
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: not valid JSON: ${(e as Error).message}`);
+      return;
+    }
+    const r = runSpecFromLine(obj, cwd);
+    if ('spec' in r) specs.push(r.spec);
+    else {
+      bad++;
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: ${r.problem}`);
+    }
+  });
+  if (bad > 0) {
+    if (bad > problems.length) problems.push(`… and ${bad - problems.length} more bad lines`);
+    problems.push(`nothing was queued (${bad} bad ${bad === 1 ? 'line' : 'lines'} in ${source})`);
+    badValue(problems.join('\n'));
+  }
+  if (specs.length === 0) badValue(`--from ${source}: no run specs in it`);
+  return specs;
+}

@@ -1,0 +1,157 @@
+// The run actions keys ask for — kill, send, wait, a new run from a typed
+// line — carried out over the session, each saying in the footer what it did
+// or why it could not. No key handling here (input/router.ts) and no
+// rendering: the store is the only way back to the person.
+
+import { callerEnv, parseRunArgs } from '../../client/run-args.js';
+import type { PublicRun } from '../../server/view.js';
+import { shellSplit } from '../input/shell-split.js';
+import { clean } from '../state/runs.js';
+import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
+import type { ClientLike, Session } from './session.js';
+
+/** How long a settled wait's banner stays before it gives its line back. */
+export const WAIT_BANNER_MS = 60_000;
+
+/** The banners still worth a line at `now`: those waiting, and those settled within the last minute. */
+export function liveWaits(waits: readonly WaitBanner[], now: number): WaitBanner[] {
+  return waits.filter((w) => w.state === 'waiting' || now - w.at < WAIT_BANNER_MS);
+}
+
+/** What the server did with a kill (run.kill's per-target result). */
+export interface KillOutcome {
+  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
+  exit_reason: string | null;
+}
+
+export function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
+  switch (outcome?.action) {
+    case 'canceled':
+      return `canceled ${name}: it had not started`;
+    case 'already_ended':
+      return `${name} had already ended (${outcome.exit_reason}): nothing to kill`;
+    case 'not_found':
+      return `${name}: no such run`;
+    default:
+      return `kill sent to ${name}${force ? ' (SIGKILL)' : ''}`;
+  }
+}
+
+export interface RunActionsOptions {
+  /** Working directory for `n` (relative --cwd and the default cwd of new runs). */
+  cwd?: string;
+}
+
+export class RunActions {
+  private waitId = 0;
+  /** Actions on a run still on their way (a send): a wait issued after them waits for them. */
+  private inflight = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: TuiStore,
+    private readonly session: Session,
+    private readonly opts: RunActionsOptions = {},
+  ) {}
+
+  private nameOf(uuid: string): string {
+    return this.store.getState().runs.byId[uuid]?.name ?? uuid.slice(0, 8);
+  }
+
+  private fail(what: string, e: unknown): void {
+    const msg = e instanceof Error ? e.message : String(e);
+    this.session.set(error(`${what}: ${msg}`, Date.now()));
+  }
+
+  private need(): ClientLike | null {
+    const c = this.session.client;
+    if (c) return c;
+    this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
+    return null;
+  }
+
+  kill(uuid: string, force: boolean): void {
+    const c = this.need();
+    if (!c) return;
+    const name = this.nameOf(uuid);
+    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [uuid], force })
+      .then((res) => this.session.set(info(killResult(name, res.results[0], force), Date.now())))
+      .catch((e) => this.fail(`kill ${name}`, e));
+  }
+
+  /** Input to an idle run; an empty line is refused here, whoever asks: it would be an empty turn. */
+  send(uuid: string, text: string): void {
+    const name = this.nameOf(uuid);
+    if (text === '') {
+      this.session.set(error(`nothing sent to ${name}: the line was empty`, Date.now()));
+      return;
+    }
+    const c = this.need();
+    if (!c) return;
+    const p = c
+      .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
+      .then((res) => this.session.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))
+      .catch((e) => this.fail(`send to ${name}`, e));
+    this.inflight.set(uuid, p);
+    void p.finally(() => {
+      if (this.inflight.get(uuid) === p) this.inflight.delete(uuid);
+    });
+  }
+
+  /** `w`: a second connection blocks in run.wait, so the main stream keeps flowing. */
+  wait(uuid: string): void {
+    if (!this.need()) return;
+    const id = ++this.waitId;
+    const name = this.nameOf(uuid);
+    const banner: WaitBanner = { id, uuid, name, state: 'waiting', token: null, error: null, at: Date.now() };
+    this.session.set((s) => ({
+      waits: [...liveWaits(s.waits, Date.now()), banner].slice(-4),
+      ...info(`waiting on ${name} until it is idle or ended…`, Date.now()),
+    }));
+    const update = (patch: Partial<WaitBanner>): void =>
+      this.session.set((s) => ({
+        waits: s.waits.map((w) => (w.id === id ? { ...w, ...patch, at: Date.now() } : w)),
+        ...(patch.state === 'settled' ? info(`wait on ${name}: ${patch.token}`, Date.now()) : error(`wait on ${name} failed: ${patch.error}`, Date.now())),
+      }));
+    void (async () => {
+      let wc: ClientLike | null = null;
+      try {
+        // `s` then `w`: wait for the turn the input starts, not the one before it.
+        await this.inflight.get(uuid);
+        wc = await this.session.openExtra();
+        const res = await wc.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { refs: [uuid] });
+        // The stream told the main connection first; show that before the banner so they agree.
+        this.session.batcher.flush();
+        update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
+      } catch (e) {
+        update({ state: 'failed', error: clean((e as Error).message) });
+      } finally {
+        if (wc) this.session.releaseExtra(wc);
+      }
+    })();
+  }
+
+  /** `n`: a typed line of `orcr run` flags becomes a run spec here, and a run there. */
+  enqueue(line: string): void {
+    let spec;
+    try {
+      const args = shellSplit(line);
+      if (args.length === 0) {
+        this.session.set(error('new run: nothing typed (give -a PROVIDER -p PROMPT or -- COMMAND)', Date.now()));
+        return;
+      }
+      spec = parseRunArgs(args, this.opts.cwd ?? process.cwd());
+    } catch (e) {
+      this.fail('new run', e);
+      return;
+    }
+    const c = this.need();
+    if (!c) return;
+    // A run starts with the environment of whoever made it: here, this TUI's.
+    c.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
+      .then((res) => {
+        const r = res.runs[0];
+        this.session.set(info(r ? `queued ${r.name} (${r.uuid.slice(0, 8)})` : 'queued', Date.now()));
+      })
+      .catch((e) => this.fail('new run', e));
+  }
+}

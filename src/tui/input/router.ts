@@ -1,0 +1,292 @@
+// The one input router: a key becomes a command (keys.ts) in the current
+// context, and the command becomes a store change and/or an action. The App
+// hands Ink's useInput one stable function made here. It never talks to the
+// supervisor itself: what leaves the store goes through Actions.
+
+import type { Key } from 'ink';
+import type { Actions } from './actions.js';
+import type { PublicRun } from '../../server/view.js';
+import { limiterItems, selectable } from '../view/limiter.js';
+import { Command, matchKey, printable, type KeyContext } from './keys.js';
+import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
+import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
+import { reduceFilter, reduceShowAll } from '../state/reducers.js';
+import { nextThemeName, type ThemeSet } from '../view/theme.js';
+
+export interface RouterDeps {
+  store: TuiStore;
+  actions: Actions;
+  themes: ThemeSet;
+  exit: () => void;
+}
+
+export function contextOf(s: TuiState): KeyContext {
+  return s.mode;
+}
+
+interface Target {
+  uuid: string;
+  name: string;
+  run: PublicRun | undefined;
+}
+
+/** The run a key acts on: the one details show, else the focused pane's selected row, holder, waiter or event. */
+function targetOf(s: TuiState): Target | null {
+  const uuid = s.mode === 'details' ? s.selected : paneTarget(s);
+  if (uuid === null) return null;
+  const run = s.runs.byId[uuid];
+  return { uuid, run, name: run?.name ?? s.stats?.names[uuid] ?? uuid.slice(0, 8) };
+}
+
+/** Why nothing is selected, in the focused pane's words. */
+function nothingSelected(s: TuiState): string {
+  if (s.mode === 'list' && s.pane === 'limiter') {
+    const any = s.stats ? limiterItems(s.stats.caps).some(selectable) : false;
+    return any ? 'no holder or waiter selected (j/k selects one)' : 'no run holds or waits on any cap';
+  }
+  if (s.mode === 'list' && s.pane === 'events') return s.log.size === 0 ? 'no events yet' : 'this event is not about a run';
+  return 'no run selected';
+}
+
+/** Lines a page key moves in the focused pane. */
+function pageOf(s: TuiState): number {
+  if (s.mode === 'details') return s.viewport.detailsOutputHeight;
+  if (s.pane === 'limiter') return s.viewport.limiterHeight;
+  if (s.pane === 'events') return s.viewport.eventsHeight;
+  return s.viewport.runsHeight;
+}
+
+/** A kill from the runs pane: the cursor will keep the row when the run moves away as it ends. */
+function pinKilled(s: TuiState, uuid: string): Patch {
+  return s.mode === 'list' && s.pane === 'runs' && s.selected === uuid ? { killPin: uuid } : {};
+}
+
+export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) => void {
+  const { store, actions, themes } = deps;
+  const set = (p: Patch): void => store.setState(p);
+  const now = (): number => Date.now();
+
+  const openPrompt = (s: TuiState, p: Omit<Prompt, 'back'>): void => set({ mode: 'prompt', prompt: { ...p, back: s.mode }, message: null });
+
+  function onPrompt(s: TuiState, cmd: Command | null, input: string, key: Key): void {
+    const p = s.prompt!;
+    const edit = (text: string): void => {
+      const patch: Patch = { prompt: { ...p, text, selected: false } };
+      if (p.kind === 'filter') Object.assign(patch, reduceFilter(s, text));
+      set(patch);
+    };
+    switch (cmd) {
+      case Command.Submit: {
+        set({ mode: p.back, prompt: null });
+        if (p.kind === 'send') actions.send(p.target!, p.text);
+        else if (p.kind === 'new') actions.enqueue(p.text);
+        return;
+      }
+      case Command.Back:
+        // esc in the filter prompt clears the filter too
+        set({ mode: p.back, prompt: null, ...(p.kind === 'filter' ? reduceFilter(s, '') : {}) });
+        return;
+      case Command.DeleteChar:
+        edit(p.selected ? '' : Array.from(p.text).slice(0, -1).join(''));
+        return;
+      case Command.ClearLine:
+        edit('');
+        return;
+      case Command.Quit:
+        deps.exit();
+        return;
+      default: {
+        const text = printable(input, key);
+        if (text) edit(p.selected ? text : p.text + text);
+        else if (p.selected && (key.leftArrow || key.rightArrow || key.home || key.end)) set({ prompt: { ...p, selected: false } });
+      }
+    }
+  }
+
+  const handle = (input: string, key: Key): void => {
+    const s = store.getState();
+    const ctx = contextOf(s);
+    const cmd = matchKey(ctx, input, key);
+    if (ctx === 'prompt' && s.prompt) {
+      onPrompt(s, cmd, input, key);
+      return;
+    }
+    if (cmd === null) return;
+    const t = targetOf(s);
+    const none = (): void => set(info(nothingSelected(s), now()));
+    switch (cmd) {
+      case Command.Up:
+        set(reduceScroll(s, -1));
+        return;
+      case Command.Down:
+        set(reduceScroll(s, 1));
+        return;
+      case Command.PageUp:
+        set(reduceScroll(s, -Math.max(1, pageOf(s) - 1)));
+        return;
+      case Command.PageDown:
+        set(reduceScroll(s, Math.max(1, pageOf(s) - 1)));
+        return;
+      case Command.First:
+        set(reduceScroll(s, 'top'));
+        return;
+      case Command.Last:
+        set(reduceScroll(s, 'bottom'));
+        return;
+      case Command.Details:
+        if (!t) return none();
+        if (!t.run) return set(info(`${t.name} is not among the runs the supervisor listed`, now()));
+        set(reduceOpenDetails(s, t.uuid));
+        actions.detailsOpened();
+        return;
+      case Command.Kill:
+        if (!t) return none();
+        if (t.run?.status === 'ended') return set(error(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`, now()));
+        set({ mode: 'confirm', confirm: { uuid: t.uuid, name: t.name, back: s.mode }, message: null });
+        return;
+      case Command.KillNow:
+        if (!t) return none();
+        if (t.run?.status === 'ended') return set(error(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`, now()));
+        actions.kill(t.uuid, false);
+        set(pinKilled(s, t.uuid));
+        return;
+      case Command.Confirm: {
+        const c = s.confirm;
+        if (!c) return set({ mode: 'list' });
+        const run = s.runs.byId[c.uuid];
+        // It may have ended while the question was up.
+        if (run?.status === 'ended') return set({ mode: c.back, confirm: null, ...error(`${c.name} ended meanwhile (${run.exit_reason}): nothing to kill`, now()) });
+        actions.kill(c.uuid, false);
+        set({ mode: c.back, confirm: null, ...pinKilled({ ...s, mode: c.back }, c.uuid) });
+        return;
+      }
+      case Command.Deny:
+        set({ mode: s.confirm?.back ?? 'list', confirm: null, ...info(`kill canceled: ${s.confirm?.name ?? 'the run'} keeps running`, now()) });
+        return;
+      case Command.Wait:
+        if (!t) return none();
+        actions.wait(t.uuid);
+        return;
+      case Command.Send:
+        if (!t) return none();
+        if (t.run?.status !== 'idle') {
+          const st = !t.run ? 'not listed' : t.run.status === 'ended' ? `ended (${t.run.exit_reason})` : t.run.status;
+          set(error(`${t.name} is ${st}: input goes only to an idle run`, now()));
+          return;
+        }
+        openPrompt(s, { kind: 'send', text: '', target: t.uuid, targetName: t.name });
+        return;
+      case Command.New:
+        openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
+        return;
+      case Command.Filter:
+        // The filter as it was, selected: typing replaces it, an arrow key keeps it to edit.
+        openPrompt(s, { kind: 'filter', text: s.filter, target: null, targetName: null, selected: s.filter !== '' });
+        return;
+      case Command.ToggleAll:
+        set({ ...reduceShowAll(s, !s.showAll), ...info(s.showAll ? 'showing active runs only (a shows all)' : 'showing all runs', now()) });
+        return;
+      case Command.Back:
+        if (s.mode === 'details') return set(reduceCloseDetails(s));
+        if (s.mode === 'help') return set({ mode: s.helpBack });
+        if (s.pane !== 'runs') return set({ pane: 'runs' });
+        if (s.filter) return set(reduceFilter(s, ''));
+        set({ message: null });
+        return;
+      case Command.NextPane:
+        set(reduceFocus(s, nextPane(s)));
+        return;
+      case Command.ToggleEvents:
+        set({ showEvents: !s.showEvents, pane: s.pane === 'events' ? 'runs' : s.pane });
+        return;
+      case Command.NextTheme: {
+        const theme = nextThemeName(themes, s.theme);
+        set({ theme });
+        actions.themeChanged(theme);
+        return;
+      }
+      case Command.Help:
+        if (s.mode === 'help') set({ mode: s.helpBack });
+        else set({ mode: 'help', helpBack: s.mode });
+        return;
+      case Command.Reconnect:
+        actions.reconnect();
+        return;
+      case Command.Quit:
+        deps.exit();
+        return;
+      default:
+        return;
+    }
+  };
+
+  return (input: string, key: Key): void => {
+    const parts = splitBurst(input, key, store.getState().mode === 'prompt');
+    if (parts === null) handle(input, key);
+    else for (const [i, k] of parts) handle(i, k);
+  };
+}
+
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+const CONTROL_KEYS: Readonly<Record<string, Partial<Key>>> = {
+  '\r': { return: true },
+  '\n': { return: true },
+  '\t': { tab: true },
+  '\x7f': { delete: true },
+  '\b': { backspace: true },
+};
+
+/**
+ * Keys typed faster than the terminal is read arrive as one chunk ("hello\r",
+ * "jj"), which Ink hands over as a single input. Split such a burst into the
+ * keys it is made of: text runs stay together in a prompt (a paste), single
+ * characters elsewhere; Enter, Tab and Backspace become their keys again.
+ * Null when the input is one key already.
+ */
+export function splitBurst(input: string, key: Key, inPrompt: boolean): [string, Key][] | null {
+  if (input.length <= 1 || key.ctrl || key.meta || key.escape || input.includes('\x1b')) return null;
+  const hasControl = /[\r\n\t\x7f\b]/.test(input);
+  if (!hasControl && inPrompt) return null; // a paste into a prompt
+  const out: [string, Key][] = [];
+  let text = '';
+  let afterControl = false;
+  const flush = (): void => {
+    if (text === '') return;
+    // After Enter the prompt may be gone: what follows is keys again.
+    if (inPrompt && !afterControl) out.push([text, NO_KEY]);
+    else for (const ch of Array.from(text)) out.push([ch, { ...NO_KEY, shift: ch !== ch.toLowerCase() }]);
+    text = '';
+  };
+  for (const ch of Array.from(input)) {
+    const ctl = CONTROL_KEYS[ch];
+    if (ctl) {
+      flush();
+      out.push(['', { ...NO_KEY, ...ctl }]);
+      if (ctl.return) afterControl = true;
+    } else text += ch;
+  }
+  flush();
+  return out;
+}

@@ -1,0 +1,38 @@
+// <ORCR_HOME>/tui.json: what the TUI remembers between sessions (the theme).
+// Best effort: an unreadable or read-only home never stops the TUI.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface Prefs {
+  theme?: string;
+}
+
+export function prefsPath(homeDir: string): string {
+  return path.join(homeDir, 'tui.json');
+}
+
+export function readPrefs(homeDir: string): Prefs {
+  try {
+    const obj = JSON.parse(fs.readFileSync(prefsPath(homeDir), 'utf8')) as unknown;
+    if (!obj || typeof obj !== 'object') return {};
+    const theme = (obj as Record<string, unknown>).theme;
+    return typeof theme === 'string' ? { theme } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Best effort: a read-only home must not break the TUI. Returns an error message or null. */
+export function writePrefs(homeDir: string, patch: Prefs): string | null {
+  try {
+    const next = { ...readPrefs(homeDir), ...patch };
+    const file = prefsPath(homeDir);
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    return null;
+  } catch (e) {
+    return `could not remember the theme: ${(e as Error).message}`;
+  }
+}

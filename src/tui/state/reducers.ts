@@ -1,0 +1,105 @@
+// How data from the supervisor changes the state: a snapshot, a frame of
+// stream messages, fresh stats, and the filter and all/active switches that
+// re-cut the same rows. Pure reducers `(state, …) => patch`; no I/O.
+
+import type { StreamMessage } from '../../client/client.js';
+import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
+import { followSelection, clampList } from './list-state.js';
+import { followLimiter } from './navigation.js';
+import { applyEvents, applySnapshot, computeView, prioritiesOf, type Notable, type RunsData, type Snapshot } from './runs.js';
+import type { Stats } from './stats.js';
+import type { Patch, TuiState } from './store.js';
+
+/** Details (or a prompt or confirmation over them) is showing the selected run. */
+export function inDetails(s: TuiState): boolean {
+  return s.mode === 'details' || (s.mode === 'confirm' && s.confirm?.back === 'details') || (s.mode === 'prompt' && s.prompt?.back === 'details');
+}
+
+/**
+ * Recompute the rows shown. The selected run stays selected where it still
+ * is, except a run just killed from the list: the cursor keeps its row.
+ * While details show a run, that run stays selected even when the list no
+ * longer has it (it ended, and only active runs are listed).
+ */
+export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities): Patch {
+  const view = computeView(runs.byId, { filter, showAll, priorities });
+  const h = s.viewport.runsHeight;
+  if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
+    const list = clampList(s.list, view.ids.length, h);
+    const selected = view.ids[list.cursor] ?? null;
+    return { runs, view, list, selected, killPin: selected === s.killPin ? s.killPin : null };
+  }
+  const { list, selected } = followSelection(s.list, s.selected, view.ids, h);
+  if (inDetails(s) && s.selected !== null && selected !== s.selected && runs.byId[s.selected]) return { runs, view, list };
+  return { runs, view, list, selected, killPin: null };
+}
+
+function pushLog(s: TuiState, events: { seq: number; ev: LogEntry }[]): Patch {
+  let logSeq = s.logSeq;
+  let pushed = 0;
+  for (const { seq, ev } of events) {
+    if (seq <= logSeq) continue;
+    s.log.push(ev);
+    logSeq = seq;
+    pushed++;
+  }
+  if (pushed === 0) return {};
+  // Scrolled up, or a line other than the newest selected: stay on the same lines while new ones arrive below.
+  const last = Math.max(0, s.log.size - 1);
+  const logScroll = s.logScroll > 0 || s.logCursor > 0 ? Math.min(s.logScroll + pushed, last) : 0;
+  const logCursor = s.logCursor > 0 ? Math.min(s.logCursor + pushed, last) : 0;
+  return { logSeq, logVersion: s.log.version, logScroll, logCursor };
+}
+
+/** A (re)subscription's snapshot replaces every row; the replayed events fill the log. */
+export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch {
+  const runs = applySnapshot(snap);
+  const patch: Patch = { ...reView(s, runs), loaded: true, now };
+  const names = runs.byId;
+  const entries = (snap.events ?? [])
+    .filter((e) => !QUIET_EVENTS.has(e.type))
+    .map((e) => ({ seq: e.seq, ev: logEntry(e, e.run ? (names[e.run]?.name ?? null) : null) }));
+  Object.assign(patch, pushLog(s, entries));
+  if (s.details && !runs.byId[s.details.uuid]) patch.details = null;
+  return patch;
+}
+
+/** Stream messages (one frame's worth): rows merged by uuid, log lines appended, notable changes returned. */
+export function reduceStream(s: TuiState, msgs: readonly StreamMessage[]): { patch: Patch; notable: Notable[] } {
+  const applied = applyEvents(s.runs, msgs);
+  if (applied.fresh.length === 0) return { patch: {}, notable: [] };
+  // The clock (s.now) is left to the once-a-second tick: moving it on every
+  // frame would re-render every visible row for a change no one can see.
+  const patch: Patch = {};
+  if (applied.data !== s.runs) Object.assign(patch, reView(s, applied.data));
+  const byId = applied.data.byId;
+  const entries = applied.fresh
+    .filter((m) => !QUIET_EVENTS.has(m.event.type))
+    .map((m) => ({ seq: m.event.seq, ev: logEntry(m.event, m.run?.name ?? (m.event.run ? (byId[m.event.run]?.name ?? null) : null)) }));
+  Object.assign(patch, pushLog(s, entries));
+  // Keep the runs' seq even when only quiet events arrived.
+  if (!patch.runs && applied.data.seq !== s.runs.seq) patch.runs = applied.data;
+  return { patch, notable: applied.notable };
+}
+
+/** Fresh stats; when a workload's priority changed, the queue is re-ordered with it. */
+export function reduceStats(s: TuiState, stats: Stats): Patch {
+  const priorities = prioritiesOf(stats);
+  const patch: Patch = { stats, ...followLimiter(s, stats) };
+  if (samePriorities(s.priorities, priorities)) return patch;
+  return { ...patch, priorities, ...reView(s, s.runs, s.filter, s.showAll, priorities) };
+}
+
+function samePriorities(a: Readonly<Record<string, number>> | null, b: Readonly<Record<string, number>> | null): boolean {
+  if (a === null || b === null) return a === b;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+export function reduceFilter(s: TuiState, filter: string): Patch {
+  return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll) };
+}
+
+export function reduceShowAll(s: TuiState, showAll: boolean): Patch {
+  return { showAll, ...reView({ ...s, killPin: null }, s.runs, s.filter, showAll) };
+}

@@ -1,0 +1,205 @@
+// The runs as the TUI holds them: a snapshot and the event stream become
+// normalized rows (byId), made terminal-safe once on the way in, and a
+// sorted, filtered view of ids with counts and queue positions. Pure: no
+// I/O, `now` passed in.
+
+import type { RunEvent } from '../../core/types.js';
+import type { StreamMessage } from '../../client/client.js';
+import type { PublicRun } from '../../server/view.js';
+import { hasControls, safeLine } from '../../text/terminal-text.js';
+import type { Status } from '../view/format.js';
+import type { Stats } from './stats.js';
+
+/** Sort order: what needs a person first, then what runs, then what waits, then history. */
+const STATUS_RANK: Readonly<Record<string, number>> = { blocked: 0, idle: 1, working: 2, starting: 3, queued: 4, ended: 5 };
+
+export interface RunsData {
+  byId: Readonly<Record<string, PublicRun>>;
+  /** The last journal seq applied: stream events at or below it are already in. */
+  seq: number;
+}
+
+export interface Snapshot {
+  seq: number;
+  runs: PublicRun[];
+  events?: RunEvent[];
+}
+
+// ---------------------------------------------------------------------------
+// Text from agents. Every string a run or an event carries may hold escape
+// sequences (an agent's output, a name typed by someone else); the TUI makes
+// it safe once, when it comes in, so no pane can forget to and no frame pays
+// for it again.
+
+/** One line of terminal-safe text (the test is one regexp; most text passes as is). */
+export const clean = (v: string): string => (hasControls(v) ? safeLine(v) : v);
+const cleanOrNull = (v: string | null): string | null => (v === null ? null : clean(v));
+
+const RUN_TEXT = ['name', 'provider', 'workload', 'protocol', 'status', 'exit_reason', 'exit_detail', 'blocked_kind', 'cwd', 'session_id', 'last_tool', 'last_text'] as const;
+
+/** The run with every text field terminal-safe; the same object when nothing needed it. */
+export function safeRun(r: PublicRun): PublicRun {
+  let out: PublicRun | null = null;
+  for (const k of RUN_TEXT) {
+    const v = r[k];
+    if (typeof v === 'string' && hasControls(v)) {
+      out ??= { ...r };
+      (out as unknown as Record<string, string>)[k] = safeLine(v);
+    }
+  }
+  if (r.command.some(hasControls)) {
+    out ??= { ...r };
+    out.command = r.command.map(clean);
+  }
+  const w = r.waiting;
+  if (w && ((w.name !== null && hasControls(w.name)) || (w.until !== null && hasControls(w.until)))) {
+    out ??= { ...r };
+    out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
+  }
+  return out ?? r;
+}
+
+export function applySnapshot(snap: Snapshot): RunsData {
+  const byId: Record<string, PublicRun> = {};
+  for (const r of snap.runs) byId[r.uuid] = safeRun(r);
+  return { byId, seq: snap.seq };
+}
+
+export interface Notable {
+  kind: 'blocked' | 'ended';
+  uuid: string;
+  name: string;
+  /** blocked kind or exit reason */
+  detail: string;
+}
+
+export interface Applied {
+  data: RunsData;
+  /** The messages that were new (seq above what was applied), in order. */
+  fresh: StreamMessage[];
+  notable: Notable[];
+}
+
+/**
+ * Apply stream messages in order. A message at or below the applied seq is a
+ * duplicate of what the snapshot already holds and is dropped. Every run
+ * event carries its run's row as of that event (the supervisor journals the
+ * two together), so that row simply replaces ours; applied in seq order, the
+ * last event of a run decides its row. A message without a row (an event
+ * about no run, or about a run the server no longer knows) leaves the rows
+ * as they are: it still reaches the log and the notices.
+ */
+export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): Applied {
+  let byId: Record<string, PublicRun> | null = null;
+  let seq = data.seq;
+  const fresh: StreamMessage[] = [];
+  const notable: Notable[] = [];
+  for (const m of msgs) {
+    const ev = m.event;
+    if (ev.seq <= seq) continue;
+    seq = ev.seq;
+    fresh.push(m);
+    const uuid = ev.run;
+    if (uuid === null) continue;
+    const next = m.run && m.run.uuid === uuid ? safeRun(m.run) : undefined;
+    if (next) {
+      byId ??= { ...data.byId };
+      byId[uuid] = next;
+    }
+    const name = next?.name ?? (byId ?? data.byId)[uuid]?.name ?? uuid.slice(0, 8);
+    if (ev.type === 'blocked') {
+      notable.push({ kind: 'blocked', uuid, name, detail: clean(String(ev.data.kind ?? next?.blocked_kind ?? 'unknown')) });
+    } else if (ev.type === 'ended') {
+      notable.push({ kind: 'ended', uuid, name, detail: clean(String(ev.data.reason ?? next?.exit_reason ?? 'ended')) });
+    }
+  }
+  return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, fresh, notable };
+}
+
+export interface ViewOptions {
+  filter: string;
+  showAll: boolean;
+  /**
+   * Workload priorities (from stats), which decide the admission order: higher
+   * priority first, then queue_seq. Null before the first stats: the order the
+   * server last gave (queue_position) stands in.
+   */
+  priorities?: Readonly<Record<string, number>> | null;
+}
+
+export interface RunsView {
+  ids: string[];
+  /** 1-based admission order of each queued run (all queued runs, not just the filtered ones). */
+  positions: Readonly<Record<string, number>>;
+  counts: Readonly<Record<Status, number>>;
+  total: number;
+}
+
+function matches(r: PublicRun, words: string[]): boolean {
+  if (words.length === 0) return true;
+  const hay = [r.name, r.uuid, r.provider, r.workload, r.status, r.exit_reason ?? '', r.blocked_kind ?? '', r.protocol ?? '']
+    .join(' ')
+    .toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+/** The supervisor's admission order (CONTRACT: workload priority descending, then queue_seq). */
+export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
+  if (priorities === null) {
+    return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
+  }
+  // A Map: workload names are user text ("constructor" must not find Object.prototype's).
+  const byName = new Map(Object.entries(priorities));
+  const prio = (r: PublicRun): number => byName.get(r.workload) ?? 0;
+  return (a, b) => prio(b) - prio(a) || a.queue_seq - b.queue_seq;
+}
+
+export function compareRuns(a: PublicRun, b: PublicRun): number {
+  const ra = STATUS_RANK[a.status] ?? 9;
+  const rb = STATUS_RANK[b.status] ?? 9;
+  if (ra !== rb) return ra - rb;
+  return a.queue_seq - b.queue_seq;
+}
+
+/** Rows to show: active or all, matching the filter, sorted by status, queued runs in admission order. */
+export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
+  const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
+  const others: PublicRun[] = [];
+  const queued: PublicRun[] = [];
+  const shown: PublicRun[] = [];
+  let total = 0;
+  for (const uuid in byId) {
+    const r = byId[uuid]!;
+    total++;
+    if (r.status in counts) counts[r.status as Status]++;
+    if (r.status === 'queued') queued.push(r);
+    if (!opts.showAll && r.status === 'ended') continue;
+    if (!matches(r, words)) continue;
+    if (r.status === 'queued') shown.push(r);
+    else others.push(r);
+  }
+  // The queue is sorted once, for its positions, and its listed runs go in that order where queued runs sort.
+  const order = admissionCompare(opts.priorities ?? null);
+  queued.sort(order);
+  const positions: Record<string, number> = {};
+  for (let k = 0; k < queued.length; k++) positions[queued[k]!.uuid] = k + 1;
+  // The listed ones are usually all of them: then the order is the queue's.
+  const listedQueue = shown.length === queued.length ? queued : shown.sort((a, b) => positions[a.uuid]! - positions[b.uuid]!);
+  others.sort(compareRuns);
+  const ids: string[] = [];
+  const queuedRank = STATUS_RANK.queued!;
+  let i = 0;
+  for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
+  for (const r of listedQueue) ids.push(r.uuid);
+  for (; i < others.length; i++) ids.push(others[i]!.uuid);
+  return { ids, positions, counts, total };
+}
+
+/** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */
+export function prioritiesOf(stats: Stats | null): Record<string, number> | null {
+  if (!stats) return null;
+  const out: Record<string, number> = {};
+  for (const c of stats.caps) if (c.cap.startsWith('workload:') && typeof c.priority === 'number') out[c.cap.slice('workload:'.length)] = c.priority;
+  return out;
+}

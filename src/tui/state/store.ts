@@ -1,0 +1,182 @@
+// The TUI's one store (zustand vanilla): the shape of its state, its start,
+// and the notices every room may post. State is plain data; every change is a
+// pure reducer `(state, …) => patch` (reducers.ts, navigation.ts) applied with
+// one setState. Nothing here does I/O or knows where the data came from.
+
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ListState } from './list-state.js';
+import type { LogEntry } from './event-log.js';
+import { Ring } from './ring.js';
+import { clean, type RunsData, type RunsView } from './runs.js';
+import type { Stats } from './stats.js';
+
+export type Pane = 'runs' | 'limiter' | 'events';
+export type Mode = 'list' | 'details' | 'help' | 'confirm' | 'prompt';
+export type PromptKind = 'filter' | 'send' | 'new';
+
+export interface Prompt {
+  kind: PromptKind;
+  text: string;
+  /** The run a `send` goes to. */
+  target: string | null;
+  targetName: string | null;
+  /** The whole text is selected (the filter as it was): typing replaces it, an arrow key keeps it. */
+  selected?: boolean;
+  /** Where esc / submit returns to. */
+  back: Mode;
+}
+
+export interface Confirm {
+  uuid: string;
+  name: string;
+  back: Mode;
+}
+
+export interface Message {
+  text: string;
+  kind: 'info' | 'error';
+  at: number;
+}
+
+export interface WaitBanner {
+  id: number;
+  uuid: string;
+  name: string;
+  state: 'waiting' | 'settled' | 'failed';
+  token: string | null;
+  error: string | null;
+  at: number;
+}
+
+export interface ConnState {
+  state: 'connecting' | 'up' | 'down';
+  pid: number | null;
+  startedAt: number | null;
+  error: string | null;
+  /** When the state last changed. */
+  since: number;
+  /** True while the first connection may be starting the supervisor. */
+  starting: boolean;
+}
+
+export interface Viewport {
+  width: number;
+  runsHeight: number;
+  limiterHeight: number;
+  eventsHeight: number;
+  detailsOutputHeight: number;
+}
+
+export interface DetailsData {
+  uuid: string;
+  cpu: number | null;
+  rssBytes: number | null;
+  pids: number[];
+  lines: string[];
+  outMissing: boolean;
+  /** Lines scrolled up from the newest output line (0 = following). */
+  scroll: number;
+}
+
+export interface TuiState {
+  home: string;
+  /** The home is --demo's throw-away one: quitting stops its fleet and removes it. */
+  demo: boolean;
+  runs: RunsData;
+  loaded: boolean;
+  view: RunsView;
+  stats: Stats | null;
+  /** Workload priorities from the last stats: the queue's order depends on them. */
+  priorities: Readonly<Record<string, number>> | null;
+  log: Ring<LogEntry>;
+  logVersion: number;
+  logSeq: number;
+  logScroll: number;
+  conn: ConnState;
+  mode: Mode;
+  helpBack: Mode;
+  prompt: Prompt | null;
+  confirm: Confirm | null;
+  pane: Pane;
+  showEvents: boolean;
+  filter: string;
+  showAll: boolean;
+  list: ListState;
+  selected: string | null;
+  /**
+   * A run killed from the runs pane: while it is still the selected one, the
+   * cursor keeps its row when the run moves away (it sorts to the bottom as
+   * it ends), so the next key acts on what is now in that row.
+   */
+  killPin: string | null;
+  /** The focused limiter's selection (over limiterItems(stats.caps)) and the key of the selected line. */
+  limiterList: ListState;
+  limiterKey: string | null;
+  /** The event log's selected line, counted from the newest (0). */
+  logCursor: number;
+  details: DetailsData | null;
+  theme: string;
+  message: Message | null;
+  waits: WaitBanner[];
+  now: number;
+  viewport: Viewport;
+}
+
+export type TuiStore = StoreApi<TuiState>;
+export type Patch = Partial<TuiState>;
+
+export const LOG_CAPACITY = 2000;
+const EMPTY_VIEW: RunsView = { ids: [], positions: {}, counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 }, total: 0 };
+
+export function initialState(over: Partial<TuiState> = {}): TuiState {
+  const now = over.now ?? Date.now();
+  return {
+    home: '',
+    demo: false,
+    runs: { byId: {}, seq: 0 },
+    loaded: false,
+    view: EMPTY_VIEW,
+    stats: null,
+    priorities: null,
+    log: new Ring<LogEntry>(LOG_CAPACITY),
+    logVersion: 0,
+    logSeq: 0,
+    logScroll: 0,
+    conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: now, starting: false },
+    mode: 'list',
+    helpBack: 'list',
+    prompt: null,
+    confirm: null,
+    pane: 'runs',
+    showEvents: true,
+    filter: '',
+    showAll: true,
+    list: { cursor: 0, offset: 0 },
+    selected: null,
+    killPin: null,
+    limiterList: { cursor: 0, offset: 0 },
+    limiterKey: null,
+    logCursor: 0,
+    details: null,
+    theme: 'dark',
+    message: null,
+    waits: [],
+    now,
+    viewport: { width: 120, runsHeight: 20, limiterHeight: 6, eventsHeight: 6, detailsOutputHeight: 10 },
+    ...over,
+  };
+}
+
+export function createTuiStore(over: Partial<TuiState> = {}): TuiStore {
+  return createStore<TuiState>()(() => initialState(over));
+}
+
+
+// Notices carry names and the server's own words: made safe here, where every notice passes.
+export function info(text: string, now: number): Patch {
+  return { message: { text: clean(text), kind: 'info', at: now } };
+}
+
+export function error(text: string, now: number): Patch {
+  return { message: { text: clean(text), kind: 'error', at: now } };
+}

@@ -1,0 +1,184 @@
+// The runs table's columns: which fit in a given width (low-value columns go
+// first), how wide each is, and a row as coloured spans. All pure and
+// computed outside render, so a row is one <Text> with nested spans.
+
+import type { PublicRun } from '../../server/view.js';
+import type { Token } from './theme.js';
+import {
+  bar,
+  costText,
+  dur,
+  elapsedMs,
+  fit,
+  fullestMeter,
+  GOOD_REASONS,
+  meterToken,
+  percent,
+  shortId,
+  STATUS_GLYPH,
+  statusToken,
+  tokensText,
+} from './format.js';
+
+export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'budget' | 'loop';
+
+interface ColumnDef {
+  key: ColumnKey;
+  header: string;
+  width: number;
+  /** Flexible columns grow up to max and shrink down to width. */
+  max?: number;
+  /** Higher stays longer when the terminal is narrow. */
+  priority: number;
+  align: 'left' | 'right';
+}
+
+export interface Column {
+  key: ColumnKey;
+  header: string;
+  width: number;
+  align: 'left' | 'right';
+}
+
+const DEFS: readonly ColumnDef[] = [
+  { key: 'status', header: 'STATUS', width: 10, priority: 100, align: 'left' },
+  { key: 'reason', header: 'WHY', width: 9, priority: 90, align: 'left' },
+  { key: 'name', header: 'NAME', width: 16, max: 32, priority: 100, align: 'left' },
+  { key: 'id', header: 'ID', width: 8, priority: 30, align: 'left' },
+  { key: 'target', header: 'PROVIDER/WORKLOAD', width: 12, max: 24, priority: 60, align: 'left' },
+  { key: 'queue', header: 'QUEUE', width: 10, priority: 70, align: 'left' },
+  { key: 'turn', header: 'TURN', width: 4, priority: 45, align: 'right' },
+  { key: 'elapsed', header: 'ELAPSED', width: 7, priority: 80, align: 'right' },
+  { key: 'tokens', header: 'TOKENS', width: 6, priority: 50, align: 'right' },
+  { key: 'cost', header: 'COST', width: 7, priority: 40, align: 'right' },
+  { key: 'budget', header: 'BUDGET', width: 10, priority: 55, align: 'left' },
+  { key: 'loop', header: '⟳', width: 1, priority: 75, align: 'left' },
+];
+
+/** Columns before the first cell: the selection marker and a space. */
+export const MARKER_WIDTH = 2;
+const GAP = 1;
+
+/** Widths a flexible column would like before spare room is shared out. */
+const COMFORT: Partial<Record<ColumnKey, number>> = { name: 20, target: 17 };
+
+/**
+ * With queued runs, WHY says what holds each one back (`provider claude 3/3`,
+ * `global 6/8 (2 reserved)`): it needs room for that, more than for an exit
+ * reason, and is worth more than the provider/workload column.
+ */
+const WAITING_REASON: ColumnDef = { key: 'reason', header: 'WHY', width: 19, max: 23, priority: 90, align: 'left' };
+/** Columns worth less than this go first, to keep names readable. */
+const OPTIONAL_BELOW = 50;
+
+/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued. */
+export function layoutColumns(width: number, waiting = false): Column[] {
+  let defs = DEFS.map((d) => (waiting && d.key === 'reason' ? WAITING_REASON : d));
+  const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
+    MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, COMFORT[d.key] ?? 0) : d.width), 0) + GAP * (ds.length - 1);
+  const dropLowest = (below: number): boolean => {
+    const droppable = defs.filter((d) => d.priority < below);
+    if (droppable.length === 0) return false;
+    const lowest = droppable.reduce((a, b) => (b.priority < a.priority ? b : a));
+    defs = defs.filter((d) => d !== lowest);
+    return true;
+  };
+  // First the optional columns make way for comfortable names, then anything but status and name goes if it must.
+  while (need(defs, true) > width && dropLowest(OPTIONAL_BELOW));
+  while (need(defs, false) > width && dropLowest(100));
+  const widths = new Map(defs.map((d) => [d.key, d.width]));
+  let spare = Math.max(0, width - need(defs, false));
+  // Share spare columns among the flexible ones, one at a time: first up to
+  // each one's comfortable width, then up to its max.
+  const flex = defs.filter((d) => d.max !== undefined);
+  for (const cap of [(d: ColumnDef) => Math.min(d.max!, COMFORT[d.key] ?? d.max!), (d: ColumnDef) => d.max!]) {
+    while (spare > 0 && flex.some((d) => widths.get(d.key)! < cap(d))) {
+      for (const d of flex) {
+        if (spare === 0) break;
+        if (widths.get(d.key)! < cap(d)) {
+          widths.set(d.key, widths.get(d.key)! + 1);
+          spare--;
+        }
+      }
+    }
+  }
+  return defs.map((d) => ({ key: d.key, header: d.header, width: widths.get(d.key)!, align: d.align }));
+}
+
+export interface Span {
+  text: string;
+  token: Token;
+  /** Drawn reversed (a selection inside a line). */
+  inverse?: boolean;
+}
+
+export function headerSpans(cols: readonly Column[]): Span[] {
+  const text = ' '.repeat(MARKER_WIDTH) + cols.map((c) => fit(c.header, c.width, c.align)).join(' ');
+  return [{ text, token: 'text.muted' }];
+}
+
+/** A queued run's reason, worked out by the caller (it needs stats): see why.ts. */
+export type Why = { text: string; token: Token } | null;
+
+function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined, why: Why): Span[] {
+  const w = c.width;
+  const one = (text: string, token: Token): Span[] => [{ text: fit(text, w, c.align), token }];
+  switch (c.key) {
+    case 'status':
+      return one(`${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, statusToken(r.status));
+    case 'reason':
+      if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
+      if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
+      if (why) return one(why.text, why.token);
+      if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
+      return one('', 'text.muted');
+    case 'name':
+      return one(r.name, 'text.primary');
+    case 'id':
+      return one(shortId(r.uuid), 'text.muted');
+    case 'target':
+      return one(`${r.provider}/${r.workload}`, 'text.primary');
+    case 'queue': {
+      if (r.status !== 'queued') return one('', 'text.muted');
+      const pos = queuePos ?? r.queue_position;
+      const wait = dur(now - Date.parse(r.created_at));
+      return one(`${pos !== null && pos !== undefined ? `#${pos}` : '#?'} ${wait}`, 'status.queued');
+    }
+    case 'turn':
+      return one(r.status === 'queued' ? '' : String(r.turns), 'text.primary');
+    case 'elapsed':
+      return one(r.status === 'queued' ? '' : dur(elapsedMs(r, now)), 'text.primary');
+    case 'tokens': {
+      const n = r.tokens.input + r.tokens.output;
+      return one(n ? tokensText(n) : '', 'text.primary');
+    }
+    case 'cost':
+      return one(r.cost_usd ? costText(r.cost_usd) : '', 'text.primary');
+    case 'budget': {
+      const m = fullestMeter(r, now);
+      if (!m) return one('', 'text.muted');
+      const pct = percent(m.fraction);
+      const barWidth = Math.max(1, w - 5);
+      const [filled, empty] = bar(m.fraction, barWidth);
+      return [
+        { text: filled, token: meterToken(m.fraction) },
+        { text: empty, token: 'meter.empty' },
+        { text: fit(pct, w - barWidth, 'right'), token: meterToken(m.fraction) },
+      ];
+    }
+    case 'loop':
+      if (r.loop.detected && !r.loop.warned) return one('⟳', 'reason.bad');
+      if (r.loop.warned || r.loop.detected) return one('⟳', 'meter.warn');
+      return one('', 'text.muted');
+  }
+}
+
+/** A row as spans, the marker included; the caller colours each span by its token. */
+export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null): Span[] {
+  const out: Span[] = [{ text: selected ? '› ' : '  ', token: 'focus' }];
+  cols.forEach((c, i) => {
+    if (i > 0) out.push({ text: ' ', token: 'text.primary' });
+    out.push(...cell(r, c, now, queuePos, why));
+  });
+  return out;
+}

@@ -1,0 +1,134 @@
+// The details pane's record lines for one run: identity, state, process,
+// every meter with its ceiling, loop state, command and cwd. Pure: the
+// process and output figures come in from the store, never read here.
+
+import type { PublicRun } from '../../server/view.js';
+import type { Span, Why } from './columns.js';
+import {
+  bar,
+  bytesText,
+  clock,
+  dur,
+  elapsedMs,
+  GOOD_REASONS,
+  METER_LABEL,
+  meterText,
+  meterToken,
+  parseTime,
+  percent,
+  STATUS_GLYPH,
+  statusToken,
+  tokensText,
+} from './format.js';
+
+export interface ProcInfo {
+  cpu: number | null;
+  rssBytes: number | null;
+  pids: number[];
+}
+
+const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
+
+/** Shell-quote an argv for display, so what is shown could be pasted. */
+export function quoteArgv(argv: readonly string[]): string {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, queuePos: number | undefined, why: Why = null): Span[][] {
+  const lines: Span[][] = [];
+  const status: Span[] = [label('status'), { text: `${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, token: statusToken(r.status) }];
+  if (r.status === 'ended') {
+    status.push(
+      { text: ` ${r.exit_reason ?? ''}`, token: GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad' },
+      { text: `${r.exit_detail ? ` (${r.exit_detail})` : ''}${r.exit_code !== null ? ` · exit code ${r.exit_code}` : ''}`, token: 'text.muted' },
+    );
+  } else if (r.status === 'blocked') {
+    status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
+  } else if (r.status === 'queued') {
+    status.push({ text: ` #${queuePos ?? r.queue_position ?? '?'} in the queue, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
+    if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
+  }
+  status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
+  const held = r.held_until ? Date.parse(r.held_until) : null;
+  if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
+  lines.push([label('run'), { text: r.name, token: 'text.accent' }, { text: `  ${r.uuid}`, token: 'text.muted' }]);
+  lines.push(status);
+  lines.push([
+    label('agent'),
+    { text: `${r.provider}/${r.workload}`, token: 'text.primary' },
+    { text: ` · protocol ${r.protocol ?? '(detecting)'} · ${r.interactive ? 'interactive' : 'one-shot'}${r.session_id ? ` · session ${r.session_id}` : ''}`, token: 'text.muted' },
+  ]);
+  const procSpans: Span[] = [label('process')];
+  if (r.pid === null) procSpans.push({ text: 'not started', token: 'text.muted' });
+  else {
+    procSpans.push({ text: `pgid ${r.pid}`, token: 'text.primary' });
+    if (proc && proc.pids.length > 0) {
+      procSpans.push({
+        text: ` · cpu ${proc.cpu === null ? '…' : `${proc.cpu.toFixed(1)}%`} · rss ${proc.rssBytes === null ? '…' : bytesText(proc.rssBytes)} · ${proc.pids.length} process${proc.pids.length === 1 ? '' : 'es'}`,
+        token: 'text.primary',
+      });
+    } else if (r.status !== 'ended') procSpans.push({ text: ' · no live processes in the group', token: 'text.muted' });
+    else procSpans.push({ text: ' · exited', token: 'text.muted' });
+  }
+  lines.push(procSpans);
+  lines.push([label('command'), { text: quoteArgv(r.command), token: 'text.primary' }]);
+  lines.push([label('cwd'), { text: r.cwd, token: 'text.primary' }]);
+  const started = parseTime(r.started_at);
+  const created = Date.parse(r.created_at);
+  lines.push([
+    label('times'),
+    {
+      text: `created ${clock(created)}${started !== null ? ` · started ${clock(started)} (queued ${dur(started - created)})` : ''}${r.ended_at ? ` · ended ${clock(Date.parse(r.ended_at))}` : ''} · elapsed ${dur(elapsedMs(r, now))}`,
+      token: 'text.primary',
+    },
+  ]);
+  lines.push([
+    label('usage'),
+    {
+      text: `turns ${r.turns} · inputs ${r.input_seq} · tokens in ${tokensText(r.tokens.input)} out ${tokensText(r.tokens.output)} cached ${tokensText(r.tokens.cached)} · cost $${r.cost_usd.toFixed(4)}`,
+      token: 'text.primary',
+    },
+  ]);
+  const meters = Object.entries(r.budget).map(([name, m]) => {
+    let used = m.used;
+    let fraction = m.fraction;
+    if (name === 'time_ms' && r.status !== 'ended' && started !== null) {
+      used = now - started;
+      fraction = m.limit === null ? null : m.limit === 0 ? Infinity : used / m.limit;
+    }
+    return { name, used, limit: m.limit, fraction };
+  });
+  if (meters.every((m) => m.limit === null || m.fraction === null)) {
+    // No ceilings at all: one line instead of four empty meters.
+    lines.push([label('ceilings'), { text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`, token: 'text.muted' }]);
+  } else {
+    for (const m of meters) {
+      const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
+      if (m.limit === null || m.fraction === null) {
+        spans.push({ text: `${'·'.repeat(12)} ${meterText(m.name, m.used, null)}`, token: 'text.muted' });
+      } else {
+        const [filled, empty] = bar(m.fraction, 12);
+        spans.push(
+          { text: filled, token: meterToken(m.fraction) },
+          { text: empty, token: 'meter.empty' },
+          { text: ` ${meterText(m.name, m.used, m.limit)} ${percent(m.fraction)}`, token: meterToken(m.fraction) },
+        );
+      }
+      lines.push(spans);
+    }
+  }
+  const loop = r.loop;
+  lines.push([
+    label('loop'),
+    loop.detected || loop.warned
+      ? { text: `⟳ ${loop.detected ? 'detected' : ''}${loop.warned ? `${loop.detected ? ', ' : ''}warned` : ''} · ${loop.repetitions} repetitions`, token: loop.warned ? 'meter.warn' : 'reason.bad' }
+      : { text: 'none', token: 'text.muted' },
+  ]);
+  if (r.last_tool || r.last_text) {
+    lines.push([
+      label('last'),
+      { text: `${r.last_tool ? `tool ${r.last_tool}` : ''}${r.last_tool && r.last_text ? ' · ' : ''}${r.last_text ? `"${r.last_text.replace(/\s+/g, ' ')}"` : ''}`, token: 'text.primary' },
+    ]);
+  }
+  return lines;
+}

@@ -1,0 +1,194 @@
+// Small pure formatters shared by the panes. Widths are in terminal columns,
+// as a terminal draws them: a CJK character or an emoji takes two, so names
+// in any script line up. Pure: no store, no I/O.
+
+import { formatDuration } from '../../config/duration.js';
+import { displayWidth, truncateDisplay } from '../../text/display-width.js';
+import type { PublicRun } from '../../server/view.js';
+import type { Token } from './theme.js';
+
+export const dur = (ms: number): string => formatDuration(Math.max(0, ms));
+
+export function tokensText(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+export function costText(usd: number): string {
+  if (!usd) return '-';
+  if (usd < 0.01) return '<$0.01';
+  if (usd < 100) return `$${usd.toFixed(2)}`;
+  return `$${Math.round(usd)}`;
+}
+
+export function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
+}
+
+export const shortId = (uuid: string): string => uuid.slice(0, 8);
+
+export function clock(ts: number): string {
+  const d = new Date(ts);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+// string-width takes a slow path (grapheme segmentation, Unicode regexps)
+// for any non-ASCII text, and rows carry glyphs (status, bars) re-measured
+// every frame: measured texts are kept, a bounded few.
+const WIDTH_CACHE_LIMIT = 4096;
+const widths = new Map<string, number>();
+
+/** Columns the text takes on a terminal. */
+export function textWidth(s: string): number {
+  if (PRINTABLE_ASCII.test(s)) return s.length;
+  let w = widths.get(s);
+  if (w === undefined) {
+    if (widths.size >= WIDTH_CACHE_LIMIT) widths.clear();
+    w = displayWidth(s);
+    widths.set(s, w);
+  }
+  return w;
+}
+
+/** The longest start of the text that takes at most `cols` columns (a wide character is never split). */
+export function sliceColumns(s: string, cols: number): string {
+  if (cols <= 0) return '';
+  if (PRINTABLE_ASCII.test(s)) return s.slice(0, cols);
+  if (textWidth(s) <= cols) return s;
+  let out = '';
+  let used = 0;
+  for (const { segment } of graphemes(s)) {
+    const w = textWidth(segment);
+    if (used + w > cols) break;
+    out += segment;
+    used += w;
+  }
+  return out;
+}
+
+let segmenter: Intl.Segmenter | null = null;
+function graphemes(s: string): Iterable<{ segment: string }> {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenter.segment(s);
+}
+
+/** Cut to `width` columns, marking a cut with an ellipsis. */
+export function truncate(s: string, width: number): string {
+  if (width <= 0) return '';
+  if (PRINTABLE_ASCII.test(s)) {
+    if (s.length <= width) return s;
+    return width === 1 ? '…' : s.slice(0, width - 1) + '…';
+  }
+  return textWidth(s) <= width ? s : truncateDisplay(s, width);
+}
+
+/** Exactly `width` columns: truncated or padded. */
+export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const t = truncate(s, width);
+  const pad = width - textWidth(t);
+  if (pad <= 0) return t;
+  return align === 'left' ? t + ' '.repeat(pad) : ' '.repeat(pad) + t;
+}
+
+export function meterToken(fraction: number): Token {
+  if (fraction >= 1) return 'meter.full';
+  if (fraction >= 0.8) return 'meter.warn';
+  return 'meter.ok';
+}
+
+/** A bar of `width` cells: [filled, empty] so each part can take its own colour. */
+export function bar(fraction: number, width: number): [string, string] {
+  const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 1;
+  let filled = Math.round(f * width);
+  if (f > 0 && filled === 0) filled = 1;
+  return ['█'.repeat(filled), '░'.repeat(Math.max(0, width - filled))];
+}
+
+export function percent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return '∞%';
+  return `${Math.round(fraction * 100)}%`;
+}
+
+/** Every status a run can have, in the order the header counts them. */
+export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const STATUS_GLYPH: Readonly<Record<string, string>> = {
+  queued: '○',
+  starting: '◐',
+  working: '●',
+  idle: '◇',
+  blocked: '▲',
+  ended: '■',
+};
+
+export function statusToken(status: string): Token {
+  switch (status) {
+    case 'queued':
+    case 'starting':
+    case 'working':
+    case 'idle':
+    case 'blocked':
+    case 'ended':
+      return `status.${status}`;
+    default:
+      return 'text.primary';
+  }
+}
+
+export const GOOD_REASONS: ReadonlySet<string> = new Set(['completed']);
+
+export const parseTime = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
+
+/** Time the run has been going (or went): from start to end/now; queued runs count from enqueue. */
+export function elapsedMs(r: PublicRun, now: number): number {
+  const start = parseTime(r.started_at) ?? parseTime(r.created_at) ?? now;
+  const end = parseTime(r.ended_at) ?? now;
+  return Math.max(0, end - start);
+}
+
+/**
+ * The run's fullest ceiling, as a fraction. Time is recomputed against `now`
+ * so a timeout meter moves between events.
+ */
+export function fullestMeter(r: PublicRun, now: number): { name: string; fraction: number } | null {
+  let best: { name: string; fraction: number } | null = null;
+  for (const [name, m] of Object.entries(r.budget)) {
+    if (m.limit === null) continue;
+    let fraction = m.fraction ?? 0;
+    if (name === 'time_ms' && r.status !== 'ended' && r.started_at !== null) {
+      const used = now - Date.parse(r.started_at);
+      fraction = m.limit === 0 ? (used > 0 ? Infinity : 0) : used / m.limit;
+    }
+    if (best === null || fraction > best.fraction) best = { name, fraction };
+  }
+  return best;
+}
+
+/** "turns 3/4", "tokens 12k/20k", "cost $0.12/$1.00", "time 1m02s/10m00s". */
+export function meterText(name: string, used: number, limit: number | null): string {
+  const show = (v: number): string => {
+    if (name === 'tokens') return tokensText(v);
+    if (name === 'cost_usd') return `$${v.toFixed(2)}`;
+    if (name === 'time_ms') return dur(v);
+    return String(v);
+  };
+  return limit === null ? `${show(used)} (no ceiling)` : `${show(used)}/${show(limit)}`;
+}
+
+export const METER_LABEL: Readonly<Record<string, string>> = { turns: 'turns', tokens: 'tokens', cost_usd: 'cost', time_ms: 'time' };
+
+/** Holds still in force at `now`, soonest lifting first. */
+export function activeHolds(holds: Readonly<Record<string, number>>, now: number): { provider: string; until: number }[] {
+  return Object.entries(holds)
+    .filter(([, until]) => until > now)
+    .map(([provider, until]) => ({ provider, until }))
+    .sort((a, b) => a.until - b.until);
+}

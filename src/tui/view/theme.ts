@@ -1,0 +1,178 @@
+// Themes: a palette mapped to semantic tokens. Components ask for a token
+// (`status.working`, `meter.full`…) and never name a colour. Theme files are
+// JSON under themes/ (shipped) and <ORCR_HOME>/themes/ (the user's own), so a
+// new theme is a file, not a build.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const TOKENS = [
+  'text.primary',
+  'text.muted',
+  'text.accent',
+  'border',
+  'focus',
+  'status.queued',
+  'status.starting',
+  'status.working',
+  'status.idle',
+  'status.blocked',
+  'status.ended',
+  'reason.ok',
+  'reason.bad',
+  'meter.ok',
+  'meter.warn',
+  'meter.full',
+  'meter.empty',
+  'event.transition',
+  'event.kill',
+  'event.budget',
+  'event.loop',
+  'event.hold',
+  'event.input',
+  'event.system',
+  'event.error',
+  'notice.info',
+  'notice.error',
+] as const;
+export type Token = (typeof TOKENS)[number];
+
+export interface Theme {
+  name: string;
+  description: string;
+  colors: Readonly<Partial<Record<Token, string>>>;
+}
+
+/** What a token turns into on a <Text>: a colour, or a colourless stand-in. */
+export interface TokenStyle {
+  color?: string;
+  dimColor?: boolean;
+  bold?: boolean;
+}
+
+// Without a colour, these still need to look secondary (dim) or stand out (bold).
+const DIM_WITHOUT_COLOR: ReadonlySet<Token> = new Set([
+  'text.muted',
+  'border',
+  'status.queued',
+  'status.ended',
+  'meter.empty',
+  'event.system',
+]);
+const BOLD_WITHOUT_COLOR: ReadonlySet<Token> = new Set(['focus', 'status.blocked', 'reason.bad', 'meter.full', 'notice.error', 'event.error']);
+
+export function tokenStyle(theme: Theme, token: Token): TokenStyle {
+  const color = theme.colors[token];
+  if (color !== undefined) return { color };
+  if (DIM_WITHOUT_COLOR.has(token)) return { dimColor: true };
+  if (BOLD_WITHOUT_COLOR.has(token)) return { bold: true };
+  return {};
+}
+
+export const NO_COLOR_THEME: Theme = { name: 'no-color', description: 'No colours at all.', colors: {} };
+
+const ANSI_NAMES = new Set([
+  'black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'gray', 'grey',
+  'blackBright', 'redBright', 'greenBright', 'yellowBright', 'blueBright', 'magentaBright', 'cyanBright', 'whiteBright',
+]);
+
+function isColor(v: string): boolean {
+  return ANSI_NAMES.has(v) || /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(v);
+}
+
+/**
+ * Parse one theme file's JSON: `{name, description?, palette: {name: colour},
+ * tokens: {token: paletteName | colour | null}}`. Unknown tokens and bad
+ * colours are reported, not fatal: a half-right user theme still loads.
+ */
+export function parseTheme(json: unknown, fallbackName: string): { theme: Theme; problems: string[] } {
+  const problems: string[] = [];
+  const obj = (json && typeof json === 'object' && !Array.isArray(json) ? json : {}) as Record<string, unknown>;
+  const name = typeof obj.name === 'string' && obj.name.trim() !== '' ? obj.name.trim() : fallbackName;
+  const palette = (obj.palette && typeof obj.palette === 'object' ? obj.palette : {}) as Record<string, unknown>;
+  const tokens = (obj.tokens && typeof obj.tokens === 'object' ? obj.tokens : {}) as Record<string, unknown>;
+  const colors: Partial<Record<Token, string>> = {};
+  for (const [k, v] of Object.entries(tokens)) {
+    if (!(TOKENS as readonly string[]).includes(k)) {
+      problems.push(`${name}: unknown token "${k}"`);
+      continue;
+    }
+    if (v === null || v === undefined) continue;
+    if (typeof v !== 'string') {
+      problems.push(`${name}: token "${k}" must be a palette name, a colour or null`);
+      continue;
+    }
+    const resolved = Object.hasOwn(palette, v) ? palette[v] : v;
+    if (typeof resolved === 'string' && isColor(resolved)) colors[k as Token] = resolved;
+    else problems.push(`${name}: token "${k}": "${v}" is neither a palette entry nor a colour`);
+  }
+  return { theme: { name, description: typeof obj.description === 'string' ? obj.description : '', colors }, problems };
+}
+
+/** The shipped themes/ folder: from dist/src/tui/view (built) or src/tui/view (tests), walk up to the package root. */
+export function builtinThemeDir(): string | null {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = path.join(dir, 'themes');
+    if (fs.existsSync(path.join(candidate, 'dark.json'))) return candidate;
+    dir = path.dirname(dir);
+  }
+  return null;
+}
+
+export interface ThemeSet {
+  themes: Map<string, Theme>;
+  /** Names in cycling order: the shipped ones first, then the user's. */
+  order: string[];
+  problems: string[];
+}
+
+const PREFERRED_ORDER = ['dark', 'light', 'high-contrast', 'ansi', 'no-color'];
+
+export function loadThemes(dirs: (string | null)[]): ThemeSet {
+  const themes = new Map<string, Theme>([[NO_COLOR_THEME.name, NO_COLOR_THEME]]);
+  const problems: string[] = [];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    let files: string[];
+    try {
+      files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      try {
+        const { theme, problems: p } = parseTheme(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')), f.slice(0, -5));
+        themes.set(theme.name, theme);
+        problems.push(...p);
+      } catch (e) {
+        problems.push(`${path.join(dir, f)}: ${(e as Error).message}`);
+      }
+    }
+  }
+  const order = [
+    ...PREFERRED_ORDER.filter((n) => themes.has(n)),
+    ...[...themes.keys()].filter((n) => !PREFERRED_ORDER.includes(n)).sort(),
+  ];
+  return { themes, order, problems };
+}
+
+/**
+ * The theme to start with: an explicit --theme wins, then NO_COLOR, then the
+ * remembered choice, then a guess from COLORFGBG ("fg;bg", bg 7 or 15 = light).
+ */
+export function initialThemeName(opts: { flag?: string; remembered?: string; env: NodeJS.ProcessEnv; available: ThemeSet }): string {
+  const has = (n: string | undefined): n is string => n !== undefined && opts.available.themes.has(n);
+  if (has(opts.flag)) return opts.flag;
+  if (opts.env.NO_COLOR !== undefined && opts.env.NO_COLOR !== '') return 'no-color';
+  if (has(opts.remembered)) return opts.remembered;
+  const bg = opts.env.COLORFGBG?.split(';').pop();
+  if ((bg === '7' || bg === '15') && has('light')) return 'light';
+  return has('dark') ? 'dark' : opts.available.order[0]!;
+}
+
+export function nextThemeName(set: ThemeSet, current: string): string {
+  const i = set.order.indexOf(current);
+  return set.order[(i + 1) % set.order.length]!;
+}

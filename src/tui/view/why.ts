@@ -1,0 +1,35 @@
+// What holds a queued run back, for its row and its details. A run's view
+// says so as of its last event (PublicRun.waiting); the TUI asks the same
+// question of the stats it polls every second, so the answer stays true as
+// slots come and go between that run's events, and a hold counts down.
+
+import { waitingFromCaps, type Waiting } from '../../core/waiting.js';
+import type { PublicRun } from '../../server/view.js';
+import { waitingText } from '../../text/waiting.js';
+import type { Stats } from '../state/stats.js';
+import type { Token } from './theme.js';
+
+/** The waiting reason of a queued run: from stats when there are any, else what the server last said. */
+export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): Waiting | null {
+  if (r.status !== 'queued') return null;
+  if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
+  return waitingFromCaps(
+    stats.caps,
+    { provider: r.provider, workload: r.workload, position: position ?? r.queue_position ?? null },
+    { fleetExceeded: stats.fleetExceeded, now },
+  );
+}
+
+export function waitingToken(w: Waiting): Token {
+  if (w.reason === 'hold') return 'event.hold';
+  if (w.reason === 'fleet') return 'event.budget';
+  if (w.reason === 'expiring' || w.reason === 'unavailable') return 'reason.bad';
+  return 'status.queued';
+}
+
+/** `global 8/8`, `provider claude 3/3`, `hold codex 4d23h`, `queue #6`…, or null for a run that is not queued. */
+export function queuedWhy(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): { text: string; token: Token } | null {
+  const w = queuedWaiting(r, stats, position, now);
+  if (w === null) return null;
+  return { text: waitingText(w, now), token: waitingToken(w) };
+}

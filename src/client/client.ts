@@ -17,6 +17,13 @@ export interface StreamMessage {
   run: PublicRun | null;
 }
 
+/** Rows that changed without an event (to a subscription with `rows`); `seq` is the last event sent before them. */
+export interface RowsMessage {
+  type: 'rows';
+  seq: number;
+  runs: PublicRun[];
+}
+
 interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
@@ -27,6 +34,7 @@ export class Client {
   private pending = new Map<number, Pending>();
   private buf = '';
   private listeners: ((m: StreamMessage) => void)[] = [];
+  private rowListeners: ((m: RowsMessage) => void)[] = [];
   private closeListeners: ((stopped: boolean) => void)[] = [];
   server: { pid: number; home: string; started_at: number } | null = null;
   /** The supervisor said it was stopping on purpose (`orcr server stop`, SIGTERM) before it closed. */
@@ -121,6 +129,10 @@ export class Client {
         for (const l of this.listeners) l(msg as unknown as StreamMessage);
         continue;
       }
+      if (msg.type === 'rows') {
+        for (const l of this.rowListeners) l(msg as unknown as RowsMessage);
+        continue;
+      }
       const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
       if (!p) continue;
       this.pending.delete(msg.id!);
@@ -143,6 +155,11 @@ export class Client {
 
   onEvent(fn: (m: StreamMessage) => void): void {
     this.listeners.push(fn);
+  }
+
+  /** Rows changed without an event; sent only to a subscription made with `rows: true`. */
+  onRows(fn: (m: RowsMessage) => void): void {
+    this.rowListeners.push(fn);
   }
 
   /** Called once the connection is gone; `stopped` when the supervisor said it stopped on purpose. */

@@ -73,8 +73,8 @@ export class Progress {
       }
       if (events.length > 0) store.save(run, events);
       else if (changed) store.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });
-      // Only the offset moved: kept in memory, written with the next change.
-      else store.remember(run);
+      // Only the offset, the last words or the tool moved: kept in memory, written with the next change.
+      else store.remember(run, run.last_text !== before.last_text || run.last_tool !== before.last_tool);
     });
   }
 

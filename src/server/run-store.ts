@@ -15,6 +15,8 @@ export class RunStore {
   /** The open unit of work: rows written in it (null: no longer active), and memory changes to make after its commit. */
   private staged: Map<string, Run | null> | null = null;
   private after: (() => void)[] = [];
+  /** Told of a row saved without an event (text, tool, meters), once it is committed. */
+  private quietListeners: ((uuid: string) => void)[] = [];
 
   constructor(readonly journal: Journal) {}
 
@@ -87,12 +89,27 @@ export class RunStore {
         for (const e of ev as readonly EventInput[]) this.journal.appendEvent(run.uuid, e, undefined, run);
       } else this.journal.updateRun(run, ev as EventInput | null);
       this.stage(run);
+      if (ev === null) this.quiet(run.uuid);
     });
   }
 
-  /** Memory only: a change not worth a write of its own (the output offset), journaled with the next save. */
-  remember(run: Run): void {
+  /** No event will carry this row to the clients: say it changed (after the commit), so a live view can fetch it. */
+  private quiet(uuid: string): void {
+    if (this.quietListeners.length > 0) this.afterCommit(() => this.quietListeners.forEach((l) => l(uuid)));
+  }
+
+  onQuietSave(fn: (uuid: string) => void): void {
+    this.quietListeners.push(fn);
+  }
+
+  /**
+   * Memory only: a change not worth a write of its own (the output offset,
+   * the agent's last words and tool), journaled with the next save. `shown`:
+   * it changes what a live view shows, which is told of it.
+   */
+  remember(run: Run, shown = false): void {
     this.stage(run);
+    if (shown) this.quiet(run.uuid);
   }
 
   /** An event about a run that does not change its row, written beside the row as it stands. */

@@ -62,6 +62,8 @@ interface Conn {
   socket: net.Socket;
   greeted: boolean;
   subscribed: boolean;
+  /** Subscribed with `rows`: also told of rows that changed without an event. */
+  rows: boolean;
   /** Aborted when the client goes away: its waits are dropped with it. */
   gone: AbortController;
 }
@@ -104,6 +106,40 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     }
   };
   supervisor.journal.onEvent(broadcast);
+
+  // A row that changed without an event (the agent's last words or tool, its
+  // output offset) reaches the clients that show rows live, coalesced: a run
+  // printing without pause costs one message per 250 ms, not one per line.
+  // `seq` is the last event sent before it, so a client that has applied a
+  // later event knows this row is older than the one it holds.
+  const quiet = new Set<string>();
+  let quietTimer: NodeJS.Timeout | null = null;
+  const flushQuiet = (): void => {
+    quietTimer = null;
+    const runs: PublicRun[] = [];
+    for (const uuid of quiet) {
+      const run = supervisor.getLive(uuid);
+      if (run) runs.push(supervisor.view(run));
+    }
+    quiet.clear();
+    if (runs.length === 0) return;
+    const line = JSON.stringify({ type: 'rows', seq: supervisor.journal.lastSeq(), runs }) + '\n';
+    for (const c of conns) {
+      if (!c.subscribed || !c.rows) continue;
+      if (c.socket.writableLength > 16 * 1024 * 1024) c.socket.destroy();
+      else c.socket.write(line);
+    }
+  };
+  supervisor.onQuietChange((uuid) => {
+    let wanted = false;
+    for (const c of conns) wanted ||= c.rows;
+    if (!wanted) return;
+    quiet.add(uuid);
+    if (quietTimer === null) {
+      quietTimer = setTimeout(flushQuiet, 250);
+      quietTimer.unref();
+    }
+  });
 
   try {
     fs.unlinkSync(home.socket); // stale: we hold the lock, so no live server owns it
@@ -161,7 +197,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   };
 
   function handleConnection(socket: net.Socket): void {
-    const conn: Conn = { socket, greeted: false, subscribed: false, gone: new AbortController() };
+    const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
     conns.add(conn);
     let buf = '';
     socket.setEncoding('utf8');
@@ -305,7 +341,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       case 'subscribe': {
         // Snapshot and replay are computed synchronously, and the journal only
         // commits on this same thread, so no event can fall between them.
-        const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional() }).parse(params);
+        const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional(), rows: z.boolean().optional() }).parse(params);
         const seq = s.journal.lastSeq();
         const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; more?: boolean; pruned?: { first_seq: number } } = { seq };
         if (p.snapshot) {
@@ -323,6 +359,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           if (first > p.since + 1) out.pruned = { first_seq: first };
         }
         conn.subscribed = true;
+        conn.rows = p.rows === true;
         return out;
       }
       case 'server.status':

@@ -100,6 +100,11 @@ export class Supervisor {
     p.limiter = link;
   }
 
+  /** A run's row changed without an event (its last text or tool, its meters): for clients that show rows live. */
+  onQuietChange(fn: (uuid: string) => void): void {
+    this.p.store.onQuietSave(fn);
+  }
+
   cluster(): ClusterState | null {
     return this.p.cluster?.state() ?? null;
   }

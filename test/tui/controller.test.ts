@@ -129,7 +129,8 @@ describe('controller with a real supervisor', () => {
     fs.mkdirSync(cwd);
     const json = (o: unknown): string => JSON.stringify(o);
     const script = [
-      `printf '%s\\n' '${json({ type: 'ready' })}' '${json({ type: 'turn_start' })}'`,
+      `printf '%s\\n' '${json({ type: 'ready' })}' '${json({ type: 'turn_start' })}'; sleep 0.5`,
+      // Apart from the events, and with none after them: the tool and the words change the row alone, and still reach the screen.
       `printf '%s\\n' '${json({ type: 'tool', name: `Tool${NASTY}X` })}' '${json({ type: 'text', text: `say${NASTY}hi` })}'`,
       `printf 'raw\\033]52;c;cHduZWQ=\\007\\033]0;pwned\\007\\033[2J\\302\\23331m out\\n'`,
       'sleep 30',

@@ -82,6 +82,31 @@ describe('applySnapshot / applyEvents', () => {
     expect(out.notable).toEqual([{ kind: 'ended', uuid: a.uuid, name: 'gone', detail: 'lost' }]);
   });
 
+  it('a rows message (a row changed without an event) replaces the row, unless a later event was applied already', () => {
+    const a = run({ status: 'working', name: 'talker' });
+    const data = applySnapshot({ seq: 4, runs: [a] });
+    const said = { ...a, last_tool: 'Bash', last_text: 'done reading' };
+    const out = applyEvents(data, [{ type: 'rows', seq: 4, runs: [said] }]);
+    expect(out.data.byId[a.uuid]).toEqual(said);
+    expect(out.fresh).toEqual([]);
+    expect(out.data.seq).toBe(4);
+    // Sent before event 5, read after it: event 5's row is the newer one.
+    const idle = { ...a, status: 'idle', last_text: 'all done' };
+    const late = applyEvents(data, [msg(5, 'idle', idle), { type: 'rows', seq: 4, runs: [said] }]);
+    expect(late.data.byId[a.uuid]).toEqual(idle);
+    // In order, the rows after the event win.
+    const inOrder = applyEvents(data, [msg(5, 'idle', idle), { type: 'rows', seq: 5, runs: [{ ...idle, last_text: 'one more thing' }] }]);
+    expect(inOrder.data.byId[a.uuid]!.last_text).toBe('one more thing');
+  });
+
+  it('a rows message reaches the screen state through reduceStream, with no log line', () => {
+    const a = run({ status: 'working' });
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) } as TuiState;
+    const { patch } = reduceStream(s, [{ type: 'rows', seq: 3, runs: [{ ...a, last_text: 'hello' }] }]);
+    expect(patch.runs?.byId[a.uuid]?.last_text).toBe('hello');
+    expect(patch.log).toBeUndefined();
+  });
+
   it('returns the same data object when nothing is new', () => {
     const data = applySnapshot({ seq: 5, runs: [run()] });
     expect(applyEvents(data, [msg(5, 'usage', null)]).data).toBe(data);

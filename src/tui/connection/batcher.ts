@@ -6,14 +6,14 @@
 // 1000/minGapMs times a second, whatever else is going on. It holds
 // messages and changes; it never interprets them.
 
-import type { StreamMessage } from '../../client/client.js';
+import type { Incoming } from '../state/runs.js';
 import type { Patch, TuiState } from '../state/store.js';
 
 /** A store change that can wait for the next frame; a function sees the state as of that frame. */
 export type Deferred = Patch | ((s: TuiState) => Patch);
 
 export class FrameBatcher {
-  private queue: StreamMessage[] = [];
+  private queue: Incoming[] = [];
   private deferred: Deferred[] = [];
   private timer: NodeJS.Timeout | null = null;
   private held = false;
@@ -24,11 +24,11 @@ export class FrameBatcher {
    * @param minGapMs least time between two flushes
    */
   constructor(
-    private readonly flushFn: (msgs: StreamMessage[], deferred: Deferred[]) => void,
+    private readonly flushFn: (msgs: Incoming[], deferred: Deferred[]) => void,
     private readonly minGapMs = 50,
   ) {}
 
-  push(m: StreamMessage): void {
+  push(m: Incoming): void {
     this.queue.push(m);
     this.arm();
   }

@@ -3,13 +3,13 @@
 // reconnect when it goes away. It never decides what a key does (actions.ts)
 // and never renders; the store is its only output.
 
-import { Client, type StreamMessage } from '../../client/client.js';
+import { Client, type RowsMessage, type StreamMessage } from '../../client/client.js';
 import type { Home } from '../../config/home.js';
 import { RemoteError } from '../../server/protocol.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { notificationBytes, summarize } from './notify.js';
 import { reduceSnapshot, reduceStream } from '../state/reducers.js';
-import { clean, type Snapshot } from '../state/runs.js';
+import { clean, type Incoming, type Snapshot } from '../state/runs.js';
 import { info, type Patch, type TuiState, type TuiStore } from '../state/store.js';
 
 /** What the TUI needs from a connection; the real Client fits it. */
@@ -17,6 +17,8 @@ export interface ClientLike {
   server: { pid: number; home: string; started_at: number } | null;
   call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
   onEvent(fn: (m: StreamMessage) => void): void;
+  /** Rows changed without an event (asked for with `rows: true` at subscribe). */
+  onRows?(fn: (m: RowsMessage) => void): void;
   onClose(fn: () => void): void;
   close(): void;
 }
@@ -173,6 +175,9 @@ export class Session {
     c.onEvent((m) => {
       if (this.current === c) this.batcher.push(m);
     });
+    c.onRows?.((m) => {
+      if (this.current === c) this.batcher.push(m);
+    });
     c.onClose(() => {
       closed = true;
       if (this.current === c) this.lost();
@@ -180,7 +185,7 @@ export class Session {
     this.current = c;
     const status = await c.call<{ seq: number }>('server.status');
     const since = Math.max(0, status.seq - 300);
-    const snap = await c.call<Snapshot>('subscribe', { snapshot: true, since });
+    const snap = await c.call<Snapshot>('subscribe', { snapshot: true, since, rows: true });
     if (closed || this.current !== c) throw new RemoteError('unavailable', 'the supervisor went away');
     const now = Date.now();
     this.set((s) => reduceSnapshot(s, snap, now));
@@ -213,7 +218,7 @@ export class Session {
   }
 
   /** One frame: the deferred changes (stats, clock), then the stream's messages, as one store change. */
-  private applyFrame(msgs: StreamMessage[], deferred: Deferred[]): void {
+  private applyFrame(msgs: Incoming[], deferred: Deferred[]): void {
     const now = Date.now();
     let slotChange = false;
     let bell: string | null = null;
@@ -221,7 +226,7 @@ export class Session {
       const { patch: early, state: s } = applyDeferred(s0, deferred);
       if (msgs.length === 0) return early;
       const { patch, notable } = reduceStream(s, msgs);
-      slotChange = msgs.some((m) => SLOT_EVENTS.has(m.event.type));
+      slotChange = msgs.some((m) => m.type === 'event' && SLOT_EVENTS.has(m.event.type));
       if (notable.length > 0) {
         const text = summarize(notable);
         Object.assign(patch, info(text, now));

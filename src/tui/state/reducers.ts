@@ -2,11 +2,10 @@
 // stream messages, fresh stats, and the filter and all/active switches that
 // re-cut the same rows. Pure reducers `(state, …) => patch`; no I/O.
 
-import type { StreamMessage } from '../../client/client.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
-import { applyEvents, applySnapshot, computeView, prioritiesOf, type Notable, type RunsData, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, computeView, prioritiesOf, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
 import type { Patch, TuiState } from './store.js';
 
@@ -65,9 +64,9 @@ export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch 
 }
 
 /** Stream messages (one frame's worth): rows merged by uuid, log lines appended, notable changes returned. */
-export function reduceStream(s: TuiState, msgs: readonly StreamMessage[]): { patch: Patch; notable: Notable[] } {
+export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: Patch; notable: Notable[] } {
   const applied = applyEvents(s.runs, msgs);
-  if (applied.fresh.length === 0) return { patch: {}, notable: [] };
+  if (applied.data === s.runs) return { patch: {}, notable: [] };
   // The clock (s.now) is left to the once-a-second tick: moving it on every
   // frame would re-render every visible row for a change no one can see.
   const patch: Patch = {};

@@ -4,7 +4,10 @@
 // I/O, `now` passed in.
 
 import type { RunEvent } from '../../core/types.js';
-import type { StreamMessage } from '../../client/client.js';
+import type { RowsMessage, StreamMessage } from '../../client/client.js';
+
+/** What the stream brings, in order: events with their row, and rows that changed without one. */
+export type Incoming = StreamMessage | RowsMessage;
 import type { PublicRun } from '../../server/view.js';
 import { hasControls, safeLine } from '../../text/terminal-text.js';
 import type { Status } from '../view/format.js';
@@ -87,14 +90,27 @@ export interface Applied {
  * two together), so that row simply replaces ours; applied in seq order, the
  * last event of a run decides its row. A message without a row (an event
  * about no run, or about a run the server no longer knows) leaves the rows
- * as they are: it still reaches the log and the notices.
+ * as they are: it still reaches the log and the notices. A rows message
+ * (rows that changed without an event: the agent's last words, its tool)
+ * replaces rows too, unless an event later than it was applied already,
+ * whose row is newer.
  */
-export function applyEvents(data: RunsData, msgs: readonly StreamMessage[]): Applied {
+export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied {
   let byId: Record<string, PublicRun> | null = null;
   let seq = data.seq;
   const fresh: StreamMessage[] = [];
   const notable: Notable[] = [];
   for (const m of msgs) {
+    if (m.type === 'rows') {
+      if (m.seq < seq) continue;
+      for (const r of m.runs) {
+        const row = safeRun(r);
+        if (!row.uuid) continue;
+        byId ??= { ...data.byId };
+        byId[row.uuid] = row;
+      }
+      continue;
+    }
     const ev = m.event;
     if (ev.seq <= seq) continue;
     seq = ev.seq;

@@ -11,7 +11,7 @@ import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/view/columns.js';
 import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/view/format.js';
 import { activeHolds, STATUSES } from '../src/tui/view/format.js';
-import type { FleetMeter, Stats } from '../src/tui/state/stats.js';
+import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
 
 export interface HeaderProps {
   readonly width: number;
@@ -58,6 +58,17 @@ function fleetSpans(m: FleetMeter): Span[] {
   ];
 }
 
+/** The cluster as this machine sees it: its name, the machines up, and whether its database answers. */
+export function clusterSpans(c: ClusterInfo, now: number): Span[] {
+  const out: Span[] = [{ text: '  │ ', token: 'border' }, { text: `cluster ${c.name}`, token: 'text.accent' }];
+  if (c.available) {
+    out.push({ text: ` · ${c.machinesUp}/${c.machines} machine${c.machines === 1 ? '' : 's'} up · db ok`, token: 'text.muted' });
+  } else {
+    out.push({ text: ` ✗ database unavailable ${dur(Math.max(0, now - c.since))}: admitting nothing`, token: 'reason.bad' });
+  }
+  return out;
+}
+
 export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const home = useTui((s) => s.home);
   const conn = useTui(useShallow((s) => ({ state: s.conn.state, pid: s.conn.pid, startedAt: s.conn.startedAt, starting: s.conn.starting, since: s.conn.since, error: s.conn.error })));
@@ -70,6 +81,8 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const exceeded = useTui((s) => s.stats?.fleetExceeded ?? false);
   const configError = useTui((s) => s.stats?.configError ?? null);
   const warnings = useTui((s) => s.stats?.warnings);
+  const paused = useTui((s) => s.stats?.paused ?? false);
+  const cluster = useTui((s) => s.stats?.cluster ?? null);
 
   const line1: Span[] = [{ text: 'orcr ', token: 'text.accent' }, { text: tildify(home), token: 'text.primary' }, { text: '  ', token: 'text.primary' }];
   if (conn.state === 'up') {
@@ -84,6 +97,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
     );
     if (!loaded && conn.error) line1.push({ text: ` ${conn.error}`, token: 'text.muted' });
   }
+  if (cluster && conn.state === 'up') line1.push(...clusterSpans(cluster, now));
 
   const line2: Span[] = [];
   for (const st of STATUSES) {
@@ -93,6 +107,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
     line2.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
   }
   line2.push({ text: ` (${total})`, token: 'text.muted' });
+  if (paused) line2.push({ text: '  │ ', token: 'border' }, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' });
   for (const m of fleet ?? []) line2.push({ text: '  │ ', token: 'border' }, ...fleetSpans(m));
   if (exceeded) line2.push({ text: '  │ ', token: 'border' }, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' });
   const held = holds ? activeHolds(holds, now) : [];

@@ -42,6 +42,8 @@ function fakeActions(calls: Call[]): Actions {
     reconnect: rec('reconnect'),
     themeChanged: rec('themeChanged'),
     detailsOpened: rec('detailsOpened'),
+    rerun: rec('rerun'),
+    pauseQueue: rec('pauseQueue'),
   };
 }
 
@@ -383,6 +385,24 @@ describe('App', () => {
     clean(f);
     // In the output a newline is a new line, as the agent meant it.
     for (const t of [`d-${SAFE}`, `t-${SAFE}`, `x-${SAFE}`, `/tmp/${SAFE}`, 'out-ABCDE\nF\nlast']) expect(f).toContain(t);
+  });
+
+  it('R reruns an ended run and refuses a live one; P pauses the queue, and resumes it once stats say it is paused', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'R');
+    await until(inst, (x) => x.includes('idler-b is idle: rerun takes an ended run (x kills it first)'));
+    expect(calls).toEqual([]);
+    await press(inst, 'G', 'R');
+    const ended = Object.values(store.getState().runs.byId).find((r) => r.name === 'done-d')!;
+    await until(inst, () => calls.length === 1);
+    expect(calls).toEqual([{ action: 'rerun', args: [ended.uuid] }]);
+    await press(inst, 'P');
+    expect(calls.at(-1)).toEqual({ action: 'pauseQueue', args: [true] });
+    store.setState((s) => ({ stats: { ...s.stats!, paused: true } }));
+    await until(inst, (x) => x.includes('queue paused'));
+    await press(inst, 'P');
+    expect(calls.at(-1)).toEqual({ action: 'pauseQueue', args: [false] });
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

@@ -87,6 +87,25 @@ describe('Header', () => {
     expect(hasConfigNotice(normalizeStats({ caps: [], warnings: [], config_error: null }))).toBe(false);
   });
 
+  it('names the cluster with its machines up and its database state, and a paused queue', async () => {
+    const store = storeWith([]);
+    const machines = [
+      { host: 'a', heartbeat: '', alive: true, leases: 1, waiters: 0 },
+      { host: 'b', heartbeat: '', alive: true, leases: 0, waiters: 2 },
+      { host: 'c', heartbeat: '', alive: false, leases: 0, waiters: 0 },
+    ];
+    store.setState({ stats: normalizeStats({ caps: [], paused: true, cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, machines } }) });
+    const inst = renderPane(store, <Header width={140} />);
+    const [l1, l2] = lines(inst.lastFrame()!);
+    expect(l1).toContain('cluster prod · 2/3 machines up · db ok');
+    expect(l2).toContain('⏸ queue paused: nothing starts (P resumes)');
+    store.setState({ stats: normalizeStats({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }) });
+    await until(inst, (f) => lines(f)[0]!.includes('cluster prod ✗ database unavailable 12s: admitting nothing') && !f.includes('queue paused'));
+    // On its own: no cluster word at all.
+    store.setState({ stats: normalizeStats({ caps: [] }) });
+    await until(inst, (f) => !f.includes('cluster'));
+  });
+
   it('says when the supervisor is starting, and when it went away', async () => {
     const store = createTuiStore({ home: '/h', now: NOW });
     store.setState({ conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: NOW, starting: true } });

@@ -121,6 +121,22 @@ describe('controller with a real supervisor', () => {
     expect(home.json<{ input_seq: number; status: string }>(['show', chat.uuid])).toMatchObject({ input_seq: 1, status: 'idle' });
   });
 
+  it('P pauses and resumes the queue, R reruns an ended run, through the real supervisor', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    const done = home.run(['-n', 'done', '--', 'true']);
+    expect(home.cli(['wait', 'done']).code).toBe(0);
+    const { store, ctl } = start(home);
+    await waitFor(() => statusOf(store, 'done') === 'ended:completed' && store.getState().stats, 'the ended run and stats');
+    ctl.pauseQueue(true);
+    await waitFor(() => store.getState().stats?.paused === true, 'stats to say paused');
+    expect(store.getState().message?.text).toMatch(/^queue paused: nothing starts \(0 queued\)/);
+    ctl.rerun(done.uuid);
+    await waitFor(() => statusOf(store, 'done-2') === 'queued', 'the rerun, queued behind the pause');
+    expect(home.json<{ waiting: { reason: string } }>(['show', 'done-2']).waiting.reason).toBe('paused');
+    ctl.pauseQueue(false);
+    await waitFor(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
+  });
+
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {
     home = new Home({ concurrency: { max: 2 } });
     // OSC 52 (clipboard), OSC 0 (title), CSI clear screen, 8-bit C1 CSI, newline.

@@ -154,4 +154,23 @@ export class RunActions {
       })
       .catch((e) => this.fail('new run', e));
   }
+
+  rerun(uuid: string): void {
+    const c = this.need();
+    if (!c) return;
+    const name = this.nameOf(uuid);
+    c.call<{ run: PublicRun }>('run.rerun', { ref: uuid })
+      .then((res) => this.session.set(info(`queued ${res.run.name} (${res.run.uuid.slice(0, 8)}), a rerun of ${name}`, Date.now())))
+      .catch((e) => this.fail(`rerun ${name}`, e));
+  }
+
+  pauseQueue(paused: boolean): void {
+    const c = this.need();
+    if (!c) return;
+    c.call<{ paused: boolean; queued: number }>('queue.pause', { paused })
+      .then((res) =>
+        this.session.set(info(res.paused ? `queue paused: nothing starts (${res.queued} queued) until P resumes it` : `queue resumed (${res.queued} queued)`, Date.now())),
+      )
+      .catch((e) => this.fail(paused ? 'pause the queue' : 'resume the queue', e));
+  }
 }

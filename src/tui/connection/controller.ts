@@ -113,6 +113,14 @@ export class Controller implements Actions {
     this.actions.enqueue(line);
   }
 
+  rerun(uuid: string): void {
+    this.actions.rerun(uuid);
+  }
+
+  pauseQueue(paused: boolean): void {
+    this.actions.pauseQueue(paused);
+  }
+
   reconnect(): void {
     this.session.reconnect();
   }

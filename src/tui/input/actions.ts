@@ -7,6 +7,10 @@ export interface Actions {
   send(uuid: string, text: string): void;
   wait(uuid: string): void;
   enqueue(line: string): void;
+  /** A new queued run with an ended run's spec (`orcr rerun`). */
+  rerun(uuid: string): void;
+  /** `orcr queue pause|resume`. */
+  pauseQueue(paused: boolean): void;
   reconnect(): void;
   themeChanged(name: string): void;
   detailsOpened(): void;

@@ -179,6 +179,15 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.New:
         openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
         return;
+      case Command.Rerun:
+        if (!t) return none();
+        if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));
+        actions.rerun(t.uuid);
+        return;
+      case Command.PauseQueue:
+        // Unknown until the first stats: pausing is the safe guess.
+        actions.pauseQueue(!(s.stats?.paused ?? false));
+        return;
       case Command.Filter:
         // The filter as it was, selected: typing replaces it, an arrow key keeps it to edit.
         openPrompt(s, { kind: 'filter', text: s.filter, target: null, targetName: null, selected: s.filter !== '' });

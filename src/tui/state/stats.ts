@@ -29,6 +29,39 @@ export interface Stats {
   fleetExceeded: boolean;
   /** "all" or a rolling window, as the supervisor names it. */
   fleetWindow: string | null;
+  /** `orcr queue pause`: nothing queued starts until it is resumed. */
+  paused: boolean;
+  /** The cluster this machine shares its caps with, or null on its own. */
+  cluster: ClusterInfo | null;
+}
+
+export interface ClusterInfo {
+  name: string;
+  host: string;
+  /** Its database can be reached: while not, this machine admits nothing (runs still queue, agents go on). */
+  available: boolean;
+  /** When `available` last changed (epoch ms). */
+  since: number;
+  error: string | null;
+  /** Machines whose supervisor beat lately, and all it knows of. */
+  machinesUp: number;
+  machines: number;
+}
+
+function toCluster(v: unknown): ClusterInfo | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.name !== 'string') return null;
+  const machines = Array.isArray(o.machines) ? (o.machines as { alive?: unknown }[]).filter((m) => m && typeof m === 'object') : [];
+  return {
+    name: clean(o.name),
+    host: typeof o.host === 'string' ? clean(o.host) : '',
+    available: o.available === true,
+    since: typeof o.since === 'number' ? o.since : 0,
+    error: typeof o.error === 'string' ? clean(o.error) : null,
+    machinesUp: machines.filter((m) => m.alive === true).length,
+    machines: machines.length,
+  };
 }
 
 function toMeter(name: string, v: unknown): FleetMeter | null {
@@ -90,6 +123,8 @@ export function normalizeStats(raw: unknown): Stats {
     names,
     warnings,
     configError,
+    paused: o.paused === true,
+    cluster: toCluster(o.cluster),
   };
 }
 

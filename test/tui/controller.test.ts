@@ -133,6 +133,9 @@ describe('controller with a real supervisor', () => {
     ctl.rerun(done.uuid);
     await waitFor(() => statusOf(store, 'done-2') === 'queued', 'the rerun, queued behind the pause');
     expect(home.json<{ waiting: { reason: string } }>(['show', 'done-2']).waiting.reason).toBe('paused');
+    // The row's WHY agrees with the supervisor, whatever the caps say.
+    const rerun = Object.values(store.getState().runs.byId).find((r) => r.name === 'done-2')!;
+    expect(queuedWhy(rerun, store.getState().stats, 1, Date.now())?.text).toBe('queue paused');
     ctl.pauseQueue(false);
     await waitFor(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
   });

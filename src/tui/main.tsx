@@ -11,9 +11,10 @@ import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
 import { enableInkFrameCache } from './ink/frame-cache.js';
 import { readPrefs } from './state/prefs.js';
-import { createTuiStore, error } from './state/store.js';
+import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
-import { builtinThemeDir, initialThemeName, loadThemes } from './view/theme.js';
+import { builtinThemeDir, initialThemeName, loadThemes, type ThemeSet } from './view/theme.js';
+import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
@@ -50,7 +51,8 @@ async function main(argv: string[]): Promise<void> {
     die((e as Error).message, e instanceof HomeError ? 2 : 7);
   }
 
-  const themes = loadThemes([builtinThemeDir(), path.join(home.dir, 'themes')]);
+  const userThemes = path.join(home.dir, 'themes');
+  let themes = loadThemes([builtinThemeDir(), userThemes]);
   if (args.theme !== undefined && !themes.themes.has(args.theme)) {
     die(`no theme named "${args.theme}" (have: ${themes.order.join(', ')})`, 2);
   }
@@ -78,7 +80,8 @@ async function main(argv: string[]): Promise<void> {
     },
   });
 
-  let instance: { unmount: () => void } | null = null;
+  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void } | null = null;
+  let themeWatch: ThemeWatch | null = null;
   let exiting = false;
   let stoppingDemo = false;
   // The terminal may be gone (SIGHUP): nothing written may stop the shutdown.
@@ -101,6 +104,7 @@ async function main(argv: string[]): Promise<void> {
     exiting = true;
     const s = store.getState();
     controller.stop();
+    void themeWatch?.close();
     try {
       instance?.unmount();
     } catch {
@@ -139,7 +143,8 @@ async function main(argv: string[]): Promise<void> {
   process.on('unhandledRejection', (e) => finish(1, null, e));
 
   guard.enter();
-  instance = render(React.createElement(App, { store, actions: controller, themes, onExit: () => finish(0, 'bye') }), {
+  const app = (set: ThemeSet): React.ReactElement => React.createElement(App, { store, actions: controller, themes: set, onExit: () => finish(0, 'bye') });
+  instance = render(app(themes), {
     patchConsole: false,
     exitOnCtrlC: false,
     // Ink 6.8.0's incremental renderer is off by one row when the frame is
@@ -156,6 +161,18 @@ async function main(argv: string[]): Promise<void> {
     maxFps: 60,
   });
   controller.start();
+  // A theme edited while the TUI runs is redrawn at once; one that no longer reads keeps its last good form.
+  themeWatch = watchThemes(userThemes, () => {
+    themes = loadThemes([builtinThemeDir(), userThemes], themes);
+    instance?.rerender(app(themes));
+    const now = Date.now();
+    const current = store.getState().theme;
+    if (!themes.themes.has(current)) {
+      const next = themes.themes.has('dark') ? 'dark' : themes.order[0]!;
+      store.setState({ theme: next, ...info(`theme ${current} is gone from ${userThemes}: showing ${next}`, now) });
+    } else if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, now));
+    else store.setState(info(`themes reloaded from ${userThemes}`, now));
+  });
 }
 
 main(process.argv.slice(2)).catch((e) => die(e instanceof ArgsError ? e.message : ((e as Error).stack ?? String(e)), 1));

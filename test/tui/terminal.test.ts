@@ -84,6 +84,11 @@ class Term {
     return this.tmux('capture-pane', '-p', '-t', this.target).replace(/\n+$/, '');
   }
 
+  /** The screen with its colours (SGR sequences). */
+  colours(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.target).replace(/\n+$/, '');
+  }
+
   keys(...keys: string[]): void {
     for (const k of keys) this.tmux('send-keys', '-t', this.target, k);
   }
@@ -285,6 +290,44 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     },
     120_000,
   );
+
+  it('a user theme in $ORCR_HOME/themes is found by --theme and redrawn live when an editor saves it (temporary file renamed over it); a broken save keeps it as it was', async () => {
+    home = new Home();
+    home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    const dir = path.join(home.dir, 'themes');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'mine.json');
+    const theme = (accent: string): string => JSON.stringify({ name: 'mine', palette: { accent }, tokens: { 'text.accent': 'accent' } });
+    // As vim and VS Code save: a temporary file beside it, renamed over it.
+    const save = (text: string): void => {
+      const tmp = path.join(dir, '.mine.json.swp');
+      fs.writeFileSync(tmp, text);
+      fs.renameSync(tmp, file);
+    };
+    save(theme('#ff0000'));
+    term = new Term(home, 100, 30);
+    const t = term;
+    t.start('first', ['--theme', 'mine'], { FORCE_COLOR: '3' });
+    await t.waitFor((x) => rowStatus(x, 'sleeper') === 'working', 'the TUI');
+    // The header's "orcr" is drawn in the accent colour.
+    const accent = (): string | null => t.colours().split('\n')[0]!.match(/\x1b\[([0-9;]*)morcr/)?.[1] ?? null;
+    const red = await waitFor(accent, 'the header in colour');
+    // tmux keeps the colour as truecolour or as its nearest of 256.
+    const RED = /38;(2;255;0;0|5;196)\b/;
+    const BLUE = /38;(2;0;0;255|5;21)\b/;
+    expect(red).toMatch(RED);
+    save(theme('#0000ff'));
+    const blue = await waitFor(() => (BLUE.test(accent() ?? '') ? accent() : null), 'the edited theme to be drawn');
+    expect(blue).not.toBe(red);
+    await t.waitFor((x) => x.includes('themes reloaded'), 'the footer to say so');
+    // Half an edit saved: refused, and the theme stays blue.
+    save('{ "name": "mine", "palette": ');
+    await t.waitFor((x) => x.includes('theme mine stays as it was'), 'the refusal');
+    expect(accent()).toMatch(BLUE);
+    // Saved in place (truncated and written), as VS Code does by default.
+    fs.writeFileSync(file, theme('#00ff00'));
+    await waitFor(() => /38;(2;0;255;0|5;46)\b/.test(accent() ?? ''), 'the in-place save to be drawn');
+  });
 
   it('SIGTERM restores the terminal: main screen back, cursor shown, raw mode off', async () => {
     home = new Home();

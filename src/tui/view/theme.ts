@@ -126,12 +126,20 @@ export interface ThemeSet {
   /** Names in cycling order: the shipped ones first, then the user's. */
   order: string[];
   problems: string[];
+  /** The file each theme came from (none for the built-in no-color one). */
+  files: Map<string, string>;
 }
 
 const PREFERRED_ORDER = ['dark', 'light', 'high-contrast', 'ansi', 'no-color'];
 
-export function loadThemes(dirs: (string | null)[]): ThemeSet {
+/**
+ * Every theme in `dirs`, later folders overriding earlier ones by name. With
+ * `previous` (a reload after an edit), a file that no longer reads keeps the
+ * theme it gave before: a half-done edit is refused, not a theme lost.
+ */
+export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeSet {
   const themes = new Map<string, Theme>([[NO_COLOR_THEME.name, NO_COLOR_THEME]]);
+  const sources = new Map<string, string>();
   const problems: string[] = [];
   for (const dir of dirs) {
     if (!dir) continue;
@@ -142,12 +150,20 @@ export function loadThemes(dirs: (string | null)[]): ThemeSet {
       continue;
     }
     for (const f of files) {
+      const file = path.join(dir, f);
       try {
-        const { theme, problems: p } = parseTheme(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')), f.slice(0, -5));
+        const { theme, problems: p } = parseTheme(JSON.parse(fs.readFileSync(file, 'utf8')), f.slice(0, -5));
         themes.set(theme.name, theme);
+        sources.set(theme.name, file);
         problems.push(...p);
       } catch (e) {
-        problems.push(`${path.join(dir, f)}: ${(e as Error).message}`);
+        const kept = previous ? [...previous.files].find(([, from]) => from === file)?.[0] : undefined;
+        const old = kept !== undefined ? previous!.themes.get(kept) : undefined;
+        if (kept !== undefined && old) {
+          themes.set(kept, old);
+          sources.set(kept, file);
+          problems.push(`theme ${kept} stays as it was: ${file}: ${(e as Error).message}`);
+        } else problems.push(`${file}: ${(e as Error).message}`);
       }
     }
   }
@@ -155,7 +171,7 @@ export function loadThemes(dirs: (string | null)[]): ThemeSet {
     ...PREFERRED_ORDER.filter((n) => themes.has(n)),
     ...[...themes.keys()].filter((n) => !PREFERRED_ORDER.includes(n)).sort(),
   ];
-  return { themes, order, problems };
+  return { themes, order, problems, files: sources };
 }
 
 /**

@@ -7,6 +7,7 @@ import { render } from 'ink-testing-library';
 import { StoreContext, ThemeContext } from '../../components/context.js';
 import type { TuiStore } from '../../src/tui/state/store.js';
 import { NO_COLOR_THEME, type Theme } from '../../src/tui/view/theme.js';
+import { until as waitUntil } from '../support/harness.js';
 
 export type Rendered = ReturnType<typeof render>;
 
@@ -24,15 +25,18 @@ export async function tick(): Promise<void> {
   await new Promise((r) => setImmediate(r));
 }
 
-/** Poll until `check` holds (a frame appeared), failing with the last frame after `ms`. */
+/** Poll until `check` holds (a frame appeared), failing with the last frame after `ms`: the harness's one wait, over frames. */
 export async function until(inst: Rendered, check: (frame: string) => boolean, ms = 3000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const f = inst.lastFrame() ?? '';
-    if (check(f)) return f;
-    if (Date.now() > deadline) throw new Error(`frame never matched; last frame:\n${f}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  let last = '';
+  return waitUntil(
+    () => {
+      last = inst.lastFrame() ?? '';
+      return check(last) ? last : null;
+    },
+    () => `a frame to match; last frame:\n${last}`,
+    ms,
+    5,
+  );
 }
 
 /** Type keys one at a time, yielding between them so each is handled on its own. */

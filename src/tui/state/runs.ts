@@ -159,7 +159,7 @@ function matches(r: PublicRun, words: string[]): boolean {
   return words.every((w) => hay.includes(w));
 }
 
-/** The supervisor's admission order (CONTRACT: workload priority descending, then queue_seq). */
+/** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
 export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
   if (priorities === null) {
     return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;

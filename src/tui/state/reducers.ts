@@ -2,12 +2,13 @@
 // stream messages, fresh stats, and the filter and all/active switches that
 // re-cut the same rows. Pure reducers `(state, …) => patch`; no I/O.
 
+import { parseFilter } from './filter.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { applyEvents, applySnapshot, computeView, prioritiesOf, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
-import type { Patch, TuiState } from './store.js';
+import { error, type Patch, type TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 export function inDetails(s: TuiState): boolean {
@@ -96,7 +97,9 @@ function samePriorities(a: Readonly<Record<string, number>> | null, b: Readonly<
 }
 
 export function reduceFilter(s: TuiState, filter: string): Patch {
-  return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll) };
+  const { problems } = parseFilter(filter);
+  const said = problems.length > 0 ? error(`filter: ${problems.join('; ')} — the other terms apply`, s.now) : {};
+  return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll), ...said };
 }
 
 export function reduceShowAll(s: TuiState, showAll: boolean): Patch {

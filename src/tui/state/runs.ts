@@ -3,6 +3,7 @@
 // sorted, filtered view of ids with counts and queue positions. Pure: no
 // I/O, `now` passed in.
 
+import { parseFilter } from './filter.js';
 import type { RunEvent } from '../../core/types.js';
 import type { RowsMessage, StreamMessage } from '../../client/client.js';
 
@@ -151,14 +152,6 @@ export interface RunsView {
   total: number;
 }
 
-function matches(r: PublicRun, words: string[]): boolean {
-  if (words.length === 0) return true;
-  const hay = [r.name, r.uuid, r.provider, r.workload, r.status, r.exit_reason ?? '', r.blocked_kind ?? '', r.protocol ?? '']
-    .join(' ')
-    .toLowerCase();
-  return words.every((w) => hay.includes(w));
-}
-
 /** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
 export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
   if (priorities === null) {
@@ -179,7 +172,7 @@ export function compareRuns(a: PublicRun, b: PublicRun): number {
 
 /** Rows to show: active or all, matching the filter, sorted by status, queued runs in admission order. */
 export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
-  const words = opts.filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const filter = parseFilter(opts.filter);
   const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
   const others: PublicRun[] = [];
   const queued: PublicRun[] = [];
@@ -191,7 +184,7 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (r.status in counts) counts[r.status as Status]++;
     if (r.status === 'queued') queued.push(r);
     if (!opts.showAll && r.status === 'ended') continue;
-    if (!matches(r, words)) continue;
+    if (!filter.empty && !filter.test(r)) continue;
     if (r.status === 'queued') shown.push(r);
     else others.push(r);
   }

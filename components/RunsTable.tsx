@@ -7,6 +7,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
 import { queuedWhy } from '../src/tui/view/why.js';
+import { sortWords } from '../src/tui/view/format.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -47,6 +48,7 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
   const total = useTui((s) => s.view.total);
   const filter = useTui((s) => s.filter);
   const showAll = useTui((s) => s.showAll);
+  const sort = useTui((s) => s.sort);
   const focused = useTui((s) => s.pane === 'runs');
   const loaded = useTui((s) => s.loaded);
   const stale = useStale();
@@ -54,6 +56,7 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
   const right = [
     filter ? `filter "${filter}"` : '',
     showAll ? 'all' : 'active only',
+    sort.key === 'status' && !sort.reverse ? '' : `by ${sortWords(sort)}`,
     shown > body ? `${offset + 1}-${Math.min(shown, offset + body)} of ${shown}` : '',
   ]
     .filter(Boolean)

@@ -11,6 +11,7 @@ import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
 import { enableInkFrameCache } from './ink/frame-cache.js';
 import { readPrefs } from './state/prefs.js';
+import { DEFAULT_SORT } from './state/runs.js';
 import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
 import { builtinThemeDir, initialThemeName, loadThemes, type ThemeSet } from './view/theme.js';
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<void> {
   // Ink's caches kept across frames and bounded by bytes (see the module); Ink works without it, only slower.
   const frameCache = await enableInkFrameCache();
 
-  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null });
+  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
   if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
   if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
   const guard = new TerminalGuard();

@@ -44,6 +44,7 @@ function fakeActions(calls: Call[]): Actions {
     detailsOpened: rec('detailsOpened'),
     rerun: rec('rerun'),
     pauseQueue: rec('pauseQueue'),
+    sortChanged: rec('sortChanged'),
   };
 }
 
@@ -403,6 +404,27 @@ describe('App', () => {
     await until(inst, (x) => x.includes('queue paused'));
     await press(inst, 'P');
     expect(calls.at(-1)).toEqual({ action: 'pauseQueue', args: [false] });
+  });
+
+  it('S sorts by the next column and says so in the title; - reverses; the choice is handed on to be remembered', async () => {
+    const { inst, calls } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'S');
+    await until(inst, (x) => x.includes('by elapsed, longest first') && x.includes('sorted by elapsed, longest first (S: next column, -: reverse)'));
+    await press(inst, 'S', 'S', 'S');
+    let f = await until(inst, (x) => x.includes('by name, A→Z'));
+    const rows = (frame: string): string[] => ['done-d', 'idler-b', 'waiter-c', 'worker-a'].sort((a, b) => frame.indexOf(a) - frame.indexOf(b));
+    expect(rows(f)).toEqual(['done-d', 'idler-b', 'waiter-c', 'worker-a']);
+    await press(inst, '-');
+    f = await until(inst, (x) => x.includes('by name, Z→A'));
+    expect(rows(f)).toEqual(['worker-a', 'waiter-c', 'idler-b', 'done-d']);
+    expect(calls.filter((c) => c.action === 'sortChanged').map((c) => c.args[0])).toEqual([
+      { key: 'elapsed', reverse: false },
+      { key: 'cost', reverse: false },
+      { key: 'tokens', reverse: false },
+      { key: 'name', reverse: false },
+      { key: 'name', reverse: true },
+    ]);
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

@@ -8,6 +8,7 @@ import type { Actions } from '../input/actions.js';
 import { writePrefs } from '../state/prefs.js';
 import { reduceStats } from '../state/reducers.js';
 import { error, info, type Patch, type TuiStore } from '../state/store.js';
+import type { SortSpec } from '../state/runs.js';
 import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { Session, type Connect } from './session.js';
@@ -128,6 +129,11 @@ export class Controller implements Actions {
   themeChanged(name: string): void {
     const problem = writePrefs(this.home.dir, { theme: name });
     this.session.set(problem ? error(problem, Date.now()) : info(`theme: ${name}`, Date.now()));
+  }
+
+  sortChanged(sort: SortSpec): void {
+    const problem = writePrefs(this.home.dir, { sort });
+    if (problem) this.session.set(error(problem, Date.now()));
   }
 
   detailsOpened(): void {

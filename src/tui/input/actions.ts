@@ -2,6 +2,8 @@
 // the connection carries them out (connection/controller.ts). Declared here,
 // beside the router that uses them, so input never imports the connection.
 
+import type { SortSpec } from '../state/runs.js';
+
 export interface Actions {
   kill(uuid: string, force: boolean): void;
   send(uuid: string, text: string): void;
@@ -13,5 +15,7 @@ export interface Actions {
   pauseQueue(paused: boolean): void;
   reconnect(): void;
   themeChanged(name: string): void;
+  /** Remember the runs' order for the next session. */
+  sortChanged(sort: SortSpec): void;
   detailsOpened(): void;
 }

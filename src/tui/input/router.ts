@@ -10,7 +10,8 @@ import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
 import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
-import { reduceFilter, reduceShowAll } from '../state/reducers.js';
+import { nextSortKey, reduceFilter, reduceShowAll, reduceSort } from '../state/reducers.js';
+import { sortWords } from '../view/format.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
 
 export interface RouterDeps {
@@ -179,6 +180,13 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.New:
         openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
         return;
+      case Command.Sort:
+      case Command.Reverse: {
+        const sort = cmd === Command.Sort ? { key: nextSortKey(s.sort.key), reverse: false } : { ...s.sort, reverse: !s.sort.reverse };
+        set({ ...reduceSort(s, sort), ...info(`sorted by ${sortWords(sort)} (S: next column, -: reverse)`, now()) });
+        actions.sortChanged(sort);
+        return;
+      }
       case Command.Rerun:
         if (!t) return none();
         if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));

@@ -3,9 +3,12 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { isSortSpec, type SortSpec } from './runs.js';
 
 export interface Prefs {
   theme?: string;
+  /** The runs' order (`S`, `-`). */
+  sort?: SortSpec;
 }
 
 export function prefsPath(homeDir: string): string {
@@ -16,8 +19,8 @@ export function readPrefs(homeDir: string): Prefs {
   try {
     const obj = JSON.parse(fs.readFileSync(prefsPath(homeDir), 'utf8')) as unknown;
     if (!obj || typeof obj !== 'object') return {};
-    const theme = (obj as Record<string, unknown>).theme;
-    return typeof theme === 'string' ? { theme } : {};
+    const { theme, sort } = obj as Record<string, unknown>;
+    return { ...(typeof theme === 'string' ? { theme } : {}), ...(isSortSpec(sort) ? { sort } : {}) };
   } catch {
     return {};
   }
@@ -33,6 +36,6 @@ export function writePrefs(homeDir: string, patch: Prefs): string | null {
     fs.renameSync(tmp, file);
     return null;
   } catch (e) {
-    return `could not remember the theme: ${(e as Error).message}`;
+    return `could not remember ${patch.sort ? 'the sort' : 'the theme'}: ${(e as Error).message}`;
   }
 }

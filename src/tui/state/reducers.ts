@@ -6,7 +6,7 @@ import { parseFilter } from './filter.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
-import { applyEvents, applySnapshot, computeView, prioritiesOf, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
 import { error, type Patch, type TuiState } from './store.js';
 
@@ -21,8 +21,8 @@ export function inDetails(s: TuiState): boolean {
  * While details show a run, that run stays selected even when the list no
  * longer has it (it ended, and only active runs are listed).
  */
-export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities): Patch {
-  const view = computeView(runs.byId, { filter, showAll, priorities });
+export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort): Patch {
+  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now });
   const h = s.viewport.runsHeight;
   if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
     const list = clampList(s.list, view.ids.length, h);
@@ -100,6 +100,15 @@ export function reduceFilter(s: TuiState, filter: string): Patch {
   const { problems } = parseFilter(filter);
   const said = problems.length > 0 ? error(`filter: ${problems.join('; ')} — the other terms apply`, s.now) : {};
   return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll), ...said };
+}
+
+/** `S` cycles the column the runs are sorted by; `-` reverses it. */
+export function reduceSort(s: TuiState, sort: SortSpec): Patch {
+  return { sort, ...reView({ ...s, killPin: null }, s.runs, s.filter, s.showAll, s.priorities, sort) };
+}
+
+export function nextSortKey(key: SortKey): SortKey {
+  return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
 }
 
 export function reduceShowAll(s: TuiState, showAll: boolean): Patch {

@@ -133,9 +133,48 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
   return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, fresh, notable };
 }
 
+/** What the runs list is ordered by: `status` is the supervisor's own order (queued runs in admission order). */
+export const SORT_KEYS = ['status', 'elapsed', 'cost', 'tokens', 'name'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export interface SortSpec {
+  key: SortKey;
+  /** Reversed: by status, the order upside down; otherwise smallest (or A) first instead of largest first. */
+  reverse: boolean;
+}
+export const DEFAULT_SORT: SortSpec = { key: 'status', reverse: false };
+
+export function isSortSpec(v: unknown): v is SortSpec {
+  const o = v as Partial<SortSpec> | null;
+  return !!o && typeof o === 'object' && SORT_KEYS.includes(o.key as SortKey) && typeof o.reverse === 'boolean';
+}
+
+const startedMs = (r: PublicRun): number | null => (r.started_at ? Date.parse(r.started_at) : null);
+
+/** Largest first (names: A first); ties in queue order. `now` is for a live run's elapsed time. */
+function sortCompare(key: Exclude<SortKey, 'status'>, now: number): (a: PublicRun, b: PublicRun) => number {
+  const by = (f: (r: PublicRun) => number) => (a: PublicRun, b: PublicRun) => f(b) - f(a) || a.queue_seq - b.queue_seq;
+  switch (key) {
+    case 'elapsed':
+      return by((r) => {
+        const s = startedMs(r);
+        return s === null ? -1 : (r.ended_at ? Date.parse(r.ended_at) : now) - s;
+      });
+    case 'cost':
+      return by((r) => r.cost_usd);
+    case 'tokens':
+      return by((r) => r.tokens.input + r.tokens.output);
+    case 'name':
+      return (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.queue_seq - b.queue_seq);
+  }
+}
+
 export interface ViewOptions {
   filter: string;
   showAll: boolean;
+  /** Default: by status. */
+  sort?: SortSpec;
+  /** For sorting by elapsed time. */
+  now?: number;
   /**
    * Workload priorities (from stats), which decide the admission order: higher
    * priority first, then queue_seq. Null before the first stats: the order the
@@ -202,6 +241,14 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
   for (const r of listedQueue) ids.push(r.uuid);
   for (; i < others.length; i++) ids.push(others[i]!.uuid);
+  const sort = opts.sort ?? DEFAULT_SORT;
+  if (sort.key !== 'status') {
+    // Positions stay the admission order's; only the listing is ordered otherwise.
+    const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, opts.now ?? Date.now()));
+    if (sort.reverse) rows.reverse();
+    return { ids: rows.map((r) => r.uuid), positions, counts, total };
+  }
+  if (sort.reverse) ids.reverse();
   return { ids, positions, counts, total };
 }
 

@@ -7,7 +7,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ListState } from './list-state.js';
 import type { LogEntry } from './event-log.js';
 import { Ring } from './ring.js';
-import { clean, type RunsData, type RunsView } from './runs.js';
+import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
@@ -101,6 +101,7 @@ export interface TuiState {
   showEvents: boolean;
   filter: string;
   showAll: boolean;
+  sort: SortSpec;
   list: ListState;
   selected: string | null;
   /**
@@ -151,6 +152,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     showEvents: true,
     filter: '',
     showAll: true,
+    sort: DEFAULT_SORT,
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

@@ -6,6 +6,7 @@ import { formatDuration } from '../../config/duration.js';
 import { displayWidth, truncateDisplay } from '../../text/display-width.js';
 import type { PublicRun } from '../../server/view.js';
 import type { Token } from './theme.js';
+import type { SortSpec } from '../state/runs.js';
 
 export const dur = (ms: number): string => formatDuration(Math.max(0, ms));
 
@@ -191,4 +192,18 @@ export function activeHolds(holds: Readonly<Record<string, number>>, now: number
     .filter(([, until]) => until > now)
     .map(([provider, until]) => ({ provider, until }))
     .sort((a, b) => a.until - b.until);
+}
+
+/** How the runs are ordered, in words: "cost, largest first", "name, Z→A", "status, reversed". */
+export function sortWords(sort: SortSpec): string {
+  switch (sort.key) {
+    case 'status':
+      return sort.reverse ? 'status, reversed' : 'status';
+    case 'name':
+      return sort.reverse ? 'name, Z→A' : 'name, A→Z';
+    case 'elapsed':
+      return sort.reverse ? 'elapsed, shortest first' : 'elapsed, longest first';
+    default:
+      return `${sort.key}, ${sort.reverse ? 'smallest' : 'largest'} first`;
+  }
 }

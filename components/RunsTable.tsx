@@ -34,8 +34,9 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
       return r?.status === 'queued' ? queuedWhy(r, s.stats, s.view.positions[uuid], s.now) : null;
     }),
   );
+  const need = useTui((s) => s.view.attention[uuid] ?? null);
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected, why)} width={width} inverse={selected} dim={stale} />;
+  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need)} width={width} inverse={selected} dim={stale} />;
 });
 
 export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
@@ -49,11 +50,13 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
   const filter = useTui((s) => s.filter);
   const showAll = useTui((s) => s.showAll);
   const sort = useTui((s) => s.sort);
+  const needy = useTui((s) => Object.keys(s.view.attention).length);
   const focused = useTui((s) => s.pane === 'runs');
   const loaded = useTui((s) => s.loaded);
   const stale = useStale();
 
   const right = [
+    needy > 0 ? `${needy} need${needy === 1 ? 's' : ''} you` : '',
     filter ? `filter "${filter}"` : '',
     showAll ? 'all' : 'active only',
     sort.key === 'status' && !sort.reverse ? '' : `by ${sortWords(sort)}`,

@@ -77,7 +77,7 @@ describe('App', () => {
     expect(f).toContain('Events 0');
     expect(ls[28]).toContain('x kill');
     // selection starts on the first row (idle sorts before working)
-    expect(f).toMatch(/› ◇ idle\s+idler-b/);
+    expect(f).toMatch(/› ◇ idle\s+awaiting input\s+idler-b/);
   });
 
   it('j/k and arrows move the selection; g/G jump', async () => {
@@ -90,7 +90,7 @@ describe('App', () => {
     await press(inst, 'k');
     await until(inst, (x) => /› ○ queued\s+global 2\/2\s+waiter-c/.test(x));
     await press(inst, 'g');
-    await until(inst, (x) => /› ◇ idle\s+idler-b/.test(x));
+    await until(inst, (x) => /› ◇ idle\s+awaiting input\s+idler-b/.test(x));
     expect(store.getState().list.cursor).toBe(0);
   });
 
@@ -371,13 +371,14 @@ describe('App', () => {
     };
     let f = await until(inst, (x) => x.includes('Limiter') && x.includes(`s-${SAFE}`));
     clean(f);
-    expect(f).toMatch(new RegExp(`■ ended\\s+errored\\s+n-${SAFE}`));
+    expect(f).toMatch(new RegExp(`■ ended\\s+errored \\(exit \\d+\\)\\s+n-${SAFE}`));
     expect(f).toContain(`server says ${SAFE}`);
     expect(f).toContain(`e-${SAFE}`);
     expect(f).toContain(`cfg-${SAFE}`);
     expect(f).toContain(`warn-${SAFE}`);
     expect(f).toContain(`s-${SAFE}`);
-    await press(inst, 'G', KEY.enter);
+    // The errored run needs you: it leads the list.
+    await press(inst, 'g', KEY.enter);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
     fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
     store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: safeTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
@@ -414,10 +415,11 @@ describe('App', () => {
     await press(inst, 'S', 'S', 'S');
     let f = await until(inst, (x) => x.includes('by name, A→Z'));
     const rows = (frame: string): string[] => ['done-d', 'idler-b', 'waiter-c', 'worker-a'].sort((a, b) => frame.indexOf(a) - frame.indexOf(b));
-    expect(rows(f)).toEqual(['done-d', 'idler-b', 'waiter-c', 'worker-a']);
+    // The idle interactive run needs you: it leads whatever the order of the rest.
+    expect(rows(f)).toEqual(['idler-b', 'done-d', 'waiter-c', 'worker-a']);
     await press(inst, '-');
     f = await until(inst, (x) => x.includes('by name, Z→A'));
-    expect(rows(f)).toEqual(['worker-a', 'waiter-c', 'idler-b', 'done-d']);
+    expect(rows(f)).toEqual(['idler-b', 'worker-a', 'waiter-c', 'done-d']);
     expect(calls.filter((c) => c.action === 'sortChanged').map((c) => c.args[0])).toEqual([
       { key: 'elapsed', reverse: false },
       { key: 'cost', reverse: false },
@@ -425,6 +427,25 @@ describe('App', () => {
       { key: 'name', reverse: false },
       { key: 'name', reverse: true },
     ]);
+  });
+
+  it('J jumps to the next run that needs you and says why; the title counts them; opening an ended one lets it go', async () => {
+    const { inst, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    // Only the interactive idle run needs anyone so far.
+    await until(inst, (x) => x.includes('1 needs you'));
+    await press(inst, 'G', 'J');
+    await until(inst, (x) => x.includes('idler-b: awaiting input (1 needs you)') && /› ◇ idle\s+awaiting input\s+idler-b/.test(x));
+    const failed = run({ name: 'broke-e', status: 'ended', exit_reason: 'errored', exit_code: 3, queue_seq: 9, status_at: new Date(T0 + 6000).toISOString() });
+    store.setState((s) => reduceSnapshot(s, { seq: 11, runs: [...Object.values(s.runs.byId), failed] }, T0 + 6000));
+    await until(inst, (x) => x.includes('2 need you') && /! ■ ended\s+errored \(exit 3\)\s+broke-e/.test(x));
+    // The newest leads; J from the top goes to the next, and round again.
+    await press(inst, 'g', 'J');
+    await until(inst, (x) => x.includes('idler-b: awaiting input (2 need you)'));
+    await press(inst, 'J');
+    await until(inst, (x) => x.includes('broke-e: errored (exit 3) (2 need you)'));
+    await press(inst, KEY.enter, KEY.esc);
+    await until(inst, (x) => x.includes('1 needs you') && /■ ended\s+errored\s+broke-e/.test(x));
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

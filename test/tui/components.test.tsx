@@ -122,22 +122,25 @@ describe('RunsTable', () => {
     const store = storeWith(f.all);
     const inst = renderPane(store, <RunsTable width={140} body={10} />);
     const ls = lines(inst.lastFrame()!);
-    expect(ls[0]).toMatch(/^─ Runs 7\/7 ─+ all ─$/);
+    expect(ls[0]).toMatch(/^─ Runs 7\/7 ─+ 3 need you · all ─$/);
     expect(ls[1]).toContain('STATUS');
     expect(ls[1]).toContain('NAME');
     const row = (name: string): string => ls.find((l) => l.includes(name))!;
-    expect(row('fix-login')).toMatch(/▲ blocked\s+limit\s+fix-login/);
-    expect(row('chat-ui')).toMatch(/◇ idle\s+chat-ui/);
+    // Runs that need you are flagged (!) and say why.
+    expect(row('fix-login')).toMatch(/^! ▲ blocked\s+usage limit\s+fix-login/);
+    expect(row('chat-ui')).toMatch(/^› ◇ idle\s+awaiting input\s+chat-ui/);
+    expect(row('spinner')).toMatch(/^! ● working\s+loop detected\s+spinner/);
     expect(row('build-api')).toMatch(/● working\s+build-api\s+\S+\s+claude\/batch\s+3\s+1m59s\s+15k\s+\$0\.42/);
     expect(row('later-1')).toMatch(/○ queued\s+later-1 .*#1 2m(\s|$)/);
     expect(row('later-2')).toMatch(/#2 2m(\s|$)/);
     expect(row('later-2')).toMatch(/○ queued\s+held\s+later-2/); // its provider is on hold
     expect(row('old-job')).toMatch(/■ ended\s+killed\s+old-job/);
     expect(row('spinner')).toMatch(/⟳$/);
-    // sorted: blocked, idle, working…, queued…, ended; the first row is selected
+    // Those that need you first (newest first), then by status: working…, queued…, ended; the first row is selected
     const order = ls.slice(2, 9).map((l) => l.match(/(fix-login|chat-ui|build-api|spinner|later-1|later-2|old-job)/)![1]);
-    expect(order).toEqual(['fix-login', 'chat-ui', 'build-api', 'spinner', 'later-1', 'later-2', 'old-job']);
+    expect(order).toEqual(['chat-ui', 'fix-login', 'spinner', 'build-api', 'later-1', 'later-2', 'old-job']);
     expect(ls[2]!.startsWith('› ')).toBe(true);
+    expect(row('build-api').startsWith('  ')).toBe(true);
   });
 
   it('lines up names in any script: CJK and emoji count two columns, every row starts each column at the same place', () => {

@@ -10,7 +10,7 @@ import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
 import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
-import { nextSortKey, reduceFilter, reduceShowAll, reduceSort } from '../state/reducers.js';
+import { nextSortKey, reduceFilter, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
 
@@ -138,6 +138,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (!t) return none();
         if (!t.run) return set(info(`${t.name} is not among the runs the supervisor listed`, now()));
         set(reduceOpenDetails(s, t.uuid));
+        set(reduceSeen(store.getState(), t.uuid));
         actions.detailsOpened();
         return;
       case Command.Kill:
@@ -180,6 +181,16 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.New:
         openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
         return;
+      case Command.NextAttention: {
+        const ids = s.view.ids;
+        const lead = ids.filter((id) => s.view.attention[id]);
+        if (lead.length === 0) return set(info('no run needs you', now()));
+        // They lead the list: the next one below the cursor, or the first again.
+        const at = lead.map((id) => ids.indexOf(id)).find((i) => i > s.list.cursor) ?? ids.indexOf(lead[0]!);
+        const need = s.view.attention[ids[at]!]!;
+        set({ ...reduceScroll({ ...s, pane: 'runs' }, at - s.list.cursor), ...info(`${s.runs.byId[ids[at]!]?.name ?? 'run'}: ${need.reason} (${lead.length} need${lead.length === 1 ? 's' : ''} you)`, now()) });
+        return;
+      }
       case Command.Sort:
       case Command.Reverse: {
         const sort = cmd === Command.Sort ? { key: nextSortKey(s.sort.key), reverse: false } : { ...s.sort, reverse: !s.sort.reverse };

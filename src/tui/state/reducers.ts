@@ -22,7 +22,7 @@ export function inDetails(s: TuiState): boolean {
  * longer has it (it ended, and only active runs are listed).
  */
 export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort): Patch {
-  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now });
+  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now, seen: s.seen });
   const h = s.viewport.runsHeight;
   if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
     const list = clampList(s.list, view.ids.length, h);
@@ -100,6 +100,14 @@ export function reduceFilter(s: TuiState, filter: string): Patch {
   const { problems } = parseFilter(filter);
   const said = problems.length > 0 ? error(`filter: ${problems.join('; ')} — the other terms apply`, s.now) : {};
   return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll), ...said };
+}
+
+/** An ended run that needed you, looked at (its details opened): it leaves the lead of the list. */
+export function reduceSeen(s: TuiState, uuid: string): Patch {
+  const r = s.runs.byId[uuid];
+  if (!r || r.status !== 'ended' || !s.view.attention[uuid] || s.seen[uuid]) return {};
+  const seen = { ...s.seen, [uuid]: true as const };
+  return { seen, ...reView({ ...s, seen }, s.runs) };
 }
 
 /** `S` cycles the column the runs are sorted by; `-` reverses it. */

@@ -3,6 +3,7 @@
 // sorted, filtered view of ids with counts and queue positions. Pure: no
 // I/O, `now` passed in.
 
+import { attentionOf, type Attention } from './attention.js';
 import { parseFilter } from './filter.js';
 import type { RunEvent } from '../../core/types.js';
 import type { RowsMessage, StreamMessage } from '../../client/client.js';
@@ -173,8 +174,10 @@ export interface ViewOptions {
   showAll: boolean;
   /** Default: by status. */
   sort?: SortSpec;
-  /** For sorting by elapsed time. */
+  /** For sorting by elapsed time, and the countdowns of runs that need you. */
   now?: number;
+  /** Ended runs whose details were opened: they no longer need you. */
+  seen?: Readonly<Record<string, true>>;
   /**
    * Workload priorities (from stats), which decide the admission order: higher
    * priority first, then queue_seq. Null before the first stats: the order the
@@ -189,6 +192,8 @@ export interface RunsView {
   positions: Readonly<Record<string, number>>;
   counts: Readonly<Record<Status, number>>;
   total: number;
+  /** Listed runs that need a person, with why; they lead `ids`, newest first. */
+  attention: Readonly<Record<string, Attention>>;
 }
 
 /** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
@@ -216,15 +221,21 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   const others: PublicRun[] = [];
   const queued: PublicRun[] = [];
   const shown: PublicRun[] = [];
+  const needy: { r: PublicRun; a: Attention }[] = [];
+  const now = opts.now ?? Date.now();
+  const seen = opts.seen ?? {};
   let total = 0;
   for (const uuid in byId) {
     const r = byId[uuid]!;
     total++;
     if (r.status in counts) counts[r.status as Status]++;
     if (r.status === 'queued') queued.push(r);
-    if (!opts.showAll && r.status === 'ended') continue;
+    const a = attentionOf(r, now, seen);
+    // An ended run that needs you is listed even with active runs only: it is why you look.
+    if (!opts.showAll && r.status === 'ended' && a === null) continue;
     if (!filter.empty && !filter.test(r)) continue;
-    if (r.status === 'queued') shown.push(r);
+    if (a !== null) needy.push({ r, a });
+    else if (r.status === 'queued') shown.push(r);
     else others.push(r);
   }
   // The queue is sorted once, for its positions, and its listed runs go in that order where queued runs sort.
@@ -241,15 +252,20 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
   for (const r of listedQueue) ids.push(r.uuid);
   for (; i < others.length; i++) ids.push(others[i]!.uuid);
+  // The runs that need you lead, newest first, whatever the order of the rest.
+  needy.sort((x, y) => y.a.at - x.a.at || x.r.queue_seq - y.r.queue_seq);
+  const attention: Record<string, Attention> = {};
+  for (const { r, a } of needy) attention[r.uuid] = a;
+  const lead = needy.map(({ r }) => r.uuid);
   const sort = opts.sort ?? DEFAULT_SORT;
   if (sort.key !== 'status') {
     // Positions stay the admission order's; only the listing is ordered otherwise.
-    const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, opts.now ?? Date.now()));
+    const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, now));
     if (sort.reverse) rows.reverse();
-    return { ids: rows.map((r) => r.uuid), positions, counts, total };
+    return { ids: [...lead, ...rows.map((r) => r.uuid)], positions, counts, total, attention };
   }
   if (sort.reverse) ids.reverse();
-  return { ids, positions, counts, total };
+  return { ids: lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention };
 }
 
 /** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */

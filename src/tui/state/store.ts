@@ -102,6 +102,8 @@ export interface TuiState {
   filter: string;
   showAll: boolean;
   sort: SortSpec;
+  /** Ended runs that needed you and whose details you opened: they leave the lead of the list. */
+  seen: Readonly<Record<string, true>>;
   list: ListState;
   selected: string | null;
   /**
@@ -127,7 +129,7 @@ export type TuiStore = StoreApi<TuiState>;
 export type Patch = Partial<TuiState>;
 
 export const LOG_CAPACITY = 2000;
-const EMPTY_VIEW: RunsView = { ids: [], positions: {}, counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 }, total: 0 };
+const EMPTY_VIEW: RunsView = { ids: [], positions: {}, counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 }, total: 0, attention: {} };
 
 export function initialState(over: Partial<TuiState> = {}): TuiState {
   const now = over.now ?? Date.now();
@@ -153,6 +155,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     filter: '',
     showAll: true,
     sort: DEFAULT_SORT,
+    seen: {},
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

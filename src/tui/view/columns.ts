@@ -4,6 +4,7 @@
 
 import type { PublicRun } from '../../server/view.js';
 import type { Token } from './theme.js';
+import type { Attention } from '../state/attention.js';
 import {
   bar,
   costText,
@@ -173,12 +174,23 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
   }
 }
 
-/** A row as spans, the marker included; the caller colours each span by its token. */
-export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null): Span[] {
-  const out: Span[] = [{ text: selected ? '› ' : '  ', token: 'focus' }];
+/** Why a run needs you, with a hold's countdown as of now: "limit, held 4d23h". */
+export function needText(need: Attention, now: number): string {
+  return need.until !== undefined ? `${need.reason} ${dur(Math.max(0, need.until - now))}` : need.reason;
+}
+
+/** A row as spans, the marker included (`!` on a run that needs you, whose WHY says why); the caller colours each span by its token. */
+export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null): Span[] {
+  // The cursor (›) where it is; elsewhere a run that needs you is flagged (!). Its WHY says why either way.
+  const out: Span[] = [selected ? { text: '› ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
+  const reason: Why = need ? { text: needText(need, now), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
-    out.push(...cell(r, c, now, queuePos, why));
+    out.push(...(need && c.key === 'reason' ? cellReason(reason!, c) : cell(r, c, now, queuePos, why)));
   });
   return out;
+}
+
+function cellReason(why: NonNullable<Why>, c: Column): Span[] {
+  return [{ text: fit(why.text, c.width, c.align), token: why.token }];
 }

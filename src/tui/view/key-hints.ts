@@ -12,6 +12,7 @@ const FOOTER_ORDER: readonly Command[] = [
   Command.Submit,
   Command.Back,
   Command.Details,
+  Command.NextAttention,
   Command.Last,
   Command.Kill,
   Command.Wait,

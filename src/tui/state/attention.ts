@@ -1,0 +1,45 @@
+// Which runs need a person, and why: blocked on a login or a question, held on
+// a usage limit (the run that hit it; the runs queued behind the hold just wait), errored (or stopped by a budget or a loop), over a budget's
+// warning line, looping, or an interactive agent idle and waiting for input.
+// These lead the runs list, newest first, and `J` walks them. An ended run
+// needs you until you have looked at it (its details opened); a live one for
+// as long as its state says so. Pure: time is a parameter.
+
+import type { PublicRun } from '../../server/view.js';
+
+/** Ends a person should hear of: not completed, and not by their own hand. */
+const BAD_ENDS = new Set(['errored', 'failed', 'timeout', 'budget', 'loop', 'lost', 'expired', 'lease_lost']);
+
+export interface Attention {
+  /** In words, for the WHY column: "awaiting input", "blocked: login", "errored (exit 1)", "limit, held". */
+  reason: string;
+  /** When it began (ms): newest first. */
+  at: number;
+  /** A hold's end (ms), counted down where it is shown. */
+  until?: number;
+}
+
+export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<string, true>>): Attention | null {
+  const at = Date.parse(r.status_at) || 0;
+  switch (r.status) {
+    case 'ended': {
+      if (!r.exit_reason || !BAD_ENDS.has(r.exit_reason) || seen[r.uuid]) return null;
+      const detail = r.exit_reason === 'errored' && r.exit_code !== null ? ` (exit ${r.exit_code})` : r.exit_reason === 'budget' ? ': over budget' : '';
+      return { reason: `${r.exit_reason}${detail}`, at };
+    }
+    case 'blocked': {
+      if (r.blocked_kind === 'limit') {
+        const until = r.held_until ? Date.parse(r.held_until) : NaN;
+        return Number.isFinite(until) && until > now ? { reason: 'limit, held', at, until } : { reason: 'usage limit', at };
+      }
+      return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, at };
+    }
+    default:
+      break;
+  }
+  if (r.loop.detected) return { reason: 'loop detected', at };
+  const warned = Object.entries(r.budget).find(([, m]) => m.warn);
+  if (warned) return { reason: `budget ${warned[0] === 'cost_usd' ? 'cost' : warned[0]} ${Math.round((warned[1].fraction ?? 0) * 100)}%`, at };
+  if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', at };
+  return null;
+}

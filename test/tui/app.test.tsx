@@ -42,6 +42,7 @@ function fakeActions(calls: Call[]): Actions {
     reconnect: rec('reconnect'),
     themeChanged: rec('themeChanged'),
     detailsOpened: rec('detailsOpened'),
+    loadOlder: rec('loadOlder'),
   };
 }
 

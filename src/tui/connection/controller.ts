@@ -10,6 +10,7 @@ import { reduceStats } from '../state/reducers.js';
 import { error, info, type Patch, type TuiStore } from '../state/store.js';
 import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
+import { OlderRuns } from './older-runs.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 
@@ -31,6 +32,7 @@ export class Controller implements Actions {
   private readonly stats: StatsPoll;
   private readonly actions: RunActions;
   private readonly details: DetailsRefresh;
+  private readonly older: OlderRuns;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
   private readonly statsIntervalMs: number;
@@ -56,6 +58,7 @@ export class Controller implements Actions {
     this.stats = new StatsPoll(store, this.session);
     this.actions = new RunActions(store, this.session, { cwd: opts.cwd });
     this.details = new DetailsRefresh(home);
+    this.older = new OlderRuns(store, this.session);
   }
 
   start(): void {
@@ -111,6 +114,10 @@ export class Controller implements Actions {
 
   enqueue(line: string): void {
     this.actions.enqueue(line);
+  }
+
+  loadOlder(): void {
+    this.older.load();
   }
 
   reconnect(): void {

@@ -10,4 +10,6 @@ export interface Actions {
   reconnect(): void;
   themeChanged(name: string): void;
   detailsOpened(): void;
+  /** Page older ended runs in (the window let them go, or the snapshot did not send them). */
+  loadOlder(): void;
 }

@@ -8,6 +8,7 @@ import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
 import { queuedWhy } from '../src/tui/view/why.js';
 import { sortWords } from '../src/tui/view/format.js';
+import { listBody, olderLine } from '../src/tui/view/older.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -39,7 +40,9 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   return <Line spans={rowSpans(run, cols, now, pos, selected, why, need)} width={width} inverse={selected} dim={stale} />;
 });
 
-export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
+export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {
+  const older = useTui(olderLine);
+  const body = listBody(paneBody, older !== null);
   const waiting = useTui((s) => s.view.counts.queued > 0);
   const cols = useMemo(() => layoutColumns(width, waiting), [width, waiting]);
   const offset = useTui((s) => s.list.offset);
@@ -72,7 +75,7 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
     else empty = 'no active runs (a shows all)';
   }
   return (
-    <Box flexDirection="column" width={width} height={body + 2}>
+    <Box flexDirection="column" width={width} height={paneBody + 2}>
       <PaneTitle title={`Runs ${shown}/${total}`} width={width} focused={focused} right={right} />
       <Line spans={headerSpans(cols)} width={width} />
       {empty !== null ? (
@@ -80,6 +83,7 @@ export function RunsTable({ width, body }: RunsTableProps): React.JSX.Element {
       ) : (
         visible.map((uuid, i) => <RunRow key={uuid} uuid={uuid} cols={cols} width={width} selected={offset + i === cursor} stale={stale} />)
       )}
+      {older !== null && paneBody > 1 ? <Line spans={[{ text: `  ${older}`, token: 'text.muted' }]} width={width} /> : null}
     </Box>
   );
 }

@@ -50,10 +50,61 @@ async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
   ];
 }
 
+const HOME_RUNS = 5000;
+
+/**
+ * The TUI's memory with a home of months: 5,000 runs in the home (one
+ * working, the rest ended), the real Controller and App in a process of
+ * their own (bench/lib/tui-rss.ts, `--expose-gc`), measured once the
+ * snapshot is in and a few frames drawn.
+ */
+async function rssFigures(I: string, repeats: number): Promise<Figure[]> {
+  return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
+    const client = await connect(dir);
+    try {
+      await client.call('run.enqueue', { specs: [{ cwd: dir, command: ['sleep', '3600'], name: 'holder' }] });
+      // Queued behind the holder and canceled: ended runs without a process each.
+      const { runs } = await client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+        specs: Array.from({ length: HOME_RUNS - 1 }, (_, i) => ({ cwd: dir, command: ['true'], name: `past-${i}` })),
+      });
+      await client.call('run.kill', { refs: runs.map((r) => r.uuid) });
+    } finally {
+      client.close();
+    }
+    const script = fileURLToPath(new URL('../lib/tui-rss.js', import.meta.url));
+    const rss: number[] = [];
+    const heap: number[] = [];
+    const held: number[] = [];
+    for (let k = 0; k < repeats; k++) {
+      const out = await new Promise<string>((resolve, reject) => {
+        const c = spawn(node, ['--expose-gc', script], { env: { ...homeEnv(dir), TERM: 'xterm-256color' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let text = '';
+        let err = '';
+        c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+        c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+        c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-rss exited ${code}: ${err.slice(-300)}`))));
+      });
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (!line) throw new Error(`tui-rss printed no result: ${out.slice(0, 200)}`);
+      const r = JSON.parse(line) as { rssMb: number; heapMb: number; held: number };
+      rss.push(r.rssMb);
+      heap.push(r.heapMb);
+      held.push(r.held);
+    }
+    const what = `${HOME_RUNS.toLocaleString('en-US')} runs in the home (1 working, the rest ended)`;
+    return [
+      fig(I, `TUI RSS with ${what}`, 'MB', rss, { ceiling: 1000 }),
+      fig(I, `  TUI heap after a full GC`, 'MB', heap),
+      fig(I, `  runs the TUI holds`, 'runs', held),
+    ];
+  });
+}
+
 async function run(ctx: Ctx): Promise<ItemResult> {
   const I = '7';
   if (!fs.existsSync(tuiMain)) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'TUI not built (dist/src/tui/main.js missing)' }] };
   if (!which('script')) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'util-linux `script` not found (apt-get install bsdutils)' }] };
+  const memory = await rssFigures(I, ctx.quick ? 1 : 3);
   const windows = ctx.quick ? 2 : 5;
   const secs = ctx.quick ? 1.5 : 2;
   return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
@@ -167,6 +218,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       const seenPct = (all.length / sentInWindows) * 100;
       ctx.log(`  ${n} markers sent (${rate.toFixed(0)} events/s), ${seenPct.toFixed(0)}% seen on screen`);
       const figures: Figure[] = [
+        ...memory,
         fig(I, `1,000 runs, idle: TUI CPU`, '% core', [idleCpu]),
         fig(I, `1,000 runs, idle: bytes written`, 'B/s', [idleBytes]),
         fig(I, `1,000 runs, ${EVENTS_PER_S} events/s: event-to-frame (median per window)`, 'ms', latW, { target: '< 50 ms', meets: (m) => m < 50, ceiling: 500 }),

@@ -20,6 +20,7 @@ import { createKeyHandler } from './input/router.js';
 import { reduceViewport } from './state/navigation.js';
 import type { TuiStore } from './state/store.js';
 import { NO_COLOR_THEME, type ThemeSet } from './view/theme.js';
+import { listBody, olderLine } from './view/older.js';
 
 export interface AppProps {
   readonly store: TuiStore;
@@ -57,6 +58,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   const waits = useTui((s) => s.waits.length > 0);
   const configNotice = useTui((s) => hasConfigNotice(s.stats));
   const theme = useTui((s) => s.theme);
+  // The line saying older ended runs are left out takes a row from the list.
+  const olderShown = useTui((s) => olderLine(s) !== null);
   const layout = useMemo(
     () => computeLayout({ columns: size.columns, rows: size.rows, showEvents, caps, waits, configNotice }),
     [size.columns, size.rows, showEvents, caps, waits, configNotice],
@@ -65,13 +68,13 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
     store.setState((s) =>
       reduceViewport(s, {
         width: layout.width,
-        runsHeight: layout.runs.body,
+        runsHeight: listBody(layout.runs.body, olderShown),
         limiterHeight: layout.limiter.body,
         eventsHeight: layout.events.body,
         detailsOutputHeight: Math.max(1, layout.main - 8),
       }),
     );
-  }, [store, layout]);
+  }, [store, layout, olderShown]);
 
   let main: React.JSX.Element;
   if (mode === 'details') {

@@ -45,6 +45,7 @@ function fakeActions(calls: Call[]): Actions {
     rerun: rec('rerun'),
     pauseQueue: rec('pauseQueue'),
     sortChanged: rec('sortChanged'),
+    loadOlder: rec('loadOlder'),
   };
 }
 

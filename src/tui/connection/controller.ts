@@ -11,6 +11,7 @@ import { error, info, type Patch, type TuiStore } from '../state/store.js';
 import type { SortSpec } from '../state/runs.js';
 import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
+import { OlderRuns } from './older-runs.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 
@@ -32,6 +33,7 @@ export class Controller implements Actions {
   private readonly stats: StatsPoll;
   private readonly actions: RunActions;
   private readonly details: DetailsRefresh;
+  private readonly older: OlderRuns;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
   private readonly statsIntervalMs: number;
@@ -57,6 +59,7 @@ export class Controller implements Actions {
     this.stats = new StatsPoll(store, this.session);
     this.actions = new RunActions(store, this.session, { cwd: opts.cwd });
     this.details = new DetailsRefresh(home);
+    this.older = new OlderRuns(store, this.session);
   }
 
   start(): void {
@@ -120,6 +123,10 @@ export class Controller implements Actions {
 
   pauseQueue(paused: boolean): void {
     this.actions.pauseQueue(paused);
+  }
+
+  loadOlder(): void {
+    this.older.load();
   }
 
   reconnect(): void {

@@ -187,12 +187,21 @@ export class Session {
     const since = Math.max(0, status.seq - 300);
     const snap = await c.call<Snapshot>('subscribe', { snapshot: true, since, rows: true });
     if (closed || this.current !== c) throw new RemoteError('unavailable', 'the supervisor went away');
-    const now = Date.now();
-    this.set((s) => reduceSnapshot(s, snap, now));
+    this.takeSnapshot(snap);
     this.setConn('up');
     this.batcher.release();
     this.batcher.flush();
     this.opts.wantStats(0);
+  }
+
+  /**
+   * Apart from attach: a closure there that saw the snapshot would share its
+   * scope with the stream listeners, which live as long as the connection,
+   * and keep every run the snapshot sent, however few the window holds.
+   */
+  private takeSnapshot(snap: Snapshot): void {
+    const now = Date.now();
+    this.set((s) => reduceSnapshot(s, snap, now));
   }
 
   private lost(): void {

@@ -18,4 +18,6 @@ export interface Actions {
   /** Remember the runs' order for the next session. */
   sortChanged(sort: SortSpec): void;
   detailsOpened(): void;
+  /** Page older ended runs in (the window let them go, or the snapshot did not send them). */
+  loadOlder(): void;
 }

@@ -214,6 +214,9 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.ToggleAll:
         set({ ...reduceShowAll(s, !s.showAll), ...info(s.showAll ? 'showing active runs only (a shows all)' : 'showing all runs', now()) });
         return;
+      case Command.LoadOlder:
+        actions.loadOlder();
+        return;
       case Command.Back:
         if (s.mode === 'details') return set(reduceCloseDetails(s));
         if (s.mode === 'help') return set({ mode: s.helpBack });

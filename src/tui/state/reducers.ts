@@ -6,7 +6,8 @@ import { parseFilter } from './filter.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
-import { applyEvents, applySnapshot, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
+import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
+import { applyEvents, applySnapshot, safeRun, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
 import { error, type Patch, type TuiState } from './store.js';
 
@@ -34,6 +35,28 @@ export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll =
   return { runs, view, list, selected, killPin: null };
 }
 
+/** Runs someone is looking at or acting on: the window never lets them go from under them. */
+function inUse(s: TuiState): Set<string> {
+  const keep = new Set<string>();
+  for (const u of [s.selected, s.details?.uuid, s.confirm?.uuid, s.prompt?.target]) if (u) keep.add(u);
+  return keep;
+}
+
+/**
+ * reView, with the ended runs held to their window: trimmed when they run
+ * past it by a batch, or at once (`now`) when the window itself shrank or a
+ * snapshot came in.
+ */
+function reViewWindowed(s: TuiState, runs: RunsData, older: Older, now: boolean, showAll = s.showAll): Patch {
+  let patch = reView(s, runs, s.filter, showAll);
+  const t = trimEnded(runs.byId, patch.view!.counts.ended, older, inUse(s), now);
+  if (t) {
+    patch = reView(s, { byId: t.byId, seq: runs.seq }, s.filter, showAll);
+    older = t.older;
+  }
+  return older === s.older ? patch : { ...patch, older };
+}
+
 function pushLog(s: TuiState, events: { seq: number; ev: LogEntry }[]): Patch {
   let logSeq = s.logSeq;
   let pushed = 0;
@@ -54,13 +77,13 @@ function pushLog(s: TuiState, events: { seq: number; ev: LogEntry }[]): Patch {
 /** A (re)subscription's snapshot replaces every row; the replayed events fill the log. */
 export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch {
   const runs = applySnapshot(snap);
-  const patch: Patch = { ...reView(s, runs), loaded: true, now };
   const names = runs.byId;
+  const patch: Patch = { ...reViewWindowed(s, runs, olderOfSnapshot(snap.runs, snap.total, snap.truncated), true), loaded: true, now };
   const entries = (snap.events ?? [])
     .filter((e) => !QUIET_EVENTS.has(e.type))
     .map((e) => ({ seq: e.seq, ev: logEntry(e, e.run ? (names[e.run]?.name ?? null) : null) }));
   Object.assign(patch, pushLog(s, entries));
-  if (s.details && !runs.byId[s.details.uuid]) patch.details = null;
+  if (s.details && !patch.runs!.byId[s.details.uuid]) patch.details = null;
   return patch;
 }
 
@@ -71,7 +94,7 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
   // The clock (s.now) is left to the once-a-second tick: moving it on every
   // frame would re-render every visible row for a change no one can see.
   const patch: Patch = {};
-  if (applied.data !== s.runs) Object.assign(patch, reView(s, applied.data));
+  if (applied.data !== s.runs) Object.assign(patch, reViewWindowed(s, applied.data, s.older, false));
   const byId = applied.data.byId;
   const entries = applied.fresh
     .filter((m) => !QUIET_EVENTS.has(m.event.type))
@@ -119,6 +142,16 @@ export function nextSortKey(key: SortKey): SortKey {
   return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
 }
 
+/** Active runs only: older runs paged in are let go (the window shrinks back); they page in again on demand. */
 export function reduceShowAll(s: TuiState, showAll: boolean): Patch {
-  return { showAll, ...reView({ ...s, killPin: null }, s.runs, s.filter, showAll) };
+  const base = { ...s, killPin: null };
+  if (showAll || s.older.extra === 0) return { showAll, ...reView(base, s.runs, s.filter, showAll) };
+  return { showAll, ...reViewWindowed(base, s.runs, { ...s.older, extra: 0 }, true, showAll) };
+}
+
+/** A page of older ended runs asked for (run.list before the cursor) has come. */
+export function reduceOlderPage(s: TuiState, page: OlderPage): { patch: Patch; added: number } {
+  const { byId, older, added } = addOlder(s.runs.byId, s.older, page, safeRun);
+  const runs = byId === s.runs.byId ? s.runs : { byId, seq: s.runs.seq };
+  return { patch: { ...reView(s, runs), older }, added };
 }

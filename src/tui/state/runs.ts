@@ -27,6 +27,9 @@ export interface RunsData {
 export interface Snapshot {
   seq: number;
   runs: PublicRun[];
+  /** Runs the home holds; more than `runs` when the snapshot was cut to the newest (`truncated`). */
+  total?: number;
+  truncated?: boolean;
   events?: RunEvent[];
 }
 

@@ -6,6 +6,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ListState } from './list-state.js';
 import type { LogEntry } from './event-log.js';
+import { NO_OLDER, type Older } from './ended-window.js';
 import { Ring } from './ring.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
@@ -83,6 +84,8 @@ export interface TuiState {
   /** The home is --demo's throw-away one: quitting stops its fleet and removes it. */
   demo: boolean;
   runs: RunsData;
+  /** The ended runs the window left out, and how to page them back in. */
+  older: Older;
   loaded: boolean;
   view: RunsView;
   stats: Stats | null;
@@ -137,6 +140,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     home: '',
     demo: false,
     runs: { byId: {}, seq: 0 },
+    older: NO_OLDER,
     loaded: false,
     view: EMPTY_VIEW,
     stats: null,

@@ -1,0 +1,70 @@
+// Older ended runs against a real supervisor: a home with more ended runs
+// than the TUI's window shows the most recent ones, says how many it left
+// out, and pages them in from run.list when `o` is pressed.
+
+import './no-ci.js';
+import React from 'react';
+import { render } from 'ink-testing-library';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { ensureHome } from '../../src/config/home.js';
+import type { PublicRun } from '../../src/server/view.js';
+import { App } from '../../src/tui/app.js';
+import { Controller } from '../../src/tui/connection/controller.js';
+import { ENDED_WINDOW } from '../../src/tui/state/ended-window.js';
+import { createTuiStore } from '../../src/tui/state/store.js';
+import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
+import { Home, waitFor } from './home.js';
+
+let home: Home | null = null;
+let controller: Controller | null = null;
+
+afterEach(() => {
+  controller?.stop();
+  controller = null;
+  home?.cleanup();
+  home = null;
+});
+
+const OLD = 400;
+
+describe('older ended runs with a real supervisor', () => {
+  it('the window holds the most recent ended runs, the list says how many are older, and o pages them in', async () => {
+    home = new Home({ concurrency: { max: 1 } });
+    home.run(['-n', 'holder', '--', 'sh', '-c', 'sleep 30']);
+    // Queued behind the holder and canceled at once: ended runs without a process each.
+    const c = await Client.connect(ensureHome(home.dir), { autoStart: false });
+    const n = ENDED_WINDOW + OLD;
+    const specs = Array.from({ length: n }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `past-${String(i).padStart(4, '0')}` }));
+    const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+    await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
+    c.close();
+
+    const store = createTuiStore({ home: home.dir });
+    const ctl = new Controller(store, ensureHome(home.dir), { quiet: true, env: { TERM: 'xterm' }, cwd: home.dir });
+    controller = ctl;
+    ctl.start();
+    const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }));
+    try {
+      const frame = (): string => inst.lastFrame() ?? '';
+      await waitFor(() => frame().includes(`${OLD} older ended runs not shown — L loads 500 more`), 'the line saying older runs are left out');
+      const held = (): PublicRun[] => Object.values(store.getState().runs.byId);
+      expect(held().filter((r) => r.status === 'ended')).toHaveLength(ENDED_WINDOW);
+      expect(held().find((r) => r.name === 'holder')?.status).toBe('working');
+      // The ones let go are the first queued (canceled together, the later queued counts as the newer).
+      expect(held().some((r) => r.name === 'past-0000')).toBe(false);
+
+      inst.stdin.write('L');
+      await waitFor(() => frame().includes(`loaded ${OLD} older ended runs (none older)`), 'the page to come in');
+      expect(held().filter((r) => r.status === 'ended')).toHaveLength(n);
+      expect(held().find((r) => r.name === 'past-0000')?.exit_reason).toBe('canceled');
+      expect(frame()).not.toContain('older ended runs not shown');
+      expect(frame()).toContain(`Runs ${n + 1}/${n + 1}`);
+
+      inst.stdin.write('L');
+      await waitFor(() => frame().includes('no older ended runs: every one is listed'), 'nothing more to load');
+    } finally {
+      inst.unmount();
+    }
+  });
+});

@@ -19,8 +19,9 @@ export interface EventFacts {
 
 /**
  * The kind of notification an event is, or null when nobody needs telling.
- * A usage limit is told as `hold` (it holds the whole provider, not one run),
- * and an end by budget as `budget`, so one cause is one kind.
+ * A usage limit is told as `hold`, by the hold event that comes with it (it
+ * holds the whole provider, not one run; a run blocked by a limit already
+ * held adds nothing), and an end by budget as `budget`: one cause, one item.
  */
 export function notableKind(e: EventFacts): NotifyEvent | null {
   switch (e.type) {
@@ -30,7 +31,7 @@ export function notableKind(e: EventFacts): NotifyEvent | null {
       return reason === 'budget' ? 'budget' : 'ended_not_completed';
     }
     case 'blocked':
-      return e.data.kind === 'limit' ? 'hold' : 'blocked';
+      return e.data.kind === 'limit' ? null : 'blocked';
     case 'idle':
       // Only an interactive run goes idle; a row that says otherwise is not waiting on anyone.
       return e.run?.interactive === true ? 'awaiting_input' : null;
@@ -123,7 +124,7 @@ function detail(it: SummaryItem): string {
     case 'blocked':
       return String(d.kind);
     case 'hold':
-      return `provider ${String(d.provider)}`;
+      return `provider ${String(d.provider)}${typeof d.until === 'number' ? ` until ${new Date(d.until).toISOString()}` : ''}`;
     case 'budget_warning':
       return `${String(d.meter)} at ${Math.round(Number(d.fraction) * 100)}%`;
     case 'budget_exceeded':

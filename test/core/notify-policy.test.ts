@@ -14,9 +14,9 @@ describe('notable events', () => {
     expect(notableKind({ type: 'ended', data: { reason: 'completed' }, run: plain })).toBeNull();
   });
 
-  it('a block is blocked, except a usage limit, which is a hold', () => {
+  it('a block is blocked, except a usage limit, which is told once, by its hold', () => {
     for (const kind of ['login', 'question', 'unknown']) expect(notableKind({ type: 'blocked', data: { kind }, run: plain })).toBe('blocked');
-    expect(notableKind({ type: 'blocked', data: { kind: 'limit' }, run: plain })).toBe('hold');
+    expect(notableKind({ type: 'blocked', data: { kind: 'limit' }, run: plain })).toBeNull();
     expect(notableKind({ type: 'hold', data: { provider: 'claude' }, run: plain })).toBe('hold');
   });
 

@@ -108,6 +108,20 @@ describe('notify', () => {
     expect(JSON.parse(s.hits[0]!.body).events[0].run.name).toBe('bad');
   });
 
+  it('a question is blocked, a usage limit is one hold (not also blocked), 80% of a budget is budget', async () => {
+    const s = await sink();
+    const h = home({ notify: { webhook: `${s.url}/hook`, batch: '0s' } });
+    const jsonl = (name: string, lines: object[]) => script(h, name, `#!/bin/sh\n${lines.map((l) => `printf '%s\\n' '${JSON.stringify(l)}'`).join('\n')}\nsleep 60\n`);
+    h.json(['run', '-n', 'ask', '--protocol', 'jsonl', '--', jsonl('ask.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'question' }])]);
+    h.json(['run', '-n', 'limited', '--protocol', 'jsonl', '--', jsonl('limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 600 }])]);
+    h.json(['run', '-n', 'spender', '--protocol', 'jsonl', '--max-tokens', '1000', '--', jsonl('spender.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 800, output_tokens: 50 }])]);
+    const told = () => s.json().flatMap((p) => p.events.map((e) => `${e.event} ${e.run!.name} ${e.type}`)).sort();
+    await until(() => told().length >= 3, () => `three notifications, got ${JSON.stringify(told())}`);
+    // The limit's blocked event and its hold were committed together: had both been told, both would be here.
+    expect(told()).toEqual(['blocked ask blocked', 'budget spender budget_warning', 'hold limited hold']);
+    h.cli(['kill', '--all', '--yes']);
+  });
+
   it('command gets the JSON on its stdin', async () => {
     const h = home();
     const out = path.join(h.dir, 'told.json');

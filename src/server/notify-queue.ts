@@ -66,7 +66,9 @@ export class SinkQueue {
         if (attempt > 1) this.log(`notify: ${this.sink.label}: delivered on attempt ${attempt}`);
         return;
       } catch (e) {
-        last = (e as Error)?.message ?? String(e);
+        // fetch says only "fetch failed"; the reason (refused, reset, a redirect) is its cause.
+        const cause = (e as { cause?: { message?: string } })?.cause?.message;
+        last = `${(e as Error)?.message ?? String(e)}${cause ? `: ${cause}` : ''}`;
       }
       if (attempt < ATTEMPTS) {
         const pause = BACKOFF_MS * 2 ** (attempt - 1);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MAX_DURATION_MS, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, type LoopAction, type Protocol } from '../core/types.js';
+import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positive = z.number().min(0, 'must not be negative');
@@ -26,6 +27,22 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
     ctx.addIssue({ code: 'custom', message: (e as Error).message });
     return z.NEVER;
   }
+});
+
+// The value is not repeated in the message: a webhook's URL is often its secret.
+const httpUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an http:// or https:// URL');
+
+const notifyEvent = z.string().transform((v, ctx): NotifyEvent => {
+  if (isNotifyEvent(v)) return v;
+  ctx.addIssue({ code: 'custom', message: `unknown event "${v}" (one of ${NOTIFY_EVENTS.join(', ')})` });
+  return z.NEVER;
 });
 
 const workload = z
@@ -136,6 +153,22 @@ export const configSchema = z
       })
       .strict()
       .default({ ended: 30 * 24 * 3_600_000 }),
+    /** Who to tell when a run needs a person (server/notify.ts). Absent: nobody is told. */
+    notify: z
+      .object({
+        webhook: httpUrl.optional(),
+        /** An ntfy topic URL (e.g. https://ntfy.sh/my-topic): a short text is POSTed to it. */
+        ntfy: httpUrl.optional(),
+        /** argv of a program given the webhook's JSON on stdin. */
+        command: z.array(z.string()).min(1, 'must name a program').refine((a) => a[0] !== '', 'must name a program').optional(),
+        /** notify-send, when it is on the supervisor's PATH. */
+        desktop: z.boolean().default(false),
+        events: z.array(notifyEvent).default([...NOTIFY_EVENTS]),
+        /** Notable events within this long of the first are one notification. */
+        batch: duration.default(5000),
+      })
+      .strict()
+      .optional(),
     /** Machines that share caps, the queue order, holds and fleet usage through PostgreSQL. Absent: this machine alone. */
     cluster: z
       .object({

@@ -21,6 +21,7 @@ import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
 import { Launching } from './launching.js';
 import { LiveRuns } from './live-runs.js';
+import { Notifier } from './notify.js';
 import type { Parts } from './parts.js';
 import { Progress } from './progress.js';
 import { canEnqueue } from '../core/admission.js';
@@ -40,6 +41,7 @@ export class Supervisor {
   readonly journal: Journal;
   private readonly p: Parts;
   private readonly queries: Queries;
+  private readonly notifier: Notifier;
   private probeTimer: NodeJS.Timeout | null = null;
   readonly startedAt = monoNow();
 
@@ -76,6 +78,10 @@ export class Supervisor {
     });
     this.p = p;
     this.queries = new Queries(p);
+    // Told after each commit, like the clients; the journal outlives a degrade, so this is subscribed once.
+    this.notifier = new Notifier({ log, view: (run) => this.queries.view(run), lookup: (uuid) => p.store.lookup(uuid) ?? null, now: Date.now });
+    this.notifier.setConfig(config.notify);
+    this.journal.onEvent((event, row) => this.notifier.onEvent(event, row));
   }
 
   /** Why the journal cannot be written, while it cannot. */
@@ -338,6 +344,7 @@ export class Supervisor {
     const p = this.p;
     this.queries.configError = null;
     p.config = cfg;
+    this.notifier.setConfig(cfg.notify);
     p.limiter.setPolicy(admissionPolicy(cfg));
     p.fleet.loadUsage();
     p.fleet.check();
@@ -393,6 +400,7 @@ export class Supervisor {
     const p = this.p;
     p.stopping = true;
     if (this.probeTimer) clearInterval(this.probeTimer);
+    this.notifier.stop();
     p.waits.stopAll();
     p.launching.close();
     // Leases stay: the agents go on, and a supervisor back within lease_ttl keeps them.

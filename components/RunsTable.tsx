@@ -36,8 +36,9 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
     }),
   );
   const need = useTui((s) => s.view.attention[uuid] ?? null);
+  const tagged = useTui((s) => s.tagged[uuid] === true);
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need)} width={width} inverse={selected} dim={stale} />;
+  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged)} width={width} inverse={selected} bold={tagged} dim={stale} />;
 });
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {
@@ -54,11 +55,13 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const showAll = useTui((s) => s.showAll);
   const sort = useTui((s) => s.sort);
   const needy = useTui((s) => Object.keys(s.view.attention).length);
+  const tags = useTui((s) => Object.keys(s.tagged).length);
   const focused = useTui((s) => s.pane === 'runs');
   const loaded = useTui((s) => s.loaded);
   const stale = useStale();
 
   const right = [
+    tags > 0 ? `${tags} tagged` : '',
     needy > 0 ? `${needy} need${needy === 1 ? 's' : ''} you` : '',
     filter ? `filter "${filter}"` : '',
     showAll ? 'all' : 'active only',

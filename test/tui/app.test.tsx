@@ -45,6 +45,7 @@ function fakeActions(calls: Call[]): Actions {
     rerun: rec('rerun'),
     pauseQueue: rec('pauseQueue'),
     sortChanged: rec('sortChanged'),
+    killMany: rec('killMany'),
     loadOlder: rec('loadOlder'),
   };
 }
@@ -447,6 +448,36 @@ describe('App', () => {
     await until(inst, (x) => x.includes('broke-e: errored (exit 3) (2 need you)'));
     await press(inst, KEY.enter, KEY.esc);
     await until(inst, (x) => x.includes('1 needs you') && /■ ended\s+errored\s+broke-e/.test(x));
+  });
+
+  it('space tags runs (and moves on), * tags every listed one; x asks once naming the count and kills the live ones; s sends to the idle ones; R reruns the ended ones; esc untags', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    const id = (name: string): string => Object.values(store.getState().runs.byId).find((r) => r.name === name)!.uuid;
+    // idler-b, then worker-a: the cursor moves down as it tags.
+    await press(inst, ' ', ' ');
+    await until(inst, (x) => x.includes('2 runs tagged: x, w, s and R act on them (esc untags)') && x.includes('2 tagged'));
+    expect(Object.keys(store.getState().tagged).sort()).toEqual([id('idler-b'), id('worker-a')].sort());
+    await until(inst, (x) => /\+ ◇ idle\s+awaiting input\s+idler-b/.test(x) && /\+ ● working\s+worker-a/.test(x));
+    await press(inst, 'x');
+    await until(inst, (x) => x.includes('kill 2 tagged runs? y/n'));
+    await press(inst, 'y');
+    await until(inst, () => calls.some((c) => c.action === 'killMany'));
+    expect(calls.find((c) => c.action === 'killMany')!.args).toEqual([[id('idler-b'), id('worker-a')], false]);
+    expect(store.getState().tagged).toEqual({});
+    // Every listed run; s goes only to the idle one, R only to the ended one, each saying what it skipped.
+    await press(inst, '*');
+    await until(inst, (x) => x.includes('4 listed runs tagged'));
+    await press(inst, 's');
+    await until(inst, (x) => x.includes('1 tagged run (3 skipped: not idle)'));
+    for (const ch of 'go on') await press(inst, ch);
+    await press(inst, KEY.enter);
+    expect(calls.filter((c) => c.action === 'send')).toEqual([{ action: 'send', args: [id('idler-b'), 'go on'] }]);
+    await press(inst, 'R');
+    await until(inst, (x) => x.includes('rerunning 1 tagged run (3 skipped: not ended)'));
+    expect(calls.filter((c) => c.action === 'rerun')).toEqual([{ action: 'rerun', args: [id('done-d')] }]);
+    await press(inst, '*', KEY.esc);
+    await until(inst, (x) => x.includes('no runs tagged') && !x.includes('tagged ·'));
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

@@ -140,6 +140,23 @@ describe('controller with a real supervisor', () => {
     await waitFor(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
   });
 
+  it('killMany kills the tagged runs in one request and says what each came to', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    const a = home.run(['-n', 'tag-a', '--', 'sh', '-c', 'sleep 30']);
+    const b = home.run(['-n', 'tag-b', '--', 'sh', '-c', 'sleep 30']);
+    const c = home.run(['-n', 'tag-c', '--', 'sh', '-c', 'sleep 30']);
+    const { store, ctl } = start(home);
+    await waitFor(() => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued', 'two working, one queued');
+    // Every notice, even one the runs' endings replace before a poll could see it.
+    const seen: string[] = [];
+    store.subscribe((s, prev) => {
+      if (s.message && s.message !== prev.message) seen.push(s.message.text);
+    });
+    ctl.killMany([a.uuid, b.uuid, c.uuid], false);
+    await waitFor(() => seen.includes('3 tagged runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
+    await waitFor(() => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled', 'all three ended');
+  });
+
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {
     home = new Home({ concurrency: { max: 2 } });
     // OSC 52 (clipboard), OSC 0 (title), CSI clear screen, 8-bit C1 CSI, newline.

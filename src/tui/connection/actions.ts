@@ -78,6 +78,21 @@ export class RunActions {
       .catch((e) => this.fail(`kill ${name}`, e));
   }
 
+  killMany(uuids: readonly string[], force: boolean): void {
+    const c = this.need();
+    if (!c) return;
+    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [...uuids], force })
+      .then((res) => {
+        const n = (a: KillOutcome['action']): number => res.results.filter((r) => r.action === a).length;
+        const parts = [`kill sent to ${n('killing')}${force ? ' (SIGKILL)' : ''}`];
+        if (n('canceled')) parts.push(`${n('canceled')} canceled before they started`);
+        if (n('already_ended')) parts.push(`${n('already_ended')} had ended`);
+        if (n('not_found')) parts.push(`${n('not_found')} gone`);
+        this.session.set(info(`${uuids.length} tagged runs: ${parts.join(', ')}`, Date.now()));
+      })
+      .catch((e) => this.fail(`kill ${uuids.length} tagged runs`, e));
+  }
+
   /** Input to an idle run; an empty line is refused here, whoever asks: it would be an empty turn. */
   send(uuid: string, text: string): void {
     const name = this.nameOf(uuid);

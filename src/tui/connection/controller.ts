@@ -105,6 +105,10 @@ export class Controller implements Actions {
     this.actions.kill(uuid, force);
   }
 
+  killMany(uuids: readonly string[], force: boolean): void {
+    this.actions.killMany(uuids, force);
+  }
+
   send(uuid: string, text: string): void {
     this.actions.send(uuid, text);
   }

@@ -6,6 +6,8 @@ import type { SortSpec } from '../state/runs.js';
 
 export interface Actions {
   kill(uuid: string, force: boolean): void;
+  /** Kill several (the tagged runs) in one request. */
+  killMany(uuids: readonly string[], force: boolean): void;
   send(uuid: string, text: string): void;
   wait(uuid: string): void;
   enqueue(line: string): void;

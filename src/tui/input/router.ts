@@ -57,6 +57,19 @@ function pageOf(s: TuiState): number {
   return s.viewport.runsHeight;
 }
 
+/** The tagged runs the store still holds, in list order. */
+function taggedRuns(s: TuiState): PublicRun[] {
+  const out: PublicRun[] = [];
+  for (const id in s.tagged) {
+    const r = s.runs.byId[id];
+    if (r) out.push(r);
+  }
+  const at = new Map(s.view.ids.map((id, i) => [id, i]));
+  return out.sort((a, b) => (at.get(a.uuid) ?? Infinity) - (at.get(b.uuid) ?? Infinity));
+}
+
+const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 /** A kill from the runs pane: the cursor will keep the row when the run moves away as it ends. */
 function pinKilled(s: TuiState, uuid: string): Patch {
   return s.mode === 'list' && s.pane === 'runs' && s.selected === uuid ? { killPin: uuid } : {};
@@ -79,7 +92,8 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     switch (cmd) {
       case Command.Submit: {
         set({ mode: p.back, prompt: null });
-        if (p.kind === 'send') actions.send(p.target!, p.text);
+        if (p.kind === 'send' && p.targets) for (const t of p.targets) actions.send(t, p.text);
+        else if (p.kind === 'send') actions.send(p.target!, p.text);
         else if (p.kind === 'new') actions.enqueue(p.text);
         return;
       }
@@ -104,6 +118,57 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     }
   }
 
+  /** x, X, w, s or R with runs tagged: on every tagged run that it fits, saying what it skipped. True if handled. */
+  function onTagged(s: TuiState, cmd: Command, tags: PublicRun[]): boolean {
+    const live = tags.filter((r) => r.status !== 'ended');
+    const skipped = (n: number, why: string): string => (n > 0 ? ` (${n} skipped: ${why})` : '');
+    switch (cmd) {
+      case Command.Kill:
+        if (live.length === 0) {
+          set(error(`none of the ${plural(tags.length, 'tagged run')} is live: nothing to kill`, now()));
+          return true;
+        }
+        set({ mode: 'confirm', confirm: { uuid: live[0]!.uuid, name: plural(live.length, 'tagged run'), back: s.mode, uuids: live.map((r) => r.uuid) }, message: null });
+        return true;
+      case Command.KillNow:
+        if (live.length === 0) {
+          set(error(`none of the ${plural(tags.length, 'tagged run')} is live: nothing to kill`, now()));
+          return true;
+        }
+        actions.killMany(
+          live.map((r) => r.uuid),
+          false,
+        );
+        set({ tagged: {} });
+        return true;
+      case Command.Wait:
+        for (const r of tags) actions.wait(r.uuid);
+        set(info(`waiting on ${plural(tags.length, 'tagged run')} until each is idle or ended…`, now()));
+        return true;
+      case Command.Send: {
+        const idle = tags.filter((r) => r.status === 'idle');
+        if (idle.length === 0) {
+          set(error(`none of the ${plural(tags.length, 'tagged run')} is idle: input goes only to an idle run`, now()));
+          return true;
+        }
+        openPrompt(s, { kind: 'send', text: '', target: null, targets: idle.map((r) => r.uuid), targetName: `${plural(idle.length, 'tagged run')}${skipped(tags.length - idle.length, 'not idle')}` });
+        return true;
+      }
+      case Command.Rerun: {
+        const ended = tags.filter((r) => r.status === 'ended');
+        if (ended.length === 0) {
+          set(error(`none of the ${plural(tags.length, 'tagged run')} has ended: rerun takes an ended run`, now()));
+          return true;
+        }
+        for (const r of ended) actions.rerun(r.uuid);
+        set({ tagged: {}, ...info(`rerunning ${plural(ended.length, 'tagged run')}${skipped(tags.length - ended.length, 'not ended')}`, now()) });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
   const handle = (input: string, key: Key): void => {
     const s = store.getState();
     const ctx = contextOf(s);
@@ -115,6 +180,9 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     if (cmd === null) return;
     const t = targetOf(s);
     const none = (): void => set(info(nothingSelected(s), now()));
+    // With runs tagged, x, X, w, s and R act on all of them (from the runs list).
+    const tags = s.mode === 'list' ? taggedRuns(s) : [];
+    if (tags.length > 0 && onTagged(s, cmd, tags)) return;
     switch (cmd) {
       case Command.Up:
         set(reduceScroll(s, -1));
@@ -155,6 +223,12 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.Confirm: {
         const c = s.confirm;
         if (!c) return set({ mode: 'list' });
+        if (c.uuids) {
+          // The ones that ended while the question was up are told apart by the supervisor's answer.
+          actions.killMany(c.uuids, false);
+          set({ mode: c.back, confirm: null, tagged: {} });
+          return;
+        }
         const run = s.runs.byId[c.uuid];
         // It may have ended while the question was up.
         if (run?.status === 'ended') return set({ mode: c.back, confirm: null, ...error(`${c.name} ended meanwhile (${run.exit_reason}): nothing to kill`, now()) });
@@ -181,6 +255,23 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.New:
         openPrompt(s, { kind: 'new', text: '', target: null, targetName: null });
         return;
+      case Command.Tag: {
+        if (!t || s.pane !== 'runs') return none();
+        const tagged = { ...s.tagged };
+        if (tagged[t.uuid]) delete tagged[t.uuid];
+        else tagged[t.uuid] = true;
+        const n = Object.keys(tagged).length;
+        // On to the next row, so space, space, space tags a run of rows.
+        set({ tagged, ...reduceScroll(s, 1), ...info(n ? `${plural(n, 'run')} tagged: x, w, s and R act on them (esc untags)` : 'no runs tagged', now()) });
+        return;
+      }
+      case Command.TagAll: {
+        if (s.pane !== 'runs') return;
+        const all = s.view.ids.length > 0 && s.view.ids.every((id) => s.tagged[id]);
+        const tagged: Record<string, true> = all ? {} : Object.fromEntries(s.view.ids.map((id) => [id, true as const]));
+        set({ tagged, ...info(all ? 'no runs tagged' : `${plural(s.view.ids.length, 'listed run')} tagged: x, w, s and R act on them (esc untags)`, now()) });
+        return;
+      }
       case Command.NextAttention: {
         const ids = s.view.ids;
         const lead = ids.filter((id) => s.view.attention[id]);
@@ -221,6 +312,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (s.mode === 'details') return set(reduceCloseDetails(s));
         if (s.mode === 'help') return set({ mode: s.helpBack });
         if (s.pane !== 'runs') return set({ pane: 'runs' });
+        if (Object.keys(s.tagged).length > 0) return set({ tagged: {}, ...info('no runs tagged', now()) });
         if (s.filter) return set(reduceFilter(s, ''));
         set({ message: null });
         return;

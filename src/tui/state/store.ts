@@ -20,6 +20,8 @@ export interface Prompt {
   text: string;
   /** The run a `send` goes to. */
   target: string | null;
+  /** Tagged runs a `send` goes to, each the same text (instead of `target`). */
+  targets?: readonly string[];
   targetName: string | null;
   /** The whole text is selected (the filter as it was): typing replaces it, an arrow key keeps it. */
   selected?: boolean;
@@ -29,8 +31,11 @@ export interface Prompt {
 
 export interface Confirm {
   uuid: string;
+  /** The run, or "5 tagged runs". */
   name: string;
   back: Mode;
+  /** A kill of the tagged runs (all of these) rather than of `uuid`. */
+  uuids?: readonly string[];
 }
 
 export interface Message {
@@ -105,6 +110,8 @@ export interface TuiState {
   filter: string;
   showAll: boolean;
   sort: SortSpec;
+  /** Runs tagged with space (or * for every listed one): x, X, w, s and R act on all of them. */
+  tagged: Readonly<Record<string, true>>;
   /** Ended runs that needed you and whose details you opened: they leave the lead of the list. */
   seen: Readonly<Record<string, true>>;
   list: ListState;
@@ -160,6 +167,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     showAll: true,
     sort: DEFAULT_SORT,
     seen: {},
+    tagged: {},
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

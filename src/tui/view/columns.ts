@@ -180,9 +180,9 @@ export function needText(need: Attention, now: number): string {
 }
 
 /** A row as spans, the marker included (`!` on a run that needs you, whose WHY says why); the caller colours each span by its token. */
-export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null): Span[] {
-  // The cursor (›) where it is; elsewhere a run that needs you is flagged (!). Its WHY says why either way.
-  const out: Span[] = [selected ? { text: '› ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
+export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null, tagged = false): Span[] {
+  // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
+  const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
   const reason: Why = need ? { text: needText(need, now), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });

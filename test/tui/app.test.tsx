@@ -46,6 +46,7 @@ function fakeActions(calls: Call[]): Actions {
     pauseQueue: rec('pauseQueue'),
     sortChanged: rec('sortChanged'),
     killMany: rec('killMany'),
+    resumeProvider: rec('resumeProvider'),
     loadOlder: rec('loadOlder'),
   };
 }
@@ -478,6 +479,23 @@ describe('App', () => {
     expect(calls.filter((c) => c.action === 'rerun')).toEqual([{ action: 'rerun', args: [id('done-d')] }]);
     await press(inst, '*', KEY.esc);
     await until(inst, (x) => x.includes('no runs tagged') && !x.includes('tagged ·'));
+  });
+
+  it('U resumes a held provider now, C asks once and cancels its queued runs; both refuse where nothing is held', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'U');
+    await until(inst, (x) => x.includes('no provider on hold here'));
+    const held = run({ name: 'held-q', status: 'queued', provider: 'codex', queue_seq: 20 });
+    store.setState((s) => ({ ...reduceSnapshot(s, { seq: 12, runs: [...Object.values(s.runs.byId), held] }, s.now), stats: { ...s.stats!, holds: { codex: s.now + 3_600_000 } } }));
+    await press(inst, 'G', 'k');
+    await until(inst, (x) => /› ○ queued .*held-q/.test(x));
+    await press(inst, 'U');
+    expect(calls.at(-1)).toEqual({ action: 'resumeProvider', args: ['codex'] });
+    await press(inst, 'C');
+    await until(inst, (x) => x.includes('cancel 1 queued run of codex (held)? y/n'));
+    await press(inst, 'y');
+    expect(calls.at(-1)).toEqual({ action: 'killMany', args: [[held.uuid], false] });
   });
 
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {

@@ -153,8 +153,24 @@ describe('controller with a real supervisor', () => {
       if (s.message && s.message !== prev.message) seen.push(s.message.text);
     });
     ctl.killMany([a.uuid, b.uuid, c.uuid], false);
-    await waitFor(() => seen.includes('3 tagged runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
+    await waitFor(() => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
     await waitFor(() => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled', 'all three ended');
+  });
+
+  it('resumeProvider lifts a usage-limit hold through the real supervisor', async () => {
+    home = new Home({ concurrency: { max: 2 } });
+    const limited = path.join(home.dir, 'limited.sh');
+    fs.writeFileSync(limited, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit","retry_after_s":3600}'\nexit 1\n`, { mode: 0o755 });
+    home.run(['-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
+    const { store, ctl } = start(home);
+    await waitFor(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
+    const seen: string[] = [];
+    store.subscribe((s, prev) => {
+      if (s.message && s.message !== prev.message) seen.push(s.message.text);
+    });
+    ctl.resumeProvider('claude');
+    await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
+    await waitFor(() => seen.includes('claude resumed: its queued runs may start now'), () => `the notice among ${JSON.stringify(seen)}`);
   });
 
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {

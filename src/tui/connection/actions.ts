@@ -88,9 +88,9 @@ export class RunActions {
         if (n('canceled')) parts.push(`${n('canceled')} canceled before they started`);
         if (n('already_ended')) parts.push(`${n('already_ended')} had ended`);
         if (n('not_found')) parts.push(`${n('not_found')} gone`);
-        this.session.set(info(`${uuids.length} tagged runs: ${parts.join(', ')}`, Date.now()));
+        this.session.set(info(`${uuids.length} runs: ${parts.join(', ')}`, Date.now()));
       })
-      .catch((e) => this.fail(`kill ${uuids.length} tagged runs`, e));
+      .catch((e) => this.fail(`kill ${uuids.length} runs`, e));
   }
 
   /** Input to an idle run; an empty line is refused here, whoever asks: it would be an empty turn. */
@@ -177,6 +177,14 @@ export class RunActions {
     c.call<{ run: PublicRun }>('run.rerun', { ref: uuid })
       .then((res) => this.session.set(info(`queued ${res.run.name} (${res.run.uuid.slice(0, 8)}), a rerun of ${name}`, Date.now())))
       .catch((e) => this.fail(`rerun ${name}`, e));
+  }
+
+  resumeProvider(provider: string): void {
+    const c = this.need();
+    if (!c) return;
+    c.call<{ resumed: boolean }>('provider.resume', { provider })
+      .then((res) => this.session.set(info(res.resumed ? `${provider} resumed: its queued runs may start now` : `${provider} was not on hold`, Date.now())))
+      .catch((e) => this.fail(`resume ${provider}`, e));
   }
 
   pauseQueue(paused: boolean): void {

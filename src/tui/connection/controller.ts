@@ -125,6 +125,10 @@ export class Controller implements Actions {
     this.actions.rerun(uuid);
   }
 
+  resumeProvider(provider: string): void {
+    this.actions.resumeProvider(provider);
+  }
+
   pauseQueue(paused: boolean): void {
     this.actions.pauseQueue(paused);
   }

@@ -13,6 +13,8 @@ export interface Actions {
   enqueue(line: string): void;
   /** A new queued run with an ended run's spec (`orcr rerun`). */
   rerun(uuid: string): void;
+  /** `orcr provider resume`: lift a provider's hold now. */
+  resumeProvider(provider: string): void;
   /** `orcr queue pause|resume`. */
   pauseQueue(paused: boolean): void;
   reconnect(): void;

@@ -68,6 +68,19 @@ function taggedRuns(s: TuiState): PublicRun[] {
   return out.sort((a, b) => (at.get(a.uuid) ?? Infinity) - (at.get(b.uuid) ?? Infinity));
 }
 
+/** The provider a hold key means: the limiter line's (a provider cap) or the selected run's, if it is on hold now. */
+function heldProviderOf(s: TuiState, t: Target | null): string | null {
+  let provider: string | null = null;
+  if (s.mode === 'list' && s.pane === 'limiter' && s.stats) {
+    const it = limiterItems(s.stats.caps)[s.limiterList.cursor];
+    if (it?.cap.cap.startsWith('provider:')) provider = it.cap.cap.slice('provider:'.length);
+  }
+  provider ??= t?.run?.provider ?? null;
+  if (provider === null) return null;
+  const until = s.stats?.holds[provider];
+  return until !== undefined && until > s.now ? provider : null;
+}
+
 const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** A kill from the runs pane: the cursor will keep the row when the run moves away as it ends. */
@@ -294,6 +307,16 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));
         actions.rerun(t.uuid);
         return;
+      case Command.ResumeProvider:
+      case Command.CancelHeld: {
+        const provider = heldProviderOf(s, t);
+        if (provider === null) return set(error('no provider on hold here (select a held run, or a provider line in the limiter)', now()));
+        if (cmd === Command.ResumeProvider) return actions.resumeProvider(provider);
+        const queued = Object.values(s.runs.byId).filter((r) => r.status === 'queued' && r.provider === provider);
+        if (queued.length === 0) return set(info(`no runs of ${provider} are queued behind its hold`, now()));
+        set({ mode: 'confirm', confirm: { uuid: queued[0]!.uuid, name: `${plural(queued.length, 'queued run')} of ${provider} (held)`, back: s.mode, uuids: queued.map((r) => r.uuid), verb: 'cancel' }, message: null });
+        return;
+      }
       case Command.PauseQueue:
         // Unknown until the first stats: pausing is the safe guess.
         actions.pauseQueue(!(s.stats?.paused ?? false));

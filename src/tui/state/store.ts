@@ -36,6 +36,8 @@ export interface Confirm {
   back: Mode;
   /** A kill of the tagged runs (all of these) rather than of `uuid`. */
   uuids?: readonly string[];
+  /** The question's verb: "kill" unless said ("cancel" for queued runs). */
+  verb?: string;
 }
 
 export interface Message {

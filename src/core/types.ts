@@ -21,6 +21,7 @@ export const EXIT_REASONS = [
   'expired',
   'lost',
   'lease_lost',
+  'taken_over',
 ] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
 

@@ -34,6 +34,8 @@ export interface Live {
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
   startedMono: number;
   finished: boolean;
+  /** Someone takes this run's session over: stop it when its turn ends (`run.takeover`). */
+  takeoverAtTurnEnd?: boolean;
 }
 
 export class LiveRuns {

@@ -80,6 +80,8 @@ export class Progress {
 
   private act(before: Run, { run, effects }: Applied): void {
     const p = this.p;
+    // A take-over waits for the turn to end: the agent is idle, its session whole.
+    if (run.status === 'idle' && before.status !== 'idle' && p.live.get(run.uuid)?.takeoverAtTurnEnd) p.guards.stopFor(run.uuid, 'taken_over', 'at the end of its turn');
     if (run.status !== before.status) p.guards.arm(run.uuid);
     for (const e of effects) {
       if (e.kind === 'stop') p.guards.stopFor(run.uuid, e.reason, e.detail);

@@ -19,7 +19,7 @@ import type { PublicRun } from './view.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause']);
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -402,6 +402,10 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       case 'run.select': {
         const f = z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }).parse(params);
         return { runs: s.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) };
+      }
+      case 'run.takeover': {
+        const p = z.object({ ref: z.string().min(1), now: z.boolean().optional() }).parse(params);
+        return { run: s.view(s.takeover(s.resolve(p.ref).uuid, p.now ?? false)) };
       }
       case 'run.rerun': {
         const { ref } = z.object({ ref: z.string() }).parse(params);

@@ -296,6 +296,33 @@ export class Supervisor {
     return out;
   }
 
+  /**
+   * `o` in the TUI: a person carries this run's session on in the agent's own
+   * CLI. A working run is stopped when its turn ends (`now`: at once); any
+   * other live one at once; an ended one is left as it is (its session can
+   * still be resumed). Ends `taken_over`.
+   */
+  takeover(uuid: string, now: boolean): Run {
+    const { store, guards, live } = this.p;
+    const run = store.get(uuid);
+    if (!run) {
+      const ended = store.lookup(uuid);
+      if (!ended) throw new RemoteError('not_found', `no run ${uuid}`);
+      return ended;
+    }
+    if (run.status === 'queued') throw new RemoteError('usage', `${run.name} has not started: it has no session to take over`);
+    if (run.status === 'working' && !now) {
+      const l = live.get(uuid);
+      if (l && !l.takeoverAtTurnEnd) {
+        l.takeoverAtTurnEnd = true;
+        store.event(uuid, { type: 'takeover_requested', data: { at: 'turn_end' } });
+      }
+      return run;
+    }
+    guards.stopFor(uuid, 'taken_over', now && run.status === 'working' ? 'stopped mid-turn' : null);
+    return store.lookup(uuid)!;
+  }
+
   send(uuid: string, text: string): Run {
     return this.p.input.send(uuid, text);
   }

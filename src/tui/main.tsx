@@ -76,12 +76,18 @@ async function main(argv: string[]): Promise<void> {
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,
+    // `o`: the agent's CLI gets this terminal, and the frame is drawn whole again after it.
+    handOver: (run) => {
+      guard.handOver(run);
+      instance?.clear();
+      store.setState((s) => ({ now: Date.now(), viewport: { ...s.viewport } }));
+    },
     writeTerminal: (bytes) => {
       if (process.stdout.writable) process.stdout.write(bytes);
     },
   });
 
-  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void } | null = null;
+  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void; clear: () => void } | null = null;
   let themeWatch: ThemeWatch | null = null;
   let exiting = false;
   let stoppingDemo = false;

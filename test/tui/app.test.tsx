@@ -47,6 +47,7 @@ function fakeActions(calls: Call[]): Actions {
     sortChanged: rec('sortChanged'),
     killMany: rec('killMany'),
     resumeProvider: rec('resumeProvider'),
+    takeover: rec('takeover'),
     loadOlder: rec('loadOlder'),
   };
 }

@@ -14,7 +14,7 @@ import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
-import { Home, waitFor } from './home.js';
+import { Home, MOCK_AGENT, waitFor } from './home.js';
 
 let home: Home | null = null;
 let controller: Controller | null = null;
@@ -96,7 +96,7 @@ describe('controller with a real supervisor', () => {
 
   it('send to an idle interactive agent, and the details pane reads /proc and the output', async () => {
     home = new Home({ concurrency: { max: 2 } });
-    const { MOCK_AGENT } = await import('./home.js');
+
     const chat = home.run(['-n', 'chat', '--protocol', 'jsonl', '--interactive', '--', process.execPath, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '50']);
     const { store, ctl } = start(home);
     await waitFor(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
@@ -171,6 +171,61 @@ describe('controller with a real supervisor', () => {
     ctl.resumeProvider('claude');
     await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
     await waitFor(() => seen.includes('claude resumed: its queued runs may start now'), () => `the notice among ${JSON.stringify(seen)}`);
+  });
+
+  it('o takes a run over: a working run stops at the end of its turn (taken_over), then its own CLI opens on its session in its folder; o again stops one now; a run without a session says why', async () => {
+    home = new Home({ concurrency: { max: 3 } });
+    // Stand-ins for the agents' CLIs: each records its argv and folder, and exits.
+    const bin = path.join(home.dir, 'bin');
+    const record = path.join(home.dir, 'opened');
+    fs.mkdirSync(bin);
+    for (const cli of ['claude', 'codex']) fs.writeFileSync(path.join(bin, cli), `#!/bin/sh\necho "${cli} $* @ $(pwd)" >> '${record}'\n`, { mode: 0o755 });
+    const work = path.join(home.dir, 'work');
+    fs.mkdirSync(work);
+    const claude = (name: string, delay: string): string =>
+      home!.run(['-n', name, '-a', 'claude', '--protocol', 'claude', '--interactive', '--cwd', work, '-p', 'go', '--', process.execPath, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', delay]).uuid;
+    const slow = claude('slow-turn', '1500');
+    const fast = claude('stuck', '20000');
+    const plain = home.run(['-n', 'plain', '--', 'sh', '-c', 'sleep 30']).uuid;
+    const store = createTuiStore({ home: home.dir });
+    const handed: number[] = [];
+    const ctl = new Controller(store, ensureHome(home.dir), {
+      env: { ...process.env, TMUX: '', PATH: `${bin}:${process.env.PATH}` },
+      cwd: home.dir,
+      statsIntervalMs: 200,
+      handOver: (run) => {
+        handed.push(Date.now());
+        run();
+      },
+    });
+    controller = ctl;
+    ctl.start();
+    const sessionOf = (uuid: string): string | null => store.getState().runs.byId[uuid]?.session_id ?? null;
+    await waitFor(() => statusOf(store, 'slow-turn') === 'working' && sessionOf(slow) && statusOf(store, 'stuck') === 'working' && sessionOf(fast) && statusOf(store, 'plain') === 'working', 'three working runs with sessions');
+    const seen: string[] = [];
+    store.subscribe((s, prev) => {
+      if (s.message && s.message !== prev.message) seen.push(s.message.text);
+    });
+    // A run that says no session (a plain command): o says why, and nothing stops.
+    ctl.takeover(plain);
+    expect(seen.at(-1)).toMatch(/^o: plain runs sh: o takes over Claude Code, Codex and Gemini runs only/);
+    // Working: it finishes its turn first.
+    ctl.takeover(slow);
+    await waitFor(() => seen.some((m) => m.startsWith('slow-turn stops at the end of its turn, then claude opens on its session')), () => `the promise among ${JSON.stringify(seen)}`);
+    expect(handed).toEqual([]);
+    await waitFor(() => statusOf(store, 'slow-turn') === 'ended:taken_over', 'the run to end taken over');
+    await waitFor(() => fs.existsSync(record) && fs.readFileSync(record, 'utf8').includes('claude --resume'), 'the CLI to open');
+    expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sessionOf(slow)} @ ${work}`);
+    expect(home.json<{ exit_reason: string; exit_detail: string }>(['show', 'slow-turn'])).toMatchObject({ exit_reason: 'taken_over', exit_detail: 'at the end of its turn' });
+    // A long turn: o asks, o again stops it now.
+    ctl.takeover(fast);
+    await waitFor(() => seen.some((m) => m.startsWith('stuck stops at the end of its turn')), 'the first o');
+    ctl.takeover(fast);
+    await waitFor(() => statusOf(store, 'stuck') === 'ended:taken_over', 'the second o to stop it');
+    await waitFor(() => fs.readFileSync(record, 'utf8').trim().split('\n').length === 2, 'the second CLI');
+    expect(home.json<{ exit_detail: string }>(['show', 'stuck']).exit_detail).toBe('stopped mid-turn');
+    expect(handed).toHaveLength(2);
+    expect(statusOf(store, 'plain')).toBe('working');
   });
 
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {

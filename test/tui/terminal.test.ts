@@ -329,6 +329,34 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     await waitFor(() => /38;(2;0;255;0|5;46)\b/.test(accent() ?? ''), 'the in-place save to be drawn');
   });
 
+  it.skipIf(!HAS_MOCK)('o on a Claude run opens claude --resume on its session: in this terminal, the TUI handed out and back; inside tmux, in a new window', async () => {
+    home = new Home();
+    const bin = path.join(home.dir, 'bin');
+    const record = path.join(home.dir, 'opened');
+    fs.mkdirSync(bin);
+    // A stand-in for Claude Code's CLI: says what it was given, waits for a line, and records it.
+    fs.writeFileSync(path.join(bin, 'claude'), `#!/bin/sh\necho "STAND-IN CLAUDE $*"\nread line\necho "claude $* @ $(pwd)" >> '${record}'\n`, { mode: 0o755 });
+    const r = home.run(['-n', 'done-claude', '-a', 'claude', '--protocol', 'claude', '-p', 'go', '--', process.execPath, MOCK_AGENT, '--format', 'claude', '--turns', '1', '--delay', '10']);
+    expect(home.cli(['wait', 'done-claude']).code).toBe(0);
+    const sid = home.json<{ session_id: string }>(['show', 'done-claude']).session_id;
+    expect(sid).toBeTruthy();
+    term = new Term(home, 100, 30);
+    const t = term;
+    t.start('first', [], { TMUX: '', PATH: `${bin}:${process.env.PATH}` });
+    await t.waitFor((x) => rowStatus(x, 'done-claude') === 'ended:completed', 'the TUI');
+    t.keys('g', 'o');
+    await t.waitFor((x) => x.includes(`STAND-IN CLAUDE --resume ${sid}`) && !x.includes('Runs 1/1'), 'the CLI in the terminal, the TUI out of it');
+    t.keys('Enter');
+    await t.waitFor((x) => x.includes('Runs 1/1') && x.includes(`back from claude --resume ${sid} (exit 0)`), 'the TUI back, drawn whole');
+    expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sid} @ ${r.cwd}`);
+    // Inside tmux (TMUX set, as tmux sets it): a window of its own, the TUI stays.
+    t.start('second', [], { PATH: `${bin}:${process.env.PATH}` });
+    await t.waitFor((x) => rowStatus(x, 'done-claude') === 'ended:completed', 'the second TUI');
+    t.keys('g', 'o');
+    await t.waitFor((x) => x.includes('done-claude taken over: claude --resume') && x.includes('in a new tmux window'), 'the notice');
+    await waitFor(() => spawnSync('tmux', ['-L', t.socket, 'list-windows', '-a', '-F', '#{window_name}'], { encoding: 'utf8' }).stdout.includes('orcr:done-claude'), 'the new window');
+  });
+
   it('SIGTERM restores the terminal: main screen back, cursor shown, raw mode off', async () => {
     home = new Home();
     home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);

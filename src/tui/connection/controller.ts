@@ -12,6 +12,7 @@ import type { SortSpec } from '../state/runs.js';
 import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { OlderRuns } from './older-runs.js';
+import { Takeover, type HandOver } from './takeover.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 
@@ -26,6 +27,8 @@ export interface ControllerOptions {
   statsIntervalMs?: number;
   frameMs?: number;
   reconnectDelayMs?: number;
+  /** Lends the terminal to an agent's CLI taking a run over (`o`); without it only tmux can. */
+  handOver?: HandOver;
 }
 
 export class Controller implements Actions {
@@ -34,6 +37,7 @@ export class Controller implements Actions {
   private readonly actions: RunActions;
   private readonly details: DetailsRefresh;
   private readonly older: OlderRuns;
+  private readonly takeovers: Takeover;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
   private readonly statsIntervalMs: number;
@@ -58,6 +62,7 @@ export class Controller implements Actions {
     });
     this.stats = new StatsPoll(store, this.session);
     this.actions = new RunActions(store, this.session, { cwd: opts.cwd });
+    this.takeovers = new Takeover(store, this.session, { env: opts.env, handOver: opts.handOver });
     this.details = new DetailsRefresh(home);
     this.older = new OlderRuns(store, this.session);
   }
@@ -71,6 +76,7 @@ export class Controller implements Actions {
     if (this.clock) clearInterval(this.clock);
     this.clock = null;
     this.stats.stop();
+    this.takeovers.stop();
     this.session.stop();
   }
 
@@ -123,6 +129,10 @@ export class Controller implements Actions {
 
   rerun(uuid: string): void {
     this.actions.rerun(uuid);
+  }
+
+  takeover(uuid: string): void {
+    this.takeovers.start(uuid);
   }
 
   resumeProvider(provider: string): void {

@@ -13,6 +13,8 @@ export interface Actions {
   enqueue(line: string): void;
   /** A new queued run with an ended run's spec (`orcr rerun`). */
   rerun(uuid: string): void;
+  /** `o`: carry the run's session on in the agent's own CLI (the run stops at its turn's end; again: now). */
+  takeover(uuid: string): void;
   /** `orcr provider resume`: lift a provider's hold now. */
   resumeProvider(provider: string): void;
   /** `orcr queue pause|resume`. */

@@ -307,6 +307,10 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));
         actions.rerun(t.uuid);
         return;
+      case Command.Takeover:
+        if (!t) return none();
+        actions.takeover(t.uuid);
+        return;
       case Command.ResumeProvider:
       case Command.CancelHeld: {
         const provider = heldProviderOf(s, t);

@@ -39,6 +39,8 @@ export interface TranscriptBuilder {
   line(line: string): Entry[];
   /** The process exited: anything pending. */
   end(): Entry[];
+  /** The inputs as recorded now (the record only grows: a send adds one while the run works). */
+  setInputs(inputs: readonly InputRecord[]): void;
 }
 
 export interface TranscriptOptions {
@@ -49,7 +51,7 @@ export interface TranscriptOptions {
 export function createTranscript(protocol: Protocol | null, options: TranscriptOptions = {}): TranscriptBuilder {
   const detecting: DetectingAdapter | null = protocol === null ? createDetectingAdapter() : null;
   const adapter: Adapter = detecting ?? createAdapter(protocol!);
-  const inputs = options.inputs ?? [];
+  let inputs = options.inputs ?? [];
   let nextInput = 0;
   let lastInput: string | null = null;
   let promptShown = false;
@@ -190,6 +192,9 @@ export function createTranscript(protocol: Protocol | null, options: TranscriptO
       const obj = line.startsWith('{') ? parseObject(line) : null;
       if (obj) extras(obj, at, out);
       return out;
+    },
+    setInputs(next: readonly InputRecord[]): void {
+      inputs = next;
     },
     end(): Entry[] {
       const out: Entry[] = [];

@@ -12,6 +12,7 @@ import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
+import { TranscriptFeed } from './transcript-feed.js';
 
 export interface ControllerOptions {
   quiet?: boolean;
@@ -31,6 +32,7 @@ export class Controller implements Actions {
   private readonly stats: StatsPoll;
   private readonly actions: RunActions;
   private readonly details: DetailsRefresh;
+  private readonly transcript: TranscriptFeed;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
   private readonly statsIntervalMs: number;
@@ -56,6 +58,7 @@ export class Controller implements Actions {
     this.stats = new StatsPoll(store, this.session);
     this.actions = new RunActions(store, this.session, { cwd: opts.cwd });
     this.details = new DetailsRefresh(home);
+    this.transcript = new TranscriptFeed(store, home);
   }
 
   start(): void {
@@ -67,6 +70,7 @@ export class Controller implements Actions {
     if (this.clock) clearInterval(this.clock);
     this.clock = null;
     this.stats.stop();
+    this.transcript.close();
     this.session.stop();
   }
 
@@ -80,6 +84,8 @@ export class Controller implements Actions {
     this.ticking = true;
     try {
       const stats = await this.stats.load();
+      const st = this.store.getState();
+      if (st.pager && st.runs.byId[st.pager.uuid]?.status === 'ended') this.transcript.ended(st.pager.uuid);
       const details = this.store.getState().mode === 'details' ? this.details.read(this.store.getState()) : null;
       const now = Date.now();
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
@@ -133,6 +139,14 @@ export class Controller implements Actions {
   detailsOpened(): void {
     this.details.reset();
     this.refreshDetails();
+  }
+
+  transcriptOpened(uuid: string): void {
+    this.transcript.open(uuid);
+  }
+
+  transcriptClosed(): void {
+    this.transcript.close();
   }
 
   /** Read the selected run's process group and output tail into the details pane. */

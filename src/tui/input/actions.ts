@@ -14,4 +14,8 @@ export interface Actions {
   reconnect(): void;
   themeChanged(name: string): void;
   detailsOpened(): void;
+  /** The transcript pager opened on a run: read its output and follow it. */
+  transcriptOpened(uuid: string): void;
+  /** The pager closed: stop following. */
+  transcriptClosed(): void;
 }

@@ -13,11 +13,12 @@ export interface FooterProps {
   readonly width: number;
 }
 
-const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run' };
+const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run', search: 'search' };
 const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
   filter: 'text to match in name, id, provider, workload, status',
   send: 'a line of input for the agent',
   new: '-a PROVIDER -p PROMPT [-n NAME] [-w WORKLOAD]   or   [-n NAME] -- COMMAND ARGS…',
+  search: 'text to find in the transcript (n next, N previous)',
 };
 
 export function promptSpans(p: Prompt): Span[] {

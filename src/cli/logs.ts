@@ -3,12 +3,20 @@
 // (src/client/run-output.ts), read-only; the run's state comes from the server.
 // An agent's output may hold escape sequences (a clipboard write, a title
 // change): text mode shows them stripped, --json keeps them, escaped.
+// Pretty mode (the default on a terminal) shows the transcript: the inputs,
+// what the agent said, its tool calls and their results folded to a line,
+// turn ends with usage and cost (src/agents/transcript.ts); raw mode (the
+// default when piped) the lines as written.
 
+import path from 'node:path';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { Adapter, Signal } from '../agents/signals.js';
 import { PROTOCOLS, type Protocol } from '../core/types.js';
 import type { Client } from '../client/client.js';
-import { OutputFollower, readAll, readLines } from '../client/run-output.js';
+import { OutputFollower, readAll, readInputs, readLines } from '../client/run-output.js';
+import { createTranscript, type Entry } from '../agents/transcript.js';
+import { entryRows, type RowStyle } from '../text/transcript-lines.js';
+import { useColor } from './format.js';
 import { RemoteError } from '../server/protocol.js';
 import { safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
@@ -31,9 +39,48 @@ function entries(lines: string[], protocol: string | null): Signal[] {
   return out;
 }
 
-export function printLogs(file: string, protocol: string | null, tail: number | null, json: boolean): void {
+/** How `orcr logs` prints: normalized entries, the transcript, or the lines as written. */
+export type LogsMode = 'json' | 'pretty' | 'raw';
+
+/** The protocol a transcript reads with (null: detected from the output). */
+const protocolOf = (p: string | null): Protocol | null => (p && (PROTOCOLS as readonly string[]).includes(p) ? (p as Protocol) : null);
+
+// Colours of the transcript's rows (dim for what is context, not content).
+const ROW_COLORS: Partial<Record<RowStyle, string>> = {
+  prompt: '\x1b[1;36m',
+  input: '\x1b[36m',
+  tool: '\x1b[33m',
+  result: '\x1b[2m',
+  'result.failed': '\x1b[31m',
+  turn: '\x1b[2m',
+  'turn.failed': '\x1b[31m',
+  error: '\x1b[31m',
+  hold: '\x1b[35m',
+  raw: '\x1b[2m',
+};
+
+/** Writes transcript entries as rows of the terminal's width, coloured when colour is on. */
+function transcriptWriter(): (entries: Entry[]) => void {
+  const color = useColor();
+  const width = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 100;
+  return (entries) => {
+    const rows = entries.flatMap((e) => entryRows(e, width));
+    if (rows.length === 0) return;
+    process.stdout.write(rows.map((r) => (color && ROW_COLORS[r.style] ? `${ROW_COLORS[r.style]}${r.text}\x1b[0m` : r.text)).join('\n') + '\n');
+  };
+}
+
+export function printLogs(file: string, protocol: string | null, tail: number | null, mode: LogsMode): void {
   let lines = readLines(file);
-  if (json) {
+  if (mode === 'pretty') {
+    const t = createTranscript(protocolOf(protocol), { inputs: readInputs(path.dirname(file)) });
+    let e = lines.flatMap((l) => t.line(l));
+    e.push(...t.end());
+    if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
+    transcriptWriter()(e);
+    return;
+  }
+  if (mode === 'json') {
     let e = entries(lines, protocol);
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
     process.stdout.write(jsonText(e, 2) + '\n');
@@ -53,25 +100,48 @@ export async function followLogs(
   file: string,
   protocol: string | null,
   tail: number | null,
-  json: boolean,
+  mode: LogsMode,
   uuid: string,
   reconnect: () => Promise<Client>,
 ): Promise<number> {
   const adapter = adapterFor(protocol);
+  const inputsOf = (): ReturnType<typeof readInputs> => readInputs(path.dirname(file));
+  const transcript = createTranscript(protocolOf(protocol), { inputs: mode === 'pretty' ? inputsOf() : [] });
+  const write = mode === 'pretty' ? transcriptWriter() : null;
   const { lines: existing, wholeEnd } = readAll(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
   const emit = (line: string): void => {
-    if (json) for (const s of adapter.line(line)) process.stdout.write(jsonText(s) + '\n');
+    if (mode === 'json') for (const s of adapter.line(line)) process.stdout.write(jsonText(s) + '\n');
+    else if (write) write(transcript.line(line));
     else process.stdout.write(shown(line) + '\n');
   };
-  // Feed skipped lines to the adapter too, so turn and usage state stay right.
-  existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
-  const follower = new OutputFollower(file, wholeEnd, (lines) => lines.forEach(emit), 250);
+  if (write) {
+    // --tail counts transcript entries here, as without --follow.
+    const entries: Entry[] = existing.flatMap((l) => transcript.line(l));
+    write(tail === null ? entries : entries.slice(Math.max(0, entries.length - tail)));
+  } else {
+    // Feed skipped lines to the adapter too, so turn and usage state stay right.
+    existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
+  }
+  const follower = new OutputFollower(
+    file,
+    wholeEnd,
+    (lines) => {
+      // A send while following: its text is recorded before the output it causes.
+      if (write) transcript.setInputs(inputsOf());
+      lines.forEach(emit);
+    },
+    250,
+  );
   let current = client;
   const drain = (): void => {
     follower.read();
     const last = follower.flushPartial();
     if (last !== null) emit(last);
+    if (write) {
+      transcript.setInputs(inputsOf());
+      write(transcript.end());
+    }
     follower.close();
     current.close();
   };

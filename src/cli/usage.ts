@@ -19,7 +19,10 @@ orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB)... [--y
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]
 orcr send <run> -                (the text from stdin)`,
-  logs: 'orcr logs <run> [--tail N] [--follow] [--json] [--stderr]',
+  logs: `orcr logs <run> [--tail N] [--follow] [--pretty | --raw | --json] [--stderr]
+  --pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
+  each tool call on one line with its result folded, turn ends with usage and cost.
+  --raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.`,
   events: 'orcr events [--follow] [--since SEQ] [--json]',
   stats: 'orcr stats [--json]',
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',

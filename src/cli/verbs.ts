@@ -16,7 +16,7 @@ import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { clusterLine, configNotes, plainNumber, psTable, showRun, statsText, table, type StatsReply } from './format.js';
-import { followLogs, printLogs } from './logs.js';
+import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
@@ -246,7 +246,15 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'logs': {
-      const { values, positionals } = parse(verb, rest, { tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, stderr: { type: 'boolean' } });
+      const { values, positionals } = parse(verb, rest, {
+        tail: { type: 'string' },
+        follow: { type: 'boolean', short: 'f' },
+        stderr: { type: 'boolean' },
+        pretty: { type: 'boolean' },
+        raw: { type: 'boolean' },
+      });
+      if (values.pretty && values.raw) throw new UsageError('--pretty and --raw are each other\'s opposite: give one', verb);
+      if (jsonMode && (values.pretty || values.raw)) throw new UsageError('--json is a format of its own: not with --pretty or --raw', verb);
       if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
       let tail: number | null = null;
       if (values.tail !== undefined) {
@@ -256,9 +264,11 @@ async function main(argv: string[]): Promise<number> {
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
-      if (values.follow) return followLogs(c, file, info.protocol, tail, jsonMode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
+      // The transcript on a terminal, the lines as written when piped; stderr is no protocol: always raw.
+      const mode: LogsMode = jsonMode ? 'json' : values.stderr ? 'raw' : values.pretty ? 'pretty' : values.raw ? 'raw' : process.stdout.isTTY ? 'pretty' : 'raw';
+      if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
       c.close();
-      printLogs(file, info.protocol, tail, jsonMode);
+      printLogs(file, info.protocol, tail, mode);
       return 0;
     }
     case 'events': {

@@ -174,3 +174,17 @@ export class OutputFollower {
     if (this.poll) clearInterval(this.poll);
   }
 }
+
+/** The inputs the supervisor recorded for a run (prompt first): `runs/<uuid>/inputs`, one JSON line each. */
+export function readInputs(runDirectory: string): { text: string; out_bytes: number }[] {
+  const out: { text: string; out_bytes: number }[] = [];
+  for (const l of readLines(path.join(runDirectory, 'inputs'))) {
+    try {
+      const v = JSON.parse(l) as { text?: unknown; out_bytes?: unknown };
+      if (typeof v.text === 'string') out.push({ text: v.text, out_bytes: typeof v.out_bytes === 'number' ? v.out_bytes : 0 });
+    } catch {
+      // A line cut by a crash: the others still read.
+    }
+  }
+  return out;
+}

@@ -190,6 +190,8 @@ export class Launching {
       }),
     );
     for (const { next, child } of started) {
+      // Recorded for every prompt, wherever it goes (argv, a prompt file, stdin): the transcript's first entry.
+      if (next.prompt !== null) this.p.input.record(next, next.prompt, true);
       this.p.live.watch(next, child);
       // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
       const prompt = stdinPrompt(next);

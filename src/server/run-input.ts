@@ -3,6 +3,7 @@
 // through the run's FifoWriter, which writes as the pipe drains; what each
 // protocol expects is the agents' business (agents/input.ts).
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { inputLine } from '../agents/input.js';
 import { transition } from '../core/run-state.js';
@@ -29,6 +30,7 @@ export class RunInput {
       { type: 'working', data: { from: 'idle', input_seq: next.input_seq } },
       { type: 'input_sent', data: { input_seq: next.input_seq, bytes: Buffer.byteLength(line) } },
     ]);
+    this.record(next, text);
     this.write(next, line);
     this.p.guards.arm(uuid);
     return next;
@@ -37,6 +39,29 @@ export class RunInput {
   /** A prompt as the agent's first input line. */
   prompt(run: Run, text: string): void {
     this.write(run, inputLine(run.protocol, text));
+  }
+
+  /**
+   * Keep an input's text in the run directory (`inputs`, one JSON line each,
+   * the prompt first), with how much output there was before it, so a
+   * transcript shows what was asked where it was asked. The journal keeps no
+   * prompts; this file is the user's, like `out`. Best effort: a send is
+   * never refused for it.
+   */
+  record(run: Run, text: string, first = false): void {
+    const dir = runDir(this.p.home, run.uuid);
+    try {
+      let outBytes = 0;
+      try {
+        // The prompt comes before anything the agent says, however fast it spoke.
+        if (!first) outBytes = fs.statSync(path.join(dir, 'out')).size;
+      } catch {
+        /* no output yet */
+      }
+      fs.appendFileSync(path.join(dir, 'inputs'), JSON.stringify({ text, out_bytes: outBytes, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+    } catch {
+      /* the run directory is gone: nothing to show it in */
+    }
   }
 
   private write(run: Run, line: string): void {

@@ -7,6 +7,7 @@ import React, { useEffect, useMemo, useState } from 'react';
 import { Box, useInput, useStdout } from 'ink';
 import { StoreContext, ThemeContext, useTui } from '../../components/context.js';
 import { Details } from '../../components/Details.js';
+import { Pager } from '../../components/Pager.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
 import { hasConfigNotice, Header } from '../../components/Header.js';
@@ -72,6 +73,7 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
         limiterHeight: layout.limiter.body,
         eventsHeight: layout.events.body,
         detailsOutputHeight: Math.max(1, layout.main - 8),
+        pagerHeight: Math.max(1, layout.main - 1),
       }),
     );
   }, [store, layout, olderShown]);
@@ -79,6 +81,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   let main: React.JSX.Element;
   if (mode === 'details') {
     main = <Details width={layout.width} height={layout.main} />;
+  } else if (mode === 'pager') {
+    main = <Pager width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
     main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
   } else {

@@ -42,6 +42,8 @@ function fakeActions(calls: Call[]): Actions {
     reconnect: rec('reconnect'),
     themeChanged: rec('themeChanged'),
     detailsOpened: rec('detailsOpened'),
+    transcriptOpened: rec('transcriptOpened'),
+    transcriptClosed: rec('transcriptClosed'),
     rerun: rec('rerun'),
     pauseQueue: rec('pauseQueue'),
     sortChanged: rec('sortChanged'),

@@ -15,6 +15,7 @@ import { OlderRuns } from './older-runs.js';
 import { Takeover, type HandOver } from './takeover.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
+import { TranscriptFeed } from './transcript-feed.js';
 
 export interface ControllerOptions {
   quiet?: boolean;
@@ -38,6 +39,7 @@ export class Controller implements Actions {
   private readonly details: DetailsRefresh;
   private readonly older: OlderRuns;
   private readonly takeovers: Takeover;
+  private readonly transcript: TranscriptFeed;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
   private readonly statsIntervalMs: number;
@@ -65,6 +67,7 @@ export class Controller implements Actions {
     this.takeovers = new Takeover(store, this.session, { env: opts.env, handOver: opts.handOver });
     this.details = new DetailsRefresh(home);
     this.older = new OlderRuns(store, this.session);
+    this.transcript = new TranscriptFeed(store, home);
   }
 
   start(): void {
@@ -77,6 +80,7 @@ export class Controller implements Actions {
     this.clock = null;
     this.stats.stop();
     this.takeovers.stop();
+    this.transcript.close();
     this.session.stop();
   }
 
@@ -90,6 +94,8 @@ export class Controller implements Actions {
     this.ticking = true;
     try {
       const stats = await this.stats.load();
+      const st = this.store.getState();
+      if (st.pager && st.runs.byId[st.pager.uuid]?.status === 'ended') this.transcript.ended(st.pager.uuid);
       const details = this.store.getState().mode === 'details' ? this.details.read(this.store.getState()) : null;
       const now = Date.now();
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
@@ -164,6 +170,14 @@ export class Controller implements Actions {
   detailsOpened(): void {
     this.details.reset();
     this.refreshDetails();
+  }
+
+  transcriptOpened(uuid: string): void {
+    this.transcript.open(uuid);
+  }
+
+  transcriptClosed(): void {
+    this.transcript.close();
   }
 
   /** Read the selected run's process group and output tail into the details pane. */

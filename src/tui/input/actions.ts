@@ -26,4 +26,8 @@ export interface Actions {
   detailsOpened(): void;
   /** Page older ended runs in (the window let them go, or the snapshot did not send them). */
   loadOlder(): void;
+  /** The transcript pager opened on a run: read its output and follow it. */
+  transcriptOpened(uuid: string): void;
+  /** The pager closed: stop following. */
+  transcriptClosed(): void;
 }

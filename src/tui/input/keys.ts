@@ -45,9 +45,16 @@ export enum Command {
   Submit = 'submit',
   DeleteChar = 'delete-char',
   ClearLine = 'clear-line',
+  Transcript = 'transcript',
+  Search = 'search',
+  NextMatch = 'next-match',
+  PrevMatch = 'prev-match',
+  RawView = 'raw-view',
+  StderrView = 'stderr-view',
+  Expand = 'expand',
 }
 
-export type KeyContext = 'list' | 'details' | 'help' | 'confirm' | 'prompt';
+export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 
@@ -78,14 +85,16 @@ export interface Binding {
 const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
+/** Where the movement keys work: the panes, details' output and the pager. */
+const MOVE: readonly KeyContext[] = ['list', 'details', 'pager'];
 
 export const BINDINGS: readonly Binding[] = [
-  { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: NAV },
-  { command: Command.Down, keys: [{ key: 'downArrow' }, { input: 'j' }], label: '↓/j', hint: 'down', contexts: NAV },
-  { command: Command.PageUp, keys: [{ key: 'pageUp' }, { input: 'b', ctrl: true }], label: 'PgUp', hint: 'page up', contexts: NAV },
-  { command: Command.PageDown, keys: [{ key: 'pageDown' }, { input: 'f', ctrl: true }], label: 'PgDn', hint: 'page down', contexts: NAV },
-  { command: Command.First, keys: [{ input: 'g' }, { key: 'home' }], label: 'g', hint: 'first', contexts: NAV },
-  { command: Command.Last, keys: [{ input: 'G' }, { key: 'end' }], label: 'G', hint: 'last', contexts: NAV, footer: true, panes: ['events'], paneHint: { events: 'follow' } },
+  { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: MOVE },
+  { command: Command.Down, keys: [{ key: 'downArrow' }, { input: 'j' }], label: '↓/j', hint: 'down', contexts: MOVE },
+  { command: Command.PageUp, keys: [{ key: 'pageUp' }, { input: 'b', ctrl: true }], label: 'PgUp', hint: 'page up', contexts: MOVE },
+  { command: Command.PageDown, keys: [{ key: 'pageDown' }, { input: 'f', ctrl: true }], label: 'PgDn', hint: 'page down', contexts: MOVE },
+  { command: Command.First, keys: [{ input: 'g' }, { key: 'home' }], label: 'g', hint: 'first', contexts: MOVE },
+  { command: Command.Last, keys: [{ input: 'G' }, { key: 'end' }], label: 'G', hint: 'last', contexts: MOVE, footer: true, panes: ['events'], paneHint: { events: 'follow' } },
   { command: Command.Details, keys: [{ key: 'return' }], label: 'enter', hint: 'details', contexts: ['list'], footer: true },
   { command: Command.Kill, keys: [{ input: 'x' }], label: 'x', hint: 'kill', contexts: NAV, footer: true },
   { command: Command.KillNow, keys: [{ input: 'X' }], label: 'X', hint: 'kill without asking', contexts: NAV },
@@ -95,11 +104,18 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Filter, keys: [{ input: '/' }], label: '/', hint: 'filter', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.LoadOlder, keys: [{ input: 'L' }], label: 'L', hint: 'load older ended runs', contexts: ['list'], panes: ['runs'] },
-  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'help'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
+  { command: Command.Transcript, keys: [{ input: 'v' }], label: 'v', hint: 'transcript', contexts: ['details'], footer: true },
+  { command: Command.Search, keys: [{ input: '/' }], label: '/', hint: 'search', contexts: ['pager'], footer: true },
+  { command: Command.NextMatch, keys: [{ input: 'n' }], label: 'n/N', hint: 'next/previous match', contexts: ['pager'], footer: true },
+  { command: Command.PrevMatch, keys: [{ input: 'N' }], label: 'N', hint: 'previous match', contexts: ['pager'] },
+  { command: Command.Expand, keys: [{ key: 'return' }], label: 'enter', hint: 'expand/fold results', contexts: ['pager'], footer: true },
+  { command: Command.RawView, keys: [{ input: 'r' }], label: 'r', hint: 'raw lines', contexts: ['pager'], footer: true },
+  { command: Command.StderrView, keys: [{ input: 'e' }], label: 'e', hint: 'stderr', contexts: ['pager'], footer: true },
+  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'pager', 'help'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
   { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
   { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true, panes: ['runs', 'events'], paneHint: { events: 'hide' } },
-  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'help'] },
-  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'help'], footer: true },
+  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'pager', 'help'] },
+  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'pager', 'help'], footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
   { command: Command.Tag, keys: [{ input: ' ' }], label: 'space', hint: 'tag (x, w, s, R act on every tagged run)', contexts: ['list'], panes: ['runs'] },
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
@@ -111,7 +127,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.ResumeProvider, keys: [{ input: 'U' }], label: 'U', hint: 'resume the held provider now (of the run, or the limiter line)', contexts: ['list', 'details'] },
   { command: Command.CancelHeld, keys: [{ input: 'C' }], label: 'C', hint: "cancel the held provider's queued runs (asks y/n)", contexts: ['list', 'details'] },
   { command: Command.PauseQueue, keys: [{ input: 'P' }], label: 'P', hint: 'pause/resume the queue', contexts: ['list', 'details'] },
-  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'help'], footer: true },
+  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'pager', 'help'], footer: true },
   { command: Command.Confirm, keys: [{ input: 'y' }, { input: 'Y' }], label: 'y', hint: 'yes', contexts: ['confirm'], footer: true },
   { command: Command.Deny, keys: [{ input: 'n' }, { input: 'N' }, { key: 'escape' }], label: 'n/esc', hint: 'no', contexts: ['confirm'], footer: true },
   { command: Command.Submit, keys: [{ key: 'return' }], label: 'enter', hint: 'submit', contexts: ['prompt'], footer: true },

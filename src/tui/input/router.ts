@@ -12,6 +12,7 @@ import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } fr
 import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
 import { nextSortKey, reduceFilter, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
+import { reduceClosePager, reduceExpand, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
 
 export interface RouterDeps {
@@ -52,6 +53,7 @@ function nothingSelected(s: TuiState): string {
 /** Lines a page key moves in the focused pane. */
 function pageOf(s: TuiState): number {
   if (s.mode === 'details') return s.viewport.detailsOutputHeight;
+  if (s.mode === 'pager') return s.viewport.pagerHeight;
   if (s.pane === 'limiter') return s.viewport.limiterHeight;
   if (s.pane === 'events') return s.viewport.eventsHeight;
   return s.viewport.runsHeight;
@@ -105,6 +107,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     switch (cmd) {
       case Command.Submit: {
         set({ mode: p.back, prompt: null });
+        if (p.kind === 'search') set(reduceSearch(store.getState(), p.text, 1, now(), true));
         if (p.kind === 'send' && p.targets) for (const t of p.targets) actions.send(t, p.text);
         else if (p.kind === 'send') actions.send(p.target!, p.text);
         else if (p.kind === 'new') actions.enqueue(p.text);
@@ -182,6 +185,55 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     }
   }
 
+  /** The pager's own meanings of keys; false for the keys it shares (help, theme, quit). */
+  function onPager(s: TuiState, cmd: Command): boolean {
+    const scroll = (d: number | 'top' | 'bottom'): void => set(reducePagerScroll(s, d));
+    const page = Math.max(1, s.viewport.pagerHeight - 1);
+    switch (cmd) {
+      case Command.Up:
+        scroll(-1);
+        return true;
+      case Command.Down:
+        scroll(1);
+        return true;
+      case Command.PageUp:
+        scroll(-page);
+        return true;
+      case Command.PageDown:
+        scroll(page);
+        return true;
+      case Command.First:
+        scroll('top');
+        return true;
+      case Command.Last:
+        scroll('bottom');
+        return true;
+      case Command.Search:
+        openPrompt(s, { kind: 'search', text: s.pager?.search ?? '', target: null, targetName: null, selected: !!s.pager?.search });
+        return true;
+      case Command.NextMatch:
+      case Command.PrevMatch:
+        if (!s.pager?.search) set(info('nothing searched yet (/ searches)', now()));
+        else set(reduceSearch(s, s.pager.search, cmd === Command.NextMatch ? 1 : -1, now()));
+        return true;
+      case Command.RawView:
+        set(reducePagerView(s, 'raw'));
+        return true;
+      case Command.StderrView:
+        set(reducePagerView(s, 'stderr'));
+        return true;
+      case Command.Expand:
+        set(reduceExpand(s, now()));
+        return true;
+      case Command.Back:
+        set(reduceClosePager());
+        actions.transcriptClosed();
+        return true;
+      default:
+        return false;
+    }
+  }
+
   const handle = (input: string, key: Key): void => {
     const s = store.getState();
     const ctx = contextOf(s);
@@ -196,6 +248,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     // With runs tagged, x, X, w, s and R act on all of them (from the runs list).
     const tags = s.mode === 'list' ? taggedRuns(s) : [];
     if (tags.length > 0 && onTagged(s, cmd, tags)) return;
+    if (s.mode === 'pager' && onPager(s, cmd)) return;
     switch (cmd) {
       case Command.Up:
         set(reduceScroll(s, -1));
@@ -221,6 +274,11 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set(reduceOpenDetails(s, t.uuid));
         set(reduceSeen(store.getState(), t.uuid));
         actions.detailsOpened();
+        return;
+      case Command.Transcript:
+        if (!t) return none();
+        set(reduceOpenPager(s, t.uuid, t.name));
+        actions.transcriptOpened(t.uuid);
         return;
       case Command.Kill:
         if (!t) return none();

@@ -74,7 +74,8 @@ export function reduceViewport(s: TuiState, viewport: Viewport): Patch {
     v.runsHeight === viewport.runsHeight &&
     v.limiterHeight === viewport.limiterHeight &&
     v.eventsHeight === viewport.eventsHeight &&
-    v.detailsOutputHeight === viewport.detailsOutputHeight
+    v.detailsOutputHeight === viewport.detailsOutputHeight &&
+    v.pagerHeight === viewport.pagerHeight
   ) {
     return {};
   }

@@ -13,7 +13,9 @@ import { error, type Patch, type TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 export function inDetails(s: TuiState): boolean {
-  return s.mode === 'details' || (s.mode === 'confirm' && s.confirm?.back === 'details') || (s.mode === 'prompt' && s.prompt?.back === 'details');
+  // The pager shows the same run, over its details.
+  const over = (m: string | undefined): boolean => m === 'details' || m === 'pager';
+  return over(s.mode) || (s.mode === 'confirm' && over(s.confirm?.back)) || (s.mode === 'prompt' && over(s.prompt?.back));
 }
 
 /**

@@ -10,10 +10,12 @@ import { NO_OLDER, type Older } from './ended-window.js';
 import { Ring } from './ring.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
+import type { PagerState } from './pager.js';
+import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-export type Mode = 'list' | 'details' | 'help' | 'confirm' | 'prompt';
-export type PromptKind = 'filter' | 'send' | 'new';
+export type Mode = 'list' | 'details' | 'pager' | 'help' | 'confirm' | 'prompt';
+export type PromptKind = 'filter' | 'send' | 'new' | 'search';
 
 export interface Prompt {
   kind: PromptKind;
@@ -73,6 +75,8 @@ export interface Viewport {
   limiterHeight: number;
   eventsHeight: number;
   detailsOutputHeight: number;
+  /** Rows of the transcript pager (the screen between header and footer, less its title). */
+  pagerHeight: number;
 }
 
 export interface DetailsData {
@@ -130,6 +134,9 @@ export interface TuiState {
   /** The event log's selected line, counted from the newest (0). */
   logCursor: number;
   details: DetailsData | null;
+  /** The transcript pager over the selected run (`v` in details), and the document the connection feeds it. */
+  pager: PagerState | null;
+  pagerDoc: TranscriptDoc | null;
   theme: string;
   message: Message | null;
   waits: WaitBanner[];
@@ -177,11 +184,13 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     limiterKey: null,
     logCursor: 0,
     details: null,
+    pager: null,
+    pagerDoc: null,
     theme: 'dark',
     message: null,
     waits: [],
     now,
-    viewport: { width: 120, runsHeight: 20, limiterHeight: 6, eventsHeight: 6, detailsOutputHeight: 10 },
+    viewport: { width: 120, runsHeight: 20, limiterHeight: 6, eventsHeight: 6, detailsOutputHeight: 10, pagerHeight: 20 },
     ...over,
   };
 }

@@ -1,0 +1,40 @@
+// How the pager colours a transcript's rows: each row style as a theme token.
+// Pure: the Pager component asks, nothing here reads the store.
+
+import type { Row, RowStyle } from '../../text/transcript-lines.js';
+import type { PagerState } from '../state/pager.js';
+import type { TranscriptDoc } from '../state/transcript-doc.js';
+import type { Token } from './theme.js';
+
+/** Rows of the view now showing, and the first row on screen (the last page while following). */
+export function pagerWindow(doc: TranscriptDoc, p: PagerState, width: number, height: number): { rows: Row[]; top: number } {
+  const rows = doc.rows(p.view, width, p.expanded);
+  const maxTop = Math.max(0, rows.length - Math.max(1, height));
+  return { rows, top: p.follow ? maxTop : Math.min(p.top, maxTop) };
+}
+
+export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
+  prompt: 'text.accent',
+  input: 'text.accent',
+  text: 'text.primary',
+  tool: 'event.input',
+  result: 'text.muted',
+  'result.failed': 'event.error',
+  turn: 'event.system',
+  'turn.failed': 'reason.bad',
+  error: 'event.error',
+  hold: 'event.hold',
+  raw: 'text.muted',
+};
+
+/** The pager's title: whose transcript, which view, and where in it. */
+export function pagerTitle(name: string, view: 'transcript' | 'raw' | 'stderr'): string {
+  return view === 'transcript' ? `Transcript: ${name}` : view === 'raw' ? `Raw output: ${name}` : `Stderr: ${name}`;
+}
+
+export function pagerRight(top: number, shown: number, total: number, follow: boolean, working: boolean): string {
+  if (total === 0) return 'nothing yet';
+  const at = `${Math.min(total, top + 1)}-${Math.min(total, top + shown)} of ${total}`;
+  if (follow) return `${at} · ${working ? 'following' : 'end'}`;
+  return `${at} · G ${working ? 'follows' : 'end'}`;
+}

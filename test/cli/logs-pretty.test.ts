@@ -1,0 +1,93 @@
+// `orcr logs` as a transcript: --pretty reads the run as a conversation (the
+// prompt and each send where they were asked, tool calls on one line with
+// their results folded, turn ends with usage and cost), through the real CLI
+// and supervisor; piped output stays the raw lines unless --pretty is asked.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MOCK_AGENT, NODE, ROOT, script, useHomes } from '../support/harness.js';
+
+const home = useHomes();
+
+// ESC, BEL and every other C0 control but newline; DEL and C1.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+/** A one-shot agent printing a recorded Claude Code session (stream-json), then exiting 0. */
+function claudeAgent(h: ReturnType<typeof home>, extra: string[] = []): string {
+  const lines = fs.readFileSync(path.join(ROOT, 'test/fixtures/claude/two-turns.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const body = [...lines, ...extra].map((l) => `printf '%s\\n' '${l.replace(/'/g, `'\\''`)}'`).join('\n');
+  return script(h, 'claude.sh', `#!/bin/sh\n${body}\nexit 0\n`);
+}
+
+describe('orcr logs --pretty', () => {
+  it('shows the prompt, the text, each tool call on one line with its result folded, and turn ends with usage and cost', () => {
+    const h = home();
+    const agent = claudeAgent(h);
+    h.json(['run', '-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    expect(h.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
+    const pretty = h.cli(['logs', 'tx', '--pretty']);
+    expect(pretty.code, pretty.stderr).toBe(0);
+    const rows = pretty.stdout.split('\n');
+    expect(rows[0]).toBe('› Make the tests pass');
+    expect(rows).toContain("  I'll run the test suite first.");
+    expect(rows).toContain('⏺ Bash npm test');
+    expect(rows).toContain('  ⎿ > vitest run (+2 lines)');
+    expect(rows).toContain('⏺ Edit /w/repo/src/math.test.ts');
+    expect(pretty.stdout).toMatch(/^── turn 1 done · 3118 in · 287 out · 44502 cached · \$0\.0413 /m);
+    expect(pretty.stdout).toMatch(/^── turn 2 done .*\$0\.0346 /m);
+    // Piped, no colour: nothing a terminal would obey.
+    expect(pretty.stdout).not.toMatch(CONTROL);
+    // --tail counts entries.
+    expect(h.cli(['logs', 'tx', '--pretty', '--tail', '1']).stdout).toMatch(/^── turn 2 done[^\n]*\n$/);
+  });
+
+  it('piped, logs prints the lines as written (as --raw does); --pretty with --raw or --json is refused', () => {
+    const h = home();
+    const agent = claudeAgent(h);
+    h.json(['run', '-n', 'tx', '--protocol', 'claude', '-p', 'go', '--', agent]);
+    h.cli(['wait', 'tx']);
+    const raw = fs.readFileSync(path.join(h.dir, 'runs', h.json<{ uuid: string }>(['show', 'tx']).uuid, 'out'), 'utf8');
+    expect(h.cli(['logs', 'tx']).stdout).toBe(raw);
+    expect(h.cli(['logs', 'tx', '--raw']).stdout).toBe(raw);
+    expect(h.cli(['logs', 'tx', '--pretty', '--raw']).code).toBe(2);
+    expect(h.cli(['logs', 'tx', '--pretty', '--json']).code).toBe(2);
+  });
+
+  it('colours rows only when asked (FORCE_COLOR), never with NO_COLOR, and strips what an agent printed either way', () => {
+    const h = home();
+    const hostile = JSON.stringify({ type: 'assistant', message: { id: 'm9', content: [{ type: 'text', text: 'x \u001b]52;c;cm0=\u0007 y \u001b[2J z \u009b31m' }] } });
+    const agent = claudeAgent(h, [hostile]);
+    h.json(['run', '-n', 'tx', '--protocol', 'claude', '--', agent]);
+    h.cli(['wait', 'tx']);
+    // The harness turns colour off for every test: this one turns it back on.
+    const colourEnv = { ...h.env };
+    delete colourEnv.NO_COLOR;
+    const forced = h.cli(['logs', 'tx', '--pretty'], { env: { ...colourEnv, FORCE_COLOR: '1' } }).stdout;
+    expect(forced).toContain('\u001b[33m⏺ Bash npm test\u001b[0m');
+    expect(forced).toMatch(/^ {2}x +y +z *$/m);
+    // Only the colours orcr added: SGR sequences, nothing else.
+    // eslint-disable-next-line no-control-regex
+    expect(forced.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(CONTROL);
+    const plain = h.cli(['logs', 'tx', '--pretty'], { env: { ...colourEnv, FORCE_COLOR: '1', NO_COLOR: '1' } }).stdout;
+    expect(plain).not.toMatch(CONTROL);
+  });
+
+  it('shows each send where it was asked (recorded by the supervisor with the output size before it)', async () => {
+    const h = home();
+    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'claude', '-p', 'first ask', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', '20']);
+    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    expect(h.cli(['send', 'chat', 'second ask']).code).toBe(0);
+    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    const rows = h.cli(['logs', 'chat', '--pretty']).stdout.split('\n');
+    const prompt = rows.indexOf('› first ask');
+    const send = rows.indexOf('› second ask');
+    const firstTurn = rows.findIndex((r) => r.startsWith('── turn 1 '));
+    const secondTurn = rows.findIndex((r) => r.startsWith('── turn 2 '));
+    expect(prompt).toBe(0);
+    expect(firstTurn).toBeGreaterThan(prompt);
+    expect(send).toBeGreaterThan(firstTurn);
+    expect(secondTurn).toBeGreaterThan(send);
+  });
+});

@@ -149,7 +149,11 @@ export async function followLogs(
   const keepAlive = setInterval(() => undefined, 1 << 30);
   try {
     return await new Promise<number>((resolve, reject) => {
+      // Once: the close that finishing causes is not a supervisor gone away to reconnect to.
+      let done = false;
       const finish = (): void => {
+        if (done) return;
+        done = true;
         drain();
         resolve(0);
       };
@@ -159,12 +163,15 @@ export async function followLogs(
           if (m.event.run === uuid && m.event.type === 'ended') finish();
         });
         cl.onClose((stopped) => {
+          if (done) return;
           if (stopped) {
+            done = true;
             drain();
             reject(new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the run goes on, no more output is followed'));
             return;
           }
           reconnect().then(attach, (e: unknown) => {
+            done = true;
             drain();
             reject(e);
           });

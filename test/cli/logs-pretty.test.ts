@@ -3,10 +3,11 @@
 // their results folded, turn ends with usage and cost), through the real CLI
 // and supervisor; piped output stays the raw lines unless --pretty is asked.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MOCK_AGENT, NODE, ROOT, script, useHomes } from '../support/harness.js';
+import { CLI, MOCK_AGENT, NODE, ROOT, script, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 
@@ -91,3 +92,19 @@ describe('orcr logs --pretty', () => {
     expect(secondTurn).toBeGreaterThan(send);
   });
 });
+
+describe('orcr logs --follow of a run that has ended', () => {
+  it('prints what there is and returns at once, raw or pretty (it used to reconnect in a loop for ever, at full speed)', () => {
+    const h = home();
+    const agent = claudeAgent(h);
+    h.json(['run', '-n', 'done', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    expect(h.cli(['wait', 'done']).stdout.trim()).toBe('done completed');
+    for (const mode of ['--raw', '--pretty']) {
+      const r = spawnSync(NODE, [CLI, 'logs', 'done', '--follow', mode], { env: h.env, encoding: 'utf8', timeout: 15_000 });
+      expect(r.signal, `logs --follow ${mode} did not return`).toBeNull();
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain(mode === '--raw' ? '"type":"result"' : '⏺ Bash npm test');
+    }
+  });
+});
+

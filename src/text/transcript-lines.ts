@@ -31,7 +31,7 @@ export function entryRows(e: Entry, width: number, expanded = false): Row[] {
       const style: RowStyle = e.failed ? 'result.failed' : 'result';
       const lines = safeText(e.text).replace(/\n+$/, '').split('\n');
       if (expanded) return block('  ⎿ ', '    ', lines.join('\n'), w, style);
-      const more = lines.length > 1 ? ` (+${lines.length - 1} lines)` : '';
+      const more = lines.length > 1 ? ` (+${lines.length - 1} line${lines.length === 2 ? '' : 's'})` : '';
       const first = lines[0] === '' && lines.length === 1 ? '(no output)' : lines[0]!;
       const cut = truncateDisplay(`  ⎿ ${first}`, w - displayWidth(more));
       return [{ text: cut + more, style }];

@@ -12,6 +12,8 @@ import type { Span } from '../src/tui/view/columns.js';
 import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/view/format.js';
 import { activeHolds, STATUSES } from '../src/tui/view/format.js';
 import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
+import { fleetRate, sparkline } from '../src/tui/view/burn.js';
+import { rateText } from '../src/tui/view/columns.js';
 
 export interface HeaderProps {
   readonly width: number;
@@ -83,6 +85,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const warnings = useTui((s) => s.stats?.warnings);
   const paused = useTui((s) => s.stats?.paused ?? false);
   const cluster = useTui((s) => s.stats?.cluster ?? null);
+  const burns = useTui((s) => s.burn);
 
   const line1: Span[] = [{ text: 'orcr ', token: 'text.accent' }, { text: tildify(home), token: 'text.primary' }, { text: '  ', token: 'text.primary' }];
   if (conn.state === 'up') {
@@ -108,6 +111,11 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   }
   line2.push({ text: ` (${total})`, token: 'text.muted' });
   if (paused) line2.push({ text: '  │ ', token: 'border' }, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' });
+  const burn = fleetRate(burns, now);
+  if (burn.tokensPerMin > 0 || burn.costPerHour > 0) {
+    const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : ''].filter(Boolean).join(' · ');
+    line2.push({ text: '  │ ', token: 'border' }, { text: 'burn ', token: 'text.muted' }, { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' }, { text: ` ${rate}`, token: 'text.primary' });
+  }
   for (const m of fleet ?? []) line2.push({ text: '  │ ', token: 'border' }, ...fleetSpans(m));
   if (exceeded) line2.push({ text: '  │ ', token: 'border' }, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' });
   const held = holds ? activeHolds(holds, now) : [];

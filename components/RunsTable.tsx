@@ -8,6 +8,7 @@ import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
 import { queuedWhy } from '../src/tui/view/why.js';
 import { sortWords } from '../src/tui/view/format.js';
+import { rateOf } from '../src/tui/view/burn.js';
 import { listBody, olderLine } from '../src/tui/view/older.js';
 
 export interface RunsTableProps {
@@ -37,8 +38,9 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   );
   const need = useTui((s) => s.view.attention[uuid] ?? null);
   const tagged = useTui((s) => s.tagged[uuid] === true);
+  const burn = useTui((s) => s.burn[uuid]);
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged)} width={width} inverse={selected} bold={tagged} dim={stale} />;
+  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null)} width={width} inverse={selected} bold={tagged} dim={stale} />;
 });
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {

@@ -120,7 +120,7 @@ describe('RunsTable', () => {
   it('one row per run: status word, why, name, id, provider/workload, queue position and wait, turn, tokens, cost, loop', () => {
     const f = fleet();
     const store = storeWith(f.all);
-    const inst = renderPane(store, <RunsTable width={140} body={10} />);
+    const inst = renderPane(store, <RunsTable width={160} body={10} />);
     const ls = lines(inst.lastFrame()!);
     expect(ls[0]).toMatch(/^─ Runs 7\/7 ─+ 3 need you · all ─$/);
     expect(ls[1]).toContain('STATUS');
@@ -180,7 +180,7 @@ describe('RunsTable', () => {
         fleet: { exceeded: fleetExceeded, window: 'all', meters: {} },
       });
     store.setState((s) => reduceStats(s, stats(8, 5, 3)));
-    const inst = renderPane(store, <RunsTable width={140} body={8} />);
+    const inst = renderPane(store, <RunsTable width={160} body={8} />);
     const why = (f: string, name: string): string => {
       const l = lines(f).find((x) => x.includes(` ${name} `))!;
       return l.slice(l.indexOf('○ queued') + '○ queued'.length, l.indexOf(` ${name} `)).trim();

@@ -82,9 +82,12 @@ describe('columns', () => {
 
   it('drops low-value columns first as the terminal narrows', () => {
     const wide = layoutColumns(160).map((c) => c.key);
-    expect(wide).toEqual(['status', 'reason', 'name', 'id', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
+    expect(wide).toEqual(['status', 'reason', 'name', 'id', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'burn', 'budget', 'loop']);
+    // The burn column goes before the cost, after the id.
+    expect(layoutColumns(120).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
     const narrow = layoutColumns(80).map((c) => c.key);
     expect(narrow).not.toContain('id');
+    expect(narrow).not.toContain('burn');
     expect(narrow).not.toContain('cost');
     expect(narrow).toContain('elapsed');
     expect(narrow).toContain('queue');

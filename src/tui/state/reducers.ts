@@ -3,6 +3,8 @@
 // re-cut the same rows. Pure reducers `(state, …) => patch`; no I/O.
 
 import { parseFilter } from './filter.js';
+import { noteTotals, type Burns, type RunBurn } from './burn.js';
+import type { PublicRun } from '../../server/view.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
@@ -86,7 +88,34 @@ export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch 
     .map((e) => ({ seq: e.seq, ev: logEntry(e, e.run ? (names[e.run]?.name ?? null) : null) }));
   Object.assign(patch, pushLog(s, entries));
   if (s.details && !patch.runs!.byId[s.details.uuid]) patch.details = null;
+  // Every run's totals as of now are where its burn counts from (a run still tracked keeps its minutes).
+  const burn: Record<string, RunBurn> = {};
+  for (const id in patch.runs!.byId) {
+    const r = patch.runs!.byId[id]!;
+    burn[id] = noteTotals(s.burn[id], r.tokens.input + r.tokens.output, r.cost_usd, now);
+  }
+  patch.burn = burn;
   return patch;
+}
+
+/** What the frame's rows spent since last seen, in the minute of their event (rows without one: now). */
+function burnOf(s: TuiState, msgs: readonly Incoming[], byId: Readonly<Record<string, PublicRun>>): Burns {
+  let burn: Record<string, RunBurn> | null = null;
+  const note = (r: PublicRun, at: number): void => {
+    const prev = (burn ?? s.burn)[r.uuid];
+    const next = noteTotals(prev, r.tokens.input + r.tokens.output, r.cost_usd, at);
+    if (next === prev) return;
+    burn ??= { ...s.burn };
+    burn[r.uuid] = next;
+  };
+  for (const m of msgs) {
+    if (m.type === 'rows') for (const r of m.runs) note(r, s.now);
+    else if (m.run && byId[m.run.uuid]) note(m.run, m.event.ts);
+  }
+  if (burn === null) return s.burn;
+  // Runs the window let go take their minutes with them.
+  for (const id in burn as Record<string, RunBurn>) if (!byId[id]) delete (burn as Record<string, RunBurn>)[id];
+  return burn;
 }
 
 /** Stream messages (one frame's worth): rows merged by uuid, log lines appended, notable changes returned. */
@@ -98,6 +127,8 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
   const patch: Patch = {};
   if (applied.data !== s.runs) Object.assign(patch, reViewWindowed(s, applied.data, s.older, false));
   const byId = applied.data.byId;
+  const burn = burnOf(s, msgs, patch.runs?.byId ?? byId);
+  if (burn !== s.burn) patch.burn = burn;
   const entries = applied.fresh
     .filter((m) => !QUIET_EVENTS.has(m.event.type))
     .map((m) => ({ seq: m.event.seq, ev: logEntry(m.event, m.run?.name ?? (m.event.run ? (byId[m.event.run]?.name ?? null) : null)) }));

@@ -8,6 +8,7 @@ import type { ListState } from './list-state.js';
 import type { LogEntry } from './event-log.js';
 import { NO_OLDER, type Older } from './ended-window.js';
 import { Ring } from './ring.js';
+import type { Burns } from './burn.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
 import type { PagerState } from './pager.js';
@@ -116,6 +117,8 @@ export interface TuiState {
   filter: string;
   showAll: boolean;
   sort: SortSpec;
+  /** What each run spent, minute by minute, as its totals grew (burn rates and sparklines). */
+  burn: Burns;
   /** Runs tagged with space (or * for every listed one): x, X, w, s and R act on all of them. */
   tagged: Readonly<Record<string, true>>;
   /** Ended runs that needed you and whose details you opened: they leave the lead of the list. */
@@ -177,6 +180,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     sort: DEFAULT_SORT,
     seen: {},
     tagged: {},
+    burn: {},
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

@@ -5,6 +5,7 @@
 import type { PublicRun } from '../../server/view.js';
 import type { Token } from './theme.js';
 import type { Attention } from '../state/attention.js';
+import { sparkline, type Rate } from './burn.js';
 import {
   bar,
   costText,
@@ -21,7 +22,7 @@ import {
   tokensText,
 } from './format.js';
 
-export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'budget' | 'loop';
+export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -52,6 +53,8 @@ const DEFS: readonly ColumnDef[] = [
   { key: 'elapsed', header: 'ELAPSED', width: 7, priority: 80, align: 'right' },
   { key: 'tokens', header: 'TOKENS', width: 6, priority: 50, align: 'right' },
   { key: 'cost', header: 'COST', width: 7, priority: 40, align: 'right' },
+  // The last minutes as a sparkline, and the rate over the last five: $/h, or tokens a minute while there is no cost.
+  { key: 'burn', header: 'BURN', width: 14, priority: 38, align: 'left' },
   { key: 'budget', header: 'BUDGET', width: 10, priority: 55, align: 'left' },
   { key: 'loop', header: '⟳', width: 1, priority: 75, align: 'left' },
 ];
@@ -167,6 +170,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
         { text: fit(pct, w - barWidth, 'right'), token: meterToken(m.fraction) },
       ];
     }
+    case 'burn':
+      return one('', 'text.muted');
     case 'loop':
       if (r.loop.detected && !r.loop.warned) return one('⟳', 'reason.bad');
       if (r.loop.warned || r.loop.detected) return one('⟳', 'meter.warn');
@@ -179,16 +184,33 @@ export function needText(need: Attention, now: number): string {
   return need.until !== undefined ? `${need.reason} ${dur(Math.max(0, need.until - now))}` : need.reason;
 }
 
+/** `$1.20/h`, or `12k/m` (tokens a minute) while nothing is priced. */
+export function rateText(r: Rate): string {
+  if (r.costPerHour > 0) return `$${r.costPerHour < 10 ? r.costPerHour.toFixed(2) : Math.round(r.costPerHour)}/h`;
+  return r.tokensPerMin > 0 ? `${tokensText(Math.round(r.tokensPerMin))}/m` : '';
+}
+
 /** A row as spans, the marker included (`!` on a run that needs you, whose WHY says why); the caller colours each span by its token. */
-export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null, tagged = false): Span[] {
+export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null, tagged = false, burn: Rate | null = null): Span[] {
   // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
   const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
   const reason: Why = need ? { text: needText(need, now), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
-    out.push(...(need && c.key === 'reason' ? cellReason(reason!, c) : cell(r, c, now, queuePos, why)));
+    if (need && c.key === 'reason') out.push(...cellReason(reason!, c));
+    else if (c.key === 'burn') out.push(...burnCell(burn, c));
+    else out.push(...cell(r, c, now, queuePos, why));
   });
   return out;
+}
+
+function burnCell(burn: Rate | null, c: Column): Span[] {
+  if (!burn || (burn.tokensPerMin <= 0 && burn.costPerHour <= 0)) return [{ text: ' '.repeat(c.width), token: 'text.muted' }];
+  const spark = sparkline(burn.spark.slice(-6));
+  return [
+    { text: spark, token: 'meter.ok' },
+    { text: fit(` ${rateText(burn)}`, c.width - spark.length, 'left'), token: 'text.primary' },
+  ];
 }
 
 function cellReason(why: NonNullable<Why>, c: Column): Span[] {

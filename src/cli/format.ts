@@ -5,6 +5,7 @@
 
 import { formatDuration } from '../config/duration.js';
 import type { CapUsage } from '../core/admission.js';
+import { treeOrder } from '../core/run-tree.js';
 import type { PublicRun } from '../server/view.js';
 import type { ClusterState } from '../server/cluster-link.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
@@ -104,10 +105,11 @@ export function elapsed(r: PublicRun, now = Date.now()): string {
 /** Widest a name gets in `ps` (the whole name is in `show` and `--json`). */
 const NAME_COLUMNS = 40;
 
-export function psTable(runs: PublicRun[], now = Date.now(), color = useColor()): string {
+export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(), levels?: readonly number[]): string {
   if (runs.length === 0) return 'no runs';
-  const rows = runs.map((r): Cell[] => [
-    truncateDisplay(safeLine(r.name), NAME_COLUMNS),
+  const rows = runs.map((r, i): Cell[] => [
+    // In a tree, a child sits two columns right of its parent.
+    truncateDisplay('  '.repeat(levels?.[i] ?? 0) + safeLine(r.name), NAME_COLUMNS),
     r.uuid.slice(0, 8),
     { text: statusWord(r, now), status: r.status },
     `${r.provider}/${r.workload}`,
@@ -117,6 +119,17 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor())
     elapsed(r, now),
   ]);
   return table(['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'], rows, color);
+}
+
+/** `ps --tree`: each run under its parent, indented by its level; a run whose parent is not listed starts a tree. */
+export function psTree(runs: PublicRun[], now = Date.now(), color = useColor()): string {
+  const ordered = treeOrder(runs);
+  return psTable(
+    ordered.map((o) => o.run),
+    now,
+    color,
+    ordered.map((o) => o.level),
+  );
 }
 
 /** `used / limit`, or `used` alone when there is no limit. */
@@ -156,6 +169,16 @@ export function showRun(r: PublicRun, now = Date.now()): string {
       ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null),
     ],
   );
+  if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);
+  if (r.children.length > 0) {
+    const u = r.rollup;
+    lines.push(
+      ['children', r.children.join(', ')],
+      // Rolled up: this run and every descendant; its token and cost ceilings are read against these.
+      ['tree tokens', `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`],
+      ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
+    );
+  }
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
   if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
   if (r.env_keys?.length) lines.push(['env', `${r.env_keys.map(safeLine).join(', ')} (values: show --env)`]);

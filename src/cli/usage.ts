@@ -5,13 +5,14 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
-         [--cwd DIR] [-e KEY=VALUE]... [--json] [-- COMMAND ARGS...]
+         [--cwd DIR] [-e KEY=VALUE]... [--detach] [--json] [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
   Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
-  ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--json]',
+  ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',
   show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
-  kill: `orcr kill <run>... [--force] [--json]
+  kill: `orcr kill <run>... [--force] [--keep-children] [--json]  (a run's descendants go with it unless --keep-children)
 orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB)... [--yes] [--dry-run] [--force] [--json]
   A filter acts on the active runs it matches, after a y/N question (--yes: none; no terminal: --yes is required).`,
   rerun: 'orcr rerun <run> [--json]  (queue a new run with the same spec; its name gets -2, -3, …)',

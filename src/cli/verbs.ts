@@ -15,7 +15,8 @@ import type { RunEvent } from '../core/types.js';
 import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
-import { clusterLine, configNotes, plainNumber, psTable, showRun, statsText, table, type StatsReply } from './format.js';
+import { treeOrder } from '../core/run-tree.js';
+import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, statsText, table, type StatsReply } from './format.js';
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
@@ -96,14 +97,15 @@ async function main(argv: string[]): Promise<number> {
       // Name the part that is big: a prompt read from a file, or a fan-out's many specs.
       checkFrame('run.enqueue', params, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');
       const c = await connect();
-      const res = await c.call<{ runs: PublicRun[] }>('run.enqueue', params);
+      const res = await c.call<{ runs: PublicRun[]; warnings?: string[] }>('run.enqueue', params);
       c.close();
+      for (const w of res.warnings ?? []) process.stderr.write(`orcr: warning: ${safeLine(w)}\n`);
       if (jsonMode) printJson(fanOut ? res.runs : res.runs[0]);
       else for (const r of res.runs) out(`${safeLine(r.name)} ${r.uuid}`);
       return 0;
     }
     case 'ps': {
-      const { values } = parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' } }, false);
+      const { values } = parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } }, false);
       const statuses = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'];
       if (values.status && !statuses.includes(values.status as string)) {
         throw new UsageError(`--status must be one of ${statuses.join(', ')}`, verb);
@@ -121,8 +123,8 @@ async function main(argv: string[]): Promise<number> {
       }
       c.close();
       const res = { runs: pages.flat() };
-      if (jsonMode) printJson(res.runs);
-      else out(psTable(res.runs));
+      if (jsonMode) printJson(values.tree ? treeOrder(res.runs).map(({ run }) => run) : res.runs);
+      else out(values.tree ? psTree(res.runs) : psTable(res.runs));
       return 0;
     }
     case 'show': {
@@ -148,6 +150,7 @@ async function main(argv: string[]): Promise<number> {
         name: { type: 'string' },
         yes: { type: 'boolean', short: 'y' },
         'dry-run': { type: 'boolean' },
+        'keep-children': { type: 'boolean' },
       });
       const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined };
       const byFilter = filter.all || filter.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined;
@@ -180,7 +183,7 @@ async function main(argv: string[]): Promise<number> {
         }
         refs = sel.runs.map((r) => r.uuid);
       }
-      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs, force: values.force ?? false });
+      const res = await c.call<{ results: KillResult[] }>('run.kill', { refs, force: values.force ?? false, keep_children: values['keep-children'] === true });
       c.close();
       const missing = res.results.filter((r) => r.action === 'not_found');
       if (jsonMode) printJson(res.results);
@@ -189,7 +192,10 @@ async function main(argv: string[]): Promise<number> {
           const name = safeLine(r.name ?? r.ref);
           if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
           else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
-          else out(`${name} ${r.action}`);
+          else {
+            const n = r.descendants?.length ?? 0;
+            out(`${name} ${r.action}${n > 0 ? ` (and ${n} descendant${n === 1 ? '' : 's'})` : ''}`);
+          }
         }
       }
       return missing.length > 0 ? 6 : 0;
@@ -414,6 +420,8 @@ interface KillResult {
   action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
   status: string | null;
   exit_reason: string | null;
+  /** Active runs below it killed with it (none with --keep-children). */
+  descendants?: string[];
 }
 
 const readStdin = (): string => fs.readFileSync(0, 'utf8');
@@ -439,7 +447,9 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
   for (;;) {
     try {
       const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
-      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left });
+      // From inside a run, the supervisor may lend our slot to the children we wait on (the deadlock guard).
+      const caller_env = process.env.ORCR_RUN ? { ORCR_RUN: process.env.ORCR_RUN } : undefined;
+      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left, caller_env });
       c.close();
       return res.settled;
     } catch (e) {

@@ -22,6 +22,7 @@ const RUN_OPTIONS = {
   timeout: { type: 'string' },
   loop: { type: 'string' },
   interactive: { type: 'boolean' },
+  detach: { type: 'boolean' },
   'idle-after': { type: 'string' },
   cwd: { type: 'string' },
   env: { type: 'string', short: 'e', multiple: true },
@@ -137,6 +138,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     else spec[field] = v;
   }
   if (values.interactive) spec.interactive = true;
+  if (values.detach) spec.detach = true;
   const env: Record<string, string> = {};
   for (const kv of values.env ?? []) {
     const eq = kv.indexOf('=');

@@ -104,6 +104,8 @@ export const runSpecSchema = z
       timeout_ms: duration.optional(),
       idle_after_ms: duration.optional(),
       loop: z.enum(LOOP_ACTIONS, { error: `must be one of ${LOOP_ACTIONS.join(', ')}` }).optional(),
+      /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
+      detach: z.boolean({ error: 'must be true or false' }).optional(),
     },
     { error: 'must be a JSON object' },
   )

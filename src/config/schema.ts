@@ -126,11 +126,14 @@ export const configSchema = z
           })
           .strict()
           .default({ max_tokens: null, max_cost_usd: null, window: 'all' }),
+        /** Ancestors a run may have: a run made from inside a run at this depth is refused. */
+        max_depth: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).default(3),
       })
       .strict()
       .default({
         run: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null },
         fleet: { max_tokens: null, max_cost_usd: null, window: 'all' },
+        max_depth: 3,
       }),
     loop: z
       .object({

@@ -3,6 +3,7 @@
 // effects to take, as data; the supervisor journals the first two and then
 // carries out the effects. It never touches the journal, a process or a timer.
 
+import { rolledUp } from './run-tree.js';
 import { countedTokens, firstTrip, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
 import { transition } from './run-state.js';
@@ -209,7 +210,9 @@ function settle(before: Run, wasStopped: boolean, acc: Progress, ctx: ProgressCo
   const dCost = run.cost_usd - before.cost_usd;
   if (dTokens !== 0 || dCost !== 0) effects.push({ kind: 'fleet_usage', tokens: dTokens, cost: dCost });
   // Time is the guard timer's: only the meters output moves are checked here.
-  const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: 0 }, { ...run.limits, timeout_ms: null });
+  // Tokens and cost are read rolled up: what its descendants spent counts against a parent's ceilings.
+  const tree = rolledUp(run);
+  const meters = runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: 0 }, { ...run.limits, timeout_ms: null });
   for (const m of meters) {
     if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
       run = { ...run, warned_meters: [...run.warned_meters, m.name] };

@@ -27,6 +27,8 @@ export interface NewRun {
   promptArgv?: boolean;
   interactive?: boolean;
   limits?: RunLimits;
+  parent?: string | null;
+  depth?: number;
 }
 
 export function newRun(n: NewRun): Run {
@@ -67,5 +69,7 @@ export function newRun(n: NewRun): Run {
     cost_reported: null,
     warned_meters: [],
     loop_flags: { detected: false, warned: false, repetitions: 0 },
+    parent: n.parent ?? null,
+    depth: n.depth ?? 0,
   };
 }

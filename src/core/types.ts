@@ -106,6 +106,12 @@ export interface Run {
   loop_state?: LoopState;
   /** The loop detector's flags as of the last turn. */
   loop_flags: { detected: boolean; warned: boolean; repetitions: number };
+  /** The run whose process made this one (its ORCR_RUN), or null. Absent in older records: null. */
+  parent?: string | null;
+  /** Ancestors above it: 0 for a run made from outside orcr. Absent in older records: 0. */
+  depth?: number;
+  /** What its descendants spent (its own usage is tokens / cost_usd). Absent: nothing. */
+  tree?: { tokens: TokenCounts; cost_usd: number };
 }
 
 /** What the journal appends for every change. `data` is metadata, never prompts or secrets. */

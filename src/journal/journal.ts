@@ -116,8 +116,8 @@ export class Journal {
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
       insertRun: this.db.prepare(
-        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record)
-         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record)`,
+        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record, parent)
+         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record, @parent)`,
       ),
       updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at WHERE uuid = @uuid`),
       oldEnded: this.db.prepare(`SELECT uuid, env_id FROM runs WHERE status = 'ended' AND ended_at < ? ORDER BY ended_at LIMIT ?`),
@@ -136,6 +136,7 @@ export class Journal {
       getEnv: this.db.prepare(`SELECT env FROM envs WHERE id = ?`),
       insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
       getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
+      children: this.db.prepare(`SELECT uuid FROM runs WHERE parent = ? ORDER BY queue_seq`),
       byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
       byPrefix: this.db.prepare(`SELECT record FROM runs WHERE uuid >= ? AND uuid < ? ORDER BY uuid LIMIT 3`),
       active: this.db.prepare(`SELECT record FROM runs WHERE status != 'ended' ORDER BY queue_seq`),
@@ -252,6 +253,7 @@ export class Journal {
         workload: run.workload,
         created_at: run.created_at,
         record: JSON.stringify(run),
+        parent: run.parent ?? null,
       });
       if (launchEnv !== null) this.stmts.setRunEnv.run(this.envId(launchEnv), run.uuid);
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
@@ -275,6 +277,11 @@ export class Journal {
   getRun(uuid: string): Run | null {
     const row = this.stmts.getRun.get(uuid) as RunRow | undefined;
     return row ? (JSON.parse(row.record) as Run) : null;
+  }
+
+  /** The uuids of the runs a run made, in queue order. */
+  childrenOf(uuid: string): string[] {
+    return (this.stmts.children.all(uuid) as { uuid: string }[]).map((r) => r.uuid);
   }
 
   /**

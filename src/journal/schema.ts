@@ -45,6 +45,13 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE runs SET ended_at = json_extract(record, '$.ended_at') WHERE status = 'ended';
   CREATE INDEX runs_ended ON runs (ended_at) WHERE status = 'ended';
   `,
+  // v5: the run that made each run (its maker's ORCR_RUN), as a column, so a
+  // run's children are an index lookup; the record carries it (and depth) too.
+  `
+  ALTER TABLE runs ADD COLUMN parent TEXT;
+  UPDATE runs SET parent = json_extract(record, '$.parent') WHERE json_extract(record, '$.parent') IS NOT NULL;
+  CREATE INDEX runs_parent ON runs (parent, queue_seq) WHERE parent IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

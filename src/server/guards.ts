@@ -57,6 +57,19 @@ export class Guards {
     this.signalKill(uuid, false);
   }
 
+  /** `orcr kill`: a queued or never-spawned run is canceled at once; a live one is signalled, and ends when it exits. */
+  kill(uuid: string, force: boolean): void {
+    const { store, ending } = this.p;
+    const run = store.get(uuid);
+    if (!run) return;
+    if (run.status === 'queued') ending.end(uuid, 'canceled', null, null);
+    else if (run.pid === null) ending.end(uuid, 'canceled', 'never spawned', null);
+    else {
+      if (run.kill_requested_at === null) store.save({ ...run, kill_requested_at: monoNow() }, { type: 'kill_requested', data: { force } });
+      this.signalKill(uuid, force);
+    }
+  }
+
   /** TERM the process group now (KILL with `force`), KILL it after the grace period. */
   signalKill(uuid: string, force: boolean): void {
     const run = this.p.store.get(uuid);

@@ -12,11 +12,13 @@ import type { Ending } from './ending.js';
 import type { Fleet } from './fleet.js';
 import type { Guards } from './guards.js';
 import type { Launching } from './launching.js';
+import type { Lending } from './lending.js';
 import type { LiveRuns } from './live-runs.js';
 import type { Progress } from './progress.js';
 import type { RunInput } from './run-input.js';
 import type { Retention } from './retention.js';
 import type { RunStore } from './run-store.js';
+import type { RunTree } from './run-tree.js';
 import type { Waits } from './waits.js';
 
 export interface Parts {
@@ -38,6 +40,8 @@ export interface Parts {
   readonly ending: Ending;
   readonly waits: Waits;
   readonly retention: Retention;
+  readonly tree: RunTree;
+  readonly lending: Lending;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
   /** `orcr queue pause` (journaled): nothing is admitted; runs still queue. */

@@ -52,13 +52,18 @@ export class Progress {
     });
     // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
     if (result.state.loop !== live.progress.loop) result.run = { ...result.run, loop_state: result.state.loop };
-    this.commit(before, result);
+    const overTree = this.commit(before, result);
     live.progress = result.state;
     this.act(before, result);
+    for (const t of overTree) this.p.tree.stopForTree(t.run.uuid, t.meter);
   }
 
-  /** The reducer's run, events, holds and fleet usage in one unit of work. */
-  private commit(before: Run, { run, events, effects }: Applied): void {
+  /**
+   * The reducer's run, events, holds and fleet usage, and its spend rolled up
+   * into its ancestors, in one unit of work. Returns the ancestors it pushed
+   * over a ceiling.
+   */
+  private commit(before: Run, { run, events, effects }: Applied): ReturnType<Parts['tree']['rollUp']> {
     const { store, fleet } = this.p;
     const changed =
       run.tokens.input !== before.tokens.input ||
@@ -66,7 +71,7 @@ export class Progress {
       run.tokens.cached !== before.tokens.cached ||
       run.cost_usd !== before.cost_usd ||
       run.turns !== before.turns;
-    store.transaction(() => {
+    return store.transaction(() => {
       for (const e of effects) {
         if (e.kind === 'fleet_usage') fleet.add(e.tokens, e.cost);
         else if (e.kind === 'hold') fleet.hold(e.provider, e.until);
@@ -75,6 +80,7 @@ export class Progress {
       else if (changed) store.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });
       // Only the offset, the last words or the tool moved: kept in memory, written with the next change.
       else store.remember(run, run.last_text !== before.last_text || run.last_tool !== before.last_tool);
+      return changed ? this.p.tree.rollUp(before, run) : [];
     });
   }
 
@@ -84,7 +90,11 @@ export class Progress {
     if (run.status === 'idle' && before.status !== 'idle' && p.live.get(run.uuid)?.takeoverAtTurnEnd) p.guards.stopFor(run.uuid, 'taken_over', 'at the end of its turn');
     if (run.status !== before.status) p.guards.arm(run.uuid);
     for (const e of effects) {
-      if (e.kind === 'stop') p.guards.stopFor(run.uuid, e.reason, e.detail);
+      if (e.kind === 'stop') {
+        p.guards.stopFor(run.uuid, e.reason, e.detail);
+        // A parent over its budget (its own spend or its tree's) takes its descendants with it.
+        if (e.reason === 'budget') p.tree.endDescendants(run.uuid, 'budget', 'parent_budget');
+      }
       else if (e.kind === 'close_input') p.input.close(run);
       else if (e.kind === 'send') p.input.send(run.uuid, e.text);
     }

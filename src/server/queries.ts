@@ -4,6 +4,7 @@
 
 import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction, runMeters } from '../core/budget.js';
+import { rolledUp } from '../core/run-tree.js';
 import type { Run } from '../core/types.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
@@ -41,7 +42,9 @@ export class Queries {
     const { limiter, fleet } = this.p;
     const now = monoNow();
     const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
-    const meters = runMeters({ turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd, elapsed_ms: elapsed }, run.limits);
+    // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
+    const tree = rolledUp(run);
+    const meters = runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: elapsed }, run.limits);
     const budget: PublicRun['budget'] = {};
     for (const m of meters) budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     let waiting: Waiting | null = null;
@@ -58,6 +61,7 @@ export class Queries {
       budget,
       heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
       loop: run.loop_flags ?? undefined,
+      children: this.p.store.journal.childrenOf(run.uuid),
     });
   }
 

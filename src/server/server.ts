@@ -273,7 +273,9 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       case 'run.enqueue': {
         const checked = checkRunSpecs(params.specs, params.caller_env);
         if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
-        return { runs: s.enqueue(checked.specs).map((r) => s.view(r)) };
+        const warnings: string[] = [];
+        const runs = s.enqueue(checked.specs, warnings).map((r) => s.view(r));
+        return warnings.length > 0 ? { runs, warnings } : { runs };
       }
       case 'run.list': {
         // A page at most (the newest first): a home of months holds a million runs; `before` pages back.
@@ -293,7 +295,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return env ? { run: s.view(run), env: run.env } : { run: s.view(run) };
       }
       case 'run.kill': {
-        const p = z.object({ refs, force: z.boolean().optional() }).parse(params);
+        const p = z.object({ refs, force: z.boolean().optional(), keep_children: z.boolean().optional() }).parse(params);
         // Ref by ref: an unknown one is reported and the others are still acted on
         // (an ambiguous one refuses the whole call before anything is killed).
         const found = p.refs.map((ref) => {
@@ -307,9 +309,11 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map((r) => JSON.stringify(r)).join(', ')}`);
         const results = found.map(({ ref, run }) => {
           if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
-          const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false)[0]!;
+          const descendants = run.status === 'ended' || p.keep_children ? [] : s.activeDescendants(run.uuid).map((d) => d.uuid);
+          const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false, p.keep_children ?? false)[0]!;
           const action = run.status === 'ended' ? 'already_ended' : after.status === 'ended' ? 'canceled' : 'killing';
-          return { ref, name: after.name, uuid: after.uuid, action, status: after.status, exit_reason: after.exit_reason };
+          // `descendants` only when there were some: the shape of a kill without children stays as it was.
+          return { ref, name: after.name, uuid: after.uuid, action, status: after.status, exit_reason: after.exit_reason, ...(descendants.length > 0 ? { descendants } : {}) };
         });
         return { results };
       }
@@ -318,10 +322,18 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return { run: s.view(s.send(s.resolve(p.ref).uuid, p.text)) };
       }
       case 'run.wait': {
-        const p = z.object({ refs: refs.optional(), all: z.boolean().optional(), timeout_ms: z.number().min(0).max(MAX_DURATION_MS, 'must be at most a year').nullable().optional() }).parse(params);
+        const p = z
+          .object({
+            refs: refs.optional(),
+            all: z.boolean().optional(),
+            timeout_ms: z.number().min(0).max(MAX_DURATION_MS, 'must be at most a year').nullable().optional(),
+            // The waiting client's environment; only ORCR_RUN is read: a run waiting on its own descendants lends them its slot.
+            caller_env: z.record(z.string(), z.string()).optional(),
+          })
+          .parse(params);
         const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
         if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
-        return { settled: await s.wait(uuids, p.timeout_ms ?? null, conn.gone.signal) };
+        return { settled: await s.wait(uuids, p.timeout_ms ?? null, conn.gone.signal, p.caller_env?.ORCR_RUN) };
       }
       case 'run.resolve': {
         const { ref } = z.object({ ref: z.string() }).parse(params);

@@ -20,6 +20,7 @@ import { Ending } from './ending.js';
 import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
 import { Launching } from './launching.js';
+import { Lending } from './lending.js';
 import { LiveRuns } from './live-runs.js';
 import { Notifier } from './notify.js';
 import type { Parts } from './parts.js';
@@ -31,6 +32,7 @@ import { RemoteError } from './protocol.js';
 import { RunInput } from './run-input.js';
 import { Retention, type GcResult } from './retention.js';
 import { RunStore } from './run-store.js';
+import { RunTree } from './run-tree.js';
 import { planRuns } from './spec-resolution.js';
 import type { PublicRun } from './view.js';
 import { Waits, type Settled } from './waits.js';
@@ -75,6 +77,8 @@ export class Supervisor {
       ending: new Ending(p),
       waits: new Waits(p),
       retention: new Retention(p),
+      tree: new RunTree(p),
+      lending: new Lending(p),
     });
     this.p = p;
     this.queries = new Queries(p);
@@ -123,6 +127,7 @@ export class Supervisor {
   start(): void {
     const p = this.p;
     const active = rebuild(p);
+    p.lending.clear();
     p.paused = this.journal.getMeta('queue_paused') !== null;
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
@@ -252,8 +257,13 @@ export class Supervisor {
       });
   }
 
-  /** Queue runs: all of them, or (one bad spec, a full queue, a spent fleet budget) none. */
-  enqueue(specs: RunSpec[]): Run[] {
+  /**
+   * Queue runs: all of them, or (one bad spec, a full queue, a spent fleet
+   * budget, a parent ended or too deep) none. A spec whose maker ran inside a
+   * run of this home (caller_env.ORCR_RUN) is that run's child unless it says
+   * `detach`; what a client should be told is pushed onto `warnings`.
+   */
+  enqueue(specs: RunSpec[], warnings: string[] = []): Run[] {
     const p = this.p;
     const now = monoNow();
     if (p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
@@ -262,10 +272,21 @@ export class Supervisor {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
     const plans = planRuns(p.config, specs, { holderOfName: (n) => p.store.holderOfName(n), isUuidPrefix: (t) => this.journal.runsByPrefix(t).length > 0 }, now);
+    const told = new Set<string>();
+    const lineage = specs.map((spec) => {
+      const w: string[] = [];
+      const l = p.tree.parentFor(spec.detach ? undefined : spec.caller_env?.ORCR_RUN, w);
+      for (const m of w) {
+        if (!told.has(m)) warnings.push(m);
+        told.add(m);
+      }
+      return l;
+    });
     const runs = p.store.transaction(() =>
-      plans.map((plan) => {
-        const run = plan.make(this.journal.nextQueueSeq());
-        p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq } }, now, plan.launchEnv);
+      plans.map((plan, i) => {
+        const run = { ...plan.make(this.journal.nextQueueSeq()), ...lineage[i]! };
+        const tree = run.parent === null ? {} : { parent: run.parent, depth: run.depth };
+        p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...tree } }, now, plan.launchEnv);
         p.store.afterCommit(() => p.background(p.limiter.enqueue({ ...toWaiter(run), name: run.name })));
         return run;
       }),
@@ -274,9 +295,13 @@ export class Supervisor {
     return runs;
   }
 
-  /** Kill runs: a queued or never-spawned one is canceled at once; a live one is signalled and ends when it exits. */
-  kill(uuids: string[], force: boolean): Run[] {
-    const { store, ending, guards } = this.p;
+  /**
+   * Kill runs: a queued or never-spawned one is canceled at once; a live one
+   * is signalled and ends when it exits. Its active descendants go with it,
+   * unless `keepChildren` (they then run on, still its children).
+   */
+  kill(uuids: string[], force: boolean, keepChildren = false): Run[] {
+    const { store, guards, tree } = this.p;
     const out: Run[] = [];
     for (const uuid of uuids) {
       const run = store.get(uuid);
@@ -285,12 +310,8 @@ export class Supervisor {
         if (ended) out.push(ended);
         continue;
       }
-      if (run.status === 'queued') ending.end(uuid, 'canceled', null, null);
-      else if (run.pid === null) ending.end(uuid, 'canceled', 'never spawned', null);
-      else {
-        if (run.kill_requested_at === null) store.save({ ...run, kill_requested_at: monoNow() }, { type: 'kill_requested', data: { force } });
-        guards.signalKill(uuid, force);
-      }
+      if (!keepChildren) tree.endDescendants(uuid, 'killed', null, force);
+      guards.kill(uuid, force);
       out.push(store.lookup(uuid)!);
     }
     return out;
@@ -323,12 +344,19 @@ export class Supervisor {
     return store.lookup(uuid)!;
   }
 
+  /** The active runs below a run (what a kill of it also kills). */
+  activeDescendants(uuid: string): Run[] {
+    return this.p.tree.activeDescendants(uuid);
+  }
+
   send(uuid: string, text: string): Run {
     return this.p.input.send(uuid, text);
   }
 
-  wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {
-    return this.p.waits.wait(uuids, timeoutMs, signal);
+  /** `caller`: the waiting client's ORCR_RUN; a run waiting on its own descendants lends them its slot meanwhile (lending.ts). */
+  wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal, caller?: string): Promise<Settled[]> {
+    const giveBack = this.p.lending.forWait(caller, uuids);
+    return this.p.waits.wait(uuids, timeoutMs, signal).finally(giveBack);
   }
 
   resumeProvider(provider: string): boolean {

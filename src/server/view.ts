@@ -1,6 +1,7 @@
 // The public shape of a run, what users rely on: what `--json`, the socket and
 // the TUI see (documented in the README). Environment values and the prompt stay inside the supervisor.
 
+import { rolledUp } from '../core/run-tree.js';
 import type { Run } from '../core/types.js';
 import type { Waiting } from '../core/waiting.js';
 
@@ -42,6 +43,14 @@ export interface PublicRun {
   started_at: string | null;
   ended_at: string | null;
   status_at: string;
+  /** The run whose process made this one (uuid), or null (made from outside orcr, or with --detach). */
+  parent: string | null;
+  /** Ancestors above it: 0 for a run made from outside orcr. */
+  depth: number;
+  /** Runs this one made (uuids, in queue order; ended ones too). */
+  children: string[];
+  /** Its own usage plus every descendant's: what its max_tokens / max_cost_usd (and `budget`) are read against. */
+  rollup: { tokens: { input: number; output: number; cached: number }; cost_usd: number };
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -53,12 +62,14 @@ export interface ViewExtras {
   heldUntil?: number | null;
   waiting?: Waiting | null;
   now?: number;
+  children?: string[];
 }
 
 export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
   const now = extras.now ?? Date.now();
   const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
   const l = run.limits;
+  const tree = rolledUp(run);
   const meter = (used: number, limit: number | null) => ({
     used,
     limit,
@@ -87,8 +98,8 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     cost_usd: run.cost_usd,
     budget: extras.budget ?? {
       turns: meter(run.turns, l.max_turns),
-      tokens: meter(run.tokens.input + run.tokens.output, l.max_tokens),
-      cost_usd: meter(run.cost_usd, l.max_cost_usd),
+      tokens: meter(tree.tokens.input + tree.tokens.output, l.max_tokens),
+      cost_usd: meter(tree.cost_usd, l.max_cost_usd),
       time_ms: meter(elapsed, l.timeout_ms),
     },
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
@@ -103,5 +114,9 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     started_at: iso(run.started_at),
     ended_at: iso(run.ended_at),
     status_at: iso(run.status_at)!,
+    parent: run.parent ?? null,
+    depth: run.depth ?? 0,
+    children: extras.children ?? [],
+    rollup: tree,
   };
 }

@@ -48,6 +48,10 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     started_at: status === 'queued' ? null : iso(T0 + 1000),
     ended_at: status === 'ended' ? iso(T0 + 61_000) : null,
     status_at: iso(T0 + 1000),
+    parent: null,
+    depth: 0,
+    children: [],
+    rollup: { tokens: { input: 0, output: 0, cached: 0 }, cost_usd: 0 },
     ...over,
   };
 }

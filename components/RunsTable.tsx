@@ -39,8 +39,11 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   const need = useTui((s) => s.view.attention[uuid] ?? null);
   const tagged = useTui((s) => s.tagged[uuid] === true);
   const burn = useTui((s) => s.burn[uuid]);
+  const depth = useTui((s) => s.view.depth?.[uuid] ?? 0);
+  const folded = useTui((s) => s.view.folded?.[uuid]);
   if (!run) return null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null)} width={width} inverse={selected} bold={tagged} dim={stale} />;
+  const tree = depth > 0 || folded !== undefined ? { depth, folded } : null;
+  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree)} width={width} inverse={selected} bold={tagged} dim={stale} />;
 });
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {

@@ -228,6 +228,24 @@ describe('controller with a real supervisor', () => {
     expect(statusOf(store, 'plain')).toBe('working');
   });
 
+  it('a run an agent makes is its child: listed right under it, indented', async () => {
+    home = new Home({ concurrency: { max: 3 } });
+    const { CLI } = await import('./home.js');
+    // The parent is a script that makes a child through the real CLI (ORCR_RUN and ORCR_HOME come from orcr).
+    const parent = path.join(home.dir, 'parent.sh');
+    fs.writeFileSync(parent, `#!/bin/sh\n'${process.execPath}' '${CLI}' run -n kid -- sh -c 'sleep 30' > /dev/null\nsleep 30\n`, { mode: 0o755 });
+    home.run(['-n', 'boss', '--', parent]);
+    home.run(['-n', 'loner', '--', 'sh', '-c', 'sleep 30']);
+    const { store } = start(home);
+    const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n);
+    await waitFor(() => byName('kid')?.status === 'working', 'the child to work');
+    const boss = byName('boss')!;
+    expect(byName('kid')!.parent).toBe(boss.uuid);
+    await waitFor(() => store.getState().view.depth?.[byName('kid')!.uuid] === 1, 'the child indented under its parent');
+    const ids = store.getState().view.ids;
+    expect(ids.indexOf(byName('kid')!.uuid)).toBe(ids.indexOf(boss.uuid) + 1);
+  });
+
   it('bytes from a real agent (command, cwd, tool, text, output) reach the rendered frame as plain text only', async () => {
     home = new Home({ concurrency: { max: 2 } });
     // OSC 52 (clipboard), OSC 0 (title), CSI clear screen, 8-bit C1 CSI, newline.

@@ -10,7 +10,7 @@ import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable, type KeyContext } from './keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
 import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
-import { nextSortKey, reduceFilter, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
+import { nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
 import { reduceClosePager, reduceExpand, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
@@ -365,6 +365,13 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));
         actions.rerun(t.uuid);
         return;
+      case Command.Fold: {
+        if (!t || s.pane !== 'runs') return none();
+        const f = s.view.folded?.[t.uuid];
+        if (f === undefined) return set(info(`${t.name} has no runs of its own listed under it`, now()));
+        set({ ...reduceFold(s, t.uuid), ...info(f > 0 ? `${t.name}: its runs unfolded` : `${t.name}: ${plural(s.runs.byId[t.uuid]?.children.length ?? 0, 'child run')} folded under it`, now()) });
+        return;
+      }
       case Command.Takeover:
         if (!t) return none();
         actions.takeover(t.uuid);

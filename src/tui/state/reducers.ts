@@ -27,7 +27,7 @@ export function inDetails(s: TuiState): boolean {
  * longer has it (it ended, and only active runs are listed).
  */
 export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort): Patch {
-  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now, seen: s.seen });
+  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now, seen: s.seen, collapsed: s.collapsed });
   const h = s.viewport.runsHeight;
   if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
     const list = clampList(s.list, view.ids.length, h);
@@ -164,6 +164,14 @@ export function reduceSeen(s: TuiState, uuid: string): Patch {
   if (!r || r.status !== 'ended' || !s.view.attention[uuid] || s.seen[uuid]) return {};
   const seen = { ...s.seen, [uuid]: true as const };
   return { seen, ...reView({ ...s, seen }, s.runs) };
+}
+
+/** `z`: fold a run's children away under it, or unfold them. */
+export function reduceFold(s: TuiState, uuid: string): Patch {
+  const collapsed = { ...s.collapsed };
+  if (collapsed[uuid]) delete collapsed[uuid];
+  else collapsed[uuid] = true;
+  return { collapsed, ...reView({ ...s, collapsed, killPin: null }, s.runs) };
 }
 
 /** `S` cycles the column the runs are sorted by; `-` reverses it. */

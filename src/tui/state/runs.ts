@@ -181,6 +181,8 @@ export interface ViewOptions {
   now?: number;
   /** Ended runs whose details were opened: they no longer need you. */
   seen?: Readonly<Record<string, true>>;
+  /** Runs whose children are folded away (`z`). */
+  collapsed?: Readonly<Record<string, true>>;
   /**
    * Workload priorities (from stats), which decide the admission order: higher
    * priority first, then queue_seq. Null before the first stats: the order the
@@ -197,6 +199,10 @@ export interface RunsView {
   total: number;
   /** Listed runs that need a person, with why; they lead `ids`, newest first. */
   attention: Readonly<Record<string, Attention>>;
+  /** How far a listed run is indented under its listed parent (absent: 0). */
+  depth?: Readonly<Record<string, number>>;
+  /** Listed runs with listed children: how many descendants are folded away (0: unfolded). */
+  folded?: Readonly<Record<string, number>>;
 }
 
 /** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
@@ -265,10 +271,63 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     // Positions stay the admission order's; only the listing is ordered otherwise.
     const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, now));
     if (sort.reverse) rows.reverse();
-    return { ids: [...lead, ...rows.map((r) => r.uuid)], positions, counts, total, attention };
+    const sorted = rows.map((r) => r.uuid);
+    const t = asTree(sorted, byId, opts.collapsed ?? {}, lead);
+    return { ids: [...lead, ...(t.ids ?? sorted)], positions, counts, total, attention, depth: t.depth, folded: t.folded };
   }
   if (sort.reverse) ids.reverse();
-  return { ids: lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention };
+  const tree = asTree(ids, byId, opts.collapsed ?? {}, lead);
+  return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded };
+}
+
+/**
+ * Children under their parent, in the order given among siblings (agents
+ * that spawn agents): a run whose parent is listed goes right after it,
+ * indented, unless the parent is folded. Null ids: no listed run has a
+ * listed parent, the order stands. Runs that lead the list (they need you)
+ * stay there and do not drag their subtree along.
+ */
+function asTree(
+  ordered: readonly string[],
+  byId: Readonly<Record<string, PublicRun>>,
+  collapsed: Readonly<Record<string, true>>,
+  lead: readonly string[],
+): { ids?: string[]; depth?: Record<string, number>; folded?: Record<string, number> } {
+  const listed = new Set(ordered);
+  const kids = new Map<string, string[]>();
+  for (const id of ordered) {
+    const p = byId[id]?.parent;
+    if (p && listed.has(p)) {
+      let k = kids.get(p);
+      if (!k) kids.set(p, (k = []));
+      k.push(id);
+    }
+  }
+  if (kids.size === 0) return {};
+  const ids: string[] = [];
+  const depth: Record<string, number> = {};
+  const folded: Record<string, number> = {};
+  const count = (id: string): number => (kids.get(id) ?? []).reduce((n, c) => n + 1 + count(c), 0);
+  const visit = (id: string, d: number, seen: Set<string>): void => {
+    if (seen.has(id)) return; // a cycle would be a journal bug: show each run once whatever
+    seen.add(id);
+    ids.push(id);
+    if (d > 0) depth[id] = d;
+    const k = kids.get(id);
+    if (!k) return;
+    if (collapsed[id]) {
+      folded[id] = count(id);
+      return;
+    }
+    folded[id] = 0;
+    for (const c of k) visit(c, d + 1, seen);
+  };
+  const seen = new Set<string>(lead);
+  for (const id of ordered) {
+    const p = byId[id]?.parent;
+    if (!(p && listed.has(p))) visit(id, 0, seen);
+  }
+  return { ids, depth, folded };
 }
 
 /** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */

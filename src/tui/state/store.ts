@@ -117,6 +117,8 @@ export interface TuiState {
   filter: string;
   showAll: boolean;
   sort: SortSpec;
+  /** Runs whose children are folded away (`z`). */
+  collapsed: Readonly<Record<string, true>>;
   /** What each run spent, minute by minute, as its totals grew (burn rates and sparklines). */
   burn: Burns;
   /** Runs tagged with space (or * for every listed one): x, X, w, s and R act on all of them. */
@@ -181,6 +183,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     seen: {},
     tagged: {},
     burn: {},
+    collapsed: {},
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

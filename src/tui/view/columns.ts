@@ -191,7 +191,24 @@ export function rateText(r: Rate): string {
 }
 
 /** A row as spans, the marker included (`!` on a run that needs you, whose WHY says why); the caller colours each span by its token. */
-export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, queuePos: number | undefined, selected: boolean, why: Why = null, need: Attention | null = null, tagged = false, burn: Rate | null = null): Span[] {
+/** Where a row sits in the run tree: indented under its parent; `folded` for a run with children (how many are hidden). */
+export interface TreePlace {
+  depth: number;
+  folded?: number;
+}
+
+export function rowSpans(
+  r: PublicRun,
+  cols: readonly Column[],
+  now: number,
+  queuePos: number | undefined,
+  selected: boolean,
+  why: Why = null,
+  need: Attention | null = null,
+  tagged = false,
+  burn: Rate | null = null,
+  tree: TreePlace | null = null,
+): Span[] {
   // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
   const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
   const reason: Why = need ? { text: needText(need, now), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
@@ -199,9 +216,18 @@ export function rowSpans(r: PublicRun, cols: readonly Column[], now: number, que
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
     if (need && c.key === 'reason') out.push(...cellReason(reason!, c));
     else if (c.key === 'burn') out.push(...burnCell(burn, c));
+    else if (tree && c.key === 'name') out.push(...treeName(r, tree, c));
+    else if (c.key === 'cost' && r.children.length > 0 && r.rollup.cost_usd > r.cost_usd) out.push({ text: fit(`Σ${costText(r.rollup.cost_usd)}`, c.width, c.align), token: 'text.primary' });
     else out.push(...cell(r, c, now, queuePos, why));
   });
   return out;
+}
+
+/** `  ▾ name` under its parent; `▸ name +3` with its 3 descendants folded away. */
+function treeName(r: PublicRun, tree: TreePlace, c: Column): Span[] {
+  const fold = tree.folded === undefined ? '' : tree.folded > 0 ? '▸ ' : '▾ ';
+  const more = tree.folded ? ` +${tree.folded}` : '';
+  return [{ text: fit(`${'  '.repeat(tree.depth)}${fold}${r.name}${more}`, c.width, c.align), token: 'text.primary' }];
 }
 
 function burnCell(burn: Rate | null, c: Column): Span[] {

@@ -2,8 +2,10 @@
 // on its stdin/stdout, a real supervisor behind it, real runs.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, NODE, until, useHomes, type TestHome } from '../support/harness.js';
+import { CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
 
 const home = useHomes();
 
@@ -85,6 +87,10 @@ describe('orcr mcp', () => {
       expect(t.inputSchema.type, t.name).toBe('object');
     }
     expect(tools.find((t) => t.name === 'wait')!.inputSchema.required).toEqual(['runs']);
+    // The README's table of tools is the list.
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## orcr mcp'), readme.indexOf('\n## ', readme.indexOf('## orcr mcp') + 1));
+    expect([...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]).sort()).toEqual(tools.map((t) => t.name).sort());
 
     // Two runs under a global cap of 2: both start.
     const first = await peer.tool('run', { name: 'first', command: ['sh', '-c', 'echo "$CALLER_MARK in $ORCR_RUN_NAME"'] });

@@ -23,6 +23,8 @@ import { safeLine, safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
 
 
+const VERSION = '0.1.0';
+
 let jsonMode = false;
 
 function out(text: string): void {
@@ -66,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
     return verb ? 0 : 2;
   }
   if (verb === '--version') {
-    out('orcr 0.1.0');
+    out(`orcr ${VERSION}`);
     return 0;
   }
   if (!(verb in VERB_USAGE)) throw new UsageError(`unknown verb "${verb}" (see orcr --help)`);
@@ -403,6 +405,11 @@ async function main(argv: string[]): Promise<number> {
         );
       }
       return 0;
+    }
+    case 'mcp': {
+      parse(verb, rest, {}, false);
+      const { serveMcp } = await import('../mcp/serve.js');
+      return serveMcp(VERSION);
     }
     case 'demo': {
       const { values } = parse(verb, rest, { home: { type: 'string' } }, false);

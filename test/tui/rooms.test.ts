@@ -70,6 +70,7 @@ interface Rule {
 
 const RULES: Rule[] = [
   { from: ['src/cli', 'src/tui', 'components'], forbid: ['src/journal', 'src/runtime'], why: 'clients reach run state only through the server' },
+  { from: ['src/sdk', 'src/mcp'], forbid: ['src/journal', 'src/runtime', 'src/cli', 'src/tui'], why: 'the SDK and orcr mcp are clients: run state through the server, shared code through src/client' },
   { from: ['src/tui', 'components'], forbid: ['src/cli'], why: 'the TUI shares with the CLI only through src/client' },
   { from: ['src/tui/state', 'src/tui/view'], forbid: ['src/tui/connection', 'src/tui/ink', 'src/tui/input/router', 'src/client', 'src/server'], types: true, why: 'state and view are pure: they never reach the connection' },
   { from: ['src/tui/input'], forbid: ['src/tui/connection', 'src/client'], types: true, why: 'a key reaches the world only through Actions' },

@@ -1,0 +1,126 @@
+// The tools `orcr mcp` offers an agent: run, wait, show, logs, send, kill,
+// each a call of the SDK. Inputs are described by JSON Schema for the model;
+// the SDK and the supervisor still check every value (a schema is advice to
+// a model, not a guarantee). Results are text content holding JSON, as the
+// CLI's --json prints it; a refused call is a tool error the model can read.
+
+import { LOOP_ACTIONS, PROTOCOLS } from '../core/types.js';
+import { OrcrError } from '../sdk/errors.js';
+import type { Orcr } from '../sdk/client.js';
+import type { RunSpec } from '../sdk/spec.js';
+import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
+
+interface Tool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  call: (orcr: Orcr, args: Record<string, unknown>) => Promise<unknown>;
+}
+
+const RUN_REF = { type: 'string', description: 'a run: its uuid, a unique uuid prefix (4+ characters), or its name' };
+const RUN_REFS = { type: 'array', items: RUN_REF, minItems: 1 };
+const DURATION = { type: 'string', description: 'a duration: 500ms, 30s, 10m, 1h, 1h30m' };
+
+function str(args: Record<string, unknown>, key: string): string {
+  const v = args[key];
+  if (typeof v !== 'string' || v === '') throw new OrcrError('usage', `"${key}" must be a non-empty string`);
+  return v;
+}
+
+function strs(args: Record<string, unknown>, key: string): string[] {
+  const v = args[key];
+  if (!Array.isArray(v) || v.length === 0 || !v.every((s) => typeof s === 'string')) throw new OrcrError('usage', `"${key}" must be a non-empty array of run names or uuids`);
+  return v as string[];
+}
+
+function optional<T>(args: Record<string, unknown>, key: string, type: 'string' | 'number' | 'boolean'): T | undefined {
+  const v = args[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== type) throw new OrcrError('usage', `"${key}" must be a ${type}`);
+  return v as T;
+}
+
+export const TOOLS: readonly Tool[] = [
+  {
+    name: 'run',
+    description:
+      'Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: claude, codex, gemini, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        provider: { type: 'string', description: 'an agent preset: claude, codex, gemini, or a provider of config.json' },
+        prompt: { type: 'string', description: "the task, given to the agent on its input" },
+        command: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'argv of a program to run instead of (or with) a preset' },
+        name: { type: 'string', description: 'a name for the run (default: one is made up)' },
+        workload: { type: 'string' },
+        cwd: { type: 'string', description: 'working directory (relative to this server\'s); default: the same' },
+        env: { type: 'object', additionalProperties: { type: 'string' }, description: 'variables to add to the run\'s environment' },
+        interactive: { type: 'boolean', description: 'the agent stays idle after its turn, waiting for send' },
+        protocol: { type: 'string', enum: [...PROTOCOLS] },
+        timeout: DURATION,
+        idle_after: DURATION,
+        max_turns: { type: 'integer', minimum: 0 },
+        max_tokens: { type: 'integer', minimum: 0 },
+        max_cost_usd: { type: 'number', minimum: 0 },
+        loop: { type: 'string', enum: [...LOOP_ACTIONS] },
+      },
+      additionalProperties: false,
+    },
+    call: (orcr, args) => orcr.run(args as RunSpec),
+  },
+  {
+    name: 'wait',
+    description:
+      'Wait until each run is idle (turn_complete), ended (its exit reason: completed, errored, killed, timeout, …) or blocked; with "timeout", a run still going then is "pending". Returns one {name, uuid, token} per run.',
+    inputSchema: { type: 'object', properties: { runs: RUN_REFS, timeout: DURATION }, required: ['runs'], additionalProperties: false },
+    call: (orcr, args) => orcr.wait(strs(args, 'runs'), { timeout: optional<string>(args, 'timeout', 'string') }),
+  },
+  {
+    name: 'show',
+    description: 'A run: status, exit reason, turns, tokens, cost, budgets, its last text and tool.',
+    inputSchema: { type: 'object', properties: { run: RUN_REF }, required: ['run'], additionalProperties: false },
+    call: (orcr, args) => orcr.show(str(args, 'run')),
+  },
+  {
+    name: 'logs',
+    description: "The last lines of a run's output as the agent wrote them (stderr: its error output).",
+    inputSchema: {
+      type: 'object',
+      properties: { run: RUN_REF, tail: { type: 'integer', minimum: 1, description: 'how many lines, from the end (default 100)' }, stderr: { type: 'boolean' } },
+      required: ['run'],
+      additionalProperties: false,
+    },
+    call: async (orcr, args) => ({ lines: await orcr.logs(str(args, 'run'), { tail: optional<number>(args, 'tail', 'number'), stderr: optional<boolean>(args, 'stderr', 'boolean') }) }),
+  },
+  {
+    name: 'send',
+    description: 'Send input to an idle interactive run: it starts a new turn on it.',
+    inputSchema: { type: 'object', properties: { run: RUN_REF, text: { type: 'string' } }, required: ['run', 'text'], additionalProperties: false },
+    call: (orcr, args) => orcr.send(str(args, 'run'), str(args, 'text')),
+  },
+  {
+    name: 'kill',
+    description: 'Stop runs: a queued one is canceled, a live one gets TERM, then KILL after the grace period (at once with force).',
+    inputSchema: { type: 'object', properties: { runs: RUN_REFS, force: { type: 'boolean' } }, required: ['runs'], additionalProperties: false },
+    call: (orcr, args) => orcr.kill(strs(args, 'runs'), { force: optional<boolean>(args, 'force', 'boolean') }),
+  },
+];
+
+/** The answer to tools/list. */
+export function toolList(): { tools: { name: string; description: string; inputSchema: Record<string, unknown> }[] } {
+  return { tools: TOOLS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })) };
+}
+
+/** The answer to tools/call: the result as JSON text, or a tool error with the CLI's code and exit code. */
+export async function callTool(orcr: () => Promise<Orcr>, params: Record<string, unknown>): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+  const tool = TOOLS.find((t) => t.name === params.name);
+  if (!tool) throw new RpcError(INVALID_PARAMS, `unknown tool ${JSON.stringify(params.name)} (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
+  const args = (params.arguments && typeof params.arguments === 'object' ? params.arguments : {}) as Record<string, unknown>;
+  try {
+    const result = await tool.call(await orcr(), args);
+    return { content: [{ type: 'text', text: JSON.stringify(result) }] };
+  } catch (e) {
+    if (!(e instanceof OrcrError)) throw e;
+    return { content: [{ type: 'text', text: JSON.stringify({ error: { code: e.code, message: e.message, exit_code: e.exitCode } }) }], isError: true };
+  }
+}

@@ -1,0 +1,44 @@
+// The SDK's one error type: the code the CLI would print in
+// `{"error":{"code",…}}` and the exit code it would exit with, so a program
+// branches on the same things a shell script does.
+
+import { ConfigError } from '../config/errors.js';
+import { HomeError } from '../config/home.js';
+import { UsageError } from '../client/usage-error.js';
+import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
+
+/** Every code a call may fail with (the README's exit-code table, by cause). */
+export type OrcrErrorCode =
+  | 'usage'
+  | 'config'
+  | 'not_found'
+  | 'ambiguous'
+  | 'not_idle'
+  | 'queue_full'
+  | 'refused'
+  | 'unavailable'
+  | 'stopped'
+  | 'version'
+  | 'internal';
+
+export class OrcrError extends Error {
+  override readonly name = 'OrcrError';
+  /** What `orcr` would exit with for this error. */
+  readonly exitCode: number;
+  constructor(
+    readonly code: OrcrErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.exitCode = ERROR_EXIT[code] ?? 1;
+  }
+}
+
+/** Any failure below the SDK, as an OrcrError (a programming error stays what it is). */
+export function toOrcrError(e: unknown): unknown {
+  if (e instanceof OrcrError) return e;
+  if (e instanceof RemoteError) return new OrcrError((e.code in ERROR_EXIT ? e.code : 'internal') as OrcrErrorCode, e.message);
+  if (e instanceof UsageError || e instanceof HomeError) return new OrcrError('usage', e.message);
+  if (e instanceof ConfigError) return new OrcrError('config', e.message);
+  return e;
+}

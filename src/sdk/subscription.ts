@@ -1,0 +1,88 @@
+// Events as an async iterator: the journal's replay from a seq, then the live
+// stream, in order and without repeats; across a supervisor restart it picks
+// up from the last seq it gave out. Its own connection: a subscription turns
+// a connection into a stream, which must not mix with a program's calls.
+
+import { Client } from '../client/client.js';
+import type { Home } from '../config/home.js';
+import type { RunEvent } from '../core/types.js';
+import type { PublicRun } from '../server/view.js';
+import { OrcrError, toOrcrError } from './errors.js';
+
+export interface EventItem {
+  event: RunEvent;
+  /** The run as of this event (live events); null for a replayed one, or an event of no run. */
+  run: PublicRun | null;
+}
+
+type Step = { item: EventItem } | { error: unknown } | { end: true };
+
+export function subscribe(home: Home, since: number): AsyncIterableIterator<EventItem> {
+  const queue: Step[] = [];
+  let wake: (() => void) | null = null;
+  let client: Client | null = null;
+  let closed = false;
+  let last = since;
+  const push = (s: Step): void => {
+    queue.push(s);
+    wake?.();
+    wake = null;
+  };
+  const emit = (event: RunEvent, run: PublicRun | null): void => {
+    if (event.seq <= last) return;
+    last = event.seq;
+    push({ item: { event, run } });
+  };
+
+  async function follow(first: boolean): Promise<void> {
+    const c = first ? await Client.connect(home) : await Client.reconnect(home);
+    if (closed) return c.close();
+    client = c;
+    // Live events may come in the same read as the reply, before its replay: held until the replay is out.
+    let held: EventItem[] | null = [];
+    c.onEvent((m) => (held ? held.push({ event: m.event, run: m.run }) : emit(m.event, m.run)));
+    c.onClose((stopped) => {
+      if (closed) return;
+      if (stopped) push({ error: new OrcrError('stopped', 'the supervisor was stopped (orcr server stop); no more events') });
+      else follow(false).catch((e) => push({ error: toOrcrError(e) }));
+    });
+    const res = await c.call<{ seq: number; events: RunEvent[]; more?: boolean }>('subscribe', { since: last });
+    for (const e of res.events) emit(e, null);
+    for (let more = res.more === true; more; ) {
+      const page = await c.call<{ events: RunEvent[] }>('events', { since: last });
+      for (const e of page.events) emit(e, null);
+      more = page.events.length > 0 && last < res.seq;
+    }
+    for (const h of held) emit(h.event, h.run);
+    held = null;
+  }
+
+  const stop = (): void => {
+    closed = true;
+    client?.close();
+    push({ end: true });
+  };
+  follow(true).catch((e) => push({ error: toOrcrError(e) }));
+
+  const it: AsyncIterableIterator<EventItem> = {
+    async next() {
+      while (queue.length === 0) await new Promise<void>((r) => (wake = r));
+      const s = queue.shift()!;
+      if ('item' in s) return { value: s.item, done: false };
+      if ('error' in s) {
+        stop();
+        throw s.error;
+      }
+      queue.unshift(s);
+      return { value: undefined, done: true };
+    },
+    async return() {
+      stop();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
+}

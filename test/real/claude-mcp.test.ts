@@ -1,0 +1,71 @@
+// The genuine Claude Code CLI using `orcr mcp` as an MCP server (--mcp-config):
+// the scripted model calls orcr's run tool twice, and both runs exist in the
+// home, made with the environment of the agent that asked for them.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, NODE } from '../support/harness.js';
+import { text, toolCall, type RecordedRequest } from '../support/model-server.js';
+import { announce, installed, useRigs } from '../support/real-agents.js';
+import { agentBin } from '../support/install-agents.mjs';
+
+announce('claude');
+
+const rig = useRigs();
+
+/** The tool results the model was sent in a request, as text. */
+function toolResultTexts(req: RecordedRequest): string[] {
+  const out: string[] = [];
+  for (const m of req.body?.messages ?? []) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (b.type !== 'tool_result') continue;
+      out.push(typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join(''));
+    }
+  }
+  return out;
+}
+
+describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 180_000 }, () => {
+  it('the model calls the run tool twice: both runs exist, completed, with the calling agent\'s environment', async () => {
+    const r = await rig({ config: { concurrency: { max: 2 } } });
+    const mcpConfig = path.join(r.agentHome, 'mcp.json');
+    // ORCR_HOME in the server's own env too: whatever Claude passes on, orcr mcp must never reach the user's ~/.orcr.
+    fs.writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { orcr: { command: NODE, args: [CLI, 'mcp'], env: { ORCR_HOME: r.home.dir } } } }));
+    r.server.script(
+      'anthropic',
+      toolCall('mcp__orcr__run', { name: 'child-1', command: ['sh', '-c', 'echo "one $CALLER_MARK"'] }),
+      toolCall('mcp__orcr__run', { name: 'child-2', command: ['sh', '-c', 'echo "two $CALLER_MARK"'] }),
+      text('Both runs are queued.'),
+    );
+    const env = { ...r.agentEnv({ CALLER_MARK: 'from-claude', ORCR_HOME: r.home.dir }) };
+    const claude = spawn(
+      agentBin('claude'),
+      ['-p', 'start two runs', '--output-format', 'stream-json', '--verbose', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__orcr__run'],
+      { cwd: r.work, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    claude.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    claude.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const code = await new Promise<number | null>((resolve) => claude.on('close', resolve));
+    const reqs = r.server.requests.map((q) => `${q.method} ${q.path} main=${q.main} step=${q.step?.kind ?? '-'}`).join('\n');
+    expect(code, `claude exited ${code}\n--- stderr\n${err}\n--- stdout (tail)\n${out.slice(-3000)}\n--- requests\n${reqs}`).toBe(0);
+
+    // The tool was offered, called twice, and each call's result was a run.
+    const main = r.server.mainRequests('anthropic');
+    expect(main[0]!.body.tools.map((t: { name: string }) => t.name)).toContain('mcp__orcr__run');
+    const results = toolResultTexts(main.at(-1)!);
+    expect(results.map((t) => JSON.parse(t).name)).toEqual(['child-1', 'child-2']);
+
+    const runs = await r.json<{ name: string; uuid: string }[]>(['ps', '--all']);
+    expect(runs.map((x) => x.name).sort()).toEqual(['child-1', 'child-2']);
+    const settled = await r.json<{ name: string; token: string }[]>(['wait', 'child-1', 'child-2', '--timeout', '30s']);
+    expect(settled.map((s) => s.token)).toEqual(['completed', 'completed']);
+    // Made with the environment Claude gave its MCP server.
+    const lines = async (name: string) => (await r.cli(['logs', name, '--raw'])).stdout.trim();
+    expect([await lines('child-1'), await lines('child-2')]).toEqual(['one from-claude', 'two from-claude']);
+  });
+});

@@ -267,3 +267,30 @@ export function clusterLine(cl: NonNullable<StatsReply['cluster']>): string {
   const up = cl.machines.filter((m) => m.alive).length;
   return `cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`;
 }
+
+/** `orcr spend`'s reply: as the supervisor's `spend` gives it. */
+export interface SpendReply {
+  window: string;
+  at: number;
+  by_provider: { key: string; runs: number; tokens: number; cost: number }[];
+  by_workload: { key: string; runs: number; tokens: number; cost: number }[];
+  per_minute: { minute: number; tokens: number; cost: number }[];
+  fleet: { exceeded: boolean; meters: Record<string, { used: number; limit: number | null; fraction: number | null }> };
+}
+
+export function spendText(s: SpendReply): string {
+  const window = s.window === 'all' ? 'all time' : `the last ${formatDuration(Number.parseInt(s.window, 10))}`;
+  const rows = (xs: SpendReply['by_provider']): string[][] => xs.map((r) => [r.key, String(r.runs), plainNumber(r.tokens), `$${r.cost.toFixed(4)}`]);
+  const lastHour = s.per_minute.reduce((a, m) => ({ tokens: a.tokens + m.tokens, cost: a.cost + m.cost }), { tokens: 0, cost: 0 });
+  const meters = Object.entries(s.fleet.meters).map(([n, m]) => `fleet ${n === 'cost_usd' ? 'cost' : n}: ${n === 'cost_usd' ? `$${m.used}` : plainNumber(m.used)}${m.limit !== null ? ` of ${n === 'cost_usd' ? `$${m.limit}` : plainNumber(m.limit)}` : ''}`);
+  return [
+    `runs live in ${window}${s.fleet.exceeded ? ' — the fleet budget is exceeded: nothing new starts' : ''}`,
+    ...meters,
+    '',
+    table(['PROVIDER', 'RUNS', 'TOKENS', 'COST'], rows(s.by_provider)),
+    '',
+    table(['WORKLOAD', 'RUNS', 'TOKENS', 'COST'], rows(s.by_workload)),
+    '',
+    `last hour: ${plainNumber(lastHour.tokens)} tokens, $${lastHour.cost.toFixed(4)}`,
+  ].join('\n');
+}

@@ -16,7 +16,7 @@ import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { treeOrder } from '../core/run-tree.js';
-import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, statsText, table, type StatsReply } from './format.js';
+import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
@@ -287,6 +287,15 @@ async function main(argv: string[]): Promise<number> {
         if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be an event seq (a whole number)', verb);
       }
       return eventsVerb(since, values.follow === true);
+    }
+    case 'spend': {
+      parse(verb, rest, {}, false);
+      const c = await connect();
+      const res = await c.call<SpendReply>('spend');
+      c.close();
+      if (jsonMode) printJson(res);
+      else out(spendText(res));
+      return 0;
     }
     case 'stats': {
       parse(verb, rest, {}, false);

@@ -9,6 +9,14 @@ import type { Run, RunEvent } from '../core/types.js';
 import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
+/** One provider's or workload's spend in a window. */
+export interface SpendRow {
+  key: string;
+  runs: number;
+  tokens: number;
+  cost: number;
+}
+
 export class JournalVersionError extends Error {
   override readonly name = 'JournalVersionError';
 }
@@ -389,6 +397,28 @@ export class Journal {
   /** Add a fleet usage increment to its minute (joins the caller's transaction). */
   addUsage(ts: number, tokens: number, cost: number): void {
     this.transaction(() => this.stmts.addUsage.run(Math.floor(ts / 60_000), tokens, cost));
+  }
+
+  /**
+   * Spend by provider and by workload of the runs live in a window (not
+   * ended, or ended since `sinceTs`), their whole usage each; and the fleet's
+   * usage minute by minute over the last `minutes` up to `nowTs`.
+   */
+  spend(sinceTs: number, nowTs: number, minutes: number): { providers: SpendRow[]; workloads: SpendRow[]; perMinute: { minute: number; tokens: number; cost: number }[] } {
+    const by = (col: 'provider' | 'workload'): SpendRow[] =>
+      (
+        this.db
+          .prepare(
+            `SELECT ${col} AS key, COUNT(*) AS runs,
+               COALESCE(SUM(json_extract(record, '$.tokens.input') + json_extract(record, '$.tokens.output')), 0) AS tokens,
+               COALESCE(SUM(json_extract(record, '$.cost_usd')), 0) AS cost
+             FROM runs WHERE status != 'ended' OR ended_at >= ? GROUP BY ${col} ORDER BY cost DESC, tokens DESC, key`,
+          )
+          .all(sinceTs) as SpendRow[]
+      ).map((r) => ({ ...r, cost: roundCost(r.cost) }));
+    const last = Math.floor(nowTs / 60_000);
+    const rows = this.db.prepare(`SELECT minute, tokens, cost FROM usage_minutes WHERE minute > ? ORDER BY minute`).all(last - minutes) as { minute: number; tokens: number; cost: number }[];
+    return { providers: by('provider'), workloads: by('workload'), perMinute: rows.map((r) => ({ ...r, cost: roundCost(r.cost) })) };
   }
 
   /** Fleet usage from `sinceTs` on (minute resolution); 0 for all time. */

@@ -6,6 +6,7 @@ import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction, runMeters } from '../core/budget.js';
 import { rolledUp } from '../core/run-tree.js';
 import type { Run } from '../core/types.js';
+import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
 import type { ClusterState } from './cluster-link.js';
@@ -30,6 +31,17 @@ export interface Stats {
   /** `orcr queue pause` in force: nothing starts. */
   paused: boolean;
   draining: boolean;
+}
+
+export interface SpendReply {
+  window: string;
+  /** The supervisor's clock when this was read. */
+  at: number;
+  by_provider: SpendRow[];
+  by_workload: SpendRow[];
+  /** The last hour, minute by minute (minutes with no usage left out): epoch minute, tokens, cost. */
+  per_minute: { minute: number; tokens: number; cost: number }[];
+  fleet: { exceeded: boolean; meters: Record<string, MeterView> };
 }
 
 export class Queries {
@@ -88,6 +100,22 @@ export class Queries {
       if (byPrefix.length === 1) return store.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
     }
     throw new RemoteError('not_found', `no run "${ref}"`);
+  }
+
+  /**
+   * The spend view (`$` in the TUI): by provider and by workload over the
+   * fleet budget's window (runs live in it, with their whole usage), the
+   * fleet's meters against its budget, and the last hour minute by minute.
+   */
+  spend(): SpendReply {
+    const { fleet, store, config } = this.p;
+    const w = config.budgets.fleet.window;
+    const now = monoNow();
+    const since = w === 'all' ? 0 : now - w.rolling_ms;
+    const s = store.journal.spend(since, now, 60);
+    const meters: Record<string, MeterView> = {};
+    for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
+    return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters } };
   }
 
   stats(): Stats {

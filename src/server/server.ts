@@ -342,6 +342,8 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'stats':
         return s.stats();
+      case 'spend':
+        return s.spend();
       case 'provider.resume': {
         const p = z.object({ provider: z.string().min(1) }).parse(params);
         return { resumed: s.resumeProvider(p.provider) };

@@ -26,7 +26,7 @@ import { Notifier } from './notify.js';
 import type { Parts } from './parts.js';
 import { Progress } from './progress.js';
 import { canEnqueue } from '../core/admission.js';
-import { Queries, type Stats } from './queries.js';
+import { Queries, type SpendReply, type Stats } from './queries.js';
 import { rebuild, reconcile, toWaiter } from './reconcile.js';
 import { RemoteError } from './protocol.js';
 import { RunInput } from './run-input.js';
@@ -383,6 +383,10 @@ export class Supervisor {
 
   stats(): Stats {
     return this.queries.stats();
+  }
+
+  spend(): SpendReply {
+    return this.queries.spend();
   }
 
   get configError(): { at: number; message: string } | null {

@@ -7,6 +7,7 @@ import React, { useEffect, useMemo, useState } from 'react';
 import { Box, useInput, useStdout } from 'ink';
 import { StoreContext, ThemeContext, useTui } from '../../components/context.js';
 import { Details } from '../../components/Details.js';
+import { Spend } from '../../components/Spend.js';
 import { Pager } from '../../components/Pager.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
@@ -83,6 +84,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
     main = <Details width={layout.width} height={layout.main} />;
   } else if (mode === 'pager') {
     main = <Pager width={layout.width} height={layout.main} />;
+  } else if (mode === 'spend') {
+    main = <Spend width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
     main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
   } else {

@@ -50,6 +50,7 @@ function fakeActions(calls: Call[]): Actions {
     killMany: rec('killMany'),
     resumeProvider: rec('resumeProvider'),
     takeover: rec('takeover'),
+    spendOpened: rec('spendOpened'),
     loadOlder: rec('loadOlder'),
   };
 }

@@ -13,6 +13,7 @@ import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { OlderRuns } from './older-runs.js';
 import { Takeover, type HandOver } from './takeover.js';
+import { normalizeSpend, type Spend } from '../state/spend.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 import { TranscriptFeed } from './transcript-feed.js';
@@ -97,11 +98,13 @@ export class Controller implements Actions {
       const st = this.store.getState();
       if (st.pager && st.runs.byId[st.pager.uuid]?.status === 'ended') this.transcript.ended(st.pager.uuid);
       const details = this.store.getState().mode === 'details' ? this.details.read(this.store.getState()) : null;
+      const spend = this.store.getState().mode === 'spend' ? await this.loadSpend() : null;
       const now = Date.now();
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
       this.session.batcher.defer((s) => {
         const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
         if (details && s.mode === 'details' && s.selected === details.uuid) patch.details = { ...details, scroll: keptScroll(s, details.uuid, details.lines.length) };
+        if (spend) patch.spend = spend;
         const kept = liveWaits(s.waits, now);
         if (kept.length !== s.waits.length) patch.waits = kept;
         return patch;
@@ -135,6 +138,21 @@ export class Controller implements Actions {
 
   rerun(uuid: string): void {
     this.actions.rerun(uuid);
+  }
+
+  spendOpened(): void {
+    void this.loadSpend().then((spend) => spend && this.session.set({ spend }));
+  }
+
+  private async loadSpend(): Promise<Spend | null> {
+    const c = this.session.client;
+    if (!c) return null;
+    try {
+      return normalizeSpend(await c.call('spend'));
+    } catch (e) {
+      this.session.set(error(`spend: ${(e as Error).message}`, Date.now()));
+      return null;
+    }
   }
 
   takeover(uuid: string): void {

@@ -15,6 +15,8 @@ export interface Actions {
   rerun(uuid: string): void;
   /** `o`: carry the run's session on in the agent's own CLI (the run stops at its turn's end; again: now). */
   takeover(uuid: string): void;
+  /** `$`: the spend view opened; read its figures now (and each second while it shows). */
+  spendOpened(): void;
   /** `orcr provider resume`: lift a provider's hold now. */
   resumeProvider(provider: string): void;
   /** `orcr queue pause|resume`. */

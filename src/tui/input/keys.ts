@@ -39,6 +39,7 @@ export enum Command {
   ResumeProvider = 'resume-provider',
   Takeover = 'takeover',
   Fold = 'fold',
+  Spend = 'spend',
   CancelHeld = 'cancel-held',
   Quit = 'quit',
   Confirm = 'confirm',
@@ -55,7 +56,7 @@ export enum Command {
   Expand = 'expand',
 }
 
-export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'confirm' | 'prompt';
+export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 
@@ -112,11 +113,11 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Expand, keys: [{ key: 'return' }], label: 'enter', hint: 'expand/fold results', contexts: ['pager'], footer: true },
   { command: Command.RawView, keys: [{ input: 'r' }], label: 'r', hint: 'raw lines', contexts: ['pager'], footer: true },
   { command: Command.StderrView, keys: [{ input: 'e' }], label: 'e', hint: 'stderr', contexts: ['pager'], footer: true },
-  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'pager', 'help'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
+  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
   { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
   { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true, panes: ['runs', 'events'], paneHint: { events: 'hide' } },
-  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'pager', 'help'] },
-  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'pager', 'help'], footer: true },
+  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'pager', 'help', 'spend'] },
+  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
   { command: Command.Tag, keys: [{ input: ' ' }], label: 'space', hint: 'tag (x, w, s, R act on every tagged run)', contexts: ['list'], panes: ['runs'] },
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
@@ -124,12 +125,13 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Sort, keys: [{ input: 'S' }], label: 'S', hint: 'sort by status/elapsed/cost/tokens/name', contexts: ['list'], panes: ['runs'] },
   { command: Command.Reverse, keys: [{ input: '-' }], label: '-', hint: 'reverse the sort', contexts: ['list'], panes: ['runs'] },
   { command: Command.Rerun, keys: [{ input: 'R' }], label: 'R', hint: 'rerun (an ended run)', contexts: NAV },
+  { command: Command.Spend, keys: [{ input: '$' }], label: '$', hint: 'spend: by provider and workload, the last hour', contexts: ['list', 'spend'] },
   { command: Command.Fold, keys: [{ input: 'z' }], label: 'z', hint: "fold/unfold the run's children", contexts: ['list'], panes: ['runs'] },
   { command: Command.Takeover, keys: [{ input: 'o' }], label: 'o', hint: "take over: the agent's own CLI on its session (stops the run at its turn's end; o again: now)", contexts: NAV },
   { command: Command.ResumeProvider, keys: [{ input: 'U' }], label: 'U', hint: 'resume the held provider now (of the run, or the limiter line)', contexts: ['list', 'details'] },
   { command: Command.CancelHeld, keys: [{ input: 'C' }], label: 'C', hint: "cancel the held provider's queued runs (asks y/n)", contexts: ['list', 'details'] },
   { command: Command.PauseQueue, keys: [{ input: 'P' }], label: 'P', hint: 'pause/resume the queue', contexts: ['list', 'details'] },
-  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'pager', 'help'], footer: true },
+  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
   { command: Command.Confirm, keys: [{ input: 'y' }, { input: 'Y' }], label: 'y', hint: 'yes', contexts: ['confirm'], footer: true },
   { command: Command.Deny, keys: [{ input: 'n' }, { input: 'N' }, { key: 'escape' }], label: 'n/esc', hint: 'no', contexts: ['confirm'], footer: true },
   { command: Command.Submit, keys: [{ key: 'return' }], label: 'enter', hint: 'submit', contexts: ['prompt'], footer: true },

@@ -365,6 +365,11 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (t.run && t.run.status !== 'ended') return set(error(`${t.name} is ${t.run.status}: rerun takes an ended run (x kills it first)`, now()));
         actions.rerun(t.uuid);
         return;
+      case Command.Spend:
+        if (s.mode === 'spend') return set({ mode: 'list' });
+        set({ mode: 'spend', message: null });
+        actions.spendOpened();
+        return;
       case Command.Fold: {
         if (!t || s.pane !== 'runs') return none();
         const f = s.view.folded?.[t.uuid];
@@ -403,6 +408,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.Back:
         if (s.mode === 'details') return set(reduceCloseDetails(s));
         if (s.mode === 'help') return set({ mode: s.helpBack });
+        if (s.mode === 'spend') return set({ mode: 'list' });
         if (s.pane !== 'runs') return set({ pane: 'runs' });
         if (Object.keys(s.tagged).length > 0) return set({ tagged: {}, ...info('no runs tagged', now()) });
         if (s.filter) return set(reduceFilter(s, ''));

@@ -9,13 +9,14 @@ import type { LogEntry } from './event-log.js';
 import { NO_OLDER, type Older } from './ended-window.js';
 import { Ring } from './ring.js';
 import type { Burns } from './burn.js';
+import type { Spend } from './spend.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
 import type { PagerState } from './pager.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-export type Mode = 'list' | 'details' | 'pager' | 'help' | 'confirm' | 'prompt';
+export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
 export type PromptKind = 'filter' | 'send' | 'new' | 'search';
 
 export interface Prompt {
@@ -117,6 +118,8 @@ export interface TuiState {
   filter: string;
   showAll: boolean;
   sort: SortSpec;
+  /** The spend view's figures (`$`), read from the supervisor while it shows. */
+  spend: Spend | null;
   /** Runs whose children are folded away (`z`). */
   collapsed: Readonly<Record<string, true>>;
   /** What each run spent, minute by minute, as its totals grew (burn rates and sparklines). */
@@ -184,6 +187,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     tagged: {},
     burn: {},
     collapsed: {},
+    spend: null,
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

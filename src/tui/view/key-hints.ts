@@ -43,7 +43,7 @@ export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: 
     if (context !== 'list' && b.panes) continue;
     out.push({ label: b.label, hint: (context === 'list' ? b.paneHint?.[pane] : undefined) ?? b.hint });
   }
-  if (context === 'details' || context === 'pager' || context === 'help') out.unshift({ label: 'esc', hint: 'back' });
+  if (context === 'details' || context === 'pager' || context === 'help' || context === 'spend') out.unshift({ label: 'esc', hint: 'back' });
   return out;
 }
 

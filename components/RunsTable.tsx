@@ -70,7 +70,7 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
     needy > 0 ? `${needy} need${needy === 1 ? 's' : ''} you` : '',
     filter ? `filter "${filter}"` : '',
     showAll ? 'all' : 'active only',
-    sort.key === 'status' && !sort.reverse ? '' : `by ${sortWords(sort)}`,
+    sort.key === 'status' && !sort.reverse && !sort.group ? '' : `by ${sortWords(sort)}`,
     shown > body ? `${offset + 1}-${Math.min(shown, offset + body)} of ${shown}` : '',
   ]
     .filter(Boolean)

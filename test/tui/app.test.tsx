@@ -502,6 +502,18 @@ describe('App', () => {
     expect(calls.at(-1)).toEqual({ action: 'killMany', args: [[held.uuid], false] });
   });
 
+  it('b groups the runs by provider, then workload, then not at all; the title says so and the choice is handed on', async () => {
+    const { inst, calls } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'b');
+    await until(inst, (x) => x.includes('by status, grouped by provider'));
+    await press(inst, 'b');
+    await until(inst, (x) => x.includes('by status, grouped by workload'));
+    await press(inst, 'b');
+    await until(inst, (x) => !x.includes('grouped by'));
+    expect(calls.filter((c) => c.action === 'sortChanged').map((c) => (c.args[0] as { group: unknown }).group)).toEqual(['provider', 'workload', null]);
+  });
+
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {
     const { store } = setup();
     cleanup();

@@ -55,6 +55,18 @@ describe('sorting the runs', () => {
     expect(patch.view!.ids.map((id) => byId[id]!.name)[0]).toBe('alpha');
   });
 
+  it('groups by provider or workload, the order inside each group kept; b cycles provider, workload, none', () => {
+    const g = (group: 'provider' | 'workload', key: SortSpec['key'] = 'name'): string[] =>
+      computeView(
+        Object.fromEntries([...fleet.map((r, i) => ({ ...r, provider: i % 2 ? 'zeta' : 'alpha', workload: r.name < 'c' ? 'w1' : 'w2' }))].map((r) => [r.uuid, r])),
+        { filter: '', showAll: true, sort: { key, reverse: false, group }, now: T0 },
+      ).ids.map((id) => byId[id]!.name);
+    // alpha: bravo, delta, echo (even places); zeta: alpha, charlie — each by name.
+    expect(g('provider')).toEqual(['bravo', 'delta', 'echo', 'alpha', 'charlie']);
+    expect(g('workload')).toEqual(['alpha', 'bravo', 'charlie', 'delta', 'echo']);
+    expect(sortWords({ key: 'cost', reverse: false, group: 'provider' })).toBe('cost, largest first, grouped by provider');
+  });
+
   it('is remembered in tui.json beside the theme, and a broken entry is ignored', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-prefs-'));
     try {

@@ -354,9 +354,16 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         return;
       }
       case Command.Sort:
+      case Command.Group:
       case Command.Reverse: {
-        const sort = cmd === Command.Sort ? { key: nextSortKey(s.sort.key), reverse: false } : { ...s.sort, reverse: !s.sort.reverse };
-        set({ ...reduceSort(s, sort), ...info(`sorted by ${sortWords(sort)} (S: next column, -: reverse)`, now()) });
+        const group = s.sort.group ?? null;
+        const sort =
+          cmd === Command.Sort
+            ? { key: nextSortKey(s.sort.key), reverse: false, group }
+            : cmd === Command.Group
+              ? { ...s.sort, group: group === null ? ('provider' as const) : group === 'provider' ? ('workload' as const) : null }
+              : { ...s.sort, reverse: !s.sort.reverse };
+        set({ ...reduceSort(s, sort), ...info(`sorted by ${sortWords(sort)} (S: next column, -: reverse, b: group)`, now()) });
         actions.sortChanged(sort);
         return;
       }

@@ -144,12 +144,22 @@ export interface SortSpec {
   key: SortKey;
   /** Reversed: by status, the order upside down; otherwise smallest (or A) first instead of largest first. */
   reverse: boolean;
+  /** Runs of one provider (or workload) together, groups by name, the order above inside each. */
+  group?: GroupKey | null;
 }
+export const GROUP_KEYS = ['provider', 'workload'] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
 export const DEFAULT_SORT: SortSpec = { key: 'status', reverse: false };
 
 export function isSortSpec(v: unknown): v is SortSpec {
   const o = v as Partial<SortSpec> | null;
-  return !!o && typeof o === 'object' && SORT_KEYS.includes(o.key as SortKey) && typeof o.reverse === 'boolean';
+  return (
+    !!o &&
+    typeof o === 'object' &&
+    SORT_KEYS.includes(o.key as SortKey) &&
+    typeof o.reverse === 'boolean' &&
+    (o.group === undefined || o.group === null || GROUP_KEYS.includes(o.group as GroupKey))
+  );
 }
 
 const startedMs = (r: PublicRun): number | null => (r.started_at ? Date.parse(r.started_at) : null);
@@ -267,6 +277,15 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   for (const { r, a } of needy) attention[r.uuid] = a;
   const lead = needy.map(({ r }) => r.uuid);
   const sort = opts.sort ?? DEFAULT_SORT;
+  if (sort.group) {
+    // Grouped: a stable sort by the group's name keeps the chosen order inside each group.
+    const g = sort.group;
+    const inOrder = sort.key !== 'status' ? [...others, ...listedQueue].sort(sortCompare(sort.key, now)) : ids.map((id) => byId[id]!);
+    if (sort.reverse) inOrder.reverse();
+    const grouped = inOrder.map((r) => r.uuid).sort((a, b) => (byId[a]![g] < byId[b]![g] ? -1 : byId[a]![g] > byId[b]![g] ? 1 : 0));
+    const t = asTree(grouped, byId, opts.collapsed ?? {}, lead);
+    return { ids: [...lead, ...(t.ids ?? grouped)], positions, counts, total, attention, depth: t.depth, folded: t.folded };
+  }
   if (sort.key !== 'status') {
     // Positions stay the admission order's; only the listing is ordered otherwise.
     const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, now));

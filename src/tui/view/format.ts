@@ -196,6 +196,10 @@ export function activeHolds(holds: Readonly<Record<string, number>>, now: number
 
 /** How the runs are ordered, in words: "cost, largest first", "name, Z→A", "status, reversed". */
 export function sortWords(sort: SortSpec): string {
+  return sort.group ? `${orderWords(sort)}, grouped by ${sort.group}` : orderWords(sort);
+}
+
+function orderWords(sort: SortSpec): string {
   switch (sort.key) {
     case 'status':
       return sort.reverse ? 'status, reversed' : 'status';

@@ -418,7 +418,7 @@ describe('App', () => {
     const { inst, calls } = setup();
     await until(inst, (x) => x.includes('Limiter'));
     await press(inst, 'S');
-    await until(inst, (x) => x.includes('by elapsed, longest first') && x.includes('sorted by elapsed, longest first (S: next column, -: reverse)'));
+    await until(inst, (x) => x.includes('by elapsed, longest first') && x.includes('sorted by elapsed, longest first (S: next column, -: reverse, b: group)'));
     await press(inst, 'S', 'S', 'S');
     let f = await until(inst, (x) => x.includes('by name, A→Z'));
     const rows = (frame: string): string[] => ['done-d', 'idler-b', 'waiter-c', 'worker-a'].sort((a, b) => frame.indexOf(a) - frame.indexOf(b));
@@ -428,11 +428,11 @@ describe('App', () => {
     f = await until(inst, (x) => x.includes('by name, Z→A'));
     expect(rows(f)).toEqual(['idler-b', 'worker-a', 'waiter-c', 'done-d']);
     expect(calls.filter((c) => c.action === 'sortChanged').map((c) => c.args[0])).toEqual([
-      { key: 'elapsed', reverse: false },
-      { key: 'cost', reverse: false },
-      { key: 'tokens', reverse: false },
-      { key: 'name', reverse: false },
-      { key: 'name', reverse: true },
+      { key: 'elapsed', reverse: false, group: null },
+      { key: 'cost', reverse: false, group: null },
+      { key: 'tokens', reverse: false, group: null },
+      { key: 'name', reverse: false, group: null },
+      { key: 'name', reverse: true, group: null },
     ]);
   });
 

@@ -48,6 +48,9 @@ export interface TranscriptOptions {
   inputs?: readonly InputRecord[];
 }
 
+/** The line types extras() reads (tool results, echoed user messages, errors): a cheap test before a second parse. */
+const EXTRAS_TYPES = /"type"\s*:\s*"(?:user|item\.completed|error|tool_result|message)"/;
+
 export function createTranscript(protocol: Protocol | null, options: TranscriptOptions = {}): TranscriptBuilder {
   const detecting: DetectingAdapter | null = protocol === null ? createDetectingAdapter() : null;
   const adapter: Adapter = detecting ?? createAdapter(protocol!);
@@ -189,7 +192,8 @@ export function createTranscript(protocol: Protocol | null, options: TranscriptO
       bytes += Buffer.byteLength(raw) + 1;
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
       for (const s of adapter.line(line)) fromSignal(s, at, out);
-      const obj = line.startsWith('{') ? parseObject(line) : null;
+      // Parsed a second time only when it may carry what the signals leave out (most lines do not).
+      const obj = line.startsWith('{') && EXTRAS_TYPES.test(line) ? parseObject(line) : null;
       if (obj) extras(obj, at, out);
       return out;
     },

@@ -118,7 +118,18 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     usdShort(r.cost_usd),
     elapsed(r, now),
   ]);
-  return table(['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'], rows, color);
+  const header = ['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'];
+  // The worktree column only when some listed run has one: most fleets work in place.
+  if (runs.some((r) => r.worktree)) {
+    header.push('CHANGES');
+    runs.forEach((r, i) => rows[i]!.push(r.worktree ? `${changes(r.worktree)} ${safeLine(r.worktree.branch)}` : '-'));
+  }
+  return table(header, rows, color);
+}
+
+/** `+12 −3`: lines added and removed against the run's base. */
+export function changes(w: { added: number; removed: number }): string {
+  return `+${w.added} −${w.removed}`;
 }
 
 /** `ps --tree`: each run under its parent, indented by its level; a run whose parent is not listed starts a tree. */
@@ -169,6 +180,10 @@ export function showRun(r: PublicRun, now = Date.now()): string {
       ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null),
     ],
   );
+  if (r.worktree) {
+    const w = r.worktree;
+    lines.push(['worktree', `${w.path} (${w.state})`], ['branch', `${w.branch} from ${w.base} (${w.base_commit.slice(0, 12)})`], ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`]);
+  }
   if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);
   if (r.children.length > 0) {
     const u = r.rollup;

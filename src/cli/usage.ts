@@ -5,8 +5,9 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
-         [--cwd DIR] [-e KEY=VALUE]... [--detach] [--json] [-- COMMAND ARGS...]
+         [--cwd DIR] [-e KEY=VALUE]... [--detach] [--worktree [--base REF]] [--json] [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
   Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
@@ -36,7 +37,14 @@ orcr send <run> -                (the text from stdin)`,
 orcr server stop [--drain | --kill-agents] [--json]
   --drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
   Without either the agents go on, and the next supervisor re-adopts them.`,
-  gc: 'orcr gc [--older-than DUR] [--dry-run] [--json]  (remove ended runs older than DUR, default retention.ended, with their events and directories)',
+  gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
+  Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
+  of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).`,
+  diff: 'orcr diff <run> [--stat] [--json]  (the run\'s worktree against its base: committed, uncommitted and new files)',
+  worktree: `orcr worktree finish <run> (--merge | --keep-branch | --discard) [--json]
+  --merge: into the base branch (a conflict aborts it and changes nothing); --keep-branch: keep orcr/<name>; --discard: drop it.
+  The run's uncommitted work is committed to its branch first (not with --discard); the worktree is removed.
+orcr worktree prune [--force] [--dry-run] [--json]  (orphaned worktrees; one with uncommitted changes only with --force)`,
   cluster: `orcr cluster status [--json]   (the machines sharing this home's cluster)
 orcr cluster schema                (the SQL of the cluster's tables, to apply as a migration)`,
 };
@@ -52,6 +60,6 @@ ${Object.values(VERB_USAGE)
 Home: $ORCR_HOME (default ~/.orcr). Any verb starts the supervisor if needed.
 NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
 Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
-4 a target is blocked (or not idle for send, not on hold for provider resume),
+4 a target is blocked (or not idle for send, not on hold for provider resume, a merge conflict),
 5 a target ended other than completed, 6 no such run, 7 refused (queue full,
 supervisor unavailable).`;

@@ -372,7 +372,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'gc': {
-      const { values } = parse(verb, rest, { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' } }, false);
+      const { values } = parse(verb, rest, { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, branches: { type: 'boolean' }, force: { type: 'boolean' } }, false);
       let older_than_ms: number | undefined;
       if (values['older-than'] !== undefined) {
         try {
@@ -382,15 +382,68 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       const c = await connect();
-      const res = await c.call<{ runs: number; bytes: number; events: number; dry_run: boolean; older_than_ms: number }>('gc', { older_than_ms, dry_run: values['dry-run'] === true });
+      const res = await c.call<{ runs: number; bytes: number; events: number; dry_run: boolean; older_than_ms: number; worktrees?: WorktreeLetGo[] }>('gc', {
+        older_than_ms,
+        dry_run: values['dry-run'] === true,
+        branches: values.branches === true,
+        force: values.force === true,
+      });
       c.close();
       if (jsonMode) printJson(res);
       else {
         const age = formatDuration(res.older_than_ms);
         const mb = (res.bytes / 1024 / 1024).toFixed(1);
         out(res.dry_run ? `would remove ${res.runs} ended runs older than ${age} (about ${mb} MB of journal rows, plus their run directories)` : `removed ${res.runs} ended runs older than ${age} and ${res.events} old events; ${mb} MB freed`);
+        printLetGo(res.worktrees ?? [], res.dry_run);
       }
       return 0;
+    }
+    case 'diff': {
+      const { values, positionals } = parse(verb, rest, { stat: { type: 'boolean' } });
+      if (positionals.length !== 1) throw new UsageError('diff takes exactly one run', verb);
+      const c = await connect();
+      const res = await c.call<{ text: string; added: number; removed: number; files: number }>('run.diff', { ref: positionals[0], stat: values.stat === true });
+      c.close();
+      if (jsonMode) printJson(res);
+      else process.stdout.write(safeDiff(res.text));
+      return 0;
+    }
+    case 'worktree': {
+      const [sub, ...args] = rest;
+      if (sub === 'finish') {
+        const { values, positionals } = parse(verb, args, { merge: { type: 'boolean' }, 'keep-branch': { type: 'boolean' }, discard: { type: 'boolean' } });
+        if (positionals.length !== 1) throw new UsageError('worktree finish takes exactly one run', verb);
+        const modes = (['merge', 'keep-branch', 'discard'] as const).filter((m) => values[m] === true);
+        if (modes.length !== 1) throw new UsageError('worktree finish needs one of --merge, --keep-branch, --discard', verb);
+        const mode = modes[0] === 'keep-branch' ? 'keep_branch' : modes[0]!;
+        const c = await connect();
+        const res = await c.call<{ run: PublicRun; merged_into?: string; committed: boolean }>('worktree.finish', { ref: positionals[0], mode });
+        c.close();
+        if (jsonMode) printJson(res);
+        else {
+          const w = res.run.worktree!;
+          const note = res.committed ? ' (its uncommitted work was committed first)' : '';
+          out(
+            mode === 'merge'
+              ? `merged ${safeLine(w.branch)} into ${safeLine(res.merged_into ?? '')}${note}; worktree removed`
+              : mode === 'keep_branch'
+                ? `kept branch ${safeLine(w.branch)}${note}; worktree removed`
+                : `discarded ${safeLine(w.branch)} and its worktree`,
+          );
+        }
+        return 0;
+      }
+      if (sub === 'prune') {
+        const { values } = parse(verb, args, { force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
+        const c = await connect();
+        const res = await c.call<{ worktrees: WorktreeLetGo[] }>('worktree.prune', { force: values.force === true, dry_run: values['dry-run'] === true });
+        c.close();
+        if (jsonMode) printJson(res);
+        else if (res.worktrees.length === 0) out('no orphaned worktrees');
+        else printLetGo(res.worktrees, values['dry-run'] === true);
+        return 0;
+      }
+      throw new UsageError('worktree takes finish or prune', verb);
     }
     case 'cluster': {
       const { positionals } = parse(verb, rest, {});
@@ -441,6 +494,40 @@ interface KillResult {
 }
 
 const readStdin = (): string => fs.readFileSync(0, 'utf8');
+
+interface WorktreeLetGo {
+  run: string | null;
+  path: string;
+  branch: string | null;
+  action: 'removed' | 'kept_dirty' | 'kept_commits';
+  branch_kept?: boolean;
+}
+
+/** One line per worktree gc or prune let go of, or kept (and why). */
+function printLetGo(list: WorktreeLetGo[], dry: boolean): void {
+  for (const w of list) {
+    const branch = w.branch ? ` (branch ${safeLine(w.branch)}${w.branch_kept ? ' kept: it has commits' : ''})` : '';
+    if (w.action === 'removed') out(`${dry ? 'would remove' : 'removed'} worktree ${safeLine(w.path)}${branch}`);
+    else if (w.action === 'kept_dirty') out(`kept worktree ${safeLine(w.path)}: it has uncommitted changes (--force removes it)`);
+    else out(`kept worktree ${safeLine(w.path)}: its branch ${safeLine(w.branch ?? '')} has commits (--branches removes the worktree, keeping the branch)`);
+  }
+}
+
+/** A diff for a terminal: coloured by line (+ green, − red) when colour is on, never an escape of its own. */
+function safeDiff(text: string): string {
+  const color = process.stdout.isTTY ? !process.env.NO_COLOR : process.env.FORCE_COLOR === '1';
+  return text
+    .split('\n')
+    .map((l) => {
+      const s = safeLine(l);
+      if (!color) return s;
+      if (l.startsWith('+') && !l.startsWith('+++')) return `\x1b[32m${s}\x1b[0m`;
+      if (l.startsWith('-') && !l.startsWith('---')) return `\x1b[31m${s}\x1b[0m`;
+      if (l.startsWith('@@')) return `\x1b[36m${s}\x1b[0m`;
+      return s;
+    })
+    .join('\n');
+}
 
 /** Ask y/N on the terminal; null when there is none to ask on. */
 async function confirm(question: string): Promise<boolean | null> {

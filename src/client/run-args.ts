@@ -28,6 +28,8 @@ const RUN_OPTIONS = {
   env: { type: 'string', short: 'e', multiple: true },
   json: { type: 'boolean' },
   from: { type: 'string' },
+  worktree: { type: 'boolean' },
+  base: { type: 'string' },
 } as const;
 
 /** The spec field each value flag sets. */
@@ -139,6 +141,8 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   }
   if (values.interactive) spec.interactive = true;
   if (values.detach) spec.detach = true;
+  if (values.base !== undefined && !values.worktree) misuse('--base needs --worktree');
+  if (values.worktree) spec.worktree = values.base !== undefined ? { base: values.base } : true;
   const env: Record<string, string> = {};
   for (const kv of values.env ?? []) {
     const eq = kv.indexOf('=');

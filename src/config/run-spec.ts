@@ -106,6 +106,12 @@ export const runSpecSchema = z
       loop: z.enum(LOOP_ACTIONS, { error: `must be one of ${LOOP_ACTIONS.join(', ')}` }).optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
+      /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */
+      worktree: z
+        .union([z.boolean(), z.object({ base: z.string().min(1, 'must not be empty').optional() }).strict()], {
+          error: 'must be true, false or {"base": "REF"}',
+        })
+        .optional(),
     },
     { error: 'must be a JSON object' },
   )

@@ -45,8 +45,14 @@ const notifyEvent = z.string().transform((v, ctx): NotifyEvent => {
   return z.NEVER;
 });
 
+/** `"worktree": true` or `{ "base": "main" }`: runs of this provider or workload get a worktree. */
+export const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().min(1, 'must not be empty').optional() }).strict()], {
+  error: 'must be true, false or {"base": "REF"}',
+});
+
 const workload = z
   .object({
+    worktree: worktreeChoice.optional(),
     reserved: cap.default(0),
     priority: z.number().int('must be a whole number').default(0),
     max: cap.nullable().default(null),
@@ -79,6 +85,7 @@ const provider = z
     budgets: runBudget.optional(),
     /** Send the prompt as the first input line instead of a `{prompt}` argument. */
     interactive_input: z.boolean().optional(),
+    worktree: worktreeChoice.optional(),
   })
   .strict();
 
@@ -156,6 +163,18 @@ export const configSchema = z
       })
       .strict()
       .default({ ended: 30 * 24 * 3_600_000 }),
+    /** Run worktrees (`run --worktree`): where they go, and what prepares one before its agent starts. */
+    worktree: z
+      .object({
+        /** Default: $ORCR_HOME/worktrees. */
+        dir: z.string().min(1, 'must not be empty').optional(),
+        /** argv run in a new worktree before the agent (no shell); its failure ends the run `failed`. */
+        setup: z.array(z.string()).min(1, 'must name a program').optional(),
+        /** How long setup may take. */
+        setup_timeout: duration.default(600_000),
+      })
+      .strict()
+      .default({ setup_timeout: 600_000 }),
     /** Who to tell when a run needs a person (server/notify.ts). Absent: nobody is told. */
     notify: z
       .object({

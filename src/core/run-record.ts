@@ -1,7 +1,7 @@
 // A new run's record: every field a queued run starts with, in one place, so
 // the supervisor, tests and benchmarks build the same shape.
 
-import type { Protocol, Run, RunLimits } from './types.js';
+import type { Protocol, Run, RunLimits, RunWorktree } from './types.js';
 
 export const NO_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
   max_turns: null,
@@ -29,6 +29,7 @@ export interface NewRun {
   limits?: RunLimits;
   parent?: string | null;
   depth?: number;
+  worktree?: RunWorktree | null;
 }
 
 export function newRun(n: NewRun): Run {
@@ -71,5 +72,6 @@ export function newRun(n: NewRun): Run {
     loop_flags: { detected: false, warned: false, repetitions: 0 },
     parent: n.parent ?? null,
     depth: n.depth ?? 0,
+    ...(n.worktree ? { worktree: n.worktree } : {}),
   };
 }

@@ -112,6 +112,32 @@ export interface Run {
   depth?: number;
   /** What its descendants spent (its own usage is tokens / cost_usd). Absent: nothing. */
   tree?: { tokens: TokenCounts; cost_usd: number };
+  /** The git worktree the run works in (`run --worktree`). Absent: the run works in its cwd. */
+  worktree?: RunWorktree | null;
+}
+
+/**
+ * A run's worktree. `planned` at enqueue (journaled before anything is made,
+ * so an interrupted creation is always someone's to clean up), `ready` once
+ * made and the agent started; the others say how it was let go.
+ */
+export interface RunWorktree {
+  repo: string;
+  path: string;
+  subdir: string;
+  branch: string;
+  base: string;
+  base_commit: string;
+  base_branch: string | null;
+  state: 'planned' | 'ready' | 'merged' | 'kept' | 'discarded' | 'removed';
+  added: number;
+  removed: number;
+  files: number;
+}
+
+/** May its directory or branch exist (made, or being made)? */
+export function worktreeLive(w: RunWorktree | null | undefined): w is RunWorktree {
+  return w !== null && w !== undefined && (w.state === 'planned' || w.state === 'ready');
 }
 
 /** What the journal appends for every change. `data` is metadata, never prompts or secrets. */

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Run, RunEvent } from '../core/types.js';
+import { worktreeLive, type Run, type RunEvent } from '../core/types.js';
 import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
@@ -124,12 +124,14 @@ export class Journal {
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
       insertRun: this.db.prepare(
-        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record, parent)
-         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record, @parent)`,
+        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record, parent, worktree)
+         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record, @parent, @worktree)`,
       ),
-      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at WHERE uuid = @uuid`),
-      oldEnded: this.db.prepare(`SELECT uuid, env_id FROM runs WHERE status = 'ended' AND ended_at < ? ORDER BY ended_at LIMIT ?`),
-      countOldEnded: this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(length(record)), 0) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ?`),
+      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at, worktree = @worktree WHERE uuid = @uuid`),
+      // A run whose worktree may still exist is kept: its row is what tells gc and prune whose it is.
+      oldEnded: this.db.prepare(`SELECT uuid, env_id FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`),
+      withWorktree: this.db.prepare(`SELECT record FROM runs WHERE worktree IS NOT NULL ORDER BY queue_seq`),
+      countOldEnded: this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(length(record)), 0) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
       deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
       deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
       lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
@@ -262,6 +264,7 @@ export class Journal {
         created_at: run.created_at,
         record: JSON.stringify(run),
         parent: run.parent ?? null,
+        worktree: worktreeLive(run.worktree) ? run.worktree.path : null,
       });
       if (launchEnv !== null) this.stmts.setRunEnv.run(this.envId(launchEnv), run.uuid);
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
@@ -272,7 +275,7 @@ export class Journal {
   /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
   updateRun(run: Run, ev: EventInput | null, ts = this.now()): RunEvent | null {
     return this.transaction(() => {
-      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run), ended_at: run.ended_at });
+      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run), ended_at: run.ended_at, worktree: worktreeLive(run.worktree) ? run.worktree.path : null });
       return ev ? this.append(run.uuid, ev, ts, run) : null;
     });
   }
@@ -323,6 +326,11 @@ export class Journal {
       this.parsedEnvs.set(id, env);
     }
     return { id, env };
+  }
+
+  /** Runs whose worktree may still exist, active or ended. */
+  runsWithWorktree(): Run[] {
+    return (this.stmts.withWorktree.all() as RunRow[]).map((r) => JSON.parse(r.record) as Run);
   }
 
   runsByName(name: string): Run[] {

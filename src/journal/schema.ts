@@ -52,6 +52,12 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE runs SET parent = json_extract(record, '$.parent') WHERE json_extract(record, '$.parent') IS NOT NULL;
   CREATE INDEX runs_parent ON runs (parent, queue_seq) WHERE parent IS NOT NULL;
   `,
+  // v6: the directory of a run's worktree while it may exist (run --worktree),
+  // so gc and prune find them without reading every record.
+  `
+  ALTER TABLE runs ADD COLUMN worktree TEXT;
+  CREATE INDEX runs_worktree ON runs (worktree) WHERE worktree IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -24,6 +24,7 @@ import {
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { monoNow } from './clock.js';
 import type { Parts } from './parts.js';
+import { Worktrees } from './worktrees.js';
 
 /** A run whose launch was checked and whose directory was made (or why not). */
 interface Prepared {
@@ -80,13 +81,24 @@ export class Launching {
     const epoch = this.epoch;
     void Promise.all(
       checked.map(async (c) => {
-        if (c.program === null) return c;
+        if (c.program === null && c.error !== null) return c;
         try {
           await prepareRunDirAsync(c.spec.dir, c.spec.promptFile ?? null);
-          return c;
         } catch (e) {
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
         }
+        if (c.run.worktree) {
+          // Made here, not at enqueue: a queue of hundreds holds no checkouts, and a canceled run never had one.
+          const failed = await this.p.worktrees.prepare(c.run);
+          if (failed !== null) return { ...c, program: null, error: failed };
+          try {
+            return { ...c, program: checkLaunch(c.spec) };
+          } catch (e) {
+            await this.p.worktrees.discardMade(c.run);
+            return { ...c, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+          }
+        }
+        return c;
       }),
     ).then(async (ready) => {
       // Stopped or rebuilt (degraded) meanwhile: the journal still says `starting`, and the next start launches them.
@@ -112,13 +124,15 @@ export class Launching {
     const spec: LaunchSpec = {
       dir: runDir(home, run.uuid),
       argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
-      cwd: run.cwd,
+      cwd: run.worktree ? Worktrees.cwdOf(run.worktree) : run.cwd,
       env: { ...(base?.env ?? process.env), ...extraEnv },
       stdinFifo: run.interactive || acceptsInput(run.protocol),
     };
     // A one-shot agent reads its prompt to EOF before it starts: from a file, not through the FIFO.
     const prompt = stdinPrompt(run);
     if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
+    // Its worktree is not made yet: the program is looked for once it is.
+    if (run.worktree) return { run, spec, extraEnv, base, program: null, error: null };
     try {
       return { run, spec, extraEnv, base, program: checkLaunch(spec), error: null };
     } catch (e) {
@@ -174,6 +188,7 @@ export class Launching {
           return [];
         }
         let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
+        if (next.worktree) next = { ...next, worktree: { ...next.worktree, state: 'ready' } };
         if (awaitsFirstInput(next) && next.protocol !== 'jsonl') {
           // Nothing to do until the user sends something, and (claude, plain)
           // nothing will be said before that: it is ready once it runs.

@@ -20,6 +20,7 @@ import type { Retention } from './retention.js';
 import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
 import type { Waits } from './waits.js';
+import type { Worktrees } from './worktrees.js';
 
 export interface Parts {
   readonly home: Home;
@@ -42,6 +43,7 @@ export interface Parts {
   readonly retention: Retention;
   readonly tree: RunTree;
   readonly lending: Lending;
+  readonly worktrees: Worktrees;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
   /** `orcr queue pause` (journaled): nothing is admitted; runs still queue. */

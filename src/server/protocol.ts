@@ -37,6 +37,7 @@ export const ERROR_EXIT: Readonly<Record<string, number>> = {
   internal: 1,
   not_idle: 4,
   wait_timeout: 3,
+  conflict: 4,
 };
 
 export class RemoteError extends Error {

@@ -19,7 +19,7 @@ import type { PublicRun } from './view.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover']);
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -397,11 +397,28 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         return { ...s.cluster()!, machines };
       }
       case 'gc': {
-        const q = z.object({ older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(), dry_run: z.boolean().optional() }).parse(params);
+        const q = z
+          .object({ older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(), dry_run: z.boolean().optional(), force: z.boolean().optional(), branches: z.boolean().optional() })
+          .parse(params);
         const keep = s.retentionMs();
         const olderThan = q.older_than_ms ?? keep;
         if (olderThan === null) throw new RemoteError('usage', 'retention.ended is "never": say how old with --older-than DUR');
-        return await s.gc(olderThan, q.dry_run ?? false);
+        // Worktrees first: a run whose worktree stays keeps its row (the row says whose it is).
+        const worktrees = await s.gcWorktrees({ force: q.force ?? false, branches: q.branches ?? false, dryRun: q.dry_run ?? false });
+        return { ...(await s.gc(olderThan, q.dry_run ?? false)), worktrees };
+      }
+      case 'run.diff': {
+        const q = z.object({ ref: z.string(), stat: z.boolean().optional() }).parse(params);
+        return await s.diff(s.resolve(q.ref).uuid, q.stat ?? false);
+      }
+      case 'worktree.finish': {
+        const q = z.object({ ref: z.string(), mode: z.enum(['merge', 'keep_branch', 'discard']) }).parse(params);
+        const r = await s.finishWorktree(s.resolve(q.ref).uuid, q.mode);
+        return { ...r, run: s.view(r.run) };
+      }
+      case 'worktree.prune': {
+        const q = z.object({ force: z.boolean().optional(), dry_run: z.boolean().optional() }).parse(params);
+        return { worktrees: await s.pruneWorktrees({ force: q.force ?? false, dryRun: q.dry_run ?? false }) };
       }
       case 'server.stop': {
         const { mode } = z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }).parse(params);

@@ -10,11 +10,12 @@ import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
 import { mergeLimits } from '../core/budget.js';
 import { newRun } from '../core/run-record.js';
-import type { Protocol, Run } from '../core/types.js';
+import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
+import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
 import { RemoteError } from './protocol.js';
 
 export interface Resolved {
@@ -113,12 +114,17 @@ export interface NewRunPlan {
  * Check every spec and resolve it into a run (queue_seq and, unless given,
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
-export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number): NewRunPlan[] {
+export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): NewRunPlan[] {
   const names = new Set<string>();
+  const paths = new Set<string>();
   return specs.map((spec) => {
     const r = resolveSpec(config, spec);
     if (spec.name !== undefined) checkName(spec.name, names, book);
-    checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
+    const workload = spec.workload ?? config.concurrency.default_workload;
+    const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
+    const wt = want === false ? null : gitChecked(() => planWorktree(spec.cwd, typeof want === 'object' ? want.base : undefined));
+    // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
+    if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
     const presetBudgets = config.providers[r.provider]?.budgets;
     const limits = mergeLimits(
       {
@@ -153,10 +159,11 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
       throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
     }
     const uuid = crypto.randomUUID();
-    const make = (queueSeq: number): Run =>
-      newRun({
+    const make = (queueSeq: number): Run => {
+      const name = spec.name ?? `${r.provider}-${queueSeq}`;
+      return newRun({
         uuid,
-        name: spec.name ?? `${r.provider}-${queueSeq}`,
+        name,
         provider: r.provider,
         workload: spec.workload ?? config.concurrency.default_workload,
         protocol: r.protocol,
@@ -169,7 +176,33 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
         interactive: spec.interactive ?? false,
         limits,
         now,
+        worktree: wt === null ? null : worktreeFor(wt, name, worktreeDir, paths),
       });
+    };
     return { make, launchEnv: spec.caller_env ?? null };
   });
+}
+
+function gitChecked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof GitError) throw new RemoteError('usage', e.message);
+    throw e;
+  }
+}
+
+/**
+ * The run's worktree as planned at enqueue: branch orcr/<name>, folder
+ * <dir>/<repo>-<name>. Refused (nothing queued) when either is taken.
+ */
+function worktreeFor(plan: WorktreePlan, name: string, dir: string, paths: Set<string>): RunWorktree {
+  const branch = `orcr/${name}`;
+  gitChecked(() => checkBranchFree(plan.repo, branch));
+  const folder = path.join(dir, `${path.basename(plan.repo)}-${name.replace(/[^A-Za-z0-9._-]+/g, '-')}`);
+  if (paths.has(folder) || fs.existsSync(folder)) {
+    throw new RemoteError('usage', `the worktree folder ${folder} already exists; pick another run name (-n), or remove it (orcr worktree prune)`);
+  }
+  paths.add(folder);
+  return { ...plan, path: folder, branch, state: 'planned', added: 0, removed: 0, files: 0 };
 }

@@ -36,6 +36,7 @@ import { RunTree } from './run-tree.js';
 import { planRuns } from './spec-resolution.js';
 import type { PublicRun } from './view.js';
 import { Waits, type Settled } from './waits.js';
+import { Worktrees, type FinishMode, type LetGo } from './worktrees.js';
 
 export type { RunSpec } from '../config/run-spec.js';
 
@@ -80,6 +81,7 @@ export class Supervisor {
       tree: new RunTree(p),
       lending: new Lending(p),
     });
+    Object.assign(p, { worktrees: new Worktrees(p) });
     this.p = p;
     this.queries = new Queries(p);
     // Told after each commit, like the clients; the journal outlives a degrade, so this is subscribed once.
@@ -245,6 +247,23 @@ export class Supervisor {
     return this.p.retention.gc(olderThanMs, dryRun);
   }
 
+  /** `orcr gc`'s worktree part: those of ended runs (dirty ones only with force; ones whose branch has commits only with branches). */
+  gcWorktrees(opts: { force: boolean; branches: boolean; dryRun: boolean }): Promise<LetGo[]> {
+    return this.p.worktrees.collect(opts);
+  }
+
+  pruneWorktrees(opts: { force: boolean; dryRun: boolean }): Promise<LetGo[]> {
+    return this.p.worktrees.prune(opts);
+  }
+
+  finishWorktree(uuid: string, mode: FinishMode): ReturnType<Worktrees['finish']> {
+    return this.p.worktrees.finish(uuid, mode);
+  }
+
+  diff(uuid: string, stat: boolean): ReturnType<Worktrees['diff']> {
+    return this.p.worktrees.diff(uuid, stat);
+  }
+
   /** An error off the request path. */
   private fail(e: unknown): void {
     if (e instanceof JournalUnavailable) this.degrade(e.message);
@@ -271,7 +290,7 @@ export class Supervisor {
     if (!canEnqueue(policy, p.limiter.queued + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
-    const plans = planRuns(p.config, specs, { holderOfName: (n) => p.store.holderOfName(n), isUuidPrefix: (t) => this.journal.runsByPrefix(t).length > 0 }, now);
+    const plans = planRuns(p.config, specs, { holderOfName: (n) => p.store.holderOfName(n), isUuidPrefix: (t) => this.journal.runsByPrefix(t).length > 0 }, now, p.worktrees.dir);
     const told = new Set<string>();
     const lineage = specs.map((spec) => {
       const w: string[] = [];

@@ -52,6 +52,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     depth: 0,
     children: [],
     rollup: { tokens: { input: 0, output: 0, cached: 0 }, cost_usd: 0 },
+    worktree: null,
     ...over,
   };
 }

@@ -73,6 +73,18 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   lines.push(procSpans);
   lines.push([label('command'), { text: quoteArgv(r.command), token: 'text.primary' }]);
   lines.push([label('cwd'), { text: r.cwd, token: 'text.primary' }]);
+  if (r.worktree) {
+    const w = r.worktree;
+    lines.push([
+      label('worktree'),
+      { text: w.branch, token: 'text.accent' },
+      { text: ' ', token: 'text.muted' },
+      { text: `+${w.added}`, token: 'reason.ok' },
+      { text: ' ', token: 'text.muted' },
+      { text: `−${w.removed}`, token: 'reason.bad' },
+      { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
+    ]);
+  }
   const started = parseTime(r.started_at);
   const created = Date.parse(r.created_at);
   lines.push([

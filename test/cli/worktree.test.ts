@@ -1,0 +1,254 @@
+// Run worktrees against real git repositories made here: isolation between
+// two agents, diff, finish (merge, keep, discard, a conflict), gc, prune of
+// what an interrupted creation leaves, and bad input refused at `orcr run`.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PublicRun } from '../../src/server/view.js';
+import { until, useHomes, type TestHome } from '../support/harness.js';
+
+const home = useHomes();
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const temps: string[] = [];
+afterEach(() => {
+  for (const t of temps.splice(0)) fs.rmSync(t, { recursive: true, force: true });
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' }).trim();
+}
+
+/** A repository on branch main with one commit of f.txt. */
+function repo(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
+  temps.push(dir);
+  git(dir, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'f.txt'), 'one\ntwo\n');
+  fs.writeFileSync(path.join(dir, '.gitignore'), '.env\n');
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'base');
+  return dir;
+}
+
+/** A home whose supervisor commits as the test's author (a finish may commit an agent's work). */
+function worktreeHome(config: Record<string, unknown> = {}): TestHome {
+  const h = home(config);
+  Object.defineProperty(h, 'env', { get: () => ({ ...GIT_ENV, ORCR_HOME: h.dir, NO_COLOR: '1' }) });
+  return h;
+}
+
+function runIn(h: TestHome, dir: string, name: string, sh: string, extra: string[] = []): PublicRun {
+  return h.json<PublicRun>(['run', '--worktree', ...extra, '-n', name, '--cwd', dir, '--', 'sh', '-c', sh]);
+}
+
+async function ended(h: TestHome, name: string): Promise<PublicRun> {
+  return until(() => {
+    const r = h.json<PublicRun>(['show', name]);
+    return r.status === 'ended' && r.worktree?.added !== undefined ? r : null;
+  }, `${name} ended`);
+}
+
+describe('run worktrees', () => {
+  it('two agents edit the same file in two worktrees without seeing each other; diff, --stat, ps and show carry the changes', async () => {
+    const h = worktreeHome();
+    const r = repo();
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
+    temps.push(t);
+    const agent = (me: string, other: string) =>
+      `echo ${me} >> f.txt && touch ${t}/${me} && while [ ! -f ${t}/${other} ]; do sleep 0.02; done; cat f.txt > ${t}/seen-${me}; echo new > n.txt`;
+    const a = runIn(h, r, 'a', agent('a', 'b'));
+    const b = runIn(h, r, 'b', agent('b', 'a'));
+    expect(a.worktree).toMatchObject({ branch: 'orcr/a', base: 'HEAD', state: 'planned' });
+    expect(h.cli(['wait', 'a', 'b']).code).toBe(0);
+    expect(fs.readFileSync(path.join(t, 'seen-a'), 'utf8')).toBe('one\ntwo\na\n');
+    expect(fs.readFileSync(path.join(t, 'seen-b'), 'utf8')).toBe('one\ntwo\nb\n');
+    // The repository itself is untouched.
+    expect(fs.readFileSync(path.join(r, 'f.txt'), 'utf8')).toBe('one\ntwo\n');
+    const wa = path.join(h.dir, 'worktrees', `${path.basename(r)}-a`);
+    expect(fs.existsSync(path.join(wa, 'n.txt'))).toBe(true);
+    expect(git(r, 'branch', '--list', 'orcr/*')).toMatch(/orcr\/a[\s\S]*orcr\/b/);
+
+    const shown = await until(() => {
+      const s = h.json<PublicRun>(['show', 'a']);
+      return s.worktree?.added === 2 ? s : null;
+    }, 'counts after the end');
+    expect(shown.worktree).toMatchObject({ added: 2, removed: 0, files: 2, state: 'ready', path: wa });
+    const diff = h.cli(['diff', 'a']);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toMatch(/\+a\n/);
+    expect(diff.stdout).toMatch(/\+new/);
+    expect(diff.stdout).not.toMatch(/\+b\n/);
+    const stat = h.cli(['diff', 'a', '--stat']);
+    expect(stat.stdout).toMatch(/f\.txt \| 1 \+/);
+    expect(stat.stdout).toMatch(/n\.txt \| 1 \+/);
+    expect(h.cli(['ps', '--all']).stdout).toMatch(/CHANGES[\s\S]*\+2 −0 orcr\/a/);
+    expect(h.cli(['show', 'b']).stdout).toMatch(/changes\s+\+2 −0 in 2 files/);
+    void b;
+  });
+
+  it('finish --merge, --keep-branch and --discard; a conflicting merge changes nothing', async () => {
+    const h = worktreeHome();
+    const r = repo();
+    runIn(h, r, 'm', 'echo merged >> f.txt && git add f.txt && git commit -q -m m');
+    runIn(h, r, 'k', 'echo kept > k.txt');
+    runIn(h, r, 'd', 'echo dropped > d.txt');
+    runIn(h, r, 'c', 'printf "one\\nTHEIRS\\n" > f.txt');
+    expect(h.cli(['wait', 'm', 'k', 'd', 'c']).code).toBe(0);
+
+    const m = h.cli(['worktree', 'finish', 'm', '--merge']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toMatch(/merged orcr\/m into main/);
+    expect(fs.readFileSync(path.join(r, 'f.txt'), 'utf8')).toBe('one\ntwo\nmerged\n');
+    expect(git(r, 'branch', '--list', 'orcr/m')).toBe('');
+    expect(fs.existsSync(h.json<PublicRun>(['show', 'm']).worktree!.path)).toBe(false);
+    expect(h.json<PublicRun>(['show', 'm']).worktree!.state).toBe('merged');
+
+    const k = h.cli(['worktree', 'finish', 'k', '--keep-branch']);
+    expect(k.code, k.stderr).toBe(0);
+    expect(git(r, 'show', 'orcr/k:k.txt')).toBe('kept');
+    expect(fs.existsSync(h.json<PublicRun>(['show', 'k']).worktree!.path)).toBe(false);
+
+    expect(h.cli(['worktree', 'finish', 'd', '--discard']).code).toBe(0);
+    expect(git(r, 'branch', '--list', 'orcr/d')).toBe('');
+
+    // c changed the line m's merge changed too: a conflict, and nothing moves.
+    const head = git(r, 'rev-parse', 'HEAD');
+    const cw = h.json<PublicRun>(['show', 'c']).worktree!.path;
+    const c = h.cli(['worktree', 'finish', 'c', '--merge']);
+    expect(c.code).toBe(4);
+    expect(c.stderr).toMatch(/conflicts in f\.txt; the merge was aborted/);
+    expect(git(r, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(r, 'status', '--porcelain')).toBe('');
+    expect(fs.readFileSync(path.join(cw, 'f.txt'), 'utf8')).toBe('one\nTHEIRS\n');
+    expect(git(cw, 'status', '--porcelain')).toBe('M f.txt');
+    expect(git(cw, 'rev-parse', 'HEAD')).toBe(h.json<PublicRun>(['show', 'c']).worktree!.base_commit);
+    expect(h.json<PublicRun>(['show', 'c']).worktree!.state).toBe('ready');
+  });
+
+  it('gc removes the worktree of an ended run with nothing on its branch, keeps and lists a dirty one (--force removes it)', async () => {
+    const h = worktreeHome();
+    const r = repo();
+    runIn(h, r, 'clean', 'true');
+    runIn(h, r, 'dirty', 'echo x > x.txt');
+    expect(h.cli(['wait', 'clean', 'dirty']).code).toBe(0);
+    await ended(h, 'dirty');
+    const gc = h.cli(['gc', '--older-than', '1h']);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(gc.stdout).toMatch(/removed worktree .*-clean/);
+    expect(gc.stdout).toMatch(/kept worktree .*-dirty: it has uncommitted changes/);
+    expect(git(r, 'branch', '--list', 'orcr/clean')).toBe('');
+    expect(fs.existsSync(h.json<PublicRun>(['show', 'dirty']).worktree!.path)).toBe(true);
+    // A run whose worktree stays keeps its row, whatever its age.
+    expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
+    expect(h.cli(['show', 'dirty']).code).toBe(0);
+    expect(h.cli(['gc', '--older-than', '1h', '--force']).stdout).toMatch(/removed worktree .*-dirty/);
+    expect(git(r, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('prune removes what an interrupted creation left: a worktree and branch nobody journaled, a folder git had not finished', async () => {
+    const h = worktreeHome();
+    const r = repo();
+    const dir = path.join(h.dir, 'worktrees');
+    fs.mkdirSync(dir, { recursive: true });
+    // Killed after `git worktree add`, before the journal heard of it.
+    git(r, 'worktree', 'add', '-q', '-b', 'orcr/lost', path.join(dir, 'repo-lost'), 'HEAD');
+    // Killed while git was still making the folder.
+    fs.mkdirSync(path.join(dir, 'repo-half'));
+    // A dirty orphan is listed, not removed.
+    git(r, 'worktree', 'add', '-q', '-b', 'orcr/dirty', path.join(dir, 'repo-dirty'), 'HEAD');
+    fs.writeFileSync(path.join(dir, 'repo-dirty', 'work.txt'), 'mine\n');
+    const p = h.cli(['worktree', 'prune']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/removed worktree .*repo-lost \(branch orcr\/lost\)/);
+    expect(p.stdout).toMatch(/removed worktree .*repo-half/);
+    expect(p.stdout).toMatch(/kept worktree .*repo-dirty: it has uncommitted changes/);
+    expect(fs.readdirSync(dir)).toEqual(['repo-dirty']);
+    expect(git(r, 'branch', '--list', 'orcr/lost')).toBe('');
+    expect(h.cli(['worktree', 'prune', '--force']).stdout).toMatch(/removed worktree .*repo-dirty/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(h.cli(['worktree', 'prune']).stdout).toMatch(/no orphaned worktrees/);
+  });
+
+  it('a run killed before its worktree was made into use leaves nothing that prune does not take', async () => {
+    // The setup command holds the launch: the run is killed while its worktree exists but its agent never started.
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
+    temps.push(t);
+    const h = worktreeHome({ worktree: { setup: ['sh', '-c', `touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    const r = repo();
+    runIn(h, r, 'held', 'true');
+    await until(() => fs.existsSync(path.join(t, 'in-setup')), 'setup started');
+    expect(h.cli(['kill', 'held']).code).toBe(0);
+    fs.writeFileSync(path.join(t, 'go'), '');
+    const run = await until(() => {
+      const x = h.json<PublicRun>(['show', 'held']);
+      return x.status === 'ended' ? x : null;
+    }, 'held ended');
+    expect(run.exit_reason).toBe('canceled');
+    expect(h.cli(['worktree', 'prune']).code).toBe(0);
+    expect(fs.existsSync(run.worktree!.path)).toBe(false);
+    expect(git(r, 'branch', '--list', 'orcr/held')).toBe('');
+  });
+
+  it('.worktreeinclude files are copied in; a failing setup ends the run failed with its output and leaves nothing', async () => {
+    const h = worktreeHome({ worktree: { setup: ['sh', '-c', 'test -f .env && echo "setup says no" && exit 3'] } });
+    const r = repo();
+    fs.writeFileSync(path.join(r, '.env'), 'SECRET=1\n');
+    fs.writeFileSync(path.join(r, '.worktreeinclude'), '.env\n');
+    runIn(h, r, 's', 'true');
+    const run = await until(() => {
+      const x = h.json<PublicRun>(['show', 's']);
+      return x.status === 'ended' ? x : null;
+    }, 's ended');
+    expect(run.exit_reason).toBe('failed');
+    expect(run.exit_detail).toMatch(/worktree setup exit 3: setup says no/);
+    expect(fs.existsSync(run.worktree!.path)).toBe(false);
+    expect(git(r, 'branch', '--list', 'orcr/s')).toBe('');
+
+    const ok = worktreeHome({ worktree: { setup: ['sh', '-c', 'cp .env seen-env'] } });
+    runIn(ok, r, 'e', 'cat seen-env > out.txt');
+    expect(ok.cli(['wait', 'e']).code).toBe(0);
+    const wt = ok.json<PublicRun>(['show', 'e']).worktree!.path;
+    expect(fs.readFileSync(path.join(wt, 'out.txt'), 'utf8')).toBe('SECRET=1\n');
+  });
+
+  it('refuses at `orcr run` (exit 2): not a repository, a base that does not resolve, a branch already taken; --from lines and --base', async () => {
+    const h = worktreeHome();
+    const r = repo();
+    const plain = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-plain-'));
+    temps.push(plain);
+    const notRepo = h.cli(['run', '--worktree', '-n', 'x', '--cwd', plain, '--', 'true']);
+    expect(notRepo.code).toBe(2);
+    expect(notRepo.stderr).toMatch(/is not inside a git repository/);
+    const badBase = h.cli(['run', '--worktree', '--base', 'nope', '-n', 'x', '--cwd', r, '--', 'true']);
+    expect(badBase.code).toBe(2);
+    expect(badBase.stderr).toMatch(/the base "nope" cannot be resolved/);
+    git(r, 'branch', 'orcr/taken');
+    const taken = h.cli(['run', '--worktree', '-n', 'taken', '--cwd', r, '--', 'true']);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toMatch(/the branch orcr\/taken already exists/);
+    expect(h.cli(['run', '--base', 'main', '--', 'true']).code).toBe(2);
+    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+
+    git(r, 'checkout', '-q', '-b', 'other');
+    const lines = path.join(plain, 'runs.jsonl');
+    fs.writeFileSync(lines, JSON.stringify({ name: 'f', command: ['sh', '-c', 'echo f > f2.txt'], cwd: r, worktree: { base: 'main' } }) + '\n');
+    const [f] = h.json<PublicRun[]>(['run', '--from', lines]);
+    expect(f!.worktree).toMatchObject({ branch: 'orcr/f', base: 'main' });
+    expect(h.cli(['wait', 'f']).code).toBe(0);
+    fs.writeFileSync(lines, JSON.stringify({ name: 'g', command: ['true'], cwd: r, worktree: 'yes' }) + '\n');
+    const bad = h.cli(['run', '--from', lines]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"worktree" must be true, false or \{"base": "REF"\}/);
+  });
+});

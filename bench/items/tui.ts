@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { fig, median, pct, type Figure, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, homeEnv, node, q, tuiMain, withOrcr } from '../lib/orcr.js';
-import { CpuMeter, descendants, killGroup, sleep, stat, trackGroup, untrackGroup, which } from '../lib/proc.js';
+import { CpuMeter, descendants, killGroup, rssKb, sleep, stat, trackGroup, untrackGroup, which } from '../lib/proc.js';
 
 const COLS = 160;
 const ROWS = 50;
@@ -83,6 +83,88 @@ async function transcriptFigures(I: string, repeats: number): Promise<Figure[]> 
   ];
 }
 
+const SCALE_RUNS = 10_000;
+
+/**
+ * The TUI on a home of 10,000 runs (one working, 999 queued behind it, the
+ * rest ended), under a real pseudo-terminal: from the process's start to the
+ * first frame that lists runs, a keypress (j) to the frame that answers it,
+ * and the TUI's RSS once it has settled.
+ */
+async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
+  return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
+    const client = await connect(dir);
+    try {
+      await client.call('run.enqueue', { specs: [{ cwd: dir, command: ['sleep', '3600'], name: 'holder' }] });
+      for (let k = 0; k < SCALE_RUNS - 1; k += 1000) {
+        const { runs } = await client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+          specs: Array.from({ length: Math.min(1000, SCALE_RUNS - 1 - k) }, (_, i) => ({ cwd: dir, command: ['true'], name: `r-${k + i}` })),
+        });
+        // All but the last thousand end (canceled while queued): a home of months.
+        if (k + 1000 < SCALE_RUNS - 1) await client.call('run.kill', { refs: runs.map((r) => r.uuid) });
+      }
+    } finally {
+      client.close();
+    }
+    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${q(node)} ${q(tuiMain)} --quiet`;
+    const env: NodeJS.ProcessEnv = { ...homeEnv(dir), TERM: 'xterm-256color' };
+    delete env.CI;
+    const t0 = performance.now();
+    const p = spawn('script', ['-q', '-f', '-c', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    trackGroup(p.pid!);
+    let firstFrame: number | null = null;
+    let frames = 0;
+    let lastFrameAt = 0;
+    let text = '';
+    p.stdout!.on('data', (d: Buffer) => {
+      const at = performance.now();
+      const chunk = d.toString('latin1');
+      const marks = chunk.split('\x1b[?2026h').length - 1;
+      if (marks > 0) {
+        frames += marks;
+        lastFrameAt = at;
+      }
+      if (firstFrame === null) {
+        text = (text + chunk).slice(-20_000);
+        if (/Runs \d+\/\d+/.test(text)) firstFrame = at - t0;
+      }
+    });
+    try {
+      for (let t = 0; firstFrame === null; t++) {
+        if (t > 1500) throw new Error('the TUI listed no runs in 30 s');
+        await sleep(20);
+      }
+      await sleep(1500);
+      const lat: number[] = [];
+      for (let k = 0; k < presses; k++) {
+        const before = frames;
+        const sent = performance.now();
+        p.stdin!.write(k % 2 ? 'k' : 'j');
+        for (let t = 0; frames === before; t++) {
+          if (t > 250) throw new Error('a keypress drew no frame in 5 s');
+          await sleep(2);
+        }
+        lat.push(lastFrameAt - sent);
+        await sleep(100);
+      }
+      const tuiPid = descendants(p.pid!).find((x) => stat(x)?.comm === 'node');
+      const rss = tuiPid ? rssKb(tuiPid) / 1024 : NaN;
+      const what = `${SCALE_RUNS.toLocaleString('en-US')} runs in the home`;
+      return [
+        fig(I, `${what}: start to the first frame listing runs`, 'ms', [firstFrame], { target: '< 1,000 ms', meets: (m) => m < 1000, ceiling: 30_000 }),
+        fig(I, `  keypress (j/k) to its frame (median)`, 'ms', [median(lat)], { target: '< 50 ms', meets: (m) => m < 50, ceiling: 2000 }),
+        fig(I, `  keypress to its frame, p99`, 'ms', [pct(lat, 99)]),
+        fig(I, `  TUI RSS`, 'MB', [rss], { target: '< 150 MB', meets: (m) => m < 150, ceiling: 2000 }),
+      ];
+    } finally {
+      p.stdin!.write('q');
+      await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
+      killGroup(p.pid!);
+      untrackGroup(p.pid!);
+    }
+  });
+}
+
 const HOME_RUNS = 5000;
 
 /**
@@ -137,7 +219,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const I = '7';
   if (!fs.existsSync(tuiMain)) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'TUI not built (dist/src/tui/main.js missing)' }] };
   if (!which('script')) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'util-linux `script` not found (apt-get install bsdutils)' }] };
-  const memory = [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
+  const memory = [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await scaleFigures(I, ctx.quick ? 10 : 40)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
   const windows = ctx.quick ? 2 : 5;
   const secs = ctx.quick ? 1.5 : 2;
   return withOrcr({ concurrency: { max: 1 } }, async (dir) => {

@@ -20,26 +20,31 @@ export interface Attention {
 }
 
 export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<string, true>>): Attention | null {
-  const at = Date.parse(r.status_at) || 0;
+  // Most runs need no one: decide that before parsing any time (this runs for every row on every frame).
+  const at = (): number => Date.parse(r.status_at) || 0;
   switch (r.status) {
     case 'ended': {
       if (!r.exit_reason || !BAD_ENDS.has(r.exit_reason) || seen[r.uuid]) return null;
       const detail = r.exit_reason === 'errored' && r.exit_code !== null ? ` (exit ${r.exit_code})` : r.exit_reason === 'budget' ? ': over budget' : '';
-      return { reason: `${r.exit_reason}${detail}`, at };
+      return { reason: `${r.exit_reason}${detail}`, at: at() };
     }
     case 'blocked': {
       if (r.blocked_kind === 'limit') {
         const until = r.held_until ? Date.parse(r.held_until) : NaN;
-        return Number.isFinite(until) && until > now ? { reason: 'limit, held', at, until } : { reason: 'usage limit', at };
+        return Number.isFinite(until) && until > now ? { reason: 'limit, held', at: at(), until } : { reason: 'usage limit', at: at() };
       }
-      return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, at };
+      return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, at: at() };
     }
+    case 'queued':
+      return null;
     default:
       break;
   }
-  if (r.loop.detected) return { reason: 'loop detected', at };
-  const warned = Object.entries(r.budget).find(([, m]) => m.warn);
-  if (warned) return { reason: `budget ${warned[0] === 'cost_usd' ? 'cost' : warned[0]} ${Math.round((warned[1].fraction ?? 0) * 100)}%`, at };
-  if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', at };
+  if (r.loop.detected) return { reason: 'loop detected', at: at() };
+  for (const name in r.budget) {
+    const m = r.budget[name]!;
+    if (m.warn) return { reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`, at: at() };
+  }
+  if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', at: at() };
   return null;
 }

@@ -52,6 +52,12 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE runs SET parent = json_extract(record, '$.parent') WHERE json_extract(record, '$.parent') IS NOT NULL;
   CREATE INDEX runs_parent ON runs (parent, queue_seq) WHERE parent IS NOT NULL;
   `,
+  // v6: loops (durable cron for a command), one row each: the record as JSON,
+  // and the environment of the client that made it, which its runs start with
+  // (kept here, not in envs, which retention prunes to what runs refer to).
+  `
+  CREATE TABLE loops (name TEXT PRIMARY KEY, record TEXT NOT NULL, env TEXT);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

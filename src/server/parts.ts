@@ -14,6 +14,7 @@ import type { Guards } from './guards.js';
 import type { Launching } from './launching.js';
 import type { Lending } from './lending.js';
 import type { LiveRuns } from './live-runs.js';
+import type { Loops } from './loops.js';
 import type { Progress } from './progress.js';
 import type { RunInput } from './run-input.js';
 import type { Retention } from './retention.js';
@@ -42,6 +43,7 @@ export interface Parts {
   readonly retention: Retention;
   readonly tree: RunTree;
   readonly lending: Lending;
+  readonly loops: Loops;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
   /** `orcr queue pause` (journaled): nothing is admitted; runs still queue. */

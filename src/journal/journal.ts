@@ -459,7 +459,7 @@ export class Journal {
   /** The newest events about a loop (its scheduler's decisions), oldest first. */
   loopEvents(name: string, limit: number): RunEvent[] {
     const rows = this.db
-      .prepare(`SELECT seq, ts, run, type, data FROM events WHERE type LIKE 'loop\_%' ESCAPE '\' AND json_extract(data, '$.loop') = ? ORDER BY seq DESC LIMIT ?`)
+      .prepare(`SELECT seq, ts, run, type, data FROM events WHERE substr(type, 1, 5) = 'loop_' AND json_extract(data, '$.loop') = ? ORDER BY seq DESC LIMIT ?`)
       .all(name, limit) as EventRow[];
     return rows.reverse().map((r) => ({ seq: r.seq, ts: r.ts, run: r.run, type: r.type, data: JSON.parse(r.data) as Record<string, unknown> }));
   }

@@ -196,6 +196,8 @@ export function nextFire(c: Cron, zone: string, afterMs: number): number | null 
   // Fires fall on whole minutes: start at the wall minute of the next one.
   const from = Math.floor(afterMs / 60_000) * 60_000 + 60_000;
   const start = wallAt(from, zone);
+  // Wall times this far before the start cannot be after it (no zone shifts by 3 h): skipped without asking Intl.
+  const earliest = wallUtc(start) - 3 * 3_600_000;
   // Begin a day early: a repeated hour can put `from` after the wall times of its own date.
   let date = Date.UTC(start.year, start.month - 1, start.day) - 86_400_000;
   for (let i = 0; i < SEARCH_DAYS; i++, date += 86_400_000) {
@@ -206,6 +208,7 @@ export function nextFire(c: Cron, zone: string, afterMs: number): number | null 
     if (!dayMatches(c, year, month, day)) continue;
     for (const hour of c.hours) {
       for (const minute of c.minutes) {
+        if (Date.UTC(year, month - 1, day, hour, minute) < earliest) continue;
         const { instants } = wallToInstants({ year, month, day, hour, minute }, zone);
         const usable = c.anyHour ? instants : instants.slice(0, 1);
         const hit = usable.find((ms) => ms >= from);

@@ -68,7 +68,7 @@ export function decideFire(loop: Pick<Loop, 'max_concurrency' | 'overlap' | 'pen
 
 /** After a run of the loop ended (or at start-up): start the pending run now? */
 export function pendingStarts(loop: Pick<Loop, 'max_concurrency' | 'pending' | 'paused'>, active: number): boolean {
-  return loop.pending !== null && active < loop.max_concurrency;
+  return !loop.paused && loop.pending !== null && active < loop.max_concurrency;
 }
 
 /**
@@ -94,7 +94,7 @@ export function dueAt(schedule: LoopSchedule, due: number | null, now: number): 
   if (due === null || due > now) return { kind: 'none' };
   const next = nextScheduled(schedule, now);
   if (now - due <= FIRE_GRACE_MS) return { kind: 'fire', scheduled: due, next };
-  const count = 'once_at' in schedule ? 1 : 1 + firesBetween(parseCron(schedule.cron), schedule.tz, due, now, 100_000);
+  const count = 'once_at' in schedule ? 1 : 1 + firesBetween(parseCron(schedule.cron), schedule.tz, due, now);
   return { kind: 'missed', first: due, count, next };
 }
 

@@ -17,6 +17,15 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
 orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB)... [--yes] [--dry-run] [--force] [--json]
   A filter acts on the active runs it matches, after a y/N question (--yes: none; no terminal: --yes is required).`,
   rerun: 'orcr rerun <run> [--json]  (queue a new run with the same spec; its name gets -2, -3, …)',
+  loop: `orcr loop create NAME ("CRON" | --once-at TIME) [--max-concurrency N] [--overlap queue|skip]
+         [--timeout DUR] [--tz ZONE] [--json] -- COMMAND ARGS...
+orcr loop ls|logs NAME|pause NAME|resume NAME [--json]
+orcr loop rm NAME [--kill-active] [-y] [--json]
+orcr loop run start|stop|ls NAME [--json]  (start: fire now; stop: stop its active runs; ls: its runs)
+  CRON: five fields (minute hour day-of-month month day-of-week), kept in your time zone.
+  --once-at: 30m (from now), 2026-12-02T09:00:00Z, 14:30 or "2026-12-02 09:00" (local).
+  At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
+  Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
   queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]

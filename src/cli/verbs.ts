@@ -212,6 +212,10 @@ async function main(argv: string[]): Promise<number> {
       else out(`${safeLine(res.run.name)} ${res.run.uuid}`);
       return 0;
     }
+    case 'loop': {
+      const { loopVerb } = await import('./loop.js');
+      return loopVerb(rest, { json: jsonMode, parse, connect, out, printJson, confirm });
+    }
     case 'queue': {
       const { positionals } = parse(verb, rest, {});
       if (positionals.length !== 1 || (positionals[0] !== 'pause' && positionals[0] !== 'resume')) throw new UsageError('queue takes "pause" or "resume"', verb);

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { worktreeLive, type Run, type RunEvent } from '../core/types.js';
+import type { Loop } from '../core/loop-policy.js';
 import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
@@ -434,6 +435,41 @@ export class Journal {
     const sum = this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
     // A sum of REALs carries float noise (6.199999…); costs are kept to a millionth of a dollar.
     return { tokens: sum.tokens, cost: roundCost(sum.cost) };
+  }
+
+  // ---------- loops ----------
+
+  /** Every loop, with the environment its runs start with. */
+  loops(): { record: Loop; env: Record<string, string> | null }[] {
+    return (this.db.prepare('SELECT record, env FROM loops ORDER BY name').all() as { record: string; env: string | null }[]).map((r) => ({
+      record: JSON.parse(r.record) as Loop,
+      env: r.env === null ? null : (JSON.parse(r.env) as Record<string, string>),
+    }));
+  }
+
+  /** Insert or update a loop (joins the caller's transaction); `env` only on insert. */
+  saveLoop(loop: Loop, env?: Record<string, string> | null): void {
+    this.transaction(() => {
+      if (env !== undefined) this.db.prepare('INSERT INTO loops (name, record, env) VALUES (?, ?, ?)').run(loop.name, JSON.stringify(loop), env === null ? null : JSON.stringify(env));
+      else this.db.prepare('UPDATE loops SET record = ? WHERE name = ?').run(JSON.stringify(loop), loop.name);
+    });
+  }
+
+  deleteLoop(name: string): void {
+    this.transaction(() => this.db.prepare('DELETE FROM loops WHERE name = ?').run(name));
+  }
+
+  /** The newest runs of a workload (a loop's: `loop:NAME`), newest first. */
+  runsByWorkload(provider: string, workload: string, limit: number): Run[] {
+    return (this.db.prepare('SELECT record FROM runs WHERE provider = ? AND workload = ? ORDER BY queue_seq DESC LIMIT ?').all(provider, workload, limit) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+  }
+
+  /** The newest events about a loop (its scheduler's decisions), oldest first. */
+  loopEvents(name: string, limit: number): RunEvent[] {
+    const rows = this.db
+      .prepare(`SELECT seq, ts, run, type, data FROM events WHERE substr(type, 1, 5) = 'loop_' AND json_extract(data, '$.loop') = ? ORDER BY seq DESC LIMIT ?`)
+      .all(name, limit) as EventRow[];
+    return rows.reverse().map((r) => ({ seq: r.seq, ts: r.ts, run: r.run, type: r.type, data: JSON.parse(r.data) as Record<string, unknown> }));
   }
 
   // ---------- retention ----------

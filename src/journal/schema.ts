@@ -58,6 +58,12 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN worktree TEXT;
   CREATE INDEX runs_worktree ON runs (worktree) WHERE worktree IS NOT NULL;
   `,
+  // v7: loops (durable cron for a command), one row each: the record as JSON,
+  // and the environment of the client that made it, which its runs start with
+  // (kept here, not in envs, which retention prunes to what runs refer to).
+  `
+  CREATE TABLE loops (name TEXT PRIMARY KEY, record TEXT NOT NULL, env TEXT);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

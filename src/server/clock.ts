@@ -4,3 +4,14 @@
 // Whole milliseconds: every time it stamps reaches users (JSON, events).
 
 export const monoNow = (): number => Math.round(performance.timeOrigin + performance.now());
+
+/**
+ * The loops' clock: wall time, not monoNow. A cron is about what the wall
+ * clock says, and after the machine slept the loops must see the time that
+ * passed (the monotonic clock stood still meanwhile) to skip what was missed.
+ * ORCR_TEST_CLOCK_OFFSET_MS (milliseconds added; for tests only, undocumented
+ * for users) lets a test put a cron boundary seconds away, or a supervisor
+ * downtime minutes long, without waiting for either.
+ */
+const testOffset = Number(process.env.ORCR_TEST_CLOCK_OFFSET_MS ?? 0) || 0;
+export const loopNow = (): number => Date.now() + testOffset;

@@ -8,6 +8,7 @@
 import os from 'node:os';
 import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
 import { holdsSlot } from '../core/run-state.js';
+import { isLoopRun } from '../core/loop-policy.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Config } from '../config/load.js';
 import type { Lease, Limiter } from '../limiter/limiter.js';
@@ -112,6 +113,8 @@ export class ClusterLink implements Limiter {
     const waiters: Waiter[] = [];
     const holders: Lease[] = [];
     for (const run of store.active()) {
+      // A loop run holds no slot (server/loops.ts).
+      if (isLoopRun(run)) continue;
       if (run.status === 'queued') waiters.push({ ...toWaiter(run), name: run.name });
       else if (holdsSlot(run.status)) {
         holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });

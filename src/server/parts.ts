@@ -14,6 +14,7 @@ import type { Guards } from './guards.js';
 import type { Launching } from './launching.js';
 import type { Lending } from './lending.js';
 import type { LiveRuns } from './live-runs.js';
+import type { Loops } from './loops.js';
 import type { Progress } from './progress.js';
 import type { RunInput } from './run-input.js';
 import type { Retention } from './retention.js';
@@ -44,6 +45,7 @@ export interface Parts {
   readonly tree: RunTree;
   readonly lending: Lending;
   readonly worktrees: Worktrees;
+  readonly loops: Loops;
   /** Shutting down: start nothing, change nothing. */
   stopping: boolean;
   /** `orcr queue pause` (journaled): nothing is admitted; runs still queue. */

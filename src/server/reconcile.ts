@@ -4,6 +4,7 @@
 // its recorded status), or promoted but never spawned (launched now).
 
 import { holdsSlot, transition } from '../core/run-state.js';
+import { isLoopRun } from '../core/loop-policy.js';
 import type { Run } from '../core/types.js';
 import { admissionPolicy } from '../config/load.js';
 import { runDir } from '../config/home.js';
@@ -21,6 +22,8 @@ export function rebuild(p: Parts): Run[] {
   if (p.cluster) return active;
   const limiter = new LocalLimiter(admissionPolicy(p.config), holds);
   for (const run of active) {
+    // A loop run never takes a slot: the loop's own max_concurrency is its cap (server/loops.ts).
+    if (isLoopRun(run)) continue;
     if (run.status === 'queued') limiter.enqueueNow(toWaiter(run));
     else if (holdsSlot(run.status)) {
       limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });

@@ -19,7 +19,7 @@ import type { PublicRun } from './view.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune']);
+const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune', 'loop.create', 'loop.pause', 'loop.remove', 'loop.start', 'loop.stop']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -445,6 +445,49 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       case 'queue.pause': {
         const { paused } = z.object({ paused: z.boolean() }).parse(params);
         return s.setPaused(paused);
+      }
+      case 'loop.create': {
+        const q = z
+          .object({
+            name: z.string().min(1),
+            cron: z.string().optional(),
+            once_at: z.string().optional(),
+            tz: z.string().min(1),
+            max_concurrency: z.number().int().min(1).max(10_000).optional(),
+            overlap: z.enum(['queue', 'skip']).optional(),
+            timeout_ms: z.number().int().min(1).max(MAX_DURATION_MS).nullable().optional(),
+            command: z.array(z.string()).min(1, 'a loop needs a command'),
+            cwd: z.string().min(1),
+            caller_env: z.record(z.string(), z.string()).optional(),
+          })
+          .parse(params);
+        return {
+          loop: s.loops.create({ ...q, max_concurrency: q.max_concurrency ?? 1, overlap: q.overlap ?? 'queue', timeout_ms: q.timeout_ms ?? null, env: q.caller_env ?? null }),
+        };
+      }
+      case 'loop.list':
+        return { loops: s.loops.list() };
+      case 'loop.get':
+        return { loop: s.loops.show(z.object({ name: z.string() }).parse(params).name) };
+      case 'loop.pause': {
+        const q = z.object({ name: z.string(), paused: z.boolean() }).parse(params);
+        return { loop: s.loops.setPaused(q.name, q.paused) };
+      }
+      case 'loop.remove': {
+        const q = z.object({ name: z.string(), kill_active: z.boolean().optional() }).parse(params);
+        return s.loops.remove(q.name, q.kill_active ?? false);
+      }
+      case 'loop.events': {
+        const q = z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }).parse(params);
+        return { events: s.loops.events(q.name, q.limit ?? 200) };
+      }
+      case 'loop.start':
+        return s.loops.fire(z.object({ name: z.string() }).parse(params).name, 'hand', null);
+      case 'loop.stop':
+        return { stopped: s.loops.stopRuns(z.object({ name: z.string() }).parse(params).name) };
+      case 'loop.runs': {
+        const q = z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }).parse(params);
+        return { runs: s.loops.runs(q.name, q.limit ?? 100) };
       }
       default:
         throw new RemoteError('usage', `unknown method "${method}"`);

@@ -22,6 +22,7 @@ import { Guards } from './guards.js';
 import { Launching } from './launching.js';
 import { Lending } from './lending.js';
 import { LiveRuns } from './live-runs.js';
+import { Loops } from './loops.js';
 import { Notifier } from './notify.js';
 import type { Parts } from './parts.js';
 import { Progress } from './progress.js';
@@ -80,6 +81,7 @@ export class Supervisor {
       retention: new Retention(p),
       tree: new RunTree(p),
       lending: new Lending(p),
+      loops: new Loops(p),
     });
     Object.assign(p, { worktrees: new Worktrees(p) });
     this.p = p;
@@ -140,7 +142,13 @@ export class Supervisor {
     // A shared limiter learns this journal's runs once it can be reached.
     if (p.cluster) p.background(p.cluster.start());
     p.retention.start();
+    p.loops.start();
     p.admission.schedule();
+  }
+
+  /** The loops room (durable cron for a command): server.ts speaks to it directly. */
+  get loops(): Loops {
+    return this.p.loops;
   }
 
   /** The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB). */
@@ -468,6 +476,7 @@ export class Supervisor {
   private letGo(): void {
     const p = this.p;
     p.retention.stop();
+    p.loops.stop();
     p.admission.stop();
     p.fleet.stop();
     p.live.detachAll();

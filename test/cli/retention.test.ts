@@ -99,7 +99,8 @@ describe('state that survives a restart', () => {
     expect(h.cli(['server', 'stop']).code).toBe(0);
     expect(h.json<PublicRun>(['show', 'loopy']).status).toBe('working');
     fs.writeFileSync(gate, '');
-    expect(h.cli(['wait', 'loopy', '--timeout', '30s']).stdout.trim()).toBe('loopy loop');
+    const w = h.cli(['wait', 'loopy', '--timeout', '30s']);
+    expect(w.stdout.trim(), w.stderr).toBe('loopy loop');
   });
 });
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { script, until, useHomes } from '../support/harness.js';
+import { alive, script, until, useHomes } from '../support/harness.js';
 import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
@@ -70,6 +70,22 @@ describe('turn timeout', () => {
     const types = h.json<Ev[]>(['events']).filter((e) => e.run === r.uuid && e.type.startsWith('stall')).map((e) => e.type);
     // Warned once for the one silence, and the output after it ended it.
     expect(types).toEqual(['stall', 'stall_ended']);
+  });
+
+  it('a silent turn re-adopted after a SIGKILL of the supervisor still stalls, its clock counted from the re-adoption', async () => {
+    const h = home({ timings: { kill_grace: '1s' } });
+    const agent = script(h, 'silent.sh', `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\nexec sleep 30\n`);
+    h.json(['run', '-n', 'mute', '--protocol', 'jsonl', '--turn-timeout', '1500ms', '--', agent]);
+    await until(() => h.json<PublicRun>(['show', 'mute']).status === 'working', 'the run to be in its turn');
+    const pid = h.serverPid()!;
+    process.kill(pid, 'SIGKILL');
+    await until(() => !alive(pid), 'the supervisor to die');
+    // The next call starts a supervisor, which re-adopts the silent run.
+    const readopted = Date.now();
+    const w = h.cli(['wait', 'mute']);
+    expect(w.stdout.trim()).toBe('mute timeout');
+    expect(h.json<PublicRun>(['show', 'mute'])).toMatchObject({ exit_reason: 'timeout', exit_detail: 'stall' });
+    expect(Date.now() - readopted).toBeGreaterThanOrEqual(1500);
   });
 
   it('refuses a bad --turn-timeout or --on-stall (exit 2, naming the flag), and a bad config key', () => {

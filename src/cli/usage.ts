@@ -4,9 +4,11 @@
 export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
-         [--loop warn|terminate|off] [--interactive] [--idle-after DUR]
+         [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate]
+         [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE]... [--detach] [--worktree [--base REF]] [--json] [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.

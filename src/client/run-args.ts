@@ -21,6 +21,8 @@ const RUN_OPTIONS = {
   'max-cost': { type: 'string' },
   timeout: { type: 'string' },
   loop: { type: 'string' },
+  'turn-timeout': { type: 'string' },
+  'on-stall': { type: 'string' },
   interactive: { type: 'boolean' },
   detach: { type: 'boolean' },
   'idle-after': { type: 'string' },
@@ -45,6 +47,8 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
   timeout: 'timeout_ms',
   'idle-after': 'idle_after_ms',
   loop: 'loop',
+  'turn-timeout': 'turn_timeout_ms',
+  'on-stall': 'on_stall',
   cwd: 'cwd',
 };
 

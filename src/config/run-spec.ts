@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { MAX_DURATION_MS, parseDuration } from './duration.js';
-import { LOOP_ACTIONS, PROTOCOLS } from '../core/types.js';
+import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { jsonText, quote } from '../text/json-text.js';
 
@@ -104,6 +104,9 @@ export const runSpecSchema = z
       timeout_ms: duration.optional(),
       idle_after_ms: duration.optional(),
       loop: z.enum(LOOP_ACTIONS, { error: `must be one of ${LOOP_ACTIONS.join(', ')}` }).optional(),
+      /** A turn with no output for this long is a stall. */
+      turn_timeout_ms: duration.optional(),
+      on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
       /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */
@@ -157,11 +160,12 @@ export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: str
 export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = {
   timeout: 'timeout_ms',
   idle_after: 'idle_after_ms',
+  turn_timeout: 'turn_timeout_ms',
   max_cost: 'max_cost_usd',
 };
 
 /** Schema fields a line names by an alias only, or not at all (the CLI fills caller_env). */
-const NOT_IN_LINES = new Set(['timeout_ms', 'idle_after_ms', 'caller_env']);
+const NOT_IN_LINES = new Set(['timeout_ms', 'idle_after_ms', 'turn_timeout_ms', 'caller_env']);
 
 /** Every field a `--from` line may hold. */
 export const LINE_FIELDS: readonly string[] = [

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { MAX_DURATION_MS, parseDuration } from './duration.js';
-import { LOOP_ACTIONS, PROTOCOLS, type LoopAction, type Protocol } from '../core/types.js';
+import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
@@ -74,6 +74,10 @@ const runBudget = z
     max_tokens: cap.nullable().default(null),
     max_cost_usd: positive.nullable().default(null),
     timeout: duration.nullable().default(null),
+    /** A turn with no output for this long is a stall. */
+    turn_timeout: duration.nullable().default(null),
+    /** No default here: an unset scope must not override a wider one's choice (the default, terminate, is NO_LIMITS'). */
+    on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
   })
   .strict();
 
@@ -113,7 +117,7 @@ export const configSchema = z
     providers: z.record(z.string(), provider).default({}),
     budgets: z
       .object({
-        run: runBudget.default({ max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null }),
+        run: runBudget.default({ max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null, turn_timeout: null }),
         fleet: z
           .object({
             max_tokens: cap.nullable().default(null),
@@ -138,7 +142,7 @@ export const configSchema = z
       })
       .strict()
       .default({
-        run: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null },
+        run: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null, turn_timeout: null },
         fleet: { max_tokens: null, max_cost_usd: null, window: 'all' },
         max_depth: 3,
       }),

@@ -15,12 +15,13 @@
 //   lowest non-null value wins, so the order of scopes does not matter and a
 //   narrower scope can never widen a wider one. null, undefined and NaN mean
 //   "no ceiling at this scope". For `loop` the last scope that sets a valid
-//   action wins; the default is 'warn'.
+//   action wins; the default is 'warn'. `on_stall` likewise (default
+//   'terminate': a turn timeout was asked for, so a stall ends the run).
 // - Fleet rolling window: a sample counts while now - at < rolling_ms (a
 //   sample exactly rolling_ms old has left the window; samples stamped in
 //   the future, e.g. by clock skew, count).
 
-import type { LoopAction, RunLimits, TokenCounts } from './types.js';
+import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 
 export const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
@@ -98,9 +99,15 @@ export const NO_LIMITS: Readonly<RunLimits> = Object.freeze({
   timeout_ms: null,
   idle_after_ms: null,
   loop: 'warn',
+  turn_timeout_ms: null,
+  on_stall: 'terminate',
 });
 
-const CEILINGS = ['max_turns', 'max_tokens', 'max_cost_usd', 'timeout_ms', 'idle_after_ms'] as const;
+const CEILINGS = ['max_turns', 'max_tokens', 'max_cost_usd', 'timeout_ms', 'idle_after_ms', 'turn_timeout_ms'] as const;
+
+function isStallAction(v: unknown): v is StallAction {
+  return (STALL_ACTIONS as readonly unknown[]).includes(v);
+}
 
 function isLoopAction(v: unknown): v is LoopAction {
   return v === 'warn' || v === 'terminate' || v === 'off';
@@ -115,9 +122,10 @@ export function mergeLimits(...scopes: Partial<RunLimits>[]): RunLimits {
       const v = scope[key];
       if (typeof v !== 'number' || Number.isNaN(v)) continue;
       const cur = out[key];
-      out[key] = cur === null ? v : Math.min(cur, v);
+      out[key] = cur === null || cur === undefined ? v : Math.min(cur, v);
     }
     if (isLoopAction(scope.loop)) out.loop = scope.loop;
+    if (isStallAction(scope.on_stall)) out.on_stall = scope.on_stall;
   }
   return out;
 }

@@ -34,6 +34,10 @@ export type Protocol = (typeof PROTOCOLS)[number];
 export const LOOP_ACTIONS = ['warn', 'terminate', 'off'] as const;
 export type LoopAction = (typeof LOOP_ACTIONS)[number];
 
+/** What a stalled turn (no output for `turn_timeout`) gets: a flag on the run, or its end (`timeout`, detail `stall`). No "off": no turn timeout is off. */
+export const STALL_ACTIONS = ['warn', 'terminate'] as const;
+export type StallAction = (typeof STALL_ACTIONS)[number];
+
 /** Per-run ceilings; null means "no ceiling at this scope". */
 export interface RunLimits {
   max_turns: number | null;
@@ -42,6 +46,10 @@ export interface RunLimits {
   timeout_ms: number | null;
   idle_after_ms: number | null;
   loop: LoopAction;
+  /** A turn with no output for this long is a stall. Absent in older records: none. */
+  turn_timeout_ms?: number | null;
+  /** What a stall gets. Absent in older records: terminate. */
+  on_stall?: StallAction;
 }
 
 export interface TokenCounts {
@@ -106,6 +114,11 @@ export interface Run {
   loop_state?: LoopState;
   /** The loop detector's flags as of the last turn. */
   loop_flags: { detected: boolean; warned: boolean; repetitions: number };
+  /**
+   * Silent since then (epoch ms of its last output): a stall was warned
+   * (`on_stall: warn`) and no output came since. Absent or null: not stalled.
+   */
+  stalled_since?: number | null;
   /** The run whose process made this one (its ORCR_RUN), or null. Absent in older records: null. */
   parent?: string | null;
   /** Ancestors above it: 0 for a run made from outside orcr. Absent in older records: 0. */

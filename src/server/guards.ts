@@ -40,6 +40,8 @@ export class Guards {
       const w = why;
       live.guardTimer = setLongTimeout(() => this.stopFor(uuid, w.reason, w.detail), at - now + 1, { unref: true });
     }
+    // The per-turn deadline runs only in a turn: every status change passes here.
+    this.p.stalls.arm(uuid);
   }
 
   /** A guardrail ends a run: remember why, then kill it. */

@@ -29,6 +29,9 @@ export interface Live {
   progress: ProgressState;
   killTimer: LongTimeout | null;
   guardTimer: LongTimeout | null;
+  /** The per-turn deadline's one timer (see Stalls), and the output time it reads (epoch ms, monotonic). */
+  stallTimer: LongTimeout | null;
+  lastOutputAt: number;
   /** The agent's input FIFO: what was sent and not yet in the pipe, written as it drains. */
   input: FifoWriter | null;
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
@@ -66,6 +69,9 @@ export class LiveRuns {
       progress: run.loop_state ? { ...initialProgress(), loop: run.loop_state } : initialProgress(),
       killTimer: null,
       guardTimer: null,
+      stallTimer: null,
+      // Re-adopted: counted from now (output times are not journaled).
+      lastOutputAt: monoNow(),
       input: null,
       startedMono: run.started_at ?? monoNow(),
       finished: false,
@@ -108,6 +114,7 @@ export class LiveRuns {
     live.child?.removeAllListeners('exit');
     live.killTimer?.clear();
     live.guardTimer?.clear();
+    live.stallTimer?.clear();
     live.input?.close();
     this.runs.delete(uuid);
   }

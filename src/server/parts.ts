@@ -20,6 +20,7 @@ import type { RunInput } from './run-input.js';
 import type { Retention } from './retention.js';
 import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
+import type { Stalls } from './stalls.js';
 import type { Waits } from './waits.js';
 import type { Worktrees } from './worktrees.js';
 
@@ -37,6 +38,7 @@ export interface Parts {
   readonly live: LiveRuns;
   readonly progress: Progress;
   readonly guards: Guards;
+  readonly stalls: Stalls;
   readonly input: RunInput;
   readonly fleet: Fleet;
   readonly ending: Ending;

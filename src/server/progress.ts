@@ -16,6 +16,8 @@ export class Progress {
 
   /** New complete lines of a run's output. */
   onLines(uuid: string, lines: TailLine[]): void {
+    // Any line is a sign of life for the per-turn deadline, whatever it says.
+    if (lines.length > 0) this.p.stalls.onOutput(uuid);
     const live = this.p.live.get(uuid);
     const run = this.p.store.get(uuid);
     if (!live || !run) return;

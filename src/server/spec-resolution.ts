@@ -134,9 +134,18 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
         timeout_ms: config.budgets.run.timeout,
         idle_after_ms: config.timings.idle_after,
         loop: config.loop.action,
+        turn_timeout_ms: config.budgets.run.turn_timeout,
+        ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
       },
       presetBudgets
-        ? { max_turns: presetBudgets.max_turns, max_tokens: presetBudgets.max_tokens, max_cost_usd: presetBudgets.max_cost_usd, timeout_ms: presetBudgets.timeout }
+        ? {
+            max_turns: presetBudgets.max_turns,
+            max_tokens: presetBudgets.max_tokens,
+            max_cost_usd: presetBudgets.max_cost_usd,
+            timeout_ms: presetBudgets.timeout,
+            turn_timeout_ms: presetBudgets.turn_timeout,
+            ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
+          }
         : {},
       {
         max_turns: spec.max_turns ?? null,
@@ -145,6 +154,8 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
         timeout_ms: spec.timeout_ms ?? null,
         idle_after_ms: spec.idle_after_ms ?? null,
         ...(spec.loop ? { loop: spec.loop } : {}),
+        turn_timeout_ms: spec.turn_timeout_ms ?? null,
+        ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
       },
     );
     if (limits.max_cost_usd !== null && r.protocol !== 'claude' && !config.providers[r.provider]?.price) {

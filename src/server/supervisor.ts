@@ -19,6 +19,7 @@ import { monoNow } from './clock.js';
 import { Ending } from './ending.js';
 import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
+import { Stalls } from './stalls.js';
 import { Launching } from './launching.js';
 import { Lending } from './lending.js';
 import { LiveRuns } from './live-runs.js';
@@ -74,6 +75,7 @@ export class Supervisor {
       live: new LiveRuns(p),
       progress: new Progress(p),
       guards: new Guards(p),
+      stalls: new Stalls(p),
       input: new RunInput(p),
       fleet: new Fleet(p),
       ending: new Ending(p),

@@ -36,6 +36,8 @@ export interface PublicRun {
   /** Queued runs: what holds it back (render with waitingText); null otherwise. */
   waiting: Waiting | null;
   loop: { detected: boolean; warned: boolean; repetitions: number };
+  /** A warned stall (`on_stall: warn`): silent since then (ISO, its last output), until it prints again; null otherwise. */
+  stalled_since: string | null;
   session_id: string | null;
   last_tool: string | null;
   last_text: string | null;
@@ -105,6 +107,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
       time_ms: meter(elapsed, l.timeout_ms),
     },
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
+    stalled_since: run.status === 'ended' ? null : iso(run.stalled_since ?? null),
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
     waiting: run.status === 'queued' ? (extras.waiting ?? null) : null,
     lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),

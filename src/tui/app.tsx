@@ -8,6 +8,7 @@ import { Box, useInput, useStdout } from 'ink';
 import { StoreContext, ThemeContext, useTui } from '../../components/context.js';
 import { Details } from '../../components/Details.js';
 import { Spend } from '../../components/Spend.js';
+import { Loops } from '../../components/Loops.js';
 import { Pager } from '../../components/Pager.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
@@ -86,6 +87,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
     main = <Pager width={layout.width} height={layout.main} />;
   } else if (mode === 'spend') {
     main = <Spend width={layout.width} height={layout.main} />;
+  } else if (mode === 'loops') {
+    main = <Loops width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
     main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
   } else {

@@ -51,6 +51,9 @@ function fakeActions(calls: Call[]): Actions {
     resumeProvider: rec('resumeProvider'),
     takeover: rec('takeover'),
     spendOpened: rec('spendOpened'),
+    loopsOpened: rec('loopsOpened'),
+    pauseLoop: rec('pauseLoop'),
+    fireLoop: rec('fireLoop'),
     loadOlder: rec('loadOlder'),
   };
 }

@@ -62,3 +62,20 @@ describe('what needs you', () => {
     expect(reduceSeen(s, ask.uuid)).toEqual({});
   });
 });
+
+describe('a stalled turn', () => {
+  it('needs you while flagged, counting the silence up; the flag gone, it does not', () => {
+    const since = T0 + 60_000;
+    const stalled = run({ status: 'working', status_at: iso(T0), stalled_since: iso(since) });
+    const a = attentionOf(stalled, NOW, {})!;
+    expect(a).toMatchObject({ reason: 'stalled', at: since, since });
+    expect(needText(a, NOW)).toBe('stalled 9m');
+    expect(needText(a, NOW + 60_000)).toBe('stalled 10m');
+    // It leads the list like any other need.
+    const fine = run({ name: 'fine', status: 'working', status_at: iso(T0 + 9000) });
+    const v = computeView({ [stalled.uuid]: stalled, [fine.uuid]: fine }, { filter: '', showAll: false, now: NOW });
+    expect(v.ids[0]).toBe(stalled.uuid);
+    expect(v.attention[stalled.uuid]?.reason).toBe('stalled');
+    expect(attentionOf(run({ status: 'working', stalled_since: null }), NOW, {})).toBeNull();
+  });
+});

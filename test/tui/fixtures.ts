@@ -41,6 +41,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     },
     held_until: null,
     loop: { detected: false, warned: false, repetitions: 0 },
+    stalled_since: null,
     session_id: null,
     last_tool: null,
     last_text: null,

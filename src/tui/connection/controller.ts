@@ -14,6 +14,7 @@ import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { OlderRuns } from './older-runs.js';
 import { Takeover, type HandOver } from './takeover.js';
 import { normalizeSpend, type Spend } from '../state/spend.js';
+import { normalizeLoops, type LoopsView } from '../state/loops.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 import { TranscriptFeed } from './transcript-feed.js';
@@ -99,12 +100,14 @@ export class Controller implements Actions {
       if (st.pager && st.runs.byId[st.pager.uuid]?.status === 'ended') this.transcript.ended(st.pager.uuid);
       const details = this.store.getState().mode === 'details' ? this.details.read(this.store.getState()) : null;
       const spend = this.store.getState().mode === 'spend' ? await this.loadSpend() : null;
+      const loops = this.store.getState().mode === 'loops' ? await this.loadLoops() : null;
       const now = Date.now();
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
       this.session.batcher.defer((s) => {
         const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
         if (details && s.mode === 'details' && s.selected === details.uuid) patch.details = { ...details, scroll: keptScroll(s, details.uuid, details.lines.length) };
         if (spend) patch.spend = spend;
+        if (loops) patch.loops = loops;
         const kept = liveWaits(s.waits, now);
         if (kept.length !== s.waits.length) patch.waits = kept;
         return patch;
@@ -152,6 +155,48 @@ export class Controller implements Actions {
     } catch (e) {
       this.session.set(error(`spend: ${(e as Error).message}`, Date.now()));
       return null;
+    }
+  }
+
+  loopsOpened(): void {
+    void this.loadLoops().then((loops) => loops && this.session.set({ loops }));
+  }
+
+  private async loadLoops(): Promise<LoopsView | null> {
+    const c = this.session.client;
+    if (!c) return null;
+    try {
+      return normalizeLoops(await c.call('loop.list'), Date.now());
+    } catch (e) {
+      this.session.set(error(`loops: ${(e as Error).message}`, Date.now()));
+      return null;
+    }
+  }
+
+  pauseLoop(name: string, paused: boolean): void {
+    void this.loopCall('loop.pause', { name, paused }, () => `${name} ${paused ? 'paused: it fires no more until resumed (p)' : 'resumed'}`);
+  }
+
+  fireLoop(name: string): void {
+    void this.loopCall('loop.start', { name }, (r) => {
+      const o = r as { action?: string; name?: string | null };
+      // The same rules as a scheduled fire: at its concurrency a fire may wait or be dropped.
+      if (o.action === 'started') return `${name} fired: ${o.name ?? 'a run'} started`;
+      if (o.action === 'skipped') return `${name} at its concurrency (overlap skip): the fire was dropped`;
+      return `${name} at its concurrency: the fire waits for a place (${o.action ?? 'pending'})`;
+    });
+  }
+
+  /** A loop change, then the view read again so that it shows at once. */
+  private async loopCall(method: string, params: Record<string, unknown>, said: (result: unknown) => string): Promise<void> {
+    const c = this.session.client;
+    if (!c) return void this.session.set(error('not connected to the supervisor', Date.now()));
+    try {
+      const result = await c.call(method, params);
+      const loops = await this.loadLoops();
+      this.session.set({ ...info(said(result), Date.now()), ...(loops ? { loops } : {}) });
+    } catch (e) {
+      this.session.set(error(`${String(params.name)}: ${(e as Error).message}`, Date.now()));
     }
   }
 

@@ -17,6 +17,12 @@ export interface Actions {
   takeover(uuid: string): void;
   /** `$`: the spend view opened; read its figures now (and each second while it shows). */
   spendOpened(): void;
+  /** `@`: the loops view opened; read the loops now (and each second while it shows). */
+  loopsOpened(): void;
+  /** `p` in the loops view: `orcr loop pause|resume NAME`. */
+  pauseLoop(name: string, paused: boolean): void;
+  /** `f` in the loops view: `orcr loop run start NAME` (the same rules as a scheduled fire). */
+  fireLoop(name: string): void;
   /** `orcr provider resume`: lift a provider's hold now. */
   resumeProvider(provider: string): void;
   /** `orcr queue pause|resume`. */

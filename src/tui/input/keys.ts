@@ -40,6 +40,9 @@ export enum Command {
   Takeover = 'takeover',
   Fold = 'fold',
   Spend = 'spend',
+  Loops = 'loops',
+  LoopPause = 'loop-pause',
+  LoopFire = 'loop-fire',
   Group = 'group',
   CancelHeld = 'cancel-held',
   Quit = 'quit',
@@ -57,7 +60,7 @@ export enum Command {
   Expand = 'expand',
 }
 
-export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
+export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 
@@ -89,7 +92,9 @@ const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
 /** Where the movement keys work: the panes, details' output and the pager. */
-const MOVE: readonly KeyContext[] = ['list', 'details', 'pager'];
+const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'loops'];
+/** The full-screen views esc leaves, where theme, help and quit work too. */
+const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'help', 'spend', 'loops'];
 
 export const BINDINGS: readonly Binding[] = [
   { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: MOVE },
@@ -114,11 +119,11 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Expand, keys: [{ key: 'return' }], label: 'enter', hint: 'expand/fold results', contexts: ['pager'], footer: true },
   { command: Command.RawView, keys: [{ input: 'r' }], label: 'r', hint: 'raw lines', contexts: ['pager'], footer: true },
   { command: Command.StderrView, keys: [{ input: 'e' }], label: 'e', hint: 'stderr', contexts: ['pager'], footer: true },
-  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
+  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: VIEWS, footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
   { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
   { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true, panes: ['runs', 'events'], paneHint: { events: 'hide' } },
-  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'pager', 'help', 'spend'] },
-  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
+  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: VIEWS },
+  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: VIEWS, footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
   { command: Command.Tag, keys: [{ input: ' ' }], label: 'space', hint: 'tag (x, w, s, R act on every tagged run)', contexts: ['list'], panes: ['runs'] },
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
@@ -128,12 +133,15 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Reverse, keys: [{ input: '-' }], label: '-', hint: 'reverse the sort', contexts: ['list'], panes: ['runs'] },
   { command: Command.Rerun, keys: [{ input: 'R' }], label: 'R', hint: 'rerun (an ended run)', contexts: NAV },
   { command: Command.Spend, keys: [{ input: '$' }], label: '$', hint: 'spend: by provider and workload, the last hour', contexts: ['list', 'spend'] },
+  { command: Command.Loops, keys: [{ input: '@' }], label: '@', hint: 'loops: schedule, next fire, last result, runs', contexts: ['list', 'loops'] },
+  { command: Command.LoopPause, keys: [{ input: 'p' }], label: 'p', hint: 'pause/resume the loop', contexts: ['loops'], footer: true },
+  { command: Command.LoopFire, keys: [{ input: 'f' }], label: 'f', hint: 'fire the loop now', contexts: ['loops'], footer: true },
   { command: Command.Fold, keys: [{ input: 'z' }], label: 'z', hint: "fold/unfold the run's children", contexts: ['list'], panes: ['runs'] },
   { command: Command.Takeover, keys: [{ input: 'o' }], label: 'o', hint: "take over: the agent's own CLI on its session (stops the run at its turn's end; o again: now)", contexts: NAV },
   { command: Command.ResumeProvider, keys: [{ input: 'U' }], label: 'U', hint: 'resume the held provider now (of the run, or the limiter line)', contexts: ['list', 'details'] },
   { command: Command.CancelHeld, keys: [{ input: 'C' }], label: 'C', hint: "cancel the held provider's queued runs (asks y/n)", contexts: ['list', 'details'] },
   { command: Command.PauseQueue, keys: [{ input: 'P' }], label: 'P', hint: 'pause/resume the queue', contexts: ['list', 'details'] },
-  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
+  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: VIEWS, footer: true },
   { command: Command.Confirm, keys: [{ input: 'y' }, { input: 'Y' }], label: 'y', hint: 'yes', contexts: ['confirm'], footer: true },
   { command: Command.Deny, keys: [{ input: 'n' }, { input: 'N' }, { key: 'escape' }], label: 'n/esc', hint: 'no', contexts: ['confirm'], footer: true },
   { command: Command.Submit, keys: [{ key: 'return' }], label: 'enter', hint: 'submit', contexts: ['prompt'], footer: true },

@@ -14,6 +14,7 @@ import { nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduc
 import { sortWords } from '../view/format.js';
 import { reduceClosePager, reduceExpand, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
+import { clampCursor } from '../state/loops.js';
 
 export interface RouterDeps {
   store: TuiStore;
@@ -234,6 +235,45 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     }
   }
 
+  /** The loops view's own meanings of keys; false for the keys it shares (help, theme, quit). */
+  function onLoops(s: TuiState, cmd: Command): boolean {
+    const rows = s.loops?.rows ?? [];
+    const move = (to: number): void => set({ loopsCursor: clampCursor(to, rows.length) });
+    const selected = rows[clampCursor(s.loopsCursor, rows.length)];
+    switch (cmd) {
+      case Command.Up:
+        move(s.loopsCursor - 1);
+        return true;
+      case Command.Down:
+        move(s.loopsCursor + 1);
+        return true;
+      case Command.PageUp:
+        move(s.loopsCursor - Math.max(1, s.viewport.pagerHeight - 2));
+        return true;
+      case Command.PageDown:
+        move(s.loopsCursor + Math.max(1, s.viewport.pagerHeight - 2));
+        return true;
+      case Command.First:
+        move(0);
+        return true;
+      case Command.Last:
+        move(rows.length - 1);
+        return true;
+      case Command.Back:
+      case Command.Loops:
+        set({ mode: 'list' });
+        return true;
+      case Command.LoopPause:
+      case Command.LoopFire:
+        if (!selected) set(info('no loop selected', now()));
+        else if (cmd === Command.LoopPause) actions.pauseLoop(selected.name, !selected.paused);
+        else actions.fireLoop(selected.name);
+        return true;
+      default:
+        return false;
+    }
+  }
+
   const handle = (input: string, key: Key): void => {
     const s = store.getState();
     const ctx = contextOf(s);
@@ -249,6 +289,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     const tags = s.mode === 'list' ? taggedRuns(s) : [];
     if (tags.length > 0 && onTagged(s, cmd, tags)) return;
     if (s.mode === 'pager' && onPager(s, cmd)) return;
+    if (s.mode === 'loops' && onLoops(s, cmd)) return;
     switch (cmd) {
       case Command.Up:
         set(reduceScroll(s, -1));
@@ -376,6 +417,10 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         if (s.mode === 'spend') return set({ mode: 'list' });
         set({ mode: 'spend', message: null });
         actions.spendOpened();
+        return;
+      case Command.Loops:
+        set({ mode: 'loops', message: null });
+        actions.loopsOpened();
         return;
       case Command.Fold: {
         if (!t || s.pane !== 'runs') return none();

@@ -1,6 +1,7 @@
 // Which runs need a person, and why: blocked on a login or a question, held on
 // a usage limit (the run that hit it; the runs queued behind the hold just wait), errored (or stopped by a budget or a loop), over a budget's
-// warning line, looping, or an interactive agent idle and waiting for input.
+// warning line, looping, stalled (a turn silent past its turn timeout, warned
+// only), or an interactive agent idle and waiting for input.
 // These lead the runs list, newest first, and `J` walks them. An ended run
 // needs you until you have looked at it (its details opened); a live one for
 // as long as its state says so. Pure: time is a parameter.
@@ -17,6 +18,8 @@ export interface Attention {
   at: number;
   /** A hold's end (ms), counted down where it is shown. */
   until?: number;
+  /** Since when (ms) it has been so, counted up where it is shown: how long a stalled run has been silent. */
+  since?: number;
 }
 
 export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<string, true>>): Attention | null {
@@ -39,6 +42,10 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
       return null;
     default:
       break;
+  }
+  if (r.stalled_since !== null) {
+    const since = Date.parse(r.stalled_since);
+    return Number.isFinite(since) ? { reason: 'stalled', at: since, since } : { reason: 'stalled', at: at() };
   }
   if (r.loop.detected) return { reason: 'loop detected', at: at() };
   for (const name in r.budget) {

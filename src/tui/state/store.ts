@@ -10,13 +10,14 @@ import { NO_OLDER, type Older } from './ended-window.js';
 import { Ring } from './ring.js';
 import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
+import type { LoopsView } from './loops.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
 import type { PagerState } from './pager.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
+export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
 export type PromptKind = 'filter' | 'send' | 'new' | 'search';
 
 export interface Prompt {
@@ -120,6 +121,9 @@ export interface TuiState {
   sort: SortSpec;
   /** The spend view's figures (`$`), read from the supervisor while it shows. */
   spend: Spend | null;
+  /** The loops view's rows (`@`), read from the supervisor while it shows, and its selected row. */
+  loops: LoopsView | null;
+  loopsCursor: number;
   /** Runs whose children are folded away (`z`). */
   collapsed: Readonly<Record<string, true>>;
   /** What each run spent, minute by minute, as its totals grew (burn rates and sparklines). */
@@ -188,6 +192,8 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     burn: {},
     collapsed: {},
     spend: null,
+    loops: null,
+    loopsCursor: 0,
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

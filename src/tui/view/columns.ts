@@ -181,7 +181,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
 
 /** Why a run needs you, with a hold's countdown as of now: "limit, held 4d23h". */
 export function needText(need: Attention, now: number): string {
-  return need.until !== undefined ? `${need.reason} ${dur(Math.max(0, need.until - now))}` : need.reason;
+  if (need.until !== undefined) return `${need.reason} ${dur(Math.max(0, need.until - now))}`;
+  return need.since !== undefined ? `${need.reason} ${dur(Math.max(0, now - need.since))}` : need.reason;
 }
 
 /** `$1.20/h`, or `12k/m` (tokens a minute) while nothing is priced. */

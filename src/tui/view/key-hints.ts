@@ -18,6 +18,8 @@ const FOOTER_ORDER: readonly Command[] = [
   Command.Search,
   Command.NextMatch,
   Command.Expand,
+  Command.LoopPause,
+  Command.LoopFire,
   Command.RawView,
   Command.StderrView,
   Command.Kill,
@@ -35,7 +37,7 @@ const FOOTER_ORDER: readonly Command[] = [
 /** Footer hints for a context, and in the list for the focused pane: "j/k move  x kill  w wait  …". */
 export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: string; hint: string }[] {
   const out: { label: string; hint: string }[] = [];
-  if (context === 'list' || context === 'details' || context === 'pager') out.push({ label: 'j/k', hint: context === 'list' ? (pane === 'runs' ? 'move' : 'select') : 'scroll' });
+  if (context === 'list' || context === 'details' || context === 'pager' || context === 'loops') out.push({ label: 'j/k', hint: context === 'list' ? (pane === 'runs' ? 'move' : 'select') : context === 'loops' ? 'select' : 'scroll' });
   for (const c of FOOTER_ORDER) {
     const b = BINDINGS.find((x) => x.command === c && x.footer && x.contexts.includes(context));
     if (!b) continue;
@@ -43,7 +45,7 @@ export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: 
     if (context !== 'list' && b.panes) continue;
     out.push({ label: b.label, hint: (context === 'list' ? b.paneHint?.[pane] : undefined) ?? b.hint });
   }
-  if (context === 'details' || context === 'pager' || context === 'help' || context === 'spend') out.unshift({ label: 'esc', hint: 'back' });
+  if (context === 'details' || context === 'pager' || context === 'help' || context === 'spend' || context === 'loops') out.unshift({ label: 'esc', hint: 'back' });
   return out;
 }
 

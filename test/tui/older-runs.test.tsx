@@ -33,7 +33,7 @@ describe('older ended runs with a real supervisor', () => {
     home = new Home({ concurrency: { max: 1 } });
     home.run(['-n', 'holder', '--', 'sh', '-c', 'sleep 30']);
     // Queued behind the holder and canceled at once: ended runs without a process each.
-    const c = await Client.connect(ensureHome(home.dir), { autoStart: false });
+    const c = await Client.connect(ensureHome(home.dir));
     const n = ENDED_WINDOW + OLD;
     const specs = Array.from({ length: n }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `past-${String(i).padStart(4, '0')}` }));
     const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });

@@ -17,6 +17,7 @@ import { normalizeSpend, type Spend } from '../state/spend.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 import { TranscriptFeed } from './transcript-feed.js';
+import { loadDiff } from './diff-load.js';
 
 export interface ControllerOptions {
   quiet?: boolean;
@@ -196,6 +197,10 @@ export class Controller implements Actions {
 
   transcriptClosed(): void {
     this.transcript.close();
+  }
+
+  diffOpened(uuid: string): void {
+    void loadDiff(this.store, this.session, uuid);
   }
 
   /** Read the selected run's process group and output tail into the details pane. */

@@ -55,9 +55,11 @@ export enum Command {
   RawView = 'raw-view',
   StderrView = 'stderr-view',
   Expand = 'expand',
+  Diff = 'diff',
 }
 
-export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
+/** `diff`: the pager showing a run's diff (it has no raw, stderr or tool-result views). */
+export type KeyContext = 'list' | 'details' | 'pager' | 'diff' | 'help' | 'spend' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 
@@ -89,7 +91,9 @@ const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
 /** Where the movement keys work: the panes, details' output and the pager. */
-const MOVE: readonly KeyContext[] = ['list', 'details', 'pager'];
+const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'diff'];
+/** The full-screen views. */
+const SCREENS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend'];
 
 export const BINDINGS: readonly Binding[] = [
   { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: MOVE },
@@ -108,17 +112,18 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.LoadOlder, keys: [{ input: 'L' }], label: 'L', hint: 'load older ended runs', contexts: ['list'], panes: ['runs'] },
   { command: Command.Transcript, keys: [{ input: 'v' }], label: 'v', hint: 'transcript', contexts: ['details'], footer: true },
-  { command: Command.Search, keys: [{ input: '/' }], label: '/', hint: 'search', contexts: ['pager'], footer: true },
-  { command: Command.NextMatch, keys: [{ input: 'n' }], label: 'n/N', hint: 'next/previous match', contexts: ['pager'], footer: true },
-  { command: Command.PrevMatch, keys: [{ input: 'N' }], label: 'N', hint: 'previous match', contexts: ['pager'] },
+  { command: Command.Diff, keys: [{ input: 'd' }], label: 'd', hint: 'diff (a worktree run)', contexts: NAV, footer: true },
+  { command: Command.Search, keys: [{ input: '/' }], label: '/', hint: 'search', contexts: ['pager', 'diff'], footer: true },
+  { command: Command.NextMatch, keys: [{ input: 'n' }], label: 'n/N', hint: 'next/previous match', contexts: ['pager', 'diff'], footer: true },
+  { command: Command.PrevMatch, keys: [{ input: 'N' }], label: 'N', hint: 'previous match', contexts: ['pager', 'diff'] },
   { command: Command.Expand, keys: [{ key: 'return' }], label: 'enter', hint: 'expand/fold results', contexts: ['pager'], footer: true },
   { command: Command.RawView, keys: [{ input: 'r' }], label: 'r', hint: 'raw lines', contexts: ['pager'], footer: true },
   { command: Command.StderrView, keys: [{ input: 'e' }], label: 'e', hint: 'stderr', contexts: ['pager'], footer: true },
-  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
+  { command: Command.Back, keys: [{ key: 'escape' }], label: 'esc', hint: 'clear/back', contexts: SCREENS, footer: true, panes: OTHER_PANES, paneHint: { limiter: 'runs', events: 'runs' } },
   { command: Command.NextPane, keys: [{ key: 'tab' }], label: 'tab', hint: 'pane', contexts: ['list'], footer: true },
   { command: Command.ToggleEvents, keys: [{ input: 'e' }], label: 'e', hint: 'events', contexts: ['list'], footer: true, panes: ['runs', 'events'], paneHint: { events: 'hide' } },
-  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: ['list', 'details', 'pager', 'help', 'spend'] },
-  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
+  { command: Command.NextTheme, keys: [{ input: 't' }], label: 't', hint: 'theme', contexts: SCREENS },
+  { command: Command.Help, keys: [{ input: '?' }], label: '?', hint: 'help', contexts: SCREENS, footer: true },
   { command: Command.Reconnect, keys: [{ input: 'r' }], label: 'r', hint: 'reconnect', contexts: ['list', 'details'] },
   { command: Command.Tag, keys: [{ input: ' ' }], label: 'space', hint: 'tag (x, w, s, R act on every tagged run)', contexts: ['list'], panes: ['runs'] },
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
@@ -133,7 +138,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.ResumeProvider, keys: [{ input: 'U' }], label: 'U', hint: 'resume the held provider now (of the run, or the limiter line)', contexts: ['list', 'details'] },
   { command: Command.CancelHeld, keys: [{ input: 'C' }], label: 'C', hint: "cancel the held provider's queued runs (asks y/n)", contexts: ['list', 'details'] },
   { command: Command.PauseQueue, keys: [{ input: 'P' }], label: 'P', hint: 'pause/resume the queue', contexts: ['list', 'details'] },
-  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: ['list', 'details', 'pager', 'help', 'spend'], footer: true },
+  { command: Command.Quit, keys: [{ input: 'q' }, { input: 'c', ctrl: true }], label: 'q', hint: 'quit', contexts: SCREENS, footer: true },
   { command: Command.Confirm, keys: [{ input: 'y' }, { input: 'Y' }], label: 'y', hint: 'yes', contexts: ['confirm'], footer: true },
   { command: Command.Deny, keys: [{ input: 'n' }, { input: 'N' }, { key: 'escape' }], label: 'n/esc', hint: 'no', contexts: ['confirm'], footer: true },
   { command: Command.Submit, keys: [{ key: 'return' }], label: 'enter', hint: 'submit', contexts: ['prompt'], footer: true },

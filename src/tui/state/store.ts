@@ -12,8 +12,7 @@ import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
-import type { PagerState } from './pager.js';
-import type { TranscriptDoc } from './transcript-doc.js';
+import type { PagerDoc, PagerState } from './pager.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
 export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'confirm' | 'prompt';
@@ -144,7 +143,7 @@ export interface TuiState {
   details: DetailsData | null;
   /** The transcript pager over the selected run (`v` in details), and the document the connection feeds it. */
   pager: PagerState | null;
-  pagerDoc: TranscriptDoc | null;
+  pagerDoc: PagerDoc | null;
   theme: string;
   message: Message | null;
   waits: WaitBanner[];

@@ -57,8 +57,8 @@ const DEFS: readonly ColumnDef[] = [
   { key: 'burn', header: 'BURN', width: 14, priority: 38, align: 'left' },
   { key: 'budget', header: 'BUDGET', width: 10, priority: 55, align: 'left' },
   { key: 'loop', header: '⟳', width: 1, priority: 75, align: 'left' },
-  // A worktree run's +/− lines against its base: worth a glance, first to go when room is short.
-  { key: 'changes', header: 'CHANGES', width: 9, priority: 35, align: 'right' },
+  // A worktree run's +/− lines against its base: after the turn count, before the tokens when room is short.
+  { key: 'changes', header: 'CHANGES', width: 9, priority: 48, align: 'right' },
 ];
 
 /** Columns before the first cell: the selection marker and a space. */

@@ -129,7 +129,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
   { command: Command.NextAttention, keys: [{ input: 'J' }], label: 'J', hint: 'next run that needs you', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.Sort, keys: [{ input: 'S' }], label: 'S', hint: 'sort by status/elapsed/cost/tokens/name', contexts: ['list'], panes: ['runs'] },
-  { command: Command.Group, keys: [{ input: 'b' }], label: 'b', hint: 'group by provider / workload / none', contexts: ['list'], panes: ['runs'] },
+  { command: Command.Group, keys: [{ input: 'b' }], label: 'b', hint: 'group by provider / workload / repository / none', contexts: ['list'], panes: ['runs'] },
   { command: Command.Reverse, keys: [{ input: '-' }], label: '-', hint: 'reverse the sort', contexts: ['list'], panes: ['runs'] },
   { command: Command.Rerun, keys: [{ input: 'R' }], label: 'R', hint: 'rerun (an ended run)', contexts: NAV },
   { command: Command.Spend, keys: [{ input: '$' }], label: '$', hint: 'spend: by provider and workload, the last hour', contexts: ['list', 'spend'] },

@@ -223,9 +223,9 @@ export interface RunsView {
   worktrees?: boolean;
 }
 
-/** The folder name of the repository a run's worktree was made from; null for a run in place. */
+/** The folder name of the repository a run's worktree was made from; null for a run in place (or from a supervisor too old to say). */
 export function repoName(r: PublicRun): string | null {
-  if (!r.worktree) return null;
+  if (!r.worktree?.repo) return null;
   const parts = r.worktree.repo.split('/').filter((p) => p !== '');
   return parts[parts.length - 1] ?? r.worktree.repo;
 }

@@ -6,7 +6,7 @@ import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/view/columns.js';
-import { footerHints } from '../src/tui/view/key-hints.js';
+import { contextOf, footerHints } from '../src/tui/view/key-hints.js';
 import type { Prompt, TuiState, WaitBanner } from '../src/tui/state/store.js';
 
 export interface FooterProps {
@@ -48,6 +48,7 @@ export function waitSpans(waits: readonly WaitBanner[]): Span[] {
 
 export function Footer({ width }: FooterProps): React.JSX.Element {
   const mode = useTui((s) => s.mode);
+  const context = useTui(contextOf);
   const prompt = useTui((s) => s.prompt);
   const confirm = useTui((s) => s.confirm);
   const message = useTui((s) => s.message);
@@ -71,7 +72,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   else line = [{ text: `pane: ${pane} · theme: ${theme} · ${demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit'}`, token: 'text.muted' }];
 
   const hints: Span[] = [];
-  for (const h of footerHints(mode, pane)) {
+  for (const h of footerHints(context, pane)) {
     if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
     hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
   }

@@ -50,7 +50,8 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const older = useTui(olderLine);
   const body = listBody(paneBody, older !== null);
   const waiting = useTui((s) => s.view.counts.queued > 0);
-  const cols = useMemo(() => layoutColumns(width, waiting), [width, waiting]);
+  const worktrees = useTui((s) => s.view.worktrees === true);
+  const cols = useMemo(() => layoutColumns(width, waiting, worktrees), [width, waiting, worktrees]);
   const offset = useTui((s) => s.list.offset);
   const cursor = useTui((s) => s.list.cursor);
   const visible = useTui(useShallow((s) => s.view.ids.slice(s.list.offset, s.list.offset + body)));

@@ -62,7 +62,7 @@ const themes = loadThemes([builtinThemeDir()]);
 const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { isTTY: true, columns: 160, rows: 50 });
 const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
 const noop = (): void => undefined;
-const actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop, rerun: noop, pauseQueue: noop, sortChanged: noop, loadOlder: noop, killMany: noop, resumeProvider: noop, takeover: noop, transcriptOpened: noop, transcriptClosed: noop, spendOpened: noop, loopsOpened: noop, pauseLoop: noop, fireLoop: noop };
+const actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop, rerun: noop, pauseQueue: noop, sortChanged: noop, loadOlder: noop, killMany: noop, resumeProvider: noop, takeover: noop, transcriptOpened: noop, transcriptClosed: noop, spendOpened: noop, loopsOpened: noop, pauseLoop: noop, fireLoop: noop, diffOpened: noop };
 const inst = render(React.createElement(App, { store, actions, themes, onExit: noop }), {
   stdout: stdout as unknown as NodeJS.WriteStream,
   stdin: stdin as unknown as NodeJS.ReadStream,

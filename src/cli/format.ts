@@ -123,6 +123,12 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
   if (runs.some((r) => r.worktree)) {
     header.push('CHANGES');
     runs.forEach((r, i) => rows[i]!.push(r.worktree ? `${changes(r.worktree)} ${safeLine(r.worktree.branch)}` : '-'));
+    // Which repository, once there is more than one to tell apart.
+    const repos = new Set(runs.flatMap((r) => (r.worktree ? [r.worktree.repo] : [])));
+    if (repos.size > 1) {
+      header.push('REPO');
+      runs.forEach((r, i) => rows[i]!.push(r.worktree ? safeLine(r.worktree.repo.split('/').filter((p) => p !== '').pop() ?? r.worktree.repo) : '-'));
+    }
   }
   return table(header, rows, color);
 }

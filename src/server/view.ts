@@ -53,8 +53,8 @@ export interface PublicRun {
   children: string[];
   /** Its own usage plus every descendant's: what its max_tokens / max_cost_usd (and `budget`) are read against. */
   rollup: { tokens: { input: number; output: number; cached: number }; cost_usd: number };
-  /** Its git worktree (run --worktree): branch, base, lines added and removed against the base (as of its last idle or end), and state; null without one. */
-  worktree: { path: string; branch: string; base: string; base_commit: string; state: string; added: number; removed: number; files: number } | null;
+  /** Its git worktree (run --worktree): the repository it was made from, branch, base, lines added and removed against the base (as of its last idle or end), and state; null without one. */
+  worktree: { repo: string; path: string; branch: string; base: string; base_commit: string; state: string; added: number; removed: number; files: number } | null;
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -124,7 +124,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     children: extras.children ?? [],
     rollup: tree,
     worktree: run.worktree
-      ? { path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }
+      ? { repo: run.worktree.repo, path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }
       : null,
   };
 }

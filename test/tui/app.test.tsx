@@ -44,6 +44,7 @@ function fakeActions(calls: Call[]): Actions {
     detailsOpened: rec('detailsOpened'),
     transcriptOpened: rec('transcriptOpened'),
     transcriptClosed: rec('transcriptClosed'),
+    diffOpened: rec('diffOpened'),
     rerun: rec('rerun'),
     pauseQueue: rec('pauseQueue'),
     sortChanged: rec('sortChanged'),

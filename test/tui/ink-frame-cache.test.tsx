@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const themes = loadThemes([builtinThemeDir()]);
 const noop = (): void => {};
-const actions: Actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop, rerun: noop, pauseQueue: noop, sortChanged: noop, loadOlder: noop, killMany: noop, resumeProvider: noop, takeover: noop, transcriptOpened: noop, transcriptClosed: noop, spendOpened: noop, loopsOpened: noop, pauseLoop: noop, fireLoop: noop };
+const actions: Actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop, rerun: noop, pauseQueue: noop, sortChanged: noop, loadOlder: noop, killMany: noop, resumeProvider: noop, takeover: noop, transcriptOpened: noop, transcriptClosed: noop, spendOpened: noop, loopsOpened: noop, pauseLoop: noop, fireLoop: noop, diffOpened: noop };
 
 /** A fleet, then `steps` stream batches that each add a queued run and end the previous one; every frame Ink wrote. */
 async function frames(steps: number, salt: string, each: () => void = noop): Promise<string[]> {

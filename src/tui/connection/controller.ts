@@ -18,6 +18,7 @@ import { normalizeLoops, type LoopsView } from '../state/loops.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 import { TranscriptFeed } from './transcript-feed.js';
+import { loadDiff } from './diff-load.js';
 
 export interface ControllerOptions {
   quiet?: boolean;
@@ -241,6 +242,10 @@ export class Controller implements Actions {
 
   transcriptClosed(): void {
     this.transcript.close();
+  }
+
+  diffOpened(uuid: string): void {
+    void loadDiff(this.store, this.session, uuid);
   }
 
   /** Read the selected run's process group and output tail into the details pane. */

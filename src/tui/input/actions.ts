@@ -38,4 +38,6 @@ export interface Actions {
   transcriptOpened(uuid: string): void;
   /** The pager closed: stop following. */
   transcriptClosed(): void;
+  /** `d`: read the run's diff against its base into the pager. */
+  diffOpened(uuid: string): void;
 }

@@ -58,9 +58,11 @@ export enum Command {
   RawView = 'raw-view',
   StderrView = 'stderr-view',
   Expand = 'expand',
+  Diff = 'diff',
 }
 
-export type KeyContext = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
+/** `diff`: the pager showing a run's diff (it has no raw, stderr or tool-result views). */
+export type KeyContext = 'list' | 'details' | 'pager' | 'diff' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 
@@ -92,9 +94,9 @@ const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
 /** Where the movement keys work: the panes, details' output and the pager. */
-const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'loops'];
+const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'loops'];
 /** The full-screen views esc leaves, where theme, help and quit work too. */
-const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'help', 'spend', 'loops'];
+const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend', 'loops'];
 
 export const BINDINGS: readonly Binding[] = [
   { command: Command.Up, keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', hint: 'up', contexts: MOVE },
@@ -113,9 +115,10 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.ToggleAll, keys: [{ input: 'a' }], label: 'a', hint: 'all/active', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.LoadOlder, keys: [{ input: 'L' }], label: 'L', hint: 'load older ended runs', contexts: ['list'], panes: ['runs'] },
   { command: Command.Transcript, keys: [{ input: 'v' }], label: 'v', hint: 'transcript', contexts: ['details'], footer: true },
-  { command: Command.Search, keys: [{ input: '/' }], label: '/', hint: 'search', contexts: ['pager'], footer: true },
-  { command: Command.NextMatch, keys: [{ input: 'n' }], label: 'n/N', hint: 'next/previous match', contexts: ['pager'], footer: true },
-  { command: Command.PrevMatch, keys: [{ input: 'N' }], label: 'N', hint: 'previous match', contexts: ['pager'] },
+  { command: Command.Diff, keys: [{ input: 'd' }], label: 'd', hint: 'diff (a worktree run)', contexts: NAV, footer: true },
+  { command: Command.Search, keys: [{ input: '/' }], label: '/', hint: 'search', contexts: ['pager', 'diff'], footer: true },
+  { command: Command.NextMatch, keys: [{ input: 'n' }], label: 'n/N', hint: 'next/previous match', contexts: ['pager', 'diff'], footer: true },
+  { command: Command.PrevMatch, keys: [{ input: 'N' }], label: 'N', hint: 'previous match', contexts: ['pager', 'diff'] },
   { command: Command.Expand, keys: [{ key: 'return' }], label: 'enter', hint: 'expand/fold results', contexts: ['pager'], footer: true },
   { command: Command.RawView, keys: [{ input: 'r' }], label: 'r', hint: 'raw lines', contexts: ['pager'], footer: true },
   { command: Command.StderrView, keys: [{ input: 'e' }], label: 'e', hint: 'stderr', contexts: ['pager'], footer: true },
@@ -129,7 +132,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
   { command: Command.NextAttention, keys: [{ input: 'J' }], label: 'J', hint: 'next run that needs you', contexts: ['list'], footer: true, panes: ['runs'] },
   { command: Command.Sort, keys: [{ input: 'S' }], label: 'S', hint: 'sort by status/elapsed/cost/tokens/name', contexts: ['list'], panes: ['runs'] },
-  { command: Command.Group, keys: [{ input: 'b' }], label: 'b', hint: 'group by provider / workload / none', contexts: ['list'], panes: ['runs'] },
+  { command: Command.Group, keys: [{ input: 'b' }], label: 'b', hint: 'group by provider / workload / repository / none', contexts: ['list'], panes: ['runs'] },
   { command: Command.Reverse, keys: [{ input: '-' }], label: '-', hint: 'reverse the sort', contexts: ['list'], panes: ['runs'] },
   { command: Command.Rerun, keys: [{ input: 'R' }], label: 'R', hint: 'rerun (an ended run)', contexts: NAV },
   { command: Command.Spend, keys: [{ input: '$' }], label: '$', hint: 'spend: by provider and workload, the last hour', contexts: ['list', 'spend'] },

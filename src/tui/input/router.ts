@@ -7,12 +7,13 @@ import type { Key } from 'ink';
 import type { Actions } from './actions.js';
 import type { PublicRun } from '../../server/view.js';
 import { limiterItems, selectable } from '../view/limiter.js';
-import { Command, matchKey, printable, type KeyContext } from './keys.js';
+import { Command, matchKey, printable } from './keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
 import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
-import { nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
+import { nextGroup, nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
-import { reduceClosePager, reduceExpand, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
+import { contextOf } from '../view/key-hints.js';
+import { reduceClosePager, reduceExpand, reduceOpenDiff, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
 import { clampCursor } from '../state/loops.js';
 
@@ -23,9 +24,7 @@ export interface RouterDeps {
   exit: () => void;
 }
 
-export function contextOf(s: TuiState): KeyContext {
-  return s.mode;
-}
+export { contextOf };
 
 interface Target {
   uuid: string;
@@ -227,8 +226,8 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set(reduceExpand(s, now()));
         return true;
       case Command.Back:
-        set(reduceClosePager());
-        actions.transcriptClosed();
+        set(reduceClosePager(s));
+        if (s.pager?.view !== 'diff') actions.transcriptClosed();
         return true;
       default:
         return false;
@@ -321,6 +320,12 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
         set(reduceOpenPager(s, t.uuid, t.name));
         actions.transcriptOpened(t.uuid);
         return;
+      case Command.Diff:
+        if (!t) return none();
+        if (!t.run?.worktree) return set(info(`${t.name} has no worktree (it was not started with --worktree): nothing to diff`, now()));
+        set(reduceOpenDiff(s, t.uuid, t.name));
+        actions.diffOpened(t.uuid);
+        return;
       case Command.Kill:
         if (!t) return none();
         if (t.run?.status === 'ended') return set(error(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`, now()));
@@ -402,7 +407,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
           cmd === Command.Sort
             ? { key: nextSortKey(s.sort.key), reverse: false, group }
             : cmd === Command.Group
-              ? { ...s.sort, group: group === null ? ('provider' as const) : group === 'provider' ? ('workload' as const) : null }
+              ? { ...s.sort, group: nextGroup(group, Object.values(s.runs.byId).some((r) => r.worktree)) }
               : { ...s.sort, reverse: !s.sort.reverse };
         set({ ...reduceSort(s, sort), ...info(`sorted by ${sortWords(sort)} (S: next column, -: reverse, b: group)`, now()) });
         actions.sortChanged(sort);

@@ -3,9 +3,10 @@
 // search with n/N, the raw and stderr views, expanding tool results. Pure
 // reducers `(state, …) => patch` over the document the connection feeds.
 
-import type { Patch, TuiState } from './store.js';
+import type { Mode, Patch, TuiState } from './store.js';
 import { info } from './store.js';
-import type { PagerView } from './transcript-doc.js';
+import type { PagerView, TranscriptDoc } from './transcript-doc.js';
+import type { DiffDoc } from './diff-doc.js';
 import { pagerWindow } from '../view/transcript-rows.js';
 
 export interface PagerState {
@@ -23,7 +24,12 @@ export interface PagerState {
   expanded: number[];
   /** Bumped when the document grows, so the pager redraws. */
   version: number;
+  /** Where esc goes: details for a transcript; the list or details for a diff (`d` opens it from either). */
+  back?: Mode;
 }
+
+/** What the pager pages: a transcript (fed as the run writes) or a diff. */
+export type PagerDoc = TranscriptDoc | DiffDoc;
 
 const size = (s: TuiState): { width: number; height: number } => ({ width: s.viewport.width, height: s.viewport.pagerHeight });
 
@@ -31,8 +37,14 @@ export function reduceOpenPager(s: TuiState, uuid: string, name: string): Patch 
   return { mode: 'pager', pager: { uuid, name, view: 'transcript', top: 0, follow: true, search: '', match: null, expanded: [], version: 0 }, message: null };
 }
 
-export function reduceClosePager(): Patch {
-  return { mode: 'details', pager: null, pagerDoc: null };
+/** `d`: the run's diff, from its top; the document comes when the supervisor answers. */
+export function reduceOpenDiff(s: TuiState, uuid: string, name: string): Patch {
+  const back: Mode = s.mode === 'details' ? 'details' : 'list';
+  return { mode: 'pager', pager: { uuid, name, view: 'diff', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back }, pagerDoc: null, message: null };
+}
+
+export function reduceClosePager(s?: TuiState): Patch {
+  return { mode: s?.pager?.back ?? 'details', pager: null, pagerDoc: null };
 }
 
 export function reducePagerScroll(s: TuiState, delta: number | 'top' | 'bottom'): Patch {
@@ -49,7 +61,7 @@ export function reducePagerScroll(s: TuiState, delta: number | 'top' | 'bottom')
 /** Switch to a view (or back to the transcript when it is showing): the end, as when the pager opened. */
 export function reducePagerView(s: TuiState, view: PagerView): Patch {
   const p = s.pager;
-  if (!p) return {};
+  if (!p || p.view === 'diff') return {};
   const next = p.view === view ? 'transcript' : view;
   return { pager: { ...p, view: next, follow: true, top: 0, match: null } };
 }

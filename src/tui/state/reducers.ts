@@ -9,7 +9,7 @@ import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
-import { applyEvents, applySnapshot, safeRun, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, safeRun, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
 import { error, type Patch, type TuiState } from './store.js';
 
@@ -181,6 +181,14 @@ export function reduceSort(s: TuiState, sort: SortSpec): Patch {
 
 export function nextSortKey(key: SortKey): SortKey {
   return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
+}
+
+/** `b`: provider → workload → repository (when some run has a worktree: else every run would be in one group) → none. */
+export function nextGroup(group: GroupKey | null, repos: boolean): GroupKey | null {
+  if (group === null) return 'provider';
+  if (group === 'provider') return 'workload';
+  if (group === 'workload' && repos) return 'repo';
+  return null;
 }
 
 /** Active runs only: older runs paged in are let go (the window shrinks back); they page in again on demand. */

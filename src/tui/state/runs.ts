@@ -64,6 +64,12 @@ export function safeRun(r: PublicRun): PublicRun {
     out ??= { ...r };
     out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
   }
+  // A repository's folder is named by whoever made it: the table and details show it.
+  const wt = r.worktree;
+  if (wt && [wt.repo, wt.path, wt.branch, wt.base].some(hasControls)) {
+    out ??= { ...r };
+    out.worktree = { ...wt, repo: safeLine(wt.repo), path: safeLine(wt.path), branch: safeLine(wt.branch), base: safeLine(wt.base) };
+  }
   return out ?? r;
 }
 
@@ -144,10 +150,10 @@ export interface SortSpec {
   key: SortKey;
   /** Reversed: by status, the order upside down; otherwise smallest (or A) first instead of largest first. */
   reverse: boolean;
-  /** Runs of one provider (or workload) together, groups by name, the order above inside each. */
+  /** Runs of one provider, workload or repository together, groups by name, the order above inside each. */
   group?: GroupKey | null;
 }
-export const GROUP_KEYS = ['provider', 'workload'] as const;
+export const GROUP_KEYS = ['provider', 'workload', 'repo'] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];
 export const DEFAULT_SORT: SortSpec = { key: 'status', reverse: false };
 
@@ -213,6 +219,22 @@ export interface RunsView {
   depth?: Readonly<Record<string, number>>;
   /** Listed runs with listed children: how many descendants are folded away (0: unfolded). */
   folded?: Readonly<Record<string, number>>;
+  /** Some listed run has a worktree (the CHANGES column shows then). */
+  worktrees?: boolean;
+}
+
+/** The folder name of the repository a run's worktree was made from; null for a run in place (or from a supervisor too old to say). */
+export function repoName(r: PublicRun): string | null {
+  if (!r.worktree?.repo) return null;
+  const parts = r.worktree.repo.split('/').filter((p) => p !== '');
+  return parts[parts.length - 1] ?? r.worktree.repo;
+}
+
+/** The name a run is grouped under; runs without a repository group after those with one. */
+function groupName(r: PublicRun, g: GroupKey): [number, string] {
+  if (g !== 'repo') return [0, r[g]];
+  const name = repoName(r);
+  return name === null ? [1, ''] : [0, name];
 }
 
 /** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
@@ -244,6 +266,7 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   const now = opts.now ?? Date.now();
   const seen = opts.seen ?? {};
   let total = 0;
+  let worktrees = false;
   for (const uuid in byId) {
     const r = byId[uuid]!;
     total++;
@@ -253,6 +276,7 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     // An ended run that needs you is listed even with active runs only: it is why you look.
     if (!opts.showAll && r.status === 'ended' && a === null) continue;
     if (!filter.empty && !filter.test(r)) continue;
+    if (r.worktree) worktrees = true;
     if (a !== null) needy.push({ r, a });
     else if (r.status === 'queued') shown.push(r);
     else others.push(r);
@@ -282,9 +306,16 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     const g = sort.group;
     const inOrder = sort.key !== 'status' ? [...others, ...listedQueue].sort(sortCompare(sort.key, now)) : ids.map((id) => byId[id]!);
     if (sort.reverse) inOrder.reverse();
-    const grouped = inOrder.map((r) => r.uuid).sort((a, b) => (byId[a]![g] < byId[b]![g] ? -1 : byId[a]![g] > byId[b]![g] ? 1 : 0));
+    const key = new Map(inOrder.map((r) => [r.uuid, groupName(r, g)]));
+    const grouped = inOrder
+      .map((r) => r.uuid)
+      .sort((a, b) => {
+        const [ra, na] = key.get(a)!;
+        const [rb, nb] = key.get(b)!;
+        return ra - rb || (na < nb ? -1 : na > nb ? 1 : 0);
+      });
     const t = asTree(grouped, byId, opts.collapsed ?? {}, lead);
-    return { ids: [...lead, ...(t.ids ?? grouped)], positions, counts, total, attention, depth: t.depth, folded: t.folded };
+    return { ids: [...lead, ...(t.ids ?? grouped)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
   }
   if (sort.key !== 'status') {
     // Positions stay the admission order's; only the listing is ordered otherwise.
@@ -292,11 +323,11 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (sort.reverse) rows.reverse();
     const sorted = rows.map((r) => r.uuid);
     const t = asTree(sorted, byId, opts.collapsed ?? {}, lead);
-    return { ids: [...lead, ...(t.ids ?? sorted)], positions, counts, total, attention, depth: t.depth, folded: t.folded };
+    return { ids: [...lead, ...(t.ids ?? sorted)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
   }
   if (sort.reverse) ids.reverse();
   const tree = asTree(ids, byId, opts.collapsed ?? {}, lead);
-  return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded };
+  return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded, worktrees };
 }
 
 /**

@@ -13,8 +13,7 @@ import type { Spend } from './spend.js';
 import type { LoopsView } from './loops.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
-import type { PagerState } from './pager.js';
-import type { TranscriptDoc } from './transcript-doc.js';
+import type { PagerDoc, PagerState } from './pager.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
 export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
@@ -148,7 +147,7 @@ export interface TuiState {
   details: DetailsData | null;
   /** The transcript pager over the selected run (`v` in details), and the document the connection feeds it. */
   pager: PagerState | null;
-  pagerDoc: TranscriptDoc | null;
+  pagerDoc: PagerDoc | null;
   theme: string;
   message: Message | null;
   waits: WaitBanner[];

@@ -9,7 +9,8 @@ import { createTranscript, type Entry, type InputRecord, type TranscriptBuilder 
 import type { Protocol } from '../../core/types.js';
 import { entryRows, rawRows, type Row } from '../../text/transcript-lines.js';
 
-export type PagerView = 'transcript' | 'raw' | 'stderr';
+/** What the pager shows: a transcript's three views, or a run's diff (`d`, a DiffDoc). */
+export type PagerView = 'transcript' | 'raw' | 'stderr' | 'diff';
 
 interface RowCache {
   key: string;

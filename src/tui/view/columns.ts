@@ -22,7 +22,7 @@ import {
   tokensText,
 } from './format.js';
 
-export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop';
+export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -57,6 +57,8 @@ const DEFS: readonly ColumnDef[] = [
   { key: 'burn', header: 'BURN', width: 14, priority: 38, align: 'left' },
   { key: 'budget', header: 'BUDGET', width: 10, priority: 55, align: 'left' },
   { key: 'loop', header: '⟳', width: 1, priority: 75, align: 'left' },
+  // A worktree run's +/− lines against its base: after the turn count, before the tokens when room is short.
+  { key: 'changes', header: 'CHANGES', width: 9, priority: 48, align: 'right' },
 ];
 
 /** Columns before the first cell: the selection marker and a space. */
@@ -75,9 +77,9 @@ const WAITING_REASON: ColumnDef = { key: 'reason', header: 'WHY', width: 19, max
 /** Columns worth less than this go first, to keep names readable. */
 const OPTIONAL_BELOW = 50;
 
-/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued. */
-export function layoutColumns(width: number, waiting = false): Column[] {
-  let defs = DEFS.map((d) => (waiting && d.key === 'reason' ? WAITING_REASON : d));
+/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then). */
+export function layoutColumns(width: number, waiting = false, worktrees = false): Column[] {
+  let defs = DEFS.filter((d) => worktrees || d.key !== 'changes').map((d) => (waiting && d.key === 'reason' ? WAITING_REASON : d));
   const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
     MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, COMFORT[d.key] ?? 0) : d.width), 0) + GAP * (ds.length - 1);
   const dropLowest = (below: number): boolean => {
@@ -172,6 +174,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
     }
     case 'burn':
       return one('', 'text.muted');
+    case 'changes':
+      return changesCell(r, c);
     case 'loop':
       if (r.loop.detected && !r.loop.warned) return one('⟳', 'reason.bad');
       if (r.loop.warned || r.loop.detected) return one('⟳', 'meter.warn');
@@ -237,6 +241,22 @@ function burnCell(burn: Rate | null, c: Column): Span[] {
   return [
     { text: spark, token: 'meter.ok' },
     { text: fit(` ${rateText(burn)}`, c.width - spark.length, 'left'), token: 'text.primary' },
+  ];
+}
+
+/** `+12 −3`, the added count green and the removed red, right-aligned. */
+function changesCell(r: PublicRun, c: Column): Span[] {
+  if (!r.worktree) return [{ text: ' '.repeat(c.width), token: 'text.muted' }];
+  const plus = `+${r.worktree.added}`;
+  const minus = `−${r.worktree.removed}`;
+  const text = fit(`${plus} ${minus}`, c.width, 'right');
+  // fit may cut a huge count: colour by where the parts landed.
+  const at = text.length - minus.length - 1;
+  if (at < 0 || text.slice(at + 1) !== minus) return [{ text, token: 'text.primary' }];
+  return [
+    { text: text.slice(0, at), token: 'reason.ok' },
+    { text: ' ', token: 'text.muted' },
+    { text: minus, token: 'reason.bad' },
   ];
 }
 

@@ -4,6 +4,7 @@
 
 import type { PublicRun } from '../../server/view.js';
 import type { Span, Why } from './columns.js';
+import { repoName } from '../state/runs.js';
 import {
   bar,
   bytesText,
@@ -82,7 +83,7 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
       { text: `+${w.added}`, token: 'reason.ok' },
       { text: ' ', token: 'text.muted' },
       { text: `−${w.removed}`, token: 'reason.bad' },
-      { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
+      { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · ${repoName(r) === null ? '' : `repo ${repoName(r)} `}from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
     ]);
   }
   const started = parseTime(r.started_at);

@@ -3,7 +3,12 @@
 // Pure: the components ask, nothing here reads the store.
 
 import { BINDINGS, Command, type KeyContext } from '../input/keys.js';
-import type { Pane } from '../state/store.js';
+import type { Pane, TuiState } from '../state/store.js';
+
+/** The keys' context: the mode, but the pager showing a diff has keys of its own. */
+export function contextOf(s: Pick<TuiState, 'mode' | 'pager'>): KeyContext {
+  return s.mode === 'pager' && s.pager?.view === 'diff' ? 'diff' : s.mode;
+}
 
 /** The footer's order: the most used first, so a narrow terminal cuts the least useful. */
 const FOOTER_ORDER: readonly Command[] = [
@@ -29,6 +34,7 @@ const FOOTER_ORDER: readonly Command[] = [
   Command.Filter,
   Command.Help,
   Command.Quit,
+  Command.Diff,
   Command.NextPane,
   Command.ToggleAll,
   Command.ToggleEvents,
@@ -37,7 +43,7 @@ const FOOTER_ORDER: readonly Command[] = [
 /** Footer hints for a context, and in the list for the focused pane: "j/k move  x kill  w wait  …". */
 export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: string; hint: string }[] {
   const out: { label: string; hint: string }[] = [];
-  if (context === 'list' || context === 'details' || context === 'pager' || context === 'loops') out.push({ label: 'j/k', hint: context === 'list' ? (pane === 'runs' ? 'move' : 'select') : context === 'loops' ? 'select' : 'scroll' });
+  if (context === 'list' || context === 'details' || context === 'pager' || context === 'diff' || context === 'loops') out.push({ label: 'j/k', hint: context === 'list' ? (pane === 'runs' ? 'move' : 'select') : context === 'loops' ? 'select' : 'scroll' });
   for (const c of FOOTER_ORDER) {
     const b = BINDINGS.find((x) => x.command === c && x.footer && x.contexts.includes(context));
     if (!b) continue;
@@ -45,7 +51,7 @@ export function footerHints(context: KeyContext, pane: Pane = 'runs'): { label: 
     if (context !== 'list' && b.panes) continue;
     out.push({ label: b.label, hint: (context === 'list' ? b.paneHint?.[pane] : undefined) ?? b.hint });
   }
-  if (context === 'details' || context === 'pager' || context === 'help' || context === 'spend' || context === 'loops') out.unshift({ label: 'esc', hint: 'back' });
+  if (context !== 'list' && context !== 'prompt' && context !== 'confirm') out.unshift({ label: 'esc', hint: 'back' });
   return out;
 }
 

@@ -2,12 +2,15 @@
 // Pure: the Pager component asks, nothing here reads the store.
 
 import type { Row, RowStyle } from '../../text/transcript-lines.js';
-import type { PagerState } from '../state/pager.js';
-import type { TranscriptDoc } from '../state/transcript-doc.js';
+import type { PagerDoc, PagerState } from '../state/pager.js';
+import type { PagerView } from '../state/transcript-doc.js';
+import { DIFF_TOKEN, type DiffRow, type DiffStyle } from './diff-rows.js';
 import type { Token } from './theme.js';
 
+export type PagerRow = Row | DiffRow;
+
 /** Rows of the view now showing, and the first row on screen (the last page while following). */
-export function pagerWindow(doc: TranscriptDoc, p: PagerState, width: number, height: number): { rows: Row[]; top: number } {
+export function pagerWindow(doc: PagerDoc, p: PagerState, width: number, height: number): { rows: PagerRow[]; top: number } {
   const rows = doc.rows(p.view, width, p.expanded);
   const maxTop = Math.max(0, rows.length - Math.max(1, height));
   return { rows, top: p.follow ? maxTop : Math.min(p.top, maxTop) };
@@ -27,8 +30,14 @@ export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   raw: 'text.muted',
 };
 
-/** The pager's title: whose transcript, which view, and where in it. */
-export function pagerTitle(name: string, view: 'transcript' | 'raw' | 'stderr'): string {
+/** A row's colour, a transcript's or a diff's. */
+export function rowToken(style: RowStyle | DiffStyle): Token {
+  return style in DIFF_TOKEN ? DIFF_TOKEN[style as DiffStyle] : ROW_TOKEN[style as RowStyle];
+}
+
+/** The pager's title: whose transcript (or diff), which view, and where in it. */
+export function pagerTitle(name: string, view: PagerView): string {
+  if (view === 'diff') return `Diff: ${name}`;
   return view === 'transcript' ? `Transcript: ${name}` : view === 'raw' ? `Raw output: ${name}` : `Stderr: ${name}`;
 }
 

@@ -50,11 +50,15 @@ export function helpLines(width: number, themes: readonly string[], theme: strin
 
 export function Help({ width, height, themes, theme }: HelpProps): React.JSX.Element {
   const demo = useTui((s) => s.demo);
+  const scroll = useTui((s) => s.helpScroll);
   const lines = helpLines(width, themes, theme, demo);
+  const body = Math.max(0, height - 1);
+  const top = Math.max(0, Math.min(scroll, lines.length - body));
+  const more = lines.length > body ? `${top + 1}-${Math.min(lines.length, top + body)} of ${lines.length} · j/k scroll · ` : '';
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <PaneTitle title="Help — keys" width={width} focused right="esc or ? closes" />
-      {lines.slice(0, Math.max(0, height - 1)).map((spans, i) => (
+      <PaneTitle title="Help — keys" width={width} focused right={`${more}esc or ? closes`} />
+      {lines.slice(top, top + body).map((spans, i) => (
         <Line key={i} spans={spans.length ? spans : [{ text: ' ', token: 'text.muted' }]} width={width} />
       ))}
     </Box>

@@ -518,6 +518,19 @@ describe('App', () => {
     expect(calls.filter((c) => c.action === 'sortChanged').map((c) => (c.args[0] as { group: unknown }).group)).toEqual(['provider', 'workload', null]);
   });
 
+  it('? on a small terminal scrolls: j/k and G reach the last line, g the first; the title says where', async () => {
+    const { inst } = setup(20);
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, '?');
+    let f = await until(inst, (x) => /Help — keys.*1-\d+ of \d+ · j\/k scroll · esc or \? closes/.test(x));
+    expect(f).not.toContain('new run: -a PROVIDER');
+    await press(inst, 'G');
+    f = await until(inst, (x) => x.includes('new run: -a PROVIDER'));
+    expect(f).toContain('loops: fire the loop now');
+    await press(inst, 'g');
+    await until(inst, (x) => /1-\d+ of/.test(x) && !x.includes('new run: -a PROVIDER'));
+  });
+
   it('re-flows to the terminal size: 80x24 keeps the essentials', async () => {
     const { store } = setup();
     cleanup();

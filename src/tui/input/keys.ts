@@ -94,7 +94,7 @@ const OTHER_PANES: readonly Pane[] = ['limiter', 'events'];
 
 const NAV: readonly KeyContext[] = ['list', 'details'];
 /** Where the movement keys work: the panes, details' output and the pager. */
-const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'loops'];
+const MOVE: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'loops', 'help'];
 /** The full-screen views esc leaves, where theme, help and quit work too. */
 const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend', 'loops'];
 

@@ -288,6 +288,12 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     const tags = s.mode === 'list' ? taggedRuns(s) : [];
     if (tags.length > 0 && onTagged(s, cmd, tags)) return;
     if (s.mode === 'pager' && onPager(s, cmd)) return;
+    if (s.mode === 'help') {
+      // The help screen scrolls (the Help component keeps the last page in view).
+      const page = Math.max(1, s.viewport.pagerHeight - 2);
+      const to: Record<string, number> = { [Command.Up]: s.helpScroll - 1, [Command.Down]: s.helpScroll + 1, [Command.PageUp]: s.helpScroll - page, [Command.PageDown]: s.helpScroll + page, [Command.First]: 0, [Command.Last]: 1e6 };
+      if (cmd in to) return set({ helpScroll: Math.max(0, Math.min(to[cmd]!, 1e6)) });
+    }
     if (s.mode === 'loops' && onLoops(s, cmd)) return;
     switch (cmd) {
       case Command.Up:
@@ -485,7 +491,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       }
       case Command.Help:
         if (s.mode === 'help') set({ mode: s.helpBack });
-        else set({ mode: 'help', helpBack: s.mode });
+        else set({ mode: 'help', helpBack: s.mode, helpScroll: 0 });
         return;
       case Command.Reconnect:
         actions.reconnect();

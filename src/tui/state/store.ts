@@ -111,6 +111,8 @@ export interface TuiState {
   conn: ConnState;
   mode: Mode;
   helpBack: Mode;
+  /** The help screen's first line shown (it lists more keys than a small terminal has rows). */
+  helpScroll: number;
   prompt: Prompt | null;
   confirm: Confirm | null;
   pane: Pane;
@@ -179,6 +181,7 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     conn: { state: 'connecting', pid: null, startedAt: null, error: null, since: now, starting: false },
     mode: 'list',
     helpBack: 'list',
+    helpScroll: 0,
     prompt: null,
     confirm: null,
     pane: 'runs',

@@ -64,7 +64,11 @@ export function helpEntries(): { label: string; hint: string }[] {
     if (b.contexts.includes('prompt') || b.contexts.includes('confirm') || seen.has(b.command)) continue;
     seen.add(b.command);
     seen.add(id);
-    out.push({ label: b.label, hint: b.hint });
+    // n/N is one entry; a key that means something else in a view says where.
+    if (b.command === Command.PrevMatch) continue;
+    const only = (...cs: KeyContext[]): boolean => b.contexts.every((c) => cs.includes(c));
+    const where = only('pager', 'diff') ? 'pager: ' : only('loops') ? 'loops: ' : only('details') ? 'details: ' : '';
+    out.push({ label: b.label, hint: where + b.hint });
   }
   return out;
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/server/view.js';
-import { until, useHomes, type TestHome } from '../support/harness.js';
+import { alive, until, useHomes, type TestHome } from '../support/harness.js';
 
 const home = useHomes();
 const GIT_ENV = {
@@ -198,6 +198,45 @@ describe('run worktrees', () => {
     expect(h.cli(['worktree', 'prune']).code).toBe(0);
     expect(fs.existsSync(run.worktree!.path)).toBe(false);
     expect(git(r, 'branch', '--list', 'orcr/held')).toBe('');
+  });
+
+  it('the supervisor SIGKILLed at each step of making a worktree (planned and queued; made, its setup running): the next one makes it whole from its plan, and nothing is left after', async () => {
+    const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
+    temps.push(t);
+    // The setup holds the launch until `go`, and counts its starts.
+    const h = worktreeHome({ concurrency: { max: 1 }, worktree: { setup: ['sh', '-c', `echo x >> ${t}/setups; touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    const r = repo();
+    // Step 1: planned and journaled, queued behind a holder: nothing made yet.
+    h.json(['run', '-n', 'holder', '--', 'sleep', '300']);
+    const planned = runIn(h, r, 'planned', 'echo done > out.txt');
+    expect(planned.status).toBe('queued');
+    let sup = h.serverPid()!;
+    process.kill(sup, 'SIGKILL');
+    await until(() => !alive(sup), 'the supervisor gone');
+    expect(fs.existsSync(planned.worktree!.path)).toBe(false);
+    // Step 2: made, its setup running (the holder goes, the run launches).
+    expect(h.cli(['kill', 'holder']).code).toBe(0);
+    await until(() => fs.existsSync(path.join(t, 'in-setup')), 'setup started');
+    expect(fs.existsSync(planned.worktree!.path)).toBe(true);
+    sup = h.serverPid()!;
+    process.kill(sup, 'SIGKILL');
+    await until(() => !alive(sup), 'the supervisor gone again');
+    // The next supervisor finds a run that never got its agent: it makes the worktree again from its plan.
+    fs.rmSync(path.join(t, 'in-setup'));
+    expect(h.json<PublicRun>(['show', 'planned']).name).toBe('planned');
+    await until(() => fs.existsSync(path.join(t, 'in-setup')) || h.json<PublicRun>(['show', 'planned']).status === 'ended', 'a second setup, or an end');
+    fs.writeFileSync(path.join(t, 'go'), '');
+    const done = await ended(h, 'planned');
+    // Made again from its plan by the next supervisor: the setup ran twice, the agent once, in a whole worktree.
+    expect(done.exit_reason).toBe('completed');
+    expect(fs.readFileSync(path.join(t, 'setups'), 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(fs.readFileSync(path.join(done.worktree!.path, 'out.txt'), 'utf8').trim()).toBe('done');
+    expect(h.cli(['worktree', 'finish', 'planned', '--discard']).code).toBe(0);
+    expect(h.cli(['worktree', 'prune']).code).toBe(0);
+    // Nothing is left: no folder, no branch, no stray git worktree entry.
+    expect(fs.existsSync(done.worktree!.path)).toBe(false);
+    expect(git(r, 'branch', '--list', 'orcr/planned')).toBe('');
+    expect(git(r, 'worktree', 'list').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('.worktreeinclude files are copied in; a failing setup ends the run failed with its output and leaves nothing', async () => {

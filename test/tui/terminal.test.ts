@@ -357,6 +357,34 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     await waitFor(() => spawnSync('tmux', ['-L', t.socket, 'list-windows', '-a', '-F', '#{window_name}'], { encoding: 'utf8' }).stdout.includes('orcr:done-claude'), 'the new window');
   });
 
+  it('d on a worktree run shows its diff full-screen in a real terminal, file by file; esc goes back', async () => {
+    const gitEnv = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    home = new Home();
+    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tmux-repo-')));
+    try {
+      const git = (...args: string[]): void => void spawnSync('git', args, { cwd: repo, env: { ...process.env, ...gitEnv } });
+      git('init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(repo, 'f.txt'), 'alpha\nbeta\ngamma\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'base');
+      home.run(['--worktree', '-n', 'edit', '--cwd', repo, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt"]);
+      await waitFor(() => home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 1, 'the run to end with its counts');
+      term = new Term(home, 120, 40);
+      const t = term;
+      t.start('first');
+      await t.waitFor((x) => rowStatus(x, 'edit') === 'ended:completed' && /\+1 −1/.test(x), 'the run with its counts');
+      t.keys('g', 'd');
+      const f = await t.waitFor((x) => x.includes('━━ f.txt') && x.includes('+BETA'), 'the diff');
+      expect(f).toContain('1 file changed, +1 −1');
+      expect(f).toContain('-beta');
+      expect(f).not.toContain('Runs 1/1');
+      t.keys('Escape');
+      await t.waitFor((x) => x.includes('Runs 1/1') && !x.includes('━━ f.txt'), 'back to the runs');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
   it('SIGTERM restores the terminal: main screen back, cursor shown, raw mode off', async () => {
     home = new Home();
     home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);

@@ -4,7 +4,7 @@
 // that file by hand and should not have to read server.log to learn it did
 // not take.
 
-import React from 'react';
+import React, { useMemo } from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
@@ -111,7 +111,9 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   }
   line2.push({ text: ` (${total})`, token: 'text.muted' });
   if (paused) line2.push({ text: '  │ ', token: 'border' }, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' });
-  const burn = fleetRate(burns, now);
+  // The rate moves with the minute buckets (and new spend), not with every second's tick.
+  const minute = Math.floor(now / 60_000);
+  const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
   if (burn.tokensPerMin > 0 || burn.costPerHour > 0) {
     const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : ''].filter(Boolean).join(' · ');
     line2.push({ text: '  │ ', token: 'border' }, { text: 'burn ', token: 'text.muted' }, { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' }, { text: ` ${rate}`, token: 'text.primary' });

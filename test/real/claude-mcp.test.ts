@@ -1,6 +1,6 @@
 // The genuine Claude Code CLI using `orcr mcp` as an MCP server (--mcp-config):
 // the scripted model calls orcr's run tool twice, and both runs exist in the
-// home, made with the environment of the agent that asked for them.
+// home as children of the agent that asked for them, made with its environment.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,7 +29,7 @@ function toolResultTexts(req: RecordedRequest): string[] {
 }
 
 describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 180_000 }, () => {
-  it('the model calls the run tool twice: both runs exist, completed, with the calling agent\'s environment', async () => {
+  it('the model calls the run tool twice: both runs exist, completed, children of the calling agent, with its environment', async () => {
     const r = await rig({ config: { concurrency: { max: 2 } } });
     const mcpConfig = path.join(r.agentHome, 'mcp.json');
     // ORCR_HOME in the server's own env too: whatever Claude passes on, orcr mcp must never reach the user's ~/.orcr.
@@ -40,7 +40,9 @@ describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 
       toolCall('mcp__orcr__run', { name: 'child-2', command: ['sh', '-c', 'echo "two $CALLER_MARK"'] }),
       text('Both runs are queued.'),
     );
-    const env = { ...r.agentEnv({ CALLER_MARK: 'from-claude', ORCR_HOME: r.home.dir }) };
+    // Claude as orcr starts it: its own run's uuid in ORCR_RUN (a stand-in run holds the place of Claude's).
+    const agent = await r.json<{ uuid: string }>(['run', '-n', 'the-agent', '--', 'sleep', '300']);
+    const env = { ...r.agentEnv({ CALLER_MARK: 'from-claude', ORCR_HOME: r.home.dir, ORCR_RUN: agent.uuid }) };
     const claude = spawn(
       agentBin('claude'),
       ['-p', 'start two runs', '--output-format', 'stream-json', '--verbose', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__orcr__run'],
@@ -60,8 +62,10 @@ describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 
     const results = toolResultTexts(main.at(-1)!);
     expect(results.map((t) => JSON.parse(t).name)).toEqual(['child-1', 'child-2']);
 
-    const runs = await r.json<{ name: string; uuid: string }[]>(['ps', '--all']);
-    expect(runs.map((x) => x.name).sort()).toEqual(['child-1', 'child-2']);
+    const runs = await r.json<{ name: string; uuid: string; parent: string | null; depth: number }[]>(['ps', '--all']);
+    expect(runs.map((x) => x.name).sort()).toEqual(['child-1', 'child-2', 'the-agent']);
+    // Children of the agent that called the tool.
+    for (const n of ['child-1', 'child-2']) expect(runs.find((x) => x.name === n)).toMatchObject({ parent: agent.uuid, depth: 1 });
     const settled = await r.json<{ name: string; token: string }[]>(['wait', 'child-1', 'child-2', '--timeout', '30s']);
     expect(settled.map((s) => s.token)).toEqual(['completed', 'completed']);
     // Made with the environment Claude gave its MCP server.

@@ -92,7 +92,9 @@ export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch 
   const burn: Record<string, RunBurn> = {};
   for (const id in patch.runs!.byId) {
     const r = patch.runs!.byId[id]!;
-    burn[id] = noteTotals(s.burn[id], r.tokens.input + r.tokens.output, r.cost_usd, now);
+    const tokens = r.tokens.input + r.tokens.output;
+    if (!s.burn[id] && tokens === 0 && r.cost_usd === 0) continue;
+    burn[id] = noteTotals(s.burn[id], tokens, r.cost_usd, now);
   }
   patch.burn = burn;
   return patch;
@@ -103,7 +105,10 @@ function burnOf(s: TuiState, msgs: readonly Incoming[], byId: Readonly<Record<st
   let burn: Record<string, RunBurn> | null = null;
   const note = (r: PublicRun, at: number): void => {
     const prev = (burn ?? s.burn)[r.uuid];
-    const next = noteTotals(prev, r.tokens.input + r.tokens.output, r.cost_usd, at);
+    const tokens = r.tokens.input + r.tokens.output;
+    // A run that has spent nothing yet has nothing to count from: no entry (most rows of a busy stream are such).
+    if (!prev && tokens === 0 && r.cost_usd === 0) return;
+    const next = noteTotals(prev, tokens, r.cost_usd, at);
     if (next === prev) return;
     burn ??= { ...s.burn };
     burn[r.uuid] = next;
@@ -113,9 +118,11 @@ function burnOf(s: TuiState, msgs: readonly Incoming[], byId: Readonly<Record<st
     else if (m.run && byId[m.run.uuid]) note(m.run, m.event.ts);
   }
   if (burn === null) return s.burn;
-  // Runs the window let go take their minutes with them.
-  for (const id in burn as Record<string, RunBurn>) if (!byId[id]) delete (burn as Record<string, RunBurn>)[id];
-  return burn;
+  // Runs the window let go take their minutes with them (looked for only once there are clearly some).
+  const b = burn as Record<string, RunBurn>;
+  const ids = Object.keys(b);
+  if (ids.length > 64 && ids.length > Object.keys(byId).length / 2) for (const id of ids) if (!byId[id]) delete b[id];
+  return b;
 }
 
 /** Stream messages (one frame's worth): rows merged by uuid, log lines appended, notable changes returned. */

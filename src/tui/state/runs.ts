@@ -265,6 +265,8 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   const needy: { r: PublicRun; a: Attention }[] = [];
   const now = opts.now ?? Date.now();
   const seen = opts.seen ?? {};
+  // Any listed run with a parent: only then is there a tree to lay out.
+  let nested = false;
   let total = 0;
   let worktrees = false;
   for (const uuid in byId) {
@@ -277,6 +279,7 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     if (!opts.showAll && r.status === 'ended' && a === null) continue;
     if (!filter.empty && !filter.test(r)) continue;
     if (r.worktree) worktrees = true;
+    if (r.parent) nested = true;
     if (a !== null) needy.push({ r, a });
     else if (r.status === 'queued') shown.push(r);
     else others.push(r);
@@ -314,7 +317,7 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
         const [rb, nb] = key.get(b)!;
         return ra - rb || (na < nb ? -1 : na > nb ? 1 : 0);
       });
-    const t = asTree(grouped, byId, opts.collapsed ?? {}, lead);
+    const t = nested ? asTree(grouped, byId, opts.collapsed ?? {}, lead) : {};
     return { ids: [...lead, ...(t.ids ?? grouped)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
   }
   if (sort.key !== 'status') {
@@ -322,11 +325,11 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
     const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, now));
     if (sort.reverse) rows.reverse();
     const sorted = rows.map((r) => r.uuid);
-    const t = asTree(sorted, byId, opts.collapsed ?? {}, lead);
+    const t = nested ? asTree(sorted, byId, opts.collapsed ?? {}, lead) : {};
     return { ids: [...lead, ...(t.ids ?? sorted)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
   }
   if (sort.reverse) ids.reverse();
-  const tree = asTree(ids, byId, opts.collapsed ?? {}, lead);
+  const tree: ReturnType<typeof asTree> = nested ? asTree(ids, byId, opts.collapsed ?? {}, lead) : {};
   return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded, worktrees };
 }
 

@@ -11,7 +11,11 @@ export interface Rate {
   spark: number[];
 }
 
+const QUIET: Rate = { tokensPerMin: 0, costPerHour: 0, spark: new Array<number>(BURN_MINUTES).fill(0) };
+
 export function rateOf(b: RunBurn, now: number): Rate {
+  // Nothing spent in the minutes shown: no copy to make.
+  if (Math.floor(now / 60_000) - b.minute >= BURN_MINUTES) return QUIET;
   const { tokens, cost } = shifted(b, Math.floor(now / 60_000));
   const recent = (xs: number[]): number => xs.slice(-RATE_MINUTES).reduce((a, x) => a + x, 0);
   return { tokensPerMin: recent(tokens) / RATE_MINUTES, costPerHour: (recent(cost) / RATE_MINUTES) * 60, spark: tokens };

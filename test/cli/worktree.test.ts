@@ -239,6 +239,27 @@ describe('run worktrees', () => {
     expect(git(r, 'worktree', 'list').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
+  it('a supervisor with no git on its PATH refuses --worktree at `orcr run` (exit 2, saying so) and makes nothing', () => {
+    // Everything of /usr/bin and /bin but git, as a PATH.
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nogit-'));
+    temps.push(bin);
+    for (const dir of ['/usr/bin', '/bin']) {
+      for (const f of fs.readdirSync(dir)) {
+        if (f === 'git' || fs.existsSync(path.join(bin, f))) continue;
+        fs.symlinkSync(path.join(dir, f), path.join(bin, f));
+      }
+    }
+    const h = worktreeHome();
+    const r = repo();
+    const env = { ...h.env, PATH: bin };
+    // The first verb starts the supervisor, with this PATH.
+    const out = h.cli(['run', '--worktree', '-n', 'nogit', '--cwd', r, '--', 'true'], { env });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/git is not installed \(no "git" on the supervisor's PATH\)/);
+    expect(h.cli(['ps', '--all', '--json'], { env }).stdout.trim()).toBe('[]');
+    expect(git(r, 'branch', '--list', 'orcr/nogit')).toBe('');
+  });
+
   it('.worktreeinclude files are copied in; a failing setup ends the run failed with its output and leaves nothing', async () => {
     const h = worktreeHome({ worktree: { setup: ['sh', '-c', 'test -f .env && echo "setup says no" && exit 3'] } });
     const r = repo();

@@ -359,8 +359,12 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         const seq = s.journal.lastSeq();
         const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; more?: boolean; pruned?: { first_seq: number } } = { seq };
         if (p.snapshot) {
+          // Every active run (a run that started long ago and still works must not be missing),
+          // then the newest ended ones up to a bound: a home of months sends a page, not its history.
           const limit = 5000;
-          out.runs = s.journal.listRuns({ all: true, limit }).map((r) => s.view(s.getLive(r.uuid) ?? r));
+          const active = s.journal.listRuns({ limit: 50_000 });
+          const ended = s.journal.listRuns({ status: 'ended', limit: Math.max(0, limit - active.length) });
+          out.runs = [...ended, ...active].sort((a, b) => a.queue_seq - b.queue_seq).map((r) => s.view(s.getLive(r.uuid) ?? r));
           out.total = s.journal.countRuns();
           out.truncated = out.total > out.runs.length;
         }

@@ -68,3 +68,34 @@ describe('older ended runs with a real supervisor', () => {
     }
   });
 });
+
+describe('a home with more runs than the snapshot sends', () => {
+  it('every active run comes with it, however old; the older ended ones are counted and paged in from below the oldest ended one sent', async () => {
+    home = new Home({ concurrency: { max: 1 } });
+    // The first run ever queued still works: 5,400 newer ones end before the TUI starts.
+    home.run(['-n', 'ancient', '--', 'sh', '-c', 'sleep 60']);
+    const c = await Client.connect(ensureHome(home.dir));
+    for (let k = 0; k < 5400; k += 900) {
+      const specs = Array.from({ length: 900 }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `later-${String(k + i).padStart(4, '0')}` }));
+      const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
+    }
+    c.close();
+    const store = createTuiStore({ home: home.dir });
+    const ctl = new Controller(store, ensureHome(home.dir), { quiet: true, env: { TERM: 'xterm' }, cwd: home.dir });
+    controller = ctl;
+    ctl.start();
+    await waitFor(() => store.getState().loaded, 'the snapshot');
+    const held = (): PublicRun[] => Object.values(store.getState().runs.byId);
+    expect(held().find((r) => r.name === 'ancient')?.status).toBe('working');
+    // 4,999 ended ones were sent (the window keeps 1,000); the rest are counted, not lost.
+    const older = store.getState().older;
+    expect(older.hidden).toBe(5400 - ENDED_WINDOW);
+    // The next page starts below the oldest ended run sent, not below the ancient active one.
+    ctl.loadOlder();
+    await waitFor(() => held().filter((r) => r.status === 'ended').length > ENDED_WINDOW, 'a page of older ended runs');
+    const names = held().filter((r) => r.status === 'ended').map((r) => r.name).sort();
+    expect(names[0]).not.toBe('later-0000');
+    expect(names).toContain(`later-${String(5400 - ENDED_WINDOW - 1).padStart(4, '0')}`);
+  });
+});

@@ -86,8 +86,10 @@ export function trimEnded(byId: Readonly<Record<string, PublicRun>>, ended: numb
 /** What a truncated snapshot left out: everything queued before the oldest run it sent. */
 export function olderOfSnapshot(runs: readonly PublicRun[], total: number | undefined, truncated: boolean | undefined): Older {
   if (!truncated) return NO_OLDER;
+  // The cursor for older ended runs: below the oldest ended run sent (an old active run sent with them is no bound).
   let min = Infinity;
-  for (const r of runs) min = Math.min(min, r.queue_seq);
+  for (const r of runs) if (r.status === 'ended') min = Math.min(min, r.queue_seq);
+  if (!Number.isFinite(min)) for (const r of runs) min = Math.min(min, r.queue_seq);
   return { ...NO_OLDER, hidden: Math.max(0, (total ?? runs.length) - runs.length), before: Number.isFinite(min) ? min : null };
 }
 

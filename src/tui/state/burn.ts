@@ -48,3 +48,14 @@ export function noteTotals(b: RunBurn | undefined, tokens: number, cost: number,
   return { minute: at_, tokens: next.tokens, cost: next.cost, seenTokens: Math.max(tokens, b.seenTokens), seenCost: Math.max(cost, b.seenCost) };
 }
 
+
+/**
+ * A run's row as of `at`: its burn moved on, or undefined for a run that has
+ * spent nothing yet and so has nothing to count from (most rows of a busy
+ * stream are such: no entry is made for them).
+ */
+export function noteRun(prev: RunBurn | undefined, r: { tokens: { input: number; output: number }; cost_usd: number }, at: number): RunBurn | undefined {
+  const tokens = r.tokens.input + r.tokens.output;
+  if (!prev && tokens === 0 && r.cost_usd === 0) return undefined;
+  return noteTotals(prev, tokens, r.cost_usd, at);
+}

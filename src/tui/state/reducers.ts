@@ -3,7 +3,7 @@
 // re-cut the same rows. Pure reducers `(state, …) => patch`; no I/O.
 
 import { parseFilter } from './filter.js';
-import { noteTotals, type Burns, type RunBurn } from './burn.js';
+import { noteRun, type Burns, type RunBurn } from './burn.js';
 import type { PublicRun } from '../../server/view.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
@@ -91,10 +91,8 @@ export function reduceSnapshot(s: TuiState, snap: Snapshot, now: number): Patch 
   // Every run's totals as of now are where its burn counts from (a run still tracked keeps its minutes).
   const burn: Record<string, RunBurn> = {};
   for (const id in patch.runs!.byId) {
-    const r = patch.runs!.byId[id]!;
-    const tokens = r.tokens.input + r.tokens.output;
-    if (!s.burn[id] && tokens === 0 && r.cost_usd === 0) continue;
-    burn[id] = noteTotals(s.burn[id], tokens, r.cost_usd, now);
+    const b = noteRun(s.burn[id], patch.runs!.byId[id]!, now);
+    if (b) burn[id] = b;
   }
   patch.burn = burn;
   return patch;
@@ -105,11 +103,8 @@ function burnOf(s: TuiState, msgs: readonly Incoming[], byId: Readonly<Record<st
   let burn: Record<string, RunBurn> | null = null;
   const note = (r: PublicRun, at: number): void => {
     const prev = (burn ?? s.burn)[r.uuid];
-    const tokens = r.tokens.input + r.tokens.output;
-    // A run that has spent nothing yet has nothing to count from: no entry (most rows of a busy stream are such).
-    if (!prev && tokens === 0 && r.cost_usd === 0) return;
-    const next = noteTotals(prev, tokens, r.cost_usd, at);
-    if (next === prev) return;
+    const next = noteRun(prev, r, at);
+    if (next === undefined || next === prev) return;
     burn ??= { ...s.burn };
     burn[r.uuid] = next;
   };

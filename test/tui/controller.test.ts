@@ -40,6 +40,15 @@ const statusOf = (store: TuiStore, name: string): string | undefined => {
   return r ? (r.status === 'ended' ? `ended:${r.exit_reason}` : r.status) : undefined;
 };
 
+/** Every notice the footer shows from now on, even one the next replaces before a poll could see it. */
+function notices(store: TuiStore): string[] {
+  const seen: string[] = [];
+  store.subscribe((s, prev) => {
+    if (s.message && s.message !== prev.message) seen.push(s.message.text);
+  });
+  return seen;
+}
+
 describe('controller with a real supervisor', () => {
   it('snapshot, stream, stats, kill in place, wait, new run; bell on ended', async () => {
     home = new Home({ concurrency: { max: 1 } });
@@ -54,11 +63,7 @@ describe('controller with a real supervisor', () => {
     expect(global.holders).toEqual([a.uuid]);
     expect(global.waiting).toHaveLength(2);
 
-    // Every notice the footer showed, even one the next replaced before a poll could see it.
-    const seen: string[] = [];
-    store.subscribe((s, prev) => {
-      if (s.message && s.message !== prev.message) seen.push(s.message.text);
-    });
+    const seen = notices(store);
     const said = (text: string, what: string) => waitFor(() => seen.includes(text), `the footer to say "${text}" (${what})`);
     ctl.kill(c.uuid, false); // queued → canceled
     await said('canceled later-c: it had not started', 'a queued run killed');
@@ -148,10 +153,7 @@ describe('controller with a real supervisor', () => {
     const { store, ctl } = start(home);
     await waitFor(() => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued', 'two working, one queued');
     // Every notice, even one the runs' endings replace before a poll could see it.
-    const seen: string[] = [];
-    store.subscribe((s, prev) => {
-      if (s.message && s.message !== prev.message) seen.push(s.message.text);
-    });
+    const seen = notices(store);
     ctl.killMany([a.uuid, b.uuid, c.uuid], false);
     await waitFor(() => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
     await waitFor(() => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled', 'all three ended');
@@ -164,10 +166,7 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
     const { store, ctl } = start(home);
     await waitFor(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
-    const seen: string[] = [];
-    store.subscribe((s, prev) => {
-      if (s.message && s.message !== prev.message) seen.push(s.message.text);
-    });
+    const seen = notices(store);
     ctl.resumeProvider('claude');
     await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
     await waitFor(() => seen.includes('claude resumed: its queued runs may start now'), () => `the notice among ${JSON.stringify(seen)}`);
@@ -202,10 +201,7 @@ describe('controller with a real supervisor', () => {
     ctl.start();
     const sessionOf = (uuid: string): string | null => store.getState().runs.byId[uuid]?.session_id ?? null;
     await waitFor(() => statusOf(store, 'slow-turn') === 'working' && sessionOf(slow) && statusOf(store, 'stuck') === 'working' && sessionOf(fast) && statusOf(store, 'plain') === 'working', 'three working runs with sessions');
-    const seen: string[] = [];
-    store.subscribe((s, prev) => {
-      if (s.message && s.message !== prev.message) seen.push(s.message.text);
-    });
+    const seen = notices(store);
     // A run that says no session (a plain command): o says why, and nothing stops.
     ctl.takeover(plain);
     expect(seen.at(-1)).toMatch(/^o: plain runs sh: o takes over Claude Code, Codex and Gemini runs only/);

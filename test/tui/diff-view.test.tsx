@@ -8,16 +8,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import React from 'react';
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/tui/app.js';
-import { ensureHome } from '../../src/config/home.js';
-import { Controller } from '../../src/tui/connection/controller.js';
-import { createTuiStore } from '../../src/tui/state/store.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { KEY, tick } from './helpers.js';
+import { KEY } from './helpers.js';
 import { Home, waitFor } from './home.js';
+import { liveApp, type LiveApp } from './live-app.js';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
@@ -28,15 +22,12 @@ class GitHome extends Home {
 }
 
 let home: Home | null = null;
-let controller: Controller | null = null;
-let unmount: (() => void) | null = null;
+let app: LiveApp | null = null;
 const temps: string[] = [];
 
 afterEach(() => {
-  unmount?.();
-  unmount = null;
-  controller?.stop();
-  controller = null;
+  app?.close();
+  app = null;
   home?.cleanup();
   home = null;
   for (const t of temps.splice(0)) fs.rmSync(t, { recursive: true, force: true });
@@ -58,25 +49,9 @@ function repo(): string {
 // level chalk chose; which token is which is checked in diff-rows.test.ts).
 const COLOUR = /\x1b\[(?:3[0-7]|9[0-7]|38;[\d;]+)m/;
 
-function open(h: Home): { frame: () => string; press: (...keys: string[]) => Promise<void>; until: (pred: (f: string) => boolean, what: string) => Promise<string> } {
-  const store = createTuiStore({ home: h.dir });
-  const ctl = new Controller(store, ensureHome(h.dir), { env: { TERM: 'xterm' }, cwd: h.dir, statsIntervalMs: 200 });
-  controller = ctl;
-  ctl.start();
-  const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 200, rows: 30 } }));
-  unmount = () => inst.unmount();
-  const frame = (): string => inst.lastFrame() ?? '';
-  const plain = (): string => frame().replace(/\x1b\[[0-9;]*m/g, '');
-  return {
-    frame,
-    press: async (...keys) => {
-      for (const k of keys) {
-        inst.stdin.write(k);
-        await tick();
-      }
-    },
-    until: (pred, what) => waitFor(() => (pred(plain()) ? plain() : null), () => `${what}; last frame:\n${plain()}`, 15_000),
-  };
+function open(h: Home): LiveApp {
+  app = liveApp(h, { columns: 200, rows: 30 }, { plain: true });
+  return app;
 }
 
 /** The line of the frame (with its colours) holding `text`. */

@@ -6,48 +6,24 @@
 import './no-ci.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import React from 'react';
-import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { App } from '../../src/tui/app.js';
-import { ensureHome } from '../../src/config/home.js';
-import { Controller } from '../../src/tui/connection/controller.js';
-import { createTuiStore } from '../../src/tui/state/store.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { KEY, tick } from './helpers.js';
-import { Home, MOCK_AGENT, ROOT, waitFor } from './home.js';
+import { KEY } from './helpers.js';
+import { Home, MOCK_AGENT, ROOT } from './home.js';
+import { liveApp, type LiveApp } from './live-app.js';
 
 let home: Home | null = null;
-let controller: Controller | null = null;
-let unmount: (() => void) | null = null;
+let app: LiveApp | null = null;
 
 afterEach(() => {
-  unmount?.();
-  unmount = null;
-  controller?.stop();
-  controller = null;
+  app?.close();
+  app = null;
   home?.cleanup();
   home = null;
 });
 
-function open(h: Home, rows = 30): { frame: () => string; press: (...keys: string[]) => Promise<void>; until: (pred: (f: string) => boolean, what: string) => Promise<string> } {
-  const store = createTuiStore({ home: h.dir });
-  const ctl = new Controller(store, ensureHome(h.dir), { env: { TERM: 'xterm' }, cwd: h.dir, statsIntervalMs: 200 });
-  controller = ctl;
-  ctl.start();
-  const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 100, rows } }));
-  unmount = () => inst.unmount();
-  const frame = (): string => inst.lastFrame() ?? '';
-  return {
-    frame,
-    press: async (...keys) => {
-      for (const k of keys) {
-        inst.stdin.write(k);
-        await tick();
-      }
-    },
-    until: (pred, what) => waitFor(() => (pred(frame()) ? frame() : null), () => `${what}; last frame:\n${frame()}`, 15_000),
-  };
+function open(h: Home): LiveApp {
+  app = liveApp(h, { columns: 100, rows: 30 });
+  return app;
 }
 
 describe('the transcript pager', () => {

@@ -46,7 +46,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Null if fine, else why not. */
 export function loopNameProblem(name: string): string | null {
-  return NAME.test(name) ? null : `loop name "${name}" must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
+  // Quoted as JSON: a name with a newline or an escape is shown, not obeyed or split across lines.
+  return NAME.test(name) ? null : `loop name ${JSON.stringify(name)} must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`;
 }
 
 /** What a fire does, given the loop's runs that are live now. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/duration.js';
 import { CronError, checkZone, firesBetween, nextFire, parseCron, parseOnceAt, wallAt } from '../../src/core/cron.js';
-import { decideFire, dueAt, FIRE_GRACE_MS, loopRunStatus, pendingStarts } from '../../src/core/loop-policy.js';
+import { decideFire, dueAt, FIRE_GRACE_MS, loopNameProblem, loopRunStatus, pendingStarts } from '../../src/core/loop-policy.js';
 
 const at = (s: string): number => Date.parse(s);
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -101,6 +101,16 @@ describe('--once-at', () => {
     expect(() => parseOnceAt('2026-02-30 09:00', now, 'UTC', parseDuration)).toThrow(/not a real date/);
     expect(() => parseOnceAt('25:00', now, 'UTC', parseDuration)).toThrow(/not a real date/);
     expect(() => parseOnceAt('2025-01-01T00:00:00Z', now, 'UTC', parseDuration)).toThrow(/is in the past/);
+  });
+});
+
+describe('loop names', () => {
+  it('a bad name is refused, and shown quoted: a newline or an escape in it neither splits the message nor reaches the terminal', () => {
+    expect(loopNameProblem('nightly-1.x')).toBeNull();
+    const said = loopNameProblem('bad\nname\x1b[2J')!;
+    expect(said).toBe(`loop name "bad\\nname\\u001b[2J" must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    expect(said).not.toMatch(/[\x00-\x1f]/);
+    expect(loopNameProblem('x'.repeat(65))).toMatch(/must be 1-64/);
   });
 });
 

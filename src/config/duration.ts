@@ -77,14 +77,19 @@ export function parseDuration(text: string): number {
   return Math.round(total);
 }
 
+/** A duration well written but outside orcr's range (negative, or past a year): callers say the range, not the form. */
+export class DurationRangeError extends Error {
+  override name = 'DurationRangeError';
+}
+
 /**
  * Throw unless `ms` is in orcr's range (0 to MAX_DURATION_MS); used for
  * durations given as numbers of milliseconds, too. `what` names the value.
  */
 export function checkDurationMs(ms: number, what: () => string = () => String(ms)): void {
   if (Number.isNaN(ms)) throw new Error(`${what()} is not a number of milliseconds`);
-  if (ms < 0) throw new Error(`${what()} is negative: a duration must be 0 or more`);
-  if (ms > MAX_DURATION_MS) throw new Error(`${what()} is longer than the limit of 365d (a year)`);
+  if (ms < 0) throw new DurationRangeError(`${what()} is negative: a duration must be 0 or more`);
+  if (ms > MAX_DURATION_MS) throw new DurationRangeError(`${what()} is longer than the limit of 365d (a year)`);
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { MAX_DURATION_MS, parseDuration } from './duration.js';
+import { DurationRangeError, MAX_DURATION_MS, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { jsonText, quote } from '../text/json-text.js';
@@ -17,6 +17,7 @@ import { jsonText, quote } from '../text/json-text.js';
 export const MAX_LABEL = 200;
 
 const DURATION = 'must be a duration such as 500ms, 30s, 2m or 1h';
+const DURATION_RANGE = 'must be at most 365d (a year)';
 const ENV = 'must map variable names (not empty, no "=") to strings';
 const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
 
@@ -37,16 +38,18 @@ const usd = z.number({ error: 'must be a number of US dollars' }).min(0, { error
 /** Milliseconds, or a duration string ("30s"): a --from line writes the second, the CLI sends the first. */
 const duration = z.union([z.number(), z.string()], { error: DURATION }).transform((v, ctx) => {
   let ms = Number.NaN;
+  let message = DURATION;
   if (typeof v === 'number') ms = v >= 0 && v <= MAX_DURATION_MS ? Math.round(v) : Number.NaN;
   else {
     try {
       ms = parseDuration(v);
-    } catch {
-      /* reported below */
+    } catch (e) {
+      // Well written but too long: say the limit, not how durations are written.
+      if (e instanceof DurationRangeError && !v.trim().startsWith('-')) message = DURATION_RANGE;
     }
   }
   if (!Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message: DURATION, input: v });
+    ctx.addIssue({ code: 'custom', message, input: v });
     return z.NEVER;
   }
   return ms;

@@ -274,7 +274,9 @@ export function parseOnceAt(text: string, nowMs: number, zone: string, duration:
   } else {
     try {
       at = nowMs + duration(t);
-    } catch {
+    } catch (e) {
+      // A duration past the limit is one: its own words say so (the duration parser is handed in; core knows only its error's name).
+      if ((e as Error)?.name === 'DurationRangeError') throw new CronError(`--once-at ${(e as Error).message}`);
       throw new CronError(`--once-at "${text}" is not a time: ${ONCE_HINT}`);
     }
   }

@@ -93,6 +93,10 @@ describe('turn timeout', () => {
     const bad = h.cli(['run', '--turn-timeout', '30', '--', 'true']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--turn-timeout must be a duration such as .*, got "30"/);
+    // Well written but past a year: the limit is what the person needs to hear.
+    const long = h.cli(['run', '--turn-timeout', '366d', '--', 'true']);
+    expect(long.code).toBe(2);
+    expect(long.stderr).toMatch(/--turn-timeout must be at most 365d \(a year\), got "366d"/);
     const action = h.cli(['run', '--turn-timeout', '5m', '--on-stall', 'shout', '--', 'true']);
     expect(action.code).toBe(2);
     expect(action.stderr).toMatch(/--on-stall must be one of warn, terminate, got "shout"/);

@@ -4,7 +4,7 @@
 // view model (src/tui/view) and the store's types: test/tui/rooms.test.ts
 // fails on anything else.
 
-import React, { createContext, useContext } from 'react';
+import React, { createContext, memo, useContext } from 'react';
 import { Box, Text } from 'ink';
 import { useStore } from 'zustand';
 import type { TuiState, TuiStore } from '../src/tui/state/store.js';
@@ -63,7 +63,7 @@ export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyl
  * token-coloured <Text> per run of same-styled spans (nested Text has no
  * layout node); a line of plain ASCII is a single <Text>.
  */
-export function Line({ spans, width, inverse, dim, bold }: LineProps): React.JSX.Element {
+function LineImpl({ spans, width, inverse, dim, bold }: LineProps): React.JSX.Element {
   const theme = useTheme();
   const parts = mergeSpans(theme, spans);
   const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
@@ -79,6 +79,28 @@ export function Line({ spans, width, inverse, dim, bold }: LineProps): React.JSX
   if (segments.length <= 1) return text(segments[0] ?? []);
   return <Box flexDirection="row">{segments.map((seg, i) => text(seg, i))}</Box>;
 }
+
+/** Spans that read the same: callers build new arrays every render, mostly of the same words. */
+export function sameSpans(a: readonly Span[], b: readonly Span[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.text !== y.text || x.token !== y.token || (x.inverse ?? false) !== (y.inverse ?? false)) return false;
+  }
+  return true;
+}
+
+/**
+ * A line draws again only when what it shows changed: a pane re-rendered for
+ * one new line (the event log at hundreds of events a second) leaves its other
+ * lines' Ink nodes untouched, so Ink's per-node caches keep them.
+ */
+export const Line = memo(
+  LineImpl,
+  (a, b) => a.width === b.width && a.inverse === b.inverse && a.dim === b.dim && a.bold === b.bold && sameSpans(a.spans, b.spans),
+);
 
 export interface TitleProps {
   readonly title: string;

@@ -219,7 +219,9 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const I = '7';
   if (!fs.existsSync(tuiMain)) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'TUI not built (dist/src/tui/main.js missing)' }] };
   if (!which('script')) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'util-linux `script` not found (apt-get install bsdutils)' }] };
-  const memory = [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await scaleFigures(I, ctx.quick ? 10 : 40)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
+  // ORCR_BENCH_TUI_LOAD_ONLY=1: only the idle and 200 events/s windows (for profiling).
+  const loadOnly = process.env.ORCR_BENCH_TUI_LOAD_ONLY === '1';
+  const memory = loadOnly ? [] : [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await scaleFigures(I, ctx.quick ? 10 : 40)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
   const windows = ctx.quick ? 2 : 5;
   const secs = ctx.quick ? 1.5 : 2;
   return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
@@ -344,7 +346,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         fig(I, `  bytes written`, 'B/s', bytesW),
         fig(I, `  frames drawn`, '/s', framesW),
         // Full form only: the caches fill within ~100 frames, and the figure needs many more to mean something.
-        ...(ctx.quick ? [] : await heapFigures(I, 2000)),
+        ...(ctx.quick || loadOnly ? [] : await heapFigures(I, 2000)),
       ];
       return { figures, skipped: [] };
     } finally {

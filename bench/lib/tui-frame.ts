@@ -1,0 +1,101 @@
+// Run as its own process: the real orcr-tui App rendered by Ink to a fake
+// 160x50 terminal, on the home of bench item 7 (one working run, 999 queued),
+// fed the same load as item 7's 200 events/s (a marker run queued, the one
+// before it ended) straight into the store as the connection's batcher does,
+// three or four messages a frame. Prints {"frames", "msPerFrame", "bytesPerFrame"}:
+// the process's CPU time per frame (store change, React, Ink, the write) — a
+// figure that the machine's noise moves far less than a CPU share does, for
+// comparing two versions of the TUI the same hour.
+
+import { PassThrough, Writable } from 'node:stream';
+
+process.env.NODE_ENV = 'production';
+delete process.env.CI;
+
+const frames = Number(process.argv[2] ?? 600);
+const warm = Math.min(200, Math.floor(frames / 3));
+
+const { render } = await import('ink');
+const React = (await import('react')).default;
+const { App } = await import('../../src/tui/app.js');
+const { createTuiStore } = await import('../../src/tui/state/store.js');
+const { reduceSnapshot, reduceStream } = await import('../../src/tui/state/reducers.js');
+const { builtinThemeDir, loadThemes } = await import('../../src/tui/view/theme.js');
+const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
+const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
+const { publicRun } = await import('../../src/server/view.js');
+type PublicRun = ReturnType<typeof publicRun>;
+await enableInkFrameCache();
+
+let now = Date.now();
+const uuid = (i: number): string => `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`;
+const make = (i: number, name: string, status: 'working' | 'queued' | 'ended', command: string[]): PublicRun =>
+  publicRun(
+    {
+      ...newRun({ uuid: uuid(i), name, provider: command[0]!, workload: 'default', protocol: 'plain', queue_seq: i, command, cwd: '/tmp', now, limits: NO_RUN_LIMITS }),
+      status,
+      ...(status === 'working' ? { pid: 4242, started_at: now, status_at: now } : {}),
+      ...(status === 'ended' ? { ended_at: now, status_at: now, exit_reason: 'canceled' } : {}),
+    },
+    { now },
+  );
+const runs = [make(1, 'holder', 'working', ['sleep', '3600']), ...Array.from({ length: 999 }, (_, i) => make(i + 2, `queued-${i}`, 'queued', ['true']))];
+const store = createTuiStore({ home: '/tmp/orcr-bench', theme: 'dark' });
+let seq = 1;
+store.setState((s) => reduceSnapshot(s, { seq, runs, events: [] }, now));
+store.setState({ conn: { state: 'up', pid: 1, startedAt: now, error: null, since: now, starting: false }, now });
+const themes = loadThemes([builtinThemeDir()]);
+let bytes = 0;
+const stdout = Object.assign(
+  new Writable({
+    write: (c: Buffer | string, _e, cb) => {
+      bytes += c.length;
+      cb();
+    },
+  }),
+  { isTTY: true, columns: 160, rows: 50 },
+);
+const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
+const noop = (): void => undefined;
+const actions = new Proxy({}, { get: () => noop }) as never;
+const inst = render(React.createElement(App, { store, actions, themes, onExit: noop }), {
+  stdout: stdout as unknown as NodeJS.WriteStream,
+  stdin: stdin as unknown as NodeJS.ReadStream,
+  patchConsole: false,
+  exitOnCtrlC: false,
+  maxFps: 1000,
+});
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+await tick();
+
+// Item 7's load: every 10 ms a marker is queued and the one before it ended; a frame is 50 ms of it.
+let n = 0;
+const event = (type: string, run: PublicRun): { type: 'event'; event: { seq: number; ts: number; run: string; type: string; data: Record<string, unknown> }; run: PublicRun } => ({
+  type: 'event',
+  event: { seq: ++seq, ts: now, run: run.uuid, type, data: type === 'queued' ? { name: run.name } : { reason: 'canceled' } },
+  run,
+});
+let cpu0 = process.cpuUsage();
+let b0 = bytes;
+for (let f = 0; f < warm + frames; f++) {
+  if (f === warm) {
+    cpu0 = process.cpuUsage();
+    b0 = bytes;
+  }
+  const msgs: Parameters<typeof reduceStream>[1][number][] = [];
+  for (let k = 0; k < 5; k++) {
+    n++;
+    now += 10;
+    const name = `zq${String(n).padStart(6, '0')}`;
+    msgs.push(event('queued', make(100_000 + n, name, 'queued', ['true'])));
+    if (n > 1) msgs.push(event('ended', make(100_000 + n - 1, `zq${String(n - 1).padStart(6, '0')}`, 'ended', ['true'])));
+  }
+  // The clock moves once a second, as the TUI's tick does.
+  const second = Math.floor(now / 1000) !== Math.floor((now - 50) / 1000);
+  store.setState((s) => ({ ...reduceStream(s, msgs).patch, ...(second ? { now } : {}) }));
+  await tick();
+}
+const used = process.cpuUsage(cpu0);
+inst.unmount();
+process.stdout.write(JSON.stringify({ frames, msPerFrame: (used.user + used.system) / 1000 / frames, bytesPerFrame: (bytes - b0) / frames }) + '\n');
+process.exit(0);

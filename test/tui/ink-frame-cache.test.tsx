@@ -6,7 +6,7 @@
 import './color-on.js';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import React from 'react';
+import React, { memo } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Box, inkCacheStats, Text } from 'ink';
 import { cleanup, render } from 'ink-testing-library';
@@ -84,6 +84,54 @@ function Odd({ step }: { step: number }): React.JSX.Element {
   );
 }
 
+/** A subtree React leaves alone (memo) but Ink must place anew: it moves, is resized by its parent, hidden and shown. */
+const Card = memo(function Card({ label, grow }: { label: string; grow?: boolean }): React.JSX.Element {
+  return (
+    <Box borderStyle="single" flexDirection="column" flexGrow={grow ? 1 : 0}>
+      <Text color="magenta">
+        {label} <Text bold color="yellow">{label.length}</Text>
+      </Text>
+      <Box width={8} overflow="hidden">
+        <Text>{`clip-${label}-xxxxxxxx`}</Text>
+      </Box>
+      <Text wrap="truncate-end">{`a long line that the card's width cuts short: ${label}`}</Text>
+    </Box>
+  );
+});
+
+function Moving({ step }: { step: number }): React.JSX.Element {
+  const items = Array.from({ length: 2 + (step % 4) }, (_, i) => `item-${(step + i) % 7}`);
+  return (
+    <Box flexDirection="column" width={60}>
+      <Box flexDirection="row">
+        <Text>{'>'.repeat(step % 6)}</Text>
+        <Card label="fixed" />
+      </Box>
+      {step % 2 ? <Text color="green">inserted line {step}</Text> : null}
+      <Box display={step % 3 === 0 ? 'none' : 'flex'}>
+        <Card label="sometimes" />
+      </Box>
+      <Box width={30 + (step % 3) * 7}>
+        <Card label="resized" grow />
+      </Box>
+      {items.map((label) => (
+        <Card key={label} label={label} />
+      ))}
+    </Box>
+  );
+}
+
+async function movingFrames(steps: number): Promise<string[]> {
+  const inst = render(<Moving step={0} />);
+  for (let i = 1; i <= steps; i++) {
+    inst.rerender(<Moving step={i} />);
+    await tick();
+  }
+  const out = inst.frames.slice();
+  inst.unmount();
+  return out;
+}
+
 async function oddFrames(steps: number, each: () => void = noop): Promise<string[]> {
   const inst = render(<Odd step={0} />);
   for (let i = 1; i <= steps; i++) {
@@ -125,6 +173,14 @@ describe('Ink, patched', () => {
     expect(s2.frames.ink - s1.frames.ink).toBeGreaterThan(5);
     const rows = s2.caches.find((c) => c.name === 'output rows')!;
     expect(rows.entries).toBeGreaterThan(0);
+  });
+
+  it('a subtree drawn before is reused only where it comes out as Ink draws it: moved, resized by its parent, hidden and shown', async () => {
+    await disableInkFrameCache();
+    const before = await movingFrames(30);
+    expect(before.join('')).toContain('inserted line 29');
+    await enableInkFrameCache();
+    expect(await movingFrames(30)).toEqual(before);
   });
 
   it('every cache, measure-text and wrap-text included, stays under its byte budget, starting over as it fills', async () => {

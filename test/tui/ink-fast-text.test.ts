@@ -1,0 +1,84 @@
+// The patched Ink's fast paths for text (src/tui/ink/patch): a line of ASCII
+// and SGR sequences made into styled characters without the grapheme
+// segmenter, and a row joined without diffing equal styles. Both must give
+// what ansi-tokenize gives, for any such line; any other line is left to it.
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { styledCharsFromTokens, styledCharsToString, tokenize } from '@alcalzone/ansi-tokenize';
+import { ROOT } from './home.js';
+
+type Char = { type: 'char'; value: string; fullWidth: boolean; styles: { code: string; endCode: string }[] };
+const output = (await import(pathToFileURL(path.join(ROOT, 'node_modules/ink/build/output.js')).href)) as {
+  fastStyledChars: (line: string) => Char[] | undefined;
+  fastCharsToString: (chars: (Char | undefined)[]) => string;
+};
+
+// A seeded generator: a failure names its seed and comes back the same.
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+const CODES = ['\x1b[0m', '\x1b[m', '\x1b[1m', '\x1b[2m', '\x1b[22m', '\x1b[7m', '\x1b[27m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[31m', '\x1b[39m', '\x1b[38;5;111m', '\x1b[38;5;66m', '\x1b[38;2;255;136;0m', '\x1b[48;5;4m', '\x1b[49m', '\x1b[1;38;5;150m', '\x1b[2;7m', '\x1b[44m', '\x1b[5;6;7m', '\x1b[38;5m'];
+const ODD = ['─', '·', '界', '🚀', 'é', '\x1b]8;;http://x\x07', '\x1b[12', '\x1b', '\t', '\x7f', 'e\u0301'];
+
+function line(r: () => number, odd: boolean): string {
+  let s = '';
+  const n = Math.floor(r() * 40);
+  for (let i = 0; i < n; i++) {
+    const p = r();
+    if (p < 0.3) s += CODES[Math.floor(r() * CODES.length)];
+    else if (odd && p < 0.35) s += ODD[Math.floor(r() * ODD.length)];
+    else s += String.fromCharCode(0x20 + Math.floor(r() * 95));
+  }
+  return s;
+}
+
+const plain = (chars: Char[]): unknown => chars.map((c) => ({ type: c.type, value: c.value, fullWidth: c.fullWidth, styles: c.styles.map((x) => [x.code, x.endCode]) }));
+
+describe('Ink text fast paths (patched)', () => {
+  it('a line of ASCII and SGR sequences comes out as the characters ansi-tokenize makes of it', () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const s = line(rng(seed), false);
+      const fast = output.fastStyledChars(s);
+      expect(fast, `seed ${seed}`).toBeDefined();
+      expect(plain(fast!), `seed ${seed}: ${JSON.stringify(s)}`).toEqual(plain(styledCharsFromTokens(tokenize(s)) as Char[]));
+    }
+  });
+
+  it('any other line is left to ansi-tokenize; what it does take is still the same', () => {
+    let left = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const s = line(rng(seed), true);
+      const fast = output.fastStyledChars(s);
+      if (fast === undefined) left++;
+      else expect(plain(fast), `seed ${seed}: ${JSON.stringify(s)}`).toEqual(plain(styledCharsFromTokens(tokenize(s)) as Char[]));
+    }
+    expect(left).toBeGreaterThan(300);
+    for (const odd of ODD) expect(output.fastStyledChars(`a${odd}b`), JSON.stringify(odd)).toBeUndefined();
+  });
+
+  it('a row joined without diffing equal styles is the string styledCharsToString makes', () => {
+    const blank: Char = { type: 'char', value: ' ', fullWidth: false, styles: [] };
+    for (let seed = 1; seed <= 2000; seed++) {
+      const r = rng(seed);
+      const row: (Char | undefined)[] = Array.from({ length: 60 }, () => blank);
+      for (let w = 0; w < 3; w++) {
+        const chars = styledCharsFromTokens(tokenize(line(r, true))) as Char[];
+        const x = Math.floor(r() * 50);
+        chars.forEach((c, i) => {
+          if (x + i < row.length) row[x + i] = c;
+        });
+      }
+      if (seed % 7 === 0) row[Math.floor(r() * 60)] = undefined;
+      expect(output.fastCharsToString(row), `seed ${seed}`).toBe(styledCharsToString(row.filter((c): c is Char => c !== undefined)));
+    }
+  });
+});

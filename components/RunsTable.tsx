@@ -4,6 +4,7 @@
 import React, { memo, useMemo } from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
+import type { TuiState } from '../src/tui/state/store.js';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
 import { queuedWhy } from '../src/tui/view/why.js';
@@ -25,22 +26,54 @@ interface RowProps {
   readonly stale: boolean;
 }
 
+interface RowData {
+  run: TuiState['runs']['byId'][string] | undefined;
+  pos: number | undefined;
+  now: number;
+  stats: TuiState['stats'];
+  why: ReturnType<typeof queuedWhy>;
+  need: TuiState['view']['attention'][string] | null;
+  tagged: boolean;
+  burn: TuiState['burn'][string] | undefined;
+  depth: number;
+  folded: number | undefined;
+}
+
+/**
+ * Everything a row shows, in one selector that hands back the same object
+ * while none of it changed: every store change runs each row's selectors (at
+ * hundreds of events a second, a frame's worth of them per row), and the
+ * queued run's WHY is worked out only when its run, the stats, its place or
+ * the clock moved.
+ */
+function rowSelector(uuid: string): (s: TuiState) => RowData {
+  let last: RowData | null = null;
+  return (s) => {
+    const run = s.runs.byId[uuid];
+    const pos = s.view.positions[uuid];
+    const need = s.view.attention[uuid] ?? null;
+    const tagged = s.tagged[uuid] === true;
+    const burn = s.burn[uuid];
+    const depth = s.view.depth?.[uuid] ?? 0;
+    const folded = s.view.folded?.[uuid];
+    if (last && last.run === run && last.pos === pos && last.now === s.now && last.stats === s.stats && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded) return last;
+    let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now) : null;
+    // The same words keep the same object: the row need not draw again for a stats poll that changed nothing it says.
+    if (last && why && last.why && why.text === last.why.text && why.token === last.why.token) why = last.why;
+    const next: RowData = { run, pos, now: s.now, stats: s.stats, why, need, tagged, burn, depth, folded };
+    // Only the stats moved, and nothing the row shows: keep the row as it is.
+    if (last && last.run === run && last.pos === pos && last.now === s.now && last.why === why && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded) {
+      last.stats = s.stats;
+      return last;
+    }
+    last = next;
+    return next;
+  };
+}
+
 const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowProps): React.JSX.Element | null {
-  const run = useTui((s) => s.runs.byId[uuid]);
-  const pos = useTui((s) => s.view.positions[uuid]);
-  const now = useTui((s) => s.now);
-  // What holds a queued row, as text: the row draws again only when that text changes, not with every stats poll.
-  const why = useTui(
-    useShallow((s) => {
-      const r = s.runs.byId[uuid];
-      return r?.status === 'queued' ? queuedWhy(r, s.stats, s.view.positions[uuid], s.now) : null;
-    }),
-  );
-  const need = useTui((s) => s.view.attention[uuid] ?? null);
-  const tagged = useTui((s) => s.tagged[uuid] === true);
-  const burn = useTui((s) => s.burn[uuid]);
-  const depth = useTui((s) => s.view.depth?.[uuid] ?? 0);
-  const folded = useTui((s) => s.view.folded?.[uuid]);
+  const select = useMemo(() => rowSelector(uuid), [uuid]);
+  const { run, pos, now, why, need, tagged, burn, depth, folded } = useTui(select);
   if (!run) return null;
   const tree = depth > 0 || folded !== undefined ? { depth, folded } : null;
   return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree)} width={width} inverse={selected} bold={tagged} dim={stale} />;

@@ -3,7 +3,8 @@
 // fed the same load as item 7's 200 events/s (a marker run queued, the one
 // before it ended) straight into the store as the connection's batcher does,
 // three or four messages a frame. Prints {"frames", "msPerFrame", "bytesPerFrame"}:
-// the process's CPU time per frame (store change, React, Ink, the write) — a
+// the process's CPU time per frame (store change, React, Ink, the write; with
+// argv[3] ms between frames, as the TUI spaces them, caches go cold between) — a
 // figure that the machine's noise moves far less than a CPU share does, for
 // comparing two versions of the TUI the same hour.
 
@@ -13,6 +14,8 @@ process.env.NODE_ENV = 'production';
 delete process.env.CI;
 
 const frames = Number(process.argv[2] ?? 600);
+// Milliseconds between frames (argv[3]): 0 draws them back to back; the TUI spaces them 50 ms apart.
+const gapMs = Number(process.argv[3] ?? 0);
 const warm = Math.min(200, Math.floor(frames / 3));
 
 const { render } = await import('ink');
@@ -94,6 +97,7 @@ for (let f = 0; f < warm + frames; f++) {
   const second = Math.floor(now / 1000) !== Math.floor((now - 50) / 1000);
   store.setState((s) => ({ ...reduceStream(s, msgs).patch, ...(second ? { now } : {}) }));
   await tick();
+  if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
 }
 const used = process.cpuUsage(cpu0);
 inst.unmount();

@@ -272,8 +272,28 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   for (const uuid in byId) {
     const r = byId[uuid]!;
     total++;
-    if (r.status in counts) counts[r.status as Status]++;
-    if (r.status === 'queued') queued.push(r);
+    // A switch, not `status in counts`: this loop runs over every run on every frame.
+    switch (r.status) {
+      case 'queued':
+        counts.queued++;
+        queued.push(r);
+        break;
+      case 'ended':
+        counts.ended++;
+        break;
+      case 'working':
+        counts.working++;
+        break;
+      case 'idle':
+        counts.idle++;
+        break;
+      case 'starting':
+        counts.starting++;
+        break;
+      case 'blocked':
+        counts.blocked++;
+        break;
+    }
     const a = attentionOf(r, now, seen);
     // An ended run that needs you is listed even with active runs only: it is why you look.
     if (!opts.showAll && r.status === 'ended' && a === null) continue;

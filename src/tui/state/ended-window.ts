@@ -5,6 +5,7 @@
 // them back in from the supervisor on demand. Pure: no I/O, no clock.
 
 import type { PublicRun } from '../../server/view.js';
+import { copyRuns } from './runs.js';
 
 /** Ended runs kept while nobody looks further back. */
 export const ENDED_WINDOW = 1000;
@@ -66,7 +67,7 @@ export function trimEnded(byId: Readonly<Record<string, PublicRun>>, ended: numb
     if (r.status === 'ended') endedRuns.push(r);
   }
   endedRuns.sort(newerEnded);
-  const out: Record<string, PublicRun> = { ...byId };
+  const out: Record<string, PublicRun> = copyRuns(byId);
   let kept = 0;
   let evicted = 0;
   let top = older.before ?? -Infinity;
@@ -109,7 +110,7 @@ export function addOlder(byId: Readonly<Record<string, PublicRun>>, older: Older
   let added = 0;
   for (const r of page.runs) {
     if (byId[r.uuid] || r.status !== 'ended') continue;
-    out ??= { ...byId };
+    out ??= copyRuns(byId);
     out[r.uuid] = safe(r);
     added++;
   }

@@ -73,6 +73,17 @@ export function safeRun(r: PublicRun): PublicRun {
   return out ?? r;
 }
 
+/**
+ * A copy of the runs by id, to change without touching the state's. A loop:
+ * V8 spreads an object of thousands of keys (a dictionary) ~2.5x slower, and
+ * this runs once a frame.
+ */
+export function copyRuns(byId: Readonly<Record<string, PublicRun>>): Record<string, PublicRun> {
+  const out: Record<string, PublicRun> = {};
+  for (const uuid in byId) out[uuid] = byId[uuid]!;
+  return out;
+}
+
 export function applySnapshot(snap: Snapshot): RunsData {
   const byId: Record<string, PublicRun> = {};
   for (const r of snap.runs) byId[r.uuid] = safeRun(r);
@@ -117,7 +128,7 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
       for (const r of m.runs) {
         const row = safeRun(r);
         if (!row.uuid) continue;
-        byId ??= { ...data.byId };
+        byId ??= copyRuns(data.byId);
         byId[row.uuid] = row;
       }
       continue;
@@ -130,7 +141,7 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
     if (uuid === null) continue;
     const next = m.run && m.run.uuid === uuid ? safeRun(m.run) : undefined;
     if (next) {
-      byId ??= { ...data.byId };
+      byId ??= copyRuns(data.byId);
       byId[uuid] = next;
     }
     const name = next?.name ?? (byId ?? data.byId)[uuid]?.name ?? uuid.slice(0, 8);

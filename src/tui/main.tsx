@@ -79,7 +79,11 @@ async function main(argv: string[]): Promise<void> {
     // `o`: the agent's CLI gets this terminal, and the frame is drawn whole again after it.
     handOver: (run) => {
       guard.handOver(run);
-      instance?.clear();
+      // The screen holds what the other program left, not our last frame: from
+      // the top, the whole frame (the patched Ink's redraw; clear() with Ink as published).
+      if (process.stdout.isTTY) process.stdout.write('\x1b[H');
+      if (instance?.redraw) instance.redraw();
+      else instance?.clear();
       store.setState((s) => ({ now: Date.now(), viewport: { ...s.viewport } }));
     },
     writeTerminal: (bytes) => {
@@ -87,7 +91,7 @@ async function main(argv: string[]): Promise<void> {
     },
   });
 
-  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void; clear: () => void } | null = null;
+  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void; clear: () => void; redraw?: () => void } | null = null;
   let themeWatch: ThemeWatch | null = null;
   let exiting = false;
   let stoppingDemo = false;
@@ -154,13 +158,13 @@ async function main(argv: string[]): Promise<void> {
   instance = render(app(themes), {
     patchConsole: false,
     exitOnCtrlC: false,
-    // Ink 6.8.0's incremental renderer is off by one row when the frame is
-    // shorter than the terminal (it moves the cursor up one line too few, so
-    // every changed line lands one row low and stale lines stay behind), and a
-    // frame as tall as the terminal makes it clear the screen on every frame.
-    // The standard renderer redraws the frame in one synchronized write and is
-    // correct; ORCR_TUI_INCREMENTAL=1 opts in for an Ink that fixes this.
-    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL === '1',
+    // Only the lines that changed are written (a frame of 50 rows where the
+    // event log moved is a few lines, not the whole screen: less to send over
+    // ssh, less for the terminal to parse). Ink 6.8.0's incremental renderer
+    // went one row too few up and drew every changed line a row low; orcr's
+    // patch to Ink fixes it (src/tui/ink/patch). ORCR_TUI_INCREMENTAL=0 draws
+    // whole frames, as Ink does by default.
+    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== '0',
     // The stream's frames are paced by the FrameBatcher (at most one store
     // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
     // kept pushing every other frame back a whole period (10 frames/s, twice the

@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { ensureHome } from '../../src/config/home.js';
 import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
@@ -384,6 +386,44 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
       fs.rmSync(repo, { recursive: true, force: true });
     }
   });
+
+  it('frames drawn line by line (only the lines that changed) through a busy stream leave the screen a fresh TUI draws', async () => {
+    home = new Home({ concurrency: { max: 1 } });
+    home.run(['--name', 'holder', '--', 'sleep', '600']);
+    const client = await Client.connect(ensureHome(home.dir));
+    try {
+      await client.call('run.enqueue', { specs: Array.from({ length: 24 }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `queued-${i}` })) });
+      term = new Term(home, 120, 40);
+      const t = term;
+      t.start('first', [], { ORCR_TUI_INCREMENTAL: '1' });
+      await t.waitFor((x) => x.includes('queued-23') && x.includes('● supervisor'), 'the fleet');
+      // Markers come and go at the end of the queue: rows below them move, counts and the event log change.
+      const marker = (n: number): string => `zq${String(n).padStart(4, '0')}`;
+      for (let n = 1; n <= 150; n++) {
+        await client.call('run.enqueue', { specs: [{ cwd: home.dir, command: ['true'], name: marker(n) }] });
+        if (n % 3 !== 0) await client.call('run.kill', { refs: [marker(n)] });
+      }
+      await t.waitFor((x) => x.includes(marker(150)), 'the last marker on screen');
+      // Durations and clocks tick; everything else must match line for line.
+      const settled = (x: string): string[] => {
+        const lines = x.replace(/ +\d+(\.\d+)?(ms|s|m|h|d)\b/g, ' #').replace(/\d\d:\d\d:\d\d/g, '#').split('\n');
+        return lines.slice(0, lines.findIndex((l) => l.startsWith('─ Events')));
+      };
+      let previous = '';
+      const stable = await t.waitFor((x) => {
+        const same = x === previous;
+        previous = x;
+        return same && x.includes(marker(150)) && x.includes('1 active · 74 queued');
+      }, 'the screen to settle');
+      // The same state drawn whole, as Ink draws by default: what the screen must show.
+      t.start('fresh', [], { ORCR_TUI_INCREMENTAL: '0' });
+      const fresh = await t.waitFor((x) => x.includes(marker(150)) && x.includes('1 active · 74 queued'), 'a fresh TUI with its stats');
+      expect(settled(stable).length).toBeGreaterThan(20);
+      expect(settled(stable)).toEqual(settled(fresh));
+    } finally {
+      client.close();
+    }
+  }, 60_000);
 
   it('SIGTERM restores the terminal: main screen back, cursor shown, raw mode off', async () => {
     home = new Home();

@@ -1,7 +1,10 @@
 // Feeds the transcript pager: the run's whole output (and stderr) read once
 // when the pager opens, then followed as they grow, each new batch of lines
 // added to the document (built line by line: nothing is read or parsed
-// twice) and the pager's version bumped so it redraws. Reads only.
+// twice) and the pager's version bumped so it redraws. A long output is
+// parsed a chunk per turn of the event loop: its first screen shows at once,
+// keys keep working, and the rest comes in behind it (the title says how far).
+// Reads only.
 
 import path from 'node:path';
 import type { Home } from '../../config/home.js';
@@ -10,9 +13,15 @@ import { OutputFollower, outputFile, readAll, readInputs } from '../../client/ru
 import type { TuiStore } from '../state/store.js';
 import { TranscriptDoc } from '../state/transcript-doc.js';
 
+/** Lines parsed before the first screen is shown, and per turn of the event loop after it. */
+export const FIRST_LINES = 2_000;
+export const CHUNK_LINES = 4_000;
+
 export class TranscriptFeed {
   private followers: OutputFollower[] = [];
   private doc: TranscriptDoc | null = null;
+  private building: NodeJS.Immediate | null = null;
+  private endWhenBuilt = false;
 
   constructor(
     private readonly store: TuiStore,
@@ -22,6 +31,7 @@ export class TranscriptFeed {
 
   open(uuid: string): void {
     this.close();
+    this.endWhenBuilt = false;
     const s = this.store.getState();
     const run = s.runs.byId[uuid];
     const file = outputFile(this.home.dir, uuid);
@@ -29,19 +39,52 @@ export class TranscriptFeed {
     const doc = new TranscriptDoc(uuid, (run?.protocol ?? null) as Protocol | null, readInputs(dir));
     this.doc = doc;
     const out = readAll(file);
-    doc.push(out.lines);
     const err = readAll(path.join(dir, 'err'));
-    doc.pushStderr(err.lines);
-    if (run?.status === 'ended') doc.end();
+    const ended = run?.status === 'ended';
+    const total = out.lines.length;
+    let read = Math.min(total, FIRST_LINES);
+    doc.push(out.lines.slice(0, read));
+    // The rest is read, the stderr and the end are added, and the files followed once the whole output is in.
+    const finish = (): void => {
+      doc.loading = null;
+      doc.pushStderr(err.lines);
+      if (ended) doc.end();
+      this.publish();
+      if (ended) return;
+      this.follow(doc, file, dir, out.wholeEnd, err.wholeEnd);
+      // It ended while its output was being parsed: what it wrote since, then its end.
+      if (this.endWhenBuilt) this.ended(uuid);
+    };
+    if (read === total) return finish();
+    doc.loading = { read, total };
     this.publish();
-    if (run?.status === 'ended') return;
+    const step = (): void => {
+      this.building = null;
+      if (this.doc !== doc) return;
+      const to = Math.min(total, read + CHUNK_LINES);
+      doc.push(out.lines.slice(read, to));
+      read = to;
+      if (read === total) return finish();
+      doc.loading = { read, total };
+      this.publish();
+      this.building = setImmediate(step);
+    };
+    this.building = setImmediate(step);
+  }
+
+  /** Whether the document is still being built (for tests and the bench: nothing to wait on otherwise). */
+  get loading(): boolean {
+    return this.building !== null;
+  }
+
+  private follow(doc: TranscriptDoc, file: string, dir: string, outEnd: number, errEnd: number): void {
     this.followers = [
-      new OutputFollower(file, out.wholeEnd, (lines) => {
+      new OutputFollower(file, outEnd, (lines) => {
         // A send while the pager is open: its text was recorded before the output it causes.
         doc.push(lines, readInputs(dir));
         this.publish();
       }, this.pollMs),
-      new OutputFollower(path.join(dir, 'err'), err.wholeEnd, (lines) => {
+      new OutputFollower(path.join(dir, 'err'), errEnd, (lines) => {
         doc.pushStderr(lines);
         this.publish();
       }, this.pollMs),
@@ -53,6 +96,10 @@ export class TranscriptFeed {
   ended(uuid: string): void {
     const doc = this.doc;
     if (!doc || doc.uuid !== uuid || doc.isEnded) return;
+    if (this.building) {
+      this.endWhenBuilt = true;
+      return;
+    }
     for (const f of this.followers) f.read();
     for (const f of this.followers) f.close();
     this.followers = [];
@@ -61,6 +108,8 @@ export class TranscriptFeed {
   }
 
   close(): void {
+    if (this.building) clearImmediate(this.building);
+    this.building = null;
     for (const f of this.followers) f.close();
     this.followers = [];
     this.doc = null;

@@ -25,6 +25,8 @@ export class TranscriptDoc {
   readonly entries: Entry[] = [];
   readonly raw: string[] = [];
   readonly stderr: string[] = [];
+  /** Output lines parsed so far of those read, while the rest is still being parsed; null once all are in. */
+  loading: { read: number; total: number } | null = null;
   private readonly builder: TranscriptBuilder;
   private ended = false;
   private cache: RowCache | null = null;

@@ -10,9 +10,12 @@ import { styledCharsFromTokens, styledCharsToString, tokenize } from '@alcalzone
 import { ROOT } from './home.js';
 
 type Char = { type: 'char'; value: string; fullWidth: boolean; styles: { code: string; endCode: string }[] };
+type Write = { x: number; line: string };
 const output = (await import(pathToFileURL(path.join(ROOT, 'node_modules/ink/build/output.js')).href)) as {
   fastStyledChars: (line: string) => Char[] | undefined;
   fastCharsToString: (chars: (Char | undefined)[]) => string;
+  plainRow: (writes: Write[], width: number) => string | undefined;
+  cellRowOf: (writes: Write[], width: number) => string;
 };
 
 // A seeded generator: a failure names its seed and comes back the same.
@@ -63,6 +66,37 @@ describe('Ink text fast paths (patched)', () => {
     }
     expect(left).toBeGreaterThan(300);
     for (const odd of ODD) expect(output.fastStyledChars(`a${odd}b`), JSON.stringify(odd)).toBeUndefined();
+  });
+
+  it('a row of plain writes built run by run is the row built cell by cell; any other row is left to the cells', () => {
+    let plain = 0;
+    let left = 0;
+    for (let seed = 1; seed <= 4000; seed++) {
+      const r = rng(seed);
+      const width = 20 + Math.floor(r() * 60);
+      const writes: Write[] = [];
+      // Mostly side by side (as a UI lays out its texts), sometimes over each other, past the row, or odd.
+      let x = Math.floor(r() * 4);
+      for (let w = 0, n = 1 + Math.floor(r() * 4); w < n; w++) {
+        const text = line(r, seed % 5 === 0);
+        writes.push({ x, line: text });
+        const visible = text.replace(/\x1b\[[0-9;]*m/g, '').length;
+        x += r() < 0.15 ? -Math.floor(r() * 5) : visible + Math.floor(r() * 4);
+      }
+      if (seed % 3 === 0) writes.reverse();
+      const fast = output.plainRow(writes, width);
+      const cells = output.cellRowOf(writes, width);
+      if (fast === undefined) left++;
+      else {
+        plain++;
+        expect(fast, `seed ${seed}: ${JSON.stringify(writes)} at ${width}`).toBe(cells);
+      }
+    }
+    expect(plain).toBeGreaterThan(1000);
+    expect(left).toBeGreaterThan(300);
+    expect(output.plainRow([{ x: 0, line: 'ab' }, { x: 1, line: 'cd' }], 10)).toBeUndefined();
+    expect(output.plainRow([{ x: 8, line: 'abcd' }], 10)).toBeUndefined();
+    expect(output.plainRow([], 10)).toBe('');
   });
 
   it('a row joined without diffing equal styles is the string styledCharsToString makes', () => {

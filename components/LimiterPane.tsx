@@ -5,6 +5,7 @@
 
 import React from 'react';
 import { Box } from 'ink';
+import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { capLabel, capLines, itemSpans, limiterItems } from '../src/tui/view/limiter.js';
 import { textWidth } from '../src/tui/view/format.js';
@@ -20,7 +21,18 @@ export interface LimiterPaneProps {
 
 export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps): React.JSX.Element {
   const stats = useTui((s) => s.stats);
-  const byId = useTui((s) => s.runs.byId);
+  // Only the names of the runs the caps list: the pane draws again when one of them
+  // changes, not with every row of the fleet (every frame of a busy stream).
+  const listed = useTui(
+    useShallow((s) => {
+      const out: Record<string, string> = {};
+      for (const c of s.stats?.caps ?? []) {
+        for (const u of c.holders) out[u] = s.runs.byId[u]?.name ?? '';
+        for (const u of c.waiting) out[u] = s.runs.byId[u]?.name ?? '';
+      }
+      return out;
+    }),
+  );
   const now = useTui((s) => s.now);
   const focused = useTui((s) => s.pane === 'limiter');
   const offset = useTui((s) => s.limiterList.offset);
@@ -28,7 +40,7 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
   const stale = useStale();
 
   // A run the store does not hold (ended long ago, or not shown yet) still has a name in stats.
-  const nameOf = (uuid: string): string => byId[uuid]?.name ?? stats?.names[uuid] ?? uuid.slice(0, 8);
+  const nameOf = (uuid: string): string => listed[uuid] || (stats?.names[uuid] ?? uuid.slice(0, 8));
   const caps = stats?.caps ?? [];
   const labelWidth = Math.min(22, Math.max(6, ...caps.map((c) => textWidth(capLabel(c.cap)) + 1)));
   let right = stats ? `${stats.active} active · ${stats.queued} queued` : '';

@@ -1,5 +1,5 @@
 // The patched Ink's fast paths for text (src/tui/ink/patch): a line of ASCII
-// and SGR sequences made into styled characters without the grapheme
+// (and narrow characters a UI draws) and SGR sequences made into styled characters without the grapheme
 // segmenter, and a row joined without diffing equal styles. Both must give
 // what ansi-tokenize gives, for any such line; any other line is left to it.
 
@@ -30,7 +30,10 @@ function rng(seed: number): () => number {
 }
 
 const CODES = ['\x1b[0m', '\x1b[m', '\x1b[1m', '\x1b[2m', '\x1b[22m', '\x1b[7m', '\x1b[27m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[31m', '\x1b[39m', '\x1b[38;5;111m', '\x1b[38;5;66m', '\x1b[38;2;255;136;0m', '\x1b[48;5;4m', '\x1b[49m', '\x1b[1;38;5;150m', '\x1b[2;7m', '\x1b[44m', '\x1b[5;6;7m', '\x1b[38;5m'];
-const ODD = ['─', '·', '界', '🚀', 'é', '\x1b]8;;http://x\x07', '\x1b[12', '\x1b', '\t', '\x7f', 'e\u0301'];
+// Narrow characters a UI draws (rules, dots, glyphs, bars): one cell and one grapheme each.
+const NARROW = ['─', '·', 'é', '…', '●', '○', '◐', '■', '▲', '◇', '█', '░', '│', '⏺', '⏸', '⟳', '✓', '✗', '⚠', '›', '⎿', '—', '€', '→', '≤', '±', '°'];
+// What is not: wide, astral, combining, zero-width, controls, other escapes.
+const ODD = ['界', '🚀', '⌚', '✅', 'e\u0301', '\u200b', '\u00ad', '\x1b]8;;http://x\x07', '\x1b[12', '\x1b', '\t', '\x7f', '\u0300'];
 
 function line(r: () => number, odd: boolean): string {
   let s = '';
@@ -39,6 +42,7 @@ function line(r: () => number, odd: boolean): string {
     const p = r();
     if (p < 0.3) s += CODES[Math.floor(r() * CODES.length)];
     else if (odd && p < 0.35) s += ODD[Math.floor(r() * ODD.length)];
+    else if (p < 0.42) s += NARROW[Math.floor(r() * NARROW.length)];
     else s += String.fromCharCode(0x20 + Math.floor(r() * 95));
   }
   return s;
@@ -47,7 +51,7 @@ function line(r: () => number, odd: boolean): string {
 const plain = (chars: Char[]): unknown => chars.map((c) => ({ type: c.type, value: c.value, fullWidth: c.fullWidth, styles: c.styles.map((x) => [x.code, x.endCode]) }));
 
 describe('Ink text fast paths (patched)', () => {
-  it('a line of ASCII and SGR sequences comes out as the characters ansi-tokenize makes of it', () => {
+  it('a line of narrow characters and SGR sequences comes out as the characters ansi-tokenize makes of it', () => {
     for (let seed = 1; seed <= 3000; seed++) {
       const s = line(rng(seed), false);
       const fast = output.fastStyledChars(s);
@@ -80,7 +84,7 @@ describe('Ink text fast paths (patched)', () => {
       for (let w = 0, n = 1 + Math.floor(r() * 4); w < n; w++) {
         const text = line(r, seed % 5 === 0);
         writes.push({ x, line: text });
-        const visible = text.replace(/\x1b\[[0-9;]*m/g, '').length;
+        const visible = [...text.replace(/\x1b\[[0-9;]*m/g, '')].length;
         x += r() < 0.15 ? -Math.floor(r() * 5) : visible + Math.floor(r() * 4);
       }
       if (seed % 3 === 0) writes.reverse();

@@ -9,7 +9,7 @@ import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
-import { applyEvents, applySnapshot, safeRun, computeView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, safeRun, computeView, updateView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
 import { error, type Patch, type TuiState } from './store.js';
 
@@ -26,8 +26,10 @@ export function inDetails(s: TuiState): boolean {
  * While details show a run, that run stays selected even when the list no
  * longer has it (it ended, and only active runs are listed).
  */
-export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort): Patch {
-  const view = computeView(runs.byId, { filter, showAll, priorities, sort, now: s.now, seen: s.seen, collapsed: s.collapsed });
+export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort, changed?: ReadonlySet<string>): Patch {
+  const opts = { filter, showAll, priorities, sort, now: s.now, seen: s.seen, collapsed: s.collapsed };
+  // A frame of the stream changes a few runs: the view moves them, when it can, instead of going over every run.
+  const view = (changed && updateView(s.view, s.runs.byId, runs.byId, changed, opts)) || computeView(runs.byId, opts);
   const h = s.viewport.runsHeight;
   if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
     const list = clampList(s.list, view.ids.length, h);
@@ -51,8 +53,8 @@ function inUse(s: TuiState): Set<string> {
  * past it by a batch, or at once (`now`) when the window itself shrank or a
  * snapshot came in.
  */
-function reViewWindowed(s: TuiState, runs: RunsData, older: Older, now: boolean, showAll = s.showAll): Patch {
-  let patch = reView(s, runs, s.filter, showAll);
+function reViewWindowed(s: TuiState, runs: RunsData, older: Older, now: boolean, showAll = s.showAll, changed?: ReadonlySet<string>): Patch {
+  let patch = reView(s, runs, s.filter, showAll, s.priorities, s.sort, changed);
   const t = trimEnded(runs.byId, patch.view!.counts.ended, older, inUse(s), now);
   if (t) {
     patch = reView(s, { byId: t.byId, seq: runs.seq }, s.filter, showAll);
@@ -127,7 +129,7 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
   // The clock (s.now) is left to the once-a-second tick: moving it on every
   // frame would re-render every visible row for a change no one can see.
   const patch: Patch = {};
-  if (applied.data !== s.runs) Object.assign(patch, reViewWindowed(s, applied.data, s.older, false));
+  if (applied.data !== s.runs) Object.assign(patch, reViewWindowed(s, applied.data, s.older, false, s.showAll, applied.changed));
   const byId = applied.data.byId;
   const burn = burnOf(s, msgs, patch.runs?.byId ?? byId);
   if (burn !== s.burn) patch.burn = burn;

@@ -100,6 +100,8 @@ export interface Notable {
 
 export interface Applied {
   data: RunsData;
+  /** The runs whose rows were replaced (or added). */
+  changed: Set<string>;
   /** The messages that were new (seq above what was applied), in order. */
   fresh: StreamMessage[];
   notable: Notable[];
@@ -120,6 +122,7 @@ export interface Applied {
 export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied {
   let byId: Record<string, PublicRun> | null = null;
   let seq = data.seq;
+  const changed = new Set<string>();
   const fresh: StreamMessage[] = [];
   const notable: Notable[] = [];
   for (const m of msgs) {
@@ -130,6 +133,7 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
         if (!row.uuid) continue;
         byId ??= copyRuns(data.byId);
         byId[row.uuid] = row;
+        changed.add(row.uuid);
       }
       continue;
     }
@@ -143,6 +147,7 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
     if (next) {
       byId ??= copyRuns(data.byId);
       byId[uuid] = next;
+      changed.add(uuid);
     }
     const name = next?.name ?? (byId ?? data.byId)[uuid]?.name ?? uuid.slice(0, 8);
     if (ev.type === 'blocked') {
@@ -151,7 +156,7 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
       notable.push({ kind: 'ended', uuid, name, detail: clean(String(ev.data.reason ?? next?.exit_reason ?? 'ended')) });
     }
   }
-  return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, fresh, notable };
+  return { data: byId || seq !== data.seq ? { byId: byId ?? data.byId, seq } : data, changed, fresh, notable };
 }
 
 /** What the runs list is ordered by: `status` is the supervisor's own order (queued runs in admission order). */
@@ -266,8 +271,17 @@ export function compareRuns(a: PublicRun, b: PublicRun): number {
   return a.queue_seq - b.queue_seq;
 }
 
+/** Each view and what it was computed from: updateView may start from it only with the same options. */
+const viewSources = new WeakMap<RunsView, { byId: Readonly<Record<string, PublicRun>>; opts: ViewOptions }>();
+
 /** Rows to show: active or all, matching the filter, sorted by status, queued runs in admission order. */
 export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
+  const view = computeWholeView(byId, opts);
+  viewSources.set(view, { byId, opts });
+  return view;
+}
+
+function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
   const filter = parseFilter(opts.filter);
   const counts: Record<Status, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
   const others: PublicRun[] = [];
@@ -362,6 +376,99 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   if (sort.reverse) ids.reverse();
   const tree: ReturnType<typeof asTree> = nested ? asTree(ids, byId, opts.collapsed ?? {}, lead) : {};
   return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded, worktrees };
+}
+
+/** Most changes at once that updateView takes on; past it, computing the whole view is as cheap. */
+const UPDATE_MAX = 64;
+const sameOptions = (a: ViewOptions, b: ViewOptions): boolean =>
+  a.filter === b.filter && a.showAll === b.showAll && (a.sort ?? DEFAULT_SORT) === (b.sort ?? DEFAULT_SORT) && a.now === b.now && a.seen === b.seen && a.collapsed === b.collapsed && (a.priorities ?? null) === (b.priorities ?? null);
+
+/**
+ * The view computeView gives for `byId`, from the one it gave for the rows
+ * before (`prev`, from `oldById`) when only the runs in `changed` differ:
+ * those are taken out of the list and put back where they now sort, and the
+ * counts moved, without going over every run (at hundreds of events a second
+ * that pass is a frame's largest cost in the store). Only for the plain case —
+ * no filter, the status order, no tree, no worktree, none of the changed runs
+ * needing a person — and only from a view computed with the same options;
+ * null otherwise, and the caller computes the whole view.
+ */
+export function updateView(prev: RunsView, oldById: Readonly<Record<string, PublicRun>>, byId: Readonly<Record<string, PublicRun>>, changed: ReadonlySet<string>, opts: ViewOptions): RunsView | null {
+  const source = viewSources.get(prev);
+  if (!source || source.byId !== oldById || !sameOptions(source.opts, opts)) return null;
+  const sort = opts.sort ?? DEFAULT_SORT;
+  if (opts.filter !== '' || sort.key !== 'status' || sort.reverse || sort.group || prev.depth || prev.folded || prev.worktrees) return null;
+  if (changed.size > UPDATE_MAX) return null;
+  const now = opts.now ?? Date.now();
+  const seen = opts.seen ?? {};
+  const plain = (r: PublicRun | undefined): boolean => r === undefined || (r.status in STATUS_RANK && !r.parent && !r.worktree && attentionOf(r, now, seen) === null);
+  for (const u of changed) if (!plain(oldById[u]) || !plain(byId[u])) return null;
+  const listed = (r: PublicRun | undefined): r is PublicRun => r !== undefined && (opts.showAll || r.status !== 'ended');
+  const lead = Object.keys(prev.attention).length;
+  const ids = prev.ids.slice();
+  const counts = { ...prev.counts } as Record<Status, number>;
+  let total = prev.total;
+  let queueMoved = false;
+  // Out first, so that what stays is sorted by rows that did not change; then each back in its place.
+  for (const u of changed) {
+    const old = oldById[u];
+    if (!old) continue;
+    counts[old.status as Status]--;
+    total--;
+    if (old.status === 'queued') queueMoved = true;
+    if (!listed(old)) continue;
+    const at = ids.indexOf(u, lead);
+    if (at < 0) return null;
+    ids.splice(at, 1);
+  }
+  const order = admissionCompare(opts.priorities ?? null);
+  // The order computeView lists runs in: by status, queued runs in admission order, the others by queue_seq.
+  const compare = (a: PublicRun, b: PublicRun): number => {
+    const d = STATUS_RANK[a.status]! - STATUS_RANK[b.status]!;
+    if (d !== 0) return d;
+    return a.status === 'queued' ? order(a, b) : a.queue_seq - b.queue_seq;
+  };
+  for (const u of changed) {
+    const r = byId[u];
+    if (!r) continue;
+    counts[r.status as Status]++;
+    total++;
+    if (r.status === 'queued') queueMoved = true;
+    if (!listed(r)) continue;
+    let lo = lead;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const other = byId[ids[mid]!];
+      if (!other) return null;
+      if (compare(other, r) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    ids.splice(lo, 0, u);
+  }
+  let positions = prev.positions;
+  if (queueMoved) {
+    // Every queued run is listed (no filter, and none needs a person): the queue is the list's queued stretch.
+    const next: Record<string, number> = {};
+    let k = 0;
+    for (let i = lead; i < ids.length; i++) {
+      const r = byId[ids[i]!]!;
+      if (r.status === 'queued') next[r.uuid] = ++k;
+      else if (k > 0) break;
+    }
+    if (k !== counts.queued) return null;
+    positions = next;
+  }
+  // The runs that lead keep their place (their rows did not change); a countdown in their reason is read afresh.
+  const attention: Record<string, Attention> = {};
+  for (let i = 0; i < lead; i++) {
+    const a = attentionOf(byId[ids[i]!]!, now, seen);
+    if (a === null) return null;
+    attention[ids[i]!] = a;
+  }
+  const view: RunsView = { ids, positions, counts, total, attention, depth: undefined, folded: undefined, worktrees: false };
+  viewSources.set(view, { byId, opts });
+  return view;
 }
 
 /**

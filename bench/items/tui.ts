@@ -51,6 +51,31 @@ async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
 }
 
 /**
+ * Item 7's load in-process (bench/lib/tui-frame.ts, its own process): the
+ * real App on a fake terminal, the same stream straight into the store,
+ * frames 60 ms apart as the TUI spaces them. CPU time per frame, which the
+ * machine's noise moves less than a share of a core over two seconds does.
+ */
+async function frameFigures(I: string): Promise<Figure[]> {
+  const script = fileURLToPath(new URL('../lib/tui-frame.js', import.meta.url));
+  const out = await new Promise<string>((resolve, reject) => {
+    const c = spawn(node, [script, '200', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    let err = '';
+    c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+    c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-frame exited ${code}: ${err.slice(-300)}`))));
+  });
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  if (!line) throw new Error(`tui-frame printed no result: ${out.slice(0, 200)}`);
+  const r = JSON.parse(line) as { msPerFrame: number; bytesPerFrame: number };
+  return [
+    fig(I, `  in-process, the same load: CPU per frame (frames 60 ms apart)`, 'ms', [r.msPerFrame]),
+    fig(I, `  in-process: bytes written per frame`, 'B', [r.bytesPerFrame]),
+  ];
+}
+
+/**
  * The transcript pager on a run of 50,000 output lines (bench/lib/transcript-open.ts,
  * its own process): from opening to the first screen laid out, to the whole
  * document parsed behind it, a scroll, and the bytes read from files while
@@ -353,6 +378,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         fig(I, `  bytes written`, 'B/s', bytesW),
         fig(I, `  frames drawn`, '/s', framesW),
         // Full form only: the caches fill within ~100 frames, and the figure needs many more to mean something.
+        ...(ctx.quick ? [] : await frameFigures(I)),
         ...(ctx.quick || loadOnly ? [] : await heapFigures(I, 2000)),
       ];
       return { figures, skipped: [] };

@@ -67,6 +67,8 @@ const inst = render(React.createElement(App, { store, actions, themes, onExit: n
   patchConsole: false,
   exitOnCtrlC: false,
   maxFps: 1000,
+  // As the TUI draws: only the lines that changed.
+  incrementalRendering: true,
 });
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 await tick();

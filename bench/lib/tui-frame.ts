@@ -14,7 +14,7 @@ process.env.NODE_ENV = 'production';
 delete process.env.CI;
 
 const frames = Number(process.argv[2] ?? 600);
-// Milliseconds between frames (argv[3]): 0 draws them back to back; the TUI spaces them 50 ms apart.
+// Milliseconds between frames (argv[3]): 0 draws them back to back; the TUI spaces them 66 ms apart.
 const gapMs = Number(process.argv[3] ?? 0);
 const warm = Math.min(200, Math.floor(frames / 3));
 

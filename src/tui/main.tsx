@@ -162,9 +162,10 @@ async function main(argv: string[]): Promise<void> {
     // event log moved is a few lines, not the whole screen: less to send over
     // ssh, less for the terminal to parse). Ink 6.8.0's incremental renderer
     // went one row too few up and drew every changed line a row low; orcr's
-    // patch to Ink fixes it (src/tui/ink/patch). ORCR_TUI_INCREMENTAL=0 draws
-    // whole frames, as Ink does by default.
-    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== '0',
+    // patch to Ink fixes it (src/tui/ink/patch): without the patch (an install
+    // that skipped its scripts) whole frames are drawn, as
+    // ORCR_TUI_INCREMENTAL=0 asks.
+    incrementalRendering: frameCache.applied && process.env.ORCR_TUI_INCREMENTAL !== '0',
     // The stream's frames are paced by the FrameBatcher (at most one store
     // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
     // kept pushing every other frame back a whole period (10 frames/s, twice the

@@ -27,22 +27,30 @@ const ROWS = 50;
 const EVENTS_PER_S = 200;
 
 /**
- * The TUI's heap over many frames whose text keeps changing (bench/lib/tui-heap.ts,
- * its own process): a cache that keeps every text ever drawn shows as growth.
+ * Run one of bench/lib's scripts in a process of its own (`nodeArgs` before
+ * it, `args` after) and read the one JSON line it prints: its result.
  */
-async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
-  const script = fileURLToPath(new URL('../lib/tui-heap.js', import.meta.url));
+async function runLib<T>(name: string, args: string[], opts: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<T> {
+  const script = fileURLToPath(new URL(`../lib/${name}.js`, import.meta.url));
   const out = await new Promise<string>((resolve, reject) => {
-    const c = spawn(node, ['--expose-gc', script, String(seconds)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(node, [...(opts.nodeArgs ?? []), script, ...args], { ...(opts.env ? { env: opts.env } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     let err = '';
     c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
     c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-heap exited ${code}: ${err.slice(-300)}`))));
+    c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`${name} exited ${code}: ${err.slice(-300)}`))));
   });
   const line = out.split('\n').find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`tui-heap printed no result: ${out.slice(0, 200)}`);
-  const r = JSON.parse(line) as { startMb: number; firstHalfMb: number; secondHalfMb: number };
+  if (!line) throw new Error(`${name} printed no result: ${out.slice(0, 200)}`);
+  return JSON.parse(line) as T;
+}
+
+/**
+ * The TUI's heap over many frames whose text keeps changing (bench/lib/tui-heap.ts,
+ * its own process): a cache that keeps every text ever drawn shows as growth.
+ */
+async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
+  const r = await runLib<{ startMb: number; firstHalfMb: number; secondHalfMb: number }>('tui-heap', [String(seconds)], { nodeArgs: ['--expose-gc'] });
   const what = `${seconds.toLocaleString('en-US')} frames (simulated seconds) of 40 rows whose times tick, in-process`;
   return [
     fig(I, `TUI heap: second half's peak − first half's, ${what}`, 'MB', [r.secondHalfMb - r.firstHalfMb], { ceiling: 100, note: 'about 0 when every cache is bounded' }),
@@ -59,18 +67,7 @@ async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
  * machine's noise moves less than a share of a core over two seconds does.
  */
 async function frameFigures(I: string): Promise<Figure[]> {
-  const script = fileURLToPath(new URL('../lib/tui-frame.js', import.meta.url));
-  const out = await new Promise<string>((resolve, reject) => {
-    const c = spawn(node, [script, '200', '66'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    let err = '';
-    c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-    c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-frame exited ${code}: ${err.slice(-300)}`))));
-  });
-  const line = out.split('\n').find((l) => l.startsWith('{'));
-  if (!line) throw new Error(`tui-frame printed no result: ${out.slice(0, 200)}`);
-  const r = JSON.parse(line) as { msPerFrame: number; bytesPerFrame: number };
+  const r = await runLib<{ msPerFrame: number; bytesPerFrame: number }>('tui-frame', ['200', '66']);
   return [
     fig(I, `  in-process, the same load: CPU per frame (frames 66 ms apart, as the TUI spaces them)`, 'ms', [r.msPerFrame]),
     fig(I, `  in-process: bytes written per frame`, 'B', [r.bytesPerFrame]),
@@ -84,24 +81,13 @@ async function frameFigures(I: string): Promise<Figure[]> {
  * scrolling.
  */
 async function transcriptFigures(I: string, repeats: number): Promise<Figure[]> {
-  const script = fileURLToPath(new URL('../lib/transcript-open.js', import.meta.url));
   const open: number[] = [];
   const whole: number[] = [];
   const turns: number[] = [];
   const scroll: number[] = [];
   const read: number[] = [];
   for (let k = 0; k < repeats; k++) {
-    const out = await new Promise<string>((resolve, reject) => {
-      const c = spawn(node, [script, '50000'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let text = '';
-      let err = '';
-      c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-      c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-      c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`transcript-open exited ${code}: ${err.slice(-300)}`))));
-    });
-    const line = out.split('\n').find((l) => l.startsWith('{'));
-    if (!line) throw new Error(`transcript-open printed no result: ${out.slice(0, 200)}`);
-    const r = JSON.parse(line) as { openMs: number; wholeMs: number; turns: number; scrollMs: number; scrollReadBytes: number };
+    const r = await runLib<{ openMs: number; wholeMs: number; turns: number; scrollMs: number; scrollReadBytes: number }>('transcript-open', ['50000']);
     open.push(r.openMs);
     whole.push(r.wholeMs);
     turns.push(r.turns);
@@ -220,22 +206,11 @@ async function rssFigures(I: string, repeats: number): Promise<Figure[]> {
     } finally {
       client.close();
     }
-    const script = fileURLToPath(new URL('../lib/tui-rss.js', import.meta.url));
     const rss: number[] = [];
     const heap: number[] = [];
     const held: number[] = [];
     for (let k = 0; k < repeats; k++) {
-      const out = await new Promise<string>((resolve, reject) => {
-        const c = spawn(node, ['--expose-gc', script], { env: { ...homeEnv(dir), TERM: 'xterm-256color' }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let text = '';
-        let err = '';
-        c.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
-        c.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-        c.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`tui-rss exited ${code}: ${err.slice(-300)}`))));
-      });
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (!line) throw new Error(`tui-rss printed no result: ${out.slice(0, 200)}`);
-      const r = JSON.parse(line) as { rssMb: number; heapMb: number; held: number };
+      const r = await runLib<{ rssMb: number; heapMb: number; held: number }>('tui-rss', [], { nodeArgs: ['--expose-gc'], env: { ...homeEnv(dir), TERM: 'xterm-256color' } });
       rss.push(r.rssMb);
       heap.push(r.heapMb);
       held.push(r.held);

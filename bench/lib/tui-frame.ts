@@ -8,8 +8,6 @@
 // figure that the machine's noise moves far less than a CPU share does, for
 // comparing two versions of the TUI the same hour.
 
-import { PassThrough, Writable } from 'node:stream';
-
 process.env.NODE_ENV = 'production';
 delete process.env.CI;
 
@@ -18,12 +16,9 @@ const frames = Number(process.argv[2] ?? 600);
 const gapMs = Number(process.argv[3] ?? 0);
 const warm = Math.min(200, Math.floor(frames / 3));
 
-const { render } = await import('ink');
-const React = (await import('react')).default;
-const { App } = await import('../../src/tui/app.js');
+const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot, reduceStream } = await import('../../src/tui/state/reducers.js');
-const { builtinThemeDir, loadThemes } = await import('../../src/tui/view/theme.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
 const { publicRun } = await import('../../src/server/view.js');
@@ -47,29 +42,8 @@ const store = createTuiStore({ home: '/tmp/orcr-bench', theme: 'dark' });
 let seq = 1;
 store.setState((s) => reduceSnapshot(s, { seq, runs, events: [] }, now));
 store.setState({ conn: { state: 'up', pid: 1, startedAt: now, error: null, since: now, starting: false }, now });
-const themes = loadThemes([builtinThemeDir()]);
-let bytes = 0;
-const stdout = Object.assign(
-  new Writable({
-    write: (c: Buffer | string, _e, cb) => {
-      bytes += c.length;
-      cb();
-    },
-  }),
-  { isTTY: true, columns: 160, rows: 50 },
-);
-const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
-const noop = (): void => undefined;
-const actions = new Proxy({}, { get: () => noop }) as never;
-const inst = render(React.createElement(App, { store, actions, themes, onExit: noop }), {
-  stdout: stdout as unknown as NodeJS.WriteStream,
-  stdin: stdin as unknown as NodeJS.ReadStream,
-  patchConsole: false,
-  exitOnCtrlC: false,
-  maxFps: 1000,
-  // As the TUI draws: only the lines that changed.
-  incrementalRendering: true,
-});
+// As the TUI draws: only the lines that changed.
+const tui = await renderOnFakeTerminal(store, { maxFps: 1000, incremental: true });
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 await tick();
 
@@ -81,11 +55,11 @@ const event = (type: string, run: PublicRun): { type: 'event'; event: { seq: num
   run,
 });
 let cpu0 = process.cpuUsage();
-let b0 = bytes;
+let b0 = tui.written();
 for (let f = 0; f < warm + frames; f++) {
   if (f === warm) {
     cpu0 = process.cpuUsage();
-    b0 = bytes;
+    b0 = tui.written();
   }
   const msgs: Parameters<typeof reduceStream>[1][number][] = [];
   for (let k = 0; k < 5; k++) {
@@ -102,6 +76,6 @@ for (let f = 0; f < warm + frames; f++) {
   if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
 }
 const used = process.cpuUsage(cpu0);
-inst.unmount();
-process.stdout.write(JSON.stringify({ frames, msPerFrame: (used.user + used.system) / 1000 / frames, bytesPerFrame: (bytes - b0) / frames }) + '\n');
+tui.unmount();
+process.stdout.write(JSON.stringify({ frames, msPerFrame: (used.user + used.system) / 1000 / frames, bytesPerFrame: (tui.written() - b0) / frames }) + '\n');
 process.exit(0);

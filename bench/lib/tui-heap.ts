@@ -7,8 +7,6 @@
 // over, so both halves peak alike; a cache that keeps every text ever drawn
 // makes the second half's peak the larger by what it kept meanwhile.
 
-import { PassThrough, Writable } from 'node:stream';
-
 process.env.NODE_ENV = 'production';
 delete process.env.CI;
 
@@ -16,12 +14,9 @@ const seconds = Number(process.argv[2] ?? 3000);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 
-const { render } = await import('ink');
-const React = (await import('react')).default;
-const { App } = await import('../../src/tui/app.js');
+const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
-const { builtinThemeDir, loadThemes } = await import('../../src/tui/view/theme.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
 const { publicRun } = await import('../../src/server/view.js');
@@ -58,18 +53,7 @@ const runs = Array.from({ length: 40 }, (_, i) =>
 const store = createTuiStore({ home: '/tmp/orcr-bench', theme: 'dark' });
 store.setState((s) => reduceSnapshot(s, { seq: 1, runs, events: [] }, Date.now()));
 store.setState({ conn: { state: 'up', pid: 1, startedAt: Date.now(), error: null, since: Date.now(), starting: false } });
-const themes = loadThemes([builtinThemeDir()]);
-const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { isTTY: true, columns: 160, rows: 50 });
-const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
-const noop = (): void => undefined;
-const actions = { kill: noop, send: noop, wait: noop, enqueue: noop, reconnect: noop, themeChanged: noop, detailsOpened: noop, rerun: noop, pauseQueue: noop, sortChanged: noop, loadOlder: noop, killMany: noop, resumeProvider: noop, takeover: noop, transcriptOpened: noop, transcriptClosed: noop, spendOpened: noop, loopsOpened: noop, pauseLoop: noop, fireLoop: noop, diffOpened: noop };
-const inst = render(React.createElement(App, { store, actions, themes, onExit: noop }), {
-  stdout: stdout as unknown as NodeJS.WriteStream,
-  stdin: stdin as unknown as NodeJS.ReadStream,
-  patchConsole: false,
-  exitOnCtrlC: false,
-  maxFps: 1000,
-});
+const tui = await renderOnFakeTerminal(store, { maxFps: 1000 });
 const heapMb = (): number => {
   gc();
   return process.memoryUsage().heapUsed / 1e6;
@@ -87,6 +71,6 @@ for (let s = 1; s <= seconds; s++) {
     peaks[half] = Math.max(peaks[half]!, heapMb());
   }
 }
-inst.unmount();
+tui.unmount();
 process.stdout.write(JSON.stringify({ startMb, firstHalfMb: peaks[0], secondHalfMb: peaks[1], frames: seconds }) + '\n');
 process.exit(0);

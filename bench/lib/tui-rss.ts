@@ -5,8 +5,6 @@
 // a few frames are drawn, prints {"rssMb", "heapMb", "held"}: the process's
 // RSS and heap after a full GC, and the runs the TUI holds.
 
-import { PassThrough, Writable } from 'node:stream';
-
 process.env.NODE_ENV = 'production';
 delete process.env.CI;
 
@@ -15,28 +13,17 @@ if (!gc) throw new Error('run with --expose-gc');
 const dir = process.env.ORCR_HOME;
 if (!dir) throw new Error('ORCR_HOME must name the home');
 
-const { render } = await import('ink');
-const React = (await import('react')).default;
-const { App } = await import('../../src/tui/app.js');
+const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { Controller } = await import('../../src/tui/connection/controller.js');
 const { homePaths } = await import('../../src/config/home.js');
-const { builtinThemeDir, loadThemes } = await import('../../src/tui/view/theme.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 await enableInkFrameCache();
 
 const store = createTuiStore({ home: dir, theme: 'dark' });
 const ctl = new Controller(store, homePaths(dir), { quiet: true, env: { TERM: 'xterm-256color' }, cwd: dir });
-const stdout = Object.assign(new Writable({ write: (_c, _e, cb) => cb() }), { isTTY: true, columns: 160, rows: 50 });
-const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
-const noop = (): void => undefined;
 ctl.start();
-const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: noop }), {
-  stdout: stdout as unknown as NodeJS.WriteStream,
-  stdin: stdin as unknown as NodeJS.ReadStream,
-  patchConsole: false,
-  exitOnCtrlC: false,
-});
+const tui = await renderOnFakeTerminal(store, { actions: ctl });
 const deadline = Date.now() + 30_000;
 while (!(store.getState().loaded && store.getState().stats !== null)) {
   if (Date.now() > deadline) throw new Error('the TUI never loaded its snapshot and stats');
@@ -48,7 +35,7 @@ gc();
 gc();
 const mem = process.memoryUsage();
 const held = Object.keys(store.getState().runs.byId).length;
-inst.unmount();
+tui.unmount();
 ctl.stop();
 process.stdout.write(JSON.stringify({ rssMb: mem.rss / 1e6, heapMb: mem.heapUsed / 1e6, held }) + '\n');
 process.exit(0);

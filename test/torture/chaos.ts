@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRng } from '../../src/agents/mock/rng.js';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { RemoteError } from '../../src/server/protocol.js';
@@ -41,17 +42,8 @@ export interface ChaosResult {
   problems: string[];
 }
 
-/** A small seeded PRNG, so a failing run can be replayed with its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG (the mock agent's mulberry32), so a failing run can be replayed with its seed. */
+const rng = (seed: number): (() => number) => createRng(seed).next;
 
 interface Planned {
   name: string;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../../src/agents/mock/rng.js';
 import { styledCharsFromTokens, styledCharsToString, tokenize } from '@alcalzone/ansi-tokenize';
 import { ROOT } from './home.js';
 
@@ -18,16 +19,8 @@ const output = (await import(pathToFileURL(path.join(ROOT, 'node_modules/ink/bui
   cellRowOf: (writes: Write[], width: number) => string;
 };
 
-// A seeded generator: a failure names its seed and comes back the same.
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
+// Seeded (the mock agent's generator): a failure names its seed and comes back the same.
+const rng = (seed: number): (() => number) => createRng(seed).next;
 
 const CODES = ['\x1b[0m', '\x1b[m', '\x1b[1m', '\x1b[2m', '\x1b[22m', '\x1b[7m', '\x1b[27m', '\x1b[3m', '\x1b[23m', '\x1b[4m', '\x1b[31m', '\x1b[39m', '\x1b[38;5;111m', '\x1b[38;5;66m', '\x1b[38;2;255;136;0m', '\x1b[48;5;4m', '\x1b[49m', '\x1b[1;38;5;150m', '\x1b[2;7m', '\x1b[44m', '\x1b[5;6;7m', '\x1b[38;5m'];
 // Narrow characters a UI draws (rules, dots, glyphs, bars): one cell and one grapheme each.

@@ -6,19 +6,13 @@
 // computed.
 
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../../src/agents/mock/rng.js';
 import type { PublicRun } from '../../src/server/view.js';
 import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs.js';
 import { run } from './fixtures.js';
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
+// Seeded (the mock agent's generator): a failure names its seed and comes back the same.
+const rng = (seed: number): (() => number) => createRng(seed).next;
 
 const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 

@@ -56,18 +56,18 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
     const burn = s.burn[uuid];
     const depth = s.view.depth?.[uuid] ?? 0;
     const folded = s.view.folded?.[uuid];
-    if (last && last.run === run && last.pos === pos && last.now === s.now && last.stats === s.stats && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded) return last;
+    const same = last !== null && last.run === run && last.pos === pos && last.now === s.now && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded;
+    if (last && same && last.stats === s.stats) return last;
     let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now) : null;
     // The same words keep the same object: the row need not draw again for a stats poll that changed nothing it says.
-    if (last && why && last.why && why.text === last.why.text && why.token === last.why.token) why = last.why;
-    const next: RowData = { run, pos, now: s.now, stats: s.stats, why, need, tagged, burn, depth, folded };
+    if (last?.why && why && why.text === last.why.text && why.token === last.why.token) why = last.why;
     // Only the stats moved, and nothing the row shows: keep the row as it is.
-    if (last && last.run === run && last.pos === pos && last.now === s.now && last.why === why && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded) {
+    if (last && same && last.why === why) {
       last.stats = s.stats;
       return last;
     }
-    last = next;
-    return next;
+    last = { run, pos, now: s.now, stats: s.stats, why, need, tagged, burn, depth, folded };
+    return last;
   };
 }
 

@@ -5,6 +5,8 @@ export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // dist/ is brought up to date once, before any test (never by a test: see the file).
+    globalSetup: ['test/support/global-setup.ts'],
     // Integration tests start real supervisors and child processes; on a
     // shared 2-core box, a handful of files at once is the useful maximum.
     maxWorkers: 2,

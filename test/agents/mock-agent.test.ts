@@ -2,7 +2,7 @@
 // its stdout piped through the matching adapter.
 
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,20 +12,13 @@ import type { Adapter, Signal } from '../../src/agents/signals.js';
 import { assertTurnsPaired } from './helpers.js';
 import { until } from '../support/harness.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../dist/src/agents/mock-agent.js', import.meta.url));
 const FORMATS = ['claude', 'codex', 'gemini', 'jsonl'] as const;
 
-/** Rebuild when the compiled agent is missing or older than its sources (`npm test` builds first anyway). */
+/** The compiled agent is built before any test runs (test/support/global-setup.ts), never here. */
 beforeAll(() => {
-  const sources = [`${ROOT}src/agents/mock-agent.ts`, ...readdirSync(`${ROOT}src/agents/mock`).map((f) => `${ROOT}src/agents/mock/${f}`)];
-  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
-  if (!existsSync(BIN) || statSync(BIN).mtimeMs < newest) {
-    // Other rooms' type errors must not stop the emit (noEmitOnError is off).
-    spawnSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.json`], { cwd: ROOT, stdio: 'ignore' });
-  }
-  expect(existsSync(BIN)).toBe(true);
-}, 120_000);
+  expect(existsSync(BIN), `${BIN}: build with npm run build`).toBe(true);
+});
 
 interface Mock {
   child: ChildProcessWithoutNullStreams;

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { LINE_FIELDS } from '../../src/config/run-spec.js';
 import { MAIN_USAGE, VERB_USAGE } from '../../src/cli/usage.js';
-import { CLI, NODE, ROOT, TestHome } from '../support/harness.js';
+import { CLI, NODE, ROOT, TestHome, useHomes } from '../support/harness.js';
+
+const home = useHomes();
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -86,6 +88,50 @@ describe('set-up as the README says', () => {
       }
     } finally {
       fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The first ```sh block after `marker` in the README. */
+function shBlock(marker: string): string[] {
+  const at = README.indexOf(marker);
+  expect(at, marker).toBeGreaterThanOrEqual(0);
+  return README.slice(at).match(/```sh\n([\s\S]*?)```/)![1]!.trim().split('\n');
+}
+
+describe('what the README tells a newcomer to try', () => {
+  it('a run of the mock agent, waited on and read, works as written from the repository', () => {
+    const h = home();
+    const lines = shBlock('To try a run of your own without an agent CLI');
+    expect(lines).toHaveLength(3);
+    const results = lines.map((line) => {
+      const [cmd, comment] = line.split(/\s+# /);
+      const argv = cmd!.trim().split(/\s+/);
+      expect(argv.slice(0, 2), line).toEqual(['npx', 'orcr']);
+      const r = spawnSync(NODE, [CLI, ...argv.slice(2)], { cwd: ROOT, env: h.env, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, `${line}: ${r.stderr}`).toBe(0);
+      return { out: r.stdout, comment };
+    });
+    expect(results[0]!.out).toMatch(/^try-me [0-9a-f-]{36}\n$/);
+    expect(results[1]!.out.trim()).toBe(results[1]!.comment);
+    expect(h.json<{ protocol: string; turns: number }>(['show', 'try-me'])).toMatchObject({ protocol: 'claude', turns: 3 });
+    expect(results[2]!.out.split('\n').filter((l) => l.startsWith('{"type":"assistant"')).length).toBeGreaterThan(0);
+  });
+
+  it('another project imports the SDK through a linked or path dependency (node_modules/orcr → the repository)', () => {
+    const h = home();
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-consumer-'));
+    try {
+      fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', dependencies: { orcr: `file:${ROOT}` } }));
+      // What `npm install /path/to/orcr` and `npm link orcr` both leave: a link to the folder.
+      fs.mkdirSync(path.join(project, 'node_modules'));
+      fs.symlinkSync(ROOT, path.join(project, 'node_modules', 'orcr'));
+      fs.writeFileSync(path.join(project, 'main.mjs'), "import { connect } from 'orcr';\nconst orcr = await connect();\nconsole.log(JSON.stringify(await orcr.list({ all: true })));\norcr.close();\n");
+      const r = spawnSync(NODE, ['main.mjs'], { cwd: project, env: h.env, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual([]);
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
     }
   });
 });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/server/view.js';
-import { alive, MOCK_AGENT, NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
+import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
 import { PgServer, pgUnavailable } from '../support/pg.js';
 
 const why = pgUnavailable();
@@ -280,14 +280,20 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/privilege/);
       expect(refused.stderr).toMatch(/orcr cluster schema/);
-      // An administrator applies what `orcr cluster schema` prints, and grants the role its tables.
+      // An administrator applies what `orcr cluster schema` prints, and grants the role what the README says.
       const schema = limited.cli(['cluster', 'schema']).stdout;
+      const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const grants = readme.slice(readme.indexOf('`orcr cluster schema` prints the SQL')).match(/```sql\n([\s\S]*?)```/)![1]!;
+      expect(grants).toMatch(/GRANT USAGE ON ALL SEQUENCES/);
       const owner = new pg.Client(server.url.replace(/\/postgres$/, `/${db}`));
       await owner.connect();
       await owner.query(schema);
-      await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      await owner.query(grants.replaceAll('orcr_role', role));
       await owner.end();
       expect(limited.cli(['stats']).code).toBe(0);
+      // The grants are enough to queue and start runs, not only to join.
+      limited.json(['run', '-n', 'granted', '--', 'true']);
+      expect(limited.cli(['wait', 'granted', '--timeout', '30s']).stdout).toBe('granted completed\n');
       expect(limited.json<{ cluster: { name: string; available: boolean } }>(['server', 'status']).cluster).toMatchObject({ name: 'lim', available: true });
     } finally {
       await admin.end();

@@ -2,8 +2,11 @@
 // when given, else one started here from the machine's PostgreSQL binaries
 // (Debian's postgresql package; .ci/run installs it) in a fresh folder under
 // the OS temp dir. As root the server runs as the `postgres` user, which must
-// own its data folder. It can be stopped and started again (the "database
-// went away" tests) and is removed at the end.
+// own its data folder and reach it: a TMPDIR it cannot enter (a private one
+// of root's) gives way to /tmp or /var/tmp. What initdb and the server print
+// goes to a file in the folder and is quoted when they fail. It can be
+// stopped and started again (the "database went away" tests) and is removed
+// at the end, or as soon as it fails to start.
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,18 +33,44 @@ export function findPgBin(): string | null {
   return null;
 }
 
+const asRoot = (): boolean => process.getuid?.() === 0;
+
+/** Where the server's folder goes: the OS temp dir, or (as root) the first of the usual ones the postgres user can enter. */
+function serverParent(): string | null {
+  if (!asRoot()) return os.tmpdir();
+  for (const dir of [os.tmpdir(), '/tmp', '/var/tmp']) {
+    try {
+      execFileSync('runuser', ['-u', 'postgres', '--', 'test', '-d', dir, '-a', '-x', dir], { stdio: 'ignore' });
+      return dir;
+    } catch {
+      /* not this one */
+    }
+  }
+  return null;
+}
+
 /** Why the cluster tests cannot run here, or null when they can. */
 export function pgUnavailable(): string | null {
   if (process.env.ORCR_TEST_PG_URL) return null;
   if (findPgBin() === null) return 'no PostgreSQL here: install Debian\'s postgresql package (.ci/run does) or set ORCR_TEST_PG_URL';
-  if (process.getuid?.() === 0) {
+  if (asRoot()) {
     try {
       execFileSync('id', ['postgres'], { stdio: 'ignore' });
     } catch {
       return 'running as root, and there is no postgres user to run the server as';
     }
+    if (serverParent() === null) return `running as root, and the postgres user can enter none of ${os.tmpdir()}, /tmp, /var/tmp for the server's folder`;
   }
   return null;
+}
+
+/** The last lines a server or initdb wrote to its log file. */
+function logTail(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-20).join('\n');
+  } catch {
+    return '(no output)';
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -65,31 +94,53 @@ export class PgServer {
     private readonly port: number,
   ) {}
 
+  /** The server's folder (data, socket, log), or null for ORCR_TEST_PG_URL's. */
+  get folder(): string | null {
+    return this.dir;
+  }
+
+  private get logFile(): string {
+    return path.join(this.dir!, 'server.log');
+  }
+
   /** Start one (or wrap ORCR_TEST_PG_URL). */
   static async start(): Promise<PgServer> {
     if (process.env.ORCR_TEST_PG_URL) return new PgServer(process.env.ORCR_TEST_PG_URL, null, null, 0);
     const bin = findPgBin();
-    if (!bin) throw new Error(pgUnavailable() ?? 'no PostgreSQL');
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-pg-'));
-    const root = process.getuid?.() === 0;
-    if (root) execFileSync('chown', ['postgres:postgres', dir]);
-    fs.chmodSync(dir, 0o700);
-    const data = path.join(dir, 'data');
-    runAs(root, path.join(bin, 'initdb'), ['-D', data, '-U', 'orcr', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore' });
-    const port = await freePort();
-    const server = new PgServer(`postgres://orcr@127.0.0.1:${port}/postgres`, dir, bin, port);
-    await server.resume();
-    return server;
+    const parent = serverParent();
+    if (!bin || !parent) throw new Error(pgUnavailable() ?? 'no PostgreSQL');
+    const dir = fs.mkdtempSync(path.join(parent, 'orcr-pg-'));
+    try {
+      const root = asRoot();
+      if (root) execFileSync('chown', ['postgres:postgres', dir]);
+      fs.chmodSync(dir, 0o700);
+      const log = path.join(dir, 'initdb.log');
+      try {
+        runAs(root, path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'orcr', '--auth=trust', '-E', 'UTF8', '--no-sync'], log);
+      } catch (e) {
+        throw new Error(`initdb failed (${(e as Error).message.split('\n')[0]}):\n${logTail(log)}`);
+      }
+      const port = await freePort();
+      const server = new PgServer(`postgres://orcr@127.0.0.1:${port}/postgres`, dir, bin, port);
+      await server.resume();
+      return server;
+    } catch (e) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
   }
 
   /** (Re)start the server on its data folder, and wait until it answers. */
   async resume(): Promise<void> {
     if (!this.dir || this.child) return;
-    const root = process.getuid?.() === 0;
+    const root = asRoot();
     const args = ['-D', path.join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
     const cmd = root ? 'runuser' : path.join(this.bin!, 'postgres');
     const argv = root ? ['-u', 'postgres', '--', path.join(this.bin!, 'postgres'), ...args] : args;
-    this.child = spawn(cmd, argv, { stdio: 'ignore', detached: true });
+    // To a file, not a pipe: the server outlives no reader, and a pipe nobody drains would stall it.
+    const out = fs.openSync(this.logFile, 'a');
+    this.child = spawn(cmd, argv, { stdio: ['ignore', out, out], detached: true });
+    fs.closeSync(out);
     const child = this.child;
     child.on('exit', () => {
       if (this.child === child) this.child = null;
@@ -102,7 +153,9 @@ export class PgServer {
         await c.query('SELECT 1');
         return;
       } catch (e) {
-        if (Date.now() > deadline || (this.child === null && child.exitCode !== null)) throw new Error(`PostgreSQL did not accept connections: ${(e as Error).message}`);
+        if (Date.now() > deadline || (this.child === null && child.exitCode !== null)) {
+          throw new Error(`PostgreSQL did not accept connections: ${(e as Error).message}; the server said:\n${logTail(this.logFile)}`);
+        }
         await new Promise((r) => setTimeout(r, 50));
       } finally {
         await c.end().catch(() => undefined);
@@ -130,7 +183,14 @@ export class PgServer {
   }
 }
 
-function runAs(root: boolean, file: string, args: string[], opts: { stdio: 'ignore' }): void {
-  if (root) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], opts);
-  else execFileSync(file, args, opts);
+/** Run a PostgreSQL program to its end (as the postgres user when root), its output to `log`. */
+function runAs(root: boolean, file: string, args: string[], log: string): void {
+  const out = fs.openSync(log, 'a');
+  try {
+    const opts = { stdio: ['ignore', out, out] as ['ignore', number, number] };
+    if (root) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], opts);
+    else execFileSync(file, args, opts);
+  } finally {
+    fs.closeSync(out);
+  }
 }

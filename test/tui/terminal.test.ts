@@ -86,6 +86,11 @@ class Term {
     return this.tmux('capture-pane', '-p', '-t', this.target).replace(/\n+$/, '');
   }
 
+  /** The screen with lines the terminal wrapped joined again: a message that names a long path. */
+  joined(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', this.target).replace(/\n+$/, '');
+  }
+
   /** The screen with its colours (SGR sequences). */
   colours(): string {
     return this.tmux('capture-pane', '-p', '-e', '-t', this.target).replace(/\n+$/, '');
@@ -467,8 +472,8 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
           try {
             if (how === 'q') t.keys('q');
             else process.kill(t.tuiPid(), 'SIGTERM');
-            const s = await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
-            expect(s).toContain(`${dir} removed`);
+            await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
+            expect(t.joined()).toContain(`${dir} removed`);
             expect(fs.existsSync(dir)).toBe(false);
             expect(processesMentioning(dir).filter((p) => p !== bystander.pid)).toEqual([]);
             for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);

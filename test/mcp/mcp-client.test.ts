@@ -10,6 +10,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, MOCK_AGENT, NODE, until, useHomes, type TestHome } from '../support/harness.js';
+import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 const home = useHomes();
 
@@ -35,14 +36,6 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   expect(r.content[0]!.type).toBe('text');
   return { value: JSON.parse(r.content[0]!.text), isError: r.isError === true };
 }
-
-async function holdingRun(h: TestHome, name: string): Promise<{ uuid: string }> {
-  const run = h.json<{ uuid: string }>(['run', '-n', name, '--', 'sleep', '600']);
-  await until(() => !['queued', 'starting'].includes(h.json<{ status: string }>(['show', run.uuid]).status), `${name} to start`);
-  return run;
-}
-
-const eventTypes = (h: TestHome, uuid: string): string[] => h.json<{ run: string | null; type: string }[]>(['events']).filter((e) => e.run === uuid).map((e) => e.type);
 
 describe('orcr mcp under the official MCP client', () => {
   it('lists its tools, each input schema valid JSON Schema (2020-12, strict) that accepts good arguments and refuses bad ones', async () => {

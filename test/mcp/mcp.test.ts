@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 const home = useHomes();
 
@@ -181,15 +182,6 @@ describe('orcr mcp', () => {
     expect(await exited).toBe(0);
   });
 });
-
-/** A run that holds its slot until killed, started and holding it (the `parent` of what an agent makes). */
-async function holdingRun(h: TestHome, name: string): Promise<{ uuid: string }> {
-  const run = h.json<{ uuid: string }>(['run', '-n', name, '--', 'sleep', '600']);
-  await until(() => !['queued', 'starting'].includes(h.json<{ status: string }>(['show', run.uuid]).status), `${name} to start`);
-  return run;
-}
-
-const eventTypes = (h: TestHome, uuid: string): string[] => h.json<{ run: string | null; type: string }[]>(['events']).filter((e) => e.run === uuid).map((e) => e.type);
 
 describe('orcr mcp inside a run', () => {
   it('a wait on its own children lends the calling run its slot: with concurrency.max 1 they run, and the wait returns', async () => {

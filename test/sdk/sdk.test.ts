@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connect, OrcrError, type EventItem } from '../../src/sdk/index.js';
 import { CLI, MOCK_AGENT, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 const home = useHomes();
 
@@ -112,20 +113,11 @@ describe('the SDK', () => {
   });
 });
 
-/** A run that holds its slot until killed, started (a program's own run, whose ORCR_RUN it has). */
-async function holdingRun(h: TestHome, name: string): Promise<{ uuid: string }> {
-  const run = h.json<{ uuid: string }>(['run', '-n', name, '--', 'sleep', '600']);
-  await until(() => !['queued', 'starting'].includes(h.json<{ status: string }>(['show', run.uuid]).status), `${name} to start`);
-  return run;
-}
-
 /** `orcr server stop`, with this process's event loop running meanwhile (as a program's does while someone else stops the supervisor). */
 function stopServer(h: TestHome): Promise<number | null> {
   const child = spawn(NODE, [CLI, 'server', 'stop'], { env: h.env, stdio: 'ignore' });
   return new Promise((r) => child.once('exit', r));
 }
-
-const eventTypes = (h: TestHome, uuid: string): string[] => h.json<{ run: string | null; type: string }[]>(['events']).filter((e) => e.run === uuid).map((e) => e.type);
 
 describe('the SDK behaves as the CLI', () => {
   it("a program that is itself a run lends its slot to the children it waits on, as `orcr wait` does", async () => {

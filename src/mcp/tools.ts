@@ -147,9 +147,10 @@ export function toolList(): { tools: { name: string; description: string; inputS
 
 /** The answer to tools/call: the result as JSON text, or a tool error with the CLI's code and exit code. */
 export async function callTool(orcr: () => Promise<Orcr>, params: Record<string, unknown>, ctx: CallContext): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+  if (typeof params.name !== 'string') throw new RpcError(INVALID_PARAMS, `tools/call needs "name", the tool to call (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
   const tool = TOOLS.find((t) => t.name === params.name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `unknown tool ${JSON.stringify(params.name)} (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
-  if (params.arguments !== undefined && (typeof params.arguments !== 'object' || params.arguments === null || Array.isArray(params.arguments))) {
+  if (params.arguments !== undefined && params.arguments !== null && (typeof params.arguments !== 'object' || Array.isArray(params.arguments))) {
     throw new RpcError(INVALID_PARAMS, `"arguments" must be an object, got ${JSON.stringify(params.arguments)}`);
   }
   const args = (params.arguments ?? {}) as Record<string, unknown>;

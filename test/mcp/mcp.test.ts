@@ -171,6 +171,8 @@ describe('orcr mcp', () => {
     expect(idle.value.error.code).toBe('not_found');
 
     expect((await peer.request('tools/call', { name: 'rm', arguments: {} })).error).toMatchObject({ code: -32602 });
+    expect((await peer.request('tools/call', {})).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^tools\/call needs "name"/) });
+    expect((await peer.request('tools/call', { name: 'show', arguments: [1] })).error).toMatchObject({ code: -32602, message: '"arguments" must be an object, got [1]' });
     expect((await peer.request('resources/list', {})).error).toMatchObject({ code: -32601 });
     expect((await peer.request('ping')).result).toEqual({});
   });

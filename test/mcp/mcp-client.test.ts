@@ -9,7 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, MOCK_AGENT, NODE, until, useHomes, type TestHome } from '../support/harness.js';
+import path from 'node:path';
+import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 const home = useHomes();
@@ -167,3 +168,37 @@ describe('orcr mcp under the official MCP client', () => {
     expect((await call(client, 'show', { run: 'a' })).value.exit_reason).toBe('completed');
   });
 });
+
+describe('an agent that is a run, using orcr mcp through the official client', () => {
+  it('under concurrency.max 1 it starts two children and waits on them (no timeout): its slot is lent, and everything completes', async () => {
+    const h = home({ concurrency: { max: 1 } });
+    const sdk = (p: string): string => JSON.stringify(path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', p));
+    // The agent: orcr starts it with ORCR_RUN set, and its `orcr mcp` inherits that, as an agent's MCP server does.
+    const agent = script(
+      h,
+      'agent.mjs',
+      `import { Client } from ${sdk('client/index.js')};
+import { StdioClientTransport } from ${sdk('client/stdio.js')};
+const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string'));
+const client = new Client({ name: 'agent', version: '1' });
+await client.connect(new StdioClientTransport({ command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(CLI)}, 'mcp'], env }));
+const text = (r) => JSON.parse(r.content[0].text);
+for (const n of ['c1', 'c2']) text(await client.callTool({ name: 'run', arguments: { name: n, command: ['sh', '-c', 'echo ' + n] } }));
+const settled = text(await client.callTool({ name: 'wait', arguments: { runs: ['c1', 'c2'] } }, undefined, { timeout: 120000 }));
+console.log(settled.map((s) => s.name + ' ' + s.token).join(', '));
+await client.close();
+`,
+    );
+    const parent = h.json<{ uuid: string }>(['run', '-n', 'agent', '--', NODE, agent]);
+    const waited = h.cli(['wait', 'agent', '--timeout', '40s']);
+    expect(waited.stdout + waited.stderr).toBe('agent completed\n');
+    expect(h.cli(['logs', 'agent']).stdout).toBe('c1 completed, c2 completed\n');
+    const kids = h.json<{ name: string; parent: string; exit_reason: string }[]>(['ps', '--all']).filter((r) => r.name !== 'agent');
+    expect(kids.map((k) => [k.name, k.parent, k.exit_reason])).toEqual([
+      ['c1', parent.uuid, 'completed'],
+      ['c2', parent.uuid, 'completed'],
+    ]);
+    expect(eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+  });
+});
+

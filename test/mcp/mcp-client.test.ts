@@ -143,13 +143,13 @@ describe('orcr mcp under the official MCP client', () => {
     const client = await connected(h, { ORCR_MCP_PROGRESS_MS: '150' });
     await call(client, 'run', { name: 'long', command: ['sleep', '600'] });
     // Without progress the client gives up at its timeout…
-    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '3s' } }, undefined, { timeout: 800 })).rejects.toMatchObject({ code: -32001 });
+    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500 })).rejects.toMatchObject({ code: -32001 });
     // …with it, the wait runs to its own end.
     const seen: { progress: number; total?: number }[] = [];
-    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '3s' } }, undefined, { timeout: 800, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) })) as { content: { text: string }[] };
+    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) })) as { content: { text: string }[] };
     expect(JSON.parse(r.content[0]!.text)).toMatchObject([{ name: 'long', token: 'pending' }]);
     expect(seen.length).toBeGreaterThanOrEqual(5);
-    expect(seen[0]).toMatchObject({ total: 3 });
+    expect(seen[0]).toMatchObject({ total: 5 });
     await call(client, 'kill', { runs: ['long'], force: true });
   });
 

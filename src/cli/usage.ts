@@ -42,7 +42,7 @@ orcr send <run> -                (the text from stdin)`,
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
-  mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill;
+  mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill, ps;
            for an agent's MCP config: {"command": "orcr", "args": ["mcp"]}; its runs start with its environment)`,
   server: `orcr server status [--json]
 orcr server stop [--drain | --kill-agents] [--json]

@@ -19,6 +19,7 @@ import { treeOrder } from '../core/run-tree.js';
 import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
+import { waitRuns } from '../client/wait.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
 
@@ -237,7 +238,7 @@ async function main(argv: string[]): Promise<number> {
           throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
         }
       }
-      const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
+      const settled = await waitRuns(ensureHome(homeDir()), { refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms }, { callerRun: process.env.ORCR_RUN });
       let worst = 0;
       for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
       if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
@@ -542,28 +543,6 @@ async function confirm(question: string): Promise<boolean | null> {
     return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
   } finally {
     rl.close();
-  }
-}
-
-async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
-  // A supervisor restart drops the connection; the wait resumes with the
-  // supervisor that comes back, and never starts one itself. A deliberate
-  // stop ends the wait (exit 7, code `stopped`).
-  const started = Date.now();
-  let c = await connect();
-  for (;;) {
-    try {
-      const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
-      // From inside a run, the supervisor may lend our slot to the children we wait on (the deadlock guard).
-      const caller_env = process.env.ORCR_RUN ? { ORCR_RUN: process.env.ORCR_RUN } : undefined;
-      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left, caller_env });
-      c.close();
-      return res.settled;
-    } catch (e) {
-      c.close();
-      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
-      c = await Client.reconnect(ensureHome(homeDir()));
-    }
   }
 }
 

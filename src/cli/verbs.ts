@@ -20,7 +20,7 @@ import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, spendT
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
-import { jsonText } from '../text/json-text.js';
+import { jsonText, quote } from '../text/json-text.js';
 
 
 const VERSION = '0.1.0';
@@ -192,7 +192,7 @@ async function main(argv: string[]): Promise<number> {
       else {
         for (const r of res.results) {
           const name = safeLine(r.name ?? r.ref);
-          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
+          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${quote(r.ref)}\n`);
           else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
           else {
             const n = r.descendants?.length ?? 0;

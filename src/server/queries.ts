@@ -13,6 +13,7 @@ import type { ClusterState } from './cluster-link.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from './protocol.js';
 import { publicRun, type PublicRun } from './view.js';
+import { quote } from '../text/json-text.js';
 
 type MeterView = { used: number; limit: number | null; fraction: number | null; warn: boolean };
 
@@ -90,16 +91,16 @@ export class Queries {
     const byName = journal.runsByName(ref);
     if (byName.length > 0) {
       const active = byName.filter((r) => r.status !== 'ended');
-      if (active.length > 1) throw new RemoteError('ambiguous', `"${ref}" names ${active.length} active runs; use a uuid`);
+      if (active.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} names ${active.length} active runs; use a uuid`);
       const r = active[0] ?? byName[0]!;
       return store.get(r.uuid) ?? r;
     }
     if (/^[0-9a-f-]{4,}$/i.test(ref)) {
       const byPrefix = journal.runsByPrefix(ref);
-      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `"${ref}" matches several runs; give more of the uuid`);
+      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} matches several runs; give more of the uuid`);
       if (byPrefix.length === 1) return store.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
     }
-    throw new RemoteError('not_found', `no run "${ref}"`);
+    throw new RemoteError('not_found', `no run ${quote(ref)}`);
   }
 
   /**

@@ -15,6 +15,7 @@ import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
+import { quote } from '../text/json-text.js';
 
 export class AlreadyRunning extends Error {}
 
@@ -306,7 +307,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
             throw e;
           }
         });
-        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map((r) => JSON.stringify(r)).join(', ')}`);
+        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map(quote).join(', ')}`);
         const results = found.map(({ ref, run }) => {
           if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
           const descendants = run.status === 'ended' || p.keep_children ? [] : s.activeDescendants(run.uuid).map((d) => d.uuid);

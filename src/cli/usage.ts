@@ -6,12 +6,16 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate]
          [--interactive] [--idle-after DUR]
-         [--cwd DIR] [-e KEY=VALUE]... [--detach] [--worktree [--base REF]] [--json] [-- COMMAND ARGS...]
+         [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
+         [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
   --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
+  -e KEY takes the value from your environment; --env-from FILE reads KEY=VALUE lines (# comments); -e wins.
+  Secrets: -e KEY, --env-from, -p @FILE and -p - keep values off the command line; -e KEY=VALUE and -p TEXT
+  are in /proc/PID/cmdline, which every local user can read while orcr runs.
   Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters; no control, invisible or line-separating
   characters, no combining mark first or stacked over 2 (a refused name is shown escaped: "a\\u200bb").`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',
@@ -32,7 +36,8 @@ orcr loop run start|stop|ls NAME [--json]  (start: fire now; stop: stop its acti
   queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]
-orcr send <run> -                (the text from stdin)`,
+orcr send <run> -                (the text from stdin: off the command line, which every local user
+                                  can read in /proc/PID/cmdline while orcr runs)`,
   logs: `orcr logs <run> [--tail N] [--follow] [--pretty | --raw | --json] [--stderr]
   --pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
   each tool call on one line with its result folded, turn ends with usage and cost.

@@ -74,7 +74,8 @@ ${Object.values(VERB_USAGE)
   .join('\n')}
 
 <run> is a uuid, a unique uuid prefix, or a name.
-Home: $ORCR_HOME (default ~/.orcr). Any verb starts the supervisor if needed.
+Home: $ORCR_HOME (default ~/.orcr), resolved to its real path once; a link on the way that another
+user owns is refused. Any verb starts the supervisor if needed.
 NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
 Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
 4 a target is blocked (or not idle for send, not on hold for provider resume, a merge conflict),

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
-import { ensureHome, homeDir, HomeError } from '../config/home.js';
+import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
@@ -55,9 +55,15 @@ function parse(verb: string, args: string[], options: ParseArgsConfig['options']
   }
 }
 
+let resolvedHome: Home | null = null;
+
+/** The home, resolved once per process: a reconnect goes back to the same real path, whatever a link says by then. */
+function cliHome(): Home {
+  return (resolvedHome ??= ensureHome(homeDir()));
+}
+
 async function connect(): Promise<Client> {
-  const home = ensureHome(homeDir());
-  return Client.connect(home);
+  return Client.connect(cliHome());
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -278,7 +284,7 @@ async function main(argv: string[]): Promise<number> {
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
       // The transcript on a terminal, the lines as written when piped; stderr is no protocol: always raw.
       const mode: LogsMode = jsonMode ? 'json' : values.stderr ? 'raw' : values.pretty ? 'pretty' : values.raw ? 'raw' : process.stdout.isTTY ? 'pretty' : 'raw';
-      if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
+      if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(cliHome()));
       c.close();
       printLogs(file, info.protocol, tail, mode);
       return 0;
@@ -316,7 +322,7 @@ async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1 || (sub !== 'status' && sub !== 'stop')) throw new UsageError('server takes "status" or "stop"', verb);
       if ((values.drain || values['kill-agents']) && sub !== 'stop') throw new UsageError('--drain and --kill-agents go with server stop', verb);
       if (values.drain && values['kill-agents']) throw new UsageError('server stop takes --drain or --kill-agents, not both', verb);
-      const home = ensureHome(homeDir());
+      const home = cliHome();
       let c: Client;
       try {
         c = await Client.connect(home, { autoStart: false });
@@ -562,7 +568,7 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
     } catch (e) {
       c.close();
       if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
-      c = await Client.reconnect(ensureHome(homeDir()));
+      c = await Client.reconnect(cliHome());
     }
   }
 }
@@ -605,7 +611,7 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
   let last = since;
   let client: Client | null = c;
   for (;;) {
-    const cl: Client = client ?? (await Client.reconnect(ensureHome(homeDir())));
+    const cl: Client = client ?? (await Client.reconnect(cliHome()));
     client = null;
     const done = new Promise<void>((r) =>
       cl.onClose((stopped) => {

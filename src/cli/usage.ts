@@ -42,7 +42,8 @@ orcr send <run> -                (the text from stdin: off the command line, whi
   --pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
   each tool call on one line with its result folded, turn ends with usage and cost.
   --raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.`,
-  events: 'orcr events [--follow] [--since SEQ] [--json]',
+  events: `orcr events [--follow] [--since SEQ] [--json]
+  One event a line: SEQ, time, type, the run's short id and name (- for none), data; tab-separated.`,
   stats: 'orcr stats [--json]',
   spend: 'orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget\'s window, and the last hour)',
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
@@ -56,7 +57,8 @@ orcr server stop [--drain | --kill-agents] [--json]
   Without either the agents go on, and the next supervisor re-adopts them.`,
   gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
-  of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).`,
+  of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).
+  --dry-run counts runs, events and bytes as the gc after it removes them.`,
   diff: 'orcr diff <run> [--stat] [--json]  (the run\'s worktree against its base: committed, uncommitted and new files)',
   worktree: `orcr worktree finish <run> (--merge | --keep-branch | --discard) [--json]
   --merge: into the base branch (a conflict aborts it and changes nothing); --keep-branch: keep orcr/<name>; --discard: drop it.

@@ -16,7 +16,7 @@ import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { treeOrder } from '../core/run-tree.js';
-import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
+import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, sizeText, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
@@ -142,10 +142,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ run: PublicRun; env?: Record<string, string> }>('run.get', { ref: positionals[0], env: values.env === true });
       c.close();
       if (jsonMode) printJson(res.env ? { ...res.run, env: res.env } : res.run);
-      else {
-        out(showRun(res.run));
-        for (const [k, v] of Object.entries(res.env ?? {})) out(`env ${safeLine(k)}=${safeLine(v)}`);
-      }
+      else out(showRun(res.run, Date.now(), res.env));
       return 0;
     }
     case 'kill': {
@@ -340,6 +337,7 @@ async function main(argv: string[]): Promise<number> {
           home: string;
           started_at: number;
           active: number;
+          queued: number;
           seq: number;
           degraded: string | null;
           warnings?: string[];
@@ -351,7 +349,7 @@ async function main(argv: string[]): Promise<number> {
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
-          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active run${st.active === 1 ? '' : 's'}, ${st.queued} queued`);
           if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
           if (st.paused) out('queue paused: nothing starts until orcr queue resume');
           if (st.draining) out('draining: nothing starts; it stops once the running agents have ended');
@@ -401,9 +399,9 @@ async function main(argv: string[]): Promise<number> {
       c.close();
       if (jsonMode) printJson(res);
       else {
-        const age = formatDuration(res.older_than_ms);
-        const mb = (res.bytes / 1024 / 1024).toFixed(1);
-        out(res.dry_run ? `would remove ${res.runs} ended runs older than ${age} (about ${mb} MB of journal rows, plus their run directories)` : `removed ${res.runs} ended runs older than ${age} and ${res.events} old events; ${mb} MB freed`);
+        // A dry run and the gc after it say the same, in the same words.
+        const what = `${res.runs} ended run${res.runs === 1 ? '' : 's'} older than ${formatDuration(res.older_than_ms)} and ${res.events} event${res.events === 1 ? '' : 's'} (${sizeText(res.bytes)} of journal rows and run directories)`;
+        out(res.dry_run ? `would remove ${what}` : `removed ${what}`);
         printLetGo(res.worktrees ?? [], res.dry_run);
       }
       return 0;
@@ -573,6 +571,11 @@ async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeou
   }
 }
 
+/**
+ * One event: `seq ts type id name data`, tab-separated, replayed or live
+ * alike. A run is its short id (as `ps` shows it, and a reference every verb
+ * takes) and its name, one per column: names repeat across time, ids do not.
+ */
 function printEvent(e: RunEvent, name: string | null): void {
   if (jsonMode) out(jsonText(e));
   else {
@@ -580,9 +583,13 @@ function printEvent(e: RunEvent, name: string | null): void {
       .filter(([, v]) => v !== null && v !== undefined)
       .map(([k, v]) => `${k}=${typeof v === 'number' ? plainNumber(v) : typeof v === 'object' ? jsonText(v) : String(v)}`)
       .join(' ');
-    out([String(e.seq), new Date(e.ts).toISOString(), e.type, name ?? e.run ?? '-', d].map(safeLine).join('\t'));
+    const id = e.run === null ? '-' : e.run.slice(0, 8);
+    out([String(e.seq), new Date(e.ts).toISOString(), e.type, id, e.run === null ? '-' : (name ?? '-'), d].map(safeLine).join('\t'));
   }
 }
+
+/** The name of an event's run, from the names a reply carries. */
+const nameIn = (names: Record<string, string> | undefined, e: RunEvent): string | null => (e.run !== null && names && Object.hasOwn(names, e.run) ? names[e.run]! : null);
 
 async function eventsVerb(since: number, follow: boolean): Promise<number> {
   const c = await connect();
@@ -593,12 +600,12 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
     let first = true;
     if (jsonMode) process.stdout.write('[');
     for (;;) {
-      const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
+      const res = await c.call<{ events: RunEvent[]; names?: Record<string, string> }>('events', { since: cursor, limit: PAGE });
       for (const e of res.events) {
         if (jsonMode) {
           process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(e));
           first = false;
-        } else printEvent(e, null);
+        } else printEvent(e, nameIn(res.names, e));
       }
       if (res.events.length < PAGE) break;
       cursor = res.events[res.events.length - 1]!.seq;
@@ -631,13 +638,13 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       if (held) held.push({ event: m.event, name: m.run?.name ?? null });
       else emit(m.event, m.run?.name ?? null);
     });
-    const res = await cl.call<{ seq: number; events: RunEvent[]; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
+    const res = await cl.call<{ seq: number; events: RunEvent[]; names?: Record<string, string>; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
     if (res.pruned) process.stderr.write(`orcr: events ${last + 1}–${res.pruned.first_seq - 1} were removed by retention (retention.ended, orcr gc); following from ${res.pruned.first_seq}\n`);
-    for (const e of res.events) emit(e, null);
+    for (const e of res.events) emit(e, nameIn(res.names, e));
     // A replay longer than a page: the rest by pages, live events held meanwhile.
     for (let more = res.more === true; more; ) {
-      const page = await cl.call<{ events: RunEvent[] }>('events', { since: last });
-      for (const e of page.events) emit(e, null);
+      const page = await cl.call<{ events: RunEvent[]; names?: Record<string, string> }>('events', { since: last });
+      for (const e of page.events) emit(e, nameIn(page.names, e));
       more = page.events.length > 0 && last < res.seq;
     }
     for (const h of held) emit(h.event, h.name);

@@ -5,7 +5,7 @@
 import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction, runMeters } from '../core/budget.js';
 import { rolledUp } from '../core/run-tree.js';
-import type { Run } from '../core/types.js';
+import type { Run, RunEvent } from '../core/types.js';
 import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
@@ -117,6 +117,18 @@ export class Queries {
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters } };
+  }
+
+  /** The names of the runs these events are about (uuid → name), so a reader shows a name without a lookup per run. */
+  eventNames(events: readonly RunEvent[]): Record<string, string> {
+    const { store } = this.p;
+    const names: Record<string, string> = {};
+    for (const e of events) {
+      if (e.run === null || Object.hasOwn(names, e.run)) continue;
+      const name = store.get(e.run)?.name ?? store.journal.nameOf(e.run);
+      if (name !== null) names[e.run] = name;
+    }
+    return names;
   }
 
   stats(): Stats {

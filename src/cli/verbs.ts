@@ -457,8 +457,9 @@ async function main(argv: string[]): Promise<number> {
       const { positionals } = parse(verb, rest, {});
       if (positionals.length !== 1 || (positionals[0] !== 'status' && positionals[0] !== 'schema')) throw new UsageError('cluster takes "status" or "schema"', verb);
       if (positionals[0] === 'schema') {
-        const { CLUSTER_SCHEMA } = await import('../limiter/pg-schema.js');
-        out(CLUSTER_SCHEMA.trim());
+        const { CLUSTER_SCHEMA, CLUSTER_SCHEMA_VERSION } = await import('../limiter/pg-schema.js');
+        if (jsonMode) printJson({ version: CLUSTER_SCHEMA_VERSION, sql: CLUSTER_SCHEMA.trim() });
+        else out(CLUSTER_SCHEMA.trim());
         return 0;
       }
       const c = await connect();

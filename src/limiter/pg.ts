@@ -13,6 +13,7 @@ import { AdmissionIndex } from '../core/admission-index.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease, Limiter } from './limiter.js';
 import { CLUSTER_SCHEMA, CLUSTER_SCHEMA_VERSION } from './pg-schema.js';
+import { formatDuration } from '../config/duration.js';
 
 export interface PgLimiterOptions {
   url: string;
@@ -79,22 +80,34 @@ interface Snapshot {
   holds: Record<string, number>;
 }
 
-/** Keys of two policies that differ, as config.json names them. */
-export function policyDiff(a: AdmissionPolicy, b: AdmissionPolicy): string[] {
-  const keys: string[] = [];
-  if (a.max !== b.max) keys.push('concurrency.max');
-  if (a.max_queued !== b.max_queued) keys.push('concurrency.max_queued');
-  for (const p of new Set([...Object.keys(a.providers), ...Object.keys(b.providers)])) {
-    if (a.providers[p] !== b.providers[p]) keys.push(`concurrency.providers.${p}`);
-  }
+/** A key of two policies that differ, as config.json names it, and its value in each (null: unset). */
+export interface PolicyDifference {
+  key: string;
+  cluster: number | null;
+  here: number | null;
+}
+
+/** Where two policies differ: `a` the cluster's, `b` this machine's. */
+export function policyDiff(a: AdmissionPolicy, b: AdmissionPolicy): PolicyDifference[] {
+  const out: PolicyDifference[] = [];
+  const differ = (key: string, x: number | null | undefined, y: number | null | undefined): void => {
+    if (x !== y) out.push({ key, cluster: x ?? null, here: y ?? null });
+  };
+  differ('concurrency.max', a.max, b.max);
+  differ('concurrency.max_queued', a.max_queued, b.max_queued);
+  for (const p of new Set([...Object.keys(a.providers), ...Object.keys(b.providers)])) differ(`concurrency.providers.${p}`, a.providers[p], b.providers[p]);
   for (const w of new Set([...Object.keys(a.workloads), ...Object.keys(b.workloads)])) {
     const x = a.workloads[w];
     const y = b.workloads[w];
-    for (const k of ['reserved', 'priority', 'max', 'max_wait_ms'] as const) {
-      if (x?.[k] !== y?.[k]) keys.push(`concurrency.workloads.${w}.${k === 'max_wait_ms' ? 'max_wait' : k}`);
-    }
+    for (const k of ['reserved', 'priority', 'max', 'max_wait_ms'] as const) differ(`concurrency.workloads.${w}.${k === 'max_wait_ms' ? 'max_wait' : k}`, x?.[k], y?.[k]);
   }
-  return keys;
+  return out;
+}
+
+/** `concurrency.max is 3 in the cluster, 4 here`: both sides of each difference, as a person compares them. */
+export function differenceText(diff: readonly PolicyDifference[]): string {
+  const value = (key: string, v: number | null): string => (v === null ? 'unset' : key.endsWith('.max_wait') ? formatDuration(v) : String(v));
+  return diff.map((d) => `${d.key} is ${value(d.key, d.cluster)} in the cluster, ${value(d.key, d.here)} here`).join('; ');
 }
 
 function unavailable(e: unknown): ClusterUnavailable {
@@ -176,8 +189,8 @@ export class PgLimiter implements Limiter {
       if (diff.length > 0 && this.o.onConflict === 'refuse') {
         await c.query('ROLLBACK');
         throw new ClusterConflict(
-          `cluster "${this.o.cluster}" applies other caps than this machine's config.json: ${diff.join(', ')} differ (make them equal, or set cluster.on_conflict to "replace" to make this machine's the cluster's)`,
-          diff,
+          `cluster "${this.o.cluster}" applies other caps than this machine's config.json: ${differenceText(diff)} (make them equal, or set cluster.on_conflict to "replace" to make this machine's the cluster's)`,
+          diff.map((d) => d.key),
         );
       }
       if (diff.length > 0) await c.query(`UPDATE orcr_cluster SET policy = $2 WHERE name = $1`, [this.o.cluster, JSON.stringify(this.o.policy)]);

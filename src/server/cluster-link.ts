@@ -19,6 +19,9 @@ import { toWaiter } from './reconcile.js';
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
 
+/** How long `cluster status` waits for the database before calling it unavailable. */
+const STATUS_DEADLINE_MS = 3000;
+
 export interface ClusterState {
   name: string;
   host: string;
@@ -242,9 +245,26 @@ export class ClusterLink implements Limiter {
     return { name: this.name, host: this.host, available: this.available, since: this.since, error: this.error, machines: this.machinesSeen };
   }
 
+  /**
+   * The cluster's machines, for `orcr cluster status`: read now when the
+   * database answers, else the last ones seen. A database that fails or does
+   * not answer in time (a host that drops packets, a stopped server whose
+   * pooled connections hang) is down, for the status as for admission: the
+   * verb reports that state instead of failing or hanging.
+   */
   async machines(): Promise<ClusterState['machines']> {
     if (!this.pg || !this.available) return this.machinesSeen;
-    this.machinesSeen = await this.pg.machines();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${STATUS_DEADLINE_MS / 1000} s`)), STATUS_DEADLINE_MS);
+    });
+    try {
+      this.machinesSeen = await Promise.race([this.pg.machines(), late]);
+    } catch (e) {
+      this.down(e);
+    } finally {
+      clearTimeout(timer);
+    }
     return this.machinesSeen;
   }
 

@@ -3,6 +3,8 @@
 //
 // Decisions:
 // - Trips are strictly greater-than: usage equal to a ceiling does not trip.
+//   Turns are also checked before a turn begins (mayBeginTurn): at N of N
+//   the agent's input is closed and the start of turn N+1 stops the run.
 //   Turns, tokens and milliseconds compare exactly. Cost meters allow a
 //   relative tolerance of 1e-9 of the limit, so a cost summed from float
 //   increments (0.1 + 0.2) does not trip a 0.3 ceiling it only reaches by
@@ -70,6 +72,18 @@ export function runMeters(usage: RunUsage, limits: RunLimits): Meter[] {
     meter('cost_usd', usage.cost_usd, limits.max_cost_usd),
     meter('time_ms', usage.elapsed_ms, limits.timeout_ms),
   ];
+}
+
+/**
+ * Whether a run that has finished `turns` turns may begin another. The turn
+ * ceiling is enforced where a turn would begin, not after it ended: turn N+1
+ * is never paid for, and a run that stops by itself after N turns is not cut
+ * short. (`turns` still trips strictly above the ceiling, for a turn that
+ * ended without its start being seen.)
+ */
+export function mayBeginTurn(turns: number, maxTurns: number | null | undefined): boolean {
+  // Anything but a number is "no ceiling", as in mergeLimits (limits read back from older journals may lack the field).
+  return typeof maxTurns !== 'number' || Number.isNaN(maxTurns) || turns < maxTurns;
 }
 
 /** The first tripped meter in the given order, or null. */

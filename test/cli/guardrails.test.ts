@@ -45,6 +45,28 @@ describe('guardrails', () => {
     expect(h.json<PublicRun>(['show', 'over'])).toMatchObject({ exit_reason: 'budget', exit_detail: 'tokens' });
   });
 
+  it.each(['jsonl', 'claude', 'codex'])('--max-turns 2 on the %s mock: turn 3 never runs (budget at 2 / 2); an agent done in 2 turns completes', (format) => {
+    const h = home();
+    const mock = (turns: number) => [NODE, MOCK_AGENT, '--format', format, '--turns', String(turns), '--delay', '20'];
+    h.json(['run', '-n', 'over', '--max-turns', '2', '--', ...mock(5)]);
+    h.json(['run', '-n', 'exact', '--max-turns', '2', '--', ...mock(2)]);
+    const w = h.cli(['wait', 'over', 'exact']);
+    expect(w.stdout).toContain('over budget');
+    expect(w.stdout).toContain('exact completed');
+    const over = h.json<PublicRun>(['show', 'over']);
+    expect(over).toMatchObject({ exit_reason: 'budget', exit_detail: 'turns', turns: 2 });
+    expect(over.budget.turns).toMatchObject({ used: 2, limit: 2 });
+    expect(over.last_text).not.toMatch(/Turn 3/);
+    expect(h.json<PublicRun>(['show', 'exact'])).toMatchObject({ exit_reason: 'completed', turns: 2 });
+  });
+
+  it('--max-turns 1 on an interactive run: no idle after its turn (no input could be taken), it completes', () => {
+    const h = home();
+    h.json(['run', '-n', 'chat', '--interactive', '--max-turns', '1', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--prompt', 'hi', '--delay', '10']);
+    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat completed');
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ turns: 1, exit_reason: 'completed' });
+  });
+
   it("uses Claude's reported cost as is and prices a jsonl agent's tokens from config", () => {
     const h = home({ providers: { pricey: { protocol: 'jsonl', price: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 } } } });
     const fixture = path.join(ROOT, 'test/fixtures/claude/two-turns.jsonl');

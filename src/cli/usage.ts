@@ -30,7 +30,8 @@ orcr loop run start|stop|ls NAME [--json]  (start: fire now; stop: stop its acti
   At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
   Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
   queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
-  wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
+  wait: `orcr wait <run>...|--all [--timeout DUR] [--json]
+  From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.`,
   send: `orcr send <run> <text>... [--json]
 orcr send <run> -                (the text from stdin)`,
   logs: `orcr logs <run> [--tail N] [--follow] [--pretty | --raw | --json] [--stderr]

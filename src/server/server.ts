@@ -331,7 +331,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
             caller_env: z.record(z.string(), z.string()).optional(),
           })
           .parse(params);
-        const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
+        const uuids = p.all ? s.waitAllTargets(p.caller_env?.ORCR_RUN) : (p.refs ?? []).map((r) => s.resolve(r).uuid);
         if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
         return { settled: await s.wait(uuids, p.timeout_ms ?? null, conn.gone.signal, p.caller_env?.ORCR_RUN) };
       }

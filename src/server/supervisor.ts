@@ -398,6 +398,11 @@ export class Supervisor {
     return this.p.store.activeUuids();
   }
 
+  /** `wait --all`'s runs for a client whose ORCR_RUN is `caller` (run-tree.ts). */
+  waitAllTargets(caller: string | undefined): string[] {
+    return this.p.tree.waitAllTargets(caller);
+  }
+
   getLive(uuid: string): Run | null {
     return this.p.store.get(uuid) ?? null;
   }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
+import { joinDashValues, wholeFlag } from '../client/flag-values.js';
 import { ensureHome, homeDir, HomeError } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
@@ -49,7 +50,8 @@ type Parsed = { values: Record<string, string | boolean | undefined>; positional
 
 function parse(verb: string, args: string[], options: ParseArgsConfig['options'], allowPositionals = true): Parsed {
   try {
-    return parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true }) as Parsed;
+    const all: NonNullable<ParseArgsConfig['options']> = { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+    return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals, strict: true }) as Parsed;
   } catch (e) {
     throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
   }
@@ -232,9 +234,9 @@ async function main(argv: string[]): Promise<number> {
       let timeout_ms: number | null = null;
       if (values.timeout !== undefined) {
         try {
-          timeout_ms = parseDuration(values.timeout as string);
+          timeout_ms = parseDuration(values.timeout as string, '--timeout');
         } catch (e) {
-          throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
+          throw new UsageError((e as Error).message);
         }
       }
       const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
@@ -270,8 +272,9 @@ async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
       let tail: number | null = null;
       if (values.tail !== undefined) {
-        tail = Number(values.tail);
-        if (!Number.isInteger(tail) || tail < 0) throw new UsageError('--tail must be a whole number', verb);
+        const n = wholeFlag('--tail', values.tail as string);
+        if (typeof n !== 'number') throw new UsageError(n.problem);
+        tail = n;
       }
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
@@ -287,8 +290,9 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parse(verb, rest, { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } }, false);
       let since = 0;
       if (values.since !== undefined) {
-        since = Number(values.since);
-        if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be an event seq (a whole number)', verb);
+        const n = wholeFlag('--since', values.since as string);
+        if (typeof n !== 'number') throw new UsageError(n.problem);
+        since = n;
       }
       return eventsVerb(since, values.follow === true);
     }
@@ -380,9 +384,9 @@ async function main(argv: string[]): Promise<number> {
       let older_than_ms: number | undefined;
       if (values['older-than'] !== undefined) {
         try {
-          older_than_ms = parseDuration(values['older-than'] as string);
+          older_than_ms = parseDuration(values['older-than'] as string, '--older-than');
         } catch (e) {
-          throw new UsageError(`--older-than: ${(e as Error).message}`, verb);
+          throw new UsageError((e as Error).message);
         }
       }
       const c = await connect();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
+import { joinDashValues } from './flag-values.js';
 import { UsageError } from './usage-error.js';
 
 const RUN_OPTIONS = {
@@ -76,7 +77,7 @@ const badValue = (message: string): never => {
 
 function parseFlags(args: string[], allowPositionals: boolean) {
   try {
-    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
+    return parseArgs({ args: joinDashValues(args, RUN_OPTIONS), options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
   } catch (e) {
     return misuse((e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\n/g, ' '));
   }

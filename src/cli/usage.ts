@@ -9,6 +9,7 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
          [--cwd DIR] [-e KEY=VALUE]... [--detach] [--worktree [--base REF]] [--json] [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
   --max-turns N: after turn N the agent's input closes; if it begins turn N+1 it is stopped there (budget, N / N).
+  --max-cost USD: metered from the agent's own cost (--protocol claude or jsonl) or providers.NAME.price.
   --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.

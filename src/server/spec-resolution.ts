@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
-import { mergeLimits } from '../core/budget.js';
+import { mergeLimits, reportsOwnCost } from '../core/budget.js';
 import { newRun } from '../core/run-record.js';
 import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
@@ -158,10 +158,15 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
         ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
       },
     );
-    if (limits.max_cost_usd !== null && r.protocol !== 'claude' && !config.providers[r.provider]?.price) {
+    if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
+      // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
+      const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+      const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
       throw new RemoteError(
         'usage',
-        `a cost ceiling needs a price for provider "${r.provider}" (providers.${r.provider}.price in config.json), or an agent that reports its own cost`,
+        r.protocol === null
+          ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
+          : `${needs}: ${r.protocol} agents do not report their own cost`,
       );
     }
     if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {

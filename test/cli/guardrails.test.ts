@@ -94,6 +94,28 @@ describe('guardrails', () => {
     expect(flag.stderr).toMatch(/price for provider "true"/);
   });
 
+  it('--max-cost on a command: the refusal says how to get it accepted; claude and jsonl agents meter their own cost, codex needs a price', () => {
+    const h = home();
+    const unknown = h.cli(['run', '--max-cost', '1', '--', 'true']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      'orcr: a cost ceiling (--max-cost) needs a price for provider "true" (providers.true.price in config.json), or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does\n',
+    );
+    const codex = h.cli(['run', '--max-cost', '1', '--protocol', 'codex', '--', NODE, MOCK_AGENT, '--format', 'codex']);
+    expect(codex.code).toBe(2);
+    expect(codex.stderr).toMatch(/needs a price for provider "node" \(providers\.node\.price in config\.json\): codex agents do not report their own cost/);
+    // A jsonl agent reports cost_usd with its usage: the ceiling is metered from that, and trips.
+    const spender = jsonlAgent(h, 'spend.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { gate: 'never' }]);
+    h.json(['run', '-n', 'j', '--max-cost', '1', '--protocol', 'jsonl', '--', spender]);
+    expect(h.cli(['wait', 'j']).stdout.trim()).toBe('j budget');
+    expect(h.json<PublicRun>(['show', 'j'])).toMatchObject({ exit_detail: 'cost_usd', cost_usd: 1.2 });
+    // The claude mock reports total_cost_usd.
+    h.json(['run', '-n', 'c', '--max-cost', '5', '--protocol', 'claude', '--', NODE, MOCK_AGENT, '--format', 'claude', '--turns', '1', '--delay', '5']);
+    expect(h.cli(['wait', 'c']).stdout.trim()).toBe('c completed');
+    // A provider whose preset says jsonl needs no price in config.json either.
+    expect(home({ providers: { mine: { protocol: 'jsonl' } }, budgets: { run: { max_cost_usd: 5 } } }).cli(['stats']).code).toBe(0);
+  });
+
   it('a crossed fleet budget lets in-flight runs finish their turn, cancels queued runs, and says so once', async () => {
     const h = home({ concurrency: { max: 2 }, budgets: { fleet: { max_tokens: 1000 } } });
     // a and b each spend 600 tokens mid-turn, then wait for a gate before ending their turn.

@@ -51,7 +51,8 @@ orcr send <run> -                (the text from stdin)`,
   server: `orcr server status [--json]
 orcr server stop [--drain | --kill-agents] [--json]
   --drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
-  Without either the agents go on, and the next supervisor re-adopts them.`,
+  Without either the agents go on, and the next supervisor re-adopts them.
+  Queued runs stay queued either way, and the next supervisor starts them (orcr queue pause first keeps them waiting).`,
   gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
   of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).`,

@@ -360,10 +360,12 @@ async function main(argv: string[]): Promise<number> {
       }
       const mode = values.drain ? 'drain' : values['kill-agents'] ? 'kill_agents' : 'leave';
       const closed = new Promise<void>((r) => c.onClose(() => r()));
-      const reply = await c.call<{ stopping: boolean; waiting_for?: number }>('server.stop', { mode });
+      const reply = await c.call<{ stopping: boolean; waiting_for?: number; queued?: number; paused?: boolean }>('server.stop', { mode });
       if (!jsonMode && reply.waiting_for) out(`${mode === 'drain' ? 'draining' : 'killing'}: waiting for ${reply.waiting_for} running agent${reply.waiting_for === 1 ? '' : 's'} to end…`);
+      const queued = reply.queued ?? 0;
+      if (!jsonMode && queued > 0) out(stayQueued(queued, reply.paused === true));
       await closed;
-      if (jsonMode) printJson({ stopped: true, mode });
+      if (jsonMode) printJson({ stopped: true, mode, queued, paused: reply.paused === true });
       else out(mode === 'leave' ? 'stopped (agents keep running; the next supervisor re-adopts them)' : 'stopped (no agent left running)');
       return 0;
     }
@@ -547,6 +549,15 @@ async function confirm(question: string): Promise<boolean | null> {
   } finally {
     rl.close();
   }
+}
+
+/** What a `server stop` leaves queued: neither --drain nor --kill-agents touches queued runs, and the next supervisor starts them. */
+function stayQueued(n: number, paused: boolean): string {
+  const runs = n === 1 ? '1 queued run stays queued' : `${n} queued runs stay queued`;
+  const them = n === 1 ? 'it' : 'them';
+  return paused
+    ? `${runs}; the queue is paused, so the next supervisor starts ${them} only after orcr queue resume`
+    : `${runs}: the next supervisor starts ${them} (orcr queue pause first keeps ${them} waiting; orcr kill --status queued drops ${them})`;
 }
 
 async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {

@@ -426,13 +426,16 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'server.stop': {
         const { mode } = z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }).parse(params);
+        // Queued runs stay in the journal whatever the mode: the next supervisor starts them (unless the queue is paused).
+        const queued = s.queuedCount();
+        const { paused } = s.stats();
         if (mode === 'drain' || mode === 'kill_agents') {
           const waiting = s.runningCount();
           void s.drain(mode === 'kill_agents').then(() => close().then(() => process.exit(0)));
-          return { stopping: true, waiting_for: waiting };
+          return { stopping: true, waiting_for: waiting, queued, paused };
         }
         setImmediate(() => void close().then(() => process.exit(0)));
-        return { stopping: true };
+        return { stopping: true, queued, paused };
       }
       case 'run.select': {
         const f = z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }).parse(params);

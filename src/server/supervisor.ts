@@ -246,6 +246,11 @@ export class Supervisor {
     return [...this.p.store.active()].filter((r) => holdsSlot(r.status)).length;
   }
 
+  /** This home's queued runs: what a stop leaves for the next supervisor. */
+  queuedCount(): number {
+    return [...this.p.store.active()].filter((r) => r.status === 'queued').length;
+  }
+
   /** `retention.ended` in ms, or null for "never". */
   retentionMs(): number | null {
     const keep = this.p.config.retention.ended;

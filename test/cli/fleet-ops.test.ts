@@ -69,11 +69,19 @@ describe('fleet operations', () => {
     await until(() => h.json<PublicRun>(['show', 'working']).status === 'working', 'the run to work');
     const sup = h.serverPid()!;
     const stop = h.spawn(['server', 'stop', '--drain']);
+    let said = '';
+    stop.stdout!.on('data', (b: Buffer) => (said += b.toString()));
     const stopped = new Promise<number>((r) => stop.on('close', (c) => r(c ?? -1)));
     await until(() => h.json<{ draining?: boolean }>(['server', 'status']).draining, 'draining');
     fs.writeFileSync(go, '');
     expect(await stopped).toBe(0);
     await until(() => !alive(sup), 'the supervisor to stop');
+    // It says what stays queued, and what to do about it.
+    expect(said).toBe(
+      'draining: waiting for 1 running agent to end…\n' +
+        '1 queued run stays queued: the next supervisor starts it (orcr queue pause first keeps it waiting; orcr kill --status queued drops it)\n' +
+        'stopped (no agent left running)\n',
+    );
     // The queued run was not started; the next supervisor starts it.
     expect(h.cli(['wait', 'queued']).stdout.trim()).toBe('queued completed');
 
@@ -84,6 +92,17 @@ describe('fleet operations', () => {
     expect(k.cli(['server', 'stop', '--kill-agents']).code).toBe(0);
     expect(alive(pid)).toBe(false);
     expect(k.json<PublicRun>(['show', agent.uuid])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
+
+    // With the queue paused the next supervisor keeps them waiting; --json counts them.
+    const q = home();
+    q.cli(['queue', 'pause']);
+    q.json(['run', '-n', 'a', '--', 'true']);
+    q.json(['run', '-n', 'b', '--', 'true']);
+    expect(q.cli(['server', 'stop', '--drain']).stdout).toBe(
+      '2 queued runs stay queued; the queue is paused, so the next supervisor starts them only after orcr queue resume\nstopped (no agent left running)\n',
+    );
+    q.cli(['ps']);
+    expect(q.json(['server', 'stop', '--drain'])).toEqual({ stopped: true, mode: 'drain', queued: 2, paused: true });
   });
 });
 

@@ -44,7 +44,7 @@ orcr send <run> -                (the text from stdin)`,
   stats: 'orcr stats [--json]',
   spend: 'orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget\'s window, and the last hour)',
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
-  demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
+  demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder; to end it: orcr server stop --kill-agents, then remove the folder)',
   serve: 'orcr serve',
   mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill;
            for an agent's MCP config: {"command": "orcr", "args": ["mcp"]}; its runs start with its environment)`,
@@ -52,7 +52,8 @@ orcr send <run> -                (the text from stdin)`,
 orcr server stop [--drain | --kill-agents] [--json]
   --drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
   Without either the agents go on, and the next supervisor re-adopts them.
-  Queued runs stay queued either way, and the next supervisor starts them (orcr queue pause first keeps them waiting).`,
+  Queued runs stay queued either way, and the next supervisor starts them (orcr queue pause first keeps them waiting).
+  --kill-agents on a stopped home starts a supervisor that admits nothing, kills the agents left running, and stops.`,
   gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
   of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).`,

@@ -323,7 +323,10 @@ async function main(argv: string[]): Promise<number> {
       const home = ensureHome(homeDir());
       let c: Client;
       try {
-        c = await Client.connect(home, { autoStart: false });
+        // Agents outlive their supervisor: --kill-agents on a stopped home with a journal starts one that
+        // admits nothing, re-adopts the live agents (pid and start time checked) and kills them.
+        const killStopped = values['kill-agents'] === true && fs.existsSync(home.db);
+        c = await Client.connect(home, killStopped ? { killAgents: true } : { autoStart: false });
       } catch (e) {
         if (e instanceof RemoteError && e.code === 'unavailable') {
           if (jsonMode) printJson({ running: false, home: home.dir });

@@ -73,7 +73,14 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-export async function startServer(dir: string, log: (m: string) => void): Promise<ServerHandle> {
+/**
+ * `killAgents`: start draining (nothing is admitted, no loop fires), kill the
+ * agents re-adopted from the journal and stop — what `server stop
+ * --kill-agents` asks of a home whose supervisor is not running. The client
+ * that started it sends that stop; if it never does, the supervisor does it
+ * itself a little later.
+ */
+export async function startServer(dir: string, log: (m: string) => void, opts: { killAgents?: boolean } = {}): Promise<ServerHandle> {
   const home = ensureHome(dir);
   const config: Config = loadConfig(home.config);
   for (const w of config.warnings) log(`warning: ${w}`);
@@ -88,7 +95,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     lock.close();
     throw e;
   }
-  supervisor.start();
+  supervisor.start({ draining: opts.killAgents === true });
 
   const conns = new Set<Conn>();
   const broadcast = (event: RunEvent, written: Run | null): void => {
@@ -195,6 +202,11 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       /* gone */
     }
   };
+
+  const drainThenExit = (kill: boolean): void => {
+    void supervisor.drain(kill).then(() => close().then(() => process.exit(0)));
+  };
+  if (opts.killAgents) setTimeout(() => drainThenExit(true), 30_000).unref();
 
   function handleConnection(socket: net.Socket): void {
     const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
@@ -431,7 +443,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         const { paused } = s.stats();
         if (mode === 'drain' || mode === 'kill_agents') {
           const waiting = s.runningCount();
-          void s.drain(mode === 'kill_agents').then(() => close().then(() => process.exit(0)));
+          drainThenExit(mode === 'kill_agents');
           return { stopping: true, waiting_for: waiting, queued, paused };
         }
         setImmediate(() => void close().then(() => process.exit(0)));

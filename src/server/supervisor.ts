@@ -129,12 +129,18 @@ export class Supervisor {
     return this.p.cluster ? this.p.cluster.machines() : null;
   }
 
-  /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
-  start(): void {
+  /**
+   * Rebuild memory from the journal and repair what changed while no
+   * supervisor watched. `draining`: admit nothing from the start (a
+   * supervisor started only to kill the agents left running).
+   */
+  start(opts: { draining?: boolean } = {}): void {
     const p = this.p;
     const active = rebuild(p);
     p.lending.clear();
     p.paused = this.journal.getMeta('queue_paused') !== null;
+    // Kept through a rebuild after a degrade: a drain asked for before goes on.
+    p.draining ||= opts.draining === true;
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
     // runs would otherwise be a thousand commits between start and ready.

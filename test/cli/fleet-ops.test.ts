@@ -106,6 +106,52 @@ describe('fleet operations', () => {
   });
 });
 
+describe('server stop --kill-agents on a stopped home', () => {
+  it('starts a supervisor that admits nothing, re-adopts the live agents and kills them; queued runs stay queued', async () => {
+    const h = home({ concurrency: { max: 2 } });
+    for (const n of ['a', 'b', 'q']) h.json(['run', '-n', n, '--', 'sleep', '300']);
+    await until(() => ['a', 'b'].every((n) => h.json<PublicRun>(['show', n]).status === 'working'), 'a and b working');
+    const pids = ['a', 'b'].map((n) => h.json<PublicRun>(['show', n]).pid!);
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(pids.every(alive)).toBe(true);
+    const r = h.cli(['server', 'stop', '--kill-agents']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      'killing: waiting for 2 running agents to end…\n' +
+        '1 queued run stays queued: the next supervisor starts it (orcr queue pause first keeps it waiting; orcr kill --status queued drops it)\n' +
+        'stopped (no agent left running)\n',
+    );
+    expect(pids.some(alive)).toBe(false);
+    expect(h.cli(['server', 'status']).code).toBe(7);
+    expect(h.json<PublicRun>(['show', 'a'])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
+    // q never started under the killing supervisor (the verb above started a new, ordinary one, which may start it).
+    const q = h.json<PublicRun>(['show', 'q']);
+    const events = h.json<{ seq: number; type: string; run: string | null }[]>(['events']);
+    const starts = events.filter((e) => e.type === 'supervisor_started').map((e) => e.seq);
+    expect(starts).toHaveLength(3);
+    const qStarted = events.filter((e) => e.run === q.uuid && e.type === 'starting').map((e) => e.seq);
+    expect(qStarted.every((seq) => seq > starts[2]!)).toBe(true);
+    // A home that never ran anything: nothing to do.
+    const fresh = home();
+    expect(fresh.cli(['server', 'stop', '--kill-agents']).stdout).toBe(`not running (home ${fresh.dir})\n`);
+    expect(fs.existsSync(path.join(fresh.dir, 'orcr.db'))).toBe(false);
+  });
+
+  it("orcr demo's stop hint leaves no agent running", async () => {
+    const h = home();
+    fs.rmSync(h.dir, { recursive: true });
+    const r = h.cli(['demo', '--home', h.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const hint = r.stdout.split('\n').find((l) => l.startsWith('stop it:'))!;
+    expect(hint).toBe(`stop it:    ORCR_HOME=${h.dir} orcr server stop --kill-agents, then remove the folder`);
+    await until(() => h.json<PublicRun[]>(['ps']).filter((x) => x.pid !== null).length >= 3, 'some demo agents running');
+    const pids = h.json<PublicRun[]>(['ps', '--all']).flatMap((x) => (x.pid !== null ? [x.pid] : []));
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(h.cli(['server', 'stop', '--kill-agents']).code).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
+  });
+});
+
 describe('bounded replies', () => {
   it('run.list and events give a page at most and say where the next one starts; ps --all reads every page', async () => {
     const h = home();

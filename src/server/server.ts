@@ -14,6 +14,7 @@ import { JournalUnavailable } from '../journal/journal.js';
 import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
+import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
 import type { PublicRun } from './view.js';
 
 export class AlreadyRunning extends Error {}
@@ -211,21 +212,17 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
   function handleConnection(socket: net.Socket): void {
     const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
     conns.add(conn);
-    let buf = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buf += chunk;
-      if (buf.length > MAX_FRAME_BYTES) {
+    const lines = new LineSplitter();
+    let refused = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      const got = lines.push(chunk);
+      for (const line of got.lines) if (line.trim() !== '') void handleLine(conn, line);
+      if (got.tooLarge) {
+        refused = true;
         reply(socket, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
         socket.end();
         socket.destroy();
-        return;
-      }
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim() !== '') void handleLine(conn, line);
       }
     });
     socket.on('error', () => undefined);
@@ -237,6 +234,11 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
 
   async function handleLine(conn: Conn, line: string): Promise<void> {
     let msg: { id?: unknown; method?: unknown; params?: unknown };
+    if (nestedDeeperThan(line)) {
+      // Refused before parsing: the parser, zod and every reader after them recurse.
+      reply(conn.socket, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
+      return;
+    }
     try {
       msg = JSON.parse(line);
     } catch {

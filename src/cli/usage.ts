@@ -14,6 +14,7 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
+  One argument or -e NAME=value must be less than 128 KiB, and the command with the environment within ARG_MAX.
   Durations: 500ms, 30s, 1m30s, 2h, 3d (largest unit first), at most 365d; --timeout, --turn-timeout and
   --idle-after must be more than 0 (leave one out for no limit). Names: at most 200 characters, no control characters.`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',

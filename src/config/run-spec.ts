@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { argStrlenProblem, overArgStrlen } from './exec-limits.js';
 import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
@@ -64,15 +65,25 @@ const duration = z.union([z.number(), z.string()], { error: DURATION_FORM }).tra
 // A NUL cannot cross exec(2): refuse it here rather than fail at launch.
 const noNul = (s: string): boolean => !s.includes('\0');
 
-const envMap = z.record(
-  z.string().refine((k) => k !== '' && !k.includes('=') && noNul(k)),
-  z.string({ error: ENV }).refine(noNul, ENV),
-  { error: ENV },
-);
+// execve refuses one string over MAX_ARG_STRLEN (E2BIG at launch): refused here, naming it.
+const envMap = z
+  .record(
+    z.string().refine((k) => k !== '' && !k.includes('=') && noNul(k)),
+    z.string({ error: ENV }).refine(noNul, ENV),
+    { error: ENV },
+  )
+  .superRefine((env, ctx) => {
+    const big = Object.entries(env).find(([k, v]) => overArgStrlen(`${k}=${v}`));
+    if (big) ctx.addIssue({ code: 'custom', message: `has a variable ${quote(big[0])} ${argStrlenProblem(`${big[0]}=${big[1]}`)}` });
+  });
 
 const argv = z
   .array(z.string({ error: ARGV }).refine(noNul, ARGV), { error: ARGV })
-  .min(1, { error: ARGV });
+  .min(1, { error: ARGV })
+  .superRefine((a, ctx) => {
+    const i = a.findIndex(overArgStrlen);
+    if (i >= 0) ctx.addIssue({ code: 'custom', message: `has an argument (${i + 1}) ${argStrlenProblem(a[i]!)}` });
+  });
 
 const isDirectory = (p: string): boolean => {
   try {

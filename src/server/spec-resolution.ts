@@ -14,6 +14,7 @@ import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
+import { argMax, execProblem } from '../config/exec-limits.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
 import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
 import { RemoteError } from './protocol.js';
@@ -79,6 +80,21 @@ function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): v
   }
 }
 
+/**
+ * What execve would refuse (E2BIG at admission), refused at enqueue: the
+ * command as it will be run (a preset's `{prompt}` filled in) and the
+ * environment the run starts with, against this supervisor's ARG_MAX.
+ */
+function checkExecSize(r: Resolved, spec: RunSpec, where: string): void {
+  const argv = r.promptArgv ? r.command.map((a) => a.split('{prompt}').join(spec.prompt ?? '')) : r.command;
+  const env = { ...(spec.caller_env ?? process.env), ...spec.env };
+  const problem = execProblem(argv, env, argMax(), {
+    argv: r.promptArgv ? `the command of provider ${JSON.stringify(r.provider)} with the prompt in it ({prompt})` : 'the command',
+    env: 'the environment (the caller\'s, plus "env")',
+  });
+  if (problem !== null) throw new RemoteError('usage', where + problem);
+}
+
 export interface NameBook {
   /** The active run holding this name, if any. */
   holderOfName(name: string): string | undefined;
@@ -117,8 +133,9 @@ export interface NewRunPlan {
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): NewRunPlan[] {
   const names = new Set<string>();
   const paths = new Set<string>();
-  return specs.map((spec) => {
+  return specs.map((spec, i) => {
     const r = resolveSpec(config, spec);
+    checkExecSize(r, spec, specs.length > 1 ? `spec ${i + 1}: ` : '');
     if (spec.name !== undefined) checkName(spec.name, names, book);
     const workload = spec.workload ?? config.concurrency.default_workload;
     const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;

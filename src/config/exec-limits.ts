@@ -39,16 +39,26 @@ export function argStrlenProblem(s: string): string {
   return `of ${sizeText(Buffer.byteLength(s))}: one argument or NAME=value must be less than 128 KiB on Linux (MAX_ARG_STRLEN); give large input on stdin or in a file`;
 }
 
-/** ARG_MAX as this process's children will see it, from its stack limit; 2 MiB when it cannot be read. */
+let cached: number | null = null;
+
+/**
+ * ARG_MAX as this process's children will see it, from its stack limit; 2 MiB
+ * when it cannot be read. Read once (orcr never changes its own limits).
+ */
 export function argMax(limitsText?: string): number {
-  let text = limitsText;
-  if (text === undefined) {
-    try {
-      text = fs.readFileSync('/proc/self/limits', 'utf8');
-    } catch {
-      return 2 * 1024 * 1024;
+  if (limitsText === undefined) {
+    if (cached === null) {
+      let text = '';
+      try {
+        text = fs.readFileSync('/proc/self/limits', 'utf8');
+      } catch {
+        /* not Linux, or no /proc: the common default */
+      }
+      cached = argMax(text);
     }
+    return cached;
   }
+  const text = limitsText;
   const m = /^Max stack size\s+(\S+)/m.exec(text);
   if (!m) return 2 * 1024 * 1024;
   if (m[1] === 'unlimited') return MAX_ARG_MAX;

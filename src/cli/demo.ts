@@ -42,7 +42,8 @@ export async function runDemo(homeArg: string | undefined, json: boolean): Promi
       `demo fleet of ${res.runs.length} simulated agents queued in ${dir}\n` +
         `watch it:   ORCR_HOME=${dir} orcr-tui\n` +
         `or:         ORCR_HOME=${dir} orcr ps\n` +
-        `stop it:    ORCR_HOME=${dir} orcr server stop  (then remove the folder)\n`,
+        // --kill-agents: a plain stop leaves the simulated agents running (agents outlive their supervisor).
+        `stop it:    ORCR_HOME=${dir} orcr server stop --kill-agents, then remove the folder\n`,
     );
   }
   return 0;

@@ -4,7 +4,8 @@
 
 import type { ParseArgsConfig } from 'node:util';
 import type { Client } from '../client/client.js';
-import { parseDuration } from '../config/duration.js';
+import { NOT_ZERO, parseDuration } from '../config/duration.js';
+import { wholeFlag } from '../client/flag-values.js';
 import type { RunEvent } from '../core/types.js';
 import type { FireOutcome, PublicLoop, PublicLoopRun } from '../server/loops.js';
 import { safeLine } from '../text/terminal-text.js';
@@ -65,18 +66,20 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
       if ((cron.length === 0) === (onceAt === undefined)) throw new UsageError('loop create needs a cron schedule ("0 9 * * 1-5") or --once-at TIME, not both', VERB);
       let max = 1;
       if (values['max-concurrency'] !== undefined) {
-        max = Number(values['max-concurrency']);
-        if (!Number.isInteger(max) || max < 1) throw new UsageError('--max-concurrency must be a whole number, 1 or more', VERB);
+        const n = wholeFlag('--max-concurrency', values['max-concurrency'] as string, 1);
+        if (typeof n !== 'number') throw new UsageError(n.problem);
+        max = n;
       }
       const overlap = (values.overlap as string | undefined) ?? 'queue';
       if (overlap !== 'queue' && overlap !== 'skip') throw new UsageError('--overlap must be queue or skip', VERB);
       let timeout: number | null = null;
       if (values.timeout !== undefined) {
         try {
-          timeout = parseDuration(values.timeout as string);
+          timeout = parseDuration(values.timeout as string, '--timeout');
         } catch (e) {
-          throw new UsageError(`--timeout: ${(e as Error).message}`, VERB);
+          throw new UsageError((e as Error).message);
         }
+        if (timeout === 0) throw new UsageError(`--timeout ${NOT_ZERO}, got "${values.timeout as string}"`);
       }
       const { callerEnv } = await import('./run-args.js');
       const res = await call<{ loop: PublicLoop }>(io, 'loop.create', {

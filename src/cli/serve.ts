@@ -14,6 +14,9 @@ export async function serve(): Promise<number> {
   // another such client is expected, not worth a line in server.log.
   const autoStarted = process.env.ORCR_AUTOSTARTED === '1';
   delete process.env.ORCR_AUTOSTARTED;
+  // Started by `server stop --kill-agents` on a stopped home: admit nothing, kill what is alive, stop.
+  const killAgents = process.env.ORCR_START_KILL_AGENTS === '1';
+  delete process.env.ORCR_START_KILL_AGENTS;
   // Started by a client, the supervisor keeps its own bounded server.log (its
   // stderr, which the client pointed there too, only catches a crash's last
   // words); in the foreground it writes to the terminal.
@@ -25,7 +28,7 @@ export async function serve(): Promise<number> {
   };
   let handle;
   try {
-    handle = await startServer(dir, log);
+    handle = await startServer(dir, log, { killAgents });
   } catch (e) {
     if (e instanceof AlreadyRunning) {
       if (!autoStarted) log(e.message);

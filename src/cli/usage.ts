@@ -9,6 +9,8 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
          [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
          [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
+  --max-turns N: after turn N the agent's input closes; if it begins turn N+1 it is stopped there (budget, N / N).
+  --max-cost USD: metered from the agent's own cost (--protocol claude or jsonl) or providers.NAME.price.
   --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
@@ -16,8 +18,11 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   -e KEY takes the value from your environment; --env-from FILE reads KEY=VALUE lines (# comments); -e wins.
   Secrets: -e KEY, --env-from, -p @FILE and -p - keep values off the command line; -e KEY=VALUE and -p TEXT
   are in /proc/PID/cmdline, which every local user can read while orcr runs.
-  Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters; no control, invisible or line-separating
-  characters, no combining mark first or stacked over 2 (a refused name is shown escaped: "a\\u200bb").`,
+  One argument or -e NAME=value must be less than 128 KiB, and the command with the environment within ARG_MAX.
+  Durations: 500ms, 30s, 1m30s, 2h, 3d (largest unit first), at most 365d; --timeout, --turn-timeout and
+  --idle-after must be more than 0 (leave one out for no limit). Names: at most 200 characters; no control,
+  invisible or line-separating characters, no combining mark first or stacked over 2 (a refused name is shown
+  escaped: "a\\u200bb").`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',
   show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
   kill: `orcr kill <run>... [--force] [--keep-children] [--json]  (a run's descendants go with it unless --keep-children)
@@ -34,7 +39,8 @@ orcr loop run start|stop|ls NAME [--json]  (start: fire now; stop: stop its acti
   At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
   Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
   queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
-  wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
+  wait: `orcr wait <run>...|--all [--timeout DUR] [--json]
+  From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.`,
   send: `orcr send <run> <text>... [--json]
 orcr send <run> -                (the text from stdin: off the command line, which every local user
                                   can read in /proc/PID/cmdline while orcr runs)`,
@@ -47,14 +53,16 @@ orcr send <run> -                (the text from stdin: off the command line, whi
   stats: 'orcr stats [--json]',
   spend: 'orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget\'s window, and the last hour)',
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
-  demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
+  demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder; to end it: orcr server stop --kill-agents, then remove the folder)',
   serve: 'orcr serve',
   mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill, ps;
            for an agent's MCP config: {"command": "orcr", "args": ["mcp"]}; its runs start with its environment)`,
   server: `orcr server status [--json]
 orcr server stop [--drain | --kill-agents] [--json]
   --drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
-  Without either the agents go on, and the next supervisor re-adopts them.`,
+  Without either the agents go on, and the next supervisor re-adopts them.
+  Queued runs stay queued either way, and the next supervisor starts them (orcr queue pause first keeps them waiting).
+  --kill-agents on a stopped home starts a supervisor that admits nothing, kills the agents left running, and stops.`,
   gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
   of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).

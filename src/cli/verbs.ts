@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
+import { joinDashValues, wholeFlag } from '../client/flag-values.js';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
@@ -50,7 +51,8 @@ type Parsed = { values: Record<string, string | boolean | undefined>; positional
 
 function parse(verb: string, args: string[], options: ParseArgsConfig['options'], allowPositionals = true): Parsed {
   try {
-    return parseArgs({ args, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true }) as Parsed;
+    const all: NonNullable<ParseArgsConfig['options']> = { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+    return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals, strict: true }) as Parsed;
   } catch (e) {
     throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
   }
@@ -236,9 +238,9 @@ async function main(argv: string[]): Promise<number> {
       let timeout_ms: number | null = null;
       if (values.timeout !== undefined) {
         try {
-          timeout_ms = parseDuration(values.timeout as string);
+          timeout_ms = parseDuration(values.timeout as string, '--timeout');
         } catch (e) {
-          throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
+          throw new UsageError((e as Error).message);
         }
       }
       const settled = await waitRuns(cliHome(), { refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms }, { callerRun: process.env.ORCR_RUN });
@@ -274,8 +276,9 @@ async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
       let tail: number | null = null;
       if (values.tail !== undefined) {
-        tail = Number(values.tail);
-        if (!Number.isInteger(tail) || tail < 0) throw new UsageError('--tail must be a whole number', verb);
+        const n = wholeFlag('--tail', values.tail as string);
+        if (typeof n !== 'number') throw new UsageError(n.problem);
+        tail = n;
       }
       const c = await connect();
       const info = await c.call<{ uuid: string; dir: string; protocol: string | null; status: string }>('run.resolve', { ref: positionals[0] });
@@ -291,8 +294,9 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parse(verb, rest, { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } }, false);
       let since = 0;
       if (values.since !== undefined) {
-        since = Number(values.since);
-        if (!Number.isInteger(since) || since < 0) throw new UsageError('--since must be an event seq (a whole number)', verb);
+        const n = wholeFlag('--since', values.since as string);
+        if (typeof n !== 'number') throw new UsageError(n.problem);
+        since = n;
       }
       return eventsVerb(since, values.follow === true);
     }
@@ -323,7 +327,10 @@ async function main(argv: string[]): Promise<number> {
       const home = cliHome();
       let c: Client;
       try {
-        c = await Client.connect(home, { autoStart: false });
+        // Agents outlive their supervisor: --kill-agents on a stopped home with a journal starts one that
+        // admits nothing, re-adopts the live agents (pid and start time checked) and kills them.
+        const killStopped = values['kill-agents'] === true && fs.existsSync(home.db);
+        c = await Client.connect(home, killStopped ? { killAgents: true } : { autoStart: false });
       } catch (e) {
         if (e instanceof RemoteError && e.code === 'unavailable') {
           if (jsonMode) printJson({ running: false, home: home.dir });
@@ -361,10 +368,12 @@ async function main(argv: string[]): Promise<number> {
       }
       const mode = values.drain ? 'drain' : values['kill-agents'] ? 'kill_agents' : 'leave';
       const closed = new Promise<void>((r) => c.onClose(() => r()));
-      const reply = await c.call<{ stopping: boolean; waiting_for?: number }>('server.stop', { mode });
+      const reply = await c.call<{ stopping: boolean; waiting_for?: number; queued?: number; paused?: boolean }>('server.stop', { mode });
       if (!jsonMode && reply.waiting_for) out(`${mode === 'drain' ? 'draining' : 'killing'}: waiting for ${reply.waiting_for} running agent${reply.waiting_for === 1 ? '' : 's'} to end…`);
+      const queued = reply.queued ?? 0;
+      if (!jsonMode && queued > 0) out(stayQueued(queued, reply.paused === true));
       await closed;
-      if (jsonMode) printJson({ stopped: true, mode });
+      if (jsonMode) printJson({ stopped: true, mode, queued, paused: reply.paused === true });
       else out(mode === 'leave' ? 'stopped (agents keep running; the next supervisor re-adopts them)' : 'stopped (no agent left running)');
       return 0;
     }
@@ -385,9 +394,9 @@ async function main(argv: string[]): Promise<number> {
       let older_than_ms: number | undefined;
       if (values['older-than'] !== undefined) {
         try {
-          older_than_ms = parseDuration(values['older-than'] as string);
+          older_than_ms = parseDuration(values['older-than'] as string, '--older-than');
         } catch (e) {
-          throw new UsageError(`--older-than: ${(e as Error).message}`, verb);
+          throw new UsageError((e as Error).message);
         }
       }
       const c = await connect();
@@ -549,6 +558,15 @@ async function confirm(question: string): Promise<boolean | null> {
   } finally {
     rl.close();
   }
+}
+
+/** What a `server stop` leaves queued: neither --drain nor --kill-agents touches queued runs, and the next supervisor starts them. */
+function stayQueued(n: number, paused: boolean): string {
+  const runs = n === 1 ? '1 queued run stays queued' : `${n} queued runs stay queued`;
+  const them = n === 1 ? 'it' : 'them';
+  return paused
+    ? `${runs}; the queue is paused, so the next supervisor starts ${them} only after orcr queue resume`
+    : `${runs}: the next supervisor starts ${them} (orcr queue pause first keeps ${them} waiting; orcr kill --status queued drops ${them})`;
 }
 
 /**

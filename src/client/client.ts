@@ -55,7 +55,12 @@ export class Client {
     socket.on('error', () => undefined);
   }
 
-  static async connect(home: Home, opts: { autoStart?: boolean; timeoutMs?: number } = {}): Promise<Client> {
+  /**
+   * `killAgents`: a supervisor this call starts admits nothing, kills the
+   * agents it re-adopts and stops (`server stop --kill-agents` on a stopped
+   * home), so a queued run is never started only to be killed.
+   */
+  static async connect(home: Home, opts: { autoStart?: boolean; timeoutMs?: number; killAgents?: boolean } = {}): Promise<Client> {
     const autoStart = opts.autoStart ?? true;
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
     let started: { exited: string | null } | null = null;
@@ -75,7 +80,7 @@ export class Client {
           // A config the supervisor would refuse is reported here, with its key, instead of as a timeout.
           // (loaded lazily: the schema and zod cost most of a CLI's start-up)
           (await import('../config/load.js')).loadConfig(home.config);
-          started = startDetached(home);
+          started = startDetached(home, opts.killAgents === true);
         }
         if (started.exited !== null) {
           // Lost the start race to another starter: that one will answer shortly.
@@ -219,7 +224,7 @@ export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2
  * Start `orcr serve` in its own session with output to server.log. Racing
  * starters are fine: the supervisor's lock lets exactly one of them live.
  */
-export function startDetached(home: Home): { exited: string | null } {
+export function startDetached(home: Home, killAgents = false): { exited: string | null } {
   ensureHome(home.dir);
   // The log names runs, paths and errors: owner-only, whatever the umask, even if an older orcr made it looser.
   const out = fs.openSync(home.log, 'a', 0o600);
@@ -229,7 +234,7 @@ export function startDetached(home: Home): { exited: string | null } {
   const child = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, cliEntry(), 'serve'], {
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, ORCR_HOME: home.dir, ORCR_AUTOSTARTED: '1' },
+    env: { ...process.env, ORCR_HOME: home.dir, ORCR_AUTOSTARTED: '1', ...(killAgents ? { ORCR_START_KILL_AGENTS: '1' } : {}) },
   });
   const state: { exited: string | null } = { exited: null };
   child.on('exit', (code) => {

@@ -6,8 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { argMax, execProblem } from '../config/exec-limits.js';
 import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
+import { joinDashValues } from './flag-values.js';
 import { UsageError } from './usage-error.js';
 
 const RUN_OPTIONS = {
@@ -85,7 +87,7 @@ function parseFlags(args: string[], allowPositionals: boolean) {
     misuse('orcr reads KEY=VALUE files with --env-from FILE (node takes a --env-file argument for itself, before orcr sees it)');
   }
   try {
-    return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
+    return parseArgs({ args: joinDashValues(args, RUN_OPTIONS), options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
   } catch (e) {
     return misuse((e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\n/g, ' '));
   }
@@ -207,13 +209,25 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   }
   if (command.length > 0) spec.command = command;
   const r = runSpecSchema.safeParse(spec);
-  if (r.success) return r.data;
+  if (r.success) {
+    const tooBig = execSizeProblem(r.data, { argv: 'the command after --', env: '-e with your environment' });
+    return tooBig === null ? r.data : badValue(tooBig);
+  }
   const p = specProblem(r.error);
   const flag = p.field === null ? undefined : flagOf.get(p.field);
   if (p.field === 'command') return badValue(`the command after -- ${p.message}`);
   if (!flag) return badValue(p.message);
   const got = raw.get(p.field!);
   return badValue(`${flag} ${p.message}${got !== undefined ? `, got ${preview(got)}` : ''}`);
+}
+
+/**
+ * What execve would refuse of a spec's command and environment (this
+ * process's, which the run starts with, plus the spec's), checked before
+ * anything is sent; the supervisor checks the same with the preset's command.
+ */
+function execSizeProblem(spec: RunSpec, names: { argv: string; env: string }): string | null {
+  return execProblem(spec.command ?? [], { ...callerEnv(), ...spec.env }, argMax(), names);
 }
 
 /** Bad lines shown, at most: a file of thousands of bad lines needs the first few, and their count. */
@@ -249,10 +263,11 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
       return;
     }
     const r = runSpecFromLine(obj, cwd);
-    if ('spec' in r) specs.push(r.spec);
+    const tooBig = 'spec' in r ? execSizeProblem(r.spec, { argv: '"command"', env: '"env" with your environment' }) : null;
+    if ('spec' in r && tooBig === null) specs.push(r.spec);
     else {
       bad++;
-      if (problems.length < MAX_REPORTED) problems.push(`${where}: ${r.problem}`);
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: ${'problem' in r ? r.problem : tooBig}`);
     }
   });
   if (bad > 0) {

@@ -2,10 +2,16 @@
 // for CLI flags and config keys, and as orcr prints them ("8.5s", "45m",
 // "1h05m", "4d23h"). Parsing is strict: a typo is an error, never a guess.
 
+import { jsonText } from '../text/json-text.js';
+
 /** The longest duration orcr accepts: 365 days. Longer ones are refused, never clamped. */
 export const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;
 
-const HINT = 'use e.g. 500ms, 30s, 1m30s, 2h, 3d';
+/** What a bad duration is told: the forms orcr reads. */
+export const DURATION_FORM = 'must be a duration such as 500ms, 30s, 1m30s, 2h or 3d';
+
+/** Refusing 0 where 0 would end a run the moment it starts (--timeout, --turn-timeout, --idle-after). */
+export const NOT_ZERO = 'must be more than 0 (0 would stop it at once; leave it out for no limit)';
 
 const UNIT_MS: Readonly<Record<string, number>> = (() => {
   const table: Record<string, number> = {};
@@ -23,8 +29,32 @@ const UNIT_MS: Readonly<Record<string, number>> = (() => {
 
 const PART = /(\d+)(\.\d+)?\s*([a-z]+)\s*/iy;
 
-function refuse(text: string, why?: string): never {
-  throw new Error(`"${text}" is not a duration${why ? `: ${why}` : ''} (${HINT})`);
+/**
+ * A refused duration. `problem` is worded to follow the value's name
+ * (`must be a duration such as … (unknown unit "y")`), so every input —
+ * a flag, a spec line's field, a config key — says the same thing the same
+ * way: `--timeout must be …, got "99y"`, `"timeout" must be …, got "99y"`.
+ */
+export class DurationError extends Error {
+  override name = 'DurationError';
+  constructor(
+    readonly problem: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A duration well written but outside orcr's range (negative, or past a year): the problem says the range, not the form. */
+export class DurationRangeError extends DurationError {
+  override name = 'DurationRangeError';
+}
+
+/** `NAME problem, got VALUE` (or `problem, got VALUE` without a name): the one shape of the message. */
+function message(problem: string, value: string | number, name: string | undefined): string {
+  const shown = typeof value === 'number' ? String(value) : jsonText(value);
+  const cut = [...shown].length <= 80 ? shown : [...shown].slice(0, 79).join('') + '…';
+  return `${name === undefined ? '' : `${name} `}${problem}, got ${cut}`;
 }
 
 /**
@@ -33,13 +63,17 @@ function refuse(text: string, why?: string): never {
  * unit once, a fraction only in the last part ("1.5h", "1h30m", "1h 30m").
  * A bare number is refused: "30" could mean seconds or milliseconds, and a
  * guess there silently changes a timeout by a factor of a thousand. At most
- * MAX_DURATION_MS.
+ * MAX_DURATION_MS. `name` (a flag, a field) starts the message of a refusal.
  *
  * Written here rather than taken from a library: `ms` reads one unit only,
  * and the compound parsers on npm (parse-duration, timestring) accept text
  * around the numbers ("abc 5s" is 5 s) or drop a minus sign ("-1s" is 1 s).
  */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, name?: string): number {
+  const refuse: (why?: string) => never = (why) => {
+    const problem = why ? `${DURATION_FORM} (${why})` : DURATION_FORM;
+    throw new DurationError(problem, message(problem, text, name));
+  };
   const trimmed = text.trim();
   if (trimmed.startsWith('-')) {
     let ok = false;
@@ -49,11 +83,11 @@ export function parseDuration(text: string): number {
     } catch {
       /* not a duration at all: say that instead */
     }
-    if (ok) throw new Error(`"${text}" is negative: a duration must be 0 or more`);
-    refuse(text);
+    if (ok) throw new DurationRangeError('must not be negative', message('must not be negative', text, name));
+    refuse();
   }
-  if (/^\d+(\.\d+)?$/.test(trimmed)) refuse(text, 'it has no unit');
-  if (trimmed === '') refuse(text);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) refuse('a number needs a unit');
+  if (trimmed === '') refuse();
   let total = 0;
   let lastUnit = Infinity;
   let fractionSeen = false;
@@ -63,33 +97,37 @@ export function parseDuration(text: string): number {
     const m = PART.exec(trimmed);
     if (!m || m.index !== at) {
       const rest = trimmed.slice(at);
-      refuse(text, /^\d+(\.\d+)?$/.test(rest) ? `"${rest}" has no unit` : at > 0 ? `unexpected "${rest.length > 20 ? `${rest.slice(0, 20)}…` : rest}"` : undefined);
+      refuse(/^\d+(\.\d+)?$/.test(rest) ? `${JSON.stringify(rest)} needs a unit` : at > 0 ? `unexpected ${JSON.stringify(rest.length > 20 ? `${rest.slice(0, 20)}…` : rest)}` : undefined);
     }
     const unitMs = UNIT_MS[m[3]!.toLowerCase()];
-    if (unitMs === undefined) refuse(text, `unknown unit "${m[3]}"`);
-    if (fractionSeen) refuse(text, 'only the last part may have a fraction');
-    if (unitMs >= lastUnit) refuse(text, 'give each unit once, largest first');
+    if (unitMs === undefined) refuse(`unknown unit ${JSON.stringify(m[3])}`);
+    if (fractionSeen) refuse('a fraction only in the last part');
+    if (unitMs >= lastUnit) refuse('largest unit first, each unit once');
     if (m[2] !== undefined) fractionSeen = true;
     lastUnit = unitMs;
     total += Number(m[1]! + (m[2] ?? '')) * unitMs;
   }
-  checkDurationMs(total, () => `"${text}"`);
+  const range = durationRangeProblem(total);
+  if (range !== null) throw new DurationRangeError(range, message(range, text, name));
   return Math.round(total);
 }
 
-/** A duration well written but outside orcr's range (negative, or past a year): callers say the range, not the form. */
-export class DurationRangeError extends Error {
-  override name = 'DurationRangeError';
+/** What is wrong with a number of milliseconds as a duration (negative, past a year, not a number), or null. */
+export function durationRangeProblem(ms: number): string | null {
+  if (Number.isNaN(ms)) return `${DURATION_FORM} or a number of milliseconds`;
+  if (ms < 0) return 'must not be negative';
+  if (ms > MAX_DURATION_MS) return 'must be at most 365d (a year)';
+  return null;
 }
 
 /**
- * Throw unless `ms` is in orcr's range (0 to MAX_DURATION_MS); used for
- * durations given as numbers of milliseconds, too. `what` names the value.
+ * Throw unless `ms` is in orcr's range (0 to MAX_DURATION_MS): for durations
+ * given as numbers of milliseconds (config.json, the socket). `name` starts
+ * the message, as for parseDuration.
  */
-export function checkDurationMs(ms: number, what: () => string = () => String(ms)): void {
-  if (Number.isNaN(ms)) throw new Error(`${what()} is not a number of milliseconds`);
-  if (ms < 0) throw new DurationRangeError(`${what()} is negative: a duration must be 0 or more`);
-  if (ms > MAX_DURATION_MS) throw new DurationRangeError(`${what()} is longer than the limit of 365d (a year)`);
+export function checkDurationMs(ms: number, name?: string): void {
+  const problem = durationRangeProblem(ms);
+  if (problem !== null) throw new DurationRangeError(problem, message(problem, ms, name));
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

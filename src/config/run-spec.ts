@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { DurationRangeError, MAX_DURATION_MS, parseDuration } from './duration.js';
+import { argStrlenProblem, overArgStrlen } from './exec-limits.js';
+import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
@@ -17,8 +18,6 @@ import { quote, quoteValue } from '../text/json-text.js';
 /** Longest name (run, provider, workload), in characters. */
 export const MAX_LABEL = 200;
 
-const DURATION = 'must be a duration such as 500ms, 30s, 2m or 1h';
-const DURATION_RANGE = 'must be at most 365d (a year)';
 const ENV = 'must map variable names (not empty, no "=") to strings';
 const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
 
@@ -54,21 +53,29 @@ const whole = z
 
 const usd = z.number({ error: 'must be a number of US dollars' }).min(0, { error: 'must not be negative' });
 
-/** Milliseconds, or a duration string ("30s"): a --from line writes the second, the CLI sends the first. */
-const duration = z.union([z.number(), z.string()], { error: DURATION }).transform((v, ctx) => {
+/**
+ * Milliseconds, or a duration string ("30s"): a --from line writes the
+ * second, the CLI sends the first. The problem is the duration parser's own
+ * (`must be a duration such as … (largest unit first, each unit once)`).
+ * These are all run ceilings, so 0 is refused: it would stop the run the
+ * moment it starts, and "no limit" is leaving the field out.
+ */
+const duration = z.union([z.number(), z.string()], { error: DURATION_FORM }).transform((v, ctx) => {
   let ms = Number.NaN;
-  let message = DURATION;
-  if (typeof v === 'number') ms = v >= 0 && v <= MAX_DURATION_MS ? Math.round(v) : Number.NaN;
-  else {
+  let problem: string | null = null;
+  if (typeof v === 'number') {
+    problem = Number.isFinite(v) ? durationRangeProblem(v) : DURATION_FORM;
+    ms = Math.round(v);
+  } else {
     try {
       ms = parseDuration(v);
     } catch (e) {
-      // Well written but too long: say the limit, not how durations are written.
-      if (e instanceof DurationRangeError && !v.trim().startsWith('-')) message = DURATION_RANGE;
+      problem = e instanceof DurationError ? e.problem : DURATION_FORM;
     }
   }
-  if (!Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message, input: v });
+  if (problem === null && ms === 0) problem = NOT_ZERO;
+  if (problem !== null) {
+    ctx.addIssue({ code: 'custom', message: problem, input: v });
     return z.NEVER;
   }
   return ms;
@@ -77,15 +84,25 @@ const duration = z.union([z.number(), z.string()], { error: DURATION }).transfor
 // A NUL cannot cross exec(2): refuse it here rather than fail at launch.
 const noNul = (s: string): boolean => !s.includes('\0');
 
-const envMap = z.record(
-  z.string().refine((k) => k !== '' && !k.includes('=') && noNul(k)),
-  z.string({ error: ENV }).refine(noNul, ENV),
-  { error: ENV },
-);
+// execve refuses one string over MAX_ARG_STRLEN (E2BIG at launch): refused here, naming it.
+const envMap = z
+  .record(
+    z.string().refine((k) => k !== '' && !k.includes('=') && noNul(k)),
+    z.string({ error: ENV }).refine(noNul, ENV),
+    { error: ENV },
+  )
+  .superRefine((env, ctx) => {
+    const big = Object.entries(env).find(([k, v]) => overArgStrlen(`${k}=${v}`));
+    if (big) ctx.addIssue({ code: 'custom', message: `has a variable ${quote(big[0])} ${argStrlenProblem(`${big[0]}=${big[1]}`)}` });
+  });
 
 const argv = z
   .array(z.string({ error: ARGV }).refine(noNul, ARGV), { error: ARGV })
-  .min(1, { error: ARGV });
+  .min(1, { error: ARGV })
+  .superRefine((a, ctx) => {
+    const i = a.findIndex(overArgStrlen);
+    if (i >= 0) ctx.addIssue({ code: 'custom', message: `has an argument (${i + 1}) ${argStrlenProblem(a[i]!)}` });
+  });
 
 const isDirectory = (p: string): boolean => {
   try {

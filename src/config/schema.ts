@@ -3,31 +3,39 @@
 // needs the path, not a stack trace.
 
 import { z } from 'zod';
-import { MAX_DURATION_MS, parseDuration } from './duration.js';
+import { checkDurationMs, DURATION_FORM, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positive = z.number().min(0, 'must not be negative');
-const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v) || v < 0) {
-      ctx.addIssue({ code: 'custom', message: 'must be a duration like "30s" or a number of milliseconds' });
+/**
+ * A duration as text ("30s") or a number of milliseconds; refused in the
+ * duration parser's words (`must be a duration such as …, got "30m1h"`).
+ * `zero`: why 0 is refused, for keys where 0 would stop a run at once.
+ */
+function durationKey(zero?: string) {
+  return z.union([z.string(), z.number()], { error: `${DURATION_FORM} or a number of milliseconds` }).transform((v, ctx) => {
+    let ms: number;
+    try {
+      if (typeof v === 'number') {
+        checkDurationMs(Number.isFinite(v) ? v : Number.NaN);
+        ms = v;
+      } else ms = parseDuration(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
       return z.NEVER;
     }
-    if (v > MAX_DURATION_MS) {
-      ctx.addIssue({ code: 'custom', message: `${v} ms is longer than the limit of 365d (a year, ${MAX_DURATION_MS} ms)` });
+    if (zero !== undefined && ms === 0) {
+      ctx.addIssue({ code: 'custom', message: `${zero}, got ${JSON.stringify(v)}` });
       return z.NEVER;
     }
-    return v;
-  }
-  try {
-    return parseDuration(v);
-  } catch (e) {
-    ctx.addIssue({ code: 'custom', message: (e as Error).message });
-    return z.NEVER;
-  }
-});
+    return ms;
+  });
+}
+const duration = durationKey();
+/** A run ceiling: 0 would end every run at once, and null (or leaving it out) already means no limit. */
+const ceiling = durationKey('must be more than 0 (0 would stop every run at once; null for no limit)');
 
 // The value is not repeated in the message: a webhook's URL is often its secret.
 const httpUrl = z.string().refine((v) => {
@@ -73,9 +81,9 @@ const runBudget = z
     max_turns: cap.nullable().default(null),
     max_tokens: cap.nullable().default(null),
     max_cost_usd: positive.nullable().default(null),
-    timeout: duration.nullable().default(null),
+    timeout: ceiling.nullable().default(null),
     /** A turn with no output for this long is a stall. */
-    turn_timeout: duration.nullable().default(null),
+    turn_timeout: ceiling.nullable().default(null),
     /** No default here: an unset scope must not override a wider one's choice (the default, terminate, is NO_LIMITS'). */
     on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
   })
@@ -108,9 +116,9 @@ export const configSchema = z
     timings: z
       .object({
         kill_grace: duration.default(10_000),
-        max_starting: duration.default(120_000),
+        max_starting: durationKey('must be more than 0 (0 would fail every run before it could start)').default(120_000),
         limit_hold: duration.default(300_000),
-        idle_after: duration.default(600_000),
+        idle_after: durationKey('must be more than 0 (0 would end an idle run at once)').default(600_000),
       })
       .strict()
       .default({ kill_grace: 10_000, max_starting: 120_000, limit_hold: 300_000, idle_after: 600_000 }),

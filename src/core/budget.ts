@@ -3,6 +3,8 @@
 //
 // Decisions:
 // - Trips are strictly greater-than: usage equal to a ceiling does not trip.
+//   Turns are also checked before a turn begins (mayBeginTurn): at N of N
+//   the agent's input is closed and the start of turn N+1 stops the run.
 //   Turns, tokens and milliseconds compare exactly. Cost meters allow a
 //   relative tolerance of 1e-9 of the limit, so a cost summed from float
 //   increments (0.1 + 0.2) does not trip a 0.3 ceiling it only reaches by
@@ -21,7 +23,7 @@
 //   sample exactly rolling_ms old has left the window; samples stamped in
 //   the future, e.g. by clock skew, count).
 
-import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
+import { STALL_ACTIONS, type LoopAction, type Protocol, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 
 export const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
@@ -70,6 +72,18 @@ export function runMeters(usage: RunUsage, limits: RunLimits): Meter[] {
     meter('cost_usd', usage.cost_usd, limits.max_cost_usd),
     meter('time_ms', usage.elapsed_ms, limits.timeout_ms),
   ];
+}
+
+/**
+ * Whether a run that has finished `turns` turns may begin another. The turn
+ * ceiling is enforced where a turn would begin, not after it ended: turn N+1
+ * is never paid for, and a run that stops by itself after N turns is not cut
+ * short. (`turns` still trips strictly above the ceiling, for a turn that
+ * ended without its start being seen.)
+ */
+export function mayBeginTurn(turns: number, maxTurns: number | null | undefined): boolean {
+  // Anything but a number is "no ceiling", as in mergeLimits (limits read back from older journals may lack the field).
+  return typeof maxTurns !== 'number' || Number.isNaN(maxTurns) || turns < maxTurns;
 }
 
 /** The first tripped meter in the given order, or null. */
@@ -149,6 +163,17 @@ export function fleetMeters(usage: { tokens: number; cost_usd: number }, budget:
 
 // ---------------------------------------------------------------------------
 // Cost
+
+/**
+ * Protocols whose agents report their own cost: Claude's `total_cost_usd`,
+ * the `cost_usd` of a jsonl `usage` line. Codex and Gemini report tokens
+ * only, and plain output nothing: their cost is tokens × a configured price.
+ */
+export const COST_REPORTING: readonly Protocol[] = ['claude', 'jsonl'];
+
+export function reportsOwnCost(protocol: Protocol | null | undefined): boolean {
+  return protocol !== null && protocol !== undefined && COST_REPORTING.includes(protocol);
+}
 
 /** USD per million tokens. */
 export interface Price {

@@ -4,7 +4,7 @@
 // carries out the effects. It never touches the journal, a process or a timer.
 
 import { rolledUp } from './run-tree.js';
-import { countedTokens, firstTrip, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
+import { countedTokens, firstTrip, mayBeginTurn, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
 import { transition } from './run-state.js';
 import type { ExtendedSignal } from './signals.js';
@@ -98,6 +98,11 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       return next;
     }
     case 'turn_start':
+      if (!mayBeginTurn(run.turns, run.limits.max_turns)) {
+        // Turn N+1 would begin: stop before it does any (paid) work; settle issues the stop.
+        if (!state.stoppedFor) state.stoppedFor = { reason: 'budget', detail: 'turns' };
+        return run;
+      }
       if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
         events.push({ type: 'working', data: { from: run.status } });
         return transition(run, 'working', now);
@@ -115,11 +120,12 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
         return next;
       }
       if (next.status !== 'ended' && next.status !== 'idle') {
-        if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded) {
+        if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded && mayBeginTurn(next.turns, next.limits.max_turns)) {
           next = transition(next, 'idle', now);
           events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
         } else {
-          // One-shot (or no new turns allowed): the turn is done, so let it exit.
+          // One-shot (or no new turns allowed: the fleet budget, the run's
+          // max_turns): the turn is done, so let it exit.
           acc.effects.push({ kind: 'close_input' });
         }
       }

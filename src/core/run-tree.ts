@@ -99,6 +99,15 @@ export function ancestors(run: Run, lookup: (uuid: string) => Run | null): Run[]
   return out;
 }
 
+/**
+ * A run and its ancestors: what `wait --all` from inside that run leaves
+ * out, since none of them can settle while the caller waits (they could only
+ * time out). Its descendants stay in.
+ */
+export function selfAndAncestors(run: Run | null, lookup: (uuid: string) => Run | null): Set<string> {
+  return run === null ? new Set() : new Set([run.uuid, ...ancestors(run, lookup).map((a) => a.uuid)]);
+}
+
 /** Is `run` below `ancestor` (at any depth)? */
 export function isDescendant(run: Run, ancestor: string, lookup: (uuid: string) => Run | null): boolean {
   return ancestors(run, lookup).some((a) => a.uuid === ancestor);

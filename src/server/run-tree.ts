@@ -5,7 +5,7 @@
 // through the run store and acts through guards and ending.
 
 import { holdsSlot } from '../core/run-state.js';
-import { addToTree, ancestors, decideParent, descendantsOf, treeTrip, usageDelta } from '../core/run-tree.js';
+import { addToTree, ancestors, decideParent, descendantsOf, selfAndAncestors, treeTrip, usageDelta } from '../core/run-tree.js';
 import type { Meter } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { Parts } from './parts.js';
@@ -15,6 +15,13 @@ export class RunTree {
   constructor(private readonly p: Parts) {}
 
   private readonly lookup = (uuid: string): Run | null => this.p.store.lookup(uuid);
+
+  /** The active runs `wait --all` waits on for a client whose ORCR_RUN is `caller`: all but the caller and its ancestors. */
+  waitAllTargets(caller: string | undefined): string[] {
+    const { store } = this.p;
+    const out = selfAndAncestors(caller ? (store.lookup(caller) ?? null) : null, this.lookup);
+    return store.activeUuids().filter((u) => !out.has(u));
+  }
 
   /**
    * The parent and depth of a run made by a client whose environment has

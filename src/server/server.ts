@@ -14,6 +14,7 @@ import { JournalUnavailable } from '../journal/journal.js';
 import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
+import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
 import type { PublicRun } from './view.js';
 import { quote } from '../text/json-text.js';
 
@@ -74,7 +75,14 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-export async function startServer(dir: string, log: (m: string) => void): Promise<ServerHandle> {
+/**
+ * `killAgents`: start draining (nothing is admitted, no loop fires), kill the
+ * agents re-adopted from the journal and stop — what `server stop
+ * --kill-agents` asks of a home whose supervisor is not running. The client
+ * that started it sends that stop; if it never does, the supervisor does it
+ * itself a little later.
+ */
+export async function startServer(dir: string, log: (m: string) => void, opts: { killAgents?: boolean } = {}): Promise<ServerHandle> {
   const home = ensureHome(dir);
   const config: Config = loadConfig(home.config);
   for (const w of config.warnings) log(`warning: ${w}`);
@@ -89,7 +97,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     lock.close();
     throw e;
   }
-  supervisor.start();
+  supervisor.start({ draining: opts.killAgents === true });
 
   const conns = new Set<Conn>();
   const broadcast = (event: RunEvent, written: Run | null): void => {
@@ -197,24 +205,25 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
     }
   };
 
+  const drainThenExit = (kill: boolean): void => {
+    void supervisor.drain(kill).then(() => close().then(() => process.exit(0)));
+  };
+  if (opts.killAgents) setTimeout(() => drainThenExit(true), 30_000).unref();
+
   function handleConnection(socket: net.Socket): void {
     const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
     conns.add(conn);
-    let buf = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buf += chunk;
-      if (buf.length > MAX_FRAME_BYTES) {
+    const lines = new LineSplitter();
+    let refused = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      const got = lines.push(chunk);
+      for (const line of got.lines) if (line.trim() !== '') void handleLine(conn, line);
+      if (got.tooLarge) {
+        refused = true;
         reply(socket, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
         socket.end();
         socket.destroy();
-        return;
-      }
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (line.trim() !== '') void handleLine(conn, line);
       }
     });
     socket.on('error', () => undefined);
@@ -226,6 +235,11 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
 
   async function handleLine(conn: Conn, line: string): Promise<void> {
     let msg: { id?: unknown; method?: unknown; params?: unknown };
+    if (nestedDeeperThan(line)) {
+      // Refused before parsing: the parser, zod and every reader after them recurse.
+      reply(conn.socket, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
+      return;
+    }
     try {
       msg = JSON.parse(line);
     } catch {
@@ -332,7 +346,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
             caller_env: z.record(z.string(), z.string()).optional(),
           })
           .parse(params);
-        const uuids = p.all ? s.activeUuids() : (p.refs ?? []).map((r) => s.resolve(r).uuid);
+        const uuids = p.all ? s.waitAllTargets(p.caller_env?.ORCR_RUN) : (p.refs ?? []).map((r) => s.resolve(r).uuid);
         if (uuids.length === 0 && !p.all) throw new RemoteError('usage', 'wait needs at least one run or --all');
         return { settled: await s.wait(uuids, p.timeout_ms ?? null, conn.gone.signal, p.caller_env?.ORCR_RUN) };
       }
@@ -434,13 +448,16 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'server.stop': {
         const { mode } = z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }).parse(params);
+        // Queued runs stay in the journal whatever the mode: the next supervisor starts them (unless the queue is paused).
+        const queued = s.queuedCount();
+        const { paused } = s.stats();
         if (mode === 'drain' || mode === 'kill_agents') {
           const waiting = s.runningCount();
-          void s.drain(mode === 'kill_agents').then(() => close().then(() => process.exit(0)));
-          return { stopping: true, waiting_for: waiting };
+          drainThenExit(mode === 'kill_agents');
+          return { stopping: true, waiting_for: waiting, queued, paused };
         }
         setImmediate(() => void close().then(() => process.exit(0)));
-        return { stopping: true };
+        return { stopping: true, queued, paused };
       }
       case 'run.select': {
         const f = z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }).parse(params);

@@ -8,13 +8,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
-import { mergeLimits } from '../core/budget.js';
+import { mergeLimits, reportsOwnCost } from '../core/budget.js';
 import { newRun } from '../core/run-record.js';
 import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import { nameProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
+import { argMax, execProblem } from '../config/exec-limits.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
 import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
 import { RemoteError } from './protocol.js';
@@ -85,6 +86,21 @@ function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): v
   }
 }
 
+/**
+ * What execve would refuse (E2BIG at admission), refused at enqueue: the
+ * command as it will be run (a preset's `{prompt}` filled in) and the
+ * environment the run starts with, against this supervisor's ARG_MAX.
+ */
+function checkExecSize(r: Resolved, spec: RunSpec, where: string): void {
+  const argv = r.promptArgv ? r.command.map((a) => a.split('{prompt}').join(spec.prompt ?? '')) : r.command;
+  const env = { ...(spec.caller_env ?? process.env), ...spec.env };
+  const problem = execProblem(argv, env, argMax(), {
+    argv: r.promptArgv ? `the command of provider ${JSON.stringify(r.provider)} with the prompt in it ({prompt})` : 'the command',
+    env: 'the environment (the caller\'s, plus "env")',
+  });
+  if (problem !== null) throw new RemoteError('usage', where + problem);
+}
+
 export interface NameBook {
   /** The active run holding this name, if any. */
   holderOfName(name: string): string | undefined;
@@ -123,8 +139,9 @@ export interface NewRunPlan {
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): NewRunPlan[] {
   const names = new Set<string>();
   const paths = new Set<string>();
-  return specs.map((spec) => {
+  return specs.map((spec, i) => {
     const r = resolveSpec(config, spec);
+    checkExecSize(r, spec, specs.length > 1 ? `spec ${i + 1}: ` : '');
     if (spec.name !== undefined) checkName(spec.name, names, book);
     const workload = spec.workload ?? config.concurrency.default_workload;
     const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
@@ -164,10 +181,15 @@ export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBo
         ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
       },
     );
-    if (limits.max_cost_usd !== null && r.protocol !== 'claude' && !config.providers[r.provider]?.price) {
+    if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
+      // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
+      const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+      const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
       throw new RemoteError(
         'usage',
-        `a cost ceiling needs a price for provider "${r.provider}" (providers.${r.provider}.price in config.json), or an agent that reports its own cost`,
+        r.protocol === null
+          ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
+          : `${needs}: ${r.protocol} agents do not report their own cost`,
       );
     }
     if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {

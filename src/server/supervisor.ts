@@ -129,12 +129,18 @@ export class Supervisor {
     return this.p.cluster ? this.p.cluster.machines() : null;
   }
 
-  /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
-  start(): void {
+  /**
+   * Rebuild memory from the journal and repair what changed while no
+   * supervisor watched. `draining`: admit nothing from the start (a
+   * supervisor started only to kill the agents left running).
+   */
+  start(opts: { draining?: boolean } = {}): void {
     const p = this.p;
     const active = rebuild(p);
     p.lending.clear();
     p.paused = this.journal.getMeta('queue_paused') !== null;
+    // Kept through a rebuild after a degrade: a drain asked for before goes on.
+    p.draining ||= opts.draining === true;
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
     // runs would otherwise be a thousand commits between start and ready.
@@ -244,6 +250,11 @@ export class Supervisor {
   /** Agents running now (slot holders). */
   runningCount(): number {
     return [...this.p.store.active()].filter((r) => holdsSlot(r.status)).length;
+  }
+
+  /** This home's queued runs: what a stop leaves for the next supervisor. */
+  queuedCount(): number {
+    return [...this.p.store.active()].filter((r) => r.status === 'queued').length;
   }
 
   /** `retention.ended` in ms, or null for "never". */
@@ -396,6 +407,11 @@ export class Supervisor {
 
   activeUuids(): string[] {
     return this.p.store.activeUuids();
+  }
+
+  /** `wait --all`'s runs for a client whose ORCR_RUN is `caller` (run-tree.ts). */
+  waitAllTargets(caller: string | undefined): string[] {
+    return this.p.tree.waitAllTargets(caller);
   }
 
   getLive(uuid: string): Run | null {

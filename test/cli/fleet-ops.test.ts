@@ -69,11 +69,19 @@ describe('fleet operations', () => {
     await until(() => h.json<PublicRun>(['show', 'working']).status === 'working', 'the run to work');
     const sup = h.serverPid()!;
     const stop = h.spawn(['server', 'stop', '--drain']);
+    let said = '';
+    stop.stdout!.on('data', (b: Buffer) => (said += b.toString()));
     const stopped = new Promise<number>((r) => stop.on('close', (c) => r(c ?? -1)));
     await until(() => h.json<{ draining?: boolean }>(['server', 'status']).draining, 'draining');
     fs.writeFileSync(go, '');
     expect(await stopped).toBe(0);
     await until(() => !alive(sup), 'the supervisor to stop');
+    // It says what stays queued, and what to do about it.
+    expect(said).toBe(
+      'draining: waiting for 1 running agent to end…\n' +
+        '1 queued run stays queued: the next supervisor starts it (orcr queue pause first keeps it waiting; orcr kill --status queued drops it)\n' +
+        'stopped (no agent left running)\n',
+    );
     // The queued run was not started; the next supervisor starts it.
     expect(h.cli(['wait', 'queued']).stdout.trim()).toBe('queued completed');
 
@@ -84,6 +92,63 @@ describe('fleet operations', () => {
     expect(k.cli(['server', 'stop', '--kill-agents']).code).toBe(0);
     expect(alive(pid)).toBe(false);
     expect(k.json<PublicRun>(['show', agent.uuid])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
+
+    // With the queue paused the next supervisor keeps them waiting; --json counts them.
+    const q = home();
+    q.cli(['queue', 'pause']);
+    q.json(['run', '-n', 'a', '--', 'true']);
+    q.json(['run', '-n', 'b', '--', 'true']);
+    expect(q.cli(['server', 'stop', '--drain']).stdout).toBe(
+      '2 queued runs stay queued; the queue is paused, so the next supervisor starts them only after orcr queue resume\nstopped (no agent left running)\n',
+    );
+    q.cli(['ps']);
+    expect(q.json(['server', 'stop', '--drain'])).toEqual({ stopped: true, mode: 'drain', queued: 2, paused: true });
+  });
+});
+
+describe('server stop --kill-agents on a stopped home', () => {
+  it('starts a supervisor that admits nothing, re-adopts the live agents and kills them; queued runs stay queued', async () => {
+    const h = home({ concurrency: { max: 2 } });
+    for (const n of ['a', 'b', 'q']) h.json(['run', '-n', n, '--', 'sleep', '300']);
+    await until(() => ['a', 'b'].every((n) => h.json<PublicRun>(['show', n]).status === 'working'), 'a and b working');
+    const pids = ['a', 'b'].map((n) => h.json<PublicRun>(['show', n]).pid!);
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(pids.every(alive)).toBe(true);
+    const r = h.cli(['server', 'stop', '--kill-agents']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      'killing: waiting for 2 running agents to end…\n' +
+        '1 queued run stays queued: the next supervisor starts it (orcr queue pause first keeps it waiting; orcr kill --status queued drops it)\n' +
+        'stopped (no agent left running)\n',
+    );
+    expect(pids.some(alive)).toBe(false);
+    expect(h.cli(['server', 'status']).code).toBe(7);
+    expect(h.json<PublicRun>(['show', 'a'])).toMatchObject({ status: 'ended', exit_reason: 'killed' });
+    // q never started under the killing supervisor (the verb above started a new, ordinary one, which may start it).
+    const q = h.json<PublicRun>(['show', 'q']);
+    const events = h.json<{ seq: number; type: string; run: string | null }[]>(['events']);
+    const starts = events.filter((e) => e.type === 'supervisor_started').map((e) => e.seq);
+    expect(starts).toHaveLength(3);
+    const qStarted = events.filter((e) => e.run === q.uuid && e.type === 'starting').map((e) => e.seq);
+    expect(qStarted.every((seq) => seq > starts[2]!)).toBe(true);
+    // A home that never ran anything: nothing to do.
+    const fresh = home();
+    expect(fresh.cli(['server', 'stop', '--kill-agents']).stdout).toBe(`not running (home ${fresh.dir})\n`);
+    expect(fs.existsSync(path.join(fresh.dir, 'orcr.db'))).toBe(false);
+  });
+
+  it("orcr demo's stop hint leaves no agent running", async () => {
+    const h = home();
+    fs.rmSync(h.dir, { recursive: true });
+    const r = h.cli(['demo', '--home', h.dir]);
+    expect(r.code, r.stderr).toBe(0);
+    const hint = r.stdout.split('\n').find((l) => l.startsWith('stop it:'))!;
+    expect(hint).toBe(`stop it:    ORCR_HOME=${h.dir} orcr server stop --kill-agents, then remove the folder`);
+    await until(() => h.json<PublicRun[]>(['ps']).filter((x) => x.pid !== null).length >= 3, 'some demo agents running');
+    const pids = h.json<PublicRun[]>(['ps', '--all']).flatMap((x) => (x.pid !== null ? [x.pid] : []));
+    expect(h.cli(['server', 'stop']).code).toBe(0);
+    expect(h.cli(['server', 'stop', '--kill-agents']).code).toBe(0);
+    expect(pids.filter(alive)).toEqual([]);
   });
 });
 

@@ -159,7 +159,7 @@ describe('orcr foundation', () => {
 
     const badDuration = h.cli(['run', '--timeout', '30', '--', 'true']);
     expect(badDuration.code).toBe(2);
-    expect(badDuration.stderr).toMatch(/--timeout must be a duration such as 500ms, 30s, 2m or 1h, got "30"/);
+    expect(badDuration.stderr).toMatch(/--timeout must be a duration such as 500ms, 30s, 1m30s, 2h or 3d \(a number needs a unit\), got "30"/);
 
     const noRun = h.cli(['show', 'no-such-run']);
     expect(noRun.code).toBe(6);

@@ -45,6 +45,28 @@ describe('guardrails', () => {
     expect(h.json<PublicRun>(['show', 'over'])).toMatchObject({ exit_reason: 'budget', exit_detail: 'tokens' });
   });
 
+  it.each(['jsonl', 'claude', 'codex'])('--max-turns 2 on the %s mock: turn 3 never runs (budget at 2 / 2); an agent done in 2 turns completes', (format) => {
+    const h = home();
+    const mock = (turns: number) => [NODE, MOCK_AGENT, '--format', format, '--turns', String(turns), '--delay', '20'];
+    h.json(['run', '-n', 'over', '--max-turns', '2', '--', ...mock(5)]);
+    h.json(['run', '-n', 'exact', '--max-turns', '2', '--', ...mock(2)]);
+    const w = h.cli(['wait', 'over', 'exact']);
+    expect(w.stdout).toContain('over budget');
+    expect(w.stdout).toContain('exact completed');
+    const over = h.json<PublicRun>(['show', 'over']);
+    expect(over).toMatchObject({ exit_reason: 'budget', exit_detail: 'turns', turns: 2 });
+    expect(over.budget.turns).toMatchObject({ used: 2, limit: 2 });
+    expect(over.last_text).not.toMatch(/Turn 3/);
+    expect(h.json<PublicRun>(['show', 'exact'])).toMatchObject({ exit_reason: 'completed', turns: 2 });
+  });
+
+  it('--max-turns 1 on an interactive run: no idle after its turn (no input could be taken), it completes', () => {
+    const h = home();
+    h.json(['run', '-n', 'chat', '--interactive', '--max-turns', '1', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--prompt', 'hi', '--delay', '10']);
+    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat completed');
+    expect(h.json<PublicRun>(['show', 'chat'])).toMatchObject({ turns: 1, exit_reason: 'completed' });
+  });
+
   it("uses Claude's reported cost as is and prices a jsonl agent's tokens from config", () => {
     const h = home({ providers: { pricey: { protocol: 'jsonl', price: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 } } } });
     const fixture = path.join(ROOT, 'test/fixtures/claude/two-turns.jsonl');
@@ -70,6 +92,28 @@ describe('guardrails', () => {
     const flag = ok.cli(['run', '--max-cost', '1', '--', 'true']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/price for provider "true"/);
+  });
+
+  it('--max-cost on a command: the refusal says how to get it accepted; claude and jsonl agents meter their own cost, codex needs a price', () => {
+    const h = home();
+    const unknown = h.cli(['run', '--max-cost', '1', '--', 'true']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      'orcr: a cost ceiling (--max-cost) needs a price for provider "true" (providers.true.price in config.json), or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does\n',
+    );
+    const codex = h.cli(['run', '--max-cost', '1', '--protocol', 'codex', '--', NODE, MOCK_AGENT, '--format', 'codex']);
+    expect(codex.code).toBe(2);
+    expect(codex.stderr).toMatch(/needs a price for provider "node" \(providers\.node\.price in config\.json\): codex agents do not report their own cost/);
+    // A jsonl agent reports cost_usd with its usage: the ceiling is metered from that, and trips.
+    const spender = jsonlAgent(h, 'spend.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { gate: 'never' }]);
+    h.json(['run', '-n', 'j', '--max-cost', '1', '--protocol', 'jsonl', '--', spender]);
+    expect(h.cli(['wait', 'j']).stdout.trim()).toBe('j budget');
+    expect(h.json<PublicRun>(['show', 'j'])).toMatchObject({ exit_detail: 'cost_usd', cost_usd: 1.2 });
+    // The claude mock reports total_cost_usd.
+    h.json(['run', '-n', 'c', '--max-cost', '5', '--protocol', 'claude', '--', NODE, MOCK_AGENT, '--format', 'claude', '--turns', '1', '--delay', '5']);
+    expect(h.cli(['wait', 'c']).stdout.trim()).toBe('c completed');
+    // A provider whose preset says jsonl needs no price in config.json either.
+    expect(home({ providers: { mine: { protocol: 'jsonl' } }, budgets: { run: { max_cost_usd: 5 } } }).cli(['stats']).code).toBe(0);
   });
 
   it('a crossed fleet budget lets in-flight runs finish their turn, cancels queued runs, and says so once', async () => {

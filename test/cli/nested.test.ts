@@ -3,6 +3,9 @@
 // budget, depth is bounded, a waiting parent lends its slot, a kill takes the
 // tree, and the links survive a SIGKILL of the supervisor.
 
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, NODE, script, TestHome, until, useHomes } from '../support/harness.js';
 import type { PublicRun } from '../../src/server/view.js';
@@ -88,6 +91,26 @@ describe('nested runs', () => {
     const own = events.filter((e) => e.run === p.uuid).map((e) => e.type);
     expect(own).toContain('slot_lent');
     expect(own).toContain('slot_taken_back');
+  });
+
+  it('wait --all from inside a run leaves out that run and its ancestors (it could only time out on them), not its descendants', async () => {
+    const h = home();
+    const d0 = h.json<PublicRun>(['run', '-n', 'd0', '--', 'sleep', '100']);
+    const d1 = JSON.parse(inside(h, d0.uuid, ['run', '-n', 'd1', '--json', '--', 'sleep', '100']).stdout) as PublicRun;
+    const gated = ['sh', '-c', `while [ ! -f "${h.dir}/go" ]; do sleep 0.05; done`];
+    expect(inside(h, d1.uuid, ['run', '-n', 'd2', '--', ...gated]).code).toBe(0);
+    h.json(['run', '-n', 'other', '--', ...gated]);
+    const w = spawn(NODE, [CLI, 'wait', '--all', '--timeout', '30s'], { env: { ...h.env, ORCR_RUN: d1.uuid } });
+    let out = '';
+    w.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    const code = new Promise<number | null>((resolve) => w.on('exit', resolve));
+    // Connected (this status call is the other client): its request follows its hello at once, and the gated runs take longer to notice the gate.
+    await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 2, 'the wait to connect');
+    fs.writeFileSync(path.join(h.dir, 'go'), '');
+    expect(await code).toBe(0);
+    expect(out.trim().split('\n').sort()).toEqual(['d2 completed', 'other completed']);
+    // From outside, --all is every active run.
+    expect(h.cli(['wait', '--all', '--timeout', '1s']).stdout).toMatch(/d0 pending[\s\S]*d1 pending|d1 pending[\s\S]*d0 pending/);
   });
 
   it('killing a parent kills its descendants; --keep-children keeps them running', async () => {

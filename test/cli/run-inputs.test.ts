@@ -11,6 +11,7 @@ import { script, until, useHomes } from '../support/harness.js';
 import type { PublicRun } from '../../src/server/view.js';
 
 const home = useHomes();
+const esc = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('a run inherits its caller', () => {
   it("starts with the environment of the `orcr run` that made it, PATH included, not the first client's", async () => {
@@ -46,6 +47,57 @@ describe('a run inherits its caller', () => {
     expect(fan.stderr).toContain('no-such-program-xyz');
     // Nothing was queued.
     expect(h.json<unknown[]>(['ps', '--all'])).toEqual([]);
+  });
+});
+
+describe('a run that execve would refuse is refused at enqueue (it would fail at admission with E2BIG)', () => {
+  const MiB = 'x'.repeat(1024 * 1024);
+  const LIMIT = 'one argument or NAME=value must be less than 128 KiB on Linux (MAX_ARG_STRLEN); give large input on stdin or in a file';
+
+  it('one string over 128 KiB, a variable or an argument of a --from line, is named with its line and field; nothing queued', () => {
+    const h = home();
+    const lines = [JSON.stringify({ name: 'ok', command: ['true'] }), JSON.stringify({ command: ['true'], env: { BIG: MiB } }), JSON.stringify({ command: ['echo', 'a', MiB] })].join('\n');
+    const r = h.cli(['run', '--from', '-'], { input: lines });
+    expect(r.code).toBe(2);
+    const errs = r.stderr.split('\n');
+    expect(errs[0]).toMatch(new RegExp(`^orcr: stdin:2: "env" has a variable "BIG" of 1 MiB: ${esc(LIMIT)}, got \\{"BIG":"x+…$`));
+    expect(errs[1]).toMatch(new RegExp(`^orcr: stdin:3: "command" has an argument \\(3\\) of 1 MiB: ${esc(LIMIT)}, got \\["echo","a","x+…$`));
+    expect(errs[2]).toBe('orcr: nothing was queued (2 bad lines in stdin)');
+    // (A flag cannot carry that much: the shell's own execve of orcr refuses it first.)
+    // 128 KiB less the NUL is the most one string may hold.
+    expect(h.cli(['run', '-n', 'edge', '-e', `E=${'z'.repeat(128 * 1024 - 3)}`, '--', 'true']).code).toBe(0);
+    expect(h.cli(['wait', 'edge']).stdout.trim()).toBe('edge completed');
+    expect(h.json<PublicRun[]>(['ps', '--all']).map((x) => x.name)).toEqual(['edge']);
+  });
+
+  it('strings each within 128 KiB but more than ARG_MAX together are refused, naming the total and the line', async () => {
+    const h = home();
+    const many = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`V${i}`, 'v'.repeat(100 * 1024)]));
+    const r = h.cli(['run', '--from', '-'], { input: JSON.stringify({ name: 'fine', command: ['true'] }) + '\n' + JSON.stringify({ command: ['true'], env: many }) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^orcr: stdin:2: "command" and "env" with your environment come to 2\.\d MiB, and a program here can be started with at most \d+(\.\d)? (KiB|MiB) of them \(ARG_MAX/);
+    // The supervisor checks it too, for any client (a spec named by its place), with the environment the run will have.
+    h.cli(['ps']);
+    const c = await Client.connect(homePaths(h.dir), { autoStart: false });
+    try {
+      const err = await c.call('run.enqueue', { specs: [{ command: ['true'], cwd: h.dir }, { command: ['true'], cwd: h.dir }], caller_env: { PATH: process.env.PATH!, ...many } }).catch((e: Error) => e);
+      expect((err as Error).message).toMatch(/^spec 1: the command and the environment \(the caller's, plus "env"\) come to 2\.\d MiB, and a program here can be started with at most/);
+    } finally {
+      c.close();
+    }
+    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+  });
+
+  it("a preset's {prompt} puts the prompt in argv: one over 128 KiB is refused at enqueue, naming it", () => {
+    const h = home({ providers: { argvy: { command: ['echo', '{prompt}'] } } });
+    const file = path.join(h.dir, 'prompt.txt');
+    fs.writeFileSync(file, 'p'.repeat(200 * 1024));
+    const r = h.cli(['run', '-a', 'argvy', '-p', `@${file}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`orcr: the command of provider "argvy" with the prompt in it ({prompt}) has an argument (2) of 200 KiB: ${LIMIT}\n`);
+    // On stdin (a preset without {prompt}, or beside a command) a prompt has no such limit.
+    expect(h.cli(['run', '-n', 'stdin', '-p', `@${file}`, '--', 'wc', '-c']).code).toBe(0);
+    expect(h.cli(['wait', 'stdin']).stdout.trim()).toBe('stdin completed');
   });
 });
 

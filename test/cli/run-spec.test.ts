@@ -39,6 +39,8 @@ interface Case {
 }
 
 const long = 'n'.repeat(201);
+const FORM = 'must be a duration such as 500ms, 30s, 1m30s, 2h or 3d';
+const NOT_ZERO = 'must be more than 0 (0 would stop it at once; leave it out for no limit)';
 const CASES: Case[] = [
   { line: 'max_turns', value: 'x', flag: { args: ['--max-turns', 'x'], name: '--max-turns', raw: 'x' }, message: 'must be a whole number' },
   { line: 'max_turns', value: 1.5, flag: { args: ['--max-turns', '1.5'], name: '--max-turns', raw: '1.5' }, message: 'must be a whole number' },
@@ -46,8 +48,21 @@ const CASES: Case[] = [
   { line: 'max_tokens', value: 'lots', flag: { args: ['--max-tokens', 'lots'], name: '--max-tokens', raw: 'lots' }, message: 'must be a whole number' },
   { line: 'max_cost', socket: 'max_cost_usd', value: 'cheap', flag: { args: ['--max-cost', 'cheap'], name: '--max-cost', raw: 'cheap' }, message: 'must be a number of US dollars' },
   { line: 'max_cost_usd', value: -2, flag: { args: ['--max-cost=-2'], name: '--max-cost', raw: '-2' }, message: 'must not be negative' },
-  { line: 'timeout', socket: 'timeout_ms', value: '30', flag: { args: ['--timeout', '30'], name: '--timeout', raw: '30' }, message: 'must be a duration such as 500ms, 30s, 2m or 1h' },
-  { line: 'idle_after', socket: 'idle_after_ms', value: 'soon', flag: { args: ['--idle-after', 'soon'], name: '--idle-after', raw: 'soon' }, message: 'must be a duration such as 500ms, 30s, 2m or 1h' },
+  // The same number, negative, with a space: orcr's message, not the argument parser's "ambiguous".
+  { line: 'max_turns', value: -1, flag: { args: ['--max-turns', '-1'], name: '--max-turns', raw: '-1' }, message: 'must not be negative' },
+  { line: 'max_cost', socket: 'max_cost_usd', value: -1, flag: { args: ['--max-cost', '-1'], name: '--max-cost', raw: '-1' }, message: 'must not be negative' },
+  { line: 'max_tokens', value: -0.5, flag: { args: ['--max-tokens', '-.5'], name: '--max-tokens', raw: '-.5' }, message: 'must be a whole number' },
+  { line: 'timeout', socket: 'timeout_ms', value: '30', flag: { args: ['--timeout', '30'], name: '--timeout', raw: '30' }, message: `${FORM} (a number needs a unit)` },
+  { line: 'timeout', socket: 'timeout_ms', value: '30m1h', flag: { args: ['--timeout', '30m1h'], name: '--timeout', raw: '30m1h' }, message: `${FORM} (largest unit first, each unit once)` },
+  { line: 'timeout', socket: 'timeout_ms', value: '99y', flag: { args: ['--timeout', '99y'], name: '--timeout', raw: '99y' }, message: `${FORM} (unknown unit "y")` },
+  { line: 'timeout', socket: 'timeout_ms', value: '-1s', flag: { args: ['--timeout', '-1s'], name: '--timeout', raw: '-1s' }, message: 'must not be negative' },
+  { line: 'timeout', socket: 'timeout_ms', value: '400d', flag: { args: ['--timeout=400d'], name: '--timeout', raw: '400d' }, message: 'must be at most 365d (a year)' },
+  { line: 'idle_after', socket: 'idle_after_ms', value: 'soon', flag: { args: ['--idle-after', 'soon'], name: '--idle-after', raw: 'soon' }, message: FORM },
+  // 0 would stop the run at once: refused, whichever way it is written.
+  { line: 'timeout', socket: 'timeout_ms', value: '0s', flag: { args: ['--timeout', '0s'], name: '--timeout', raw: '0s' }, message: NOT_ZERO },
+  { line: 'turn_timeout', socket: 'turn_timeout_ms', value: '0ms', flag: { args: ['--turn-timeout', '0ms'], name: '--turn-timeout', raw: '0ms' }, message: NOT_ZERO },
+  { line: 'idle_after', socket: 'idle_after_ms', value: 0, flag: { args: ['--idle-after', '0m'], name: '--idle-after', raw: '0m' }, message: NOT_ZERO },
+  { line: 'timeout', socket: 'timeout_ms', value: -5, message: 'must not be negative' },
   { line: 'protocol', value: 'xml', flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' }, message: 'must be one of jsonl, claude, codex, gemini, plain' },
   { line: 'loop', value: 'sometimes', flag: { args: ['--loop', 'sometimes'], name: '--loop', raw: 'sometimes' }, message: 'must be one of warn, terminate, off' },
   { line: 'name', value: '', flag: { args: ['-n', ''], name: '-n', raw: '' }, message: 'must not be empty' },
@@ -179,5 +194,65 @@ describe('run spec: one schema, the same words everywhere', () => {
     // A relative cwd in a line is taken from where orcr runs (here: where the tests run).
     expect(line.cwd).toBe(process.cwd());
     h.cli(['kill', 'flags', 'line']);
+  });
+
+  it('a bad duration reads the same at every input that takes one: run flags, --from, gc, wait, loop, config.json', () => {
+    const h = home();
+    for (const [text, problem] of [
+      ['99y', `${FORM} (unknown unit "y")`],
+      ['30m1h', `${FORM} (largest unit first, each unit once)`],
+      ['-1s', 'must not be negative'],
+      ['400d', 'must be at most 365d (a year)'],
+    ] as const) {
+      const said = `${problem}, got ${JSON.stringify(text)}`;
+      const verbs: [string[], string][] = [
+        [['run', '--timeout', text, '--', 'true'], '--timeout'],
+        [['run', `--turn-timeout=${text}`, '--', 'true'], '--turn-timeout'],
+        [['gc', '--older-than', text], '--older-than'],
+        [['gc', `--older-than=${text}`], '--older-than'],
+        [['wait', '--all', '--timeout', text], '--timeout'],
+        [['loop', 'create', 'l', '* * * * *', '--timeout', text, '--', 'true'], '--timeout'],
+      ];
+      for (const [args, flag] of verbs) {
+        const r = h.cli(args);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr, args.join(' ')).toBe(`orcr: ${flag} ${said}\n`);
+      }
+      const line = h.cli(['run', '--from', '-'], { input: JSON.stringify({ command: ['true'], idle_after: text }) });
+      expect(line.stderr.split('\n')[0]).toBe(`orcr: stdin:1: "idle_after" ${said}`);
+      h.writeConfig({ budgets: { run: { timeout: text } } });
+      const cfg = h.cli(['stats']);
+      expect(cfg.code).toBe(2);
+      expect(cfg.stderr).toContain(`config.json: budgets.run.timeout: ${said}`);
+      fs.rmSync(path.join(h.dir, 'config.json'));
+    }
+    // 0 where it means "now" is taken: a wait that polls, a gc of every ended run; a loop's --timeout 0 is refused.
+    expect(h.cli(['wait', '--all', '--timeout', '0s']).code).toBe(0);
+    expect(h.cli(['gc', '--older-than', '0s', '--dry-run']).code).toBe(0);
+    const loop0 = h.cli(['loop', 'create', 'l', '* * * * *', '--timeout', '0s', '--', 'true']);
+    expect(loop0.stderr).toBe(`orcr: --timeout ${NOT_ZERO}, got "0s"\n`);
+    expect(loop0.code).toBe(2);
+  });
+
+  it('a negative number reads the same with a space and with "=", for every numeric flag', () => {
+    const h = home();
+    for (const [args, said] of [
+      [['logs', 'x', '--tail', '-3'], '--tail must not be negative, got "-3"'],
+      [['events', '--since', '-1'], '--since must not be negative, got "-1"'],
+      [['loop', 'create', 'l', '* * * * *', '--max-concurrency', '-1', '--', 'true'], '--max-concurrency must be 1 or more, got "-1"'],
+      [['run', '--max-cost', '-1', '--', 'true'], '--max-cost must not be negative, got "-1"'],
+    ] as const) {
+      const i = args.findIndex((a) => a.startsWith('--') && a !== '--' && args[args.indexOf(a) + 1]?.startsWith('-'));
+      const joined = [...args.slice(0, i), `${args[i]}=${args[i + 1]}`, ...args.slice(i + 2)];
+      for (const form of [args, joined]) {
+        const r = h.cli([...form]);
+        expect(r.stderr, form.join(' ')).toBe(`orcr: ${said}\n`);
+        expect(r.code).toBe(2);
+      }
+    }
+    // A value that is not a number still gets the parser's word: -p needs its prompt, not the next flag.
+    const r = h.cli(['run', '-p', '--max-turns', '3', '--', 'true']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/-p.*ambiguous|argument missing/i);
   });
 });

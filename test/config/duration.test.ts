@@ -12,7 +12,7 @@ const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
 const D = 24 * H;
-const HINT = '(use e.g. 500ms, 30s, 1m30s, 2h, 3d)';
+const FORM = 'must be a duration such as 500ms, 30s, 1m30s, 2h or 3d';
 
 describe('parseDuration accepts', () => {
   it.each<[string, number]>([
@@ -58,39 +58,39 @@ describe('parseDuration accepts', () => {
 
 describe('parseDuration refuses', () => {
   it.each<[string, string]>([
-    ['30', `"30" is not a duration: it has no unit ${HINT}`],
-    ['1.5', `"1.5" is not a duration: it has no unit ${HINT}`],
-    ['1h30', `"1h30" is not a duration: "30" has no unit ${HINT}`],
-    ['-1s', '"-1s" is negative: a duration must be 0 or more'],
-    ['-1h30m', '"-1h30m" is negative: a duration must be 0 or more'],
-    [' -0s', '" -0s" is negative: a duration must be 0 or more'],
-    ['--1s', `"--1s" is not a duration ${HINT}`],
-    ['-abc', `"-abc" is not a duration ${HINT}`],
-    ['', `"" is not a duration ${HINT}`],
-    ['   ', `"   " is not a duration ${HINT}`],
-    ['s', `"s" is not a duration ${HINT}`],
-    ['abc', `"abc" is not a duration ${HINT}`],
-    ['abc 5s', `"abc 5s" is not a duration ${HINT}`],
-    ['5s abc', `"5s abc" is not a duration: unexpected "abc" ${HINT}`],
-    ['1h,30m and then some more', `"1h,30m and then some more" is not a duration: unexpected ",30m and then some m…" ${HINT}`],
-    ['1h garbage 30m', `"1h garbage 30m" is not a duration: unexpected "garbage 30m" ${HINT}`],
-    ['1h,30m', `"1h,30m" is not a duration: unexpected ",30m" ${HINT}`],
-    ['1h-30m', `"1h-30m" is not a duration: unexpected "-30m" ${HINT}`],
-    ['1h and 30m', `"1h and 30m" is not a duration: unexpected "and 30m" ${HINT}`],
-    ['5x', `"5x" is not a duration: unknown unit "x" ${HINT}`],
-    ['1y', `"1y" is not a duration: unknown unit "y" ${HINT}`],
-    ['1e3s', `"1e3s" is not a duration: unknown unit "e" ${HINT}`],
-    ['.5h', `".5h" is not a duration ${HINT}`],
-    ['5s5s', `"5s5s" is not a duration: give each unit once, largest first ${HINT}`],
-    ['30m1h', `"30m1h" is not a duration: give each unit once, largest first ${HINT}`],
-    ['1m 2 minutes', `"1m 2 minutes" is not a duration: give each unit once, largest first ${HINT}`],
-    ['1.5h30m', `"1.5h30m" is not a duration: only the last part may have a fraction ${HINT}`],
-    ['Infinitys', `"Infinitys" is not a duration ${HINT}`],
-    ['366d', '"366d" is longer than the limit of 365d (a year)'],
-    ['365d 1ms', '"365d 1ms" is longer than the limit of 365d (a year)'],
-    ['8761h', '"8761h" is longer than the limit of 365d (a year)'],
-    ['53w', '"53w" is longer than the limit of 365d (a year)'],
-    ['99999999999999999999999d', '"99999999999999999999999d" is longer than the limit of 365d (a year)'],
+    ['30', `${FORM} (a number needs a unit), got "30"`],
+    ['1.5', `${FORM} (a number needs a unit), got "1.5"`],
+    ['1h30', `${FORM} ("30" needs a unit), got "1h30"`],
+    ['-1s', 'must not be negative, got "-1s"'],
+    ['-1h30m', 'must not be negative, got "-1h30m"'],
+    [' -0s', 'must not be negative, got " -0s"'],
+    ['--1s', `${FORM}, got "--1s"`],
+    ['-abc', `${FORM}, got "-abc"`],
+    ['', `${FORM}, got ""`],
+    ['   ', `${FORM}, got "   "`],
+    ['s', `${FORM}, got "s"`],
+    ['abc', `${FORM}, got "abc"`],
+    ['abc 5s', `${FORM}, got "abc 5s"`],
+    ['5s abc', `${FORM} (unexpected "abc"), got "5s abc"`],
+    ['1h,30m and then some more', `${FORM} (unexpected ",30m and then some m…"), got "1h,30m and then some more"`],
+    ['1h garbage 30m', `${FORM} (unexpected "garbage 30m"), got "1h garbage 30m"`],
+    ['1h,30m', `${FORM} (unexpected ",30m"), got "1h,30m"`],
+    ['1h-30m', `${FORM} (unexpected "-30m"), got "1h-30m"`],
+    ['1h and 30m', `${FORM} (unexpected "and 30m"), got "1h and 30m"`],
+    ['5x', `${FORM} (unknown unit "x"), got "5x"`],
+    ['1y', `${FORM} (unknown unit "y"), got "1y"`],
+    ['1e3s', `${FORM} (unknown unit "e"), got "1e3s"`],
+    ['.5h', `${FORM}, got ".5h"`],
+    ['5s5s', `${FORM} (largest unit first, each unit once), got "5s5s"`],
+    ['30m1h', `${FORM} (largest unit first, each unit once), got "30m1h"`],
+    ['1m 2 minutes', `${FORM} (largest unit first, each unit once), got "1m 2 minutes"`],
+    ['1.5h30m', `${FORM} (a fraction only in the last part), got "1.5h30m"`],
+    ['Infinitys', `${FORM}, got "Infinitys"`],
+    ['366d', 'must be at most 365d (a year), got "366d"'],
+    ['365d 1ms', 'must be at most 365d (a year), got "365d 1ms"'],
+    ['8761h', 'must be at most 365d (a year), got "8761h"'],
+    ['53w', 'must be at most 365d (a year), got "53w"'],
+    ['99999999999999999999999d', 'must be at most 365d (a year), got "99999999999999999999999d"'],
   ])('%j: %s', (text, message) => {
     expect(() => parseDuration(text)).toThrow(message);
     // Exactly that message: no parser internals appended.
@@ -102,13 +102,21 @@ describe('parseDuration refuses', () => {
   });
 });
 
+describe('a named duration', () => {
+  it('starts its message with the name it was given: one shape for flags, fields and keys', () => {
+    expect(() => parseDuration('30m1h', '--timeout')).toThrow(`--timeout ${FORM} (largest unit first, each unit once), got "30m1h"`);
+    expect(() => parseDuration('99y', '--older-than')).toThrow(`--older-than ${FORM} (unknown unit "y"), got "99y"`);
+    expect(() => parseDuration('-1s', '--timeout')).toThrow('--timeout must not be negative, got "-1s"');
+  });
+});
+
 describe('checkDurationMs', () => {
   it('takes 0 to a year, and names the value it refuses', () => {
     expect(() => checkDurationMs(0)).not.toThrow();
     expect(() => checkDurationMs(MAX_DURATION_MS)).not.toThrow();
-    expect(() => checkDurationMs(MAX_DURATION_MS + 1)).toThrow('31536000001 is longer than the limit of 365d (a year)');
-    expect(() => checkDurationMs(-1, () => 'timeout_ms')).toThrow('timeout_ms is negative: a duration must be 0 or more');
-    expect(() => checkDurationMs(NaN)).toThrow('NaN is not a number of milliseconds');
+    expect(() => checkDurationMs(MAX_DURATION_MS + 1)).toThrow('must be at most 365d (a year), got 31536000001');
+    expect(() => checkDurationMs(-1, 'timeout_ms')).toThrow('timeout_ms must not be negative, got -1');
+    expect(() => checkDurationMs(NaN)).toThrow(`${FORM} or a number of milliseconds, got NaN`);
   });
 });
 
@@ -119,16 +127,27 @@ describe('config.json durations', () => {
     expect(cfg.timings.idle_after).toBe(MAX_DURATION_MS);
     expect(cfg.timings.limit_hold).toBe(4 * D + 23 * H);
     expect(cfg.concurrency.workloads.q!.max_wait).toBe(90 * M);
+    // 0 where it means "at once" rather than "stop every run at once".
+    const zero = parseConfig({ timings: { kill_grace: '0s', limit_hold: 0 }, notify: { batch: '0s' }, retention: { ended: '0s' } });
+    expect([zero.timings.kill_grace, zero.timings.limit_hold, zero.notify!.batch, zero.retention.ended]).toEqual([0, 0, 0, 0]);
   });
 
   it.each<[unknown, string]>([
-    [{ timings: { limit_hold: MAX_DURATION_MS + 1 } }, `timings.limit_hold: ${MAX_DURATION_MS + 1} ms is longer than the limit of 365d (a year, ${MAX_DURATION_MS} ms)`],
-    [{ timings: { kill_grace: '400d' } }, 'timings.kill_grace: "400d" is longer than the limit of 365d (a year)'],
-    [{ timings: { idle_after: '-1s' } }, 'timings.idle_after: "-1s" is negative: a duration must be 0 or more'],
-    [{ timings: { max_starting: '30' } }, `timings.max_starting: "30" is not a duration: it has no unit ${HINT}`],
-    [{ concurrency: { workloads: { q: { max_wait: 1e12 } } } }, 'concurrency.workloads.q.max_wait: 1000000000000 ms is longer than the limit of 365d'],
-    [{ budgets: { run: { timeout: '1h garbage' } } }, 'budgets.run.timeout: "1h garbage" is not a duration: unexpected "garbage"'],
-    [{ timings: { kill_grace: -5 } }, 'timings.kill_grace: must be a duration like "30s" or a number of milliseconds'],
+    [{ timings: { limit_hold: MAX_DURATION_MS + 1 } }, `timings.limit_hold: must be at most 365d (a year), got ${MAX_DURATION_MS + 1}`],
+    [{ timings: { kill_grace: '400d' } }, 'timings.kill_grace: must be at most 365d (a year), got "400d"'],
+    [{ timings: { idle_after: '-1s' } }, 'timings.idle_after: must not be negative, got "-1s"'],
+    [{ timings: { max_starting: '30' } }, `timings.max_starting: ${FORM} (a number needs a unit), got "30"`],
+    [{ concurrency: { workloads: { q: { max_wait: 1e12 } } } }, 'concurrency.workloads.q.max_wait: must be at most 365d (a year), got 1000000000000'],
+    [{ budgets: { run: { timeout: '1h garbage' } } }, `budgets.run.timeout: ${FORM} (unexpected "garbage"), got "1h garbage"`],
+    [{ budgets: { run: { timeout: '30m1h' } } }, `budgets.run.timeout: ${FORM} (largest unit first, each unit once), got "30m1h"`],
+    [{ timings: { kill_grace: -5 } }, 'timings.kill_grace: must not be negative, got -5'],
+    [{ timings: { kill_grace: true } }, `timings.kill_grace: ${FORM} or a number of milliseconds`],
+    // 0 where it would stop a run the moment it starts; elsewhere 0 means "at once" and is taken.
+    [{ budgets: { run: { timeout: '0s' } } }, 'budgets.run.timeout: must be more than 0 (0 would stop every run at once; null for no limit), got "0s"'],
+    [{ budgets: { run: { turn_timeout: 0 } } }, 'budgets.run.turn_timeout: must be more than 0 (0 would stop every run at once; null for no limit), got 0'],
+    [{ providers: { p: { budgets: { timeout: '0ms' } } } }, 'providers.p.budgets.timeout: must be more than 0'],
+    [{ timings: { idle_after: '0s' } }, 'timings.idle_after: must be more than 0 (0 would end an idle run at once), got "0s"'],
+    [{ timings: { max_starting: 0 } }, 'timings.max_starting: must be more than 0'],
   ])('refuses %j, naming the key', (value, message) => {
     expect(() => parseConfig(value)).toThrow(`config.json: ${message}`);
   });
@@ -138,7 +157,7 @@ describe('config.json durations', () => {
     try {
       const file = path.join(dir, 'config.json');
       fs.writeFileSync(file, JSON.stringify({ timings: { limit_hold: 400 * D } }));
-      expect(() => loadConfig(file)).toThrow(`${file}: timings.limit_hold: 34560000000 ms is longer than the limit of 365d`);
+      expect(() => loadConfig(file)).toThrow(`${file}: timings.limit_hold: must be at most 365d (a year), got 34560000000`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

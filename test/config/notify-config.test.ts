@@ -27,7 +27,7 @@ describe('config notify', () => {
     expect(refusal({ command: [] })).toBe('config.json: notify.command: must name a program');
     expect(refusal({ command: [''] })).toBe('config.json: notify.command: must name a program');
     expect(refusal({ events: ['blocked', 'ended'] })).toMatch(/^config\.json: notify\.events\.1: unknown event "ended" \(one of ended_not_completed, blocked, /);
-    expect(refusal({ batch: '5 parsecs' })).toMatch(/^config\.json: notify\.batch: "5 parsecs" is not a duration/);
+    expect(refusal({ batch: '5 parsecs' })).toMatch(/^config\.json: notify\.batch: must be a duration such as .* \(unknown unit "parsecs"\), got "5 parsecs"$/);
     expect(refusal({ batch: -1 })).toMatch(/^config\.json: notify\.batch: /);
     expect(refusal({ desktop: 'yes' })).toMatch(/^config\.json: notify\.desktop: /);
     expect(refusal({ email: 'me@example.com' })).toBe('config.json: notify.email: unknown key');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  mayBeginTurn,
   costFromTokens,
   firstTrip,
   fleetMeters,
@@ -72,6 +73,15 @@ describe('run meters', () => {
     const trip = firstTrip(runMeters(usage({ turns: 4 }), l));
     expect(trip?.name).toBe('turns');
     expect(tripReason(trip as Meter)).toBe('budget');
+  });
+
+  it('a turn may begin only while fewer than max_turns have ended: turn N+1 never starts', () => {
+    expect(mayBeginTurn(0, null)).toBe(true);
+    expect(mayBeginTurn(1e9, null)).toBe(true);
+    expect(mayBeginTurn(1, 2)).toBe(true);
+    expect(mayBeginTurn(2, 2)).toBe(false);
+    expect(mayBeginTurn(3, 2)).toBe(false);
+    expect(mayBeginTurn(0, 0)).toBe(false);
   });
 
   it('no ceiling: fraction null, never warns or trips', () => {

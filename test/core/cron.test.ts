@@ -88,7 +88,7 @@ describe('--once-at', () => {
   const now = at('2026-05-01T10:00:00Z');
   it('takes a duration from now, an RFC 3339 time, or a local wall-clock time', () => {
     expect(iso(parseOnceAt('30m', now, 'UTC', parseDuration))).toBe('2026-05-01T10:30:00.000Z');
-    expect(() => parseOnceAt('366d', now, 'UTC', parseDuration)).toThrow('--once-at "366d" is longer than the limit of 365d (a year)');
+    expect(() => parseOnceAt('366d', now, 'UTC', parseDuration)).toThrow('--once-at must be at most 365d (a year), got "366d"');
     expect(iso(parseOnceAt('2026-12-02T09:00:00+01:00', now, 'UTC', parseDuration))).toBe('2026-12-02T08:00:00.000Z');
     expect(iso(parseOnceAt('2026-12-02T09:00:00Z', now, 'Europe/Berlin', parseDuration))).toBe('2026-12-02T09:00:00.000Z');
     expect(iso(parseOnceAt('2026-12-02 09:00', now, 'Europe/Berlin', parseDuration))).toBe('2026-12-02T08:00:00.000Z');

@@ -96,6 +96,35 @@ describe('effects', () => {
     expect(again.effects.filter((e) => e.kind === 'stop')).toEqual([]);
   });
 
+  it('max_turns N: turn N ends with the input closed, and the first sign of turn N+1 stops the run at N / N', () => {
+    const r = run('working', {}, { max_turns: 2 });
+    const one = applySignals(r, initialProgress(), [{ kind: 'turn_start' }, { kind: 'turn_end' }], ctx());
+    expect(one.effects.filter((e) => e.kind === 'stop' || e.kind === 'close_input')).toEqual([{ kind: 'close_input' }]);
+    const two = applySignals(one.run, one.state, [{ kind: 'turn_start' }, { kind: 'turn_end' }], ctx());
+    expect(two.run.turns).toBe(2);
+    expect(two.effects).toContainEqual({ kind: 'close_input' });
+    expect(two.effects.filter((e) => e.kind === 'stop')).toEqual([]);
+    const three = applySignals(two.run, two.state, [{ kind: 'turn_start' }], ctx());
+    expect(three.effects).toContainEqual({ kind: 'stop', reason: 'budget', detail: 'turns' });
+    expect(three.run.turns).toBe(2);
+    expect(three.state.stoppedFor).toEqual({ reason: 'budget', detail: 'turns' });
+  });
+
+  it('max_turns N: an interactive run does not go idle after turn N (no input could start N+1): its input closes', () => {
+    const r = run('working', { interactive: true }, { max_turns: 1 });
+    const p = applySignals(r, initialProgress(), [{ kind: 'turn_start' }, { kind: 'turn_end' }], ctx());
+    expect(p.run).toMatchObject({ status: 'working', turns: 1 });
+    expect(types(p)).not.toContain('idle');
+    expect(p.effects).toContainEqual({ kind: 'close_input' });
+    const under = applySignals(run('working', { interactive: true }, { max_turns: 2 }), initialProgress(), [{ kind: 'turn_end' }], ctx());
+    expect(under.run.status).toBe('idle');
+  });
+
+  it('max_turns 0: the first turn never begins', () => {
+    const p = applySignals(run('working', {}, { max_turns: 0 }), initialProgress(), [{ kind: 'turn_start' }], ctx());
+    expect(p.effects).toContainEqual({ kind: 'stop', reason: 'budget', detail: 'turns' });
+  });
+
   it('stop: a loop with action terminate ends the run `loop`', () => {
     let r = run('working', {}, { loop: 'terminate' });
     let st: ProgressState = initialProgress();

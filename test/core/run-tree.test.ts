@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { newRun } from '../../src/core/run-record.js';
-import { addToTree, ancestors, decideParent, descendantsOf, isDescendant, rolledUp, treeOrder, treeTrip, usageDelta } from '../../src/core/run-tree.js';
+import { addToTree, ancestors, decideParent, descendantsOf, isDescendant, rolledUp, selfAndAncestors, treeOrder, treeTrip, usageDelta } from '../../src/core/run-tree.js';
 import type { Run } from '../../src/core/types.js';
 
 let seq = 0;
@@ -56,6 +56,10 @@ describe('run tree', () => {
     expect(isDescendant(runs.get('a')!, 'c', lookup)).toBe(false);
     expect(ancestors(runs.get('x')!, lookup).map((r) => r.uuid)).toEqual(['y']);
     expect(ancestors(runs.get('o')!, lookup)).toEqual([]);
+    // What wait --all from inside a run leaves out: the run and its ancestors, never its descendants.
+    expect([...selfAndAncestors(runs.get('b')!, lookup)]).toEqual(['b', 'a']);
+    expect([...selfAndAncestors(runs.get('x')!, lookup)].sort()).toEqual(['x', 'y']);
+    expect(selfAndAncestors(null, lookup).size).toBe(0);
   });
 
   it('finds descendants parents first, and lists a tree with each run under its parent', () => {

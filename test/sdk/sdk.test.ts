@@ -62,7 +62,7 @@ describe('the SDK', () => {
       expect(missing).toMatchObject({ code: 'not_found', exitCode: 6, message: 'no run "nope"' });
 
       const bad = await orcr.runMany([{ name: 'ok', command: ['true'] }, { command: ['true'], timeout: 'soon' }]).catch((e: unknown) => e);
-      expect(bad).toMatchObject({ code: 'usage', exitCode: 2, message: 'spec 2: "timeout" must be a duration such as 500ms, 30s, 2m or 1h, got "soon"' });
+      expect(bad).toMatchObject({ code: 'usage', exitCode: 2, message: 'spec 2: "timeout" must be a duration such as 500ms, 30s, 1m30s, 2h or 3d, got "soon"' });
       expect(await orcr.list({ all: true })).toEqual([]);
 
       const run = await orcr.run({ name: 'env', command: ['sh', '-c', 'echo "$MARK $EXTRA"'], env: { EXTRA: 'added' } });

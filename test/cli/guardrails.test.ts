@@ -183,7 +183,8 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
 
   it('a usage limit holds only that provider, lifts on time, and the hold survives a restart', async () => {
     const h = home({ concurrency: { max: 4 } });
-    const limited = jsonlAgent(h, 'limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 8 }, { gate: 'never' }]);
+    // Long enough for every check before the restart on a loaded machine (at 8 s it lifted before them there).
+    const limited = jsonlAgent(h, 'limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 20 }, { gate: 'never' }]);
     h.json(['run', '-n', 'hit', '-a', 'acme', '--protocol', 'jsonl', '--', limited]);
     await until(() => h.json<PublicRun>(['show', 'hit']).status === 'blocked', 'the run to be blocked');
     const hit = h.json<PublicRun>(['show', 'hit']);
@@ -209,7 +210,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     expect(h.json<PublicRun>(['show', 'acme-2']).status).toBe('queued');
 
     // It lifts on time by itself.
-    expect(h.cli(['wait', 'acme-2', '--timeout', '20s']).stdout.trim()).toBe('acme-2 completed');
+    expect(h.cli(['wait', 'acme-2', '--timeout', '60s']).stdout.trim()).toBe('acme-2 completed');
     // (the supervisor's clock is monotonic from its start: allow it a little drift from Date.now)
     expect(Date.now() + 100).toBeGreaterThanOrEqual(stats.holds.acme);
     const types = h.json<{ type: string }[]>(['events']).map((e) => e.type);

@@ -22,7 +22,7 @@ import { limiterItems } from './view/limiter.js';
 import { createKeyHandler } from './input/router.js';
 import { reduceViewport } from './state/navigation.js';
 import type { TuiStore } from './state/store.js';
-import { NO_COLOR_THEME, type ThemeSet } from './view/theme.js';
+import { NO_COLOR_THEME, themeListNote, type ThemeSet } from './view/theme.js';
 import { listBody, olderLine } from './view/older.js';
 
 export interface AppProps {
@@ -90,7 +90,7 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   } else if (mode === 'loops') {
     main = <Loops width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
-    main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
+    main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} themeNote={themeListNote(themes)} />;
   } else {
     main = (
       <Box flexDirection="column" height={layout.main}>

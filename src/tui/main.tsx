@@ -14,7 +14,7 @@ import { readPrefs } from './state/prefs.js';
 import { DEFAULT_SORT } from './state/runs.js';
 import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
-import { builtinThemeDir, initialThemeName, loadThemes, type ThemeSet } from './view/theme.js';
+import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
 import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
 
 function die(message: string, code: number, usage = false): never {
@@ -71,7 +71,8 @@ async function main(argv: string[]): Promise<void> {
   const frameCache = await enableInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
-  if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
+  const said = themeMessage(themes);
+  if (said) store.setState((said.kind === 'error' ? error : info)(said.text, Date.now()));
   if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
@@ -182,8 +183,10 @@ async function main(argv: string[]): Promise<void> {
     if (!themes.themes.has(current)) {
       const next = themes.themes.has('dark') ? 'dark' : themes.order[0]!;
       store.setState({ theme: next, ...info(`theme ${current} is gone from ${userThemes}: showing ${next}`, now) });
-    } else if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, now));
-    else store.setState(info(`themes reloaded from ${userThemes}`, now));
+    } else {
+      const said = themeMessage(themes, `themes reloaded from ${userThemes}`)!;
+      store.setState((said.kind === 'error' ? error : info)(said.text, now));
+    }
   });
 }
 

@@ -6,7 +6,6 @@ import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
-import type { Actions } from '../../src/tui/input/actions.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,47 +16,11 @@ import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { limiterItems } from '../../src/tui/view/limiter.js';
 import { msg, run, T0 } from './fixtures.js';
-import { KEY, lines, press, tick, until } from './helpers.js';
+import { fakeActions, KEY, lines, press, tick, until, type Call } from './helpers.js';
 
 afterEach(() => cleanup());
 
 const themes = loadThemes([builtinThemeDir()]);
-
-interface Call {
-  action: keyof Actions;
-  args: unknown[];
-}
-
-function fakeActions(calls: Call[]): Actions {
-  const rec =
-    (action: keyof Actions) =>
-    (...args: unknown[]): void => {
-      calls.push({ action, args });
-    };
-  return {
-    kill: rec('kill'),
-    send: rec('send'),
-    wait: rec('wait'),
-    enqueue: rec('enqueue'),
-    reconnect: rec('reconnect'),
-    themeChanged: rec('themeChanged'),
-    detailsOpened: rec('detailsOpened'),
-    transcriptOpened: rec('transcriptOpened'),
-    transcriptClosed: rec('transcriptClosed'),
-    diffOpened: rec('diffOpened'),
-    rerun: rec('rerun'),
-    pauseQueue: rec('pauseQueue'),
-    sortChanged: rec('sortChanged'),
-    killMany: rec('killMany'),
-    resumeProvider: rec('resumeProvider'),
-    takeover: rec('takeover'),
-    spendOpened: rec('spendOpened'),
-    loopsOpened: rec('loopsOpened'),
-    pauseLoop: rec('pauseLoop'),
-    fireLoop: rec('fireLoop'),
-    loadOlder: rec('loadOlder'),
-  };
-}
 
 function setup(rows = 30): { store: TuiStore; calls: Call[]; exits: number[]; inst: ReturnType<typeof render> } {
   const working = run({ name: 'worker-a', status: 'working', queue_seq: 1 });
@@ -526,7 +489,7 @@ describe('App', () => {
     expect(f).not.toContain('new run: -a PROVIDER');
     await press(inst, 'G');
     f = await until(inst, (x) => x.includes('new run: -a PROVIDER'));
-    expect(f).toContain('loops: fire the loop now');
+    expect(f).toContain('pause/resume the queue');
     await press(inst, 'g');
     await until(inst, (x) => /1-\d+ of/.test(x) && !x.includes('new run: -a PROVIDER'));
   });

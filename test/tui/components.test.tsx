@@ -427,7 +427,7 @@ describe('Footer', () => {
 describe('Help', () => {
   it('every key, the glyphs and the themes', () => {
     const themes = loadThemes([builtinThemeDir()]);
-    const f = renderPane(createTuiStore(), <Help width={100} height={30} themes={themes.order} theme="light" />).lastFrame()!;
+    const f = renderPane(createTuiStore(), <Help width={100} height={50} themes={themes.order} theme="light" />).lastFrame()!;
     for (const k of ['↑/k', '↓/j', 'g', 'G', 'enter', 'x', 'X', 'w', 's', 'n', '/', 'esc', 'tab', 'e', 't', '?', 'q']) {
       expect(f).toMatch(new RegExp(`(^|\\s)${k.replace(/[?/.*+^$|()[\]{}\\]/g, '\\$&')}\\s`, 'm'));
     }

@@ -131,7 +131,7 @@ export const BINDINGS: readonly Binding[] = [
   { command: Command.Tag, keys: [{ input: ' ' }], label: 'space', hint: 'tag (x, w, s, R act on every tagged run)', contexts: ['list'], panes: ['runs'] },
   { command: Command.TagAll, keys: [{ input: '*' }], label: '*', hint: 'tag every listed run / untag all', contexts: ['list'], panes: ['runs'] },
   { command: Command.NextAttention, keys: [{ input: 'J' }], label: 'J', hint: 'next run that needs you', contexts: ['list'], footer: true, panes: ['runs'] },
-  { command: Command.Sort, keys: [{ input: 'S' }], label: 'S', hint: 'sort by status/elapsed/cost/tokens/name', contexts: ['list'], panes: ['runs'] },
+  { command: Command.Sort, keys: [{ input: 'S' }], label: 'S', hint: 'sort by status, elapsed, cost, tokens or name', contexts: ['list'], panes: ['runs'] },
   { command: Command.Group, keys: [{ input: 'b' }], label: 'b', hint: 'group by provider / workload / repository / none', contexts: ['list'], panes: ['runs'] },
   { command: Command.Reverse, keys: [{ input: '-' }], label: '-', hint: 'reverse the sort', contexts: ['list'], panes: ['runs'] },
   { command: Command.Rerun, keys: [{ input: 'R' }], label: 'R', hint: 'rerun (an ended run)', contexts: NAV },

@@ -90,6 +90,20 @@ export function truncate(s: string, width: number): string {
   return textWidth(s) <= width ? s : truncateDisplay(s, width);
 }
 
+/**
+ * A pane title's two texts in `width` columns (drawn as "─ title ─…─ right ─"):
+ * the title keeps its room first; the right-hand text is cut, or left out when
+ * too little of it would show; whatever is cut ends with an ellipsis.
+ */
+export function titleFit(title: string, right: string, width: number): { title: string; right: string } {
+  const left = textWidth(title) + 3;
+  const rightW = right ? textWidth(right) + 3 : 0;
+  if (left + rightW + 1 <= width) return { title, right };
+  if (left + 1 > width) return { title: truncate(title, Math.max(1, width - 4)), right: '' };
+  const room = width - left - 1 - 3;
+  return { title, right: room >= 8 ? truncate(right, room) : '' };
+}
+
 /** Exactly `width` columns: truncated or padded. */
 export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = truncate(s, width);

@@ -1,0 +1,55 @@
+// orcr-tui in a real terminal (tmux) at its edges: a user's theme named by
+// its file, small terminals, TERM=dumb, and what it says when it quits.
+
+import './no-ci.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtinThemeDir } from '../../src/tui/view/theme.js';
+import { Home } from './home.js';
+import { HAS_TMUX, Term } from './term.js';
+
+if (!HAS_TMUX) process.stderr.write('terminal-edges.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
+
+let home: Home | null = null;
+let term: Term | null = null;
+
+afterEach(() => {
+  term?.kill();
+  term = null;
+  home?.cleanup();
+  home = null;
+});
+
+const DARK = fs.readFileSync(path.join(builtinThemeDir()!, 'dark.json'), 'utf8');
+
+function userTheme(h: Home, file: string, text: string): string {
+  const dir = path.join(h.dir, 'themes');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, file), text);
+  return path.join(dir, file);
+}
+
+describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
+  it('--theme mine opens a copy of dark.json saved as themes/mine.json (its "name": "dark" notwithstanding)', async () => {
+    home = new Home();
+    home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    userTheme(home, 'mine.json', DARK);
+    term = new Term(home, 120, 40);
+    term.start('first', ['--theme', 'mine']);
+    const s = await term.waitFor((x) => x.includes('sleeper') || x.includes('[exit'), 'the TUI, or its exit');
+    expect(s).not.toContain('no theme named');
+    expect(s).toContain('theme: mine');
+  });
+
+  it('a user file named like a built-in theme replaces it, and the TUI says so at start and in its theme list', async () => {
+    home = new Home();
+    home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    const file = userTheme(home, 'dark.json', DARK);
+    term = new Term(home, 200, 40);
+    term.start('first', ['--theme', 'dark']);
+    await term.waitFor((x) => x.includes(`theme dark: ${file} is used instead of the built-in dark`), 'the notice at start');
+    term.keys('?');
+    await term.waitFor((x) => x.includes('dark is yours (replaces the built-in)'), 'the theme list to say so');
+  });
+});

@@ -30,6 +30,7 @@ export function promptSpans(p: Prompt): Span[] {
   }
   spans.push({ text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' });
   if (p.text === '') spans.push({ text: PROMPT_PLACEHOLDER[p.kind], token: 'text.muted' });
+  if (p.problem) spans.push({ text: `  ✗ ${p.problem}`, token: 'notice.error' }, { text: ' — not applied (fix it, or esc)', token: 'text.muted' });
   return spans;
 }
 

@@ -101,11 +101,17 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     const p = s.prompt!;
     const edit = (text: string): void => {
       const patch: Patch = { prompt: { ...p, text, selected: false } };
-      if (p.kind === 'filter') Object.assign(patch, reduceFilter(s, text));
+      if (p.kind === 'filter') {
+        // A filter that does not read is not applied: the prompt says which term, the list stays as it was.
+        const { problem, ...applied } = reduceFilter(s, text);
+        patch.prompt = { ...patch.prompt!, problem };
+        Object.assign(patch, applied);
+      }
       set(patch);
     };
     switch (cmd) {
       case Command.Submit: {
+        if (p.kind === 'filter' && p.problem) return;
         set({ mode: p.back, prompt: null });
         if (p.kind === 'search') set(reduceSearch(store.getState(), p.text, 1, now(), true));
         if (p.kind === 'send' && p.targets) for (const t of p.targets) actions.send(t, p.text);

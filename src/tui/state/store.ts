@@ -31,6 +31,8 @@ export interface Prompt {
   selected?: boolean;
   /** Where esc / submit returns to. */
   back: Mode;
+  /** A filter that does not read, in words: it is not applied, and enter does not take it. */
+  problem?: string;
 }
 
 export interface Confirm {

@@ -16,6 +16,7 @@ import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
 import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
 import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
+import { byeText, demoFailedText, demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
@@ -108,7 +109,7 @@ async function main(argv: string[]): Promise<void> {
     if (exiting) {
       // A second ctrl-c or TERM while the demo is taken down: leave now, and say what is left.
       if (stoppingDemo && signal) {
-        say(`orcr-tui: left the demo as it was: ORCR_HOME=${demo!.dir} orcr server stop, then remove the folder\n`);
+        say(demoLeftText(demo!.dir));
         process.exit(code);
       }
       return;
@@ -128,20 +129,20 @@ async function main(argv: string[]): Promise<void> {
       const dir = demo.dir;
       stoppingDemo = true;
       process.stdout.on('error', () => undefined);
-      say(`orcr-tui: stopping the demo's agents and supervisor and removing ${dir}…\n`);
+      say(demoStoppingText(dir));
       removeDemoHome(dir)
-        .then((r) => {
-          const strays = r.strays > 0 ? ` (${r.strays} stray process${r.strays === 1 ? '' : 'es'} killed)` : '';
-          say(`orcr-tui: demo stopped: ${r.stopped} run${r.stopped === 1 ? '' : 's'} ended, its supervisor stopped${strays}; ${r.removed ? `${dir} removed` : `${dir} could not be removed`}.\n`);
-        })
-        .catch((e: unknown) => say(`orcr-tui: could not stop the demo (${(e as Error).message}): ORCR_HOME=${dir} orcr server stop, then remove the folder\n`))
+        .then((r) => say(demoStoppedText(r, dir)))
+        .catch((e: unknown) => say(demoFailedText(dir, (e as Error).message)))
         .finally(() => process.exit(code));
       return;
     }
     if (farewell) {
-      const active = Object.values(s.runs.byId).filter((r) => r.status !== 'ended').length;
-      const pid = s.conn.pid ? ` (pid ${s.conn.pid})` : '';
-      say(`orcr-tui: bye. ${active} run${active === 1 ? '' : 's'} not ended keep going under the supervisor${pid} of ${home.dir}; \`orcr ps\` lists them.\n`);
+      const active: Record<string, number> = {};
+      for (const id in s.runs.byId) {
+        const st = s.runs.byId[id]!.status;
+        if (st !== 'ended') active[st] = (active[st] ?? 0) + 1;
+      }
+      say(byeText({ home: home.dir, pid: s.conn.pid, loaded: s.loaded, up: s.conn.state === 'up', active }));
     }
     process.exit(code);
   };

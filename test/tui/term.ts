@@ -43,6 +43,11 @@ export class Term {
     return this.tmux('capture-pane', '-p', '-t', this.target).replace(/\n+$/, '');
   }
 
+  /** The screen with lines the terminal wrapped joined again: a long path never splits what a test looks for. */
+  joined(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', this.target).replace(/\n+$/, '');
+  }
+
   /** The screen with its colours (SGR sequences). */
   colours(): string {
     return this.tmux('capture-pane', '-p', '-e', '-t', this.target).replace(/\n+$/, '');

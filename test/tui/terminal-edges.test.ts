@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinThemeDir } from '../../src/tui/view/theme.js';
-import { Home } from './home.js';
+import { Home, waitFor } from './home.js';
 import { HAS_TMUX, Term } from './term.js';
 
 if (!HAS_TMUX) process.stderr.write('terminal-edges.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
@@ -51,5 +51,27 @@ describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
     await term.waitFor((x) => x.includes(`theme dark: ${file} is used instead of the built-in dark`), 'the notice at start');
     term.keys('?');
     await term.waitFor((x) => x.includes('dark is yours (replaces the built-in)'), 'the theme list to say so');
+  });
+
+  it('q says, in sentences, what keeps going: one run, then none', async () => {
+    home = new Home();
+    const h = home;
+    h.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    await waitFor(() => h.ps().find((r) => r.name === 'sleeper')?.status === 'working', 'the run to work');
+    term = new Term(h, 120, 30);
+    const t = term;
+    t.start('first');
+    await t.waitFor((x) => /● working/.test(x) && x.includes('sleeper'), 'the TUI');
+    t.keys('q');
+    await t.waitFor((x) => x.includes('[exit 0]'), 'the exit');
+    const pid = h.json<{ pid: number }>(['server', 'status']).pid;
+    expect(t.joined()).toContain(`orcr-tui: bye. 1 working run has not ended: it keeps going under the supervisor (pid ${pid}) of ${h.dir}. \`orcr ps\` lists it.`);
+    h.cli(['kill', 'sleeper']);
+    await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'the run to end');
+    t.start('second');
+    await t.waitFor((x) => x.includes('sleeper') && /■ ended/.test(x), 'the TUI again');
+    t.keys('q');
+    await t.waitFor((x) => x.includes('[exit 0]'), 'the exit');
+    expect(t.joined()).toContain(`orcr-tui: bye. No run is active; the supervisor (pid ${pid}) of ${h.dir} keeps running.`);
   });
 });

@@ -378,8 +378,9 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
           try {
             if (how === 'q') t.keys('q');
             else process.kill(t.tuiPid(), 'SIGTERM');
-            const s = await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
-            expect(s).toContain(`${dir} removed`);
+            await t.waitFor((x) => x.includes(`[exit ${exit}]`), `the TUI to exit after ${how}`);
+            expect(t.joined()).toContain(`orcr-tui: the demo is stopped. `);
+            expect(t.joined()).toContain(`${dir} is removed.`);
             expect(fs.existsSync(dir)).toBe(false);
             expect(processesMentioning(dir).filter((p) => p !== bystander.pid)).toEqual([]);
             for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);

@@ -37,6 +37,10 @@ async function main(argv: string[]): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     die('needs an interactive terminal (stdin and stdout must be a TTY); for scripts use `orcr ps`, `orcr events --follow`', 2);
   }
+  // A dumb terminal cannot move its cursor: every frame would pile up as lines of escape sequences.
+  if (process.env.TERM === 'dumb') {
+    die('TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs (`orcr ps --all` the ended ones too) and `orcr events --follow` follows them; in a terminal that can, set TERM to its type (e.g. TERM=xterm-256color).', 2);
+  }
 
   let home: Home;
   let demo: DemoHome | null = null;

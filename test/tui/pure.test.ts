@@ -81,11 +81,14 @@ describe('columns', () => {
   });
 
   it('drops low-value columns first as the terminal narrows', () => {
-    const wide = layoutColumns(160).map((c) => c.key);
+    const wide = layoutColumns(160, true).map((c) => c.key);
     expect(wide).toEqual(['status', 'reason', 'name', 'id', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'burn', 'budget', 'loop']);
+    // With nothing queued, QUEUE would be an empty column.
+    expect(layoutColumns(160).map((c) => c.key)).toEqual(wide.filter((k) => k !== 'queue'));
     // The burn column goes before the cost, after the id.
-    expect(layoutColumns(120).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
-    const narrow = layoutColumns(80).map((c) => c.key);
+    expect(layoutColumns(120).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'burn', 'budget', 'loop']);
+    expect(layoutColumns(110).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
+    const narrow = layoutColumns(80, true).map((c) => c.key);
     expect(narrow).not.toContain('id');
     expect(narrow).not.toContain('burn');
     expect(narrow).not.toContain('cost');
@@ -94,7 +97,7 @@ describe('columns', () => {
   });
 
   it('a row is spans whose text adds up to the columns', () => {
-    const cols = layoutColumns(120);
+    const cols = layoutColumns(120, true);
     const r = run({ status: 'queued', name: 'a-very-long-name-that-will-not-fit-in-the-column', created_at: new Date(T0).toISOString() });
     const text = rowSpans(r, cols, T0 + 65_000, 3, true).map((s) => s.text).join('');
     expect(text.startsWith('› ○ queued')).toBe(true);

@@ -74,4 +74,40 @@ describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
     await t.waitFor((x) => x.includes('[exit 0]'), 'the exit');
     expect(t.joined()).toContain(`orcr-tui: bye. No run is active; the supervisor (pid ${pid}) of ${h.dir} keeps running.`);
   });
+
+  it('80x24 keeps "? help" and "q quit"; below 40 columns it says the terminal is too small (only q works), and comes back when it grows', async () => {
+    home = new Home();
+    home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
+    term = new Term(home, 80, 24);
+    const t = term;
+    t.start('first');
+    let s = await t.waitFor((x) => x.includes('sleeper') && /● working/.test(x), 'the TUI at 80x24');
+    const keys = s.split('\n').at(-1)!;
+    expect(keys).toContain('? help');
+    expect(keys).toContain('q quit');
+    t.resize(30, 15);
+    s = await t.waitFor((x) => x.includes('too small'), 'the notice');
+    expect(s.replace(/\s+/g, ' ')).toContain('orcr-tui: this terminal is 30x15, too small to show the runs: it needs at least 40x10. Make it larger, or press q to quit.');
+    for (const l of s.split('\n')) expect(l.length).toBeLessThanOrEqual(30);
+    // Keys that would act on a run do nothing while nothing is shown.
+    t.keys('x');
+    t.resize(80, 24);
+    s = await t.waitFor((x) => x.includes('sleeper') && !x.includes('too small'), 'the runs again');
+    expect(s).not.toContain('kill sleeper?');
+    t.resize(30, 15);
+    await t.waitFor((x) => x.includes('too small'), 'the notice again');
+    t.keys('q');
+    await t.waitFor((x) => x.includes('[exit 0]'), 'q to quit');
+  });
+
+  it('TERM=dumb: a clear refusal, exit 2, the screen never switched', async () => {
+    home = new Home();
+    term = new Term(home, 100, 20);
+    const t = term;
+    t.start('first', [], { TERM: 'dumb' });
+    const s = await t.waitFor((x) => x.includes('[exit'), 'the exit');
+    expect(s).toContain('[exit 2]');
+    expect(t.joined()).toContain('orcr-tui: TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs');
+    expect(t.display('#{alternate_on}')).toBe('0');
+  });
 });

@@ -101,7 +101,12 @@ export function titleFit(title: string, right: string, width: number): { title: 
   if (left + rightW + 1 <= width) return { title, right };
   if (left + 1 > width) return { title: truncate(title, Math.max(1, width - 4)), right: '' };
   const room = width - left - 1 - 3;
-  return { title, right: room >= 8 ? truncate(right, room) : '' };
+  if (room < 8) return { title, right: '' };
+  // The right-hand text is a list ("8 active · 23 queued · 4 of 9 lines"): its last parts go whole first.
+  const parts = right.split(' · ');
+  while (parts.length > 1 && textWidth(parts.join(' · ') + ' …') > room) parts.pop();
+  const kept = parts.join(' · ');
+  return { title, right: kept === right ? right : textWidth(kept + ' …') <= room ? kept + ' …' : truncate(kept, room) };
 }
 
 /** Exactly `width` columns: truncated or padded. */

@@ -110,9 +110,9 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
     sup.push({ spans, priority: cluster.available ? 30 : 90 });
   }
   const homeText = tildify(home);
-  // The path keeps at least a short tail of itself ("…/.orcr"); the rest of the line is fitted around that.
-  const homeMin = Math.min(textWidth(homeText), 12);
-  const right = fitGroups(sup, width - 7 - homeMin);
+  // The path keeps up to 32 columns of itself before the pid and uptime are shown ("…/orcr-demo-x"); what they leave it, after.
+  const homeWant = Math.min(textWidth(homeText), Math.max(12, Math.min(32, width - 7 - spansWidth(sup[0]!.spans))));
+  const right = fitGroups(sup, width - 7 - homeWant);
   const line1: Span[] = [
     { text: 'orcr ', token: 'text.accent' },
     { text: tailFit(homeText, Math.max(1, width - 7 - spansWidth(right))), token: 'text.primary' },

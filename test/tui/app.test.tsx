@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTuiStore, error, type TuiStore } from '../../src/tui/state/store.js';
 import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
-import { safeTail } from '../../src/tui/connection/output-tail.js';
+import { readAll } from '../../src/client/run-output.js';
+import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { limiterItems } from '../../src/tui/view/limiter.js';
@@ -355,9 +356,12 @@ describe('App', () => {
     await press(inst, 'g', KEY.enter);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
     fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
-    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: safeTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
+    // The output as details show it: the transcript document the connection would feed.
+    const doc = new TranscriptDoc(bad.uuid, 'jsonl');
+    doc.push(readAll(path.join(dir, 'out')).lines);
+    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], scroll: 0 }, outputDoc: doc, outputVersion: 1 });
     fs.rmSync(dir, { recursive: true, force: true });
-    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('Output, last 3 lines'));
+    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('─ Transcript (r: raw lines)') && x.includes('last'));
     clean(f);
     // In the output a newline is a new line, as the agent meant it.
     for (const t of [`d-${SAFE}`, `t-${SAFE}`, `x-${SAFE}`, `/tmp/${SAFE}`, 'out-ABCDE\nF\nlast']) expect(f).toContain(t);

@@ -75,6 +75,7 @@ export function fakeActions(calls: Call[]): Actions {
     reconnect: rec('reconnect'),
     themeChanged: rec('themeChanged'),
     detailsOpened: rec('detailsOpened'),
+    detailsClosed: rec('detailsClosed'),
     transcriptOpened: rec('transcriptOpened'),
     transcriptClosed: rec('transcriptClosed'),
     diffOpened: rec('diffOpened'),

@@ -9,7 +9,7 @@ import type { PublicRun } from '../../server/view.js';
 import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable } from './keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
-import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
+import { nextPane, paneTarget, reduceCloseDetails, reduceDetailsRaw, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
 import { nextGroup, nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
 import { contextOf } from '../view/key-hints.js';
@@ -474,8 +474,13 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.LoadOlder:
         actions.loadOlder();
         return;
+      case Command.RawView:
+        return set(reduceDetailsRaw(s));
       case Command.Back:
-        if (s.mode === 'details') return set(reduceCloseDetails(s));
+        if (s.mode === 'details') {
+          set(reduceCloseDetails(s));
+          return actions.detailsClosed();
+        }
         if (s.mode === 'help') return set({ mode: s.helpBack });
         if (s.mode === 'spend') return set({ mode: 'list' });
         if (s.pane !== 'runs') return set({ pane: 'runs' });

@@ -101,7 +101,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
       { spans: [{ text: loaded ? '✗ supervisor gone' : '✗ supervisor unavailable', token: 'reason.bad' }], priority: 100 },
       { spans: [{ text: loaded ? ' — last state shown greyed' : '', token: 'reason.bad' }], priority: 30 },
       { spans: [{ text: loaded ? '; reconnecting…' : ' — retrying…', token: 'reason.bad' }], priority: 40 },
-      { spans: [{ text: ` (${dur(now - conn.since)}; ${listMode ? 'r' : 'esc, then r'} starts one)`, token: 'text.muted' }], priority: 60 },
+      { spans: [{ text: ` (${dur(now - conn.since)}; ${listMode ? 'r' : 'r in the list'} starts one)`, token: 'text.muted' }], priority: 60 },
     );
     if (!loaded && conn.error) sup.push({ spans: [{ text: ` ${conn.error}`, token: 'text.muted' }], priority: 10 });
   }

@@ -59,4 +59,11 @@ describe('the exit message', () => {
     expect(demoFailedText(dir, 'connect ECONNREFUSED')).toBe('orcr-tui: could not stop the demo (connect ECONNREFUSED). To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n');
     expect(demoLeftText(dir)).toBe('orcr-tui: left the demo as it was. To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n');
   });
+
+  it('a home path with control characters is printed as plain characters', () => {
+    const t = byeText({ ...base, home: '/tmp/a\x1b[2Jb\nc', active: {} });
+    expect(t).not.toMatch(/[\x00-\x09\x0b-\x1f]/);
+    expect(t).toContain('/tmp/ab c');
+    expect(demoStoppedText({ stopped: 0, strays: 0, removed: true }, '/tmp/x\x07y')).not.toContain('\x07');
+  });
 });

@@ -2,6 +2,8 @@
 // are now, in whole sentences at every count (none, one, many), for a home of
 // one's own and for --demo's throw-away one. Pure: main.tsx prints them.
 
+import { safeLine } from '../../text/terminal-text.js';
+
 const PREFIX = 'orcr-tui: ';
 
 /** Live runs first, as the header counts them; the queued last. */
@@ -23,7 +25,8 @@ export interface ByeInput {
 
 /** Quitting one's own home: the agents keep running, and where. */
 export function byeText(b: ByeInput): string {
-  const sup = `the supervisor${b.pid !== null ? ` (pid ${b.pid})` : ''} of ${b.home}`;
+  // A home's path is the user's to name: what it holds is shown, never obeyed.
+  const sup = `the supervisor${b.pid !== null ? ` (pid ${b.pid})` : ''} of ${safeLine(b.home)}`;
   if (!b.loaded) return `${PREFIX}bye. No runs were shown: ${sup} did not answer. \`orcr ps\` lists them once it runs.\n`;
   const n = Object.values(b.active).reduce((a, c) => a + c, 0);
   const parts = Object.entries(b.active)
@@ -44,10 +47,12 @@ export function byeText(b: ByeInput): string {
 
 /** How to take a demo down by hand, when the TUI could not (or was told to leave at once). */
 function byHand(dir: string): string {
+  dir = safeLine(dir);
   return `To stop it yourself: ORCR_HOME=${dir} orcr server stop --kill-agents, then remove the folder.`;
 }
 
 export function demoStoppingText(dir: string): string {
+  dir = safeLine(dir);
   return `${PREFIX}stopping the demo's agents and its supervisor, then removing ${dir}…\n`;
 }
 
@@ -60,6 +65,7 @@ export interface DemoRemoval {
 }
 
 export function demoStoppedText(r: DemoRemoval, dir: string): string {
+  dir = safeLine(dir);
   const ended = r.stopped === 0 ? 'No run was still going, and its supervisor stopped.' : `${runs(r.stopped)} ${r.stopped === 1 ? 'was' : 'were'} ended and its supervisor stopped.`;
   const strays = r.strays === 0 ? '' : ` ${r.strays} stray process${r.strays === 1 ? ' was' : 'es were'} killed.`;
   const removed = r.removed ? ` ${dir} is removed.` : ` ${dir} could not be removed: remove it yourself.`;
@@ -67,7 +73,7 @@ export function demoStoppedText(r: DemoRemoval, dir: string): string {
 }
 
 export function demoFailedText(dir: string, why: string): string {
-  return `${PREFIX}could not stop the demo (${why}). ${byHand(dir)}\n`;
+  return `${PREFIX}could not stop the demo (${safeLine(why)}). ${byHand(dir)}\n`;
 }
 
 /** A second ctrl-c or TERM while the demo was being taken down: leave now. */

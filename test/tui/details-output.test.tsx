@@ -66,7 +66,7 @@ describe('the details view shows the readable transcript', () => {
     // The help names the key too.
     await ui.press('?');
     f = await ui.until((x) => x.includes('Help — keys'), 'the help');
-    expect(f).toMatch(/(^|\s)r\s\s+raw lines/m);
+    expect(f).toMatch(/(^|\s)r\s\s+details, pager: raw lines/m);
   });
 
   it('follows a live run: what the agent says after a send shows in details without leaving them', async () => {

@@ -99,7 +99,7 @@ export function helpEntries(): { label: string; hint: string }[] {
     // n/N is one entry; a key that means something else in a view says where.
     if (b.command === Command.PrevMatch) continue;
     const only = (...cs: KeyContext[]): boolean => b.contexts.every((c) => cs.includes(c));
-    const where = only('pager', 'diff') ? 'pager: ' : only('loops') ? 'loops: ' : only('details') ? 'details: ' : '';
+    const where = only('pager', 'diff') ? 'pager: ' : only('loops') ? 'loops: ' : only('details') ? 'details: ' : only('details', 'pager', 'diff') ? 'details, pager: ' : '';
     out.push({ label: b.label, hint: where + b.hint });
   }
   return out;

@@ -23,6 +23,32 @@ function die(message: string, code: number, usage = false): never {
   process.exit(code);
 }
 
+/**
+ * The demo's fleet, made with ctrl-c, TERM and a closing terminal held off
+ * until it exists: one that came meanwhile takes the fleet down again, then
+ * exits, instead of leaving agents and a supervisor running in a temp folder.
+ */
+async function createDemoQuietly(): Promise<DemoHome> {
+  let signalled: number | null = null;
+  const held = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
+    const on = (): void => {
+      signalled ??= sig === 'SIGINT' ? 130 : sig === 'SIGTERM' ? 143 : 129;
+    };
+    process.on(sig, on);
+    return [sig, on] as const;
+  });
+  try {
+    const demo = await createDemoHome();
+    if (signalled === null) return demo;
+    process.stderr.write(demoStoppingText(demo.dir));
+    const r = await removeDemoHome(demo.dir).catch(() => null);
+    process.stderr.write(r ? demoStoppedText(r, demo.dir) : demoLeftText(demo.dir));
+    return process.exit(signalled);
+  } finally {
+    for (const [sig, on] of held) process.off(sig, on);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   let args: TuiArgs;
   try {
@@ -46,8 +72,12 @@ async function main(argv: string[]): Promise<void> {
   let demo: DemoHome | null = null;
   try {
     if (args.demo) {
+      // Refused before the fleet exists: a demo that cannot open must leave nothing behind.
+      if (args.theme !== undefined && !loadThemes([builtinThemeDir()]).themes.has(args.theme)) {
+        die(`no theme named "${args.theme}" (have: ${loadThemes([builtinThemeDir()]).order.join(', ')})`, 2);
+      }
       process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
-      demo = await createDemoHome();
+      demo = await createDemoQuietly();
       process.env.ORCR_HOME = demo.dir;
       home = ensureHome(demo.dir);
     } else {

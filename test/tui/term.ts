@@ -3,9 +3,28 @@
 // fixed time.
 
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { TUI, waitFor, type Home } from './home.js';
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** Live processes (zombies aside) whose environment or command line names `dir`, this one aside. */
+export function processesMentioning(dir: string): number[] {
+  const out: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1');
+      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'latin1');
+      if (env.includes(dir) || cmd.includes(dir)) out.push(Number(e));
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  return out;
+}
 
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -3,11 +3,12 @@
 
 import './no-ci.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinThemeDir } from '../../src/tui/view/theme.js';
 import { Home, waitFor } from './home.js';
-import { HAS_TMUX, Term } from './term.js';
+import { HAS_TMUX, processesMentioning, Term } from './term.js';
 
 if (!HAS_TMUX) process.stderr.write('terminal-edges.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
 
@@ -110,4 +111,30 @@ describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
     expect(t.joined()).toContain('orcr-tui: TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs');
     expect(t.display('#{alternate_on}')).toBe('0');
   });
+
+  it('--demo leaves nothing behind when it cannot open (--theme nope) or is interrupted while its fleet is made (ctrl-c)', async () => {
+    home = new Home();
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-test-'));
+    try {
+      term = new Term(home, 120, 20);
+      const t = term;
+      t.start('first', ['--demo', '--theme', 'nope'], { TMPDIR: tmp });
+      const s = await t.waitFor((x) => x.includes('[exit'), 'the refusal');
+      expect(s).toContain('[exit 2]');
+      expect(s).toContain('no theme named "nope"');
+      expect(fs.readdirSync(tmp)).toEqual([]);
+
+      t.start('second', ['--demo'], { TMPDIR: tmp });
+      await t.waitFor((x) => x.includes('creating a demo home'), 'the demo being made');
+      t.keys('C-c');
+      await t.waitFor((x) => /\[exit (130|0)\]/.test(x), 'the TUI to exit', 60_000);
+      await waitFor(() => fs.readdirSync(tmp).length === 0, 'the demo home to be removed', 30_000);
+      // The demo's processes name its home (TMPDIR/orcr-demo-…); the pane's shell names only TMPDIR.
+      const demoHomes = path.join(tmp, 'orcr-demo-');
+      await waitFor(() => processesMentioning(demoHomes).length === 0, 'every process of the demo to be gone', 30_000);
+    } finally {
+      for (const pid of processesMentioning(path.join(tmp, 'orcr-demo-'))) process.kill(pid, 'SIGKILL');
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -12,29 +12,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
-import { HAS_TMUX, Term } from './term.js';
+import { HAS_TMUX, processesMentioning, Term } from './term.js';
 
 const HAS_MOCK = fs.existsSync(MOCK_AGENT);
 if (!HAS_TMUX) process.stderr.write('terminal.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
 if (HAS_TMUX && !HAS_MOCK) process.stderr.write(`terminal.test.ts: ${MOCK_AGENT} is missing: the idle/interactive parts are skipped\n`);
-
-/** Live processes (zombies aside) whose environment or command line names `dir`, this one aside. */
-function processesMentioning(dir: string): number[] {
-  const out: number[] = [];
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1');
-      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'latin1');
-      if (env.includes(dir) || cmd.includes(dir)) out.push(Number(e));
-    } catch {
-      /* gone, or not ours */
-    }
-  }
-  return out;
-}
 
 function alive(pid: number): boolean {
   try {

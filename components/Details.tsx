@@ -1,12 +1,15 @@
 // `enter`: the selected run's whole record, its process group's CPU and
-// memory, and a live tail of its output. `esc` returns to the list.
+// memory, and its output as a transcript (the raw lines with `r`), followed
+// as it grows. `esc` returns to the list.
 
 import React from 'react';
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { detailLines } from '../src/tui/view/details.js';
 import { queuedWhy } from '../src/tui/view/why.js';
+import { detailsOutput } from '../src/tui/view/details-output.js';
+import { rowToken } from '../src/tui/view/transcript-rows.js';
 
 export interface DetailsProps {
   readonly width: number;
@@ -26,6 +29,9 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
   const details = useTui(useShallow((s) => (s.details && s.details.uuid === uuid ? s.details : null)));
   const stats = useTui((s) => (run?.status === 'queued' ? s.stats : null));
   const stale = useStale();
+  // The document grows in place: its version is what changes when lines arrive.
+  const doc = useTui((s) => s.outputDoc);
+  useTui((s) => s.outputVersion);
 
   if (!run) {
     return (
@@ -38,23 +44,17 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
   const record = detailLines(run, details, now, pos, queuedWhy(run, stats, pos, now));
   const recH = recordHeight(record.length, height - 2);
   const outH = Math.max(0, height - 2 - recH);
-  const lines = details?.lines ?? [];
-  const scroll = details?.scroll ?? 0;
-  const end = Math.max(0, lines.length - scroll);
-  const out = lines.slice(Math.max(0, end - outH), end);
-  const outTitle = details?.outMissing ? 'Output (none yet)' : `Output, last ${lines.length} lines`;
-  const outRight = scroll > 0 ? `scrolled ${scroll} up · G follows` : 'following';
+  const raw = details?.raw ?? false;
+  const out = detailsOutput(doc && doc.uuid === uuid ? doc : null, raw, width, outH, details?.scroll ?? 0);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <PaneTitle title={`Details: ${run.name}`} width={width} focused right="esc back" />
       {record.slice(0, recH).map((spans, i) => (
         <Line key={i} spans={spans} width={width} dim={stale} />
       ))}
-      <PaneTitle title={outTitle} width={width} right={outRight} />
-      {out.map((l, i) => (
-        <Text key={i} wrap="truncate-end">
-          {l === '' ? ' ' : l}
-        </Text>
+      <PaneTitle title={out.title} width={width} right={out.right} />
+      {out.shown.map((r, i) => (
+        <Line key={i} spans={[{ text: r.text === '' ? ' ' : r.text, token: rowToken(r.style) }]} width={width} />
       ))}
     </Box>
   );

@@ -6,7 +6,9 @@ import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/view/columns.js';
-import { contextOf, footerHints } from '../src/tui/view/key-hints.js';
+import { fitGroups, type Group } from '../src/tui/view/fit.js';
+import { textWidth } from '../src/tui/view/format.js';
+import { contextOf, fitHints, footerHints } from '../src/tui/view/key-hints.js';
 import type { Prompt, TuiState, WaitBanner } from '../src/tui/state/store.js';
 
 export interface FooterProps {
@@ -30,6 +32,7 @@ export function promptSpans(p: Prompt): Span[] {
   }
   spans.push({ text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' });
   if (p.text === '') spans.push({ text: PROMPT_PLACEHOLDER[p.kind], token: 'text.muted' });
+  if (p.problem) spans.push({ text: `  ✗ ${p.problem}`, token: 'notice.error' }, { text: ' — not applied (fix it, or esc)', token: 'text.muted' });
   return spans;
 }
 
@@ -69,10 +72,18 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
       { text: 'n', token: 'focus' },
     ];
   } else if (message) line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
-  else line = [{ text: `pane: ${pane} · theme: ${theme} · ${demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit'}`, token: 'text.muted' }];
+  else {
+    // What quitting does matters most; the pane and theme make way for it on a narrow terminal.
+    const long = demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit';
+    const note: Group = { spans: [{ text: textWidth(long) <= width || !demo ? long : 'q ends the demo, removes its home', token: 'text.muted' }], priority: 100 };
+    const pane_: Group = { spans: [{ text: `pane: ${pane} · `, token: 'text.muted' }], priority: 20 };
+    const theme_: Group = { spans: [{ text: `theme: ${theme} · `, token: 'text.muted' }], priority: 10 };
+    const kept = fitGroups([note, pane_, theme_], width);
+    line = [pane_, theme_, note].filter((g) => g.spans.every((sp) => kept.includes(sp))).flatMap((g) => g.spans);
+  }
 
   const hints: Span[] = [];
-  for (const h of footerHints(context, pane)) {
+  for (const h of fitHints(footerHints(context, pane), width)) {
     if (hints.length) hints.push({ text: '  ', token: 'text.muted' });
     hints.push({ text: h.label, token: 'focus' }, { text: ` ${h.hint}`, token: 'text.muted' });
   }

@@ -9,11 +9,12 @@ import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/view/columns.js';
-import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, tokensText } from '../src/tui/view/format.js';
+import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, textWidth, tokensText } from '../src/tui/view/format.js';
 import { activeHolds, STATUSES } from '../src/tui/view/format.js';
 import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
 import { fleetRate, sparkline } from '../src/tui/view/burn.js';
 import { rateText } from '../src/tui/view/columns.js';
+import { fitGroups, spansWidth, tailFit, type Group } from '../src/tui/view/fit.js';
 
 export interface HeaderProps {
   readonly width: number;
@@ -86,45 +87,63 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const paused = useTui((s) => s.stats?.paused ?? false);
   const cluster = useTui((s) => s.stats?.cluster ?? null);
   const burns = useTui((s) => s.burn);
+  const listMode = useTui((s) => s.mode === 'list');
 
-  const line1: Span[] = [{ text: 'orcr ', token: 'text.accent' }, { text: tildify(home), token: 'text.primary' }, { text: '  ', token: 'text.primary' }];
+  // The supervisor's state first; its pid, uptime and cluster make way on a narrow terminal, then the home's path shrinks.
+  const sup: Group[] = [];
   if (conn.state === 'up') {
-    const up = conn.startedAt ? ` · up ${dur(now - conn.startedAt)}` : '';
-    line1.push({ text: '● supervisor', token: 'reason.ok' }, { text: ` pid ${conn.pid ?? '?'}${up}`, token: 'text.muted' });
+    sup.push({ spans: [{ text: '● supervisor', token: 'reason.ok' }], priority: 100 }, { spans: [{ text: ` pid ${conn.pid ?? '?'}`, token: 'text.muted' }], priority: 50 });
+    if (conn.startedAt) sup.push({ spans: [{ text: ` · up ${dur(now - conn.startedAt)}`, token: 'text.muted' }], priority: 20 });
   } else if (conn.state === 'connecting') {
-    line1.push({ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' });
+    sup.push({ spans: [{ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' }], priority: 100 });
   } else {
-    line1.push(
-      { text: loaded ? '✗ supervisor gone — last state shown greyed; reconnecting…' : '✗ supervisor unavailable — retrying…', token: 'reason.bad' },
-      { text: ` (${dur(now - conn.since)}; r starts one)`, token: 'text.muted' },
+    sup.push(
+      { spans: [{ text: loaded ? '✗ supervisor gone' : '✗ supervisor unavailable', token: 'reason.bad' }], priority: 100 },
+      { spans: [{ text: loaded ? ' — last state shown greyed' : '', token: 'reason.bad' }], priority: 30 },
+      { spans: [{ text: loaded ? '; reconnecting…' : ' — retrying…', token: 'reason.bad' }], priority: 40 },
+      { spans: [{ text: ` (${dur(now - conn.since)}; ${listMode ? 'r' : 'r in the list'} starts one)`, token: 'text.muted' }], priority: 60 },
     );
-    if (!loaded && conn.error) line1.push({ text: ` ${conn.error}`, token: 'text.muted' });
+    if (!loaded && conn.error) sup.push({ spans: [{ text: ` ${conn.error}`, token: 'text.muted' }], priority: 10 });
   }
-  if (cluster && conn.state === 'up') line1.push(...clusterSpans(cluster, now));
+  if (cluster && conn.state === 'up') {
+    const spans = clusterSpans(cluster, now);
+    sup.push({ spans, priority: cluster.available ? 30 : 90 });
+  }
+  const homeText = tildify(home);
+  // The path keeps up to 32 columns of itself before the pid and uptime are shown ("…/orcr-demo-x"); what they leave it, after.
+  const homeWant = Math.min(textWidth(homeText), Math.max(12, Math.min(32, width - 7 - spansWidth(sup[0]!.spans))));
+  const right = fitGroups(sup, width - 7 - homeWant);
+  const line1: Span[] = [
+    { text: 'orcr ', token: 'text.accent' },
+    { text: tailFit(homeText, Math.max(1, width - 7 - spansWidth(right))), token: 'text.primary' },
+    { text: '  ', token: 'text.primary' },
+    ...right,
+  ];
 
-  const line2: Span[] = [];
+  const counts2: Span[] = [];
   for (const st of STATUSES) {
     // Narrow: zero counts make way for the meters and holds.
     if (width < 110 && counts[st] === 0) continue;
-    if (line2.length) line2.push({ text: ' · ', token: 'text.muted' });
-    line2.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
+    if (counts2.length) counts2.push({ text: ' · ', token: 'text.muted' });
+    counts2.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
   }
-  line2.push({ text: ` (${total})`, token: 'text.muted' });
-  if (paused) line2.push({ text: '  │ ', token: 'border' }, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' });
+  counts2.push({ text: ` (${total})`, token: 'text.muted' });
+  // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
+  const groups: Group[] = [{ spans: counts2, priority: 100 }];
+  const bar2: Span = { text: '  │ ', token: 'border' };
+  if (paused) groups.push({ spans: [bar2, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
   // The rate moves with the minute buckets (and new spend), not with every second's tick.
   const minute = Math.floor(now / 60_000);
   const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
   if (burn.tokensPerMin > 0 || burn.costPerHour > 0) {
     const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : ''].filter(Boolean).join(' · ');
-    line2.push({ text: '  │ ', token: 'border' }, { text: 'burn ', token: 'text.muted' }, { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' }, { text: ` ${rate}`, token: 'text.primary' });
+    groups.push({ spans: [bar2, { text: 'burn ', token: 'text.muted' }, { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' }, { text: ` ${rate}`, token: 'text.primary' }], priority: 40 });
   }
-  for (const m of fleet ?? []) line2.push({ text: '  │ ', token: 'border' }, ...fleetSpans(m));
-  if (exceeded) line2.push({ text: '  │ ', token: 'border' }, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' });
+  for (const m of fleet ?? []) groups.push({ spans: [bar2, ...fleetSpans(m)], priority: 60 });
+  if (exceeded) groups.push({ spans: [bar2, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }], priority: 85 });
   const held = holds ? activeHolds(holds, now) : [];
-  if (held.length > 0) {
-    line2.push({ text: '  │ ', token: 'border' });
-    line2.push({ text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' });
-  }
+  if (held.length > 0) groups.push({ spans: [bar2, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
+  const line2 = fitGroups(groups, width);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />

@@ -84,7 +84,8 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const body = listBody(paneBody, older !== null);
   const waiting = useTui((s) => s.view.counts.queued > 0);
   const worktrees = useTui((s) => s.view.worktrees === true);
-  const cols = useMemo(() => layoutColumns(width, waiting, worktrees), [width, waiting, worktrees]);
+  const needy = useTui((s) => Object.keys(s.view.attention).length);
+  const cols = useMemo(() => layoutColumns(width, waiting, worktrees, needy > 0), [width, waiting, worktrees, needy > 0]);
   const offset = useTui((s) => s.list.offset);
   const cursor = useTui((s) => s.list.cursor);
   const visible = useTui(useShallow((s) => s.view.ids.slice(s.list.offset, s.list.offset + body)));
@@ -93,7 +94,6 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const filter = useTui((s) => s.filter);
   const showAll = useTui((s) => s.showAll);
   const sort = useTui((s) => s.sort);
-  const needy = useTui((s) => Object.keys(s.view.attention).length);
   const tags = useTui((s) => Object.keys(s.tagged).length);
   const focused = useTui((s) => s.pane === 'runs');
   const loaded = useTui((s) => s.loaded);

@@ -11,6 +11,7 @@ import type { TuiState, TuiStore } from '../src/tui/state/store.js';
 import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/view/theme.js';
 import type { Span } from '../src/tui/view/columns.js';
 import { clipParts, segmentLine, type Part } from '../src/tui/view/line-segments.js';
+import { titleFit } from '../src/tui/view/format.js';
 
 export const StoreContext = createContext<TuiStore | null>(null);
 export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);
@@ -114,8 +115,9 @@ export interface TitleProps {
  * rule is a top border Ink draws itself: as text, a row of box-drawing
  * characters would be measured grapheme by grapheme on every frame.
  */
-export function PaneTitle({ title, width, focused, right }: TitleProps): React.JSX.Element {
+export function PaneTitle({ title: wholeTitle, width, focused, right: wholeRight }: TitleProps): React.JSX.Element {
   const theme = useTheme();
+  const { title, right } = titleFit(wholeTitle, wholeRight ?? '', width);
   const token: Token = focused ? 'focus' : 'border';
   const rule = tokenStyle(theme, 'border');
   return (

@@ -3,8 +3,8 @@
 // one stable useInput handler. The one place that puts components, the
 // store and the router together; it keeps no state beyond the terminal size.
 
-import React, { useEffect, useMemo, useState } from 'react';
-import { Box, useInput, useStdout } from 'ink';
+import React, { useEffect, useMemo, useRef, useState } from 'react';
+import { Box, useInput, useStdout, type Key } from 'ink';
 import { StoreContext, ThemeContext, useTui } from '../../components/context.js';
 import { Details } from '../../components/Details.js';
 import { Spend } from '../../components/Spend.js';
@@ -14,15 +14,16 @@ import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
 import { hasConfigNotice, Header } from '../../components/Header.js';
 import { Help } from '../../components/Help.js';
+import { TooSmall } from '../../components/TooSmall.js';
 import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import type { Actions } from './input/actions.js';
-import { computeLayout } from './view/layout.js';
+import { computeLayout, tooSmall } from './view/layout.js';
 import { limiterItems } from './view/limiter.js';
 import { createKeyHandler } from './input/router.js';
 import { reduceViewport } from './state/navigation.js';
 import type { TuiStore } from './state/store.js';
-import { NO_COLOR_THEME, type ThemeSet } from './view/theme.js';
+import { NO_COLOR_THEME, themeListNote, type ThemeSet } from './view/theme.js';
 import { listBody, olderLine } from './view/older.js';
 
 export interface AppProps {
@@ -90,7 +91,7 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
   } else if (mode === 'loops') {
     main = <Loops width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
-    main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} />;
+    main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} themeNote={themeListNote(themes)} />;
   } else {
     main = (
       <Box flexDirection="column" height={layout.main}>
@@ -114,11 +115,21 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
 
 export function App({ store, actions, themes, onExit, size: fixed }: AppProps): React.JSX.Element {
   const size = useTerminalSize(fixed);
-  const handler = useMemo(() => createKeyHandler({ store, actions, themes, exit: onExit }), [store, actions, themes, onExit]);
+  const small = tooSmall(size.columns, size.rows);
+  // Read by the one stable key handler: while the terminal is too small nothing is shown to act on, so only quitting works.
+  const smallNow = useRef(small);
+  smallNow.current = small;
+  const handler = useMemo(() => {
+    const keys = createKeyHandler({ store, actions, themes, exit: onExit });
+    return (input: string, key: Key): void => {
+      if (!smallNow.current) return keys(input, key);
+      if ((input === 'q' && !key.ctrl) || (input === 'c' && key.ctrl)) onExit();
+    };
+  }, [store, actions, themes, onExit]);
   useInput(handler);
   return (
     <StoreContext.Provider value={store}>
-      <ThemedScreen store={store} themes={themes} size={size} />
+      {small ? <TooSmall columns={size.columns} rows={size.rows} /> : <ThemedScreen store={store} themes={themes} size={size} />}
     </StoreContext.Provider>
   );
 }

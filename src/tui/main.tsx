@@ -14,12 +14,39 @@ import { readPrefs } from './state/prefs.js';
 import { DEFAULT_SORT } from './state/runs.js';
 import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
-import { builtinThemeDir, initialThemeName, loadThemes, type ThemeSet } from './view/theme.js';
+import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
 import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
+import { byeText, demoFailedText, demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
   process.exit(code);
+}
+
+/**
+ * The demo's fleet, made with ctrl-c, TERM and a closing terminal held off
+ * until it exists: one that came meanwhile takes the fleet down again, then
+ * exits, instead of leaving agents and a supervisor running in a temp folder.
+ */
+async function createDemoQuietly(): Promise<DemoHome> {
+  let signalled: number | null = null;
+  const held = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
+    const on = (): void => {
+      signalled ??= sig === 'SIGINT' ? 130 : sig === 'SIGTERM' ? 143 : 129;
+    };
+    process.on(sig, on);
+    return [sig, on] as const;
+  });
+  try {
+    const demo = await createDemoHome();
+    if (signalled === null) return demo;
+    process.stderr.write(demoStoppingText(demo.dir));
+    const r = await removeDemoHome(demo.dir).catch(() => null);
+    process.stderr.write(r ? demoStoppedText(r, demo.dir) : demoLeftText(demo.dir));
+    return process.exit(signalled);
+  } finally {
+    for (const [sig, on] of held) process.off(sig, on);
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -36,13 +63,21 @@ async function main(argv: string[]): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     die('needs an interactive terminal (stdin and stdout must be a TTY); for scripts use `orcr ps`, `orcr events --follow`', 2);
   }
+  // A dumb terminal cannot move its cursor: every frame would pile up as lines of escape sequences.
+  if (process.env.TERM === 'dumb') {
+    die('TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs (`orcr ps --all` the ended ones too) and `orcr events --follow` follows them; in a terminal that can, set TERM to its type (e.g. TERM=xterm-256color).', 2);
+  }
 
   let home: Home;
   let demo: DemoHome | null = null;
   try {
     if (args.demo) {
+      // Refused before the fleet exists: a demo that cannot open must leave nothing behind.
+      if (args.theme !== undefined && !loadThemes([builtinThemeDir()]).themes.has(args.theme)) {
+        die(`no theme named "${args.theme}" (have: ${loadThemes([builtinThemeDir()]).order.join(', ')})`, 2);
+      }
       process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
-      demo = await createDemoHome();
+      demo = await createDemoQuietly();
       process.env.ORCR_HOME = demo.dir;
       home = ensureHome(demo.dir);
     } else {
@@ -71,7 +106,8 @@ async function main(argv: string[]): Promise<void> {
   const frameCache = await enableInkFrameCache();
 
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
-  if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, Date.now()));
+  const said = themeMessage(themes);
+  if (said) store.setState((said.kind === 'error' ? error : info)(said.text, Date.now()));
   if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
   const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
@@ -107,7 +143,7 @@ async function main(argv: string[]): Promise<void> {
     if (exiting) {
       // A second ctrl-c or TERM while the demo is taken down: leave now, and say what is left.
       if (stoppingDemo && signal) {
-        say(`orcr-tui: left the demo as it was: ORCR_HOME=${demo!.dir} orcr server stop, then remove the folder\n`);
+        say(demoLeftText(demo!.dir));
         process.exit(code);
       }
       return;
@@ -127,20 +163,20 @@ async function main(argv: string[]): Promise<void> {
       const dir = demo.dir;
       stoppingDemo = true;
       process.stdout.on('error', () => undefined);
-      say(`orcr-tui: stopping the demo's agents and supervisor and removing ${dir}…\n`);
+      say(demoStoppingText(dir));
       removeDemoHome(dir)
-        .then((r) => {
-          const strays = r.strays > 0 ? ` (${r.strays} stray process${r.strays === 1 ? '' : 'es'} killed)` : '';
-          say(`orcr-tui: demo stopped: ${r.stopped} run${r.stopped === 1 ? '' : 's'} ended, its supervisor stopped${strays}; ${r.removed ? `${dir} removed` : `${dir} could not be removed`}.\n`);
-        })
-        .catch((e: unknown) => say(`orcr-tui: could not stop the demo (${(e as Error).message}): ORCR_HOME=${dir} orcr server stop, then remove the folder\n`))
+        .then((r) => say(demoStoppedText(r, dir)))
+        .catch((e: unknown) => say(demoFailedText(dir, (e as Error).message)))
         .finally(() => process.exit(code));
       return;
     }
     if (farewell) {
-      const active = Object.values(s.runs.byId).filter((r) => r.status !== 'ended').length;
-      const pid = s.conn.pid ? ` (pid ${s.conn.pid})` : '';
-      say(`orcr-tui: bye. ${active} run${active === 1 ? '' : 's'} not ended keep going under the supervisor${pid} of ${home.dir}; \`orcr ps\` lists them.\n`);
+      const active: Record<string, number> = {};
+      for (const id in s.runs.byId) {
+        const st = s.runs.byId[id]!.status;
+        if (st !== 'ended') active[st] = (active[st] ?? 0) + 1;
+      }
+      say(byeText({ home: home.dir, pid: s.conn.pid, loaded: s.loaded, up: s.conn.state === 'up', active }));
     }
     process.exit(code);
   };
@@ -182,8 +218,10 @@ async function main(argv: string[]): Promise<void> {
     if (!themes.themes.has(current)) {
       const next = themes.themes.has('dark') ? 'dark' : themes.order[0]!;
       store.setState({ theme: next, ...info(`theme ${current} is gone from ${userThemes}: showing ${next}`, now) });
-    } else if (themes.problems.length > 0) store.setState(error(`theme problems: ${themes.problems.join('; ')}`, now));
-    else store.setState(info(`themes reloaded from ${userThemes}`, now));
+    } else {
+      const said = themeMessage(themes, `themes reloaded from ${userThemes}`)!;
+      store.setState((said.kind === 'error' ? error : info)(said.text, now));
+    }
   });
 }
 

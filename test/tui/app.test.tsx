@@ -6,58 +6,22 @@ import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
-import type { Actions } from '../../src/tui/input/actions.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTuiStore, error, type TuiStore } from '../../src/tui/state/store.js';
 import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
-import { safeTail } from '../../src/tui/connection/output-tail.js';
+import { readAll } from '../../src/client/run-output.js';
+import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { limiterItems } from '../../src/tui/view/limiter.js';
 import { msg, run, T0 } from './fixtures.js';
-import { KEY, lines, press, tick, until } from './helpers.js';
+import { fakeActions, KEY, lines, press, tick, until, type Call } from './helpers.js';
 
 afterEach(() => cleanup());
 
 const themes = loadThemes([builtinThemeDir()]);
-
-interface Call {
-  action: keyof Actions;
-  args: unknown[];
-}
-
-function fakeActions(calls: Call[]): Actions {
-  const rec =
-    (action: keyof Actions) =>
-    (...args: unknown[]): void => {
-      calls.push({ action, args });
-    };
-  return {
-    kill: rec('kill'),
-    send: rec('send'),
-    wait: rec('wait'),
-    enqueue: rec('enqueue'),
-    reconnect: rec('reconnect'),
-    themeChanged: rec('themeChanged'),
-    detailsOpened: rec('detailsOpened'),
-    transcriptOpened: rec('transcriptOpened'),
-    transcriptClosed: rec('transcriptClosed'),
-    diffOpened: rec('diffOpened'),
-    rerun: rec('rerun'),
-    pauseQueue: rec('pauseQueue'),
-    sortChanged: rec('sortChanged'),
-    killMany: rec('killMany'),
-    resumeProvider: rec('resumeProvider'),
-    takeover: rec('takeover'),
-    spendOpened: rec('spendOpened'),
-    loopsOpened: rec('loopsOpened'),
-    pauseLoop: rec('pauseLoop'),
-    fireLoop: rec('fireLoop'),
-    loadOlder: rec('loadOlder'),
-  };
-}
 
 function setup(rows = 30): { store: TuiStore; calls: Call[]; exits: number[]; inst: ReturnType<typeof render> } {
   const working = run({ name: 'worker-a', status: 'working', queue_seq: 1 });
@@ -392,9 +356,12 @@ describe('App', () => {
     await press(inst, 'g', KEY.enter);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-nasty-'));
     fs.writeFileSync(path.join(dir, 'out'), `out-${NASTY}\r\nlast\n`);
-    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], lines: safeTail(path.join(dir, 'out')).lines, outMissing: false, scroll: 0 } });
+    // The output as details show it: the transcript document the connection would feed.
+    const doc = new TranscriptDoc(bad.uuid, 'jsonl');
+    doc.push(readAll(path.join(dir, 'out')).lines);
+    store.setState({ details: { uuid: bad.uuid, cpu: null, rssBytes: null, pids: [], scroll: 0 }, outputDoc: doc, outputVersion: 1 });
     fs.rmSync(dir, { recursive: true, force: true });
-    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('Output, last 3 lines'));
+    f = await until(inst, (x) => x.includes(`Details: n-${SAFE}`) && x.includes('─ Transcript (r: raw lines)') && x.includes('last'));
     clean(f);
     // In the output a newline is a new line, as the agent meant it.
     for (const t of [`d-${SAFE}`, `t-${SAFE}`, `x-${SAFE}`, `/tmp/${SAFE}`, 'out-ABCDE\nF\nlast']) expect(f).toContain(t);
@@ -526,7 +493,7 @@ describe('App', () => {
     expect(f).not.toContain('new run: -a PROVIDER');
     await press(inst, 'G');
     f = await until(inst, (x) => x.includes('new run: -a PROVIDER'));
-    expect(f).toContain('loops: fire the loop now');
+    expect(f).toContain('pause/resume the queue');
     await press(inst, 'g');
     await until(inst, (x) => /1-\d+ of/.test(x) && !x.includes('new run: -a PROVIDER'));
   });

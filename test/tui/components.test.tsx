@@ -19,6 +19,7 @@ import { normalizeStats } from '../../src/tui/state/stats.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ev, msg, run, T0 } from './fixtures.js';
 import { displayWidth } from '../../src/text/display-width.js';
+import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { lines, renderPane, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -349,7 +350,9 @@ describe('Details', () => {
       last_tool: 'Bash',
     });
     const store = storeWith([r]);
-    store.setState({ mode: 'details', details: { uuid: r.uuid, cpu: 12.5, rssBytes: 50 * 1024 * 1024, pids: [777, 778], lines: ['first line', 'second line', 'last line'], outMissing: false, scroll: 0 } });
+    const doc = new TranscriptDoc(r.uuid, 'plain');
+    doc.push(['first line', 'second line', 'last line']);
+    store.setState({ mode: 'details', details: { uuid: r.uuid, cpu: 12.5, rssBytes: 50 * 1024 * 1024, pids: [777, 778], scroll: 0 }, outputDoc: doc, outputVersion: 1 });
     const inst = renderPane(store, <Details width={100} height={24} />);
     const f = inst.lastFrame()!;
     expect(f).toContain('Details: deep-dive');
@@ -362,9 +365,9 @@ describe('Details', () => {
     expect(f).toMatch(/cost\s+·+ \$0\.12 \(no ceiling\)/);
     expect(f).toMatch(/time\s+█+░+ 2m\/10m 20%/);
     expect(f).toContain('loop      ⟳ detected, warned · 5 repetitions');
-    expect(f).toContain('Output, last 3 lines');
+    expect(f).toContain('Transcript (r: raw lines)');
     const shown = lines(f);
-    const at = shown.findIndex((l) => l.includes('Output, last 3 lines'));
+    const at = shown.findIndex((l) => l.includes('Transcript (r: raw lines)'));
     expect(shown.slice(at + 1, at + 4)).toEqual(['first line', 'second line', 'last line']);
   });
 
@@ -427,7 +430,7 @@ describe('Footer', () => {
 describe('Help', () => {
   it('every key, the glyphs and the themes', () => {
     const themes = loadThemes([builtinThemeDir()]);
-    const f = renderPane(createTuiStore(), <Help width={100} height={30} themes={themes.order} theme="light" />).lastFrame()!;
+    const f = renderPane(createTuiStore(), <Help width={100} height={50} themes={themes.order} theme="light" />).lastFrame()!;
     for (const k of ['↑/k', '↓/j', 'g', 'G', 'enter', 'x', 'X', 'w', 's', 'n', '/', 'esc', 'tab', 'e', 't', '?', 'q']) {
       expect(f).toMatch(new RegExp(`(^|\\s)${k.replace(/[?/.*+^$|()[\]{}\\]/g, '\\$&')}\\s`, 'm'));
     }

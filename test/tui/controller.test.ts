@@ -109,7 +109,8 @@ describe('controller with a real supervisor', () => {
     ctl.detailsOpened();
     await waitFor(() => {
       const d = store.getState().details;
-      return d && d.uuid === chat.uuid && d.pids.length > 0 && d.lines.length > 0 && d.rssBytes! > 0;
+      const doc = store.getState().outputDoc;
+      return d && d.uuid === chat.uuid && d.pids.length > 0 && d.rssBytes! > 0 && doc?.uuid === chat.uuid && doc.raw.length > 0;
     }, 'details with processes and output');
     ctl.refreshDetails();
     await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');

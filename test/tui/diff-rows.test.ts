@@ -96,10 +96,10 @@ describe('the CHANGES column', () => {
   it('shows only when a listed run has a worktree, and goes before the tokens when the terminal narrows', () => {
     expect(layoutColumns(200).map((c) => c.key)).not.toContain('changes');
     expect(layoutColumns(200, false, true).map((c) => c.key)).toContain('changes');
-    // After TURN, before TOKENS: the cost and burn columns went first.
-    expect(layoutColumns(120, false, true).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'budget', 'loop', 'changes']);
-    expect(layoutColumns(100, false, true).map((c) => c.key)).not.toContain('changes');
-    expect(layoutColumns(100, false, true).map((c) => c.key)).toContain('tokens');
+    // After TURN, before TOKENS: the burn column went first.
+    expect(layoutColumns(120, false, true).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop', 'changes']);
+    expect(layoutColumns(100, true, true).map((c) => c.key)).not.toContain('changes');
+    expect(layoutColumns(100, true, true).map((c) => c.key)).toContain('budget');
   });
 
   it('reads +12 −3, added green and removed red; blank for a run in place', () => {

@@ -52,26 +52,37 @@ describe('the filter language', () => {
     expect(names('-review')).toEqual(['fix-login', 'docs']);
   });
 
-  it('a term that does not parse is said, and the others still apply', () => {
+  it('a term that does not parse is said, each one', () => {
     const f = parseFilter('cost>abc colour:red provider: status:working');
     expect(f.problems).toEqual([
       'cost>abc: cost takes a number',
       'colour:red: no field colour (status, provider, workload, name, reason, protocol, cost, tokens, turns)',
       'provider:: provider needs a value',
     ]);
-    expect(fleet.filter((r) => f.test(r)).map((r) => r.name)).toEqual(['review-api']);
     expect(parseFilter('size>3').problems).toEqual(['size>3: size is not a number field (cost, tokens, turns are)']);
+    expect(parseFilter('cost>').problems).toEqual(['cost>: cost takes a number']);
+    expect(parseFilter('cost>1e999').problems).toEqual(['cost>1e999: cost takes a number']);
   });
 
-  it('the runs view and the filter reducer use it; a bad term reaches the footer', () => {
+  it('a status, reason or protocol no run can have is a mistake, said with the values there are; globs must match one', () => {
+    expect(parseFilter('status:bogus').problems).toEqual(['status:bogus: no status bogus (queued, starting, working, idle, blocked, ended)']);
+    expect(parseFilter('s:queued,wroking').problems).toEqual(['s:queued,wroking: no status wroking (queued, starting, working, idle, blocked, ended)']);
+    expect(parseFilter('-status:nope').problems).toHaveLength(1);
+    expect(parseFilter('status:x*').problems).toHaveLength(1);
+    expect(parseFilter('reason:erored').problems[0]).toMatch(/^reason:erored: no reason erored \(completed, errored, .*limit, login, question, unknown\)$/);
+    expect(parseFilter('protocol:json').problems[0]).toBe('protocol:json: no protocol json (jsonl, claude, codex, gemini, plain)');
+    for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all']) expect(parseFilter(good).problems, good).toEqual([]);
+  });
+
+  it('the runs view and the filter reducer use it; a filter with a bad term is not applied, and says why', () => {
     const byId = Object.fromEntries(fleet.map((r) => [r.uuid, r]));
     const view = computeView(byId, { filter: 'status:working,blocked', showAll: true });
     expect(view.ids.map((id) => byId[id]!.name).sort()).toEqual(['docs', 'review-api']);
     const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 1, runs: fleet }, T0) } as TuiState;
-    const patch = reduceFilter({ ...s, showAll: true }, 'cost>x provider:gemini');
-    expect(patch.view!.ids.map((id) => byId[id]!.name)).toEqual(['docs']);
-    expect(patch.message?.kind).toBe('error');
-    expect(patch.message?.text).toBe('filter: cost>x: cost takes a number — the other terms apply');
-    expect(reduceFilter(s, 'provider:gemini').message).toBeUndefined();
+    const good = reduceFilter({ ...s, showAll: true }, 'provider:gemini');
+    expect(good.view!.ids.map((id) => byId[id]!.name)).toEqual(['docs']);
+    expect(good.problem).toBeUndefined();
+    const bad = reduceFilter({ ...s, showAll: true, filter: 'provider:gemini' }, 'cost>x provider:gemini');
+    expect(bad).toEqual({ problem: 'cost>x: cost takes a number' });
   });
 });

@@ -6,6 +6,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { StoreContext, ThemeContext } from '../../components/context.js';
 import type { TuiStore } from '../../src/tui/state/store.js';
+import type { Actions } from '../../src/tui/input/actions.js';
 import { NO_COLOR_THEME, type Theme } from '../../src/tui/view/theme.js';
 import { until as waitUntil } from '../support/harness.js';
 
@@ -52,4 +53,42 @@ export const KEY = { up: '\x1b[A', down: '\x1b[B', enter: '\r', esc: '\x1b', tab
 /** The lines of a frame, trailing spaces trimmed, for readable assertions. */
 export function lines(frame: string): string[] {
   return frame.split('\n').map((l) => l.trimEnd());
+}
+
+export interface Call {
+  action: keyof Actions;
+  args: unknown[];
+}
+
+/** Actions that record each call (the App's keys, without a supervisor). */
+export function fakeActions(calls: Call[]): Actions {
+  const rec =
+    (action: keyof Actions) =>
+    (...args: unknown[]): void => {
+      calls.push({ action, args });
+    };
+  return {
+    kill: rec('kill'),
+    send: rec('send'),
+    wait: rec('wait'),
+    enqueue: rec('enqueue'),
+    reconnect: rec('reconnect'),
+    themeChanged: rec('themeChanged'),
+    detailsOpened: rec('detailsOpened'),
+    detailsClosed: rec('detailsClosed'),
+    transcriptOpened: rec('transcriptOpened'),
+    transcriptClosed: rec('transcriptClosed'),
+    diffOpened: rec('diffOpened'),
+    rerun: rec('rerun'),
+    pauseQueue: rec('pauseQueue'),
+    sortChanged: rec('sortChanged'),
+    killMany: rec('killMany'),
+    resumeProvider: rec('resumeProvider'),
+    takeover: rec('takeover'),
+    spendOpened: rec('spendOpened'),
+    loopsOpened: rec('loopsOpened'),
+    pauseLoop: rec('pauseLoop'),
+    fireLoop: rec('fireLoop'),
+    loadOlder: rec('loadOlder'),
+  };
 }

@@ -15,7 +15,8 @@ import { shellSplit, SplitError } from '../../src/tui/input/shell-split.js';
 import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/view/theme.js';
 import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/connection/proc-stats.js';
 import { Ring } from '../../src/tui/state/ring.js';
-import { safeTail } from '../../src/tui/connection/output-tail.js';
+import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
+import { detailsOutput } from '../../src/tui/view/details-output.js';
 import { notificationBytes, summarize } from '../../src/tui/connection/notify.js';
 import { parseTuiArgs } from '../../src/tui/args.js';
 import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/view/format.js';
@@ -81,11 +82,14 @@ describe('columns', () => {
   });
 
   it('drops low-value columns first as the terminal narrows', () => {
-    const wide = layoutColumns(160).map((c) => c.key);
+    const wide = layoutColumns(160, true).map((c) => c.key);
     expect(wide).toEqual(['status', 'reason', 'name', 'id', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'burn', 'budget', 'loop']);
+    // With nothing queued, QUEUE would be an empty column.
+    expect(layoutColumns(160).map((c) => c.key)).toEqual(wide.filter((k) => k !== 'queue'));
     // The burn column goes before the cost, after the id.
-    expect(layoutColumns(120).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'queue', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
-    const narrow = layoutColumns(80).map((c) => c.key);
+    expect(layoutColumns(120).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'burn', 'budget', 'loop']);
+    expect(layoutColumns(110).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop']);
+    const narrow = layoutColumns(80, true).map((c) => c.key);
     expect(narrow).not.toContain('id');
     expect(narrow).not.toContain('burn');
     expect(narrow).not.toContain('cost');
@@ -94,7 +98,7 @@ describe('columns', () => {
   });
 
   it('a row is spans whose text adds up to the columns', () => {
-    const cols = layoutColumns(120);
+    const cols = layoutColumns(120, true);
     const r = run({ status: 'queued', name: 'a-very-long-name-that-will-not-fit-in-the-column', created_at: new Date(T0).toISOString() });
     const text = rowSpans(r, cols, T0 + 65_000, 3, true).map((s) => s.text).join('');
     expect(text.startsWith('› ○ queued')).toBe(true);
@@ -298,19 +302,26 @@ describe('ring buffer', () => {
   });
 });
 
-describe('output tail', () => {
-  it('reads the last lines of a big file, made terminal-safe', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tail-'));
-    const file = path.join(dir, 'out');
-    const nasty = '\x1b]52;c;b3JjciBjbGlwYm9hcmQ=\x07clip \x1b]0;title\x07title \x1b[2J\x1b[Hclear \u009b31mc1\r\n';
-    fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n') + '\n' + nasty + '\x1b[31mred\x1b[0m\tend\n');
-    const t = safeTail(file, 200, 4096);
-    expect(t.lines).toHaveLength(200);
-    expect(t.lines.at(-1)).toBe('red  end');
-    expect(t.lines.at(-2)).toBe('clip title clear c1');
-    expect(t.lines.at(-3)).toBe('line 4999');
-    expect(safeTail(path.join(dir, 'nope')).missing).toBe(true);
-    fs.rmSync(dir, { recursive: true, force: true });
+describe('details output', () => {
+  it('the transcript and the raw lines of what an agent wrote, made terminal-safe, the newest rows last', () => {
+    const nasty = '\x1b]52;c;b3JjciBjbGlwYm9hcmQ=\x07clip \x1b]0;title\x07title \x1b[2J\x1b[Hclear \u009b31mc1\r';
+    const doc = new TranscriptDoc('u', 'plain');
+    doc.push([...Array.from({ length: 5000 }, (_, i) => `line ${i}`), nasty, '\x1b[31mred\x1b[0m\tend']);
+    for (const raw of [false, true]) {
+      const out = detailsOutput(doc, raw, 80, 200, 0);
+      expect(out.shown).toHaveLength(200);
+      expect(out.total).toBe(5002);
+      expect(out.shown.at(-1)!.text).toBe('red  end');
+      expect(out.shown.at(-2)!.text).toBe('clip title clear c1');
+      expect(out.shown.at(-3)!.text).toBe('line 4999');
+      for (const r of out.shown) expect(r.text).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+      // Scrolled up ten rows: the ten newest are below the screen.
+      expect(detailsOutput(doc, raw, 80, 200, 10).shown.at(-1)!.text).toBe('line 4991');
+    }
+    expect(detailsOutput(doc, false, 80, 5, 0).title).toBe('Transcript (r: raw lines)');
+    expect(detailsOutput(doc, true, 80, 5, 0).title).toBe('Raw output, 5,002 lines (r: transcript)');
+    expect(detailsOutput(new TranscriptDoc('u', 'plain'), false, 80, 5, 0).title).toBe('Transcript (nothing yet)');
+    expect(detailsOutput(null, false, 80, 5, 0).right).toBe('reading…');
   });
 });
 

@@ -70,7 +70,7 @@ export class Controller implements Actions {
     this.stats = new StatsPoll(store, this.session);
     this.actions = new RunActions(store, this.session, { cwd: opts.cwd });
     this.takeovers = new Takeover(store, this.session, { env: opts.env, handOver: opts.handOver });
-    this.details = new DetailsRefresh(home);
+    this.details = new DetailsRefresh();
     this.older = new OlderRuns(store, this.session);
     this.transcript = new TranscriptFeed(store, home);
   }
@@ -100,7 +100,8 @@ export class Controller implements Actions {
     try {
       const stats = await this.stats.load();
       const st = this.store.getState();
-      if (st.pager && st.runs.byId[st.pager.uuid]?.status === 'ended') this.transcript.ended(st.pager.uuid);
+      const fed = this.transcript.uuid;
+      if (fed && st.runs.byId[fed]?.status === 'ended') this.transcript.ended(fed);
       const details = this.store.getState().mode === 'details' ? this.details.read(this.store.getState()) : null;
       const spend = this.store.getState().mode === 'spend' ? await this.loadSpend() : null;
       const loops = this.store.getState().mode === 'loops' ? await this.loadLoops() : null;
@@ -108,7 +109,7 @@ export class Controller implements Actions {
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
       this.session.batcher.defer((s) => {
         const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
-        if (details && s.mode === 'details' && s.selected === details.uuid) patch.details = { ...details, scroll: keptScroll(s, details.uuid, details.lines.length) };
+        if (details && s.mode === 'details' && s.selected === details.uuid) patch.details = { ...details, scroll: keptScroll(s, details.uuid), raw: s.details?.uuid === details.uuid ? s.details.raw : false };
         if (spend) patch.spend = spend;
         if (loops) patch.loops = loops;
         const kept = liveWaits(s.waits, now);
@@ -236,14 +237,22 @@ export class Controller implements Actions {
   detailsOpened(): void {
     this.details.reset();
     this.refreshDetails();
+    const uuid = this.store.getState().selected;
+    if (uuid) this.transcript.show(uuid);
+  }
+
+  detailsClosed(): void {
+    this.transcript.close();
   }
 
   transcriptOpened(uuid: string): void {
-    this.transcript.open(uuid);
+    this.transcript.show(uuid);
   }
 
   transcriptClosed(): void {
-    this.transcript.close();
+    // Back in details, which go on showing (and following) the same output.
+    const s = this.store.getState();
+    if (s.mode !== 'details' || s.selected !== this.transcript.uuid) this.transcript.close();
   }
 
   diffOpened(uuid: string): void {

@@ -1,19 +1,15 @@
-// What the details pane shows beyond the run's row: its process group's CPU
-// and memory (from /proc) and the tail of its output file, read for the
-// selected run when details open and once a second while they show. Reads
-// only; it never signals a process or writes a file.
+// What the details pane shows beyond the run's row and its output (the
+// transcript feed's): its process group's CPU and memory, from /proc, read
+// for the selected run when details open and once a second while they show.
+// Reads only; it never signals a process or writes a file.
 
-import type { Home } from '../../config/home.js';
 import type { DetailsData, TuiState } from '../state/store.js';
-import { outputFile } from '../../client/run-output.js';
-import { safeTail } from './output-tail.js';
 import { cpuPercent, sampleGroup, type GroupSample } from './proc-stats.js';
+import { detailsRows } from '../state/navigation.js';
 
 export class DetailsRefresh {
   private procPrev: GroupSample | null = null;
   private procFor: string | null = null;
-
-  constructor(private readonly home: Home) {}
 
   /** Details just opened: the CPU figure starts over from a fresh sample. */
   reset(): void {
@@ -44,12 +40,12 @@ export class DetailsRefresh {
       }
       this.procPrev = sample;
     }
-    const tail = safeTail(outputFile(this.home.dir, uuid));
-    return { uuid, cpu, rssBytes, pids, lines: tail.lines, outMissing: tail.missing, scroll: keptScroll(s, uuid, tail.lines.length) };
+    const kept = s.details?.uuid === uuid ? s.details : null;
+    return { uuid, cpu, rssBytes, pids, scroll: keptScroll(s, uuid), raw: kept?.raw ?? false };
   }
 }
 
-/** The output's scroll kept where the person left it, inside the lines there are now. */
-export function keptScroll(s: TuiState, uuid: string, lines: number): number {
-  return s.details?.uuid === uuid ? Math.min(s.details.scroll, Math.max(0, lines - 1)) : 0;
+/** The output's scroll kept where the person left it, inside the rows there are now. */
+export function keptScroll(s: TuiState, uuid: string): number {
+  return s.details?.uuid === uuid ? Math.min(s.details.scroll, Math.max(0, detailsRows(s) - 1)) : 0;
 }

@@ -1,7 +1,9 @@
-// Feeds the transcript pager: the run's whole output (and stderr) read once
-// when the pager opens, then followed as they grow, each new batch of lines
+// Feeds a run's output document — the details view's transcript and the
+// pager over it: the run's whole output (and stderr) read once when details
+// (or the pager) open, then followed as they grow, each new batch of lines
 // added to the document (built line by line: nothing is read or parsed
-// twice) and the pager's version bumped so it redraws. A long output is
+// twice) and the versions bumped so details and the pager redraw. The pager
+// opened from details pages the same document: nothing is read again. A long output is
 // parsed a chunk per turn of the event loop: its first screen shows at once,
 // keys keep working, and the rest comes in behind it (the title says how far).
 // Reads only.
@@ -28,6 +30,17 @@ export class TranscriptFeed {
     private readonly home: Home,
     private readonly pollMs = 250,
   ) {}
+
+  /** The run whose output is fed now, if any. */
+  get uuid(): string | null {
+    return this.doc?.uuid ?? null;
+  }
+
+  /** The run's output, fed: the document there is when it is this run's, else read anew. */
+  show(uuid: string): void {
+    if (this.doc?.uuid === uuid) this.publish();
+    else this.open(uuid);
+  }
 
   open(uuid: string): void {
     this.close();
@@ -112,12 +125,19 @@ export class TranscriptFeed {
     this.building = null;
     for (const f of this.followers) f.close();
     this.followers = [];
+    // Let the document go with the feed (a long output is tens of MB of rows).
+    if (this.doc && this.store.getState().outputDoc === this.doc) this.store.setState({ outputDoc: null });
     this.doc = null;
   }
 
   private publish(): void {
     const doc = this.doc;
     if (!doc) return;
-    this.store.setState((s) => (s.pager && s.pager.uuid === doc.uuid ? { pagerDoc: doc, pager: { ...s.pager, version: s.pager.version + 1 } } : {}));
+    this.store.setState((s) => ({
+      outputDoc: doc,
+      outputVersion: s.outputVersion + 1,
+      // The pager over this run's transcript (not over its diff, which has a document of its own).
+      ...(s.pager && s.pager.uuid === doc.uuid && s.pager.view !== 'diff' ? { pagerDoc: doc, pager: { ...s.pager, version: s.pager.version + 1 } } : {}),
+    }));
   }
 }

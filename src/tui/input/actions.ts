@@ -31,12 +31,15 @@ export interface Actions {
   themeChanged(name: string): void;
   /** Remember the runs' order for the next session. */
   sortChanged(sort: SortSpec): void;
+  /** Details opened on the selected run: sample its processes, read its output and follow it. */
   detailsOpened(): void;
+  /** Details closed: stop following the output. */
+  detailsClosed(): void;
   /** Page older ended runs in (the window let them go, or the snapshot did not send them). */
   loadOlder(): void;
-  /** The transcript pager opened on a run: read its output and follow it. */
+  /** The transcript pager opened on a run: page the output details follow (read it, if they do not). */
   transcriptOpened(uuid: string): void;
-  /** The pager closed: stop following. */
+  /** The pager closed, back to details (which go on following). */
   transcriptClosed(): void;
   /** `d`: read the run's diff against its base into the pager. */
   diffOpened(uuid: string): void;

@@ -8,8 +8,9 @@ import type { Actions } from './actions.js';
 import type { PublicRun } from '../../server/view.js';
 import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable } from './keys.js';
+import { splitBurst } from './burst.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
-import { nextPane, paneTarget, reduceCloseDetails, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
+import { nextPane, paneTarget, reduceCloseDetails, reduceDetailsRaw, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
 import { nextGroup, nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
 import { contextOf } from '../view/key-hints.js';
@@ -24,7 +25,7 @@ export interface RouterDeps {
   exit: () => void;
 }
 
-export { contextOf };
+export { contextOf, splitBurst };
 
 interface Target {
   uuid: string;
@@ -101,11 +102,17 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     const p = s.prompt!;
     const edit = (text: string): void => {
       const patch: Patch = { prompt: { ...p, text, selected: false } };
-      if (p.kind === 'filter') Object.assign(patch, reduceFilter(s, text));
+      if (p.kind === 'filter') {
+        // A filter that does not read is not applied: the prompt says which term, the list stays as it was.
+        const { problem, ...applied } = reduceFilter(s, text);
+        patch.prompt = { ...patch.prompt!, problem };
+        Object.assign(patch, applied);
+      }
       set(patch);
     };
     switch (cmd) {
       case Command.Submit: {
+        if (p.kind === 'filter' && p.problem) return;
         set({ mode: p.back, prompt: null });
         if (p.kind === 'search') set(reduceSearch(store.getState(), p.text, 1, now(), true));
         if (p.kind === 'send' && p.targets) for (const t of p.targets) actions.send(t, p.text);
@@ -468,8 +475,13 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
       case Command.LoadOlder:
         actions.loadOlder();
         return;
+      case Command.RawView:
+        return set(reduceDetailsRaw(s));
       case Command.Back:
-        if (s.mode === 'details') return set(reduceCloseDetails(s));
+        if (s.mode === 'details') {
+          set(reduceCloseDetails(s));
+          return actions.detailsClosed();
+        }
         if (s.mode === 'help') return set({ mode: s.helpBack });
         if (s.mode === 'spend') return set({ mode: 'list' });
         if (s.pane !== 'runs') return set({ pane: 'runs' });
@@ -509,68 +521,4 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     if (parts === null) handle(input, key);
     else for (const [i, k] of parts) handle(i, k);
   };
-}
-
-const NO_KEY: Key = {
-  upArrow: false,
-  downArrow: false,
-  leftArrow: false,
-  rightArrow: false,
-  pageDown: false,
-  pageUp: false,
-  home: false,
-  end: false,
-  return: false,
-  escape: false,
-  ctrl: false,
-  shift: false,
-  tab: false,
-  backspace: false,
-  delete: false,
-  meta: false,
-  super: false,
-  hyper: false,
-  capsLock: false,
-  numLock: false,
-};
-
-const CONTROL_KEYS: Readonly<Record<string, Partial<Key>>> = {
-  '\r': { return: true },
-  '\n': { return: true },
-  '\t': { tab: true },
-  '\x7f': { delete: true },
-  '\b': { backspace: true },
-};
-
-/**
- * Keys typed faster than the terminal is read arrive as one chunk ("hello\r",
- * "jj"), which Ink hands over as a single input. Split such a burst into the
- * keys it is made of: text runs stay together in a prompt (a paste), single
- * characters elsewhere; Enter, Tab and Backspace become their keys again.
- * Null when the input is one key already.
- */
-export function splitBurst(input: string, key: Key, inPrompt: boolean): [string, Key][] | null {
-  if (input.length <= 1 || key.ctrl || key.meta || key.escape || input.includes('\x1b')) return null;
-  const hasControl = /[\r\n\t\x7f\b]/.test(input);
-  if (!hasControl && inPrompt) return null; // a paste into a prompt
-  const out: [string, Key][] = [];
-  let text = '';
-  let afterControl = false;
-  const flush = (): void => {
-    if (text === '') return;
-    // After Enter the prompt may be gone: what follows is keys again.
-    if (inPrompt && !afterControl) out.push([text, NO_KEY]);
-    else for (const ch of Array.from(text)) out.push([ch, { ...NO_KEY, shift: ch !== ch.toLowerCase() }]);
-    text = '';
-  };
-  for (const ch of Array.from(input)) {
-    const ctl = CONTROL_KEYS[ch];
-    if (ctl) {
-      flush();
-      out.push(['', { ...NO_KEY, ...ctl }]);
-      if (ctl.return) afterControl = true;
-    } else text += ch;
-  }
-  flush();
-  return out;
 }

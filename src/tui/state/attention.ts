@@ -14,6 +14,8 @@ const BAD_ENDS = new Set(['errored', 'failed', 'timeout', 'budget', 'loop', 'los
 export interface Attention {
   /** In words, for the WHY column: "awaiting input", "blocked: login", "errored (exit 1)", "limit, held". */
   reason: string;
+  /** The same in fewer columns, for a narrow WHY ("errored", "login", "held"): the detail goes before a word is cut. */
+  short?: string;
   /** When it began (ms): newest first. */
   at: number;
   /** A hold's end (ms), counted down where it is shown. */
@@ -29,14 +31,14 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
     case 'ended': {
       if (!r.exit_reason || !BAD_ENDS.has(r.exit_reason) || seen[r.uuid]) return null;
       const detail = r.exit_reason === 'errored' && r.exit_code !== null ? ` (exit ${r.exit_code})` : r.exit_reason === 'budget' ? ': over budget' : '';
-      return { reason: `${r.exit_reason}${detail}`, at: at() };
+      return { reason: `${r.exit_reason}${detail}`, ...(detail ? { short: r.exit_reason } : {}), at: at() };
     }
     case 'blocked': {
       if (r.blocked_kind === 'limit') {
         const until = r.held_until ? Date.parse(r.held_until) : NaN;
-        return Number.isFinite(until) && until > now ? { reason: 'limit, held', at: at(), until } : { reason: 'usage limit', at: at() };
+        return Number.isFinite(until) && until > now ? { reason: 'limit, held', short: 'held', at: at(), until } : { reason: 'usage limit', short: 'limit', at: at() };
       }
-      return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, at: at() };
+      return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, short: r.blocked_kind ?? 'blocked', at: at() };
     }
     case 'queued':
       return null;
@@ -47,11 +49,11 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
     const since = Date.parse(r.stalled_since);
     return Number.isFinite(since) ? { reason: 'stalled', at: since, since } : { reason: 'stalled', at: at() };
   }
-  if (r.loop.detected) return { reason: 'loop detected', at: at() };
+  if (r.loop.detected) return { reason: 'loop detected', short: 'loop', at: at() };
   for (const name in r.budget) {
     const m = r.budget[name]!;
-    if (m.warn) return { reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`, at: at() };
+    if (m.warn) return { reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`, short: `budget ${Math.round((m.fraction ?? 0) * 100)}%`, at: at() };
   }
-  if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', at: at() };
+  if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', short: 'input?', at: at() };
   return null;
 }

@@ -1,15 +1,18 @@
 // The runs filter's little language. Plain words match anywhere (name, uuid,
 // provider, workload, status, reasons), as they always did; `key:value` and
 // `key>number` terms narrow by one field; `-` before a term negates it; terms
-// combine with AND. A term that does not parse is said, and the rest still
-// filters. Pure: no store, no I/O.
+// combine with AND. A term that does not parse is said in words (a number
+// field given no number, a field that does not exist, a status, reason or
+// protocol that no run can have), and a filter with such a term is not
+// applied: the list keeps the filter it had. Pure: no store, no I/O.
 
+import { BLOCKED_KINDS, EXIT_REASONS, PROTOCOLS, RUN_STATUSES } from '../../core/types.js';
 import type { PublicRun } from '../../server/view.js';
 
 export interface Filter {
   /** True when the run is to be listed. */
   test(r: PublicRun): boolean;
-  /** Terms that did not parse, in words ("cost>abc: cost takes a number"). */
+  /** Terms that did not parse, in words ("cost>abc: cost takes a number"): such a filter is not to be applied. */
   problems: string[];
   /** Nothing to filter by. */
   empty: boolean;
@@ -36,6 +39,13 @@ const NUMBER_KEYS: Record<string, (r: PublicRun) => number> = {
 const ALIASES: Record<string, string> = { s: 'status', p: 'provider', a: 'provider', w: 'workload', n: 'name' };
 
 const KEYS_SAID = 'status, provider, workload, name, reason, protocol, cost, tokens, turns';
+
+/** The fields whose values are a fixed list: a value none of them matches can only be a mistake. */
+const VOCABULARY: Record<string, { word: string; values: readonly string[] }> = {
+  status: { word: 'status', values: RUN_STATUSES },
+  reason: { word: 'reason', values: [...EXIT_REASONS, ...BLOCKED_KINDS] },
+  protocol: { word: 'protocol', values: PROTOCOLS },
+};
 
 /** `review-*` → a whole-value, case-insensitive match; `*` any run of characters, `?` one. */
 function globTest(pattern: string): (v: string) => boolean {
@@ -67,7 +77,13 @@ function term(raw: string): { pred: Pred } | { problem: string } {
     if (!get) return { problem: `${raw}: no field ${kv[1]} (${KEYS_SAID})` };
     if (kv[2] === '') return { problem: `${raw}: ${key} needs a value` };
     // `status:queued,working`: any of them.
-    const tests = kv[2]!.split(',').filter(Boolean).map(globTest);
+    const values = kv[2]!.split(',').filter(Boolean);
+    const tests = values.map(globTest);
+    const vocab = VOCABULARY[key];
+    if (vocab) {
+      const unknown = values.filter((v, i) => !vocab.values.some((known) => tests[i]!(known)));
+      if (unknown.length > 0) return { problem: `${raw}: no ${vocab.word} ${unknown.join(', ')} (${vocab.values.join(', ')})` };
+    }
     return wrap((r) => get(r).some((v) => tests.some((test) => test(v))));
   }
   return wrap((r) => haystack(r).includes(t));

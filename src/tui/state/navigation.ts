@@ -6,6 +6,18 @@ import { clampList, followSelection, listReducer, scrollFromEnd, type ListAction
 import type { Stats } from './stats.js';
 import type { Pane, Patch, TuiState, Viewport } from './store.js';
 import { limiterItems, nextSelectable, type LimiterItem } from '../view/limiter.js';
+import { outputRows } from '../view/details-output.js';
+
+/** Rows of the output details show now (the transcript, or the raw lines), at the screen's width. */
+export function detailsRows(s: Pick<TuiState, 'details' | 'outputDoc' | 'viewport'>): number {
+  const d = s.details;
+  return d && s.outputDoc?.uuid === d.uuid ? outputRows(s.outputDoc, d.raw ?? false, s.viewport.width).length : 0;
+}
+
+/** `r` in details: the raw lines, or the transcript again; from the newest row. */
+export function reduceDetailsRaw(s: TuiState): Patch {
+  return s.details ? { details: { ...s.details, raw: !(s.details.raw ?? false), scroll: 0 } } : {};
+}
 
 /** The limiter's selection after its lines changed: the same holder or waiter where it still is, else the nearest one. */
 export function followLimiter(s: TuiState, stats: Stats): Pick<TuiState, 'limiterList' | 'limiterKey'> | Record<string, never> {
@@ -58,7 +70,9 @@ export function reduceList(s: TuiState, a: ListAction): Patch {
 export function reduceOpenDetails(s: TuiState, uuid: string): Patch {
   const i = s.view.ids.indexOf(uuid);
   const list = i >= 0 ? clampList({ cursor: i, offset: s.list.offset }, s.view.ids.length, s.viewport.runsHeight) : s.list;
-  return { mode: 'details', selected: uuid, list, killPin: null, details: s.details?.uuid === uuid ? s.details : null };
+  // The output starts as the transcript, at its newest rows; the connection feeds the document.
+  const details = s.details?.uuid === uuid ? { ...s.details, scroll: 0, raw: false } : { uuid, cpu: null, rssBytes: null, pids: [], scroll: 0, raw: false };
+  return { mode: 'details', selected: uuid, list, killPin: null, details };
 }
 
 /** Back to the list from details: the selection is the cursor's row again if the run shown is not listed. */
@@ -102,7 +116,7 @@ function logWindow(cursor: number, scroll: number, size: number, height: number)
 /** Move the selection in whichever pane has focus (details scroll their output). */
 export function reduceScroll(s: TuiState, delta: number | 'top' | 'bottom'): Patch {
   if (s.mode === 'details' && s.details) {
-    const total = s.details.lines.length;
+    const total = detailsRows(s);
     const h = s.viewport.detailsOutputHeight;
     // In details, "down" goes towards newer output, i.e. fewer lines from the end.
     const d = delta === 'top' ? total : delta === 'bottom' ? -total : -delta;

@@ -11,7 +11,7 @@ import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
 import { applyEvents, applySnapshot, safeRun, computeView, updateView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
 import type { Stats } from './stats.js';
-import { error, type Patch, type TuiState } from './store.js';
+import { type Patch, type TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 export function inDetails(s: TuiState): boolean {
@@ -156,10 +156,14 @@ function samePriorities(a: Readonly<Record<string, number>> | null, b: Readonly<
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
-export function reduceFilter(s: TuiState, filter: string): Patch {
+/**
+ * Apply a filter, unless a term of it does not read: then nothing changes but
+ * `problem`, which says which term and why (the list keeps the filter it had).
+ */
+export function reduceFilter(s: TuiState, filter: string): Patch & { problem?: string } {
   const { problems } = parseFilter(filter);
-  const said = problems.length > 0 ? error(`filter: ${problems.join('; ')} — the other terms apply`, s.now) : {};
-  return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll), ...said };
+  if (problems.length > 0) return { problem: problems.join('; ') };
+  return { filter, ...reView({ ...s, killPin: null }, s.runs, filter, s.showAll) };
 }
 
 /** An ended run that needed you, looked at (its details opened): it leaves the lead of the list. */

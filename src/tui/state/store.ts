@@ -14,6 +14,7 @@ import type { LoopsView } from './loops.js';
 import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
 import type { Stats } from './stats.js';
 import type { PagerDoc, PagerState } from './pager.js';
+import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
 export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
@@ -31,6 +32,8 @@ export interface Prompt {
   selected?: boolean;
   /** Where esc / submit returns to. */
   back: Mode;
+  /** A filter that does not read, in words: it is not applied, and enter does not take it. */
+  problem?: string;
 }
 
 export interface Confirm {
@@ -86,10 +89,10 @@ export interface DetailsData {
   cpu: number | null;
   rssBytes: number | null;
   pids: number[];
-  lines: string[];
-  outMissing: boolean;
-  /** Lines scrolled up from the newest output line (0 = following). */
+  /** Rows of the output scrolled up from the newest (0 = following). */
   scroll: number;
+  /** The output as the agent wrote it (`r`), instead of its transcript. */
+  raw?: boolean;
 }
 
 export interface TuiState {
@@ -150,6 +153,13 @@ export interface TuiState {
   /** The transcript pager over the selected run (`v` in details), and the document the connection feeds it. */
   pager: PagerState | null;
   pagerDoc: PagerDoc | null;
+  /**
+   * The run's output as details show it (and `v` pages it): the transcript
+   * document the connection feeds while details are open, and a version
+   * bumped when it grows, so details redraw.
+   */
+  outputDoc: TranscriptDoc | null;
+  outputVersion: number;
   theme: string;
   message: Message | null;
   waits: WaitBanner[];
@@ -205,6 +215,8 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     details: null,
     pager: null,
     pagerDoc: null,
+    outputDoc: null,
+    outputVersion: 0,
     theme: 'dark',
     message: null,
     waits: [],

@@ -13,6 +13,7 @@ import {
   elapsedMs,
   fit,
   fullestMeter,
+  textWidth,
   GOOD_REASONS,
   meterToken,
   percent,
@@ -33,6 +34,8 @@ interface ColumnDef {
   /** Higher stays longer when the terminal is narrow. */
   priority: number;
   align: 'left' | 'right';
+  /** The width a flexible column would like before spare room is shared out (else COMFORT's). */
+  comfort?: number;
 }
 
 export interface Column {
@@ -67,6 +70,7 @@ const GAP = 1;
 
 /** Widths a flexible column would like before spare room is shared out. */
 const COMFORT: Partial<Record<ColumnKey, number>> = { name: 20, target: 17 };
+const comfortOf = (d: ColumnDef): number | undefined => d.comfort ?? COMFORT[d.key];
 
 /**
  * With queued runs, WHY says what holds each one back (`provider claude 3/3`,
@@ -74,14 +78,24 @@ const COMFORT: Partial<Record<ColumnKey, number>> = { name: 20, target: 17 };
  * reason, and is worth more than the provider/workload column.
  */
 const WAITING_REASON: ColumnDef = { key: 'reason', header: 'WHY', width: 19, max: 23, priority: 90, align: 'left' };
+/**
+ * With runs that need you, WHY says why ("errored (exit 1)", "blocked:
+ * question", "limit, held 4d23h"): it grows towards that when there is room,
+ * and shrinks to a short form ("errored") when there is not.
+ */
+const NEEDY_REASON: ColumnDef = { key: 'reason', header: 'WHY', width: 9, max: 19, comfort: 17, priority: 90, align: 'left' };
 /** Columns worth less than this go first, to keep names readable. */
 const OPTIONAL_BELOW = 50;
+/** With runs that need you, TOKENS and BUDGET are optional too: why a run needs you is worth more. */
+const NEEDY_OPTIONAL_BELOW = 60;
 
-/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then). */
-export function layoutColumns(width: number, waiting = false, worktrees = false): Column[] {
-  let defs = DEFS.filter((d) => worktrees || d.key !== 'changes').map((d) => (waiting && d.key === 'reason' ? WAITING_REASON : d));
+/** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then); `needy`: some need you. */
+export function layoutColumns(width: number, waiting = false, worktrees = false, needy = false): Column[] {
+  const reason = waiting ? WAITING_REASON : needy ? NEEDY_REASON : null;
+  // QUEUE says where a queued run is: with none queued it would be an empty column.
+  let defs = DEFS.filter((d) => (worktrees || d.key !== 'changes') && (waiting || d.key !== 'queue')).map((d) => (reason && d.key === 'reason' ? reason : d));
   const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
-    MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, COMFORT[d.key] ?? 0) : d.width), 0) + GAP * (ds.length - 1);
+    MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, comfortOf(d) ?? 0) : d.width), 0) + GAP * (ds.length - 1);
   const dropLowest = (below: number): boolean => {
     const droppable = defs.filter((d) => d.priority < below);
     if (droppable.length === 0) return false;
@@ -89,15 +103,23 @@ export function layoutColumns(width: number, waiting = false, worktrees = false)
     defs = defs.filter((d) => d !== lowest);
     return true;
   };
-  // First the optional columns make way for comfortable names, then anything but status and name goes if it must.
-  while (need(defs, true) > width && dropLowest(OPTIONAL_BELOW));
+  // First the optional columns make way for comfortable names (and, with runs
+  // that need you, for WHY to say why: the meters go too), then anything but
+  // status and name goes if it must.
+  while (need(defs, true) > width && dropLowest(needy && !waiting ? NEEDY_OPTIONAL_BELOW : OPTIONAL_BELOW));
   while (need(defs, false) > width && dropLowest(100));
   const widths = new Map(defs.map((d) => [d.key, d.width]));
   let spare = Math.max(0, width - need(defs, false));
-  // Share spare columns among the flexible ones, one at a time: first up to
-  // each one's comfortable width, then up to its max.
+  // Share spare columns among the flexible ones: first each up to its
+  // comfortable width, the most needed first (a name, then why a run needs
+  // you); then one at a time up to each one's max.
   const flex = defs.filter((d) => d.max !== undefined);
-  for (const cap of [(d: ColumnDef) => Math.min(d.max!, COMFORT[d.key] ?? d.max!), (d: ColumnDef) => d.max!]) {
+  for (const d of [...flex].sort((a, b) => b.priority - a.priority)) {
+    const add = Math.min(spare, Math.max(0, Math.min(d.max!, comfortOf(d) ?? d.max!) - widths.get(d.key)!));
+    widths.set(d.key, widths.get(d.key)! + add);
+    spare -= add;
+  }
+  for (const cap of [(d: ColumnDef) => d.max!]) {
     while (spare > 0 && flex.some((d) => widths.get(d.key)! < cap(d))) {
       for (const d of flex) {
         if (spare === 0) break;
@@ -183,10 +205,15 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
   }
 }
 
-/** Why a run needs you, with a hold's countdown as of now: "limit, held 4d23h". */
-export function needText(need: Attention, now: number): string {
-  if (need.until !== undefined) return `${need.reason} ${dur(Math.max(0, need.until - now))}`;
-  return need.since !== undefined ? `${need.reason} ${dur(Math.max(0, now - need.since))}` : need.reason;
+/**
+ * Why a run needs you, with a hold's countdown as of now: "limit, held 4d23h".
+ * In fewer than `width` columns, its short form ("held 4d23h", "errored"),
+ * then without the time: the detail goes before a word is cut.
+ */
+export function needText(need: Attention, now: number, width = Infinity): string {
+  const time = need.until !== undefined ? ` ${dur(Math.max(0, need.until - now))}` : need.since !== undefined ? ` ${dur(Math.max(0, now - need.since))}` : '';
+  const forms = [need.reason + time, ...(need.short ? [need.short + time, need.short] : [need.reason])];
+  return forms.find((f) => textWidth(f) <= width) ?? forms[forms.length - 1]!;
 }
 
 /** `$1.20/h`, or `12k/m` (tokens a minute) while nothing is priced. */
@@ -216,7 +243,8 @@ export function rowSpans(
 ): Span[] {
   // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
   const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
-  const reason: Why = need ? { text: needText(need, now), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
+  const whyWidth = cols.find((c) => c.key === 'reason')?.width;
+  const reason: Why = need ? { text: needText(need, now, whyWidth), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
     if (need && c.key === 'reason') out.push(...cellReason(reason!, c));

@@ -90,6 +90,25 @@ export function truncate(s: string, width: number): string {
   return textWidth(s) <= width ? s : truncateDisplay(s, width);
 }
 
+/**
+ * A pane title's two texts in `width` columns (drawn as "─ title ─…─ right ─"):
+ * the title keeps its room first; the right-hand text is cut, or left out when
+ * too little of it would show; whatever is cut ends with an ellipsis.
+ */
+export function titleFit(title: string, right: string, width: number): { title: string; right: string } {
+  const left = textWidth(title) + 3;
+  const rightW = right ? textWidth(right) + 3 : 0;
+  if (left + rightW + 1 <= width) return { title, right };
+  if (left + 1 > width) return { title: truncate(title, Math.max(1, width - 4)), right: '' };
+  const room = width - left - 1 - 3;
+  if (room < 8) return { title, right: '' };
+  // The right-hand text is a list ("8 active · 23 queued · 4 of 9 lines"): its last parts go whole first.
+  const parts = right.split(' · ');
+  while (parts.length > 1 && textWidth(parts.join(' · ') + ' …') > room) parts.pop();
+  const kept = parts.join(' · ');
+  return { title, right: kept === right ? right : textWidth(kept + ' …') <= room ? kept + ' …' : truncate(kept, room) };
+}
+
 /** Exactly `width` columns: truncated or padded. */
 export function fit(s: string, width: number, align: 'left' | 'right' = 'left'): string {
   const t = truncate(s, width);

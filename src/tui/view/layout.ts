@@ -30,6 +30,11 @@ export interface Layout {
 
 export const MIN_COLUMNS = 40;
 export const MIN_ROWS = 10;
+
+/** Below this the panes would wrap into fragments: the TUI says so instead. */
+export function tooSmall(columns: number, rows: number): boolean {
+  return columns < MIN_COLUMNS || rows < MIN_ROWS;
+}
 /** From this width the limiter goes beside the runs table. */
 export const SIDE_LIMITER_COLUMNS = 160;
 const SIDE_LIMITER_WIDTH = 52;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hasControls, safeLine } from '../../text/terminal-text.js';
 
 export const TOKENS = [
   'text.primary',
@@ -82,14 +83,15 @@ function isColor(v: string): boolean {
 }
 
 /**
- * Parse one theme file's JSON: `{name, description?, palette: {name: colour},
- * tokens: {token: paletteName | colour | null}}`. Unknown tokens and bad
- * colours are reported, not fatal: a half-right user theme still loads.
+ * Parse one theme file's JSON: `{description?, palette: {name: colour},
+ * tokens: {token: paletteName | colour | null}}`. The theme's name is given:
+ * it is its file's (a `name` field inside is not read, so a copy of dark.json
+ * saved as mine.json is "mine"). Unknown tokens and bad colours are
+ * reported, not fatal: a half-right user theme still loads.
  */
-export function parseTheme(json: unknown, fallbackName: string): { theme: Theme; problems: string[] } {
+export function parseTheme(json: unknown, name: string): { theme: Theme; problems: string[] } {
   const problems: string[] = [];
   const obj = (json && typeof json === 'object' && !Array.isArray(json) ? json : {}) as Record<string, unknown>;
-  const name = typeof obj.name === 'string' && obj.name.trim() !== '' ? obj.name.trim() : fallbackName;
   const palette = (obj.palette && typeof obj.palette === 'object' ? obj.palette : {}) as Record<string, unknown>;
   const tokens = (obj.tokens && typeof obj.tokens === 'object' ? obj.tokens : {}) as Record<string, unknown>;
   const colors: Partial<Record<Token, string>> = {};
@@ -126,6 +128,10 @@ export interface ThemeSet {
   /** Names in cycling order: the shipped ones first, then the user's. */
   order: string[];
   problems: string[];
+  /** What a person should know but is not wrong: a user file that replaces a built-in theme. */
+  notices: string[];
+  /** Built-in themes a user file replaces (the user's wins). */
+  replaced: Set<string>;
   /** The file each theme came from (none for the built-in no-color one). */
   files: Map<string, string>;
 }
@@ -133,7 +139,9 @@ export interface ThemeSet {
 const PREFERRED_ORDER = ['dark', 'light', 'high-contrast', 'ansi', 'no-color'];
 
 /**
- * Every theme in `dirs`, later folders overriding earlier ones by name. With
+ * Every theme in `dirs`, each named by its file (`NAME.json`). The first
+ * folder is the shipped one; a later folder's file of the same name replaces
+ * a shipped theme (the user's own wins) and is noted, never silent. With
  * `previous` (a reload after an edit), a file that no longer reads keeps the
  * theme it gave before: a half-done edit is refused, not a theme lost.
  */
@@ -141,20 +149,36 @@ export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeS
   const themes = new Map<string, Theme>([[NO_COLOR_THEME.name, NO_COLOR_THEME]]);
   const sources = new Map<string, string>();
   const problems: string[] = [];
-  for (const dir of dirs) {
+  const notices: string[] = [];
+  const replaced = new Set<string>();
+  // The built-in names: no-color (made here) and every file of the shipped folder.
+  const builtin = new Set<string>([NO_COLOR_THEME.name]);
+  for (const [at, dir] of dirs.entries()) {
     if (!dir) continue;
     let files: string[];
     try {
-      files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+      // A dot file is an editor's or a copy's temporary, not a theme.
+      files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f.length > 5 && !f.startsWith('.')).sort();
     } catch {
       continue;
     }
     for (const f of files) {
       const file = path.join(dir, f);
+      const name = f.slice(0, -5);
+      // The name is drawn in the help and the footer, and typed after --theme.
+      if (hasControls(name)) {
+        problems.push(`${safeLine(file)}: skipped: a theme name must be printable (rename the file)`);
+        continue;
+      }
       try {
-        const { theme, problems: p } = parseTheme(JSON.parse(fs.readFileSync(file, 'utf8')), f.slice(0, -5));
-        themes.set(theme.name, theme);
-        sources.set(theme.name, file);
+        const { theme, problems: p } = parseTheme(JSON.parse(fs.readFileSync(file, 'utf8')), name);
+        if (at === 0) builtin.add(name);
+        else if (builtin.has(name) && !replaced.has(name)) {
+          replaced.add(name);
+          notices.push(`theme ${name}: ${file} is used instead of the built-in ${name} (rename the file to keep both)`);
+        }
+        themes.set(name, theme);
+        sources.set(name, file);
         problems.push(...p);
       } catch (e) {
         const kept = previous ? [...previous.files].find(([, from]) => from === file)?.[0] : undefined;
@@ -162,6 +186,7 @@ export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeS
         if (kept !== undefined && old) {
           themes.set(kept, old);
           sources.set(kept, file);
+          if (at > 0 && builtin.has(kept)) replaced.add(kept);
           problems.push(`theme ${kept} stays as it was: ${file}: ${(e as Error).message}`);
         } else problems.push(`${file}: ${(e as Error).message}`);
       }
@@ -171,7 +196,22 @@ export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeS
     ...PREFERRED_ORDER.filter((n) => themes.has(n)),
     ...[...themes.keys()].filter((n) => !PREFERRED_ORDER.includes(n)).sort(),
   ];
-  return { themes, order, problems, files: sources };
+  return { themes, order, problems, notices, replaced, files: sources };
+}
+
+/** What loading said, for the footer: the problems (an error), else the notices; null when there is nothing to say. */
+export function themeMessage(set: ThemeSet, ok?: string): { kind: 'info' | 'error'; text: string } | null {
+  const notices = set.notices.join('; ');
+  if (set.problems.length > 0) return { kind: 'error', text: `theme problems: ${set.problems.join('; ')}${notices ? `; ${notices}` : ''}` };
+  const text = [ok, notices].filter(Boolean).join('; ');
+  return text ? { kind: 'info', text } : null;
+}
+
+/** For the theme list (help): which names are a user's file standing in for a built-in one; '' when none. */
+export function themeListNote(set: ThemeSet): string {
+  const names = [...set.replaced].sort();
+  if (names.length === 0) return '';
+  return names.length === 1 ? `${names[0]} is yours (replaces the built-in)` : `${names.join(', ')} are yours (replace the built-ins)`;
 }
 
 /**

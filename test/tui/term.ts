@@ -1,0 +1,122 @@
+// One private tmux server per test: a real terminal that runs orcr-tui, takes
+// keys and shows its screen. Every wait polls the screen; nothing sleeps a
+// fixed time.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { TUI, waitFor, type Home } from './home.js';
+
+export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** Live processes (zombies aside) whose environment or command line names `dir`, this one aside. */
+export function processesMentioning(dir: string): number[] {
+  const out: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1');
+      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'latin1');
+      if (env.includes(dir) || cmd.includes(dir)) out.push(Number(e));
+    } catch {
+      /* gone, or not ours */
+    }
+  }
+  return out;
+}
+
+export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** One private tmux server per test: a terminal we can type into and read. */
+export class Term {
+  private static n = 0;
+  readonly socket = `orcr-tui-test-${process.pid}-${++Term.n}`;
+
+  constructor(
+    private readonly home: Home,
+    readonly cols = 120,
+    readonly rows = 40,
+  ) {}
+
+  private tmux(...args: string[]): string {
+    const r = spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Start orcr-tui in a new window; the pane stays after it exits so its last words can be read. */
+  start(name: string, args: string[] = [], env: Record<string, string> = {}): void {
+    const extra = Object.entries(env).map(([k, v]) => `${k}=${shq(v)} `).join('');
+    const cmd =
+      `env -u CI -u CONTINUOUS_INTEGRATION ORCR_HOME=${shq(this.home.dir)} TERM=xterm-256color NO_COLOR=1 ${extra}` +
+      `${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; sleep 600`;
+    if (name === 'first') this.tmux('new-session', '-d', '-s', 'main', '-n', name, '-x', String(this.cols), '-y', String(this.rows), cmd);
+    else this.tmux('new-window', '-t', 'main', '-n', name, cmd);
+    this.target = `main:${name}`;
+  }
+
+  target = 'main:first';
+
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-t', this.target).replace(/\n+$/, '');
+  }
+
+  /** The screen with lines the terminal wrapped joined again: a long path never splits what a test looks for. */
+  joined(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', this.target).replace(/\n+$/, '');
+  }
+
+  /** The screen with its colours (SGR sequences). */
+  colours(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.target).replace(/\n+$/, '');
+  }
+
+  keys(...keys: string[]): void {
+    for (const k of keys) this.tmux('send-keys', '-t', this.target, k);
+  }
+
+  type(text: string): void {
+    this.tmux('send-keys', '-t', this.target, '-l', text);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.tmux('resize-window', '-t', this.target, '-x', String(cols), '-y', String(rows));
+  }
+
+  async waitFor(pred: (screen: string) => boolean, what: string, ms = 30_000): Promise<string> {
+    let last = '';
+    try {
+      return await waitFor(
+        () => {
+          last = this.screen();
+          return pred(last) ? last : null;
+        },
+        what,
+        ms,
+        100,
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nscreen:\n${last}`);
+    }
+  }
+
+  /** A tmux format value for the pane, e.g. #{alternate_on}. */
+  display(format: string): string {
+    return this.tmux('display-message', '-p', '-t', this.target, format).trim();
+  }
+
+  /** The orcr-tui process: the child of the pane's shell. */
+  tuiPid(): number {
+    const shell = this.display('#{pane_pid}');
+    const r = spawnSync('pgrep', ['-P', shell, '-f', 'tui/main.js'], { encoding: 'utf8' });
+    const pid = Number(r.stdout.trim().split('\n')[0]);
+    if (!pid) throw new Error('orcr-tui is not running in the pane');
+    return pid;
+  }
+
+  kill(): void {
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+  }
+}
+

@@ -2,9 +2,13 @@
 // cluster of machines, in PostgreSQL. A slot is a lease granted under the
 // cluster row's lock in one short transaction, by the same pure decide() a
 // single host uses; it expires on the database's clock unless renewed.
-// Waiters are woken by LISTEN/NOTIFY, with a slow poll behind it. It keeps
-// a snapshot of the cluster for reads; it never starts a process or writes
-// the local journal.
+// Everything shared that expires or is windowed (leases, holds, fleet usage,
+// a machine's staleness) is on the database's clock: a machine converts its
+// own times with its offset against it. Other machines' changes wake it
+// through pg-wake.ts. An admission pass follows this machine's own writes:
+// it waits for their commit, so a run queued or a slot freed here is seen by
+// the grant that follows. It keeps a snapshot of the cluster for reads; it
+// never starts a process or writes the local journal.
 
 import crypto from 'node:crypto';
 import pg from 'pg';
@@ -12,10 +16,18 @@ import { capUsage, decide, expired as expiredOf, nextDeadline as nextDeadlineOf,
 import { AdmissionIndex } from '../core/admission-index.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease, Limiter } from './limiter.js';
-import { CLUSTER_SCHEMA, CLUSTER_SCHEMA_VERSION } from './pg-schema.js';
+import { ClusterConflict, ClusterRefused, ClusterUnavailable, classify, unavailable } from './pg-errors.js';
+import { joinCluster } from './pg-join.js';
+import { Wakeup, type NotificationState } from './pg-wake.js';
+
+export { ClusterConflict, ClusterRefused, ClusterUnavailable } from './pg-errors.js';
+export { policyDiff } from './pg-join.js';
+export type { NotificationState } from './pg-wake.js';
 
 export interface PgLimiterOptions {
   url: string;
+  /** Where to LISTEN, when `url` goes through a transaction-mode pooler (default: `url`). */
+  listenUrl?: string;
   /** Several clusters may share one database. */
   cluster: string;
   /** This machine; unique in the cluster. */
@@ -26,50 +38,16 @@ export interface PgLimiterOptions {
   onConflict: 'refuse' | 'replace';
   /** Another machine changed something (a slot freed, a grant for us): run an admission pass. */
   onWake?: () => void;
-  /** Run DDL at join (false: the schema was applied as a migration). */
-  applySchema?: boolean;
-}
-
-/** The cluster refuses this machine: its caps differ from the cluster's. */
-export class ClusterConflict extends Error {
-  override readonly name = 'ClusterConflict';
-  constructor(
-    message: string,
-    readonly keys: string[],
-  ) {
-    super(message);
-  }
-}
-
-/** The database cannot be reached (or refused a statement): fail closed until it can. */
-export class ClusterUnavailable extends Error {
-  override readonly name = 'ClusterUnavailable';
-}
-
-/** The database refuses this machine for good until someone changes something: a bad URL, a wrong password, a missing privilege. */
-export class ClusterRefused extends Error {
-  override readonly name = 'ClusterRefused';
-}
-
-/** SQLSTATE classes and socket errors that no retry will cure. */
-const FATAL_CODES: Readonly<Record<string, string>> = {
-  '28P01': 'the password was refused',
-  '28000': 'the role may not log in (pg_hba.conf, or no such role)',
-  '3D000': 'no such database',
-  '42501': 'the role lacks a privilege orcr needs (it must create and write the orcr_* tables; `orcr cluster schema` prints them to apply as a migration)',
-  '3F000': 'no such schema',
-  ENOTFOUND: 'no such host',
-  ERR_INVALID_URL: 'not a valid connection URL',
-};
-
-/** What joining failed of: refused for good, or unavailable for now. */
-function classify(e: unknown): ClusterRefused | ClusterUnavailable {
-  const code = (e as { code?: string })?.code ?? '';
-  const why = FATAL_CODES[code];
-  const msg = (e as Error)?.message ?? String(e);
-  if (why) return new ClusterRefused(`${why}: ${msg}`);
-  if (e instanceof TypeError && /url/i.test(msg)) return new ClusterRefused(`not a valid connection URL: ${msg}`);
-  return unavailable(e);
+  /** Whether notifications arrive changed. */
+  onNotifications?: (state: NotificationState, why: string) => void;
+  /** While notifications arrive, how often to check anyway for a change none told of (default 5 s). */
+  pollMs?: number;
+  /** A machine silent this long is dropped from the cluster's list (default: a day). */
+  forgetAfterMs?: number;
+  /** Who this machine is, to refuse a second home under the same host name. */
+  identity?: { homeId: string; home: string; machine: string };
+  /** This machine's clock, in which the times given and returned are (default Date.now). */
+  now?: () => number;
 }
 
 interface Snapshot {
@@ -79,52 +57,42 @@ interface Snapshot {
   holds: Record<string, number>;
 }
 
-/** Keys of two policies that differ, as config.json names them. */
-export function policyDiff(a: AdmissionPolicy, b: AdmissionPolicy): string[] {
-  const keys: string[] = [];
-  if (a.max !== b.max) keys.push('concurrency.max');
-  if (a.max_queued !== b.max_queued) keys.push('concurrency.max_queued');
-  for (const p of new Set([...Object.keys(a.providers), ...Object.keys(b.providers)])) {
-    if (a.providers[p] !== b.providers[p]) keys.push(`concurrency.providers.${p}`);
-  }
-  for (const w of new Set([...Object.keys(a.workloads), ...Object.keys(b.workloads)])) {
-    const x = a.workloads[w];
-    const y = b.workloads[w];
-    for (const k of ['reserved', 'priority', 'max', 'max_wait_ms'] as const) {
-      if (x?.[k] !== y?.[k]) keys.push(`concurrency.workloads.${w}.${k === 'max_wait_ms' ? 'max_wait' : k}`);
-    }
-  }
-  return keys;
-}
+/** Every statement but the join's: a DBA's lock or a stuck server costs seconds, never a full pool of blocked clients. */
+const TX_TIMEOUTS = "SET LOCAL lock_timeout = '2s'; SET LOCAL statement_timeout = '5s'";
 
-function unavailable(e: unknown): ClusterUnavailable {
-  return e instanceof ClusterUnavailable ? e : new ClusterUnavailable((e as Error).message ?? String(e));
-}
+/** A clock offset that moved less than this is measurement noise, not a jump. */
+const OFFSET_NOISE_MS = 1000;
 
 export class PgLimiter implements Limiter {
   private readonly pool: pg.Pool;
-  private listener: pg.Client | null = null;
+  private wake: Wakeup | null = null;
   private readonly channel: string;
   private policy: AdmissionPolicy;
   private snap: Snapshot = { holders: [], waiters: [], holds: {} };
   /** When the snapshot was read (this machine's epoch ms): lease times left count from here. */
   private snapAt = 0;
   private index: AdmissionIndex | null = null;
-  private fleetUsage = { tokens: 0, cost: 0, since: -1 };
-  private pollTimer: NodeJS.Timeout | null = null;
+  private fleetUsage: { tokens: number; cost: number } | null = null;
   private closed = false;
   /** Waiters of the current turn, and their one insert. */
   private toEnqueue: Waiter[] | null = null;
   private enqueued: Promise<void> | null = null;
+  /** Writes not yet committed: a grant waits for them (it must see a run queued or a slot freed here). */
+  private readonly writes = new Set<Promise<unknown>>();
   /** A refresh in flight, and one asked for meanwhile (it must see what happened after the first began). */
   private refreshing: Promise<void> | null = null;
   private refreshAgain: Promise<void> | null = null;
+  /** This machine's clock minus the database's, in ms. */
+  private offset = 0;
+  private readonly now: () => number;
 
   private constructor(private readonly o: PgLimiterOptions) {
-    this.pool = new pg.Pool({ connectionString: o.url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000 });
+    // query_timeout: a bound on the client's side too, for a server that does not answer at all.
+    this.pool = new pg.Pool({ connectionString: o.url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000, query_timeout: 15_000 });
     this.pool.on('error', () => undefined);
     this.channel = 'orcr_' + crypto.createHash('sha256').update(o.cluster).digest('hex').slice(0, 24);
     this.policy = o.policy;
+    this.now = o.now ?? Date.now;
   }
 
   /** Connect, apply the schema, join the cluster (or be refused), and start listening. */
@@ -136,97 +104,63 @@ export class PgLimiter implements Limiter {
       throw classify(e);
     }
     try {
-      await l.joinCluster();
-      await l.listen();
+      const c = await l.checkout();
+      try {
+        await joinCluster(c, o);
+      } finally {
+        c.release();
+      }
+      await l.measureOffset(true);
+      l.wake = new Wakeup({
+        listenUrl: o.listenUrl ?? o.url,
+        channel: l.channel,
+        notify: async (payload) => {
+          await l.q(`SELECT pg_notify($1, $2)`, [l.channel, payload]);
+        },
+        readChange: async () => (await l.q<{ change: string }>(`SELECT change FROM orcr_cluster WHERE name = $1`, [o.cluster])).rows[0]?.change ?? '0',
+        onWake: () => l.o.onWake?.(),
+        onState: (state, why) => l.o.onNotifications?.(state, why),
+        pollMs: o.pollMs ?? 5000,
+      });
+      await l.wake.start();
       await l.refresh();
     } catch (e) {
       await l.close();
-      throw e instanceof ClusterConflict ? e : classify(e);
+      throw classify(e);
     }
-    // A lost notification (a pooler that cannot LISTEN, a dropped connection) costs at most this much.
-    l.pollTimer = setInterval(() => l.o.onWake?.(), 5000);
-    l.pollTimer.unref();
     return l;
   }
 
-  private async joinCluster(): Promise<void> {
-    const c = await this.checkout();
-    try {
-      // Applied already (by another machine, or as a migration by a role that
-      // may create tables): a role that may not is not asked to.
-      const present = await c.query<{ n: string }>(
-        `SELECT COUNT(*) AS n FROM unnest(ARRAY['orcr_cluster','orcr_host','orcr_waiter','orcr_lease','orcr_hold','orcr_usage']) AS t(name) WHERE to_regclass(t.name) IS NOT NULL`,
-      );
-      if (this.o.applySchema !== false && Number(present.rows[0]!.n) < 6) {
-        // One machine at a time: CREATE TABLE IF NOT EXISTS races with itself.
-        await c.query('SELECT pg_advisory_lock(7223372036)');
-        try {
-          await c.query(CLUSTER_SCHEMA);
-        } finally {
-          await c.query('SELECT pg_advisory_unlock(7223372036)');
-        }
-      }
-      await c.query('BEGIN');
-      await c.query(
-        `INSERT INTO orcr_cluster (name, policy, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-        [this.o.cluster, JSON.stringify(this.o.policy), CLUSTER_SCHEMA_VERSION],
-      );
-      const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy };
-      const diff = policyDiff(row.policy, this.o.policy);
-      if (diff.length > 0 && this.o.onConflict === 'refuse') {
-        await c.query('ROLLBACK');
-        throw new ClusterConflict(
-          `cluster "${this.o.cluster}" applies other caps than this machine's config.json: ${diff.join(', ')} differ (make them equal, or set cluster.on_conflict to "replace" to make this machine's the cluster's)`,
-          diff,
-        );
-      }
-      if (diff.length > 0) await c.query(`UPDATE orcr_cluster SET policy = $2 WHERE name = $1`, [this.o.cluster, JSON.stringify(this.o.policy)]);
-      await c.query(
-        `INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`,
-        [this.o.cluster, this.o.host],
-      );
-      await c.query('COMMIT');
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      c.release();
-    }
+  /** When the snapshot (holders, waiters, holds) was last read, on this machine's clock; null before the first. */
+  get seenAt(): number | null {
+    return this.snapAt || null;
   }
 
-  private async listen(): Promise<void> {
-    const c = new pg.Client({ connectionString: this.o.url, connectionTimeoutMillis: 5000 });
-    c.on('error', () => undefined);
-    // A new waiter frees no slot: just see it (queue positions); anything else may let a run start here.
-    c.on('notification', (n) => {
-      if (n.payload === 'enqueue') this.refresh().catch(() => undefined);
-      else this.o.onWake?.();
-    });
-    // A listener that drops is replaced when the database is back; the poll covers the gap.
-    c.on('end', () => {
-      if (this.listener === c) this.listener = null;
-    });
-    await c.connect();
-    await c.query(`LISTEN ${this.channel}`);
-    this.listener = c;
+  /** Whether notifications from other machines reach this one. */
+  get notifications(): NotificationState {
+    return this.wake?.state ?? 'unknown';
   }
 
-  /** Listening again after the database came back (or a first LISTEN that failed). */
-  private async ensureListening(): Promise<void> {
-    if (this.listener || this.closed) return;
-    try {
-      await this.listen();
-    } catch {
-      /* the poll goes on */
-    }
+  /** This machine's clock against the database's; a jump is taken, jitter is not. */
+  private async measureOffset(first = false): Promise<void> {
+    const t0 = this.now();
+    const r = await this.q<{ db_ms: number }>(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms`);
+    const t1 = this.now();
+    const offset = Math.round((t0 + t1) / 2 - Number(r.rows[0]!.db_ms));
+    if (first || Math.abs(offset - this.offset) >= OFFSET_NOISE_MS) this.offset = offset;
   }
 
+  /** A time of this machine's clock on the database's, and back. */
+  private toDb(t: number): number {
+    return t - this.offset;
+  }
+  private fromDb(t: number): number {
+    return t + this.offset;
+  }
+
+  /** One statement in a transaction of its own, with the timeouts (a pooler forbids them as session settings). */
   private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
-    try {
-      return await this.pool.query<T>(sql, params);
-    } catch (e) {
-      throw unavailable(e);
-    }
+    return this.tx((c) => c.query<T>(sql, params));
   }
 
   /**
@@ -251,20 +185,32 @@ export class PgLimiter implements Limiter {
   private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const c = await this.checkout().catch((e: unknown) => Promise.reject(unavailable(e)));
     try {
-      await c.query('BEGIN');
+      await c.query(`BEGIN; ${TX_TIMEOUTS}`);
       const out = await fn(c);
       await c.query('COMMIT');
       return out;
     } catch (e) {
       await c.query('ROLLBACK').catch(() => undefined);
-      throw e instanceof ClusterConflict ? e : unavailable(e);
+      throw e instanceof ClusterConflict || e instanceof ClusterRefused ? e : unavailable(e);
     } finally {
       c.release();
     }
   }
 
-  private notify(c: pg.PoolClient | pg.Pool, what: string): Promise<unknown> {
-    return c.query(`SELECT pg_notify($1, $2)`, [this.channel, what]);
+  /** A write the next grant must see committed. */
+  private write<T>(p: Promise<T>): Promise<T> {
+    this.writes.add(p);
+    const done = (): void => {
+      this.writes.delete(p);
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  /** Tell the other machines, in the transaction of the change: NOTIFY is delivered at commit, and the counter is what a machine without notifications polls. */
+  private async changed(c: pg.PoolClient, what: string): Promise<void> {
+    await c.query(`UPDATE orcr_cluster SET change = change + 1 WHERE name = $1`, [this.o.cluster]);
+    await c.query(`SELECT pg_notify($1, $2)`, [this.channel, what]);
   }
 
   // ---------- the Limiter interface ----------
@@ -274,57 +220,67 @@ export class PgLimiter implements Limiter {
     if (this.toEnqueue === null) {
       const batch: Waiter[] = [];
       this.toEnqueue = batch;
-      this.enqueued = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-        this.toEnqueue = null;
-        await this.tx(async (c) => {
-          await c.query(
-            `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
-             SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
-             ORDER BY o
-             ON CONFLICT (cluster, uuid) DO NOTHING`,
-            [this.o.cluster, this.o.host, batch.map((x) => x.uuid), batch.map((x) => x.name ?? x.uuid), batch.map((x) => x.provider), batch.map((x) => x.workload), batch.map((x) => Math.round(x.enqueued_at))],
-          );
-          await this.notify(c, 'enqueue');
-        });
-        await this.refresh();
-      });
+      this.enqueued = this.write(
+        new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+          this.toEnqueue = null;
+          await this.tx(async (c) => {
+            await c.query(
+              `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
+               SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
+               ORDER BY o
+               ON CONFLICT (cluster, uuid) DO NOTHING`,
+              [this.o.cluster, this.o.host, batch.map((x) => x.uuid), batch.map((x) => x.name ?? x.uuid), batch.map((x) => x.provider), batch.map((x) => x.workload), batch.map((x) => Math.round(x.enqueued_at))],
+            );
+            await this.changed(c, 'enqueue');
+          });
+          await this.refresh();
+        }),
+      );
     }
     this.toEnqueue.push(w);
     return this.enqueued!;
   }
 
-  async cancel(uuid: string): Promise<boolean> {
-    const done = await this.tx(async (c) => {
-      const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
-      if ((w.rowCount ?? 0) > 0) return true;
-      const l = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND uuid = $2 AND host = $3`, [this.o.cluster, uuid, this.o.host]);
-      if ((l.rowCount ?? 0) > 0) await this.notify(c, 'release');
-      return (l.rowCount ?? 0) > 0;
-    });
-    await this.refresh();
-    return done;
+  cancel(uuid: string): Promise<boolean> {
+    return this.write(
+      (async () => {
+        const done = await this.tx(async (c) => {
+          const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
+          if ((w.rowCount ?? 0) > 0) return true;
+          const l = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND uuid = $2 AND host = $3`, [this.o.cluster, uuid, this.o.host]);
+          if ((l.rowCount ?? 0) > 0) await this.changed(c, 'release');
+          return (l.rowCount ?? 0) > 0;
+        });
+        await this.refresh();
+        return done;
+      })(),
+    );
   }
 
-  async adopt(lease: Lease): Promise<void> {
+  adopt(lease: Lease): Promise<void> {
     // Restarted within the lease's life: it is still ours; else it is taken
     // again under a new id (ids are never reused), over the cap or not — a
     // running agent is never preempted, and nothing is admitted until the
     // cluster is under its caps again.
     const ttl = this.o.leaseTtlMs;
-    await this.tx(async (c) => {
-      const own = await c.query(
-        `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval, claimed = true WHERE cluster = $1 AND uuid = $2 AND host = $3`,
-        [this.o.cluster, lease.uuid, this.o.host, String(ttl)],
-      );
-      if ((own.rowCount ?? 0) > 0) return;
-      await c.query(
-        `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + ($8 || ' milliseconds')::interval, true)
-         ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true`,
-        [this.o.cluster, lease.uuid, this.o.host, lease.name ?? lease.uuid, lease.provider, lease.workload, Math.round(lease.granted_at), String(ttl)],
-      );
-    });
-    await this.refresh();
+    return this.write(
+      (async () => {
+        await this.tx(async (c) => {
+          const own = await c.query(
+            `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval, claimed = true WHERE cluster = $1 AND uuid = $2 AND host = $3`,
+            [this.o.cluster, lease.uuid, this.o.host, String(ttl)],
+          );
+          if ((own.rowCount ?? 0) > 0) return;
+          await c.query(
+            `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, now() + ($8 || ' milliseconds')::interval, true)
+             ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true`,
+            [this.o.cluster, lease.uuid, this.o.host, lease.name ?? lease.uuid, lease.provider, lease.workload, Math.round(lease.granted_at), String(ttl)],
+          );
+        });
+        await this.refresh();
+      })(),
+    );
   }
 
   /**
@@ -332,35 +288,45 @@ export class PgLimiter implements Limiter {
    * database is back): its queued runs wait, its live runs hold a lease (the
    * same one while it lasted, else a new one: a running agent is never
    * preempted), and nothing else of this machine is left. Returns the lease
-   * of each holder, by run.
+   * of each holder, by run. `afterOutage`: the database was away, so the
+   * other machines' heartbeats are stale for the same reason ours is — their
+   * queue places are kept for another lease_ttl from now, for them to come
+   * back to.
    */
-  async resync(waiters: readonly Waiter[], holders: readonly Lease[]): Promise<Map<string, string>> {
+  resync(waiters: readonly Waiter[], holders: readonly Lease[], afterOutage = false): Promise<Map<string, string>> {
     const ttl = String(this.o.leaseTtlMs);
-    const ids = await this.tx(async (c) => {
-      const { cluster, host } = this.o;
-      await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
-      await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, waiters.map((w) => w.uuid)]);
-      await c.query(
-        `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
-         SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, e)
-         ON CONFLICT (cluster, uuid) DO NOTHING`,
-        [cluster, host, waiters.map((w) => w.uuid), waiters.map((w) => w.name ?? w.uuid), waiters.map((w) => w.provider), waiters.map((w) => w.workload), waiters.map((w) => Math.round(w.enqueued_at))],
-      );
-      const gone = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, holders.map((h) => h.uuid)]);
-      if ((gone.rowCount ?? 0) > 0) await this.notify(c, 'release');
-      await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND expires_at < now()`, [cluster, host]);
-      const r = await c.query<{ uuid: string; id: string }>(
-        `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
-         SELECT $1, u, $2, n, p, w, g, now() + ($8 || ' milliseconds')::interval, true
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, g)
-         ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true
-         RETURNING uuid, id`,
-        [cluster, host, holders.map((h) => h.uuid), holders.map((h) => h.name ?? h.uuid), holders.map((h) => h.provider), holders.map((h) => h.workload), holders.map((h) => Math.round(h.granted_at)), ttl],
-      );
-      return new Map(r.rows.map((x) => [x.uuid, String(x.id)]));
-    });
-    await this.refresh();
-    return ids;
+    return this.write(
+      (async () => {
+        await this.measureOffset();
+        const ids = await this.tx(async (c) => {
+          const { cluster, host } = this.o;
+          await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
+          if (afterOutage) await c.query(`UPDATE orcr_cluster SET resumed_at = now() WHERE name = $1`, [cluster]);
+          await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, waiters.map((w) => w.uuid)]);
+          await c.query(
+            `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
+             SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
+             ORDER BY o
+             ON CONFLICT (cluster, uuid) DO NOTHING`,
+            [cluster, host, waiters.map((w) => w.uuid), waiters.map((w) => w.name ?? w.uuid), waiters.map((w) => w.provider), waiters.map((w) => w.workload), waiters.map((w) => Math.round(w.enqueued_at))],
+          );
+          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, holders.map((h) => h.uuid)]);
+          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND expires_at < now()`, [cluster, host]);
+          const r = await c.query<{ uuid: string; id: string }>(
+            `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
+             SELECT $1, u, $2, n, p, w, g, now() + ($8 || ' milliseconds')::interval, true
+             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, g)
+             ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true
+             RETURNING uuid, id`,
+            [cluster, host, holders.map((h) => h.uuid), holders.map((h) => h.name ?? h.uuid), holders.map((h) => h.provider), holders.map((h) => h.workload), holders.map((h) => Math.round(h.granted_at)), ttl],
+          );
+          await this.changed(c, 'resync');
+          return new Map(r.rows.map((x) => [x.uuid, String(x.id)]));
+        });
+        await this.refresh();
+        return ids;
+      })(),
+    );
   }
 
   /** `host:name` of a run the cluster lists, for listings. */
@@ -370,17 +336,24 @@ export class PgLimiter implements Limiter {
   }
 
   async grant(now: number): Promise<Lease[]> {
+    // After this machine's own writes: a run it just queued, a slot it just freed.
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
     const ttl = this.o.leaseTtlMs;
     await this.tx(async (c) => {
       // The cluster row's lock: one admission pass at a time, cluster-wide.
       const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy } | undefined;
       if (!row) throw new ClusterUnavailable(`cluster "${this.o.cluster}" is gone from the database`);
       this.policy = row.policy;
-      // Slots of machines that stopped renewing come back; their queue entries go.
+      // Slots of machines that stopped renewing come back; their queue entries
+      // go — a machine is stale once its heartbeat is older than lease_ttl on
+      // the database's clock, counted from when the database was last back
+      // (a restart of its server, or a machine's return after an outage):
+      // across an outage everyone's heartbeat is old, and nobody is gone.
       await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND expires_at < now()`, [this.o.cluster]);
       await c.query(
-        `DELETE FROM orcr_waiter w USING orcr_host h WHERE w.cluster = $1 AND h.cluster = $1 AND h.host = w.host AND h.host <> $3
-           AND h.heartbeat < now() - ($2 || ' milliseconds')::interval`,
+        `DELETE FROM orcr_waiter w USING orcr_host h, orcr_cluster k
+         WHERE w.cluster = $1 AND h.cluster = $1 AND k.name = $1 AND h.host = w.host AND h.host <> $3
+           AND GREATEST(h.heartbeat, k.resumed_at, pg_postmaster_start_time()) < now() - ($2 || ' milliseconds')::interval`,
         [this.o.cluster, String(ttl), this.o.host],
       );
       const state = await this.read(c);
@@ -397,7 +370,7 @@ export class PgLimiter implements Limiter {
       );
       await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = ANY($2::text[])`, [this.o.cluster, promote]);
       // Machines with new grants take them on this notice.
-      if (rows.some((r) => r.host !== this.o.host)) await this.notify(c, 'grant');
+      if (rows.some((r) => r.host !== this.o.host)) await this.changed(c, 'grant');
     });
     // Ours, whoever granted them (this pass, or another machine's).
     const mine = await this.q<{ id: string; uuid: string; provider: string; workload: string; name: string; granted_at: string }>(
@@ -420,8 +393,9 @@ export class PgLimiter implements Limiter {
 
   /**
    * The heartbeat: this machine and every lease it holds stay alive another
-   * lease_ttl. Returns the ids of the leases it holds that the cluster no
-   * longer has (expired while we could not renew them).
+   * lease_ttl; machines silent for forget_after are dropped from the list.
+   * Returns the ids of the leases it holds that the cluster no longer has
+   * (expired while we could not renew them).
    */
   async heartbeat(held: readonly string[]): Promise<string[]> {
     const ttl = String(this.o.leaseTtlMs);
@@ -431,39 +405,96 @@ export class PgLimiter implements Limiter {
         `UPDATE orcr_lease SET expires_at = now() + ($3 || ' milliseconds')::interval WHERE cluster = $1 AND host = $2 AND expires_at >= now() RETURNING id`,
         [this.o.cluster, this.o.host, ttl],
       );
+      await c.query(`DELETE FROM orcr_host WHERE cluster = $1 AND host <> $2 AND heartbeat < now() - ($3 || ' milliseconds')::interval`, [
+        this.o.cluster,
+        this.o.host,
+        String(this.o.forgetAfterMs ?? 24 * 3600_000),
+      ]);
       return new Set(r.rows.map((x) => String(x.id)));
     });
-    await this.ensureListening();
+    await this.measureOffset().catch(() => undefined);
+    await this.wake?.ensureListening();
     return held.filter((id) => !alive.has(id));
   }
 
-  async release(leaseId: string): Promise<boolean> {
-    const r = await this.tx(async (c) => {
-      const d = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND id = $2 AND host = $3`, [this.o.cluster, leaseId, this.o.host]);
-      if ((d.rowCount ?? 0) > 0) await this.notify(c, 'release');
-      return (d.rowCount ?? 0) > 0;
-    });
+  /**
+   * `orcr cluster forget HOST`: drop a machine that left for good from the
+   * list, with its queue entries and leases. A live machine (one that beat
+   * within lease_ttl), or this one, is refused: it would only come back.
+   */
+  async forget(host: string): Promise<{ forgotten: boolean; alive: boolean }> {
+    if (host === this.o.host) return { forgotten: false, alive: true };
+    const r = await this.write(
+      this.tx(async (c) => {
+        const row = (
+          await c.query<{ alive: boolean }>(`SELECT heartbeat >= now() - ($3 || ' milliseconds')::interval AS alive FROM orcr_host WHERE cluster = $1 AND host = $2 FOR UPDATE`, [
+            this.o.cluster,
+            host,
+            String(this.o.leaseTtlMs),
+          ])
+        ).rows[0];
+        if (!row) return { forgotten: false, alive: false };
+        if (row.alive) return { forgotten: false, alive: true };
+        await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
+        await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
+        await c.query(`DELETE FROM orcr_host WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
+        await this.changed(c, 'forget');
+        return { forgotten: true, alive: false };
+      }),
+    );
     await this.refresh();
     return r;
   }
 
-  async hold(provider: string, until: number): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(
-        `INSERT INTO orcr_hold (cluster, provider, until) VALUES ($1, $2, $3) ON CONFLICT (cluster, provider) DO UPDATE SET until = GREATEST(orcr_hold.until, excluded.until)`,
-        [this.o.cluster, provider, Math.round(until)],
-      );
-      await this.notify(c, 'hold');
-    });
-    await this.refresh();
+  release(leaseId: string): Promise<boolean> {
+    return this.write(
+      (async () => {
+        const r = await this.tx(async (c) => {
+          const d = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND id = $2 AND host = $3`, [this.o.cluster, leaseId, this.o.host]);
+          if ((d.rowCount ?? 0) > 0) await this.changed(c, 'release');
+          return (d.rowCount ?? 0) > 0;
+        });
+        await this.refresh();
+        return r;
+      })(),
+    );
   }
 
-  async lift(provider: string): Promise<void> {
-    await this.tx(async (c) => {
-      await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [this.o.cluster, provider]);
-      await this.notify(c, 'lift');
-    });
-    await this.refresh();
+  /** Held until then (this machine's clock), stored on the database's: a machine whose clock runs ahead lifts it when everyone does. */
+  hold(provider: string, until: number): Promise<void> {
+    const at = Math.round(this.toDb(until));
+    return this.write(
+      (async () => {
+        await this.tx(async (c) => {
+          await c.query(
+            `INSERT INTO orcr_hold (cluster, provider, until, expires_at) VALUES ($1, $2, $3, to_timestamp($4::float8 / 1000))
+             ON CONFLICT (cluster, provider) DO UPDATE SET until = GREATEST(orcr_hold.until, excluded.until), expires_at = GREATEST(orcr_hold.expires_at, excluded.expires_at)`,
+            [this.o.cluster, provider, Math.round(until), at],
+          );
+          await this.changed(c, 'hold');
+        });
+        await this.refresh();
+      })(),
+    );
+  }
+
+  /**
+   * Lift a provider's hold everywhere. `due`: only if its time has come on
+   * the database's clock — a hold lifting on time is the same moment for
+   * every machine, and one extended meanwhile stays.
+   */
+  lift(provider: string, due = false): Promise<void> {
+    return this.write(
+      (async () => {
+        await this.tx(async (c) => {
+          const r = due
+            ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [this.o.cluster, provider])
+            : await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [this.o.cluster, provider]);
+          if ((r.rowCount ?? 0) > 0) await this.changed(c, 'lift');
+        });
+        await this.refresh();
+      })(),
+    );
   }
 
   holds(): Record<string, number> {
@@ -480,27 +511,29 @@ export class PgLimiter implements Limiter {
     /* see join */
   }
 
+  /** Counted in the database's minute of `at`: a fleet window is the same minutes for every machine. */
   async addUsage(at: number, tokens: number, cost: number): Promise<void> {
     await this.q(
       `INSERT INTO orcr_usage (cluster, minute, tokens, cost) VALUES ($1, $2, $3, $4)
        ON CONFLICT (cluster, minute) DO UPDATE SET tokens = orcr_usage.tokens + excluded.tokens, cost = orcr_usage.cost + excluded.cost`,
-      [this.o.cluster, Math.floor(at / 60_000), tokens, cost],
+      [this.o.cluster, Math.floor(this.toDb(at) / 60_000), tokens, cost],
     );
   }
 
-  usageSince(at: number): { tokens: number; cost: number } | null {
-    return this.fleetUsage.since === Math.floor(at / 60_000) ? { tokens: this.fleetUsage.tokens, cost: this.fleetUsage.cost } : null;
+  /** The cluster's usage in the window of the last loadUsage (the window is the fleet budget's, the same at every call). */
+  usageSince(_at: number): { tokens: number; cost: number } | null {
+    return this.fleetUsage ? { ...this.fleetUsage } : null;
   }
 
-  /** Read the cluster's usage since then into the snapshot (usageSince answers from it). */
+  /** Read the cluster's usage since then (this machine's clock; 0: all of it) into the snapshot (usageSince answers from it). */
   async loadUsage(at: number): Promise<{ tokens: number; cost: number }> {
-    const minute = Math.floor(at / 60_000);
+    const minute = at <= 0 ? Number.MIN_SAFE_INTEGER : Math.floor(this.toDb(at) / 60_000);
     const r = await this.q<{ tokens: string; cost: number }>(
       `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM orcr_usage WHERE cluster = $1 AND minute >= $2`,
       [this.o.cluster, minute],
     );
-    this.fleetUsage = { tokens: Number(r.rows[0]!.tokens), cost: Math.round(Number(r.rows[0]!.cost) * 1e6) / 1e6, since: minute };
-    return { tokens: this.fleetUsage.tokens, cost: this.fleetUsage.cost };
+    this.fleetUsage = { tokens: Number(r.rows[0]!.tokens), cost: Math.round(Number(r.rows[0]!.cost) * 1e6) / 1e6 };
+    return { ...this.fleetUsage };
   }
 
   expired(now: number): string[] {
@@ -579,10 +612,7 @@ export class PgLimiter implements Limiter {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    const l = this.listener;
-    this.listener = null;
-    await l?.end().catch(() => undefined);
+    await this.wake?.close();
     await this.pool.end().catch(() => undefined);
   }
 
@@ -610,16 +640,9 @@ export class PgLimiter implements Limiter {
   }
 
   private async readSnapshot(): Promise<void> {
-    const c = await this.checkout().catch((e: unknown) => Promise.reject(unavailable(e)));
-    try {
-      this.snap = await this.read(c);
-      this.snapAt = Date.now();
-      this.index = null;
-    } catch (e) {
-      throw unavailable(e);
-    } finally {
-      c.release();
-    }
+    this.snap = await this.tx((c) => this.read(c));
+    this.snapAt = this.now();
+    this.index = null;
   }
 
   private async read(c: pg.PoolClient): Promise<Snapshot> {
@@ -633,11 +656,15 @@ export class PgLimiter implements Limiter {
       `SELECT uuid, host, name, provider, workload, seq, enqueued_at FROM orcr_waiter WHERE cluster = $1 ORDER BY seq`,
       [this.o.cluster],
     );
-    const holds = await c.query<{ provider: string; until: string }>(`SELECT provider, until FROM orcr_hold WHERE cluster = $1`, [this.o.cluster]);
+    // A hold's end on the database's clock, in this machine's (a version-1 row has only the writer's own `until`).
+    const holds = await c.query<{ provider: string; until: string; at_ms: number | null }>(
+      `SELECT provider, until, (extract(epoch FROM expires_at) * 1000)::float8 AS at_ms FROM orcr_hold WHERE cluster = $1`,
+      [this.o.cluster],
+    );
     return {
       holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
       waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),
-      holds: Object.fromEntries(holds.rows.map((r) => [r.provider, Number(r.until)])),
+      holds: Object.fromEntries(holds.rows.map((r) => [r.provider, r.at_ms === null ? Number(r.until) : Math.round(this.fromDb(Number(r.at_ms)))])),
     };
   }
 

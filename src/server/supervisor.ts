@@ -129,6 +129,11 @@ export class Supervisor {
     return this.p.cluster ? this.p.cluster.machines() : null;
   }
 
+  /** `orcr cluster forget HOST`, or null when not in a cluster. */
+  async forgetMachine(host: string): Promise<{ forgotten: boolean; alive: boolean } | null> {
+    return this.p.cluster ? this.p.cluster.forget(host) : null;
+  }
+
   /** Rebuild memory from the journal and repair what changed while no supervisor watched. */
   start(): void {
     const p = this.p;

@@ -162,6 +162,8 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
   const reload = (): void => {
     try {
       const next = loadConfig(home.config);
+      const refusal = supervisor.refusalOf(next);
+      if (refusal) throw new Error(refusal);
       supervisor.setConfig(next);
       supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
     } catch (e) {

@@ -82,6 +82,9 @@ export class PgLimiter implements Limiter {
   /** A refresh in flight, and one asked for meanwhile (it must see what happened after the first began). */
   private refreshing: Promise<void> | null = null;
   private refreshAgain: Promise<void> | null = null;
+  /** Snapshot reads in the order they began, and the one the snapshot is from. */
+  private readSeq = 0;
+  private snapSeq = 0;
   /** This machine's clock minus the database's, in ms. */
   private offset = 0;
   private readonly now: () => number;
@@ -220,7 +223,8 @@ export class PgLimiter implements Limiter {
     if (this.toEnqueue === null) {
       const batch: Waiter[] = [];
       this.toEnqueue = batch;
-      this.enqueued = this.write(
+      // The grant that follows waits for the insert's commit only, not for the snapshot read after it.
+      const inserted = this.write(
         new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
           this.toEnqueue = null;
           await this.tx(async (c) => {
@@ -233,9 +237,9 @@ export class PgLimiter implements Limiter {
             );
             await this.changed(c, 'enqueue');
           });
-          await this.refresh();
         }),
       );
+      this.enqueued = inserted.then(() => this.refresh());
     }
     this.toEnqueue.push(w);
     return this.enqueued!;
@@ -339,7 +343,7 @@ export class PgLimiter implements Limiter {
     // After this machine's own writes: a run it just queued, a slot it just freed.
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
     const ttl = this.o.leaseTtlMs;
-    await this.tx(async (c) => {
+    const mine = await this.tx(async (c) => {
       // The cluster row's lock: one admission pass at a time, cluster-wide.
       const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy } | undefined;
       if (!row) throw new ClusterUnavailable(`cluster "${this.o.cluster}" is gone from the database`);
@@ -356,29 +360,36 @@ export class PgLimiter implements Limiter {
            AND GREATEST(h.heartbeat, k.resumed_at, pg_postmaster_start_time()) < now() - ($2 || ' milliseconds')::interval`,
         [this.o.cluster, String(ttl), this.o.host],
       );
+      const seq = ++this.readSeq;
       const state = await this.read(c);
-      const input: AdmissionInput = { policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now };
-      const promote = decide(input);
-      if (promote.length === 0) return;
-      const byUuid = new Map(state.waiters.map((w) => [w.uuid, w]));
-      const rows = promote.map((u) => byUuid.get(u)!);
-      await c.query(
-        `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at)
-         SELECT $1, u, h, n, p, w, $7, now() + ($8 || ' milliseconds')::interval
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(u, h, n, p, w)`,
-        [this.o.cluster, rows.map((r) => r.uuid), rows.map((r) => r.host), rows.map((r) => r.name), rows.map((r) => r.provider), rows.map((r) => r.workload), Math.round(now), String(ttl)],
+      const promote = decide({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now });
+      let granted: Snapshot['holders'] = [];
+      if (promote.length > 0) {
+        const byUuid = new Map(state.waiters.map((w) => [w.uuid, w]));
+        const rows = promote.map((u) => byUuid.get(u)!);
+        const ins = await c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string }>(
+          `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at)
+           SELECT $1, u, h, n, p, w, $7, now() + ($8 || ' milliseconds')::interval
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(u, h, n, p, w)
+           RETURNING id, uuid, host, name, provider, workload`,
+          [this.o.cluster, rows.map((r) => r.uuid), rows.map((r) => r.host), rows.map((r) => r.name), rows.map((r) => r.provider), rows.map((r) => r.workload), Math.round(now), String(ttl)],
+        );
+        granted = ins.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Math.round(now), leftMs: ttl }));
+        await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = ANY($2::text[])`, [this.o.cluster, promote]);
+        // Machines with new grants take them on this notice.
+        if (rows.some((r) => r.host !== this.o.host)) await this.changed(c, 'grant');
+      }
+      // Ours, whoever granted them (this pass, or another machine's).
+      const claimed = await c.query<{ id: string; uuid: string; provider: string; workload: string; name: string; granted_at: string }>(
+        `UPDATE orcr_lease SET claimed = true WHERE cluster = $1 AND host = $2 AND NOT claimed RETURNING id, uuid, provider, workload, name, granted_at`,
+        [this.o.cluster, this.o.host],
       );
-      await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = ANY($2::text[])`, [this.o.cluster, promote]);
-      // Machines with new grants take them on this notice.
-      if (rows.some((r) => r.host !== this.o.host)) await this.changed(c, 'grant');
+      // The cluster as this transaction leaves it: no second read for the snapshot.
+      const promoted = new Set(promote);
+      this.setSnapshot(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds });
+      return claimed.rows;
     });
-    // Ours, whoever granted them (this pass, or another machine's).
-    const mine = await this.q<{ id: string; uuid: string; provider: string; workload: string; name: string; granted_at: string }>(
-      `UPDATE orcr_lease SET claimed = true WHERE cluster = $1 AND host = $2 AND NOT claimed RETURNING id, uuid, provider, workload, name, granted_at`,
-      [this.o.cluster, this.o.host],
-    );
-    await this.refresh();
-    return mine.rows
+    return mine
       .map((r) => ({ id: String(r.id), uuid: r.uuid, provider: r.provider, workload: r.workload, name: r.name, granted_at: Number(r.granted_at) }))
       .sort((a, b) => Number(a.id) - Number(b.id));
   }
@@ -640,7 +651,15 @@ export class PgLimiter implements Limiter {
   }
 
   private async readSnapshot(): Promise<void> {
-    this.snap = await this.tx((c) => this.read(c));
+    const seq = ++this.readSeq;
+    this.setSnapshot(seq, await this.tx((c) => this.read(c)));
+  }
+
+  /** Take a snapshot unless a read that began later has been taken already (reads overlap: a grant's and a refresh's). */
+  private setSnapshot(seq: number, snap: Snapshot): void {
+    if (seq < this.snapSeq) return;
+    this.snapSeq = seq;
+    this.snap = snap;
     this.snapAt = this.now();
     this.index = null;
   }

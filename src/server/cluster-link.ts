@@ -279,8 +279,10 @@ export class ClusterLink implements Limiter {
       if (this.unavailableSaid) this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
       this.unavailableSaid = false;
     } catch (e) {
+      // Back and gone again (a resync that failed): fail closed again, and keep trying.
       this.available = false;
       this.error = (e as Error)?.message ?? String(e);
+      this.down(e);
     } finally {
       this.comingUp = false;
     }

@@ -40,6 +40,15 @@ async function admin(url = server.url): Promise<pg.Client> {
   return c;
 }
 
+/** The end of a home's server.log, for a failure's message. */
+const logTail = (h: TestHome): string => {
+  try {
+    return fs.readFileSync(path.join(h.dir, 'server.log'), 'utf8').split('\n').slice(-15).join('\n');
+  } catch {
+    return '(none)';
+  }
+};
+
 /** The events of one home, by type. */
 const eventTypes = (h: TestHome): string[] => h.json<{ type: string }[]>(['events']).map((e) => e.type);
 
@@ -55,7 +64,7 @@ describe.skipIf(why !== null)(`the cluster as deployed (PostgreSQL)${why ? `: ${
     for (let i = 0; i < 10; i++) {
       a!.json(['run', '-n', `r${i}`, '--', 'true']);
       const r = await cliAsync(a!, ['wait', `r${i}`, '--timeout', '30s']);
-      expect(r.stdout, `run ${i}: ${r.stderr}`).toBe(`r${i} completed\n`);
+      expect(r.stdout, `run ${i}: ${r.stderr}\nserver.log:\n${logTail(a!)}`).toBe(`r${i} completed\n`);
     }
   });
 

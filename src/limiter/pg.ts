@@ -12,12 +12,13 @@
 
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { capUsage, decide, expired as expiredOf, nextDeadline as nextDeadlineOf, type AdmissionInput, type AdmissionPolicy, type CapUsage, type SlotHolder, type Waiter } from '../core/admission.js';
-import { AdmissionIndex } from '../core/admission-index.js';
+import { decide, type AdmissionPolicy, type CapUsage, type Waiter } from '../core/admission.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease, Limiter } from './limiter.js';
-import { ClusterConflict, ClusterRefused, ClusterUnavailable, classify, unavailable } from './pg-errors.js';
+import { ClusterDb } from './pg-db.js';
+import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
+import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
 export { ClusterConflict, ClusterRefused, ClusterUnavailable } from './pg-errors.js';
@@ -50,28 +51,15 @@ export interface PgLimiterOptions {
   now?: () => number;
 }
 
-interface Snapshot {
-  /** Each lease's time left (database clock) when read, in ms. */
-  holders: (Lease & { host: string; name: string; leftMs: number })[];
-  waiters: (Waiter & { host: string; name: string })[];
-  holds: Record<string, number>;
-}
 
-/** Every statement but the join's: a DBA's lock or a stuck server costs seconds, never a full pool of blocked clients. */
-const TX_TIMEOUTS = "SET LOCAL lock_timeout = '2s'; SET LOCAL statement_timeout = '5s'";
-
-/** A clock offset that moved less than this is measurement noise, not a jump. */
-const OFFSET_NOISE_MS = 1000;
 
 export class PgLimiter implements Limiter {
-  private readonly pool: pg.Pool;
+  /** The connections, their transactions, and this machine's clock against the database's. */
+  private readonly db: ClusterDb;
   private wake: Wakeup | null = null;
   private readonly channel: string;
-  private policy: AdmissionPolicy;
-  private snap: Snapshot = { holders: [], waiters: [], holds: {} };
-  /** When the snapshot was read (this machine's epoch ms): lease times left count from here. */
-  private snapAt = 0;
-  private index: AdmissionIndex | null = null;
+  /** The cluster as last read: every listing and position answers from it. */
+  private readonly view: ClusterSnapshot;
   private fleetUsage: { tokens: number; cost: number } | null = null;
   private closed = false;
   /** Waiters of the current turn, and their one insert. */
@@ -82,20 +70,13 @@ export class PgLimiter implements Limiter {
   /** A refresh in flight, and one asked for meanwhile (it must see what happened after the first began). */
   private refreshing: Promise<void> | null = null;
   private refreshAgain: Promise<void> | null = null;
-  /** Snapshot reads in the order they began, and the one the snapshot is from. */
-  private readSeq = 0;
-  private snapSeq = 0;
-  /** This machine's clock minus the database's, in ms. */
-  private offset = 0;
   private readonly now: () => number;
 
   private constructor(private readonly o: PgLimiterOptions) {
-    // query_timeout: a bound on the client's side too, for a server that does not answer at all.
-    this.pool = new pg.Pool({ connectionString: o.url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000, query_timeout: 15_000 });
-    this.pool.on('error', () => undefined);
+    this.db = new ClusterDb(o.url, o.now ?? Date.now);
     this.channel = 'orcr_' + crypto.createHash('sha256').update(o.cluster).digest('hex').slice(0, 24);
-    this.policy = o.policy;
     this.now = o.now ?? Date.now;
+    this.view = new ClusterSnapshot(o.host, o.policy, this.now);
   }
 
   /** Connect, apply the schema, join the cluster (or be refused), and start listening. */
@@ -107,20 +88,20 @@ export class PgLimiter implements Limiter {
       throw classify(e);
     }
     try {
-      const c = await l.checkout();
+      const c = await l.db.checkout();
       try {
         await joinCluster(c, o);
       } finally {
         c.release();
       }
-      await l.measureOffset(true);
+      await l.db.measureOffset(true);
       l.wake = new Wakeup({
         listenUrl: o.listenUrl ?? o.url,
         channel: l.channel,
         notify: async (payload) => {
-          await l.q(`SELECT pg_notify($1, $2)`, [l.channel, payload]);
+          await l.db.q(`SELECT pg_notify($1, $2)`, [l.channel, payload]);
         },
-        readChange: async () => (await l.q<{ change: string }>(`SELECT change FROM orcr_cluster WHERE name = $1`, [o.cluster])).rows[0]?.change ?? '0',
+        readChange: async () => (await l.db.q<{ change: string }>(`SELECT change FROM orcr_cluster WHERE name = $1`, [o.cluster])).rows[0]?.change ?? '0',
         onWake: () => l.o.onWake?.(),
         onState: (state, why) => l.o.onNotifications?.(state, why),
         pollMs: o.pollMs ?? 5000,
@@ -136,68 +117,12 @@ export class PgLimiter implements Limiter {
 
   /** When the snapshot (holders, waiters, holds) was last read, on this machine's clock; null before the first. */
   get seenAt(): number | null {
-    return this.snapAt || null;
+    return this.view.seenAt;
   }
 
   /** Whether notifications from other machines reach this one. */
   get notifications(): NotificationState {
     return this.wake?.state ?? 'unknown';
-  }
-
-  /** This machine's clock against the database's; a jump is taken, jitter is not. */
-  private async measureOffset(first = false): Promise<void> {
-    const t0 = this.now();
-    const r = await this.q<{ db_ms: number }>(`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS db_ms`);
-    const t1 = this.now();
-    const offset = Math.round((t0 + t1) / 2 - Number(r.rows[0]!.db_ms));
-    if (first || Math.abs(offset - this.offset) >= OFFSET_NOISE_MS) this.offset = offset;
-  }
-
-  /** A time of this machine's clock on the database's, and back. */
-  private toDb(t: number): number {
-    return t - this.offset;
-  }
-  private fromDb(t: number): number {
-    return t + this.offset;
-  }
-
-  /** One statement in a transaction of its own, with the timeouts (a pooler forbids them as session settings). */
-  private async q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<T>> {
-    return this.tx((c) => c.query<T>(sql, params));
-  }
-
-  /**
-   * A client from the pool, guarded while it is out: pg-pool listens for
-   * errors on idle clients only, so a connection the server ends between two
-   * queries of a checked-out client (a restart, "terminating connection due to
-   * administrator command") would be an uncaught 'error' — the supervisor would
-   * die with the database instead of failing closed.
-   */
-  private async checkout(): Promise<pg.PoolClient> {
-    const c = await this.pool.connect();
-    const swallow = (): void => undefined;
-    c.on('error', swallow);
-    const release = c.release.bind(c);
-    c.release = (err?: Error | boolean) => {
-      c.removeListener('error', swallow);
-      release(err);
-    };
-    return c;
-  }
-
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.checkout().catch((e: unknown) => Promise.reject(unavailable(e)));
-    try {
-      await c.query(`BEGIN; ${TX_TIMEOUTS}`);
-      const out = await fn(c);
-      await c.query('COMMIT');
-      return out;
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw e instanceof ClusterConflict || e instanceof ClusterRefused ? e : unavailable(e);
-    } finally {
-      c.release();
-    }
   }
 
   /** A write the next grant must see committed. */
@@ -227,7 +152,7 @@ export class PgLimiter implements Limiter {
       const inserted = this.write(
         new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
           this.toEnqueue = null;
-          await this.tx(async (c) => {
+          await this.db.tx(async (c) => {
             await c.query(
               `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
                SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
@@ -248,7 +173,7 @@ export class PgLimiter implements Limiter {
   cancel(uuid: string): Promise<boolean> {
     return this.write(
       (async () => {
-        const done = await this.tx(async (c) => {
+        const done = await this.db.tx(async (c) => {
           const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
           if ((w.rowCount ?? 0) > 0) return true;
           const l = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND uuid = $2 AND host = $3`, [this.o.cluster, uuid, this.o.host]);
@@ -269,7 +194,7 @@ export class PgLimiter implements Limiter {
     const ttl = this.o.leaseTtlMs;
     return this.write(
       (async () => {
-        await this.tx(async (c) => {
+        await this.db.tx(async (c) => {
           const own = await c.query(
             `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval, claimed = true WHERE cluster = $1 AND uuid = $2 AND host = $3`,
             [this.o.cluster, lease.uuid, this.o.host, String(ttl)],
@@ -301,8 +226,8 @@ export class PgLimiter implements Limiter {
     const ttl = String(this.o.leaseTtlMs);
     return this.write(
       (async () => {
-        await this.measureOffset();
-        const ids = await this.tx(async (c) => {
+        await this.db.measureOffset();
+        const ids = await this.db.tx(async (c) => {
           const { cluster, host } = this.o;
           await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
           if (afterOutage) await c.query(`UPDATE orcr_cluster SET resumed_at = now() WHERE name = $1`, [cluster]);
@@ -310,11 +235,18 @@ export class PgLimiter implements Limiter {
           await c.query(
             `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
              SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
+             WHERE NOT EXISTS (SELECT 1 FROM orcr_lease l WHERE l.cluster = $1 AND l.uuid = t.u AND NOT l.claimed)
              ORDER BY o
              ON CONFLICT (cluster, uuid) DO NOTHING`,
             [cluster, host, waiters.map((w) => w.uuid), waiters.map((w) => w.name ?? w.uuid), waiters.map((w) => w.provider), waiters.map((w) => w.workload), waiters.map((w) => Math.round(w.enqueued_at))],
           );
-          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, holders.map((h) => h.uuid)]);
+          // A lease another machine granted one of our queued runs while we were away is kept for our next grant to claim: dropping it would put the run at the end of the queue.
+          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[])) AND NOT (NOT claimed AND uuid = ANY($4::text[]))`, [
+            cluster,
+            host,
+            holders.map((h) => h.uuid),
+            waiters.map((w) => w.uuid),
+          ]);
           await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND expires_at < now()`, [cluster, host]);
           const r = await c.query<{ uuid: string; id: string }>(
             `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
@@ -335,19 +267,18 @@ export class PgLimiter implements Limiter {
 
   /** `host:name` of a run the cluster lists, for listings. */
   nameOf(uuid: string): string | null {
-    const r = this.snap.holders.find((h) => h.uuid === uuid) ?? this.snap.waiters.find((w) => w.uuid === uuid);
-    return r ? `${r.host}:${r.name}` : null;
+    return this.view.nameOf(uuid);
   }
 
   async grant(now: number): Promise<Lease[]> {
     // After this machine's own writes: a run it just queued, a slot it just freed.
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
     const ttl = this.o.leaseTtlMs;
-    const mine = await this.tx(async (c) => {
+    const mine = await this.db.tx(async (c) => {
       // The cluster row's lock: one admission pass at a time, cluster-wide.
       const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy } | undefined;
       if (!row) throw new ClusterUnavailable(`cluster "${this.o.cluster}" is gone from the database`);
-      this.policy = row.policy;
+      this.view.policy = row.policy;
       // Slots of machines that stopped renewing come back; their queue entries
       // go — a machine is stale once its heartbeat is older than lease_ttl on
       // the database's clock, counted from when the database was last back
@@ -360,8 +291,8 @@ export class PgLimiter implements Limiter {
            AND GREATEST(h.heartbeat, k.resumed_at, pg_postmaster_start_time()) < now() - ($2 || ' milliseconds')::interval`,
         [this.o.cluster, String(ttl), this.o.host],
       );
-      const seq = ++this.readSeq;
-      const state = await this.read(c);
+      const seq = this.view.begin();
+      const state = await readSnapshot(c, this.o.cluster, (t) => this.db.fromDb(t));
       const promote = decide({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now });
       let granted: Snapshot['holders'] = [];
       if (promote.length > 0) {
@@ -386,7 +317,7 @@ export class PgLimiter implements Limiter {
       );
       // The cluster as this transaction leaves it: no second read for the snapshot.
       const promoted = new Set(promote);
-      this.setSnapshot(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds });
+      this.view.set(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds });
       return claimed.rows;
     });
     return mine
@@ -395,7 +326,7 @@ export class PgLimiter implements Limiter {
   }
 
   async renew(leaseId: string, _now: number): Promise<boolean> {
-    const r = await this.q(
+    const r = await this.db.q(
       `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval WHERE cluster = $1 AND id = $2 AND host = $3`,
       [this.o.cluster, leaseId, this.o.host, String(this.o.leaseTtlMs)],
     );
@@ -410,7 +341,7 @@ export class PgLimiter implements Limiter {
    */
   async heartbeat(held: readonly string[]): Promise<string[]> {
     const ttl = String(this.o.leaseTtlMs);
-    const alive = await this.tx(async (c) => {
+    const alive = await this.db.tx(async (c) => {
       await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [this.o.cluster, this.o.host]);
       const r = await c.query<{ id: string }>(
         `UPDATE orcr_lease SET expires_at = now() + ($3 || ' milliseconds')::interval WHERE cluster = $1 AND host = $2 AND expires_at >= now() RETURNING id`,
@@ -423,7 +354,7 @@ export class PgLimiter implements Limiter {
       ]);
       return new Set(r.rows.map((x) => String(x.id)));
     });
-    await this.measureOffset().catch(() => undefined);
+    await this.db.measureOffset().catch(() => undefined);
     await this.wake?.ensureListening();
     return held.filter((id) => !alive.has(id));
   }
@@ -436,7 +367,7 @@ export class PgLimiter implements Limiter {
   async forget(host: string): Promise<{ forgotten: boolean; alive: boolean }> {
     if (host === this.o.host) return { forgotten: false, alive: true };
     const r = await this.write(
-      this.tx(async (c) => {
+      this.db.tx(async (c) => {
         const row = (
           await c.query<{ alive: boolean }>(`SELECT heartbeat >= now() - ($3 || ' milliseconds')::interval AS alive FROM orcr_host WHERE cluster = $1 AND host = $2 FOR UPDATE`, [
             this.o.cluster,
@@ -460,7 +391,7 @@ export class PgLimiter implements Limiter {
   release(leaseId: string): Promise<boolean> {
     return this.write(
       (async () => {
-        const r = await this.tx(async (c) => {
+        const r = await this.db.tx(async (c) => {
           const d = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND id = $2 AND host = $3`, [this.o.cluster, leaseId, this.o.host]);
           if ((d.rowCount ?? 0) > 0) await this.changed(c, 'release');
           return (d.rowCount ?? 0) > 0;
@@ -473,10 +404,10 @@ export class PgLimiter implements Limiter {
 
   /** Held until then (this machine's clock), stored on the database's: a machine whose clock runs ahead lifts it when everyone does. */
   hold(provider: string, until: number): Promise<void> {
-    const at = Math.round(this.toDb(until));
+    const at = Math.round(this.db.toDb(until));
     return this.write(
       (async () => {
-        await this.tx(async (c) => {
+        await this.db.tx(async (c) => {
           await c.query(
             `INSERT INTO orcr_hold (cluster, provider, until, expires_at) VALUES ($1, $2, $3, to_timestamp($4::float8 / 1000))
              ON CONFLICT (cluster, provider) DO UPDATE SET until = GREATEST(orcr_hold.until, excluded.until), expires_at = GREATEST(orcr_hold.expires_at, excluded.expires_at)`,
@@ -497,7 +428,7 @@ export class PgLimiter implements Limiter {
   lift(provider: string, due = false): Promise<void> {
     return this.write(
       (async () => {
-        await this.tx(async (c) => {
+        await this.db.tx(async (c) => {
           const r = due
             ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [this.o.cluster, provider])
             : await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [this.o.cluster, provider]);
@@ -506,10 +437,6 @@ export class PgLimiter implements Limiter {
         await this.refresh();
       })(),
     );
-  }
-
-  holds(): Record<string, number> {
-    return { ...this.snap.holds };
   }
 
   /** Holds are the cluster's: a local change goes through hold() and lift(). */
@@ -524,10 +451,10 @@ export class PgLimiter implements Limiter {
 
   /** Counted in the database's minute of `at`: a fleet window is the same minutes for every machine. */
   async addUsage(at: number, tokens: number, cost: number): Promise<void> {
-    await this.q(
+    await this.db.q(
       `INSERT INTO orcr_usage (cluster, minute, tokens, cost) VALUES ($1, $2, $3, $4)
        ON CONFLICT (cluster, minute) DO UPDATE SET tokens = orcr_usage.tokens + excluded.tokens, cost = orcr_usage.cost + excluded.cost`,
-      [this.o.cluster, Math.floor(this.toDb(at) / 60_000), tokens, cost],
+      [this.o.cluster, Math.floor(this.db.toDb(at) / 60_000), tokens, cost],
     );
   }
 
@@ -538,8 +465,8 @@ export class PgLimiter implements Limiter {
 
   /** Read the cluster's usage since then (this machine's clock; 0: all of it) into the snapshot (usageSince answers from it). */
   async loadUsage(at: number): Promise<{ tokens: number; cost: number }> {
-    const minute = at <= 0 ? Number.MIN_SAFE_INTEGER : Math.floor(this.toDb(at) / 60_000);
-    const r = await this.q<{ tokens: string; cost: number }>(
+    const minute = at <= 0 ? Number.MIN_SAFE_INTEGER : Math.floor(this.db.toDb(at) / 60_000);
+    const r = await this.db.q<{ tokens: string; cost: number }>(
       `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM orcr_usage WHERE cluster = $1 AND minute >= $2`,
       [this.o.cluster, minute],
     );
@@ -547,62 +474,42 @@ export class PgLimiter implements Limiter {
     return { ...this.fleetUsage };
   }
 
+  // The reads, from the snapshot.
   expired(now: number): string[] {
-    // Only this machine ends its own waiters.
-    const mine = this.snap.waiters.filter((w) => w.host === this.o.host);
-    return expiredOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
+    return this.view.expired(now);
   }
-
-  /**
-   * Besides max waits and holds: while we have waiters, the moment the next
-   * lease lapses (its machine may be gone) — so a dead machine's slot is
-   * taken within lease_ttl, not at the next poll.
-   */
   nextDeadline(now: number): number | null {
-    const mine = this.snap.waiters.filter((w) => w.host === this.o.host);
-    let at = nextDeadlineOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
-    if (mine.length > 0 && this.snap.holders.length > 0) {
-      const lapse = this.snapAt + Math.min(...this.snap.holders.map((h) => h.leftMs)) + 1;
-      if (lapse > now && (at === null || lapse < at)) at = lapse;
-    }
-    return at;
+    return this.view.nextDeadline(now);
   }
-
   get queued(): number {
-    return this.snap.waiters.length;
+    return this.view.queued;
   }
-
   get active(): number {
-    return this.snap.holders.length;
+    return this.view.active;
   }
-
   isQueued(uuid: string): boolean {
-    return this.snap.waiters.some((w) => w.uuid === uuid);
+    return this.view.isQueued(uuid);
   }
-
   leaseOf(uuid: string): Lease | null {
-    return this.snap.holders.find((h) => h.uuid === uuid && h.host === this.o.host) ?? null;
+    return this.view.leaseOf(uuid);
   }
-
   holders(): Lease[] {
-    return this.snap.holders.map((h) => ({ ...h }));
+    return this.view.holders();
   }
-
   waiting(): Waiter[] {
-    return this.snap.waiters.map((w) => ({ ...w }));
+    return this.view.waiting();
   }
-
-  /** Cluster-wide caps; holders and waiters named `host:name`. */
   usage(now: number): CapUsage[] {
-    return capUsage({ policy: this.policy, holders: this.snap.holders, waiters: this.snap.waiters, holds: this.snap.holds, now });
+    return this.view.usage(now);
   }
-
   position(uuid: string): number | null {
-    return this.view().queuePosition(uuid);
+    return this.view.position(uuid);
   }
-
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
-    return this.view().waitingFor(uuid, now, fleetExceeded);
+    return this.view.waitingFor(uuid, now, fleetExceeded);
+  }
+  holds(): Record<string, number> {
+    return this.view.holds();
   }
 
   /** This machine's name in the cluster, and the machines in it with their state. */
@@ -611,7 +518,7 @@ export class PgLimiter implements Limiter {
   }
 
   async machines(): Promise<{ host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[]> {
-    const r = await this.q<{ host: string; heartbeat: Date; alive: boolean; leases: string; waiters: string }>(
+    const r = await this.db.q<{ host: string; heartbeat: Date; alive: boolean; leases: string; waiters: string }>(
       `SELECT h.host, h.heartbeat, h.heartbeat >= now() - ($2 || ' milliseconds')::interval AS alive,
               (SELECT COUNT(*) FROM orcr_lease l WHERE l.cluster = h.cluster AND l.host = h.host) AS leases,
               (SELECT COUNT(*) FROM orcr_waiter w WHERE w.cluster = h.cluster AND w.host = h.host) AS waiters
@@ -624,7 +531,7 @@ export class PgLimiter implements Limiter {
   async close(): Promise<void> {
     this.closed = true;
     await this.wake?.close();
-    await this.pool.end().catch(() => undefined);
+    await this.db.end();
   }
 
   // ---------- the snapshot ----------
@@ -651,49 +558,7 @@ export class PgLimiter implements Limiter {
   }
 
   private async readSnapshot(): Promise<void> {
-    const seq = ++this.readSeq;
-    this.setSnapshot(seq, await this.tx((c) => this.read(c)));
-  }
-
-  /** Take a snapshot unless a read that began later has been taken already (reads overlap: a grant's and a refresh's). */
-  private setSnapshot(seq: number, snap: Snapshot): void {
-    if (seq < this.snapSeq) return;
-    this.snapSeq = seq;
-    this.snap = snap;
-    this.snapAt = this.now();
-    this.index = null;
-  }
-
-  private async read(c: pg.PoolClient): Promise<Snapshot> {
-    // One after another: a pg client runs one query at a time anyway (it only queued them), and pg 9 will refuse the overlap.
-    const leases = await c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string; left_ms: number }>(
-      `SELECT id, uuid, host, name, provider, workload, granted_at, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms
-       FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
-      [this.o.cluster],
-    );
-    const waiters = await c.query<{ uuid: string; host: string; name: string; provider: string; workload: string; seq: string; enqueued_at: string }>(
-      `SELECT uuid, host, name, provider, workload, seq, enqueued_at FROM orcr_waiter WHERE cluster = $1 ORDER BY seq`,
-      [this.o.cluster],
-    );
-    // A hold's end on the database's clock, in this machine's (a version-1 row has only the writer's own `until`).
-    const holds = await c.query<{ provider: string; until: string; at_ms: number | null }>(
-      `SELECT provider, until, (extract(epoch FROM expires_at) * 1000)::float8 AS at_ms FROM orcr_hold WHERE cluster = $1`,
-      [this.o.cluster],
-    );
-    return {
-      holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
-      waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),
-      holds: Object.fromEntries(holds.rows.map((r) => [r.provider, r.at_ms === null ? Number(r.until) : Math.round(this.fromDb(Number(r.at_ms)))])),
-    };
-  }
-
-  /** An admission index over the snapshot, for positions and reasons (built once per snapshot). */
-  private view(): AdmissionIndex {
-    if (this.index) return this.index;
-    const ix = new AdmissionIndex(this.policy, this.snap.holds);
-    for (const h of this.snap.holders) ix.acquire(h as SlotHolder);
-    for (const w of this.snap.waiters) ix.enqueue(w);
-    this.index = ix;
-    return ix;
+    const seq = this.view.begin();
+    this.view.set(seq, await this.db.tx((c) => readSnapshot(c, this.o.cluster, (t) => this.db.fromDb(t))));
   }
 }

@@ -67,6 +67,19 @@ export function tokens(n: number): string {
   return `${trimZeros((n / 1_000_000).toFixed(1))}M`;
 }
 
+/** 512 bytes, 2.3 KB, 41.0 MB, 1.2 GB (units of 1024). */
+export function sizeText(n: number): string {
+  if (n < 1024) return `${n} byte${n === 1 ? '' : 's'}`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
 /** $0, $0.0123, $1, $12.5 — at most 4 decimals, 6 for amounts under a cent. */
 export function usd(n: number): string {
   if (!Number.isFinite(n)) return `$${n}`;
@@ -154,7 +167,8 @@ function ofLimit(used: string, limit: string | null): string {
   return limit === null ? used : `${used} / ${limit}`;
 }
 
-export function showRun(r: PublicRun, now = Date.now()): string {
+/** `show`: one labelled line per fact; with `env` (show --env), one `env` line per variable and its value. */
+export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<string, string>>): string {
   const b = r.budget;
   const started = r.started_at !== null;
   const lines: [string, string][] = [
@@ -167,7 +181,8 @@ export function showRun(r: PublicRun, now = Date.now()): string {
     ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}` : '-'],
     ['provider', r.provider],
     ['workload', r.workload],
-    ['protocol', r.protocol ?? '(detecting)'],
+    // Never decided: its output was read as plain text, as a plain agent's is.
+    ['protocol', r.protocol ?? (r.status === 'ended' ? 'none detected (its output read as plain text)' : '(detecting)')],
     ['command', jsonText(r.command)],
     ['cwd', r.cwd],
     ['pid', r.pid === null ? '-' : String(r.pid)],
@@ -202,7 +217,8 @@ export function showRun(r: PublicRun, now = Date.now()): string {
   }
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
   if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
-  if (r.env_keys?.length) lines.push(['env', `${r.env_keys.map(safeLine).join(', ')} (values: show --env)`]);
+  if (env) for (const [k, v] of Object.entries(env)) lines.push(['env', `${k}=${v}`]);
+  else if (r.env_keys?.length) lines.push(['env', `${r.env_keys.map(safeLine).join(', ')} (values: show --env)`]);
   if (r.session_id) lines.push(['session', r.session_id]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
@@ -266,6 +282,11 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   ]);
   const out = [table(['CAP', 'ACTIVE/LIMIT', 'RESERVED', 'PRIORITY', 'QUEUED', 'OLDEST WAIT', 'HOLD', 'HOLDERS'], rows, color)];
   out.push('', `${s.active} active, ${s.queued} queued`);
+  // A hold on a provider with no cap of its own has no row to show it in.
+  const shown = new Set(s.caps.filter((c) => c.held_until).map((c) => c.cap));
+  for (const [provider, at] of Object.entries(s.holds ?? {})) {
+    if (!shown.has(`provider:${provider}`)) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
+  }
   if (s.fleet) {
     const m = s.fleet.meters;
     const window = s.fleet.window === 'all' ? 'all time' : `last ${formatDuration(parseInt(s.fleet.window, 10))}`;
@@ -310,18 +331,20 @@ export interface SpendReply {
 }
 
 export function spendText(s: SpendReply): string {
-  const window = s.window === 'all' ? 'all time' : `the last ${formatDuration(Number.parseInt(s.window, 10))}`;
-  const rows = (xs: SpendReply['by_provider']): string[][] => xs.map((r) => [r.key, String(r.runs), plainNumber(r.tokens), `$${r.cost.toFixed(4)}`]);
+  // Numbers as stats and show write them: 25.4k tokens, $1.75.
+  const window = s.window === 'all' ? 'all time (every run in the journal)' : `the last ${formatDuration(Number.parseInt(s.window, 10))} (runs live in it, each with its whole usage)`;
+  const rows = (xs: SpendReply['by_provider']): string[][] => xs.map((r) => [r.key, String(r.runs), tokens(r.tokens), usd(r.cost)]);
   const lastHour = s.per_minute.reduce((a, m) => ({ tokens: a.tokens + m.tokens, cost: a.cost + m.cost }), { tokens: 0, cost: 0 });
-  const meters = Object.entries(s.fleet.meters).map(([n, m]) => `fleet ${n === 'cost_usd' ? 'cost' : n}: ${n === 'cost_usd' ? `$${m.used}` : plainNumber(m.used)}${m.limit !== null ? ` of ${n === 'cost_usd' ? `$${m.limit}` : plainNumber(m.limit)}` : ''}`);
+  const amount = (meter: string, n: number): string => (meter === 'cost_usd' ? usd(n) : tokens(n));
+  const meters = Object.entries(s.fleet.meters).map(([n, m]) => `fleet ${n === 'cost_usd' ? 'cost' : n}: ${amount(n, m.used)}${m.limit !== null ? ` of ${amount(n, m.limit)}` : ''}`);
   return [
-    `runs live in ${window}${s.fleet.exceeded ? ' — the fleet budget is exceeded: nothing new starts' : ''}`,
+    `spend over ${window}${s.fleet.exceeded ? ' — the fleet budget is exceeded: nothing new starts' : ''}`,
     ...meters,
     '',
     table(['PROVIDER', 'RUNS', 'TOKENS', 'COST'], rows(s.by_provider)),
     '',
     table(['WORKLOAD', 'RUNS', 'TOKENS', 'COST'], rows(s.by_workload)),
     '',
-    `last hour: ${plainNumber(lastHour.tokens)} tokens, $${lastHour.cost.toFixed(4)}`,
+    `last hour: ${tokens(lastHour.tokens)} tokens, ${usd(lastHour.cost)}`,
   ].join('\n');
 }

@@ -1,13 +1,15 @@
 // `orcr serve`: the supervisor in the foreground.
 
-import { homeDir, homePaths, HomeError } from '../config/home.js';
+import { ensureHome, homeDir, HomeError } from '../config/home.js';
 import { ServerLog } from '../server/server-log.js';
 import { ConfigError } from '../config/errors.js';
 import { AlreadyRunning, startServer } from '../server/server.js';
 import { JournalUnavailable } from '../journal/journal.js';
 
 export async function serve(): Promise<number> {
-  const dir = homeDir();
+  // Resolved once, here: the log, the lock, the socket and the runs are all at the real path.
+  const home = ensureHome(homeDir());
+  const dir = home.dir;
   // Started by a client that found no supervisor: losing the start race to
   // another such client is expected, not worth a line in server.log.
   const autoStarted = process.env.ORCR_AUTOSTARTED === '1';
@@ -15,7 +17,7 @@ export async function serve(): Promise<number> {
   // Started by a client, the supervisor keeps its own bounded server.log (its
   // stderr, which the client pointed there too, only catches a crash's last
   // words); in the foreground it writes to the terminal.
-  const file = autoStarted ? new ServerLog(homePaths(dir).log) : null;
+  const file = autoStarted ? new ServerLog(home.log) : null;
   const log = (m: string): void => {
     const line = `${new Date().toISOString()} ${m}\n`;
     if (file) file.write(line);

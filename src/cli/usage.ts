@@ -6,13 +6,18 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate]
          [--interactive] [--idle-after DUR]
-         [--cwd DIR] [-e KEY=VALUE]... [--detach] [--worktree [--base REF]] [--json] [-- COMMAND ARGS...]
+         [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
+         [-- COMMAND ARGS...]
 orcr run --from FILE|- [--json]  (one JSON run spec per line)
   --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
-  Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters, no control characters.`,
+  -e KEY takes the value from your environment; --env-from FILE reads KEY=VALUE lines (# comments); -e wins.
+  Secrets: -e KEY, --env-from, -p @FILE and -p - keep values off the command line; -e KEY=VALUE and -p TEXT
+  are in /proc/PID/cmdline, which every local user can read while orcr runs.
+  Durations: 500ms, 30s, 2m, 1h. Names: at most 200 characters; no control, invisible or line-separating
+  characters, no combining mark first or stacked over 2 (a refused name is shown escaped: "a\\u200bb").`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',
   show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
   kill: `orcr kill <run>... [--force] [--keep-children] [--json]  (a run's descendants go with it unless --keep-children)
@@ -31,18 +36,20 @@ orcr loop run start|stop|ls NAME [--json]  (start: fire now; stop: stop its acti
   queue: 'orcr queue pause|resume [--json]  (while paused nothing starts; runs still queue)',
   wait: 'orcr wait <run>...|--all [--timeout DUR] [--json]',
   send: `orcr send <run> <text>... [--json]
-orcr send <run> -                (the text from stdin)`,
+orcr send <run> -                (the text from stdin: off the command line, which every local user
+                                  can read in /proc/PID/cmdline while orcr runs)`,
   logs: `orcr logs <run> [--tail N] [--follow] [--pretty | --raw | --json] [--stderr]
   --pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
   each tool call on one line with its result folded, turn ends with usage and cost.
   --raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.`,
-  events: 'orcr events [--follow] [--since SEQ] [--json]',
+  events: `orcr events [--follow] [--since SEQ] [--json]
+  One event a line: SEQ, time, type, the run's short id and name (- for none), data; tab-separated.`,
   stats: 'orcr stats [--json]',
   spend: 'orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget\'s window, and the last hour)',
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder)',
   serve: 'orcr serve',
-  mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill;
+  mcp: `orcr mcp  (the Model Context Protocol on stdin/stdout: tools run, wait, show, logs, send, kill, ps;
            for an agent's MCP config: {"command": "orcr", "args": ["mcp"]}; its runs start with its environment)`,
   server: `orcr server status [--json]
 orcr server stop [--drain | --kill-agents] [--json]
@@ -50,7 +57,8 @@ orcr server stop [--drain | --kill-agents] [--json]
   Without either the agents go on, and the next supervisor re-adopts them.`,
   gc: `orcr gc [--older-than DUR] [--dry-run] [--branches] [--force] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
-  of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).`,
+  of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).
+  --dry-run counts runs, events and bytes as the gc after it removes them.`,
   diff: 'orcr diff <run> [--stat] [--json]  (the run\'s worktree against its base: committed, uncommitted and new files)',
   worktree: `orcr worktree finish <run> (--merge | --keep-branch | --discard) [--json]
   --merge: into the base branch (a conflict aborts it and changes nothing); --keep-branch: keep orcr/<name>; --discard: drop it.
@@ -69,7 +77,8 @@ ${Object.values(VERB_USAGE)
   .join('\n')}
 
 <run> is a uuid, a unique uuid prefix, or a name.
-Home: $ORCR_HOME (default ~/.orcr). Any verb starts the supervisor if needed.
+Home: $ORCR_HOME (default ~/.orcr), resolved to its real path once; a link on the way that another
+user owns is refused. Any verb starts the supervisor if needed.
 NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
 Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
 4 a target is blocked (or not idle for send, not on hold for provider resume, a merge conflict),

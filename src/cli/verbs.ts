@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Client } from '../client/client.js';
-import { ensureHome, homeDir, HomeError } from '../config/home.js';
+import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
@@ -16,11 +16,12 @@ import { waitExitCode } from '../core/run-state.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { treeOrder } from '../core/run-tree.js';
-import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
+import { clusterLine, configNotes, plainNumber, psTable, psTree, showRun, sizeText, spendText, statsText, table, type SpendReply, type StatsReply } from './format.js';
 import { followLogs, printLogs, type LogsMode } from './logs.js';
 import { checkFrame } from './frame.js';
+import { waitRuns } from '../client/wait.js';
 import { safeLine, safeText } from '../text/terminal-text.js';
-import { jsonText } from '../text/json-text.js';
+import { jsonText, quote } from '../text/json-text.js';
 
 
 const VERSION = '0.1.0';
@@ -55,9 +56,15 @@ function parse(verb: string, args: string[], options: ParseArgsConfig['options']
   }
 }
 
+let resolvedHome: Home | null = null;
+
+/** The home, resolved once per process: a reconnect goes back to the same real path, whatever a link says by then. */
+function cliHome(): Home {
+  return (resolvedHome ??= ensureHome(homeDir()));
+}
+
 async function connect(): Promise<Client> {
-  const home = ensureHome(homeDir());
-  return Client.connect(home);
+  return Client.connect(cliHome());
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -136,10 +143,7 @@ async function main(argv: string[]): Promise<number> {
       const res = await c.call<{ run: PublicRun; env?: Record<string, string> }>('run.get', { ref: positionals[0], env: values.env === true });
       c.close();
       if (jsonMode) printJson(res.env ? { ...res.run, env: res.env } : res.run);
-      else {
-        out(showRun(res.run));
-        for (const [k, v] of Object.entries(res.env ?? {})) out(`env ${safeLine(k)}=${safeLine(v)}`);
-      }
+      else out(showRun(res.run, Date.now(), res.env));
       return 0;
     }
     case 'kill': {
@@ -192,7 +196,7 @@ async function main(argv: string[]): Promise<number> {
       else {
         for (const r of res.results) {
           const name = safeLine(r.name ?? r.ref);
-          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${jsonText(r.ref)}\n`);
+          if (r.action === 'not_found') process.stderr.write(`orcr: no run ${quote(r.ref)}\n`);
           else if (r.action === 'already_ended') out(`${name} already ended (${r.exit_reason})`);
           else {
             const n = r.descendants?.length ?? 0;
@@ -237,7 +241,7 @@ async function main(argv: string[]): Promise<number> {
           throw new UsageError(`--timeout: ${(e as Error).message}`, verb);
         }
       }
-      const settled = await waitWithReconnect({ refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms });
+      const settled = await waitRuns(cliHome(), { refs: positionals.length ? positionals : undefined, all: values.all === true, timeout_ms }, { callerRun: process.env.ORCR_RUN });
       let worst = 0;
       for (const s of settled) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
       if (jsonMode) printJson(settled.map((s) => ({ name: s.name, uuid: s.uuid, token: s.token })));
@@ -278,7 +282,7 @@ async function main(argv: string[]): Promise<number> {
       const file = path.join(info.dir, values.stderr ? 'err' : 'out');
       // The transcript on a terminal, the lines as written when piped; stderr is no protocol: always raw.
       const mode: LogsMode = jsonMode ? 'json' : values.stderr ? 'raw' : values.pretty ? 'pretty' : values.raw ? 'raw' : process.stdout.isTTY ? 'pretty' : 'raw';
-      if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(ensureHome(homeDir())));
+      if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(cliHome()));
       c.close();
       printLogs(file, info.protocol, tail, mode);
       return 0;
@@ -316,7 +320,7 @@ async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1 || (sub !== 'status' && sub !== 'stop')) throw new UsageError('server takes "status" or "stop"', verb);
       if ((values.drain || values['kill-agents']) && sub !== 'stop') throw new UsageError('--drain and --kill-agents go with server stop', verb);
       if (values.drain && values['kill-agents']) throw new UsageError('server stop takes --drain or --kill-agents, not both', verb);
-      const home = ensureHome(homeDir());
+      const home = cliHome();
       let c: Client;
       try {
         c = await Client.connect(home, { autoStart: false });
@@ -334,6 +338,7 @@ async function main(argv: string[]): Promise<number> {
           home: string;
           started_at: number;
           active: number;
+          queued: number;
           seq: number;
           degraded: string | null;
           warnings?: string[];
@@ -345,7 +350,7 @@ async function main(argv: string[]): Promise<number> {
         c.close();
         if (jsonMode) printJson({ running: true, ...st });
         else {
-          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active runs`);
+          out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active run${st.active === 1 ? '' : 's'}, ${st.queued} queued`);
           if (st.degraded) out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
           if (st.paused) out('queue paused: nothing starts until orcr queue resume');
           if (st.draining) out('draining: nothing starts; it stops once the running agents have ended');
@@ -395,9 +400,9 @@ async function main(argv: string[]): Promise<number> {
       c.close();
       if (jsonMode) printJson(res);
       else {
-        const age = formatDuration(res.older_than_ms);
-        const mb = (res.bytes / 1024 / 1024).toFixed(1);
-        out(res.dry_run ? `would remove ${res.runs} ended runs older than ${age} (about ${mb} MB of journal rows, plus their run directories)` : `removed ${res.runs} ended runs older than ${age} and ${res.events} old events; ${mb} MB freed`);
+        // A dry run and the gc after it say the same, in the same words.
+        const what = `${res.runs} ended run${res.runs === 1 ? '' : 's'} older than ${formatDuration(res.older_than_ms)} and ${res.events} event${res.events === 1 ? '' : 's'} (${sizeText(res.bytes)} of journal rows and run directories)`;
+        out(res.dry_run ? `would remove ${what}` : `removed ${what}`);
         printLetGo(res.worktrees ?? [], res.dry_run);
       }
       return 0;
@@ -560,28 +565,11 @@ async function confirm(question: string): Promise<boolean | null> {
   }
 }
 
-async function waitWithReconnect(params: { refs?: string[]; all: boolean; timeout_ms: number | null }) {
-  // A supervisor restart drops the connection; the wait resumes with the
-  // supervisor that comes back, and never starts one itself. A deliberate
-  // stop ends the wait (exit 7, code `stopped`).
-  const started = Date.now();
-  let c = await connect();
-  for (;;) {
-    try {
-      const left = params.timeout_ms === null ? null : Math.max(0, params.timeout_ms - (Date.now() - started));
-      // From inside a run, the supervisor may lend our slot to the children we wait on (the deadlock guard).
-      const caller_env = process.env.ORCR_RUN ? { ORCR_RUN: process.env.ORCR_RUN } : undefined;
-      const res = await c.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { ...params, timeout_ms: left, caller_env });
-      c.close();
-      return res.settled;
-    } catch (e) {
-      c.close();
-      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
-      c = await Client.reconnect(ensureHome(homeDir()));
-    }
-  }
-}
-
+/**
+ * One event: `seq ts type id name data`, tab-separated, replayed or live
+ * alike. A run is its short id (as `ps` shows it, and a reference every verb
+ * takes) and its name, one per column: names repeat across time, ids do not.
+ */
 function printEvent(e: RunEvent, name: string | null): void {
   if (jsonMode) out(jsonText(e));
   else {
@@ -589,9 +577,13 @@ function printEvent(e: RunEvent, name: string | null): void {
       .filter(([, v]) => v !== null && v !== undefined)
       .map(([k, v]) => `${k}=${typeof v === 'number' ? plainNumber(v) : typeof v === 'object' ? jsonText(v) : String(v)}`)
       .join(' ');
-    out([String(e.seq), new Date(e.ts).toISOString(), e.type, name ?? e.run ?? '-', d].map(safeLine).join('\t'));
+    const id = e.run === null ? '-' : e.run.slice(0, 8);
+    out([String(e.seq), new Date(e.ts).toISOString(), e.type, id, e.run === null ? '-' : (name ?? '-'), d].map(safeLine).join('\t'));
   }
 }
+
+/** The name of an event's run, from the names a reply carries. */
+const nameIn = (names: Record<string, string> | undefined, e: RunEvent): string | null => (e.run !== null && names && Object.hasOwn(names, e.run) ? names[e.run]! : null);
 
 async function eventsVerb(since: number, follow: boolean): Promise<number> {
   const c = await connect();
@@ -602,12 +594,12 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
     let first = true;
     if (jsonMode) process.stdout.write('[');
     for (;;) {
-      const res = await c.call<{ events: RunEvent[] }>('events', { since: cursor, limit: PAGE });
+      const res = await c.call<{ events: RunEvent[]; names?: Record<string, string> }>('events', { since: cursor, limit: PAGE });
       for (const e of res.events) {
         if (jsonMode) {
           process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(e));
           first = false;
-        } else printEvent(e, null);
+        } else printEvent(e, nameIn(res.names, e));
       }
       if (res.events.length < PAGE) break;
       cursor = res.events[res.events.length - 1]!.seq;
@@ -620,7 +612,7 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
   let last = since;
   let client: Client | null = c;
   for (;;) {
-    const cl: Client = client ?? (await Client.reconnect(ensureHome(homeDir())));
+    const cl: Client = client ?? (await Client.reconnect(cliHome()));
     client = null;
     const done = new Promise<void>((r) =>
       cl.onClose((stopped) => {
@@ -640,13 +632,13 @@ async function eventsVerb(since: number, follow: boolean): Promise<number> {
       if (held) held.push({ event: m.event, name: m.run?.name ?? null });
       else emit(m.event, m.run?.name ?? null);
     });
-    const res = await cl.call<{ seq: number; events: RunEvent[]; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
+    const res = await cl.call<{ seq: number; events: RunEvent[]; names?: Record<string, string>; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
     if (res.pruned) process.stderr.write(`orcr: events ${last + 1}–${res.pruned.first_seq - 1} were removed by retention (retention.ended, orcr gc); following from ${res.pruned.first_seq}\n`);
-    for (const e of res.events) emit(e, null);
+    for (const e of res.events) emit(e, nameIn(res.names, e));
     // A replay longer than a page: the rest by pages, live events held meanwhile.
     for (let more = res.more === true; more; ) {
-      const page = await cl.call<{ events: RunEvent[] }>('events', { since: last });
-      for (const e of page.events) emit(e, null);
+      const page = await cl.call<{ events: RunEvent[]; names?: Record<string, string> }>('events', { since: last });
+      for (const e of page.events) emit(e, nameIn(page.names, e));
       more = page.events.length > 0 && last < res.seq;
     }
     for (const h of held) emit(h.event, h.name);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHome, type Home } from '../config/home.js';
 import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
+import { frameProblem } from './frame.js';
 import type { RunEvent } from '../core/types.js';
 import type { PublicRun } from '../server/view.js';
 
@@ -148,8 +149,15 @@ export class Client {
         reject(new RemoteError('unavailable', 'the supervisor went away'));
         return;
       }
+      const line = JSON.stringify({ id, method, params });
+      // Too large: the supervisor would drop the connection (and every call on it); refuse this one alone.
+      const problem = frameProblem(line);
+      if (problem) {
+        reject(problem);
+        return;
+      }
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.socket.write(JSON.stringify({ id, method, params }) + '\n');
+      this.socket.write(line + '\n');
     });
   }
 
@@ -160,6 +168,11 @@ export class Client {
   /** Rows changed without an event; sent only to a subscription made with `rows: true`. */
   onRows(fn: (m: RowsMessage) => void): void {
     this.rowListeners.push(fn);
+  }
+
+  /** The connection is gone (closed by either side): every call on it fails. */
+  get closed(): boolean {
+    return this.socket.destroyed;
   }
 
   /** Called once the connection is gone; `stopped` when the supervisor said it stopped on purpose. */

@@ -28,6 +28,7 @@ const RUN_OPTIONS = {
   'idle-after': { type: 'string' },
   cwd: { type: 'string' },
   env: { type: 'string', short: 'e', multiple: true },
+  'env-from': { type: 'string', multiple: true },
   json: { type: 'boolean' },
   from: { type: 'string' },
   worktree: { type: 'boolean' },
@@ -58,6 +59,8 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
  */
 export interface RunIO {
   stdin?: () => string;
+  /** Where `-e KEY` (no `=`) takes its value: the caller's environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const noStdin = (): string => {
@@ -75,6 +78,12 @@ const badValue = (message: string): never => {
 };
 
 function parseFlags(args: string[], allowPositionals: boolean) {
+  // Node.js reads any `--env-file` argument itself, even after the script's
+  // name (nodejs/node#54232), before orcr runs: a pipe given there is read
+  // empty, a missing file ends node (exit 9). orcr's flag has another name.
+  if (args.some((a) => a === '--env-file' || a.startsWith('--env-file='))) {
+    misuse('orcr reads KEY=VALUE files with --env-from FILE (node takes a --env-file argument for itself, before orcr sees it)');
+  }
   try {
     return parseArgs({ args, options: RUN_OPTIONS, allowPositionals, strict: true, tokens: true });
   } catch (e) {
@@ -115,6 +124,36 @@ export function readPrompt(value: string, flag: string, cwd: string, stdin: () =
   }
 }
 
+const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `--env-from FILE`: KEY=VALUE lines (the value as written after the first
+ * `=`, quotes and spaces kept), `#` comments and blank lines. A bad line is
+ * named by its number, never shown: it may hold a secret.
+ */
+export function readEnvFile(file: string, cwd: string): Record<string, string> {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    return badValue(`--env-from ${quote(file)}: cannot read it: ${why}`);
+  }
+  const env: Record<string, string> = {};
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '').trimStart();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `--env-from ${file}:${i + 1}`;
+    const eq = line.indexOf('=');
+    if (eq <= 0) badValue(`${where}: not KEY=VALUE (each line is KEY=VALUE, a # comment, or blank)`);
+    const key = line.slice(0, eq);
+    if (!VARIABLE.test(key)) badValue(`${where}: ${quote(key)} is not a variable name (letters, digits and _, not starting with a digit)`);
+    env[key] = line.slice(eq + 1);
+  });
+  return env;
+}
+
 // Numbers as a person types them; anything else goes to the schema as text, which refuses it.
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
@@ -147,15 +186,24 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   if (values.detach) spec.detach = true;
   if (values.base !== undefined && !values.worktree) misuse('--base needs --worktree');
   if (values.worktree) spec.worktree = values.base !== undefined ? { base: values.base } : true;
+  // Files first, then -e: a flag overrides what a file says, as with docker.
   const env: Record<string, string> = {};
+  for (const file of values['env-from'] ?? []) Object.assign(env, readEnvFile(file, cwd));
+  const e = typed.get('env') ?? '-e';
   for (const kv of values.env ?? []) {
     const eq = kv.indexOf('=');
-    if (eq <= 0) badValue(`${typed.get('env') ?? '-e'} needs KEY=VALUE, got ${quote(kv)}`);
-    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    if (eq === 0 || kv === '') badValue(`${e} needs KEY=VALUE or KEY, got ${quote(kv)}`);
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    else {
+      // `-e KEY`: the value stays out of argv, which every local user can read in /proc.
+      const v = (io.env ?? process.env)[kv];
+      if (v === undefined) badValue(`${e} ${VARIABLE.test(kv) ? kv : quote(kv)}: the variable is not set in this environment (export it, give -e KEY=VALUE, or use --env-from)`);
+      env[kv] = v!;
+    }
   }
   if (Object.keys(env).length > 0) {
     spec.env = env;
-    flagOf.set('env', typed.get('env') ?? '-e');
+    flagOf.set('env', values.env?.length ? e : '--env-from');
   }
   if (command.length > 0) spec.command = command;
   const r = runSpecSchema.safeParse(spec);

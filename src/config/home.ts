@@ -41,15 +41,66 @@ export function runDir(home: Home, uuid: string): string {
   return path.join(home.runs, uuid);
 }
 
-/** Create the home (0700) if missing and refuse one that is unsafe. */
+/**
+ * The real path of `dir` (absolute), every link on the way followed, and each
+ * checked before it is followed: a link owned by anyone but the caller or
+ * root is refused, since its owner can point it elsewhere at any moment (a
+ * shared /tmp). Components that do not exist yet are kept as given.
+ */
+export function realHome(dir: string): string {
+  const uid = process.getuid?.();
+  const todo = path.resolve(dir).split('/').filter((p) => p !== '');
+  let cur = '/';
+  let links = 0;
+  while (todo.length > 0) {
+    const part = todo.shift()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      // `cur` has no link in it: its parent is the real parent.
+      cur = path.dirname(cur);
+      continue;
+    }
+    const next = path.join(cur, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(next);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return path.resolve(next, ...todo);
+      throw new HomeError(`cannot use ORCR_HOME ${dir}: ${(e as Error).message}`);
+    }
+    if (!st.isSymbolicLink()) {
+      cur = next;
+      continue;
+    }
+    if (uid !== undefined && st.uid !== uid && st.uid !== 0) {
+      throw new HomeError(`ORCR_HOME ${dir} is reached through the link ${next}, owned by uid ${st.uid} (not you, uid ${uid}, or root): its owner can point it anywhere; give the path it leads to`);
+    }
+    if (++links > 40) throw new HomeError(`cannot use ORCR_HOME ${dir}: too many levels of symbolic links`);
+    const target = fs.readlinkSync(next);
+    if (path.isAbsolute(target)) cur = '/';
+    todo.unshift(...target.split('/').filter((p) => p !== ''));
+  }
+  return cur;
+}
+
+/**
+ * Create the home (0700) if missing and refuse one that is unsafe. The home
+ * is resolved here, once: the paths returned (socket, lock, journal, log,
+ * runs) are real, so a link flipped after the check cannot send a request
+ * to someone else's socket. Callers keep the Home and use its paths only.
+ */
 export function ensureHome(dir: string): Home {
-  const home = homePaths(dir);
+  // Checked before anything is made through the links, and again after: a
+  // link planted meanwhile where a folder was missing is seen.
+  const planned = realHome(dir);
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(planned, { recursive: true, mode: 0o700 });
   } catch (e) {
     throw new HomeError(`cannot create ORCR_HOME ${dir}: ${(e as Error).message}`);
   }
-  checkHome(dir);
+  const real = realHome(dir);
+  checkHome(real);
+  const home = homePaths(real);
   fs.mkdirSync(home.runs, { recursive: true, mode: 0o700 });
   return home;
 }

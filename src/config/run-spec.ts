@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { DurationRangeError, MAX_DURATION_MS, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
-import { jsonText, quote } from '../text/json-text.js';
+import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
+import { quote, quoteValue } from '../text/json-text.js';
 
 /** Longest name (run, provider, workload), in characters. */
 export const MAX_LABEL = 200;
@@ -21,12 +22,30 @@ const DURATION_RANGE = 'must be at most 365d (a year)';
 const ENV = 'must map variable names (not empty, no "=") to strings';
 const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
 
-// Names are shown in tables, logs and messages: one printable line each.
+/** Why a name cannot be shown as one line that looks like only itself. */
+const HIDDEN_NAME: Readonly<Record<HiddenKind, string>> = {
+  hidden: 'must not contain invisible or line-separating characters (zero-width space, soft hyphen, U+FEFF, U+2028, …)',
+  baseless: 'must not start with a combining mark, or put one after a space',
+  stacked: `must not stack more than ${MAX_STACKED} combining marks on one character`,
+};
+
+// Names are shown in tables, logs and messages, and typed back (`kill NAME`):
+// one printable line each, and no two that look alike but differ.
 const label = z
   .string({ error: 'must be a string' })
   .refine((s) => s.trim() !== '', { message: 'must not be empty', abort: true })
   .refine((s) => [...s].length <= MAX_LABEL, { message: `must be at most ${MAX_LABEL} characters`, abort: true })
-  .refine((s) => !hasControls(s), 'must not contain control characters (newline, tab, escape, …)');
+  .refine((s) => !hasControls(s), { message: 'must not contain control characters (newline, tab, escape, …)', abort: true })
+  .superRefine((s, ctx) => {
+    const kind = hiddenProblem(s);
+    if (kind !== null) ctx.addIssue({ code: 'custom', message: HIDDEN_NAME[kind], input: s });
+  });
+
+/** Why a run, provider or workload name is refused, or null: the check `-n`, `-a` and `-w` get. */
+export function nameProblem(name: string): string | null {
+  const r = label.safeParse(name);
+  return r.success ? null : r.error.issues[0]!.message;
+}
 
 const whole = z
   .number({ error: 'must be a whole number' })
@@ -140,9 +159,9 @@ export function specProblem(error: z.ZodError): SpecProblem {
   return { field: issue.path.length > 0 ? String(issue.path[0]) : null, message: issue.message };
 }
 
-/** A value shown after ", got": JSON, every control escaped, cut short. */
+/** A value shown after ", got": JSON, every control and hidden character escaped, cut short. */
 export function preview(value: unknown, max = 80): string {
-  const text = jsonText(value);
+  const text = quoteValue(value);
   return [...text].length <= max ? text : [...text].slice(0, max - 1).join('') + '…';
 }
 

@@ -130,9 +130,20 @@ export class Journal {
       ),
       updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at, worktree = @worktree WHERE uuid = @uuid`),
       // A run whose worktree may still exist is kept: its row is what tells gc and prune whose it is.
-      oldEnded: this.db.prepare(`SELECT uuid, env_id FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`),
+      oldEnded: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`),
+      oldEndedAll: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
+      runEventBytes: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run = ?`),
+      gcOwnEvents: this.db.prepare(
+        `SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run IN (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL)`,
+      ),
+      // The log's part pruneEvents takes once the runs are gone: up to the last event before the time that is not theirs.
+      gcLogEvents: this.db.prepare(
+        `WITH gone AS (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < @before AND worktree IS NULL),
+              kept AS (SELECT seq, ts, data FROM events WHERE run IS NULL OR run NOT IN (SELECT uuid FROM gone))
+         SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM kept WHERE seq <= (SELECT MAX(seq) FROM kept WHERE ts < @before)`,
+      ),
+      eventBytesUpTo: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM (SELECT data FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
       withWorktree: this.db.prepare(`SELECT record FROM runs WHERE worktree IS NOT NULL ORDER BY queue_seq`),
-      countOldEnded: this.db.prepare(`SELECT COUNT(*) AS n, COALESCE(SUM(length(record)), 0) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
       deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
       deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
       lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
@@ -147,6 +158,7 @@ export class Journal {
       getEnv: this.db.prepare(`SELECT env FROM envs WHERE id = ?`),
       insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
       getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
+      nameOf: this.db.prepare(`SELECT name FROM runs WHERE uuid = ?`),
       children: this.db.prepare(`SELECT uuid FROM runs WHERE parent = ? ORDER BY queue_seq`),
       byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
       byPrefix: this.db.prepare(`SELECT record FROM runs WHERE uuid >= ? AND uuid < ? ORDER BY uuid LIMIT 3`),
@@ -284,6 +296,11 @@ export class Journal {
   /** An event alone; `row` is the run as it stands with it (what listeners get beside a run's event). */
   appendEvent(run: string | null, ev: EventInput, ts = this.now(), row: Run | null = null): RunEvent {
     return this.transaction(() => this.append(run, ev, ts, row));
+  }
+
+  /** A run's name without reading its record, or null when there is no such run. */
+  nameOf(uuid: string): string | null {
+    return (this.stmts.nameOf.get(uuid) as { name: string } | undefined)?.name ?? null;
   }
 
   getRun(uuid: string): Run | null {
@@ -474,39 +491,52 @@ export class Journal {
 
   // ---------- retention ----------
 
-  /** Ended runs that ended before `before`: how many, and about how many bytes of rows. */
-  countEndedBefore(before: number): { runs: number; bytes: number } {
-    const r = this.stmts.countOldEnded.get(before) as { n: number; bytes: number };
-    return { runs: r.n, bytes: r.bytes };
+  /**
+   * What collectEnded and then pruneEvents would remove for `before`, counted
+   * the way they count: the runs (their uuids, for their directories), every
+   * event that goes (the runs' own and the old part of the log), and the
+   * bytes of those rows (the records and the events' data).
+   */
+  gcPlan(before: number): { uuids: string[]; events: number; bytes: number } {
+    const uuids = this.stmts.oldEndedAll.all(before) as { uuid: string; bytes: number }[];
+    const own = this.stmts.gcOwnEvents.get(before) as { n: number; bytes: number };
+    const log = this.stmts.gcLogEvents.get({ before }) as { n: number; bytes: number };
+    return { uuids: uuids.map((r) => r.uuid), events: own.n + log.n, bytes: uuids.reduce((a, r) => a + r.bytes, 0) + own.bytes + log.bytes };
   }
 
   /**
    * One batch of retention, one transaction: up to `limit` runs that ended
    * before `before` go, with their own events. Returns their uuids (their
-   * directories are the caller's). Never touches a run that is not ended.
+   * directories are the caller's), how many events went with them, and the
+   * bytes of the rows removed. Never touches a run that is not ended.
    */
-  collectEnded(before: number, limit: number): string[] {
+  collectEnded(before: number, limit: number): { uuids: string[]; events: number; bytes: number } {
     return this.transaction(() => {
-      const rows = this.stmts.oldEnded.all(before, limit) as { uuid: string }[];
-      for (const { uuid } of rows) {
-        this.stmts.deleteRunEvents.run(uuid);
+      const rows = this.stmts.oldEnded.all(before, limit) as { uuid: string; bytes: number }[];
+      let events = 0;
+      let bytes = 0;
+      for (const { uuid, bytes: b } of rows) {
+        const own = this.stmts.runEventBytes.get(uuid) as { bytes: number };
+        events += this.stmts.deleteRunEvents.run(uuid).changes;
         this.stmts.deleteRun.run(uuid);
+        bytes += b + own.bytes;
       }
       if (rows.length > 0) this.stmts.deleteUnusedEnvs.run();
-      return rows.map((r) => r.uuid);
+      return { uuids: rows.map((r) => r.uuid), events, bytes };
     });
   }
 
   /**
    * One batch of the event log's oldest part: events from before `before`
    * (and every event below the last of them, so what remains has no gap).
-   * Returns how many went.
+   * Returns how many went, and the bytes of their data.
    */
-  pruneEvents(before: number, limit: number): number {
+  pruneEvents(before: number, limit: number): { events: number; bytes: number } {
     return this.transaction(() => {
       const last = (this.stmts.lastEventBefore.get(before) as { seq: number | null }).seq;
-      if (last === null) return 0;
-      return this.stmts.deleteEventsUpTo.run(last, limit).changes;
+      if (last === null) return { events: 0, bytes: 0 };
+      const { bytes } = this.stmts.eventBytesUpTo.get(last, limit) as { bytes: number };
+      return { events: this.stmts.deleteEventsUpTo.run(last, limit).changes, bytes };
     });
   }
 

@@ -8,6 +8,7 @@
 
 import type pg from 'pg';
 import type { AdmissionPolicy } from '../core/admission.js';
+import { formatDuration } from '../config/duration.js';
 import { ClusterConflict, ClusterRefused } from './pg-errors.js';
 import { CLUSTER_SCHEMA, CLUSTER_SCHEMA_VERSION, CLUSTER_TABLES, MISSING_COLUMNS_SQL, MISSING_PRIVILEGES_SQL, REQUIRED_COLUMNS } from './pg-schema.js';
 
@@ -41,7 +42,12 @@ export function policyDiff(cluster: AdmissionPolicy, mine: AdmissionPolicy): { k
   return out;
 }
 
-const shown = (v: unknown): string => (v === undefined || v === null ? 'not set' : typeof v === 'string' ? JSON.stringify(v) : String(v));
+/** `concurrency.max is 3 in the cluster, 4 here; …` */
+export function differenceText(diff: readonly { key: string; cluster: unknown; mine: unknown }[]): string {
+  const value = (key: string, v: unknown): string =>
+    v === undefined || v === null ? 'unset' : key.endsWith('.max_wait') && typeof v === 'number' ? formatDuration(v) : String(v);
+  return diff.map((d) => `${d.key} is ${value(d.key, d.cluster)} in the cluster, ${value(d.key, d.mine)} here`).join('; ');
+}
 
 export async function joinCluster(c: pg.PoolClient, o: JoinOptions): Promise<void> {
   await c.query(`BEGIN; ${JOIN_TIMEOUTS}`);
@@ -65,9 +71,7 @@ export async function joinCluster(c: pg.PoolClient, o: JoinOptions): Promise<voi
     const diff = policyDiff(row.policy, o.policy);
     if (diff.length > 0 && o.onConflict === 'refuse') {
       throw new ClusterConflict(
-        `cluster "${o.cluster}" applies other caps than this machine's config.json: ${diff.map((d) => d.key).join(', ')} differ ` +
-          `(${diff.map((d) => `${d.key}: ${shown(d.cluster)} in the cluster, ${shown(d.mine)} here`).join('; ')}; ` +
-          `make them equal, or set cluster.on_conflict to "replace" to make this machine's the cluster's)`,
+        `cluster "${o.cluster}" applies other caps than this machine's config.json: ${differenceText(diff)} (make them equal, or set cluster.on_conflict to "replace" to make this machine's the cluster's)`,
         diff.map((d) => d.key),
       );
     }

@@ -1,17 +1,23 @@
 // `orcr mcp`: the Model Context Protocol on stdin/stdout, so an agent can run,
 // watch and stop other runs with tools. The supervisor connection is made at
-// the first tool call, not at start-up: a client lists tools without one.
+// the first tool call, not at start-up: a client lists tools without one;
+// once made, it comes back by itself after a supervisor restart or stop (the
+// SDK's session: the next call connects again).
 // Runs made here start with this process's environment — the calling agent's,
 // ORCR_RUN included when it is itself a run.
 
 import { connect, type Orcr } from '../sdk/index.js';
-import { serveJsonRpc } from './jsonrpc.js';
+import { INVALID_REQUEST, RpcError, serveJsonRpc } from './jsonrpc.js';
 import { callTool, toolList } from './tools.js';
 
 /** Versions of the protocol this server speaks, newest last. */
 const PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
 
+/** The versions with JSON-RPC batches: added in 2025-03-26, removed in 2025-06-18. */
+const BATCH_VERSIONS = ['2025-03-26'];
+
 export async function serveMcp(version: string): Promise<number> {
+  let negotiated: string | null = null;
   let orcr: Promise<Orcr> | null = null;
   const client = (): Promise<Orcr> => {
     orcr ??= connect().catch((e: unknown) => {
@@ -20,18 +26,28 @@ export async function serveMcp(version: string): Promise<number> {
     });
     return orcr;
   };
-  await serveJsonRpc(process.stdin, process.stdout, {
-    initialize: (p) => ({
-      // The client's version when we speak it; else ours, and the client decides.
-      protocolVersion: PROTOCOL_VERSIONS.includes(String(p.protocolVersion)) ? p.protocolVersion : PROTOCOL_VERSIONS.at(-1),
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: { name: 'orcr', version },
-      instructions: 'orcr supervises runs of coding agents and commands under caps and budgets. Start runs with run, then wait for them and read show or logs; runs you start are your children.',
-    }),
-    ping: () => ({}),
-    'tools/list': () => toolList(),
-    'tools/call': (p) => callTool(client, p),
-  });
+  await serveJsonRpc(
+    process.stdin,
+    process.stdout,
+    {
+      initialize: (p, ctx) => {
+        if (ctx.inBatch) throw new RpcError(INVALID_REQUEST, 'invalid request: initialize must not be part of a batch');
+        // The client's version when we speak it; else ours, and the client decides.
+        negotiated = PROTOCOL_VERSIONS.includes(String(p.protocolVersion)) ? String(p.protocolVersion) : PROTOCOL_VERSIONS.at(-1)!;
+        return {
+          protocolVersion: negotiated,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo: { name: 'orcr', version },
+          instructions:
+            'orcr supervises runs of coding agents and commands under caps and budgets. Start runs with run, then wait for them and read show or logs; ps lists the fleet; runs you start are your children.',
+        };
+      },
+      ping: () => ({}),
+      'tools/list': () => toolList(),
+      'tools/call': (p, ctx) => callTool(client, p, ctx),
+    },
+    { batches: () => negotiated !== null && BATCH_VERSIONS.includes(negotiated), uncancellable: ['initialize'] },
+  );
   if (orcr) (await (orcr as Promise<Orcr>).catch(() => null))?.close();
   return 0;
 }

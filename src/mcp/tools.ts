@@ -1,20 +1,22 @@
 // The tools `orcr mcp` offers an agent: run, wait, show, logs, send, kill,
-// each a call of the SDK. Inputs are described by JSON Schema for the model;
-// the SDK and the supervisor still check every value (a schema is advice to
-// a model, not a guarantee). Results are text content holding JSON, as the
-// CLI's --json prints it; a refused call is a tool error the model can read.
+// ps, each a call of the SDK. Inputs are described by JSON Schema for the
+// model, and checked here as the schema says (a schema is advice to a model,
+// not a guarantee; the SDK and the supervisor check every value again).
+// Results are text content holding JSON, as the CLI's --json prints it; a
+// refused call is a tool error the model can read.
 
-import { LOOP_ACTIONS, PROTOCOLS } from '../core/types.js';
+import { LOOP_ACTIONS, PROTOCOLS, RUN_STATUSES } from '../core/types.js';
 import { OrcrError } from '../sdk/errors.js';
-import type { Orcr } from '../sdk/client.js';
+import type { ListOptions, Orcr } from '../sdk/client.js';
 import type { RunSpec } from '../sdk/spec.js';
-import { INVALID_PARAMS, RpcError } from './jsonrpc.js';
+import { INVALID_PARAMS, RpcError, type CallContext } from './jsonrpc.js';
+import { waitWithProgress } from './progress.js';
 
 interface Tool {
   name: string;
   description: string;
-  inputSchema: Record<string, unknown>;
-  call: (orcr: Orcr, args: Record<string, unknown>) => Promise<unknown>;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required?: string[]; additionalProperties: false };
+  call: (orcr: Orcr, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 }
 
 const RUN_REF = { type: 'string', description: 'a run: its uuid, a unique uuid prefix (4+ characters), or its name' };
@@ -33,11 +35,19 @@ function strs(args: Record<string, unknown>, key: string): string[] {
   return v as string[];
 }
 
+// An optional argument given as null is taken as not given: models send null for "none".
 function optional<T>(args: Record<string, unknown>, key: string, type: 'string' | 'number' | 'boolean'): T | undefined {
   const v = args[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== type) throw new OrcrError('usage', `"${key}" must be a ${type}`);
   return v as T;
+}
+
+function wholeNumber(args: Record<string, unknown>, key: string, min: number): number | undefined {
+  const v = args[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new OrcrError('usage', `"${key}" must be a whole number of at least ${min}, got ${JSON.stringify(v)}`);
+  return v;
 }
 
 export const TOOLS: readonly Tool[] = [
@@ -71,9 +81,9 @@ export const TOOLS: readonly Tool[] = [
   {
     name: 'wait',
     description:
-      'Wait until each run is idle (turn_complete), ended (its exit reason: completed, errored, killed, timeout, …) or blocked; with "timeout", a run still going then is "pending". Returns one {name, uuid, token} per run.',
+      'Wait until each run is idle (turn_complete), ended (its exit reason: completed, errored, killed, timeout, …) or blocked; with "timeout", a run still going then is "pending". Returns one {name, uuid, token} per run. Waiting on your own children lends them your slot. Without a timeout it waits as long as it takes: give the request a progressToken to get progress notifications meanwhile.',
     inputSchema: { type: 'object', properties: { runs: RUN_REFS, timeout: DURATION }, required: ['runs'], additionalProperties: false },
-    call: (orcr, args) => orcr.wait(strs(args, 'runs'), { timeout: optional<string>(args, 'timeout', 'string') }),
+    call: (orcr, args, ctx) => waitWithProgress(orcr, strs(args, 'runs'), optional<string>(args, 'timeout', 'string'), ctx),
   },
   {
     name: 'show',
@@ -90,7 +100,7 @@ export const TOOLS: readonly Tool[] = [
       required: ['run'],
       additionalProperties: false,
     },
-    call: async (orcr, args) => ({ lines: await orcr.logs(str(args, 'run'), { tail: optional<number>(args, 'tail', 'number'), stderr: optional<boolean>(args, 'stderr', 'boolean') }) }),
+    call: async (orcr, args) => ({ lines: await orcr.logs(str(args, 'run'), { tail: wholeNumber(args, 'tail', 1), stderr: optional<boolean>(args, 'stderr', 'boolean') }) }),
   },
   {
     name: 'send',
@@ -104,7 +114,31 @@ export const TOOLS: readonly Tool[] = [
     inputSchema: { type: 'object', properties: { runs: RUN_REFS, force: { type: 'boolean' } }, required: ['runs'], additionalProperties: false },
     call: (orcr, args) => orcr.kill(strs(args, 'runs'), { force: optional<boolean>(args, 'force', 'boolean') }),
   },
+  {
+    name: 'ps',
+    description: 'The runs of this home, oldest first, as `orcr ps --json` lists them: the active ones (queued, starting, working, idle, blocked) by default; "all" adds ended ones. Filter by "status" or "provider".',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        all: { type: 'boolean', description: 'ended runs too (default: active runs only)' },
+        status: { type: 'string', enum: [...RUN_STATUSES], description: 'only runs in this status (ended needs all)' },
+        provider: { type: 'string', description: 'only runs of this provider' },
+      },
+      additionalProperties: false,
+    },
+    call: (orcr, args) =>
+      orcr.list({ all: optional<boolean>(args, 'all', 'boolean'), status: optional<string>(args, 'status', 'string') as ListOptions['status'], provider: optional<string>(args, 'provider', 'string') }),
+  },
 ];
+
+/** Arguments a tool's schema does not name are refused (its schema says additionalProperties: false). */
+function checkNames(tool: Tool, args: Record<string, unknown>): void {
+  const known = Object.keys(tool.inputSchema.properties);
+  const unknown = Object.keys(args).filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    throw new OrcrError('usage', `${tool.name} takes no argument ${unknown.map((k) => JSON.stringify(k)).join(', ')} (it takes: ${known.join(', ')})`);
+  }
+}
 
 /** The answer to tools/list. */
 export function toolList(): { tools: { name: string; description: string; inputSchema: Record<string, unknown> }[] } {
@@ -112,12 +146,17 @@ export function toolList(): { tools: { name: string; description: string; inputS
 }
 
 /** The answer to tools/call: the result as JSON text, or a tool error with the CLI's code and exit code. */
-export async function callTool(orcr: () => Promise<Orcr>, params: Record<string, unknown>): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+export async function callTool(orcr: () => Promise<Orcr>, params: Record<string, unknown>, ctx: CallContext): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+  if (typeof params.name !== 'string') throw new RpcError(INVALID_PARAMS, `tools/call needs "name", the tool to call (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
   const tool = TOOLS.find((t) => t.name === params.name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `unknown tool ${JSON.stringify(params.name)} (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
-  const args = (params.arguments && typeof params.arguments === 'object' ? params.arguments : {}) as Record<string, unknown>;
+  if (params.arguments !== undefined && params.arguments !== null && (typeof params.arguments !== 'object' || Array.isArray(params.arguments))) {
+    throw new RpcError(INVALID_PARAMS, `"arguments" must be an object, got ${JSON.stringify(params.arguments)}`);
+  }
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
   try {
-    const result = await tool.call(await orcr(), args);
+    checkNames(tool, args);
+    const result = await tool.call(await orcr(), args, ctx);
     return { content: [{ type: 'text', text: JSON.stringify(result) }] };
   } catch (e) {
     if (!(e instanceof OrcrError)) throw e;

@@ -19,18 +19,26 @@ export type OrcrErrorCode =
   | 'unavailable'
   | 'stopped'
   | 'version'
+  | 'pruned'
   | 'internal';
+
+/** The SDK's own codes, beyond the CLI's: events asked for that retention removed is "not there" (6), as a run would be. */
+const SDK_EXIT: Readonly<Record<string, number>> = { ...ERROR_EXIT, pruned: 6 };
 
 export class OrcrError extends Error {
   override readonly name = 'OrcrError';
   /** What `orcr` would exit with for this error. */
   readonly exitCode: number;
+  /** With `pruned`: the oldest event the journal still holds. */
+  readonly firstSeq?: number;
   constructor(
     readonly code: OrcrErrorCode,
     message: string,
+    detail: { firstSeq?: number } = {},
   ) {
     super(message);
-    this.exitCode = ERROR_EXIT[code] ?? 1;
+    this.exitCode = SDK_EXIT[code] ?? 1;
+    if (detail.firstSeq !== undefined) this.firstSeq = detail.firstSeq;
   }
 }
 

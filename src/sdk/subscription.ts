@@ -6,12 +6,16 @@
 import { Client } from '../client/client.js';
 import type { Home } from '../config/home.js';
 import type { RunEvent } from '../core/types.js';
+import { RemoteError } from '../server/protocol.js';
 import type { PublicRun } from '../server/view.js';
 import { OrcrError, toOrcrError } from './errors.js';
 
 export interface EventItem {
   event: RunEvent;
-  /** The run as of this event (live events); null for a replayed one, or an event of no run. */
+  /**
+   * The run: as of this event for a live one; for a replayed one, its
+   * current row. Null for an event of no run, or of a run gc has removed.
+   */
   run: PublicRun | null;
 }
 
@@ -46,11 +50,23 @@ export function subscribe(home: Home, since: number): AsyncIterableIterator<Even
       if (stopped) push({ error: new OrcrError('stopped', 'the supervisor was stopped (orcr server stop); no more events') });
       else follow(false).catch((e) => push({ error: toOrcrError(e) }));
     });
-    const res = await c.call<{ seq: number; events: RunEvent[]; more?: boolean }>('subscribe', { since: last });
-    for (const e of res.events) emit(e, null);
+    const res = await c.call<{ seq: number; events: RunEvent[]; more?: boolean; pruned?: { first_seq: number } }>('subscribe', { since: last });
+    if (res.pruned) {
+      // As `events --follow` says it, but a program must choose to skip the hole: it resubscribes from there.
+      const first = res.pruned.first_seq;
+      throw new OrcrError('pruned', `events ${last + 1}–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}`, { firstSeq: first });
+    }
+    // Replayed events carry no row: each run's current one, looked up once per replay.
+    const rows = new Map<string, PublicRun | null>();
+    const replay = async (events: RunEvent[]): Promise<void> => {
+      const missing = [...new Set(events.map((e) => e.run).filter((u): u is string => u !== null && !rows.has(u)))];
+      await Promise.all(missing.map(async (uuid) => rows.set(uuid, await currentRow(c, uuid))));
+      for (const e of events) emit(e, e.run === null ? null : (rows.get(e.run) ?? null));
+    };
+    await replay(res.events);
     for (let more = res.more === true; more; ) {
       const page = await c.call<{ events: RunEvent[] }>('events', { since: last });
-      for (const e of page.events) emit(e, null);
+      await replay(page.events);
       more = page.events.length > 0 && last < res.seq;
     }
     for (const h of held) emit(h.event, h.run);
@@ -85,4 +101,14 @@ export function subscribe(home: Home, since: number): AsyncIterableIterator<Even
     },
   };
   return it;
+}
+
+/** The run's public row now; null when it is gone (gc removed it). */
+async function currentRow(c: Client, uuid: string): Promise<PublicRun | null> {
+  try {
+    return (await c.call<{ run: PublicRun }>('run.get', { ref: uuid })).run;
+  } catch (e) {
+    if (e instanceof RemoteError && e.code === 'not_found') return null;
+    throw e;
+  }
 }

@@ -21,6 +21,9 @@ import { toWaiter } from './reconcile.js';
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
 
+/** How long `cluster status` waits for the database before calling it unavailable. */
+const STATUS_DEADLINE_MS = 3000;
+
 export interface ClusterState {
   name: string;
   host: string;
@@ -304,24 +307,27 @@ export class ClusterLink implements Limiter {
     };
   }
 
-  /** The machines as the database lists them now, or (away, or slower than `boundMs`) as it last did. */
-  async machines(boundMs = 3000): Promise<ClusterState['machines']> {
+  /**
+   * The cluster's machines, for `orcr cluster status`: read now when the
+   * database answers, else the last ones seen. A database that fails or does
+   * not answer in time (a host that drops packets, a stopped server whose
+   * pooled connections hang) is down, for the status as for admission: the
+   * verb reports that state instead of failing or hanging.
+   */
+  async machines(): Promise<ClusterState['machines']> {
     if (!this.pg || !this.available) return this.machinesSeen;
-    let timer: NodeJS.Timeout | null = null;
-    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), boundMs)));
-    const read = this.pg.machines().then(
-      (m) => {
-        this.machinesSeen = m;
-        this.machinesAt = Date.now();
-        return m;
-      },
-      (e: unknown) => {
-        if (e instanceof ClusterUnavailable) this.down(e);
-        return null;
-      },
-    );
-    await Promise.race([read, late]);
-    if (timer) clearTimeout(timer);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${STATUS_DEADLINE_MS / 1000} s`)), STATUS_DEADLINE_MS);
+    });
+    try {
+      this.machinesSeen = await Promise.race([this.pg.machines(), late]);
+      this.machinesAt = Date.now();
+    } catch (e) {
+      this.down(e);
+    } finally {
+      clearTimeout(timer);
+    }
     return this.machinesSeen;
   }
 

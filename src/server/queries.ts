@@ -5,7 +5,7 @@
 import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction, runMeters } from '../core/budget.js';
 import { rolledUp } from '../core/run-tree.js';
-import type { Run } from '../core/types.js';
+import type { Run, RunEvent } from '../core/types.js';
 import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
@@ -13,6 +13,7 @@ import type { ClusterState } from './cluster-link.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from './protocol.js';
 import { publicRun, type PublicRun } from './view.js';
+import { quote } from '../text/json-text.js';
 
 type MeterView = { used: number; limit: number | null; fraction: number | null; warn: boolean };
 
@@ -90,16 +91,16 @@ export class Queries {
     const byName = journal.runsByName(ref);
     if (byName.length > 0) {
       const active = byName.filter((r) => r.status !== 'ended');
-      if (active.length > 1) throw new RemoteError('ambiguous', `"${ref}" names ${active.length} active runs; use a uuid`);
+      if (active.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} names ${active.length} active runs; use a uuid`);
       const r = active[0] ?? byName[0]!;
       return store.get(r.uuid) ?? r;
     }
     if (/^[0-9a-f-]{4,}$/i.test(ref)) {
       const byPrefix = journal.runsByPrefix(ref);
-      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `"${ref}" matches several runs; give more of the uuid`);
+      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} matches several runs; give more of the uuid`);
       if (byPrefix.length === 1) return store.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
     }
-    throw new RemoteError('not_found', `no run "${ref}"`);
+    throw new RemoteError('not_found', `no run ${quote(ref)}`);
   }
 
   /**
@@ -116,6 +117,18 @@ export class Queries {
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters } };
+  }
+
+  /** The names of the runs these events are about (uuid → name), so a reader shows a name without a lookup per run. */
+  eventNames(events: readonly RunEvent[]): Record<string, string> {
+    const { store } = this.p;
+    const names: Record<string, string> = {};
+    for (const e of events) {
+      if (e.run === null || Object.hasOwn(names, e.run)) continue;
+      const name = store.get(e.run)?.name ?? store.journal.nameOf(e.run);
+      if (name !== null) names[e.run] = name;
+    }
+    return names;
   }
 
   stats(): Stats {

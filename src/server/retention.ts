@@ -12,9 +12,14 @@ import { monoNow } from './clock.js';
 export interface GcResult {
   /** Ended runs removed (or, in a dry run, that would be). */
   runs: number;
-  /** Bytes given back: the journal file's shrinkage and the run directories. A dry run estimates. */
+  /**
+   * Bytes of what went (or would): the journal rows (run records and event
+   * data) and the files of the run directories, counted the same way by a dry
+   * run and a real one, so the two agree. The journal gives its freed pages
+   * back to the file system as it goes.
+   */
   bytes: number;
-  /** Events removed from the oldest part of the log. */
+  /** Events removed: the runs' own and the oldest part of the log. */
   events: number;
   dry_run: boolean;
   older_than_ms: number;
@@ -72,45 +77,53 @@ export class Retention {
 
   /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
-    if (dryRun) return Promise.resolve(this.estimate(olderThanMs));
+    if (dryRun) return this.estimate(olderThanMs);
     this.running ??= this.collect(olderThanMs).finally(() => {
       this.running = null;
     });
     return this.running;
   }
 
-  private estimate(olderThanMs: number): GcResult {
+  /** What collect would remove now, counted as collect counts it. */
+  private async estimate(olderThanMs: number): Promise<GcResult> {
     const before = monoNow() - olderThanMs;
-    const { runs, bytes } = this.p.store.journal.countEndedBefore(before);
-    return { runs, bytes, events: 0, dry_run: true, older_than_ms: olderThanMs };
+    const plan = this.p.store.journal.gcPlan(before);
+    let dirs = 0;
+    for (const [i, uuid] of plan.uuids.entries()) {
+      dirs += dirBytes(runDir(this.p.home, uuid));
+      if (i % BATCH === BATCH - 1) await yieldTurn();
+    }
+    return { runs: plan.uuids.length, bytes: plan.bytes + dirs, events: plan.events, dry_run: true, older_than_ms: olderThanMs };
   }
 
   private async collect(olderThanMs: number): Promise<GcResult> {
     const { store, home } = this.p;
     const journal = store.journal;
     const before = monoNow() - olderThanMs;
-    const size0 = journal.fileBytes();
     let runs = 0;
-    let dirs = 0;
+    let bytes = 0;
     let events = 0;
     for (;;) {
       if (this.p.stopping || this.p.degraded !== null) break;
       const gone = journal.collectEnded(before, BATCH);
-      runs += gone.length;
-      for (const uuid of gone) {
+      runs += gone.uuids.length;
+      events += gone.events;
+      bytes += gone.bytes;
+      for (const uuid of gone.uuids) {
         const dir = runDir(home, uuid);
-        dirs += dirBytes(dir);
+        bytes += dirBytes(dir);
         await fs.promises.rm(dir, { recursive: true, force: true });
       }
       await yieldTurn();
-      if (gone.length < BATCH) break;
+      if (gone.uuids.length < BATCH) break;
     }
     for (;;) {
       if (this.p.stopping || this.p.degraded !== null) break;
-      const n = journal.pruneEvents(before, EVENT_BATCH);
-      events += n;
+      const pruned = journal.pruneEvents(before, EVENT_BATCH);
+      events += pruned.events;
+      bytes += pruned.bytes;
       await yieldTurn();
-      if (n < EVENT_BATCH) break;
+      if (pruned.events < EVENT_BATCH) break;
     }
     journal.compactUsage(before);
     // Freed pages back to the file system, a slice per turn.
@@ -121,10 +134,9 @@ export class Retention {
       if (journal.fileBytes() >= size) break;
     }
     if (!this.p.stopping) journal.walCheckpoint();
-    const freed = Math.max(0, size0 - journal.fileBytes()) + dirs;
     if (runs > 0 || events > 0) {
-      journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes: freed, older_than_ms: olderThanMs } });
+      journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
     }
-    return { runs, bytes: freed, events, dry_run: false, older_than_ms: olderThanMs };
+    return { runs, bytes, events, dry_run: false, older_than_ms: olderThanMs };
   }
 }

@@ -15,6 +15,7 @@ import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
 import type { PublicRun } from './view.js';
+import { quote } from '../text/json-text.js';
 
 export class AlreadyRunning extends Error {}
 
@@ -308,7 +309,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
             throw e;
           }
         });
-        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map((r) => JSON.stringify(r)).join(', ')}`);
+        if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map(quote).join(', ')}`);
         const results = found.map(({ ref, run }) => {
           if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
           const descendants = run.status === 'ended' || p.keep_children ? [] : s.activeDescendants(run.uuid).map((d) => d.uuid);
@@ -352,14 +353,15 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
       }
       case 'events': {
         const p = z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().positive().optional() }).parse(params);
-        return { events: s.journal.eventsSince(p.since ?? 0, Math.min(p.limit ?? PAGE, PAGE)) };
+        const events = s.journal.eventsSince(p.since ?? 0, Math.min(p.limit ?? PAGE, PAGE));
+        return { events, names: s.eventNames(events) };
       }
       case 'subscribe': {
         // Snapshot and replay are computed synchronously, and the journal only
         // commits on this same thread, so no event can fall between them.
         const p = z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional(), rows: z.boolean().optional() }).parse(params);
         const seq = s.journal.lastSeq();
-        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; more?: boolean; pruned?: { first_seq: number } } = { seq };
+        const out: { seq: number; runs?: PublicRun[]; total?: number; truncated?: boolean; events?: RunEvent[]; names?: Record<string, string>; more?: boolean; pruned?: { first_seq: number } } = { seq };
         if (p.snapshot) {
           // Every active run (a run that started long ago and still works must not be missing),
           // then the newest ended ones up to a bound: a home of months sends a page, not its history.
@@ -374,6 +376,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           // At most a page: a client that gets a full one reads the rest with `events` (and holds live ones meanwhile).
           out.events = s.journal.eventsSince(p.since, PAGE);
           out.more = out.events.length === PAGE;
+          out.names = s.eventNames(out.events);
           // Retention removed what came after `since`: say so, so the client takes the snapshot instead of a history with a hole.
           const first = s.journal.firstSeq();
           if (first > p.since + 1) out.pruned = { first_seq: first };
@@ -382,12 +385,16 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
         conn.rows = p.rows === true;
         return out;
       }
-      case 'server.status':
+      case 'server.status': {
+        // As stats counts: active runs hold a slot, queued ones wait for one.
+        const live = s.activeUuids();
+        const queued = live.filter((u) => s.getLive(u)?.status === 'queued').length;
         return {
           pid: process.pid,
           home: home.dir,
           started_at: s.startedAt,
-          active: s.activeUuids().length,
+          active: live.length - queued,
+          queued,
           seq: s.journal.lastSeq(),
           degraded: s.degraded,
           clients: conns.size,
@@ -397,6 +404,7 @@ export async function startServer(dir: string, log: (m: string) => void): Promis
           paused: s.stats().paused,
           draining: s.stats().draining,
         };
+      }
       case 'cluster.status': {
         const machines = await s.clusterMachines();
         if (machines === null) throw new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');

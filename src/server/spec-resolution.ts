@@ -12,7 +12,8 @@ import { mergeLimits } from '../core/budget.js';
 import { newRun } from '../core/run-record.js';
 import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
-import type { RunSpec } from '../config/run-spec.js';
+import { nameProblem, type RunSpec } from '../config/run-spec.js';
+import { quote } from '../text/json-text.js';
 import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
 import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
@@ -57,7 +58,12 @@ export function resolveSpec(config: Config, spec: RunSpec): Resolved {
     command = preset.command;
   } else {
     protocol = protocol ?? (provider ? presetFor(config, provider)?.protocol : undefined) ?? null;
-    provider = provider ?? path.basename(command[0]!);
+    if (provider === null) {
+      provider = path.basename(command[0]!);
+      // A program's file name may hold what a name may not (a newline, a zero-width space).
+      const problem = nameProblem(provider);
+      if (problem !== null) throw new RemoteError('usage', `the provider name taken from the command, ${quote(provider)}, ${problem}: give one with -a NAME`);
+    }
   }
   return { command, provider, protocol, promptArgv };
 }
@@ -74,7 +80,7 @@ function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): v
   try {
     resolveProgram(command[0]!, cwd, env.PATH);
   } catch (e) {
-    if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${JSON.stringify(command[0])}: ${e.message}`);
+    if (e instanceof LaunchError) throw new RemoteError('usage', `cannot run ${quote(command[0]!)}: ${e.message}`);
     throw e;
   }
 }

@@ -10,7 +10,7 @@ import type { RunSpec } from '../config/run-spec.js';
 import type { Home } from '../config/home.js';
 import { holdsSlot } from '../core/run-state.js';
 import { newRun } from '../core/run-record.js';
-import type { Run } from '../core/types.js';
+import type { Run, RunEvent } from '../core/types.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
 import type { ClusterState } from './cluster-link.js';
@@ -418,6 +418,10 @@ export class Supervisor {
 
   stats(): Stats {
     return this.queries.stats();
+  }
+
+  eventNames(events: readonly RunEvent[]): Record<string, string> {
+    return this.queries.eventNames(events);
   }
 
   spend(): SpendReply {

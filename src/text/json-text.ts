@@ -3,6 +3,8 @@
 // CSI and U+009D as OSC) and the line separators U+2028/U+2029 raw. Escaped
 // here, the text still decodes to exactly what it was.
 
+import { HIDDEN_ALL, scanHidden, unicodeEscape } from './hidden.js';
+
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u007f-\u009f\u2028\u2029]/g;
 
@@ -14,7 +16,28 @@ export function jsonText(value: unknown, indent?: number): string {
   return text === undefined ? 'null' : text.replace(RAW, escape);
 }
 
-/** A string as a JSON literal, every control escaped: a name or a value shown inside a message. */
+/**
+ * A string as a JSON literal, every control escaped, and every character a
+ * name refuses for not showing (text/hidden.ts) escaped too: a name or a value
+ * shown inside a message reads as what it is (`"a\\u200bb"`), never as a
+ * look-alike with its invisible part stripped.
+ */
 export function quote(text: string): string {
-  return jsonText(text);
+  let out = '';
+  let plain = '';
+  for (const { char, kind } of scanHidden(text)) {
+    if (kind === null) {
+      plain += char;
+      continue;
+    }
+    out += jsonText(plain).slice(1, -1) + unicodeEscape(char);
+    plain = '';
+  }
+  return `"${out}${jsonText(plain).slice(1, -1)}"`;
+}
+
+/** Any value for a message: a string as quote() shows it, anything else as JSON with its hidden characters escaped. */
+export function quoteValue(value: unknown): string {
+  if (typeof value === 'string') return quote(value);
+  return jsonText(value).replace(HIDDEN_ALL, unicodeEscape);
 }

@@ -74,10 +74,11 @@ describe('bytes reaching the terminal', () => {
     h.cli(['ps']);
     const r = h.cli(['show', 'x\u001b]0;pwned\u0007\u001b[2Jy']);
     expect(r.code).toBe(6);
-    expect(r.stderr).toBe('orcr: no run "xy"\n');
+    // Shown escaped, as JSON writes it: what was typed, and none of it obeyed.
+    expect(r.stderr).toBe('orcr: no run "x\\u001b]0;pwned\\u0007\\u001b[2Jy"\n');
     const j = h.cli(['show', 'x\u009b2Jy', '--json']);
-    expect(j.stdout).toContain('\\u009b');
-    expect(JSON.parse(j.stdout).error.message).toBe('no run "x\u009b2Jy"');
+    expect(j.stdout).not.toMatch(/\u009b/);
+    expect(JSON.parse(j.stdout).error.message).toBe('no run "x\\u009b2Jy"');
   });
 });
 

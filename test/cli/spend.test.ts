@@ -24,10 +24,10 @@ describe('orcr spend', () => {
     expect(s.per_minute.reduce((a, m) => a + m.tokens, 0)).toBe(4500);
     expect(s.fleet.meters.cost_usd).toMatchObject({ used: 2, limit: 10 });
     const text = h.cli(['spend']).stdout;
-    expect(text).toMatch(/^runs live in all time/);
+    expect(text).toMatch(/^spend over all time/);
     expect(text).toMatch(/fleet cost: \$2 of \$10/);
-    expect(text).toMatch(/alpha\s+2\s+4,?000\s+\$1\.7500/);
-    expect(text).toMatch(/last hour: 4,?500 tokens, \$2\.0000/);
+    expect(text).toMatch(/alpha\s+2\s+4k\s+\$1\.75$/m);
+    expect(text).toMatch(/last hour: 4\.5k tokens, \$2$/m);
     expect(h.cli(['spend', 'extra']).code).toBe(2);
   });
 });

@@ -35,6 +35,34 @@ function machines(caps: Caps, extra: { lease_ttl?: string; on_lease_lost?: strin
   );
 }
 
+/** Stop the database server's processes (SIGSTOP: connections stay open and hang, as behind a host that drops packets) until thawed. */
+function freeze(pgServer: PgServer): { thaw: () => void } {
+  const port = new URL(pgServer.url).port;
+  const procs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number);
+  const parentOf = (pid: number): number => {
+    const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const postmaster = procs.filter((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return argv.some((a) => a.endsWith('/postgres')) && argv.includes(port);
+    } catch {
+      return false;
+    }
+  });
+  if (postmaster.length === 0) throw new Error(`no postgres process for port ${port} (ORCR_TEST_PG_URL servers cannot be frozen)`);
+  const all = [...postmaster, ...procs.filter((pid) => {
+    try {
+      return postmaster.includes(parentOf(pid));
+    } catch {
+      return false;
+    }
+  })];
+  for (const pid of all) process.kill(pid, 'SIGSTOP');
+  return { thaw: () => all.forEach((pid) => { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }) };
+}
+
 suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
   it('three supervisors share a global cap of 3 and a provider cap of 2: never exceeded across machines, every run completes exactly once', async () => {
     const ms = machines({ max: 3, providers: { a: 2 } });
@@ -163,7 +191,57 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
     expect(r.stderr).toMatch(/concurrency\.providers\.claude/);
     const direct = b.cli(['serve']);
     expect(direct.code).toBe(2);
-    expect(direct.stderr).toMatch(/concurrency\.max, concurrency\.providers\.claude differ/);
+    // Both values of each key: what the cluster applies and what this machine's config.json says.
+    expect(direct.stderr).toMatch(/: concurrency\.max is 3 in the cluster, 4 here; concurrency\.providers\.claude is unset in the cluster, 2 here \(make them equal/);
+  });
+
+  it('cluster status while the database is down reports it and exits 0; cluster schema --json is JSON', async () => {
+    const [a] = machines({ max: 2 }) as [TestHome, TestHome, TestHome];
+    expect(a.cli(['cluster', 'status']).stdout).toMatch(/database available/);
+    await server.pause();
+    try {
+      // At once, before the supervisor has noticed, and once it has.
+      const first = a.cli(['cluster', 'status']);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      await until(() => a.json<{ available: boolean }>(['cluster', 'status']).available === false, 'the database to be seen gone');
+      const st = a.cli(['cluster', 'status']);
+      expect(st.code).toBe(0);
+      expect(st.stdout).toMatch(/cluster unavailable since \S+/);
+      // A supervisor started while the database is away says the same.
+      expect(a.cli(['server', 'stop']).code).toBe(0);
+      const fresh = a.cli(['cluster', 'status']);
+      expect(fresh.stderr).toBe('');
+      expect(fresh.code).toBe(0);
+      expect(fresh.stdout).toMatch(/cluster unavailable since \S+/);
+    } finally {
+      await server.resume();
+    }
+    // A database that stops answering (its processes stopped: pooled connections hang) is reported as down within
+    // seconds. A server of its own: one that was stopped so is not given back to the other tests.
+    const own = await PgServer.start();
+    try {
+      const c = home({ cluster: { url: own.url, name: 'frozen', host: 'c' } });
+      expect(c.json<{ available: boolean }>(['cluster', 'status']).available).toBe(true);
+      const frozen = freeze(own);
+      try {
+        const t0 = Date.now();
+        const hung = c.cli(['cluster', 'status']);
+        expect(hung.stderr).toBe('');
+        expect(hung.code).toBe(0);
+        expect(hung.stdout).toMatch(/cluster unavailable since \S+ \(the database did not answer within 3 s\)/);
+        expect(Date.now() - t0).toBeLessThan(15_000);
+      } finally {
+        frozen.thaw();
+      }
+    } finally {
+      await own.destroy();
+    }
+    const schema = a.cli(['cluster', 'schema', '--json']);
+    expect(schema.code).toBe(0);
+    const j = JSON.parse(schema.stdout) as { version: number; sql: string };
+    expect(j.sql).toBe(a.cli(['cluster', 'schema']).stdout.trim());
+    expect(j.version).toBeGreaterThan(0);
   });
 
   it('a supervisor restarted within lease_ttl keeps its agents and their leases', async () => {

@@ -2,12 +2,13 @@
 // of the built package, typed errors, one bad spec queuing nothing, and
 // events resumed by seq.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connect, OrcrError, type EventItem } from '../../src/sdk/index.js';
-import { MOCK_AGENT, NODE, ROOT, useHomes } from '../support/harness.js';
+import { CLI, MOCK_AGENT, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 const home = useHomes();
 
@@ -89,6 +90,10 @@ describe('the SDK', () => {
         if (item.event.run === first.uuid && item.event.type === 'ended') second = await orcr.run({ name: 'two', command: ['true'] });
         if (second && item.event.run === second.uuid && item.event.type === 'ended') break;
       }
+      // Replayed items carry their run's current row, as live ones carry theirs.
+      const replayed = seen.filter((s) => s.event.run === first.uuid);
+      expect(replayed.length).toBeGreaterThan(2);
+      for (const s of replayed) expect(s.run).toMatchObject({ uuid: first.uuid, name: 'one', status: 'ended' });
       const seqs = seen.map((s) => s.event.seq);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       expect(new Set(seqs).size).toBe(seqs.length);
@@ -107,3 +112,129 @@ describe('the SDK', () => {
     }
   });
 });
+
+/** `orcr server stop`, with this process's event loop running meanwhile (as a program's does while someone else stops the supervisor). */
+function stopServer(h: TestHome): Promise<number | null> {
+  const child = spawn(NODE, [CLI, 'server', 'stop'], { env: h.env, stdio: 'ignore' });
+  return new Promise((r) => child.once('exit', r));
+}
+
+describe('the SDK behaves as the CLI', () => {
+  it("a program that is itself a run lends its slot to the children it waits on, as `orcr wait` does", async () => {
+    const h = home({ concurrency: { max: 1 } });
+    const parent = await holdingRun(h, 'parent');
+    const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
+    try {
+      const kids = await orcr.runMany([
+        { name: 'c1', command: ['sh', '-c', 'echo one'] },
+        { name: 'c2', command: ['sh', '-c', 'echo two'] },
+      ]);
+      expect(kids.map((k) => [k.parent, k.status])).toEqual([
+        [parent.uuid, 'queued'],
+        [parent.uuid, 'queued'],
+      ]);
+      // Before the fix both stayed queued behind their own parent: `pending` at the timeout.
+      expect((await orcr.wait(kids, { timeout: '30s' })).map((s) => s.token)).toEqual(['completed', 'completed']);
+      expect(eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+    } finally {
+      orcr.close();
+    }
+  });
+
+  it('a wait given an AbortSignal stops when it is aborted, and its supervisor-side wait is dropped', async () => {
+    const h = home({ concurrency: { max: 1 } });
+    const parent = await holdingRun(h, 'parent');
+    const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
+    try {
+      const kid = await orcr.run({ name: 'kid', command: ['sleep', '600'] });
+      const ac = new AbortController();
+      const waiting = orcr.wait(kid, { signal: ac.signal }).catch((e: unknown) => e);
+      await until(() => eventTypes(h, parent.uuid).includes('slot_lent'), 'the wait to lend the slot');
+      ac.abort();
+      expect(await waiting).toMatchObject({ name: 'AbortError' });
+      await until(() => eventTypes(h, parent.uuid).includes('slot_taken_back'), 'the slot back');
+      // Aborted before it starts: refused at once, nothing sent.
+      expect(await orcr.wait(kid, { signal: AbortSignal.abort() }).catch((e: unknown) => e)).toMatchObject({ name: 'AbortError' });
+      await orcr.kill(kid, { force: true });
+    } finally {
+      orcr.close();
+    }
+  });
+
+  it('after `orcr server stop` the next call connects again, starting a supervisor (or, without autoStart, says none runs)', async () => {
+    const h = home();
+    const orcr = await connect({ home: h.dir });
+    const manual = await connect({ home: h.dir, autoStart: false });
+    try {
+      await orcr.run({ name: 'a', command: ['true'] });
+      expect(await stopServer(h)).toBe(0);
+      expect(h.serverPid()).toBeNull();
+      const noStart = await manual.list({ all: true }).catch((e: unknown) => e);
+      expect(noStart).toMatchObject({ code: 'unavailable', exitCode: 7, message: expect.stringContaining('no supervisor is running') });
+      expect(h.serverPid()).toBeNull();
+      expect((await orcr.list({ all: true })).map((r) => r.name)).toEqual(['a']);
+      expect(h.serverPid()).not.toBeNull();
+      expect((await manual.show('a')).name).toBe('a');
+    } finally {
+      orcr.close();
+      manual.close();
+    }
+  });
+
+  it('a request over 8 MiB in UTF-8 is a usage error before it is sent (as the CLI says), and the connection stays', async () => {
+    const h = home();
+    const orcr = await connect({ home: h.dir });
+    try {
+      const big = await orcr.run({ name: 'big', command: ['true'], prompt: 'é'.repeat(4.5 * 1024 * 1024) }).catch((e: unknown) => e);
+      expect(big).toBeInstanceOf(OrcrError);
+      expect(big).toMatchObject({ code: 'usage', exitCode: 2, message: expect.stringMatching(/^the prompt: too large to send: the request would be 9 MiB/) });
+      const many = await orcr.runMany(Array.from({ length: 3 }, (_, i) => ({ name: `m${i}`, command: ['true'], prompt: 'x'.repeat(3 * 1024 * 1024) }))).catch((e: unknown) => e);
+      expect(many).toMatchObject({ code: 'usage', message: expect.stringMatching(/^the 3 run specs: too large to send/) });
+      const run = await orcr.run({ name: 'small', command: ['true'] });
+      const sent = await orcr.send(run, 'x'.repeat(9 * 1024 * 1024)).catch((e: unknown) => e);
+      expect(sent).toMatchObject({ code: 'usage', message: expect.stringMatching(/^the text: too large to send/) });
+      expect((await orcr.list({ all: true })).map((r) => r.name)).toEqual(['small']);
+    } finally {
+      orcr.close();
+    }
+  });
+
+  it('logs and list check their options as the CLI checks its flags', async () => {
+    const h = home();
+    const orcr = await connect({ home: h.dir });
+    try {
+      const run = await orcr.run({ name: 'r', command: ['sh', '-c', 'echo 1; echo 2'] });
+      await orcr.wait(run);
+      expect(await orcr.logs(run, { tail: 1 })).toEqual(['2']);
+      for (const tail of [1.5, -3]) expect(await orcr.logs(run, { tail }).catch((e: unknown) => e)).toMatchObject({ code: 'usage', message: `"tail" must be a whole number, got ${tail}` });
+      expect(await orcr.list({ status: 'bogus' as 'ended' }).catch((e: unknown) => e)).toMatchObject({ code: 'usage', message: '"status" must be one of queued, starting, working, idle, blocked, ended, got "bogus"' });
+    } finally {
+      orcr.close();
+    }
+  });
+
+  it('subscribe({ since }) after gc removed those events says so (OrcrError pruned), as events --follow does', async () => {
+    const h = home();
+    const orcr = await connect({ home: h.dir });
+    try {
+      const old = await orcr.run({ name: 'old', command: ['true'] });
+      await orcr.wait(old);
+      expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
+      const first = h.json<{ seq: number }[]>(['events'])[0]!.seq;
+      expect(first).toBeGreaterThan(1);
+      const pruned = await orcr.subscribe({ since: 0 }).next().catch((e: unknown) => e);
+      expect(pruned).toBeInstanceOf(OrcrError);
+      expect(pruned).toMatchObject({ code: 'pruned', firstSeq: first, message: `events 1–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}` });
+      // From where the log begins: no error, and the gc event is there (an event of no run: run null).
+      for await (const item of orcr.subscribe({ since: first - 1 })) {
+        expect(item.event.seq).toBe(first);
+        expect(item.event.type).toBe('gc');
+        expect(item.run).toBeNull();
+        break;
+      }
+    } finally {
+      orcr.close();
+    }
+  });
+});
+

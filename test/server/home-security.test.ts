@@ -1,6 +1,8 @@
 // The home against other local users: the single-instance lock cannot be
-// squatted, and the journal, the log and the lock file are 0600 whatever
-// the umask. Real supervisors, real processes, a real other user when root.
+// squatted, the journal, the log and the lock file are 0600 whatever the
+// umask, and a home reached through a link is resolved once and used by that
+// path, through links no one else controls. Real supervisors, real
+// processes, a real other user when root.
 
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -10,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { lockFile } from '../../src/journal/home-lock.js';
-import { alive, CLI, NODE, ROOT, until, useHomes } from '../support/harness.js';
+import { alive, CLI, lineReader, NODE, ROOT, until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 const isRoot = process.getuid?.() === 0;
@@ -152,5 +154,85 @@ describe('file modes', () => {
     const j = new Journal(file);
     for (const f of [file, `${file}-wal`, `${file}-shm`]) expect(mode(f), f).toBe(0o600);
     j.close();
+  });
+});
+
+describe('a home reached through links', () => {
+  /** A link at `at` pointing to `to`, replacing whatever is there. */
+  const link = (to: string, at: string): void => {
+    fs.rmSync(at, { force: true });
+    fs.symlinkSync(to, at);
+  };
+
+  it('is resolved once: the supervisor, its socket, its runs and its log live at the real path', async () => {
+    const h = home();
+    const shared = fs.mkdtempSync(path.join(path.dirname(h.dir), 'orcr-shared-'));
+    closers.push(() => fs.rmSync(shared, { recursive: true, force: true }));
+    const via = path.join(shared, 'home');
+    link(h.dir, via);
+    const env = { ...h.env, ORCR_HOME: via };
+    const r = h.cli(['run', '-n', 'where', '--', 'sh', '-c', 'echo "$ORCR_HOME"'], { env });
+    expect(r.stderr).toBe('');
+    expect(h.cli(['wait', 'where'], { env }).stdout).toBe('where completed\n');
+    expect(h.cli(['logs', 'where'], { env }).stdout).toBe(`${h.dir}\n`);
+    const st = JSON.parse(h.cli(['server', 'status', '--json'], { env }).stdout) as { pid: number; home: string };
+    expect(st.home).toBe(h.dir);
+    // The supervisor was started with the real path, so it never looks at the link again.
+    expect(fs.readFileSync(`/proc/${st.pid}/environ`, 'utf8').split('\0')).toContain(`ORCR_HOME=${h.dir}`);
+    expect(fs.existsSync(path.join(h.dir, 'orcr.sock'))).toBe(true);
+  });
+
+  it('a client that reconnects goes back to the home it resolved, not to where the link points now', async () => {
+    const a = home();
+    const b = home();
+    const shared = fs.mkdtempSync(path.join(path.dirname(a.dir), 'orcr-shared-'));
+    closers.push(() => fs.rmSync(shared, { recursive: true, force: true }));
+    const via = path.join(shared, 'home');
+    link(a.dir, via);
+    const go = path.join(a.dir, 'go');
+    expect(a.cli(['run', '-n', 'gate', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`], { env: { ...a.env, ORCR_HOME: via } }).code).toBe(0);
+    const waiter = spawn(NODE, [CLI, 'wait', 'gate'], { env: { ...a.env, ORCR_HOME: via }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = lineReader(waiter);
+    const exited = new Promise<number | null>((r) => waiter.on('exit', (code) => r(code)));
+    // Connected: the supervisor counts the waiter among its clients (this status call is the other).
+    await until(() => (JSON.parse(a.cli(['server', 'status', '--json']).stdout) as { clients: number }).clients >= 2, 'the waiter to connect');
+    // The link now points at another home with its own supervisor, and a's supervisor dies.
+    expect(b.cli(['ps']).code).toBe(0);
+    link(b.dir, via);
+    const pid = a.serverPid()!;
+    process.kill(pid, 'SIGKILL');
+    await until(() => !alive(pid), 'a\'s supervisor to die');
+    expect(a.cli(['ps']).code).toBe(0);
+    fs.writeFileSync(go, '');
+    expect(await exited).toBe(0);
+    expect(out.lines).toEqual(['gate completed']);
+  });
+
+  it.skipIf(!isRoot)('refuses a home reached through a link someone else owns, anywhere on the way (as root: the link is chowned to nobody)', () => {
+    const h = home();
+    const shared = fs.mkdtempSync(path.join(path.dirname(h.dir), 'orcr-shared-'));
+    closers.push(() => fs.rmSync(shared, { recursive: true, force: true }));
+    const theirs = path.join(shared, 'theirs');
+    link(h.dir, theirs);
+    fs.lchownSync(theirs, NOBODY, NOBODY);
+    const refused = (dir: string, through: string): void => {
+      const r = h.cli(['ps'], { env: { ...h.env, ORCR_HOME: dir } });
+      expect(r.code, dir).toBe(2);
+      expect(r.stderr).toBe(`orcr: ORCR_HOME ${dir} is reached through the link ${through}, owned by uid ${NOBODY} (not you, uid 0, or root): its owner can point it anywhere; give the path it leads to\n`);
+    };
+    // The home itself, a folder above it, and a link of ours that leads through theirs.
+    refused(theirs, theirs);
+    const parentLink = path.join(shared, 'up');
+    link(path.dirname(h.dir), parentLink);
+    fs.lchownSync(parentLink, NOBODY, NOBODY);
+    refused(path.join(parentLink, path.basename(h.dir)), parentLink);
+    const ours = path.join(shared, 'ours');
+    link(theirs, ours);
+    refused(ours, theirs);
+    expect(h.serverPid()).toBeNull();
+    // A link root or we own is fine.
+    const fine = path.join(shared, 'fine');
+    link(h.dir, fine);
+    expect(h.cli(['ps'], { env: { ...h.env, ORCR_HOME: fine } }).code).toBe(0);
   });
 });

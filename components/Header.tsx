@@ -66,6 +66,7 @@ export function clusterSpans(c: ClusterInfo, now: number): Span[] {
   const out: Span[] = [{ text: '  │ ', token: 'border' }, { text: `cluster ${c.name}`, token: 'text.accent' }];
   if (c.available) {
     out.push({ text: ` · ${c.machinesUp}/${c.machines} machine${c.machines === 1 ? '' : 's'} up · db ok`, token: 'text.muted' });
+    if (c.notificationsLost) out.push({ text: ' · no notifications: polling', token: 'meter.warn' });
   } else {
     out.push({ text: ` ✗ database unavailable ${dur(Math.max(0, now - c.since))}: admitting nothing`, token: 'reason.bad' });
   }

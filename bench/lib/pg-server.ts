@@ -33,10 +33,10 @@ export function findPgBin(): string | null {
   return null;
 }
 
-const asRoot = (): boolean => process.getuid?.() === 0;
+export const asRoot = (): boolean => process.getuid?.() === 0;
 
 /** Where the server's folder goes: the OS temp dir, or (as root) the first of the usual ones the postgres user can enter. */
-function serverParent(): string | null {
+export function serverParent(): string | null {
   if (!asRoot()) return os.tmpdir();
   for (const dir of [os.tmpdir(), '/tmp', '/var/tmp']) {
     try {
@@ -65,7 +65,7 @@ export function pgUnavailable(): string | null {
 }
 
 /** The last lines a server or initdb wrote to its log file. */
-function logTail(file: string): string {
+export function logTail(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-20).join('\n');
   } catch {
@@ -73,7 +73,7 @@ function logTail(file: string): string {
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);

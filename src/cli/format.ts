@@ -303,11 +303,21 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   return out.join('\n');
 }
 
-/** `cluster team · this machine a · database available · 3 machines up` (or since when it is not). */
+/**
+ * `cluster team · this machine a · database available · 3 machines up` (or
+ * since when it is not), then what a user must know of it: notices from
+ * other machines that do not arrive, holders and waiting lines that are only
+ * the last the database told.
+ */
 export function clusterLine(cl: NonNullable<StatsReply['cluster']>): string {
   const db = cl.available ? 'database available' : `cluster unavailable since ${new Date(cl.since).toISOString()}${cl.error ? ` (${safeLine(cl.error)})` : ''}: nothing new starts here`;
   const up = cl.machines.filter((m) => m.alive).length;
-  return `cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`;
+  const lines = [`cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`];
+  if (cl.notifications === 'not arriving') {
+    lines.push(`  notifications do not arrive: ${safeLine(cl.notifications_detail ?? 'the probe never came back')}; polling the database every 250 ms instead`);
+  }
+  if (!cl.available && cl.seen_at) lines.push(`  holders and waiting lines above are as last seen at ${new Date(cl.seen_at).toISOString()}, before the database went away`);
+  return lines.join('\n');
 }
 
 /** `orcr spend`'s reply: as the supervisor's `spend` gives it. */

@@ -72,8 +72,9 @@ orcr server stop [--drain | --kill-agents] [--json]
   --merge: into the base branch (a conflict aborts it and changes nothing); --keep-branch: keep orcr/<name>; --discard: drop it.
   The run's uncommitted work is committed to its branch first (not with --discard); the worktree is removed.
 orcr worktree prune [--force] [--dry-run] [--json]  (orphaned worktrees; one with uncommitted changes only with --force)`,
-  cluster: `orcr cluster status [--json]   (the machines sharing this home's cluster; exit 0 with the database away too)
-orcr cluster schema [--json]       (the SQL of the cluster's tables, to apply as a migration)`,
+  cluster: `orcr cluster status [--json]        (the machines sharing this home's cluster; exit 0 while its database is away, saying so)
+orcr cluster schema [--json]        (the SQL of the cluster's tables, to apply as a migration)
+orcr cluster forget HOST [--json]   (drop a machine that left for good from the cluster's list; a live one is refused)`,
 };
 
 export const MAIN_USAGE = `orcr — a supervisor for fleets of AI coding agents

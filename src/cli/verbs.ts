@@ -465,19 +465,33 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'cluster': {
       const { positionals } = parse(verb, rest, {});
-      if (positionals.length !== 1 || (positionals[0] !== 'status' && positionals[0] !== 'schema')) throw new UsageError('cluster takes "status" or "schema"', verb);
-      if (positionals[0] === 'schema') {
+      const sub = positionals[0];
+      if (sub === 'schema') {
+        if (positionals.length !== 1) throw new UsageError('cluster schema takes nothing more', verb);
         const { CLUSTER_SCHEMA, CLUSTER_SCHEMA_VERSION } = await import('../limiter/pg-schema.js');
         if (jsonMode) printJson({ version: CLUSTER_SCHEMA_VERSION, sql: CLUSTER_SCHEMA.trim() });
         else out(CLUSTER_SCHEMA.trim());
         return 0;
       }
+      if (sub === 'forget') {
+        if (positionals.length !== 2 || positionals[1] === '') throw new UsageError('cluster forget takes the host name of one machine', verb);
+        const host = positionals[1]!;
+        const c = await connect();
+        const res = await c.call<{ host: string; forgotten: boolean; alive: boolean }>('cluster.forget', { host });
+        c.close();
+        if (jsonMode) printJson(res);
+        else out(`${safeLine(host)} forgotten: its row, queue places and leases are gone from the cluster`);
+        return 0;
+      }
+      if (sub !== 'status' || positionals.length !== 1) throw new UsageError('cluster takes "status", "schema" or "forget HOST"', verb);
       const c = await connect();
-      const st = await c.call<{ name: string; host: string; available: boolean; since: number; error: string | null; machines: { host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[] }>('cluster.status');
+      const st = await c.call<StatsReply['cluster'] & {}>('cluster.status');
       c.close();
       if (jsonMode) printJson(st);
       else {
-        out(`cluster ${safeLine(st.name)} · this machine ${safeLine(st.host)} · database ${st.available ? 'available' : `unavailable since ${new Date(st.since).toISOString()}${st.error ? ` (${safeLine(st.error)})` : ''}`}`);
+        out(clusterLine(st));
+        const read = st.machines_at ? ` (as the database last told, at ${new Date(st.machines_at).toISOString()})` : '';
+        if (!st.available && st.machines.length > 0) out(`machines${read}:`);
         out(
           table(
             ['HOST', 'STATE', 'LAST HEARTBEAT', 'LEASES', 'WAITERS'],

@@ -213,6 +213,12 @@ export const configSchema = z
         /** This machine's name in the cluster (default: the hostname); unique in the cluster. */
         host: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
         lease_ttl: duration.default(30_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
+        /** A direct connection for LISTEN when `url` goes through a transaction-mode pooler (which cannot LISTEN). */
+        listen_url: z.string().min(1, 'must not be empty').optional(),
+        /** While notifications arrive: how often to check anyway for a change none told of. */
+        poll: duration.default(5000).refine((ms) => ms >= 100, 'must be at least 100ms'),
+        /** A machine silent this long is dropped from the cluster's list. */
+        forget_after: duration.default(24 * 3600_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
         on_conflict: z.enum(['refuse', 'replace']).default('refuse'),
         on_lease_lost: z.enum(['keep', 'stop']).default('keep'),
       })

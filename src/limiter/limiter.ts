@@ -47,8 +47,12 @@ export interface Limiter {
   setHolds(holds: Readonly<Record<string, number>>): void;
   /** Hold a provider until then, for every machine that shares this limiter (never shortens a hold). */
   hold(provider: string, until: number): Promise<void>;
-  /** Lift a provider's hold early, everywhere. */
-  lift(provider: string): Promise<void>;
+  /**
+   * Lift a provider's hold, everywhere. `due`: it is lifted because its time
+   * has come (by this machine's clock), not early: a shared limiter lifts it
+   * only once its own clock agrees.
+   */
+  lift(provider: string, due?: boolean): Promise<void>;
   /** The holds in force as this limiter knows them: provider → until. */
   holds(): Record<string, number>;
   /** Fleet usage to count where the limiter is shared (a local limiter counts nothing: the journal does). */

@@ -1,8 +1,10 @@
 // The cluster's tables in PostgreSQL. Every statement can run again (IF NOT
 // EXISTS), so a supervisor applies them at join, and a role that may not run
-// DDL gets them from `orcr cluster schema` to apply as a migration.
+// DDL gets them from `orcr cluster schema` to apply as a migration. Version 2
+// added columns to tables of version 1 (ALTER … IF NOT EXISTS): a database
+// of either version takes the whole text.
 
-export const CLUSTER_SCHEMA_VERSION = 1;
+export const CLUSTER_SCHEMA_VERSION = 2;
 
 export const CLUSTER_SCHEMA = `
 CREATE TABLE IF NOT EXISTS orcr_cluster (
@@ -57,4 +59,50 @@ CREATE TABLE IF NOT EXISTS orcr_usage (
   cost        double precision NOT NULL DEFAULT 0,
   PRIMARY KEY (cluster, minute)
 );
+-- Version 2.
+-- Bumped by every write that may let a run start somewhere: a machine that
+-- hears no notifications (a transaction-mode pooler) polls this one value.
+ALTER TABLE orcr_cluster ADD COLUMN IF NOT EXISTS change bigint NOT NULL DEFAULT 0;
+-- When a machine came back after the database was away: staleness of the
+-- others' heartbeats counts from here, not across the outage.
+ALTER TABLE orcr_cluster ADD COLUMN IF NOT EXISTS resumed_at timestamptz;
+-- Which home holds a host name (two homes with one name would share a queue).
+ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS home_id text;
+ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS home text;
+ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS machine text;
+-- A hold's end on the database's clock (until: the writer's, kept for version 1 readers).
+ALTER TABLE orcr_hold ADD COLUMN IF NOT EXISTS expires_at timestamptz;
 `;
+
+/** The tables and the version-2 columns a joining machine needs, to tell whether the schema must be applied. */
+export const REQUIRED_COLUMNS: readonly (readonly [table: string, column: string])[] = [
+  ['orcr_cluster', 'name'],
+  ['orcr_cluster', 'change'],
+  ['orcr_cluster', 'resumed_at'],
+  ['orcr_host', 'home_id'],
+  ['orcr_host', 'home'],
+  ['orcr_host', 'machine'],
+  ['orcr_waiter', 'seq'],
+  ['orcr_lease', 'id'],
+  ['orcr_hold', 'expires_at'],
+  ['orcr_usage', 'minute'],
+];
+
+export const CLUSTER_TABLES = ['orcr_cluster', 'orcr_host', 'orcr_waiter', 'orcr_lease', 'orcr_hold', 'orcr_usage'] as const;
+
+/** Missing (table.column) of REQUIRED_COLUMNS, read from the catalog of the connection's search path. */
+export const MISSING_COLUMNS_SQL = `
+SELECT t.tab || '.' || t.col AS missing
+FROM unnest($1::text[], $2::text[]) AS t(tab, col)
+WHERE NOT EXISTS (
+  SELECT 1 FROM information_schema.columns c
+  WHERE c.table_name = t.tab AND c.column_name = t.col AND c.table_schema = ANY (current_schemas(false))
+)`;
+
+/** What the role lacks on the tables and their sequences, as GRANT targets. */
+export const MISSING_PRIVILEGES_SQL = `
+SELECT 'table ' || t AS missing FROM unnest($1::text[]) AS t
+  WHERE NOT has_table_privilege(t, 'SELECT, INSERT, UPDATE, DELETE')
+UNION ALL
+SELECT 'sequence ' || s FROM (VALUES (pg_get_serial_sequence('orcr_waiter', 'seq')), (pg_get_serial_sequence('orcr_lease', 'id'))) AS q(s)
+  WHERE s IS NOT NULL AND NOT has_sequence_privilege(s, 'USAGE')`;

@@ -5,6 +5,7 @@
 // lease means (on_lease_lost), and the resync that makes the cluster agree
 // with our journal after a join or an outage. It decides no admission itself.
 
+import crypto from 'node:crypto';
 import os from 'node:os';
 import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
 import { holdsSlot } from '../core/run-state.js';
@@ -12,8 +13,9 @@ import { isLoopRun } from '../core/loop-policy.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Config } from '../config/load.js';
 import type { Lease, Limiter } from '../limiter/limiter.js';
-import { ClusterRefused, ClusterUnavailable, PgLimiter } from '../limiter/pg.js';
+import { ClusterRefused, ClusterUnavailable, PgLimiter, type NotificationState } from '../limiter/pg.js';
 import { monoNow } from './clock.js';
+import { RemoteError } from './protocol.js';
 import type { Parts } from './parts.js';
 import { toWaiter } from './reconcile.js';
 
@@ -29,7 +31,17 @@ export interface ClusterState {
   /** Epoch ms of the last change of `available`. */
   since: number;
   error: string | null;
+  /** Whether other machines' notices reach this one; `not arriving` (a transaction-mode pooler): a fast poll stands in. */
+  notifications: NotificationState;
+  /** Why, when they do not arrive. */
+  notifications_detail: string | null;
+  /** Where this machine listens: the cluster's url, or a listen_url of its own. */
+  listen: 'url' | 'listen_url';
   machines: { host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[];
+  /** When `machines` was read (epoch ms): during an outage, the last the database told. */
+  machines_at: number | null;
+  /** When the cluster's holders and waiting lines were last read (epoch ms). */
+  seen_at: number | null;
 }
 
 /** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
@@ -48,6 +60,11 @@ export class ClusterLink implements Limiter {
   private retry: NodeJS.Timeout | null = null;
   private beat: NodeJS.Timeout | null = null;
   private machinesSeen: ClusterState['machines'] = [];
+  private machinesAt: number | null = null;
+  private notifications: NotificationState = 'unknown';
+  private notificationsWhy: string | null = null;
+  /** A tryUp in flight: the retry timer must not start a second one (each would say "available"). */
+  private comingUp = false;
   private closed = false;
   private joinedOnce = false;
   /** cluster_unavailable journaled, and not yet followed by cluster_available (a machine that starts with the database away says so too). */
@@ -90,17 +107,43 @@ export class ClusterLink implements Limiter {
       leaseTtlMs: this.cfg.lease_ttl,
       policy: this.policy,
       onConflict: this.cfg.on_conflict,
+      pollMs: this.cfg.poll,
+      forgetAfterMs: this.cfg.forget_after,
+      identity: { homeId: this.homeId(), home: this.p.home.dir, machine: os.hostname() },
+      now: monoNow,
       onWake: () => this.p.admission.schedule(),
+      onNotifications: (state, why) => this.notified(state, why),
+      ...(this.cfg.listen_url ? { listenUrl: this.cfg.listen_url } : {}),
     });
     this.available = true;
     this.since = Date.now();
     this.error = null;
   }
 
+  /** This home's lasting id in the cluster's list of machines (kept in the journal). */
+  private homeId(): string {
+    const journal = this.p.store.journal;
+    let id = journal.getMeta<string>('home_id');
+    if (!id) {
+      id = crypto.randomUUID();
+      journal.setMeta('home_id', id);
+    }
+    return id;
+  }
+
+  /** Notices from other machines started or stopped arriving: said in server.log, and in the state that stats, cluster status and the TUI show. */
+  private notified(state: NotificationState, why: string): void {
+    const was = this.notifications;
+    this.notifications = state;
+    this.notificationsWhy = state === 'not arriving' ? why : null;
+    if (state === 'not arriving') this.p.log(`cluster notifications do not arrive: ${why}; checking the database every 250 ms instead`);
+    else if (state === 'arriving' && was === 'not arriving') this.p.log('cluster notifications arrive again');
+  }
+
   /** Once the journal is loaded: agree with it, say we joined, and beat. */
-  async start(): Promise<void> {
+  async start(afterOutage = false): Promise<void> {
     if (!this.pg) return;
-    await this.resync();
+    await this.resync(afterOutage);
     if (!this.joinedOnce) {
       this.joinedOnce = true;
       this.p.store.journal.appendEvent(null, { type: 'cluster_joined', data: { cluster: this.name, host: this.host } });
@@ -111,7 +154,7 @@ export class ClusterLink implements Limiter {
   }
 
   /** Our queued runs wait in the cluster; our live runs hold their leases (a lease that lapsed is taken again, under a new id). */
-  private async resync(): Promise<void> {
+  private async resync(afterOutage = false): Promise<void> {
     const { store } = this.p;
     const waiters: Waiter[] = [];
     const holders: Lease[] = [];
@@ -123,7 +166,7 @@ export class ClusterLink implements Limiter {
         holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });
       }
     }
-    const ids = await this.pg!.resync(waiters, holders);
+    const ids = await this.pg!.resync(waiters, holders, afterOutage);
     this.lastRenew = Date.now();
     // A lease that changed id lapsed while we could not renew it: lost (said
     // once), then held again under the new id; with on_lease_lost "stop" the
@@ -185,6 +228,7 @@ export class ClusterLink implements Limiter {
     try {
       lost = await this.pg.heartbeat([...held.keys()]);
       this.machinesSeen = await this.pg.machines();
+      this.machinesAt = Date.now();
       await this.loadUsage();
     } catch (e) {
       this.down(e);
@@ -222,8 +266,10 @@ export class ClusterLink implements Limiter {
   }
 
   private async tryUp(): Promise<void> {
-    if (this.available || this.closed) return;
+    if (this.available || this.closed || this.comingUp) return;
+    this.comingUp = true;
     try {
+      const wasJoined = this.pg !== null;
       if (this.pg) await this.pg.refresh();
       else await this.open();
       this.available = true;
@@ -231,18 +277,34 @@ export class ClusterLink implements Limiter {
       this.error = null;
       if (this.retry) clearInterval(this.retry);
       this.retry = null;
-      await this.start();
-      this.unavailableSaid = false;
+      await this.start(wasJoined);
       this.p.log('cluster available: admitting');
-      this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
+      if (this.unavailableSaid) this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
+      this.unavailableSaid = false;
     } catch (e) {
+      // Back and gone again (a resync that failed): fail closed again, and keep trying.
       this.available = false;
       this.error = (e as Error)?.message ?? String(e);
+      this.down(e);
+    } finally {
+      this.comingUp = false;
     }
   }
 
   state(): ClusterState {
-    return { name: this.name, host: this.host, available: this.available, since: this.since, error: this.error, machines: this.machinesSeen };
+    return {
+      name: this.name,
+      host: this.host,
+      available: this.available,
+      since: this.since,
+      error: this.error,
+      notifications: this.notifications,
+      notifications_detail: this.notificationsWhy,
+      listen: this.cfg.listen_url ? 'listen_url' : 'url',
+      machines: this.machinesSeen,
+      machines_at: this.machinesAt,
+      seen_at: this.pg?.seenAt ?? null,
+    };
   }
 
   /**
@@ -260,12 +322,28 @@ export class ClusterLink implements Limiter {
     });
     try {
       this.machinesSeen = await Promise.race([this.pg.machines(), late]);
+      this.machinesAt = Date.now();
     } catch (e) {
       this.down(e);
     } finally {
       clearTimeout(timer);
     }
     return this.machinesSeen;
+  }
+
+  /** `orcr cluster forget HOST`. */
+  async forget(host: string): Promise<{ forgotten: boolean; alive: boolean }> {
+    if (!this.pg || !this.available) throw new RemoteError('unavailable', `the cluster database is unavailable (${this.error ?? 'not joined'}): nothing can be forgotten now`);
+    let r: { forgotten: boolean; alive: boolean };
+    try {
+      r = await this.pg.forget(host);
+    } catch (e) {
+      if (!(e instanceof ClusterUnavailable)) throw e;
+      this.down(e);
+      throw new RemoteError('unavailable', `the cluster database is unavailable (${e.message}): nothing was forgotten`);
+    }
+    this.machinesSeen = this.machinesSeen.filter((m) => !r.forgotten || m.host !== host);
+    return r;
   }
 
   // ---------- the Limiter interface, closed while the database is away ----------
@@ -303,8 +381,8 @@ export class ClusterLink implements Limiter {
   hold(provider: string, until: number): Promise<void> {
     return this.guarded((pg) => pg.hold(provider, until), undefined);
   }
-  lift(provider: string): Promise<void> {
-    return this.guarded((pg) => pg.lift(provider), undefined);
+  lift(provider: string, due?: boolean): Promise<void> {
+    return this.guarded((pg) => pg.lift(provider, due), undefined);
   }
   addUsage(at: number, tokens: number, cost: number): Promise<void> {
     return this.guarded((pg) => pg.addUsage(at, tokens, cost), undefined);

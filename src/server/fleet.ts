@@ -135,7 +135,7 @@ export class Fleet {
       store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
         this.journaled = rest;
-        for (const [p] of lifted) this.p.background(this.p.limiter.lift(p));
+        for (const [p, until] of lifted) this.p.background(this.p.limiter.lift(p, until <= now));
       });
     });
     return true;

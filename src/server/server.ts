@@ -21,7 +21,7 @@ import { quote } from '../text/json-text.js';
 export class AlreadyRunning extends Error {}
 
 /** Methods that change state: refused while the journal cannot be written. */
-const WRITES = new Set(['run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune', 'loop.create', 'loop.pause', 'loop.remove', 'loop.start', 'loop.stop']);
+const WRITES = new Set(['cluster.forget', 'run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune', 'loop.create', 'loop.pause', 'loop.remove', 'loop.start', 'loop.stop']);
 
 /**
  * The single-instance lock: `server.lock` in the home, locked with a POSIX
@@ -171,6 +171,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
   const reload = (): void => {
     try {
       const next = loadConfig(home.config);
+      const refusal = supervisor.refusalOf(next);
+      if (refusal) throw new Error(refusal);
       supervisor.setConfig(next);
       supervisor.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: next.warnings } });
     } catch (e) {
@@ -421,6 +423,20 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
         const machines = await s.clusterMachines();
         if (machines === null) throw new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
         return { ...s.cluster()!, machines };
+      }
+      case 'cluster.forget': {
+        const { host } = z.object({ host: z.string().min(1) }).parse(params);
+        const r = await s.forgetMachine(host);
+        if (r === null) throw new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
+        if (!r.forgotten) {
+          throw new RemoteError(
+            r.alive ? 'refused' : 'not_found',
+            r.alive
+              ? `${JSON.stringify(host)} is ${host === s.cluster()?.host ? 'this machine' : 'a live machine (its heartbeat is within lease_ttl)'}: only a machine that left can be forgotten`
+              : `no machine ${JSON.stringify(host)} in cluster ${JSON.stringify(s.cluster()?.name)}`,
+          );
+        }
+        return { host, ...r };
       }
       case 'gc': {
         const q = z

@@ -14,6 +14,7 @@ import type { Run, RunEvent } from '../core/types.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
 import type { ClusterState } from './cluster-link.js';
+import { clusterEditProblem } from '../config/cluster-edit.js';
 import { AdmissionLoop } from './admission-loop.js';
 import { monoNow } from './clock.js';
 import { Ending } from './ending.js';
@@ -127,6 +128,11 @@ export class Supervisor {
 
   async clusterMachines(): Promise<ClusterState['machines'] | null> {
     return this.p.cluster ? this.p.cluster.machines() : null;
+  }
+
+  /** `orcr cluster forget HOST`, or null when not in a cluster. */
+  async forgetMachine(host: string): Promise<{ forgotten: boolean; alive: boolean } | null> {
+    return this.p.cluster ? this.p.cluster.forget(host) : null;
   }
 
   /**
@@ -443,6 +449,11 @@ export class Supervisor {
   }
 
   // ---------- config, degrade, stop ----------
+
+  /** Why this config cannot be applied while running (a cluster change), or null. */
+  refusalOf(next: Config): string | null {
+    return clusterEditProblem(this.p.config.cluster, next.cluster);
+  }
 
   rejectConfig(message: string): void {
     this.queries.configError = { at: Date.now(), message };

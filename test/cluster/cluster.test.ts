@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/server/view.js';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
 import { PgServer, pgUnavailable } from '../support/pg.js';
+import { cliAsync, fanOut, monitor, startsOf } from '../support/cluster.js';
 
 const why = pgUnavailable();
 const suite = why ? describe.skip : describe;
@@ -62,64 +63,6 @@ function freeze(pgServer: PgServer): { thaw: () => void } {
   return { thaw: () => all.forEach((pid) => { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }) };
 }
 
-/** Every process started for these homes' runs, by run uuid (ORCR_RUN in its environment). */
-function liveRuns(dirs: string[]): Set<string> {
-  const out = new Set<string>();
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1').split('\0');
-      const h = env.find((v) => v.startsWith('ORCR_HOME='))?.slice(10);
-      const run = env.find((v) => v.startsWith('ORCR_RUN='))?.slice(9);
-      if (h && run && dirs.includes(h)) out.add(run);
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** Sample /proc every 50 ms until stopped: the most runs alive at once, overall and per provider. */
-function monitor(dirs: string[], providerOf: Map<string, string>): { stop: () => { max: number; byProvider: Record<string, number> } } {
-  let max = 0;
-  const byProvider: Record<string, number> = {};
-  const timer = setInterval(() => {
-    const live = liveRuns(dirs);
-    max = Math.max(max, live.size);
-    const counts: Record<string, number> = {};
-    for (const u of live) {
-      const p = providerOf.get(u) ?? '?';
-      counts[p] = (counts[p] ?? 0) + 1;
-    }
-    for (const [p, n] of Object.entries(counts)) byProvider[p] = Math.max(byProvider[p] ?? 0, n);
-  }, 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return { max, byProvider };
-    },
-  };
-}
-
-const startsOf = (h: TestHome): Map<string, number> => {
-  const m = new Map<string, number>();
-  for (const e of h.json<{ type: string; run: string | null }[]>(['events'])) if (e.type === 'starting' && e.run) m.set(e.run, (m.get(e.run) ?? 0) + 1);
-  return m;
-};
-
-/** `orcr ARGS` on one machine, awaited without blocking the event loop; its exit code. */
-function cliAsync(h: TestHome, args: string[]): Promise<number> {
-  const child = h.spawn(args);
-  return new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-}
-
-/** Queue runs from fan-out lines on one machine; their views. */
-function fanOut(h: TestHome, specs: Record<string, unknown>[]): PublicRun[] {
-  const r = h.cli(['run', '--from', '-', '--json'], { input: specs.map((x) => JSON.stringify(x)).join('\n') + '\n' });
-  if (r.code !== 0) throw new Error(`run --from exited ${r.code}: ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout) as PublicRun[];
-}
-
 suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
   it('three supervisors share a global cap of 3 and a provider cap of 2: never exceeded across machines, every run completes exactly once', async () => {
     const ms = machines({ max: 3, providers: { a: 2 } });
@@ -137,7 +80,7 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
       }
     }
     // Waited on without blocking this process: the /proc monitor samples meanwhile.
-    for (const m of ms) expect(await cliAsync(m, ['wait', '--all', '--timeout', '60s'])).toBe(0);
+    for (const m of ms) expect((await cliAsync(m, ['wait', '--all', '--timeout', '60s'])).code).toBe(0);
     const seen = mon.stop();
     expect(seen.max).toBeLessThanOrEqual(3);
     expect(seen.byProvider.a ?? 0).toBeLessThanOrEqual(2);
@@ -264,13 +207,13 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
       await until(() => a.json<{ available: boolean }>(['cluster', 'status']).available === false, 'the database to be seen gone');
       const st = a.cli(['cluster', 'status']);
       expect(st.code).toBe(0);
-      expect(st.stdout).toMatch(/database unavailable since \S+/);
+      expect(st.stdout).toMatch(/cluster unavailable since \S+/);
       // A supervisor started while the database is away says the same.
       expect(a.cli(['server', 'stop']).code).toBe(0);
       const fresh = a.cli(['cluster', 'status']);
       expect(fresh.stderr).toBe('');
       expect(fresh.code).toBe(0);
-      expect(fresh.stdout).toMatch(/database unavailable since \S+/);
+      expect(fresh.stdout).toMatch(/cluster unavailable since \S+/);
     } finally {
       await server.resume();
     }
@@ -286,7 +229,7 @@ suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
         const hung = c.cli(['cluster', 'status']);
         expect(hung.stderr).toBe('');
         expect(hung.code).toBe(0);
-        expect(hung.stdout).toMatch(/database unavailable since \S+ \(the database did not answer within 3 s\)/);
+        expect(hung.stdout).toMatch(/cluster unavailable since \S+ \(the database did not answer within 3 s\)/);
         expect(Date.now() - t0).toBeLessThan(15_000);
       } finally {
         frozen.thaw();

@@ -100,6 +100,10 @@ describe('Header', () => {
     const [l1, l2] = lines(inst.lastFrame()!);
     expect(l1).toContain('cluster prod · 2/3 machines up · db ok');
     expect(l2).toContain('⏸ queue paused: nothing starts (P resumes)');
+    expect(l1).not.toContain('notifications');
+    // Behind a transaction-mode pooler: notices from other machines do not arrive, and it polls.
+    store.setState({ stats: normalizeStats({ caps: [], cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, notifications: 'not arriving', machines } }) });
+    await until(inst, (f) => lines(f)[0]!.includes('cluster prod · 2/3 machines up · db ok · no notifications: polling'));
     store.setState({ stats: normalizeStats({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }) });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod ✗ database unavailable 12s: admitting nothing') && !f.includes('queue paused'));
     // On its own: no cluster word at all.

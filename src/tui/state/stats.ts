@@ -46,6 +46,8 @@ export interface ClusterInfo {
   /** Machines whose supervisor beat lately, and all it knows of. */
   machinesUp: number;
   machines: number;
+  /** Other machines' notices do not reach this one (a transaction-mode pooler): it polls the database instead. */
+  notificationsLost: boolean;
 }
 
 function toCluster(v: unknown): ClusterInfo | null {
@@ -61,6 +63,7 @@ function toCluster(v: unknown): ClusterInfo | null {
     error: typeof o.error === 'string' ? clean(o.error) : null,
     machinesUp: machines.filter((m) => m.alive === true).length,
     machines: machines.length,
+    notificationsLost: o.notifications === 'not arriving',
   };
 }
 

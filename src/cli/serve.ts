@@ -28,7 +28,7 @@ export async function serve(): Promise<number> {
   };
   let handle;
   try {
-    handle = await startServer(dir, log, { killAgents });
+    handle = await startServer(dir, log, { killAgents, onStopped: () => process.exit(0) });
   } catch (e) {
     if (e instanceof AlreadyRunning) {
       if (!autoStarted) log(e.message);

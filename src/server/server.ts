@@ -82,7 +82,18 @@ export interface ServerHandle {
  * that started it sends that stop; if it never does, the supervisor does it
  * itself a little later.
  */
-export async function startServer(dir: string, log: (m: string) => void, opts: { killAgents?: boolean } = {}): Promise<ServerHandle> {
+export interface ServerOptions {
+  killAgents?: boolean;
+  /**
+   * Called once the server has stopped of its own accord (`server stop`, a
+   * drain that finished): `orcr serve` exits there; a test that started the
+   * server in its own process just goes on. Not called by `close()`.
+   */
+  onStopped?: () => void;
+}
+
+export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
+  const stopped = (): void => opts.onStopped?.();
   const home = ensureHome(dir);
   const config: Config = loadConfig(home.config);
   for (const w of config.warnings) log(`warning: ${w}`);
@@ -208,7 +219,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
   };
 
   const drainThenExit = (kill: boolean): void => {
-    void supervisor.drain(kill).then(() => close().then(() => process.exit(0)));
+    void supervisor.drain(kill).then(() => close().then(stopped));
   };
   if (opts.killAgents) setTimeout(() => drainThenExit(true), 30_000).unref();
 
@@ -472,7 +483,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: {
           drainThenExit(mode === 'kill_agents');
           return { stopping: true, waiting_for: waiting, queued, paused };
         }
-        setImmediate(() => void close().then(() => process.exit(0)));
+        setImmediate(() => void close().then(stopped));
         return { stopping: true, queued, paused };
       }
       case 'run.select': {

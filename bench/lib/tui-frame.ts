@@ -20,7 +20,8 @@ const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot, reduceStream } = await import('../../src/tui/state/reducers.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
-const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
+const { newRun } = await import('../../src/core/run-record.js');
+const { NO_LIMITS } = await import('../../src/core/budget.js');
 const { publicRun } = await import('../../src/server/view.js');
 type PublicRun = ReturnType<typeof publicRun>;
 await enableInkFrameCache();
@@ -30,7 +31,7 @@ const uuid = (i: number): string => `${String(i).padStart(8, '0')}-0000-4000-800
 const make = (i: number, name: string, status: 'working' | 'queued' | 'ended', command: string[]): PublicRun =>
   publicRun(
     {
-      ...newRun({ uuid: uuid(i), name, provider: command[0]!, workload: 'default', protocol: 'plain', queue_seq: i, command, cwd: '/tmp', now, limits: NO_RUN_LIMITS }),
+      ...newRun({ uuid: uuid(i), name, provider: command[0]!, workload: 'default', protocol: 'plain', queue_seq: i, command, cwd: '/tmp', now, limits: NO_LIMITS }),
       status,
       ...(status === 'working' ? { pid: 4242, started_at: now, status_at: now } : {}),
       ...(status === 'ended' ? { ended_at: now, status_at: now, exit_reason: 'canceled' } : {}),

@@ -18,7 +18,8 @@ const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
-const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
+const { newRun } = await import('../../src/core/run-record.js');
+const { NO_LIMITS } = await import('../../src/core/budget.js');
 const { publicRun } = await import('../../src/server/view.js');
 await enableInkFrameCache();
 
@@ -37,7 +38,7 @@ const runs = Array.from({ length: 40 }, (_, i) =>
         command: ['claude'],
         cwd: '/tmp',
         now: t0,
-        limits: { ...NO_RUN_LIMITS, max_tokens: 100_000 },
+        limits: { ...NO_LIMITS, max_tokens: 100_000 },
       }),
       status: 'working',
       pid: 4242,

@@ -208,3 +208,22 @@ export function roundFraction(f: number | null): number | null {
 export function roundCost(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }
+
+// ---------------------------------------------------------------------------
+// The fleet's verdict
+
+export type FleetVerdict = {
+  /** Meters past 80% not yet warned about (warned once until the budget resets). */
+  warn: Meter[];
+  /** `trip`: over a ceiling, stop new work; `reset`: back under; `same`: nothing changes. */
+  change: { kind: 'trip'; meter: Meter } | { kind: 'reset' } | { kind: 'same' };
+};
+
+/** What the fleet's meters mean now, given whether it was already over and which meters were warned of. */
+export function fleetVerdict(meters: readonly Meter[], exceeded: boolean, warned: ReadonlySet<string>): FleetVerdict {
+  const warn = meters.filter((m) => m.warn && !m.tripped && !warned.has(m.name));
+  const trip = firstTrip(meters);
+  if (trip && !exceeded) return { warn, change: { kind: 'trip', meter: trip } };
+  if (!trip && exceeded) return { warn, change: { kind: 'reset' } };
+  return { warn, change: { kind: 'same' } };
+}

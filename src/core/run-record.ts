@@ -1,16 +1,8 @@
 // A new run's record: every field a queued run starts with, in one place, so
 // the supervisor, tests and benchmarks build the same shape.
 
+import { NO_LIMITS } from './budget.js';
 import type { Protocol, Run, RunLimits, RunWorktree } from './types.js';
-
-export const NO_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
-  max_turns: null,
-  max_tokens: null,
-  max_cost_usd: null,
-  timeout_ms: null,
-  idle_after_ms: null,
-  loop: 'warn',
-});
 
 export interface NewRun {
   uuid: string;
@@ -53,7 +45,7 @@ export function newRun(n: NewRun): Run {
     prompt: n.prompt ?? null,
     prompt_argv: n.promptArgv ?? false,
     interactive: n.interactive ?? false,
-    limits: n.limits ?? { ...NO_RUN_LIMITS },
+    limits: n.limits ?? { ...NO_LIMITS },
     turns: 0,
     input_seq: 0,
     tokens: { input: 0, output: 0, cached: 0 },
@@ -74,4 +66,9 @@ export function newRun(n: NewRun): Run {
     depth: n.depth ?? 0,
     ...(n.worktree ? { worktree: n.worktree } : {}),
   };
+}
+
+/** What the limiter keeps of a queued run. */
+export function toWaiter(run: Run): { uuid: string; provider: string; workload: string; queue_seq: number; enqueued_at: number } {
+  return { uuid: run.uuid, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, enqueued_at: run.created_at };
 }

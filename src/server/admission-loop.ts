@@ -7,7 +7,12 @@
 import { transition } from '../core/run-state.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Ending } from './ending.js';
+import type { Fleet } from './fleet.js';
+import type { Launching } from './launching.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { RunStore } from './run-store.js';
+import type { Slots } from './slots.js';
 
 export class AdmissionLoop {
   private scheduled = false;
@@ -16,10 +21,19 @@ export class AdmissionLoop {
   private again = false;
   private deadline: LongTimeout | null = null;
 
-  constructor(private readonly p: Parts) {}
+  constructor(
+    private readonly p: {
+      store: RunStore;
+      slots: Slots;
+      lifecycle: Pick<Lifecycle, 'writes' | 'admits' | 'fail' | 'background'>;
+      fleet: Pick<Fleet, 'lift'>;
+      ending: Pick<Ending, 'end'>;
+      launching: Pick<Launching, 'launch'>;
+    },
+  ) {}
 
   schedule(): void {
-    if (this.p.stopping) return;
+    if (!this.p.lifecycle.writes()) return;
     if (this.running) {
       this.again = true;
       return;
@@ -35,7 +49,7 @@ export class AdmissionLoop {
   private run(): void {
     this.running = true;
     this.admit()
-      .catch((e: unknown) => this.p.fail(e))
+      .catch((e: unknown) => this.p.lifecycle.fail(e))
       .finally(() => {
         this.running = false;
         if (this.again) {
@@ -48,25 +62,25 @@ export class AdmissionLoop {
   /** One pass. The limiter may be shared (a database): its grant is awaited, and a run ended meanwhile gives its lease back. */
   private async admit(): Promise<void> {
     const p = this.p;
-    if (p.stopping || p.degraded !== null) return;
+    if (!p.lifecycle.writes()) return;
     const now = monoNow();
     p.fleet.lift(now);
-    const late = p.limiter.expired(now);
+    const late = p.slots.limiter.expired(now);
     if (late.length > 0) {
       p.store.transaction(() => {
         for (const uuid of late) p.ending.end(uuid, 'expired', 'max_wait', null);
       });
     }
     // Paused or draining: runs wait (and may still expire); nothing starts.
-    if (p.paused || p.draining) {
+    if (!p.lifecycle.admits()) {
       this.armDeadline(now);
       return;
     }
     // The limiter counts the leases at once; if the journal write below
     // fails, degrade() rebuilds it from the journal.
-    const limiter = p.limiter;
+    const limiter = p.slots.limiter;
     const leases = await limiter.grant(now);
-    if (p.stopping || p.degraded !== null || limiter !== p.limiter) return;
+    if (!p.lifecycle.writes() || limiter !== p.slots.limiter) return;
     if (leases.length > 0) {
       // Group commit: every promotion of this pass in one unit of work, before any spawn.
       const starting = p.store.transaction(() =>
@@ -74,12 +88,13 @@ export class AdmissionLoop {
           const run = p.store.get(lease.uuid);
           // Ended while the grant was made (acquire is cancel-safe): give the slot back.
           if (!run || run.status !== 'queued') {
-            p.store.afterCommit(() => p.background(limiter.release(lease.id)));
+            p.store.afterCommit(() => p.lifecycle.background(limiter.release(lease.id)));
             return [];
           }
           const next = transition(run, 'starting', now, { lease_id: lease.id });
           // In a cluster the lease is news of its own (which machine, which id); alone it is just the promotion.
-          p.store.save(next, p.cluster ? [{ type: 'starting', data: { from: 'queued' } }, { type: 'lease_acquired', data: { lease: lease.id, host: p.cluster.host } }] : { type: 'starting', data: { from: 'queued' } });
+          const host = p.slots.host;
+          p.store.save(next, host !== null ? [{ type: 'starting', data: { from: 'queued' } }, { type: 'lease_acquired', data: { lease: lease.id, host } }] : { type: 'starting', data: { from: 'queued' } });
           return [next];
         }),
       );
@@ -91,7 +106,7 @@ export class AdmissionLoop {
   private armDeadline(now: number): void {
     this.deadline?.clear();
     this.deadline = null;
-    const at = this.p.limiter.nextDeadline(now);
+    const at = this.p.slots.limiter.nextDeadline(now);
     if (at !== null) this.deadline = setLongTimeout(() => this.schedule(), at - monoNow(), { unref: true });
   }
 

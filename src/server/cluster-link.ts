@@ -16,8 +16,18 @@ import type { Lease, Limiter } from '../limiter/limiter.js';
 import { ClusterRefused, ClusterUnavailable, PgLimiter, type NotificationState } from '../limiter/pg.js';
 import { monoNow } from './clock.js';
 import { RemoteError } from './protocol.js';
-import type { Parts } from './parts.js';
-import { toWaiter } from './reconcile.js';
+import { toWaiter } from '../core/run-record.js';
+import type { Home } from '../config/home.js';
+import type { RunStore } from './run-store.js';
+
+/** What the link needs of the supervisor: the journal's runs, its log, and a way to say what follows (effects). */
+export interface ClusterDeps {
+  home: Home;
+  store: RunStore;
+  config: () => Config;
+  log: (msg: string) => void;
+  background: (work: Promise<unknown>) => void;
+}
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
 
@@ -75,7 +85,7 @@ export class ClusterLink implements Limiter {
   private readonly lostSaid = new Set<string>();
 
   constructor(
-    private readonly p: Parts,
+    private readonly p: ClusterDeps,
     private readonly cfg: ClusterConfig,
     private readonly policy: AdmissionPolicy,
   ) {
@@ -111,7 +121,7 @@ export class ClusterLink implements Limiter {
       forgetAfterMs: this.cfg.forget_after,
       identity: { homeId: this.homeId(), home: this.p.home.dir, machine: os.hostname() },
       now: monoNow,
-      onWake: () => this.p.admission.schedule(),
+      onWake: () => this.p.store.emit({ kind: 'admit' }),
       onNotifications: (state, why) => this.notified(state, why),
       ...(this.cfg.listen_url ? { listenUrl: this.cfg.listen_url } : {}),
     });
@@ -150,7 +160,7 @@ export class ClusterLink implements Limiter {
     }
     this.beat ??= setInterval(() => this.p.background(this.heartbeat()), Math.max(250, Math.floor(this.cfg.lease_ttl / 3)));
     this.beat.unref();
-    this.p.admission.schedule();
+    this.p.store.emit({ kind: 'admit' });
   }
 
   /** Our queued runs wait in the cluster; our live runs hold their leases (a lease that lapsed is taken again, under a new id). */
@@ -184,7 +194,7 @@ export class ClusterLink implements Limiter {
       }
     });
     this.lostSaid.clear();
-    if (this.cfg.on_lease_lost === 'stop') for (const uuid of lost) this.p.guards.stopFor(uuid, 'lease_lost', 'its lease expired before it could be renewed');
+    if (this.cfg.on_lease_lost === 'stop') this.p.store.emit(...lost.map((uuid) => ({ kind: 'stop' as const, uuid, reason: 'lease_lost' as const, detail: 'its lease expired before it could be renewed' })));
     await this.loadUsage();
     this.sayIfOverCap();
   }
@@ -214,7 +224,7 @@ export class ClusterLink implements Limiter {
     const lapsed = [...store.active()].filter((r) => holdsSlot(r.status) && r.lease_id && !this.lostSaid.has(r.lease_id));
     for (const run of lapsed) {
       store.event(run.uuid, this.lostEvent(run.lease_id!));
-      if (this.cfg.on_lease_lost === 'stop') this.p.guards.stopFor(run.uuid, 'lease_lost', 'its lease expired while the cluster database was away');
+      if (this.cfg.on_lease_lost === 'stop') this.p.store.emit({ kind: 'stop', uuid: run.uuid, reason: 'lease_lost', detail: 'its lease expired while the cluster database was away' });
     }
   }
 
@@ -237,13 +247,14 @@ export class ClusterLink implements Limiter {
     this.lastRenew = Date.now();
     // Expired before we renewed them (this machine stalled longer than lease_ttl): resync says so and takes them again.
     if (lost.length > 0) await this.resync();
-    this.p.fleet.check();
+    this.p.store.emit({ kind: 'fleet', reload: false });
   }
 
   private async loadUsage(): Promise<void> {
-    const w = this.p.config.budgets.fleet.window;
+    const w = this.p.config().budgets.fleet.window;
     await this.pg!.loadUsage(w === 'all' ? 0 : monoNow() - w.rolling_ms);
-    this.p.fleet.loadUsage();
+    // The fleet re-reads its window's usage (ours now the cluster's) before its next verdict.
+    this.p.store.emit({ kind: 'fleet', reload: true });
   }
 
   /** The database went away: fail closed, say so once, and try again every 2 s. */

@@ -1,11 +1,16 @@
 // The fleet's budget and the providers' holds: usage summed in the budget's
 // window, warnings and the trip that stops new work, and usage-limit holds
-// with their lifting. Journaled through the run store; the limiter hears of
-// holds only after they are committed. Never starts or signals a process.
+// with their lifting. The verdict is core/budget's fleetVerdict; this
+// journals it through the run store, and the limiter hears of holds only
+// after they are committed (effects). Never starts or signals a process.
 
-import { fleetMeters, firstTrip, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
+import type { Config } from '../config/load.js';
+import { fleetMeters, fleetVerdict, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Ending } from './ending.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { RunStore } from './run-store.js';
+import type { Slots } from './slots.js';
 
 export class Fleet {
   private usage = { tokens: 0, cost: 0 };
@@ -15,7 +20,7 @@ export class Fleet {
   private journaled: Record<string, number> = {};
   exceeded = false;
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { store: RunStore; slots: Slots; config: () => Config; lifecycle: Pick<Lifecycle, 'background'>; ending: Pick<Ending, 'end'> }) {}
 
   /**
    * At start: holds, the exceeded flag and the window's usage from the
@@ -41,15 +46,15 @@ export class Fleet {
   }
 
   private budget(): FleetBudget {
-    const f = this.p.config.budgets.fleet;
+    const f = this.p.config().budgets.fleet;
     return { max_tokens: f.max_tokens, max_cost_usd: f.max_cost_usd, window: f.window };
   }
 
   /** Re-read usage for the current window: the cluster's when it shares one, else this journal's. */
   loadUsage(): void {
-    const w = this.p.config.budgets.fleet.window;
+    const w = this.p.config().budgets.fleet.window;
     const since = w === 'all' ? 0 : monoNow() - w.rolling_ms;
-    this.usage = this.p.limiter.usageSince(since) ?? this.p.store.journal.usageSince(since);
+    this.usage = this.p.slots.limiter.usageSince(since) ?? this.p.store.journal.usageSince(since);
   }
 
   meters(): Meter[] {
@@ -62,22 +67,21 @@ export class Fleet {
     this.p.store.journal.addUsage(at, tokens, cost);
     this.p.store.afterCommit(() => {
       this.usage = { tokens: this.usage.tokens + tokens, cost: this.usage.cost + cost };
-      this.p.background(this.p.limiter.addUsage(at, tokens, cost));
+      this.p.lifecycle.background(this.p.slots.limiter.addUsage(at, tokens, cost));
     });
   }
 
   /** Warn at 80%; over the ceiling, stop new work (queued runs canceled, idle ones let go); back under, resume. */
   check(): void {
     const { store } = this.p;
-    const meters = this.meters();
-    const trip = firstTrip(meters);
-    for (const m of meters) {
-      if (m.warn && !m.tripped && !this.warned.has(m.name)) {
-        this.warned.add(m.name);
-        store.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
-      }
+    const v = fleetVerdict(this.meters(), this.exceeded, this.warned);
+    for (const m of v.warn) {
+      this.warned.add(m.name);
+      store.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
     }
-    if (trip && !this.exceeded) {
+    const change = v.change;
+    if (change.kind === 'trip') {
+      const trip = change.meter;
       store.transaction(() => {
         store.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
         store.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
@@ -87,8 +91,8 @@ export class Fleet {
           this.exceeded = true;
         });
       });
-      for (const run of store.active()) if (run.status === 'idle') this.p.input.close(run);
-    } else if (!trip && this.exceeded) {
+      store.emit(...[...store.active()].filter((r) => r.status === 'idle').map((r) => ({ kind: 'close_input' as const, uuid: r.uuid })));
+    } else if (change.kind === 'reset') {
       store.transaction(() => {
         store.journal.setMeta('fleet_exceeded', null);
         store.journal.appendEvent(null, { type: 'budget_reset', data: { scope: 'fleet' } });
@@ -102,7 +106,7 @@ export class Fleet {
 
   /** The holds in force (a cluster's are every machine's). */
   get holds(): Record<string, number> {
-    return this.p.limiter.holds();
+    return this.p.slots.limiter.holds();
   }
 
   /** Hold a provider until then (in the caller's unit of work, with the run's events); never shortens a hold. */
@@ -113,8 +117,8 @@ export class Fleet {
     this.p.store.journal.setMeta('holds', holds);
     this.p.store.afterCommit(() => {
       this.journaled = holds;
-      this.p.background(this.p.limiter.hold(provider, until).then(() => this.p.admission.schedule()));
     });
+    this.p.store.emit({ kind: 'hold', provider, until });
   }
 
   /** Until when a provider is held, or null. */
@@ -135,7 +139,7 @@ export class Fleet {
       store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
         this.journaled = rest;
-        for (const [p, until] of lifted) this.p.background(this.p.limiter.lift(p, until <= now));
+        for (const [p, until] of lifted) this.p.lifecycle.background(this.p.slots.limiter.lift(p, until <= now));
       });
     });
     return true;
@@ -145,7 +149,7 @@ export class Fleet {
   resume(provider: string): boolean {
     if (!Object.hasOwn(this.holds, provider) && !Object.hasOwn(this.journaled, provider)) return false;
     this.lift(monoNow(), provider);
-    this.p.admission.schedule();
+    this.p.store.emit({ kind: 'admit' });
     return true;
   }
 }

@@ -1,86 +1,82 @@
-// The clocks on a live run — stuck at start, idle too long, past its timeout —
-// and stopping a run: TERM its group now, KILL it after the grace. What a
-// guard decides is remembered as the run's stop reason; the exit itself is
-// heard by LiveRuns and ended by Ending.
+// The clocks on a live run — stuck at start, idle too long, past its timeout,
+// silent too long in a turn (a stall) — as one timer per run at the deadline
+// core/guard's nextGuard names. Output only moves a time kept on the run's
+// live record: the timer, when it fires, asks nextGuard again and re-arms if
+// the deadline moved on, so a chatty agent costs no timer work per line. What
+// falls due becomes a stop (an effect) or a stall warning (a flag on the run
+// until its next output, per its `on_stall`).
+//
+// A supervisor restart does not journal output times: a re-adopted run's
+// stall clock starts again from its re-adoption (it gets a whole turn timeout
+// more, never less).
 
-import type { ExitReason } from '../core/types.js';
-import { signalRun } from '../runtime/launcher.js';
+import type { Config } from '../config/load.js';
+import { nextGuard } from '../core/guard.js';
 import { setLongTimeout } from '../runtime/long-timer.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
 
 export class Guards {
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly d: { store: RunStore; live: LiveRuns; config: () => Config }) {}
 
-  /** (Re)arm the one timer a live run needs now: the earliest of its guards. */
+  /** (Re)arm the one timer a live run needs now (a status change, a watch). */
   arm(uuid: string): void {
-    const live = this.p.live.get(uuid);
-    const run = this.p.store.get(uuid);
-    if (!live || !run) return;
-    live.guardTimer?.clear();
-    live.guardTimer = null;
-    const now = monoNow();
-    let at: number | null = null;
-    let why: { reason: ExitReason; detail: string | null } | null = null;
-    if (run.status === 'starting') {
-      at = (run.started_at ?? now) + this.p.config.timings.max_starting;
-      why = { reason: 'failed', detail: 'stuck_start: no sign of life within timings.max_starting' };
-    } else if (run.status === 'idle' && run.limits.idle_after_ms !== null) {
-      at = run.status_at + run.limits.idle_after_ms;
-      why = { reason: 'completed', detail: 'idle_reaped' };
-    }
-    if (run.limits.timeout_ms !== null && run.status !== 'starting') {
-      const t = now + (run.limits.timeout_ms - (monoNow() - live.startedMono));
-      if (at === null || t < at) {
-        at = t;
-        why = { reason: 'timeout', detail: null };
-      }
-    }
-    if (at !== null && why) {
-      const w = why;
-      live.guardTimer = setLongTimeout(() => this.stopFor(uuid, w.reason, w.detail), at - now + 1, { unref: true });
-    }
-    // The per-turn deadline runs only in a turn: every status change passes here.
-    this.p.stalls.arm(uuid);
+    const { live } = this.d;
+    live.setTimer(uuid, 'guard', null);
+    this.decide(uuid);
   }
 
-  /** A guardrail ends a run: remember why, then kill it. */
-  stopFor(uuid: string, reason: ExitReason, detail: string | null): void {
-    const { store, live: lives, ending } = this.p;
+  /** The agent printed something: the stall clock starts again, and a warned stall is over. */
+  heard(uuid: string): void {
+    const { store, live } = this.d;
     const run = store.get(uuid);
-    if (!run) return;
-    const live = lives.get(uuid);
-    if (live) live.progress = { ...live.progress, stoppedFor: { reason, detail } };
-    if (run.pid === null) {
-      ending.end(uuid, reason, detail, null);
+    if (!live.has(uuid) || !run) return;
+    const now = monoNow();
+    const silentSince = run.stalled_since;
+    live.heard(uuid, now);
+    if (silentSince !== null && silentSince !== undefined) {
+      store.save({ ...run, stalled_since: null }, { type: 'stall_ended', data: { silent_ms: Math.max(0, now - silentSince) } });
+      // Its stall clock runs again, perhaps before the deadline the timer waits for.
+      this.arm(uuid);
       return;
     }
-    store.event(uuid, { type: 'stop_requested', data: { reason, detail } });
-    this.signalKill(uuid, false);
+    // Output only moves a stall later: a pending timer finds the new time when it fires.
+    if (!live.timerPending(uuid, 'guard')) this.decide(uuid);
   }
 
-  /** `orcr kill`: a queued or never-spawned run is canceled at once; a live one is signalled, and ends when it exits. */
-  kill(uuid: string, force: boolean): void {
-    const { store, ending } = this.p;
+  private decide(uuid: string): void {
+    const { store, live } = this.d;
     const run = store.get(uuid);
-    if (!run) return;
-    if (run.status === 'queued') ending.end(uuid, 'canceled', null, null);
-    else if (run.pid === null) ending.end(uuid, 'canceled', 'never spawned', null);
-    else {
-      if (run.kill_requested_at === null) store.save({ ...run, kill_requested_at: monoNow() }, { type: 'kill_requested', data: { force } });
-      this.signalKill(uuid, force);
+    const clocks = live.clocks(uuid);
+    if (!run || !clocks) return;
+    const now = monoNow();
+    const g = nextGuard(run, { ...clocks, stopping: live.stopping(uuid) }, this.d.config().timings.max_starting, now);
+    if (g === null) {
+      live.setTimer(uuid, 'guard', null);
+      return;
     }
-  }
-
-  /** TERM the process group now (KILL with `force`), KILL it after the grace period. */
-  signalKill(uuid: string, force: boolean): void {
-    const run = this.p.store.get(uuid);
-    const live = this.p.live.get(uuid);
-    if (!run || run.pid === null) return;
-    const pid = run.pid;
-    signalRun(uuid, pid, force ? 'SIGKILL' : 'SIGTERM');
-    if (live && !force && live.killTimer === null) {
-      live.killTimer = setLongTimeout(() => signalRun(uuid, pid, 'SIGKILL'), this.p.config.timings.kill_grace, { unref: true });
+    if (g.at > now) {
+      live.setTimer(uuid, 'guard', setLongTimeout(() => this.decide(uuid), g.at - now + 1, { unref: true }));
+      return;
+    }
+    live.setTimer(uuid, 'guard', null);
+    const due = g.due;
+    if (due.kind === 'stop') {
+      store.emit({ kind: 'stop', uuid, reason: due.reason, detail: due.detail });
+      return;
+    }
+    const action = run.limits.on_stall ?? 'terminate';
+    const data = { silent_ms: due.silentMs, turn_timeout_ms: run.limits.turn_timeout_ms, action };
+    if (action === 'terminate') {
+      store.transaction(() => {
+        store.event(uuid, { type: 'stall', data });
+        store.emit({ kind: 'stop', uuid, reason: 'timeout', detail: 'stall' });
+      });
+    } else {
+      // Warned: no clock runs until its next output (or status change) arms one.
+      store.save({ ...run, stalled_since: due.since }, { type: 'stall', data });
+      this.decide(uuid);
     }
   }
 }

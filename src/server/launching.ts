@@ -9,8 +9,7 @@ import { acceptsInput, inputLine } from '../agents/input.js';
 import { awaitsFirstInput } from '../core/run-progress.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
-import { runDir } from '../config/home.js';
-import { JournalUnavailable } from '../journal/journal.js';
+import { runDir, type Home } from '../config/home.js';
 import {
   checkLaunch,
   LaunchError,
@@ -23,7 +22,11 @@ import {
 } from '../runtime/launcher.js';
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Ending } from './ending.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunInput } from './run-input.js';
+import type { RunStore } from './run-store.js';
 import { Worktrees } from './worktrees.js';
 
 /** A run whose launch was checked and whose directory was made (or why not). */
@@ -56,7 +59,17 @@ export class Launching {
   /** Moves on each degrade: a launch begun before it must not start a run the rebuilt memory launches again. */
   private epoch = 0;
 
-  constructor(private readonly p: Parts) {}
+  constructor(
+    private readonly p: {
+      home: Home;
+      store: RunStore;
+      lifecycle: Pick<Lifecycle, 'writes' | 'fail'>;
+      worktrees: Pick<Worktrees, 'prepare' | 'discardMade'>;
+      ending: Pick<Ending, 'end'>;
+      live: Pick<LiveRuns, 'watch'>;
+      input: Pick<RunInput, 'record' | 'prompt'>;
+    },
+  ) {}
 
   /** Launches in flight are no longer ours to record (degrade). */
   invalidate(): void {
@@ -102,7 +115,7 @@ export class Launching {
       }),
     ).then(async (ready) => {
       // Stopped or rebuilt (degraded) meanwhile: the journal still says `starting`, and the next start launches them.
-      const stale = (): boolean => this.p.stopping || this.p.degraded !== null || epoch !== this.epoch;
+      const stale = (): boolean => !this.p.lifecycle.writes() || epoch !== this.epoch;
       if (stale()) return;
       const outcomes = await this.startWrappers(ready, stale);
       // Started but no longer ours to record: the wrappers' status files name them, and the next start re-adopts them.
@@ -110,8 +123,7 @@ export class Launching {
       try {
         this.record(outcomes);
       } catch (e) {
-        if (e instanceof JournalUnavailable) this.p.degrade(e.message);
-        else throw e;
+        this.p.lifecycle.fail(e);
       }
     });
   }
@@ -208,6 +220,7 @@ export class Launching {
       // Recorded for every prompt, wherever it goes (argv, a prompt file, stdin): the transcript's first entry.
       if (next.prompt !== null) this.p.input.record(next, next.prompt, true);
       this.p.live.watch(next, child);
+      this.p.store.emit({ kind: 'guard', uuid: next.uuid });
       // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
       const prompt = stdinPrompt(next);
       if (prompt !== null && (next.interactive || acceptsInput(next.protocol))) this.p.input.prompt(next, prompt);

@@ -12,13 +12,15 @@ import { holdsSlot } from '../core/run-state.js';
 import { isDescendant } from '../core/run-tree.js';
 import type { Run } from '../core/types.js';
 import type { Lease } from '../limiter/limiter.js';
-import type { Parts } from './parts.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { RunStore } from './run-store.js';
+import type { Slots } from './slots.js';
 
 export class Lending {
   /** Parent uuid → its lent lease and how many of its waits lend it. */
   private readonly lent = new Map<string, { lease: Lease; waits: number }>();
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { store: RunStore; slots: Slots; lifecycle: Pick<Lifecycle, 'background' | 'fail' | 'writes'> }) {}
 
   /** Is this run's slot lent now? */
   isLent(uuid: string): boolean {
@@ -42,12 +44,12 @@ export class Lending {
     const held = this.lent.get(caller);
     if (held) held.waits++;
     else {
-      const lease = this.p.limiter.leaseOf(caller);
+      const lease = this.p.slots.limiter.leaseOf(caller);
       if (!lease) return () => undefined;
       this.lent.set(caller, { lease, waits: 1 });
-      this.p.background(this.p.limiter.release(lease.id));
+      this.p.lifecycle.background(this.p.slots.limiter.release(lease.id));
       this.note(caller, 'slot_lent', { waiting_on: uuids.length });
-      this.p.admission.schedule();
+      this.p.store.emit({ kind: 'admit' });
     }
     let done = false;
     return () => {
@@ -61,13 +63,13 @@ export class Lending {
     const held = this.lent.get(caller);
     if (!held || --held.waits > 0) return;
     this.lent.delete(caller);
-    if (this.p.stopping || this.p.degraded !== null) return;
+    if (!this.p.lifecycle.writes()) return;
     const run = this.p.store.get(caller);
     // Ended (or ending) meanwhile: nothing to take back.
     if (!run || !holdsSlot(run.status) || run.kill_requested_at !== null) return;
-    this.p.background(this.p.limiter.adopt(held.lease));
+    this.p.lifecycle.background(this.p.slots.limiter.adopt(held.lease));
     this.note(caller, 'slot_taken_back', {});
-    this.p.admission.schedule();
+    this.p.store.emit({ kind: 'admit' });
   }
 
   /** Rebuilt from the journal (restart, degrade): every live run holds its slot again. */
@@ -79,7 +81,7 @@ export class Lending {
     try {
       this.p.store.event(uuid, { type, data });
     } catch (e) {
-      this.p.fail(e);
+      this.p.lifecycle.fail(e);
     }
   }
 }

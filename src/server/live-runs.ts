@@ -1,80 +1,196 @@
 // The runs with a process: for each, its output tailer, the watch on its
 // directory, its child handle when we are its parent, its adapter and the
-// reducer's memory, its timers and input writer; and one sweep over them all.
-// It hears output and exits and hands them on (progress, ending); it decides
-// nothing about a run's state.
+// reducer's memory, its clocks and timers, and its input writer; and one
+// sweep over them all. It hears output and exits and hands them to its
+// listeners (progress, exits); it decides nothing about a run's state. Its
+// records are its own: other rooms read and change them through its methods.
 
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createAdapter, createDetectingAdapter, type ExtendedAdapter } from '../agents/index.js';
 import { initialProgress, type ProgressState } from '../core/run-progress.js';
-import type { Protocol, Run } from '../core/types.js';
-import { runDir } from '../config/home.js';
+import type { ExitReason, Protocol, Run } from '../core/types.js';
+import { runDir, type Home } from '../config/home.js';
 import type { FifoWriter } from '../runtime/fifo-writer.js';
 import { isOurProcess, readExitStatus } from '../runtime/launcher.js';
 import type { LongTimeout } from '../runtime/long-timer.js';
-import { Tailer } from '../runtime/tailer.js';
+import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { RunStore } from './run-store.js';
 
-export interface Live {
+export type Adapter = ExtendedAdapter & { protocol?: () => Protocol | null };
+
+/** The timers a live run may have: its guard deadline, and the KILL after a stop's grace. */
+export type TimerName = 'guard' | 'kill';
+
+interface Live {
   /** Our child when we started it ourselves: its exit event is the quickest news of the run's end. */
   child: ChildProcess | null;
   tailer: Tailer;
   /** The run directory, watched for output in `out` and the wrapper's `exit` line in `status`. */
   dirWatch: fs.FSWatcher | null;
-  adapter: ExtendedAdapter & { protocol?: () => Protocol | null };
+  adapter: Adapter;
   /** What the run reducer keeps between reads (loop window, last result, a decided stop). */
   progress: ProgressState;
-  killTimer: LongTimeout | null;
-  guardTimer: LongTimeout | null;
-  /** The per-turn deadline's one timer (see Stalls), and the output time it reads (epoch ms, monotonic). */
-  stallTimer: LongTimeout | null;
+  timers: Record<TimerName, LongTimeout | null>;
+  /** The output time the stall clock reads (epoch ms, monotonic). */
   lastOutputAt: number;
   /** The agent's input FIFO: what was sent and not yet in the pipe, written as it drains. */
   input: FifoWriter | null;
   /** Monotonic ms at which the run started, for timeouts immune to clock jumps. */
   startedMono: number;
-  finished: boolean;
+  /** Its exit was heard: what follows is its ending. */
+  exited: boolean;
   /** Someone takes this run's session over: stop it when its turn ends (`run.takeover`). */
-  takeoverAtTurnEnd?: boolean;
+  takeoverAtTurnEnd: boolean;
+}
+
+export interface LiveListeners {
+  /** New complete lines of a run's output. */
+  onLines(uuid: string, lines: TailLine[]): void;
+  /** The wrapper exited, or was found gone (`vanished`). */
+  onExit(uuid: string, code: number | null, vanished: boolean): void;
 }
 
 export class LiveRuns {
   private readonly runs = new Map<string, Live>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined };
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'> }) {}
 
-  get(uuid: string): Live | undefined {
-    return this.runs.get(uuid);
+  /** Set once, by the composition root: who hears output and exits. */
+  listen(l: LiveListeners): void {
+    this.listeners = l;
   }
 
   has(uuid: string): boolean {
     return this.runs.has(uuid);
   }
 
-  /** Follow a spawned run: its output, its exit, its guards. */
+  uuids(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  // ---------- the reducer's memory, the stop decided, the clocks ----------
+
+  adapter(uuid: string): Adapter | null {
+    return this.runs.get(uuid)?.adapter ?? null;
+  }
+
+  progress(uuid: string): ProgressState | null {
+    return this.runs.get(uuid)?.progress ?? null;
+  }
+
+  setProgress(uuid: string, state: ProgressState): void {
+    const live = this.runs.get(uuid);
+    if (live) live.progress = state;
+  }
+
+  /** The reason a guardrail decided to stop this run, or null. */
+  stoppedFor(uuid: string): { reason: ExitReason; detail: string | null } | null {
+    return this.runs.get(uuid)?.progress.stoppedFor ?? null;
+  }
+
+  markStopped(uuid: string, reason: ExitReason, detail: string | null): void {
+    const live = this.runs.get(uuid);
+    if (live) live.progress = { ...live.progress, stoppedFor: { reason, detail } };
+  }
+
+  /** Its exit is heard once: false if it was already. */
+  markExited(uuid: string): boolean {
+    const live = this.runs.get(uuid);
+    if (!live || live.exited) return false;
+    live.exited = true;
+    return true;
+  }
+
+  /** A stop is under way (decided, or its exit heard): no stall says it again. */
+  stopping(uuid: string): boolean {
+    const live = this.runs.get(uuid);
+    return live !== undefined && (live.exited || live.progress.stoppedFor !== null);
+  }
+
+  /** Ask for a take-over at the end of the turn: false if it was asked already (or the run is not live). */
+  requestTakeover(uuid: string): boolean {
+    const live = this.runs.get(uuid);
+    if (!live || live.takeoverAtTurnEnd) return false;
+    live.takeoverAtTurnEnd = true;
+    return true;
+  }
+
+  takeoverRequested(uuid: string): boolean {
+    return this.runs.get(uuid)?.takeoverAtTurnEnd === true;
+  }
+
+  clocks(uuid: string): { startedAt: number; lastOutputAt: number } | null {
+    const live = this.runs.get(uuid);
+    return live ? { startedAt: live.startedMono, lastOutputAt: live.lastOutputAt } : null;
+  }
+
+  heard(uuid: string, now: number): void {
+    const live = this.runs.get(uuid);
+    if (live) live.lastOutputAt = now;
+  }
+
+  /** Replace a run's timer of that name (null: clear it). */
+  setTimer(uuid: string, name: TimerName, timer: LongTimeout | null): void {
+    const live = this.runs.get(uuid);
+    if (!live) {
+      timer?.clear();
+      return;
+    }
+    live.timers[name]?.clear();
+    live.timers[name] = timer;
+  }
+
+  /** A timer of that name was set (it may have fired since). */
+  hasTimer(uuid: string, name: TimerName): boolean {
+    return (this.runs.get(uuid)?.timers[name] ?? null) !== null;
+  }
+
+  timerPending(uuid: string, name: TimerName): boolean {
+    return this.runs.get(uuid)?.timers[name]?.pending === true;
+  }
+
+  /** The run's input writer, made on first use. */
+  writer(uuid: string, make: () => FifoWriter): FifoWriter | null {
+    const live = this.runs.get(uuid);
+    if (!live) return null;
+    live.input ??= make();
+    return live.input;
+  }
+
+  /** Read what the agent wrote last (the run is ending): the complete lines go to onLines, the partial one comes back. */
+  drain(uuid: string): TailLine | null {
+    const live = this.runs.get(uuid);
+    if (!live) return null;
+    live.tailer.read();
+    return live.tailer.flushPartial();
+  }
+
+  // ---------- watch and let go ----------
+
+  /** Follow a spawned run: its output and its exit (its guard is the caller's effect). */
   watch(run: Run, child: ChildProcess | null): void {
-    const dir = runDir(this.p.home, run.uuid);
+    const dir = runDir(this.d.home, run.uuid);
     const adapter = run.protocol ? createAdapter(run.protocol, { modelTurns: true }) : createDetectingAdapter({ modelTurns: true });
     // No poll timer per tailer: the one sweep re-reads them all.
-    const tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.p.progress.onLines(run.uuid, lines), 0);
+    const tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.listeners.onLines(run.uuid, lines), 0);
     const live: Live = {
       child,
       tailer,
       dirWatch: null,
       adapter,
       progress: run.loop_state ? { ...initialProgress(), loop: run.loop_state } : initialProgress(),
-      killTimer: null,
-      guardTimer: null,
-      stallTimer: null,
+      timers: { guard: null, kill: null },
       // Re-adopted: counted from now (output times are not journaled).
       lastOutputAt: monoNow(),
       input: null,
       startedMono: run.started_at ?? monoNow(),
-      finished: false,
+      exited: false,
+      takeoverAtTurnEnd: false,
     };
     this.runs.set(run.uuid, live);
     // One watch per run, on its directory: `out` grows (read it), and the
@@ -91,17 +207,16 @@ export class LiveRuns {
       live.dirWatch = null;
     }
     tailer.start(false);
-    if (child) child.on('exit', () => this.p.ending.finish(run.uuid, readExitStatus(dir), false));
-    this.p.guards.arm(run.uuid);
+    if (child) child.on('exit', () => this.listeners.onExit(run.uuid, readExitStatus(dir), false));
     this.armSweep();
     // It may have ended before anything above was listening.
-    if (child && (child.exitCode !== null || child.signalCode !== null)) this.p.ending.finish(run.uuid, readExitStatus(dir), false);
+    if (child && (child.exitCode !== null || child.signalCode !== null)) this.listeners.onExit(run.uuid, readExitStatus(dir), false);
     else this.onStatus(run.uuid);
   }
 
   private onStatus(uuid: string): void {
-    const code = readExitStatus(runDir(this.p.home, uuid));
-    if (code !== null) this.p.ending.finish(uuid, code, false);
+    const code = readExitStatus(runDir(this.d.home, uuid));
+    if (code !== null) this.listeners.onExit(uuid, code, false);
   }
 
   /** Stop listening to a run (its process goes on): files, child, timers, input. */
@@ -112,9 +227,8 @@ export class LiveRuns {
     live.dirWatch?.close();
     live.dirWatch = null;
     live.child?.removeAllListeners('exit');
-    live.killTimer?.clear();
-    live.guardTimer?.clear();
-    live.stallTimer?.clear();
+    live.timers.guard?.clear();
+    live.timers.kill?.clear();
     live.input?.close();
     this.runs.delete(uuid);
   }
@@ -124,10 +238,6 @@ export class LiveRuns {
     for (const uuid of [...this.runs.keys()]) this.detach(uuid);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
-  }
-
-  uuids(): string[] {
-    return [...this.runs.keys()];
   }
 
   /**
@@ -144,8 +254,8 @@ export class LiveRuns {
       for (const [uuid, live] of [...this.runs]) {
         if (tick % 4 === 0) live.tailer.read();
         if (live.child === null) {
-          const r = this.p.store.get(uuid);
-          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.p.ending.finish(uuid, readExitStatus(runDir(this.p.home, uuid)), false);
+          const r = this.d.store.get(uuid);
+          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.listeners.onExit(uuid, readExitStatus(runDir(this.d.home, uuid)), false);
         }
       }
       if (this.runs.size === 0 && this.sweepTimer) {

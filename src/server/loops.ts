@@ -5,25 +5,29 @@
 // survives a supervisor restart and is re-adopted like any run, and the agents
 // its command makes (through the CLI, with ORCR_RUN set) are its children.
 //
-// A loop run never enters the limiter: the agent caps are for agents, and a
-// loop's only cap is its own max_concurrency (a separate axis). The agents it
-// spawns queue and obey every cap as usual.
+// A loop run never enters the limiter (planRun says so: `admission:
+// 'at_once'`): the agent caps are for agents, and a loop's only cap is its own
+// max_concurrency (a separate axis). The agents it spawns queue and obey
+// every cap as usual.
 //
 // Every decision (fired, pending, coalesced, skipped, missed, paused, timed
 // out) is an event written in the unit of work that changes the loop's row;
 // the decisions themselves are core/loop-policy's.
 
-import crypto from 'node:crypto';
 import { parseDuration } from '../config/duration.js';
 import { checkZone, CronError, parseCron, parseOnceAt } from '../core/cron.js';
 import { decideFire, dueAt, isLoopRun, LOOP_PROVIDER, loopNameProblem, loopOfRun, loopRunStatus, loopWorkload, nextScheduled, pendingStarts, type Loop, type LoopSchedule, type Overlap } from '../core/loop-policy.js';
-import { NO_RUN_LIMITS, newRun } from '../core/run-record.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import type { EventInput } from '../journal/journal.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { loopNow, monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Launching } from './launching.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
+import { planRun } from './spec-resolution.js';
+import type { Stops } from './stops.js';
 import { RemoteError } from './protocol.js';
 
 /** The scheduler looks at the wall clock at least this often: a machine waking from sleep is noticed within it. */
@@ -88,7 +92,15 @@ export class Loops {
   private timer: LongTimeout | null = null;
   private readonly timeouts = new Map<string, LongTimeout>();
 
-  constructor(private readonly p: Parts) {
+  constructor(
+    private readonly p: {
+      store: RunStore;
+      lifecycle: Pick<Lifecycle, 'writes' | 'draining' | 'fail' | 'background'>;
+      launching: Pick<Launching, 'launch'>;
+      stops: Pick<Stops, 'stop' | 'kill' | 'stopBelow'>;
+      live: Pick<LiveRuns, 'stoppedFor'>;
+    },
+  ) {
     // A loop run's end may let its pending run start. Heard after the commit;
     // acted on in a turn of its own, outside the unit of work that ended it.
     p.store.journal.onEvent((event, row) => {
@@ -120,7 +132,7 @@ export class Loops {
   }
 
   private get live(): boolean {
-    return !this.p.stopping && this.p.degraded === null;
+    return this.p.lifecycle.writes();
   }
 
   /** Fire what is due, skip what is long overdue, and sleep until the next fire (or TICK_MS, to notice a sleep). */
@@ -146,7 +158,7 @@ export class Loops {
         try {
           this.tick();
         } catch (e) {
-          this.p.fail(e);
+          this.p.lifecycle.fail(e);
         }
       },
       delay,
@@ -234,7 +246,7 @@ export class Loops {
     const loop = this.get(name);
     const after: Loop = next === undefined ? { ...loop } : { ...loop, next_fire_at: next };
     const at = { by, scheduled_at: iso(scheduled) };
-    if (this.p.draining) {
+    if (this.p.lifecycle.draining) {
       this.write(after, [{ type: 'loop_skipped', data: { ...at, reason: 'draining' } }]);
       return { action: 'skipped', run: null, name: null };
     }
@@ -264,22 +276,11 @@ export class Loops {
     const now = monoNow();
     let n = loop.fired + 1;
     while (store.holderOfName(`${loop.name}.${n}`) !== undefined) n++;
-    const run = newRun({
-      uuid: crypto.randomUUID(),
-      name: `${loop.name}.${n}`,
-      provider: LOOP_PROVIDER,
-      workload: loopWorkload(loop.name),
-      protocol: 'plain',
-      queue_seq: journal.nextQueueSeq(),
-      command: loop.command,
-      cwd: loop.cwd,
-      // A script's repeated lines are not an agent looping.
-      limits: { ...NO_RUN_LIMITS, loop: 'off' },
-      now,
-    });
+    const plan = planRun({ kind: 'loop', loop, name: `${loop.name}.${n}`, launchEnv: this.envs.get(loop.name) ?? null, now });
+    const run = plan.make(journal.nextQueueSeq());
     const starting = transition(run, 'starting', now);
     store.transaction(() => {
-      store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, loop: loop.name } }, now, this.envs.get(loop.name) ?? null);
+      store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued } }, now, plan.launchEnv);
       store.save(starting, { type: 'starting', data: { from: 'queued', loop: loop.name } });
       this.write({ ...loop, fired: n, pending: null }, events, starting);
       store.afterCommit(() => {
@@ -293,7 +294,7 @@ export class Loops {
   /** The pending run starts if the loop has room (after one of its runs ended, at start-up, on resume). */
   private startPending(name: string): void {
     const loop = this.loops.get(name);
-    if (!loop || !this.live || loop.paused || this.p.draining) return;
+    if (!loop || !this.live || loop.paused || this.p.lifecycle.draining) return;
     if (!pendingStarts(loop, this.activeRuns(name).length)) return;
     this.startRun(loop, [{ type: 'loop_fired', data: { by: 'pending', pending_since: iso(loop.pending!.since), coalesced: loop.pending!.coalesced } }]);
   }
@@ -302,7 +303,7 @@ export class Loops {
     this.timeouts.get(run.uuid)?.clear();
     this.timeouts.delete(run.uuid);
     const name = loopOfRun(run);
-    if (name !== null && this.live) this.p.background(Promise.resolve().then(() => this.startPending(name)));
+    if (name !== null && this.live) this.p.lifecycle.background(Promise.resolve().then(() => this.startPending(name)));
   }
 
   /** --timeout: measured from the run's start, so a re-adopted run keeps its deadline. */
@@ -321,8 +322,8 @@ export class Loops {
           // The run first, then the agents it made: a kill of the run does not reach them by itself.
           this.p.store.transaction(() => {
             this.p.store.event(run.uuid, { type: 'loop_timed_out', data: { loop: loop.name, timeout_ms: timeoutMs } });
-            this.p.guards.stopFor(run.uuid, 'timeout', 'loop --timeout');
-            this.p.tree.endDescendants(run.uuid, 'killed', null);
+            this.p.stops.stop(run.uuid, 'timeout', 'loop --timeout');
+            this.p.stops.stopBelow(run.uuid, 'killed', null);
           });
         },
         at - monoNow(),
@@ -335,12 +336,12 @@ export class Loops {
   stopRuns(name: string): string[] {
     const loop = this.get(name);
     const runs = this.activeRuns(name);
-    const { store, guards, tree } = this.p;
+    const { store, stops } = this.p;
     store.transaction(() => {
       if (loop.pending !== null) this.write({ ...loop, pending: null }, [{ type: 'loop_pending_dropped', data: { reason: 'stopped' } }]);
       for (const r of runs) {
-        tree.endDescendants(r.uuid, 'killed', null);
-        guards.kill(r.uuid, false);
+        stops.stopBelow(r.uuid, 'killed', null);
+        stops.kill(r.uuid, false);
       }
     });
     return runs.map((r) => r.uuid);
@@ -365,13 +366,13 @@ export class Loops {
     if (active.length > 0 && !killActive) {
       throw new RemoteError('usage', `loop ${JSON.stringify(name)} has ${active.length} active run${active.length === 1 ? '' : 's'} (${active.map((r) => r.name).join(', ')}): stop them (orcr loop run stop ${name}) or give --kill-active`);
     }
-    const { store, guards, tree } = this.p;
+    const { store, stops } = this.p;
     store.transaction(() => {
       store.journal.deleteLoop(name);
       store.journal.appendEvent(null, { type: 'loop_removed', data: { loop: name, killed: active.map((r) => r.uuid), pending_dropped: loop.pending !== null } });
       for (const r of active) {
-        tree.endDescendants(r.uuid, 'killed', null);
-        guards.kill(r.uuid, false);
+        stops.stopBelow(r.uuid, 'killed', null);
+        stops.kill(r.uuid, false);
       }
       store.afterCommit(() => {
         this.loops.delete(name);
@@ -392,7 +393,7 @@ export class Loops {
   }
 
   private stopping(run: Run): boolean {
-    return this.p.live.get(run.uuid)?.progress.stoppedFor != null;
+    return this.p.live.stoppedFor(run.uuid) !== null;
   }
 
   view(loop: Loop): PublicLoop {
@@ -446,7 +447,7 @@ export class Loops {
     return out;
   }
 
-  events(name: string, limit = 200): ReturnType<Parts['store']['journal']['loopEvents']> {
+  events(name: string, limit = 200): ReturnType<RunStore['journal']['loopEvents']> {
     // A removed loop's history stays readable.
     return this.p.store.journal.loopEvents(name, limit);
   }

@@ -1,31 +1,48 @@
 // Output becomes state: an agent's new lines go through its adapter into the
-// pure run reducer (core/run-progress), the result is journaled as one unit
-// of work, and then its effects are carried out — a hold, a stop, input
-// closed, a loop warning sent. The reducer decides; this only commits and acts.
+// pure run reducer (core/run-progress), and the result — the run, its events,
+// its holds and fleet usage, its spend rolled up into its ancestors, and the
+// effects that follow (a stop, input closed, a loop warning sent, a guard
+// re-armed, waits settled) — is committed as one unit of work. The reducer
+// decides; this only commits, and names the effects.
 
 import { acceptsInput } from '../agents/input.js';
+import type { Config } from '../config/load.js';
+import type { Effect } from '../core/effects.js';
 import { holdsSlot } from '../core/run-state.js';
 import { applySignals, type Progress as Applied, type ProgressSignal } from '../core/run-progress.js';
 import type { Run } from '../core/types.js';
 import type { TailLine } from '../runtime/tailer.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Fleet } from './fleet.js';
+import type { Guards } from './guards.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
+import type { RunTree } from './run-tree.js';
 
 export class Progress {
-  constructor(private readonly p: Parts) {}
+  constructor(
+    private readonly d: {
+      store: RunStore;
+      live: LiveRuns;
+      config: () => Config;
+      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold'>;
+      guards: Pick<Guards, 'heard'>;
+      tree: Pick<RunTree, 'rollUp'>;
+    },
+  ) {}
 
   /** New complete lines of a run's output. */
   onLines(uuid: string, lines: TailLine[]): void {
     // Any line is a sign of life for the per-turn deadline, whatever it says.
-    if (lines.length > 0) this.p.stalls.onOutput(uuid);
-    const live = this.p.live.get(uuid);
-    const run = this.p.store.get(uuid);
-    if (!live || !run) return;
+    if (lines.length > 0) this.d.guards.heard(uuid);
+    const adapter = this.d.live.adapter(uuid);
+    const run = this.d.store.get(uuid);
+    if (!adapter || !run) return;
     const signals: ProgressSignal[] = [];
-    for (const line of lines) signals.push(...live.adapter.line(line.text));
+    for (const line of lines) signals.push(...adapter.line(line.text));
     let next: Run = lines.length > 0 ? { ...run, out_offset: lines[lines.length - 1]!.end } : run;
-    if (next.protocol === null && live.adapter.protocol) {
-      const detected = live.adapter.protocol();
+    if (next.protocol === null && adapter.protocol) {
+      const detected = adapter.protocol();
       if (detected) next = { ...next, protocol: detected };
     }
     this.apply(uuid, next, signals);
@@ -33,47 +50,46 @@ export class Progress {
 
   /** The process exited: what the adapter held back. */
   onEnd(uuid: string): void {
-    const live = this.p.live.get(uuid);
-    const run = this.p.store.get(uuid);
-    if (!live || !run) return;
-    const signals = live.adapter.end?.() ?? [];
+    const adapter = this.d.live.adapter(uuid);
+    const run = this.d.store.get(uuid);
+    if (!adapter || !run) return;
+    const signals = adapter.end?.() ?? [];
     if (signals.length > 0) this.apply(uuid, run, signals);
   }
 
   private apply(uuid: string, run: Run, signals: ProgressSignal[]): void {
-    const live = this.p.live.get(uuid)!;
-    const before = this.p.store.get(uuid)!;
+    const { live, store, fleet } = this.d;
+    const state = live.progress(uuid)!;
+    const before = store.get(uuid)!;
     const now = monoNow();
-    const result = applySignals(run, live.progress, signals, {
+    const config = this.d.config();
+    const result = applySignals(run, state, signals, {
       now,
-      price: this.p.config.providers[run.provider]?.price ?? null,
-      fleetExceeded: this.p.fleet.exceeded,
-      limitHoldMs: this.p.config.timings.limit_hold,
-      heldUntil: this.p.fleet.heldUntil(run.provider, now),
+      price: config.providers[run.provider]?.price ?? null,
+      fleetExceeded: fleet.exceeded,
+      limitHoldMs: config.timings.limit_hold,
+      heldUntil: fleet.heldUntil(run.provider, now),
       takesInput: acceptsInput(run.protocol),
     });
     // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
-    if (result.state.loop !== live.progress.loop) result.run = { ...result.run, loop_state: result.state.loop };
-    const overTree = this.commit(before, result);
-    live.progress = result.state;
-    this.act(before, result);
-    for (const t of overTree) this.p.tree.stopForTree(t.run.uuid, t.meter);
+    if (result.state.loop !== state.loop) result.run = { ...result.run, loop_state: result.state.loop };
+    this.commit(before, result);
   }
 
   /**
-   * The reducer's run, events, holds and fleet usage, and its spend rolled up
-   * into its ancestors, in one unit of work. Returns the ancestors it pushed
-   * over a ceiling.
+   * The reducer's run, events, holds and fleet usage, its spend rolled up
+   * into its ancestors, and the effects that follow, in one unit of work.
    */
-  private commit(before: Run, { run, events, effects }: Applied): ReturnType<Parts['tree']['rollUp']> {
-    const { store, fleet } = this.p;
+  private commit(before: Run, result: Applied): void {
+    const { store, fleet, tree } = this.d;
+    const { run, events, effects } = result;
     const changed =
       run.tokens.input !== before.tokens.input ||
       run.tokens.output !== before.tokens.output ||
       run.tokens.cached !== before.tokens.cached ||
       run.cost_usd !== before.cost_usd ||
       run.turns !== before.turns;
-    return store.transaction(() => {
+    store.transaction(() => {
       for (const e of effects) {
         if (e.kind === 'fleet_usage') fleet.add(e.tokens, e.cost);
         else if (e.kind === 'hold') fleet.hold(e.provider, e.until);
@@ -82,26 +98,33 @@ export class Progress {
       else if (changed) store.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });
       // Only the offset, the last words or the tool moved: kept in memory, written with the next change.
       else store.remember(run, run.last_text !== before.last_text || run.last_tool !== before.last_tool);
-      return changed ? this.p.tree.rollUp(before, run) : [];
+      const overTree = changed ? tree.rollUp(before, run) : [];
+      // The reducer's memory first: the effects below read the stop it decided.
+      store.afterCommit(() => this.d.live.setProgress(run.uuid, result.state));
+      store.emit(...this.next(before, result));
+      // An ancestor over its tree budget: stopped like a run over its own, and its descendants with it.
+      for (const t of overTree) store.emit({ kind: 'stop', uuid: t.run.uuid, reason: 'budget', detail: `tree_${t.meter.name}` }, { kind: 'stop_below', uuid: t.run.uuid, reason: 'budget', detail: 'parent_budget', force: false });
     });
   }
 
-  private act(before: Run, { run, effects }: Applied): void {
-    const p = this.p;
+  /** What follows from the reducer's result, once it is committed. */
+  private next(before: Run, { run, effects }: Applied): Effect[] {
+    const uuid = run.uuid;
+    const out: Effect[] = [];
     // A take-over waits for the turn to end: the agent is idle, its session whole.
-    if (run.status === 'idle' && before.status !== 'idle' && p.live.get(run.uuid)?.takeoverAtTurnEnd) p.guards.stopFor(run.uuid, 'taken_over', 'at the end of its turn');
-    if (run.status !== before.status) p.guards.arm(run.uuid);
+    if (run.status === 'idle' && before.status !== 'idle' && this.d.live.takeoverRequested(uuid)) out.push({ kind: 'stop', uuid, reason: 'taken_over', detail: 'at the end of its turn' });
+    if (run.status !== before.status) out.push({ kind: 'guard', uuid });
     for (const e of effects) {
       if (e.kind === 'stop') {
-        p.guards.stopFor(run.uuid, e.reason, e.detail);
+        out.push({ kind: 'stop', uuid, reason: e.reason, detail: e.detail });
         // A parent over its budget (its own spend or its tree's) takes its descendants with it.
-        if (e.reason === 'budget') p.tree.endDescendants(run.uuid, 'budget', 'parent_budget');
-      }
-      else if (e.kind === 'close_input') p.input.close(run);
-      else if (e.kind === 'send') p.input.send(run.uuid, e.text);
+        if (e.reason === 'budget') out.push({ kind: 'stop_below', uuid, reason: 'budget', detail: 'parent_budget', force: false });
+      } else if (e.kind === 'close_input') out.push({ kind: 'close_input', uuid });
+      else if (e.kind === 'send') out.push({ kind: 'send', uuid, text: e.text });
     }
-    if (holdsSlot(before.status) !== holdsSlot(run.status)) p.admission.schedule();
-    if (effects.some((e) => e.kind === 'fleet_usage')) p.fleet.check();
-    p.waits.settle(run.uuid);
+    if (holdsSlot(before.status) !== holdsSlot(run.status)) out.push({ kind: 'admit' });
+    if (effects.some((e) => e.kind === 'fleet_usage')) out.push({ kind: 'fleet', reload: false });
+    out.push({ kind: 'settle', uuid });
+    return out;
   }
 }

@@ -10,7 +10,11 @@ import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
 import type { ClusterState } from './cluster-link.js';
-import type { Parts } from './parts.js';
+import type { Config } from '../config/load.js';
+import type { Limiter } from '../limiter/limiter.js';
+import type { ClusterLink } from './cluster-link.js';
+import type { Fleet } from './fleet.js';
+import type { RunStore } from './run-store.js';
 import { RemoteError } from './protocol.js';
 import { publicRun, type PublicRun } from './view.js';
 import { quote } from '../text/json-text.js';
@@ -45,11 +49,23 @@ export interface SpendReply {
   fleet: { exceeded: boolean; meters: Record<string, MeterView> };
 }
 
+/** What queries read, each at call time (the limiter and config change under them). */
+export interface QuerySources {
+  readonly store: RunStore;
+  readonly limiter: Limiter;
+  readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds'>;
+  readonly config: Config;
+  readonly cluster: ClusterLink | null;
+  readonly paused: boolean;
+  readonly draining: boolean;
+  readonly degraded: string | null;
+}
+
 export class Queries {
   /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
   configError: { at: number; message: string } | null = null;
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: QuerySources) {}
 
   view(run: Run): PublicRun {
     const { limiter, fleet } = this.p;

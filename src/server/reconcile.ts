@@ -5,22 +5,41 @@
 
 import { holdsSlot, transition } from '../core/run-state.js';
 import { isLoopRun } from '../core/loop-policy.js';
+import { toWaiter } from '../core/run-record.js';
 import type { Run } from '../core/types.js';
-import { admissionPolicy } from '../config/load.js';
-import { runDir } from '../config/home.js';
+import { admissionPolicy, type Config } from '../config/load.js';
+import { runDir, type Home } from '../config/home.js';
 import { LocalLimiter } from '../limiter/local.js';
 import { findWrapper, isOurProcess, isWrapperOf, readExitStatus, readRunStatus } from '../runtime/launcher.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Exits } from './exits.js';
+import type { Fleet } from './fleet.js';
+import type { Launching } from './launching.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
+import type { Slots } from './slots.js';
+import type { Stops } from './stops.js';
+
+export interface Reconciling {
+  home: Home;
+  store: RunStore;
+  slots: Slots;
+  config: () => Config;
+  fleet: Pick<Fleet, 'load'>;
+  live: Pick<LiveRuns, 'watch'>;
+  stops: Pick<Stops, 'signal'>;
+  exits: Pick<Exits, 'onExit'>;
+  launching: Pick<Launching, 'launch'>;
+}
 
 /** Memory is the journal's active runs; the limiter holds their queue places and slots. */
-export function rebuild(p: Parts): Run[] {
+export function rebuild(p: Reconciling): Run[] {
   const active = p.store.journal.activeRuns();
   p.store.load(active);
   const holds = p.fleet.load();
   // In a cluster the limiter is shared: the cluster link resyncs it with this journal once it can.
-  if (p.cluster) return active;
-  const limiter = new LocalLimiter(admissionPolicy(p.config), holds);
+  if (p.slots.cluster) return active;
+  const limiter = new LocalLimiter(admissionPolicy(p.config()), holds);
   for (const run of active) {
     // A loop run never takes a slot: the loop's own max_concurrency is its cap (server/loops.ts).
     if (isLoopRun(run)) continue;
@@ -29,12 +48,8 @@ export function rebuild(p: Parts): Run[] {
       limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });
     }
   }
-  p.limiter = limiter;
+  p.slots.limiter = limiter;
   return active;
-}
-
-export function toWaiter(run: Run): { uuid: string; provider: string; workload: string; queue_seq: number; enqueued_at: number } {
-  return { uuid: run.uuid, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, enqueued_at: run.created_at };
 }
 
 /**
@@ -43,7 +58,7 @@ export function toWaiter(run: Run): { uuid: string; provider: string; workload: 
  * thousand, between start and ready (a failed commit degrades, which lets go
  * of every watch made here).
  */
-export function reconcile(p: Parts, run: Run): void {
+export function reconcile(p: Reconciling, run: Run): void {
   const dir = runDir(p.home, run.uuid);
   let pid = run.pid;
   // A crash right after a spawn can leave neither a journaled pid nor (for a
@@ -59,14 +74,15 @@ export function reconcile(p: Parts, run: Run): void {
     }
     p.store.save(adopted, { type: 'adopted', data: { pid, status: adopted.status } });
     p.live.watch(adopted, null);
-    if (run.kill_requested_at !== null) p.guards.signalKill(run.uuid, false);
+    p.store.emit({ kind: 'guard', uuid: run.uuid });
+    if (run.kill_requested_at !== null) p.stops.signal(run.uuid, false);
     return;
   }
   const code = readExitStatus(dir);
   if (code !== null || pid !== null) {
     // Exited while we were away: apply the output we had not read, then end it.
     p.live.watch(run, null);
-    p.ending.finish(run.uuid, code, code === null);
+    p.exits.onExit(run.uuid, code, code === null);
     return;
   }
   // Promoted but never spawned (the crash fell between the two): start it now.

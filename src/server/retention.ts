@@ -6,7 +6,10 @@
 
 import fs from 'node:fs';
 import { runDir } from '../config/home.js';
-import type { Parts } from './parts.js';
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { RunStore } from './run-store.js';
 import { monoNow } from './clock.js';
 
 export interface GcResult {
@@ -49,15 +52,15 @@ export class Retention {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<GcResult> | null = null;
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { home: Home; store: RunStore; config: () => Config; lifecycle: Pick<Lifecycle, 'background' | 'writes'> }) {}
 
   /** Apply `retention.ended` now and then: soon after start, then every hour (a pass with nothing to collect is one indexed query). */
   start(): void {
     this.stop();
     const tick = (): void => {
-      const keep = this.p.config.retention.ended;
-      if (keep === 'never' || this.p.degraded !== null || this.p.stopping) return;
-      this.p.background(this.gc(keep, false));
+      const keep = this.p.config().retention.ended;
+      if (keep === 'never' || !this.p.lifecycle.writes()) return;
+      this.p.lifecycle.background(this.gc(keep, false));
     };
     const first = setTimeout(tick, 2000);
     first.unref();
@@ -104,7 +107,7 @@ export class Retention {
     let bytes = 0;
     let events = 0;
     for (;;) {
-      if (this.p.stopping || this.p.degraded !== null) break;
+      if (!this.p.lifecycle.writes()) break;
       const gone = journal.collectEnded(before, BATCH);
       runs += gone.uuids.length;
       events += gone.events;
@@ -118,7 +121,7 @@ export class Retention {
       if (gone.uuids.length < BATCH) break;
     }
     for (;;) {
-      if (this.p.stopping || this.p.degraded !== null) break;
+      if (!this.p.lifecycle.writes()) break;
       const pruned = journal.pruneEvents(before, EVENT_BATCH);
       events += pruned.events;
       bytes += pruned.bytes;
@@ -127,13 +130,13 @@ export class Retention {
     }
     journal.compactUsage(before);
     // Freed pages back to the file system, a slice per turn.
-    for (let i = 0; i < 1000 && !this.p.stopping; i++) {
+    for (let i = 0; i < 1000 && this.p.lifecycle.writes(); i++) {
       const size = journal.fileBytes();
       journal.vacuumSome(2000);
       await yieldTurn();
       if (journal.fileBytes() >= size) break;
     }
-    if (!this.p.stopping) journal.walCheckpoint();
+    if (this.p.lifecycle.writes()) journal.walCheckpoint();
     if (runs > 0 || events > 0) {
       journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
     }

@@ -9,14 +9,17 @@ import { inputLine } from '../agents/input.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import { runDir } from '../config/home.js';
-import { JournalUnavailable } from '../journal/journal.js';
 import { FifoWriter } from '../runtime/fifo-writer.js';
 import { monoNow } from './clock.js';
-import type { Parts } from './parts.js';
+import type { Home } from '../config/home.js';
+import type { Fleet } from './fleet.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
 import { RemoteError } from './protocol.js';
 
 export class RunInput {
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'writer'>; fleet: Pick<Fleet, 'exceeded'>; lifecycle: Pick<Lifecycle, 'fail'> }) {}
 
   /** `orcr send`: an idle run takes the text as its next turn. */
   send(uuid: string, text: string): Run {
@@ -32,7 +35,7 @@ export class RunInput {
     ]);
     this.record(next, text);
     this.write(next, line);
-    this.p.guards.arm(uuid);
+    this.p.store.emit({ kind: 'guard', uuid });
     return next;
   }
 
@@ -65,21 +68,22 @@ export class RunInput {
   }
 
   private write(run: Run, line: string): void {
-    const live = this.p.live.get(run.uuid);
-    if (!live) return;
     // Until the wrapper has made and opened the FIFO the writer retries; past
     // the pipe's 64 KiB it writes the rest as the agent reads.
-    live.input ??= new FifoWriter(path.join(runDir(this.p.home, run.uuid), 'in'), {
-      onError: (e) => {
-        try {
-          this.p.store.event(run.uuid, { type: 'input_failed', data: { error: e.message } });
-        } catch (err) {
-          if (err instanceof JournalUnavailable) this.p.degrade(err.message);
-          else throw err;
-        }
-      },
-    });
-    live.input.write(line);
+    const writer = this.p.live.writer(
+      run.uuid,
+      () =>
+        new FifoWriter(path.join(runDir(this.p.home, run.uuid), 'in'), {
+          onError: (e) => {
+            try {
+              this.p.store.event(run.uuid, { type: 'input_failed', data: { error: e.message } });
+            } catch (err) {
+              this.p.lifecycle.fail(err);
+            }
+          },
+        }),
+    );
+    writer?.write(line);
   }
 
   /** Ask the wrapper to close the agent's stdin (EOF), ending a one-shot agent. */

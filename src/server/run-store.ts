@@ -2,9 +2,12 @@
 // change goes through a unit of work: rows and events are written in one
 // journal transaction, and memory (the active runs, their names, and what
 // callers register with afterCommit) changes only once that commit has
-// succeeded — "journal first, memory second" by construction. It never
-// starts a process or decides a transition.
+// succeeded — "journal first, memory second" by construction. What the unit
+// of work decided should happen next comes as effects (core/effects), handed
+// to the one interpreter once it commits. It never starts a process or
+// decides a transition.
 
+import type { Effect } from '../core/effects.js';
 import type { Run } from '../core/types.js';
 import type { EventInput, Journal } from '../journal/journal.js';
 
@@ -15,6 +18,10 @@ export class RunStore {
   /** The open unit of work: rows written in it (null: no longer active), and memory changes to make after its commit. */
   private staged: Map<string, Run | null> | null = null;
   private after: (() => void)[] = [];
+  /** Effects decided in the open unit of work. */
+  private effects: Effect[] = [];
+  /** Where committed effects go: the interpreter (server/effects.ts), set once by the composition root. */
+  private sink: (effects: readonly Effect[]) => void = () => undefined;
   /** Told of a row saved without an event (text, tool, meters), once it is committed. */
   private quietListeners: ((uuid: string) => void)[] = [];
 
@@ -30,12 +37,34 @@ export class RunStore {
     if (this.journal.inTransaction) throw new Error('run store: a unit of work cannot start inside a journal transaction');
     this.staged = new Map();
     this.after = [];
+    this.effects = [];
+    let committed: Effect[] = [];
+    let out: T;
     try {
-      return this.journal.transaction(fn, () => this.apply());
+      out = this.journal.transaction(fn, () => {
+        committed = this.effects;
+        this.apply();
+      });
     } finally {
       this.staged = null;
       this.after = [];
+      this.effects = [];
     }
+    // Once the unit of work is over: what the interpreter does may open units of its own.
+    if (committed.length > 0) this.sink(committed);
+    return out;
+  }
+
+  /** The interpreter that carries out effects after each commit. */
+  onEffects(sink: (effects: readonly Effect[]) => void): void {
+    this.sink = sink;
+  }
+
+  /** Effects decided in the current unit of work, carried out once it commits (at once outside one). */
+  emit(...effects: Effect[]): void {
+    if (effects.length === 0) return;
+    if (this.staged === null) this.sink(effects);
+    else this.effects.push(...effects);
   }
 
   /** Make a memory change once the current unit of work commits (at once outside one). */

@@ -1,18 +1,21 @@
 // Runs that make runs, on the supervisor's side: the parent a new run gets
 // (from its maker's ORCR_RUN), a descendant's spend rolled up into every
 // ancestor in the same unit of work, and a tree ended with its root (a kill,
-// a spent budget). The decisions are core/run-tree's; this reads and writes
-// through the run store and acts through guards and ending.
+// a spent budget: see stops.ts). The decisions are core/run-tree's; this
+// reads and writes through the run store.
 
 import { holdsSlot } from '../core/run-state.js';
 import { addToTree, ancestors, decideParent, descendantsOf, selfAndAncestors, treeTrip, usageDelta } from '../core/run-tree.js';
 import type { Meter } from '../core/budget.js';
 import type { Run } from '../core/types.js';
-import type { Parts } from './parts.js';
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
+import type { LiveRuns } from './live-runs.js';
+import type { RunStore } from './run-store.js';
 import { RemoteError } from './protocol.js';
 
 export class RunTree {
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'stoppedFor'>; config: () => Config }) {}
 
   private readonly lookup = (uuid: string): Run | null => this.p.store.lookup(uuid);
 
@@ -32,8 +35,8 @@ export class RunTree {
   parentFor(ref: string | undefined, warnings: string[]): { parent: string | null; depth: number } {
     const { store } = this.p;
     const found = ref === undefined || ref === '' ? null : store.lookup(ref);
-    const ending = found !== null && (found.kill_requested_at !== null || this.p.live.get(found.uuid)?.progress.stoppedFor != null);
-    const d = decideParent(ref, found, this.p.config.budgets.max_depth, ending);
+    const ending = found !== null && (found.kill_requested_at !== null || this.p.live.stoppedFor(found.uuid) !== null);
+    const d = decideParent(ref, found, this.p.config().budgets.max_depth, ending);
     switch (d.kind) {
       case 'root':
         return { parent: null, depth: 0 };
@@ -69,32 +72,13 @@ export class RunTree {
       const next = addToTree(a, d);
       this.p.store.save(next, null);
       const m = treeTrip(next);
-      if (m && holdsSlot(next.status) && next.kill_requested_at === null && !this.p.live.get(next.uuid)?.progress.stoppedFor) tripped.push({ run: next, meter: m });
+      if (m && holdsSlot(next.status) && next.kill_requested_at === null && this.p.live.stoppedFor(next.uuid) === null) tripped.push({ run: next, meter: m });
     }
     return tripped;
-  }
-
-  /** An ancestor over its tree budget: stopped like a run over its own, and its descendants with it. */
-  stopForTree(uuid: string, meter: Meter): void {
-    if (this.p.live.get(uuid)?.progress.stoppedFor) return;
-    this.p.guards.stopFor(uuid, 'budget', `tree_${meter.name}`);
-    this.endDescendants(uuid, 'budget', 'parent_budget');
   }
 
   /** The active runs below a run. */
   activeDescendants(uuid: string): Run[] {
     return descendantsOf(uuid, this.p.store.active());
-  }
-
-  /** Every active run below `uuid` ends: queued ones are canceled, live ones stopped for `reason` (nearest first). */
-  endDescendants(uuid: string, reason: 'budget' | 'killed', detail: string | null, force = false): void {
-    const { store, ending, guards } = this.p;
-    for (const d of this.activeDescendants(uuid)) {
-      const run = store.get(d.uuid);
-      if (!run) continue;
-      if (reason === 'killed') guards.kill(run.uuid, force);
-      else if (run.status === 'queued' || run.pid === null) ending.end(run.uuid, 'canceled', detail, null);
-      else guards.stopFor(run.uuid, 'budget', detail);
-    }
   }
 }

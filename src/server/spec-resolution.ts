@@ -8,7 +8,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
-import { mergeLimits, reportsOwnCost } from '../core/budget.js';
+import { mergeLimits, NO_LIMITS, reportsOwnCost } from '../core/budget.js';
+import { LOOP_PROVIDER, loopWorkload } from '../core/loop-policy.js';
 import { newRun } from '../core/run-record.js';
 import type { Protocol, Run, RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
@@ -125,101 +126,180 @@ function checkName(name: string, taken: Set<string>, book: NameBook): void {
   taken.add(name);
 }
 
-export interface NewRunPlan {
-  /** The run, once its place in the queue is known (its default name is `<provider>-<queue_seq>`). */
+/** A run about to be made: its record once its queue place is known, and how it is admitted. */
+export interface RunPlan {
+  /** The run, once its place in the queue is known (a spec's default name is `<provider>-<queue_seq>`). */
   make(queueSeq: number): Run;
   /** The environment the run starts with (its maker's), or null for the supervisor's. */
   launchEnv: Record<string, string> | null;
+  /** What its `queued` event says beside name, provider, workload and queue place. */
+  queued: Record<string, unknown>;
+  /**
+   * `limiter`: it waits in the limiter's queue under every cap and counts
+   * against concurrency.max_queued. `at_once`: a loop run — promoted in the
+   * unit of work that queues it, never in the limiter, outside the global,
+   * provider and workload caps and max_queued: the agent caps are for agents,
+   * and a loop's own max_concurrency is its cap (the agents its command makes
+   * queue as usual). A deliberate choice, kept from before the one planRun.
+   */
+  admission: 'limiter' | 'at_once';
+}
+
+/** The specs of one call, checked together: names and worktree folders may not repeat among them. */
+export interface SpecBatch {
+  config: Config;
+  book: NameBook;
+  now: number;
+  worktreeDir: string;
+  size: number;
+  names: Set<string>;
+  paths: Set<string>;
+}
+
+/** Where a run comes from: a user's spec, an ended run's rerun, or a loop's fire. */
+export type RunKind =
+  | { kind: 'spec'; spec: RunSpec; index: number; batch: SpecBatch }
+  | { kind: 'rerun'; of: Run; name: string; now: number }
+  | { kind: 'loop'; loop: { name: string; command: string[]; cwd: string }; name: string; launchEnv: Record<string, string> | null; now: number };
+
+/** Every run is made here: its record, its environment, and how it is admitted. */
+export function planRun(k: RunKind): RunPlan {
+  switch (k.kind) {
+    case 'spec':
+      return planSpec(k.spec, k.index, k.batch);
+    case 'rerun': {
+      const old = k.of;
+      const make = (queueSeq: number): Run =>
+        newRun({
+          uuid: crypto.randomUUID(),
+          name: k.name,
+          provider: old.provider,
+          workload: old.workload,
+          protocol: old.protocol,
+          queue_seq: queueSeq,
+          command: old.command,
+          cwd: old.cwd,
+          env: old.env,
+          prompt: old.prompt,
+          promptArgv: old.prompt_argv === true,
+          interactive: old.interactive,
+          limits: old.limits,
+          now: k.now,
+        });
+      // Its maker's environment is the old run's (read at insert: see Queueing.rerun).
+      return { make, launchEnv: null, queued: { rerun_of: old.uuid }, admission: 'limiter' };
+    }
+    case 'loop': {
+      const { loop } = k;
+      const make = (queueSeq: number): Run =>
+        newRun({
+          uuid: crypto.randomUUID(),
+          name: k.name,
+          provider: LOOP_PROVIDER,
+          workload: loopWorkload(loop.name),
+          protocol: 'plain',
+          queue_seq: queueSeq,
+          command: loop.command,
+          cwd: loop.cwd,
+          // A script's repeated lines are not an agent looping.
+          limits: { ...NO_LIMITS, loop: 'off' },
+          now: k.now,
+        });
+      return { make, launchEnv: k.launchEnv, queued: { loop: loop.name }, admission: 'at_once' };
+    }
+  }
 }
 
 /**
  * Check every spec and resolve it into a run (queue_seq and, unless given,
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
-export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): NewRunPlan[] {
-  const names = new Set<string>();
-  const paths = new Set<string>();
-  return specs.map((spec, i) => {
-    const r = resolveSpec(config, spec);
-    checkExecSize(r, spec, specs.length > 1 ? `spec ${i + 1}: ` : '');
-    if (spec.name !== undefined) checkName(spec.name, names, book);
-    const workload = spec.workload ?? config.concurrency.default_workload;
-    const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
-    const wt = want === false ? null : gitChecked(() => planWorktree(spec.cwd, typeof want === 'object' ? want.base : undefined));
-    // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
-    if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
-    const presetBudgets = config.providers[r.provider]?.budgets;
-    const limits = mergeLimits(
-      {
-        max_turns: config.budgets.run.max_turns,
-        max_tokens: config.budgets.run.max_tokens,
-        max_cost_usd: config.budgets.run.max_cost_usd,
-        timeout_ms: config.budgets.run.timeout,
-        idle_after_ms: config.timings.idle_after,
-        loop: config.loop.action,
-        turn_timeout_ms: config.budgets.run.turn_timeout,
-        ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
-      },
-      presetBudgets
-        ? {
-            max_turns: presetBudgets.max_turns,
-            max_tokens: presetBudgets.max_tokens,
-            max_cost_usd: presetBudgets.max_cost_usd,
-            timeout_ms: presetBudgets.timeout,
-            turn_timeout_ms: presetBudgets.turn_timeout,
-            ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
-          }
-        : {},
-      {
-        max_turns: spec.max_turns ?? null,
-        max_tokens: spec.max_tokens ?? null,
-        max_cost_usd: spec.max_cost_usd ?? null,
-        timeout_ms: spec.timeout_ms ?? null,
-        idle_after_ms: spec.idle_after_ms ?? null,
-        ...(spec.loop ? { loop: spec.loop } : {}),
-        turn_timeout_ms: spec.turn_timeout_ms ?? null,
-        ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
-      },
+export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): RunPlan[] {
+  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Set(), paths: new Set() };
+  return specs.map((spec, index) => planRun({ kind: 'spec', spec, index, batch }));
+}
+
+function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
+  const { config, book, now, worktreeDir, names, paths } = batch;
+  const r = resolveSpec(config, spec);
+  checkExecSize(r, spec, batch.size > 1 ? `spec ${i + 1}: ` : '');
+  if (spec.name !== undefined) checkName(spec.name, names, book);
+  const workload = spec.workload ?? config.concurrency.default_workload;
+  const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
+  const wt = want === false ? null : gitChecked(() => planWorktree(spec.cwd, typeof want === 'object' ? want.base : undefined));
+  // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
+  if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
+  const presetBudgets = config.providers[r.provider]?.budgets;
+  const limits = mergeLimits(
+    {
+      max_turns: config.budgets.run.max_turns,
+      max_tokens: config.budgets.run.max_tokens,
+      max_cost_usd: config.budgets.run.max_cost_usd,
+      timeout_ms: config.budgets.run.timeout,
+      idle_after_ms: config.timings.idle_after,
+      loop: config.loop.action,
+      turn_timeout_ms: config.budgets.run.turn_timeout,
+      ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
+    },
+    presetBudgets
+      ? {
+          max_turns: presetBudgets.max_turns,
+          max_tokens: presetBudgets.max_tokens,
+          max_cost_usd: presetBudgets.max_cost_usd,
+          timeout_ms: presetBudgets.timeout,
+          turn_timeout_ms: presetBudgets.turn_timeout,
+          ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
+        }
+      : {},
+    {
+      max_turns: spec.max_turns ?? null,
+      max_tokens: spec.max_tokens ?? null,
+      max_cost_usd: spec.max_cost_usd ?? null,
+      timeout_ms: spec.timeout_ms ?? null,
+      idle_after_ms: spec.idle_after_ms ?? null,
+      ...(spec.loop ? { loop: spec.loop } : {}),
+      turn_timeout_ms: spec.turn_timeout_ms ?? null,
+      ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
+    },
+  );
+  if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
+    // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
+    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+    const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
+    throw new RemoteError(
+      'usage',
+      r.protocol === null
+        ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
+        : `${needs}: ${r.protocol} agents do not report their own cost`,
     );
-    if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
-      // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
-      const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
-      const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
-      throw new RemoteError(
-        'usage',
-        r.protocol === null
-          ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
-          : `${needs}: ${r.protocol} agents do not report their own cost`,
-      );
-    }
-    if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
-      // codex exec / gemini take no input after their prompt, and with a pipe
-      // on stdin they wait for its end before starting at all.
-      throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
-    }
-    const uuid = crypto.randomUUID();
-    const make = (queueSeq: number): Run => {
-      const name = spec.name ?? `${r.provider}-${queueSeq}`;
-      return newRun({
-        uuid,
-        name,
-        provider: r.provider,
-        workload: spec.workload ?? config.concurrency.default_workload,
-        protocol: r.protocol,
-        queue_seq: queueSeq,
-        command: r.command,
-        cwd: spec.cwd,
-        env: spec.env ?? {},
-        prompt: spec.prompt ?? null,
-        promptArgv: r.promptArgv,
-        interactive: spec.interactive ?? false,
-        limits,
-        now,
-        worktree: wt === null ? null : worktreeFor(wt, name, worktreeDir, paths),
-      });
-    };
-    return { make, launchEnv: spec.caller_env ?? null };
-  });
+  }
+  if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
+    // codex exec / gemini take no input after their prompt, and with a pipe
+    // on stdin they wait for its end before starting at all.
+    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
+  }
+  const uuid = crypto.randomUUID();
+  const make = (queueSeq: number): Run => {
+    const name = spec.name ?? `${r.provider}-${queueSeq}`;
+    return newRun({
+      uuid,
+      name,
+      provider: r.provider,
+      workload: spec.workload ?? config.concurrency.default_workload,
+      protocol: r.protocol,
+      queue_seq: queueSeq,
+      command: r.command,
+      cwd: spec.cwd,
+      env: spec.env ?? {},
+      prompt: spec.prompt ?? null,
+      promptArgv: r.promptArgv,
+      interactive: spec.interactive ?? false,
+      limits,
+      now,
+      worktree: wt === null ? null : worktreeFor(wt, name, worktreeDir, paths),
+    });
+  };
+  return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };
 }
 
 function gitChecked<T>(fn: () => T): T {

@@ -1,103 +1,86 @@
 // The supervisor: the single writer of orcr's state, as a facade over its
-// rooms (parts.ts) — the run store, admission, launching, live runs and their
-// progress, guards, input, fleet budget and holds, ending, waits, queries.
-// It wires them, rebuilds them from the journal at start, and fails closed
-// when the journal cannot be written. It holds no run state itself.
+// rooms (built in compose.ts) — the run store, admission, launching, live
+// runs and their progress, guards and stops, input, fleet budget and holds,
+// ending, waits, queries. It changes the lifecycle mode, rebuilds the rooms'
+// memory from the journal at start, and fails closed when the journal cannot
+// be written. It holds no run state itself.
 
-import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import type { Home } from '../config/home.js';
+import { degraded, recovered, STOPPING, withDraining, withPaused } from '../core/mode.js';
 import { holdsSlot } from '../core/run-state.js';
-import { newRun } from '../core/run-record.js';
 import type { Run, RunEvent } from '../core/types.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
 import type { ClusterState } from './cluster-link.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
-import { AdmissionLoop } from './admission-loop.js';
 import { monoNow } from './clock.js';
-import { Ending } from './ending.js';
-import { Fleet } from './fleet.js';
-import { Guards } from './guards.js';
-import { Stalls } from './stalls.js';
-import { Launching } from './launching.js';
-import { Lending } from './lending.js';
-import { LiveRuns } from './live-runs.js';
-import { Loops } from './loops.js';
+import { compose, Settings, type House } from './compose.js';
+import type { Loops } from './loops.js';
 import { Notifier } from './notify.js';
-import type { Parts } from './parts.js';
-import { Progress } from './progress.js';
-import { canEnqueue } from '../core/admission.js';
 import { Queries, type SpendReply, type Stats } from './queries.js';
-import { rebuild, reconcile, toWaiter } from './reconcile.js';
+import { rebuild, reconcile } from './reconcile.js';
 import { RemoteError } from './protocol.js';
-import { RunInput } from './run-input.js';
-import { Retention, type GcResult } from './retention.js';
-import { RunStore } from './run-store.js';
-import { RunTree } from './run-tree.js';
-import { planRuns } from './spec-resolution.js';
+import type { GcResult } from './retention.js';
 import type { PublicRun } from './view.js';
-import { Waits, type Settled } from './waits.js';
-import { Worktrees, type FinishMode, type LetGo } from './worktrees.js';
+import type { Settled } from './waits.js';
+import type { FinishMode, LetGo, Worktrees } from './worktrees.js';
 
 export type { RunSpec } from '../config/run-spec.js';
 
 export class Supervisor {
   readonly journal: Journal;
-  private readonly p: Parts;
+  private readonly settings: Settings;
+  private readonly h: House;
   private readonly queries: Queries;
   private readonly notifier: Notifier;
   private probeTimer: NodeJS.Timeout | null = null;
   readonly startedAt = monoNow();
 
-  constructor(home: Home, config: Config, log: (msg: string) => void = () => undefined) {
+  constructor(
+    private readonly home: Home,
+    config: Config,
+    private readonly log: (msg: string) => void = () => undefined,
+  ) {
     // One clock for run and event times: wall time at start, advanced monotonically.
     this.journal = new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow });
-    const store = new RunStore(this.journal);
-    const p = {
-      home,
-      config,
-      log,
-      store,
-      limiter: new LocalLimiter(admissionPolicy(config)),
-      cluster: null,
-      stopping: false,
-      paused: false,
-      draining: false,
-      degraded: null,
-      degrade: (reason: string) => this.degrade(reason),
-      fail: (e: unknown) => this.fail(e),
-      background: (work: Promise<unknown>) => void work.catch((e: unknown) => this.fail(e)),
-    } as Partial<Parts> as Parts;
-    Object.assign(p, {
-      admission: new AdmissionLoop(p),
-      launching: new Launching(p),
-      live: new LiveRuns(p),
-      progress: new Progress(p),
-      guards: new Guards(p),
-      stalls: new Stalls(p),
-      input: new RunInput(p),
-      fleet: new Fleet(p),
-      ending: new Ending(p),
-      waits: new Waits(p),
-      retention: new Retention(p),
-      tree: new RunTree(p),
-      lending: new Lending(p),
-      loops: new Loops(p),
+    this.settings = new Settings(config);
+    const h = compose(home, this.journal, this.settings, log);
+    this.h = h;
+    h.lifecycle.handle({ degrade: (reason) => this.degrade(reason), fail: (e) => this.fail(e) });
+    const settings = this.settings;
+    this.queries = new Queries({
+      store: h.store,
+      fleet: h.fleet,
+      get limiter() {
+        return h.slots.limiter;
+      },
+      get config() {
+        return settings.config;
+      },
+      get cluster() {
+        return h.slots.cluster;
+      },
+      get paused() {
+        return h.lifecycle.paused;
+      },
+      get draining() {
+        return h.lifecycle.draining;
+      },
+      get degraded() {
+        return h.lifecycle.degraded;
+      },
     });
-    Object.assign(p, { worktrees: new Worktrees(p) });
-    this.p = p;
-    this.queries = new Queries(p);
     // Told after each commit, like the clients; the journal outlives a degrade, so this is subscribed once.
-    this.notifier = new Notifier({ log, view: (run) => this.queries.view(run), lookup: (uuid) => p.store.lookup(uuid) ?? null, now: Date.now });
+    this.notifier = new Notifier({ log, view: (run) => this.queries.view(run), lookup: (uuid) => h.store.lookup(uuid) ?? null, now: Date.now });
     this.notifier.setConfig(config.notify);
     this.journal.onEvent((event, row) => this.notifier.onEvent(event, row));
   }
 
   /** Why the journal cannot be written, while it cannot. */
   get degraded(): string | null {
-    return this.p.degraded;
+    return this.h.lifecycle.degraded;
   }
 
   /**
@@ -106,33 +89,33 @@ export class Supervisor {
    * away leaves this machine failed closed until it is back.
    */
   async joinCluster(): Promise<void> {
-    const p = this.p;
-    const cfg = p.config.cluster;
+    const cfg = this.settings.config.cluster;
     if (!cfg) return;
     // Loaded only here: a machine on its own never loads the PostgreSQL driver.
     const { ClusterLink } = await import('./cluster-link.js');
-    const link = new ClusterLink(p, cfg, admissionPolicy(p.config));
+    const { store, lifecycle, slots } = this.h;
+    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w) }, cfg, admissionPolicy(this.settings.config));
     await link.connect();
-    p.cluster = link;
-    p.limiter = link;
+    slots.cluster = link;
+    slots.limiter = link;
   }
 
   /** A run's row changed without an event (its last text or tool, its meters): for clients that show rows live. */
   onQuietChange(fn: (uuid: string) => void): void {
-    this.p.store.onQuietSave(fn);
+    this.h.store.onQuietSave(fn);
   }
 
   cluster(): ClusterState | null {
-    return this.p.cluster?.state() ?? null;
+    return this.h.slots.cluster?.state() ?? null;
   }
 
   async clusterMachines(): Promise<ClusterState['machines'] | null> {
-    return this.p.cluster ? this.p.cluster.machines() : null;
+    return this.h.slots.cluster ? this.h.slots.cluster.machines() : null;
   }
 
   /** `orcr cluster forget HOST`, or null when not in a cluster. */
   async forgetMachine(host: string): Promise<{ forgotten: boolean; alive: boolean } | null> {
-    return this.p.cluster ? this.p.cluster.forget(host) : null;
+    return this.h.slots.cluster ? this.h.slots.cluster.forget(host) : null;
   }
 
   /**
@@ -141,90 +124,57 @@ export class Supervisor {
    * supervisor started only to kill the agents left running).
    */
   start(opts: { draining?: boolean } = {}): void {
-    const p = this.p;
-    const active = rebuild(p);
-    p.lending.clear();
-    p.paused = this.journal.getMeta('queue_paused') !== null;
+    const { store, lifecycle, lending, slots, retention, loops } = this.h;
+    const active = rebuild(this.h.reconciling);
+    lending.clear();
     // Kept through a rebuild after a degrade: a drain asked for before goes on.
-    p.draining ||= opts.draining === true;
+    lifecycle.mode = withPaused(recovered(lifecycle.mode), this.journal.getMeta('queue_paused') !== null);
+    if (opts.draining === true) lifecycle.mode = withDraining(lifecycle.mode);
     this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
     // runs would otherwise be a thousand commits between start and ready.
-    p.store.transaction(() => {
-      for (const run of active) if (holdsSlot(run.status)) reconcile(p, run);
+    store.transaction(() => {
+      for (const run of active) if (holdsSlot(run.status)) reconcile(this.h.reconciling, run);
     });
     // A shared limiter learns this journal's runs once it can be reached.
-    if (p.cluster) p.background(p.cluster.start());
-    p.retention.start();
-    p.loops.start();
-    p.admission.schedule();
+    if (slots.cluster) lifecycle.background(slots.cluster.start());
+    retention.start();
+    loops.start();
+    store.emit({ kind: 'admit' });
   }
 
   /** The loops room (durable cron for a command): server.ts speaks to it directly. */
   get loops(): Loops {
-    return this.p.loops;
+    return this.h.loops;
   }
 
   /** The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB). */
   select(f: { all?: boolean; status?: string; provider?: string; workload?: string; name?: string }): Run[] {
     const glob = f.name === undefined ? null : new RegExp('^' + f.name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 's');
-    return [...this.p.store.active()]
+    return [...this.h.store.active()]
       .filter((r) => (f.status === undefined || r.status === f.status) && (f.provider === undefined || r.provider === f.provider) && (f.workload === undefined || r.workload === f.workload) && (glob === null || glob.test(r.name)))
       .sort((a, b) => a.queue_seq - b.queue_seq);
   }
 
   /** `orcr rerun`: a new queued run with an ended run's spec, named `<name>-2`, `-3`, … (its maker's environment too). */
   rerun(uuid: string): Run {
-    const p = this.p;
-    const old = p.store.lookup(uuid);
-    if (!old) throw new RemoteError('not_found', `no run ${uuid}`);
-    if (old.status !== 'ended') throw new RemoteError('usage', `${old.name} is ${old.status}: rerun takes an ended run (kill it first)`);
-    if (p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
-    const base = old.name.replace(/-\d+$/, '');
-    let n = 2;
-    while (p.store.holderOfName(`${base}-${n}`) !== undefined || this.journal.runsByName(`${base}-${n}`).length > 0) n++;
-    const now = monoNow();
-    const env = this.journal.launchEnv(old.uuid);
-    return p.store.transaction(() => {
-      const run = newRun({
-        uuid: crypto.randomUUID(),
-        name: `${base}-${n}`,
-        provider: old.provider,
-        workload: old.workload,
-        protocol: old.protocol,
-        queue_seq: this.journal.nextQueueSeq(),
-        command: old.command,
-        cwd: old.cwd,
-        env: old.env,
-        prompt: old.prompt,
-        promptArgv: old.prompt_argv === true,
-        interactive: old.interactive,
-        limits: old.limits,
-        now,
-      });
-      p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, rerun_of: old.uuid } }, now, env ? { ...env.env } : null);
-      p.store.afterCommit(() => {
-        p.background(p.limiter.enqueue({ ...toWaiter(run), name: run.name }));
-        p.admission.schedule();
-      });
-      return run;
-    });
+    return this.h.queueing.rerun(uuid);
   }
 
   /** `orcr queue pause|resume`: journaled, so it outlives a restart. */
   setPaused(paused: boolean): { paused: boolean; queued: number } {
-    const p = this.p;
-    if (p.paused !== paused) {
-      p.store.transaction(() => {
+    const { store, lifecycle } = this.h;
+    if (lifecycle.paused !== paused) {
+      store.transaction(() => {
         this.journal.setMeta('queue_paused', paused ? { at: monoNow() } : null);
         this.journal.appendEvent(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
-        p.store.afterCommit(() => {
-          p.paused = paused;
+        store.afterCommit(() => {
+          lifecycle.mode = withPaused(lifecycle.mode, paused);
         });
       });
-      p.admission.schedule();
+      store.emit({ kind: 'admit' });
     }
-    return { paused: p.paused, queued: [...p.store.active()].filter((r) => r.status === 'queued').length };
+    return { paused: lifecycle.paused, queued: this.queuedCount() };
   }
 
   /**
@@ -232,9 +182,9 @@ export class Supervisor {
    * `--kill-agents` (kill them first); resolves once no agent runs.
    */
   async drain(kill: boolean): Promise<void> {
-    const p = this.p;
-    p.draining = true;
-    const running = (): Run[] => [...p.store.active()].filter((r) => holdsSlot(r.status));
+    const { store, lifecycle, input } = this.h;
+    lifecycle.mode = withDraining(lifecycle.mode);
+    const running = (): Run[] => [...store.active()].filter((r) => holdsSlot(r.status));
     await new Promise<void>((resolve) => {
       const off = this.journal.onEvent((e) => {
         if (e.type === 'ended' && running().length === 0) {
@@ -249,53 +199,53 @@ export class Supervisor {
       }
       if (kill) this.kill(running().map((r) => r.uuid), false);
       // An idle interactive agent would wait for input that will not come: let it finish.
-      else for (const r of running()) if (r.status === 'idle') p.input.close(r);
+      else for (const r of running()) if (r.status === 'idle') input.close(r);
     });
   }
 
   /** Agents running now (slot holders). */
   runningCount(): number {
-    return [...this.p.store.active()].filter((r) => holdsSlot(r.status)).length;
+    return [...this.h.store.active()].filter((r) => holdsSlot(r.status)).length;
   }
 
   /** This home's queued runs: what a stop leaves for the next supervisor. */
   queuedCount(): number {
-    return [...this.p.store.active()].filter((r) => r.status === 'queued').length;
+    return [...this.h.store.active()].filter((r) => r.status === 'queued').length;
   }
 
   /** `retention.ended` in ms, or null for "never". */
   retentionMs(): number | null {
-    const keep = this.p.config.retention.ended;
+    const keep = this.settings.config.retention.ended;
     return keep === 'never' ? null : keep;
   }
 
   /** `orcr gc`: ended runs older than that go (or, in a dry run, are counted). */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
-    return this.p.retention.gc(olderThanMs, dryRun);
+    return this.h.retention.gc(olderThanMs, dryRun);
   }
 
   /** `orcr gc`'s worktree part: those of ended runs (dirty ones only with force; ones whose branch has commits only with branches). */
   gcWorktrees(opts: { force: boolean; branches: boolean; dryRun: boolean }): Promise<LetGo[]> {
-    return this.p.worktrees.collect(opts);
+    return this.h.worktrees.collect(opts);
   }
 
   pruneWorktrees(opts: { force: boolean; dryRun: boolean }): Promise<LetGo[]> {
-    return this.p.worktrees.prune(opts);
+    return this.h.worktrees.prune(opts);
   }
 
   finishWorktree(uuid: string, mode: FinishMode): ReturnType<Worktrees['finish']> {
-    return this.p.worktrees.finish(uuid, mode);
+    return this.h.worktrees.finish(uuid, mode);
   }
 
   diff(uuid: string, stat: boolean): ReturnType<Worktrees['diff']> {
-    return this.p.worktrees.diff(uuid, stat);
+    return this.h.worktrees.diff(uuid, stat);
   }
 
   /** An error off the request path. */
   private fail(e: unknown): void {
     if (e instanceof JournalUnavailable) this.degrade(e.message);
-    else if ((e as Error)?.name === 'ClusterUnavailable' && this.p.cluster) this.p.cluster.down(e);
-    else if (this.p.stopping) this.p.log(`while stopping: ${(e as Error)?.stack ?? String(e)}`);
+    else if ((e as Error)?.name === 'ClusterUnavailable' && this.h.slots.cluster) this.h.slots.cluster.down(e);
+    else if (this.h.lifecycle.stopping) this.log(`while stopping: ${(e as Error)?.stack ?? String(e)}`);
     else
       // Anything else is a bug: the journal is the truth, so crash (serve.ts logs it) rather than run on.
       setImmediate(() => {
@@ -303,42 +253,9 @@ export class Supervisor {
       });
   }
 
-  /**
-   * Queue runs: all of them, or (one bad spec, a full queue, a spent fleet
-   * budget, a parent ended or too deep) none. A spec whose maker ran inside a
-   * run of this home (caller_env.ORCR_RUN) is that run's child unless it says
-   * `detach`; what a client should be told is pushed onto `warnings`.
-   */
+  /** Queue runs, all or none (queueing.ts); what a client should be told is pushed onto `warnings`. */
   enqueue(specs: RunSpec[], warnings: string[] = []): Run[] {
-    const p = this.p;
-    const now = monoNow();
-    if (p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
-    const policy = admissionPolicy(p.config);
-    if (!canEnqueue(policy, p.limiter.queued + specs.length - 1)) {
-      throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
-    }
-    const plans = planRuns(p.config, specs, { holderOfName: (n) => p.store.holderOfName(n), isUuidPrefix: (t) => this.journal.runsByPrefix(t).length > 0 }, now, p.worktrees.dir);
-    const told = new Set<string>();
-    const lineage = specs.map((spec) => {
-      const w: string[] = [];
-      const l = p.tree.parentFor(spec.detach ? undefined : spec.caller_env?.ORCR_RUN, w);
-      for (const m of w) {
-        if (!told.has(m)) warnings.push(m);
-        told.add(m);
-      }
-      return l;
-    });
-    const runs = p.store.transaction(() =>
-      plans.map((plan, i) => {
-        const run = { ...plan.make(this.journal.nextQueueSeq()), ...lineage[i]! };
-        const tree = run.parent === null ? {} : { parent: run.parent, depth: run.depth };
-        p.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...tree } }, now, plan.launchEnv);
-        p.store.afterCommit(() => p.background(p.limiter.enqueue({ ...toWaiter(run), name: run.name })));
-        return run;
-      }),
-    );
-    p.admission.schedule();
-    return runs;
+    return this.h.queueing.enqueue(specs, warnings);
   }
 
   /**
@@ -347,7 +264,7 @@ export class Supervisor {
    * unless `keepChildren` (they then run on, still its children).
    */
   kill(uuids: string[], force: boolean, keepChildren = false): Run[] {
-    const { store, guards, tree } = this.p;
+    const { store, stops } = this.h;
     const out: Run[] = [];
     for (const uuid of uuids) {
       const run = store.get(uuid);
@@ -356,8 +273,8 @@ export class Supervisor {
         if (ended) out.push(ended);
         continue;
       }
-      if (!keepChildren) tree.endDescendants(uuid, 'killed', null, force);
-      guards.kill(uuid, force);
+      if (!keepChildren) stops.stopBelow(uuid, 'killed', null, force);
+      stops.kill(uuid, force);
       out.push(store.lookup(uuid)!);
     }
     return out;
@@ -370,7 +287,7 @@ export class Supervisor {
    * still be resumed). Ends `taken_over`.
    */
   takeover(uuid: string, now: boolean): Run {
-    const { store, guards, live } = this.p;
+    const { store, stops, live } = this.h;
     const run = store.get(uuid);
     if (!run) {
       const ended = store.lookup(uuid);
@@ -379,49 +296,45 @@ export class Supervisor {
     }
     if (run.status === 'queued') throw new RemoteError('usage', `${run.name} has not started: it has no session to take over`);
     if (run.status === 'working' && !now) {
-      const l = live.get(uuid);
-      if (l && !l.takeoverAtTurnEnd) {
-        l.takeoverAtTurnEnd = true;
-        store.event(uuid, { type: 'takeover_requested', data: { at: 'turn_end' } });
-      }
+      if (live.requestTakeover(uuid)) store.event(uuid, { type: 'takeover_requested', data: { at: 'turn_end' } });
       return run;
     }
-    guards.stopFor(uuid, 'taken_over', now && run.status === 'working' ? 'stopped mid-turn' : null);
+    stops.stop(uuid, 'taken_over', now && run.status === 'working' ? 'stopped mid-turn' : null);
     return store.lookup(uuid)!;
   }
 
   /** The active runs below a run (what a kill of it also kills). */
   activeDescendants(uuid: string): Run[] {
-    return this.p.tree.activeDescendants(uuid);
+    return this.h.tree.activeDescendants(uuid);
   }
 
   send(uuid: string, text: string): Run {
-    return this.p.input.send(uuid, text);
+    return this.h.input.send(uuid, text);
   }
 
   /** `caller`: the waiting client's ORCR_RUN; a run waiting on its own descendants lends them its slot meanwhile (lending.ts). */
   wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal, caller?: string): Promise<Settled[]> {
-    const giveBack = this.p.lending.forWait(caller, uuids);
-    return this.p.waits.wait(uuids, timeoutMs, signal).finally(giveBack);
+    const giveBack = this.h.lending.forWait(caller, uuids);
+    return this.h.waits.wait(uuids, timeoutMs, signal).finally(giveBack);
   }
 
   resumeProvider(provider: string): boolean {
-    return this.p.fleet.resume(provider);
+    return this.h.fleet.resume(provider);
   }
 
   // ---------- reads ----------
 
   activeUuids(): string[] {
-    return this.p.store.activeUuids();
+    return this.h.store.activeUuids();
   }
 
   /** `wait --all`'s runs for a client whose ORCR_RUN is `caller` (run-tree.ts). */
   waitAllTargets(caller: string | undefined): string[] {
-    return this.p.tree.waitAllTargets(caller);
+    return this.h.tree.waitAllTargets(caller);
   }
 
   getLive(uuid: string): Run | null {
-    return this.p.store.get(uuid) ?? null;
+    return this.h.store.get(uuid) ?? null;
   }
 
   view(run: Run): PublicRun {
@@ -452,7 +365,7 @@ export class Supervisor {
 
   /** Why this config cannot be applied while running (a cluster change), or null. */
   refusalOf(next: Config): string | null {
-    return clusterEditProblem(this.p.config.cluster, next.cluster);
+    return clusterEditProblem(this.settings.config.cluster, next.cluster);
   }
 
   rejectConfig(message: string): void {
@@ -460,14 +373,14 @@ export class Supervisor {
   }
 
   setConfig(cfg: Config): void {
-    const p = this.p;
+    const { slots, fleet, store } = this.h;
     this.queries.configError = null;
-    p.config = cfg;
+    this.settings.config = cfg;
     this.notifier.setConfig(cfg.notify);
-    p.limiter.setPolicy(admissionPolicy(cfg));
-    p.fleet.loadUsage();
-    p.fleet.check();
-    p.admission.schedule();
+    slots.limiter.setPolicy(admissionPolicy(cfg));
+    fleet.loadUsage();
+    fleet.check();
+    store.emit({ kind: 'admit' });
   }
 
   /**
@@ -477,14 +390,14 @@ export class Supervisor {
    * restart, which re-adopts live agents and ends those that exited meanwhile.
    */
   degrade(reason: string): void {
-    const p = this.p;
-    if (p.degraded !== null || p.stopping) return;
-    p.degraded = reason;
-    p.log(`journal unavailable, not promoting until it can be written: ${reason}`);
+    const { lifecycle, launching, store, slots } = this.h;
+    if (!lifecycle.writes()) return;
+    lifecycle.mode = degraded(lifecycle.mode, reason);
+    this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.letGo();
-    p.launching.invalidate();
-    p.store.clear();
-    if (!p.cluster) p.limiter = new LocalLimiter(admissionPolicy(p.config));
+    launching.invalidate();
+    store.clear();
+    if (!slots.cluster) slots.limiter = new LocalLimiter(admissionPolicy(this.settings.config));
     this.probeTimer = setInterval(() => {
       try {
         this.journal.setMeta('probe', monoNow());
@@ -493,8 +406,7 @@ export class Supervisor {
       }
       clearInterval(this.probeTimer!);
       this.probeTimer = null;
-      p.degraded = null;
-      p.log('journal writable again: resuming');
+      this.log('journal writable again: resuming');
       try {
         this.start();
       } catch (e) {
@@ -507,33 +419,34 @@ export class Supervisor {
 
   /** Every watch, timer and helper let go; the journal untouched. */
   private letGo(): void {
-    const p = this.p;
-    p.retention.stop();
-    p.loops.stop();
-    p.admission.stop();
-    p.fleet.stop();
-    p.live.detachAll();
+    const { retention, loops, admission, fleet, live } = this.h;
+    retention.stop();
+    loops.stop();
+    admission.stop();
+    fleet.stop();
+    live.detachAll();
   }
 
   /** Stop supervising; agents keep running and are re-adopted by the next supervisor. */
   stop(): void {
-    const p = this.p;
-    p.stopping = true;
+    const { store, lifecycle, waits, launching, slots, live } = this.h;
+    const wasDegraded = !lifecycle.writes();
+    lifecycle.mode = STOPPING;
     if (this.probeTimer) clearInterval(this.probeTimer);
     this.notifier.stop();
-    p.waits.stopAll();
-    p.launching.close();
+    waits.stopAll();
+    launching.close();
     // Leases stay: the agents go on, and a supervisor back within lease_ttl keeps them.
-    if (p.cluster) p.background(p.cluster.close());
-    if (p.degraded !== null) {
+    if (slots.cluster) lifecycle.background(slots.cluster.close());
+    if (wasDegraded) {
       this.letGo();
       this.journal.close();
       return;
     }
     // Persist read offsets so a successor does not re-read applied output.
-    const watched = new Set(p.live.uuids());
-    p.store.transaction(() => {
-      for (const run of [...p.store.active()]) if (watched.has(run.uuid)) p.store.save(run, null);
+    const watched = new Set(live.uuids());
+    store.transaction(() => {
+      for (const run of [...store.active()]) if (watched.has(run.uuid)) store.save(run, null);
     });
     this.letGo();
     this.journal.close();

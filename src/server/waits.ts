@@ -5,7 +5,7 @@
 
 import type { Run } from '../core/types.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
-import type { Parts } from './parts.js';
+import type { RunStore } from './run-store.js';
 import { RemoteError } from './protocol.js';
 
 export interface Settled {
@@ -38,7 +38,7 @@ export class Waits {
   private readonly byRun = new Map<string, Set<Wait>>();
   private readonly all = new Set<Wait>();
 
-  constructor(private readonly p: Parts) {}
+  constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'> }) {}
 
   /** Settles when every run has; with a timeout, the unsettled ones come back `pending`. An aborted wait is dropped. */
   wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {

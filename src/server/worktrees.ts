@@ -24,7 +24,10 @@ import {
   repoOfWorktree,
   GitError,
 } from '../runtime/git-worktree.js';
-import type { Parts } from './parts.js';
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { RunStore } from './run-store.js';
 import { RemoteError } from './protocol.js';
 
 export type FinishMode = 'merge' | 'keep_branch' | 'discard';
@@ -44,16 +47,16 @@ export class Worktrees {
   /** Runs whose worktree is being finished or collected: one change at a time. */
   private readonly busy = new Set<string>();
 
-  constructor(private readonly p: Parts) {
+  constructor(private readonly p: { home: Home; store: RunStore; config: () => Config; lifecycle: Pick<Lifecycle, 'background' | 'writes' | 'log'> }) {
     p.store.journal.onEvent((e, row) => {
       if ((e.type === 'idle' || e.type === 'ended') && row && worktreeLive(row.worktree) && row.worktree.state === 'ready') {
-        p.background(this.refresh(row.uuid).catch(() => undefined));
+        p.lifecycle.background(this.refresh(row.uuid).catch(() => undefined));
       }
     });
   }
 
   get dir(): string {
-    const d = this.p.config.worktree.dir;
+    const d = this.p.config().worktree.dir;
     if (d === undefined) return path.join(this.p.home.dir, 'worktrees');
     return path.resolve(d.startsWith('~/') ? path.join(process.env.HOME ?? '/', d.slice(2)) : d);
   }
@@ -78,9 +81,9 @@ export class Worktrees {
     }
     try {
       await copyIncludes(w.repo, w.path);
-      const setup = this.p.config.worktree.setup;
+      const setup = this.p.config().worktree.setup;
       if (setup) {
-        const failed = await runSetup(setup, Worktrees.cwdOf(w), this.p.config.worktree.setup_timeout);
+        const failed = await runSetup(setup, Worktrees.cwdOf(w), this.p.config().worktree.setup_timeout);
         if (failed !== null) {
           await removeLeftovers(w.repo, w.path, w.branch, w.base_commit);
           return failed;
@@ -119,7 +122,7 @@ export class Worktrees {
     const run = this.runOf(uuid);
     if (!fs.existsSync(run.worktree.path)) return;
     const s = await diffStat(run.worktree.path, run.worktree.base_commit);
-    if (this.p.stopping || this.p.degraded !== null) return;
+    if (!this.p.lifecycle.writes()) return;
     const now = this.runOf(uuid).worktree;
     if (!worktreeLive(now) || (now.added === s.added && now.removed === s.removed && now.files === s.files)) return;
     this.save(uuid, s, { type: 'diffstat', data: { ...s } });
@@ -248,7 +251,7 @@ export class Worktrees {
         out.push(await this.letGo(run.uuid, run.worktree, opts));
       } catch (e) {
         if (!(e instanceof GitError)) throw e;
-        this.p.log(`gc: worktree ${run.worktree.path}: ${e.message}`);
+        this.p.lifecycle.log(`gc: worktree ${run.worktree.path}: ${e.message}`);
       } finally {
         this.busy.delete(run.uuid);
       }

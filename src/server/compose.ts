@@ -1,0 +1,69 @@
+// The composition root: every room of the supervisor built once, in
+// dependency order, each given only the few collaborators it uses. Three
+// late ties are made here and only here: the run store hands committed
+// effects to the interpreter, live runs tell progress and exits what they
+// hear, and the lifecycle hands faults to the facade. No room holds another
+// through a shared bag; the facade (supervisor.ts) keeps what it exposes.
+
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
+import type { Journal } from '../journal/journal.js';
+import { AdmissionLoop } from './admission-loop.js';
+import { Interpreter } from './effects.js';
+import { Ending } from './ending.js';
+import { Exits } from './exits.js';
+import { Fleet } from './fleet.js';
+import { Guards } from './guards.js';
+import { Launching } from './launching.js';
+import { Lending } from './lending.js';
+import { Lifecycle } from './lifecycle.js';
+import { LiveRuns } from './live-runs.js';
+import { Loops } from './loops.js';
+import { Progress } from './progress.js';
+import { Queueing } from './queueing.js';
+import type { Reconciling } from './reconcile.js';
+import { Retention } from './retention.js';
+import { RunInput } from './run-input.js';
+import { RunStore } from './run-store.js';
+import { RunTree } from './run-tree.js';
+import { Slots } from './slots.js';
+import { Stops } from './stops.js';
+import { Waits } from './waits.js';
+import { Worktrees } from './worktrees.js';
+
+/** The config in force: replaced whole on a reload, read by the rooms at call time. */
+export class Settings {
+  constructor(public config: Config) {}
+  readonly get = (): Config => this.config;
+}
+
+export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void) {
+  const config = settings.get;
+  const store = new RunStore(journal);
+  const lifecycle = new Lifecycle(log);
+  const slots = new Slots(settings.config);
+  const live = new LiveRuns({ home, store });
+  const ending = new Ending({ store, host: () => slots.host });
+  const waits = new Waits({ store });
+  const fleet = new Fleet({ store, slots, config, lifecycle, ending });
+  const guards = new Guards({ store, live, config });
+  const stops = new Stops({ store, live, ending, config });
+  const tree = new RunTree({ home, store, live, config });
+  const input = new RunInput({ home, store, live, fleet, lifecycle });
+  const progress = new Progress({ store, live, config, fleet, guards, tree });
+  const exits = new Exits({ store, live, progress, ending });
+  const worktrees = new Worktrees({ home, store, config, lifecycle });
+  const launching = new Launching({ home, store, lifecycle, worktrees, ending, live, input });
+  const admission = new AdmissionLoop({ store, slots, lifecycle, fleet, ending, launching });
+  const lending = new Lending({ store, slots, lifecycle });
+  const loops = new Loops({ store, lifecycle, launching, stops, live });
+  const retention = new Retention({ home, store, config, lifecycle });
+  const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, worktreeDir: () => worktrees.dir });
+  const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet });
+  store.onEffects((effects) => interpreter.apply(effects));
+  live.listen({ onLines: (uuid, lines) => progress.onLines(uuid, lines), onExit: (uuid, code, vanished) => exits.onExit(uuid, code, vanished) });
+  const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching };
+  return { store, lifecycle, slots, live, fleet, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
+}
+
+export type House = ReturnType<typeof compose>;

@@ -1,0 +1,63 @@
+// The supervisor's lifecycle mode (core/mode) and what to do with an error
+// off the request path. Every room that must not write, admit or start while
+// degraded, paused, draining or stopping asks this one object; the facade
+// (supervisor.ts) changes the mode and says how a fault is handled.
+
+import { admits, degradedReason, isDraining, isPaused, RUNNING, writes, type Mode } from '../core/mode.js';
+
+export interface FaultHandler {
+  /** The journal refused a write: fail closed and rebuild once it is writable. */
+  degrade(reason: string): void;
+  /** An error off the request path: the journal or the cluster unavailable (fail closed), else a crash. */
+  fail(e: unknown): void;
+}
+
+export class Lifecycle {
+  mode: Mode = RUNNING;
+  private handler: FaultHandler | null = null;
+
+  constructor(readonly log: (msg: string) => void) {}
+
+  /** Set once, by the composition root: the facade handles faults. */
+  handle(h: FaultHandler): void {
+    this.handler = h;
+  }
+
+  writes(): boolean {
+    return writes(this.mode);
+  }
+
+  admits(): boolean {
+    return admits(this.mode);
+  }
+
+  get stopping(): boolean {
+    return this.mode.kind === 'stopping';
+  }
+
+  get paused(): boolean {
+    return isPaused(this.mode);
+  }
+
+  get draining(): boolean {
+    return isDraining(this.mode);
+  }
+
+  get degraded(): string | null {
+    return degradedReason(this.mode);
+  }
+
+  degrade(reason: string): void {
+    this.handler?.degrade(reason);
+  }
+
+  fail(e: unknown): void {
+    if (this.handler) this.handler.fail(e);
+    else throw e;
+  }
+
+  /** Run work whose failure is handled by fail(). */
+  background(work: Promise<unknown>): void {
+    void work.catch((e: unknown) => this.fail(e));
+  }
+}

@@ -35,7 +35,9 @@
 // - Never throws, whatever the tool input holds: cycles, functions, symbols,
 //   bigints, undefined, throwing getters and proxies are stringified safely.
 
-import type { LoopAction } from './types.js';
+/** What a detected loop gets. */
+export const LOOP_ACTIONS = ['warn', 'terminate', 'off'] as const;
+export type LoopAction = (typeof LOOP_ACTIONS)[number];
 
 export interface LoopConfig {
   action: LoopAction;

@@ -1,7 +1,7 @@
 // The domain vocabulary shared by every room. Plain data only: no classes,
 // no I/O, so records cross the journal, the socket and the TUI unchanged.
 
-import type { LoopState } from './loop.js';
+import type { LoopAction, LoopState } from './loop.js';
 
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -31,8 +31,8 @@ export type BlockedKind = (typeof BLOCKED_KINDS)[number];
 export const PROTOCOLS = ['jsonl', 'claude', 'codex', 'gemini', 'plain'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
-export const LOOP_ACTIONS = ['warn', 'terminate', 'off'] as const;
-export type LoopAction = (typeof LOOP_ACTIONS)[number];
+// Declared beside the loop detector (loop.ts), which must not import this file back.
+export { LOOP_ACTIONS, type LoopAction } from './loop.js';
 
 /** What a stalled turn (no output for `turn_timeout`) gets: a flag on the run, or its end (`timeout`, detail `stall`). No "off": no turn timeout is off. */
 export const STALL_ACTIONS = ['warn', 'terminate'] as const;

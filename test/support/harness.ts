@@ -165,7 +165,7 @@ export function lineReader(child: ChildProcess): { lines: string[]; waitFor: (pr
 }
 
 /** A script file in the home, for stand-in agents. */
-export function script(home: TestHome, name: string, body: string): string {
+export function script(home: { dir: string }, name: string, body: string): string {
   const file = path.join(home.dir, name);
   fs.writeFileSync(file, body, { mode: 0o755 });
   return file;

@@ -14,7 +14,7 @@
 // socket and journal, and `useLiveHomes` closes every one after its test,
 // passed or failed, and kills the agents left running.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import { afterEach, onTestFailed } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { callerEnv, parseRunArgs } from '../../src/client/run-args.js';
 import { ensureHome } from '../../src/config/home.js';
+import { waitExitCode } from '../../src/core/run-state.js';
 import { startServer, type ServerHandle } from '../../src/server/server.js';
 import type { PublicRun } from '../../src/server/view.js';
 import { CLI, killRunGroups, NODE, type CliResult } from './harness.js';
@@ -111,6 +112,13 @@ export class Remote {
   /** What `orcr wait REFS` prints: a line `NAME TOKEN` per run. */
   async wait(...refs: string[]): Promise<string> {
     return (await this.settle(refs)).map((s) => `${s.name} ${s.token}`).join('\n');
+  }
+
+  /** The exit code `orcr wait REFS` (or `orcr wait --all`: '--all') ends with, by the CLI's own mapping. */
+  async waitCode(...refs: string[]): Promise<number> {
+    let worst = 0;
+    for (const s of await this.settle(refs.length === 1 && refs[0] === '--all' ? 'all' : refs)) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+    return worst;
   }
 
   /** `orcr kill REFS --json`. */
@@ -219,6 +227,11 @@ export class LiveHome extends Remote {
       });
       child.stdin.end(opts.input ?? '');
     });
+  }
+
+  /** A long-running spawned `orcr` (e.g. `events --follow`). */
+  spawn(args: string[]): ChildProcess {
+    return spawn(NODE, [CLI, ...args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
   }
 
   /** The spawned `orcr ARGS --json`, parsed; throws with its stderr on an exit code not allowed. */

@@ -169,12 +169,18 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     /* none */
   }
   const server = net.createServer((socket) => handleConnection(socket));
-  const oldUmask = process.umask(0o177);
+  // The umask is the process's: set only around listen(), which binds the
+  // socket synchronously, so nothing else this process makes meanwhile (a test
+  // hosting several supervisors, a run directory) gets it.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(home.socket, () => resolve());
+    const oldUmask = process.umask(0o177);
+    try {
+      server.listen(home.socket, () => resolve());
+    } finally {
+      process.umask(oldUmask);
+    }
   });
-  process.umask(oldUmask);
   fs.chmodSync(home.socket, 0o600);
 
   // Reload config.json when it changes; a bad edit keeps the old config and
@@ -196,6 +202,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   };
   const watcher = chokidar.watch(home.config, { ignoreInitial: true, persistent: false, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
   watcher.on('add', reload).on('change', reload).on('unlink', reload).on('error', () => undefined);
+  // Watching once this returns: an edit made just after the start is not missed.
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
   let closed = false;
   const close = async (): Promise<void> => {

@@ -13,7 +13,16 @@ import { asRoot, freePort, logTail, PG_USER, serverParent, type PgServer } from 
 
 export function findPgBouncer(): string | null {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/usr/bin'];
-  return dirs.map((d) => path.join(d, 'pgbouncer')).find((b) => fs.existsSync(b)) ?? null;
+  return dirs.map((d) => path.join(d, 'pgbouncer')).find(executable) ?? null;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Why a PgBouncer cannot be started here, or null when it can. */

@@ -20,7 +20,7 @@ const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun } = await import('../../src/core/run-record.js');
 const { NO_LIMITS } = await import('../../src/core/budget.js');
-const { publicRun } = await import('../../src/server/view.js');
+const { publicRun } = await import('../../src/protocol/views.js');
 await enableInkFrameCache();
 
 // The runs as the supervisor builds and shows them (newRun, publicRun): working, with usage and a token ceiling.

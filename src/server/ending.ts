@@ -20,7 +20,7 @@ export class Ending {
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     const host = this.d.host();
     store.transaction(() => {
-      const lease = run.lease_id && host !== null ? [{ type: 'lease_released', data: { lease: run.lease_id, host } }] : [];
+      const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
       store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code } }, ...lease]);
       store.emit({ kind: 'release', uuid }, { kind: 'admit' }, { kind: 'settle', uuid });
     });

@@ -10,7 +10,7 @@ import type { Run } from '../core/types.js';
 import { monoNow } from './clock.js';
 import type { Fleet } from './fleet.js';
 import type { Lifecycle } from './lifecycle.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
 import type { Slots } from './slots.js';

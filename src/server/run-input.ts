@@ -16,7 +16,7 @@ import type { Fleet } from './fleet.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunStore } from './run-store.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export class RunInput {
   constructor(private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'writer'>; fleet: Pick<Fleet, 'exceeded'>; lifecycle: Pick<Lifecycle, 'fail'> }) {}

@@ -9,7 +9,8 @@
 
 import type { Effect } from '../core/effects.js';
 import type { Run } from '../core/types.js';
-import type { EventInput, Journal } from '../journal/journal.js';
+import type { EventInput } from '../core/events.js';
+import type { Journal } from '../journal/journal.js';
 
 export class RunStore {
   private readonly runs = new Map<string, Run>();

@@ -12,7 +12,7 @@ import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunStore } from './run-store.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export class RunTree {
   constructor(private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'stoppedFor'>; config: () => Config }) {}

@@ -18,6 +18,7 @@ import type { Lease, Limiter } from './limiter.js';
 import { ClusterDb } from './pg-db.js';
 import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
+import { beat, dropHost, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
@@ -50,8 +51,6 @@ export interface PgLimiterOptions {
   /** This machine's clock, in which the times given and returned are (default Date.now). */
   now?: () => number;
 }
-
-
 
 export class PgLimiter implements Limiter {
   /** The connections, their transactions, and this machine's clock against the database's. */
@@ -153,13 +152,7 @@ export class PgLimiter implements Limiter {
         new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
           this.toEnqueue = null;
           await this.db.tx(async (c) => {
-            await c.query(
-              `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
-               SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
-               ORDER BY o
-               ON CONFLICT (cluster, uuid) DO NOTHING`,
-              [this.o.cluster, this.o.host, batch.map((x) => x.uuid), batch.map((x) => x.name ?? x.uuid), batch.map((x) => x.provider), batch.map((x) => x.workload), batch.map((x) => Math.round(x.enqueued_at))],
-            );
+            await insertWaiters(c, this.o.cluster, this.o.host, batch);
             await this.changed(c, 'enqueue');
           });
         }),
@@ -228,36 +221,9 @@ export class PgLimiter implements Limiter {
       (async () => {
         await this.db.measureOffset();
         const ids = await this.db.tx(async (c) => {
-          const { cluster, host } = this.o;
-          await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
-          if (afterOutage) await c.query(`UPDATE orcr_cluster SET resumed_at = now() WHERE name = $1`, [cluster]);
-          await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[]))`, [cluster, host, waiters.map((w) => w.uuid)]);
-          await c.query(
-            `INSERT INTO orcr_waiter (cluster, uuid, host, name, provider, workload, enqueued_at)
-             SELECT $1, u, $2, n, p, w, e FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) WITH ORDINALITY AS t(u, n, p, w, e, o)
-             WHERE NOT EXISTS (SELECT 1 FROM orcr_lease l WHERE l.cluster = $1 AND l.uuid = t.u AND NOT l.claimed)
-             ORDER BY o
-             ON CONFLICT (cluster, uuid) DO NOTHING`,
-            [cluster, host, waiters.map((w) => w.uuid), waiters.map((w) => w.name ?? w.uuid), waiters.map((w) => w.provider), waiters.map((w) => w.workload), waiters.map((w) => Math.round(w.enqueued_at))],
-          );
-          // A lease another machine granted one of our queued runs while we were away is kept for our next grant to claim: dropping it would put the run at the end of the queue.
-          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND NOT (uuid = ANY($3::text[])) AND NOT (NOT claimed AND uuid = ANY($4::text[]))`, [
-            cluster,
-            host,
-            holders.map((h) => h.uuid),
-            waiters.map((w) => w.uuid),
-          ]);
-          await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2 AND expires_at < now()`, [cluster, host]);
-          const r = await c.query<{ uuid: string; id: string }>(
-            `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
-             SELECT $1, u, $2, n, p, w, g, now() + ($8 || ' milliseconds')::interval, true
-             FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(u, n, p, w, g)
-             ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true
-             RETURNING uuid, id`,
-            [cluster, host, holders.map((h) => h.uuid), holders.map((h) => h.name ?? h.uuid), holders.map((h) => h.provider), holders.map((h) => h.workload), holders.map((h) => Math.round(h.granted_at)), ttl],
-          );
+          const leases = await resyncRows(c, this.o.cluster, this.o.host, ttl, waiters, holders, afterOutage);
           await this.changed(c, 'resync');
-          return new Map(r.rows.map((x) => [x.uuid, String(x.id)]));
+          return leases;
         });
         await this.refresh();
         return ids;
@@ -325,12 +291,8 @@ export class PgLimiter implements Limiter {
       .sort((a, b) => Number(a.id) - Number(b.id));
   }
 
-  async renew(leaseId: string, _now: number): Promise<boolean> {
-    const r = await this.db.q(
-      `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval WHERE cluster = $1 AND id = $2 AND host = $3`,
-      [this.o.cluster, leaseId, this.o.host, String(this.o.leaseTtlMs)],
-    );
-    return (r.rowCount ?? 0) > 0;
+  renew(leaseId: string, _now: number): Promise<boolean> {
+    return renewLease(this.db, this.o.cluster, this.o.host, leaseId, String(this.o.leaseTtlMs));
   }
 
   /**
@@ -341,19 +303,7 @@ export class PgLimiter implements Limiter {
    */
   async heartbeat(held: readonly string[]): Promise<string[]> {
     const ttl = String(this.o.leaseTtlMs);
-    const alive = await this.db.tx(async (c) => {
-      await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [this.o.cluster, this.o.host]);
-      const r = await c.query<{ id: string }>(
-        `UPDATE orcr_lease SET expires_at = now() + ($3 || ' milliseconds')::interval WHERE cluster = $1 AND host = $2 AND expires_at >= now() RETURNING id`,
-        [this.o.cluster, this.o.host, ttl],
-      );
-      await c.query(`DELETE FROM orcr_host WHERE cluster = $1 AND host <> $2 AND heartbeat < now() - ($3 || ' milliseconds')::interval`, [
-        this.o.cluster,
-        this.o.host,
-        String(this.o.forgetAfterMs ?? 24 * 3600_000),
-      ]);
-      return new Set(r.rows.map((x) => String(x.id)));
-    });
+    const alive = await this.db.tx((c) => beat(c, this.o.cluster, this.o.host, ttl, String(this.o.forgetAfterMs ?? 24 * 3600_000)));
     await this.db.measureOffset().catch(() => undefined);
     await this.wake?.ensureListening();
     return held.filter((id) => !alive.has(id));
@@ -368,20 +318,9 @@ export class PgLimiter implements Limiter {
     if (host === this.o.host) return { forgotten: false, alive: true };
     const r = await this.write(
       this.db.tx(async (c) => {
-        const row = (
-          await c.query<{ alive: boolean }>(`SELECT heartbeat >= now() - ($3 || ' milliseconds')::interval AS alive FROM orcr_host WHERE cluster = $1 AND host = $2 FOR UPDATE`, [
-            this.o.cluster,
-            host,
-            String(this.o.leaseTtlMs),
-          ])
-        ).rows[0];
-        if (!row) return { forgotten: false, alive: false };
-        if (row.alive) return { forgotten: false, alive: true };
-        await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
-        await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
-        await c.query(`DELETE FROM orcr_host WHERE cluster = $1 AND host = $2`, [this.o.cluster, host]);
-        await this.changed(c, 'forget');
-        return { forgotten: true, alive: false };
+        const r = await dropHost(c, this.o.cluster, host, String(this.o.leaseTtlMs));
+        if (r.forgotten) await this.changed(c, 'forget');
+        return r;
       }),
     );
     await this.refresh();
@@ -517,15 +456,8 @@ export class PgLimiter implements Limiter {
     return this.o.host;
   }
 
-  async machines(): Promise<{ host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[]> {
-    const r = await this.db.q<{ host: string; heartbeat: Date; alive: boolean; leases: string; waiters: string }>(
-      `SELECT h.host, h.heartbeat, h.heartbeat >= now() - ($2 || ' milliseconds')::interval AS alive,
-              (SELECT COUNT(*) FROM orcr_lease l WHERE l.cluster = h.cluster AND l.host = h.host) AS leases,
-              (SELECT COUNT(*) FROM orcr_waiter w WHERE w.cluster = h.cluster AND w.host = h.host) AS waiters
-       FROM orcr_host h WHERE h.cluster = $1 ORDER BY h.host`,
-      [this.o.cluster, String(this.o.leaseTtlMs)],
-    );
-    return r.rows.map((x) => ({ host: x.host, heartbeat: new Date(x.heartbeat).toISOString(), alive: x.alive, leases: Number(x.leases), waiters: Number(x.waiters) }));
+  async machines(): Promise<Machine[]> {
+    return listMachines(this.db, this.o.cluster, String(this.o.leaseTtlMs));
   }
 
   async close(): Promise<void> {

@@ -127,6 +127,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   };
   const watcher = chokidar.watch(home.config, { ignoreInitial: true, persistent: false, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
   watcher.on('add', reload).on('change', reload).on('unlink', reload).on('error', () => undefined);
+  // Watching once this returns: an edit made just after the start is not missed.
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {

@@ -108,12 +108,18 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     /* none */
   }
   const server = net.createServer((socket) => accept(socket));
-  const oldUmask = process.umask(0o177);
+  // The umask is the process's: set only around listen(), which binds the
+  // socket synchronously, so nothing else this process makes meanwhile (a test
+  // hosting several supervisors, a run directory) gets it.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(home.socket, () => resolve());
+    const oldUmask = process.umask(0o177);
+    try {
+      server.listen(home.socket, () => resolve());
+    } finally {
+      process.umask(oldUmask);
+    }
   });
-  process.umask(oldUmask);
   fs.chmodSync(home.socket, 0o600);
 
   function accept(socket: net.Socket): void {

@@ -6,7 +6,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { Client } from '../client/client.js';
 import { NOT_ZERO, parseDuration } from '../config/duration.js';
 import { wholeFlag } from '../client/flag-values.js';
-import type { RunEvent } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import type { FireOutcome, PublicLoop, PublicLoopRun } from '../server/loops.js';
 import { safeLine } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';

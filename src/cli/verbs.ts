@@ -10,10 +10,11 @@ import { joinDashValues, wholeFlag } from '../client/flag-values.js';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ConfigError } from '../config/errors.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
-import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
-import type { PublicRun } from '../server/view.js';
-import type { RunEvent } from '../core/types.js';
+import { ERROR_EXIT, RemoteError } from '../protocol/errors.js';
+import type { PublicRun } from '../protocol/views.js';
+import type { RunEvent } from '../core/events.js';
 import { waitExitCode } from '../core/run-state.js';
+import { ACTIVE_STATUSES, isRunStatus, RUN_STATUSES } from '../core/types.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { treeOrder } from '../core/run-tree.js';
@@ -117,9 +118,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'ps': {
       const { values } = parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } }, false);
-      const statuses = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'];
-      if (values.status && !statuses.includes(values.status as string)) {
-        throw new UsageError(`--status must be one of ${statuses.join(', ')}`, verb);
+      if (values.status && !isRunStatus(values.status)) {
+        throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
       }
       const c = await connect();
       // No cap on the listing: `ps --all` means all (filter with --status or -a).
@@ -165,8 +165,7 @@ async function main(argv: string[]): Promise<number> {
       if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name), not both', verb);
       if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB', verb);
       if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
-      const statuses = ['queued', 'starting', 'working', 'idle', 'blocked'];
-      if (filter.status !== undefined && !statuses.includes(filter.status)) throw new UsageError(`--status must be one of ${statuses.join(', ')} (ended runs need no kill)`, verb);
+      if (filter.status !== undefined && !(ACTIVE_STATUSES as readonly string[]).includes(filter.status)) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
       const c = await connect();
       let refs = positionals;
       if (byFilter) {

@@ -3,7 +3,7 @@
 // the whole listing is read page by page back to its start.
 
 import { RUN_STATUSES, type RunStatus } from '../core/types.js';
-import type { PublicRun } from '../server/view.js';
+import type { PublicRun } from '../protocol/views.js';
 import { UsageError } from './usage-error.js';
 
 export interface ListFilter {

@@ -13,7 +13,7 @@ import { Session } from '../client/session.js';
 import { waitRuns, type Settled } from '../client/wait.js';
 import { parseDuration } from '../config/duration.js';
 import { ensureHome, homeDir } from '../config/home.js';
-import type { PublicRun } from '../server/view.js';
+import type { PublicRun } from '../protocol/views.js';
 import { OrcrError, toOrcrError } from './errors.js';
 import { wireSpecs, type Duration, type RunSpec } from './spec.js';
 import { subscribe, type EventItem } from './subscription.js';

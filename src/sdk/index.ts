@@ -7,7 +7,7 @@ export type { ConnectOptions, KillResult, ListOptions, Run, RunRef, WaitResult }
 export { OrcrError, type OrcrErrorCode } from './errors.js';
 export type { Duration, RunSpec } from './spec.js';
 export type { EventItem } from './subscription.js';
-export type { RunEvent } from '../core/types.js';
+export type { EventData, EventType, RunEvent } from '../core/events.js';
 
 /** Connect to the home's supervisor (starting one when none runs, as every `orcr` verb does). */
 export function connect(opts: ConnectOptions = {}): Promise<Orcr> {

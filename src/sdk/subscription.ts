@@ -5,9 +5,9 @@
 
 import { Client } from '../client/client.js';
 import type { Home } from '../config/home.js';
-import type { RunEvent } from '../core/types.js';
-import { RemoteError } from '../server/protocol.js';
-import type { PublicRun } from '../server/view.js';
+import type { RunEvent } from '../core/events.js';
+import { RemoteError } from '../protocol/errors.js';
+import type { PublicRun } from '../protocol/views.js';
 import { OrcrError, toOrcrError } from './errors.js';
 
 export interface EventItem {

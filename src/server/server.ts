@@ -7,15 +7,17 @@ import chokidar from 'chokidar';
 import { z } from 'zod';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
-import type { Run, RunEvent } from '../core/types.js';
+import type { Run } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import { checkRunSpecs } from '../config/run-spec.js';
 import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, socketPathLimit } from '../protocol/wire.js';
+import { RemoteError } from '../protocol/errors.js';
 import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
-import type { PublicRun } from './view.js';
+import type { PublicRun } from '../protocol/views.js';
 import { quote } from '../text/json-text.js';
 
 export class AlreadyRunning extends Error {}
@@ -167,12 +169,18 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     /* none */
   }
   const server = net.createServer((socket) => handleConnection(socket));
-  const oldUmask = process.umask(0o177);
+  // The umask is the process's: set only around listen(), which binds the
+  // socket synchronously, so nothing else this process makes meanwhile (a test
+  // hosting several supervisors, a run directory) gets it.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(home.socket, () => resolve());
+    const oldUmask = process.umask(0o177);
+    try {
+      server.listen(home.socket, () => resolve());
+    } finally {
+      process.umask(oldUmask);
+    }
   });
-  process.umask(oldUmask);
   fs.chmodSync(home.socket, 0o600);
 
   // Reload config.json when it changes; a bad edit keeps the old config and
@@ -194,6 +202,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   };
   const watcher = chokidar.watch(home.config, { ignoreInitial: true, persistent: false, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
   watcher.on('add', reload).on('change', reload).on('unlink', reload).on('error', () => undefined);
+  // Watching once this returns: an edit made just after the start is not missed.
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
   let closed = false;
   const close = async (): Promise<void> => {

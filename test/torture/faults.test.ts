@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { alive, CLI, NODE, until, useHomes } from '../support/harness.js';
 import { itWhen } from '../support/skip.js';
 import { wallClockArgs } from '../support/wall-clock.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

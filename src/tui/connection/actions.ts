@@ -4,7 +4,7 @@
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/runs.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';

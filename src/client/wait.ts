@@ -50,7 +50,7 @@ export async function waitRuns(home: Home, targets: WaitTargets, opts: WaitOptio
     try {
       signal?.throwIfAborted();
       const left = targets.timeout_ms === null ? null : Math.max(0, targets.timeout_ms - (Date.now() - started));
-      const res = await conn.call<{ settled: Settled[] }>('run.wait', { ...targets, timeout_ms: left, caller_env });
+      const res = await conn.call('run.wait', { ...targets, timeout_ms: left, caller_env });
       return res.settled;
     } catch (e) {
       signal?.throwIfAborted();

@@ -5,22 +5,11 @@
 import { ConfigError } from '../config/errors.js';
 import { HomeError } from '../config/home.js';
 import { UsageError } from '../client/usage-error.js';
+import type { RemoteErrorCode } from '../client/methods.js';
 import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
 
-/** Every code a call may fail with (the README's exit-code table, by cause). */
-export type OrcrErrorCode =
-  | 'usage'
-  | 'config'
-  | 'not_found'
-  | 'ambiguous'
-  | 'not_idle'
-  | 'queue_full'
-  | 'refused'
-  | 'unavailable'
-  | 'stopped'
-  | 'version'
-  | 'pruned'
-  | 'internal';
+/** Every code a call may fail with: the supervisor's (the README's exit-code table, by cause), and `pruned`, the SDK's own. */
+export type OrcrErrorCode = RemoteErrorCode | 'pruned';
 
 /** The SDK's own codes, beyond the CLI's: events asked for that retention removed is "not there" (6), as a run would be. */
 const SDK_EXIT: Readonly<Record<string, number>> = { ...ERROR_EXIT, pruned: 6 };
@@ -49,4 +38,12 @@ export function toOrcrError(e: unknown): unknown {
   if (e instanceof UsageError || e instanceof HomeError) return new OrcrError('usage', e.message);
   if (e instanceof ConfigError) return new OrcrError('config', e.message);
   return e;
+}
+
+export async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toOrcrError(e);
+  }
 }

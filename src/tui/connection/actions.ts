@@ -73,7 +73,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [uuid], force })
+    c.call('run.kill', { refs: [uuid], force })
       .then((res) => this.session.set(info(killResult(name, res.results[0], force), Date.now())))
       .catch((e) => this.fail(`kill ${name}`, e));
   }
@@ -81,7 +81,7 @@ export class RunActions {
   killMany(uuids: readonly string[], force: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [...uuids], force })
+    c.call('run.kill', { refs: [...uuids], force })
       .then((res) => {
         const n = (a: KillOutcome['action']): number => res.results.filter((r) => r.action === a).length;
         const parts = [`kill sent to ${n('killing')}${force ? ' (SIGKILL)' : ''}`];
@@ -103,7 +103,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const p = c
-      .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
+      .call('run.send', { ref: uuid, text })
       .then((res) => this.session.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))
       .catch((e) => this.fail(`send to ${name}`, e));
     this.inflight.set(uuid, p);
@@ -133,7 +133,7 @@ export class RunActions {
         // `s` then `w`: wait for the turn the input starts, not the one before it.
         await this.inflight.get(uuid);
         wc = await this.session.openExtra();
-        const res = await wc.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { refs: [uuid] });
+        const res = await wc.call('run.wait', { refs: [uuid] });
         // The stream told the main connection first; show that before the banner so they agree.
         this.session.batcher.flush();
         update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
@@ -162,7 +162,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     // A run starts with the environment of whoever made it: here, this TUI's.
-    c.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
+    c.call('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
       .then((res) => {
         const r = res.runs[0];
         this.session.set(info(r ? `queued ${r.name} (${r.uuid.slice(0, 8)})` : 'queued', Date.now()));
@@ -174,7 +174,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    c.call<{ run: PublicRun }>('run.rerun', { ref: uuid })
+    c.call('run.rerun', { ref: uuid })
       .then((res) => this.session.set(info(`queued ${res.run.name} (${res.run.uuid.slice(0, 8)}), a rerun of ${name}`, Date.now())))
       .catch((e) => this.fail(`rerun ${name}`, e));
   }
@@ -182,7 +182,7 @@ export class RunActions {
   resumeProvider(provider: string): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ resumed: boolean }>('provider.resume', { provider })
+    c.call('provider.resume', { provider })
       .then((res) => this.session.set(info(res.resumed ? `${provider} resumed: its queued runs may start now` : `${provider} was not on hold`, Date.now())))
       .catch((e) => this.fail(`resume ${provider}`, e));
   }
@@ -190,7 +190,7 @@ export class RunActions {
   pauseQueue(paused: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ paused: boolean; queued: number }>('queue.pause', { paused })
+    c.call('queue.pause', { paused })
       .then((res) =>
         this.session.set(info(res.paused ? `queue paused: nothing starts (${res.queued} queued) until P resumes it` : `queue resumed (${res.queued} queued)`, Date.now())),
       )

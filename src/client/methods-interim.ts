@@ -78,20 +78,8 @@ export interface LoopCreateParams {
 }
 
 /** Every error code the supervisor answers with (server/protocol.ts's ERROR_EXIT maps each to the CLI's exit code). */
-export type RemoteErrorCode =
-  | 'usage'
-  | 'config'
-  | 'not_found'
-  | 'ambiguous'
-  | 'queue_full'
-  | 'unavailable'
-  | 'stopped'
-  | 'refused'
-  | 'version'
-  | 'internal'
-  | 'not_idle'
-  | 'wait_timeout'
-  | 'conflict';
+export const REMOTE_ERROR_CODES = ['usage', 'config', 'not_found', 'ambiguous', 'queue_full', 'unavailable', 'stopped', 'refused', 'version', 'internal', 'not_idle', 'wait_timeout', 'conflict'] as const;
+export type RemoteErrorCode = (typeof REMOTE_ERROR_CODES)[number];
 
 /** Every method the supervisor's socket serves: its params and its result. */
 export interface Methods {

@@ -6,7 +6,7 @@ import type { Method, Methods } from './methods-interim.js';
 
 export type { Method, Methods } from './methods-interim.js';
 export type * from './methods-interim.js';
-export { METHOD_NAMES } from './methods-interim.js';
+export { METHOD_NAMES, REMOTE_ERROR_CODES } from './methods-interim.js';
 
 export type Params<M extends Method> = Methods[M]['params'];
 export type Result<M extends Method> = Methods[M]['result'];

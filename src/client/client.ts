@@ -11,7 +11,7 @@ import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
 import { frameProblem } from './frame.js';
 import type { Caller, Method, ParamsArg, Result } from './methods.js';
 import type { RunEvent } from '../core/types.js';
-import type { PublicRun } from '../server/view.js';
+import type { PublicRun } from './methods.js';
 
 export interface StreamMessage {
   type: 'event';

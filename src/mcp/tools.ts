@@ -54,9 +54,22 @@ function wholeNumber(args: Record<string, unknown>, key: string, min: number): n
   return v;
 }
 
-/** The run spec as JSON Schema, from its zod schema (as a model reads it: the input side, no $schema of its own). */
+/**
+ * The run spec as JSON Schema, from its zod schema, as a model reads it: the
+ * input side, no $schema of its own, and a value of two types (a duration:
+ * text or milliseconds) as anyOf, which strict validators take.
+ */
 function runInputSchema(): Tool['inputSchema'] {
-  const { $schema: _, ...schema } = z.toJSONSchema(runSpecLineSchema, { io: 'input' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(runSpecLineSchema, {
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      const types = jsonSchema.type;
+      if (!Array.isArray(types)) return;
+      delete jsonSchema.type;
+      jsonSchema.anyOf = types.map((type) => ({ type }));
+    },
+  });
+  const { $schema: _, ...schema } = json as Record<string, unknown>;
   return schema as Tool['inputSchema'];
 }
 

@@ -4,7 +4,7 @@
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
-import type { PublicRun } from '../../server/view.js';
+import type { KillResult, PublicRun } from '../../client/methods.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/runs.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
@@ -19,10 +19,7 @@ export function liveWaits(waits: readonly WaitBanner[], now: number): WaitBanner
 }
 
 /** What the server did with a kill (run.kill's per-target result). */
-export interface KillOutcome {
-  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
-  exit_reason: string | null;
-}
+export type KillOutcome = Pick<KillResult, 'action' | 'exit_reason'>;
 
 export function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
   switch (outcome?.action) {

@@ -5,7 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { takeoverCommand, type TakeoverCommand } from '../../client/takeover.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../client/methods.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';
 

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import type { RunEvent } from '../../src/core/types.js';
+import type { RunEvent } from '../../src/core/events.js';
 import { fig, median, pct, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, makeHome, startSupervisor, type Home, type Supervisor } from '../lib/orcr.js';

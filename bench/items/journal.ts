@@ -40,14 +40,14 @@ function rate(sync: 'normal' | 'full', n: number, batch: number): number {
   try {
     const j = new Journal(path.join(home.dir, 'orcr.db'), { synchronous: sync });
     const base = sampleRun('bench', 1);
-    j.insertRun(base, { type: 'queued' });
+    j.insertRun(base, { type: 'queued', data: { name: base.name, provider: base.provider, workload: base.workload, queue_seq: base.queue_seq } });
     const t0 = performance.now();
     if (batch === 1) {
-      for (let i = 0; i < n; i++) j.updateRun({ ...base, turns: i }, { type: 'usage', data: { turns: i } });
+      for (let i = 0; i < n; i++) j.updateRun({ ...base, turns: i }, { type: 'usage', data: { turns: i, tokens: base.tokens, cost_usd: base.cost_usd } });
     } else {
       for (let i = 0; i < n; i += batch) {
         j.transaction(() => {
-          for (let k = i; k < Math.min(n, i + batch); k++) j.updateRun({ ...base, turns: k }, { type: 'usage', data: { turns: k } });
+          for (let k = i; k < Math.min(n, i + batch); k++) j.updateRun({ ...base, turns: k }, { type: 'usage', data: { turns: k, tokens: base.tokens, cost_usd: base.cost_usd } });
         });
       }
     }
@@ -85,7 +85,7 @@ function long(total: number): Long {
       r = { ...r, status: 'starting', started_at: Date.now(), status_at: Date.now() };
       j.updateRun(r, { type: 'starting', data: { from: 'queued' } });
       r = { ...r, status: 'working', pid: 1000 + (seq % 30000), pid_start: '12345', status_at: Date.now() };
-      j.updateRun(r, { type: 'working', data: { from: 'starting', pid: r.pid } });
+      j.updateRun(r, { type: 'working', data: { from: 'starting', pid: r.pid! } });
       r = { ...r, status: 'ended', exit_reason: 'completed', exit_code: 0, ended_at: Date.now(), status_at: Date.now() };
       j.updateRun(r, { type: 'ended', data: { from: 'working', reason: 'completed', detail: null, exit_code: 0 } });
       n += 4;

@@ -2,7 +2,7 @@
 // spawn with free slots, and release → next spawn under a cap of 1, seen by a
 // subscribed client.
 
-import type { RunEvent } from '../../src/core/types.js';
+import type { RunEvent } from '../../src/core/events.js';
 import { fig, median, pct, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, withOrcr } from '../lib/orcr.js';

@@ -54,7 +54,7 @@ function build(dir: string, ended: number, live: number): void {
     for (const r of liveRuns) {
       j.insertRun(r, { type: 'queued', data: { name: r.name, provider: r.provider, workload: r.workload, queue_seq: r.queue_seq } });
       j.appendEvent(r.uuid, { type: 'starting', data: { from: 'queued' } });
-      j.appendEvent(r.uuid, { type: 'working', data: { from: 'starting', pid: r.pid } });
+      j.appendEvent(r.uuid, { type: 'working', data: { from: 'starting', pid: r.pid! } });
     }
   });
   j.walCheckpoint();

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import type { Run } from '../../src/core/types.js';
 import { homePaths } from '../../src/config/home.js';
 import { Journal } from '../../src/journal/journal.js';
-import type { RunEvent } from '../../src/core/types.js';
+import type { RunEvent } from '../../src/core/events.js';
 import { fig, median, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, withOrcr } from '../lib/orcr.js';

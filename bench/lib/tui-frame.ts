@@ -21,8 +21,9 @@ const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot, reduceStream } = await import('../../src/tui/state/reducers.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
-const { publicRun } = await import('../../src/server/view.js');
+const { publicRun } = await import('../../src/protocol/views.js');
 type PublicRun = ReturnType<typeof publicRun>;
+type RunEvent = import('../../src/core/events.js').RunEvent;
 await enableInkFrameCache();
 
 let now = Date.now();
@@ -49,9 +50,12 @@ await tick();
 
 // Item 7's load: every 10 ms a marker is queued and the one before it ended; a frame is 50 ms of it.
 let n = 0;
-const event = (type: string, run: PublicRun): { type: 'event'; event: { seq: number; ts: number; run: string; type: string; data: Record<string, unknown> }; run: PublicRun } => ({
+const event = (type: 'queued' | 'ended', run: PublicRun): { type: 'event'; event: RunEvent; run: PublicRun } => ({
   type: 'event',
-  event: { seq: ++seq, ts: now, run: run.uuid, type, data: type === 'queued' ? { name: run.name } : { reason: 'canceled' } },
+  event:
+    type === 'queued'
+      ? { seq: ++seq, ts: now, run: run.uuid, type, data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq } }
+      : { seq: ++seq, ts: now, run: run.uuid, type, data: { from: 'working', reason: 'canceled', detail: null, exit_code: null } },
   run,
 });
 let cpu0 = process.cpuUsage();

@@ -19,7 +19,7 @@ const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
 const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun, NO_RUN_LIMITS } = await import('../../src/core/run-record.js');
-const { publicRun } = await import('../../src/server/view.js');
+const { publicRun } = await import('../../src/protocol/views.js');
 await enableInkFrameCache();
 
 // The runs as the supervisor builds and shows them (newRun, publicRun): working, with usage and a token ceiling.

@@ -17,7 +17,7 @@ import { OutputFollower, readAll, readInputs, readLines } from '../client/run-ou
 import { createTranscript, type Entry } from '../agents/transcript.js';
 import { entryRows, type RowStyle } from '../text/transcript-lines.js';
 import { useColor } from './format.js';
-import { RemoteError } from '../server/protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 import { safeText } from '../text/terminal-text.js';
 import { jsonText } from '../text/json-text.js';
 

@@ -11,7 +11,7 @@ import { ConfigError } from '../config/errors.js';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import type { Orcr } from '../sdk/client.js';
 import { OrcrError } from '../sdk/errors.js';
-import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
+import { exitCodeOf, RemoteError } from '../protocol/errors.js';
 import { jsonText } from '../text/json-text.js';
 import { safeText } from '../text/terminal-text.js';
 import { VERB_USAGE } from './usage.js';
@@ -105,7 +105,7 @@ export class Shell {
     if (e instanceof ConfigError) this.fail('config', e.message, 2);
     if (e instanceof HomeError) this.fail('usage', e.message, 2);
     if (e instanceof OrcrError) this.fail(e.code, e.message, e.exitCode);
-    if (e instanceof RemoteError) this.fail(e.code, e.message, ERROR_EXIT[e.code] ?? 1);
+    if (e instanceof RemoteError) this.fail(e.code, e.message, exitCodeOf(e.code));
     this.fail('internal', (e as Error)?.stack ?? String(e), 1);
   }
 }

@@ -7,11 +7,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHome, type Home } from '../config/home.js';
-import { PROTOCOL_VERSION, RemoteError } from '../server/protocol.js';
+import { PROTOCOL_VERSION } from '../protocol/wire.js';
+import { RemoteError, type ErrorCode } from '../protocol/errors.js';
 import { frameProblem } from './frame.js';
-import type { Caller, Method, ParamsArg, Result } from './methods.js';
-import type { RunEvent } from '../core/types.js';
-import type { PublicRun } from './methods.js';
+import type { Caller, Method, ParamsArg, PublicRun, Result } from './methods.js';
+import type { RunEvent } from '../core/events.js';
 
 export interface StreamMessage {
   type: 'event';
@@ -143,7 +143,8 @@ export class Client implements Caller {
       const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
       if (!p) continue;
       this.pending.delete(msg.id!);
-      if (msg.error) p.reject(new RemoteError(msg.error.code, msg.error.message));
+      // The code is the server's: the same protocol version declares the same codes.
+      if (msg.error) p.reject(new RemoteError(msg.error.code as ErrorCode, msg.error.message));
       else p.resolve(msg.result);
     }
   }

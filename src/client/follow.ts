@@ -7,8 +7,8 @@
 // program's calls. A deliberate stop ends it with RemoteError `stopped`.
 
 import type { Home } from '../config/home.js';
-import type { RunEvent } from '../core/types.js';
-import { RemoteError } from '../server/protocol.js';
+import type { RunEvent } from '../core/events.js';
+import { RemoteError } from '../protocol/errors.js';
 import { Client } from './client.js';
 import type { PublicRun } from './methods.js';
 

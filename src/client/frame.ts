@@ -2,7 +2,7 @@
 // bytes) and drops the connection: every client measures a request first and
 // says what is too big, as a usage error, instead of losing its connection.
 
-import { MAX_FRAME_BYTES } from '../server/protocol.js';
+import { MAX_FRAME_BYTES } from '../protocol/wire.js';
 import { UsageError } from './usage-error.js';
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MiB`;

@@ -3,7 +3,8 @@
 // listing is read back to its start; `events` answers a page from a seq, so
 // the journal is read forward to its end.
 
-import { RUN_STATUSES, type RunEvent, type RunStatus } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
+import { RUN_STATUSES, type RunStatus } from '../core/types.js';
 import type { Caller, PublicRun } from './methods.js';
 import { UsageError } from './usage-error.js';
 

@@ -4,12 +4,12 @@
 // `call('run.kill', {…})`, typed from here, with no type argument of its own).
 // Type-only imports from the server: nothing of the supervisor is loaded.
 
-import type { RunEvent } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import type { ClusterState } from '../server/cluster-link.js';
 import type { FireOutcome, PublicLoop, PublicLoopRun } from '../server/loops.js';
 import type { SpendReply, Stats } from '../server/queries.js';
 import type { GcResult } from '../server/retention.js';
-import type { PublicRun } from '../server/view.js';
+import type { PublicRun } from '../protocol/views.js';
 import type { Settled } from '../server/waits.js';
 import type { FinishMode, LetGo } from '../server/worktrees.js';
 
@@ -77,9 +77,9 @@ export interface LoopCreateParams {
   caller_env?: Env;
 }
 
-/** Every error code the supervisor answers with (server/protocol.ts's ERROR_EXIT maps each to the CLI's exit code). */
-export const REMOTE_ERROR_CODES = ['usage', 'config', 'not_found', 'ambiguous', 'queue_full', 'unavailable', 'stopped', 'refused', 'version', 'internal', 'not_idle', 'wait_timeout', 'conflict'] as const;
-export type RemoteErrorCode = (typeof REMOTE_ERROR_CODES)[number];
+/** The error codes are the protocol's (src/protocol/errors.ts). */
+export type { ErrorCode as RemoteErrorCode } from '../protocol/errors.js';
+export { ERROR_CODES as REMOTE_ERROR_CODES } from '../protocol/errors.js';
 
 /** Every method the supervisor's socket serves: its params and its result. */
 export interface Methods {

@@ -11,7 +11,7 @@
 //   stop ends it (code `stopped`).
 
 import type { Home } from '../config/home.js';
-import { RemoteError } from '../server/protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 import { Client } from './client.js';
 
 export interface WaitTargets {

@@ -3,6 +3,7 @@
 // effects to take, as data; the supervisor journals the first two and then
 // carries out the effects. It never touches the journal, a process or a timer.
 
+import type { EventInput } from './events.js';
 import { rolledUp } from './run-tree.js';
 import { countedTokens, firstTrip, mayBeginTurn, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
@@ -45,10 +46,7 @@ export interface ProgressContext {
   takesInput: boolean;
 }
 
-export interface ProgressEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
+export type ProgressEvent = EventInput;
 
 export type ProgressEffect =
   /** Close the agent's stdin: a one-shot agent's turn is done. */

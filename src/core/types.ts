@@ -6,6 +6,13 @@ import type { LoopState } from './loop.js';
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** Every status but `ended`, in the same order. */
+export const ACTIVE_STATUSES = RUN_STATUSES.filter((s): s is Exclude<RunStatus, 'ended'> => s !== 'ended');
+
+export function isRunStatus(s: unknown): s is RunStatus {
+  return (RUN_STATUSES as readonly unknown[]).includes(s);
+}
+
 /** Statuses that hold a slot in every cap the run counts against. */
 export const SLOT_STATUSES: ReadonlySet<RunStatus> = new Set(['starting', 'working', 'idle', 'blocked']);
 
@@ -151,13 +158,4 @@ export interface RunWorktree {
 /** May its directory or branch exist (made, or being made)? */
 export function worktreeLive(w: RunWorktree | null | undefined): w is RunWorktree {
   return w !== null && w !== undefined && (w.state === 'planned' || w.state === 'ready');
-}
-
-/** What the journal appends for every change. `data` is metadata, never prompts or secrets. */
-export interface RunEvent {
-  seq: number;
-  ts: number;
-  run: string | null;
-  type: string;
-  data: Record<string, unknown>;
 }

@@ -5,7 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { worktreeLive, type Run, type RunEvent } from '../core/types.js';
+import type { EventInput, RunEvent } from '../core/events.js';
+import { worktreeLive, type Run } from '../core/types.js';
 import type { Loop } from '../core/loop-policy.js';
 import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
@@ -32,11 +33,6 @@ const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
 /** Hears every committed event, with the run row written beside it (null for events about no row change). */
 export type EventListener = (event: RunEvent, run: Run | null) => void;
 
-export interface EventInput {
-  type: string;
-  data?: Record<string, unknown>;
-}
-
 export interface ListQuery {
   all?: boolean;
   status?: string;
@@ -56,6 +52,9 @@ interface EventRow {
   type: string;
   data: string;
 }
+
+/** An event read back: this journal wrote it, so its data has its type's shape. */
+const rowEvent = (r: EventRow): RunEvent => ({ seq: r.seq, ts: r.ts, run: r.run, type: r.type, data: JSON.parse(r.data) }) as RunEvent;
 
 /**
  * The journal tells who ran what, where and when: owner-only (0600) whatever
@@ -254,9 +253,10 @@ export class Journal {
   }
 
   private append(run: string | null, ev: EventInput, ts: number, row: Run | null = null): RunEvent {
+    // An untyped caller (a script, an older test) may leave data out: the column wants an object.
     const data = ev.data ?? {};
     const info = this.stmts.insertEvent.run(ts, run, ev.type, JSON.stringify(data));
-    const event: RunEvent = { seq: Number(info.lastInsertRowid), ts, run, type: ev.type, data };
+    const event = { seq: Number(info.lastInsertRowid), ts, run, type: ev.type, data } as RunEvent;
     this.pending.push({ event, run: row });
     return event;
   }
@@ -395,13 +395,7 @@ export class Journal {
   }
 
   eventsSince(seq: number, limit = 10_000): RunEvent[] {
-    return (this.stmts.eventsSince.all(seq, limit) as EventRow[]).map((r) => ({
-      seq: r.seq,
-      ts: r.ts,
-      run: r.run,
-      type: r.type,
-      data: JSON.parse(r.data) as Record<string, unknown>,
-    }));
+    return (this.stmts.eventsSince.all(seq, limit) as EventRow[]).map(rowEvent);
   }
 
   lastSeq(): number {
@@ -486,7 +480,7 @@ export class Journal {
     const rows = this.db
       .prepare(`SELECT seq, ts, run, type, data FROM events WHERE substr(type, 1, 5) = 'loop_' AND json_extract(data, '$.loop') = ? ORDER BY seq DESC LIMIT ?`)
       .all(name, limit) as EventRow[];
-    return rows.reverse().map((r) => ({ seq: r.seq, ts: r.ts, run: r.run, type: r.type, data: JSON.parse(r.data) as Record<string, unknown> }));
+    return rows.reverse().map(rowEvent);
   }
 
   // ---------- retention ----------

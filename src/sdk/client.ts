@@ -17,7 +17,7 @@ import { Session } from '../client/session.js';
 import { waitRuns } from '../client/wait.js';
 import { parseDuration } from '../config/duration.js';
 import { ensureHome, homeDir, type Home } from '../config/home.js';
-import type { RunEvent } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import { guard, OrcrError, toOrcrError } from './errors.js';
 import { Cluster, Loops, Providers, Queue, Server, Worktrees } from './families.js';
 import type { Duration, RunSpec } from './spec.js';

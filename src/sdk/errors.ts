@@ -5,14 +5,13 @@
 import { ConfigError } from '../config/errors.js';
 import { HomeError } from '../config/home.js';
 import { UsageError } from '../client/usage-error.js';
-import type { RemoteErrorCode } from '../client/methods.js';
-import { ERROR_EXIT, RemoteError } from '../server/protocol.js';
+import { ERROR_EXIT, isErrorCode, RemoteError, type ErrorCode } from '../protocol/errors.js';
 
-/** Every code a call may fail with: the supervisor's (the README's exit-code table, by cause), and `pruned`, the SDK's own. */
-export type OrcrErrorCode = RemoteErrorCode | 'pruned';
+/** Every code a call may fail with (the README's exit-code table, by cause): the protocol's, and the SDK's own `pruned`. */
+export type OrcrErrorCode = ErrorCode | 'pruned';
 
 /** The SDK's own codes, beyond the CLI's: events asked for that retention removed is "not there" (6), as a run would be. */
-const SDK_EXIT: Readonly<Record<string, number>> = { ...ERROR_EXIT, pruned: 6 };
+const SDK_EXIT: Readonly<Record<OrcrErrorCode, number>> = { ...ERROR_EXIT, pruned: 6 };
 
 export class OrcrError extends Error {
   override readonly name = 'OrcrError';
@@ -34,7 +33,7 @@ export class OrcrError extends Error {
 /** Any failure below the SDK, as an OrcrError (a programming error stays what it is). */
 export function toOrcrError(e: unknown): unknown {
   if (e instanceof OrcrError) return e;
-  if (e instanceof RemoteError) return new OrcrError((e.code in ERROR_EXIT ? e.code : 'internal') as OrcrErrorCode, e.message);
+  if (e instanceof RemoteError) return new OrcrError(isErrorCode(e.code) ? e.code : 'internal', e.message);
   if (e instanceof UsageError || e instanceof HomeError) return new OrcrError('usage', e.message);
   if (e instanceof ConfigError) return new OrcrError('config', e.message);
   return e;

@@ -4,7 +4,7 @@
 
 import type { Caller, FinishMode, Method, ParamsArg, PublicLoop, Result } from '../client/methods.js';
 import type { Session } from '../client/session.js';
-import type { RunEvent } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import { guard } from './errors.js';
 
 type Calls = Caller & Pick<Session, 'callThenGone'>;

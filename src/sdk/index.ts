@@ -8,7 +8,7 @@ export type { Cluster, LoopSpec, Loops, Providers, Queue, Server, Worktrees } fr
 export { OrcrError, type OrcrErrorCode } from './errors.js';
 export type { Duration, RunSpec } from './spec.js';
 export type { EventItem } from './subscription.js';
-export type { RunEvent } from '../core/types.js';
+export type { RunEvent } from '../core/events.js';
 export type {
   ClusterState,
   FinishMode,

@@ -5,6 +5,7 @@
 // lease means (on_lease_lost), and the resync that makes the cluster agree
 // with our journal after a join or an outage. It decides no admission itself.
 
+import type { EventInput } from '../core/events.js';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
@@ -15,7 +16,7 @@ import type { Config } from '../config/load.js';
 import type { Lease, Limiter } from '../limiter/limiter.js';
 import { ClusterRefused, ClusterUnavailable, PgLimiter, type NotificationState } from '../limiter/pg.js';
 import { monoNow } from './clock.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 import type { Parts } from './parts.js';
 import { toWaiter } from './reconcile.js';
 
@@ -176,7 +177,7 @@ export class ClusterLink implements Limiter {
       for (const [uuid, id] of ids) {
         const run = store.get(uuid);
         if (!run || run.lease_id === id) continue;
-        const events: { type: string; data: Record<string, unknown> }[] = [];
+        const events: EventInput[] = [];
         if (run.lease_id && !this.lostSaid.has(run.lease_id)) events.push(this.lostEvent(run.lease_id));
         events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null && run.lease_id !== undefined } });
         store.save({ ...run, lease_id: id }, events);
@@ -189,7 +190,7 @@ export class ClusterLink implements Limiter {
     this.sayIfOverCap();
   }
 
-  private lostEvent(lease: string): { type: string; data: Record<string, unknown> } {
+  private lostEvent(lease: string): EventInput {
     this.lostSaid.add(lease);
     return { type: 'lease_lost', data: { lease, host: this.host, action: this.cfg.on_lease_lost } };
   }

@@ -56,7 +56,7 @@ export class Ending {
     const from = run.status;
     const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code });
     store.transaction(() => {
-      const lease = run.lease_id && this.p.cluster ? [{ type: 'lease_released', data: { lease: run.lease_id, host: this.p.cluster.host } }] : [];
+      const lease = run.lease_id && this.p.cluster ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host: this.p.cluster.host } }] : [];
       store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code } }, ...lease]);
       store.afterCommit(() => {
         // Read at commit: a limiter rebuilt meanwhile (degrade) is the one to tell.

@@ -4,7 +4,7 @@
 // nested at most MAX_NESTING levels deep (the JSON parser and every reader
 // after it recurse; a line of 100,000 "[" would end in a stack overflow).
 
-import { MAX_FRAME_BYTES } from './protocol.js';
+import { MAX_FRAME_BYTES } from '../protocol/wire.js';
 
 /** Deeper than any request orcr's clients send (a run spec is four levels). */
 export const MAX_NESTING = 100;

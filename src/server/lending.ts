@@ -8,6 +8,7 @@
 // lowered under running agents). Memory only: a restarted supervisor counts
 // the parent in again, and the wait it re-sends lends the slot anew.
 
+import type { EventInput } from '../core/events.js';
 import { holdsSlot } from '../core/run-state.js';
 import { isDescendant } from '../core/run-tree.js';
 import type { Run } from '../core/types.js';
@@ -46,7 +47,7 @@ export class Lending {
       if (!lease) return () => undefined;
       this.lent.set(caller, { lease, waits: 1 });
       this.p.background(this.p.limiter.release(lease.id));
-      this.note(caller, 'slot_lent', { waiting_on: uuids.length });
+      this.note(caller, { type: 'slot_lent', data: { waiting_on: uuids.length } });
       this.p.admission.schedule();
     }
     let done = false;
@@ -66,7 +67,7 @@ export class Lending {
     // Ended (or ending) meanwhile: nothing to take back.
     if (!run || !holdsSlot(run.status) || run.kill_requested_at !== null) return;
     this.p.background(this.p.limiter.adopt(held.lease));
-    this.note(caller, 'slot_taken_back', {});
+    this.note(caller, { type: 'slot_taken_back', data: {} });
     this.p.admission.schedule();
   }
 
@@ -75,9 +76,9 @@ export class Lending {
     this.lent.clear();
   }
 
-  private note(uuid: string, type: string, data: Record<string, unknown>): void {
+  private note(uuid: string, ev: EventInput): void {
     try {
-      this.p.store.event(uuid, { type, data });
+      this.p.store.event(uuid, ev);
     } catch (e) {
       this.p.fail(e);
     }

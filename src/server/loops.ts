@@ -20,11 +20,11 @@ import { decideFire, dueAt, isLoopRun, LOOP_PROVIDER, loopNameProblem, loopOfRun
 import { NO_RUN_LIMITS, newRun } from '../core/run-record.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
-import type { EventInput } from '../journal/journal.js';
+import type { EventInput, LoopEventInput } from '../core/events.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { loopNow, monoNow } from './clock.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 /** The scheduler looks at the wall clock at least this often: a machine waking from sleep is noticed within it. */
 const TICK_MS = 30_000;
@@ -157,11 +157,11 @@ export class Loops {
   // ---------- writes ----------
 
   /** The loop's new row and the events explaining it, one unit of work; memory after the commit. */
-  private write(loop: Loop, events: EventInput[], run: Run | null = null): void {
+  private write(loop: Loop, events: LoopEventInput[], run: Run | null = null): void {
     const { store } = this.p;
     store.transaction(() => {
       store.journal.saveLoop(loop);
-      for (const e of events) store.journal.appendEvent(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } }, undefined, run);
+      for (const e of events) store.journal.appendEvent(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } } as EventInput, undefined, run);
       store.afterCommit(() => {
         if (this.loops.has(loop.name)) this.loops.set(loop.name, loop);
       });
@@ -258,7 +258,7 @@ export class Loops {
   }
 
   /** A loop run, queued and promoted in one unit of work (no limiter: see the top), then launched. */
-  private startRun(loop: Loop, events: EventInput[]): Run {
+  private startRun(loop: Loop, events: LoopEventInput[]): Run {
     const { store } = this.p;
     const { journal } = store;
     const now = monoNow();

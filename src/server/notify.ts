@@ -5,12 +5,13 @@
 // view of its run; delivery happens off the supervisor's path entirely.
 
 import { Batcher, MAX_BATCH_ITEMS, notableKind, summarize, type Batch, type NotifyEvent, type SummaryItem } from '../core/notify-policy.js';
-import type { Run, RunEvent } from '../core/types.js';
+import type { Run } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import type { Config } from '../config/load.js';
 import { safeLine } from '../text/terminal-text.js';
 import { SinkQueue } from './notify-queue.js';
 import { commandSink, desktopSink, findNotifySend, ntfySink, webhookSink, type Message, type Sink } from './notify-sinks.js';
-import type { PublicRun } from './view.js';
+import type { PublicRun } from '../protocol/views.js';
 
 export type NotifyConfig = NonNullable<Config['notify']>;
 

@@ -3,16 +3,16 @@
 // the store, the limiter and the fleet; writes nothing.
 
 import type { CapUsage } from '../core/admission.js';
-import { roundCost, roundFraction, runMeters } from '../core/budget.js';
-import { rolledUp } from '../core/run-tree.js';
-import type { Run, RunEvent } from '../core/types.js';
+import { roundCost, roundFraction } from '../core/budget.js';
+import type { Run } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
 import type { ClusterState } from './cluster-link.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
-import { publicRun, type PublicRun } from './view.js';
+import { RemoteError } from '../protocol/errors.js';
+import { publicRun, type PublicRun } from '../protocol/views.js';
 import { quote } from '../text/json-text.js';
 
 type MeterView = { used: number; limit: number | null; fraction: number | null; warn: boolean };
@@ -54,12 +54,6 @@ export class Queries {
   view(run: Run): PublicRun {
     const { limiter, fleet } = this.p;
     const now = monoNow();
-    const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
-    // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
-    const tree = rolledUp(run);
-    const meters = runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: elapsed }, run.limits);
-    const budget: PublicRun['budget'] = {};
-    for (const m of meters) budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     let waiting: Waiting | null = null;
     if (run.status === 'queued') {
       // Admission order (priority, then first come): where the run really stands, and what holds it.
@@ -71,7 +65,7 @@ export class Queries {
     return publicRun(run, {
       waiting,
       queuePosition: waiting?.position ?? null,
-      budget,
+      now,
       heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
       loop: run.loop_flags ?? undefined,
       children: this.p.store.journal.childrenOf(run.uuid),

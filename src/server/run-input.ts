@@ -13,7 +13,7 @@ import { JournalUnavailable } from '../journal/journal.js';
 import { FifoWriter } from '../runtime/fifo-writer.js';
 import { monoNow } from './clock.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export class RunInput {
   constructor(private readonly p: Parts) {}

@@ -6,7 +6,8 @@
 // starts a process or decides a transition.
 
 import type { Run } from '../core/types.js';
-import type { EventInput, Journal } from '../journal/journal.js';
+import type { EventInput } from '../core/events.js';
+import type { Journal } from '../journal/journal.js';
 
 export class RunStore {
   private readonly runs = new Map<string, Run>();

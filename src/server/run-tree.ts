@@ -9,7 +9,7 @@ import { addToTree, ancestors, decideParent, descendantsOf, selfAndAncestors, tr
 import type { Meter } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export class RunTree {
   constructor(private readonly p: Parts) {}

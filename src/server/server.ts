@@ -7,15 +7,17 @@ import chokidar from 'chokidar';
 import { z } from 'zod';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
-import type { Run, RunEvent } from '../core/types.js';
+import type { Run } from '../core/types.js';
+import type { RunEvent } from '../core/events.js';
 import { checkRunSpecs } from '../config/run-spec.js';
 import { Supervisor } from './supervisor.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { lockFile } from '../journal/home-lock.js';
 import { MAX_DURATION_MS } from '../config/duration.js';
-import { MAX_FRAME_BYTES, PROTOCOL_VERSION, RemoteError, socketPathLimit } from './protocol.js';
+import { MAX_FRAME_BYTES, PROTOCOL_VERSION, socketPathLimit } from '../protocol/wire.js';
+import { RemoteError } from '../protocol/errors.js';
 import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
-import type { PublicRun } from './view.js';
+import type { PublicRun } from '../protocol/views.js';
 import { quote } from '../text/json-text.js';
 
 export class AlreadyRunning extends Error {}

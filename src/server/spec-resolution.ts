@@ -18,7 +18,7 @@ import { BUILTIN_PROVIDERS, type ProviderPreset } from '../config/schema.js';
 import { argMax, execProblem } from '../config/exec-limits.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
 import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export interface Resolved {
   command: string[];

@@ -6,7 +6,7 @@
 import type { Run } from '../core/types.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export interface Settled {
   uuid: string;
@@ -62,7 +62,8 @@ export class Waits {
       }
       signal?.addEventListener('abort', () => {
         this.drop(w);
-        reject(new RemoteError('canceled', 'the waiting client went away'));
+        // Nobody reads this answer: its connection is gone.
+        reject(new RemoteError('stopped', 'the waiting client went away'));
       });
       for (const u of uuids) this.settleIn(w, u);
     });

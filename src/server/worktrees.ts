@@ -5,6 +5,7 @@
 // by gc, and orphans pruned. The plan (folder, branch, base commit) is in the
 // journal from enqueue on, so whatever a crash interrupts is someone's.
 
+import type { EventInput } from '../core/events.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,7 @@ import {
   GitError,
 } from '../runtime/git-worktree.js';
 import type { Parts } from './parts.js';
-import { RemoteError } from './protocol.js';
+import { RemoteError } from '../protocol/errors.js';
 
 export type FinishMode = 'merge' | 'keep_branch' | 'discard';
 
@@ -107,7 +108,7 @@ export class Worktrees {
     return run as Run & { worktree: RunWorktree };
   }
 
-  private save(uuid: string, patch: Partial<RunWorktree>, ev: { type: string; data: Record<string, unknown> } | null): Run {
+  private save(uuid: string, patch: Partial<RunWorktree>, ev: EventInput | null): Run {
     const run = this.runOf(uuid);
     const next: Run = { ...run, worktree: { ...run.worktree, ...patch } };
     this.p.store.save(next, ev);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { alive, lineReader, until, useHomes } from '../support/harness.js';
 import { Client, type StreamMessage } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

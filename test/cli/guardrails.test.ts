@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, MOCK_AGENT, NODE, ROOT, script, TestHome, until, useHomes } from '../support/harness.js';
 import { roundCost } from '../../src/core/budget.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { lineReader, MOCK_AGENT, NODE, until, useHomes } from '../support/harness.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

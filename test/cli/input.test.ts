@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_FRAME_BYTES } from '../../src/server/protocol.js';
+import { MAX_FRAME_BYTES } from '../../src/protocol/wire.js';
 import { parseRunArgs } from '../../src/cli/run-args.js';
 import { NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
 

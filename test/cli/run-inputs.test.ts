@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { script, until, useHomes } from '../support/harness.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 const esc = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { until, useHomes, type TestHome } from '../support/harness.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

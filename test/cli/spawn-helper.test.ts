@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { procStat, readRunStatus } from '../../src/runtime/launcher.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { until, useHomes } from '../support/harness.js';
 
 const home = useHomes();

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { lineReader, script, until, useHomes, type TestHome } from '../support/harness.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
 

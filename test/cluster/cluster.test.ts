@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
 import { PgServer, pgUnavailable } from '../support/pg.js';
 import { cliAsync, fanOut, monitor, startsOf } from '../support/cluster.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { CLI, NODE, script, until, useHomes, type TestHome } from '../support/harness.js';

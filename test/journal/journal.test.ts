@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, JournalVersionError } from '../../src/journal/journal.js';
 import { SCHEMA_VERSION } from '../../src/journal/schema.js';
-import type { Run, RunEvent } from '../../src/core/types.js';
+import type { Run } from '../../src/core/types.js';
+import type { EventInput, RunEvent } from '../../src/core/events.js';
 import { newRun } from '../../src/core/run-record.js';
 
 const dirs: string[] = [];
@@ -22,15 +23,18 @@ function run(j: Journal, name: string, over: Partial<Run> = {}): Run {
   return { ...newRun({ uuid: `uuid-${name}`, name, provider: 'p', workload: 'default', queue_seq: j.nextQueueSeq(), command: ['true'], cwd: '/', now: 1_000 }), ...over };
 }
 
+/** The event a run is inserted with, as the supervisor writes it. */
+const queued = (r: Run): EventInput => ({ type: 'queued', data: { name: r.name, provider: r.provider, workload: r.workload, queue_seq: r.queue_seq } });
+
 describe('journal', () => {
   it('writes a run and its event together, with monotonic queue_seq and event seq', () => {
     const j = new Journal(dbFile());
     const seen: RunEvent[] = [];
     j.onEvent((e) => seen.push(e));
     const a = run(j, 'a');
-    j.insertRun(a, { type: 'queued' });
+    j.insertRun(a, queued(a));
     const b = run(j, 'b');
-    j.insertRun(b, { type: 'queued' });
+    j.insertRun(b, queued(b));
     expect(b.queue_seq).toBe(a.queue_seq + 1);
     j.updateRun({ ...a, status: 'starting' }, { type: 'starting', data: { from: 'queued' } });
     expect(seen.map((e) => [e.seq, e.type])).toEqual([
@@ -52,7 +56,7 @@ describe('journal', () => {
     const a = run(j, 'a');
     expect(() =>
       j.transaction(() => {
-        j.insertRun(a, { type: 'queued' });
+        j.insertRun(a, queued(a));
         throw new Error('crash mid-transaction');
       }),
     ).toThrow('crash mid-transaction');
@@ -65,7 +69,10 @@ describe('journal', () => {
   it('keeps queue order and state across a reopen', () => {
     const file = dbFile();
     const j = new Journal(file);
-    for (const n of ['a', 'b', 'c']) j.insertRun(run(j, n), { type: 'queued' });
+    for (const n of ['a', 'b', 'c']) {
+      const r = run(j, n);
+      j.insertRun(r, queued(r));
+    }
     j.close();
     const k = new Journal(file);
     expect(k.activeRuns().map((r) => r.name)).toEqual(['a', 'b', 'c']);
@@ -88,8 +95,10 @@ describe('journal', () => {
 
   it('finds runs by name and by unique uuid prefix', () => {
     const j = new Journal(dbFile());
-    j.insertRun(run(j, 'x', { uuid: 'abcd-1' }), { type: 'queued' });
-    j.insertRun(run(j, 'y', { uuid: 'abce-2' }), { type: 'queued' });
+    const x = run(j, 'x', { uuid: 'abcd-1' });
+    j.insertRun(x, queued(x));
+    const y = run(j, 'y', { uuid: 'abce-2' });
+    j.insertRun(y, queued(y));
     expect(j.runsByName('x').map((r) => r.uuid)).toEqual(['abcd-1']);
     expect(j.runsByPrefix('abc').length).toBe(2);
     expect(j.runsByPrefix('abcd').map((r) => r.name)).toEqual(['x']);
@@ -100,8 +109,8 @@ describe('journal', () => {
     const file = dbFile();
     const j = new Journal(file);
     const a = run(j, 'a');
-    j.insertRun(a, { type: 'queued' });
-    for (let i = 0; i < 20_000; i++) j.updateRun({ ...a, turns: i }, { type: 'usage', data: { i } });
+    j.insertRun(a, queued(a));
+    for (let i = 0; i < 20_000; i++) j.updateRun({ ...a, turns: i }, { type: 'usage', data: { turns: i, tokens: a.tokens, cost_usd: 0 } });
     const wal = fs.statSync(`${file}-wal`).size;
     // auto-checkpoints every ~1000 pages, and journal_size_limit truncates the file back
     expect(wal).toBeLessThan(20 * 1024 * 1024);
@@ -124,8 +133,12 @@ describe('journal', () => {
   it("keeps each run's launch environment once per distinct environment", () => {
     const j = new Journal(dbFile());
     const env = { PATH: '/bin', FOO: 'x' };
-    for (const name of ['a', 'b']) j.insertRun(run(j, name), { type: 'queued' }, 1, { ...env });
-    j.insertRun(run(j, 'c'), { type: 'queued' }, 1);
+    for (const name of ['a', 'b']) {
+      const r = run(j, name);
+      j.insertRun(r, queued(r), 1, { ...env });
+    }
+    const c = run(j, 'c');
+    j.insertRun(c, queued(c), 1);
     expect(j.launchEnv('uuid-a')?.env).toEqual(env);
     expect(j.launchEnv('uuid-b')).toEqual(j.launchEnv('uuid-a'));
     expect(j.launchEnv('uuid-c')).toBeNull();

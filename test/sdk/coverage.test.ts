@@ -9,7 +9,7 @@ import { ensureHome } from '../../src/config/home.js';
 import { connect, Orcr, OrcrError } from '../../src/sdk/index.js';
 import { SDK_METHODS } from '../../src/sdk/coverage.js';
 import { toOrcrError } from '../../src/sdk/errors.js';
-import { ERROR_EXIT, RemoteError } from '../../src/server/protocol.js';
+import { ERROR_EXIT, RemoteError } from '../../src/protocol/errors.js';
 import { useHomes } from '../support/harness.js';
 
 const home = useHomes();

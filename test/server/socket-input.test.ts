@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_FRAME_BYTES } from '../../src/server/protocol.js';
+import { MAX_FRAME_BYTES } from '../../src/protocol/wire.js';
 import { until, useHomes, type TestHome } from '../support/harness.js';
 
 const home = useHomes();

@@ -3,7 +3,7 @@
 // runs is read from /proc, never from orcr itself.
 
 import fs from 'node:fs';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import type { TestHome } from './harness.js';
 
 /** Every process started for these homes' runs, by run uuid (ORCR_RUN in its environment). */

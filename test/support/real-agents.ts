@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { CLI, NODE, TestHome, until, type CliResult, type Truthy } from './harness.js';
 import { ModelServer, type ModelServerOptions } from './model-server.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 // Plain JS, shared with the installer so the pins live in one place.
 import { AGENTS, agentBin, cacheDir, isInstalled } from './install-agents.mjs';
 

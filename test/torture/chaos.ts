@@ -10,8 +10,8 @@ import path from 'node:path';
 import { createRng } from '../../src/agents/mock/rng.js';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
-import { RemoteError } from '../../src/server/protocol.js';
-import type { PublicRun } from '../../src/server/view.js';
+import { RemoteError } from '../../src/protocol/errors.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
 
 export const CHAOS_CONFIG = {

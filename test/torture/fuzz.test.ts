@@ -13,7 +13,7 @@ import { UsageError } from '../../src/cli/usage-error.js';
 import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { TestHome, until } from '../support/harness.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const VALID = {
   concurrency: { max: 4, providers: { a: 2 }, workloads: { w: { reserved: 1, priority: 2, max: 3, max_wait: '1m' } } },

@@ -4,7 +4,7 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { ENDED_MAX, ENDED_SLACK, ENDED_WINDOW, OLDER_PAGE, trimEnded, NO_OLDER } from '../../src/tui/state/ended-window.js';
 import { reduceOlderPage, reduceShowAll, reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
 import { reduceOpenDetails } from '../../src/tui/state/navigation.js';

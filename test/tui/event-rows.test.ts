@@ -6,7 +6,7 @@ import './no-ci.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
 import { Home, MOCK_AGENT, waitFor } from './home.js';

@@ -1,8 +1,8 @@
 // Plain-data fixtures for the TUI's pure logic and component tests.
 
 import type { StreamMessage } from '../../src/client/client.js';
-import type { RunEvent } from '../../src/core/types.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { RunEvent } from '../../src/core/events.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 export const T0 = Date.parse('2026-01-01T10:00:00Z');
 const iso = (t: number): string => new Date(t).toISOString();

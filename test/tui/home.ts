@@ -3,7 +3,7 @@
 // buffers frames under CI=true) and a cleanup that kills live runs first.
 
 import path from 'node:path';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { TestHome, until } from '../support/harness.js';
 
 export { CLI, MOCK_AGENT, ROOT } from '../support/harness.js';

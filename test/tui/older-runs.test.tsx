@@ -8,7 +8,7 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { App } from '../../src/tui/app.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { ENDED_WINDOW } from '../../src/tui/state/ended-window.js';

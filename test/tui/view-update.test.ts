@@ -7,7 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/agents/mock/rng.js';
-import type { PublicRun } from '../../src/server/view.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs.js';
 import { run } from './fixtures.js';
 

@@ -2,7 +2,7 @@
 // the live stream, through supervisor restarts (the client core's follow).
 
 import { follow } from '../../client/follow.js';
-import type { RunEvent } from '../../core/types.js';
+import type { RunEvent } from '../../core/events.js';
 import { jsonText } from '../../text/json-text.js';
 import { safeLine } from '../../text/terminal-text.js';
 import { plainNumber } from '../format.js';

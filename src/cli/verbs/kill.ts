@@ -1,11 +1,10 @@
 // `orcr kill`: runs by name, or every active run a filter selects (after a y/N question).
 
+import { ACTIVE_STATUSES } from '../../core/types.js';
 import { quote } from '../../text/json-text.js';
 import { safeLine } from '../../text/terminal-text.js';
 import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
-
-const ACTIVE = ['queued', 'starting', 'working', 'idle', 'blocked'];
 
 const killVerb: Verb = async (verb, rest, sh) => {
   const { values, positionals } = sh.parse(verb, rest, {
@@ -24,7 +23,7 @@ const killVerb: Verb = async (verb, rest, sh) => {
   if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name), not both', verb);
   if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB', verb);
   if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
-  if (filter.status !== undefined && !ACTIVE.includes(filter.status)) throw new UsageError(`--status must be one of ${ACTIVE.join(', ')} (ended runs need no kill)`, verb);
+  if (filter.status !== undefined && !(ACTIVE_STATUSES as readonly string[]).includes(filter.status)) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
   const orcr = await sh.sdk();
   try {
     let refs = positionals;

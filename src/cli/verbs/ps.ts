@@ -1,6 +1,6 @@
 // `orcr ps`, `orcr show`: the fleet and one run.
 
-import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
+import { isRunStatus, RUN_STATUSES } from '../../core/types.js';
 import { treeOrder } from '../../core/run-tree.js';
 import { psTable, psTree, showRun } from '../format.js';
 import type { Verb } from '../shell.js';
@@ -17,9 +17,9 @@ const psVerbs: Verb = async (verb, rest, sh) => {
   }
   const { values } = sh.parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } }, false);
   const status = values.status as string | undefined;
-  if (status && !(RUN_STATUSES as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
+  if (status && !isRunStatus(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
   // No cap on the listing: `ps --all` means all (filter with --status or -a); read page by page.
-  const runs = await sh.withSdk((o) => o.list({ all: values.all === true, status: status as RunStatus | undefined, provider: values.provider as string | undefined }));
+  const runs = await sh.withSdk((o) => o.list({ all: values.all === true, status: status && isRunStatus(status) ? status : undefined, provider: values.provider as string | undefined }));
   if (sh.json) sh.printJson(values.tree ? treeOrder(runs).map(({ run }) => run) : runs);
   else sh.out(values.tree ? psTree(runs) : psTable(runs));
   return 0;

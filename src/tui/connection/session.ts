@@ -6,7 +6,7 @@
 import { Client, type RowsMessage, type StreamMessage } from '../../client/client.js';
 import type { Caller, Result } from '../../client/methods.js';
 import type { Home } from '../../config/home.js';
-import { RemoteError } from '../../server/protocol.js';
+import { RemoteError } from '../../protocol/errors.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { notificationBytes, summarize } from './notify.js';
 import { reduceSnapshot, reduceStream } from '../state/reducers.js';

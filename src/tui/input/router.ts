@@ -5,7 +5,7 @@
 
 import type { Key } from 'ink';
 import type { Actions } from './actions.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey, printable } from './keys.js';
 import { splitBurst } from './burst.js';

@@ -6,7 +6,7 @@
 // needs you until you have looked at it (its details opened); a live one for
 // as long as its state says so. Pure: time is a parameter.
 
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 
 /** Ends a person should hear of: not completed, and not by their own hand. */
 const BAD_ENDS = new Set(['errored', 'failed', 'timeout', 'budget', 'loop', 'lost', 'expired', 'lease_lost']);
@@ -51,7 +51,7 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
   }
   if (r.loop.detected) return { reason: 'loop detected', short: 'loop', at: at() };
   for (const name in r.budget) {
-    const m = r.budget[name]!;
+    const m = r.budget[name as keyof PublicRun['budget']];
     if (m.warn) return { reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`, short: `budget ${Math.round((m.fraction ?? 0) * 100)}%`, at: at() };
   }
   if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', short: 'input?', at: at() };

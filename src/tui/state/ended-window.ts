@@ -4,7 +4,7 @@
 // snapshot did not send, or that it let go) so the list can say so and page
 // them back in from the supervisor on demand. Pure: no I/O, no clock.
 
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { copyRuns } from './runs.js';
 
 /** Ended runs kept while nobody looks further back. */

@@ -1,7 +1,7 @@
 // The event log's lines: one line of human text and a colour token per
 // event, computed once when the event comes in, not per frame. Pure: no I/O.
 
-import type { RunEvent } from '../../core/types.js';
+import type { RunEvent } from '../../core/events.js';
 import { clock, costText, tokensText } from '../view/format.js';
 import type { Token } from '../view/theme.js';
 import { clean } from './runs.js';
@@ -52,50 +52,51 @@ const s = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v)
 
 /** One line of human text for an event's data. */
 export function describeEvent(ev: RunEvent): string {
-  const d = ev.data;
   switch (ev.type) {
     case 'queued':
-      return `${s(d.provider)}/${s(d.workload)}`;
+      return `${s(ev.data.provider)}/${s(ev.data.workload)}`;
     case 'starting':
       return 'promoted from the queue';
     case 'spawned':
     case 'adopted':
-      return `pid ${s(d.pid)}`;
+      return `pid ${s(ev.data.pid)}`;
     case 'working':
-    case 'idle':
+    case 'idle': {
+      const d: { from: string; turn?: number; input_seq?: number } = ev.data;
       return [`from ${s(d.from)}`, d.turn !== undefined ? `turn ${s(d.turn)}` : '', d.input_seq !== undefined ? `input #${s(d.input_seq)}` : '']
         .filter(Boolean)
         .join(', ');
+    }
     case 'blocked':
-      return `${s(d.kind)}${d.retry_after_s ? `, retry after ${s(d.retry_after_s)}s` : ''} (from ${s(d.from)})`;
+      return `${s(ev.data.kind)}${ev.data.retry_after_s ? `, retry after ${s(ev.data.retry_after_s)}s` : ''} (from ${s(ev.data.from)})`;
     case 'ended':
-      return `${s(d.reason)}${d.detail ? ` (${s(d.detail)})` : ''}${d.exit_code !== null && d.exit_code !== undefined ? `, exit ${s(d.exit_code)}` : ''}`;
+      return `${s(ev.data.reason)}${ev.data.detail ? ` (${s(ev.data.detail)})` : ''}${ev.data.exit_code !== null && ev.data.exit_code !== undefined ? `, exit ${s(ev.data.exit_code)}` : ''}`;
     case 'kill_requested':
-      return d.force ? 'kill (force)' : 'kill requested';
+      return ev.data.force ? 'kill (force)' : 'kill requested';
     case 'stop_requested':
-      return `stopping: ${s(d.reason)}${d.detail ? ` (${s(d.detail)})` : ''}`;
+      return `stopping: ${s(ev.data.reason)}${ev.data.detail ? ` (${s(ev.data.detail)})` : ''}`;
     case 'loop_detected':
-      return `by ${s(d.by)}, action ${s(d.action)}`;
+      return `by ${s(ev.data.by)}, action ${s(ev.data.action)}`;
     case 'input_sent':
-      return `input #${s(d.input_seq)} (${s(d.bytes)} bytes)`;
+      return `input #${s(ev.data.input_seq)} (${s(ev.data.bytes)} bytes)`;
     case 'usage': {
-      const t = d.tokens as { input?: number; output?: number } | undefined;
-      return `turn ${s(d.turns)}, ${tokensText((t?.input ?? 0) + (t?.output ?? 0))} tokens, ${costText(Number(d.cost_usd) || 0)}`;
+      const t = ev.data.tokens as { input?: number; output?: number } | undefined;
+      return `turn ${s(ev.data.turns)}, ${tokensText((t?.input ?? 0) + (t?.output ?? 0))} tokens, ${costText(Number(ev.data.cost_usd) || 0)}`;
     }
     case 'hold':
-      return `${s(d.provider)} on hold until ${typeof d.until === 'number' ? clock(d.until) : s(d.until)}${d.retry_after_s ? ` (retry after ${s(d.retry_after_s)}s)` : ''}`;
+      return `${s(ev.data.provider)} on hold until ${typeof ev.data.until === 'number' ? clock(ev.data.until) : s(ev.data.until)}${ev.data.retry_after_s ? ` (retry after ${s(ev.data.retry_after_s)}s)` : ''}`;
     case 'hold_lifted':
-      return `${s(d.provider)} hold lifted${d.early ? ' early' : ''}`;
+      return `${s(ev.data.provider)} hold lifted${ev.data.early ? ' early' : ''}`;
     case 'budget_warning':
-      return `${d.scope === 'fleet' ? 'fleet ' : ''}${s(d.meter)} at ${typeof d.fraction === 'number' ? Math.round(d.fraction * 100) : '?'}% (${s(d.used)}/${s(d.limit)})`;
+      return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}${s(ev.data.meter)} at ${typeof ev.data.fraction === 'number' ? Math.round(ev.data.fraction * 100) : '?'}% (${s(ev.data.used)}/${s(ev.data.limit)})`;
     case 'budget_exceeded':
-      return `${d.scope === 'fleet' ? 'fleet ' : ''}${s(d.meter)} exceeded (${s(d.used)}/${s(d.limit)})${d.scope === 'fleet' ? ': nothing new starts' : ''}`;
+      return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}${s(ev.data.meter)} exceeded (${s(ev.data.used)}/${s(ev.data.limit)})${ev.data.scope === 'fleet' ? ': nothing new starts' : ''}`;
     case 'budget_reset':
-      return `${d.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
+      return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
     case 'supervisor_started':
-      return `pid ${s(d.pid)}, ${s(d.active)} active`;
+      return `pid ${s(ev.data.pid)}, ${s(ev.data.active)} active`;
     default: {
-      const parts = Object.entries(d).map(([k, v]) => `${k}=${s(v)}`);
+      const parts = Object.entries(ev.data).map(([k, v]) => `${k}=${s(v)}`);
       return parts.join(' ');
     }
   }

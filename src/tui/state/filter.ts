@@ -7,7 +7,7 @@
 // applied: the list keeps the filter it had. Pure: no store, no I/O.
 
 import { BLOCKED_KINDS, EXIT_REASONS, PROTOCOLS, RUN_STATUSES } from '../../core/types.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 
 export interface Filter {
   /** True when the run is to be listed. */

@@ -4,7 +4,7 @@
 
 import { parseFilter } from './filter.js';
 import { noteRun, type Burns, type RunBurn } from './burn.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';

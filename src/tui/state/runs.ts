@@ -5,12 +5,12 @@
 
 import { attentionOf, type Attention } from './attention.js';
 import { parseFilter } from './filter.js';
-import type { RunEvent } from '../../core/types.js';
+import type { RunEvent } from '../../core/events.js';
 import type { RowsMessage, StreamMessage } from '../../client/client.js';
 
 /** What the stream brings, in order: events with their row, and rows that changed without one. */
 export type Incoming = StreamMessage | RowsMessage;
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { hasControls, safeLine } from '../../text/terminal-text.js';
 import type { Status } from '../view/format.js';
 import type { Stats } from './stats.js';

@@ -2,7 +2,7 @@
 // first), how wide each is, and a row as coloured spans. All pure and
 // computed outside render, so a row is one <Text> with nested spans.
 
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from './theme.js';
 import type { Attention } from '../state/attention.js';
 import { sparkline, type Rate } from './burn.js';

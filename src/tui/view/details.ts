@@ -2,7 +2,7 @@
 // every meter with its ceiling, loop state, command and cwd. Pure: the
 // process and output figures come in from the store, never read here.
 
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
 import { repoName } from '../state/runs.js';
 import {

@@ -4,7 +4,8 @@
 
 import { formatDuration } from '../../config/duration.js';
 import { displayWidth, truncateDisplay } from '../../text/display-width.js';
-import type { PublicRun } from '../../server/view.js';
+import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
+import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from './theme.js';
 import type { SortSpec } from '../state/runs.js';
 
@@ -137,8 +138,8 @@ export function percent(fraction: number): string {
 }
 
 /** Every status a run can have, in the order the header counts them. */
-export const STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
-export type Status = (typeof STATUSES)[number];
+export const STATUSES = RUN_STATUSES;
+export type Status = RunStatus;
 
 export const STATUS_GLYPH: Readonly<Record<string, string>> = {
   queued: '○',

@@ -4,7 +4,7 @@
 // slots come and go between that run's events, and a hold counts down.
 
 import { waitingFromCaps, type Waiting } from '../../core/waiting.js';
-import type { PublicRun } from '../../server/view.js';
+import type { PublicRun } from '../../protocol/views.js';
 import { waitingText } from '../../text/waiting.js';
 import type { Stats } from '../state/stats.js';
 import type { Token } from './theme.js';

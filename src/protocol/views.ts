@@ -1,21 +1,33 @@
-// The public shape of a run, what users rely on: what `--json`, the socket and
-// the TUI see (documented in the README). Environment values and the prompt stay inside the supervisor.
+// What clients see of the supervisor's state, on the domain's own types: the
+// public shape of a run (what `--json`, the socket and the TUI see, documented
+// in the README; environment values and the prompt stay inside the
+// supervisor), and of a loop. The result types of the methods are in results.ts.
 
+import { roundCost, roundFraction, runMeters, type MeterName } from '../core/budget.js';
+import type { LoopRunStatus, Overlap } from '../core/loop-policy.js';
 import { rolledUp } from '../core/run-tree.js';
-import type { Run } from '../core/types.js';
+import type { BlockedKind, ExitReason, Protocol, Run, RunStatus, RunWorktree, TokenCounts } from '../core/types.js';
 import type { Waiting } from '../core/waiting.js';
+
+/** One budget meter as a client sees it: cost rounded, fraction rounded (null without a limit). */
+export interface MeterView {
+  used: number;
+  limit: number | null;
+  fraction: number | null;
+  warn: boolean;
+}
 
 export interface PublicRun {
   uuid: string;
   name: string;
   provider: string;
   workload: string;
-  protocol: string | null;
-  status: string;
-  exit_reason: string | null;
+  protocol: Protocol | null;
+  status: RunStatus;
+  exit_reason: ExitReason | null;
   exit_detail: string | null;
   exit_code: number | null;
-  blocked_kind: string | null;
+  blocked_kind: BlockedKind | null;
   queue_seq: number;
   queue_position: number | null;
   pid: number | null;
@@ -24,9 +36,10 @@ export interface PublicRun {
   interactive: boolean;
   turns: number;
   input_seq: number;
-  tokens: { input: number; output: number; cached: number };
+  tokens: TokenCounts;
   cost_usd: number;
-  budget: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }>;
+  /** Turns, tokens, cost and time against the run's ceilings (tokens and cost rolled up over its tree). */
+  budget: Record<MeterName, MeterView>;
   /** The run's provider is on a usage-limit hold until then (ISO), or null. */
   held_until: string | null;
   /** Names of the variables `-e` added (values only with `orcr show --env`: they may be secrets). */
@@ -52,33 +65,40 @@ export interface PublicRun {
   /** Runs this one made (uuids, in queue order; ended ones too). */
   children: string[];
   /** Its own usage plus every descendant's: what its max_tokens / max_cost_usd (and `budget`) are read against. */
-  rollup: { tokens: { input: number; output: number; cached: number }; cost_usd: number };
+  rollup: { tokens: TokenCounts; cost_usd: number };
   /** Its git worktree (run --worktree): the repository it was made from, branch, base, lines added and removed against the base (as of its last idle or end), and state; null without one. */
-  worktree: { repo: string; path: string; branch: string; base: string; base_commit: string; state: string; added: number; removed: number; files: number } | null;
+  worktree: { repo: string; path: string; branch: string; base: string; base_commit: string; state: RunWorktree['state']; added: number; removed: number; files: number } | null;
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
 
+/** What the supervisor knows beyond the run's row. */
 export interface ViewExtras {
   queuePosition?: number | null;
-  budget?: PublicRun['budget'];
   loop?: PublicRun['loop'];
   heldUntil?: number | null;
   waiting?: Waiting | null;
+  /** The clock the time meter is read with (default: the wall clock). */
   now?: number;
   children?: string[];
 }
 
+/** The run's meters as clients see them: core's runMeters, rounded. */
+export function meterViews(run: Run, now: number): PublicRun['budget'] {
+  const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
+  // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
+  const tree = rolledUp(run);
+  const budget: Partial<PublicRun['budget']> = {};
+  for (const m of runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: elapsed }, run.limits)) {
+    budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
+  }
+  // runMeters gives every meter, in a fixed order.
+  return budget as PublicRun['budget'];
+}
+
 export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
   const now = extras.now ?? Date.now();
-  const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
-  const l = run.limits;
   const tree = rolledUp(run);
-  const meter = (used: number, limit: number | null) => ({
-    used,
-    limit,
-    fraction: limit === null ? null : limit === 0 ? (used > 0 ? Infinity : 0) : used / limit,
-  });
   return {
     uuid: run.uuid,
     name: run.name,
@@ -100,12 +120,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     input_seq: run.input_seq,
     tokens: { ...run.tokens },
     cost_usd: run.cost_usd,
-    budget: extras.budget ?? {
-      turns: meter(run.turns, l.max_turns),
-      tokens: meter(tree.tokens.input + tree.tokens.output, l.max_tokens),
-      cost_usd: meter(tree.cost_usd, l.max_cost_usd),
-      time_ms: meter(elapsed, l.timeout_ms),
-    },
+    budget: meterViews(run, now),
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
     stalled_since: run.status === 'ended' ? null : iso(run.stalled_since ?? null),
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
@@ -127,4 +142,42 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
       ? { repo: run.worktree.repo, path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }
       : null,
   };
+}
+
+/** A loop as `loop list/show --json` and the socket give it. */
+export interface PublicLoop {
+  name: string;
+  schedule: string;
+  cron: string | null;
+  tz: string | null;
+  once_at: string | null;
+  command: string[];
+  cwd: string;
+  max_concurrency: number;
+  overlap: Overlap;
+  timeout_ms: number | null;
+  paused: boolean;
+  created_at: string;
+  next_fire_at: string | null;
+  pending: { since: string; coalesced: number } | null;
+  active: { uuid: string; name: string; status: LoopRunStatus }[];
+  last: { uuid: string; name: string; status: LoopRunStatus; exit_code: number | null; ended_at: string | null } | null;
+}
+
+/** One run of a loop (`loop runs`): a started run, or the pending one not started yet. */
+export interface PublicLoopRun {
+  uuid: string | null;
+  name: string | null;
+  loop: string;
+  status: LoopRunStatus;
+  run_status: RunStatus | null;
+  exit_reason: ExitReason | null;
+  exit_code: number | null;
+  pid: number | null;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  children: number;
+  /** A pending run only: fires folded into it. */
+  coalesced?: number;
 }

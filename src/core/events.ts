@@ -1,0 +1,174 @@
+// The journal's event vocabulary: every event type a room appends, with the
+// shape of its data. `data` is metadata, never prompts or secrets. The wire
+// form is the journal's: `{seq, ts, run, type, data}` (run: the run's uuid, or
+// null for an event about the fleet, a loop, the cluster or the supervisor).
+//
+// A new event type goes here (and in EVENT_TYPES), then where it is appended,
+// then in the readers that show it (the TUI's event log, `orcr events`).
+
+import type { MeterName } from './budget.js';
+import type { BlockedKind, ExitReason, RunStatus, StallAction, TokenCounts } from './types.js';
+
+/** A fire by the loop's schedule or by hand (`loop start`); a pending run's turn says `by: 'pending'`. */
+type LoopFire = {
+  loop: string;
+  by: 'schedule' | 'hand';
+  scheduled_at: string | null;
+};
+
+/** Each event type and its data. */
+export interface EventData {
+  // ---- a run's life ----
+  /** A run was made (`rerun_of`: the run it re-runs; `loop`: made by that loop; `parent`/`depth`: made by another run). */
+  queued: { name: string; provider: string; workload: string; queue_seq: number; rerun_of?: string; loop?: string; parent?: string | null; depth?: number };
+  starting: { from: 'queued'; loop?: string };
+  /** The process was started; its protocol will say when it works. */
+  spawned: { pid: number };
+  working: { from: RunStatus; pid?: number; input_seq?: number };
+  idle: { from: RunStatus; pid?: number; turn: number };
+  blocked: { from: RunStatus; kind: BlockedKind; retry_after_s: number | null };
+  ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null };
+  /** A new supervisor found the run's process alive and watches it again. */
+  adopted: { pid: number; status: RunStatus };
+  usage: { turns: number; tokens: TokenCounts; cost_usd: number };
+  /** A meter passed 80% of its limit (`scope: 'fleet'`: the fleet budget's; otherwise the run's). */
+  budget_warning: { scope?: 'fleet'; meter: MeterName; used: number; limit: number | null; fraction: number | null };
+  budget_exceeded: { scope: 'fleet'; meter: MeterName; used: number; limit: number | null };
+  budget_reset: { scope: 'fleet' };
+  /** A usage limit holds the provider until `until` (epoch ms); `by`: the run that hit it. */
+  hold: { provider: string; until: number; retry_after_s: number | null; by: string };
+  hold_lifted: { provider: string; early: boolean };
+  loop_detected: { by: 'tool' | 'text'; action: 'warn' | 'terminate' };
+  stall: { silent_ms: number; turn_timeout_ms: number | null | undefined; action: StallAction };
+  stall_ended: { silent_ms: number };
+  kill_requested: { force: boolean };
+  stop_requested: { reason: ExitReason; detail: string | null };
+  takeover_requested: { at: 'turn_end' };
+  input_sent: { input_seq: number; bytes: number };
+  input_failed: { error: string };
+  /** The run waits on its descendants and lends them its slot meanwhile. */
+  slot_lent: { waiting_on: number };
+  slot_taken_back: Record<string, never>;
+  // ---- a run's worktree ----
+  diffstat: { added: number; removed: number; files: number };
+  worktree_finished: { mode: 'merge' | 'keep_branch' | 'discard'; branch: string; into?: string };
+  worktree_removed: { branch_kept: boolean };
+  // ---- the cluster ----
+  lease_acquired: { lease: string; host: string; again?: boolean };
+  lease_released: { lease: string; host: string };
+  lease_lost: { lease: string; host: string; action: 'keep' | 'stop' };
+  cluster_joined: { cluster: string; host: string };
+  cluster_unavailable: { cluster: string; error: string | null };
+  cluster_available: { cluster: string };
+  cluster_over_cap: { caps: { cap: string; active: number; limit: number }[] };
+  // ---- the supervisor ----
+  supervisor_started: { pid: number; active: number };
+  config_reloaded: { warnings: string[] };
+  config_rejected: { error: string };
+  queue_paused: Record<string, never>;
+  queue_resumed: Record<string, never>;
+  gc: { runs: number; events: number; bytes: number; older_than_ms: number };
+  // ---- loops (every one names its loop) ----
+  loop_created: { loop: string; schedule: string; tz: string | null; next_fire_at: string | null };
+  loop_fired: LoopFire | { loop: string; by: 'pending'; pending_since: string | null; coalesced: number };
+  loop_pending: LoopFire & { active: number };
+  loop_coalesced: LoopFire & { active: number; coalesced: number };
+  loop_skipped: LoopFire & { reason: 'draining' | 'overlap'; active?: number };
+  loop_missed: { loop: string; first: string | null; count: number; next_fire_at: string | null };
+  loop_timed_out: { loop: string; timeout_ms: number };
+  loop_pending_dropped: { loop: string; reason: 'stopped' };
+  loop_removed: { loop: string; killed: string[]; pending_dropped: boolean };
+  loop_paused: { loop: string; next_fire_at: string | null };
+  loop_resumed: { loop: string; next_fire_at: string | null };
+}
+
+export type EventType = keyof EventData;
+
+/** Every event type, in the order above. */
+export const EVENT_TYPES = [
+  'queued',
+  'starting',
+  'spawned',
+  'working',
+  'idle',
+  'blocked',
+  'ended',
+  'adopted',
+  'usage',
+  'budget_warning',
+  'budget_exceeded',
+  'budget_reset',
+  'hold',
+  'hold_lifted',
+  'loop_detected',
+  'stall',
+  'stall_ended',
+  'kill_requested',
+  'stop_requested',
+  'takeover_requested',
+  'input_sent',
+  'input_failed',
+  'slot_lent',
+  'slot_taken_back',
+  'diffstat',
+  'worktree_finished',
+  'worktree_removed',
+  'lease_acquired',
+  'lease_released',
+  'lease_lost',
+  'cluster_joined',
+  'cluster_unavailable',
+  'cluster_available',
+  'cluster_over_cap',
+  'supervisor_started',
+  'config_reloaded',
+  'config_rejected',
+  'queue_paused',
+  'queue_resumed',
+  'gc',
+  'loop_created',
+  'loop_fired',
+  'loop_pending',
+  'loop_coalesced',
+  'loop_skipped',
+  'loop_missed',
+  'loop_timed_out',
+  'loop_pending_dropped',
+  'loop_removed',
+  'loop_paused',
+  'loop_resumed',
+] as const satisfies readonly EventType[];
+
+// Every key of EventData is listed above (a type listed twice or missing fails here).
+type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
+const allListed: [Missing] extends [never] ? true : Missing = true;
+void allListed;
+
+export function isEventType(t: string): t is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(t);
+}
+
+/** A loop's event as the loops room writes it: the loop's name is added at the write. */
+export type LoopEventInput = { [T in EventType]: EventData[T] extends { loop: string } ? { type: T; data: WithoutLoop<EventData[T]> } : never }[EventType];
+// Distributed over a union of shapes (loop_fired has two).
+type WithoutLoop<D> = D extends unknown ? Omit<D, 'loop'> : never;
+
+/** One event of type T, as a room appends it. */
+export interface EventOf<T extends EventType> {
+  type: T;
+  data: EventData[T];
+}
+
+/** What a room appends: any event type with its own data. */
+export type EventInput = { [T in EventType]: EventOf<T> }[EventType];
+
+/** One event as the journal holds it and the socket sends it. */
+export type RunEvent = { [T in EventType]: { seq: number; ts: number; run: string | null; type: T; data: EventData[T] } }[EventType];
+
+/** The journaled event of type T. */
+export type RunEventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
+
+/** Build an event input (the type and its data checked together). */
+export function event<T extends EventType>(type: T, data: EventData[T]): EventOf<T> {
+  return { type, data };
+}

@@ -1,0 +1,53 @@
+// The socket's wire: newline-delimited JSON over a Unix socket.
+//
+//   client → server  {"id": 1, "method": "run.list", "params": {...}}
+//   server → client  {"id": 1, "result": {...}}  or  {"id": 1, "error": {"code", "message"}}
+//   server → client  {"type": "event", "event": RunEvent, "run": PublicRun | null}  (after subscribe)
+//   server → client  {"type": "rows", "seq": N, "runs": PublicRun[]}  (after subscribe with rows)
+//   server → client  {"type": "stopping"}  (to every connection, just before a deliberate stop)
+//
+// The first request must be `hello` with the client's protocol version; a
+// server that does not speak it says so instead of guessing. The methods and
+// their parameters and results are in methods.ts.
+
+import type { RunEvent } from '../core/events.js';
+import type { ErrorBody } from './errors.js';
+import type { PublicRun } from './views.js';
+
+export const PROTOCOL_VERSION = 1;
+/** A frame larger than this is refused and the connection closed: nothing legitimate is that big. */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** The longest path a Unix socket can be bound at (sun_path, less its NUL). */
+export const socketPathLimit = 107;
+/** The most runs or events one reply carries: every listing is paged. */
+export const PAGE = 10_000;
+
+export interface Request {
+  id: number;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export type Reply = { id: number | null; result: unknown } | { id: number | null; error: ErrorBody };
+
+/** A committed event, with the run as it stood when it was written (null for an event about no run). */
+export interface EventMessage {
+  type: 'event';
+  event: RunEvent;
+  run: PublicRun | null;
+}
+
+/** Rows that changed without an event (last words, tool, output offset), coalesced; `seq`: the last event sent before them. */
+export interface RowsMessage {
+  type: 'rows';
+  seq: number;
+  runs: PublicRun[];
+}
+
+/** Sent to every connection just before a deliberate stop. */
+export interface StoppingMessage {
+  type: 'stopping';
+}
+
+/** What the server pushes unasked. */
+export type PushMessage = EventMessage | RowsMessage | StoppingMessage;

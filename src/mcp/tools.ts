@@ -60,17 +60,20 @@ function wholeNumber(args: Record<string, unknown>, key: string, min: number): n
  * text or milliseconds) as anyOf, which strict validators take.
  */
 function runInputSchema(): Tool['inputSchema'] {
-  const json = z.toJSONSchema(runSpecLineSchema, {
-    io: 'input',
-    override: ({ jsonSchema }) => {
-      const types = jsonSchema.type;
-      if (!Array.isArray(types)) return;
-      delete jsonSchema.type;
-      jsonSchema.anyOf = types.map((type) => ({ type }));
-    },
-  });
-  const { $schema: _, ...schema } = json as Record<string, unknown>;
+  const { $schema: _, ...schema } = anyOfTypes(z.toJSONSchema(runSpecLineSchema, { io: 'input' })) as Record<string, unknown>;
   return schema as Tool['inputSchema'];
+}
+
+/** `{"type": ["number", "string"]}` → `{"anyOf": [{"type": "number"}, {"type": "string"}]}`, everywhere in a schema. */
+function anyOfTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(anyOfTypes);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'type' && Array.isArray(v)) out.anyOf = v.map((type: unknown) => ({ type }));
+    else out[k] = anyOfTypes(v);
+  }
+  return out;
 }
 
 export const TOOLS: readonly Tool[] = [

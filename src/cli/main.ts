@@ -9,6 +9,10 @@ const [verb, ...rest] = process.argv.slice(2);
 if (verb === 'serve' && rest.length === 0) {
   const { serveMain } = await import('./serve.js');
   await serveMain();
+} else if (verb === '--version' && rest.length === 0) {
+  // Asked by scripts and tests before anything else: nothing more to load.
+  const { VERSION } = await import('./version.js');
+  process.stdout.write(`orcr ${VERSION}\n`);
 } else {
   const { cliMain } = await import('./verbs.js');
   await cliMain(process.argv.slice(2));

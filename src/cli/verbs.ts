@@ -5,8 +5,8 @@
 import { Shell, type Verb } from './shell.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
+import { VERSION } from './version.js';
 
-const VERSION = '0.1.0';
 
 type Loader = () => Promise<{ default: Verb }>;
 

@@ -1,12 +1,34 @@
 // The typed call every client makes: `call('run.kill', { refs })` answers
-// what run.kill answers. The table itself is ./methods-interim.ts (to become
-// src/protocol's); this is the one place the clients import it from.
+// what run.kill answers, read from the protocol's one method table
+// (src/protocol/methods.ts) in the shape the clients' call sites use; no
+// call site carries a type argument of its own.
 
-import type { Method, Methods } from './methods-interim.js';
+import type { MethodName, ParamsOf, ResultOf } from '../protocol/methods.js';
 
-export type { Method, Methods } from './methods-interim.js';
-export type * from './methods-interim.js';
-export { METHOD_NAMES, REMOTE_ERROR_CODES } from './methods-interim.js';
+export type { PublicLoop, PublicLoopRun, PublicRun } from '../protocol/views.js';
+export type {
+  ClusterState,
+  FinishMode,
+  FireOutcome,
+  GcResult,
+  KillResult,
+  LetGo,
+  ServerStatus,
+  Settled,
+  SpendReply,
+  Stats,
+} from '../protocol/results.js';
+export type { ErrorCode as RemoteErrorCode } from '../protocol/errors.js';
+export { ERROR_CODES as REMOTE_ERROR_CODES } from '../protocol/errors.js';
+export { METHOD_NAMES } from '../protocol/methods.js';
+
+export type Method = MethodName;
+/** Every method the supervisor's socket serves: the params a client sends, and its result. */
+export type Methods = { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> } };
+
+export type RunFilter = ParamsOf<'run.select'>;
+export type SubscribeReply = ResultOf<'subscribe'>;
+export type LoopCreateParams = ParamsOf<'loop.create'>;
 
 export type Params<M extends Method> = Methods[M]['params'];
 export type Result<M extends Method> = Methods[M]['result'];

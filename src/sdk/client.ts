@@ -11,7 +11,7 @@ import { enqueueSpecs } from '../client/enqueue.js';
 import { checkFrame } from '../client/frame.js';
 import { nameIn } from '../client/follow.js';
 import { eventPages, listRuns, type ListFilter } from '../client/list.js';
-import type { KillResult, Method, ParamsArg, PublicRun, Result, RunFilter, Settled } from '../client/methods.js';
+import type { KillResult, Method, Params, ParamsArg, PublicRun, Result, RunFilter, Settled } from '../client/methods.js';
 import { readTail } from '../client/run-output.js';
 import { Session } from '../client/session.js';
 import { waitRuns } from '../client/wait.js';
@@ -143,7 +143,7 @@ export class Orcr {
    * its flags into them), with the supervisor's warnings. `fanOut`: they came
    * as a list, which a too-large request is named by.
    */
-  enqueue(specs: readonly { prompt?: string }[], fanOut: boolean): Promise<Result<'run.enqueue'>> {
+  enqueue(specs: Params<'run.enqueue'>['specs'], fanOut: boolean): Promise<Result<'run.enqueue'>> {
     return guard(() => enqueueSpecs(this.session, specs, this.env, fanOut));
   }
 

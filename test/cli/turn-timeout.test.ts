@@ -6,9 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, script, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process (most tests). */
+const home = useLiveHomes();
+/** Homes whose supervisor is a process of its own, started by the spawned CLI: to kill it, or to see the CLI refuse a config. */
+const spawned = useHomes();
 
 interface Ev {
   run: string | null;
@@ -17,36 +21,36 @@ interface Ev {
 }
 
 describe('turn timeout', () => {
-  it('ends a run whose turn goes silent past --turn-timeout as timeout, detail stall, and journals the stall', () => {
-    const h = home({ timings: { kill_grace: '1s' } });
+  it('ends a run whose turn goes silent past --turn-timeout as timeout, detail stall, and journals the stall', async () => {
+    const h = await home({ timings: { kill_grace: '1s' } });
     const agent = script(h, 'silent.sh', `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\necho '{"type":"text","text":"thinking"}'\nexec sleep 30\n`);
-    const r = h.json<PublicRun>(['run', '-n', 'mute', '--protocol', 'jsonl', '--turn-timeout', '600ms', '--', agent]);
-    const w = h.cli(['wait', 'mute']);
+    const r = await h.run(['-n', 'mute', '--protocol', 'jsonl', '--turn-timeout', '600ms', '--', agent]);
+    const w = await h.cli(['wait', 'mute']);
     expect(w.stdout.trim()).toBe('mute timeout');
     expect(w.code).toBe(5);
-    expect(h.json<PublicRun>(['show', 'mute'])).toMatchObject({ exit_reason: 'timeout', exit_detail: 'stall' });
-    const stall = h.json<Ev[]>(['events']).filter((e) => e.run === r.uuid && e.type === 'stall');
+    expect(await h.show('mute')).toMatchObject({ exit_reason: 'timeout', exit_detail: 'stall' });
+    const stall = (await h.events()).filter((e) => e.run === r.uuid && e.type === 'stall');
     expect(stall).toHaveLength(1);
     expect(stall[0]!.data).toMatchObject({ action: 'terminate', turn_timeout_ms: 600 });
     expect(stall[0]!.data.silent_ms as number).toBeGreaterThanOrEqual(600);
   });
 
-  it('leaves alone a turn that keeps printing, however long it runs', () => {
-    const h = home();
+  it('leaves alone a turn that keeps printing, however long it runs', async () => {
+    const h = await home();
     // 2 s of work, a line every 100 ms, against a 700 ms turn timeout.
     const agent = script(
       h,
       'chatty.sh',
       `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\ni=0\nwhile [ $i -lt 20 ]; do echo '{"type":"text","text":"step"}'; sleep 0.1; i=$((i+1)); done\necho '{"type":"turn_end"}'\n`,
     );
-    const r = h.json<PublicRun>(['run', '-n', 'chatty', '--protocol', 'jsonl', '--turn-timeout', '700ms', '--', agent]);
-    const w = h.cli(['wait', 'chatty']);
+    const r = await h.run(['-n', 'chatty', '--protocol', 'jsonl', '--turn-timeout', '700ms', '--', agent]);
+    const w = await h.cli(['wait', 'chatty']);
     expect(w.stdout.trim()).toBe('chatty completed');
-    expect(h.json<Ev[]>(['events']).filter((e) => e.run === r.uuid && e.type.startsWith('stall'))).toEqual([]);
+    expect((await h.events()).filter((e) => e.run === r.uuid && e.type.startsWith('stall'))).toEqual([]);
   });
 
   it('with on_stall warn (from config) flags the run until it prints again, and does not end it', async () => {
-    const h = home({ budgets: { run: { turn_timeout: '600ms', on_stall: 'warn' } } });
+    const h = await home({ budgets: { run: { turn_timeout: '600ms', on_stall: 'warn' } } });
     const go = path.join(h.dir, 'go');
     // Silent until the test lets it go, then it finishes its turn.
     const agent = script(
@@ -54,26 +58,26 @@ describe('turn timeout', () => {
       'pause.sh',
       `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\nwhile [ ! -f '${go}' ]; do sleep 0.05; done\necho '{"type":"text","text":"back"}'\necho '{"type":"turn_end"}'\n`,
     );
-    const r = h.json<PublicRun>(['run', '-n', 'pause', '--protocol', 'jsonl', '--', agent]);
-    const stalled = await until(() => {
-      const run = h.json<PublicRun>(['show', 'pause']);
+    const r = await h.run(['-n', 'pause', '--protocol', 'jsonl', '--', agent]);
+    const stalled = await until(async () => {
+      const run = await h.show('pause');
       return run.stalled_since !== null && run;
     }, 'the run to be flagged stalled');
     expect(stalled.status).toBe('working');
     expect(Date.parse(stalled.stalled_since!)).toBeLessThanOrEqual(Date.now() - 600);
-    const warned = h.json<Ev[]>(['events']).filter((e) => e.run === r.uuid && e.type === 'stall');
+    const warned = (await h.events()).filter((e) => e.run === r.uuid && e.type === 'stall');
     expect(warned.map((e) => e.data.action)).toEqual(['warn']);
     fs.writeFileSync(go, '');
-    expect(h.cli(['wait', 'pause']).stdout.trim()).toBe('pause completed');
-    const done = h.json<PublicRun>(['show', 'pause']);
+    expect(await h.wait('pause')).toBe('pause completed');
+    const done = await h.show('pause');
     expect(done).toMatchObject({ exit_reason: 'completed', stalled_since: null });
-    const types = h.json<Ev[]>(['events']).filter((e) => e.run === r.uuid && e.type.startsWith('stall')).map((e) => e.type);
+    const types = (await h.events()).filter((e) => e.run === r.uuid && e.type.startsWith('stall')).map((e) => e.type);
     // Warned once for the one silence, and the output after it ended it.
     expect(types).toEqual(['stall', 'stall_ended']);
   });
 
   it('a silent turn re-adopted after a SIGKILL of the supervisor still stalls, its clock counted from the re-adoption', async () => {
-    const h = home({ timings: { kill_grace: '1s' } });
+    const h = spawned({ timings: { kill_grace: '1s' } });
     const agent = script(h, 'silent.sh', `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\nexec sleep 30\n`);
     h.json(['run', '-n', 'mute', '--protocol', 'jsonl', '--turn-timeout', '1500ms', '--', agent]);
     await until(() => h.json<PublicRun>(['show', 'mute']).status === 'working', 'the run to be in its turn');
@@ -88,35 +92,35 @@ describe('turn timeout', () => {
     expect(Date.now() - readopted).toBeGreaterThanOrEqual(1500);
   });
 
-  it('refuses a bad --turn-timeout or --on-stall (exit 2, naming the flag), and a bad config key', () => {
-    const h = home();
-    const bad = h.cli(['run', '--turn-timeout', '30', '--', 'true']);
+  it('refuses a bad --turn-timeout or --on-stall (exit 2, naming the flag), and a bad config key', async () => {
+    const h = await home();
+    const bad = await h.cli(['run', '--turn-timeout', '30', '--', 'true']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--turn-timeout must be a duration such as .*, got "30"/);
     // Well written but past a year: the limit is what the person needs to hear.
-    const long = h.cli(['run', '--turn-timeout', '366d', '--', 'true']);
+    const long = await h.cli(['run', '--turn-timeout', '366d', '--', 'true']);
     expect(long.code).toBe(2);
     expect(long.stderr).toMatch(/--turn-timeout must be at most 365d \(a year\), got "366d"/);
-    const action = h.cli(['run', '--turn-timeout', '5m', '--on-stall', 'shout', '--', 'true']);
+    const action = await h.cli(['run', '--turn-timeout', '5m', '--on-stall', 'shout', '--', 'true']);
     expect(action.code).toBe(2);
     expect(action.stderr).toMatch(/--on-stall must be one of warn, terminate, got "shout"/);
-    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+    expect(await h.ps({ all: true })).toEqual([]);
 
-    const cfg = home({ budgets: { run: { turn_timeout: 'soon' } } });
+    const cfg = spawned({ budgets: { run: { turn_timeout: 'soon' } } });
     const r = cfg.cli(['stats']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/budgets\.run\.turn_timeout/);
-    const cfg2 = home({ budgets: { run: { on_stall: 'off' } } });
+    const cfg2 = spawned({ budgets: { run: { on_stall: 'off' } } });
     const r2 = cfg2.cli(['stats']);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toMatch(/budgets\.run\.on_stall: must be one of warn, terminate/);
   });
 
-  it('a --from line takes turn_timeout and on_stall', () => {
-    const h = home();
+  it('a --from line takes turn_timeout and on_stall', async () => {
+    const h = await home();
     const file = path.join(h.dir, 'runs.jsonl');
     fs.writeFileSync(file, `${JSON.stringify({ name: 'a', command: ['true'], turn_timeout: '2m', on_stall: 'warn' })}\n${JSON.stringify({ name: 'b', command: ['true'], turn_timeout: 'x' })}\n`);
-    const r = h.cli(['run', '--from', file]);
+    const r = await h.cli(['run', '--from', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/runs\.jsonl:2: "turn_timeout" must be a duration/);
   });

@@ -76,20 +76,24 @@ export class TestHome {
     this.killLeftovers();
   }
 
-  /** Agents outlive the supervisor by design: kill each run's process group from the wrapper pid in its status file. */
+  /** Agents outlive the supervisor by design: kill each run's process group, then remove the home. */
   protected killLeftovers(): void {
-    const runs = path.join(this.dir, 'runs');
-    if (fs.existsSync(runs)) {
-      for (const d of fs.readdirSync(runs)) {
-        try {
-          const pid = readRunStatus(path.join(runs, d)).pid;
-          if (pid !== null) process.kill(-pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-    }
+    killRunGroups(this.dir);
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Kill every run's process group, found from the wrapper pid in its status file. */
+export function killRunGroups(dir: string): void {
+  const runs = path.join(dir, 'runs');
+  if (!fs.existsSync(runs)) return;
+  for (const d of fs.readdirSync(runs)) {
+    try {
+      const pid = readRunStatus(path.join(runs, d)).pid;
+      if (pid !== null) process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
 }
 
@@ -161,7 +165,7 @@ export function lineReader(child: ChildProcess): { lines: string[]; waitFor: (pr
 }
 
 /** A script file in the home, for stand-in agents. */
-export function script(home: TestHome, name: string, body: string): string {
+export function script(home: { dir: string }, name: string, body: string): string {
   const file = path.join(home.dir, name);
   fs.writeFileSync(file, body, { mode: 0o755 });
   return file;

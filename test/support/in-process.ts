@@ -1,0 +1,279 @@
+// A real supervisor inside the test's own process, on a throw-away home: the
+// real journal (SQLite files), real agents (child processes), a real socket,
+// and a client speaking the real protocol over it. What a test asks of the
+// supervisor costs a socket round trip, not a spawned CLI (~0.36 s of CPU
+// each) and a supervisor process per home.
+//
+// This file is the one seam between the tests and the client library: when
+// the client's API changes, only this file changes. Tests that check what
+// the CLI prints and exits with keep spawning it (harness.ts); they can also
+// spawn it against a supervisor started here (`cli`, asynchronous: a
+// synchronous spawn would block the very event loop that must answer it).
+//
+// Several homes can live in one test process: each has its own supervisor,
+// socket and journal, and `useLiveHomes` closes every one after its test,
+// passed or failed, and kills the agents left running.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, onTestFailed } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { callerEnv, parseRunArgs } from '../../src/client/run-args.js';
+import { ensureHome } from '../../src/config/home.js';
+import { waitExitCode } from '../../src/core/run-state.js';
+import { startServer, type ServerHandle } from '../../src/server/server.js';
+import type { PublicRun } from '../../src/protocol/views.js';
+import { CLI, killRunGroups, NODE, type CliResult } from './harness.js';
+
+export type { PublicRun };
+
+/** One run waited on, as `orcr wait --json` lists it. */
+export interface Settled {
+  uuid: string;
+  name: string;
+  token: string;
+}
+
+export interface KillResult {
+  ref: string;
+  name: string | null;
+  uuid: string | null;
+  action: string;
+  status: string | null;
+  exit_reason: string | null;
+  descendants?: string[];
+}
+
+/**
+ * What a test asks of a home's supervisor, over its socket, as the CLI's
+ * verbs would (their --json answers), without spawning the CLI: the
+ * supervisor may be one started here (LiveHome) or a spawned one (`remote`,
+ * for tests that need a supervisor process of its own, e.g. to kill it).
+ */
+export class Remote {
+  private client: Client | null = null;
+
+  constructor(
+    readonly dir: string,
+    private readonly callerEnvOf: () => NodeJS.ProcessEnv = () => ({ ...process.env, ORCR_HOME: dir, NO_COLOR: '1' }),
+  ) {}
+
+  /** Let go of the connection (the next call connects again). */
+  disconnect(): void {
+    this.client?.close();
+    this.client = null;
+  }
+
+  private async connection(): Promise<Client> {
+    if (this.client && !this.client.closed && !this.client.stopped) return this.client;
+    this.disconnect();
+    this.client = await Client.connect(ensureHome(this.dir), { autoStart: false });
+    return this.client;
+  }
+
+  /** One protocol call; a refusal rejects with the server's error (`code`, `message`). */
+  async call<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    return (await this.connection()).call<T>(method, params);
+  }
+
+  /** What `orcr run ARGS --json` queues, parsed by the CLI's own parser, with this home's environment as the caller's. */
+  async run(args: string[]): Promise<PublicRun> {
+    const spec = parseRunArgs(args, process.cwd(), { env: this.callerEnvOf(), stdin: () => '' });
+    const res = await this.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec], caller_env: callerEnv(this.callerEnvOf()) });
+    return res.runs[0]!;
+  }
+
+  /** `orcr show REF --json`. */
+  async show(ref: string): Promise<PublicRun> {
+    return (await this.call<{ run: PublicRun }>('run.get', { ref })).run;
+  }
+
+  /** `orcr ps --json` (oldest first, every page): `all` includes ended runs. */
+  async ps(filter: { all?: boolean; status?: string; provider?: string } = {}): Promise<PublicRun[]> {
+    const pages: PublicRun[][] = [];
+    let before: number | undefined;
+    for (;;) {
+      const page = await this.call<{ runs: PublicRun[]; next: number | null }>('run.list', { ...filter, before });
+      pages.unshift(page.runs);
+      if (page.next === null || page.next === undefined) break;
+      before = page.next;
+    }
+    return pages.flat();
+  }
+
+  /** `orcr wait --json`: until each run is idle, ended or blocked (or the timeout ran out: `pending`). */
+  async settle(refs: string[] | 'all', timeoutMs: number | null = null): Promise<Settled[]> {
+    const targets = refs === 'all' ? { all: true } : { refs };
+    return (await this.call<{ settled: Settled[] }>('run.wait', { ...targets, timeout_ms: timeoutMs })).settled;
+  }
+
+  /** What `orcr wait REFS` prints: a line `NAME TOKEN` per run. */
+  async wait(...refs: string[]): Promise<string> {
+    return (await this.settle(refs)).map((s) => `${s.name} ${s.token}`).join('\n');
+  }
+
+  /** The exit code `orcr wait REFS` (or `orcr wait --all`: '--all') ends with, by the CLI's own mapping. */
+  async waitCode(...refs: string[]): Promise<number> {
+    let worst = 0;
+    for (const s of await this.settle(refs.length === 1 && refs[0] === '--all' ? 'all' : refs)) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+    return worst;
+  }
+
+  /** `orcr kill REFS --json`. */
+  async kill(refs: string[], opts: { force?: boolean; keep_children?: boolean } = {}): Promise<KillResult[]> {
+    return (await this.call<{ results: KillResult[] }>('run.kill', { refs, force: opts.force ?? false, keep_children: opts.keep_children ?? false })).results;
+  }
+
+  /** `orcr send REF TEXT --json`. */
+  async send(ref: string, text: string): Promise<PublicRun> {
+    return (await this.call<{ run: PublicRun }>('run.send', { ref, text })).run;
+  }
+
+  /** `orcr stats --json`. */
+  async stats<T = any>(): Promise<T> {
+    return this.call<T>('stats');
+  }
+
+  /** Every event (oldest first), as `orcr events --json` gives them. */
+  async events<T = any>(since = 0): Promise<T[]> {
+    return (await this.call<{ events: T[] }>('events', { since })).events;
+  }
+}
+
+/** Queries over the socket to the supervisor serving `dir` (started by a spawned CLI, or here). */
+export function remote(dir: string): Remote {
+  return new Remote(dir);
+}
+
+export class LiveHome extends Remote {
+  /** What the supervisor logged, shown when the test fails. */
+  readonly log: string[] = [];
+  private handle: ServerHandle | null = null;
+
+  /** A new home (with config.json when given) and its supervisor, started here. */
+  static async start(config?: unknown): Promise<LiveHome> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-t-'));
+    fs.chmodSync(dir, 0o700);
+    const h = new LiveHome(dir);
+    if (config !== undefined) h.writeConfig(config);
+    try {
+      await h.startSupervisor();
+    } catch (e) {
+      await h.cleanup();
+      throw e;
+    }
+    return h;
+  }
+
+  writeConfig(config: unknown): void {
+    fs.writeFileSync(path.join(this.dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+  }
+
+  /** The environment a spawned `orcr`, and every run made here, starts with. */
+  get env(): NodeJS.ProcessEnv {
+    return { ...process.env, ORCR_HOME: this.dir, NO_COLOR: '1' };
+  }
+
+  get running(): boolean {
+    return this.handle !== null;
+  }
+
+  runDir(uuid: string): string {
+    return path.join(this.dir, 'runs', uuid);
+  }
+
+  async startSupervisor(): Promise<void> {
+    if (this.handle) return;
+    const handle = await startServer(this.dir, (m) => this.log.push(m), {
+      // Stopped over the socket (`server stop`, a finished drain): it is gone, as a process would be.
+      onStopped: () => {
+        if (this.handle !== handle) return;
+        this.disconnect();
+        this.handle = null;
+      },
+    });
+    this.handle = handle;
+  }
+
+  /** Stop the supervisor as `orcr server stop` leaves a home: agents keep running, the journal stays. */
+  async stopSupervisor(): Promise<void> {
+    const handle = this.handle;
+    this.disconnect();
+    this.handle = null;
+    await handle?.close();
+  }
+
+  /** A new supervisor on the same home, as after a restart: it re-adopts what the journal holds. */
+  async restart(): Promise<void> {
+    await this.stopSupervisor();
+    await this.startSupervisor();
+  }
+
+  /** The spawned `orcr ARGS`, against this home (and its supervisor, if it runs). */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(NODE, [CLI, ...args], { env: opts.env ?? this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? -1, stdout, stderr });
+      });
+      child.stdin.end(opts.input ?? '');
+    });
+  }
+
+  /** A long-running spawned `orcr` (e.g. `events --follow`). */
+  spawn(args: string[]): ChildProcess {
+    return spawn(NODE, [CLI, ...args], { env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+
+  /** The spawned `orcr ARGS --json`, parsed; throws with its stderr on an exit code not allowed. */
+  async json<T = any>(args: string[], allowCodes: number[] = [0]): Promise<T> {
+    const dd = args.indexOf('--');
+    const r = await this.cli(dd < 0 ? [...args, '--json'] : [...args.slice(0, dd), '--json', ...args.slice(dd)]);
+    if (!allowCodes.includes(r.code)) throw new Error(`orcr ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Stop the supervisor, kill every agent still running, remove the home. */
+  async cleanup(): Promise<void> {
+    try {
+      await this.stopSupervisor();
+      // A spawned verb found none here and started one of its own: stop it too.
+      if (fs.existsSync(path.join(this.dir, 'orcr.sock'))) await this.cli(['server', 'stop']);
+    } finally {
+      killRunGroups(this.dir);
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * A factory of homes with a supervisor in this process, each closed after its
+ * test whatever the outcome; a failed test shows the logs of its supervisors.
+ */
+export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
+  let homes: LiveHome[] = [];
+  afterEach(async () => {
+    const closing = homes;
+    homes = [];
+    const results = await Promise.allSettled(closing.map((h) => h.cleanup()));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  });
+  return async (config?: unknown) => {
+    const h = await LiveHome.start(config);
+    homes.push(h);
+    onTestFailed(() => {
+      if (h.log.length > 0) process.stderr.write(`supervisor log of ${h.dir}:\n${h.log.join('\n')}\n`);
+    });
+    return h;
+  };
+}

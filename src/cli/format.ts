@@ -7,7 +7,7 @@ import { formatDuration } from '../config/duration.js';
 import type { CapUsage } from '../core/admission.js';
 import { treeOrder } from '../core/run-tree.js';
 import type { PublicRun } from '../protocol/views.js';
-import type { ClusterState } from '../server/cluster-link.js';
+import type { ClusterState } from '../protocol/results.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { waitingText } from '../text/waiting.js';

@@ -5,6 +5,7 @@
 // memory from the journal at start, and fails closed when the journal cannot
 // be written. It holds no run state itself.
 
+import type { ClusterState, FinishMode, GcResult, LetGo, Settled, SpendReply, Stats } from '../protocol/results.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import type { Home } from '../config/home.js';
@@ -14,24 +15,24 @@ import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
-import type { ClusterState } from './cluster-link.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
 import { monoNow } from './clock.js';
 import { compose, Settings, type House } from './compose.js';
 import type { Loops } from './loops.js';
 import { Notifier } from './notify.js';
-import { Queries, type SpendReply, type Stats } from './queries.js';
+import { Queries } from './queries.js';
+import { Reads } from './reads.js';
 import { rebuild, reconcile } from './reconcile.js';
 import { RemoteError } from '../protocol/errors.js';
-import type { GcResult } from './retention.js';
 import type { PublicRun } from '../protocol/views.js';
-import type { Settled } from './waits.js';
-import type { FinishMode, LetGo, Worktrees } from './worktrees.js';
+import type { Worktrees } from './worktrees.js';
 
 export type { RunSpec } from '../config/run-spec.js';
 
 export class Supervisor {
   readonly journal: Journal;
+  /** What clients read: runs as they stand, pages of runs and events, the snapshot (the handlers' and transport's only way in). */
+  readonly reads: Reads;
   private readonly settings: Settings;
   private readonly h: House;
   private readonly queries: Queries;
@@ -49,6 +50,7 @@ export class Supervisor {
     this.settings = new Settings(config);
     const h = compose(home, this.journal, this.settings, log);
     this.h = h;
+    this.reads = new Reads(this.journal, (uuid) => h.store.get(uuid) ?? null);
     h.lifecycle.handle({ degrade: (reason) => this.degrade(reason), fail: (e) => this.fail(e) });
     const settings = this.settings;
     this.queries = new Queries({
@@ -369,8 +371,10 @@ export class Supervisor {
     return clusterEditProblem(this.settings.config.cluster, next.cluster);
   }
 
+  /** A config.json edit refused: the previous config stays in force, and the journal says why. */
   rejectConfig(message: string): void {
     this.queries.configError = { at: Date.now(), message };
+    this.journal.appendEvent(null, { type: 'config_rejected', data: { error: message } });
   }
 
   setConfig(cfg: Config): void {
@@ -382,6 +386,14 @@ export class Supervisor {
     fleet.loadUsage();
     fleet.check();
     store.emit({ kind: 'admit' });
+    this.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: cfg.warnings } });
+  }
+
+  /** A journal that cannot be written, as thrown: degrade, and say it was absorbed; anything else is not. */
+  absorbs(e: unknown): e is JournalUnavailable {
+    if (!(e instanceof JournalUnavailable)) return false;
+    this.degrade(e.message);
+    return true;
   }
 
   /**

@@ -72,7 +72,9 @@ export class PtyScreen {
     };
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, cursor(true));
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, cursor(false));
-    this.pty = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env });
+    const env = opts.env ?? process.env;
+    // node-pty sets TERM to `name`: the caller's TERM (a test's TERM=dumb) is the name.
+    this.pty = pty.spawn(file, args, { name: env.TERM ?? 'xterm-256color', cols, rows, cwd: opts.cwd ?? process.cwd(), env });
     this.pty.onData((d) => {
       this.pending++;
       this.term.write(d, () => this.pending--);

@@ -35,9 +35,14 @@ export function processesMentioning(dir: string): number[] {
 
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The command a window runs: orcr-tui, then its exit status on the screen, then a shell's wait (the tty stays, in cooked mode). */
+/**
+ * The command a window runs: orcr-tui, then its exit status on the screen,
+ * then a shell's wait (the tty stays, in cooked mode). The shell shares the
+ * TUI's process group, so a ctrl-c reaches it too: its trap keeps it alive to
+ * say the status (a trap, unlike an ignored signal, is not inherited).
+ */
 function tuiCommand(args: string[]): string {
-  return `${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; exec sleep 600`;
+  return `trap : INT; ${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; exec sleep 600`;
 }
 
 /** orcr-tui on real pseudo-terminals, one per window a test starts; reads and keys go to the last one started. */

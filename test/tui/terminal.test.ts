@@ -369,7 +369,7 @@ describe('orcr-tui in a real terminal', () => {
           term = new Term(home, 120, 40);
           const t = term;
           t.start('first', ['--demo'], { TMPDIR: tmp });
-          await t.waitFor((x) => x.includes('● supervisor pid') && /● working/.test(x), 'the demo fleet at work');
+          await t.waitFor((x) => x.includes('● supervisor pid') && /● working/.test(x), 'the demo fleet at work', 60_000);
           const [made] = fs.readdirSync(tmp).filter((n) => n.startsWith('orcr-demo-'));
           const dir = path.join(tmp, made!);
           // Its supervisor and agents run (each process orcr starts has ORCR_HOME in its environment).

@@ -5,11 +5,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { alive, lineReader, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 import { Client, type StreamMessage } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process (most tests). */
+const home = useLiveHomes();
+/** Homes whose supervisor is a process of its own, started by the spawned CLI: to kill it, or to see the CLI refuse a config. */
+const spawned = useHomes();
 
 interface Ev {
   seq: number;
@@ -47,32 +51,32 @@ function maxConcurrency(events: Ev[], runs: Map<string, { provider: string }>): 
 
 describe('orcr foundation', () => {
   it('runs 6 queued commands under max=3 and a provider cap of 2 without exceeding a cap, in admission order', async () => {
-    const h = home({ concurrency: { max: 3, providers: { p1: 2 } } });
+    const h = await home({ concurrency: { max: 3, providers: { p1: 2 } } });
     const lines = ['p1-a', 'p1-b', 'p1-c', 'p2-a', 'p2-b', 'p2-c']
       .map((name) => JSON.stringify({ name, provider: name.slice(0, 2), command: ['sleep', '0.6'] }))
       .join('\n');
-    const enq = h.cli(['run', '--from', '-'], { input: lines });
+    const enq = await h.cli(['run', '--from', '-'], { input: lines });
     expect(enq.code, enq.stderr).toBe(0);
     expect(enq.stdout.trim().split('\n')).toHaveLength(6);
 
     // Sample stats while the fleet runs: no cap is ever over its limit.
     let samples = 0;
-    await until(() => {
-      const stats = h.json<{ caps: { cap: string; limit: number; active: number }[]; active: number; queued: number }>(['stats']);
+    await until(async () => {
+      const stats = await h.stats<{ caps: { cap: string; limit: number; active: number }[]; active: number; queued: number }>();
       for (const c of stats.caps) expect(c.active, `${c.cap} over its limit`).toBeLessThanOrEqual(c.limit);
       samples++;
       return stats.active === 0 && stats.queued === 0;
     }, 'the fleet to drain');
     expect(samples).toBeGreaterThan(1);
 
-    const wait = h.cli(['wait', 'p1-a', 'p1-b', 'p1-c', 'p2-a', 'p2-b', 'p2-c']);
+    const wait = await h.cli(['wait', 'p1-a', 'p1-b', 'p1-c', 'p2-a', 'p2-b', 'p2-c']);
     expect(wait.code, wait.stdout + wait.stderr).toBe(0);
     expect(wait.stdout).toContain('p1-c completed');
 
-    const runs = h.json<PublicRun[]>(['ps', '--all']);
+    const runs = await h.ps({ all: true });
     expect(runs.map((r) => r.exit_reason)).toEqual(Array(6).fill('completed'));
     const byUuid = new Map(runs.map((r) => [r.uuid, r]));
-    const events = h.json<Ev[]>(['events']);
+    const events = await h.events();
     const starts = events.filter((e) => e.type === 'starting').map((e) => byUuid.get(e.run!)!.name);
     // p1-c is held back by its provider cap only, so p2-a passes it.
     expect(starts.slice(0, 3)).toEqual(['p1-a', 'p1-b', 'p2-a']);
@@ -83,33 +87,33 @@ describe('orcr foundation', () => {
   });
 
   it('kills a queued run as canceled without spawning it, and a working run with its grandchild as killed', async () => {
-    const h = home({ concurrency: { max: 1 }, timings: { kill_grace: '5s' } });
+    const h = await home({ concurrency: { max: 1 }, timings: { kill_grace: '5s' } });
     const gcFile = path.join(h.dir, 'gc.pid');
-    h.json(['run', '-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
-    const queued = h.json<PublicRun>(['run', '-n', 'waiting', '--', 'touch', path.join(h.dir, 'should-not-exist')]);
+    await h.run(['-n', 'worker', '--', 'sh', '-c', `sleep 300 & echo $! > ${gcFile}; wait`]);
+    const queued = await h.run(['-n', 'waiting', '--', 'touch', path.join(h.dir, 'should-not-exist')]);
     expect(queued.status).toBe('queued');
 
-    const k1 = h.json<{ status: string; exit_reason: string }[]>(['kill', 'waiting']);
+    const k1 = await h.json<{ status: string; exit_reason: string }[]>(['kill', 'waiting']);
     expect(k1[0]).toMatchObject({ status: 'ended', exit_reason: 'canceled' });
 
-    const gc = await until(() => fs.existsSync(gcFile) && Number(fs.readFileSync(gcFile, 'utf8')), 'the grandchild pid');
-    const w = h.json<PublicRun>(['show', 'worker']);
+    const gc = await until(async () => fs.existsSync(gcFile) && Number(fs.readFileSync(gcFile, 'utf8')), 'the grandchild pid');
+    const w = await h.show('worker');
     expect(w.status).toBe('working');
     expect(alive(gc)).toBe(true);
 
-    expect(h.cli(['kill', 'worker']).code).toBe(0);
-    const wait = h.cli(['wait', 'worker']);
+    expect((await h.cli(['kill', 'worker'])).code).toBe(0);
+    const wait = await h.cli(['wait', 'worker']);
     expect(wait.stdout.trim()).toBe('worker killed');
     expect(wait.code).toBe(5);
-    await until(() => !alive(gc) && !alive(w.pid!), 'the agent and its grandchild to be gone');
-    const waiting = h.json<PublicRun>(['show', queued.uuid]);
+    await until(async () => !alive(gc) && !alive(w.pid!), 'the agent and its grandchild to be gone');
+    const waiting = await h.show(queued.uuid);
     expect(waiting).toMatchObject({ exit_reason: 'canceled', pid: null });
     expect(fs.existsSync(path.join(h.dir, 'should-not-exist'))).toBe(false);
     expect(fs.existsSync(h.runDir(queued.uuid))).toBe(false);
   });
 
   it('keeps the queue order across a SIGKILL of the supervisor and promotes nothing twice', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = spawned({ concurrency: { max: 1 } });
     const go = path.join(h.dir, 'go');
     const marks = path.join(h.dir, 'marks');
     h.json(['run', '-n', 'blocker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
@@ -143,68 +147,68 @@ describe('orcr foundation', () => {
     expect(startsPerRun.size).toBe(5);
   });
 
-  it('gives bad input a clear error and writes nothing', () => {
-    const h = home();
-    const unknown = h.cli(['run', '--frobnicate', '--', 'true']);
+  it('gives bad input a clear error and writes nothing', async () => {
+    const h = await home();
+    const unknown = await h.cli(['run', '--frobnicate', '--', 'true']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--frobnicate/);
     expect(unknown.stderr).toMatch(/usage: orcr run/);
 
-    const missing = h.cli(['run', '-n', 'x']);
+    const missing = await h.cli(['run', '-n', 'x']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/missing command/);
 
-    const dashOnly = h.cli(['run', '--']);
+    const dashOnly = await h.cli(['run', '--']);
     expect(dashOnly.code).toBe(2);
 
-    const badDuration = h.cli(['run', '--timeout', '30', '--', 'true']);
+    const badDuration = await h.cli(['run', '--timeout', '30', '--', 'true']);
     expect(badDuration.code).toBe(2);
     expect(badDuration.stderr).toMatch(/--timeout must be a duration such as 500ms, 30s, 1m30s, 2h or 3d \(a number needs a unit\), got "30"/);
 
-    const noRun = h.cli(['show', 'no-such-run']);
+    const noRun = await h.cli(['show', 'no-such-run']);
     expect(noRun.code).toBe(6);
     expect(noRun.stderr).toMatch(/no run "no-such-run"/);
-    const noRunJson = h.cli(['kill', 'no-such-run', '--json']);
+    const noRunJson = await h.cli(['kill', 'no-such-run', '--json']);
     expect(noRunJson.code).toBe(6);
     expect(JSON.parse(noRunJson.stdout)).toEqual({ error: { code: 'not_found', message: 'no run "no-such-run"' } });
 
-    expect(h.json<unknown[]>(['ps', '--all'])).toEqual([]);
-    expect(h.json<Ev[]>(['events']).filter((e) => e.type === 'queued')).toEqual([]);
+    expect(await h.ps({ all: true })).toEqual([]);
+    expect((await h.events()).filter((e) => e.type === 'queued')).toEqual([]);
 
-    const unknownVerb = h.cli(['frob']);
+    const unknownVerb = await h.cli(['frob']);
     expect(unknownVerb.code).toBe(2);
   });
 
-  it('refuses a malformed config.json naming the key, and an unsafe home', () => {
-    const bad = home({ concurrency: { max: -1 } });
-    const r = bad.cli(['ps']);
+  it('refuses a malformed config.json naming the key, and an unsafe home', async () => {
+    const bad = await home({ concurrency: { max: -1 } });
+    const r = await bad.cli(['ps']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/concurrency\.max/);
 
-    const typo = home({ concurrency: { mx: 3 } });
-    const t = typo.cli(['run', '--', 'true']);
+    const typo = await home({ concurrency: { mx: 3 } });
+    const t = await typo.cli(['run', '--', 'true']);
     expect(t.code).toBe(2);
     expect(t.stderr).toMatch(/concurrency\.mx: unknown key/);
 
-    const notJson = home('{ "concurrency": ');
-    const n = notJson.cli(['stats']);
+    const notJson = await home('{ "concurrency": ');
+    const n = await notJson.cli(['stats']);
     expect(n.code).toBe(2);
     expect(n.stderr).toMatch(/not valid JSON/);
 
-    const reserved = home({ concurrency: { max: 2, workloads: { a: { reserved: 2 }, b: { reserved: 1 } } } });
-    const rs = reserved.cli(['stats']);
+    const reserved = await home({ concurrency: { max: 2, workloads: { a: { reserved: 2 }, b: { reserved: 1 } } } });
+    const rs = await reserved.cli(['stats']);
     expect(rs.code).toBe(2);
     expect(rs.stderr).toMatch(/reserved slots add up to 3, above concurrency\.max \(2\)/);
 
-    const fraction = home({ concurrency: { max: 2.5 } });
-    expect(fraction.cli(['stats']).stderr).toMatch(/concurrency\.max: must be a whole number/);
+    const fraction = await home({ concurrency: { max: 2.5 } });
+    expect((await fraction.cli(['stats'])).stderr).toMatch(/concurrency\.max: must be a whole number/);
 
-    const unknownDefault = home({ concurrency: { default_workload: 'nope' } });
-    expect(unknownDefault.cli(['stats']).stderr).toMatch(/concurrency\.default_workload: unknown workload "nope"/);
+    const unknownDefault = await home({ concurrency: { default_workload: 'nope' } });
+    expect((await unknownDefault.cli(['stats'])).stderr).toMatch(/concurrency\.default_workload: unknown workload "nope"/);
 
-    const open = home();
+    const open = await home();
     fs.chmodSync(open.dir, 0o777);
-    const u = open.cli(['ps']);
+    const u = await open.cli(['ps']);
     expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/writable by group or others/);
     fs.chmodSync(open.dir, 0o700);
@@ -214,13 +218,14 @@ describe('orcr foundation', () => {
   });
 
   it('streams every transition once and in order with events --follow --json', async () => {
-    const h = home({ concurrency: { max: 2 } });
-    h.cli(['server', 'status']);
+    const h = await home({ concurrency: { max: 2 } });
+    await h.cli(['server', 'status']);
     const follower = h.spawn(['events', '--follow', '--json']);
     const reader = lineReader(follower);
     try {
-      const uuids = ['a', 'b', 'c'].map((n) => h.json<PublicRun>(['run', '-n', n, '--', 'sh', '-c', 'echo $ORCR_RUN_NAME']).uuid);
-      expect(h.cli(['wait', 'a', 'b', 'c']).code).toBe(0);
+      const uuids: string[] = [];
+      for (const n of ['a', 'b', 'c']) uuids.push((await h.run(['-n', n, '--', 'sh', '-c', 'echo $ORCR_RUN_NAME'])).uuid);
+      expect(await h.waitCode('a', 'b', 'c')).toBe(0);
       const ended = () => reader.lines.map((l) => JSON.parse(l) as Ev).filter((e) => e.type === 'ended').length;
       await reader.waitFor(() => ended() === 3, 'three ended events on the stream');
       const events = reader.lines.map((l) => JSON.parse(l) as Ev);
@@ -230,7 +235,7 @@ describe('orcr foundation', () => {
         expect(events.filter((e) => e.run === u).map((e) => e.type)).toEqual(['queued', 'starting', 'working', 'ended']);
       }
       // The journal agrees with what was streamed.
-      const journal = h.json<Ev[]>(['events', '--since', String(seqs[0]! - 1)]).filter((e) => e.seq <= seqs[seqs.length - 1]!);
+      const journal = (await h.json<Ev[]>(['events', '--since', String(seqs[0]! - 1)])).filter((e) => e.seq <= seqs[seqs.length - 1]!);
       expect(journal.map((e) => e.seq)).toEqual(seqs);
     } finally {
       follower.kill();
@@ -238,15 +243,15 @@ describe('orcr foundation', () => {
   });
 
   it('each streamed event carries the run as that event left it', async () => {
-    const h = home();
-    h.cli(['ps']);
+    const h = await home();
+    await h.cli(['ps']);
     const c = await Client.connect(homePaths(h.dir), { autoStart: false });
     const got: StreamMessage[] = [];
     c.onEvent((m) => got.push(m));
     await c.call('subscribe', {});
     try {
-      h.json(['run', '-n', 'v', '--', 'sh', '-c', 'exit 4']);
-      await until(() => got.some((m) => m.event.type === 'ended'), 'the ended event');
+      await h.run(['-n', 'v', '--', 'sh', '-c', 'exit 4']);
+      await until(async () => got.some((m) => m.event.type === 'ended'), 'the ended event');
       const transitions = got.filter((m) => ['queued', 'starting', 'working', 'ended'].includes(m.event.type));
       expect(transitions.map((m) => [m.event.type, m.run?.status])).toEqual([
         ['queued', 'queued'],

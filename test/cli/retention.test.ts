@@ -7,35 +7,39 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { lineReader, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process (most tests). */
+const home = useLiveHomes();
+/** Homes whose supervisor is a process of its own, started by the spawned CLI: to kill it, or to see the CLI refuse a config. */
+const spawned = useHomes();
 
 describe('retention', () => {
   it('gc removes ended runs older than DUR with their events and directories, counts them in a dry run, and never touches a run that is not ended', async () => {
-    const h = home();
-    for (const n of ['a', 'b', 'c']) h.json(['run', '-n', n, '--', 'true']);
-    expect(h.cli(['wait', 'a', 'b', 'c']).code).toBe(0);
-    const live = h.json<PublicRun>(['run', '-n', 'live', '--', 'sleep', '300']);
-    const ended = h.json<PublicRun[]>(['ps', '--all']).filter((r) => r.status === 'ended');
+    const h = await home();
+    for (const n of ['a', 'b', 'c']) await h.run(['-n', n, '--', 'true']);
+    expect(await h.waitCode('a', 'b', 'c')).toBe(0);
+    const live = await h.run(['-n', 'live', '--', 'sleep', '300']);
+    const ended = (await h.ps({ all: true })).filter((r) => r.status === 'ended');
     expect(ended).toHaveLength(3);
     for (const r of ended) expect(fs.existsSync(h.runDir(r.uuid))).toBe(true);
 
     // Nothing is that old yet.
-    expect(h.json<{ runs: number }>(['gc', '--older-than', '1h'])).toMatchObject({ runs: 0 });
-    const dry = h.json<{ runs: number; dry_run: boolean }>(['gc', '--older-than', '0s', '--dry-run']);
+    expect(await h.json<{ runs: number }>(['gc', '--older-than', '1h'])).toMatchObject({ runs: 0 });
+    const dry = await h.json<{ runs: number; dry_run: boolean }>(['gc', '--older-than', '0s', '--dry-run']);
     expect(dry).toMatchObject({ runs: 3, dry_run: true });
-    expect(h.json<PublicRun[]>(['ps', '--all'])).toHaveLength(4);
+    expect(await h.ps({ all: true })).toHaveLength(4);
 
-    const text = h.cli(['gc', '--older-than', '0s']);
+    const text = await h.cli(['gc', '--older-than', '0s']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/removed 3 ended runs older than 0ms/);
-    expect(h.json<PublicRun[]>(['ps', '--all']).map((r) => r.name)).toEqual(['live']);
+    expect((await h.ps({ all: true })).map((r) => r.name)).toEqual(['live']);
     for (const r of ended) {
       expect(fs.existsSync(h.runDir(r.uuid))).toBe(false);
-      expect(h.cli(['show', r.uuid]).code).toBe(6);
+      expect((await h.cli(['show', r.uuid])).code).toBe(6);
     }
     expect(fs.existsSync(h.runDir(live.uuid))).toBe(true);
-    const events = h.json<{ type: string; run: string | null; seq: number }[]>(['events']);
+    const events = await h.events();
     expect(events.filter((e) => ended.some((r) => r.uuid === e.run))).toEqual([]);
     // What remains of the log has no gap.
     const seqs = events.map((e) => e.seq);
@@ -43,16 +47,16 @@ describe('retention', () => {
   });
 
   it('a client resuming from before the oldest kept event is told so', async () => {
-    const h = home();
-    h.json(['run', '-n', 'old', '--', 'true']);
-    expect(h.cli(['wait', 'old']).code).toBe(0);
-    expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
+    const h = await home();
+    await h.run(['-n', 'old', '--', 'true']);
+    expect(await h.waitCode('old')).toBe(0);
+    expect((await h.json<{ runs: number }>(['gc', '--older-than', '0s'])).runs).toBe(1);
     const follow = h.spawn(['events', '--follow', '--since', '0']);
     const err: string[] = [];
     follow.stderr!.on('data', (d: Buffer) => err.push(d.toString()));
     const out = lineReader(follow);
     try {
-      await until(() => err.join('').includes('removed by retention'), 'the notice');
+      await until(async () => err.join('').includes('removed by retention'), 'the notice');
       await out.waitFor((l) => l.some((x) => x.includes('gc')), 'the gc event');
     } finally {
       follow.kill();
@@ -60,18 +64,18 @@ describe('retention', () => {
   });
 
   it('retention.ended applies by itself', async () => {
-    const h = home({ retention: { ended: '1s' } });
-    h.json(['run', '-n', 'short', '--', 'true']);
-    expect(h.cli(['wait', 'short']).code).toBe(0);
+    const h = await home({ retention: { ended: '1s' } });
+    await h.run(['-n', 'short', '--', 'true']);
+    expect(await h.waitCode('short')).toBe(0);
     // A new supervisor applies retention soon after it starts (and every hour).
-    expect(h.cli(['server', 'stop']).code).toBe(0);
-    h.cli(['stats']);
-    await until(() => h.json<{ type: string }[]>(['events']).some((e) => e.type === 'gc'), 'a retention pass', 30_000, 200);
-    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+    expect((await h.cli(['server', 'stop'])).code).toBe(0);
+    await h.cli(['stats']);
+    await until(async () => (await h.events()).some((e) => e.type === 'gc'), 'a retention pass', 30_000, 200);
+    expect(await h.ps({ all: true })).toEqual([]);
   });
 
   it('creating and collecting runs in a loop keeps orcr.db within a fixed bound', async () => {
-    const h = home({ concurrency: { max: 25 } });
+    const h = spawned({ concurrency: { max: 25 } });
     const sizes: number[] = [];
     for (let cycle = 0; cycle < 3; cycle++) {
       const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ name: `c${cycle}-${i}`, command: ['true'] })).join('\n');
@@ -87,39 +91,39 @@ describe('retention', () => {
 
 describe('state that survives a restart', () => {
   it('the loop detector keeps its window when a supervisor re-adopts the agent', async () => {
-    const h = home({ loop: { action: 'terminate', max_repetitions: 3 } });
+    const h = await home({ loop: { action: 'terminate', max_repetitions: 3 } });
     const gate = path.join(h.dir, 'gate');
     const turn = `echo '{"type":"turn_start"}'; echo '{"type":"tool","name":"Bash","input":{"command":"ls"}}'; echo '{"type":"turn_end"}'`;
     const agent = path.join(h.dir, 'repeat.sh');
     fs.writeFileSync(agent, `#!/bin/sh\n${turn}\n${turn}\nwhile [ ! -f ${gate} ]; do sleep 0.05; done\n${turn}\nsleep 300\n`, { mode: 0o755 });
-    h.json(['run', '-n', 'loopy', '--protocol', 'jsonl', '--', agent]);
-    await until(() => h.json<PublicRun>(['show', 'loopy']).turns === 2, 'two identical turns');
-    expect(h.json<PublicRun>(['show', 'loopy']).loop.repetitions).toBe(2);
+    await h.run(['-n', 'loopy', '--protocol', 'jsonl', '--', agent]);
+    await until(async () => (await h.show('loopy')).turns === 2, 'two identical turns');
+    expect((await h.show('loopy')).loop.repetitions).toBe(2);
     // A new supervisor re-adopts the agent; its third identical turn is the third in the window, not the first.
-    expect(h.cli(['server', 'stop']).code).toBe(0);
-    expect(h.json<PublicRun>(['show', 'loopy']).status).toBe('working');
+    expect((await h.cli(['server', 'stop'])).code).toBe(0);
+    expect((await h.show('loopy')).status).toBe('working');
     fs.writeFileSync(gate, '');
-    const w = h.cli(['wait', 'loopy', '--timeout', '30s']);
+    const w = await h.cli(['wait', 'loopy', '--timeout', '30s']);
     expect(w.stdout.trim(), w.stderr).toBe('loopy loop');
   });
 });
 
 describe('secrets', () => {
   it('-e values and prompts never reach ps, show, events, the event stream or the journal\'s events; show --env prints the values on request', async () => {
-    const h = home();
+    const h = await home();
     const stream = h.spawn(['events', '--follow', '--json']);
     const seen = lineReader(stream);
     try {
-      await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 2, 'the stream to connect');
-      h.json(['run', '-n', 'sec', '-e', 'TOKEN=SECRET-VALUE-42', '-p', 'PROMPT-MARKER-77', '--', 'cat']);
-      expect(h.cli(['wait', 'sec']).stdout.trim()).toBe('sec completed');
+      await until(async () => (await h.json<{ clients: number }>(['server', 'status'])).clients >= 2, 'the stream to connect');
+      await h.run(['-n', 'sec', '-e', 'TOKEN=SECRET-VALUE-42', '-p', 'PROMPT-MARKER-77', '--', 'cat']);
+      expect(await h.wait('sec')).toBe('sec completed');
       await seen.waitFor((l) => l.some((x) => x.includes('"ended"')), 'the end on the stream');
-      for (const out of [h.cli(['ps', '--all']).stdout, h.cli(['ps', '--all', '--json']).stdout, h.cli(['show', 'sec']).stdout, h.cli(['show', 'sec', '--json']).stdout, h.cli(['events']).stdout, h.cli(['events', '--json']).stdout, seen.lines.join('\n')]) {
+      for (const out of [(await h.cli(['ps', '--all'])).stdout, (await h.cli(['ps', '--all', '--json'])).stdout, (await h.cli(['show', 'sec'])).stdout, (await h.cli(['show', 'sec', '--json'])).stdout, (await h.cli(['events'])).stdout, (await h.cli(['events', '--json'])).stdout, seen.lines.join('\n')]) {
         expect(out).not.toContain('SECRET-VALUE-42');
         expect(out).not.toContain('PROMPT-MARKER-77');
       }
-      expect(h.cli(['show', 'sec']).stdout).toMatch(/env\s+TOKEN \(values: show --env\)/);
-      expect(h.json<{ env: Record<string, string> }>(['show', 'sec', '--env']).env).toEqual({ TOKEN: 'SECRET-VALUE-42' });
+      expect((await h.cli(['show', 'sec'])).stdout).toMatch(/env\s+TOKEN \(values: show --env\)/);
+      expect((await h.json<{ env: Record<string, string> }>(['show', 'sec', '--env'])).env).toEqual({ TOKEN: 'SECRET-VALUE-42' });
       // The journal's event rows too (the run's own record keeps them, owner-only).
       const Database = (await import('better-sqlite3')).default;
       const db = new Database(path.join(h.dir, 'orcr.db'), { readonly: true });

@@ -13,6 +13,7 @@ const home = useLiveHomes();
 describe('in-process supervisors', () => {
   it('two homes in one process, started at once: each runs its own agents and journal', async () => {
     const [a, b] = await Promise.all([home({ concurrency: { max: 1 } }), home()]);
+    await Promise.all([a.stats(), b.stats()]);
     expect(fs.statSync(path.join(a.dir, 'orcr.sock')).mode & 0o777).toBe(0o600);
     // The umask set for the socket was put back: files made here keep their mode.
     expect(process.umask()).not.toBe(0o177);

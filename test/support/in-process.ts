@@ -23,6 +23,7 @@ import { Client } from '../../src/client/client.js';
 import { callerEnv, parseRunArgs } from '../../src/client/run-args.js';
 import { ensureHome } from '../../src/config/home.js';
 import { waitExitCode } from '../../src/core/run-state.js';
+import { RemoteError } from '../../src/protocol/errors.js';
 import { startServer, type ServerHandle } from '../../src/server/server.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { CLI, killRunGroups, NODE, type CliResult } from './harness.js';
@@ -66,7 +67,7 @@ export class Remote {
     this.client = null;
   }
 
-  private async connection(): Promise<Client> {
+  protected async connection(): Promise<Client> {
     if (this.client && !this.client.closed && !this.client.stopped) return this.client;
     this.disconnect();
     this.client = await Client.connect(ensureHome(this.dir), { autoStart: false });
@@ -151,13 +152,25 @@ export class LiveHome extends Remote {
   /** What the supervisor logged, shown when the test fails. */
   readonly log: string[] = [];
   private handle: ServerHandle | null = null;
+  private starting: Promise<void> | null = null;
+  private everStarted = false;
 
-  /** A new home (with config.json when given) and its supervisor, started here. */
-  static async start(config?: unknown): Promise<LiveHome> {
+  /**
+   * A new home (with config.json when given). Its supervisor starts here at
+   * the first call that needs one, as a verb starts one for a home that has
+   * none: config.json can still be written before.
+   */
+  static create(config?: unknown): LiveHome {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-t-'));
     fs.chmodSync(dir, 0o700);
     const h = new LiveHome(dir);
     if (config !== undefined) h.writeConfig(config);
+    return h;
+  }
+
+  /** A new home and its supervisor, started now. */
+  static async start(config?: unknown): Promise<LiveHome> {
+    const h = LiveHome.create(config);
     try {
       await h.startSupervisor();
     } catch (e) {
@@ -165,6 +178,17 @@ export class LiveHome extends Remote {
       throw e;
     }
     return h;
+  }
+
+  /** A call when no supervisor answers starts one here (never a spawned one). */
+  protected override async connection(): Promise<Client> {
+    try {
+      return await super.connection();
+    } catch (e) {
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable' || this.handle) throw e;
+    }
+    await this.startSupervisor();
+    return super.connection();
   }
 
   writeConfig(config: unknown): void {
@@ -186,6 +210,12 @@ export class LiveHome extends Remote {
 
   async startSupervisor(): Promise<void> {
     if (this.handle) return;
+    this.starting ??= this.startOnce().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
+    this.everStarted = true;
     const handle = await startServer(this.dir, (m) => this.log.push(m), {
       // Stopped over the socket (`server stop`, a finished drain): it is gone, as a process would be.
       onStopped: () => {
@@ -212,7 +242,9 @@ export class LiveHome extends Remote {
   }
 
   /** The spawned `orcr ARGS`, against this home (and its supervisor, if it runs). */
-  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  async cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    // The home's first verb: its supervisor starts here (a config it refuses is left to the CLI to report).
+    if (!this.everStarted) await this.startSupervisor().catch(() => undefined);
     return new Promise((resolve, reject) => {
       const child = spawn(NODE, [CLI, ...args], { env: opts.env ?? this.env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
@@ -244,6 +276,7 @@ export class LiveHome extends Remote {
 
   /** Stop the supervisor, kill every agent still running, remove the home. */
   async cleanup(): Promise<void> {
+    this.everStarted = true; // nothing starts now
     try {
       await this.stopSupervisor();
       // A spawned verb found none here and started one of its own: stop it too.
@@ -269,7 +302,7 @@ export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
     if (failed) throw (failed as PromiseRejectedResult).reason;
   });
   return async (config?: unknown) => {
-    const h = await LiveHome.start(config);
+    const h = LiveHome.create(config);
     homes.push(h);
     onTestFailed(() => {
       if (h.log.length > 0) process.stderr.write(`supervisor log of ${h.dir}:\n${h.log.join('\n')}\n`);

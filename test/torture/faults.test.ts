@@ -167,6 +167,5 @@ describe('faults', () => {
       sup.kill('SIGTERM');
       await new Promise((r) => sup.once('exit', r));
     }
-  });
+  }, 120_000); // a 10 s wait, a 2 s timeout and a dozen CLI calls: over a minute at load 25
 });
-

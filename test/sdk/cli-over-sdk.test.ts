@@ -43,7 +43,8 @@ describe('the CLI and the SDK answer alike', () => {
     const parent = await holdingRun(h, 'parent');
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
     try {
-      await orcr.run({ name: 'kid', command: ['true'] });
+      // Long enough to be active when the wait begins, on a loaded machine too.
+      await orcr.run({ name: 'kid', command: ['sleep', '3'] });
       expect((await orcr.waitAll({ timeout: '30s' })).map((s) => `${s.name} ${s.token}`)).toEqual(['kid completed']);
       // From outside, --all is every active run: the parent too.
       const outside = await connect({ home: h.dir });

@@ -1,10 +1,17 @@
 import { defineConfig } from 'vitest/config';
 import { fileURLToPath } from 'node:url';
 
+// The live suite of the genuine agent CLIs (test/real, ~750 MB of CLIs from
+// `npm run agents:install`) runs behind its own command, `npm run test:real`
+// (ORCR_TEST_REAL=1); `npm test` runs everything else, the recorded
+// transcripts of test/real included.
+const LIVE = ['test/real/claude.test.ts', 'test/real/claude-mcp.test.ts', 'test/real/codex.test.ts', 'test/real/gemini.test.ts', 'test/real/record.test.ts'];
+
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    include: process.env.ORCR_TEST_REAL === '1' ? ['test/real/**/*.test.ts'] : ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    exclude: process.env.ORCR_TEST_REAL === '1' ? ['**/node_modules/**'] : ['**/node_modules/**', ...LIVE],
     // dist/ is brought up to date once, before any test (never by a test: see the file).
     globalSetup: ['test/support/global-setup.ts'],
     // Integration tests start real supervisors and child processes; on a

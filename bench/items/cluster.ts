@@ -15,7 +15,7 @@ import type { RunEvent } from '../../src/core/events.js';
 import { fig, median, pct, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, makeHome, startSupervisor, type Home, type Supervisor } from '../lib/orcr.js';
-import { PgServer, pgUnavailable } from '../lib/pg-server.js';
+import { PgServer, pgSource, pgUnavailable } from '../lib/pg-server.js';
 import { PgBouncer, pgBouncerUnavailable } from '../lib/pgbouncer.js';
 import { sleep } from '../lib/proc.js';
 
@@ -176,6 +176,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const why = pgUnavailable();
   if (why) return { figures: [], skipped: [{ item: I, name: 'cluster', reason: why }] };
   const server = await PgServer.start();
+  ctx.log(`  on ${pgSource()?.label ?? 'PostgreSQL'}`);
   const whyPooler = pgBouncerUnavailable();
   const bouncer = whyPooler ? null : await PgBouncer.start(server);
   try {

@@ -84,7 +84,7 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
     if (r.code !== 0) throw new Error(`orcr run --from failed: ${r.stderr}`);
     const client = await connect(dir);
     for (let t = 0; ; t++) {
-      const res = await client.call<{ runs: { status: string; pid: number | null }[] }>('run.list', {});
+      const res = await client.call('run.list', {});
       if (res.runs.filter((x) => x.status === 'working').length === AGENTS) break;
       if (t > 600) throw new Error('the 100 agents did not all start');
       await sleep(50);

@@ -91,8 +91,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       ready.push(s.readyMs);
       if (r === 0) {
         const c = await connect(home.dir);
-        const st = await c.call<{ active: number }>('server.status');
-        const list = await c.call<{ runs: { status: string }[] }>('run.list', {});
+        const st = await c.call('server.status');
+        const list = await c.call('run.list', {});
         c.close();
         const working = list.runs.filter((x) => x.status === 'working').length;
         if (st.active !== live || working !== live) throw new Error(`recovery re-adopted ${working} of ${live} live runs (active ${st.active})`);

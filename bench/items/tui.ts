@@ -117,7 +117,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
     try {
       await client.call('run.enqueue', { specs: [{ cwd: dir, command: ['sleep', '3600'], name: 'holder' }] });
       for (let k = 0; k < SCALE_RUNS - 1; k += 1000) {
-        const { runs } = await client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+        const { runs } = await client.call('run.enqueue', {
           specs: Array.from({ length: Math.min(1000, SCALE_RUNS - 1 - k) }, (_, i) => ({ cwd: dir, command: ['true'], name: `r-${k + i}` })),
         });
         // All but the last thousand end (canceled while queued): a home of months.
@@ -199,7 +199,7 @@ async function rssFigures(I: string, repeats: number): Promise<Figure[]> {
     try {
       await client.call('run.enqueue', { specs: [{ cwd: dir, command: ['sleep', '3600'], name: 'holder' }] });
       // Queued behind the holder and canceled: ended runs without a process each.
-      const { runs } = await client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+      const { runs } = await client.call('run.enqueue', {
         specs: Array.from({ length: HOME_RUNS - 1 }, (_, i) => ({ cwd: dir, command: ['true'], name: `past-${i}` })),
       });
       await client.call('run.kill', { refs: runs.map((r) => r.uuid) });

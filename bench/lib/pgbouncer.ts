@@ -1,5 +1,6 @@
 // A real PgBouncer in front of a test PostgreSQL server, for the cluster's
-// pooler tests and bench figures: Debian's `pgbouncer` binary, started here
+// pooler tests and bench figures: a `pgbouncer` binary (no npm package ships
+// one: Debian's pgbouncer package, which .ci/run installs, or one on the PATH), started here
 // in transaction mode (how many teams reach PostgreSQL), trusting the one
 // role the test server has. As root it runs as the postgres user (PgBouncer
 // refuses to run as root), so its folder is one that user can reach.
@@ -8,17 +9,25 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { asRoot, freePort, logTail, serverParent, type PgServer } from './pg-server.js';
-
-const BIN = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'];
+import { asRoot, freePort, logTail, PG_USER, serverParent, type PgServer } from './pg-server.js';
 
 export function findPgBouncer(): string | null {
-  return BIN.find((b) => fs.existsSync(b)) ?? null;
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/usr/bin'];
+  return dirs.map((d) => path.join(d, 'pgbouncer')).find(executable) ?? null;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Why a PgBouncer cannot be started here, or null when it can. */
 export function pgBouncerUnavailable(): string | null {
-  if (findPgBouncer() === null) return "no PgBouncer here: install Debian's pgbouncer package (.ci/run does)";
+  if (findPgBouncer() === null) return 'no pgbouncer binary on the PATH or in /usr/sbin (npm has none to offer): install your system\'s pgbouncer package (.ci/run does: apt-get install pgbouncer)';
   if (asRoot() && serverParent() === null) return 'running as root, and the postgres user can reach no temp folder for PgBouncer';
   return null;
 }
@@ -63,12 +72,12 @@ export class PgBouncer {
           '',
         ].join('\n'),
       );
-      if (asRoot()) execFileSync('chown', ['-R', 'postgres:postgres', dir]);
+      if (asRoot()) execFileSync('chown', ['-R', `${PG_USER}:`, dir]);
       const log = path.join(dir, 'pgbouncer.log');
       const out = fs.openSync(log, 'a');
       const argv = [bin, path.join(dir, 'pgbouncer.ini')];
       const child = asRoot()
-        ? spawn('runuser', ['-u', 'postgres', '--', ...argv], { stdio: ['ignore', out, out], detached: true })
+        ? spawn('runuser', ['-u', PG_USER, '--', ...argv], { stdio: ['ignore', out, out], detached: true })
         : spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', out, out], detached: true });
       fs.closeSync(out);
       const url = new URL(server.url);

@@ -33,7 +33,7 @@ export async function runDemo(homeArg: string | undefined, json: boolean): Promi
   if (!fs.existsSync(home.config)) fs.writeFileSync(home.config, JSON.stringify(DEMO_CONFIG, null, 2) + '\n', { mode: 0o600 });
   process.env.ORCR_HOME = dir;
   const c = await Client.connect(home);
-  const res = await c.call<{ runs: { name: string; uuid: string }[] }>('run.enqueue', { specs: demoSpecs(dir) });
+  const res = await c.call('run.enqueue', { specs: demoSpecs(dir) });
   c.close();
   if (json) {
     process.stdout.write(jsonText({ home: dir, runs: res.runs.map((r) => ({ name: r.name, uuid: r.uuid })) }, 2) + '\n');

@@ -4,10 +4,8 @@
 // added after padding so its escapes never count as width.
 
 import { formatDuration } from '../config/duration.js';
-import type { CapUsage } from '../core/admission.js';
 import { treeOrder } from '../core/run-tree.js';
-import type { PublicRun } from '../protocol/views.js';
-import type { ClusterState } from '../server/cluster-link.js';
+import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { waitingText } from '../text/waiting.js';
@@ -247,19 +245,8 @@ export function nameList(names: string[], columns = 60): string {
   return truncateDisplay(text, columns);
 }
 
-export interface StatsReply {
-  caps: CapUsage[];
-  names?: Record<string, string>;
-  queued: number;
-  active: number;
-  holds?: Record<string, number>;
-  fleet?: { exceeded: boolean; window: string; meters: Record<string, { used: number; limit: number | null; fraction: number | null; warn?: boolean }> };
-  warnings?: string[];
-  config_error?: { at: number; message: string } | null;
-  cluster?: ClusterState | null;
-  paused?: boolean;
-  draining?: boolean;
-}
+/** `orcr stats`'s reply: as the supervisor's `stats` gives it. */
+export type StatsReply = Result<'stats'>;
 
 /** Config findings: warnings kept, and an edit refused (the previous config stays in force). */
 export function configNotes(warnings: string[] | undefined, error: { at: number; message: string } | null | undefined): string[] {
@@ -321,14 +308,7 @@ export function clusterLine(cl: NonNullable<StatsReply['cluster']>): string {
 }
 
 /** `orcr spend`'s reply: as the supervisor's `spend` gives it. */
-export interface SpendReply {
-  window: string;
-  at: number;
-  by_provider: { key: string; runs: number; tokens: number; cost: number }[];
-  by_workload: { key: string; runs: number; tokens: number; cost: number }[];
-  per_minute: { minute: number; tokens: number; cost: number }[];
-  fleet: { exceeded: boolean; meters: Record<string, { used: number; limit: number | null; fraction: number | null }> };
-}
+export type SpendReply = Result<'spend'>;
 
 export function spendText(s: SpendReply): string {
   // Numbers as stats and show write them: 25.4k tokens, $1.75.

@@ -177,7 +177,7 @@ export async function followLogs(
           });
         });
         await cl.call('subscribe', {});
-        const now = await cl.call<{ status: string }>('run.resolve', { ref: uuid });
+        const now = await cl.call('run.resolve', { ref: uuid });
         if (now.status === 'ended') finish();
       };
       follower.start();

@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 // `orcr`: the entry. The supervisor (`orcr serve`, which every client starts
 // when none runs) loads only what it needs, not the CLI's tables, output
-// parsers and their Unicode data: tens of milliseconds off each start.
+// parsers and their Unicode data; a verb loads its own module and what it
+// needs (verbs.ts), so `orcr ps` does not pay for what `orcr logs` reads:
+// tens of milliseconds off each start, and tests spawn the CLI by the hundred.
 
 const [verb, ...rest] = process.argv.slice(2);
 if (verb === 'serve' && rest.length === 0) {
   const { serveMain } = await import('./serve.js');
   await serveMain();
+} else if (verb === '--version' && rest.length === 0) {
+  // Asked by scripts and tests before anything else: nothing more to load.
+  const { VERSION } = await import('./version.js');
+  process.stdout.write(`orcr ${VERSION}\n`);
 } else {
-  await import('./verbs.js');
+  const { cliMain } = await import('./verbs.js');
+  await cliMain(process.argv.slice(2));
 }

@@ -4,7 +4,6 @@ import { ensureHome, homeDir, HomeError } from '../config/home.js';
 import { ServerLog } from '../server/server-log.js';
 import { ConfigError } from '../config/errors.js';
 import { AlreadyRunning, startServer } from '../server/server.js';
-import { JournalUnavailable } from '../journal/journal.js';
 
 export async function serve(): Promise<number> {
   // Resolved once, here: the log, the lock, the socket and the runs are all at the real path.
@@ -46,10 +45,7 @@ export async function serve(): Promise<number> {
   process.on('SIGHUP', () => undefined);
   process.on('uncaughtException', (e) => {
     // A journal that cannot be written is a state to wait out, not a crash.
-    if (e instanceof JournalUnavailable) {
-      handle.supervisor.degrade(e.message);
-      return;
-    }
+    if (handle.uncaught(e)) return;
     // Anything else: the journal is the truth and the next start reconciles, so
     // crash rather than run on inconsistent memory.
     log(`uncaught: ${e.stack ?? e}`);

@@ -10,8 +10,8 @@ import { ensureHome, type Home } from '../config/home.js';
 import { PROTOCOL_VERSION } from '../protocol/wire.js';
 import { RemoteError, type ErrorCode } from '../protocol/errors.js';
 import { frameProblem } from './frame.js';
+import type { Caller, Method, ParamsArg, PublicRun, Result } from './methods.js';
 import type { RunEvent } from '../core/events.js';
-import type { PublicRun } from '../protocol/views.js';
 
 export interface StreamMessage {
   type: 'event';
@@ -31,14 +31,14 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
-export class Client {
+export class Client implements Caller {
   private nextId = 1;
   private pending = new Map<number, Pending>();
   private buf = '';
   private listeners: ((m: StreamMessage) => void)[] = [];
   private rowListeners: ((m: RowsMessage) => void)[] = [];
   private closeListeners: ((stopped: boolean) => void)[] = [];
-  server: { pid: number; home: string; started_at: number } | null = null;
+  server: Result<'hello'> | null = null;
   /** The supervisor said it was stopping on purpose (`orcr server stop`, SIGTERM) before it closed. */
   stopped = false;
 
@@ -70,7 +70,7 @@ export class Client {
       try {
         const socket = await connectOnce(home.socket);
         const client = new Client(socket);
-        client.server = (await client.call('hello', { version: PROTOCOL_VERSION })) as Client['server'];
+        client.server = await client.call('hello', { version: PROTOCOL_VERSION });
         return client;
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
@@ -149,9 +149,10 @@ export class Client {
     }
   }
 
-  call<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  call<M extends Method>(method: M, ...args: ParamsArg<M>): Promise<Result<M>> {
+    const params = args[0] ?? {};
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<Result<M>>((resolve, reject) => {
       if (this.socket.destroyed) {
         reject(new RemoteError('unavailable', 'the supervisor went away'));
         return;

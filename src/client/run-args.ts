@@ -9,7 +9,11 @@ import { parseArgs } from 'node:util';
 import { argMax, execProblem } from '../config/exec-limits.js';
 import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
+import { callerEnv } from './caller-env.js';
 import { joinDashValues } from './flag-values.js';
+
+// Kept apart (./caller-env.ts) so the SDK sends it without loading the run-spec schema.
+export { callerEnv };
 import { UsageError } from './usage-error.js';
 
 const RUN_OPTIONS = {
@@ -93,12 +97,6 @@ function parseFlags(args: string[], allowPositionals: boolean) {
   }
 }
 
-/** The caller's environment as run.enqueue's caller_env takes it: strings only. */
-export function callerEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (typeof v === 'string') out[k] = v;
-  return out;
-}
 
 /**
  * `-p TEXT`; `-p @FILE` reads the prompt from FILE, `-p -` from stdin (argv

@@ -8,9 +8,10 @@
 
 import type { Home } from '../config/home.js';
 import { Client } from './client.js';
+import type { Caller, Method, ParamsArg, Result } from './methods.js';
 import { UsageError } from './usage-error.js';
 
-export class Session {
+export class Session implements Caller {
   private client: Promise<Client> | null = null;
   /** The connection once made, to see that it is gone before using it. */
   private live: Client | null = null;
@@ -19,17 +20,38 @@ export class Session {
   private constructor(
     readonly home: Home,
     readonly autoStart: boolean,
+    /** For the first connection only: a supervisor it starts kills the agents it re-adopts and stops (Client.connect). */
+    private killAgents: boolean,
   ) {}
 
-  /** Connected at once, so a missing supervisor or a bad config is reported here rather than at the first call. */
-  static async open(home: Home, opts: { autoStart: boolean }): Promise<Session> {
-    const s = new Session(home, opts.autoStart);
-    await s.connection();
+  /**
+   * Connected at once, so a missing supervisor or a bad config is reported
+   * here rather than at the first call; `lazy`: at the first call (the CLI,
+   * whose verb makes its first call at once, or only a wait of its own).
+   */
+  static async open(home: Home, opts: { autoStart: boolean; killAgents?: boolean; lazy?: boolean }): Promise<Session> {
+    const s = new Session(home, opts.autoStart, opts.killAgents === true);
+    if (opts.lazy !== true) await s.connection();
     return s;
   }
 
-  call<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    return this.connection().then((c) => c.call<T>(method, params));
+  /** What the supervisor said at hello, on the connection made last. */
+  get server(): Result<'hello'> | null {
+    return this.live?.server ?? null;
+  }
+
+  /**
+   * A call the supervisor answers and then closes the connection after
+   * (server.stop): the answer, and `gone`, once it has closed it.
+   */
+  async callThenGone<M extends Method>(method: M, ...params: ParamsArg<M>): Promise<{ result: Result<M>; gone: Promise<void> }> {
+    const c = await this.connection();
+    const gone = new Promise<void>((r) => c.onClose(() => r()));
+    return { result: await c.call(method, ...params), gone };
+  }
+
+  call<M extends Method>(method: M, ...params: ParamsArg<M>): Promise<Result<M>> {
+    return this.connection().then((c) => c.call(method, ...params));
   }
 
   private connection(): Promise<Client> {
@@ -42,7 +64,9 @@ export class Session {
     }
     const current = this.client;
     if (current) return current;
-    const next = Client.connect(this.home, { autoStart: this.autoStart }).then(
+    const killAgents = this.killAgents;
+    this.killAgents = false;
+    const next = Client.connect(this.home, killAgents ? { killAgents } : { autoStart: this.autoStart }).then(
       (c) => {
         if (this.closed) c.close();
         if (this.client === next) this.live = c;

@@ -2,7 +2,7 @@
 // session in the run's folder. Pure: which command, or why there is none.
 
 import path from 'node:path';
-import type { PublicRun } from '../protocol/views.js';
+import type { PublicRun } from './methods.js';
 
 export interface TakeoverCommand {
   file: string;

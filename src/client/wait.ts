@@ -13,6 +13,7 @@
 import type { Home } from '../config/home.js';
 import { RemoteError } from '../protocol/errors.js';
 import { Client } from './client.js';
+import type { Settled } from './methods.js';
 
 export interface WaitTargets {
   refs?: string[];
@@ -21,12 +22,8 @@ export interface WaitTargets {
   timeout_ms: number | null;
 }
 
-export interface Settled {
-  uuid: string;
-  name: string;
-  /** `turn_complete`, an exit reason, `blocked`, `pending` (the timeout ran out) or `not_found`. */
-  token: string;
-}
+/** One per run: `token` is `turn_complete`, an exit reason, `blocked`, `pending` (the timeout ran out) or `not_found`. */
+export type { Settled };
 
 export interface WaitOptions {
   /** The waiting process's run (its ORCR_RUN), if it is one. */
@@ -50,7 +47,7 @@ export async function waitRuns(home: Home, targets: WaitTargets, opts: WaitOptio
     try {
       signal?.throwIfAborted();
       const left = targets.timeout_ms === null ? null : Math.max(0, targets.timeout_ms - (Date.now() - started));
-      const res = await conn.call<{ settled: Settled[] }>('run.wait', { ...targets, timeout_ms: left, caller_env });
+      const res = await conn.call('run.wait', { ...targets, timeout_ms: left, caller_env });
       return res.settled;
     } catch (e) {
       signal?.throwIfAborted();

@@ -258,3 +258,39 @@ export function checkRunSpecs(value: unknown, callerEnv?: unknown): { specs: Run
   });
   return problems.length > 0 ? { specs: null, problem: problems.join('\n') } : { specs, problem: null };
 }
+
+// ---------- a run spec as a program or a model writes one ----------
+
+const wire = runSpecSchema.shape;
+
+/**
+ * The SDK's `run()` and `orcr mcp`'s run tool take this (a `--from` line's
+ * own fields): durations under their short names, as text or milliseconds,
+ * `cwd` relative to the caller's. Its JSON Schema (z.toJSONSchema) is what
+ * the MCP tool describes, and its input type is the SDK's RunSpec: one
+ * description of a run spec, from the wire schema's own fields. Checked by
+ * runSpecFromLine, which names a bad field as written.
+ */
+export const runSpecLineSchema = z
+  .object({
+    provider: wire.provider.describe('an agent preset: claude, codex, gemini, or a provider of config.json'),
+    prompt: wire.prompt.describe('the task, given to the agent on its input'),
+    command: wire.command.describe('argv of a program to run instead of (or with) a preset'),
+    name: wire.name.describe('a name for the run (default: one is made up)'),
+    workload: wire.workload,
+    cwd: z.string().optional().describe("working directory, relative to the caller's (default: the caller's)"),
+    env: wire.env.describe("variables to add to the run's environment"),
+    interactive: wire.interactive.describe('the agent stays idle after its turn, waiting for send'),
+    protocol: wire.protocol,
+    timeout: wire.timeout_ms.describe('the longest the run may take: a duration (500ms, 30s, 10m, 1h, 1h30m) or milliseconds'),
+    idle_after: wire.idle_after_ms.describe('an idle run ends after this long: a duration or milliseconds'),
+    turn_timeout: wire.turn_timeout_ms.describe('a turn silent this long is a stall: a duration or milliseconds'),
+    on_stall: wire.on_stall,
+    max_turns: wire.max_turns,
+    max_tokens: wire.max_tokens,
+    max_cost_usd: wire.max_cost_usd,
+    loop: wire.loop,
+    detach: wire.detach.describe('not a child of the calling run: no roll-up, not killed with it'),
+    worktree: wire.worktree.describe('a git worktree of cwd on a new branch orcr/<name> (from "base", default HEAD)'),
+  })
+  .strict();

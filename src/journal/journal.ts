@@ -2,6 +2,7 @@
 // A run's row and the event that explains its change are written in one
 // IMMEDIATE transaction, so a crash can never leave one without the other.
 
+import type { SpendRow } from '../protocol/results.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
@@ -12,13 +13,6 @@ import { roundCost } from '../core/budget.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 /** One provider's or workload's spend in a window. */
-export interface SpendRow {
-  key: string;
-  runs: number;
-  tokens: number;
-  cost: number;
-}
-
 export class JournalVersionError extends Error {
   override readonly name = 'JournalVersionError';
 }

@@ -1,11 +1,15 @@
 // The tools `orcr mcp` offers an agent: run, wait, show, logs, send, kill,
 // ps, each a call of the SDK. Inputs are described by JSON Schema for the
 // model, and checked here as the schema says (a schema is advice to a model,
-// not a guarantee; the SDK and the supervisor check every value again).
+// not a guarantee; the SDK and the supervisor check every value again). The
+// run tool's is the run-spec line schema's own (z.toJSONSchema), the one the
+// SDK's RunSpec type is read from: a field added there is offered here.
 // Results are text content holding JSON, as the CLI's --json prints it; a
 // refused call is a tool error the model can read.
 
-import { LOOP_ACTIONS, PROTOCOLS, RUN_STATUSES } from '../core/types.js';
+import { z } from 'zod';
+import { runSpecLineSchema } from '../config/run-spec.js';
+import { RUN_STATUSES } from '../core/types.js';
 import { OrcrError } from '../sdk/errors.js';
 import type { ListOptions, Orcr } from '../sdk/client.js';
 import type { RunSpec } from '../sdk/spec.js';
@@ -50,32 +54,34 @@ function wholeNumber(args: Record<string, unknown>, key: string, min: number): n
   return v;
 }
 
+/**
+ * The run spec as JSON Schema, from its zod schema, as a model reads it: the
+ * input side, no $schema of its own, and a value of two types (a duration:
+ * text or milliseconds) as anyOf, which strict validators take.
+ */
+function runInputSchema(): Tool['inputSchema'] {
+  const { $schema: _, ...schema } = anyOfTypes(z.toJSONSchema(runSpecLineSchema, { io: 'input' })) as Record<string, unknown>;
+  return schema as Tool['inputSchema'];
+}
+
+/** `{"type": ["number", "string"]}` → `{"anyOf": [{"type": "number"}, {"type": "string"}]}`, everywhere in a schema. */
+function anyOfTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(anyOfTypes);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'type' && Array.isArray(v)) out.anyOf = v.map((type: unknown) => ({ type }));
+    else out[k] = anyOfTypes(v);
+  }
+  return out;
+}
+
 export const TOOLS: readonly Tool[] = [
   {
     name: 'run',
     description:
       'Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: claude, codex, gemini, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        provider: { type: 'string', description: 'an agent preset: claude, codex, gemini, or a provider of config.json' },
-        prompt: { type: 'string', description: "the task, given to the agent on its input" },
-        command: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'argv of a program to run instead of (or with) a preset' },
-        name: { type: 'string', description: 'a name for the run (default: one is made up)' },
-        workload: { type: 'string' },
-        cwd: { type: 'string', description: 'working directory (relative to this server\'s); default: the same' },
-        env: { type: 'object', additionalProperties: { type: 'string' }, description: 'variables to add to the run\'s environment' },
-        interactive: { type: 'boolean', description: 'the agent stays idle after its turn, waiting for send' },
-        protocol: { type: 'string', enum: [...PROTOCOLS] },
-        timeout: DURATION,
-        idle_after: DURATION,
-        max_turns: { type: 'integer', minimum: 0 },
-        max_tokens: { type: 'integer', minimum: 0 },
-        max_cost_usd: { type: 'number', minimum: 0 },
-        loop: { type: 'string', enum: [...LOOP_ACTIONS] },
-      },
-      additionalProperties: false,
-    },
+    inputSchema: runInputSchema(),
     call: (orcr, args) => orcr.run(args as RunSpec),
   },
   {

@@ -38,3 +38,11 @@ export function toOrcrError(e: unknown): unknown {
   if (e instanceof ConfigError) return new OrcrError('config', e.message);
   return e;
 }
+
+export async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toOrcrError(e);
+  }
+}

@@ -4,10 +4,28 @@ import { Orcr, type ConnectOptions } from './client.js';
 
 export { Orcr } from './client.js';
 export type { ConnectOptions, KillResult, ListOptions, Run, RunRef, WaitResult } from './client.js';
+export type { Cluster, LoopSpec, Loops, Providers, Queue, Server, Worktrees } from './families.js';
 export { OrcrError, type OrcrErrorCode } from './errors.js';
 export type { Duration, RunSpec } from './spec.js';
 export type { EventItem } from './subscription.js';
-export type { EventData, EventType, RunEvent } from '../core/events.js';
+export type { RunEvent } from '../core/events.js';
+export type {
+  ClusterState,
+  FinishMode,
+  FireOutcome,
+  GcResult,
+  LetGo,
+  Method,
+  Methods,
+  Params,
+  PublicLoop,
+  PublicLoopRun,
+  Result,
+  RunFilter,
+  ServerStatus,
+  SpendReply,
+  Stats,
+} from '../client/methods.js';
 
 /** Connect to the home's supervisor (starting one when none runs, as every `orcr` verb does). */
 export function connect(opts: ConnectOptions = {}): Promise<Orcr> {

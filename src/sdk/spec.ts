@@ -1,35 +1,24 @@
 // A run as a program asks for it: the fields of a `run --from` line, as an
-// object. The line's checks and messages are reused (runSpecFromLine), so a
-// bad field reads the same from a file, the CLI and the SDK.
+// object. Its type is the run-spec line schema's (src/config/run-spec.ts),
+// and the line's checks and messages are reused (runSpecFromLine), so a bad
+// field reads the same from a file, the CLI, the SDK and an MCP tool.
+// Loaded only by the calls that send specs: the schema brings zod.
 
-import { runSpecFromLine, type RunSpec as WireSpec } from '../config/run-spec.js';
-import type { LoopAction, Protocol } from '../core/types.js';
+import type { z } from 'zod';
+import { runSpecFromLine, type runSpecLineSchema, type RunSpec as WireSpec } from '../config/run-spec.js';
 import { OrcrError } from './errors.js';
 
 /** Durations: milliseconds, or text such as "500ms", "30s", "10m", "1h30m". */
 export type Duration = number | string;
 
-export interface RunSpec {
-  /** argv of the program; without it, `provider` names a preset (claude, codex, gemini, or one of config.json). */
-  command?: string[];
-  provider?: string;
-  /** Given to the agent on its stdin (or as its first input, for agents that take input). */
-  prompt?: string;
-  name?: string;
-  workload?: string;
-  /** Where the run works; relative to the program's own working directory (default: that directory). */
-  cwd?: string;
-  /** Variables added to the run's environment (the program's own environment is its base). */
-  env?: Record<string, string>;
-  interactive?: boolean;
-  protocol?: Protocol;
-  timeout?: Duration;
-  idle_after?: Duration;
-  max_turns?: number;
-  max_tokens?: number;
-  max_cost_usd?: number;
-  loop?: LoopAction;
-}
+/**
+ * A run to queue: `command` (argv), or `provider` (a preset: claude, codex,
+ * gemini, or one of config.json) with a `prompt`; `cwd` is relative to the
+ * program's own working directory (default: that directory); `env` adds to
+ * the program's environment. Durations (`timeout`, `idle_after`,
+ * `turn_timeout`) are a Duration.
+ */
+export type RunSpec = z.input<typeof runSpecLineSchema>;
 
 /** Specs → what run.enqueue takes, every one checked first: one bad spec and nothing is sent. */
 export function wireSpecs(specs: readonly RunSpec[], base: string): WireSpec[] {

@@ -5,6 +5,7 @@
 // lease means (on_lease_lost), and the resync that makes the cluster agree
 // with our journal after a join or an outage. It decides no admission itself.
 
+import type { ClusterState } from '../protocol/results.js';
 import type { EventInput } from '../core/events.js';
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -24,26 +25,6 @@ export type ClusterConfig = NonNullable<Config['cluster']>;
 
 /** How long `cluster status` waits for the database before calling it unavailable. */
 const STATUS_DEADLINE_MS = 3000;
-
-export interface ClusterState {
-  name: string;
-  host: string;
-  available: boolean;
-  /** Epoch ms of the last change of `available`. */
-  since: number;
-  error: string | null;
-  /** Whether other machines' notices reach this one; `not arriving` (a transaction-mode pooler): a fast poll stands in. */
-  notifications: NotificationState;
-  /** Why, when they do not arrive. */
-  notifications_detail: string | null;
-  /** Where this machine listens: the cluster's url, or a listen_url of its own. */
-  listen: 'url' | 'listen_url';
-  machines: { host: string; heartbeat: string; alive: boolean; leases: number; waiters: number }[];
-  /** When `machines` was read (epoch ms): during an outage, the last the database told. */
-  machines_at: number | null;
-  /** When the cluster's holders and waiting lines were last read (epoch ms). */
-  seen_at: number | null;
-}
 
 /** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
 export function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {

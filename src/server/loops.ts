@@ -13,6 +13,8 @@
 // out) is an event written in the unit of work that changes the loop's row;
 // the decisions themselves are core/loop-policy's.
 
+import type { FireOutcome } from '../protocol/results.js';
+import type { PublicLoop, PublicLoopRun } from '../protocol/views.js';
 import crypto from 'node:crypto';
 import { parseDuration } from '../config/duration.js';
 import { checkZone, CronError, parseCron, parseOnceAt } from '../core/cron.js';
@@ -41,44 +43,6 @@ export interface LoopCreate {
   cwd: string;
   env: Record<string, string> | null;
 }
-
-export interface PublicLoop {
-  name: string;
-  schedule: string;
-  cron: string | null;
-  tz: string | null;
-  once_at: string | null;
-  command: string[];
-  cwd: string;
-  max_concurrency: number;
-  overlap: Overlap;
-  timeout_ms: number | null;
-  paused: boolean;
-  created_at: string;
-  next_fire_at: string | null;
-  pending: { since: string; coalesced: number } | null;
-  active: { uuid: string; name: string; status: string }[];
-  last: { uuid: string; name: string; status: string; exit_code: number | null; ended_at: string | null } | null;
-}
-
-export interface PublicLoopRun {
-  uuid: string | null;
-  name: string | null;
-  loop: string;
-  status: string;
-  run_status: string | null;
-  exit_reason: string | null;
-  exit_code: number | null;
-  pid: number | null;
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  children: number;
-  /** A pending run only: fires folded into it. */
-  coalesced?: number;
-}
-
-export type FireOutcome = { action: 'started'; run: string; name: string } | { action: 'pending' | 'coalesced' | 'skipped'; run: null; name: null };
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -2,48 +2,18 @@
 // holds it back), a user's reference resolved to a run, and the caps. Reads
 // the store, the limiter and the fleet; writes nothing.
 
+import type { SpendReply, Stats } from '../protocol/results.js';
+import type { MeterView } from '../protocol/views.js';
 import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
-import type { SpendRow } from '../journal/journal.js';
 import type { Waiting } from '../core/waiting.js';
 import { monoNow } from './clock.js';
-import type { ClusterState } from './cluster-link.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from '../protocol/errors.js';
 import { publicRun, type PublicRun } from '../protocol/views.js';
 import { quote } from '../text/json-text.js';
-
-type MeterView = { used: number; limit: number | null; fraction: number | null; warn: boolean };
-
-export interface Stats {
-  caps: CapUsage[];
-  /** Names of the runs the caps list (holders and the first waiters), so a reader need not look each up. */
-  names: Record<string, string>;
-  queued: number;
-  active: number;
-  holds: Record<string, number>;
-  fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
-  warnings: string[];
-  config_error: { at: number; message: string } | null;
-  /** The cluster this machine is in, and whether its database can be reached; null on its own. */
-  cluster: ClusterState | null;
-  /** `orcr queue pause` in force: nothing starts. */
-  paused: boolean;
-  draining: boolean;
-}
-
-export interface SpendReply {
-  window: string;
-  /** The supervisor's clock when this was read. */
-  at: number;
-  by_provider: SpendRow[];
-  by_workload: SpendRow[];
-  /** The last hour, minute by minute (minutes with no usage left out): epoch minute, tokens, cost. */
-  per_minute: { minute: number; tokens: number; cost: number }[];
-  fleet: { exceeded: boolean; meters: Record<string, MeterView> };
-}
 
 export class Queries {
   /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */

@@ -4,26 +4,11 @@
 // small batches that yield to the event loop between them; the pages they
 // free go back to the file system. Runs that are not ended are never touched.
 
+import type { GcResult } from '../protocol/results.js';
 import fs from 'node:fs';
 import { runDir } from '../config/home.js';
 import type { Parts } from './parts.js';
 import { monoNow } from './clock.js';
-
-export interface GcResult {
-  /** Ended runs removed (or, in a dry run, that would be). */
-  runs: number;
-  /**
-   * Bytes of what went (or would): the journal rows (run records and event
-   * data) and the files of the run directories, counted the same way by a dry
-   * run and a real one, so the two agree. The journal gives its freed pages
-   * back to the file system as it goes.
-   */
-  bytes: number;
-  /** Events removed: the runs' own and the oldest part of the log. */
-  events: number;
-  dry_run: boolean;
-  older_than_ms: number;
-}
 
 const BATCH = 500;
 const EVENT_BATCH = 5000;

@@ -4,6 +4,7 @@
 // It wires them, rebuilds them from the journal at start, and fails closed
 // when the journal cannot be written. It holds no run state itself.
 
+import type { ClusterState, FinishMode, GcResult, LetGo, Settled, SpendReply, Stats } from '../protocol/results.js';
 import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
@@ -14,7 +15,6 @@ import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
-import type { ClusterState } from './cluster-link.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
 import { AdmissionLoop } from './admission-loop.js';
 import { monoNow } from './clock.js';
@@ -30,22 +30,25 @@ import { Notifier } from './notify.js';
 import type { Parts } from './parts.js';
 import { Progress } from './progress.js';
 import { canEnqueue } from '../core/admission.js';
-import { Queries, type SpendReply, type Stats } from './queries.js';
+import { Queries } from './queries.js';
 import { rebuild, reconcile, toWaiter } from './reconcile.js';
 import { RemoteError } from '../protocol/errors.js';
 import { RunInput } from './run-input.js';
-import { Retention, type GcResult } from './retention.js';
+import { Retention } from './retention.js';
+import { Reads } from './reads.js';
 import { RunStore } from './run-store.js';
 import { RunTree } from './run-tree.js';
 import { planRuns } from './spec-resolution.js';
 import type { PublicRun } from '../protocol/views.js';
-import { Waits, type Settled } from './waits.js';
-import { Worktrees, type FinishMode, type LetGo } from './worktrees.js';
+import { Waits } from './waits.js';
+import { Worktrees } from './worktrees.js';
 
 export type { RunSpec } from '../config/run-spec.js';
 
 export class Supervisor {
   readonly journal: Journal;
+  /** What clients read: runs as they stand, pages of runs and events, the snapshot (the handlers' and transport's only way in). */
+  readonly reads: Reads;
   private readonly p: Parts;
   private readonly queries: Queries;
   private readonly notifier: Notifier;
@@ -56,6 +59,7 @@ export class Supervisor {
     // One clock for run and event times: wall time at start, advanced monotonically.
     this.journal = new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow });
     const store = new RunStore(this.journal);
+    this.reads = new Reads(this.journal, (uuid) => store.get(uuid) ?? null);
     const p = {
       home,
       config,
@@ -456,8 +460,10 @@ export class Supervisor {
     return clusterEditProblem(this.p.config.cluster, next.cluster);
   }
 
+  /** A config.json edit refused: the previous config stays in force, and the journal says why. */
   rejectConfig(message: string): void {
     this.queries.configError = { at: Date.now(), message };
+    this.journal.appendEvent(null, { type: 'config_rejected', data: { error: message } });
   }
 
   setConfig(cfg: Config): void {
@@ -469,6 +475,14 @@ export class Supervisor {
     p.fleet.loadUsage();
     p.fleet.check();
     p.admission.schedule();
+    this.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: cfg.warnings } });
+  }
+
+  /** A journal that cannot be written, as thrown: degrade, and say it was absorbed; anything else is not. */
+  absorbs(e: unknown): e is JournalUnavailable {
+    if (!(e instanceof JournalUnavailable)) return false;
+    this.degrade(e.message);
+    return true;
   }
 
   /**

@@ -3,16 +3,11 @@
 // `idle` (turn_complete, on a turn started after the wait began for input it
 // was sent), `blocked`, or `ended` (its exit reason). Reads runs; changes none.
 
+import type { SettleToken, Settled } from '../protocol/results.js';
 import type { Run } from '../core/types.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from '../protocol/errors.js';
-
-export interface Settled {
-  uuid: string;
-  name: string;
-  token: string;
-}
 
 interface Wait {
   uuids: string[];
@@ -25,7 +20,7 @@ interface Wait {
   timer: LongTimeout | null;
 }
 
-export function settleToken(run: Run, minInput: number): string | null {
+export function settleToken(run: Run, minInput: number): SettleToken | null {
   if (run.status === 'ended') return run.exit_reason ?? 'ended';
   if (run.input_seq < minInput) return null;
   if (run.status === 'idle') return 'turn_complete';

@@ -5,6 +5,7 @@
 // by gc, and orphans pruned. The plan (folder, branch, base commit) is in the
 // journal from enqueue on, so whatever a crash interrupts is someone's.
 
+import type { FinishMode, LetGo } from '../protocol/results.js';
 import type { EventInput } from '../core/events.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,17 +28,6 @@ import {
 } from '../runtime/git-worktree.js';
 import type { Parts } from './parts.js';
 import { RemoteError } from '../protocol/errors.js';
-
-export type FinishMode = 'merge' | 'keep_branch' | 'discard';
-
-export interface LetGo {
-  run: string | null;
-  path: string;
-  branch: string | null;
-  /** removed; kept_dirty: uncommitted changes (only --force removes it); kept_commits: its branch has work (only --branches) */
-  action: 'removed' | 'kept_dirty' | 'kept_commits';
-  branch_kept?: boolean;
-}
 
 const SETUP_OUTPUT_MAX = 4000;
 

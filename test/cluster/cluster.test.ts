@@ -4,14 +4,15 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { alive, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
-import { PgServer, pgUnavailable } from '../support/pg.js';
+import { onPg, PgServer, pgNeed } from '../support/pg.js';
+import { describeWhen } from '../support/skip.js';
 import { cliAsync, fanOut, monitor, startsOf } from '../support/cluster.js';
 
-const why = pgUnavailable();
-const suite = why ? describe.skip : describe;
+const need = pgNeed();
+const why = need.reason;
 const home = useHomes();
 let server: PgServer;
 let clusters = 0;
@@ -63,7 +64,7 @@ function freeze(pgServer: PgServer): { thaw: () => void } {
   return { thaw: () => all.forEach((pid) => { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }) };
 }
 
-suite(`one fleet across machines (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
+describeWhen(need, `one fleet across machines ${onPg()}`, () => {
   it('three supervisors share a global cap of 3 and a provider cap of 2: never exceeded across machines, every run completes exactly once', async () => {
     const ms = machines({ max: 3, providers: { a: 2 } });
     const providerOf = new Map<string, string>();

@@ -6,16 +6,19 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { CLI, NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
-import { PgServer, pgUnavailable } from '../support/pg.js';
-import { PgBouncer, pgBouncerUnavailable } from '../../bench/lib/pgbouncer.js';
+import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
+import { PgBouncer } from '../../bench/lib/pgbouncer.js';
 import { cliAsync } from '../support/cluster.js';
+import { describeWhen, itWhen } from '../support/skip.js';
+import { wallClockArgs } from '../support/wall-clock.js';
 
-const why = pgUnavailable();
+const need = pgNeed();
+const why = need.reason;
 const home = useHomes();
 let server: PgServer;
 let clusters = 0;
@@ -58,7 +61,7 @@ function machines(n: number, caps: Record<string, unknown>, extra: ClusterExtra 
   return Array.from({ length: n }, (_, i) => home({ concurrency: caps, cluster: { url, name, host: `m${i + 1}`, lease_ttl: '30s', poll: '1h', ...extra } }));
 }
 
-describe.skipIf(why !== null)(`the cluster as deployed (PostgreSQL)${why ? `: ${why}` : ''}`, () => {
+describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
   it('on an idle cluster a queued run starts after its enqueue commits, not at the next poll', async () => {
     const [a] = machines(2, { max: 4 });
     for (let i = 0; i < 10; i++) {
@@ -122,12 +125,22 @@ describe.skipIf(why !== null)(`the cluster as deployed (PostgreSQL)${why ? `: ${
     expect(a!.json<{ machines: { host: string }[] }>(['cluster', 'status']).machines.map((m) => m.host)).toEqual(['m1']);
   });
 
-  it.skipIf(!FAKETIME_LIB)('a hold taken on one machine is not lifted early by a machine whose clock runs 5 minutes ahead', async () => {
+  // The fast machine's wall clock, 5 minutes ahead: preloaded into Node (always), or libfaketime under it (an extra, where installed).
+  const AHEAD = [
+    { how: 'a preloaded wall clock', need: { reason: null }, args: wallClockArgs(), env: { ORCR_TEST_WALL_CLOCK_OFFSET: '300' } },
+    {
+      how: 'libfaketime',
+      need: { reason: FAKETIME_LIB ? null : 'no libfaketime (apt-get install faketime): the preloaded clock covers the same test', optional: true },
+      args: [] as string[],
+      env: { LD_PRELOAD: FAKETIME_LIB ?? '', FAKETIME: '+300', DONT_FAKE_MONOTONIC: '1' },
+    },
+  ];
+  for (const clk of AHEAD) itWhen(clk.need, `a hold taken on one machine is not lifted early by a machine whose clock runs 5 minutes ahead (${clk.how})`, async () => {
     const [fast, slow] = machines(2, { max: 4 }, { poll: '5s' });
     slow!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(slow!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
     fast!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(fast!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
     // The fast machine's supervisor runs 5 minutes ahead of the database and of the other machine.
-    const sup = spawn(NODE, [CLI, 'serve'], { env: { ...fast!.env, LD_PRELOAD: FAKETIME_LIB!, FAKETIME: '+300', DONT_FAKE_MONOTONIC: '1' }, stdio: 'ignore' });
+    const sup = spawn(NODE, [...clk.args, CLI, 'serve'], { env: { ...fast!.env, ...clk.env }, stdio: 'ignore' });
     try {
       await until(() => fast!.serverPid() === sup.pid, 'the fast supervisor to be ready');
       // A usage limit with no retry time: the provider is held for timings.limit_hold.
@@ -231,11 +244,11 @@ describe.skipIf(why !== null)(`the cluster as deployed (PostgreSQL)${why ? `: ${
   });
 });
 
-const whyPooler = why ?? pgBouncerUnavailable();
-describe.skipIf(whyPooler !== null)(`the cluster behind PgBouncer in transaction mode${whyPooler ? `: ${whyPooler}` : ''}`, () => {
+const poolerNeed = pgBouncerNeed();
+describeWhen(poolerNeed, `the cluster behind PgBouncer in transaction mode ${onPg()}`, () => {
   let bouncer: PgBouncer;
   beforeAll(async () => {
-    bouncer = await PgBouncer.start(server);
+    if (poolerNeed.reason === null) bouncer = await PgBouncer.start(server);
   }, 60_000);
   afterAll(async () => {
     await bouncer?.stop();

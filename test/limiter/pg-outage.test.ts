@@ -4,18 +4,18 @@
 // database, where it must fail closed and go on.
 
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PgLimiter } from '../../src/limiter/pg.js';
 import { NOW, policy, waiter } from '../core/admission-fixtures.js';
-import { PgServer, pgUnavailable } from '../support/pg.js';
+import { onPg, PgServer, pgNeed } from '../support/pg.js';
+import { describeWhen } from '../support/skip.js';
 
-const why = pgUnavailable();
-const suite = why ? describe.skip : describe;
+const need = pgNeed();
 let server: PgServer;
 
-suite(`PgLimiter under dropped connections${why ? ` (${why})` : ''}`, () => {
+describeWhen(need, `PgLimiter under dropped connections ${onPg()}`, () => {
   beforeAll(async () => {
-    server = await PgServer.start();
+    if (need.reason === null) server = await PgServer.start();
   }, 60_000);
   afterAll(async () => {
     await server?.destroy();

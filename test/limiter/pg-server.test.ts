@@ -7,8 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PgServer, pgUnavailable } from '../support/pg.js';
+import { afterEach, expect } from 'vitest';
+import { onPg, PgServer, pgUnavailable } from '../support/pg.js';
+import { describeWhen, itWhen } from '../support/skip.js';
 
 const skip = pgUnavailable() ?? (process.env.ORCR_TEST_PG_URL ? 'ORCR_TEST_PG_URL is set: no server is started here' : null);
 const asRoot = process.getuid?.() === 0;
@@ -23,8 +24,8 @@ function ours(parent: string): string[] {
   return fs.readdirSync(parent).filter((n) => n.startsWith('orcr-pg-'));
 }
 
-describe.skipIf(skip !== null)(`the test PostgreSQL server${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  it.skipIf(!asRoot)('as root, starts from a TMPDIR the postgres user cannot enter, and leaves nothing behind', async () => {
+describeWhen({ reason: skip, optional: process.env.ORCR_TEST_PG_URL !== undefined }, `the test PostgreSQL server (${onPg()})`, () => {
+  itWhen({ reason: asRoot ? null : 'not root: the server runs as the user who runs the tests', optional: true }, 'as root, starts from a TMPDIR the postgres user cannot enter, and leaves nothing behind', async () => {
     const priv = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-private-tmp-'));
     fs.chmodSync(priv, 0o700);
     try {
@@ -46,7 +47,7 @@ describe.skipIf(skip !== null)(`the test PostgreSQL server${skip ? ` (skipped: $
     }
   });
 
-  it('a server that cannot start says what PostgreSQL said, and its folder is removed', async () => {
+  itWhen(null, 'a server that cannot start says what PostgreSQL said, and its folder is removed', async () => {
     const server = await PgServer.start();
     const dir = server.folder!;
     try {

@@ -1,20 +1,19 @@
 // The PostgreSQL limiter against a real PostgreSQL server passes the same
 // conformance suite as the in-process one.
 
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { PgLimiter } from '../../src/limiter/pg.js';
-import { PgServer, pgUnavailable } from '../support/pg.js';
+import { onPg, PgServer, pgNeed } from '../support/pg.js';
+import { describeWhen } from '../support/skip.js';
 import { limiterConformance } from './conformance.js';
 
-const why = pgUnavailable();
+const need = pgNeed();
 let server: PgServer;
 let n = 0;
 
-if (why) {
-  describe.skip(`limiter conformance: PostgreSQL (${why})`, () => it('skipped', () => undefined));
-} else {
+describeWhen(need, `limiter conformance ${onPg()}`, () => {
   beforeAll(async () => {
-    server = await PgServer.start();
+    if (need.reason === null) server = await PgServer.start();
   }, 60_000);
   afterAll(async () => {
     await server?.destroy();
@@ -43,4 +42,4 @@ if (why) {
     },
     { propertyRuns: 15 },
   );
-}
+});

@@ -1,6 +1,6 @@
 // Re-records test/real/transcripts/ from the real CLIs (after changing the
 // pins in test/support/install-agents.mjs):
-//   ORCR_RECORD_TRANSCRIPTS=1 npx vitest run --config test/vitest.config.ts test/real/record.test.ts
+//   ORCR_TEST_REAL=1 ORCR_RECORD_TRANSCRIPTS=1 npx vitest run --config test/vitest.config.ts test/real/record.test.ts
 // Skipped otherwise. Temp paths and ports are rewritten so the files are stable.
 
 import fs from 'node:fs';

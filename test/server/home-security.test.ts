@@ -10,12 +10,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { itWhen } from '../support/skip.js';
 import { Journal } from '../../src/journal/journal.js';
 import { lockFile } from '../../src/journal/home-lock.js';
 import { alive, CLI, lineReader, NODE, ROOT, until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 const isRoot = process.getuid?.() === 0;
+/** Another user's files need root to make. */
+const ROOT_NEED = { reason: isRoot ? null : 'not root: another user\'s file cannot be made', optional: true };
 const NOBODY = 65_534;
 
 const closers: (() => void)[] = [];
@@ -55,7 +58,7 @@ describe('the single-instance lock', () => {
     expect(h.serverPid()).not.toBeNull();
   });
 
-  it.skipIf(!isRoot)('another user cannot open the lock file, so cannot hold the lock', () => {
+  itWhen(ROOT_NEED, 'another user cannot open the lock file, so cannot hold the lock', () => {
     const h = home();
     h.cli(['ps']);
     const lock = path.join(h.dir, 'server.lock');
@@ -208,7 +211,7 @@ describe('a home reached through links', () => {
     expect(out.lines).toEqual(['gate completed']);
   });
 
-  it.skipIf(!isRoot)('refuses a home reached through a link someone else owns, anywhere on the way (as root: the link is chowned to nobody)', () => {
+  itWhen(ROOT_NEED, 'refuses a home reached through a link someone else owns, anywhere on the way (as root: the link is chowned to nobody)', () => {
     const h = home();
     const shared = fs.mkdtempSync(path.join(path.dirname(h.dir), 'orcr-shared-'));
     closers.push(() => fs.rmSync(shared, { recursive: true, force: true }));

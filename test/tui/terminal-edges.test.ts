@@ -1,4 +1,4 @@
-// orcr-tui in a real terminal (tmux) at its edges: a user's theme named by
+// orcr-tui in a real terminal (a pseudo-terminal read by a terminal emulator) at its edges: a user's theme named by
 // its file, small terminals, TERM=dumb, and what it says when it quits.
 
 import './no-ci.js';
@@ -8,9 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinThemeDir } from '../../src/tui/view/theme.js';
 import { Home, waitFor } from './home.js';
-import { HAS_TMUX, processesMentioning, Term } from './term.js';
-
-if (!HAS_TMUX) process.stderr.write('terminal-edges.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
+import { processesMentioning, Term } from './term.js';
 
 let home: Home | null = null;
 let term: Term | null = null;
@@ -31,7 +29,7 @@ function userTheme(h: Home, file: string, text: string): string {
   return path.join(dir, file);
 }
 
-describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
+describe('orcr-tui at its edges', () => {
   it('--theme mine opens a copy of dark.json saved as themes/mine.json (its "name": "dark" notwithstanding)', async () => {
     home = new Home();
     home.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
@@ -109,7 +107,7 @@ describe.skipIf(!HAS_TMUX)('orcr-tui at its edges (tmux)', () => {
     const s = await t.waitFor((x) => x.includes('[exit'), 'the exit');
     expect(s).toContain('[exit 2]');
     expect(t.joined()).toContain('orcr-tui: TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs');
-    expect(t.display('#{alternate_on}')).toBe('0');
+    expect(t.altScreen()).toBe(false);
   });
 
   it('--demo leaves nothing behind when it cannot open (--theme nope) or is interrupted while its fleet is made (ctrl-c)', async () => {

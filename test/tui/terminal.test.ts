@@ -1,4 +1,5 @@
-// orcr-tui in a real terminal (tmux): what a person sees at 120x40, a kill
+// orcr-tui in a real terminal (a pseudo-terminal read by a terminal emulator,
+// test/support/terminal.ts; tmux only for a take-over inside tmux): what a person sees at 120x40, a kill
 // from the keyboard that `orcr ps` agrees with, `w` on an interactive agent,
 // a resize to 80x24, and quitting/restarting while agents work.
 // Every wait polls the screen; nothing sleeps a fixed time.
@@ -12,11 +13,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
-import { HAS_TMUX, processesMentioning, Term } from './term.js';
+import { itWhen } from '../support/skip.js';
+import { processesMentioning, Term, TmuxTerm, TMUX_NEED } from './term.js';
 
 const HAS_MOCK = fs.existsSync(MOCK_AGENT);
-if (!HAS_TMUX) process.stderr.write('terminal.test.ts: SKIPPED — tmux is not installed (apt-get install tmux)\n');
-if (HAS_TMUX && !HAS_MOCK) process.stderr.write(`terminal.test.ts: ${MOCK_AGENT} is missing: the idle/interactive parts are skipped\n`);
+const MOCK_NEED = { reason: HAS_MOCK ? null : `${MOCK_AGENT} is missing (npm run build makes it)` };
+if (!HAS_MOCK) process.stderr.write(`terminal.test.ts: ${MOCK_AGENT} is missing: the idle/interactive parts are skipped\n`);
 
 function alive(pid: number): boolean {
   try {
@@ -52,15 +54,18 @@ function psStatus(home: Home): Map<string, string> {
 
 let home: Home | null = null;
 let term: Term | null = null;
+let tmux: TmuxTerm | null = null;
 
 afterEach(() => {
   term?.kill();
   term = null;
+  tmux?.kill();
+  tmux = null;
   home?.cleanup();
   home = null;
 });
 
-describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
+describe('orcr-tui in a real terminal', () => {
   it(
     'shows every status and the limiter; x y kills a working run in place and orcr ps agrees; w shows turn_complete; re-flows at 80x24; quit and restart keep the same rows',
     async () => {
@@ -205,11 +210,14 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     t.start('first', ['--theme', 'mine'], { FORCE_COLOR: '3' });
     await t.waitFor((x) => rowStatus(x, 'sleeper') === 'working', 'the TUI');
     // The header's "orcr" is drawn in the accent colour.
-    const accent = (): string | null => t.colours().split('\n')[0]!.match(/\x1b\[([0-9;]*)morcr/)?.[1] ?? null;
+    const accent = (): string | null => {
+      const c = t.colourOf(0, 'orcr');
+      return c === 'default' ? null : c;
+    };
     const red = await waitFor(accent, 'the header in colour');
-    // tmux keeps the colour as truecolour or as its nearest of 256.
-    const RED = /38;(2;255;0;0|5;196)\b/;
-    const BLUE = /38;(2;0;0;255|5;21)\b/;
+    // Truecolour, or its nearest of 256 where the TUI chose the palette.
+    const RED = /^(#ff0000|p196)$/;
+    const BLUE = /^(#0000ff|p21)$/;
     expect(red).toMatch(RED);
     save(theme('#0000ff'));
     const blue = await waitFor(() => (BLUE.test(accent() ?? '') ? accent() : null), 'the edited theme to be drawn');
@@ -221,10 +229,11 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     expect(accent()).toMatch(BLUE);
     // Saved in place (truncated and written), as VS Code does by default.
     fs.writeFileSync(file, theme('#00ff00'));
-    await waitFor(() => /38;(2;0;255;0|5;46)\b/.test(accent() ?? ''), 'the in-place save to be drawn');
+    await waitFor(() => /^(#00ff00|p46)$/.test(accent() ?? ''), 'the in-place save to be drawn');
   });
 
-  it.skipIf(!HAS_MOCK)('o on a Claude run opens claude --resume on its session: in this terminal, the TUI handed out and back; inside tmux, in a new window', async () => {
+  /** A home with one ended Claude run (of the mock agent) and a stand-in `claude` CLI in bin/ that records what it was given. */
+  async function claudeRun(): Promise<{ bin: string; record: string; sid: string; cwd: string }> {
     home = new Home();
     const bin = path.join(home.dir, 'bin');
     const record = path.join(home.dir, 'opened');
@@ -235,7 +244,12 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     expect(home.cli(['wait', 'done-claude']).code).toBe(0);
     const sid = home.json<{ session_id: string }>(['show', 'done-claude']).session_id;
     expect(sid).toBeTruthy();
-    term = new Term(home, 100, 30);
+    return { bin, record, sid, cwd: r.cwd };
+  }
+
+  itWhen(MOCK_NEED, 'o on a Claude run opens claude --resume on its session in this terminal: the TUI handed out and back', async () => {
+    const { bin, record, sid, cwd } = await claudeRun();
+    term = new Term(home!, 100, 30);
     const t = term;
     t.start('first', [], { TMUX: '', PATH: `${bin}:${process.env.PATH}` });
     await t.waitFor((x) => rowStatus(x, 'done-claude') === 'ended:completed', 'the TUI');
@@ -243,9 +257,15 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     await t.waitFor((x) => x.includes(`STAND-IN CLAUDE --resume ${sid}`) && !x.includes('Runs 1/1'), 'the CLI in the terminal, the TUI out of it');
     t.keys('Enter');
     await t.waitFor((x) => x.includes('Runs 1/1') && x.includes(`back from claude --resume ${sid} (exit 0)`), 'the TUI back, drawn whole');
-    expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sid} @ ${r.cwd}`);
+    expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sid} @ ${cwd}`);
+  });
+
+  itWhen(TMUX_NEED.reason ? TMUX_NEED : MOCK_NEED, 'o on a Claude run inside tmux opens claude --resume in a new tmux window, the TUI staying', async () => {
+    const { bin } = await claudeRun();
+    tmux = new TmuxTerm(home!, 100, 30);
+    const t = tmux;
     // Inside tmux (TMUX set, as tmux sets it): a window of its own, the TUI stays.
-    t.start('second', [], { PATH: `${bin}:${process.env.PATH}` });
+    t.start('first', [], { PATH: `${bin}:${process.env.PATH}` });
     await t.waitFor((x) => rowStatus(x, 'done-claude') === 'ended:completed', 'the second TUI');
     t.keys('g', 'o');
     await t.waitFor((x) => x.includes('done-claude taken over: claude --resume') && x.includes('in a new tmux window'), 'the notice');
@@ -325,12 +345,12 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
     const t = term;
     t.start('first');
     await t.waitFor((x) => rowStatus(x, 'sleeper') === 'working', 'the TUI');
-    expect(t.display('#{alternate_on}')).toBe('1');
-    expect(t.display('#{cursor_flag}')).toBe('0');
+    expect(t.altScreen()).toBe(true);
+    expect(t.cursorShown()).toBe(false);
     process.kill(t.tuiPid(), 'SIGTERM');
     const s = await t.waitFor((x) => x.includes('[exit 143]'), 'the exit');
-    expect(t.display('#{alternate_on}')).toBe('0');
-    expect(t.display('#{cursor_flag}')).toBe('1');
+    expect(t.altScreen()).toBe(false);
+    expect(t.cursorShown()).toBe(true);
     expect(s).not.toContain('Runs 1/1'); // the TUI's frame stayed on the alternate screen
     // Raw mode is off: the terminal echoes what is typed again.
     t.type('echoed');
@@ -349,7 +369,7 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
           term = new Term(home, 120, 40);
           const t = term;
           t.start('first', ['--demo'], { TMPDIR: tmp });
-          await t.waitFor((x) => x.includes('● supervisor pid') && /● working/.test(x), 'the demo fleet at work');
+          await t.waitFor((x) => x.includes('● supervisor pid') && /● working/.test(x), 'the demo fleet at work', 60_000);
           const [made] = fs.readdirSync(tmp).filter((n) => n.startsWith('orcr-demo-'));
           const dir = path.join(tmp, made!);
           // Its supervisor and agents run (each process orcr starts has ORCR_HOME in its environment).
@@ -394,8 +414,7 @@ describe.skipIf(!HAS_TMUX)('orcr-tui in a real terminal (tmux)', () => {
         const before = processesMentioning(dir);
         expect(before.length).toBeGreaterThan(1);
         // The terminal goes away: the TUI's next frame fails to write, then SIGHUP comes.
-        t.kill();
-        term = null;
+        t.close();
         await waitFor(() => !fs.existsSync(dir), 'the demo home to be removed', 30_000);
         await waitFor(() => processesMentioning(dir).length === 0, 'every process of the demo to be gone', 30_000);
         for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);

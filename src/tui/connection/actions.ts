@@ -4,7 +4,7 @@
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
-import type { PublicRun } from '../../protocol/views.js';
+import type { KillResult, PublicRun } from '../../client/methods.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/runs.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
@@ -19,10 +19,7 @@ export function liveWaits(waits: readonly WaitBanner[], now: number): WaitBanner
 }
 
 /** What the server did with a kill (run.kill's per-target result). */
-export interface KillOutcome {
-  action: 'killing' | 'canceled' | 'already_ended' | 'not_found';
-  exit_reason: string | null;
-}
+export type KillOutcome = Pick<KillResult, 'action' | 'exit_reason'>;
 
 export function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
   switch (outcome?.action) {
@@ -73,7 +70,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [uuid], force })
+    c.call('run.kill', { refs: [uuid], force })
       .then((res) => this.session.set(info(killResult(name, res.results[0], force), Date.now())))
       .catch((e) => this.fail(`kill ${name}`, e));
   }
@@ -81,7 +78,7 @@ export class RunActions {
   killMany(uuids: readonly string[], force: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ results: KillOutcome[] }>('run.kill', { refs: [...uuids], force })
+    c.call('run.kill', { refs: [...uuids], force })
       .then((res) => {
         const n = (a: KillOutcome['action']): number => res.results.filter((r) => r.action === a).length;
         const parts = [`kill sent to ${n('killing')}${force ? ' (SIGKILL)' : ''}`];
@@ -103,7 +100,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const p = c
-      .call<{ run?: PublicRun }>('run.send', { ref: uuid, text })
+      .call('run.send', { ref: uuid, text })
       .then((res) => this.session.set(info(`sent to ${name}${res.run ? ` (input #${res.run.input_seq})` : ''}`, Date.now())))
       .catch((e) => this.fail(`send to ${name}`, e));
     this.inflight.set(uuid, p);
@@ -133,7 +130,7 @@ export class RunActions {
         // `s` then `w`: wait for the turn the input starts, not the one before it.
         await this.inflight.get(uuid);
         wc = await this.session.openExtra();
-        const res = await wc.call<{ settled: { uuid: string; name: string; token: string }[] }>('run.wait', { refs: [uuid] });
+        const res = await wc.call('run.wait', { refs: [uuid] });
         // The stream told the main connection first; show that before the banner so they agree.
         this.session.batcher.flush();
         update({ state: 'settled', token: res.settled[0]?.token ?? 'unknown' });
@@ -162,7 +159,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     // A run starts with the environment of whoever made it: here, this TUI's.
-    c.call<{ runs: PublicRun[] }>('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
+    c.call('run.enqueue', { specs: [spec], caller_env: callerEnv(process.env) })
       .then((res) => {
         const r = res.runs[0];
         this.session.set(info(r ? `queued ${r.name} (${r.uuid.slice(0, 8)})` : 'queued', Date.now()));
@@ -174,7 +171,7 @@ export class RunActions {
     const c = this.need();
     if (!c) return;
     const name = this.nameOf(uuid);
-    c.call<{ run: PublicRun }>('run.rerun', { ref: uuid })
+    c.call('run.rerun', { ref: uuid })
       .then((res) => this.session.set(info(`queued ${res.run.name} (${res.run.uuid.slice(0, 8)}), a rerun of ${name}`, Date.now())))
       .catch((e) => this.fail(`rerun ${name}`, e));
   }
@@ -182,7 +179,7 @@ export class RunActions {
   resumeProvider(provider: string): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ resumed: boolean }>('provider.resume', { provider })
+    c.call('provider.resume', { provider })
       .then((res) => this.session.set(info(res.resumed ? `${provider} resumed: its queued runs may start now` : `${provider} was not on hold`, Date.now())))
       .catch((e) => this.fail(`resume ${provider}`, e));
   }
@@ -190,7 +187,7 @@ export class RunActions {
   pauseQueue(paused: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call<{ paused: boolean; queued: number }>('queue.pause', { paused })
+    c.call('queue.pause', { paused })
       .then((res) =>
         this.session.set(info(res.paused ? `queue paused: nothing starts (${res.queued} queued) until P resumes it` : `queue resumed (${res.queued} queued)`, Date.now())),
       )

@@ -3,6 +3,7 @@
 // details pane's reads, on one once-a-second clock. It implements the
 // Actions the router calls; components never see any of it.
 
+import type { Params, Result } from '../../client/methods.js';
 import type { Home } from '../../config/home.js';
 import type { Actions } from '../input/actions.js';
 import { writePrefs } from '../state/prefs.js';
@@ -183,20 +184,19 @@ export class Controller implements Actions {
 
   fireLoop(name: string): void {
     void this.loopCall('loop.start', { name }, (r) => {
-      const o = r as { action?: string; name?: string | null };
       // The same rules as a scheduled fire: at its concurrency a fire may wait or be dropped.
-      if (o.action === 'started') return `${name} fired: ${o.name ?? 'a run'} started`;
-      if (o.action === 'skipped') return `${name} at its concurrency (overlap skip): the fire was dropped`;
-      return `${name} at its concurrency: the fire waits for a place (${o.action ?? 'pending'})`;
+      if (r.action === 'started') return `${name} fired: ${r.name ?? 'a run'} started`;
+      if (r.action === 'skipped') return `${name} at its concurrency (overlap skip): the fire was dropped`;
+      return `${name} at its concurrency: the fire waits for a place (${r.action ?? 'pending'})`;
     });
   }
 
   /** A loop change, then the view read again so that it shows at once. */
-  private async loopCall(method: string, params: Record<string, unknown>, said: (result: unknown) => string): Promise<void> {
+  private async loopCall<M extends 'loop.pause' | 'loop.start'>(method: M, params: Params<M>, said: (result: Result<M>) => string): Promise<void> {
     const c = this.session.client;
     if (!c) return void this.session.set(error('not connected to the supervisor', Date.now()));
     try {
-      const result = await c.call(method, params);
+      const result = (await (c.call as (m: M, p: Params<M>) => Promise<Result<M>>)(method, params));
       const loops = await this.loadLoops();
       this.session.set({ ...info(said(result), Date.now()), ...(loops ? { loops } : {}) });
     } catch (e) {

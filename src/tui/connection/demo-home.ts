@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client } from '../../client/client.js';
 import { DEMO_CONFIG, demoSpecs } from '../../client/demo-fleet.js';
 import { ensureHome, homePaths } from '../../config/home.js';
-import type { PublicRun } from '../../protocol/views.js';
+import type { PublicRun } from '../../client/methods.js';
 
 export interface DemoHome {
   dir: string;
@@ -24,7 +24,7 @@ export async function createDemoHome(): Promise<DemoHome> {
     fs.writeFileSync(home.config, JSON.stringify(DEMO_CONFIG, null, 2) + '\n', { mode: 0o600 });
     const c = await Client.connect(home);
     try {
-      const res = await c.call<{ runs: unknown[] }>('run.enqueue', { specs: demoSpecs(dir) });
+      const res = await c.call('run.enqueue', { specs: demoSpecs(dir) });
       return { dir, runs: res.runs.length };
     } finally {
       c.close();
@@ -61,7 +61,7 @@ export async function removeDemoHome(dir: string, timeoutMs = 15_000): Promise<R
       pid = c.server?.pid ?? null;
       // Killing a run frees its slot only when it has ended, and queued runs are canceled in the same call: nothing new starts.
       for (let round = 0; round < 3 && Date.now() < deadline; round++) {
-        const { runs } = await c.call<{ runs: PublicRun[] }>('run.list', {});
+        const { runs } = await c.call('run.list', {});
         const live = runs.filter((r) => r.status !== 'ended').map((r) => r.uuid);
         if (live.length === 0) break;
         stopped = Math.max(stopped, live.length);

@@ -16,7 +16,7 @@ export async function loadDiff(store: TuiStore, session: Session, uuid: string):
   const c = session.client;
   try {
     if (!c) throw new Error('not connected to the supervisor');
-    const res = await c.call<{ text: string }>('run.diff', { ref: uuid, stat: false });
+    const res = await c.call('run.diff', { ref: uuid, stat: false });
     if (!showing()) return;
     store.setState((s) => ({ pagerDoc: new DiffDoc(uuid, res.text), pager: { ...s.pager!, version: s.pager!.version + 1 } }));
   } catch (e) {

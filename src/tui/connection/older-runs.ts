@@ -24,7 +24,7 @@ export class OlderRuns {
     const c = this.session.client;
     if (!c) return this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
     this.session.set((st) => ({ older: { ...st.older, loading: true } }));
-    c.call<OlderPage>('run.list', { status: 'ended', before: o.before, limit: OLDER_PAGE })
+    c.call('run.list', { status: 'ended', before: o.before, limit: OLDER_PAGE })
       .then((page) => {
         // Events that came before the reply are applied first: the page is as new as they are.
         this.session.batcher.flush();

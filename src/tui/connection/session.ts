@@ -4,6 +4,7 @@
 // and never renders; the store is its only output.
 
 import { Client, type RowsMessage, type StreamMessage } from '../../client/client.js';
+import type { Caller, Result } from '../../client/methods.js';
 import type { Home } from '../../config/home.js';
 import { RemoteError } from '../../protocol/errors.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
@@ -13,9 +14,8 @@ import { clean, type Incoming, type Snapshot } from '../state/runs.js';
 import { info, type Patch, type TuiState, type TuiStore } from '../state/store.js';
 
 /** What the TUI needs from a connection; the real Client fits it. */
-export interface ClientLike {
-  server: { pid: number; home: string; started_at: number } | null;
-  call<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T>;
+export interface ClientLike extends Caller {
+  server: Result<'hello'> | null;
   onEvent(fn: (m: StreamMessage) => void): void;
   /** Rows changed without an event (asked for with `rows: true` at subscribe). */
   onRows?(fn: (m: RowsMessage) => void): void;
@@ -183,11 +183,11 @@ export class Session {
       if (this.current === c) this.lost();
     });
     this.current = c;
-    const status = await c.call<{ seq: number }>('server.status');
+    const status = await c.call('server.status');
     const since = Math.max(0, status.seq - 300);
-    const snap = await c.call<Snapshot>('subscribe', { snapshot: true, since, rows: true });
+    const snap = await c.call('subscribe', { snapshot: true, since, rows: true });
     if (closed || this.current !== c) throw new RemoteError('unavailable', 'the supervisor went away');
-    this.takeSnapshot(snap);
+    this.takeSnapshot({ ...snap, runs: snap.runs ?? [] });
     this.setConn('up');
     this.batcher.release();
     this.batcher.flush();

@@ -5,7 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { takeoverCommand, type TakeoverCommand } from '../../client/takeover.js';
-import type { PublicRun } from '../../protocol/views.js';
+import type { PublicRun } from '../../client/methods.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';
 
@@ -60,7 +60,7 @@ export class Takeover {
     if (!c) return this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
     // A second `o` while the turn goes on: stop it now.
     const now = this.pending?.uuid === uuid;
-    c.call<{ run: PublicRun }>('run.takeover', { ref: uuid, now })
+    c.call('run.takeover', { ref: uuid, now })
       .then(({ run: after }) => {
         this.watch(uuid);
         if (after.status === 'working' && !now) {

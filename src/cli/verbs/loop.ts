@@ -2,27 +2,13 @@
 // schedule is checked and kept by the supervisor (server/loops.ts), which
 // also reads --once-at, so a relative time is relative to its clock.
 
-import type { ParseArgsConfig } from 'node:util';
-import type { Client } from '../client/client.js';
-import { NOT_ZERO, parseDuration } from '../config/duration.js';
-import { wholeFlag } from '../client/flag-values.js';
-import type { RunEvent } from '../core/events.js';
-import type { FireOutcome, PublicLoop, PublicLoopRun } from '../server/loops.js';
-import { safeLine } from '../text/terminal-text.js';
-import { jsonText } from '../text/json-text.js';
-import { table } from './format.js';
-import { UsageError } from './usage-error.js';
-
-type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
-
-export interface LoopIo {
-  json: boolean;
-  parse(verb: string, args: string[], options: ParseArgsConfig['options'], allowPositionals?: boolean): Parsed;
-  connect(): Promise<Client>;
-  out(text: string): void;
-  printJson(value: unknown): void;
-  confirm(question: string): Promise<boolean | null>;
-}
+import { NOT_ZERO } from '../../config/duration.js';
+import type { Orcr } from '../../sdk/client.js';
+import { safeLine } from '../../text/terminal-text.js';
+import { jsonText } from '../../text/json-text.js';
+import { table } from '../format.js';
+import { durationFlag, wholeNumberFlag, type Shell, type Verb } from '../shell.js';
+import { UsageError } from '../usage-error.js';
 
 const VERB = 'loop';
 
@@ -33,21 +19,15 @@ export function localZone(env: NodeJS.ProcessEnv = process.env): string {
 
 const when = (t: string | null): string => (t === null ? '-' : t.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 
-async function call<T>(io: LoopIo, method: string, params: Record<string, unknown>): Promise<T> {
-  const c = await io.connect();
-  try {
-    return await c.call<T>(method, params);
-  } finally {
-    c.close();
-  }
-}
+/** One SDK call on a connection of its own. */
+const call = <T>(io: Shell, fn: (loops: Orcr['loops']) => Promise<T>): Promise<T> => io.withSdk((o) => fn(o.loops));
 
 function one(positionals: string[], what: string): string {
   if (positionals.length !== 1) throw new UsageError(`loop ${what} takes exactly one loop name`, VERB);
   return positionals[0]!;
 }
 
-export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
+const loopVerb: Verb = async (_verb, rest, io) => {
   const [sub, ...args] = rest;
   switch (sub) {
     case 'create': {
@@ -64,44 +44,36 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
       if (name === undefined) throw new UsageError('loop create needs a name', VERB);
       const onceAt = values['once-at'] as string | undefined;
       if ((cron.length === 0) === (onceAt === undefined)) throw new UsageError('loop create needs a cron schedule ("0 9 * * 1-5") or --once-at TIME, not both', VERB);
-      let max = 1;
-      if (values['max-concurrency'] !== undefined) {
-        const n = wholeFlag('--max-concurrency', values['max-concurrency'] as string, 1);
-        if (typeof n !== 'number') throw new UsageError(n.problem);
-        max = n;
-      }
+      const max = values['max-concurrency'] === undefined ? 1 : wholeNumberFlag(values['max-concurrency'] as string, '--max-concurrency', 1);
       const overlap = (values.overlap as string | undefined) ?? 'queue';
       if (overlap !== 'queue' && overlap !== 'skip') throw new UsageError('--overlap must be queue or skip', VERB);
       let timeout: number | null = null;
       if (values.timeout !== undefined) {
-        try {
-          timeout = parseDuration(values.timeout as string, '--timeout');
-        } catch (e) {
-          throw new UsageError((e as Error).message);
-        }
+        timeout = durationFlag(values.timeout as string, '--timeout');
         if (timeout === 0) throw new UsageError(`--timeout ${NOT_ZERO}, got "${values.timeout as string}"`);
       }
-      const { callerEnv } = await import('./run-args.js');
-      const res = await call<{ loop: PublicLoop }>(io, 'loop.create', {
-        name,
-        // One argument ("*/5 * * * *") or five: the supervisor counts the fields.
-        cron: cron.length > 0 ? cron.join(' ') : undefined,
-        once_at: onceAt,
-        tz: (values.tz as string | undefined) ?? localZone(),
-        max_concurrency: max,
-        overlap,
-        timeout_ms: timeout,
-        command: args.slice(dd + 1),
-        cwd: process.cwd(),
-        caller_env: callerEnv(),
-      });
-      if (io.json) io.printJson(res.loop);
-      else io.out(`loop ${safeLine(res.loop.name)}: ${safeLine(res.loop.schedule)}${res.loop.tz ? ` (${res.loop.tz})` : ''}, next fire ${when(res.loop.next_fire_at)}`);
+      // Its runs start with this environment (the SDK's callerEnv), as `orcr run`'s do.
+      const loop = await call(io, (l) =>
+        l.create({
+          name,
+          // One argument ("*/5 * * * *") or five: the supervisor counts the fields.
+          cron: cron.length > 0 ? cron.join(' ') : undefined,
+          onceAt,
+          tz: (values.tz as string | undefined) ?? localZone(),
+          maxConcurrency: max,
+          overlap,
+          timeoutMs: timeout,
+          command: args.slice(dd + 1),
+          cwd: process.cwd(),
+        }),
+      );
+      if (io.json) io.printJson(loop);
+      else io.out(`loop ${safeLine(loop.name)}: ${safeLine(loop.schedule)}${loop.tz ? ` (${loop.tz})` : ''}, next fire ${when(loop.next_fire_at)}`);
       return 0;
     }
     case 'ls': {
       io.parse(VERB, args, {}, false);
-      const res = await call<{ loops: PublicLoop[] }>(io, 'loop.list', {});
+      const res = { loops: await call(io, (l) => l.list()) };
       if (io.json) io.printJson(res.loops);
       else if (res.loops.length === 0) io.out('no loops (orcr loop create NAME "CRON" -- COMMAND)');
       else
@@ -124,7 +96,8 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
     case 'pause':
     case 'resume': {
       const { positionals } = io.parse(VERB, args, {});
-      const res = await call<{ loop: PublicLoop }>(io, 'loop.pause', { name: one(positionals, sub), paused: sub === 'pause' });
+      const name = one(positionals, sub);
+      const res = { loop: await call(io, (l) => (sub === 'pause' ? l.pause(name) : l.resume(name))) };
       if (io.json) io.printJson(res.loop);
       else io.out(res.loop.paused ? `loop ${safeLine(res.loop.name)} paused` : `loop ${safeLine(res.loop.name)} resumed, next fire ${when(res.loop.next_fire_at)}`);
       return 0;
@@ -140,14 +113,15 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
           return 0;
         }
       }
-      const res = await call<{ removed: string; killed: string[] }>(io, 'loop.remove', { name, kill_active: values['kill-active'] === true });
+      const res = await call(io, (l) => l.remove(name, { killActive: values['kill-active'] === true }));
       if (io.json) io.printJson(res);
       else io.out(`loop ${safeLine(res.removed)} removed${res.killed.length > 0 ? ` (killing ${res.killed.length} run${res.killed.length === 1 ? '' : 's'})` : ''}`);
       return 0;
     }
     case 'logs': {
       const { positionals } = io.parse(VERB, args, {});
-      const res = await call<{ events: RunEvent[] }>(io, 'loop.events', { name: one(positionals, 'logs') });
+      const name = one(positionals, 'logs');
+      const res = { events: await call(io, (l) => l.events(name)) };
       if (io.json) io.printJson(res.events);
       else
         for (const e of res.events) {
@@ -164,19 +138,19 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
       const { positionals } = io.parse(VERB, more, {});
       const name = one(positionals, `run ${action ?? ''}`.trim());
       if (action === 'start') {
-        const res = await call<FireOutcome>(io, 'loop.start', { name });
+        const res = await call(io, (l) => l.start(name));
         if (io.json) io.printJson(res);
         else io.out(res.action === 'started' ? `${safeLine(res.name)} ${res.run}` : `loop ${safeLine(name)} is at its max concurrency: ${res.action}`);
         return 0;
       }
       if (action === 'stop') {
-        const res = await call<{ stopped: string[] }>(io, 'loop.stop', { name });
+        const res = { stopped: await call(io, (l) => l.stop(name)) };
         if (io.json) io.printJson(res);
         else io.out(res.stopped.length === 0 ? `loop ${safeLine(name)} has no active run` : `stopping ${res.stopped.length} run${res.stopped.length === 1 ? '' : 's'} of loop ${safeLine(name)}`);
         return 0;
       }
       if (action === 'ls') {
-        const res = await call<{ runs: PublicLoopRun[] }>(io, 'loop.runs', { name });
+        const res = { runs: await call(io, (l) => l.runs(name)) };
         if (io.json) io.printJson(res.runs);
         else
           io.out(
@@ -192,4 +166,5 @@ export async function loopVerb(rest: string[], io: LoopIo): Promise<number> {
     default:
       throw new UsageError('loop takes create, ls, pause, resume, rm, logs or run', VERB);
   }
-}
+};
+export default loopVerb;

@@ -1,0 +1,127 @@
+// What every verb shares: parse its flags, reach the supervisor through the
+// SDK, print text or --json, and turn a failure into the documented exit
+// code (the README's table). Human output never echoes a control sequence
+// (safeLine/safeText); JSON output escapes every control.
+
+import fs from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { joinDashValues, wholeFlag } from '../client/flag-values.js';
+import { parseDuration } from '../config/duration.js';
+import { ConfigError } from '../config/errors.js';
+import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
+import type { Orcr } from '../sdk/client.js';
+import { OrcrError } from '../sdk/errors.js';
+import { exitCodeOf, RemoteError } from '../protocol/errors.js';
+import { jsonText } from '../text/json-text.js';
+import { safeText } from '../text/terminal-text.js';
+import { VERB_USAGE } from './usage.js';
+import { UsageError } from './usage-error.js';
+
+export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
+export type Options = ParseArgsConfig['options'];
+
+/** A verb: its name (one module may serve several), its arguments after the verb, the shell. */
+export type Verb = (verb: string, args: string[], sh: Shell) => Promise<number>;
+
+export class Shell {
+  private resolvedHome: Home | null = null;
+
+  constructor(
+    /** --json was given: every answer and every error is JSON on stdout. */
+    readonly json: boolean,
+    readonly version: string,
+  ) {}
+
+  out(text: string): void {
+    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  printJson(value: unknown): void {
+    this.out(jsonText(value, 2));
+  }
+
+  fail(code: string, message: string, exit: number, verb?: string): never {
+    if (this.json) this.printJson({ error: { code, message } });
+    else {
+      // A message may quote a run's name or an agent's words: no escapes reach the terminal.
+      for (const line of safeText(message).split('\n')) process.stderr.write(`orcr: ${line}\n`);
+      if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
+    }
+    process.exit(exit);
+  }
+
+  parse(verb: string, args: string[], options: Options, allowPositionals = true): Parsed {
+    try {
+      const all: NonNullable<Options> = { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+      return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals, strict: true }) as Parsed;
+    } catch (e) {
+      throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
+    }
+  }
+
+  /** The home, resolved once per process: a reconnect goes back to the same real path, whatever a link says by then. */
+  home(): Home {
+    return (this.resolvedHome ??= ensureHome(homeDir()));
+  }
+
+  /**
+   * The SDK on this home, starting a supervisor when none runs (as every verb
+   * does), connecting at its first call: a wait makes its own connection only.
+   */
+  async sdk(opts: { autoStart?: boolean; killAgents?: boolean; now?: boolean } = {}): Promise<Orcr> {
+    const { Orcr } = await import('../sdk/client.js');
+    return Orcr.open(this.home(), { autoStart: opts.autoStart ?? true, killAgents: opts.killAgents, lazy: opts.now !== true });
+  }
+
+  /** Run `fn` with the SDK, closing it after. */
+  async withSdk<T>(fn: (orcr: Orcr) => Promise<T>): Promise<T> {
+    const orcr = await this.sdk();
+    try {
+      return await fn(orcr);
+    } finally {
+      orcr.close();
+    }
+  }
+
+  /** Ask y/N on the terminal; null when there is none to ask on. */
+  async confirm(question: string): Promise<boolean | null> {
+    if (!process.stdin.isTTY || !process.stderr.isTTY) return null;
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+    } finally {
+      rl.close();
+    }
+  }
+
+  readStdin(): string {
+    return fs.readFileSync(0, 'utf8');
+  }
+
+  /** A failure as the exit-code table says. */
+  failWith(e: unknown): never {
+    if (e instanceof UsageError) this.fail('usage', e.message, 2, e.verb);
+    if (e instanceof ConfigError) this.fail('config', e.message, 2);
+    if (e instanceof HomeError) this.fail('usage', e.message, 2);
+    if (e instanceof OrcrError) this.fail(e.code, e.message, e.exitCode);
+    if (e instanceof RemoteError) this.fail(e.code, e.message, exitCodeOf(e.code));
+    this.fail('internal', (e as Error)?.stack ?? String(e), 1);
+  }
+}
+
+/** A duration flag's value, or the usage error naming the flag. */
+export function durationFlag(raw: string, flag: string): number {
+  try {
+    return parseDuration(raw, flag);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** A whole-number flag's value, or the usage error naming the flag. */
+export function wholeNumberFlag(raw: string, flag: string, min = 0): number {
+  const n = wholeFlag(flag, raw, min);
+  if (typeof n !== 'number') throw new UsageError(n.problem);
+  return n;
+}

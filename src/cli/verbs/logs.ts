@@ -1,0 +1,34 @@
+// `orcr logs`: a run's output as written, as its transcript, or as entries
+// (--json); with -f, as it grows, until the run ends. The follow holds its
+// connection as a subscription (the client core's Client), so it does not go
+// through the SDK's session; the reading and printing is ../logs.ts.
+
+import path from 'node:path';
+import { Client } from '../../client/client.js';
+import { followLogs, printLogs, type LogsMode } from '../logs.js';
+import { wholeNumberFlag, type Verb } from '../shell.js';
+import { UsageError } from '../usage-error.js';
+
+const logsVerb: Verb = async (verb, rest, sh) => {
+  const { values, positionals } = sh.parse(verb, rest, {
+    tail: { type: 'string' },
+    follow: { type: 'boolean', short: 'f' },
+    stderr: { type: 'boolean' },
+    pretty: { type: 'boolean' },
+    raw: { type: 'boolean' },
+  });
+  if (values.pretty && values.raw) throw new UsageError("--pretty and --raw are each other's opposite: give one", verb);
+  if (sh.json && (values.pretty || values.raw)) throw new UsageError('--json is a format of its own: not with --pretty or --raw', verb);
+  if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);
+  const tail = values.tail === undefined ? null : wholeNumberFlag(values.tail as string, '--tail');
+  const c = await Client.connect(sh.home());
+  const info = await c.call('run.resolve', { ref: positionals[0]! });
+  const file = path.join(info.dir, values.stderr ? 'err' : 'out');
+  // The transcript on a terminal, the lines as written when piped; stderr is no protocol: always raw.
+  const mode: LogsMode = sh.json ? 'json' : values.stderr ? 'raw' : values.pretty ? 'pretty' : values.raw ? 'raw' : process.stdout.isTTY ? 'pretty' : 'raw';
+  if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(sh.home()));
+  c.close();
+  printLogs(file, info.protocol, tail, mode);
+  return 0;
+};
+export default logsVerb;

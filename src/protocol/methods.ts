@@ -1,0 +1,197 @@
+// Every method the socket serves, once: its parameters (a zod schema the
+// server parses them with), whether it writes (refused while the journal
+// cannot be written), a line of what it does, and its result type. The
+// server's dispatch and its list of writes derive from this table, and so do
+// the clients' types (ParamsOf / ResultOf).
+//
+// A new method goes here, then in a handler module (src/server/handlers/),
+// whose index fails to compile until it has one.
+
+import { z } from 'zod';
+import { MAX_DURATION_MS } from '../config/duration.js';
+import { checkRunSpecs, runSpecSchema } from '../config/run-spec.js';
+import type { RunEvent } from '../core/events.js';
+import { RemoteError } from './errors.js';
+import type {
+  ClusterForgotten,
+  ClusterState,
+  Diff,
+  EventsPage,
+  FireOutcome,
+  GcResult,
+  Hello,
+  KillResult,
+  LetGo,
+  LoopRemoved,
+  QueuePaused,
+  RunPage,
+  RunResolved,
+  RunSelected,
+  ServerStatus,
+  Settled,
+  SpendReply,
+  Stats,
+  Stopping,
+  SubscribeResult,
+  WorktreeFinished,
+} from './results.js';
+import { PAGE } from './wire.js';
+import type { PublicLoop, PublicLoopRun, PublicRun } from './views.js';
+
+export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
+  params: P;
+  /** Changes state: refused while the journal cannot be written. */
+  writes: boolean;
+  doc: string;
+  /** The result's type, for the types only (never set). */
+  readonly result?: R;
+  /** Parses the parameters instead of `params` where the answer must say more than zod's first issue (run.enqueue). */
+  parse?: (raw: Record<string, unknown>) => z.output<P>;
+}
+
+/** A method with result type R: `method<R>()({ params, writes, doc })`. */
+const method =
+  <R>() =>
+  <P extends z.ZodType>(spec: { params: P; writes: boolean; doc: string; parse?: (raw: Record<string, unknown>) => z.output<P> }): MethodSpec<P, R> =>
+    spec;
+
+const refs = z.array(z.string()).min(1);
+const name = z.object({ name: z.string() });
+const ref = z.object({ ref: z.string() });
+const env = z.record(z.string(), z.string());
+const none = z.object({});
+
+export const METHODS = {
+  hello: method<Hello>()({ params: z.object({ version: z.unknown() }), writes: false, doc: 'The first request of a connection: the client speaks this protocol version.' }),
+
+  // ---------- runs ----------
+  'run.enqueue': method<{ runs: PublicRun[]; warnings?: string[] }>()({
+    params: z.object({ specs: z.array(runSpecSchema).min(1), caller_env: env.optional() }),
+    writes: true,
+    doc: 'Queue runs (all or none); caller_env is the environment they start with.',
+    // Every bad spec is named, with its number, in one answer.
+    parse: (raw) => {
+      const checked = checkRunSpecs(raw.specs, raw.caller_env);
+      if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
+      return { specs: checked.specs };
+    },
+  }),
+  'run.list': method<RunPage>()({
+    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), limit: z.number().int().positive().optional(), before: z.number().int().optional() }),
+    writes: false,
+    doc: 'A page of runs, newest first (active ones; all with `all`); `before` pages back.',
+  }),
+  'run.get': method<{ run: PublicRun; env?: Record<string, string> }>()({
+    params: z.object({ ref: z.string(), env: z.boolean().optional() }),
+    writes: false,
+    doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
+  }),
+  'run.kill': method<{ results: KillResult[] }>()({
+    params: z.object({ refs, force: z.boolean().optional(), keep_children: z.boolean().optional() }),
+    writes: true,
+    doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled.',
+  }),
+  'run.send': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string(), text: z.string() }), writes: true, doc: 'Input to an idle run.' }),
+  'run.wait': method<{ settled: Settled[] }>()({
+    params: z.object({
+      refs: refs.optional(),
+      all: z.boolean().optional(),
+      timeout_ms: z.number().min(0).max(MAX_DURATION_MS, 'must be at most a year').nullable().optional(),
+      // The waiting client's environment; only ORCR_RUN is read: a run waiting on its own descendants lends them its slot.
+      caller_env: env.optional(),
+    }),
+    writes: false,
+    doc: 'Until each run settles (idle, blocked or ended), or the timeout.',
+  }),
+  'run.resolve': method<RunResolved>()({ params: ref, writes: false, doc: "A run's uuid, name, directory, protocol and status." }),
+  'run.select': method<{ runs: RunSelected[] }>()({
+    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }),
+    writes: false,
+    doc: 'The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB).',
+  }),
+  'run.takeover': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string().min(1), now: z.boolean().optional() }), writes: true, doc: 'Stop supervising a run so a person can take its session over.' }),
+  'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.' }),
+  'run.diff': method<Diff>()({ params: z.object({ ref: z.string(), stat: z.boolean().optional() }), writes: false, doc: "A worktree run's changes against its base." }),
+
+  // ---------- events ----------
+  events: method<EventsPage>()({
+    params: z.object({ since: z.number().int().min(0).optional(), limit: z.number().int().positive().optional() }),
+    writes: false,
+    doc: `The events after seq \`since\`, at most a page (${PAGE}).`,
+  }),
+  subscribe: method<SubscribeResult>()({
+    params: z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional(), rows: z.boolean().optional() }),
+    writes: false,
+    doc: 'Live events from now on (with `rows`, rows that changed without one), after an optional snapshot and replay from `since`.',
+  }),
+
+  // ---------- the fleet ----------
+  stats: method<Stats>()({ params: none, writes: false, doc: 'Caps, holds, the fleet budget and the queue.' }),
+  spend: method<SpendReply>()({ params: none, writes: false, doc: 'Usage by provider and workload over the fleet window.' }),
+  'provider.resume': method<{ resumed: boolean }>()({ params: z.object({ provider: z.string().min(1) }), writes: true, doc: "Lift a provider's usage-limit hold." }),
+  'queue.pause': method<QueuePaused>()({ params: z.object({ paused: z.boolean() }), writes: true, doc: 'Pause (or resume) admission: nothing starts while paused.' }),
+  gc: method<GcResult & { worktrees: LetGo[] }>()({
+    params: z.object({ older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(), dry_run: z.boolean().optional(), force: z.boolean().optional(), branches: z.boolean().optional() }),
+    writes: true,
+    doc: 'Remove ended runs older than the retention (and their let-go worktrees).',
+  }),
+
+  // ---------- worktrees ----------
+  'worktree.finish': method<WorktreeFinished>()({ params: z.object({ ref: z.string(), mode: z.enum(['merge', 'keep_branch', 'discard']) }), writes: true, doc: "Merge, keep or drop an ended run's worktree branch, and remove the worktree." }),
+  'worktree.prune': method<{ worktrees: LetGo[] }>()({ params: z.object({ force: z.boolean().optional(), dry_run: z.boolean().optional() }), writes: true, doc: 'Remove the worktrees of ended runs.' }),
+
+  // ---------- the supervisor and the cluster ----------
+  'server.status': method<ServerStatus>()({ params: none, writes: false, doc: 'The supervisor: pid, home, runs, clients, config and cluster.' }),
+  'server.stop': method<Stopping>()({ params: z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }), writes: false, doc: 'Stop the supervisor (agents keep running), after a drain, or killing them.' }),
+  'cluster.status': method<ClusterState>()({ params: none, writes: false, doc: "The cluster's machines, as its database tells." }),
+  'cluster.forget': method<ClusterForgotten>()({ params: z.object({ host: z.string().min(1) }), writes: true, doc: 'Forget a machine that left the cluster.' }),
+
+  // ---------- loops ----------
+  'loop.create': method<{ loop: PublicLoop }>()({
+    params: z.object({
+      name: z.string().min(1),
+      cron: z.string().optional(),
+      once_at: z.string().optional(),
+      tz: z.string().min(1),
+      max_concurrency: z.number().int().min(1).max(10_000).optional(),
+      overlap: z.enum(['queue', 'skip']).optional(),
+      timeout_ms: z.number().int().min(1).max(MAX_DURATION_MS).nullable().optional(),
+      command: z.array(z.string()).min(1, 'a loop needs a command'),
+      cwd: z.string().min(1),
+      caller_env: env.optional(),
+    }),
+    writes: true,
+    doc: 'A durable schedule (cron or once) for a command.',
+  }),
+  'loop.list': method<{ loops: PublicLoop[] }>()({ params: none, writes: false, doc: 'Every loop.' }),
+  'loop.get': method<{ loop: PublicLoop }>()({ params: name, writes: false, doc: 'One loop.' }),
+  'loop.pause': method<{ loop: PublicLoop }>()({ params: z.object({ name: z.string(), paused: z.boolean() }), writes: true, doc: 'Pause (or resume) a loop.' }),
+  'loop.remove': method<LoopRemoved>()({ params: z.object({ name: z.string(), kill_active: z.boolean().optional() }), writes: true, doc: 'Remove a loop (killing its active runs with kill_active).' }),
+  'loop.events': method<{ events: RunEvent[] }>()({ params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }), writes: false, doc: "The loop's newest events." }),
+  'loop.start': method<FireOutcome>()({ params: name, writes: true, doc: 'Fire a loop by hand.' }),
+  'loop.stop': method<{ stopped: string[] }>()({ params: name, writes: true, doc: "Stop a loop's active runs." }),
+  'loop.runs': method<{ runs: PublicLoopRun[] }>()({ params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }), writes: false, doc: "The loop's runs, newest first." }),
+} as const;
+
+export type Methods = typeof METHODS;
+export type MethodName = keyof Methods;
+/** The parameters a client sends. */
+export type ParamsOf<M extends MethodName> = z.input<Methods[M]['params']>;
+/** The parameters a handler gets, parsed. */
+export type ParsedParamsOf<M extends MethodName> = z.output<Methods[M]['params']>;
+export type ResultOf<M extends MethodName> = NonNullable<Methods[M]['result']>;
+
+export const METHOD_NAMES = Object.keys(METHODS) as MethodName[];
+
+export function isMethodName(m: string): m is MethodName {
+  return Object.hasOwn(METHODS, m);
+}
+
+/** Methods that change state: refused while the journal cannot be written. */
+export const WRITES: ReadonlySet<MethodName> = new Set(METHOD_NAMES.filter((m) => METHODS[m].writes));
+
+/** The parameters parsed as the method's table entry says (a zod error or a RemoteError on bad ones). */
+export function parseParams<M extends MethodName>(m: M, raw: Record<string, unknown>): ParsedParamsOf<M> {
+  const spec: MethodSpec = METHODS[m];
+  return (spec.parse ? spec.parse(raw) : spec.params.parse(raw)) as ParsedParamsOf<M>;
+}

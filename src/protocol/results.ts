@@ -1,0 +1,246 @@
+// What the methods answer, beyond the run and loop views (views.ts): each
+// method's result type in methods.ts is built from these. Plain data, as the
+// socket carries it and `--json` prints it.
+
+import type { CapUsage } from '../core/admission.js';
+import type { RunEvent } from '../core/events.js';
+import type { ExitReason, Protocol, RunStatus } from '../core/types.js';
+import type { MeterView, PublicLoop, PublicRun } from './views.js';
+
+// ---------- runs ----------
+
+/** How a wait ended for one run: `turn_complete` (idle), its exit reason once ended, `blocked`, `pending` (the timeout ran out) or `not_found`. */
+export type SettleToken = ExitReason | 'ended' | 'turn_complete' | 'blocked' | 'pending' | 'not_found';
+
+export interface Settled {
+  uuid: string;
+  name: string;
+  token: SettleToken;
+}
+
+export type KillAction = 'killing' | 'canceled' | 'already_ended' | 'not_found';
+
+/** One ref of `run.kill`; `descendants` only when there were some (the runs ended with it). */
+export interface KillResult {
+  ref: string;
+  name: string | null;
+  uuid: string | null;
+  action: KillAction;
+  status: RunStatus | null;
+  exit_reason: ExitReason | null;
+  descendants?: string[];
+}
+
+/** A page of runs, newest first; `next`: the `before` of the page after, or null. */
+export interface RunPage {
+  runs: PublicRun[];
+  next: number | null;
+}
+
+export interface RunResolved {
+  uuid: string;
+  name: string;
+  dir: string;
+  protocol: Protocol | null;
+  status: RunStatus;
+}
+
+export interface RunSelected {
+  uuid: string;
+  name: string;
+  status: RunStatus;
+}
+
+export interface Diff {
+  text: string;
+  added: number;
+  removed: number;
+  files: number;
+}
+
+// ---------- events ----------
+
+export interface EventsPage {
+  events: RunEvent[];
+  /** uuid → name of the runs these events are about. */
+  names: Record<string, string>;
+}
+
+/** `subscribe`: the last seq, then the snapshot and the replay asked for. */
+export interface SubscribeResult {
+  seq: number;
+  runs?: PublicRun[];
+  total?: number;
+  truncated?: boolean;
+  events?: RunEvent[];
+  names?: Record<string, string>;
+  more?: boolean;
+  /** Retention removed events after `since`: take the snapshot instead. */
+  pruned?: { first_seq: number };
+}
+
+// ---------- the fleet ----------
+
+export interface Stats {
+  caps: CapUsage[];
+  /** Names of the runs the caps list (holders and the first waiters), so a reader need not look each up. */
+  names: Record<string, string>;
+  queued: number;
+  active: number;
+  holds: Record<string, number>;
+  fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
+  warnings: string[];
+  config_error: ConfigError | null;
+  /** The cluster this machine is in, and whether its database can be reached; null on its own. */
+  cluster: ClusterState | null;
+  /** `orcr queue pause` in force: nothing starts. */
+  paused: boolean;
+  draining: boolean;
+}
+
+/** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
+export interface ConfigError {
+  at: number;
+  message: string;
+}
+
+export interface SpendRow {
+  key: string;
+  runs: number;
+  tokens: number;
+  cost: number;
+}
+
+export interface SpendReply {
+  window: string;
+  /** The supervisor's clock when this was read. */
+  at: number;
+  by_provider: SpendRow[];
+  by_workload: SpendRow[];
+  /** The last hour, minute by minute (minutes with no usage left out): epoch minute, tokens, cost. */
+  per_minute: { minute: number; tokens: number; cost: number }[];
+  fleet: { exceeded: boolean; meters: Record<string, MeterView> };
+}
+
+export interface QueuePaused {
+  paused: boolean;
+  queued: number;
+}
+
+// ---------- the supervisor ----------
+
+export interface Hello {
+  version: number;
+  pid: number;
+  home: string;
+  started_at: number;
+}
+
+export interface ServerStatus {
+  pid: number;
+  home: string;
+  started_at: number;
+  active: number;
+  queued: number;
+  seq: number;
+  degraded: string | null;
+  clients: number;
+  warnings: string[];
+  config_error: ConfigError | null;
+  cluster: ClusterState | null;
+  paused: boolean;
+  draining: boolean;
+}
+
+/** `server.stop`: `waiting_for` (runs still working) with a drain. */
+export interface Stopping {
+  stopping: true;
+  waiting_for?: number;
+  queued: number;
+  paused: boolean;
+}
+
+export interface GcResult {
+  /** Ended runs removed (or, in a dry run, that would be). */
+  runs: number;
+  /**
+   * Bytes of what went (or would): the journal rows (run records and event
+   * data) and the files of the run directories, counted the same way by a dry
+   * run and a real one, so the two agree. The journal gives its freed pages
+   * back to the file system as it goes.
+   */
+  bytes: number;
+  /** Events removed: the runs' own and the oldest part of the log. */
+  events: number;
+  dry_run: boolean;
+  older_than_ms: number;
+}
+
+// ---------- worktrees ----------
+
+export type FinishMode = 'merge' | 'keep_branch' | 'discard';
+
+/** A worktree let go (or, in a dry run, that would be). */
+export interface LetGo {
+  run: string | null;
+  path: string;
+  branch: string | null;
+  /** removed; kept_dirty: uncommitted changes (only --force removes it); kept_commits: its branch has work (only --branches) */
+  action: 'removed' | 'kept_dirty' | 'kept_commits';
+  branch_kept?: boolean;
+}
+
+export interface WorktreeFinished {
+  run: PublicRun;
+  merged_into?: string;
+  committed: boolean;
+}
+
+// ---------- the cluster ----------
+
+/** Whether other machines' notices reach this one; `not arriving` (a transaction-mode pooler): a fast poll stands in. */
+export type NotificationState = 'unknown' | 'arriving' | 'not arriving';
+
+export interface ClusterMachine {
+  host: string;
+  heartbeat: string;
+  alive: boolean;
+  leases: number;
+  waiters: number;
+}
+
+export interface ClusterState {
+  name: string;
+  host: string;
+  available: boolean;
+  /** Epoch ms of the last change of `available`. */
+  since: number;
+  error: string | null;
+  notifications: NotificationState;
+  /** Why, when they do not arrive. */
+  notifications_detail: string | null;
+  /** Where this machine listens: the cluster's url, or a listen_url of its own. */
+  listen: 'url' | 'listen_url';
+  machines: ClusterMachine[];
+  /** When `machines` was read (epoch ms): during an outage, the last the database told. */
+  machines_at: number | null;
+  /** When the cluster's holders and waiting lines were last read (epoch ms). */
+  seen_at: number | null;
+}
+
+export interface ClusterForgotten {
+  host: string;
+  forgotten: boolean;
+  alive: boolean;
+}
+
+// ---------- loops ----------
+
+/** What a fire did: started a run, or (at the loop's cap) kept it pending, folded it into the pending one, or dropped it. */
+export type FireOutcome = { action: 'started'; run: string; name: string } | { action: 'pending' | 'coalesced' | 'skipped'; run: null; name: null };
+
+export interface LoopRemoved {
+  removed: string;
+  killed: string[];
+}
+

@@ -1,0 +1,168 @@
+// The SDK's families of methods, named as the CLI's verbs with subcommands
+// are: `orcr.loops.create(…)` is `orcr loop create`, `orcr.server.stop()` is
+// `orcr server stop`. Each is one typed call through the program's session.
+
+import type { Caller, FinishMode, Method, ParamsArg, PublicLoop, Result } from '../client/methods.js';
+import type { Session } from '../client/session.js';
+import type { RunEvent } from '../core/events.js';
+import { guard } from './errors.js';
+
+type Calls = Caller & Pick<Session, 'callThenGone'>;
+type RunRef = string | { uuid: string };
+const refOf = (r: RunRef): string => (typeof r === 'string' ? r : r.uuid);
+
+abstract class Family {
+  constructor(protected readonly session: Calls) {}
+  protected call<M extends Method>(method: M, ...params: ParamsArg<M>): Promise<Result<M>> {
+    return guard(() => this.session.call(method, ...params));
+  }
+}
+
+export interface LoopSpec {
+  name: string;
+  /** A cron schedule ("0 9 * * 1-5"), or `onceAt`. */
+  cron?: string;
+  /** One fire at this time (ISO, or relative: "+10m"), instead of a cron. */
+  onceAt?: string;
+  /** The zone the cron is read in (default: this process's). */
+  tz?: string;
+  /** Runs of the loop at once (default 1). */
+  maxConcurrency?: number;
+  /** A fire at the concurrency: waits for a place (queue, the default) or is dropped (skip). */
+  overlap?: 'queue' | 'skip';
+  /** Milliseconds a run of the loop may take (default: no limit). */
+  timeoutMs?: number | null;
+  command: string[];
+  /** Where its runs work (default: this process's working directory). */
+  cwd?: string;
+}
+
+export class Loops extends Family {
+  constructor(
+    session: Calls,
+    private readonly env: Record<string, string>,
+  ) {
+    super(session);
+  }
+
+  /** A durable schedule firing `command` as a run (`orcr loop create`); its runs start with this program's environment. */
+  async create(spec: LoopSpec): Promise<PublicLoop> {
+    const tz = spec.tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const res = await this.call('loop.create', {
+      name: spec.name,
+      cron: spec.cron,
+      once_at: spec.onceAt,
+      tz,
+      max_concurrency: spec.maxConcurrency,
+      overlap: spec.overlap,
+      timeout_ms: spec.timeoutMs,
+      command: spec.command,
+      cwd: spec.cwd ?? process.cwd(),
+      caller_env: this.env,
+    });
+    return res.loop;
+  }
+
+  async list(): Promise<PublicLoop[]> {
+    return (await this.call('loop.list')).loops;
+  }
+
+  async get(name: string): Promise<PublicLoop> {
+    return (await this.call('loop.get', { name })).loop;
+  }
+
+  /** It fires no more until resumed; its runs go on. */
+  async pause(name: string): Promise<PublicLoop> {
+    return (await this.call('loop.pause', { name, paused: true })).loop;
+  }
+
+  async resume(name: string): Promise<PublicLoop> {
+    return (await this.call('loop.pause', { name, paused: false })).loop;
+  }
+
+  /** Remove it; `killActive` kills its active runs too (else they go on). */
+  remove(name: string, opts: { killActive?: boolean } = {}): Promise<Result<'loop.remove'>> {
+    return this.call('loop.remove', { name, kill_active: opts.killActive === true });
+  }
+
+  /** Fire it now, by hand, under its concurrency and overlap rules. */
+  start(name: string): Promise<Result<'loop.start'>> {
+    return this.call('loop.start', { name });
+  }
+
+  /** Kill its active runs; the schedule stays. Returns their uuids. */
+  async stop(name: string): Promise<string[]> {
+    return (await this.call('loop.stop', { name })).stopped;
+  }
+
+  async runs(name: string, opts: { limit?: number } = {}): Promise<Result<'loop.runs'>['runs']> {
+    return (await this.call('loop.runs', { name, limit: opts.limit })).runs;
+  }
+
+  async events(name: string, opts: { limit?: number } = {}): Promise<RunEvent[]> {
+    return (await this.call('loop.events', { name, limit: opts.limit })).events;
+  }
+}
+
+export class Worktrees extends Family {
+  /** End a worktree run's worktree: merge its branch, keep the branch, or discard both (`orcr worktree finish`). */
+  finish(run: RunRef, mode: FinishMode): Promise<Result<'worktree.finish'>> {
+    return this.call('worktree.finish', { ref: refOf(run), mode });
+  }
+
+  /** Remove worktrees no run holds any more (`orcr worktree prune`). */
+  async prune(opts: { force?: boolean; dryRun?: boolean } = {}): Promise<Result<'worktree.prune'>['worktrees']> {
+    return (await this.call('worktree.prune', { force: opts.force === true, dry_run: opts.dryRun === true })).worktrees;
+  }
+}
+
+export class Cluster extends Family {
+  /** The cluster this supervisor is in and its machines (OrcrError `usage` when it is in none). */
+  status(): Promise<Result<'cluster.status'>> {
+    return this.call('cluster.status');
+  }
+
+  /** Drop a machine that left the cluster: its row, queue places and leases. */
+  forget(host: string): Promise<Result<'cluster.forget'>> {
+    return this.call('cluster.forget', { host });
+  }
+}
+
+export class Server extends Family {
+  status(): Promise<Result<'server.status'>> {
+    return this.call('server.status');
+  }
+
+  /**
+   * Stop the supervisor (`orcr server stop`): `leave` (the default) leaves
+   * the agents running for the next supervisor to re-adopt; `drain` waits for
+   * them to end; `kill_agents` kills them. Resolves once it has gone, with
+   * its answer; `onAnswer` sees the answer first (how many it waits for).
+   */
+  stop(opts: { mode?: 'leave' | 'drain' | 'kill_agents'; onAnswer?: (answer: Result<'server.stop'>) => void } = {}): Promise<Result<'server.stop'>> {
+    return guard(async () => {
+      const { result, gone } = await this.session.callThenGone('server.stop', { mode: opts.mode ?? 'leave' });
+      opts.onAnswer?.(result);
+      await gone;
+      return result;
+    });
+  }
+}
+
+export class Queue extends Family {
+  /** Nothing starts until resumed; queued runs stay queued. */
+  pause(): Promise<Result<'queue.pause'>> {
+    return this.call('queue.pause', { paused: true });
+  }
+
+  resume(): Promise<Result<'queue.pause'>> {
+    return this.call('queue.pause', { paused: false });
+  }
+}
+
+export class Providers extends Family {
+  /** End a provider's usage-limit hold now; false when it was not on hold. */
+  async resume(provider: string): Promise<boolean> {
+    return (await this.call('provider.resume', { provider })).resumed;
+  }
+}

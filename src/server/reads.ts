@@ -1,0 +1,67 @@
+// The supervisor's read side for clients: runs as they stand (the live row
+// where the run is active, the journal's otherwise), pages of runs and
+// events, the snapshot a subscriber starts from. The handlers and the
+// transport read through this, never the journal itself. Writes nothing.
+
+import type { RunEvent } from '../core/events.js';
+import type { Run } from '../core/types.js';
+import type { Journal, ListQuery } from '../journal/journal.js';
+
+/** The run's live row, when it is active. */
+type LiveRow = (uuid: string) => Run | null;
+
+/** Every active run (a run that started long ago and still works is not left out), then the newest ended ones up to this many in all. */
+const SNAPSHOT_RUNS = 5000;
+/** Far above any real fleet: the active runs of a snapshot are bounded too. */
+const SNAPSHOT_ACTIVE = 50_000;
+
+export interface Snapshot {
+  /** In queue order. */
+  runs: Run[];
+  /** Runs the journal holds. */
+  total: number;
+}
+
+export class Reads {
+  constructor(
+    private readonly journal: Journal,
+    private readonly live: LiveRow,
+  ) {}
+
+  /** A run as it stands now, or null when the journal has none by that uuid. */
+  getRun(uuid: string): Run | null {
+    return this.live(uuid) ?? this.journal.getRun(uuid);
+  }
+
+  /** The journal's runs for a query (newest first), each as it stands now. */
+  listRuns(q: ListQuery): Run[] {
+    return this.journal.listRuns(q).map((r) => this.live(r.uuid) ?? r);
+  }
+
+  /** A home of months sends a page, not its history. */
+  snapshot(limit = SNAPSHOT_RUNS): Snapshot {
+    const active = this.journal.listRuns({ limit: SNAPSHOT_ACTIVE });
+    const ended = this.journal.listRuns({ status: 'ended', limit: Math.max(0, limit - active.length) });
+    const runs = [...ended, ...active].sort((a, b) => a.queue_seq - b.queue_seq).map((r) => this.live(r.uuid) ?? r);
+    return { runs, total: this.journal.countRuns() };
+  }
+
+  eventsSince(seq: number, limit: number): RunEvent[] {
+    return this.journal.eventsSince(seq, limit);
+  }
+
+  /** The newest event's seq (0 for none). */
+  lastSeq(): number {
+    return this.journal.lastSeq();
+  }
+
+  /** The oldest event the journal still holds (retention removes older ones). */
+  firstSeq(): number {
+    return this.journal.firstSeq();
+  }
+
+  /** Hears every committed event, with the row written with it. */
+  onEvent(fn: (event: RunEvent, row: Run | null) => void): () => void {
+    return this.journal.onEvent(fn);
+  }
+}

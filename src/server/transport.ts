@@ -1,0 +1,238 @@
+// The socket: NDJSON frames in (frames.ts cuts and bounds them), one request
+// each, dispatched by the method table (protocol/methods.ts) to its handler
+// (handlers/): parameters parsed with the method's schema, writes refused
+// while the journal cannot be written, failures answered with their code.
+// Subscribers are sent every committed event, and rows that changed without
+// one, coalesced. Knows no method by name but `hello`.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import { z } from 'zod';
+import type { Home } from '../config/home.js';
+import type { RunEvent } from '../core/events.js';
+import type { Run } from '../core/types.js';
+import { RemoteError, type ErrorBody } from '../protocol/errors.js';
+import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
+import type { PublicRun } from '../protocol/views.js';
+import { MAX_FRAME_BYTES, type EventMessage, type RowsMessage, type StoppingMessage } from '../protocol/wire.js';
+import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
+import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
+import type { Supervisor } from './supervisor.js';
+
+/** A subscriber this far behind is cut off; it resumes from its last seq. */
+const BACKLOG_BYTES = 16 * 1024 * 1024;
+/** Rows that changed without an event are sent at most this often. */
+const ROWS_EVERY_MS = 250;
+
+interface Conn {
+  socket: net.Socket;
+  greeted: boolean;
+  subscribed: boolean;
+  /** Subscribed with `rows`: also told of rows that changed without an event. */
+  rows: boolean;
+  /** Aborted when the client goes away: its waits are dropped with it. */
+  gone: AbortController;
+}
+
+export interface TransportDeps {
+  home: Home;
+  supervisor: Supervisor;
+  handlers: Handlers;
+  log: (m: string) => void;
+  /** `server.stop` asked for a stop; it happens after the reply is written. */
+  stop: HandlerContext['server']['stop'];
+}
+
+export interface Transport {
+  clients(): number;
+  /** Tell every client the stop is meant, close the socket and its connections. */
+  close(): Promise<void>;
+}
+
+export async function listen(deps: TransportDeps): Promise<Transport> {
+  const { home, supervisor: s, log } = deps;
+  const conns = new Set<Conn>();
+  const send = (c: Conn, line: string): void => {
+    if (c.socket.writableLength > BACKLOG_BYTES) c.socket.destroy();
+    else c.socket.write(line);
+  };
+
+  s.reads.onEvent((event: RunEvent, written: Run | null) => {
+    let line: string | null = null;
+    for (const c of conns) {
+      if (!c.subscribed) continue;
+      if (line === null) {
+        // The row written with the event is the state it explains; otherwise the run as it is now.
+        const run = written ?? (event.run ? s.reads.getRun(event.run) : null);
+        const msg: EventMessage = { type: 'event', event, run: run ? s.view(run) : null };
+        line = JSON.stringify(msg) + '\n';
+      }
+      send(c, line);
+    }
+  });
+
+  // A row that changed without an event (the agent's last words or tool, its
+  // output offset) reaches the clients that show rows live, coalesced: a run
+  // printing without pause costs one message per 250 ms, not one per line.
+  // `seq` is the last event sent before it, so a client that has applied a
+  // later event knows this row is older than the one it holds.
+  const quiet = new Set<string>();
+  let quietTimer: NodeJS.Timeout | null = null;
+  const flushQuiet = (): void => {
+    quietTimer = null;
+    const runs: PublicRun[] = [];
+    for (const uuid of quiet) {
+      const run = s.getLive(uuid);
+      if (run) runs.push(s.view(run));
+    }
+    quiet.clear();
+    if (runs.length === 0) return;
+    const msg: RowsMessage = { type: 'rows', seq: s.reads.lastSeq(), runs };
+    const line = JSON.stringify(msg) + '\n';
+    for (const c of conns) if (c.subscribed && c.rows) send(c, line);
+  };
+  s.onQuietChange((uuid) => {
+    let wanted = false;
+    for (const c of conns) wanted ||= c.rows;
+    if (!wanted) return;
+    quiet.add(uuid);
+    if (quietTimer === null) {
+      quietTimer = setTimeout(flushQuiet, ROWS_EVERY_MS);
+      quietTimer.unref();
+    }
+  });
+
+  try {
+    fs.unlinkSync(home.socket); // stale: we hold the lock, so no live server owns it
+  } catch {
+    /* none */
+  }
+  const server = net.createServer((socket) => accept(socket));
+  // The umask is the process's: set only around listen(), which binds the
+  // socket synchronously, so nothing else this process makes meanwhile (a test
+  // hosting several supervisors, a run directory) gets it.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const oldUmask = process.umask(0o177);
+    try {
+      server.listen(home.socket, () => resolve());
+    } finally {
+      process.umask(oldUmask);
+    }
+  });
+  fs.chmodSync(home.socket, 0o600);
+
+  function accept(socket: net.Socket): void {
+    const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
+    conns.add(conn);
+    const lines = new LineSplitter();
+    let refused = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      const got = lines.push(chunk);
+      for (const line of got.lines) if (line.trim() !== '') void handleLine(conn, line);
+      if (got.tooLarge) {
+        refused = true;
+        reply(socket, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
+        socket.end();
+        socket.destroy();
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      conns.delete(conn);
+      conn.gone.abort();
+    });
+  }
+
+  const server_: HandlerContext['server'] = { clients: () => conns.size, stop: deps.stop };
+  const contextOf = (conn: Conn): HandlerContext => ({
+    supervisor: s,
+    home,
+    conn: {
+      signal: conn.gone.signal,
+      subscribe: (rows) => {
+        conn.subscribed = true;
+        conn.rows = rows;
+      },
+    },
+    server: server_,
+  });
+
+  async function handleLine(conn: Conn, line: string): Promise<void> {
+    let msg: { id?: unknown; method?: unknown; params?: unknown };
+    if (nestedDeeperThan(line)) {
+      // Refused before parsing: the parser, zod and every reader after them recurse.
+      reply(conn.socket, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
+      return;
+    }
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      reply(conn.socket, null, { code: 'usage', message: 'not JSON' });
+      return;
+    }
+    const id = typeof msg?.id === 'number' ? msg.id : null;
+    if (!msg || typeof msg !== 'object' || typeof msg.method !== 'string') {
+      reply(conn.socket, id, { code: 'usage', message: 'a request needs "id" and "method"' });
+      return;
+    }
+    const method = msg.method;
+    const params = (msg.params && typeof msg.params === 'object' ? msg.params : {}) as Record<string, unknown>;
+    try {
+      if (method === 'hello') {
+        // At once, not after a turn: the next request may be in the same chunk.
+        const result = deps.handlers.hello(parseParams('hello', params), contextOf(conn));
+        conn.greeted = true;
+        reply(conn.socket, id, null, result);
+        return;
+      }
+      if (!conn.greeted) throw new RemoteError('version', 'say hello first');
+      if (!isMethodName(method)) throw new RemoteError('usage', `unknown method "${method}"`);
+      if (s.degraded !== null && WRITES.has(method)) {
+        throw new RemoteError('unavailable', `the journal cannot be written (${s.degraded}); orcr starts and changes nothing until it can`);
+      }
+      reply(conn.socket, id, null, await dispatch(method, params, contextOf(conn)));
+    } catch (e) {
+      if (s.absorbs(e)) reply(conn.socket, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
+      else if (e instanceof RemoteError) reply(conn.socket, id, { code: e.code, message: e.message });
+      else if (e instanceof z.ZodError) {
+        const issue = e.issues[0]!;
+        reply(conn.socket, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
+      } else {
+        log(`internal error in ${method}: ${(e as Error).stack}`);
+        reply(conn.socket, id, { code: 'internal', message: (e as Error).message });
+      }
+    }
+  }
+
+  // Async even for a handler that answers at once: its answer, or its
+  // refusal of bad parameters, comes a turn later, after the answers of the
+  // requests before it in the same chunk, as clients that pipeline expect.
+  async function dispatch<M extends MethodName>(method: M, raw: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+    const handler = deps.handlers[method] as Handler<M>;
+    return handler(parseParams(method, raw), ctx);
+  }
+
+  return {
+    clients: () => conns.size,
+    close: async () => {
+      // Tell every client this stop is meant: a waiting client reports it and
+      // exits instead of starting a new supervisor behind the user's back.
+      const stopping: StoppingMessage = { type: 'stopping' };
+      for (const c of conns) c.socket.end(JSON.stringify(stopping) + '\n');
+      // A client that does not close its end (or a backlogged subscriber) must not hold the stop up.
+      const cut = setTimeout(() => {
+        for (const c of conns) c.socket.destroy();
+      }, 1000);
+      await new Promise<void>((r) => server.close(() => r()));
+      clearTimeout(cut);
+      if (quietTimer !== null) clearTimeout(quietTimer);
+    },
+  };
+}
+
+function reply(socket: net.Socket, id: number | null, error: ErrorBody | null, result?: unknown): void {
+  if (socket.destroyed) return;
+  socket.write(JSON.stringify(error ? { id, error } : { id, result }) + '\n');
+}

@@ -4,9 +4,13 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { alive, lineReader, script, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process (most tests). */
+const home = useLiveHomes();
+/** Homes whose supervisor is a process of its own, started by the spawned CLI: to kill it, or to see the CLI refuse a config. */
+const spawned = useHomes();
 
 /** Its exit code, once its output has been read to the end too ('close', not 'exit'). */
 function exited(child: import('node:child_process').ChildProcess): Promise<number> {
@@ -17,27 +21,27 @@ function exited(child: import('node:child_process').ChildProcess): Promise<numbe
 }
 
 describe('wait and stop', () => {
-  it('wait --all with nothing active returns at once, exit 0, nothing printed', () => {
-    const h = home();
-    const r = h.cli(['wait', '--all']);
+  it('wait --all with nothing active returns at once, exit 0, nothing printed', async () => {
+    const h = await home();
+    const r = await h.cli(['wait', '--all']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
-    const j = h.cli(['wait', '--all', '--json']);
+    const j = await h.cli(['wait', '--all', '--json']);
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual([]);
   });
 
   it('wait --all after every run ended returns at once', async () => {
-    const h = home();
-    h.json(['run', '-n', 'quick', '--', 'true']);
-    await until(() => h.json<PublicRun>(['show', 'quick']).status === 'ended', 'the run to end');
-    const r = h.cli(['wait', '--all']);
+    const h = await home();
+    await h.run(['-n', 'quick', '--', 'true']);
+    await until(async () => (await h.show('quick')).status === 'ended', 'the run to end');
+    const r = await h.cli(['wait', '--all']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
   });
 
   it('server stop sticks: a running wait, events --follow and logs --follow report it (exit 7) and start no supervisor', async () => {
-    const h = home();
+    const h = spawned();
     h.json(['run', '-n', 'long', '--', 'sh', '-c', 'echo started; exec sleep 300']);
     await until(() => h.json<PublicRun>(['show', 'long']).status === 'working', 'the run to work');
     const first = h.serverPid()!;
@@ -66,18 +70,18 @@ describe('wait and stop', () => {
 
 describe('durations past 2^31 ms (~24.8 days)', () => {
   it('wait --timeout 30d waits, instead of returning pending at once', async () => {
-    const h = home();
-    h.json(['run', '-n', 'long', '--', 'sleep', '300']);
+    const h = await home();
+    await h.run(['-n', 'long', '--', 'sleep', '300']);
     const wait = h.spawn(['wait', 'long', '--timeout', '30d']);
     const out = lineReader(wait);
-    await until(() => h.json<{ clients: number }>(['server', 'status']).clients >= 2, 'the wait to connect');
-    expect(h.cli(['kill', 'long']).code).toBe(0);
+    await until(async () => (await h.json<{ clients: number }>(['server', 'status'])).clients >= 2, 'the wait to connect');
+    expect((await h.cli(['kill', 'long'])).code).toBe(0);
     expect(await exited(wait)).toBe(5);
     expect(out.lines).toEqual(['long killed']);
   });
 
   it('a workload max_wait of 30 days neither expires the run nor spins the supervisor', async () => {
-    const h = home({ concurrency: { max: 1, workloads: { slow: { max_wait: '30d' } } } });
+    const h = spawned({ concurrency: { max: 1, workloads: { slow: { max_wait: '30d' } } } });
     h.json(['run', '-n', 'holder', '--', 'sleep', '300']);
     h.json(['run', '-n', 'waiter', '-w', 'slow', '--', 'true']);
     const pid = h.serverPid()!;
@@ -100,7 +104,7 @@ describe('durations past 2^31 ms (~24.8 days)', () => {
 
 describe('usage limits in an agent\'s words', () => {
   it('"try again in 4 days 23 hours 10 minutes" holds the provider for all of it, and a queued run of it says so', async () => {
-    const h = home();
+    const h = spawned();
     const agent = script(
       h,
       'limited.sh',

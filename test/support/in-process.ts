@@ -76,7 +76,9 @@ export class Remote {
 
   /** One protocol call; a refusal rejects with the server's error (`code`, `message`). */
   async call<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    return (await this.connection()).call<T>(method, params);
+    // Untyped on purpose: a test may send what no typed client would (a bad parameter, an unknown method).
+    const c = (await this.connection()) as unknown as { call(m: string, p: Record<string, unknown>): Promise<unknown> };
+    return (await c.call(method, params)) as T;
   }
 
   /** What `orcr run ARGS --json` queues, parsed by the CLI's own parser, with this home's environment as the caller's. */

@@ -81,8 +81,6 @@ const RULES: Rule[] = [
  * door, filed under src/cli for the verb. It is the one file of src/cli that is
  * not a client (it degrades on JournalUnavailable), until it moves to src/server.
  */
-const EXCEPTIONS = new Set(['src/cli/serve.ts -> src/journal/journal']);
-
 /** What components may import: the view model, the store's types, their siblings, and the libraries they render with. */
 const COMPONENT_PACKAGES = new Set(['react', 'ink', 'zustand', 'zustand/react/shallow']);
 
@@ -100,7 +98,7 @@ export function ruleProblems(i: Import): string[] {
     if (!r.from.some((room) => under(i.file, room))) continue;
     if (r.types && i.typeOnly) continue;
     const hit = r.forbid.find((room) => under(i.target, room));
-    if (hit && !EXCEPTIONS.has(`${i.file} -> ${i.target}`)) out.push(`${i.file} imports ${i.spec} (${hit}): ${r.why}`);
+    if (hit) out.push(`${i.file} imports ${i.spec} (${hit}): ${r.why}`);
   }
   return out;
 }
@@ -140,10 +138,5 @@ describe("rooms' import rules", () => {
       .filter((i) => under(i.target, 'components'))
       .map((i) => i.file);
     expect([...new Set(users)]).toEqual(['src/tui/app.tsx']);
-  });
-
-  it('the one exception still exists (remove it from the list when orcr serve moves)', () => {
-    const serve = all(['src/cli']).filter((i) => EXCEPTIONS.has(`${i.file} -> ${i.target}`));
-    expect(serve.length).toBe(EXCEPTIONS.size);
   });
 });

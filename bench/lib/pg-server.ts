@@ -257,11 +257,23 @@ export class PgServer {
   async pause(): Promise<void> {
     const child = this.child;
     if (!child) return;
+    let exited = false;
     const gone = new Promise<void>((r) => child.once('exit', () => r()));
-    try {
-      process.kill(-child.pid!, 'SIGINT');
-    } catch {
-      child.kill('SIGINT');
+    void gone.then(() => (exited = true));
+    const signal = (sig: NodeJS.Signals): void => {
+      try {
+        process.kill(-child.pid!, sig);
+      } catch {
+        child.kill(sig);
+      }
+    };
+    // Fast shutdown first; a server that was stopped (SIGSTOP) and thawed can sit in it with its backends
+    // mid-query, so after a few seconds an immediate shutdown, then a kill: a test must not hang on its cleanup.
+    signal('SIGINT');
+    for (const [after, sig] of [[5000, 'SIGQUIT'], [5000, 'SIGKILL']] as const) {
+      await Promise.race([gone, new Promise((r) => setTimeout(r, after).unref())]);
+      if (exited) break;
+      signal(sig);
     }
     await gone;
     this.child = null;

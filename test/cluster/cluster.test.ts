@@ -235,7 +235,9 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
       const frozen = freeze(own);
       try {
         const t0 = Date.now();
-        const hung = c.cli(['cluster', 'status']);
+        // Not a synchronous spawn: this process owns the database server (its output pipes are read here), and
+        // blocking its event loop while the server is stopped and thawed held the verb up past the test's timeout.
+        const hung = await cliAsync(c, ['cluster', 'status']);
         expect(hung.stderr).toBe('');
         expect(hung.code).toBe(0);
         expect(hung.stdout).toMatch(/cluster unavailable since \S+ \(the database did not answer within 3 s\)/);

@@ -86,6 +86,9 @@ export class Client implements Caller {
         if (started.exited !== null) {
           // Lost the start race to another starter: that one will answer shortly.
           if (started.exited !== 'already') throw new RemoteError('unavailable', `the supervisor failed to start: ${started.exited}`);
+          // ...or to a supervisor on its way out (`server stop` has closed its socket but not yet let go of
+          // the lock): once no socket answers, start one again rather than wait out the deadline.
+          started = null;
         }
         if (Date.now() > deadline) {
           throw new RemoteError('unavailable', `the supervisor did not come up within the timeout; see ${home.log}`);

@@ -7,24 +7,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureHome, type Home } from '../config/home.js';
-import { PROTOCOL_VERSION } from '../protocol/wire.js';
+import { PROTOCOL_VERSION, type EventMessage as StreamMessage, type RowsMessage } from '../protocol/wire.js';
 import { RemoteError, type ErrorCode } from '../protocol/errors.js';
 import { frameProblem } from './frame.js';
-import type { Caller, Method, ParamsArg, PublicRun, Result } from './methods.js';
-import type { RunEvent } from '../core/events.js';
+import type { Caller, Method, ParamsArg, Result } from './methods.js';
 
-export interface StreamMessage {
-  type: 'event';
-  event: RunEvent;
-  run: PublicRun | null;
-}
-
-/** Rows that changed without an event (to a subscription with `rows`); `seq` is the last event sent before them. */
-export interface RowsMessage {
-  type: 'rows';
-  seq: number;
-  runs: PublicRun[];
-}
+// What the supervisor pushes, as the protocol declares it (the client's name for an event message is StreamMessage).
+export type { StreamMessage, RowsMessage };
 
 interface Pending {
   resolve: (v: unknown) => void;

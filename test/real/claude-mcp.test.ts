@@ -8,7 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, NODE } from '../support/harness.js';
 import { text, toolCall, type RecordedRequest } from '../support/model-server.js';
-import { announce, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { describeWhen } from '../support/skip.js';
 import { agentBin } from '../support/install-agents.mjs';
 
 announce('claude');
@@ -28,7 +29,7 @@ function toolResultTexts(req: RecordedRequest): string[] {
   return out;
 }
 
-describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 180_000 }, () => {
+describeWhen(needAgent('claude'), 'real Claude Code with orcr mcp', () => {
   it('the model calls the run tool twice: both runs exist, completed, children of the calling agent, with its environment', async () => {
     const r = await rig({ config: { concurrency: { max: 2 } } });
     const mcpConfig = path.join(r.agentHome, 'mcp.json');
@@ -72,4 +73,4 @@ describe.skipIf(!installed.claude)('real Claude Code with orcr mcp', { timeout: 
     const lines = async (name: string) => (await r.cli(['logs', name, '--raw'])).stdout.trim();
     expect([await lines('child-1'), await lines('child-2')]).toEqual(['one from-claude', 'two from-claude']);
   });
-});
+}, { timeout: 180_000 });

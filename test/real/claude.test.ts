@@ -8,7 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MOCK_AGENT, NODE } from '../support/harness.js';
 import { hang, httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { describeWhen } from '../support/skip.js';
 import { roundCost } from '../../src/core/budget.js';
 
 announce('claude');
@@ -46,7 +47,7 @@ function toolResults(req: RecordedRequest): { tool_use_id: string; content: unkn
   return out;
 }
 
-describe.skipIf(!installed.claude)('real Claude Code', { timeout: 180_000 }, () => {
+describeWhen(needAgent('claude'), 'real Claude Code', () => {
   it('one-shot: runs the scripted tool call, completes, and its tokens and cost equal the CLI’s own result line', async () => {
     const r = await rig();
     const marker = path.join(r.work, 'marker');
@@ -250,5 +251,5 @@ describe.skipIf(!installed.claude)('real Claude Code', { timeout: 180_000 }, () 
     expect(res.code, res.stdout + res.stderr).toBe(2);
     expect(res.stderr).toMatch(/needs a prompt/);
   });
-});
+}, { timeout: 180_000 });
 

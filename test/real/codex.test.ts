@@ -7,7 +7,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { httpError, text, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { describeWhen } from '../support/skip.js';
 import { roundCost } from '../../src/core/budget.js';
 
 announce('codex');
@@ -46,7 +47,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe.skipIf(!installed.codex)('real Codex CLI', { timeout: 180_000 }, () => {
+describeWhen(needAgent('codex'), 'real Codex CLI', () => {
   it('one scripted turn: runs the tool call, completes, and its tokens (and priced cost) match the CLI’s turn.completed', async () => {
     const r = await rig({ config: { providers: { codex: { price: { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 } } } } });
     const marker = path.join(r.work, 'codex-marker');
@@ -144,5 +145,5 @@ describe.skipIf(!installed.codex)('real Codex CLI', { timeout: 180_000 }, () => 
     expect(res.code, res.stdout + res.stderr).toBe(2);
     expect(res.stderr).toMatch(/interactive/);
   });
-});
+}, { timeout: 180_000 });
 

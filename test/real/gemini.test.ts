@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { httpError, text, toolCall, type RecordedRequest } from '../support/model-server.js';
-import { announce, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { describeWhen } from '../support/skip.js';
 
 announce('gemini');
 
@@ -19,7 +20,7 @@ function functionResponses(req: RecordedRequest): string[] {
   return out;
 }
 
-describe.skipIf(!installed.gemini)('real Gemini CLI', { timeout: 180_000 }, () => {
+describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
   it('one scripted turn: runs the tool call, completes, and its tokens match the CLI’s result stats', async () => {
     const r = await rig();
     const marker = path.join(r.work, 'gemini-marker');
@@ -124,5 +125,5 @@ describe.skipIf(!installed.gemini)('real Gemini CLI', { timeout: 180_000 }, () =
     expect(res.code, res.stdout + res.stderr).toBe(2);
     expect(res.stderr).toMatch(/interactive/);
   });
-});
+}, { timeout: 180_000 });
 

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, it } from 'vitest';
 import { httpError, text, toolCall, type Step } from '../support/model-server.js';
-import { installed, Rig } from '../support/real-agents.js';
+import { needAgent, Rig } from '../support/real-agents.js';
+import { describeWhen, itWhen } from '../support/skip.js';
 
 const DEST = path.join(path.dirname(fileURLToPath(import.meta.url)), 'transcripts');
 const RECORD = process.env.ORCR_RECORD_TRANSCRIPTS === '1';
@@ -42,8 +43,8 @@ const codexShell = (cmd: string, usage: { input: number; output: number; cached?
   usage,
 });
 
-describe.skipIf(!RECORD)('record transcripts from the real CLIs', { timeout: 300_000 }, () => {
-  it.skipIf(!installed.claude)('claude', async () => {
+describeWhen(RECORD ? null : { reason: 'recording the transcripts runs only with ORCR_RECORD_TRANSCRIPTS=1', optional: true }, 'record transcripts from the real CLIs', () => {
+  itWhen(needAgent('claude'), 'claude', async () => {
     const r = await rig();
     r.server.script('anthropic', toolCall('Bash', { command: 'echo made-it > marker', description: 'make the marker' }, { input: 120, output: 30, cached: 400, cacheCreation: 50 }), text('The marker exists now.', { input: 160, output: 12, cached: 450 }));
     let run = await r.run('claude', 'a', 'make the marker file');
@@ -80,7 +81,7 @@ describe.skipIf(!RECORD)('record transcripts from the real CLIs', { timeout: 300
     save(r, run.uuid, 'claude/repeating-tool.jsonl');
   });
 
-  it.skipIf(!installed.codex)('codex', async () => {
+  itWhen(needAgent('codex'), 'codex', async () => {
     const r = await rig();
     r.server.script('openai', codexShell('echo made-it > marker', { input: 900, output: 40, cached: 300 }), text('The marker is there.', { input: 1000, output: 12, cached: 1200 }));
     let run = await r.run('codex', 'a', 'make the marker');
@@ -117,7 +118,7 @@ describe.skipIf(!RECORD)('record transcripts from the real CLIs', { timeout: 300
     save(r, run.uuid, 'codex/offline.jsonl');
   });
 
-  it.skipIf(!installed.gemini)('gemini', async () => {
+  itWhen(needAgent('gemini'), 'gemini', async () => {
     const r = await rig();
     r.server.script('gemini', toolCall('run_shell_command', { command: 'echo made-it > marker', description: 'make the marker' }, { input: 700, output: 30, cached: 200 }), text('The marker is there.', { input: 800, output: 9, cached: 900 }));
     let run = await r.run('gemini', 'a', 'make the marker');
@@ -143,4 +144,4 @@ describe.skipIf(!RECORD)('record transcripts from the real CLIs', { timeout: 300
     await r.ended('e');
     save(r, run.uuid, 'gemini/self-loop.jsonl');
   });
-});
+}, { timeout: 300_000 });

@@ -13,6 +13,7 @@ import { ModelServer, type ModelServerOptions } from './model-server.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 // Plain JS, shared with the installer so the pins live in one place.
 import { AGENTS, agentBin, cacheDir, isInstalled } from './install-agents.mjs';
+import type { Need } from './skip.js';
 
 export type AgentName = 'claude' | 'codex' | 'gemini';
 
@@ -21,6 +22,13 @@ export const installed: Record<AgentName, boolean> = {
   codex: isInstalled('codex'),
   gemini: isInstalled('gemini'),
 };
+
+/** Why a real-agent test cannot run here (null: it can); optional, as the live suite is behind its own command. */
+export function needAgent(agent: AgentName): Need {
+  if (installed[agent]) return { reason: null };
+  const a = (AGENTS as Record<AgentName, { pkg: string; version: string }>)[agent];
+  return { reason: `${a.pkg}@${a.version} is not installed (npm run agents:install)`, optional: true };
+}
 
 /** Say clearly, once per file, why a real-agent suite is skipped. */
 export function announce(agent: AgentName): void {

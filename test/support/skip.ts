@@ -34,9 +34,9 @@ export function itWhen(need: Need | string | null, name: string, fn: (ctx: TestC
  * hooks still run when skipped: a suite's beforeAll that needs what is missing
  * must check `need` itself.
  */
-export function describeWhen(need: Need | string | null, name: string, fn: () => void): void {
+export function describeWhen(need: Need | string | null, name: string, fn: () => void, options?: { timeout?: number }): void {
   const n = asNeed(need);
-  describe(n.reason === null ? name : `${name} (skipped: ${n.reason})`, () => {
+  describe(n.reason === null ? name : `${name} (skipped: ${n.reason})`, options ?? {}, () => {
     if (n.reason !== null) beforeEach((ctx) => ctx.skip(noteOf(n)));
     fn();
   });

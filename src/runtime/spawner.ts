@@ -24,6 +24,8 @@ export class SpawnHelper {
   private idleTimer: NodeJS.Timeout | null = null;
   /** Base environments the running helper already holds (by id). */
   private sentBases = new Set<string>();
+  /** Settles when the running helper answers (true) or goes away first (false). */
+  private readyPromise: Promise<boolean> | null = null;
 
   /**
    * @param idleMs  how long without a spawn before it exits
@@ -44,11 +46,14 @@ export class SpawnHelper {
     return this.child?.pid ?? null;
   }
 
-  /** Start it if it is not running (it is used from the next launch on). */
-  warm(): void {
+  /**
+   * Start it if it is not running (it is used from the next launch on).
+   * Resolves true once it answers, false if it went away first.
+   */
+  warm(): Promise<boolean> {
     if (this.child) {
-      this.touch();
-      return;
+      if (this.ready) this.touch();
+      return this.readyPromise ?? Promise.resolve(this.ready);
     }
     const child = fork(this.script, [], {
       // Its own small heap: its fork of each wrapper is what has to stay cheap.
@@ -59,8 +64,17 @@ export class SpawnHelper {
     this.child = child;
     this.ready = false;
     this.sentBases = new Set();
+    let settle: (up: boolean) => void = () => {};
+    const readyPromise = new Promise<boolean>((resolve) => (settle = resolve));
+    this.readyPromise = readyPromise;
     child.on('message', (m: { id?: number; pid?: number; error?: string; code?: string; ready?: boolean }) => {
-      if (m.ready === true && this.child === child) this.ready = true;
+      if (m.ready === true && this.child === child) {
+        this.ready = true;
+        // The quiet spell counts from when it can be used: a start slower than
+        // idleMs (a loaded machine) must not retire it before its first spawn.
+        this.touch();
+        settle(true);
+      }
       if (m.id === undefined) return;
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -69,9 +83,11 @@ export class SpawnHelper {
       else p.reject(Object.assign(new Error(m.error ?? 'spawn failed'), { code: m.code ?? 'ESPAWN' }));
     });
     const gone = (): void => {
+      settle(false);
       if (this.child !== child) return;
       this.child = null;
       this.ready = false;
+      if (this.readyPromise === readyPromise) this.readyPromise = null;
       for (const p of this.pending.values()) p.reject(new SpawnHelperGone('the spawn helper went away'));
       this.pending.clear();
     };
@@ -80,7 +96,7 @@ export class SpawnHelper {
     // It must never keep the supervisor alive on its own.
     child.unref();
     (child.channel as { unref?: () => void } | undefined)?.unref?.();
-    this.touch();
+    return readyPromise;
   }
 
   /**
@@ -124,6 +140,7 @@ export class SpawnHelper {
     const child = this.child;
     this.child = null;
     this.ready = false;
+    this.readyPromise = null;
     for (const p of this.pending.values()) p.reject(new SpawnHelperGone('the spawn helper was closed'));
     this.pending.clear();
     if (child) {

@@ -90,7 +90,7 @@ export class Launching {
     const now = monoNow();
     const burst = runs.length >= 2 || now - this.lastLaunchAt < 250;
     this.lastLaunchAt = now;
-    if (burst && process.env.ORCR_SPAWN_HELPER !== '0') this.helper.warm();
+    if (burst && process.env.ORCR_SPAWN_HELPER !== '0') void this.helper.warm();
     const epoch = this.epoch;
     void Promise.all(
       checked.map(async (c) => {

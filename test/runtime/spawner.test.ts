@@ -43,8 +43,8 @@ describe('SpawnHelper', () => {
     const h = helper();
     expect(h.up).toBe(false);
     await expect(h.spawn('/bin/true', [], os.tmpdir(), {})).rejects.toBeInstanceOf(SpawnHelperGone);
-    h.warm();
-    await until(() => h.up, 'the helper to say it is ready');
+    expect(await h.warm()).toBe(true);
+    expect(h.up).toBe(true);
     const { spec, program } = await runSpec(['/bin/sh', '-c', 'echo "$ORCR_PROBE $(ps -o sid= -p $$)"']);
     const pid = await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, { ORCR_PROBE: 'probe-42' });
     expect(await until(() => readRunStatus(spec.dir).exit === 0, 'the wrapper to finish')).toBe(true);
@@ -57,8 +57,7 @@ describe('SpawnHelper', () => {
 
   it("starts a run with its maker's environment in place of the helper's own, sent once and then named by its id", async () => {
     const h = helper();
-    h.warm();
-    await until(() => h.up, 'the helper to be up');
+    expect(await h.warm()).toBe(true);
     const base = { id: 'env-1', env: { PATH: process.env.PATH!, MAKER: 'caller' } };
     const outs: string[] = [];
     for (const extra of ['one', 'two']) {
@@ -73,8 +72,7 @@ describe('SpawnHelper', () => {
 
   it('retires after a quiet spell, and what it started runs on', async () => {
     const h = helper(300);
-    h.warm();
-    await until(() => h.up, 'the helper to be up');
+    expect(await h.warm()).toBe(true);
     const helperPid = h.pid!;
     const { spec, program } = await runSpec(['/bin/sh', '-c', 'sleep 1; exit 5']);
     const pid = await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, {});
@@ -86,8 +84,7 @@ describe('SpawnHelper', () => {
 
   it('a helper that dies fails what is pending with SpawnHelperGone, and can be warmed again', async () => {
     const h = helper();
-    h.warm();
-    await until(() => h.up, 'the helper to be up');
+    expect(await h.warm()).toBe(true);
     const pending = h.spawn('/bin/sleep', ['5'], os.tmpdir(), {});
     process.kill(h.pid!, 'SIGKILL');
     // Either the request got out first (a pid) or it died with the helper: never a hang.
@@ -98,7 +95,16 @@ describe('SpawnHelper', () => {
     if ('pid' in outcome) process.kill(-outcome.pid, 'SIGKILL');
     else expect(outcome.e).toBeInstanceOf(SpawnHelperGone);
     await until(() => !h.up, 'the helper to be seen gone');
-    h.warm();
-    await until(() => h.up, 'a new helper');
+    expect(await h.warm()).toBe(true);
+  });
+
+  it('counts its quiet spell from when it answers: a start slower than the spell does not retire it unused', async () => {
+    // 1 ms is shorter than any fork of Node: counted from warm(), the helper
+    // was closed before it could say it was ready, and never used.
+    const { spec, program } = await runSpec(['/bin/sh', '-c', 'exit 3']);
+    const h = helper(1);
+    expect(await h.warm()).toBe(true);
+    await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, {});
+    expect(await until(() => readRunStatus(spec.dir).exit, 'the wrapper to record its exit')).toBe(3);
   });
 });

@@ -54,7 +54,7 @@ interface Planned {
   userKilled: boolean;
 }
 
-export async function runChaos(opts: { seconds: number; seed?: number; log?: (s: string) => void }): Promise<ChaosResult> {
+export async function runChaos(opts: { seconds: number; seed?: number; minPlanned?: number; log?: (s: string) => void }): Promise<ChaosResult> {
   const seed = opts.seed ?? Date.now() % 1_000_000;
   const rand = rng(seed);
   const log = opts.log ?? (() => undefined);
@@ -105,9 +105,15 @@ exit "$4"
   };
   let counter = 0;
   const deadline = Date.now() + opts.seconds * 1000;
+  // On a loaded machine each restart takes seconds, and a run of fixed length
+  // could end having tried only a handful of runs and no crash: go on past the
+  // deadline until the churn has been real (bounded at three times as long).
+  const minPlanned = opts.minPlanned ?? 0;
+  const hardDeadline = Date.now() + opts.seconds * 3000;
+  const churnDone = (): boolean => planned.length >= minPlanned && result.crashes > 0;
   let nextCrash = Date.now() + 300 + rand() * 1200;
   try {
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline || (!churnDone() && Date.now() < hardDeadline)) {
       const c = await connect();
       // Keep the queue at a depth the fleet can drain (a long run would
       // otherwise pile up thousands of waiters and spend its end draining them).
@@ -185,6 +191,7 @@ exit "$4"
       await new Promise((r) => setTimeout(r, 20 + rand() * 120));
     }
 
+    result.seconds = Math.round((Date.now() - (deadline - opts.seconds * 1000)) / 1000);
     // Let the fleet drain under a live supervisor, then read everything back.
     // Each try blocks in run.wait until every run has settled (or 2 minutes).
     await until(

@@ -9,13 +9,15 @@ import { tooSmallLines } from '../src/tui/view/too-small.js';
 export interface TooSmallProps {
   readonly columns: number;
   readonly rows: number;
+  /** A key other than q was pressed while this was shown. */
+  readonly ignored?: boolean;
 }
 
-export function TooSmall({ columns, rows }: TooSmallProps): React.JSX.Element {
+export function TooSmall({ columns, rows, ignored = false }: TooSmallProps): React.JSX.Element {
   const height = Math.max(1, rows - 1);
   return (
     <Box flexDirection="column" width={columns} height={height}>
-      {tooSmallLines(columns, rows)
+      {tooSmallLines(columns, rows, ignored)
         .slice(0, height)
         .map((spans, i) => (
           <Line key={i} spans={spans} width={columns} />

@@ -119,17 +119,20 @@ export function App({ store, actions, themes, onExit, size: fixed }: AppProps): 
   // Read by the one stable key handler: while the terminal is too small nothing is shown to act on, so only quitting works.
   const smallNow = useRef(small);
   smallNow.current = small;
+  const [ignored, setIgnored] = useState(false);
+  if (!small && ignored) setIgnored(false);
   const handler = useMemo(() => {
     const keys = createKeyHandler({ store, actions, themes, exit: onExit });
     return (input: string, key: Key): void => {
       if (!smallNow.current) return keys(input, key);
       if ((input === 'q' && !key.ctrl) || (input === 'c' && key.ctrl)) onExit();
+      else setIgnored(true);
     };
   }, [store, actions, themes, onExit]);
   useInput(handler);
   return (
     <StoreContext.Provider value={store}>
-      {small ? <TooSmall columns={size.columns} rows={size.rows} /> : <ThemedScreen store={store} themes={themes} size={size} />}
+      {small ? <TooSmall columns={size.columns} rows={size.rows} ignored={ignored} /> : <ThemedScreen store={store} themes={themes} size={size} />}
     </StoreContext.Provider>
   );
 }

@@ -88,8 +88,11 @@ describe('orcr-tui at its edges', () => {
     s = await t.waitFor((x) => x.includes('too small'), 'the notice');
     expect(s.replace(/\s+/g, ' ')).toContain('orcr-tui: this terminal is 30x15, too small to show the runs: it needs at least 40x10. Make it larger, or press q to quit.');
     for (const l of s.split('\n')) expect(l.length).toBeLessThanOrEqual(30);
-    // Keys that would act on a run do nothing while nothing is shown.
+    // Keys that would act on a run do nothing while nothing is shown, and it says so
+    // (which is also what shows the key was read before the terminal grows).
     t.keys('x');
+    s = await t.waitFor((x) => x.replace(/\s+/g, ' ').includes('Other keys do nothing until it is larger.'), 'the ignored key said');
+    for (const l of s.split('\n')) expect(l.length).toBeLessThanOrEqual(30);
     t.resize(80, 24);
     s = await t.waitFor((x) => x.includes('sleeper') && !x.includes('too small'), 'the runs again');
     expect(s).not.toContain('kill sleeper?');

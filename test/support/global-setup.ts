@@ -1,8 +1,9 @@
 // Runs once, before any test file: the suite spawns the built CLI, TUI and
 // mock agent from dist/, so dist/ must be current before the first test and
-// must not change until the last. `npm test` builds first (pretest); a
-// direct `npx vitest run` after an edit gets the same build here, once, while
-// no test is running. No test file may build: a rebuild under running tests
+// must not change until the last. `npm install` builds (prepare); `npm test`
+// and a direct `npx vitest run` after an edit get a build here, once, while
+// no test is running, when a source is newer than dist/ (not a second tsc
+// run of 20 s CPU when nothing changed). No test file may build: a rebuild under running tests
 // hands some of them a half-written dist/ (a module missing an export).
 
 import { spawnSync } from 'node:child_process';

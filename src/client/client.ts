@@ -12,6 +12,9 @@ import { RemoteError, type ErrorCode } from '../protocol/errors.js';
 import { frameProblem } from './frame.js';
 import type { Caller, Method, ParamsArg, Result } from './methods.js';
 
+/** How long a starter that lost the race waits for the winner's socket before it tries to start one itself. */
+const RESTART_AFTER_LOSS_MS = 1500;
+
 // What the supervisor pushes, as the protocol declares it (the client's name for an event message is StreamMessage).
 export type { StreamMessage, RowsMessage };
 
@@ -54,6 +57,7 @@ export class Client implements Caller {
     const autoStart = opts.autoStart ?? true;
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
     let started: { exited: string | null } | null = null;
+    let lostAt: number | null = null;
     let delay = 10;
     for (;;) {
       try {
@@ -76,8 +80,14 @@ export class Client implements Caller {
           // Lost the start race to another starter: that one will answer shortly.
           if (started.exited !== 'already') throw new RemoteError('unavailable', `the supervisor failed to start: ${started.exited}`);
           // ...or to a supervisor on its way out (`server stop` has closed its socket but not yet let go of
-          // the lock): once no socket answers, start one again rather than wait out the deadline.
-          started = null;
+          // the lock): if still no socket answers a while later, start one again rather than wait out the
+          // deadline. Not at once: twenty starters that lost to one still binding its socket would each
+          // start another every few milliseconds, and on a loaded machine that storm outlasts the deadline.
+          lostAt ??= Date.now();
+          if (Date.now() - lostAt > RESTART_AFTER_LOSS_MS) {
+            started = null;
+            lostAt = null;
+          }
         }
         if (Date.now() > deadline) {
           throw new RemoteError('unavailable', `the supervisor did not come up within the timeout; see ${home.log}`);

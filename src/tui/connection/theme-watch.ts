@@ -30,10 +30,25 @@ export function watchThemes(dir: string, changed: () => void): ThemeWatch {
   };
   const watcher = chokidar.watch(dir, { ignoreInitial: true, persistent: false, depth: 0, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
   watcher.on('add', kick).on('change', kick).on('unlink', kick).on('error', () => undefined);
+  // What is saved before chokidar's first scan ends is part of that scan, which
+  // ignoreInitial keeps quiet: an edit in the first moments (a loaded machine
+  // makes them seconds) would be missed. Once ready, a theme written since this
+  // process started may be newer than what was loaded: read them again, once.
+  watcher.on('ready', () => {
+    if (editedSince(dir, performance.timeOrigin)) kick('ready.json');
+  });
   return {
     close: async () => {
       if (timer) clearTimeout(timer);
       await watcher.close();
     },
   };
+}
+
+function editedSince(dir: string, ms: number): boolean {
+  try {
+    return fs.readdirSync(dir).some((f) => f.endsWith('.json') && fs.statSync(`${dir}/${f}`, { throwIfNoEntry: false })?.mtimeMs! >= ms);
+  } catch {
+    return false;
+  }
 }

@@ -251,7 +251,9 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
   });
 
   it('a supervisor restarted within lease_ttl keeps its agents and their leases', async () => {
-    const [a] = machines({ max: 2 }, { lease_ttl: '5s' }) as [TestHome, TestHome, TestHome];
+    // 30 s: the restart must fall within it, and a stop and a start (two CLI
+    // processes and a supervisor joining the cluster) took over 5 s at load 10.
+    const [a] = machines({ max: 2 }, { lease_ttl: '30s' }) as [TestHome, TestHome, TestHome];
     a.json(['run', '-n', 'long', '--', 'sleep', '300']);
     const before = await until(() => {
       const r = a.json<PublicRun>(['show', 'long']);

@@ -2,7 +2,8 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, applySnapshot, computeView } from '../../src/tui/state/runs.js';
+import { applyEvents, applySnapshot } from '../../src/tui/state/runs.js';
+import { computeView } from '../../src/tui/state/runs-view.js';
 import { describeEvent } from '../../src/tui/state/event-log.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/agents/mock/rng.js';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs.js';
+import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs-view.js';
 import { run } from './fixtures.js';
 
 // Seeded (the mock agent's generator): a failure names its seed and comes back the same.

@@ -9,9 +9,13 @@ import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
-import { applyEvents, applySnapshot, safeRun, computeView, updateView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
+import { safeRun } from './safe-text.js';
+import { computeView, updateView } from './runs-view.js';
+import { prioritiesOf } from './stats.js';
+import { SORT_KEYS, type GroupKey, type SortKey, type SortSpec } from './sort.js';
 import type { Stats } from './stats.js';
-import { type Patch, type TuiState } from './store.js';
+import type { Patch, TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 export function inDetails(s: TuiState): boolean {

@@ -3,7 +3,7 @@
 // with fields an older supervisor lacks defaulted; text made safe. Pure.
 
 import type { CapUsage } from '../../core/admission.js';
-import { clean } from './runs.js';
+import { clean } from './safe-text.js';
 
 export interface FleetMeter {
   name: string;
@@ -131,3 +131,10 @@ export function normalizeStats(raw: unknown): Stats {
   };
 }
 
+/** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */
+export function prioritiesOf(stats: Stats | null): Record<string, number> | null {
+  if (!stats) return null;
+  const out: Record<string, number> = {};
+  for (const c of stats.caps) if (c.cap.startsWith('workload:') && typeof c.priority === 'number') out[c.cap.slice('workload:'.length)] = c.priority;
+  return out;
+}

@@ -11,9 +11,12 @@ import { Ring } from './ring.js';
 import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
 import type { LoopsView } from './loops.js';
-import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
+import { clean } from './safe-text.js';
+import { DEFAULT_SORT, type SortSpec } from './sort.js';
+import type { RunsData } from './runs.js';
+import type { RunsView } from './runs-view.js';
 import type { Stats } from './stats.js';
-import type { PagerDoc, PagerState } from './pager.js';
+import type { PagerDoc, PagerState } from './pager-state.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';

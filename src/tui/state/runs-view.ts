@@ -5,7 +5,7 @@
 
 import { attentionOf, type Attention } from './attention.js';
 import { parseFilter } from './filter.js';
-import { admissionCompare, compareRuns, DEFAULT_SORT, groupName, sortCompare, STATUS_RANK, type SortSpec } from './sort.js';
+import { compareRuns, queueCompare, DEFAULT_SORT, groupName, sortCompare, STATUS_RANK, type SortSpec } from './sort.js';
 import type { RunStatus } from '../../core/types.js';
 import type { PublicRun } from '../../protocol/views.js';
 
@@ -20,17 +20,11 @@ export interface ViewOptions {
   seen?: Readonly<Record<string, true>>;
   /** Runs whose children are folded away (`z`). */
   collapsed?: Readonly<Record<string, true>>;
-  /**
-   * Workload priorities (from stats), which decide the admission order: higher
-   * priority first, then queue_seq. Null before the first stats: the order the
-   * server last gave (queue_position) stands in.
-   */
-  priorities?: Readonly<Record<string, number>> | null;
 }
 
 export interface RunsView {
   ids: string[];
-  /** 1-based admission order of each queued run (all queued runs, not just the filtered ones). */
+  /** Each queued run's place in admission order, as the supervisor gives it (queue_position; all queued runs, not just the listed ones). */
   positions: Readonly<Record<string, number>>;
   counts: Readonly<Record<RunStatus, number>>;
   total: number;
@@ -58,7 +52,7 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
   const filter = parseFilter(opts.filter);
   const counts: Record<RunStatus, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
   const others: PublicRun[] = [];
-  const queued: PublicRun[] = [];
+  const positions: Record<string, number> = {};
   const shown: PublicRun[] = [];
   const needy: { r: PublicRun; a: Attention }[] = [];
   const now = opts.now ?? Date.now();
@@ -74,7 +68,7 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
     switch (r.status) {
       case 'queued':
         counts.queued++;
-        queued.push(r);
+        if (r.queue_position !== null) positions[uuid] = r.queue_position;
         break;
       case 'ended':
         counts.ended++;
@@ -102,13 +96,8 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
     else if (r.status === 'queued') shown.push(r);
     else others.push(r);
   }
-  // The queue is sorted once, for its positions, and its listed runs go in that order where queued runs sort.
-  const order = admissionCompare(opts.priorities ?? null);
-  queued.sort(order);
-  const positions: Record<string, number> = {};
-  for (let k = 0; k < queued.length; k++) positions[queued[k]!.uuid] = k + 1;
-  // The listed ones are usually all of them: then the order is the queue's.
-  const listedQueue = shown.length === queued.length ? queued : shown.sort((a, b) => positions[a.uuid]! - positions[b.uuid]!);
+  // The listed queued runs go, in the supervisor's admission order, where queued runs sort.
+  const listedQueue = shown.sort(queueCompare);
   others.sort(compareRuns);
   const ids: string[] = [];
   const queuedRank = STATUS_RANK.queued!;
@@ -154,7 +143,7 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
 /** Most changes at once that updateView takes on; past it, computing the whole view is as cheap. */
 const UPDATE_MAX = 64;
 const sameOptions = (a: ViewOptions, b: ViewOptions): boolean =>
-  a.filter === b.filter && a.showAll === b.showAll && (a.sort ?? DEFAULT_SORT) === (b.sort ?? DEFAULT_SORT) && a.now === b.now && a.seen === b.seen && a.collapsed === b.collapsed && (a.priorities ?? null) === (b.priorities ?? null);
+  a.filter === b.filter && a.showAll === b.showAll && (a.sort ?? DEFAULT_SORT) === (b.sort ?? DEFAULT_SORT) && a.now === b.now && a.seen === b.seen && a.collapsed === b.collapsed;
 
 /**
  * The view computeView gives for `byId`, from the one it gave for the rows
@@ -194,12 +183,11 @@ export function updateView(prev: RunsView, oldById: Readonly<Record<string, Publ
     if (at < 0) return null;
     ids.splice(at, 1);
   }
-  const order = admissionCompare(opts.priorities ?? null);
   // The order computeView lists runs in: by status, queued runs in admission order, the others by queue_seq.
   const compare = (a: PublicRun, b: PublicRun): number => {
     const d = STATUS_RANK[a.status]! - STATUS_RANK[b.status]!;
     if (d !== 0) return d;
-    return a.status === 'queued' ? order(a, b) : a.queue_seq - b.queue_seq;
+    return a.status === 'queued' ? queueCompare(a, b) : a.queue_seq - b.queue_seq;
   };
   for (const u of changed) {
     const r = byId[u];
@@ -221,15 +209,14 @@ export function updateView(prev: RunsView, oldById: Readonly<Record<string, Publ
   }
   let positions = prev.positions;
   if (queueMoved) {
-    // Every queued run is listed (no filter, and none needs a person): the queue is the list's queued stretch.
+    // A loop, not a spread: V8 copies an object of thousands of keys faster so.
     const next: Record<string, number> = {};
-    let k = 0;
-    for (let i = lead; i < ids.length; i++) {
-      const r = byId[ids[i]!]!;
-      if (r.status === 'queued') next[r.uuid] = ++k;
-      else if (k > 0) break;
+    for (const u in prev.positions) next[u] = prev.positions[u]!;
+    for (const u of changed) {
+      const r = byId[u];
+      if (r?.status === 'queued' && r.queue_position !== null) next[u] = r.queue_position;
+      else delete next[u];
     }
-    if (k !== counts.queued) return null;
     positions = next;
   }
   // The runs that lead keep their place (their rows did not change); a countdown in their reason is read afresh.

@@ -60,6 +60,11 @@ export interface Applied {
   notable: Notable[];
 }
 
+/** A queued run's row at its new place in the queue, as the supervisor sent it; the rest as last sent. */
+function withPosition(r: PublicRun, pos: number | null): PublicRun {
+  return { ...r, queue_position: pos, waiting: r.waiting ? { ...r.waiting, position: pos } : r.waiting };
+}
+
 /**
  * Apply stream messages in order. A message at or below the applied seq is a
  * duplicate of what the snapshot already holds and is dropped. Every run
@@ -70,7 +75,8 @@ export interface Applied {
  * as they are: it still reaches the log and the notices. A rows message
  * (rows that changed without an event: the agent's last words, its tool)
  * replaces rows too, unless an event later than it was applied already,
- * whose row is newer.
+ * whose row is newer; the queue positions it carries (queued runs whose
+ * place moved without an event about them) go into the rows they are of.
  */
 export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied {
   let byId: Record<string, PublicRun> | null = null;
@@ -87,6 +93,16 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
         byId ??= copyRuns(data.byId);
         byId[row.uuid] = row;
         changed.add(row.uuid);
+      }
+      if (m.positions) {
+        for (const uuid in m.positions) {
+          const row = (byId ?? data.byId)[uuid];
+          const pos = m.positions[uuid] ?? null;
+          if (row === undefined || row.status !== 'queued' || row.queue_position === pos) continue;
+          byId ??= copyRuns(data.byId);
+          byId[uuid] = withPosition(row, pos);
+          changed.add(uuid);
+        }
       }
       continue;
     }

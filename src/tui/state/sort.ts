@@ -66,15 +66,9 @@ export function groupName(r: PublicRun, g: GroupKey): [number, string] {
   return name === null ? [1, ''] : [0, name];
 }
 
-/** The supervisor's admission order (workload priority descending, then queue_seq, as the README says). */
-export function admissionCompare(priorities: Readonly<Record<string, number>> | null): (a: PublicRun, b: PublicRun) => number {
-  if (priorities === null) {
-    return (a, b) => (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
-  }
-  // A Map: workload names are user text ("constructor" must not find Object.prototype's).
-  const byName = new Map(Object.entries(priorities));
-  const prio = (r: PublicRun): number => byName.get(r.workload) ?? 0;
-  return (a, b) => prio(b) - prio(a) || a.queue_seq - b.queue_seq;
+/** Queued runs in the supervisor's admission order: the place it gives each (queue_position), then queue_seq for one it gives none. */
+export function queueCompare(a: PublicRun, b: PublicRun): number {
+  return (a.queue_position ?? Infinity) - (b.queue_position ?? Infinity) || a.queue_seq - b.queue_seq;
 }
 
 export function compareRuns(a: PublicRun, b: PublicRun): number {

@@ -130,11 +130,3 @@ export function normalizeStats(raw: unknown): Stats {
     cluster: toCluster(o.cluster),
   };
 }
-
-/** Workload priorities from stats (workload caps carry theirs); null when stats has none to tell. */
-export function prioritiesOf(stats: Stats | null): Record<string, number> | null {
-  if (!stats) return null;
-  const out: Record<string, number> = {};
-  for (const c of stats.caps) if (c.cap.startsWith('workload:') && typeof c.priority === 'number') out[c.cap.slice('workload:'.length)] = c.priority;
-  return out;
-}

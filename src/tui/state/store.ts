@@ -108,8 +108,6 @@ export interface TuiState {
   loaded: boolean;
   view: RunsView;
   stats: Stats | null;
-  /** Workload priorities from the last stats: the queue's order depends on them. */
-  priorities: Readonly<Record<string, number>> | null;
   log: Ring<LogEntry>;
   logVersion: number;
   logSeq: number;
@@ -186,7 +184,6 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     loaded: false,
     view: EMPTY_VIEW,
     stats: null,
-    priorities: null,
     log: new Ring<LogEntry>(LOG_CAPACITY),
     logVersion: 0,
     logSeq: 0,

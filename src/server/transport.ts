@@ -60,6 +60,8 @@ export interface Transport {
 export async function listen(deps: TransportDeps): Promise<Transport> {
   const { home, supervisor: s, log } = deps;
   const conns = new Set<Conn>();
+  /** Closed: the supervisor stops after this, and nothing its stop commits may reach for the journal it closes. */
+  let closed = false;
   const send = (c: Conn, line: string): void => {
     if (c.socket.writableLength > BACKLOG_BYTES) c.socket.destroy();
     else c.socket.write(line);
@@ -103,7 +105,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   s.onQuietChange((uuid) => {
     let wanted = false;
     for (const c of conns) wanted ||= c.rows;
-    if (!wanted) return;
+    if (!wanted || closed) return;
     quiet.add(uuid);
     if (quietTimer === null) {
       quietTimer = setTimeout(flushQuiet, ROWS_EVERY_MS);
@@ -138,7 +140,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     }
   };
   const schedulePositions = (): void => {
-    if (positionsTimer !== null) return;
+    if (positionsTimer !== null || closed) return;
     let wanted = false;
     for (const c of conns) wanted ||= c.rows;
     if (!wanted) return;
@@ -265,6 +267,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   return {
     clients: () => conns.size,
     close: async () => {
+      closed = true;
       // Tell every client this stop is meant: a waiting client reports it and
       // exits instead of starting a new supervisor behind the user's back.
       const stopping: StoppingMessage = { type: 'stopping' };

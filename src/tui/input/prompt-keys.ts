@@ -4,12 +4,12 @@
 
 import type { Key } from 'ink';
 import { Command, printable } from './keys.js';
-import type { KeyContext } from './key-context.js';
+import type { KeyDeps } from './key-deps.js';
 import { reduceSearch } from '../state/pager.js';
 import { reduceFilter } from '../state/reducers.js';
 import type { Patch, TuiState } from '../state/store.js';
 
-export function onPrompt(k: KeyContext, s: TuiState, cmd: Command | null, input: string, key: Key): void {
+export function onPrompt(k: KeyDeps, s: TuiState, cmd: Command | null, input: string, key: Key): void {
   const { set, actions, store, now } = k;
   const p = s.prompt!;
   const edit = (text: string): void => {

@@ -12,7 +12,7 @@ import type { PublicRun } from '../../protocol/views.js';
 import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey } from './keys.js';
 import { splitBurst } from './burst.js';
-import { plural, type KeyContext } from './key-context.js';
+import { plural, type KeyDeps } from './key-deps.js';
 import { onPrompt } from './prompt-keys.js';
 import { onTagged, taggedRuns } from './tagged-keys.js';
 import { onLoops, onPager } from './view-keys.js';
@@ -90,7 +90,7 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
   const now = (): number => Date.now();
 
   const openPrompt = (s: TuiState, p: Omit<Prompt, 'back'>): void => set({ mode: 'prompt', prompt: { ...p, back: s.mode }, message: null });
-  const k: KeyContext = { store, actions, set, now, openPrompt, exit: deps.exit };
+  const k: KeyDeps = { store, actions, set, now, openPrompt, exit: deps.exit };
 
   const handle = (input: string, key: Key): void => {
     const s = store.getState();

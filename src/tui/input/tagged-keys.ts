@@ -3,7 +3,7 @@
 
 import type { PublicRun } from '../../protocol/views.js';
 import { Command } from './keys.js';
-import { plural, type KeyContext } from './key-context.js';
+import { plural, type KeyDeps } from './key-deps.js';
 import { error, info, type TuiState } from '../state/store.js';
 
 /** The tagged runs the store still holds, in list order. */
@@ -18,7 +18,7 @@ export function taggedRuns(s: TuiState): PublicRun[] {
 }
 
 /** x, X, w, s or R with runs tagged: on every tagged run that it fits, saying what it skipped. True if handled. */
-export function onTagged(k: KeyContext, s: TuiState, cmd: Command, tags: PublicRun[]): boolean {
+export function onTagged(k: KeyDeps, s: TuiState, cmd: Command, tags: PublicRun[]): boolean {
   const { set, actions, now } = k;
   const live = tags.filter((r) => r.status !== 'ended');
   const skipped = (n: number, why: string): string => (n > 0 ? ` (${n} skipped: ${why})` : '');

@@ -4,13 +4,13 @@
 // the keys it shares with the rest (help, theme, quit).
 
 import { Command } from './keys.js';
-import type { KeyContext } from './key-context.js';
+import type { KeyDeps } from './key-deps.js';
 import { clampCursor } from '../state/loops.js';
 import { reduceClosePager, reduceExpand, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import { info, type TuiState } from '../state/store.js';
 
 /** The pager's own meanings of keys; false for the keys it shares (help, theme, quit). */
-export function onPager(k: KeyContext, s: TuiState, cmd: Command): boolean {
+export function onPager(k: KeyDeps, s: TuiState, cmd: Command): boolean {
   const { set, actions, now } = k;
   const scroll = (d: number | 'top' | 'bottom'): void => set(reducePagerScroll(s, d));
   const page = Math.max(1, s.viewport.pagerHeight - 1);
@@ -60,7 +60,7 @@ export function onPager(k: KeyContext, s: TuiState, cmd: Command): boolean {
 }
 
 /** The loops view's own meanings of keys; false for the keys it shares (help, theme, quit). */
-export function onLoops(k: KeyContext, s: TuiState, cmd: Command): boolean {
+export function onLoops(k: KeyDeps, s: TuiState, cmd: Command): boolean {
   const { set, actions, now } = k;
   const rows = s.loops?.rows ?? [];
   const move = (to: number): void => set({ loopsCursor: clampCursor(to, rows.length) });

@@ -5,7 +5,7 @@
 import type { Actions } from './actions.js';
 import type { Patch, Prompt, TuiState, TuiStore } from '../state/store.js';
 
-export interface KeyContext {
+export interface KeyDeps {
   store: TuiStore;
   actions: Actions;
   set: (p: Patch) => void;

@@ -26,201 +26,35 @@
 //    log classes), and O(1) when the global cap is full.
 //  - Per workload with a max_wait_ms, a heap of its waiters by enqueued_at
 //    makes expired() and nextDeadline() cost O(expired · log) rather than O(queue).
+//
+// The records (entries, classes, providers, workloads, their orders, the
+// deadline walks) are in admission-records.ts; the top heap and what is
+// parked, with what wakes it, in admission-parking.ts.
 
+
+import { providerLimit, type AdmissionInput, type AdmissionPolicy, type SlotHolder, type Waiter } from './admission.js';
 import {
-  effectiveReserved,
-  providerLimit,
-  workloadPolicy,
-  type AdmissionInput,
-  type AdmissionPolicy,
-  type SlotHolder,
-  type Waiter,
-} from './admission.js';
+  configureWorkload,
+  entryBefore,
+  expiredEntries,
+  live,
+  newProvider,
+  newWorkload,
+  nextExpiry,
+  NOT_PARKED,
+  PARKED_CAP,
+  PARKED_HOLD,
+  PARKED_RESERVE,
+  searchClass,
+  unused,
+  type Entry,
+  type HolderRec,
+  type Klass,
+  type ProviderState,
+  type WorkloadState,
+} from './admission-records.js';
+import { Parking } from './admission-parking.js';
 import { whyWaiting, type Waiting } from './waiting.js';
-
-// ---------- an indexed binary min-heap (items know their own position) ----------
-
-class Heap<T> {
-  readonly a: T[] = [];
-
-  constructor(
-    private readonly before: (x: T, y: T) => boolean,
-    private readonly place: (x: T, i: number) => void,
-  ) {}
-
-  get size(): number {
-    return this.a.length;
-  }
-
-  peek(): T | undefined {
-    return this.a[0];
-  }
-
-  push(x: T): void {
-    this.a.push(x);
-    this.place(x, this.a.length - 1);
-    this.up(this.a.length - 1);
-  }
-
-  /** Remove the item at position i. */
-  removeAt(i: number): void {
-    const a = this.a;
-    const gone = a[i];
-    const last = a.pop()!;
-    if (i < a.length) {
-      a[i] = last;
-      this.place(last, i);
-      this.update(i);
-    }
-    this.place(gone, -1);
-  }
-
-  /** The item at i changed its key (either way). */
-  update(i: number): void {
-    if (!this.up(i)) this.down(i);
-  }
-
-  clear(): void {
-    for (const x of this.a) this.place(x, -1);
-    this.a.length = 0;
-  }
-
-  private up(i: number): boolean {
-    const a = this.a;
-    const x = a[i];
-    const start = i;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = a[parent];
-      if (!this.before(x, p)) break;
-      a[i] = p;
-      this.place(p, i);
-      i = parent;
-    }
-    if (i === start) return false;
-    a[i] = x;
-    this.place(x, i);
-    return true;
-  }
-
-  private down(i: number): void {
-    const a = this.a;
-    const n = a.length;
-    const x = a[i];
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && this.before(a[r], a[l]) ? r : l;
-      if (!this.before(a[c], x)) break;
-      a[i] = a[c];
-      this.place(a[i], i);
-      i = c;
-    }
-    a[i] = x;
-    this.place(x, i);
-  }
-}
-
-// ---------- state ----------
-
-interface Entry {
-  readonly waiter: Waiter;
-  readonly seq: number;
-  /** Arrival order: breaks queue_seq ties as the caller's array order would. */
-  readonly ord: number;
-  readonly cls: Klass;
-  /** Position in the workload's deadline heap, -1 if not in it. */
-  dpos: number;
-}
-
-const NOT_PARKED = 0;
-/** Workload: its own max reached. Class: its provider's cap reached. */
-const PARKED_CAP = 1;
-/** Workload: the reserved-slot rule leaves it no global slot. */
-const PARKED_RESERVE = 2;
-/** Class: its provider is on hold. */
-const PARKED_HOLD = 3;
-
-interface ProviderState {
-  readonly name: string;
-  active: number;
-  limit: number;
-  /** Epoch ms until which the provider is held; NaN = no hold. */
-  hold: number;
-  classes: number;
-  /** Classes parked because this provider's cap is full. */
-  readonly capParked: Set<Klass>;
-}
-
-interface WorkloadState {
-  readonly name: string;
-  active: number;
-  queued: number;
-  priority: number;
-  max: number | null;
-  /** effectiveReserved() if the workload is listed in the policy, else 0. */
-  reserved: number;
-  maxWait: number | null;
-  inPolicy: boolean;
-  readonly classes: Map<string, Klass>;
-  /** Unparked non-empty classes by head. */
-  readonly heap: Heap<Klass>;
-  /** Position in the top heap, -1 if not in it. */
-  tpos: number;
-  parked: number;
-  /** Waiters by enqueued_at, kept only while maxWait !== null. */
-  deadlines: Heap<Entry> | null;
-}
-
-interface Klass {
-  readonly p: ProviderState;
-  readonly w: WorkloadState;
-  /** Live entries are q[head..], sorted by (seq, ord). */
-  q: Entry[];
-  head: number;
-  /** Within one decide() call only: expired entries passed over at the head. */
-  skip: number;
-  /** Position in w.heap, -1 if not in it. */
-  hpos: number;
-  parked: number;
-}
-
-interface HolderRec {
-  readonly holder: SlotHolder;
-  readonly p: ProviderState;
-  readonly w: WorkloadState;
-}
-
-const entryBefore = (x: Entry, y: Entry): boolean => x.seq < y.seq || (x.seq === y.seq && x.ord < y.ord);
-const cursor = (c: Klass): Entry => c.q[c.head + c.skip];
-const classBefore = (x: Klass, y: Klass): boolean => entryBefore(cursor(x), cursor(y));
-const workloadBefore = (x: WorkloadState, y: WorkloadState): boolean =>
-  x.priority > y.priority || (x.priority === y.priority && classBefore(x.heap.a[0], y.heap.a[0]));
-const deadlineBefore = (x: Entry, y: Entry): boolean => x.waiter.enqueued_at < y.waiter.enqueued_at;
-const placeClass = (c: Klass, i: number): void => {
-  c.hpos = i;
-};
-const placeWorkload = (w: WorkloadState, i: number): void => {
-  w.tpos = i;
-};
-const placeDeadline = (e: Entry, i: number): void => {
-  e.dpos = i;
-};
-const unused = (w: WorkloadState): number => (w.reserved > w.active ? w.reserved - w.active : 0);
-const live = (c: Klass): number => c.q.length - c.head;
-
-/** Index of e in its class FIFO, or where it would go: the number of live entries before it, plus head. */
-function searchClass(c: Klass, e: Entry): number {
-  let lo = c.head;
-  let hi = c.q.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (entryBefore(c.q[mid], e)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 export class AdmissionIndex {
   private pol: AdmissionPolicy;
@@ -229,13 +63,9 @@ export class AdmissionIndex {
   private readonly workloads = new Map<string, WorkloadState>();
   private readonly entries = new Map<string, Entry>();
   private readonly holding = new Map<string, HolderRec>();
-  private readonly top = new Heap<WorkloadState>(workloadBefore, placeWorkload);
+  private readonly parking = new Parking();
   /** Σ over reserving workloads of their unused reservation. */
   private unusedTotal = 0;
-  private readonly reserveParked = new Set<WorkloadState>();
-  private readonly holdParked = new Set<Klass>();
-  /** Earliest hold end among hold-parked classes. */
-  private holdParkedMin = Infinity;
   private ordCounter = 0;
   /** Highest queue_seq that arrived; while arrivals ascend, `entries` (a Map) iterates in queue order. */
   private lastSeq = -Infinity;
@@ -266,7 +96,7 @@ export class AdmissionIndex {
     for (const name of Object.keys(holds)) copy[name] = holds[name];
     this.holdsObj = copy;
     for (const p of this.providers.values()) p.hold = this.holdOf(p.name);
-    this.unparkHeld();
+    this.parking.unparkHeld();
   }
 
   // ---------- queue ----------
@@ -313,7 +143,7 @@ export class AdmissionIndex {
     if (newHead && c.parked === NOT_PARKED) {
       if (c.hpos < 0) w.heap.push(c);
       else w.heap.update(c.hpos);
-      this.workloadChanged(w);
+      this.parking.workloadChanged(w);
     }
   }
 
@@ -345,23 +175,7 @@ export class AdmissionIndex {
     this.holding.delete(uuid);
     const { p, w } = h;
     this.count(p, w, -1);
-    // Wake only what this release can unblock; anything woken that is still
-    // blocked is simply parked again by the next decide().
-    if (p.capParked.size > 0 && p.active < p.limit) {
-      const woken = [...p.capParked];
-      p.capParked.clear();
-      for (const c of woken) this.unparkClass(c);
-    }
-    if (w.parked === PARKED_CAP && (w.max === null || w.active < w.max)) this.unparkWorkload(w);
-    if (this.reserveParked.size > 0) {
-      const free = this.pol.max - this.holding.size;
-      for (const v of [...this.reserveParked]) {
-        if (free - (this.unusedTotal - unused(v)) > 0) {
-          this.reserveParked.delete(v);
-          this.unparkWorkload(v);
-        }
-      }
-    }
+    this.parking.released(p, w, this.pol.max - this.holding.size, this.unusedTotal);
     this.dropIfUnused(p, w);
     return true;
   }
@@ -383,31 +197,31 @@ export class AdmissionIndex {
     const max = this.pol.max;
     // A lowered global cap (active >= max) promotes nothing; it never preempts.
     if (max - this.holding.size <= 0) return out;
-    if (this.holdParked.size > 0 && now >= this.holdParkedMin) this.unparkHeld();
+    if (this.parking.holdsDue(now)) this.parking.unparkHeld();
 
     let touched: Klass[] | null = null; // classes with skip > 0 this call
     for (;;) {
       const free = max - this.holding.size;
       if (free <= 0) break;
-      const w = this.top.peek();
+      const w = this.parking.next();
       if (w === undefined) break;
       // The reserved-slot rule and the workload max block the whole workload.
       if (free - (this.unusedTotal - unused(w)) <= 0) {
-        this.parkWorkload(w, PARKED_RESERVE);
+        this.parking.parkWorkload(w, PARKED_RESERVE);
         continue;
       }
       if (w.max !== null && w.active >= w.max) {
-        this.parkWorkload(w, PARKED_CAP);
+        this.parking.parkWorkload(w, PARKED_CAP);
         continue;
       }
       const c = w.heap.a[0];
       const p = c.p;
       if (p.active >= p.limit) {
-        this.parkClass(c, PARKED_CAP);
+        this.parking.parkClass(c, PARKED_CAP);
         continue;
       }
       if (now < p.hold) {
-        this.parkClass(c, PARKED_HOLD);
+        this.parking.parkClass(c, PARKED_HOLD);
         continue;
       }
       const e = c.q[c.head + c.skip];
@@ -420,7 +234,7 @@ export class AdmissionIndex {
         } else {
           w.heap.update(c.hpos);
         }
-        this.workloadChanged(w);
+        this.parking.workloadChanged(w);
         continue;
       }
       out.push(e.waiter);
@@ -438,7 +252,7 @@ export class AdmissionIndex {
         if (c.parked !== NOT_PARKED || live(c) === 0) continue;
         if (c.hpos >= 0) c.w.heap.update(c.hpos);
         else c.w.heap.push(c);
-        this.workloadChanged(c.w);
+        this.parking.workloadChanged(c.w);
       }
     }
     return out;
@@ -449,24 +263,7 @@ export class AdmissionIndex {
    * call remove() for each. O(expired · log) plus one visit per workload with a max_wait.
    */
   expired(now: number): string[] {
-    const found: Entry[] = [];
-    for (const w of this.workloads.values()) {
-      const h = w.deadlines;
-      const m = w.maxWait;
-      if (h === null || m === null || h.size === 0) continue;
-      // Heap order by enqueued_at: below an unexpired entry nothing is expired.
-      const stack = [0];
-      while (stack.length > 0) {
-        const i = stack.pop()!;
-        if (i >= h.a.length) continue;
-        const e = h.a[i];
-        if (!(now - e.waiter.enqueued_at > m)) continue;
-        found.push(e);
-        stack.push(2 * i + 1, 2 * i + 2);
-      }
-    }
-    found.sort((x, y) => (entryBefore(x, y) ? -1 : 1));
-    return found.map((e) => e.waiter.uuid);
+    return expiredEntries(this.workloads.values(), now).map((e) => e.waiter.uuid);
   }
 
   /**
@@ -474,23 +271,7 @@ export class AdmissionIndex {
    * deadline · log + holds): cheap as long as expired waiters are removed.
    */
   nextDeadline(now: number): number | null {
-    let next = Infinity;
-    for (const w of this.workloads.values()) {
-      const h = w.deadlines;
-      const m = w.maxWait;
-      if (h === null || m === null || h.size === 0) continue;
-      const stack = [0];
-      while (stack.length > 0) {
-        const i = stack.pop()!;
-        if (i >= h.a.length) continue;
-        const at = h.a[i].waiter.enqueued_at + m + 1;
-        if (at > now) {
-          if (at < next) next = at;
-          continue; // everything below is at least as late
-        }
-        stack.push(2 * i + 1, 2 * i + 2);
-      }
-    }
+    let next = nextExpiry(this.workloads.values(), now);
     for (const provider of Object.keys(this.holdsObj)) {
       const until = this.holdsObj[provider];
       if (until > now && until < next) next = until;
@@ -603,7 +384,7 @@ export class AdmissionIndex {
   private providerState(name: string): ProviderState {
     let p = this.providers.get(name);
     if (p === undefined) {
-      p = { name, active: 0, limit: providerLimit(this.pol, name), hold: this.holdOf(name), classes: 0, capParked: new Set() };
+      p = newProvider(this.pol, name, this.holdOf(name));
       this.providers.set(name, p);
     }
     return p;
@@ -612,70 +393,24 @@ export class AdmissionIndex {
   private workloadState(name: string): WorkloadState {
     let w = this.workloads.get(name);
     if (w === undefined) {
-      w = {
-        name,
-        active: 0,
-        queued: 0,
-        priority: 0,
-        max: null,
-        reserved: 0,
-        maxWait: null,
-        inPolicy: false,
-        classes: new Map(),
-        heap: new Heap<Klass>(classBefore, placeClass),
-        tpos: -1,
-        parked: NOT_PARKED,
-        deadlines: null,
-      };
+      w = newWorkload(name);
       this.workloads.set(name, w);
-      this.configureWorkload(w);
+      configureWorkload(this.pol, w);
     }
     return w;
-  }
-
-  /** Derive a workload's settings from the policy (its deadline heap included). Does not touch unusedTotal. */
-  private configureWorkload(w: WorkloadState): void {
-    const wp = workloadPolicy(this.pol, w.name);
-    w.inPolicy = Object.hasOwn(this.pol.workloads, w.name);
-    w.priority = wp.priority;
-    w.max = wp.max;
-    w.reserved = w.inPolicy ? Math.max(0, effectiveReserved(wp)) : 0;
-    w.maxWait = wp.max_wait_ms;
-    if (w.maxWait === null) {
-      w.deadlines = null;
-    } else if (w.deadlines === null) {
-      const h = new Heap<Entry>(deadlineBefore, placeDeadline);
-      for (const c of w.classes.values()) {
-        for (let i = c.head; i < c.q.length; i++) if (!Number.isNaN(c.q[i].waiter.enqueued_at)) h.push(c.q[i]);
-      }
-      w.deadlines = h;
-    }
   }
 
   private applyPolicy(): void {
     const pol = this.pol;
     for (const name of Object.keys(pol.workloads)) this.workloadState(name);
-    for (const p of this.providers.values()) {
-      p.limit = providerLimit(pol, p.name);
-      p.capParked.clear();
-    }
-    this.holdParked.clear();
-    this.holdParkedMin = Infinity;
-    this.reserveParked.clear();
-    this.top.clear();
+    for (const p of this.providers.values()) p.limit = providerLimit(pol, p.name);
     this.unusedTotal = 0;
-    for (const w of [...this.workloads.values()]) {
-      this.configureWorkload(w);
+    for (const w of this.workloads.values()) {
+      configureWorkload(pol, w);
       this.unusedTotal += unused(w);
-      w.parked = NOT_PARKED;
-      w.heap.clear();
-      for (const c of w.classes.values()) {
-        c.parked = NOT_PARKED;
-        if (live(c) > 0) w.heap.push(c);
-      }
-      if (w.heap.size > 0) this.top.push(w);
-      else this.dropWorkloadIfUnused(w);
     }
+    this.parking.reset(this.providers.values(), this.workloads.values());
+    for (const w of [...this.workloads.values()]) if (w.heap.size === 0) this.dropWorkloadIfUnused(w);
     for (const p of [...this.providers.values()]) this.dropProviderIfUnused(p);
   }
 
@@ -706,7 +441,7 @@ export class AdmissionIndex {
     } else if (keyChanged && c.hpos >= 0) {
       if (c.head + c.skip >= c.q.length) w.heap.removeAt(c.hpos);
       else w.heap.update(c.hpos);
-      this.workloadChanged(w);
+      this.parking.workloadChanged(w);
     }
   }
 
@@ -724,65 +459,12 @@ export class AdmissionIndex {
     this.unusedTotal += unused(w) - before;
   }
 
-  /** The workload's best class changed (or it emptied): fix its place in the top heap. */
-  private workloadChanged(w: WorkloadState): void {
-    if (w.parked !== NOT_PARKED) return;
-    if (w.heap.size === 0) {
-      if (w.tpos >= 0) this.top.removeAt(w.tpos);
-    } else if (w.tpos >= 0) {
-      this.top.update(w.tpos);
-    } else {
-      this.top.push(w);
-    }
-  }
-
-  private parkWorkload(w: WorkloadState, why: number): void {
-    if (w.tpos >= 0) this.top.removeAt(w.tpos);
-    w.parked = why;
-    if (why === PARKED_RESERVE) this.reserveParked.add(w);
-  }
-
-  private unparkWorkload(w: WorkloadState): void {
-    w.parked = NOT_PARKED;
-    this.workloadChanged(w);
-  }
-
-  private parkClass(c: Klass, why: number): void {
-    const w = c.w;
-    if (c.hpos >= 0) w.heap.removeAt(c.hpos);
-    c.parked = why;
-    if (why === PARKED_CAP) {
-      c.p.capParked.add(c);
-    } else {
-      this.holdParked.add(c);
-      if (c.p.hold < this.holdParkedMin) this.holdParkedMin = c.p.hold;
-    }
-    this.workloadChanged(w);
-  }
-
-  private unparkClass(c: Klass): void {
-    c.parked = NOT_PARKED;
-    if (live(c) === 0 || c.hpos >= 0) return;
-    c.w.heap.push(c);
-    this.workloadChanged(c.w);
-  }
-
-  private unparkHeld(): void {
-    const held = [...this.holdParked];
-    this.holdParked.clear();
-    this.holdParkedMin = Infinity;
-    for (const c of held) this.unparkClass(c);
-  }
-
   private dropClass(c: Klass): void {
     const w = c.w;
-    if (c.hpos >= 0) w.heap.removeAt(c.hpos);
-    if (c.parked === PARKED_CAP) c.p.capParked.delete(c);
-    else if (c.parked === PARKED_HOLD) this.holdParked.delete(c);
-    c.parked = NOT_PARKED;
+    this.parking.dropClass(c);
     w.classes.delete(c.p.name);
     c.p.classes--;
-    this.workloadChanged(w);
+    this.parking.workloadChanged(w);
     this.dropIfUnused(c.p, w);
   }
 
@@ -799,8 +481,7 @@ export class AdmissionIndex {
 
   private dropWorkloadIfUnused(w: WorkloadState): void {
     if (w.active !== 0 || w.classes.size !== 0 || w.inPolicy || this.workloads.get(w.name) !== w) return;
-    if (w.tpos >= 0) this.top.removeAt(w.tpos);
-    this.reserveParked.delete(w);
+    this.parking.dropWorkload(w);
     this.workloads.delete(w.name);
   }
 }

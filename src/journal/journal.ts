@@ -1,6 +1,8 @@
-// The journal: the only code that touches SQLite, and the only durable state.
-// A run's row and the event that explains its change are written in one
-// IMMEDIATE transaction, so a crash can never leave one without the other.
+// The journal: the only durable state, and with retention.ts (its batches,
+// as journal.retention, in this journal's transactions) the only code that
+// touches SQLite. A run's row and the event that explains its change are
+// written in one IMMEDIATE transaction, so a crash can never leave one
+// without the other.
 
 import type { SpendRow } from '../protocol/results.js';
 import crypto from 'node:crypto';
@@ -10,6 +12,7 @@ import type { EventInput, RunEvent } from '../core/events.js';
 import { worktreeLive, type Run } from '../core/types.js';
 import type { Loop } from '../core/loop-policy.js';
 import { roundCost } from '../core/budget.js';
+import { JournalRetention } from './retention.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
 
 /** One provider's or workload's spend in a window. */
@@ -83,6 +86,8 @@ export class Journal {
   readonly db: Database.Database;
   private queueSeq = 0;
   private readonly stmts;
+  /** What retention reads and removes (retention.ts): in the same database, in this journal's transactions. */
+  readonly retention: JournalRetention;
   /** Callbacks for every committed event, in seq order; the server broadcasts from here. */
   private listeners: EventListener[] = [];
   /** Events of the open transaction, each with the run row it wrote (if any). */
@@ -123,28 +128,8 @@ export class Journal {
       ),
       updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at, worktree = @worktree WHERE uuid = @uuid`),
       // A run whose worktree may still exist is kept: its row is what tells gc and prune whose it is.
-      oldEnded: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`),
-      oldEndedAll: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
-      runEventBytes: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run = ?`),
-      gcOwnEvents: this.db.prepare(
-        `SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run IN (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL)`,
-      ),
-      // The log's part pruneEvents takes once the runs are gone: up to the last event before the time that is not theirs.
-      gcLogEvents: this.db.prepare(
-        `WITH gone AS (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < @before AND worktree IS NULL),
-              kept AS (SELECT seq, ts, data FROM events WHERE run IS NULL OR run NOT IN (SELECT uuid FROM gone))
-         SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM kept WHERE seq <= (SELECT MAX(seq) FROM kept WHERE ts < @before)`,
-      ),
-      eventBytesUpTo: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM (SELECT data FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
       withWorktree: this.db.prepare(`SELECT record FROM runs WHERE worktree IS NOT NULL ORDER BY queue_seq`),
-      deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
-      deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
-      lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
-      deleteEventsUpTo: this.db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
       firstSeq: this.db.prepare(`SELECT MIN(seq) AS seq FROM events`),
-      deleteUnusedEnvs: this.db.prepare(`DELETE FROM envs WHERE id NOT IN (SELECT env_id FROM runs WHERE env_id IS NOT NULL)`),
-      oldUsage: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost, COUNT(*) AS n FROM usage_minutes WHERE minute < ?`),
-      deleteOldUsage: this.db.prepare(`DELETE FROM usage_minutes WHERE minute < ?`),
       insertEnv: this.db.prepare(`INSERT INTO envs (id, env) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`),
       setRunEnv: this.db.prepare(`UPDATE runs SET env_id = ? WHERE uuid = ?`),
       runEnvId: this.db.prepare(`SELECT env_id FROM runs WHERE uuid = ?`),
@@ -169,6 +154,7 @@ export class Journal {
       usageSince: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage_minutes WHERE minute >= ?`),
     };
     this.queueSeq = (this.stmts.maxQueueSeq.get() as { q: number }).q;
+    this.retention = new JournalRetention(this.db, (fn) => this.transaction(fn));
   }
 
   private userVersion(): number {
@@ -477,89 +463,9 @@ export class Journal {
     return rows.reverse().map(rowEvent);
   }
 
-  // ---------- retention ----------
-
-  /**
-   * What collectEnded and then pruneEvents would remove for `before`, counted
-   * the way they count: the runs (their uuids, for their directories), every
-   * event that goes (the runs' own and the old part of the log), and the
-   * bytes of those rows (the records and the events' data).
-   */
-  gcPlan(before: number): { uuids: string[]; events: number; bytes: number } {
-    const uuids = this.stmts.oldEndedAll.all(before) as { uuid: string; bytes: number }[];
-    const own = this.stmts.gcOwnEvents.get(before) as { n: number; bytes: number };
-    const log = this.stmts.gcLogEvents.get({ before }) as { n: number; bytes: number };
-    return { uuids: uuids.map((r) => r.uuid), events: own.n + log.n, bytes: uuids.reduce((a, r) => a + r.bytes, 0) + own.bytes + log.bytes };
-  }
-
-  /**
-   * One batch of retention, one transaction: up to `limit` runs that ended
-   * before `before` go, with their own events. Returns their uuids (their
-   * directories are the caller's), how many events went with them, and the
-   * bytes of the rows removed. Never touches a run that is not ended.
-   */
-  collectEnded(before: number, limit: number): { uuids: string[]; events: number; bytes: number } {
-    return this.transaction(() => {
-      const rows = this.stmts.oldEnded.all(before, limit) as { uuid: string; bytes: number }[];
-      let events = 0;
-      let bytes = 0;
-      for (const { uuid, bytes: b } of rows) {
-        const own = this.stmts.runEventBytes.get(uuid) as { bytes: number };
-        events += this.stmts.deleteRunEvents.run(uuid).changes;
-        this.stmts.deleteRun.run(uuid);
-        bytes += b + own.bytes;
-      }
-      if (rows.length > 0) this.stmts.deleteUnusedEnvs.run();
-      return { uuids: rows.map((r) => r.uuid), events, bytes };
-    });
-  }
-
-  /**
-   * One batch of the event log's oldest part: events from before `before`
-   * (and every event below the last of them, so what remains has no gap).
-   * Returns how many went, and the bytes of their data.
-   */
-  pruneEvents(before: number, limit: number): { events: number; bytes: number } {
-    return this.transaction(() => {
-      const last = (this.stmts.lastEventBefore.get(before) as { seq: number | null }).seq;
-      if (last === null) return { events: 0, bytes: 0 };
-      const { bytes } = this.stmts.eventBytesUpTo.get(last, limit) as { bytes: number };
-      return { events: this.stmts.deleteEventsUpTo.run(last, limit).changes, bytes };
-    });
-  }
-
-  /** Per-minute fleet usage from before `before` folded into one row: sums over all time stay right, the table stays small. */
-  compactUsage(before: number): void {
-    const minute = Math.floor(before / 60_000);
-    this.transaction(() => {
-      const old = this.stmts.oldUsage.get(minute) as { tokens: number; cost: number; n: number };
-      if (old.n <= 1) return;
-      this.stmts.deleteOldUsage.run(minute);
-      this.stmts.addUsage.run(minute - 1, old.tokens, old.cost);
-    });
-  }
-
   /** The oldest event kept (0 when none): a client resuming from before it has missed what was pruned. */
   firstSeq(): number {
     return (this.stmts.firstSeq.get() as { seq: number | null }).seq ?? 0;
-  }
-
-  /** Give freed pages back to the file system, a few at a time (no-op unless the store uses incremental auto_vacuum). */
-  vacuumSome(pages = 2000): void {
-    this.db.pragma(`incremental_vacuum(${pages})`);
-  }
-
-  /** The store's size on disk (database file and its WAL), in bytes. */
-  fileBytes(): number {
-    let n = 0;
-    for (const f of [this.db.name, `${this.db.name}-wal`]) {
-      try {
-        n += fs.statSync(f).size;
-      } catch {
-        /* no WAL */
-      }
-    }
-    return n;
   }
 
   walCheckpoint(): void {

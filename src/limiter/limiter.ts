@@ -75,6 +75,8 @@ export interface Limiter {
   usage(now: number): CapUsage[];
   /** 1-based place in admission order, or null if not queued. */
   position(uuid: string): number | null;
+  /** position() of every queued run at once (in a cluster, other machines' runs too). */
+  positions(): Map<string, number>;
   /** What holds a queued run back, or null if it is not queued. */
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null;
 }

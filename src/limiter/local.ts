@@ -162,6 +162,10 @@ export class LocalLimiter implements Limiter {
     return this.index.queuePosition(uuid);
   }
 
+  positions(): Map<string, number> {
+    return this.index.positions();
+  }
+
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
     return this.index.waitingFor(uuid, now, fleetExceeded);
   }

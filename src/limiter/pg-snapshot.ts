@@ -134,6 +134,10 @@ export class ClusterSnapshot {
     return this.view().queuePosition(uuid);
   }
 
+  positions(): Map<string, number> {
+    return this.view().positions();
+  }
+
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
     return this.view().waitingFor(uuid, now, fleetExceeded);
   }

@@ -444,6 +444,9 @@ export class PgLimiter implements Limiter {
   position(uuid: string): number | null {
     return this.view.position(uuid);
   }
+  positions(): Map<string, number> {
+    return this.view.positions();
+  }
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
     return this.view.waitingFor(uuid, now, fleetExceeded);
   }

@@ -29,6 +29,7 @@ export interface PublicRun {
   exit_code: number | null;
   blocked_kind: BlockedKind | null;
   queue_seq: number;
+  /** A queued run's place in admission order (1 = next), as of this view; a subscriber with `rows` is sent it again as it moves (RowsMessage.positions). */
   queue_position: number | null;
   pid: number | null;
   command: string[];

@@ -3,7 +3,7 @@
 //   client → server  {"id": 1, "method": "run.list", "params": {...}}
 //   server → client  {"id": 1, "result": {...}}  or  {"id": 1, "error": {"code", "message"}}
 //   server → client  {"type": "event", "event": RunEvent, "run": PublicRun | null}  (after subscribe)
-//   server → client  {"type": "rows", "seq": N, "runs": PublicRun[]}  (after subscribe with rows)
+//   server → client  {"type": "rows", "seq": N, "runs": PublicRun[], "positions"?: {uuid: N}}  (after subscribe with rows)
 //   server → client  {"type": "stopping"}  (to every connection, just before a deliberate stop)
 //
 // The first request must be `hello` with the client's protocol version; a
@@ -37,11 +37,21 @@ export interface EventMessage {
   run: PublicRun | null;
 }
 
+/** Queued runs by uuid → their place in admission order (queue_position); null: none now. */
+export type QueuePositions = Record<string, number | null>;
+
 /** Rows that changed without an event (last words, tool, output offset), coalesced; `seq`: the last event sent before them. */
 export interface RowsMessage {
   type: 'rows';
   seq: number;
   runs: PublicRun[];
+  /**
+   * The queued runs whose place in admission order moved since the last
+   * rows message (a run ahead started or left, one of a higher priority
+   * came, the priorities changed): their queue_position now, rows otherwise
+   * as last sent. The first one after subscribing holds every queued run's.
+   */
+  positions?: QueuePositions;
 }
 
 /** Sent to every connection just before a deliberate stop. */

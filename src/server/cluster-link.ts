@@ -422,6 +422,10 @@ export class ClusterLink implements Limiter {
   position(uuid: string): number | null {
     return this.pg?.position(uuid) ?? null;
   }
+  /** None while the cluster's database is away: as waitingFor says, no run has a place then. */
+  positions(): Map<string, number> {
+    return (this.available ? this.pg?.positions() : null) ?? new Map();
+  }
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
     if (!this.available && this.p.store.get(uuid)?.status === 'queued') {
       return { reason: 'cluster', name: null, active: null, limit: null, reserved: null, until: null, position: null };

@@ -58,6 +58,16 @@ export class Queries {
     });
   }
 
+  /**
+   * Each queued run of this home by its place in admission order (1 = next):
+   * the figure its view gives as queue_position, for all of them at once.
+   */
+  positions(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [uuid, pos] of this.p.limiter.positions()) if (this.p.store.get(uuid)?.status === 'queued') out.set(uuid, pos);
+    return out;
+  }
+
   /** Resolve a user's reference: uuid, unique uuid prefix, or name (an active run's before an ended one's). */
   resolve(ref: string): Run {
     const { store } = this.p;

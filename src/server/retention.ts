@@ -75,7 +75,7 @@ export class Retention {
   /** What collect would remove now, counted as collect counts it. */
   private async estimate(olderThanMs: number): Promise<GcResult> {
     const before = monoNow() - olderThanMs;
-    const plan = this.p.store.journal.gcPlan(before);
+    const plan = this.p.store.journal.retention.gcPlan(before);
     let dirs = 0;
     for (const [i, uuid] of plan.uuids.entries()) {
       dirs += dirBytes(runDir(this.p.home, uuid));
@@ -93,7 +93,7 @@ export class Retention {
     let events = 0;
     for (;;) {
       if (!this.p.lifecycle.writes()) break;
-      const gone = journal.collectEnded(before, BATCH);
+      const gone = journal.retention.collectEnded(before, BATCH);
       runs += gone.uuids.length;
       events += gone.events;
       bytes += gone.bytes;
@@ -107,19 +107,19 @@ export class Retention {
     }
     for (;;) {
       if (!this.p.lifecycle.writes()) break;
-      const pruned = journal.pruneEvents(before, EVENT_BATCH);
+      const pruned = journal.retention.pruneEvents(before, EVENT_BATCH);
       events += pruned.events;
       bytes += pruned.bytes;
       await yieldTurn();
       if (pruned.events < EVENT_BATCH) break;
     }
-    journal.compactUsage(before);
+    journal.retention.compactUsage(before);
     // Freed pages back to the file system, a slice per turn.
     for (let i = 0; i < 1000 && this.p.lifecycle.writes(); i++) {
-      const size = journal.fileBytes();
-      journal.vacuumSome(2000);
+      const size = journal.retention.fileBytes();
+      journal.retention.vacuumSome(2000);
       await yieldTurn();
-      if (journal.fileBytes() >= size) break;
+      if (journal.retention.fileBytes() >= size) break;
     }
     if (this.p.lifecycle.writes()) journal.walCheckpoint();
     if (runs > 0 || events > 0) {

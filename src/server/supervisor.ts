@@ -344,6 +344,11 @@ export class Supervisor {
     return this.queries.view(run);
   }
 
+  /** Every queued run's queue_position, at once. */
+  queuePositions(): Map<string, number> {
+    return this.queries.positions();
+  }
+
   resolve(ref: string): Run {
     return this.queries.resolve(ref);
   }

@@ -3,7 +3,8 @@
 // (handlers/): parameters parsed with the method's schema, writes refused
 // while the journal cannot be written, failures answered with their code.
 // Subscribers are sent every committed event, and rows that changed without
-// one, coalesced. Knows no method by name but `hello`.
+// one, coalesced, with the queue positions that moved (positions-feed.ts).
+// Knows no method by name but `hello`.
 
 import fs from 'node:fs';
 import net from 'node:net';
@@ -16,6 +17,7 @@ import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/
 import type { PublicRun } from '../protocol/views.js';
 import { MAX_FRAME_BYTES, type EventMessage, type RowsMessage, type StoppingMessage } from '../protocol/wire.js';
 import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
+import { PositionsFeed } from './positions-feed.js';
 import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
 import type { Supervisor } from './supervisor.js';
 
@@ -23,13 +25,19 @@ import type { Supervisor } from './supervisor.js';
 const BACKLOG_BYTES = 16 * 1024 * 1024;
 /** Rows that changed without an event are sent at most this often. */
 const ROWS_EVERY_MS = 250;
+/** Queue positions that moved are sent this soon after the change that moved them, and at most this often. */
+const POSITIONS_EVERY_MS = 50;
+/** And looked at this often with no change here: a cluster's queue moves with other machines' runs. */
+const POSITIONS_POLL_MS = 1000;
 
 interface Conn {
   socket: net.Socket;
   greeted: boolean;
   subscribed: boolean;
-  /** Subscribed with `rows`: also told of rows that changed without an event. */
+  /** Subscribed with `rows`: also told of rows that changed without an event, and of queue positions. */
   rows: boolean;
+  /** Subscribed with `rows` since the last positions were sent: to be sent all of them. */
+  positionsDue: boolean;
   /** Aborted when the client goes away: its waits are dropped with it. */
   gone: AbortController;
 }
@@ -52,6 +60,8 @@ export interface Transport {
 export async function listen(deps: TransportDeps): Promise<Transport> {
   const { home, supervisor: s, log } = deps;
   const conns = new Set<Conn>();
+  /** Closed: the supervisor stops after this, and nothing its stop commits may reach for the journal it closes. */
+  let closed = false;
   const send = (c: Conn, line: string): void => {
     if (c.socket.writableLength > BACKLOG_BYTES) c.socket.destroy();
     else c.socket.write(line);
@@ -69,6 +79,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       }
       send(c, line);
     }
+    schedulePositions();
   });
 
   // A row that changed without an event (the agent's last words or tool, its
@@ -94,13 +105,50 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   s.onQuietChange((uuid) => {
     let wanted = false;
     for (const c of conns) wanted ||= c.rows;
-    if (!wanted) return;
+    if (!wanted || closed) return;
     quiet.add(uuid);
     if (quietTimer === null) {
       quietTimer = setTimeout(flushQuiet, ROWS_EVERY_MS);
       quietTimer.unref();
     }
   });
+
+  // A queued run's place moves with other runs' events, not its own: the
+  // places that moved follow the events that moved them (after the whole
+  // commit's events, and at most every 50 ms), as one rows message.
+  const feed = new PositionsFeed();
+  let positionsTimer: NodeJS.Timeout | null = null;
+  let positionsAt = 0;
+  const flushPositions = (): void => {
+    positionsTimer = null;
+    positionsAt = Date.now();
+    let all: string | null = null;
+    let changed: string | null = null;
+    const current = s.queuePositions();
+    const moved = feed.changes(current);
+    const seq = s.reads.lastSeq();
+    for (const c of conns) {
+      if (!c.subscribed || !c.rows) continue;
+      if (c.positionsDue) {
+        c.positionsDue = false;
+        all ??= JSON.stringify({ type: 'rows', seq, runs: [], positions: Object.fromEntries(current) } satisfies RowsMessage) + '\n';
+        send(c, all);
+      } else if (moved !== null) {
+        changed ??= JSON.stringify({ type: 'rows', seq, runs: [], positions: moved } satisfies RowsMessage) + '\n';
+        send(c, changed);
+      }
+    }
+  };
+  const schedulePositions = (): void => {
+    if (positionsTimer !== null || closed) return;
+    let wanted = false;
+    for (const c of conns) wanted ||= c.rows;
+    if (!wanted) return;
+    positionsTimer = setTimeout(flushPositions, Math.max(0, positionsAt + POSITIONS_EVERY_MS - Date.now()));
+    positionsTimer.unref();
+  };
+  const positionsPoll = setInterval(schedulePositions, POSITIONS_POLL_MS);
+  positionsPoll.unref();
 
   try {
     fs.unlinkSync(home.socket); // stale: we hold the lock, so no live server owns it
@@ -123,7 +171,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   fs.chmodSync(home.socket, 0o600);
 
   function accept(socket: net.Socket): void {
-    const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };
+    const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, positionsDue: false, gone: new AbortController() };
     conns.add(conn);
     const lines = new LineSplitter();
     let refused = false;
@@ -154,6 +202,8 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       subscribe: (rows) => {
         conn.subscribed = true;
         conn.rows = rows;
+        conn.positionsDue = rows;
+        schedulePositions();
       },
     },
     server: server_,
@@ -217,6 +267,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   return {
     clients: () => conns.size,
     close: async () => {
+      closed = true;
       // Tell every client this stop is meant: a waiting client reports it and
       // exits instead of starting a new supervisor behind the user's back.
       const stopping: StoppingMessage = { type: 'stopping' };
@@ -228,6 +279,8 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       await new Promise<void>((r) => server.close(() => r()));
       clearTimeout(cut);
       if (quietTimer !== null) clearTimeout(quietTimer);
+      if (positionsTimer !== null) clearTimeout(positionsTimer);
+      clearInterval(positionsPoll);
     },
   };
 }

@@ -11,7 +11,7 @@ import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
 import { enableInkFrameCache } from './ink/frame-cache.js';
 import { readPrefs } from './state/prefs.js';
-import { DEFAULT_SORT } from './state/runs.js';
+import { DEFAULT_SORT } from './state/sort.js';
 import { createTuiStore, error, info } from './state/store.js';
 import { TerminalGuard } from './ink/terminal.js';
 import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';

@@ -67,6 +67,19 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       expect(order).toEqual(['u1', 'u2', 'n1', 'n2', 'n3']);
     });
 
+    it('positions: every queued run\'s place in admission order, the one position() gives, and the order grants follow', async () => {
+      const l = await start(policy({ max: 1, workloads: { urgent: wl({ priority: 10 }) } }));
+      await enqueueAll(l, [waiter('n1'), waiter('n2'), waiter('u1', { workload: 'urgent' }), waiter('n3'), waiter('u2', { workload: 'urgent' })]);
+      const expected = ['u1', 'u2', 'n1', 'n2', 'n3'];
+      expect([...l.positions()].sort((a, b) => a[1] - b[1])).toEqual(expected.map((u, i) => [u, i + 1]));
+      for (const u of expected) expect(l.position(u)).toBe(l.positions().get(u));
+      // The head leaves the queue: everyone behind it moves up one.
+      const [g] = await l.grant(NOW);
+      expect(g!.uuid).toBe('u1');
+      expect([...l.positions()].sort((a, b) => a[1] - b[1])).toEqual(expected.slice(1).map((u, i) => [u, i + 1]));
+      expect(l.position('u1')).toBeNull();
+    });
+
     it('no head-of-line blocking: a run held back by its own provider or workload holds back nobody else', async () => {
       const l = await start(policy({ max: 4, providers: { claude: 1 }, workloads: { batch: wl({ max: 1 }) } }));
       await enqueueAll(l, [waiter('c1'), waiter('c2'), waiter('b1', { provider: 'codex', workload: 'batch' }), waiter('b2', { provider: 'codex', workload: 'batch' }), waiter('x1', { provider: 'codex' })]);

@@ -5,7 +5,7 @@ import './no-ci.js';
 import { describe, expect, it } from 'vitest';
 import { attentionOf } from '../../src/tui/state/attention.js';
 import { reduceSeen, reduceSnapshot } from '../../src/tui/state/reducers.js';
-import { computeView } from '../../src/tui/state/runs.js';
+import { computeView } from '../../src/tui/state/runs-view.js';
 import { initialState, type TuiState } from '../../src/tui/state/store.js';
 import { needText } from '../../src/tui/view/columns.js';
 import { run, T0 } from './fixtures.js';

@@ -37,8 +37,9 @@ const fleet = () => {
   const working = run({ name: 'build-api', status: 'working', provider: 'claude', workload: 'batch', turns: 3, tokens: { input: 12_000, output: 3_400, cached: 0 }, cost_usd: 0.42, queue_seq: 1 });
   const idle = run({ name: 'chat-ui', status: 'idle', provider: 'jsonl', interactive: true, queue_seq: 2 });
   const blocked = run({ name: 'fix-login', status: 'blocked', blocked_kind: 'limit', queue_seq: 3 });
-  const queued = run({ name: 'later-1', status: 'queued', queue_seq: 10, created_at: new Date(T0).toISOString() });
-  const queued2 = run({ name: 'later-2', status: 'queued', queue_seq: 11, created_at: new Date(T0).toISOString(), held_until: new Date(NOW + 60_000).toISOString() });
+  // Their places as the supervisor gives them.
+  const queued = run({ name: 'later-1', status: 'queued', queue_seq: 10, queue_position: 1, created_at: new Date(T0).toISOString() });
+  const queued2 = run({ name: 'later-2', status: 'queued', queue_seq: 11, queue_position: 2, created_at: new Date(T0).toISOString(), held_until: new Date(NOW + 60_000).toISOString() });
   const ended = run({ name: 'old-job', status: 'ended', exit_reason: 'killed', exit_code: 143, queue_seq: 0 });
   const looping = run({ name: 'spinner', status: 'working', loop: { detected: true, warned: true, repetitions: 4 }, queue_seq: 4 });
   return { working, idle, blocked, queued, queued2, ended, looping, all: [working, idle, blocked, queued, queued2, ended, looping] };
@@ -165,7 +166,7 @@ describe('RunsTable', () => {
   });
 
   it('WHY says what holds each queued run, and stays true as stats change between run events (a hold counts down)', async () => {
-    const q = (name: string, provider: string, workload: string, seq: number) => run({ name, status: 'queued', provider, workload, queue_seq: seq, created_at: new Date(T0).toISOString() });
+    const q = (name: string, provider: string, workload: string, seq: number) => run({ name, status: 'queued', provider, workload, queue_seq: seq, queue_position: seq, created_at: new Date(T0).toISOString() });
     const runs = [q('held-1', 'codex', 'default', 1), q('prov-2', 'claude', 'default', 2), q('wl-3', 'gemini', 'batch', 3), q('g-4', 'jsonl', 'default', 4), q('g-5', 'jsonl', 'default', 5), q('g-6', 'jsonl', 'default', 6)];
     const store = storeWith(runs);
     const hold = NOW + ((4 * 24 + 23) * 3600 + 30) * 1000;

@@ -303,7 +303,7 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'late-urgent', '-w', 'urgent', '--', 'sh', '-c', 'sleep 30']);
     const { store } = start(home);
     const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
-    await waitFor(() => store.getState().stats && byName('late-urgent') && store.getState().priorities?.urgent === 5, 'stats with priorities');
+    await waitFor(() => store.getState().stats && byName('late-urgent') && store.getState().view.positions[byName('late-urgent').uuid] === 1, 'the supervisor\'s positions');
     const ps = new Map(home.ps().map((r) => [r.name, r.queue_position]));
     expect(ps.get('late-urgent')).toBe(1);
     for (const n of ['first-in', 'second-in', 'late-urgent']) expect(store.getState().view.positions[byName(n).uuid]).toBe(ps.get(n));

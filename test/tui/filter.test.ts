@@ -4,7 +4,7 @@
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/tui/state/filter.js';
-import { computeView } from '../../src/tui/state/runs.js';
+import { computeView } from '../../src/tui/state/runs-view.js';
 import { reduceFilter, reduceSnapshot } from '../../src/tui/state/reducers.js';
 import { initialState, type TuiState } from '../../src/tui/state/store.js';
 import { run, T0 } from './fixtures.js';

@@ -2,7 +2,8 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, applySnapshot, computeView } from '../../src/tui/state/runs.js';
+import { applyEvents, applySnapshot } from '../../src/tui/state/runs.js';
+import { computeView } from '../../src/tui/state/runs-view.js';
 import { describeEvent } from '../../src/tui/state/event-log.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
 import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
@@ -130,39 +131,47 @@ describe('computeView', () => {
     expect(v.total).toBe(7);
   });
 
-  it('numbers queued runs in admission order (workload priority first, then queue_seq), whatever the filter', () => {
-    const v = computeView(byId, { filter: 'zzz-no-match', showAll: true, priorities: {} });
+  it('lists and numbers queued runs by the place the supervisor gives each (queue_position), whatever the filter', () => {
+    // A run of a higher-priority workload goes first even though it was queued last: the supervisor says so.
+    const urgent = run({ status: 'queued', queue_seq: 62, workload: 'review', queue_position: 1 });
+    const told = { ...byId, [q1.uuid]: { ...q1, queue_position: 2 }, [q2.uuid]: { ...q2, queue_position: 3 }, [urgent.uuid]: urgent };
+    const v = computeView(told, { filter: 'zzz-no-match', showAll: true });
     expect(v.ids).toEqual([]);
-    expect(v.positions).toEqual({ [q1.uuid]: 1, [q2.uuid]: 2 });
-    // A run of a higher-priority workload goes first even though it was queued last, as the supervisor admits them.
-    const urgent = run({ status: 'queued', queue_seq: 62, workload: 'review' });
-    const slow = run({ status: 'queued', queue_seq: 59, workload: 'batch' });
-    const all = { ...byId, [urgent.uuid]: urgent, [slow.uuid]: slow };
-    const p = computeView(all, { filter: '', showAll: true, priorities: { review: 5, batch: -1 } });
-    expect(p.positions).toEqual({ [urgent.uuid]: 1, [q1.uuid]: 2, [q2.uuid]: 3, [slow.uuid]: 4 });
-    expect(p.ids.filter((id) => all[id]!.status === 'queued')).toEqual([urgent.uuid, q1.uuid, q2.uuid, slow.uuid]);
-    // Before the first stats, the order the server last gave stands in.
-    const told = { [urgent.uuid]: { ...urgent, queue_position: 1 }, [q1.uuid]: { ...q1, queue_position: 2 }, [slow.uuid]: { ...slow, queue_position: 3 } };
-    expect(computeView(told, { filter: '', showAll: true, priorities: null }).positions).toEqual({ [urgent.uuid]: 1, [q1.uuid]: 2, [slow.uuid]: 3 });
+    expect(v.positions).toEqual({ [urgent.uuid]: 1, [q1.uuid]: 2, [q2.uuid]: 3 });
+    const all = computeView(told, { filter: '', showAll: true });
+    expect(all.ids.filter((id) => told[id]!.status === 'queued')).toEqual([urgent.uuid, q1.uuid, q2.uuid]);
+    // A queued run it gave no place has none here either, and goes after those it did.
+    const unknown = run({ status: 'queued', queue_seq: 10 });
+    const some = computeView({ ...told, [unknown.uuid]: unknown }, { filter: '', showAll: true });
+    expect(some.positions[unknown.uuid]).toBeUndefined();
+    expect(some.ids.filter((id) => id === unknown.uuid || told[id]?.status === 'queued')).toEqual([urgent.uuid, q1.uuid, q2.uuid, unknown.uuid]);
   });
 
-  it('stats with new workload priorities re-order the queue in the store', () => {
-    const a = run({ status: 'queued', queue_seq: 1, workload: 'batch' });
-    const b = run({ status: 'queued', queue_seq: 2, workload: 'review' });
+  it('queue positions the supervisor sends (rows with positions) move the queued runs; stats leave the order alone', () => {
+    const a = run({ status: 'queued', queue_seq: 1, workload: 'batch', queue_position: 1 });
+    const b = run({ status: 'queued', queue_seq: 2, workload: 'review', queue_position: 2, waiting: { reason: 'global', name: null, active: 1, limit: 1, reserved: null, until: null, position: 2 } });
+    const w = run({ status: 'working', queue_seq: 0 });
     let s = initialState();
-    s = { ...s, ...reduceSnapshot(s, { seq: 1, runs: [a, b] }, T0) };
-    const caps = (review: number) => [
-      { cap: 'global', limit: 1, active: 1, holders: ['x'], queued: 2, oldest_wait_ms: 0 },
-      { cap: 'workload:batch', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 0 },
-      { cap: 'workload:review', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: review },
-    ];
-    s = { ...s, ...reduceStats(s, normalizeStats({ caps: caps(0) })) };
+    s = { ...s, ...reduceSnapshot(s, { seq: 1, runs: [w, a, b] }, T0) };
     expect(s.view.positions).toEqual({ [a.uuid]: 1, [b.uuid]: 2 });
-    s = { ...s, ...reduceStats(s, normalizeStats({ caps: caps(5) })) };
+    // review's priority went up: b is next now, though no event was about either run.
+    s = { ...s, ...reduceStream(s, [{ type: 'rows', seq: 1, runs: [], positions: { [b.uuid]: 1, [a.uuid]: 2, [w.uuid]: null, 'not-a-run-here': 3 } }]).patch };
     expect(s.view.positions).toEqual({ [b.uuid]: 1, [a.uuid]: 2 });
-    expect(s.view.ids).toEqual([b.uuid, a.uuid]);
-    const same = reduceStats(s, normalizeStats({ caps: caps(5) }));
-    expect(Object.keys(same)).toEqual(['stats']); // same priorities: no re-view
+    expect(s.view.ids).toEqual([w.uuid, b.uuid, a.uuid]);
+    expect(s.runs.byId[b.uuid]!.waiting?.position).toBe(1);
+    expect(s.runs.byId[w.uuid]!.queue_position).toBeNull();
+    expect(s.runs.byId['not-a-run-here']).toBeUndefined();
+    // Stats tell caps and priorities, not places: the order stays the supervisor's.
+    const caps = [
+      { cap: 'global', limit: 1, active: 1, holders: [w.uuid], queued: 2, oldest_wait_ms: 0 },
+      { cap: 'workload:batch', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 9 },
+      { cap: 'workload:review', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 0 },
+    ];
+    const patch = reduceStats(s, normalizeStats({ caps }));
+    expect(Object.keys(patch)).toEqual(['stats']);
+    // Unknown to the supervisor now (a cluster whose database is away): no place, as it says.
+    s = { ...s, ...reduceStream(s, [{ type: 'rows', seq: 1, runs: [], positions: { [a.uuid]: null } }]).patch };
+    expect(s.view.positions).toEqual({ [b.uuid]: 1 });
   });
 
   it('hides ended runs when showing active runs only', () => {

@@ -6,7 +6,7 @@ import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { RunsTable } from '../../components/RunsTable.js';
 import { reduceFold, reduceSnapshot } from '../../src/tui/state/reducers.js';
-import { computeView } from '../../src/tui/state/runs.js';
+import { computeView } from '../../src/tui/state/runs-view.js';
 import { createTuiStore, type TuiState } from '../../src/tui/state/store.js';
 import { lines, renderPane } from './helpers.js';
 import { run, T0 } from './fixtures.js';

@@ -1,14 +1,14 @@
 // The runs view moved by the runs that changed (updateView) is the view
 // computed over every run (computeView), frame after frame of random changes:
 // runs queued, started, ended, errored (needing a person), blocked, given a
-// parent or a worktree, under workload priorities or none, all runs or active
-// only — and where it cannot move them, it says so and the whole view is
+// parent or a worktree, moved to another place in the queue by the
+// supervisor (queue_position), all runs or active only — and where it cannot move them, it says so and the whole view is
 // computed.
 
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/agents/mock/rng.js';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs.js';
+import { computeView, updateView, type ViewOptions } from '../../src/tui/state/runs-view.js';
 import { run } from './fixtures.js';
 
 // Seeded (the mock agent's generator): a failure names its seed and comes back the same.
@@ -41,7 +41,7 @@ describe('the runs view, moved by the runs that changed', () => {
         const x = run({ status: STATUSES[Math.floor(r() * 4)]!, queue_seq: seq++ });
         byId[x.uuid] = x;
       }
-      const opts: ViewOptions = { filter: '', showAll: r() < 0.5, now: 1_800_000_000_000, seen: {}, collapsed: {}, priorities: r() < 0.5 ? { urgent: 5, default: 0 } : null };
+      const opts: ViewOptions = { filter: '', showAll: r() < 0.5, now: 1_800_000_000_000, seen: {}, collapsed: {} };
       let view = computeView(byId, opts);
       for (let frame = 0; frame < 30; frame++) {
         const next = { ...byId };
@@ -72,7 +72,7 @@ describe('the runs view, moved by the runs that changed', () => {
   it('starts only from a view computed from the rows before it, with the same options', () => {
     const a = run({ status: 'queued', queue_seq: 1 });
     const byId = { [a.uuid]: a };
-    const opts: ViewOptions = { filter: '', showAll: true, now: 1, seen: {}, collapsed: {}, priorities: null };
+    const opts: ViewOptions = { filter: '', showAll: true, now: 1, seen: {}, collapsed: {} };
     const view = computeView(byId, opts);
     const b = run({ status: 'queued', queue_seq: 2 });
     const next = { ...byId, [b.uuid]: b };

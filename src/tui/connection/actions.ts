@@ -6,7 +6,7 @@
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
 import type { KillResult, PublicRun } from '../../client/methods.js';
 import { shellSplit } from '../input/shell-split.js';
-import { clean } from '../state/runs.js';
+import { clean } from '../state/safe-text.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
 import type { ClientLike, Session } from './session.js';
 

@@ -9,7 +9,7 @@ import type { Actions } from '../input/actions.js';
 import { writePrefs } from '../state/prefs.js';
 import { reduceStats } from '../state/reducers.js';
 import { error, info, type Patch, type TuiStore } from '../state/store.js';
-import type { SortSpec } from '../state/runs.js';
+import type { SortSpec } from '../state/sort.js';
 import { liveWaits, RunActions } from './actions.js';
 import { DetailsRefresh, keptScroll } from './details-refresh.js';
 import { OlderRuns } from './older-runs.js';

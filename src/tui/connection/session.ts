@@ -10,7 +10,8 @@ import { RemoteError } from '../../protocol/errors.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { notificationBytes, summarize } from './notify.js';
 import { reduceSnapshot, reduceStream } from '../state/reducers.js';
-import { clean, type Incoming, type Snapshot } from '../state/runs.js';
+import { clean } from '../state/safe-text.js';
+import type { Incoming, Snapshot } from '../state/runs.js';
 import { info, type Patch, type TuiState, type TuiStore } from '../state/store.js';
 
 /** What the TUI needs from a connection; the real Client fits it. */

@@ -2,7 +2,7 @@
 // the connection carries them out (connection/controller.ts). Declared here,
 // beside the router that uses them, so input never imports the connection.
 
-import type { SortSpec } from '../state/runs.js';
+import type { SortSpec } from '../state/sort.js';
 
 export interface Actions {
   kill(uuid: string, force: boolean): void;

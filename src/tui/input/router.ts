@@ -1,22 +1,28 @@
 // The one input router: a key becomes a command (keys.ts) in the current
 // context, and the command becomes a store change and/or an action. The App
 // hands Ink's useInput one stable function made here. It never talks to the
-// supervisor itself: what leaves the store goes through Actions.
+// supervisor itself: what leaves the store goes through Actions. A prompt,
+// tagged runs, the pager and the loops view give keys meanings of their own
+// (prompt-keys.ts, tagged-keys.ts, view-keys.ts); what is left is the list
+// and details.
 
 import type { Key } from 'ink';
 import type { Actions } from './actions.js';
 import type { PublicRun } from '../../protocol/views.js';
 import { limiterItems, selectable } from '../view/limiter.js';
-import { Command, matchKey, printable } from './keys.js';
+import { Command, matchKey } from './keys.js';
 import { splitBurst } from './burst.js';
+import { plural, type KeyDeps } from './key-deps.js';
+import { onPrompt } from './prompt-keys.js';
+import { onTagged, taggedRuns } from './tagged-keys.js';
+import { onLoops, onPager } from './view-keys.js';
 import { error, info, type Patch, type Prompt, type TuiState, type TuiStore } from '../state/store.js';
 import { nextPane, paneTarget, reduceCloseDetails, reduceDetailsRaw, reduceFocus, reduceOpenDetails, reduceScroll } from '../state/navigation.js';
 import { nextGroup, nextSortKey, reduceFilter, reduceFold, reduceSeen, reduceShowAll, reduceSort } from '../state/reducers.js';
 import { sortWords } from '../view/format.js';
 import { contextOf } from '../view/key-hints.js';
-import { reduceClosePager, reduceExpand, reduceOpenDiff, reduceOpenPager, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
+import { reduceOpenDiff, reduceOpenPager } from '../state/pager.js';
 import { nextThemeName, type ThemeSet } from '../view/theme.js';
-import { clampCursor } from '../state/loops.js';
 
 export interface RouterDeps {
   store: TuiStore;
@@ -60,17 +66,6 @@ function pageOf(s: TuiState): number {
   return s.viewport.runsHeight;
 }
 
-/** The tagged runs the store still holds, in list order. */
-function taggedRuns(s: TuiState): PublicRun[] {
-  const out: PublicRun[] = [];
-  for (const id in s.tagged) {
-    const r = s.runs.byId[id];
-    if (r) out.push(r);
-  }
-  const at = new Map(s.view.ids.map((id, i) => [id, i]));
-  return out.sort((a, b) => (at.get(a.uuid) ?? Infinity) - (at.get(b.uuid) ?? Infinity));
-}
-
 /** The provider a hold key means: the limiter line's (a provider cap) or the selected run's, if it is on hold now. */
 function heldProviderOf(s: TuiState, t: Target | null): string | null {
   let provider: string | null = null;
@@ -84,8 +79,6 @@ function heldProviderOf(s: TuiState, t: Target | null): string | null {
   return until !== undefined && until > s.now ? provider : null;
 }
 
-const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
-
 /** A kill from the runs pane: the cursor will keep the row when the run moves away as it ends. */
 function pinKilled(s: TuiState, uuid: string): Patch {
   return s.mode === 'list' && s.pane === 'runs' && s.selected === uuid ? { killPin: uuid } : {};
@@ -97,195 +90,14 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
   const now = (): number => Date.now();
 
   const openPrompt = (s: TuiState, p: Omit<Prompt, 'back'>): void => set({ mode: 'prompt', prompt: { ...p, back: s.mode }, message: null });
-
-  function onPrompt(s: TuiState, cmd: Command | null, input: string, key: Key): void {
-    const p = s.prompt!;
-    const edit = (text: string): void => {
-      const patch: Patch = { prompt: { ...p, text, selected: false } };
-      if (p.kind === 'filter') {
-        // A filter that does not read is not applied: the prompt says which term, the list stays as it was.
-        const { problem, ...applied } = reduceFilter(s, text);
-        patch.prompt = { ...patch.prompt!, problem };
-        Object.assign(patch, applied);
-      }
-      set(patch);
-    };
-    switch (cmd) {
-      case Command.Submit: {
-        if (p.kind === 'filter' && p.problem) return;
-        set({ mode: p.back, prompt: null });
-        if (p.kind === 'search') set(reduceSearch(store.getState(), p.text, 1, now(), true));
-        if (p.kind === 'send' && p.targets) for (const t of p.targets) actions.send(t, p.text);
-        else if (p.kind === 'send') actions.send(p.target!, p.text);
-        else if (p.kind === 'new') actions.enqueue(p.text);
-        return;
-      }
-      case Command.Back:
-        // esc in the filter prompt clears the filter too
-        set({ mode: p.back, prompt: null, ...(p.kind === 'filter' ? reduceFilter(s, '') : {}) });
-        return;
-      case Command.DeleteChar:
-        edit(p.selected ? '' : Array.from(p.text).slice(0, -1).join(''));
-        return;
-      case Command.ClearLine:
-        edit('');
-        return;
-      case Command.Quit:
-        deps.exit();
-        return;
-      default: {
-        const text = printable(input, key);
-        if (text) edit(p.selected ? text : p.text + text);
-        else if (p.selected && (key.leftArrow || key.rightArrow || key.home || key.end)) set({ prompt: { ...p, selected: false } });
-      }
-    }
-  }
-
-  /** x, X, w, s or R with runs tagged: on every tagged run that it fits, saying what it skipped. True if handled. */
-  function onTagged(s: TuiState, cmd: Command, tags: PublicRun[]): boolean {
-    const live = tags.filter((r) => r.status !== 'ended');
-    const skipped = (n: number, why: string): string => (n > 0 ? ` (${n} skipped: ${why})` : '');
-    switch (cmd) {
-      case Command.Kill:
-        if (live.length === 0) {
-          set(error(`none of the ${plural(tags.length, 'tagged run')} is live: nothing to kill`, now()));
-          return true;
-        }
-        set({ mode: 'confirm', confirm: { uuid: live[0]!.uuid, name: plural(live.length, 'tagged run'), back: s.mode, uuids: live.map((r) => r.uuid) }, message: null });
-        return true;
-      case Command.KillNow:
-        if (live.length === 0) {
-          set(error(`none of the ${plural(tags.length, 'tagged run')} is live: nothing to kill`, now()));
-          return true;
-        }
-        actions.killMany(
-          live.map((r) => r.uuid),
-          false,
-        );
-        set({ tagged: {} });
-        return true;
-      case Command.Wait:
-        for (const r of tags) actions.wait(r.uuid);
-        set(info(`waiting on ${plural(tags.length, 'tagged run')} until each is idle or ended…`, now()));
-        return true;
-      case Command.Send: {
-        const idle = tags.filter((r) => r.status === 'idle');
-        if (idle.length === 0) {
-          set(error(`none of the ${plural(tags.length, 'tagged run')} is idle: input goes only to an idle run`, now()));
-          return true;
-        }
-        openPrompt(s, { kind: 'send', text: '', target: null, targets: idle.map((r) => r.uuid), targetName: `${plural(idle.length, 'tagged run')}${skipped(tags.length - idle.length, 'not idle')}` });
-        return true;
-      }
-      case Command.Rerun: {
-        const ended = tags.filter((r) => r.status === 'ended');
-        if (ended.length === 0) {
-          set(error(`none of the ${plural(tags.length, 'tagged run')} has ended: rerun takes an ended run`, now()));
-          return true;
-        }
-        for (const r of ended) actions.rerun(r.uuid);
-        set({ tagged: {}, ...info(`rerunning ${plural(ended.length, 'tagged run')}${skipped(tags.length - ended.length, 'not ended')}`, now()) });
-        return true;
-      }
-      default:
-        return false;
-    }
-  }
-
-  /** The pager's own meanings of keys; false for the keys it shares (help, theme, quit). */
-  function onPager(s: TuiState, cmd: Command): boolean {
-    const scroll = (d: number | 'top' | 'bottom'): void => set(reducePagerScroll(s, d));
-    const page = Math.max(1, s.viewport.pagerHeight - 1);
-    switch (cmd) {
-      case Command.Up:
-        scroll(-1);
-        return true;
-      case Command.Down:
-        scroll(1);
-        return true;
-      case Command.PageUp:
-        scroll(-page);
-        return true;
-      case Command.PageDown:
-        scroll(page);
-        return true;
-      case Command.First:
-        scroll('top');
-        return true;
-      case Command.Last:
-        scroll('bottom');
-        return true;
-      case Command.Search:
-        openPrompt(s, { kind: 'search', text: s.pager?.search ?? '', target: null, targetName: null, selected: !!s.pager?.search });
-        return true;
-      case Command.NextMatch:
-      case Command.PrevMatch:
-        if (!s.pager?.search) set(info('nothing searched yet (/ searches)', now()));
-        else set(reduceSearch(s, s.pager.search, cmd === Command.NextMatch ? 1 : -1, now()));
-        return true;
-      case Command.RawView:
-        set(reducePagerView(s, 'raw'));
-        return true;
-      case Command.StderrView:
-        set(reducePagerView(s, 'stderr'));
-        return true;
-      case Command.Expand:
-        set(reduceExpand(s, now()));
-        return true;
-      case Command.Back:
-        set(reduceClosePager(s));
-        if (s.pager?.view !== 'diff') actions.transcriptClosed();
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  /** The loops view's own meanings of keys; false for the keys it shares (help, theme, quit). */
-  function onLoops(s: TuiState, cmd: Command): boolean {
-    const rows = s.loops?.rows ?? [];
-    const move = (to: number): void => set({ loopsCursor: clampCursor(to, rows.length) });
-    const selected = rows[clampCursor(s.loopsCursor, rows.length)];
-    switch (cmd) {
-      case Command.Up:
-        move(s.loopsCursor - 1);
-        return true;
-      case Command.Down:
-        move(s.loopsCursor + 1);
-        return true;
-      case Command.PageUp:
-        move(s.loopsCursor - Math.max(1, s.viewport.pagerHeight - 2));
-        return true;
-      case Command.PageDown:
-        move(s.loopsCursor + Math.max(1, s.viewport.pagerHeight - 2));
-        return true;
-      case Command.First:
-        move(0);
-        return true;
-      case Command.Last:
-        move(rows.length - 1);
-        return true;
-      case Command.Back:
-      case Command.Loops:
-        set({ mode: 'list' });
-        return true;
-      case Command.LoopPause:
-      case Command.LoopFire:
-        if (!selected) set(info('no loop selected', now()));
-        else if (cmd === Command.LoopPause) actions.pauseLoop(selected.name, !selected.paused);
-        else actions.fireLoop(selected.name);
-        return true;
-      default:
-        return false;
-    }
-  }
+  const k: KeyDeps = { store, actions, set, now, openPrompt, exit: deps.exit };
 
   const handle = (input: string, key: Key): void => {
     const s = store.getState();
     const ctx = contextOf(s);
     const cmd = matchKey(ctx, input, key);
     if (ctx === 'prompt' && s.prompt) {
-      onPrompt(s, cmd, input, key);
+      onPrompt(k, s, cmd, input, key);
       return;
     }
     if (cmd === null) return;
@@ -293,15 +105,15 @@ export function createKeyHandler(deps: RouterDeps): (input: string, key: Key) =>
     const none = (): void => set(info(nothingSelected(s), now()));
     // With runs tagged, x, X, w, s and R act on all of them (from the runs list).
     const tags = s.mode === 'list' ? taggedRuns(s) : [];
-    if (tags.length > 0 && onTagged(s, cmd, tags)) return;
-    if (s.mode === 'pager' && onPager(s, cmd)) return;
+    if (tags.length > 0 && onTagged(k, s, cmd, tags)) return;
+    if (s.mode === 'pager' && onPager(k, s, cmd)) return;
     if (s.mode === 'help') {
       // The help screen scrolls (the Help component keeps the last page in view).
       const page = Math.max(1, s.viewport.pagerHeight - 2);
       const to: Record<string, number> = { [Command.Up]: s.helpScroll - 1, [Command.Down]: s.helpScroll + 1, [Command.PageUp]: s.helpScroll - page, [Command.PageDown]: s.helpScroll + page, [Command.First]: 0, [Command.Last]: 1e6 };
       if (cmd in to) return set({ helpScroll: Math.max(0, Math.min(to[cmd]!, 1e6)) });
     }
-    if (s.mode === 'loops' && onLoops(s, cmd)) return;
+    if (s.mode === 'loops' && onLoops(k, s, cmd)) return;
     switch (cmd) {
       case Command.Up:
         set(reduceScroll(s, -1));

@@ -4,7 +4,7 @@
 import type { RunEvent } from '../../core/events.js';
 import { clock, costText, tokensText } from '../view/format.js';
 import type { Token } from '../view/theme.js';
-import { clean } from './runs.js';
+import { clean } from './safe-text.js';
 
 export interface LogEntry {
   seq: number;

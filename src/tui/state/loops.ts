@@ -2,7 +2,7 @@
 // each loop's schedule, whether it is paused, its next fire, its last result
 // and its runs in flight. Unknown or missing fields become "nothing", never a crash.
 
-import { clean } from './runs.js';
+import { clean } from './safe-text.js';
 
 export interface LoopRow {
   name: string;

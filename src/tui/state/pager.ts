@@ -1,35 +1,14 @@
-// The transcript pager's state and how keys move it: scrolling (following
-// the end while the run works, until a key scrolls away; G follows again),
-// search with n/N, the raw and stderr views, expanding tool results. Pure
-// reducers `(state, …) => patch` over the document the connection feeds.
+// How keys move the transcript pager (its state is pager-state.ts'):
+// scrolling (following the end while the run works, until a key scrolls
+// away; G follows again), search with n/N, the raw and stderr views,
+// expanding tool results. Pure reducers `(state, …) => patch` over the
+// document the connection feeds.
 
-import type { Mode, Patch, TuiState } from './store.js';
+import type { Patch, TuiState } from './store.js';
 import { info } from './store.js';
-import type { PagerView, TranscriptDoc } from './transcript-doc.js';
-import type { DiffDoc } from './diff-doc.js';
+import type { PagerView } from './transcript-doc.js';
+import type { PagerState } from './pager-state.js';
 import { pagerWindow } from '../view/transcript-rows.js';
-
-export interface PagerState {
-  uuid: string;
-  name: string;
-  view: PagerView;
-  /** First row shown when not following. */
-  top: number;
-  /** Showing the end, and staying there as rows arrive. */
-  follow: boolean;
-  search: string;
-  /** The row of the last match found, for highlighting. */
-  match: number | null;
-  /** Tool results (entry indexes) shown whole. */
-  expanded: number[];
-  /** Bumped when the document grows, so the pager redraws. */
-  version: number;
-  /** Where esc goes: details for a transcript; the list or details for a diff (`d` opens it from either). */
-  back?: Mode;
-}
-
-/** What the pager pages: a transcript (fed as the run writes) or a diff. */
-export type PagerDoc = TranscriptDoc | DiffDoc;
 
 const size = (s: TuiState): { width: number; height: number } => ({ width: s.viewport.width, height: s.viewport.pagerHeight });
 
@@ -39,7 +18,7 @@ export function reduceOpenPager(s: TuiState, uuid: string, name: string): Patch 
 
 /** `d`: the run's diff, from its top; the document comes when the supervisor answers. */
 export function reduceOpenDiff(s: TuiState, uuid: string, name: string): Patch {
-  const back: Mode = s.mode === 'details' ? 'details' : 'list';
+  const back: PagerState['back'] = s.mode === 'details' ? 'details' : 'list';
   return { mode: 'pager', pager: { uuid, name, view: 'diff', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back }, pagerDoc: null, message: null };
 }
 

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { isSortSpec, type SortSpec } from './runs.js';
+import { isSortSpec, type SortSpec } from './sort.js';
 
 export interface Prefs {
   theme?: string;

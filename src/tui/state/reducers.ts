@@ -9,9 +9,12 @@ import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
-import { applyEvents, applySnapshot, safeRun, computeView, updateView, prioritiesOf, SORT_KEYS, type Incoming, type Notable, type GroupKey, type RunsData, type SortKey, type SortSpec, type Snapshot } from './runs.js';
+import { applyEvents, applySnapshot, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
+import { safeRun } from './safe-text.js';
+import { computeView, updateView, type ViewOptions } from './runs-view.js';
+import { SORT_KEYS, type GroupKey, type SortKey, type SortSpec } from './sort.js';
 import type { Stats } from './stats.js';
-import { type Patch, type TuiState } from './store.js';
+import type { Patch, TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 export function inDetails(s: TuiState): boolean {
@@ -26,8 +29,8 @@ export function inDetails(s: TuiState): boolean {
  * While details show a run, that run stays selected even when the list no
  * longer has it (it ended, and only active runs are listed).
  */
-export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, priorities = s.priorities, sort = s.sort, changed?: ReadonlySet<string>): Patch {
-  const opts = { filter, showAll, priorities, sort, now: s.now, seen: s.seen, collapsed: s.collapsed };
+export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, sort = s.sort, changed?: ReadonlySet<string>): Patch {
+  const opts: ViewOptions = { filter, showAll, sort, now: s.now, seen: s.seen, collapsed: s.collapsed };
   // A frame of the stream changes a few runs: the view moves them, when it can, instead of going over every run.
   const view = (changed && updateView(s.view, s.runs.byId, runs.byId, changed, opts)) || computeView(runs.byId, opts);
   const h = s.viewport.runsHeight;
@@ -54,7 +57,7 @@ function inUse(s: TuiState): Set<string> {
  * snapshot came in.
  */
 function reViewWindowed(s: TuiState, runs: RunsData, older: Older, now: boolean, showAll = s.showAll, changed?: ReadonlySet<string>): Patch {
-  let patch = reView(s, runs, s.filter, showAll, s.priorities, s.sort, changed);
+  let patch = reView(s, runs, s.filter, showAll, s.sort, changed);
   const t = trimEnded(runs.byId, patch.view!.counts.ended, older, inUse(s), now);
   if (t) {
     patch = reView(s, { byId: t.byId, seq: runs.seq }, s.filter, showAll);
@@ -142,18 +145,9 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
   return { patch, notable: applied.notable };
 }
 
-/** Fresh stats; when a workload's priority changed, the queue is re-ordered with it. */
+/** Fresh stats (the queue's order is not theirs to change: the supervisor sends each run's place). */
 export function reduceStats(s: TuiState, stats: Stats): Patch {
-  const priorities = prioritiesOf(stats);
-  const patch: Patch = { stats, ...followLimiter(s, stats) };
-  if (samePriorities(s.priorities, priorities)) return patch;
-  return { ...patch, priorities, ...reView(s, s.runs, s.filter, s.showAll, priorities) };
-}
-
-function samePriorities(a: Readonly<Record<string, number>> | null, b: Readonly<Record<string, number>> | null): boolean {
-  if (a === null || b === null) return a === b;
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+  return { stats, ...followLimiter(s, stats) };
 }
 
 /**
@@ -184,7 +178,7 @@ export function reduceFold(s: TuiState, uuid: string): Patch {
 
 /** `S` cycles the column the runs are sorted by; `-` reverses it. */
 export function reduceSort(s: TuiState, sort: SortSpec): Patch {
-  return { sort, ...reView({ ...s, killPin: null }, s.runs, s.filter, s.showAll, s.priorities, sort) };
+  return { sort, ...reView({ ...s, killPin: null }, s.runs, s.filter, s.showAll, sort) };
 }
 
 export function nextSortKey(key: SortKey): SortKey {

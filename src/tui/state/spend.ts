@@ -2,7 +2,7 @@
 // by provider and by workload over the fleet window, the fleet's meters, and
 // the last hour minute by minute.
 
-import { clean } from './runs.js';
+import { clean } from './safe-text.js';
 
 export interface SpendRow {
   key: string;

@@ -3,7 +3,7 @@
 // with fields an older supervisor lacks defaulted; text made safe. Pure.
 
 import type { CapUsage } from '../../core/admission.js';
-import { clean } from './runs.js';
+import { clean } from './safe-text.js';
 
 export interface FleetMeter {
   name: string;
@@ -130,4 +130,3 @@ export function normalizeStats(raw: unknown): Stats {
     cluster: toCluster(o.cluster),
   };
 }
-

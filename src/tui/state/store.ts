@@ -11,9 +11,12 @@ import { Ring } from './ring.js';
 import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
 import type { LoopsView } from './loops.js';
-import { clean, DEFAULT_SORT, type RunsData, type RunsView, type SortSpec } from './runs.js';
+import { clean } from './safe-text.js';
+import { DEFAULT_SORT, type SortSpec } from './sort.js';
+import type { RunsData } from './runs.js';
+import type { RunsView } from './runs-view.js';
 import type { Stats } from './stats.js';
-import type { PagerDoc, PagerState } from './pager.js';
+import type { PagerDoc, PagerState } from './pager-state.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
@@ -105,8 +108,6 @@ export interface TuiState {
   loaded: boolean;
   view: RunsView;
   stats: Stats | null;
-  /** Workload priorities from the last stats: the queue's order depends on them. */
-  priorities: Readonly<Record<string, number>> | null;
   log: Ring<LogEntry>;
   logVersion: number;
   logSeq: number;
@@ -183,7 +184,6 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     loaded: false,
     view: EMPTY_VIEW,
     stats: null,
-    priorities: null,
     log: new Ring<LogEntry>(LOG_CAPACITY),
     logVersion: 0,
     logSeq: 0,

@@ -4,7 +4,7 @@
 
 import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
-import { repoName } from '../state/runs.js';
+import { repoName } from '../state/sort.js';
 import {
   bar,
   bytesText,

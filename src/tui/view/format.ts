@@ -7,7 +7,7 @@ import { displayWidth, truncateDisplay } from '../../text/display-width.js';
 import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
 import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from './theme.js';
-import type { SortSpec } from '../state/runs.js';
+import type { SortSpec } from '../state/sort.js';
 
 export const dur = (ms: number): string => formatDuration(Math.max(0, ms));
 

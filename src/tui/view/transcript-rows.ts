@@ -2,7 +2,7 @@
 // Pure: the Pager component asks, nothing here reads the store.
 
 import type { Row, RowStyle } from '../../text/transcript-lines.js';
-import type { PagerDoc, PagerState } from '../state/pager.js';
+import type { PagerDoc, PagerState } from '../state/pager-state.js';
 import type { PagerView } from '../state/transcript-doc.js';
 import { DIFF_TOKEN, type DiffRow, type DiffStyle } from './diff-rows.js';
 import type { Token } from './theme.js';

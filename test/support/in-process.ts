@@ -165,6 +165,27 @@ export class Remote {
   }
 }
 
+/**
+ * The spawned `orcr ARGS` to its end, asynchronously: a synchronous spawn
+ * would block the event loop of a supervisor in this process that must answer it.
+ */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
 /** Queries over the socket to the supervisor serving `dir` (started by a spawned CLI, or here). */
 export function remote(dir: string): Remote {
   return new Remote(dir);
@@ -267,20 +288,7 @@ export class LiveHome extends Remote {
   async cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
     // The home's first verb: its supervisor starts here (a config it refuses is left to the CLI to report).
     if (!this.everStarted) await this.startSupervisor().catch(() => undefined);
-    return new Promise((resolve, reject) => {
-      const child = spawn(NODE, [CLI, ...args], { env: opts.env ?? this.env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code: code ?? -1, stdout, stderr });
-      });
-      child.stdin.end(opts.input ?? '');
-    });
+    return spawnCli(args, opts.env ?? this.env, opts.input);
   }
 
   /** A long-running spawned `orcr` (e.g. `events --follow`). */
@@ -335,6 +343,11 @@ export class ServedHome extends Remote {
 
   runDir(uuid: string): string {
     return path.join(this.dir, 'runs', uuid);
+  }
+
+  /** The spawned `orcr ARGS` against this home (a verb that finds no supervisor starts one of its own). */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    return spawnCli(args, opts.env ?? this.env, opts.input);
   }
 
   /** The supervisor's pid (null while none runs). */

@@ -31,7 +31,7 @@ function adapterFor(protocol: string | null): Adapter {
 }
 
 /** Normalized entries for --json: everything but raw output lines, which come as {kind:"output"}. */
-function entries(lines: string[], protocol: string | null): Signal[] {
+export function logEntries(lines: string[], protocol: string | null): Signal[] {
   const adapter = adapterFor(protocol);
   const out: Signal[] = [];
   for (const l of lines) out.push(...adapter.line(l));
@@ -81,7 +81,7 @@ export function printLogs(file: string, protocol: string | null, tail: number | 
     return;
   }
   if (mode === 'json') {
-    let e = entries(lines, protocol);
+    let e = logEntries(lines, protocol);
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
     process.stdout.write(jsonText(e, 2) + '\n');
     return;

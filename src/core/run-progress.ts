@@ -82,6 +82,15 @@ export function applySignals(run: Run, state: ProgressState, signals: readonly P
 function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): Run {
   const { run, state, events } = acc;
   const now = ctx.now;
+  if (inRefusedTurn(state) && sig.kind !== 'usage') {
+    // The run is stopped at the first line of a turn its max_turns does not
+    // allow; what the agent prints before the stop lands (the rest of a read,
+    // or reads before it dies) belongs to that turn, which is not counted:
+    // the run ends at N / N with turn N's words. What it spent still counts,
+    // and a usage limit it met still holds its provider.
+    if (sig.kind === 'blocked' && sig.blocked === 'limit') hold(acc, run, sig.retry_after_s ?? null, ctx);
+    return run;
+  }
   switch (sig.kind) {
     case 'alive': {
       let next = { ...run, session_id: sig.session_id ?? run.session_id };
@@ -165,6 +174,9 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       return run;
   }
 }
+
+/** Stopped for its turns: any turn it is in now is one past its max_turns. */
+const inRefusedTurn = (state: ProgressState): boolean => state.stoppedFor?.reason === 'budget' && state.stoppedFor.detail === 'turns';
 
 /** The longest hold an agent's words can set: a year, orcr's longest duration. */
 export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;

@@ -8,9 +8,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_FRAME_BYTES } from '../../src/protocol/wire.js';
 import { parseRunArgs } from '../../src/cli/run-args.js';
-import { NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
+import { NODE, script, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process; what the CLI reads from files and stdin is still the spawned CLI's. */
+const home = useLiveHomes();
+/** Homes no supervisor ever starts on: the CLI refuses before it sends anything. */
+const spawned = useHomes();
 
 /** A jsonl agent that writes the text of its first input line to `argv[2]`, then ends its turn and exits. */
 const ONE_SHOT = `
@@ -63,7 +67,7 @@ function bigText(bytes: number): string {
 
 const sha = (s: string | Buffer): string => crypto.createHash('sha256').update(s).digest('hex');
 
-function taker(h: TestHome): string {
+function taker(h: { dir: string; writeConfig(config: unknown): void }): string {
   const agent = script(h, 'taker.cjs', ONE_SHOT);
   const got = path.join(h.dir, 'got');
   // No {prompt} in the command: the prompt is the agent's first input line, never argv.
@@ -72,8 +76,8 @@ function taker(h: TestHome): string {
 }
 
 describe('prompts from files and stdin', () => {
-  it('-p @FILE, -p - and -p @@TEXT give the agent exactly that prompt', () => {
-    const h = home();
+  it('-p @FILE, -p - and -p @@TEXT give the agent exactly that prompt', async () => {
+    const h = await home();
     const got = taker(h);
     const file = path.join(h.dir, 'prompt.md');
     const text = 'Review this:\n\n  "a" \\ b\t世界 🚀\n';
@@ -85,15 +89,15 @@ describe('prompts from files and stdin', () => {
       [['-p', 'plain words'], undefined, 'plain words'],
     ] as const) {
       fs.rmSync(got, { force: true });
-      const r = h.cli(['run', '-n', 'p', '-a', 'taker', ...args], { input });
+      const r = await h.cli(['run', '-n', 'p', '-a', 'taker', ...args], { input });
       expect(r.code, r.stderr).toBe(0);
-      expect(h.cli(['wait', 'p']).stdout.trim()).toBe('p completed');
+      expect(await h.wait('p')).toBe('p completed');
       expect(fs.readFileSync(got, 'utf8')).toBe(expected);
     }
   });
 
   it('a missing or unreadable prompt file is a usage error naming it, and nothing is queued', () => {
-    const h = home();
+    const h = spawned();
     taker(h);
     const missing = h.cli(['run', '-a', 'taker', '-p', '@no-such-file.md']);
     expect(missing.code).toBe(2);
@@ -113,16 +117,16 @@ describe('prompts from files and stdin', () => {
   });
 
   it('a 1 MB prompt from -p @FILE reaches a one-shot agent whole on its stdin', async () => {
-    const h = home();
+    const h = await home();
     const got = path.join(h.dir, 'got');
     // A plain preset takes no input after its prompt: the prompt is all of its stdin, then EOF.
     h.writeConfig({ providers: { catter: { command: ['sh', '-c', `cat > ${got}`], protocol: 'plain' } } });
     const text = bigText(1024 * 1024);
     const file = path.join(h.dir, 'big.md');
     fs.writeFileSync(file, text);
-    const r = h.cli(['run', '-n', 'big', '-a', 'catter', '-p', `@${file}`]);
+    const r = await h.cli(['run', '-n', 'big', '-a', 'catter', '-p', `@${file}`]);
     expect(r.code, r.stderr).toBe(0);
-    expect(h.cli(['wait', 'big', '--timeout', '30s']).stdout.trim()).toBe('big completed');
+    expect(await h.wait('big')).toBe('big completed');
     const received = fs.readFileSync(got);
     expect(received.length).toBe(Buffer.byteLength(text));
     expect(sha(received)).toBe(sha(text));
@@ -130,93 +134,96 @@ describe('prompts from files and stdin', () => {
 
   // Through the agent's input FIFO: far more than the pipe's 64 KiB at once.
   it('a 1 MB prompt from -p @FILE reaches an agent that takes input whole (its first input line)', async () => {
-    const h = home();
+    const h = await home();
     const got = taker(h);
     const text = bigText(1024 * 1024);
     const file = path.join(h.dir, 'big.md');
     fs.writeFileSync(file, text);
-    const r = h.cli(['run', '-n', 'big', '-a', 'taker', '-p', `@${file}`]);
+    const r = await h.cli(['run', '-n', 'big', '-a', 'taker', '-p', `@${file}`]);
     expect(r.code, r.stderr).toBe(0);
-    expect(h.cli(['wait', 'big', '--timeout', '30s']).stdout.trim()).toBe('big completed');
+    expect(await h.wait('big')).toBe('big completed');
     const received = fs.readFileSync(got);
     expect(received.length).toBe(Buffer.byteLength(text));
     expect(sha(received)).toBe(sha(text));
   });
 
   it('send RUN - gives an interactive agent 200 KB from stdin, whole', async () => {
-    const h = home();
+    const h = await home();
     const agent = script(h, 'chat.cjs', INTERACTIVE);
     const got = path.join(h.dir, 'input');
-    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, got]);
-    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, got]);
+    expect(await h.wait('chat')).toBe('chat turn_complete');
     const text = bigText(200 * 1024);
-    const s = h.cli(['send', 'chat', '-'], { input: text });
+    const s = await h.cli(['send', 'chat', '-'], { input: text });
     expect(s.code, s.stderr).toBe(0);
-    expect(h.cli(['wait', 'chat', '--timeout', '30s']).stdout.trim()).toBe('chat turn_complete');
+    expect(await h.wait('chat')).toBe('chat turn_complete');
     const received = await until(() => fs.existsSync(`${got}.1`) && fs.readFileSync(`${got}.1`), 'the agent to write its input');
     expect(received.length).toBe(Buffer.byteLength(text));
     expect(sha(received)).toBe(sha(text));
   });
 
   it('send RUN - hands 200 KB from stdin to the supervisor whole (its input_sent event counts every byte)', async () => {
-    const h = home();
+    const h = await home();
     const agent = script(h, 'chat.cjs', INTERACTIVE);
-    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, path.join(h.dir, 'input')]);
-    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, path.join(h.dir, 'input')]);
+    expect(await h.wait('chat')).toBe('chat turn_complete');
     const text = bigText(200 * 1024);
-    const s = h.cli(['send', 'chat', '-', '--json'], { input: text });
+    const s = await h.cli(['send', 'chat', '-', '--json'], { input: text });
     expect(s.code, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout)).toMatchObject({ name: 'chat', input_seq: 1 });
-    const sent = h.json<{ type: string; data: { bytes: number } }[]>(['events']).find((e) => e.type === 'input_sent');
+    const sent = (await h.events<{ type: string; data: { bytes: number } }>()).find((e) => e.type === 'input_sent');
     expect(sent?.data.bytes).toBe(Buffer.byteLength(JSON.stringify({ type: 'input', text }) + '\n'));
-    h.cli(['kill', 'chat']);
+    await h.kill(['chat']);
   });
 
   it('send RUN - reads the text from stdin (a short text: the FIFO takes it in one write)', async () => {
-    const h = home();
+    const h = await home();
     const agent = script(h, 'chat.cjs', INTERACTIVE);
     const got = path.join(h.dir, 'input');
-    h.json(['run', '-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, got]);
-    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
+    await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', NODE, agent, got]);
+    expect(await h.wait('chat')).toBe('chat turn_complete');
     const text = bigText(16 * 1024);
-    const s = h.cli(['send', 'chat', '-'], { input: text });
+    const s = await h.cli(['send', 'chat', '-'], { input: text });
     expect(s.code, s.stderr).toBe(0);
     expect(s.stdout.trim()).toBe('chat input 1');
     const received = await until(() => fs.existsSync(`${got}.1`) && fs.readFileSync(`${got}.1`, 'utf8'), 'the agent to write its input');
     expect(received).toBe(text);
     // Words after the run are still the text, joined by spaces; a lone "-" is the only stdin marker.
-    expect(h.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
-    expect(h.cli(['send', 'chat', 'two', 'words']).code).toBe(0);
+    expect(await h.wait('chat')).toBe('chat turn_complete');
+    expect((await h.cli(['send', 'chat', 'two', 'words'])).code).toBe(0);
     expect(await until(() => fs.existsSync(`${got}.2`) && fs.readFileSync(`${got}.2`, 'utf8'), 'the second input')).toBe('two words');
-    h.cli(['kill', 'chat']);
+    await h.kill(['chat']);
   });
 
-  it('above the socket frame limit, run and send refuse before sending, naming what is too big', () => {
-    const h = home();
-    taker(h);
-    const file = path.join(h.dir, 'huge.md');
-    fs.writeFileSync(file, 'x'.repeat(MAX_FRAME_BYTES + 1));
-    const r = h.cli(['run', '-a', 'taker', '-p', `@${file}`]);
+  it('above the socket frame limit, run and send refuse before sending, naming what is too big', async () => {
+    const cold = spawned();
+    taker(cold);
+    const huge = path.join(cold.dir, 'huge.md');
+    fs.writeFileSync(huge, 'x'.repeat(MAX_FRAME_BYTES + 1));
+    const r = cold.cli(['run', '-a', 'taker', '-p', `@${huge}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^orcr: the prompt: too large to send: the request would be 8(\.\d)? MiB \(\d+ bytes as JSON\), and the supervisor takes at most 8 MiB \(8388608 bytes\) in one request\n$/);
-    expect(fs.existsSync(path.join(h.dir, 'orcr.db')), 'nothing was sent').toBe(false);
+    expect(fs.existsSync(path.join(cold.dir, 'orcr.db')), 'nothing was sent').toBe(false);
 
+    const h = await home();
+    taker(h);
+    const file = path.join(h.dir, 'fits.md');
     // Just under the limit goes through (the request, not the prompt alone, is what counts).
     const fits = 'y'.repeat(MAX_FRAME_BYTES - 64 * 1024);
     fs.writeFileSync(file, fits);
-    const ok = h.cli(['run', '-n', 'fits', '-a', 'taker', '-p', `@${file}`, '--json']);
+    const ok = await h.cli(['run', '-n', 'fits', '-a', 'taker', '-p', `@${file}`, '--json']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).name).toBe('fits');
 
-    const s = h.cli(['send', 'fits', '-'], { input: 'z'.repeat(MAX_FRAME_BYTES) });
+    const s = await h.cli(['send', 'fits', '-'], { input: 'z'.repeat(MAX_FRAME_BYTES) });
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(/^orcr: the text: too large to send: /);
-    const sj = h.cli(['send', 'fits', '-', '--json'], { input: 'z'.repeat(MAX_FRAME_BYTES) });
+    const sj = await h.cli(['send', 'fits', '-', '--json'], { input: 'z'.repeat(MAX_FRAME_BYTES) });
     expect(JSON.parse(sj.stdout).error.code).toBe('usage');
   });
 
   it('a fan-out too large for one request is refused whole, before anything is sent', () => {
-    const h = home();
+    const h = spawned();
     const prompt = 'x'.repeat(3000);
     const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ name: `n${i}`, command: ['true'], prompt })).join('\n');
     const r = h.cli(['run', '--from', '-'], { input: lines });

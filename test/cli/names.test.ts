@@ -7,9 +7,24 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { until, useHomes, type TestHome } from '../support/harness.js';
+import { until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
+import { parseRunArgs } from '../../src/client/run-args.js';
 
+/** Homes no supervisor starts on (a bad name is refused before any is needed). */
 const home = useHomes();
+/** Homes whose supervisor runs in this process. */
+const live = useLiveHomes();
+
+/** What `orcr run ARGS` says before it sends anything (the CLI prints `orcr: ` and this). */
+function refusal(args: string[]): string {
+  try {
+    parseRunArgs(args, process.cwd());
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return '(accepted)';
+}
 
 const CONTROLS = 'must not contain control characters (newline, tab, escape, …)';
 const INVISIBLE = 'must not contain invisible or line-separating characters (zero-width space, soft hyphen, U+FEFF, U+2028, …)';
@@ -40,7 +55,7 @@ const BAD: { name: string; why: string; shown: string }[] = [
 const GOOD = ['café', 'cafe\u0301', 'Vie\u0323\u0302t', 'ภาษาไทย', 'हिन्दी', '世界-1', 'deploy 🚀'];
 
 /** One run.enqueue on a raw socket, as any client could send it; the reply's error message. */
-async function enqueueError(h: TestHome, spec: Record<string, unknown>): Promise<string> {
+async function enqueueError(h: { dir: string }, spec: Record<string, unknown>): Promise<string> {
   const socket = net.createConnection(path.join(h.dir, 'orcr.sock'));
   let got = '';
   socket.setEncoding('utf8');
@@ -58,13 +73,16 @@ async function enqueueError(h: TestHome, spec: Record<string, unknown>): Promise
 describe('names', () => {
   it('refuses invisible, line-separating and baseless or stacked combining characters, showing the name escaped', async () => {
     const h = home();
-    for (const b of BAD) {
+    // The CLI's words for each (its parser's), and what it prints for two of them.
+    for (const b of BAD) expect(refusal(['-n', b.name, '--', 'true']), JSON.stringify(b.name)).toBe(`-n ${b.why}, got ${b.shown}`);
+    for (const b of [BAD[0]!, BAD[1]!]) {
       const r = h.cli(['run', '-n', b.name, '--', 'true']);
       expect(r.code, JSON.stringify(b.name)).toBe(2);
       expect(r.stderr).toBe(`orcr: -n ${b.why}, got ${b.shown}\n`);
     }
     // Provider and workload names are names too.
-    for (const flag of ['-a', '-w']) expect(h.cli(['run', flag, BAD[2]!.name, '--', 'true']).stderr).toBe(`orcr: ${flag} ${INVISIBLE}, got "a\\u200bb"\n`);
+    expect(h.cli(['run', '-a', BAD[2]!.name, '--', 'true']).stderr).toBe(`orcr: -a ${INVISIBLE}, got "a\\u200bb"\n`);
+    expect(refusal(['-w', BAD[2]!.name, '--', 'true'])).toBe(`-w ${INVISIBLE}, got "a\\u200bb"`);
     // --from: every bad name in every name field, each line named.
     const fields = ['name', 'provider', 'workload'];
     const lines = BAD.flatMap((b) => fields.map((f) => JSON.stringify({ command: ['true'], [f]: b.name })));
@@ -73,42 +91,48 @@ describe('names', () => {
     const errs = r.stderr.trimEnd().split('\n');
     BAD.forEach((b, i) => fields.forEach((f, k) => expect(errs[i * fields.length + k]).toBe(`orcr: stdin:${i * fields.length + k + 1}: "${f}" ${b.why}, got ${b.shown}`)));
     expect(fs.existsSync(path.join(h.dir, 'orcr.db')), 'a bad name starts no supervisor').toBe(false);
-    // The server checks with the same words.
-    h.cli(['ps']);
-    for (const b of BAD) expect(await enqueueError(h, { name: b.name })).toBe(`spec 1: "name" ${b.why}, got ${b.shown}`);
     // --json says the same, as JSON.
     const j = h.cli(['run', '-n', 'a\u200bb', '--json', '--', 'true']);
     expect(JSON.parse(j.stdout)).toEqual({ error: { code: 'usage', message: `-n ${INVISIBLE}, got "a\\u200bb"` } });
-    expect(h.json<unknown[]>(['ps', '--all'])).toEqual([]);
+    // The server checks with the same words.
+    const s = await live();
+    await s.startSupervisor();
+    for (const b of BAD) expect(await enqueueError(s, { name: b.name })).toBe(`spec 1: "name" ${b.why}, got ${b.shown}`);
+    expect(await s.ps({ all: true })).toEqual([]);
   });
 
-  it('takes names in any script, with accents composed or combining, and emoji', () => {
-    const h = home();
-    for (const name of GOOD) {
-      const r = h.cli(['run', '-n', name, '--', 'true']);
+  it('takes names in any script, with accents composed or combining, and emoji', async () => {
+    const h = await live();
+    for (const name of GOOD) expect(refusal(['-n', name, '--', 'true']), name).toBe('(accepted)');
+    // The spawned CLI takes two of them by flag, the rest from --from, without a word.
+    for (const name of GOOD.slice(0, 2)) {
+      const r = await h.cli(['run', '-n', name, '--', 'true']);
       expect(r.stderr, name).toBe('');
       expect(r.code).toBe(0);
     }
-    expect(h.cli(['wait', '--all']).code).toBe(0);
-    expect(h.json<{ name: string }[]>(['ps', '--all']).map((r) => r.name).sort()).toEqual([...GOOD].sort());
+    const r = await h.cli(['run', '--from', '-'], { input: GOOD.slice(2).map((name) => JSON.stringify({ name, command: ['true'] })).join('\n') });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await h.waitCode('--all')).toBe(0);
+    expect((await h.ps({ all: true })).map((r) => r.name).sort()).toEqual([...GOOD].sort());
   });
 
-  it('a provider name taken from the command\'s file name is checked as a name; -a gives one instead', () => {
-    const h = home();
+  it('a provider name taken from the command\'s file name is checked as a name; -a gives one instead', async () => {
+    const h = await live();
     const program = path.join(h.dir, 'a\u200bb');
     fs.copyFileSync('/bin/true', program);
     fs.chmodSync(program, 0o755);
-    const r = h.cli(['run', '--', program]);
+    const r = await h.cli(['run', '--', program]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`orcr: the provider name taken from the command, "a\\u200bb", ${INVISIBLE}: give one with -a NAME\n`);
-    const ok = h.cli(['run', '-a', 'tool', '-n', 'fine', '--', program]);
+    const ok = await h.cli(['run', '-a', 'tool', '-n', 'fine', '--', program]);
     expect(ok.stderr).toBe('');
-    expect(h.cli(['wait', 'fine']).stdout).toBe('fine completed\n');
+    expect((await h.cli(['wait', 'fine'])).stdout).toBe('fine completed\n');
   });
 
-  it('a reference that names no run is shown escaped too', () => {
-    const h = home();
-    const r = h.cli(['show', 'ghost\u202e\u200b']);
+  it('a reference that names no run is shown escaped too', async () => {
+    const h = await live();
+    const r = await h.cli(['show', 'ghost\u202e\u200b']);
     expect(r.code).toBe(6);
     expect(r.stderr).toBe('orcr: no run "ghost\\u202e\\u200b"\n');
   });

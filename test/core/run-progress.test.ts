@@ -110,6 +110,23 @@ describe('effects', () => {
     expect(three.state.stoppedFor).toEqual({ reason: 'budget', detail: 'turns' });
   });
 
+  it('max_turns N: what turn N+1 prints before the stop lands (the same read, or a later one) is not counted; its spend is', () => {
+    const r = run('working', {}, { max_turns: 2 });
+    const turn = (n: number) => [{ kind: 'turn_start' }, { kind: 'tool', name: `Tool${n}`, input: n }, { kind: 'text', text: `Turn ${n} done` }, { kind: 'model_turn' }, { kind: 'turn_end' }] as const;
+    const two = applySignals(r, initialProgress(), [...turn(1), ...turn(2)], ctx());
+    expect(two.run).toMatchObject({ turns: 2, last_text: 'Turn 2 done', last_tool: 'Tool2' });
+    // One read holds all of turn 3: stopped at its first line, the rest is not the run's.
+    const three = applySignals(two.run, two.state, [...turn(3), { kind: 'usage', input: 10, output: 5, cached: 0 }], ctx());
+    expect(three.effects.filter((e) => e.kind === 'stop')).toEqual([{ kind: 'stop', reason: 'budget', detail: 'turns' }]);
+    expect(three.run).toMatchObject({ status: 'working', turns: 2, last_text: 'Turn 2 done', last_tool: 'Tool2' });
+    expect(three.run.tokens).toMatchObject({ input: 10, output: 5 });
+    expect(types(three)).not.toContain('idle');
+    // A later read before the agent dies: still turn 3, still not counted; no second stop.
+    const later = applySignals(three.run, three.state, [...turn(4)], ctx());
+    expect(later.run).toMatchObject({ turns: 2, last_text: 'Turn 2 done' });
+    expect(later.effects.filter((e) => e.kind === 'stop')).toEqual([]);
+  });
+
   it('max_turns N: an interactive run does not go idle after turn N (no input could start N+1): its input closes', () => {
     const r = run('working', { interactive: true }, { max_turns: 1 });
     const p = applySignals(r, initialProgress(), [{ kind: 'turn_start' }, { kind: 'turn_end' }], ctx());

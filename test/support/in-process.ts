@@ -20,7 +20,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, onTestFailed } from 'vitest';
 import { Client } from '../../src/client/client.js';
-import { callerEnv, parseRunArgs } from '../../src/client/run-args.js';
+import { callerEnv, parseFanOut, parseRunArgs } from '../../src/client/run-args.js';
+import { readLines } from '../../src/client/run-output.js';
+import { logEntries } from '../../src/cli/logs.js';
 import { ensureHome } from '../../src/config/home.js';
 import { waitExitCode } from '../../src/core/run-state.js';
 import { RemoteError } from '../../src/protocol/errors.js';
@@ -88,6 +90,13 @@ export class Remote {
     return res.runs[0]!;
   }
 
+  /** What `orcr run --from - ARGS --json` queues, the run specs one JSON line each in `input`. */
+  async runFrom(input: string | object[], args: string[] = []): Promise<PublicRun[]> {
+    const text = typeof input === 'string' ? input : input.map((l) => JSON.stringify(l)).join('\n');
+    const specs = parseFanOut(['--from', '-', ...args], process.cwd(), { env: this.callerEnvOf(), stdin: () => text });
+    return (await this.call<{ runs: PublicRun[] }>('run.enqueue', { specs, caller_env: callerEnv(this.callerEnvOf()) })).runs;
+  }
+
   /** `orcr show REF --json`. */
   async show(ref: string): Promise<PublicRun> {
     return (await this.call<{ run: PublicRun }>('run.get', { ref })).run;
@@ -143,6 +152,38 @@ export class Remote {
   async events<T = any>(since = 0): Promise<T[]> {
     return (await this.call<{ events: T[] }>('events', { since })).events;
   }
+
+  /** `orcr logs REF --json`: the run's output as normalized entries, read by the CLI's own reader. */
+  async logs<T = any>(ref: string, opts: { stderr?: boolean } = {}): Promise<T[]> {
+    const info = await this.call<{ dir: string; protocol: string | null }>('run.resolve', { ref });
+    return logEntries(readLines(path.join(info.dir, opts.stderr ? 'err' : 'out')), info.protocol) as T[];
+  }
+
+  /** The pid of the supervisor serving this home (`orcr server status --json`). */
+  async serverPid(): Promise<number> {
+    return (await this.call<{ pid: number }>('server.status')).pid;
+  }
+}
+
+/**
+ * The spawned `orcr ARGS` to its end, asynchronously: a synchronous spawn
+ * would block the event loop of a supervisor in this process that must answer it.
+ */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
 }
 
 /** Queries over the socket to the supervisor serving `dir` (started by a spawned CLI, or here). */
@@ -247,20 +288,7 @@ export class LiveHome extends Remote {
   async cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
     // The home's first verb: its supervisor starts here (a config it refuses is left to the CLI to report).
     if (!this.everStarted) await this.startSupervisor().catch(() => undefined);
-    return new Promise((resolve, reject) => {
-      const child = spawn(NODE, [CLI, ...args], { env: opts.env ?? this.env, stdio: ['pipe', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code: code ?? -1, stdout, stderr });
-      });
-      child.stdin.end(opts.input ?? '');
-    });
+    return spawnCli(args, opts.env ?? this.env, opts.input);
   }
 
   /** A long-running spawned `orcr` (e.g. `events --follow`). */
@@ -288,6 +316,106 @@ export class LiveHome extends Remote {
       fs.rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * A home whose supervisor is a process of its own (`orcr serve`, spawned
+ * here), for a test that must SIGKILL it or watch it exit; asked over its
+ * socket like a LiveHome. Nothing starts one implicitly: `start()` does, as
+ * the first verb on a home would.
+ */
+export class ServedHome extends Remote {
+  /** What the supervisors logged (their stderr), shown when the test fails. */
+  readonly log: string[] = [];
+  private child: ChildProcess | null = null;
+
+  static create(config?: unknown): ServedHome {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-t-'));
+    fs.chmodSync(dir, 0o700);
+    const h = new ServedHome(dir);
+    if (config !== undefined) fs.writeFileSync(path.join(dir, 'config.json'), typeof config === 'string' ? config : JSON.stringify(config));
+    return h;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return { ...process.env, ORCR_HOME: this.dir, NO_COLOR: '1' };
+  }
+
+  runDir(uuid: string): string {
+    return path.join(this.dir, 'runs', uuid);
+  }
+
+  /** The spawned `orcr ARGS` against this home (a verb that finds no supervisor starts one of its own). */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    return spawnCli(args, opts.env ?? this.env, opts.input);
+  }
+
+  /** The supervisor's pid (null while none runs). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Start a supervisor and wait until it answers on its socket. */
+  async start(): Promise<number> {
+    if (this.child) throw new Error('a supervisor of this home is already running');
+    const child = spawn(NODE, [CLI, 'serve'], { env: this.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    let exited = false;
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => this.log.push(c.trimEnd()));
+    child.once('exit', () => {
+      exited = true;
+      if (this.child === child) this.child = null;
+    });
+    for (;;) {
+      if (exited) throw new Error(`orcr serve exited before it answered:\n${this.log.join('\n')}`);
+      try {
+        this.disconnect();
+        await this.call('server.status');
+        return child.pid!;
+      } catch (e) {
+        if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** SIGKILL the supervisor (its agents live on) and wait for it to be gone. */
+  async killSupervisor(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.disconnect();
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await gone;
+  }
+
+  /** Stop the supervisor, kill every agent still running, remove the home. */
+  async cleanup(): Promise<void> {
+    try {
+      await this.killSupervisor();
+    } finally {
+      killRunGroups(this.dir);
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** A factory of ServedHomes, each cleaned up after its test; a failed test shows their supervisors' logs. */
+export function useServedHomes(): (config?: unknown) => ServedHome {
+  let homes: ServedHome[] = [];
+  afterEach(async () => {
+    const closing = homes;
+    homes = [];
+    await Promise.all(closing.map((h) => h.cleanup()));
+  });
+  return (config?: unknown) => {
+    const h = ServedHome.create(config);
+    homes.push(h);
+    onTestFailed(() => {
+      if (h.log.length > 0) process.stderr.write(`supervisor log of ${h.dir}:\n${h.log.join('\n')}\n`);
+    });
+    return h;
+  };
 }
 
 /**

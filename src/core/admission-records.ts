@@ -149,6 +149,26 @@ export function configureWorkload(policy: AdmissionPolicy, w: WorkloadState): vo
   }
 }
 
+/**
+ * Walk a workload's deadline heap from the root down each branch to its
+ * first entry that `past` refuses (`edge`): in heap order by enqueued_at,
+ * nothing below that one is past either.
+ */
+function walkPast(h: Heap<Entry>, past: (e: Entry) => boolean, onPast: (e: Entry) => void, edge?: (e: Entry) => void): void {
+  const stack = [0];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    if (i >= h.a.length) continue;
+    const e = h.a[i];
+    if (!past(e)) {
+      edge?.(e);
+      continue;
+    }
+    onPast(e);
+    stack.push(2 * i + 1, 2 * i + 2);
+  }
+}
+
 /** The waiters past their workload's max_wait at `now`, in queue order. O(expired · log) plus one visit per workload with a max_wait. */
 export function expiredEntries(workloads: Iterable<WorkloadState>, now: number): Entry[] {
   const found: Entry[] = [];
@@ -156,16 +176,7 @@ export function expiredEntries(workloads: Iterable<WorkloadState>, now: number):
     const h = w.deadlines;
     const m = w.maxWait;
     if (h === null || m === null || h.size === 0) continue;
-    // Heap order by enqueued_at: below an unexpired entry nothing is expired.
-    const stack = [0];
-    while (stack.length > 0) {
-      const i = stack.pop()!;
-      if (i >= h.a.length) continue;
-      const e = h.a[i];
-      if (!(now - e.waiter.enqueued_at > m)) continue;
-      found.push(e);
-      stack.push(2 * i + 1, 2 * i + 2);
-    }
+    walkPast(h, (e) => now - e.waiter.enqueued_at > m, (e) => found.push(e));
   }
   found.sort((x, y) => (entryBefore(x, y) ? -1 : 1));
   return found;
@@ -178,17 +189,15 @@ export function nextExpiry(workloads: Iterable<WorkloadState>, now: number): num
     const h = w.deadlines;
     const m = w.maxWait;
     if (h === null || m === null || h.size === 0) continue;
-    const stack = [0];
-    while (stack.length > 0) {
-      const i = stack.pop()!;
-      if (i >= h.a.length) continue;
-      const at = h.a[i].waiter.enqueued_at + m + 1;
-      if (at > now) {
-        if (at < next) next = at;
-        continue; // everything below is at least as late
-      }
-      stack.push(2 * i + 1, 2 * i + 2);
-    }
+    const at = (e: Entry): number => e.waiter.enqueued_at + m + 1;
+    walkPast(
+      h,
+      (e) => !(at(e) > now),
+      () => undefined,
+      (e) => {
+        if (at(e) < next) next = at(e);
+      },
+    );
   }
   return next;
 }

@@ -27,8 +27,10 @@ const BACKLOG_BYTES = 16 * 1024 * 1024;
 const ROWS_EVERY_MS = 250;
 /** Queue positions that moved are sent this soon after the change that moved them, and at most this often. */
 const POSITIONS_EVERY_MS = 50;
-/** And looked at this often with no change here: a cluster's queue moves with other machines' runs. */
+/** And looked at this often whatever happened: a cluster's queue moves with other machines' runs. */
 const POSITIONS_POLL_MS = 1000;
+/** The events after which a queued run's place may have moved: a run came into the queue or left it, the priorities or the limiter changed. */
+const QUEUE_EVENTS: ReadonlySet<string> = new Set(['queued', 'starting', 'ended', 'adopted', 'lease_lost', 'config_reloaded', 'supervisor_started', 'cluster_joined', 'cluster_available', 'cluster_unavailable']);
 
 interface Conn {
   socket: net.Socket;
@@ -79,7 +81,8 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       }
       send(c, line);
     }
-    schedulePositions();
+    // Output and meters come by the hundred a second and move no one in the queue.
+    if (QUEUE_EVENTS.has(event.type)) schedulePositions();
   });
 
   // A row that changed without an event (the agent's last words or tool, its

@@ -43,7 +43,9 @@ describeWhen(needAgent('claude'), 'real Claude Code with orcr mcp', () => {
     );
     // Claude as orcr starts it: its own run's uuid in ORCR_RUN (a stand-in run holds the place of Claude's).
     const agent = await r.json<{ uuid: string }>(['run', '-n', 'the-agent', '--', 'sleep', '300']);
-    const env = { ...r.agentEnv({ CALLER_MARK: 'from-claude', ORCR_HOME: r.home.dir, ORCR_RUN: agent.uuid }) };
+    // MCP_TIMEOUT: Claude Code goes on without a server that is slow to start (the tool is then
+    // simply not offered); on a loaded machine a Node server can take longer than its default.
+    const env = { ...r.agentEnv({ CALLER_MARK: 'from-claude', ORCR_HOME: r.home.dir, ORCR_RUN: agent.uuid, MCP_TIMEOUT: '60000' }) };
     const claude = spawn(
       agentBin('claude'),
       ['-p', 'start two runs', '--output-format', 'stream-json', '--verbose', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__orcr__run'],
@@ -59,7 +61,8 @@ describeWhen(needAgent('claude'), 'real Claude Code with orcr mcp', () => {
 
     // The tool was offered, called twice, and each call's result was a run.
     const main = r.server.mainRequests('anthropic');
-    expect(main[0]!.body.tools.map((t: { name: string }) => t.name)).toContain('mcp__orcr__run');
+    const init = out.split('\n').find((l) => l.includes('"subtype":"init"')) ?? '(no init line)';
+    expect(main[0]!.body.tools.map((t: { name: string }) => t.name), `claude's init: ${init.slice(0, 2000)}\n--- stderr\n${err.slice(-2000)}`).toContain('mcp__orcr__run');
     const results = toolResultTexts(main.at(-1)!);
     expect(results.map((t) => JSON.parse(t).name)).toEqual(['child-1', 'child-2']);
 

@@ -151,8 +151,8 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
   it('a 429-ing server: blocked limit with the CLI’s retry delay, provider held while others flow, and the hold lifts once it recovers', async () => {
     const r = await rig({ config: { concurrency: { max: 4 } } });
     let limited = true;
-    // While limited, every agent turn is refused with a 429 and a retry-after of 4 s.
-    r.server.fallback('anthropic', (): Step => (limited ? httpError(429, { retryAfterS: 4, message: 'Number of request tokens has exceeded your per-minute rate limit' }) : text('Recovered and done.', { input: 40, output: 6 })));
+    // While limited, every agent turn is refused with a 429 and a retry-after of 10 s (long enough that the hold outlasts another run started and waited for on a loaded machine).
+    r.server.fallback('anthropic', (): Step => (limited ? httpError(429, { retryAfterS: 10, message: 'Number of request tokens has exceeded your per-minute rate limit' }) : text('Recovered and done.', { input: 40, output: 6 })));
     const a = await r.run('claude', 'limited', 'do the thing');
     const blocked = await r.waitFor('limited', (x) => x.status === 'blocked', 'blocked by the rate limit', 30_000);
     expect(blocked.blocked_kind).toBe('limit');
@@ -160,7 +160,7 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     const stats = await r.json<{ holds: Record<string, number> }>(['stats']);
     expect(Object.keys(stats.holds)).toContain('claude');
     const retry = r.outLines(a.uuid).find((o) => o.type === 'system' && o.subtype === 'api_retry');
-    expect(retry).toMatchObject({ error_status: 429, error: 'rate_limit', retry_delay_ms: 4000 });
+    expect(retry).toMatchObject({ error_status: 429, error: 'rate_limit', retry_delay_ms: 10000 });
 
     // The held provider admits nothing new; another provider keeps flowing.
     const b = await r.run('claude', 'second', 'wait your turn');
@@ -175,7 +175,7 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     expect((await r.ended('second')).exit_reason, r.describe(b.uuid)).toBe('completed');
     const events = await r.events();
     const hold = events.find((e) => e.type === 'hold');
-    expect(hold?.data).toMatchObject({ provider: 'claude', retry_after_s: 4 });
+    expect(hold?.data).toMatchObject({ provider: 'claude', retry_after_s: 10 });
     expect(events.some((e) => e.type === 'hold_lifted' && e.data.provider === 'claude')).toBe(true);
     expect((await r.show('limited'))).toMatchObject({ exit_reason: 'completed', last_text: 'Recovered and done.' });
   });

@@ -9,9 +9,9 @@ export const monoNow = (): number => Math.round(performance.timeOrigin + perform
  * The loops' clock: wall time, not monoNow. A cron is about what the wall
  * clock says, and after the machine slept the loops must see the time that
  * passed (the monotonic clock stood still meanwhile) to skip what was missed.
- * ORCR_TEST_CLOCK_OFFSET_MS (milliseconds added; for tests only, undocumented
- * for users) lets a test put a cron boundary seconds away, or a supervisor
- * downtime minutes long, without waiting for either.
+ * A parameter of the supervisor (startServer's `loopClock`), so a test can
+ * put a cron boundary seconds away, or a supervisor downtime minutes long,
+ * without waiting for either.
  */
-const testOffset = Number(process.env.ORCR_TEST_CLOCK_OFFSET_MS ?? 0) || 0;
-export const loopNow = (): number => Date.now() + testOffset;
+export type WallClock = () => number;
+export const wallNow: WallClock = () => Date.now();

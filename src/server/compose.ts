@@ -9,6 +9,7 @@ import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import type { Journal } from '../journal/journal.js';
 import { AdmissionLoop } from './admission-loop.js';
+import { wallNow, type WallClock } from './clock.js';
 import { Interpreter } from './effects.js';
 import { Ending } from './ending.js';
 import { Exits } from './exits.js';
@@ -37,7 +38,7 @@ export class Settings {
   readonly get = (): Config => this.config;
 }
 
-export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void) {
+export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {
   const config = settings.get;
   const store = new RunStore(journal);
   const lifecycle = new Lifecycle(log);
@@ -56,7 +57,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const launching = new Launching({ home, store, lifecycle, worktrees, ending, live, input });
   const admission = new AdmissionLoop({ store, slots, lifecycle, fleet, ending, launching });
   const lending = new Lending({ store, slots, lifecycle });
-  const loops = new Loops({ store, lifecycle, launching, stops, live });
+  const loops = new Loops({ store, lifecycle, launching, stops, live, now: loopClock });
   const retention = new Retention({ home, store, config, lifecycle });
   const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, worktreeDir: () => worktrees.dir });
   const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet });

@@ -23,7 +23,7 @@ import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import type { EventInput, LoopEventInput } from '../core/events.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
-import { loopNow, monoNow } from './clock.js';
+import { monoNow, type WallClock } from './clock.js';
 import type { Launching } from './launching.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { LiveRuns } from './live-runs.js';
@@ -63,6 +63,8 @@ export class Loops {
       launching: Pick<Launching, 'launch'>;
       stops: Pick<Stops, 'stop' | 'kill' | 'stopBelow'>;
       live: Pick<LiveRuns, 'stoppedFor'>;
+      /** The wall clock the schedules are read by (clock.ts). */
+      now: WallClock;
     },
   ) {
     // A loop run's end may let its pending run start. Heard after the commit;
@@ -104,7 +106,7 @@ export class Loops {
     this.timer?.clear();
     this.timer = null;
     if (!this.live) return;
-    const now = loopNow();
+    const now = this.p.now();
     for (const loop of [...this.loops.values()]) {
       if (loop.paused) continue;
       const due = dueAt(loop.schedule, loop.next_fire_at, now);
@@ -116,7 +118,7 @@ export class Loops {
     }
     let next = Infinity;
     for (const loop of this.loops.values()) if (!loop.paused && loop.next_fire_at !== null) next = Math.min(next, loop.next_fire_at);
-    const delay = Math.max(0, Math.min(next - loopNow(), TICK_MS));
+    const delay = Math.max(0, Math.min(next - this.p.now(), TICK_MS));
     this.timer = setLongTimeout(
       () => {
         try {
@@ -161,7 +163,7 @@ export class Loops {
     if (this.loops.has(c.name)) throw new RemoteError('usage', `a loop named ${JSON.stringify(c.name)} exists (orcr loop rm ${c.name} first)`);
     if ((c.cron === undefined) === (c.once_at === undefined)) throw new RemoteError('usage', 'a loop needs a cron schedule or --once-at, not both');
     if (c.command.length === 0) throw new RemoteError('usage', 'a loop needs a command after --');
-    const now = loopNow();
+    const now = this.p.now();
     let schedule: LoopSchedule;
     try {
       const tz = checkZone(c.tz);
@@ -222,7 +224,7 @@ export class Loops {
         return { action: 'started', run: run.uuid, name: run.name };
       }
       case 'pend':
-        this.write({ ...after, pending: { since: loopNow(), coalesced: 0 } }, [{ type: 'loop_pending', data: { ...at, active } }]);
+        this.write({ ...after, pending: { since: this.p.now(), coalesced: 0 } }, [{ type: 'loop_pending', data: { ...at, active } }]);
         return { action: 'pending', run: null, name: null };
       case 'coalesce':
         this.write({ ...after, pending: { ...loop.pending!, coalesced: loop.pending!.coalesced + 1 } }, [{ type: 'loop_coalesced', data: { ...at, active, coalesced: loop.pending!.coalesced + 1 } }]);
@@ -315,7 +317,7 @@ export class Loops {
     const loop = this.get(name);
     if (loop.paused !== paused) {
       // Fires while paused are not made up: a resumed loop waits for its next one from now.
-      const next = paused ? loop.next_fire_at : nextScheduled(loop.schedule, loopNow());
+      const next = paused ? loop.next_fire_at : nextScheduled(loop.schedule, this.p.now());
       this.write({ ...loop, paused, next_fire_at: next }, [{ type: paused ? 'loop_paused' : 'loop_resumed', data: { next_fire_at: paused ? null : iso(next) } }]);
       if (!paused) this.startPending(name);
       this.tick();

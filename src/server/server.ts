@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../config/load.js';
 import { lockFile } from '../journal/home-lock.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
+import type { WallClock } from './clock.js';
 import { Supervisor } from './supervisor.js';
 import { listen } from './transport.js';
 
@@ -75,6 +76,8 @@ export interface ServerOptions {
    * server in its own process just goes on. Not called by `close()`.
    */
   onStopped?: () => void;
+  /** The wall clock the loops' schedules are read by (default: the system's; clock.ts). */
+  loopClock?: WallClock;
 }
 
 
@@ -87,7 +90,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     throw new Error(`the socket path ${home.socket} is too long for a Unix socket; use a shorter ORCR_HOME`);
   }
   const lock = await acquireLock(home);
-  const supervisor = new Supervisor(home, config, log);
+  const supervisor = new Supervisor(home, config, log, opts.loopClock);
   try {
     await supervisor.joinCluster();
   } catch (e) {

@@ -16,7 +16,7 @@ import type { RunEvent } from '../core/events.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
-import { monoNow } from './clock.js';
+import { monoNow, wallNow, type WallClock } from './clock.js';
 import { compose, Settings, type House } from './compose.js';
 import type { Loops } from './loops.js';
 import { Notifier } from './notify.js';
@@ -44,11 +44,13 @@ export class Supervisor {
     private readonly home: Home,
     config: Config,
     private readonly log: (msg: string) => void = () => undefined,
+    /** The wall clock the loops' schedules are read by (clock.ts). */
+    loopClock: WallClock = wallNow,
   ) {
     // One clock for run and event times: wall time at start, advanced monotonically.
     this.journal = new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow });
     this.settings = new Settings(config);
-    const h = compose(home, this.journal, this.settings, log);
+    const h = compose(home, this.journal, this.settings, log, loopClock);
     this.h = h;
     this.reads = new Reads(this.journal, (uuid) => h.store.get(uuid) ?? null);
     h.lifecycle.handle({ degrade: (reason) => this.degrade(reason), fail: (e) => this.fail(e) });

@@ -6,13 +6,19 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { alive, until, useHomes, type TestHome } from '../support/harness.js';
+import { until, useHomes } from '../support/harness.js';
+import { useLiveHomes, useServedHomes, type LiveHome, type Remote } from '../support/in-process.js';
 
-const home = useHomes();
-const GIT_ENV = {
-  ...process.env,
+/** Homes whose supervisor runs in this process (most tests); what the CLI prints is still the spawned CLI's. */
+const home = useLiveHomes();
+/** Homes whose supervisor is a process of its own, to SIGKILL it. */
+const served = useServedHomes();
+/** Homes whose supervisor the spawned CLI starts, with the PATH it is given. */
+const spawned = useHomes();
+/** Who commits: the test's author, and no global or system git config. */
+const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'Test',
   GIT_AUTHOR_EMAIL: 'test@example.com',
   GIT_COMMITTER_NAME: 'Test',
@@ -20,6 +26,23 @@ const GIT_ENV = {
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_CONFIG_NOSYSTEM: '1',
 };
+const GIT_ENV = { ...process.env, ...GIT_IDENTITY };
+// The supervisor runs in this process (this file's own worker): its git, its
+// agents and the CLIs spawned here all see the test's identity, as they did
+// when every supervisor was started by a CLI with that environment.
+const before: Record<string, string | undefined> = {};
+beforeAll(() => {
+  for (const [k, v] of Object.entries(GIT_IDENTITY)) {
+    before[k] = process.env[k];
+    process.env[k] = v;
+  }
+});
+afterAll(() => {
+  for (const [k, v] of Object.entries(before)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+});
 const temps: string[] = [];
 afterEach(() => {
   for (const t of temps.splice(0)) fs.rmSync(t, { recursive: true, force: true });
@@ -41,36 +64,35 @@ function repo(): string {
   return dir;
 }
 
-/** A home whose supervisor commits as the test's author (a finish may commit an agent's work). */
-function worktreeHome(config: Record<string, unknown> = {}): TestHome {
-  const h = home(config);
-  Object.defineProperty(h, 'env', { get: () => ({ ...GIT_ENV, ORCR_HOME: h.dir, NO_COLOR: '1' }) });
-  return h;
+/** A home whose supervisor commits as the test's author (a finish may commit an agent's work): the process's environment has it. */
+function worktreeHome(config: Record<string, unknown> = {}): Promise<LiveHome> {
+  return home(config);
 }
 
-function runIn(h: TestHome, dir: string, name: string, sh: string, extra: string[] = []): PublicRun {
-  return h.json<PublicRun>(['run', '--worktree', ...extra, '-n', name, '--cwd', dir, '--', 'sh', '-c', sh]);
+/** What `orcr run --worktree EXTRA -n NAME --cwd DIR -- sh -c SH --json` queues. */
+function runIn(h: Remote, dir: string, name: string, sh: string, extra: string[] = []): Promise<PublicRun> {
+  return h.run(['--worktree', ...extra, '-n', name, '--cwd', dir, '--', 'sh', '-c', sh]);
 }
 
-async function ended(h: TestHome, name: string): Promise<PublicRun> {
-  return until(() => {
-    const r = h.json<PublicRun>(['show', name]);
+async function ended(h: Remote, name: string): Promise<PublicRun> {
+  return until(async () => {
+    const r = await h.show(name);
     return r.status === 'ended' && r.worktree?.added !== undefined ? r : null;
   }, `${name} ended`);
 }
 
 describe('run worktrees', () => {
   it('two agents edit the same file in two worktrees without seeing each other; diff, --stat, ps and show carry the changes', async () => {
-    const h = worktreeHome();
+    const h = await worktreeHome();
     const r = repo();
     const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
     temps.push(t);
     const agent = (me: string, other: string) =>
       `echo ${me} >> f.txt && touch ${t}/${me} && while [ ! -f ${t}/${other} ]; do sleep 0.02; done; cat f.txt > ${t}/seen-${me}; echo new > n.txt`;
-    const a = runIn(h, r, 'a', agent('a', 'b'));
-    const b = runIn(h, r, 'b', agent('b', 'a'));
+    const a = await runIn(h, r, 'a', agent('a', 'b'));
+    const b = await runIn(h, r, 'b', agent('b', 'a'));
     expect(a.worktree).toMatchObject({ branch: 'orcr/a', base: 'HEAD', state: 'planned' });
-    expect(h.cli(['wait', 'a', 'b']).code).toBe(0);
+    expect(await h.waitCode('a', 'b')).toBe(0);
     expect(fs.readFileSync(path.join(t, 'seen-a'), 'utf8')).toBe('one\ntwo\na\n');
     expect(fs.readFileSync(path.join(t, 'seen-b'), 'utf8')).toBe('one\ntwo\nb\n');
     // The repository itself is untouched.
@@ -79,85 +101,85 @@ describe('run worktrees', () => {
     expect(fs.existsSync(path.join(wa, 'n.txt'))).toBe(true);
     expect(git(r, 'branch', '--list', 'orcr/*')).toMatch(/orcr\/a[\s\S]*orcr\/b/);
 
-    const shown = await until(() => {
-      const s = h.json<PublicRun>(['show', 'a']);
+    const shown = await until(async () => {
+      const s = await h.show('a');
       return s.worktree?.added === 2 ? s : null;
     }, 'counts after the end');
     expect(shown.worktree).toMatchObject({ added: 2, removed: 0, files: 2, state: 'ready', path: wa });
-    const diff = h.cli(['diff', 'a']);
+    const diff = await h.cli(['diff', 'a']);
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toMatch(/\+a\n/);
     expect(diff.stdout).toMatch(/\+new/);
     expect(diff.stdout).not.toMatch(/\+b\n/);
-    const stat = h.cli(['diff', 'a', '--stat']);
+    const stat = await h.cli(['diff', 'a', '--stat']);
     expect(stat.stdout).toMatch(/f\.txt \| 1 \+/);
     expect(stat.stdout).toMatch(/n\.txt \| 1 \+/);
-    expect(h.cli(['ps', '--all']).stdout).toMatch(/CHANGES[\s\S]*\+2 −0 orcr\/a/);
-    expect(h.cli(['show', 'b']).stdout).toMatch(/changes\s+\+2 −0 in 2 files/);
+    expect((await h.cli(['ps', '--all'])).stdout).toMatch(/CHANGES[\s\S]*\+2 −0 orcr\/a/);
+    expect((await h.cli(['show', 'b'])).stdout).toMatch(/changes\s+\+2 −0 in 2 files/);
     void b;
   });
 
   it('finish --merge, --keep-branch and --discard; a conflicting merge changes nothing', async () => {
-    const h = worktreeHome();
+    const h = await worktreeHome();
     const r = repo();
-    runIn(h, r, 'm', 'echo merged >> f.txt && git add f.txt && git commit -q -m m');
-    runIn(h, r, 'k', 'echo kept > k.txt');
-    runIn(h, r, 'd', 'echo dropped > d.txt');
-    runIn(h, r, 'c', 'printf "one\\nTHEIRS\\n" > f.txt');
-    expect(h.cli(['wait', 'm', 'k', 'd', 'c']).code).toBe(0);
+    await runIn(h, r, 'm', 'echo merged >> f.txt && git add f.txt && git commit -q -m m');
+    await runIn(h, r, 'k', 'echo kept > k.txt');
+    await runIn(h, r, 'd', 'echo dropped > d.txt');
+    await runIn(h, r, 'c', 'printf "one\\nTHEIRS\\n" > f.txt');
+    expect(await h.waitCode('m', 'k', 'd', 'c')).toBe(0);
 
-    const m = h.cli(['worktree', 'finish', 'm', '--merge']);
+    const m = await h.cli(['worktree', 'finish', 'm', '--merge']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stdout).toMatch(/merged orcr\/m into main/);
     expect(fs.readFileSync(path.join(r, 'f.txt'), 'utf8')).toBe('one\ntwo\nmerged\n');
     expect(git(r, 'branch', '--list', 'orcr/m')).toBe('');
-    expect(fs.existsSync(h.json<PublicRun>(['show', 'm']).worktree!.path)).toBe(false);
-    expect(h.json<PublicRun>(['show', 'm']).worktree!.state).toBe('merged');
+    expect(fs.existsSync((await h.show('m')).worktree!.path)).toBe(false);
+    expect((await h.show('m')).worktree!.state).toBe('merged');
 
-    const k = h.cli(['worktree', 'finish', 'k', '--keep-branch']);
+    const k = await h.cli(['worktree', 'finish', 'k', '--keep-branch']);
     expect(k.code, k.stderr).toBe(0);
     expect(git(r, 'show', 'orcr/k:k.txt')).toBe('kept');
-    expect(fs.existsSync(h.json<PublicRun>(['show', 'k']).worktree!.path)).toBe(false);
+    expect(fs.existsSync((await h.show('k')).worktree!.path)).toBe(false);
 
-    expect(h.cli(['worktree', 'finish', 'd', '--discard']).code).toBe(0);
+    expect((await h.cli(['worktree', 'finish', 'd', '--discard'])).code).toBe(0);
     expect(git(r, 'branch', '--list', 'orcr/d')).toBe('');
 
     // c changed the line m's merge changed too: a conflict, and nothing moves.
     const head = git(r, 'rev-parse', 'HEAD');
-    const cw = h.json<PublicRun>(['show', 'c']).worktree!.path;
-    const c = h.cli(['worktree', 'finish', 'c', '--merge']);
+    const cw = (await h.show('c')).worktree!.path;
+    const c = await h.cli(['worktree', 'finish', 'c', '--merge']);
     expect(c.code).toBe(4);
     expect(c.stderr).toMatch(/conflicts in f\.txt; the merge was aborted/);
     expect(git(r, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(r, 'status', '--porcelain')).toBe('');
     expect(fs.readFileSync(path.join(cw, 'f.txt'), 'utf8')).toBe('one\nTHEIRS\n');
     expect(git(cw, 'status', '--porcelain')).toBe('M f.txt');
-    expect(git(cw, 'rev-parse', 'HEAD')).toBe(h.json<PublicRun>(['show', 'c']).worktree!.base_commit);
-    expect(h.json<PublicRun>(['show', 'c']).worktree!.state).toBe('ready');
+    expect(git(cw, 'rev-parse', 'HEAD')).toBe((await h.show('c')).worktree!.base_commit);
+    expect((await h.show('c')).worktree!.state).toBe('ready');
   });
 
   it('gc removes the worktree of an ended run with nothing on its branch, keeps and lists a dirty one (--force removes it)', async () => {
-    const h = worktreeHome();
+    const h = await worktreeHome();
     const r = repo();
-    runIn(h, r, 'clean', 'true');
-    runIn(h, r, 'dirty', 'echo x > x.txt');
-    expect(h.cli(['wait', 'clean', 'dirty']).code).toBe(0);
+    await runIn(h, r, 'clean', 'true');
+    await runIn(h, r, 'dirty', 'echo x > x.txt');
+    expect(await h.waitCode('clean', 'dirty')).toBe(0);
     await ended(h, 'dirty');
-    const gc = h.cli(['gc', '--older-than', '1h']);
+    const gc = await h.cli(['gc', '--older-than', '1h']);
     expect(gc.code, gc.stderr).toBe(0);
     expect(gc.stdout).toMatch(/removed worktree .*-clean/);
     expect(gc.stdout).toMatch(/kept worktree .*-dirty: it has uncommitted changes/);
     expect(git(r, 'branch', '--list', 'orcr/clean')).toBe('');
-    expect(fs.existsSync(h.json<PublicRun>(['show', 'dirty']).worktree!.path)).toBe(true);
+    expect(fs.existsSync((await h.show('dirty')).worktree!.path)).toBe(true);
     // A run whose worktree stays keeps its row, whatever its age.
-    expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
-    expect(h.cli(['show', 'dirty']).code).toBe(0);
-    expect(h.cli(['gc', '--older-than', '1h', '--force']).stdout).toMatch(/removed worktree .*-dirty/);
+    expect((await h.json<{ runs: number }>(['gc', '--older-than', '0s'])).runs).toBe(1);
+    expect((await h.cli(['show', 'dirty'])).code).toBe(0);
+    expect((await h.cli(['gc', '--older-than', '1h', '--force'])).stdout).toMatch(/removed worktree .*-dirty/);
     expect(git(r, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
 
   it('prune removes what an interrupted creation left: a worktree and branch nobody journaled, a folder git had not finished', async () => {
-    const h = worktreeHome();
+    const h = await worktreeHome();
     const r = repo();
     const dir = path.join(h.dir, 'worktrees');
     fs.mkdirSync(dir, { recursive: true });
@@ -168,34 +190,34 @@ describe('run worktrees', () => {
     // A dirty orphan is listed, not removed.
     git(r, 'worktree', 'add', '-q', '-b', 'orcr/dirty', path.join(dir, 'repo-dirty'), 'HEAD');
     fs.writeFileSync(path.join(dir, 'repo-dirty', 'work.txt'), 'mine\n');
-    const p = h.cli(['worktree', 'prune']);
+    const p = await h.cli(['worktree', 'prune']);
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toMatch(/removed worktree .*repo-lost \(branch orcr\/lost\)/);
     expect(p.stdout).toMatch(/removed worktree .*repo-half/);
     expect(p.stdout).toMatch(/kept worktree .*repo-dirty: it has uncommitted changes/);
     expect(fs.readdirSync(dir)).toEqual(['repo-dirty']);
     expect(git(r, 'branch', '--list', 'orcr/lost')).toBe('');
-    expect(h.cli(['worktree', 'prune', '--force']).stdout).toMatch(/removed worktree .*repo-dirty/);
+    expect((await h.cli(['worktree', 'prune', '--force'])).stdout).toMatch(/removed worktree .*repo-dirty/);
     expect(fs.readdirSync(dir)).toEqual([]);
-    expect(h.cli(['worktree', 'prune']).stdout).toMatch(/no orphaned worktrees/);
+    expect((await h.cli(['worktree', 'prune'])).stdout).toMatch(/no orphaned worktrees/);
   });
 
   it('a run killed before its worktree was made into use leaves nothing that prune does not take', async () => {
     // The setup command holds the launch: the run is killed while its worktree exists but its agent never started.
     const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
     temps.push(t);
-    const h = worktreeHome({ worktree: { setup: ['sh', '-c', `touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    const h = await worktreeHome({ worktree: { setup: ['sh', '-c', `touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
     const r = repo();
-    runIn(h, r, 'held', 'true');
+    await runIn(h, r, 'held', 'true');
     await until(() => fs.existsSync(path.join(t, 'in-setup')), 'setup started');
-    expect(h.cli(['kill', 'held']).code).toBe(0);
+    expect((await h.cli(['kill', 'held'])).code).toBe(0);
     fs.writeFileSync(path.join(t, 'go'), '');
-    const run = await until(() => {
-      const x = h.json<PublicRun>(['show', 'held']);
+    const run = await until(async () => {
+      const x = await h.show('held');
       return x.status === 'ended' ? x : null;
     }, 'held ended');
     expect(run.exit_reason).toBe('canceled');
-    expect(h.cli(['worktree', 'prune']).code).toBe(0);
+    expect((await h.cli(['worktree', 'prune'])).code).toBe(0);
     expect(fs.existsSync(run.worktree!.path)).toBe(false);
     expect(git(r, 'branch', '--list', 'orcr/held')).toBe('');
   });
@@ -204,35 +226,34 @@ describe('run worktrees', () => {
     const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
     temps.push(t);
     // The setup holds the launch until `go`, and counts its starts.
-    const h = worktreeHome({ concurrency: { max: 1 }, worktree: { setup: ['sh', '-c', `echo x >> ${t}/setups; touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    const h = served({ concurrency: { max: 1 }, worktree: { setup: ['sh', '-c', `echo x >> ${t}/setups; touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    await h.start();
     const r = repo();
     // Step 1: planned and journaled, queued behind a holder: nothing made yet.
-    h.json(['run', '-n', 'holder', '--', 'sleep', '300']);
-    const planned = runIn(h, r, 'planned', 'echo done > out.txt');
+    await h.run(['-n', 'holder', '--', 'sleep', '300']);
+    const planned = await runIn(h, r, 'planned', 'echo done > out.txt');
     expect(planned.status).toBe('queued');
-    let sup = h.serverPid()!;
-    process.kill(sup, 'SIGKILL');
-    await until(() => !alive(sup), 'the supervisor gone');
+    await h.killSupervisor();
     expect(fs.existsSync(planned.worktree!.path)).toBe(false);
     // Step 2: made, its setup running (the holder goes, the run launches).
-    expect(h.cli(['kill', 'holder']).code).toBe(0);
+    await h.start();
+    expect((await h.cli(['kill', 'holder'])).code).toBe(0);
     await until(() => fs.existsSync(path.join(t, 'in-setup')), 'setup started');
     expect(fs.existsSync(planned.worktree!.path)).toBe(true);
-    sup = h.serverPid()!;
-    process.kill(sup, 'SIGKILL');
-    await until(() => !alive(sup), 'the supervisor gone again');
+    await h.killSupervisor();
     // The next supervisor finds a run that never got its agent: it makes the worktree again from its plan.
     fs.rmSync(path.join(t, 'in-setup'));
-    expect(h.json<PublicRun>(['show', 'planned']).name).toBe('planned');
-    await until(() => fs.existsSync(path.join(t, 'in-setup')) || h.json<PublicRun>(['show', 'planned']).status === 'ended', 'a second setup, or an end');
+    await h.start();
+    expect((await h.show('planned')).name).toBe('planned');
+    await until(async () => fs.existsSync(path.join(t, 'in-setup')) || (await h.show('planned')).status === 'ended', 'a second setup, or an end');
     fs.writeFileSync(path.join(t, 'go'), '');
     const done = await ended(h, 'planned');
     // Made again from its plan by the next supervisor: the setup ran twice, the agent once, in a whole worktree.
     expect(done.exit_reason).toBe('completed');
     expect(fs.readFileSync(path.join(t, 'setups'), 'utf8').trim().split('\n')).toHaveLength(2);
     expect(fs.readFileSync(path.join(done.worktree!.path, 'out.txt'), 'utf8').trim()).toBe('done');
-    expect(h.cli(['worktree', 'finish', 'planned', '--discard']).code).toBe(0);
-    expect(h.cli(['worktree', 'prune']).code).toBe(0);
+    expect((await h.cli(['worktree', 'finish', 'planned', '--discard'])).code).toBe(0);
+    expect((await h.cli(['worktree', 'prune'])).code).toBe(0);
     // Nothing is left: no folder, no branch, no stray git worktree entry.
     expect(fs.existsSync(done.worktree!.path)).toBe(false);
     expect(git(r, 'branch', '--list', 'orcr/planned')).toBe('');
@@ -249,7 +270,9 @@ describe('run worktrees', () => {
         fs.symlinkSync(path.join(dir, f), path.join(bin, f));
       }
     }
-    const h = worktreeHome();
+    // The supervisor's own PATH: one the spawned CLI starts.
+    const h = spawned();
+    Object.defineProperty(h, 'env', { get: () => ({ ...GIT_ENV, ORCR_HOME: h.dir, NO_COLOR: '1' }) });
     const r = repo();
     const env = { ...h.env, PATH: bin };
     // The first verb starts the supervisor, with this PATH.
@@ -261,13 +284,13 @@ describe('run worktrees', () => {
   });
 
   it('.worktreeinclude files are copied in; a failing setup ends the run failed with its output and leaves nothing', async () => {
-    const h = worktreeHome({ worktree: { setup: ['sh', '-c', 'test -f .env && echo "setup says no" && exit 3'] } });
+    const h = await worktreeHome({ worktree: { setup: ['sh', '-c', 'test -f .env && echo "setup says no" && exit 3'] } });
     const r = repo();
     fs.writeFileSync(path.join(r, '.env'), 'SECRET=1\n');
     fs.writeFileSync(path.join(r, '.worktreeinclude'), '.env\n');
-    runIn(h, r, 's', 'true');
-    const run = await until(() => {
-      const x = h.json<PublicRun>(['show', 's']);
+    await runIn(h, r, 's', 'true');
+    const run = await until(async () => {
+      const x = await h.show('s');
       return x.status === 'ended' ? x : null;
     }, 's ended');
     expect(run.exit_reason).toBe('failed');
@@ -275,39 +298,39 @@ describe('run worktrees', () => {
     expect(fs.existsSync(run.worktree!.path)).toBe(false);
     expect(git(r, 'branch', '--list', 'orcr/s')).toBe('');
 
-    const ok = worktreeHome({ worktree: { setup: ['sh', '-c', 'cp .env seen-env'] } });
-    runIn(ok, r, 'e', 'cat seen-env > out.txt');
-    expect(ok.cli(['wait', 'e']).code).toBe(0);
-    const wt = ok.json<PublicRun>(['show', 'e']).worktree!.path;
+    const ok = await worktreeHome({ worktree: { setup: ['sh', '-c', 'cp .env seen-env'] } });
+    await runIn(ok, r, 'e', 'cat seen-env > out.txt');
+    expect(await ok.waitCode('e')).toBe(0);
+    const wt = (await ok.show('e')).worktree!.path;
     expect(fs.readFileSync(path.join(wt, 'out.txt'), 'utf8')).toBe('SECRET=1\n');
   });
 
   it('refuses at `orcr run` (exit 2): not a repository, a base that does not resolve, a branch already taken; --from lines and --base', async () => {
-    const h = worktreeHome();
+    const h = await worktreeHome();
     const r = repo();
     const plain = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-plain-'));
     temps.push(plain);
-    const notRepo = h.cli(['run', '--worktree', '-n', 'x', '--cwd', plain, '--', 'true']);
+    const notRepo = await h.cli(['run', '--worktree', '-n', 'x', '--cwd', plain, '--', 'true']);
     expect(notRepo.code).toBe(2);
     expect(notRepo.stderr).toMatch(/is not inside a git repository/);
-    const badBase = h.cli(['run', '--worktree', '--base', 'nope', '-n', 'x', '--cwd', r, '--', 'true']);
+    const badBase = await h.cli(['run', '--worktree', '--base', 'nope', '-n', 'x', '--cwd', r, '--', 'true']);
     expect(badBase.code).toBe(2);
     expect(badBase.stderr).toMatch(/the base "nope" cannot be resolved/);
     git(r, 'branch', 'orcr/taken');
-    const taken = h.cli(['run', '--worktree', '-n', 'taken', '--cwd', r, '--', 'true']);
+    const taken = await h.cli(['run', '--worktree', '-n', 'taken', '--cwd', r, '--', 'true']);
     expect(taken.code).toBe(2);
     expect(taken.stderr).toMatch(/the branch orcr\/taken already exists/);
-    expect(h.cli(['run', '--base', 'main', '--', 'true']).code).toBe(2);
-    expect(h.json<PublicRun[]>(['ps', '--all'])).toEqual([]);
+    expect((await h.cli(['run', '--base', 'main', '--', 'true'])).code).toBe(2);
+    expect(await h.ps({ all: true })).toEqual([]);
 
     git(r, 'checkout', '-q', '-b', 'other');
     const lines = path.join(plain, 'runs.jsonl');
     fs.writeFileSync(lines, JSON.stringify({ name: 'f', command: ['sh', '-c', 'echo f > f2.txt'], cwd: r, worktree: { base: 'main' } }) + '\n');
-    const [f] = h.json<PublicRun[]>(['run', '--from', lines]);
+    const [f] = await h.runFrom(fs.readFileSync(lines, 'utf8'));
     expect(f!.worktree).toMatchObject({ branch: 'orcr/f', base: 'main' });
-    expect(h.cli(['wait', 'f']).code).toBe(0);
+    expect(await h.waitCode('f')).toBe(0);
     fs.writeFileSync(lines, JSON.stringify({ name: 'g', command: ['true'], cwd: r, worktree: 'yes' }) + '\n');
-    const bad = h.cli(['run', '--from', lines]);
+    const bad = await h.cli(['run', '--from', lines]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/"worktree" must be true, false or \{"base": "REF"\}/);
   });

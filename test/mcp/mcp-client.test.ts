@@ -10,17 +10,26 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes, type TestHome } from '../support/harness.js';
+import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
+/** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the test of it stopping and starting again. */
 const home = useHomes();
+/** Homes whose supervisor runs in this process, started before `orcr mcp` connects (most tests). */
+const live = useLiveHomes();
+async function liveHome(config?: unknown) {
+  const h = await live(config);
+  await h.startSupervisor();
+  return h;
+}
 
 const clients: Client[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close().catch(() => undefined);
 });
 
-async function connected(h: TestHome, env: Record<string, string> = {}): Promise<Client> {
+async function connected(h: { dir: string; env: NodeJS.ProcessEnv }, env: Record<string, string> = {}): Promise<Client> {
   const full: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...h.env, ...env })) if (typeof v === 'string') full[k] = v;
   const transport = new StdioClientTransport({ command: NODE, args: [CLI, 'mcp'], env: full, cwd: h.dir, stderr: 'pipe' });
@@ -40,7 +49,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 
 describe('orcr mcp under the official MCP client', () => {
   it('lists its tools, each input schema valid JSON Schema (2020-12, strict) that accepts good arguments and refuses bad ones', async () => {
-    const client = await connected(home());
+    const client = await connected(await liveHome());
     expect(client.getServerVersion()).toMatchObject({ name: 'orcr' });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['kill', 'logs', 'ps', 'run', 'send', 'show', 'wait']);
@@ -77,7 +86,7 @@ describe('orcr mcp under the official MCP client', () => {
   });
 
   it('calls every tool on an interactive agent: run, wait, send, show, logs, ps, kill', async () => {
-    const h = home();
+    const h = await liveHome();
     const client = await connected(h);
     const run = await call(client, 'run', {
       name: 'chat',
@@ -102,7 +111,7 @@ describe('orcr mcp under the official MCP client', () => {
   });
 
   it('bad arguments are tool errors the model can read; an unknown tool is a protocol error', async () => {
-    const client = await connected(home());
+    const client = await connected(await liveHome());
     const cases: [string, Record<string, unknown>, RegExp][] = [
       ['show', {}, /^"run" must be a non-empty string$/],
       ['logs', { run: 'x', tail: 1.5 }, /^"tail" must be a whole number of at least 1, got 1.5$/],
@@ -124,22 +133,22 @@ describe('orcr mcp under the official MCP client', () => {
   });
 
   it('an aborted wait stops: the call rejects and the supervisor drops its wait (the slot it lent comes back)', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     const client = await connected(h, { ORCR_RUN: parent.uuid });
     await call(client, 'run', { name: 'kid', command: ['sleep', '600'] });
     const ac = new AbortController();
     const waiting = client.callTool({ name: 'wait', arguments: { runs: ['kid'] } }, undefined, { signal: ac.signal }).catch((e: unknown) => e);
-    await until(() => eventTypes(h, parent.uuid).includes('slot_lent'), 'the wait to lend the slot');
+    await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_lent'), 'the wait to lend the slot');
     ac.abort('enough');
     expect(await waiting).toMatchObject({ message: expect.stringContaining('enough') });
-    await until(() => eventTypes(h, parent.uuid).includes('slot_taken_back'), 'the slot back');
+    await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_taken_back'), 'the slot back');
     // The server is still there for the next call.
     expect((await call(client, 'show', { run: 'kid' })).value.status).toBe('working');
   });
 
   it('progress keeps a long wait alive past the client\'s request timeout (resetTimeoutOnProgress)', async () => {
-    const h = home();
+    const h = await liveHome();
     const client = await connected(h, { ORCR_MCP_PROGRESS_MS: '150' });
     await call(client, 'run', { name: 'long', command: ['sleep', '600'] });
     // Without progress the client gives up at its timeout…
@@ -171,7 +180,7 @@ describe('orcr mcp under the official MCP client', () => {
 
 describe('an agent that is a run, using orcr mcp through the official client', () => {
   it('under concurrency.max 1 it starts two children and waits on them (no timeout): its slot is lent, and everything completes', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const sdk = (p: string): string => JSON.stringify(path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', p));
     // The agent: orcr starts it with ORCR_RUN set, and its `orcr mcp` inherits that, as an agent's MCP server does.
     const agent = script(
@@ -189,16 +198,16 @@ console.log(settled.map((s) => s.name + ' ' + s.token).join(', '));
 await client.close();
 `,
     );
-    const parent = h.json<{ uuid: string }>(['run', '-n', 'agent', '--', NODE, agent]);
-    const waited = h.cli(['wait', 'agent', '--timeout', '40s']);
+    const parent = await h.run(['-n', 'agent', '--', NODE, agent]);
+    const waited = await h.cli(['wait', 'agent', '--timeout', '40s']);
     expect(waited.stdout + waited.stderr).toBe('agent completed\n');
-    expect(h.cli(['logs', 'agent']).stdout).toBe('c1 completed, c2 completed\n');
-    const kids = h.json<{ name: string; parent: string; exit_reason: string }[]>(['ps', '--all']).filter((r) => r.name !== 'agent');
+    expect((await h.cli(['logs', 'agent'])).stdout).toBe('c1 completed, c2 completed\n');
+    const kids = (await h.ps({ all: true })).filter((r) => r.name !== 'agent');
     expect(kids.map((k) => [k.name, k.parent, k.exit_reason])).toEqual([
       ['c1', parent.uuid, 'completed'],
       ['c2', parent.uuid, 'completed'],
     ]);
-    expect(eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+    expect(await eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
   });
 });
 

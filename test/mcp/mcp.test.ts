@@ -5,10 +5,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { CLI, NODE, ROOT, until, useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
+/** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the tests of it stopping and starting again. */
 const home = useHomes();
+/** Homes whose supervisor runs in this process, started before `orcr mcp` connects (most tests). */
+const live = useLiveHomes();
+async function liveHome(config?: unknown) {
+  const h = await live(config);
+  await h.startSupervisor();
+  return h;
+}
 
 interface Reply {
   id: number | string | null;
@@ -102,7 +111,7 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill('SIGKILL');
 });
 
-function mcp(h: TestHome, env: NodeJS.ProcessEnv = {}): McpPeer {
+function mcp(h: { dir: string; env: NodeJS.ProcessEnv }, env: NodeJS.ProcessEnv = {}): McpPeer {
   const child = spawn(NODE, [CLI, 'mcp'], { env: { ...h.env, ...env }, cwd: h.dir, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   return new McpPeer(child);
@@ -110,7 +119,7 @@ function mcp(h: TestHome, env: NodeJS.ProcessEnv = {}): McpPeer {
 
 describe('orcr mcp', () => {
   it('initializes, lists its tools, and runs, waits on, shows, reads and kills runs made with the caller\'s environment', async () => {
-    const h = home({ concurrency: { max: 2 } });
+    const h = await liveHome({ concurrency: { max: 2 } });
     const peer = mcp(h, { CALLER_MARK: 'from-the-calling-agent' });
 
     const init = await peer.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } });
@@ -152,11 +161,11 @@ describe('orcr mcp', () => {
     expect((await peer.tool('wait', { runs: ['second'] })).value).toMatchObject([{ name: 'second', token: 'killed' }]);
 
     // The CLI sees the same runs in the same home.
-    expect(h.json<{ name: string }[]>(['ps', '--all']).map((r) => r.name).sort()).toEqual(['first', 'second']);
+    expect((await h.json<{ name: string }[]>(['ps', '--all'])).map((r) => r.name).sort()).toEqual(['first', 'second']);
   });
 
   it('says what went wrong: a tool error with the CLI\'s code and exit code, a bad spec, an unknown tool or method', async () => {
-    const h = home();
+    const h = await liveHome();
     const peer = mcp(h);
     // A version it does not speak: it answers with its own, and the client decides.
     const init = await peer.request('initialize', { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'test', version: '1' } });
@@ -178,7 +187,7 @@ describe('orcr mcp', () => {
   });
 
   it('ends when its input ends', async () => {
-    const peer = mcp(home());
+    const peer = mcp(await liveHome());
     const exited = new Promise<number | null>((r) => peer.child.once('exit', r));
     peer.child.stdin!.end();
     expect(await exited).toBe(0);
@@ -187,7 +196,7 @@ describe('orcr mcp', () => {
 
 describe('orcr mcp inside a run', () => {
   it('a wait on its own children lends the calling run its slot: with concurrency.max 1 they run, and the wait returns', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     // As orcr starts an agent: ORCR_RUN is its run's uuid, and the agent's `orcr mcp` inherits it.
     const peer = mcp(h, { ORCR_RUN: parent.uuid });
@@ -203,7 +212,7 @@ describe('orcr mcp inside a run', () => {
       { uuid: c1.value.uuid, name: 'c1', token: 'completed' },
       { uuid: c2.value.uuid, name: 'c2', token: 'completed' },
     ]);
-    expect(eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+    expect(await eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
   });
 });
 
@@ -248,7 +257,7 @@ describe('orcr mcp and its supervisor', () => {
   });
 
   it('a request over 8 MiB (in UTF-8 bytes) is a usage error before it is sent, and the connection stays', async () => {
-    const h = home();
+    const h = await liveHome();
     const peer = mcp(h);
     await peer.initialize();
     await peer.tool('run', { name: 'small', command: ['true'] });
@@ -266,7 +275,7 @@ describe('orcr mcp and its supervisor', () => {
 
 describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   it('a line that is no request object (null, 42, "x", [], true, {}) is an Invalid Request, and the server lives on', async () => {
-    const peer = mcp(home());
+    const peer = mcp(await liveHome());
     await peer.initialize();
     const bad = ['null', '42', '"x"', '[]', 'true', '{}', '{"jsonrpc":"2.0","id":{},"method":"ping"}', '{"jsonrpc":"2.0","id":7,"method":"ping","params":3}', '{"id":8,"method":"ping"}'];
     for (const line of bad) peer.raw(line);
@@ -281,7 +290,7 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   });
 
   it('a batch is answered as a batch under 2025-03-26, and refused (Invalid Request) under the versions without batches', async () => {
-    const h = home();
+    const h = await liveHome();
     const old = mcp(h);
     await old.initialize('2025-03-26');
     old.raw(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, 5, { jsonrpc: '2.0', id: 'b', method: 'tools/list' }, { jsonrpc: '2.0', id: 'c', method: 'nope' }]));
@@ -303,15 +312,15 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   });
 
   it('notifications/cancelled stops a wait: nothing is answered for it, and its supervisor-side wait is dropped (the lent slot comes back)', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     const peer = mcp(h, { ORCR_RUN: parent.uuid });
     await peer.initialize();
     await peer.tool('run', { name: 'child', command: ['sleep', '600'] });
     const id = peer.send('tools/call', { name: 'wait', arguments: { runs: ['child'] } });
-    await until(() => eventTypes(h, parent.uuid).includes('slot_lent'), 'the wait to lend the slot');
+    await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_lent'), 'the wait to lend the slot');
     peer.notify('notifications/cancelled', { requestId: id, reason: 'the user changed their mind' });
-    await until(() => eventTypes(h, parent.uuid).includes('slot_taken_back'), 'the cancelled wait to give the slot back');
+    await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_taken_back'), 'the cancelled wait to give the slot back');
     expect((await peer.request('ping')).result).toEqual({});
     expect(peer.hasReply(id)).toBe(false);
     // A cancel for a request that is done, or never was, is ignored.
@@ -320,7 +329,7 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   });
 
   it('a wait with a progressToken gets notifications/progress while it waits', async () => {
-    const peer = mcp(home(), { ORCR_MCP_PROGRESS_MS: '100' });
+    const peer = mcp(await liveHome(), { ORCR_MCP_PROGRESS_MS: '100' });
     await peer.initialize();
     await peer.tool('run', { name: 'long', command: ['sleep', '600'] });
     const id = peer.send('tools/call', { name: 'wait', arguments: { runs: ['long'], timeout: '1500ms' }, _meta: { progressToken: 'tok-1' } });
@@ -340,7 +349,7 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   });
 
   it('arguments are checked as the schemas say: logs.tail a whole number of at least 1, no unknown argument', async () => {
-    const peer = mcp(home());
+    const peer = mcp(await liveHome());
     await peer.initialize();
     await peer.tool('run', { name: 'r', command: ['sh', '-c', 'echo 1; echo 2; echo 3'] });
     await peer.tool('wait', { runs: ['r'] });
@@ -355,7 +364,7 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   });
 
   it('ps lists the fleet as the SDK\'s list does: active runs by default, all, status and provider filters', async () => {
-    const h = home();
+    const h = await liveHome();
     const peer = mcp(h);
     await peer.initialize();
     await peer.tool('run', { name: 'done', command: ['true'] });
@@ -368,7 +377,7 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
     expect(await names({ all: true, provider: 'sleeper' })).toEqual(['busy']);
     // The rows `orcr ps --json` gives (the same fields; the time meters move between the two calls).
     const row = (await peer.tool('ps', {})).value[0];
-    const cli = h.json<Record<string, unknown>[]>(['ps'])[0]!;
+    const cli = (await h.json<Record<string, unknown>[]>(['ps']))[0]!;
     expect(Object.keys(row).sort()).toEqual(Object.keys(cli).sort());
     expect(row).toMatchObject({ uuid: cli.uuid, name: 'busy', provider: 'sleeper', status: cli.status, command: ['sleep', '600'] });
     const bad = await peer.tool('ps', { status: 'bogus' });

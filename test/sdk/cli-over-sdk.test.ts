@@ -5,32 +5,34 @@
 import { describe, expect, it } from 'vitest';
 import { connect, OrcrError, type RunEvent } from '../../src/sdk/index.js';
 import { holdingRun } from '../support/slot-lending.js';
-import { useHomes } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
 
-const home = useHomes();
+/** Homes whose supervisor runs in this process; the --json output compared is still the spawned CLI's. */
+const home = useLiveHomes();
 
 describe('the CLI and the SDK answer alike', () => {
   it('ps, show, events, wait, kill and stats: the --json output is the SDK answer', async () => {
-    const h = home();
+    const h = await home();
+    await h.startSupervisor();
     const orcr = await connect({ home: h.dir });
     try {
       const [a, b] = await orcr.runMany([
         { name: 'a', command: ['true'] },
         { name: 'b', command: ['sh', '-c', 'echo hi'] },
       ]);
-      expect(h.json(['wait', 'a', 'b'])).toEqual((await orcr.wait([a!, b!])).map(({ name, uuid, token }) => ({ name, uuid, token })));
-      expect(h.json(['ps', '--all'])).toEqual(await orcr.list({ all: true }));
-      expect(h.json(['show', 'b'])).toEqual(await orcr.show('b'));
+      expect(await h.json(['wait', 'a', 'b'])).toEqual((await orcr.wait([a!, b!])).map(({ name, uuid, token }) => ({ name, uuid, token })));
+      expect(await h.json(['ps', '--all'])).toEqual(await orcr.list({ all: true }));
+      expect(await h.json(['show', 'b'])).toEqual(await orcr.show('b'));
       const events: RunEvent[] = [];
       for await (const { event } of orcr.events({ since: 0 })) events.push(event);
-      expect(h.json(['events'])).toEqual(events);
-      expect(h.json(['events', '--since', String(events[2]!.seq)])).toEqual(events.slice(3));
-      expect(h.json(['kill', 'a', 'nope'], [6])).toEqual(await orcr.kill(['a', 'nope']));
+      expect(await h.json(['events'])).toEqual(events);
+      expect(await h.json(['events', '--since', String(events[2]!.seq)])).toEqual(events.slice(3));
+      expect(await h.json(['kill', 'a', 'nope'], [6])).toEqual(await orcr.kill(['a', 'nope']));
       const { caps } = await orcr.stats();
-      expect(h.json<{ caps: unknown }>(['stats']).caps).toEqual(caps);
+      expect((await h.json<{ caps: unknown }>(['stats'])).caps).toEqual(caps);
       // One error, one code and exit code, from either end.
       const missing = (await orcr.show('nope').catch((e: unknown) => e)) as OrcrError;
-      const cli = h.cli(['show', 'nope', '--json']);
+      const cli = await h.cli(['show', 'nope', '--json']);
       expect(cli.code).toBe(missing.exitCode);
       expect(JSON.parse(cli.stdout)).toEqual({ error: { code: missing.code, message: missing.message } });
     } finally {
@@ -39,7 +41,8 @@ describe('the CLI and the SDK answer alike', () => {
   });
 
   it("the SDK's waitAll from inside a run leaves out that run, as `orcr wait --all` does", async () => {
-    const h = home();
+    const h = await home();
+    await h.startSupervisor();
     const parent = await holdingRun(h, 'parent');
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
     try {

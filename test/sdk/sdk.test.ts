@@ -8,9 +8,18 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connect, OrcrError, type EventItem } from '../../src/sdk/index.js';
 import { CLI, MOCK_AGENT, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { remote, useLiveHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
+/** Homes whose supervisor the SDK (or a spawned CLI) starts: a process of its own. */
 const home = useHomes();
+/** Homes whose supervisor runs in this process, started before the SDK connects (most tests). */
+const live = useLiveHomes();
+async function liveHome(config?: unknown) {
+  const h = await live(config);
+  await h.startSupervisor();
+  return h;
+}
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string; types: string; exports: { '.': { types: string; default: string } } };
@@ -35,7 +44,7 @@ describe('the SDK', () => {
     expect(fs.readFileSync(path.join(ROOT, pkg.types), 'utf8')).toMatch(/export declare function connect/);
   });
 
-  it("the README's fan-out-and-wait example runs as written, against the built package", () => {
+  it("the README's fan-out-and-wait example runs as written, against the built package", async () => {
     const h = home({ concurrency: { max: 2 }, ...MOCK_CLAUDE });
     const code = example('## A program drives orcr: the SDK');
     expect(code).toContain("from 'orcr'");
@@ -45,7 +54,9 @@ describe('the SDK', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(['review src/a.ts: completed', 'review src/b.ts: completed', 'review src/c.ts: completed', ''].join('\n'));
-    const runs = h.json<{ name: string; provider: string; workload: string; exit_reason: string }[]>(['ps', '--all']);
+    const sup = remote(h.dir);
+    const runs = await sup.ps({ all: true });
+    sup.disconnect();
     expect(runs.map((x) => [x.name, x.provider, x.workload, x.exit_reason])).toEqual([
       ['review src/a.ts', 'claude', 'review', 'completed'],
       ['review src/b.ts', 'claude', 'review', 'completed'],
@@ -54,7 +65,7 @@ describe('the SDK', () => {
   });
 
   it("fails with the CLI's code and exit code; one bad spec queues nothing; runs carry the caller's environment", async () => {
-    const h = home();
+    const h = await liveHome();
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, MARK: 'given' } });
     try {
       const missing = await orcr.show('nope').catch((e: unknown) => e);
@@ -77,7 +88,7 @@ describe('the SDK', () => {
   });
 
   it('subscribe replays from a seq, goes on live, and resumes from the last seq handled', async () => {
-    const h = home();
+    const h = await liveHome();
     const orcr = await connect({ home: h.dir });
     try {
       const first = await orcr.run({ name: 'one', command: ['true'] });
@@ -121,7 +132,7 @@ function stopServer(h: TestHome): Promise<number | null> {
 
 describe('the SDK behaves as the CLI', () => {
   it("a program that is itself a run lends its slot to the children it waits on, as `orcr wait` does", async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
     try {
@@ -135,24 +146,24 @@ describe('the SDK behaves as the CLI', () => {
       ]);
       // Before the fix both stayed queued behind their own parent: `pending` at the timeout.
       expect((await orcr.wait(kids, { timeout: '30s' })).map((s) => s.token)).toEqual(['completed', 'completed']);
-      expect(eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+      expect((await eventTypes(h, parent.uuid))).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
     } finally {
       orcr.close();
     }
   });
 
   it('a wait given an AbortSignal stops when it is aborted, and its supervisor-side wait is dropped', async () => {
-    const h = home({ concurrency: { max: 1 } });
+    const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
     try {
       const kid = await orcr.run({ name: 'kid', command: ['sleep', '600'] });
       const ac = new AbortController();
       const waiting = orcr.wait(kid, { signal: ac.signal }).catch((e: unknown) => e);
-      await until(() => eventTypes(h, parent.uuid).includes('slot_lent'), 'the wait to lend the slot');
+      await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_lent'), 'the wait to lend the slot');
       ac.abort();
       expect(await waiting).toMatchObject({ name: 'AbortError' });
-      await until(() => eventTypes(h, parent.uuid).includes('slot_taken_back'), 'the slot back');
+      await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_taken_back'), 'the slot back');
       // Aborted before it starts: refused at once, nothing sent.
       expect(await orcr.wait(kid, { signal: AbortSignal.abort() }).catch((e: unknown) => e)).toMatchObject({ name: 'AbortError' });
       await orcr.kill(kid, { force: true });
@@ -182,7 +193,7 @@ describe('the SDK behaves as the CLI', () => {
   });
 
   it('a request over 8 MiB in UTF-8 is a usage error before it is sent (as the CLI says), and the connection stays', async () => {
-    const h = home();
+    const h = await liveHome();
     const orcr = await connect({ home: h.dir });
     try {
       const big = await orcr.run({ name: 'big', command: ['true'], prompt: 'é'.repeat(4.5 * 1024 * 1024) }).catch((e: unknown) => e);
@@ -200,7 +211,7 @@ describe('the SDK behaves as the CLI', () => {
   });
 
   it('logs and list check their options as the CLI checks its flags', async () => {
-    const h = home();
+    const h = await liveHome();
     const orcr = await connect({ home: h.dir });
     try {
       const run = await orcr.run({ name: 'r', command: ['sh', '-c', 'echo 1; echo 2'] });
@@ -214,13 +225,13 @@ describe('the SDK behaves as the CLI', () => {
   });
 
   it('subscribe({ since }) after gc removed those events says so (OrcrError pruned), as events --follow does', async () => {
-    const h = home();
+    const h = await liveHome();
     const orcr = await connect({ home: h.dir });
     try {
       const old = await orcr.run({ name: 'old', command: ['true'] });
       await orcr.wait(old);
-      expect(h.json<{ runs: number }>(['gc', '--older-than', '0s']).runs).toBe(1);
-      const first = h.json<{ seq: number }[]>(['events'])[0]!.seq;
+      expect((await h.json<{ runs: number }>(['gc', '--older-than', '0s'])).runs).toBe(1);
+      const first = (await h.events<{ seq: number }>())[0]!.seq;
       expect(first).toBeGreaterThan(1);
       const pruned = await orcr.subscribe({ since: 0 }).next().catch((e: unknown) => e);
       expect(pruned).toBeInstanceOf(OrcrError);

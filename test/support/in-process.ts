@@ -197,6 +197,8 @@ export class LiveHome extends Remote {
   private handle: ServerHandle | null = null;
   private starting: Promise<void> | null = null;
   private everStarted = false;
+  /** Added to the wall clock the loops read (startServer's loopClock): a cron boundary or a downtime without the wait. */
+  loopClockOffsetMs = 0;
 
   /**
    * A new home (with config.json when given). Its supervisor starts here at
@@ -260,6 +262,7 @@ export class LiveHome extends Remote {
   private async startOnce(): Promise<void> {
     this.everStarted = true;
     const handle = await startServer(this.dir, (m) => this.log.push(m), {
+      loopClock: () => Date.now() + this.loopClockOffsetMs,
       // Stopped over the socket (`server stop`, a finished drain): it is gone, as a process would be.
       onStopped: () => {
         if (this.handle !== handle) return;

@@ -4,7 +4,9 @@
 // events; chokidar ignores further changes for 50 ms after each one it
 // reports, and falls behind a file that keeps growing): every read goes from
 // our own offset to the current size, and a slow safety poll catches anything
-// a notification missed. Lines are split on bytes, so a multi-byte character
+// a notification missed. The file is opened for each read and closed after:
+// a thousand idle runs hold no descriptor (a supervisor's limit is often
+// 1,024). Lines are split on bytes, so a multi-byte character
 // split across two reads is decoded whole.
 
 import fs from 'node:fs';
@@ -28,7 +30,6 @@ export class Tailer {
   private partialDropped = false;
   private watcher: fs.FSWatcher | null = null;
   private poll: NodeJS.Timeout | null = null;
-  private fd: number | null = null;
   private closed = false;
 
   constructor(
@@ -58,12 +59,22 @@ export class Tailer {
     this.read();
   }
 
-  /** Read everything available now; safe to call at any time (e.g. at process exit). */
-  read(): void {
-    if (this.closed) return;
+  /**
+   * Read everything available now; safe to call at any time (e.g. at process
+   * exit). False when the file is there but could not be read (out of
+   * descriptors, an I/O error): what it holds is still to come, and the
+   * caller reads again later. A file not made yet is nothing to read (true).
+   */
+  read(): boolean {
+    if (this.closed) return true;
+    let fd: number;
     try {
-      if (this.fd === null) this.fd = fs.openSync(this.file, 'r');
-      let size = fs.fstatSync(this.fd).size;
+      fd = fs.openSync(this.file, 'r');
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+    try {
+      let size = fs.fstatSync(fd).size;
       if (size < this.offset) {
         // Truncated under us: start over from the top rather than wait forever.
         this.offset = 0;
@@ -73,14 +84,18 @@ export class Tailer {
       while (this.offset + this.partialLen < size) {
         const pos = this.offset + this.partialLen;
         const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - pos));
-        const n = fs.readSync(this.fd, buf, 0, buf.length, pos);
+        const n = fs.readSync(fd, buf, 0, buf.length, pos);
         if (n <= 0) break;
         this.consume(buf.subarray(0, n), pos, lines);
-        if (pos + n >= size) size = fs.fstatSync(this.fd).size;
+        if (pos + n >= size) size = fs.fstatSync(fd).size;
       }
       if (lines.length > 0) this.onLines(lines);
+      return true;
     } catch {
-      // The file may not exist yet or be gone; the next hint or poll retries.
+      // An I/O error mid-read: the next hint or poll retries from our offset.
+      return false;
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
@@ -137,13 +152,5 @@ export class Tailer {
     this.closed = true;
     this.watcher?.close();
     if (this.poll) clearInterval(this.poll);
-    if (this.fd !== null) {
-      try {
-        fs.closeSync(this.fd);
-      } catch {
-        /* already closed */
-      }
-      this.fd = null;
-    }
   }
 }

@@ -13,8 +13,9 @@ import { initialProgress, type ProgressState } from '../core/run-progress.js';
 import type { ExitReason, Protocol, Run } from '../core/types.js';
 import { runDir, type Home } from '../config/home.js';
 import type { FifoWriter } from '../runtime/fifo-writer.js';
-import { isOurProcess, readExitStatus } from '../runtime/launcher.js';
+import { isOurProcess, readExitStatus, readRunStatus, type RunStatus } from '../runtime/launcher.js';
 import type { LongTimeout } from '../runtime/long-timer.js';
+import { Unreadable } from '../runtime/os-limits.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { monoNow } from './clock.js';
 import type { RunStore } from './run-store.js';
@@ -44,6 +45,16 @@ interface Live {
   exited: boolean;
   /** Someone takes this run's session over: stop it when its turn ends (`run.takeover`). */
   takeoverAtTurnEnd: boolean;
+  /** Our child's exit event came: the process is gone, whatever its files say. */
+  childExited: boolean;
+  /**
+   * Its output or status file could not be read when told to (out of
+   * descriptors): read again on the sweep's next tick. An exit is never
+   * reported without its status and last output read.
+   */
+  recheck: boolean;
+  /** Said once in the log while it cannot be read, not on every retry. */
+  toldUnreadable: boolean;
 }
 
 export interface LiveListeners {
@@ -51,14 +62,16 @@ export interface LiveListeners {
   onLines(uuid: string, lines: TailLine[]): void;
   /** The wrapper exited, or was found gone (`vanished`). */
   onExit(uuid: string, code: number | null, vanished: boolean): void;
+  /** The wrapper is gone without having started its agent (it could not fork): a launch to try again. */
+  onUnstarted(uuid: string): void;
 }
 
 export class LiveRuns {
   private readonly runs = new Map<string, Live>();
   private sweepTimer: NodeJS.Timeout | null = null;
-  private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined };
+  private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined, onUnstarted: () => undefined };
 
-  constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'> }) {}
+  constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'>; log: (msg: string) => void }) {}
 
   /** Set once, by the composition root: who hears output and exits. */
   listen(l: LiveListeners): void {
@@ -191,6 +204,9 @@ export class LiveRuns {
       startedMono: run.started_at ?? monoNow(),
       exited: false,
       takeoverAtTurnEnd: false,
+      childExited: false,
+      recheck: false,
+      toldUnreadable: false,
     };
     this.runs.set(run.uuid, live);
     // One watch per run, on its directory: `out` grows (read it), and the
@@ -199,7 +215,7 @@ export class LiveRuns {
     // and re-checks in case a notification is lost.
     try {
       live.dirWatch = fs.watch(dir, { persistent: false }, (_ev, name) => {
-        if (name === 'out' || name === null) live.tailer.read();
+        if (name === 'out' || name === null) this.readOut(run.uuid, live);
         if (name === 'status' || name === null) this.onStatus(run.uuid);
       });
       live.dirWatch.on('error', () => undefined);
@@ -207,16 +223,75 @@ export class LiveRuns {
       live.dirWatch = null;
     }
     tailer.start(false);
-    if (child) child.on('exit', () => this.listeners.onExit(run.uuid, readExitStatus(dir), false));
+    if (child) {
+      child.on('exit', () => {
+        live.childExited = true;
+        this.hearExit(run.uuid);
+      });
+    }
     this.armSweep();
     // It may have ended before anything above was listening.
-    if (child && (child.exitCode !== null || child.signalCode !== null)) this.listeners.onExit(run.uuid, readExitStatus(dir), false);
-    else this.onStatus(run.uuid);
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      live.childExited = true;
+      this.hearExit(run.uuid);
+    } else this.onStatus(run.uuid);
   }
 
+  private readOut(uuid: string, live: Live): boolean {
+    if (live.tailer.read()) return true;
+    this.unreadable(uuid, live, `${live.tailer.file}: could not be read`);
+    return false;
+  }
+
+  /** The status file changed (or may have): an `exit` line there is the run's end. */
   private onStatus(uuid: string): void {
-    const code = readExitStatus(runDir(this.d.home, uuid));
-    if (code !== null) this.listeners.onExit(uuid, code, false);
+    const live = this.runs.get(uuid);
+    if (!live) return;
+    let code: number | null;
+    try {
+      code = readExitStatus(runDir(this.d.home, uuid));
+    } catch (e) {
+      if (!(e instanceof Unreadable)) throw e;
+      this.unreadable(uuid, live, e.message);
+      return;
+    }
+    if (code !== null) this.hearExit(uuid);
+  }
+
+  /** The process is gone (or its status says so): its status and its last output read, then its end told. */
+  private hearExit(uuid: string): void {
+    const live = this.runs.get(uuid);
+    if (!live || live.exited) return;
+    let st: RunStatus;
+    try {
+      st = readRunStatus(runDir(this.d.home, uuid));
+    } catch (e) {
+      if (!(e instanceof Unreadable)) throw e;
+      this.unreadable(uuid, live, e.message);
+      return;
+    }
+    if (!this.readOut(uuid, live)) return;
+    live.recheck = false;
+    if (st.unstarted) this.listeners.onUnstarted(uuid);
+    else this.listeners.onExit(uuid, st.exit, false);
+  }
+
+  private unreadable(uuid: string, live: Live, why: string): void {
+    live.recheck = true;
+    if (!live.toldUnreadable) this.d.log(`run ${uuid}: status of its files unreadable (${why}); reading them again until they can be`);
+    live.toldUnreadable = true;
+    this.armSweep();
+  }
+
+  /** A read that failed, tried again: the output, then the exit if the process is gone. */
+  private recheck(uuid: string, live: Live): void {
+    live.recheck = false;
+    if (!this.readOut(uuid, live)) return;
+    const r = live.child === null ? this.d.store.get(uuid) : null;
+    const gone = live.childExited || (r !== null && r !== undefined && r.pid !== null && !isOurProcess(r.pid, r.pid_start));
+    if (gone) this.hearExit(uuid);
+    else this.onStatus(uuid);
+    if (!live.recheck) live.toldUnreadable = false;
   }
 
   /** Stop listening to a run (its process goes on): files, child, timers, input. */
@@ -252,10 +327,14 @@ export class LiveRuns {
     this.sweepTimer = setInterval(() => {
       tick++;
       for (const [uuid, live] of [...this.runs]) {
-        if (tick % 4 === 0) live.tailer.read();
+        if (live.recheck) {
+          this.recheck(uuid, live);
+          continue;
+        }
+        if (tick % 4 === 0) this.readOut(uuid, live);
         if (live.child === null) {
           const r = this.d.store.get(uuid);
-          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.listeners.onExit(uuid, readExitStatus(runDir(this.d.home, uuid)), false);
+          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.hearExit(uuid);
         }
       }
       if (this.runs.size === 0 && this.sweepTimer) {

@@ -121,6 +121,15 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     }
   });
   fs.chmodSync(home.socket, 0o600);
+  // Out of descriptors, accept() fails (libuv closes the waiting connection):
+  // an `error` on the server, which must not reach the process's top. Said
+  // once a minute at most: a client retries while the flood lasts.
+  let acceptFailedAt = -Infinity;
+  server.on('error', (e: NodeJS.ErrnoException) => {
+    if (Date.now() - acceptFailedAt < 60_000) return;
+    acceptFailedAt = Date.now();
+    log(`a connection could not be accepted (${e.code ?? e.message}); serving those already connected`);
+  });
 
   function accept(socket: net.Socket): void {
     const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, gone: new AbortController() };

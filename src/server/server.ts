@@ -12,7 +12,8 @@ import { lockFile } from '../journal/home-lock.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
 import { Supervisor } from './supervisor.js';
-import { listen } from './transport.js';
+import type { ConnectionLimits } from './connection.js';
+import { listen, type ConnectionStats } from './transport.js';
 
 export class AlreadyRunning extends Error {}
 
@@ -58,6 +59,8 @@ export interface ServerHandle {
    * else is not this handle's to absorb (false).
    */
   uncaught(e: unknown): boolean;
+  /** The socket's connections as they stand (count, bytes queued for them, how many are not being read). */
+  connections(): ConnectionStats;
 }
 
 /**
@@ -75,6 +78,8 @@ export interface ServerOptions {
    * server in its own process just goes on. Not called by `close()`.
    */
   onStopped?: () => void;
+  /** Bounds on connections (tests make them small); otherwise from the process's file limit. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 
@@ -104,6 +109,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     supervisor,
     handlers: HANDLERS,
     log,
+    limits: opts.limits,
     stop: (mode) => {
       if (mode === 'leave') setImmediate(() => void close().then(stopped));
       else drainThenExit(mode === 'kill_agents');
@@ -147,7 +153,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   };
   if (opts.killAgents) setTimeout(() => drainThenExit(true), 30_000).unref();
 
-  return { supervisor, close, uncaught: (e) => supervisor.absorbs(e) };
+  return { supervisor, close, uncaught: (e) => supervisor.absorbs(e), connections: () => transport.connections() };
 }
 
 export { homePaths };

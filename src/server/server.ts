@@ -9,6 +9,7 @@ import chokidar from 'chokidar';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { lockFile } from '../journal/home-lock.js';
+import { JournalUnavailable } from '../journal/journal.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
 import { Supervisor } from './supervisor.js';
@@ -99,7 +100,19 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     lock.close();
     throw e;
   }
-  supervisor.start({ draining: opts.killAgents === true });
+  // A journal that cannot be written from the start (a full disk) is the degraded state a supervisor
+  // already knows from a disk that fills while it runs: reads are served, nothing starts, and it
+  // resumes once a write succeeds — instead of exiting 1 and leaving even `orcr ps` without an answer.
+  const unwritable = supervisor.journal.unwritableAtOpen;
+  if (unwritable !== null) supervisor.degrade(unwritable);
+  else {
+    try {
+      supervisor.start({ draining: opts.killAgents === true });
+    } catch (e) {
+      if (!(e instanceof JournalUnavailable)) throw e;
+      supervisor.degrade(e.message);
+    }
+  }
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));

@@ -20,6 +20,17 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/**
+ * The connection closed with calls unanswered: each may or may not have been
+ * carried out. A call that names what it makes (run.enqueue's uuids) can be
+ * sent again on a new connection (client/enqueue.ts).
+ */
+export class ConnectionLost extends RemoteError {
+  constructor() {
+    super('unavailable', 'the supervisor went away');
+  }
+}
+
 export class Client implements Caller {
   private nextId = 1;
   private pending = new Map<number, Pending>();
@@ -39,7 +50,7 @@ export class Client implements Caller {
     socket.on('close', () => {
       const err = this.stopped
         ? new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the runs go on')
-        : (this.refusal ?? new RemoteError('unavailable', 'the supervisor went away'));
+        : (this.refusal ?? new ConnectionLost());
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
       for (const l of this.closeListeners) l(this.stopped);
@@ -149,7 +160,7 @@ export class Client implements Caller {
     const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
       if (this.socket.destroyed) {
-        reject(new RemoteError('unavailable', 'the supervisor went away'));
+        reject(new ConnectionLost());
         return;
       }
       const line = JSON.stringify({ id, method, params });

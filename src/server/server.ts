@@ -12,6 +12,7 @@ import { lockFile } from '../journal/home-lock.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
+import { watchHome } from './home-watch.js';
 import { Supervisor } from './supervisor.js';
 import type { ConnectionLimits } from './connection.js';
 import { listen, type ConnectionStats } from './transport.js';
@@ -149,9 +150,19 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   // Watching once this returns: an edit made just after the start is not missed.
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
+  // The home deleted or replaced under us: this supervisor no longer owns it (a new one may start for a
+  // recreated home). Nothing more is admitted; it stops, and its agents are left to whoever owns them now.
+  const homeWatch = watchHome(home, (why) => {
+    log(`${why}: stopping (nothing more is admitted; the agents keep running)`);
+    void close()
+      .catch((e: unknown) => log(`while stopping: ${(e as Error)?.message ?? String(e)}`))
+      .finally(stopped);
+  });
+
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      homeWatch.close();
       await watcher.close();
       await transport.close();
       supervisor.stop();

@@ -260,6 +260,20 @@ export function isOurProcess(pid: number, pidStart: string | null): boolean {
   return pidStart === null || rest[19] === pidStart;
 }
 
+/**
+ * Does a process with this pid exist (kill 0: one system call, no file read)?
+ * A zombie or a stranger that took the pid counts as existing: isOurProcess
+ * tells those apart, at a file read's price.
+ */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Signal the whole process group, so grandchildren go too. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {

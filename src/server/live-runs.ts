@@ -13,7 +13,7 @@ import { initialProgress, type ProgressState } from '../core/run-progress.js';
 import type { ExitReason, Protocol, Run } from '../core/types.js';
 import { runDir, type Home } from '../config/home.js';
 import type { FifoWriter } from '../runtime/fifo-writer.js';
-import { isOurProcess, readExitStatus, readRunStatus, type RunStatus } from '../runtime/launcher.js';
+import { isOurProcess, processExists, readExitStatus, readRunStatus, type RunStatus } from '../runtime/launcher.js';
 import type { LongTimeout } from '../runtime/long-timer.js';
 import { Unreadable } from '../runtime/os-limits.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
@@ -21,6 +21,11 @@ import { monoNow } from './clock.js';
 import type { RunStore } from './run-store.js';
 
 export type Adapter = ExtendedAdapter & { protocol?: () => Protocol | null };
+
+/** The sweep's tick: a re-adopted run that died without a word is found within about this long. */
+const SWEEP_MS = 1000;
+/** Ticks between a run's costlier checks (its pid's start time, its output's size), spread over the runs. */
+const CYCLE = 30;
 
 /** The timers a live run may have: its guard deadline, and the KILL after a stop's grace. */
 export type TimerName = 'guard' | 'kill';
@@ -55,6 +60,8 @@ interface Live {
   recheck: boolean;
   /** Said once in the log while it cannot be read, not on every retry. */
   toldUnreadable: boolean;
+  /** Its place in the sweep's cycle: which tick does its costlier checks. */
+  slot: number;
 }
 
 export interface LiveListeners {
@@ -69,6 +76,7 @@ export interface LiveListeners {
 export class LiveRuns {
   private readonly runs = new Map<string, Live>();
   private sweepTimer: NodeJS.Timeout | null = null;
+  private nextSlot = 0;
   private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined, onUnstarted: () => undefined };
 
   constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'>; log: (msg: string) => void }) {}
@@ -207,6 +215,7 @@ export class LiveRuns {
       childExited: false,
       recheck: false,
       toldUnreadable: false,
+      slot: this.nextSlot++ % CYCLE,
     };
     this.runs.set(run.uuid, live);
     // One watch per run, on its directory: `out` grows (read it), and the
@@ -316,32 +325,56 @@ export class LiveRuns {
   }
 
   /**
-   * One timer for every run instead of two per run (a thousand re-adopted runs
-   * cost a tenth of a core in timer callbacks): it notices a re-adopted run's
-   * exit — only its parent hears of it otherwise — and, every fourth tick,
-   * re-reads each output file in case a change notification was lost.
+   * One timer for every run, its cost proportional to what happens, not to
+   * the runs (1,000 idle re-adopted runs cost 18% of a core when each was
+   * read 4 times a second). Output and the wrapper's `exit` line come through
+   * the directory watch; this is the backstop. Each tick: a re-adopted run's
+   * wrapper still there (kill 0: one system call; our own children tell us of
+   * their exit), a run whose files could not be read read again, a run with
+   * no directory watch polled, a descriptor kept for a quiet file let go.
+   * Once a cycle per run (spread over the ticks): its pid's start time (a
+   * zombie, a reused pid) and its output's size against what was read (a
+   * notification lost).
    */
   private armSweep(): void {
     if (this.sweepTimer) return;
     let tick = 0;
     this.sweepTimer = setInterval(() => {
       tick++;
-      for (const [uuid, live] of [...this.runs]) {
+      const now = Date.now();
+      // Deleting from a Map while iterating it is safe: a run detached meanwhile is not visited.
+      for (const [uuid, live] of this.runs) {
         if (live.recheck) {
           this.recheck(uuid, live);
           continue;
         }
-        if (tick % 4 === 0) this.readOut(uuid, live);
+        live.tailer.releaseIdle(now);
+        const full = (live.slot + tick) % CYCLE === 0;
+        if (live.dirWatch === null) {
+          this.readOut(uuid, live);
+          this.onStatus(uuid);
+        } else if (full) this.backstop(uuid, live);
         if (live.child === null) {
           const r = this.d.store.get(uuid);
-          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.hearExit(uuid);
+          if (r && r.pid !== null && (full ? !isOurProcess(r.pid, r.pid_start) : !processExists(r.pid))) this.hearExit(uuid);
         }
       }
       if (this.runs.size === 0 && this.sweepTimer) {
         clearInterval(this.sweepTimer);
         this.sweepTimer = null;
       }
-    }, 250);
+    }, SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /** Output a change notification did not bring: its size, and a read only when it grew. */
+  private backstop(uuid: string, live: Live): void {
+    let size: number;
+    try {
+      size = fs.statSync(live.tailer.file).size;
+    } catch {
+      return;
+    }
+    if (size !== live.tailer.seen) this.readOut(uuid, live);
   }
 }

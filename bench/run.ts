@@ -22,8 +22,9 @@ import { tui } from './items/tui.js';
 import { latency } from './items/latency.js';
 import { cluster } from './items/cluster.js';
 import { retention } from './items/retention.js';
+import { scale } from './items/scale.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -23,12 +23,17 @@ export interface HeaderProps {
 }
 
 export function hasConfigNotice(stats: Stats | null): boolean {
-  return stats !== null && (stats.configError !== null || stats.warnings.length > 0);
+  return stats !== null && (stats.configError !== null || stats.warnings.length > 0 || stats.degraded !== null);
 }
 
-export function configSpans(stats: Pick<Stats, 'configError' | 'warnings'>): Span[] {
+export function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'degraded'>): Span[] {
   const out: Span[] = [];
+  // The journal cannot be written (a full disk): first, since nothing starts until it can.
+  if (stats.degraded) {
+    out.push({ text: '✗ the journal cannot be written: ', token: 'notice.error' }, { text: stats.degraded, token: 'text.primary' }, { text: ' — nothing starts until it can', token: 'text.muted' });
+  }
   if (stats.configError) {
+    if (out.length) out.push({ text: '  │ ', token: 'border' });
     out.push(
       { text: `✗ config.json refused at ${clock(stats.configError.at)}: `, token: 'notice.error' },
       { text: stats.configError.message, token: 'text.primary' },
@@ -85,6 +90,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const exceeded = useTui((s) => s.stats?.fleetExceeded ?? false);
   const configError = useTui((s) => s.stats?.configError ?? null);
   const warnings = useTui((s) => s.stats?.warnings);
+  const degraded = useTui((s) => s.stats?.degraded ?? null);
   const paused = useTui((s) => s.stats?.paused ?? false);
   const cluster = useTui((s) => s.stats?.cluster ?? null);
   const burns = useTui((s) => s.burn);
@@ -149,7 +155,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />
       <Line spans={line2} width={width} />
-      {height > 2 && (configError || (warnings && warnings.length > 0)) ? <Line spans={configSpans({ configError, warnings: warnings ?? [] })} width={width} /> : null}
+      {height > 2 && (configError || degraded || (warnings && warnings.length > 0)) ? <Line spans={configSpans({ configError, warnings: warnings ?? [], degraded })} width={width} /> : null}
     </Box>
   );
 }

@@ -23,6 +23,17 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/**
+ * The connection closed with calls unanswered: each may or may not have been
+ * carried out. A call that names what it makes (run.enqueue's uuids) can be
+ * sent again on a new connection (client/enqueue.ts).
+ */
+export class ConnectionLost extends RemoteError {
+  constructor() {
+    super('unavailable', 'the supervisor went away');
+  }
+}
+
 export class Client implements Caller {
   private nextId = 1;
   private pending = new Map<number, Pending>();
@@ -33,6 +44,8 @@ export class Client implements Caller {
   server: Result<'hello'> | null = null;
   /** The supervisor said it was stopping on purpose (`orcr server stop`, SIGTERM) before it closed. */
   stopped = false;
+  /** Why the supervisor closed this connection, when it said (an error for no request: too many connections, a frame too large). */
+  private refusal: RemoteError | null = null;
 
   private constructor(private readonly socket: net.Socket) {
     socket.setEncoding('utf8');
@@ -40,7 +53,7 @@ export class Client implements Caller {
     socket.on('close', () => {
       const err = this.stopped
         ? new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the runs go on')
-        : new RemoteError('unavailable', 'the supervisor went away');
+        : (this.refusal ?? new ConnectionLost());
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
       for (const l of this.closeListeners) l(this.stopped);
@@ -124,7 +137,7 @@ export class Client implements Caller {
     while ((nl = this.buf.indexOf('\n')) >= 0) {
       const line = this.buf.slice(0, nl);
       this.buf = this.buf.slice(nl + 1);
-      let msg: { id?: number; result?: unknown; error?: { code: string; message: string }; type?: string };
+      let msg: { id?: number | null; result?: unknown; error?: { code: string; message: string }; type?: string };
       try {
         msg = JSON.parse(line);
       } catch {
@@ -142,7 +155,8 @@ export class Client implements Caller {
         for (const l of this.rowListeners) l(msg as unknown as RowsMessage);
         continue;
       }
-      const p = msg.id !== undefined ? this.pending.get(msg.id) : undefined;
+      if (msg.id === null && msg.error) this.refusal = new RemoteError(msg.error.code as ErrorCode, msg.error.message);
+      const p = msg.id !== undefined && msg.id !== null ? this.pending.get(msg.id) : undefined;
       if (!p) continue;
       this.pending.delete(msg.id!);
       // The code is the server's: the same protocol version declares the same codes.
@@ -156,7 +170,7 @@ export class Client implements Caller {
     const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
       if (this.socket.destroyed) {
-        reject(new RemoteError('unavailable', 'the supervisor went away'));
+        reject(new ConnectionLost());
         return;
       }
       const line = JSON.stringify({ id, method, params });

@@ -65,6 +65,10 @@ export interface EventData {
   supervisor_started: { pid: number; active: number };
   config_reloaded: { warnings: string[] };
   config_rejected: { error: string };
+  /** The OS refused a launch for want of processes or descriptors: nothing is admitted until `until` (epoch ms), then launches are retried. */
+  resource_limit: { limit: string; message: string; until: number };
+  /** Its wrapper could not start the agent (out of processes): back to `starting`, launched again. */
+  launch_retried: { pid: number | null; limit: string };
   queue_paused: Record<string, never>;
   queue_resumed: Record<string, never>;
   gc: { runs: number; events: number; bytes: number; older_than_ms: number };
@@ -123,6 +127,8 @@ export const EVENT_TYPES = [
   'supervisor_started',
   'config_reloaded',
   'config_rejected',
+  'resource_limit',
+  'launch_retried',
   'queue_paused',
   'queue_resumed',
   'gc',

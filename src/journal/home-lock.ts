@@ -42,7 +42,9 @@ export function lockFile(file: string): HeldLock | null {
     throw new Error(`cannot open the lock file ${file}: ${(e as Error).message}`);
   }
   try {
-    // Takes the lock at once; nothing is ever written, so the file stays empty and no journal file is made.
+    // Takes the lock at once; nothing is ever written, so the file stays empty. The rollback journal in
+    // memory: no journal file is made either, so the lock is taken on a full disk too (a supervisor then starts degraded).
+    db.pragma('journal_mode = MEMORY');
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
     db.close();

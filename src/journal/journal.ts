@@ -84,6 +84,8 @@ function ownerOnly(file: string): void {
 
 export class Journal {
   readonly db: Database.Database;
+  /** Why the store could not be written when it was opened (a full disk), or null: the supervisor then starts degraded. */
+  readonly unwritableAtOpen: string | null = null;
   private queueSeq = 0;
   private readonly stmts;
   /** What retention reads and removes (retention.ts): in the same database, in this journal's transactions. */
@@ -105,16 +107,24 @@ export class Journal {
     if (!opts.readonly) ownerOnly(file);
     this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
     if (!opts.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      // NORMAL in WAL mode loses nothing when the process crashes (only on power
-      // loss); FULL is offered for those who need that too.
-      this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-      // Truncate the WAL back to this size after each checkpoint: bounded on disk.
-      this.db.pragma('journal_size_limit = 16777216');
-      // A new store hands pages that retention frees back to the file system
-      // (auto_vacuum can only be chosen before the first table exists).
-      if (this.userVersion() === 0) this.db.pragma('auto_vacuum = INCREMENTAL');
-      this.migrate();
+      try {
+        this.db.pragma('journal_mode = WAL');
+        this.setUp(opts.synchronous);
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code !== 'string' || !UNAVAILABLE.test(code)) throw e;
+        // A full disk: the WAL's shared-memory index cannot grow, so not even a read works. With the
+        // exclusive locking mode SQLite keeps that index in memory (only this process opens the journal):
+        // reads work, writes fail until there is room, and the supervisor starts degraded.
+        this.db.close();
+        this.db = new Database(file, { timeout: 5000 });
+        this.db.pragma('locking_mode = EXCLUSIVE');
+        this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+        // A store never made (no schema) cannot be served: the original error says why.
+        if (this.userVersion() === 0) throw e;
+        this.checkVersion();
+        this.unwritableAtOpen = `${code}: ${(e as Error).message}`;
+      }
     } else {
       this.checkVersion();
     }
@@ -155,6 +165,18 @@ export class Journal {
     };
     this.queueSeq = (this.stmts.maxQueueSeq.get() as { q: number }).q;
     this.retention = new JournalRetention(this.db, (fn) => this.transaction(fn));
+  }
+
+  private setUp(synchronous: 'normal' | 'full' | undefined): void {
+    // NORMAL in WAL mode loses nothing when the process crashes (only on power
+    // loss); FULL is offered for those who need that too.
+    this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Truncate the WAL back to this size after each checkpoint: bounded on disk.
+    this.db.pragma('journal_size_limit = 16777216');
+    // A new store hands pages that retention frees back to the file system
+    // (auto_vacuum can only be chosen before the first table exists).
+    if (this.userVersion() === 0) this.db.pragma('auto_vacuum = INCREMENTAL');
+    this.migrate();
   }
 
   private userVersion(): number {

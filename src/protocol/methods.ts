@@ -66,14 +66,20 @@ export const METHODS = {
 
   // ---------- runs ----------
   'run.enqueue': method<{ runs: PublicRun[]; warnings?: string[] }>()({
-    params: z.object({ specs: z.array(runSpecSchema).min(1), caller_env: env.optional() }),
+    // `uuids`: the client's names for the runs, one per spec, so that a request sent again after a
+    // dropped connection answers with the runs it made instead of queueing them twice.
+    params: z.object({ specs: z.array(runSpecSchema).min(1), caller_env: env.optional(), uuids: z.array(z.uuid()).optional() }),
     writes: true,
-    doc: 'Queue runs (all or none); caller_env is the environment they start with.',
+    doc: 'Queue runs (all or none); caller_env is the environment they start with; uuids (one per spec) make a repeat answer with the runs already queued.',
     // Every bad spec is named, with its number, in one answer.
     parse: (raw) => {
       const checked = checkRunSpecs(raw.specs, raw.caller_env);
       if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
-      return { specs: checked.specs };
+      const uuids = z.array(z.uuid()).optional().parse(raw.uuids);
+      if (uuids !== undefined && (uuids.length !== checked.specs.length || new Set(uuids).size !== uuids.length)) {
+        throw new RemoteError('usage', `uuids: one distinct uuid per spec (${checked.specs.length}), got ${uuids.length}`);
+      }
+      return uuids === undefined ? { specs: checked.specs } : { specs: checked.specs, uuids };
     },
   }),
   'run.list': method<RunPage>()({

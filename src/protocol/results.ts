@@ -96,6 +96,8 @@ export interface Stats {
   /** `orcr queue pause` in force: nothing starts. */
   paused: boolean;
   draining: boolean;
+  /** Why the journal cannot be written (a full disk, read-only, I/O errors), or null: nothing starts meanwhile. */
+  degraded: string | null;
 }
 
 /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */

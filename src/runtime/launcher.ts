@@ -17,6 +17,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Unreadable } from './os-limits.js';
 
 // $3 is the path of an `env` that can reset signals (`--default-signal`,
 // coreutils >= 8.31), or empty. dash ignores INT and QUIT in a command it
@@ -25,6 +26,12 @@ import path from 'node:path';
 // would inherit them ignored. env resets them before exec'ing the agent. env
 // would read a program path containing "=" as a variable, so such a path
 // goes through `sh -c 'exec "$@"'`, which starts with them at default.
+//
+// Out of processes, dash cannot fork the agent's subshell and exits (2)
+// without a word in `status`: the wrapper's first write carries a `wrap`
+// line, and the subshell appends `run` just before it execs the agent, so a
+// wrapper gone with `wrap` and no `run` never started its agent — a launch to
+// try again, not an agent that vanished.
 //
 // The wait loop: `wait` returns early (status > 128) when the trapped USR1
 // arrives, and then the agent is still running; any other return is its end.
@@ -35,7 +42,7 @@ dir=$1; fifo=$2; dfl=$3; shift 3
 in=/dev/null; [ "$fifo" = f ] && in="$dir/prompt"
 trap '' TERM INT HUP
 if [ "$fifo" = 1 ]; then trap 'exec 3>&-; usr1=1' USR1; else trap : USR1; fi
-echo $$ >"$dir/status"
+printf '%s\nwrap\n' $$ >"$dir/status"
 if [ "$fifo" = 1 ]; then
   if [ -n "$dfl" ]; then
     case $1 in *=*) set -- /bin/sh -c 'exec "$@"' orcr-agent "$@";; esac
@@ -43,7 +50,7 @@ if [ "$fifo" = 1 ]; then
   fi
   [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
   exec 3<>"$dir/in"
-  ( ( trap - TERM INT HUP; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
+  ( ( trap - TERM INT HUP; echo run >>"$dir/status"; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
     echo "exit $?" >>"$dir/status" ) 3>&- &
   bg=$!
   while :; do
@@ -53,7 +60,7 @@ if [ "$fifo" = 1 ]; then
     [ "$st" -gt 128 ] && [ -n "$usr1" ] || break
   done
 else
-  ( trap - TERM INT HUP; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
+  ( trap - TERM INT HUP; echo run >>"$dir/status"; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
 fi
 `;
@@ -173,6 +180,11 @@ function defaultSignalEnv(): string | null {
   for (const env of ['/usr/bin/env', '/bin/env']) {
     if (!fs.existsSync(env)) continue;
     const r = spawnSync(env, ['--default-signal=INT,QUIT'], { stdio: 'ignore', timeout: 5_000 });
+    // Not started at all (out of processes): ask again next time rather than remember a no.
+    if (r.error !== undefined) {
+      signalResetter = undefined;
+      return null;
+    }
     if (r.status === 0) {
       signalResetter = env;
       break;
@@ -188,17 +200,32 @@ export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
   return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, dfl, program, ...spec.argv.slice(1)];
 }
 
-/** Start the wrapper for a checked spec whose run directory is ready. */
+/**
+ * Start the wrapper for a checked spec whose run directory is ready. A fork
+ * the OS refuses (EAGAIN: out of processes; EMFILE, ENFILE: out of
+ * descriptors) is reported through the child's `error` event, a tick later:
+ * it is listened to, or it would reach the process's top.
+ */
 export function startWrapper(spec: LaunchSpec, program: string): Launched {
-  const child = spawn('/bin/sh', wrapperArgs(spec, program), {
-    cwd: spec.cwd,
-    env: spec.env,
-    detached: true,
-    stdio: 'ignore',
-  });
+  const child = spawnDetached(spec, program);
   if (child.pid === undefined) throw new LaunchError('could not start /bin/sh', 'ESPAWN');
-  child.unref();
   return { pid: child.pid, pidStart: processStartTime(child.pid), child };
+}
+
+/** startWrapper, resolved once the OS has said yes or no: a refusal is a LaunchError with the OS's code (os-limits.ts says which are passing). */
+export function spawnWrapper(spec: LaunchSpec, program: string): Promise<Launched> {
+  return new Promise((resolve, reject) => {
+    const child = spawnDetached(spec, program);
+    child.once('spawn', () => resolve({ pid: child.pid!, pidStart: processStartTime(child.pid!), child }));
+    child.once('error', (e: NodeJS.ErrnoException) => reject(new LaunchError(`could not start /bin/sh: ${e.code ?? e.message}`, e.code ?? 'ESPAWN')));
+  });
+}
+
+function spawnDetached(spec: LaunchSpec, program: string): ChildProcess {
+  const child = spawn('/bin/sh', wrapperArgs(spec, program), { cwd: spec.cwd, env: spec.env, detached: true, stdio: 'ignore' });
+  child.on('error', () => undefined);
+  child.unref();
+  return child;
 }
 
 export function launch(spec: LaunchSpec): Launched {
@@ -231,6 +258,20 @@ export function isOurProcess(pid: number, pidStart: string | null): boolean {
   const rest = procStat(pid);
   if (!rest || rest[0] === 'Z') return false;
   return pidStart === null || rest[19] === pidStart;
+}
+
+/**
+ * Does a process with this pid exist (kill 0: one system call, no file read)?
+ * A zombie or a stranger that took the pid counts as existing: isOurProcess
+ * tells those apart, at a file read's price.
+ */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Signal the whole process group, so grandchildren go too. */
@@ -297,24 +338,39 @@ export function groupAlive(pgid: number): boolean {
  * with its newline counts. Run directories made before this layout have a
  * `pid` file and an `exit` file instead; those are read too.
  */
-export function readRunStatus(dir: string): { pid: number | null; exit: number | null } {
+export interface RunStatus {
+  pid: number | null;
+  exit: number | null;
+  /** The wrapper said it began (`wrap`) and its agent did not (no `run`): with the wrapper gone, the agent never started. */
+  unstarted: boolean;
+}
+
+export function readRunStatus(dir: string): RunStatus {
   let text: string;
+  const file = path.join(dir, 'status');
   try {
-    text = fs.readFileSync(path.join(dir, 'status'), 'utf8');
-  } catch {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    // There but unreadable now (out of descriptors, an I/O error): not the same as "no status", which would misrecord the exit.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Unreadable(file, code ?? 'EIO');
     // No status file: a wrapper not started yet (the usual case), or a run directory of the old layout.
     const pid = legacyNumber(path.join(dir, 'pid'), false);
-    return { pid, exit: pid === null ? null : legacyNumber(path.join(dir, 'exit'), true) };
+    return { pid, exit: pid === null ? null : legacyNumber(path.join(dir, 'exit'), true), unstarted: false };
   }
   let pid: number | null = null;
   let exit: number | null = null;
+  let wrap = false;
+  let ran = false;
   for (const line of text.split('\n').slice(0, -1)) {
+    if (line === 'wrap') wrap = true;
+    if (line === 'run') ran = true;
     const m = /^(?:exit )?(-?\d+)$/.exec(line.trim());
     if (!m) continue;
     if (line.startsWith('exit ')) exit = Number(m[1]);
     else pid ??= Number(m[1]) > 0 ? Number(m[1]) : null;
   }
-  return { pid, exit };
+  return { pid, exit, unstarted: wrap && !ran && exit === null };
 }
 
 function legacyNumber(file: string, needNewline: boolean): number | null {
@@ -328,7 +384,7 @@ function legacyNumber(file: string, needNewline: boolean): number | null {
   }
 }
 
-/** The agent's exit status, or null if it has none (yet). */
+/** The agent's exit status, or null if it has none (yet). Throws Unreadable when the file is there but cannot be read now. */
 export function readExitStatus(dir: string): number | null {
   return readRunStatus(dir).exit;
 }

@@ -9,7 +9,7 @@
 // environment: `base.env`, kept by `base.id` for later requests that name
 // only the id, or without a base this process's, inherited from the
 // supervisor). Out: { id, pid } or
-// { id, error, code }. It exits when the supervisor goes (IPC disconnect).
+// { id, error, code } (the OS's code: EAGAIN when out of processes). It exits when the supervisor goes (IPC disconnect).
 // What it starts is detached (own session) and not tied to it: exits are
 // seen by the supervisor from the run's status file, not from here.
 
@@ -27,16 +27,16 @@ interface Request {
 const bases = new Map<string, Record<string, string>>();
 
 process.on('message', (m: Request) => {
-  let reply: { id: number; pid?: number; error?: string; code?: string };
+  const send = (reply: { id: number; pid?: number; error?: string; code?: string }): void => void process.send?.(reply);
   try {
     const child = spawn(m.file, m.args, { cwd: m.cwd, env: { ...baseOf(m), ...m.env }, detached: true, stdio: 'ignore' });
-    child.on('error', () => undefined);
+    // A fork the OS refuses (EAGAIN, EMFILE, ENFILE) comes as `error`, a tick later: its code goes back, so the supervisor can wait and retry.
+    child.once('spawn', () => send({ id: m.id, pid: child.pid! }));
+    child.once('error', (e: NodeJS.ErrnoException) => send({ id: m.id, error: `could not start ${m.file}: ${e.code ?? e.message}`, code: e.code ?? 'ESPAWN' }));
     child.unref();
-    reply = child.pid === undefined ? { id: m.id, error: `could not start ${m.file}`, code: 'ESPAWN' } : { id: m.id, pid: child.pid };
   } catch (e) {
-    reply = { id: m.id, error: (e as Error).message, code: (e as NodeJS.ErrnoException).code ?? 'ESPAWN' };
+    send({ id: m.id, error: (e as Error).message, code: (e as NodeJS.ErrnoException).code ?? 'ESPAWN' });
   }
-  process.send?.(reply);
 });
 function baseOf(m: Request): NodeJS.ProcessEnv {
   if (!m.base) return process.env;

@@ -4,7 +4,11 @@
 // events; chokidar ignores further changes for 50 ms after each one it
 // reports, and falls behind a file that keeps growing): every read goes from
 // our own offset to the current size, and a slow safety poll catches anything
-// a notification missed. Lines are split on bytes, so a multi-byte character
+// a notification missed. A descriptor is kept only while the file is being
+// written to, and only for a few files at once (HELD_MAX, shared by every
+// tailer of the process); an idle file's is let go (IDLE_MS): a thousand
+// idle runs hold none (a supervisor's limit is often 1,024), and a file that
+// is written to without pause is not opened again for every line. Lines are split on bytes, so a multi-byte character
 // split across two reads is decoded whole.
 
 import fs from 'node:fs';
@@ -12,6 +16,11 @@ import fs from 'node:fs';
 /** Longest line we keep; the rest of a longer line is dropped and noted. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
+/** Descriptors kept open between reads, by every tailer of this process together. */
+const HELD_MAX = 64;
+/** A descriptor kept this long without new data is let go (releaseIdle). */
+const IDLE_MS = 5_000;
+let held = 0;
 
 export interface TailLine {
   text: string;
@@ -28,8 +37,10 @@ export class Tailer {
   private partialDropped = false;
   private watcher: fs.FSWatcher | null = null;
   private poll: NodeJS.Timeout | null = null;
-  private fd: number | null = null;
   private closed = false;
+  /** Kept between reads while the file is written to (see HELD_MAX). */
+  private fd: number | null = null;
+  private lastDataAt = 0;
 
   constructor(
     readonly file: string,
@@ -58,12 +69,25 @@ export class Tailer {
     this.read();
   }
 
-  /** Read everything available now; safe to call at any time (e.g. at process exit). */
-  read(): void {
-    if (this.closed) return;
+  /**
+   * Read everything available now; safe to call at any time (e.g. at process
+   * exit). False when the file is there but could not be read (out of
+   * descriptors, an I/O error): what it holds is still to come, and the
+   * caller reads again later. A file not made yet is nothing to read (true).
+   */
+  read(): boolean {
+    if (this.closed) return true;
+    let fd = this.fd;
+    if (fd === null) {
+      try {
+        fd = fs.openSync(this.file, 'r');
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code === 'ENOENT';
+      }
+    }
+    let got = false;
     try {
-      if (this.fd === null) this.fd = fs.openSync(this.file, 'r');
-      let size = fs.fstatSync(this.fd).size;
+      let size = fs.fstatSync(fd).size;
       if (size < this.offset) {
         // Truncated under us: start over from the top rather than wait forever.
         this.offset = 0;
@@ -73,15 +97,58 @@ export class Tailer {
       while (this.offset + this.partialLen < size) {
         const pos = this.offset + this.partialLen;
         const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - pos));
-        const n = fs.readSync(this.fd, buf, 0, buf.length, pos);
+        const n = fs.readSync(fd, buf, 0, buf.length, pos);
         if (n <= 0) break;
+        got = true;
         this.consume(buf.subarray(0, n), pos, lines);
-        if (pos + n >= size) size = fs.fstatSync(this.fd).size;
+        if (pos + n >= size) size = fs.fstatSync(fd).size;
       }
       if (lines.length > 0) this.onLines(lines);
+      return true;
     } catch {
-      // The file may not exist yet or be gone; the next hint or poll retries.
+      // An I/O error mid-read: the next hint or poll retries from our offset.
+      got = false;
+      return false;
+    } finally {
+      this.keepOrClose(fd, got);
     }
+  }
+
+  /** Keep the descriptor of a file that had something to read, while there is room; else close it. */
+  private keepOrClose(fd: number, got: boolean): void {
+    if (got) this.lastDataAt = Date.now();
+    if (this.fd === fd) {
+      if (got || Date.now() - this.lastDataAt < IDLE_MS) return;
+      this.fd = null;
+      held--;
+    } else if (got && held < HELD_MAX) {
+      this.fd = fd;
+      held++;
+      return;
+    }
+    fs.closeSync(fd);
+  }
+
+  /** The bytes seen (whole lines and the partial one): a file longer than this has something to read. */
+  get seen(): number {
+    return this.offset + this.partialLen;
+  }
+
+  /** Let go of a descriptor kept for a file that has been quiet a while (the owner's sweep calls it). */
+  releaseIdle(now = Date.now()): void {
+    if (this.fd === null || now - this.lastDataAt < IDLE_MS) return;
+    this.dropFd();
+  }
+
+  private dropFd(): void {
+    if (this.fd === null) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* already closed */
+    }
+    this.fd = null;
+    held--;
   }
 
   private consume(chunk: Buffer, chunkPos: number, out: TailLine[]): void {
@@ -137,13 +204,6 @@ export class Tailer {
     this.closed = true;
     this.watcher?.close();
     if (this.poll) clearInterval(this.poll);
-    if (this.fd !== null) {
-      try {
-        fs.closeSync(this.fd);
-      } catch {
-        /* already closed */
-      }
-      this.fd = null;
-    }
+    this.dropFd();
   }
 }

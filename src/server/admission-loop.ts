@@ -28,7 +28,7 @@ export class AdmissionLoop {
       lifecycle: Pick<Lifecycle, 'writes' | 'admits' | 'fail' | 'background'>;
       fleet: Pick<Fleet, 'lift'>;
       ending: Pick<Ending, 'end'>;
-      launching: Pick<Launching, 'launch'>;
+      launching: Pick<Launching, 'launch' | 'holding'>;
     },
   ) {}
 
@@ -71,8 +71,8 @@ export class AdmissionLoop {
         for (const uuid of late) p.ending.end(uuid, 'expired', 'max_wait', null);
       });
     }
-    // Paused or draining: runs wait (and may still expire); nothing starts.
-    if (!p.lifecycle.admits()) {
+    // Paused or draining, or the OS refusing launches (launching lifts it): runs wait (and may still expire); nothing starts.
+    if (!p.lifecycle.admits() || p.launching.holding()) {
       this.armDeadline(now);
       return;
     }

@@ -43,7 +43,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const store = new RunStore(journal);
   const lifecycle = new Lifecycle(log);
   const slots = new Slots(settings.config);
-  const live = new LiveRuns({ home, store });
+  const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
   const waits = new Waits({ store });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending });
@@ -54,7 +54,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const progress = new Progress({ store, live, config, fleet, guards, tree });
   const exits = new Exits({ store, live, progress, ending });
   const worktrees = new Worktrees({ home, store, config, lifecycle });
-  const launching = new Launching({ home, store, lifecycle, worktrees, ending, live, input });
+  const launching = new Launching({ home, store, log, lifecycle, worktrees, ending, live, input });
   const admission = new AdmissionLoop({ store, slots, lifecycle, fleet, ending, launching });
   const lending = new Lending({ store, slots, lifecycle });
   const loops = new Loops({ store, lifecycle, launching, stops, live, now: loopClock });
@@ -62,7 +62,14 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, worktreeDir: () => worktrees.dir });
   const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet });
   store.onEffects((effects) => interpreter.apply(effects));
-  live.listen({ onLines: (uuid, lines) => progress.onLines(uuid, lines), onExit: (uuid, code, vanished) => exits.onExit(uuid, code, vanished) });
+  live.listen({
+    onLines: (uuid, lines) => progress.onLines(uuid, lines),
+    onExit: (uuid, code, vanished) => exits.onExit(uuid, code, vanished),
+    // A wrapper that could not fork its agent: launched again, unless the run was meant to stop anyway.
+    onUnstarted: (uuid) => {
+      if (!launching.relaunch(uuid)) exits.onExit(uuid, null, true);
+    },
+  });
   const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching };
   return { store, lifecycle, slots, live, fleet, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
 }

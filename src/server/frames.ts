@@ -18,6 +18,11 @@ export class LineSplitter {
 
   constructor(private readonly max = MAX_FRAME_BYTES) {}
 
+  /** Part of a line is held, its newline not yet come: a request half sent. */
+  get holding(): boolean {
+    return this.pendingBytes > 0;
+  }
+
   push(chunk: Buffer): { lines: string[]; tooLarge: boolean } {
     const lines: string[] = [];
     let start = 0;

@@ -2,7 +2,10 @@
 // run directories beside the event loop, start the wrappers (through the
 // spawn helper during a burst), and record every outcome in one unit of
 // work. A launch begun before a degrade or a stop is not recorded: the next
-// start finds its wrapper and re-adopts it.
+// start finds its wrapper and re-adopts it. A launch the OS refuses for want
+// of processes or descriptors is no outcome: the run stays `starting`, is
+// launched again after a backoff, and admission waits until launches succeed
+// again (the fleet is told once per such spell).
 
 import type { ChildProcess } from 'node:child_process';
 import { acceptsInput, inputLine } from '../agents/input.js';
@@ -16,10 +19,11 @@ import {
   prepareRunDirAsync,
   processStartTime,
   signalGroup,
-  startWrapper,
+  spawnWrapper,
   wrapperArgs,
   type LaunchSpec,
 } from '../runtime/launcher.js';
+import { isResourceLimit, limitName } from '../runtime/os-limits.js';
 import { SpawnHelper, SpawnHelperGone } from '../runtime/spawner.js';
 import { monoNow } from './clock.js';
 import type { Ending } from './ending.js';
@@ -39,12 +43,26 @@ interface Prepared {
   base: { id: string; env: Readonly<Record<string, string>> } | null;
   program: string | null;
   error: string | null;
+  /** The OS refused for now (EAGAIN, EMFILE, ENFILE): launched again later, not failed. */
+  deferred?: string;
 }
 
 interface Outcome {
   run: Run;
   launched: { pid: number; pidStart: string | null; child: ChildProcess | null } | null;
   error: string | null;
+  deferred?: string;
+}
+
+/** The first wait after the OS refuses a launch, doubled while it goes on refusing, up to the last. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/** Runs waiting for the OS to start them again, and when they are tried next. */
+interface Held {
+  runs: Map<string, Run>;
+  delay: number;
+  timer: NodeJS.Timeout | null;
 }
 
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
@@ -58,27 +76,41 @@ export class Launching {
   private lastLaunchAt = -Infinity;
   /** Moves on each degrade: a launch begun before it must not start a run the rebuilt memory launches again. */
   private epoch = 0;
+  private held: Held | null = null;
 
   constructor(
     private readonly p: {
       home: Home;
       store: RunStore;
+      log: (msg: string) => void;
       lifecycle: Pick<Lifecycle, 'writes' | 'fail'>;
       worktrees: Pick<Worktrees, 'prepare' | 'discardMade'>;
       ending: Pick<Ending, 'end'>;
-      live: Pick<LiveRuns, 'watch'>;
+      live: Pick<LiveRuns, 'watch' | 'detach' | 'stopping'>;
       input: Pick<RunInput, 'record' | 'prompt'>;
     },
   ) {}
 
-  /** Launches in flight are no longer ours to record (degrade). */
+  /** Launches in flight are no longer ours to record (degrade); the rebuild launches what is still `starting`. */
   invalidate(): void {
     this.epoch++;
     this.helper.close();
+    this.release();
   }
 
   close(): void {
     this.helper.close();
+    this.release();
+  }
+
+  /** A launch waits for the OS (out of processes or descriptors): admit nothing meanwhile. */
+  holding(): boolean {
+    return this.held !== null;
+  }
+
+  private release(): void {
+    if (this.held?.timer) clearTimeout(this.held.timer);
+    this.held = null;
   }
 
   /** Launch runs already journaled as `starting`. */
@@ -98,6 +130,7 @@ export class Launching {
         try {
           await prepareRunDirAsync(c.spec.dir, c.spec.promptFile ?? null);
         } catch (e) {
+          if (isResourceLimit(e)) return { ...c, deferred: (e as NodeJS.ErrnoException).code! };
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
         }
         if (c.run.worktree) {
@@ -120,12 +153,73 @@ export class Launching {
       const outcomes = await this.startWrappers(ready, stale);
       // Started but no longer ours to record: the wrappers' status files name them, and the next start re-adopts them.
       if (stale()) return;
+      const deferred = outcomes.filter((o) => o.deferred !== undefined);
       try {
-        this.record(outcomes);
+        this.record(outcomes.filter((o) => o.deferred === undefined));
+        if (deferred.length > 0) this.defer(deferred, deferred.length === outcomes.length);
+        else if (this.held !== null && this.held.runs.size === 0 && this.held.timer === null) this.lift();
       } catch (e) {
         this.p.lifecycle.fail(e);
       }
     });
+  }
+
+  /**
+   * The OS refused these launches for now: they stay `starting` (their slots
+   * held) and are tried again after a backoff, doubled when nothing of the
+   * batch started. The first refusal of a spell is told to the fleet, once.
+   */
+  private defer(outcomes: Outcome[], noneStarted: boolean): void {
+    const first = this.held === null;
+    const held: Held = this.held ?? { runs: new Map(), delay: FIRST_RETRY_MS, timer: null };
+    this.held = held;
+    for (const o of outcomes) held.runs.set(o.run.uuid, o.run);
+    if (!first && noneStarted && held.timer === null) held.delay = Math.min(held.delay * 2, MAX_RETRY_MS);
+    if (held.timer !== null) return;
+    held.timer = setTimeout(() => this.retry(), held.delay);
+    held.timer.unref();
+    if (!first) return;
+    const code = outcomes[0]!.deferred!;
+    const until = monoNow() + held.delay;
+    const message = `${limitName(code)} reached (${code}), admitting nothing until ${new Date(until).toISOString().slice(11, 19)}`;
+    this.p.log(`${message}: ${outcomes.length} launch${outcomes.length === 1 ? '' : 'es'} will be retried`);
+    this.p.store.journal.appendEvent(null, { type: 'resource_limit', data: { limit: code, message, until } });
+  }
+
+  /** Launch again what waited for the OS; lifted once a batch starts with no refusal and nothing else waits. */
+  private retry(): void {
+    const held = this.held;
+    if (held === null) return;
+    held.timer = null;
+    const runs = [...held.runs.keys()].map((uuid) => this.p.store.get(uuid)).filter((r): r is Run => r?.status === 'starting');
+    held.runs.clear();
+    if (runs.length === 0) this.lift();
+    else this.launch(runs);
+  }
+
+  /**
+   * The wrapper started but could not start the agent (it could not fork:
+   * out of processes), so nothing of the run ever ran: back to `starting`,
+   * to wait with the launches the OS refused. False when the run was to stop
+   * anyway (a kill, a guardrail): then it ends as it would have.
+   */
+  relaunch(uuid: string): boolean {
+    const { store, live } = this.p;
+    const run = store.get(uuid);
+    if (!run || run.kill_requested_at !== null || live.stopping(uuid) || !this.p.lifecycle.writes()) return false;
+    live.detach(uuid);
+    if (run.pid !== null) signalGroup(run.pid, 'SIGKILL');
+    // Not a transition of the run's life (it never began): the row goes back to before its spawn.
+    const back: Run = { ...run, status: 'starting', status_at: monoNow(), pid: null, pid_start: null };
+    store.transaction(() => store.save(back, { type: 'launch_retried', data: { pid: run.pid, limit: 'EAGAIN' } }));
+    this.defer([{ run: back, launched: null, error: null, deferred: 'EAGAIN' }], true);
+    return true;
+  }
+
+  private lift(): void {
+    this.release();
+    this.p.log('launches succeed again: admitting');
+    this.p.store.emit({ kind: 'admit' });
   }
 
   private check(run: Run): Prepared {
@@ -158,10 +252,11 @@ export class Launching {
    */
   private async startWrappers(ready: Prepared[], stale: () => boolean): Promise<Outcome[]> {
     const outcomes = await Promise.all(
-      ready.map(async ({ run: before, spec, extraEnv, base, program, error }): Promise<Outcome | null> => {
+      ready.map(async ({ run: before, spec, extraEnv, base, program, error, deferred }): Promise<Outcome | null> => {
         // Killed while its directory was being made: it was ended as canceled then.
         const run = this.p.store.get(before.uuid);
         if (run?.status !== 'starting') return null;
+        if (deferred !== undefined) return { run, launched: null, error: null, deferred };
         if (program === null) return { run, launched: null, error };
         try {
           if (this.helper.up) {
@@ -174,8 +269,9 @@ export class Launching {
               if (stale()) return null;
             }
           }
-          return { run, launched: startWrapper(spec, program), error: null };
+          return { run, launched: await spawnWrapper(spec, program), error: null };
         } catch (e) {
+          if (isResourceLimit(e)) return { run, launched: null, error: null, deferred: (e as NodeJS.ErrnoException).code! };
           return { run, launched: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
         }
       }),

@@ -13,13 +13,19 @@ import { initialProgress, type ProgressState } from '../core/run-progress.js';
 import type { ExitReason, Protocol, Run } from '../core/types.js';
 import { runDir, type Home } from '../config/home.js';
 import type { FifoWriter } from '../runtime/fifo-writer.js';
-import { isOurProcess, readExitStatus } from '../runtime/launcher.js';
+import { isOurProcess, processExists, readExitStatus, readRunStatus, type RunStatus } from '../runtime/launcher.js';
 import type { LongTimeout } from '../runtime/long-timer.js';
+import { Unreadable } from '../runtime/os-limits.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
 import { monoNow } from './clock.js';
 import type { RunStore } from './run-store.js';
 
 export type Adapter = ExtendedAdapter & { protocol?: () => Protocol | null };
+
+/** The sweep's tick: a re-adopted run that died without a word is found within about this long. */
+const SWEEP_MS = 1000;
+/** Ticks between a run's costlier checks (its pid's start time, its output's size), spread over the runs. */
+const CYCLE = 30;
 
 /** The timers a live run may have: its guard deadline, and the KILL after a stop's grace. */
 export type TimerName = 'guard' | 'kill';
@@ -44,6 +50,18 @@ interface Live {
   exited: boolean;
   /** Someone takes this run's session over: stop it when its turn ends (`run.takeover`). */
   takeoverAtTurnEnd: boolean;
+  /** Our child's exit event came: the process is gone, whatever its files say. */
+  childExited: boolean;
+  /**
+   * Its output or status file could not be read when told to (out of
+   * descriptors): read again on the sweep's next tick. An exit is never
+   * reported without its status and last output read.
+   */
+  recheck: boolean;
+  /** Said once in the log while it cannot be read, not on every retry. */
+  toldUnreadable: boolean;
+  /** Its place in the sweep's cycle: which tick does its costlier checks. */
+  slot: number;
 }
 
 export interface LiveListeners {
@@ -51,14 +69,17 @@ export interface LiveListeners {
   onLines(uuid: string, lines: TailLine[]): void;
   /** The wrapper exited, or was found gone (`vanished`). */
   onExit(uuid: string, code: number | null, vanished: boolean): void;
+  /** The wrapper is gone without having started its agent (it could not fork): a launch to try again. */
+  onUnstarted(uuid: string): void;
 }
 
 export class LiveRuns {
   private readonly runs = new Map<string, Live>();
   private sweepTimer: NodeJS.Timeout | null = null;
-  private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined };
+  private nextSlot = 0;
+  private listeners: LiveListeners = { onLines: () => undefined, onExit: () => undefined, onUnstarted: () => undefined };
 
-  constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'> }) {}
+  constructor(private readonly d: { home: Home; store: Pick<RunStore, 'get'>; log: (msg: string) => void }) {}
 
   /** Set once, by the composition root: who hears output and exits. */
   listen(l: LiveListeners): void {
@@ -191,6 +212,10 @@ export class LiveRuns {
       startedMono: run.started_at ?? monoNow(),
       exited: false,
       takeoverAtTurnEnd: false,
+      childExited: false,
+      recheck: false,
+      toldUnreadable: false,
+      slot: this.nextSlot++ % CYCLE,
     };
     this.runs.set(run.uuid, live);
     // One watch per run, on its directory: `out` grows (read it), and the
@@ -199,7 +224,7 @@ export class LiveRuns {
     // and re-checks in case a notification is lost.
     try {
       live.dirWatch = fs.watch(dir, { persistent: false }, (_ev, name) => {
-        if (name === 'out' || name === null) live.tailer.read();
+        if (name === 'out' || name === null) this.readOut(run.uuid, live);
         if (name === 'status' || name === null) this.onStatus(run.uuid);
       });
       live.dirWatch.on('error', () => undefined);
@@ -207,16 +232,75 @@ export class LiveRuns {
       live.dirWatch = null;
     }
     tailer.start(false);
-    if (child) child.on('exit', () => this.listeners.onExit(run.uuid, readExitStatus(dir), false));
+    if (child) {
+      child.on('exit', () => {
+        live.childExited = true;
+        this.hearExit(run.uuid);
+      });
+    }
     this.armSweep();
     // It may have ended before anything above was listening.
-    if (child && (child.exitCode !== null || child.signalCode !== null)) this.listeners.onExit(run.uuid, readExitStatus(dir), false);
-    else this.onStatus(run.uuid);
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      live.childExited = true;
+      this.hearExit(run.uuid);
+    } else this.onStatus(run.uuid);
   }
 
+  private readOut(uuid: string, live: Live): boolean {
+    if (live.tailer.read()) return true;
+    this.unreadable(uuid, live, `${live.tailer.file}: could not be read`);
+    return false;
+  }
+
+  /** The status file changed (or may have): an `exit` line there is the run's end. */
   private onStatus(uuid: string): void {
-    const code = readExitStatus(runDir(this.d.home, uuid));
-    if (code !== null) this.listeners.onExit(uuid, code, false);
+    const live = this.runs.get(uuid);
+    if (!live) return;
+    let code: number | null;
+    try {
+      code = readExitStatus(runDir(this.d.home, uuid));
+    } catch (e) {
+      if (!(e instanceof Unreadable)) throw e;
+      this.unreadable(uuid, live, e.message);
+      return;
+    }
+    if (code !== null) this.hearExit(uuid);
+  }
+
+  /** The process is gone (or its status says so): its status and its last output read, then its end told. */
+  private hearExit(uuid: string): void {
+    const live = this.runs.get(uuid);
+    if (!live || live.exited) return;
+    let st: RunStatus;
+    try {
+      st = readRunStatus(runDir(this.d.home, uuid));
+    } catch (e) {
+      if (!(e instanceof Unreadable)) throw e;
+      this.unreadable(uuid, live, e.message);
+      return;
+    }
+    if (!this.readOut(uuid, live)) return;
+    live.recheck = false;
+    if (st.unstarted) this.listeners.onUnstarted(uuid);
+    else this.listeners.onExit(uuid, st.exit, false);
+  }
+
+  private unreadable(uuid: string, live: Live, why: string): void {
+    live.recheck = true;
+    if (!live.toldUnreadable) this.d.log(`run ${uuid}: status of its files unreadable (${why}); reading them again until they can be`);
+    live.toldUnreadable = true;
+    this.armSweep();
+  }
+
+  /** A read that failed, tried again: the output, then the exit if the process is gone. */
+  private recheck(uuid: string, live: Live): void {
+    live.recheck = false;
+    if (!this.readOut(uuid, live)) return;
+    const r = live.child === null ? this.d.store.get(uuid) : null;
+    const gone = live.childExited || (r !== null && r !== undefined && r.pid !== null && !isOurProcess(r.pid, r.pid_start));
+    if (gone) this.hearExit(uuid);
+    else this.onStatus(uuid);
+    if (!live.recheck) live.toldUnreadable = false;
   }
 
   /** Stop listening to a run (its process goes on): files, child, timers, input. */
@@ -241,28 +325,56 @@ export class LiveRuns {
   }
 
   /**
-   * One timer for every run instead of two per run (a thousand re-adopted runs
-   * cost a tenth of a core in timer callbacks): it notices a re-adopted run's
-   * exit — only its parent hears of it otherwise — and, every fourth tick,
-   * re-reads each output file in case a change notification was lost.
+   * One timer for every run, its cost proportional to what happens, not to
+   * the runs (1,000 idle re-adopted runs cost 18% of a core when each was
+   * read 4 times a second). Output and the wrapper's `exit` line come through
+   * the directory watch; this is the backstop. Each tick: a re-adopted run's
+   * wrapper still there (kill 0: one system call; our own children tell us of
+   * their exit), a run whose files could not be read read again, a run with
+   * no directory watch polled, a descriptor kept for a quiet file let go.
+   * Once a cycle per run (spread over the ticks): its pid's start time (a
+   * zombie, a reused pid) and its output's size against what was read (a
+   * notification lost).
    */
   private armSweep(): void {
     if (this.sweepTimer) return;
     let tick = 0;
     this.sweepTimer = setInterval(() => {
       tick++;
-      for (const [uuid, live] of [...this.runs]) {
-        if (tick % 4 === 0) live.tailer.read();
+      const now = Date.now();
+      // Deleting from a Map while iterating it is safe: a run detached meanwhile is not visited.
+      for (const [uuid, live] of this.runs) {
+        if (live.recheck) {
+          this.recheck(uuid, live);
+          continue;
+        }
+        live.tailer.releaseIdle(now);
+        const full = (live.slot + tick) % CYCLE === 0;
+        if (live.dirWatch === null) {
+          this.readOut(uuid, live);
+          this.onStatus(uuid);
+        } else if (full) this.backstop(uuid, live);
         if (live.child === null) {
           const r = this.d.store.get(uuid);
-          if (r && r.pid !== null && !isOurProcess(r.pid, r.pid_start)) this.listeners.onExit(uuid, readExitStatus(runDir(this.d.home, uuid)), false);
+          if (r && r.pid !== null && (full ? !isOurProcess(r.pid, r.pid_start) : !processExists(r.pid))) this.hearExit(uuid);
         }
       }
       if (this.runs.size === 0 && this.sweepTimer) {
         clearInterval(this.sweepTimer);
         this.sweepTimer = null;
       }
-    }, 250);
+    }, SWEEP_MS);
     this.sweepTimer.unref();
+  }
+
+  /** Output a change notification did not bring: its size, and a read only when it grew. */
+  private backstop(uuid: string, live: Live): void {
+    let size: number;
+    try {
+      size = fs.statSync(live.tailer.file).size;
+    } catch {
+      return;
+    }
+    if (size !== live.tailer.seen) this.readOut(uuid, live);
   }
 }

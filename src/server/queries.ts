@@ -141,6 +141,7 @@ export class Queries {
       cluster: this.p.cluster?.state() ?? null,
       paused: this.p.paused,
       draining: this.p.draining,
+      degraded: this.p.degraded,
     };
   }
 }

@@ -34,10 +34,18 @@ export class Queueing {
    * budget, a parent ended or too deep) none. A spec whose maker ran inside a
    * run of this home (caller_env.ORCR_RUN) is that run's child unless it says
    * `detach`; what a client should be told is pushed onto `warnings`.
+   * `uuids` (the client's, one per spec): runs already made under them are
+   * the answer — the request is a repeat after a dropped connection, and
+   * its first try was committed (all or none) — and nothing is queued.
    */
-  enqueue(specs: RunSpec[], warnings: string[] = []): Run[] {
+  enqueue(specs: RunSpec[], warnings: string[] = [], uuids?: readonly string[]): Run[] {
     const { store, slots, tree } = this.d;
     const journal = store.journal;
+    if (uuids !== undefined) {
+      const made = uuids.map((u) => store.lookup(u));
+      if (made.every((r) => r !== null)) return made as Run[];
+      if (made.some((r) => r !== null)) throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
+    }
     const now = monoNow();
     this.refuseOverBudget();
     const config = this.d.config();
@@ -58,7 +66,7 @@ export class Queueing {
     });
     const runs = store.transaction(() =>
       plans.map((plan, i) => {
-        const run = { ...plan.make(journal.nextQueueSeq()), ...lineage[i]! };
+        const run = { ...plan.make(journal.nextQueueSeq()), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]! } : {}) };
         const treeData = run.parent === null ? {} : { parent: run.parent, depth: run.depth };
         this.insert(run, plan, treeData, now, plan.launchEnv);
         return run;

@@ -10,7 +10,8 @@ import type { Run } from '../core/types.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import { runDir, type Home } from '../config/home.js';
 import { LocalLimiter } from '../limiter/local.js';
-import { findWrapper, isOurProcess, isWrapperOf, readExitStatus, readRunStatus } from '../runtime/launcher.js';
+import { findWrapper, isOurProcess, isWrapperOf, readRunStatus } from '../runtime/launcher.js';
+import { Unreadable } from '../runtime/os-limits.js';
 import { monoNow } from './clock.js';
 import type { Exits } from './exits.js';
 import type { Fleet } from './fleet.js';
@@ -64,7 +65,7 @@ export function reconcile(p: Reconciling, run: Run): void {
   // A crash right after a spawn can leave neither a journaled pid nor (for a
   // few instructions of the wrapper) a status file: look for the wrapper itself
   // before concluding that the run never started.
-  if (pid === null) pid = readRunStatus(dir).pid ?? findWrapper(dir);
+  if (pid === null) pid = statusPid(dir) ?? findWrapper(dir);
   if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {
     // Alive: re-adopt with its slot, reading output from the journaled offset.
     let adopted: Run = { ...run, pid };
@@ -78,7 +79,23 @@ export function reconcile(p: Reconciling, run: Run): void {
     if (run.kill_requested_at !== null) p.stops.signal(run.uuid, false);
     return;
   }
-  const code = readExitStatus(dir);
+  let code: number | null;
+  try {
+    const st = readRunStatus(dir);
+    // Its wrapper never started the agent (it could not fork): the launch is tried again.
+    if (st.unstarted && run.kill_requested_at === null) {
+      const back: Run = { ...run, status: 'starting', status_at: monoNow(), pid: null, pid_start: null };
+      p.store.save(back, { type: 'launch_retried', data: { pid: run.pid, limit: 'EAGAIN' } });
+      p.launching.launch([back]);
+      return;
+    }
+    code = st.exit;
+  } catch (e) {
+    if (!(e instanceof Unreadable)) throw e;
+    // Gone, but what it said cannot be read now: watched, its end is read once it can be (live-runs retries).
+    p.live.watch(run, null);
+    return;
+  }
   if (code !== null || pid !== null) {
     // Exited while we were away: apply the output we had not read, then end it.
     p.live.watch(run, null);
@@ -87,4 +104,13 @@ export function reconcile(p: Reconciling, run: Run): void {
   }
   // Promoted but never spawned (the crash fell between the two): start it now.
   p.launching.launch([run]);
+}
+
+function statusPid(dir: string): number | null {
+  try {
+    return readRunStatus(dir).pid;
+  } catch (e) {
+    if (e instanceof Unreadable) return null;
+    throw e;
+  }
 }

@@ -9,11 +9,14 @@ import chokidar from 'chokidar';
 import { ensureHome, homePaths, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { lockFile } from '../journal/home-lock.js';
+import { JournalUnavailable } from '../journal/journal.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
 import type { WallClock } from './clock.js';
+import { watchHome } from './home-watch.js';
 import { Supervisor } from './supervisor.js';
-import { listen } from './transport.js';
+import type { ConnectionLimits } from './connection.js';
+import { listen, type ConnectionStats } from './transport.js';
 
 export class AlreadyRunning extends Error {}
 
@@ -59,6 +62,8 @@ export interface ServerHandle {
    * else is not this handle's to absorb (false).
    */
   uncaught(e: unknown): boolean;
+  /** The socket's connections as they stand (count, bytes queued for them, how many are not being read). */
+  connections(): ConnectionStats;
 }
 
 /**
@@ -78,6 +83,8 @@ export interface ServerOptions {
   onStopped?: () => void;
   /** The wall clock the loops' schedules are read by (default: the system's; clock.ts). */
   loopClock?: WallClock;
+  /** Bounds on connections (tests make them small); otherwise from the process's file limit. */
+  limits?: Partial<ConnectionLimits>;
 }
 
 
@@ -97,7 +104,19 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     lock.close();
     throw e;
   }
-  supervisor.start({ draining: opts.killAgents === true });
+  // A journal that cannot be written from the start (a full disk) is the degraded state a supervisor
+  // already knows from a disk that fills while it runs: reads are served, nothing starts, and it
+  // resumes once a write succeeds — instead of exiting 1 and leaving even `orcr ps` without an answer.
+  const unwritable = supervisor.journal.unwritableAtOpen;
+  if (unwritable !== null) supervisor.degrade(unwritable);
+  else {
+    try {
+      supervisor.start({ draining: opts.killAgents === true });
+    } catch (e) {
+      if (!(e instanceof JournalUnavailable)) throw e;
+      supervisor.degrade(e.message);
+    }
+  }
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));
@@ -107,6 +126,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     supervisor,
     handlers: HANDLERS,
     log,
+    limits: opts.limits,
     stop: (mode) => {
       if (mode === 'leave') setImmediate(() => void close().then(stopped));
       else drainThenExit(mode === 'kill_agents');
@@ -133,9 +153,19 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   // Watching once this returns: an edit made just after the start is not missed.
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
+  // The home deleted or replaced under us: this supervisor no longer owns it (a new one may start for a
+  // recreated home). Nothing more is admitted; it stops, and its agents are left to whoever owns them now.
+  const homeWatch = watchHome(home, (why) => {
+    log(`${why}: stopping (nothing more is admitted; the agents keep running)`);
+    void close()
+      .catch((e: unknown) => log(`while stopping: ${(e as Error)?.message ?? String(e)}`))
+      .finally(stopped);
+  });
+
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      homeWatch.close();
       await watcher.close();
       await transport.close();
       supervisor.stop();
@@ -150,7 +180,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   };
   if (opts.killAgents) setTimeout(() => drainThenExit(true), 30_000).unref();
 
-  return { supervisor, close, uncaught: (e) => supervisor.absorbs(e) };
+  return { supervisor, close, uncaught: (e) => supervisor.absorbs(e), connections: () => transport.connections() };
 }
 
 export { homePaths };

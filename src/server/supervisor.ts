@@ -259,8 +259,8 @@ export class Supervisor {
   }
 
   /** Queue runs, all or none (queueing.ts); what a client should be told is pushed onto `warnings`. */
-  enqueue(specs: RunSpec[], warnings: string[] = []): Run[] {
-    return this.h.queueing.enqueue(specs, warnings);
+  enqueue(specs: RunSpec[], warnings: string[] = [], uuids?: readonly string[]): Run[] {
+    return this.h.queueing.enqueue(specs, warnings, uuids);
   }
 
   /**

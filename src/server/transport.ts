@@ -16,13 +16,12 @@ import { RemoteError, type ErrorBody } from '../protocol/errors.js';
 import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
 import type { PublicRun } from '../protocol/views.js';
 import { MAX_FRAME_BYTES, type EventMessage, type RowsMessage, type StoppingMessage } from '../protocol/wire.js';
-import { LineSplitter, leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
+import { Connection, defaultLimits, openFileLimit, type ConnectionLimits } from './connection.js';
+import { leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
 import { PositionsFeed } from './positions-feed.js';
 import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
 import type { Supervisor } from './supervisor.js';
 
-/** A subscriber this far behind is cut off; it resumes from its last seq. */
-const BACKLOG_BYTES = 16 * 1024 * 1024;
 /** Rows that changed without an event are sent at most this often. */
 const ROWS_EVERY_MS = 250;
 /** Queue positions that moved are sent this soon after the change that moved them, and at most this often. */
@@ -34,7 +33,8 @@ const QUEUE_EVENTS: ReadonlySet<string> = new Set(['queued', 'starting', 'ended'
 
 interface Conn {
   socket: net.Socket;
-  greeted: boolean;
+  /** Its flow: requests read and handled within limits, replies and events queued within limits. */
+  flow: Connection;
   subscribed: boolean;
   /** Subscribed with `rows`: also told of rows that changed without an event, and of queue positions. */
   rows: boolean;
@@ -51,10 +51,20 @@ export interface TransportDeps {
   log: (m: string) => void;
   /** `server.stop` asked for a stop; it happens after the reply is written. */
   stop: HandlerContext['server']['stop'];
+  /** Bounds on each connection and on their number (connection.ts); defaults from the process's file limit. */
+  limits?: Partial<ConnectionLimits>;
+}
+
+/** The connections as they stand: how many, what is queued for them, how many are not being read. */
+export interface ConnectionStats {
+  count: number;
+  queuedBytes: number;
+  notReading: number;
 }
 
 export interface Transport {
   clients(): number;
+  connections(): ConnectionStats;
   /** Tell every client the stop is meant, close the socket and its connections. */
   close(): Promise<void>;
 }
@@ -64,10 +74,8 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   const conns = new Set<Conn>();
   /** Closed: the supervisor stops after this, and nothing its stop commits may reach for the journal it closes. */
   let closed = false;
-  const send = (c: Conn, line: string): void => {
-    if (c.socket.writableLength > BACKLOG_BYTES) c.socket.destroy();
-    else c.socket.write(line);
-  };
+  const limits: ConnectionLimits = { ...defaultLimits(openFileLimit(() => fs.readFileSync('/proc/self/limits', 'utf8'))), ...deps.limits };
+  const send = (c: Conn, line: string): void => void c.flow.send(line);
 
   s.reads.onEvent((event: RunEvent, written: Run | null) => {
     let line: string | null = null;
@@ -172,24 +180,40 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     }
   });
   fs.chmodSync(home.socket, 0o600);
+  // Out of descriptors, accept() fails (libuv closes the waiting connection):
+  // an `error` on the server, which must not reach the process's top. Said
+  // once a minute at most: a client retries while the flood lasts.
+  let acceptFailedAt = -Infinity;
+  server.on('error', (e: NodeJS.ErrnoException) => {
+    if (Date.now() - acceptFailedAt < 60_000) return;
+    acceptFailedAt = Date.now();
+    log(`a connection could not be accepted (${e.code ?? e.message}); serving those already connected`);
+  });
 
+  let refusedAt = -Infinity;
   function accept(socket: net.Socket): void {
-    const conn: Conn = { socket, greeted: false, subscribed: false, rows: false, positionsDue: false, gone: new AbortController() };
-    conns.add(conn);
-    const lines = new LineSplitter();
-    let refused = false;
-    socket.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      const got = lines.push(chunk);
-      for (const line of got.lines) if (line.trim() !== '') void handleLine(conn, line);
-      if (got.tooLarge) {
-        refused = true;
-        reply(socket, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
+    socket.on('error', () => undefined);
+    if (conns.size >= limits.maxConnections) {
+      // Told, not just cut: a client says why instead of "the supervisor went away".
+      socket.end(JSON.stringify({ id: null, error: { code: 'unavailable', message: `the supervisor has ${conns.size} connections, its most; try again when some close` } }) + '\n');
+      setTimeout(() => socket.destroy(), 1000).unref();
+      if (Date.now() - refusedAt > 60_000) log(`a connection refused: ${conns.size} connections, the most allowed`);
+      refusedAt = Date.now();
+      return;
+    }
+    const conn = {} as Conn;
+    const flow = new Connection(
+      socket,
+      limits,
+      (line) => handleLine(conn, line),
+      () => {
+        reply(conn, null, { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` });
         socket.end();
         socket.destroy();
-      }
-    });
-    socket.on('error', () => undefined);
+      },
+    );
+    Object.assign(conn, { socket, flow, subscribed: false, rows: false, positionsDue: false, gone: new AbortController() } satisfies Conn);
+    conns.add(conn);
     socket.on('close', () => {
       conns.delete(conn);
       conn.gone.abort();
@@ -216,18 +240,18 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     let msg: { id?: unknown; method?: unknown; params?: unknown };
     if (nestedDeeperThan(line)) {
       // Refused before parsing: the parser, zod and every reader after them recurse.
-      reply(conn.socket, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
+      reply(conn, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
       return;
     }
     try {
       msg = JSON.parse(line);
     } catch {
-      reply(conn.socket, null, { code: 'usage', message: 'not JSON' });
+      reply(conn, null, { code: 'usage', message: 'not JSON' });
       return;
     }
     const id = typeof msg?.id === 'number' ? msg.id : null;
     if (!msg || typeof msg !== 'object' || typeof msg.method !== 'string') {
-      reply(conn.socket, id, { code: 'usage', message: 'a request needs "id" and "method"' });
+      reply(conn, id, { code: 'usage', message: 'a request needs "id" and "method"' });
       return;
     }
     const method = msg.method;
@@ -236,25 +260,25 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       if (method === 'hello') {
         // At once, not after a turn: the next request may be in the same chunk.
         const result = deps.handlers.hello(parseParams('hello', params), contextOf(conn));
-        conn.greeted = true;
-        reply(conn.socket, id, null, result);
+        conn.flow.greet();
+        reply(conn, id, null, result);
         return;
       }
-      if (!conn.greeted) throw new RemoteError('version', 'say hello first');
+      if (!conn.flow.greeted) throw new RemoteError('version', 'say hello first');
       if (!isMethodName(method)) throw new RemoteError('usage', `unknown method "${method}"`);
       if (s.degraded !== null && WRITES.has(method)) {
         throw new RemoteError('unavailable', `the journal cannot be written (${s.degraded}); orcr starts and changes nothing until it can`);
       }
-      reply(conn.socket, id, null, await dispatch(method, params, contextOf(conn)));
+      reply(conn, id, null, await dispatch(method, params, contextOf(conn)));
     } catch (e) {
-      if (s.absorbs(e)) reply(conn.socket, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
-      else if (e instanceof RemoteError) reply(conn.socket, id, { code: e.code, message: e.message });
+      if (s.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
+      else if (e instanceof RemoteError) reply(conn, id, { code: e.code, message: e.message });
       else if (e instanceof z.ZodError) {
         const issue = e.issues[0]!;
-        reply(conn.socket, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
+        reply(conn, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
       } else {
         log(`internal error in ${method}: ${(e as Error).stack}`);
-        reply(conn.socket, id, { code: 'internal', message: (e as Error).message });
+        reply(conn, id, { code: 'internal', message: (e as Error).message });
       }
     }
   }
@@ -269,6 +293,15 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
 
   return {
     clients: () => conns.size,
+    connections: () => {
+      let queuedBytes = 0;
+      let notReading = 0;
+      for (const c of conns) {
+        queuedBytes += c.flow.queued;
+        if (!c.flow.reading) notReading++;
+      }
+      return { count: conns.size, queuedBytes, notReading };
+    },
     close: async () => {
       closed = true;
       // Tell every client this stop is meant: a waiting client reports it and
@@ -288,7 +321,6 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   };
 }
 
-function reply(socket: net.Socket, id: number | null, error: ErrorBody | null, result?: unknown): void {
-  if (socket.destroyed) return;
-  socket.write(JSON.stringify(error ? { id, error } : { id, result }) + '\n');
+function reply(conn: Conn, id: number | null, error: ErrorBody | null, result?: unknown): void {
+  conn.flow.send(JSON.stringify(error ? { id, error } : { id, result }) + '\n');
 }

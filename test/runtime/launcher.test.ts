@@ -27,24 +27,24 @@ function tmp(): string {
 describe('readRunStatus', () => {
   it('reads the pid, then the exit status once its line is whole', () => {
     const d = tmp();
-    expect(readRunStatus(d)).toEqual({ pid: null, exit: null });
+    expect(readRunStatus(d)).toMatchObject({ pid: null, exit: null });
     fs.writeFileSync(path.join(d, 'status'), '4242\n');
-    expect(readRunStatus(d)).toEqual({ pid: 4242, exit: null });
+    expect(readRunStatus(d)).toMatchObject({ pid: 4242, exit: null });
     fs.appendFileSync(path.join(d, 'status'), 'exit 1');
-    expect(readRunStatus(d)).toEqual({ pid: 4242, exit: null }); // half a line: not yet
+    expect(readRunStatus(d)).toMatchObject({ pid: 4242, exit: null }); // half a line: not yet
     fs.appendFileSync(path.join(d, 'status'), '37\n');
-    expect(readRunStatus(d)).toEqual({ pid: 4242, exit: 137 });
+    expect(readRunStatus(d)).toMatchObject({ pid: 4242, exit: 137 });
     expect(readExitStatus(d)).toBe(137);
   });
 
   it('reads the pid and exit files of run directories made before the status file', () => {
     const d = tmp();
     fs.writeFileSync(path.join(d, 'pid'), '99\n');
-    expect(readRunStatus(d)).toEqual({ pid: 99, exit: null });
+    expect(readRunStatus(d)).toMatchObject({ pid: 99, exit: null });
     fs.writeFileSync(path.join(d, 'exit'), '0');
     expect(readRunStatus(d).exit).toBeNull();
     fs.writeFileSync(path.join(d, 'exit'), '0\n');
-    expect(readRunStatus(d)).toEqual({ pid: 99, exit: 0 });
+    expect(readRunStatus(d)).toMatchObject({ pid: 99, exit: 0 });
   });
 });
 
@@ -79,6 +79,6 @@ describe('the wrapper', () => {
     fs.writeFileSync(path.join(dir, 'status'), '1234\nexit 9\n');
     const l = launch({ dir, argv: ['/bin/true'], cwd: home, env: { PATH: process.env.PATH }, stdinFifo: false });
     await until(() => readRunStatus(dir).exit === 0, 'the new exit status');
-    expect(readRunStatus(dir)).toEqual({ pid: l.pid, exit: 0 });
+    expect(readRunStatus(dir)).toMatchObject({ pid: l.pid, exit: 0 });
   });
 });

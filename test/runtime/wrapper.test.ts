@@ -105,7 +105,7 @@ describe('the wait loop (stdin FIFO)', () => {
     const h = home();
     const l = launch(spec(h, ['/bin/sh', '-c', 'exit 5'], true));
     await until(() => !alive(l.pid), 'the wrapper to end', 5_000, 10);
-    expect(readRunStatus(path.join(h, 'run'))).toEqual({ pid: l.pid, exit: 5 });
+    expect(readRunStatus(path.join(h, 'run'))).toMatchObject({ pid: l.pid, exit: 5 });
   });
 
   it('USR1 closes the input, and more USR1s while the agent finishes cost nothing', async () => {
@@ -142,6 +142,6 @@ describe('the wait loop (stdin FIFO)', () => {
       });
     });
     expect(code).toBe(0);
-    expect(readRunStatus(s.dir)).toEqual({ pid: child.pid, exit: 3 });
+    expect(readRunStatus(s.dir)).toMatchObject({ pid: child.pid, exit: 3 });
   });
 });

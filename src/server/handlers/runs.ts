@@ -11,7 +11,7 @@ type RunMethod = 'run.enqueue' | 'run.list' | 'run.get' | 'run.kill' | 'run.send
 export const runHandlers: HandlerFamily<RunMethod> = {
   'run.enqueue': (p, { supervisor: s }) => {
     const warnings: string[] = [];
-    const runs = s.enqueue(p.specs, warnings).map((r) => s.view(r));
+    const runs = s.enqueue(p.specs, warnings, p.uuids).map((r) => s.view(r));
     return warnings.length > 0 ? { runs, warnings } : { runs };
   },
   'run.list': (q, { supervisor: s }) => {

@@ -42,7 +42,7 @@ export function eventToken(ev: RunEvent): Token {
   if (t === 'blocked' || t.includes('hold')) return 'event.hold';
   if (t.startsWith('loop')) return 'event.loop';
   if (t.includes('budget')) return 'event.budget';
-  if (t.startsWith('input_failed') || t === 'config_rejected') return 'event.error';
+  if (t.startsWith('input_failed') || t === 'config_rejected' || t === 'resource_limit') return 'event.error';
   if (t.startsWith('input')) return 'event.input';
   if (ev.run === null) return 'event.system';
   return 'event.transition';
@@ -93,6 +93,8 @@ export function describeEvent(ev: RunEvent): string {
       return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}${s(ev.data.meter)} exceeded (${s(ev.data.used)}/${s(ev.data.limit)})${ev.data.scope === 'fleet' ? ': nothing new starts' : ''}`;
     case 'budget_reset':
       return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
+    case 'resource_limit':
+      return s(ev.data.message);
     case 'supervisor_started':
       return `pid ${s(ev.data.pid)}, ${s(ev.data.active)} active`;
     default: {

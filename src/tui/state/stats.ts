@@ -31,6 +31,8 @@ export interface Stats {
   fleetWindow: string | null;
   /** `orcr queue pause`: nothing queued starts until it is resumed. */
   paused: boolean;
+  /** Why the supervisor's journal cannot be written (a full disk), or null: nothing starts meanwhile. */
+  degraded: string | null;
   /** The cluster this machine shares its caps with, or null on its own. */
   cluster: ClusterInfo | null;
 }
@@ -127,6 +129,7 @@ export function normalizeStats(raw: unknown): Stats {
     warnings,
     configError,
     paused: o.paused === true,
+    degraded: typeof o.degraded === 'string' ? clean(o.degraded) : null,
     cluster: toCluster(o.cluster),
   };
 }

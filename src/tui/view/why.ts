@@ -14,7 +14,7 @@ export function queuedWaiting(r: PublicRun, stats: Stats | null, position: numbe
   if (r.status !== 'queued') return null;
   if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
   // Nothing starts whatever the caps say: a paused queue, a cluster whose database is away.
-  const stopped = stats.paused ? 'paused' : stats.cluster && !stats.cluster.available ? 'cluster' : null;
+  const stopped = stats.degraded ? 'unavailable' : stats.paused ? 'paused' : stats.cluster && !stats.cluster.available ? 'cluster' : null;
   if (stopped) return { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: position ?? r.queue_position ?? null };
   return waitingFromCaps(
     stats.caps,

@@ -1,0 +1,161 @@
+// The operating system's limits met gracefully (issue 26): a supervisor out of
+// file descriptors or processes does not crash, does not misrecord an exit,
+// and starts what it could not start once it can. Real supervisors under
+// real limits (prlimit), real agents, real sockets.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, CLI, NODE, until, useHomes, type TestHome } from '../support/harness.js';
+import { remote, type Remote } from '../support/in-process.js';
+import { itWhen } from '../support/skip.js';
+
+const home = useHomes();
+
+const closers: (() => void)[] = [];
+afterEach(() => {
+  for (const c of closers.splice(0).reverse()) c();
+});
+
+interface Limited {
+  child: ChildProcess;
+  pid: number;
+  /** Everything it wrote to stderr (its log, in the foreground). */
+  log: () => string;
+  client: Remote;
+}
+
+/** `orcr serve` in the foreground under `prefix` (prlimit, setpriv), ready once it answers. */
+async function serveUnder(h: TestHome, prefix: string[]): Promise<Limited> {
+  const argv = [...prefix, NODE, CLI, 'serve'];
+  const child = spawn(argv[0]!, argv.slice(1), { env: h.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (c: string) => (err += c));
+  closers.push(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const client = remote(h.dir);
+  closers.push(() => client.disconnect());
+  await until(async () => (await client.call('stats')) !== undefined, () => `the supervisor to answer: ${err}`);
+  return { child, pid: child.pid!, log: () => err, client };
+}
+
+const fdCount = (pid: number): number => fs.readdirSync(`/proc/${pid}/fd`).length;
+
+/** Connections that hold the supervisor's descriptors until closed. */
+async function flood(socketPath: string, n: number): Promise<net.Socket[]> {
+  const socks: net.Socket[] = [];
+  await Promise.all(
+    Array.from({ length: n }, () =>
+      new Promise<void>((resolve) => {
+        const s = net.connect(socketPath);
+        s.on('error', () => resolve());
+        s.on('connect', () => resolve());
+        s.on('close', () => resolve());
+        socks.push(s);
+      }),
+    ),
+  );
+  closers.push(() => socks.forEach((s) => s.destroy()));
+  return socks;
+}
+
+describe('out of file descriptors', () => {
+  it('records the exit status it could not read at once, starts the run it could not start, and never crashes', async () => {
+    const h = home();
+    const s = await serveUnder(h, ['prlimit', '--nofile=200:200', '--']);
+    const go = path.join(h.dir, 'go');
+    const a = await s.client.run(['--name', 'a', '--', '/bin/sh', '-c', 'while [ ! -e "$0" ]; do sleep 0.05; done; echo done', go]);
+    await until(async () => (await s.client.show(a.uuid)).status === 'working', 'a working');
+
+    // Every descriptor the supervisor may open taken by idle connections.
+    const socks = await flood(path.join(h.dir, 'orcr.sock'), 260);
+    await until(() => fdCount(s.pid) >= 195, () => `the supervisor's descriptors used up (${fdCount(s.pid)})`);
+    expect(alive(s.pid)).toBe(true);
+
+    // A run queued now cannot be started (a directory, a pipe, a process: each needs a descriptor).
+    const b = await s.client.run(['--name', 'b', '--', '/bin/sh', '-c', 'echo b']);
+    // a ends while its status file cannot be opened.
+    fs.writeFileSync(go, '');
+    await until(() => /status of .* unreadable|limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
+    expect(alive(s.pid)).toBe(true);
+    await until(async () => (await s.client.events()).some((e: { type: string }) => e.type === 'resource_limit'), () => `the fleet told of the limit: ${s.log()}`);
+    const told = await s.client.events();
+    expect(told.filter((e: { type: string }) => e.type === 'resource_limit').length).toBe(1);
+    expect((await s.client.show(b.uuid)).status).toBe('starting');
+
+    // Descriptors back: a is recorded as it ended, b starts and completes.
+    for (const sock of socks) sock.destroy();
+    await until(async () => (await s.client.show(a.uuid)).status === 'ended', 'a ended');
+    await until(async () => (await s.client.show(b.uuid)).status === 'ended', 'b ended');
+    const [ra, rb] = [await s.client.show(a.uuid), await s.client.show(b.uuid)];
+    expect([ra.exit_reason, ra.exit_code]).toEqual(['completed', 0]);
+    expect([rb.exit_reason, rb.exit_code]).toEqual(['completed', 0]);
+    expect(alive(s.pid)).toBe(true);
+    expect(s.child.exitCode).toBeNull();
+  });
+
+  it('holds no descriptor per idle live run', async () => {
+    const h = home({ concurrency: { max: 100 } });
+    const s = await serveUnder(h, []);
+    const before = fdCount(s.pid);
+    const runs = await Promise.all(Array.from({ length: 40 }, (_, i) => s.client.run(['--name', `idle-${i}`, '--', 'sleep', '60'])));
+    await until(async () => (await s.client.ps({ status: 'working' })).length === runs.length, 'all working');
+    // A few for the spawn helper or a connection, not one per run.
+    expect(fdCount(s.pid) - before).toBeLessThan(10);
+  });
+});
+
+/** A pids cgroup of our own (cgroup v1 here, v2 elsewhere), or why not: the process limit does not bind root, a cgroup's does. */
+function pidsCgroup(): { dir: string } | { reason: string } {
+  for (const base of ['/sys/fs/cgroup/pids', '/sys/fs/cgroup']) {
+    if (!fs.existsSync(path.join(base, 'cgroup.procs'))) continue;
+    const dir = path.join(base, `orcr-test-${process.pid}-${Date.now()}`);
+    try {
+      fs.mkdirSync(dir);
+      if (fs.existsSync(path.join(dir, 'pids.max'))) return { dir };
+      fs.rmdirSync(dir);
+    } catch {
+      /* not ours to make */
+    }
+  }
+  return { reason: 'no pids cgroup can be made here (needs root and a pids controller)' };
+}
+
+describe('out of processes', () => {
+  const cg = pidsCgroup();
+  itWhen(
+    { reason: 'reason' in cg ? cg.reason : null, optional: true },
+    'a burst past the process limit waits and is retried; every run completes, the supervisor stays up',
+    async () => {
+      const dir = (cg as { dir: string }).dir;
+      closers.push(() => {
+        try {
+          fs.rmdirSync(dir);
+        } catch {
+          /* still has members: they are killed by the home's cleanup */
+        }
+      });
+      const h = home({ concurrency: { max: 40 } });
+      const s = await serveUnder(h, ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup']);
+      // Room for the supervisor's own threads (they count) and a few runs, not for 40 at once.
+      const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
+      fs.writeFileSync(path.join(dir, 'pids.max'), String(current + 12));
+      const res = await s.client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+        specs: Array.from({ length: 40 }, (_, i) => ({ name: `burst-${i}`, command: ['sleep', '0.3'], cwd: h.dir })),
+      });
+      await until(() => /limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
+      expect(alive(s.pid)).toBe(true);
+      await until(async () => (await s.client.ps({ all: true })).every((r) => r.status === 'ended'), 'every run ended', 60_000, 200);
+      const runs = await s.client.ps({ all: true });
+      expect(runs.length).toBe(res.runs.length);
+      expect(runs.filter((r) => r.exit_reason !== 'completed' || r.exit_code !== 0).map((r) => `${r.name} ${r.exit_reason} ${r.exit_code} ${r.exit_detail}`)).toEqual([]);
+      expect((await s.client.events()).filter((e: { type: string }) => e.type === 'resource_limit').length).toBeGreaterThanOrEqual(1);
+      expect(s.child.exitCode).toBeNull();
+      fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+    },
+  );
+});

@@ -56,13 +56,17 @@ interface Outcome {
 
 /** The first wait after the OS refuses a launch, doubled while it goes on refusing, up to the last. */
 const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 10_000;
+const MAX_RETRY_MS = 5_000;
+const FIRST_BATCH = 8;
+const MAX_BATCH = 256;
 
 /** Runs waiting for the OS to start them again, and when they are tried next. */
 interface Held {
   runs: Map<string, Run>;
   delay: number;
   timer: NodeJS.Timeout | null;
+  /** How many are tried at the next retry. */
+  batch: number;
 }
 
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
@@ -156,8 +160,7 @@ export class Launching {
       const deferred = outcomes.filter((o) => o.deferred !== undefined);
       try {
         this.record(outcomes.filter((o) => o.deferred === undefined));
-        if (deferred.length > 0) this.defer(deferred, deferred.length === outcomes.length);
-        else if (this.held !== null && this.held.runs.size === 0 && this.held.timer === null) this.lift();
+        if (deferred.length > 0 || this.held !== null) this.afterBatch(outcomes.length - deferred.length, deferred);
       } catch (e) {
         this.p.lifecycle.fail(e);
       }
@@ -165,35 +168,59 @@ export class Launching {
   }
 
   /**
-   * The OS refused these launches for now: they stay `starting` (their slots
-   * held) and are tried again after a backoff, doubled when nothing of the
-   * batch started. The first refusal of a spell is told to the fleet, once.
+   * A batch done while launches wait for the OS, or with some the OS refused:
+   * those stay `starting` (their slots held) and are tried again a few at a
+   * time — the batch doubles while every launch of it starts, shrinks to what
+   * started when some do not, and halves (the wait doubling, up to 5 s) when
+   * none does — so a limit that lets runs through as others end is not
+   * hammered with every waiting launch at once. Lifted once nothing waits.
+   * The first refusal of a spell is told to the fleet, once.
    */
-  private defer(outcomes: Outcome[], noneStarted: boolean): void {
+  private afterBatch(started: number, deferred: Outcome[]): void {
     const first = this.held === null;
-    const held: Held = this.held ?? { runs: new Map(), delay: FIRST_RETRY_MS, timer: null };
+    const held: Held = this.held ?? { runs: new Map(), delay: FIRST_RETRY_MS, timer: null, batch: FIRST_BATCH };
     this.held = held;
-    for (const o of outcomes) held.runs.set(o.run.uuid, o.run);
-    if (!first && noneStarted && held.timer === null) held.delay = Math.min(held.delay * 2, MAX_RETRY_MS);
+    for (const o of deferred) held.runs.set(o.run.uuid, o.run);
+    if (!first) {
+      if (deferred.length === 0) held.batch = Math.min(held.batch * 2, MAX_BATCH);
+      else if (started === 0) {
+        held.delay = Math.min(held.delay * 2, MAX_RETRY_MS);
+        held.batch = Math.max(1, Math.floor(held.batch / 2));
+      } else {
+        held.delay = FIRST_RETRY_MS;
+        held.batch = Math.max(1, started);
+      }
+    }
+    if (held.runs.size === 0 && held.timer === null) {
+      this.lift();
+      return;
+    }
     if (held.timer !== null) return;
-    held.timer = setTimeout(() => this.retry(), held.delay);
+    // A batch that all started: the next at once; else after the wait.
+    held.timer = setTimeout(() => this.retry(), deferred.length === 0 ? 0 : held.delay);
     held.timer.unref();
     if (!first) return;
-    const code = outcomes[0]!.deferred!;
+    const code = deferred[0]!.deferred!;
     const until = monoNow() + held.delay;
     const message = `${limitName(code)} reached (${code}), admitting nothing until ${new Date(until).toISOString().slice(11, 19)}`;
-    this.p.log(`${message}: ${outcomes.length} launch${outcomes.length === 1 ? '' : 'es'} will be retried`);
+    this.p.log(`${message}: ${deferred.length} launch${deferred.length === 1 ? '' : 'es'} will be retried`);
     this.p.store.journal.appendEvent(null, { type: 'resource_limit', data: { limit: code, message, until } });
   }
 
-  /** Launch again what waited for the OS; lifted once a batch starts with no refusal and nothing else waits. */
+  /** Launch the next few of what waited for the OS (oldest first); lifted once nothing waits. */
   private retry(): void {
     const held = this.held;
     if (held === null) return;
     held.timer = null;
-    const runs = [...held.runs.keys()].map((uuid) => this.p.store.get(uuid)).filter((r): r is Run => r?.status === 'starting');
-    held.runs.clear();
-    if (runs.length === 0) this.lift();
+    const runs: Run[] = [];
+    for (const uuid of [...held.runs.keys()]) {
+      if (runs.length >= held.batch) break;
+      held.runs.delete(uuid);
+      const run = this.p.store.get(uuid);
+      if (run?.status === 'starting') runs.push(run);
+    }
+    if (runs.length === 0 && held.runs.size === 0) this.lift();
+    else if (runs.length === 0) this.retry();
     else this.launch(runs);
   }
 
@@ -212,7 +239,15 @@ export class Launching {
     // Not a transition of the run's life (it never began): the row goes back to before its spawn.
     const back: Run = { ...run, status: 'starting', status_at: monoNow(), pid: null, pid_start: null };
     store.transaction(() => store.save(back, { type: 'launch_retried', data: { pid: run.pid, limit: 'EAGAIN' } }));
-    this.defer([{ run: back, launched: null, error: null, deferred: 'EAGAIN' }], true);
+    // Waits with the others (no batch of ours to judge the limit by), or begins a spell.
+    if (this.held === null) this.afterBatch(0, [{ run: back, launched: null, error: null, deferred: 'EAGAIN' }]);
+    else {
+      this.held.runs.set(uuid, back);
+      if (this.held.timer === null) {
+        this.held.timer = setTimeout(() => this.retry(), this.held.delay);
+        this.held.timer.unref();
+      }
+    }
     return true;
   }
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fig, median, type Figure, type ItemResult, type Skipped } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, homeEnv, makeHome, node, orcrCmd, q, withOrcr } from '../lib/orcr.js';
-import { CpuMeter, descendants, killGroup, onCleanup, pssKb, rssKb, sleep, stat, timedShell, trackGroup, untrackGroup } from '../lib/proc.js';
+import { CpuMeter, descendants, killGroup, onCleanup, pssKb, rssKb, runsScript, sleep, stat, timedShell, trackGroup, untrackGroup } from '../lib/proc.js';
 import { ensurePm2 } from '../lib/tools.js';
 import { readRunStatus } from '../../src/runtime/launcher.js';
 
@@ -92,7 +92,7 @@ async function orcrSide(windows: number, secs: number, settleMs: number): Promis
     client.close();
     // The spawn helper that started the burst retires once it has been idle a
     // while: wait for that (steady state is what this item measures), and say how long it stayed.
-    const helpers = (): number[] => descendants(sup.pid).filter((p) => stat(p)?.comm === 'node');
+    const helpers = (): number[] => descendants(sup.pid).filter((p) => runsScript(p, 'spawn-helper.js'));
     const t0 = performance.now();
     for (let t = 0; helpers().length > 0 && t < 200; t++) await sleep(50);
     const helperS = (performance.now() - t0) / 1000;

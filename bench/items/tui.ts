@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { fig, median, pct, type Figure, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, homeEnv, node, q, tuiMain, withOrcr } from '../lib/orcr.js';
-import { CpuMeter, descendants, killGroup, rssKb, sleep, stat, trackGroup, untrackGroup, which } from '../lib/proc.js';
+import { CpuMeter, descendants, killGroup, rssKb, runsScript, sleep, trackGroup, untrackGroup, which } from '../lib/proc.js';
 
 const COLS = 160;
 const ROWS = 50;
@@ -167,7 +167,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
         lat.push(lastFrameAt - sent);
         await sleep(100);
       }
-      const tuiPid = descendants(p.pid!).find((x) => stat(x)?.comm === 'node');
+      const tuiPid = descendants(p.pid!).find((x) => runsScript(x, 'tui/main.js'));
       const rss = tuiPid ? rssKb(tuiPid) / 1024 : NaN;
       const what = `${SCALE_RUNS.toLocaleString('en-US')} runs in the home`;
       return [
@@ -280,7 +280,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         await sleep(20);
       }
       await sleep(ctx.quick ? 1000 : 2000);
-      const tuiPid = descendants(p.pid!).find((x) => stat(x)?.comm === 'node');
+      const tuiPid = descendants(p.pid!).find((x) => runsScript(x, 'tui/main.js'));
       if (!tuiPid) throw new Error('cannot find the TUI node process');
       const cpu = new CpuMeter(() => [tuiPid]);
 

@@ -52,6 +52,24 @@ export function stat(pid: number): Stat | null {
   };
 }
 
+/** A process's argv (/proc/PID/cmdline), or [] when it is gone. */
+export function argv(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Whether pid runs `script` (a path ending so) under Node.js. Found by its
+ * argv, not its name in /proc: Node.js 24 names its main thread `MainThread`
+ * (older ones left `node`), so a `comm` test finds nothing there.
+ */
+export function runsScript(pid: number, script: string): boolean {
+  return argv(pid).some((a) => a.endsWith(script));
+}
+
 /** Resident set size in KiB (VmRSS), or 0 when the process is gone. */
 export function rssKb(pid: number): number {
   try {

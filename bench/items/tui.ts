@@ -160,8 +160,9 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
         const before = frames;
         const sent = performance.now();
         p.stdin!.write(k % 2 ? 'k' : 'j');
-        for (let t = 0; frames === before; t++) {
-          if (t > 250) throw new Error('a keypress drew no frame in 5 s');
+        // Bounded by the clock, not by a count of sleeps (2 ms sleeps are far longer on a loaded machine, and 250 of them far shorter than 5 s on an idle one).
+        while (frames === before) {
+          if (performance.now() - sent > 5000) throw new Error('a keypress drew no frame in 5 s');
           await sleep(2);
         }
         lat.push(lastFrameAt - sent);

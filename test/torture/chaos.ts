@@ -54,7 +54,7 @@ interface Planned {
   userKilled: boolean;
 }
 
-export async function runChaos(opts: { seconds: number; seed?: number; minPlanned?: number; log?: (s: string) => void }): Promise<ChaosResult> {
+export async function runChaos(opts: { seconds: number; seed?: number; minConfirmed?: number; log?: (s: string) => void }): Promise<ChaosResult> {
   const seed = opts.seed ?? Date.now() % 1_000_000;
   const rand = rng(seed);
   const log = opts.log ?? (() => undefined);
@@ -108,9 +108,9 @@ exit "$4"
   // On a loaded machine each restart takes seconds, and a run of fixed length
   // could end having tried only a handful of runs and no crash: go on past the
   // deadline until the churn has been real (bounded at three times as long).
-  const minPlanned = opts.minPlanned ?? 0;
+  const minConfirmed = opts.minConfirmed ?? 0;
   const hardDeadline = Date.now() + opts.seconds * 3000;
-  const churnDone = (): boolean => planned.length >= minPlanned && result.crashes > 0;
+  const churnDone = (): boolean => planned.filter((p) => p.uuid !== null).length >= minConfirmed && result.crashes > 0;
   let nextCrash = Date.now() + 300 + rand() * 1200;
   try {
     while (Date.now() < deadline || (!churnDone() && Date.now() < hardDeadline)) {

@@ -34,6 +34,8 @@ export class SpawnHelper {
   constructor(
     private readonly idleMs = 2000,
     private readonly script = HELPER_SCRIPT,
+    /** How long it may take to answer before it is given up (the quiet spell only starts once it has). */
+    private readonly startMs = 30_000,
   ) {}
 
   /** Up and answering: spawn through it. */
@@ -67,9 +69,15 @@ export class SpawnHelper {
     let settle: (up: boolean) => void = () => {};
     const readyPromise = new Promise<boolean>((resolve) => (settle = resolve));
     this.readyPromise = readyPromise;
+    // One that never answers would otherwise never be retired: its idle clock starts at readiness.
+    const startTimer = setTimeout(() => {
+      if (this.child === child && !this.ready) this.close();
+    }, this.startMs);
+    startTimer.unref();
     child.on('message', (m: { id?: number; pid?: number; error?: string; code?: string; ready?: boolean }) => {
       if (m.ready === true && this.child === child) {
         this.ready = true;
+        clearTimeout(startTimer);
         // The quiet spell counts from when it can be used: a start slower than
         // idleMs (a loaded machine) must not retire it before its first spawn.
         this.touch();
@@ -84,6 +92,7 @@ export class SpawnHelper {
     });
     const gone = (): void => {
       settle(false);
+      clearTimeout(startTimer);
       if (this.child !== child) return;
       this.child = null;
       this.ready = false;

@@ -107,4 +107,16 @@ describe('SpawnHelper', () => {
     await h.spawn('/bin/sh', wrapperArgs(spec, program), spec.cwd, {});
     expect(await until(() => readRunStatus(spec.dir).exit, 'the wrapper to record its exit')).toBe(3);
   });
+
+  it('one that never answers is given up after its start deadline, not kept forever', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-spawner-'));
+    dirs.push(dir);
+    const mute = path.join(dir, 'mute.js');
+    fs.writeFileSync(mute, 'setInterval(() => {}, 1000);\n');
+    const h = new SpawnHelper(50, mute, 300);
+    helpers.push(h);
+    expect(await h.warm()).toBe(false);
+    expect(h.up).toBe(false);
+    expect(h.pid).toBeNull();
+  });
 });

@@ -1,7 +1,8 @@
 // `orcr wait`: each call's runs, settled one by one as they change, until all
 // are settled, its timeout runs out, or its client goes away. A run settles at
 // `idle` (turn_complete, on a turn started after the wait began for input it
-// was sent), `blocked`, or `ended` (its exit reason). Reads runs; changes none.
+// was sent), `blocked`, or `ended` (its exit reason); a run being killed only
+// at its end. Reads runs; changes none.
 
 import type { SettleToken, Settled } from '../protocol/results.js';
 import type { Run } from '../core/types.js';
@@ -22,6 +23,10 @@ interface Wait {
 
 export function settleToken(run: Run, minInput: number): SettleToken | null {
   if (run.status === 'ended') return run.exit_reason ?? 'ended';
+  // A run asked to die is on its way to `ended`: its idle or blocked is the
+  // moment before, and a wait answered with it would tell `kill; wait` that
+  // a run it just killed completed its turn.
+  if (run.kill_requested_at !== null) return null;
   if (run.input_seq < minInput) return null;
   if (run.status === 'idle') return 'turn_complete';
   if (run.status === 'blocked') return 'blocked';

@@ -124,7 +124,7 @@ describe('nested runs', () => {
     const w = spawn(NODE, [CLI, 'wait', '--all', '--timeout', '30s'], { env: { ...h.env, ORCR_RUN: d1.uuid } });
     let out = '';
     w.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    const code = new Promise<number | null>((resolve) => w.on('exit', resolve));
+    const code = new Promise<number | null>((resolve) => w.on('close', resolve));
     // Connected (this status call is the other client): its request follows its hello at once, and the gated runs take longer to notice the gate.
     await until(async () => (await h.call<{ clients: number }>('server.status')).clients >= 2, 'the wait to connect');
     fs.writeFileSync(path.join(h.dir, 'go'), '');

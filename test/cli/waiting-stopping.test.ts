@@ -31,6 +31,29 @@ describe('wait and stop', () => {
     expect(JSON.parse(j.stdout)).toEqual([]);
   });
 
+  it('a wait after a kill waits for the end, not for the idle the run is still in', async () => {
+    const h = await home();
+    const gate = `${h.dir}/let-go`;
+    // An interactive agent idle after its first turn, which on SIGTERM takes its time: it exits once the gate appears.
+    const agent = script(
+      h,
+      'slow-exit.cjs',
+      `const fs = require('fs');
+const say = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+say({ type: 'ready' }); say({ type: 'turn_start' }); say({ type: 'turn_end' });
+process.stdin.resume();
+process.on('SIGTERM', () => setInterval(() => { if (fs.existsSync(process.argv[2])) process.exit(143); }, 20));
+`,
+    );
+    await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', process.execPath, agent, gate]);
+    expect(await h.wait('chat')).toBe('chat turn_complete');
+    expect(await h.kill(['chat'])).toMatchObject([{ name: 'chat', action: 'killing' }]);
+    expect((await h.show('chat')).status, 'still idle while it takes its time').toBe('idle');
+    const waited = h.wait('chat');
+    fs.writeFileSync(gate, '');
+    expect(await waited).toBe('chat killed');
+  });
+
   it('wait --all after every run ended returns at once', async () => {
     const h = await home();
     await h.run(['-n', 'quick', '--', 'true']);

@@ -80,7 +80,7 @@ describe('setLongTimeout', () => {
         const child = spawn(NODE, ['--input-type=module', '-e', `import { setLongTimeout } from ${JSON.stringify(mod)};\n${code}`], { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        child.on('exit', (code) => resolve({ code, out }));
+        child.on('close', (code) => resolve({ code, out }));
       });
     // Both processes end on their own; the first only because its year-long timer is unref'd.
     expect(await run(`setLongTimeout(() => console.log('fired'), ${YEAR_MS}, { unref: true });`)).toEqual({ code: 0, out: '' });

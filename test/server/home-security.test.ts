@@ -196,7 +196,8 @@ describe('a home reached through links', () => {
     expect(a.cli(['run', '-n', 'gate', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`], { env: { ...a.env, ORCR_HOME: via } }).code).toBe(0);
     const waiter = spawn(NODE, [CLI, 'wait', 'gate'], { env: { ...a.env, ORCR_HOME: via }, stdio: ['ignore', 'pipe', 'pipe'] });
     const out = lineReader(waiter);
-    const exited = new Promise<number | null>((r) => waiter.on('exit', (code) => r(code)));
+    // 'close', not 'exit': its last line may still be in the pipe when it exits.
+    const exited = new Promise<number | null>((r) => waiter.on('close', (code) => r(code)));
     // Connected: the supervisor counts the waiter among its clients (this status call is the other).
     await until(() => (JSON.parse(a.cli(['server', 'status', '--json']).stdout) as { clients: number }).clients >= 2, 'the waiter to connect');
     // The link now points at another home with its own supervisor, and a's supervisor dies.

@@ -14,9 +14,11 @@ export default defineConfig({
     exclude: process.env.ORCR_TEST_REAL === '1' ? ['**/node_modules/**'] : ['**/node_modules/**', ...LIVE],
     // dist/ is brought up to date once, before any test (never by a test: see the file).
     globalSetup: ['test/support/global-setup.ts'],
-    // Integration tests start real supervisors and child processes; on a
-    // shared 2-core box, a handful of files at once is the useful maximum.
-    maxWorkers: 2,
+    // Integration tests start real supervisors and child processes, and
+    // spend a third of their time waiting on them (a database stopped, a
+    // lease running out): on 2 cores, 3 files at once keep both busy (the
+    // whole suite 718 s -> 634 s here, the same hour; CPU 65% -> 74% used).
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     env: { FORCE_COLOR: '0' },

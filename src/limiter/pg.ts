@@ -168,7 +168,11 @@ export class PgLimiter implements Limiter {
       (async () => {
         const done = await this.db.tx(async (c) => {
           const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
-          if ((w.rowCount ?? 0) > 0) return true;
+          // Every waiter behind it moves up: the other machines' places are stale until they read again.
+          if ((w.rowCount ?? 0) > 0) {
+            await this.changed(c, 'cancel');
+            return true;
+          }
           const l = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND uuid = $2 AND host = $3`, [this.o.cluster, uuid, this.o.host]);
           if ((l.rowCount ?? 0) > 0) await this.changed(c, 'release');
           return (l.rowCount ?? 0) > 0;

@@ -125,7 +125,10 @@ describeWhen(need, `the place in a cluster's queue the TUI shows ${onPg()}`, () 
   });
 
   it('counts the runs of other machines ahead of this one\'s, as the cluster does', async () => {
-    const cluster = { url: server.url, name: `tui-places-${process.pid}`, lease_ttl: '5s' };
+    // Both supervisors share this process's event loop with the TUI: with a short lease_ttl a stall
+    // under CI's load let the busy run's lease lapse, the other machine's run took the slot, and this
+    // machine's run was first in a queue of one (CI saw 1 for 2). Nothing here waits on a lapse.
+    const cluster = { url: server.url, name: `tui-places-${process.pid}`, lease_ttl: '10m' };
     const m1 = await home({ concurrency: { max: 1 }, cluster: { ...cluster, host: 'm1' } });
     const m2 = await home({ concurrency: { max: 1 }, cluster: { ...cluster, host: 'm2' } });
     await m1.run(['-n', 'busy', '--', 'sleep', '600']);

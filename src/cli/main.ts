@@ -7,6 +7,19 @@
 
 const [verb, ...rest] = process.argv.slice(2);
 if (verb === 'serve' && rest.length === 0) {
+  // A client that started this process hears that it runs at all: out of
+  // threads (a process limit), Node can hang in its own start-up for ever,
+  // before any of this, and the client then stops it instead of leaving it.
+  if (process.env.ORCR_STARTED_FD === '3') {
+    delete process.env.ORCR_STARTED_FD;
+    const fs = await import('node:fs');
+    try {
+      fs.writeSync(3, 'r');
+      fs.closeSync(3);
+    } catch {
+      /* the client has gone: nobody to tell */
+    }
+  }
   const { serveMain } = await import('./serve.js');
   await serveMain();
 } else if (verb === '--version' && rest.length === 0) {

@@ -69,7 +69,7 @@ export class Client implements Caller {
   static async connect(home: Home, opts: { autoStart?: boolean; timeoutMs?: number; killAgents?: boolean } = {}): Promise<Client> {
     const autoStart = opts.autoStart ?? true;
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-    let started: { exited: string | null } | null = null;
+    let started: Started | null = null;
     let lostAt: number | null = null;
     let delay = 10;
     for (;;) {
@@ -103,6 +103,18 @@ export class Client implements Caller {
           }
         }
         if (Date.now() > deadline) {
+          if (started && started.exited === null && !started.running && started.pid !== null) {
+            // Hung before running a line (Node out of threads): it would stay so, and hold a process slot, for ever.
+            try {
+              process.kill(started.pid, 'SIGKILL');
+            } catch {
+              /* gone meanwhile */
+            }
+            throw new RemoteError(
+              'unavailable',
+              `the supervisor's process (pid ${started.pid}) never began to run and was stopped: the machine may be out of processes or threads (ulimit -u, a cgroup's pids.max)`,
+            );
+          }
           throw new RemoteError('unavailable', `the supervisor did not come up within the timeout; see ${home.log}`);
         }
         await new Promise((r) => setTimeout(r, delay));
@@ -239,11 +251,18 @@ export function cliEntry(): string {
  */
 export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2'];
 
+/** A supervisor a client started: how it ended if it did (null: not yet), whether it began to run at all. */
+export interface Started {
+  exited: string | null;
+  running: boolean;
+  pid: number | null;
+}
+
 /**
  * Start `orcr serve` in its own session with output to server.log. Racing
  * starters are fine: the supervisor's lock lets exactly one of them live.
  */
-export function startDetached(home: Home, killAgents = false): { exited: string | null } {
+export function startDetached(home: Home, killAgents = false): Started {
   ensureHome(home.dir);
   // The log names runs, paths and errors: owner-only, whatever the umask, even if an older orcr made it looser.
   const out = fs.openSync(home.log, 'a', 0o600);
@@ -252,10 +271,22 @@ export function startDetached(home: Home, killAgents = false): { exited: string 
   const before = st.size;
   const child = spawn(process.execPath, [...SUPERVISOR_NODE_ARGS, cliEntry(), 'serve'], {
     detached: true,
-    stdio: ['ignore', out, out],
-    env: { ...process.env, ORCR_HOME: home.dir, ORCR_AUTOSTARTED: '1', ...(killAgents ? { ORCR_START_KILL_AGENTS: '1' } : {}) },
+    // fd 3: one byte once it runs (main.ts).
+    stdio: ['ignore', out, out, 'pipe'],
+    env: { ...process.env, ORCR_HOME: home.dir, ORCR_AUTOSTARTED: '1', ORCR_STARTED_FD: '3', ...(killAgents ? { ORCR_START_KILL_AGENTS: '1' } : {}) },
   });
-  const state: { exited: string | null } = { exited: null };
+  const state: Started = { exited: null, running: false, pid: child.pid ?? null };
+  const started = child.stdio[3] as net.Socket | null;
+  if (started) {
+    started.on('data', () => (state.running = true));
+    started.on('error', () => undefined);
+    started.unref();
+  }
+  // A fork the OS refuses comes as `error`, not `exit`: unheard, it threw out of the client with a stack.
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    const why = e.code === 'EAGAIN' ? 'the process limit is reached' : e.code === 'EMFILE' ? 'the file descriptor limit is reached' : e.code === 'ENFILE' ? "the system's file limit is reached" : e.message;
+    state.exited = `could not start its process: ${why}${e.code && !why.includes(e.code) ? ` (${e.code})` : ''}`;
+  });
   child.on('exit', (code) => {
     // Exit 7 is "another supervisor already runs": not a failure for us.
     if (code === 7) state.exited = 'already';

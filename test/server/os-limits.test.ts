@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, CLI, NODE, until, useHomes, type TestHome } from '../support/harness.js';
+import { alive, CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
 import { remote, type Remote } from '../support/in-process.js';
 import { itWhen } from '../support/skip.js';
 
@@ -110,10 +110,33 @@ describe('out of file descriptors', () => {
 });
 
 /** A pids cgroup of our own (cgroup v1 here, v2 elsewhere), or why not: the process limit does not bind root, a cgroup's does. */
+let cgroups = 0;
+
+/** Kill whatever is left in a test's cgroup and remove it (a spawn helper forked under its limit can hang in Node's start-up for ever). */
+function dropCgroup(dir: string): void {
+  try {
+    fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+    const members = (): number[] => fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    for (let i = 0; i < 100 && members().length > 0; i++) {
+      // cgroup v1 has no cgroup.kill: each member by its pid.
+      for (const pid of members()) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+    fs.rmdirSync(dir);
+  } catch {
+    /* gone already, or not ours */
+  }
+}
 function pidsCgroup(): { dir: string } | { reason: string } {
   for (const base of ['/sys/fs/cgroup/pids', '/sys/fs/cgroup']) {
     if (!fs.existsSync(path.join(base, 'cgroup.procs'))) continue;
-    const dir = path.join(base, `orcr-test-${process.pid}-${Date.now()}`);
+    const dir = path.join(base, `orcr-test-${process.pid}-${Date.now()}-${++cgroups}`);
     try {
       fs.mkdirSync(dir);
       if (fs.existsSync(path.join(dir, 'pids.max'))) return { dir };
@@ -132,13 +155,7 @@ describe('out of processes', () => {
     'a burst past the process limit waits and is retried; every run completes, the supervisor stays up',
     async () => {
       const dir = (cg as { dir: string }).dir;
-      closers.push(() => {
-        try {
-          fs.rmdirSync(dir);
-        } catch {
-          /* still has members: they are killed by the home's cleanup */
-        }
-      });
+      closers.push(() => dropCgroup(dir));
       const h = home({ concurrency: { max: 40 } });
       const s = await serveUnder(h, ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup']);
       // Room for the supervisor's own threads (they count) and a few runs, not for 40 at once.
@@ -156,6 +173,75 @@ describe('out of processes', () => {
       expect((await s.client.events()).filter((e: { type: string }) => e.type === 'resource_limit').length).toBeGreaterThanOrEqual(1);
       expect(s.child.exitCode).toBeNull();
       fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+    },
+  );
+
+  /**
+   * A client in the cgroup `dir`, up with its threads (V8's, libuv's pool) before the cgroup is
+   * closed behind it to `room` more tasks; then its first call, which starts a supervisor.
+   */
+  async function clientUnderLimit(dir: string, h: TestHome, room: number, timeoutMs: number): Promise<{ code: string; message: string } | 'connected'> {
+    const script = `
+      import fs from 'node:fs';
+      const { Client } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/client/client.js'))});
+      const { ensureHome } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/config/home.js'))});
+      await import(${JSON.stringify(path.join(ROOT, 'dist/src/config/load.js'))});
+      await fs.promises.stat('.');
+      process.stdout.write('ready\\n');
+      process.stdin.once('data', async () => {
+        try {
+          await Client.connect(ensureHome(process.env.ORCR_HOME), { timeoutMs: ${timeoutMs} });
+          process.stdout.write('"connected"\\n');
+        } catch (e) {
+          process.stdout.write(JSON.stringify({ code: e.code, message: e.message }) + '\\n');
+        }
+        process.exit(0);
+      });`;
+    const child = spawn('/bin/sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup', NODE, '--input-type=module', '-e', script], {
+      env: h.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    closers.push(() => dropCgroup(dir));
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until(() => out.includes('ready'), () => `the client to be up: ${err}`);
+    const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'pids.max'), String(current + room));
+    child.stdin.end('go\n');
+    expect(await closed, err).toBe(0);
+    return JSON.parse(out.split('\n')[1]!) as { code: string; message: string } | 'connected';
+  }
+
+  const cg2 = pidsCgroup();
+  itWhen(
+    { reason: 'reason' in cg2 ? cg2.reason : null, optional: true },
+    'a client that cannot fork a supervisor says the process limit is reached (it threw out with a stack)',
+    async () => {
+      const h = home();
+      expect(await clientUnderLimit((cg2 as { dir: string }).dir, h, 0, 10_000)).toEqual({
+        code: 'unavailable',
+        message: 'the supervisor failed to start: could not start its process: the process limit is reached (EAGAIN)',
+      });
+      expect(fs.existsSync(path.join(h.dir, 'orcr.sock'))).toBe(false);
+    },
+  );
+
+  const cg3 = pidsCgroup();
+  itWhen(
+    { reason: 'reason' in cg3 ? cg3.reason : null, optional: true },
+    'a supervisor that hangs in Node\'s own start-up (no room for its threads) is stopped by the client that started it, which says why',
+    async () => {
+      const dir = (cg3 as { dir: string }).dir;
+      const h = home();
+      // Room for the process and one thread: Node's platform then waits for ever for the workers it could not create.
+      const said = await clientUnderLimit(dir, h, 2, 5_000);
+      expect(said).toMatchObject({ code: 'unavailable' });
+      expect((said as { message: string }).message).toMatch(/^the supervisor's process \(pid \d+\) never began to run and was stopped: the machine may be out of processes or threads/);
+      // Nothing of it left behind (it left a process for ever, holding a slot of the limit it was short of).
+      await until(() => fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim() === '', () => `the cgroup to empty: ${fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')}`);
     },
   );
 });

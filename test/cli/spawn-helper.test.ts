@@ -20,7 +20,10 @@ function parentOf(pid: number): number | null {
 describe('spawn helper', () => {
   it('starts the wrappers of a burst, and every run ends with its own code', async () => {
     const h = home({ concurrency: { max: 4 } });
-    const lines = Array.from({ length: 16 }, (_, i) => JSON.stringify({ name: `job-${i}`, command: ['sh', '-c', `sleep 0.4; exit ${i % 3}`] })).join('\n');
+    // Each run long enough that the helper, which starts with the burst, is up before the last waves
+    // (at 0.4 s a loaded machine could end all four waves first, every one launched directly, and a
+    // run working through the helper was there to see only for a poll's blink).
+    const lines = Array.from({ length: 16 }, (_, i) => JSON.stringify({ name: `job-${i}`, command: ['sh', '-c', `sleep 1.5; exit ${i % 3}`] })).join('\n');
     expect(h.cli(['run', '--from', '-'], { input: lines + '\n' }).code).toBe(0);
     const server = h.serverPid()!;
     // Later waves go through the helper once it is up: a working run whose wrapper is not the supervisor's child.
@@ -33,7 +36,8 @@ describe('spawn helper', () => {
     // --all: --all takes the runs active when asked, and on a loaded machine the last wave
     // can have ended while the poll above looked for a helper-started run.
     expect(h.cli(['wait', ...Array.from({ length: 16 }, (_, i) => `job-${i}`)]).code).toBe(5);
-    // 16 runs of 0.4 s through 4 slots: 4 waves. Ends heard late (a poll instead of the status file) would show here.
+    // 16 runs of 1.5 s through 4 slots: 4 waves, at most 4.5 s after the first helper-started one.
+    // Ends heard late (a poll instead of the status file) would show here.
     expect(Date.now() - t0).toBeLessThan(20_000);
     const runs = h.json<PublicRun[]>(['ps', '--all']);
     expect(runs).toHaveLength(16);

@@ -109,7 +109,6 @@ describe('out of file descriptors', () => {
   });
 });
 
-/** A pids cgroup of our own (cgroup v1 here, v2 elsewhere), or why not: the process limit does not bind root, a cgroup's does. */
 let cgroups = 0;
 
 /** Kill whatever is left in a test's cgroup and remove it (a spawn helper forked under its limit can hang in Node's start-up for ever). */
@@ -133,6 +132,7 @@ function dropCgroup(dir: string): void {
     /* gone already, or not ours */
   }
 }
+/** A pids cgroup of our own (cgroup v1 here, v2 elsewhere), or why not: the process limit does not bind root, a cgroup's does. */
 function pidsCgroup(): { dir: string } | { reason: string } {
   for (const base of ['/sys/fs/cgroup/pids', '/sys/fs/cgroup']) {
     if (!fs.existsSync(path.join(base, 'cgroup.procs'))) continue;
@@ -148,16 +148,25 @@ function pidsCgroup(): { dir: string } | { reason: string } {
   return { reason: 'no pids cgroup can be made here (needs root and a pids controller)' };
 }
 
-describe('out of processes', () => {
+/** A test in a pids cgroup of its own (made now, emptied and removed after it), skipped with the reason where none can be made. */
+function itInPidsCgroup(title: string, body: (dir: string) => Promise<void>): void {
   const cg = pidsCgroup();
-  itWhen(
-    { reason: 'reason' in cg ? cg.reason : null, optional: true },
+  itWhen({ reason: 'reason' in cg ? cg.reason : null, optional: true }, title, async () => {
+    const dir = (cg as { dir: string }).dir;
+    closers.push(() => dropCgroup(dir));
+    await body(dir);
+  });
+}
+
+/** The argv prefix that runs a command inside the cgroup `dir`. */
+const inCgroup = (dir: string): string[] => ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup'];
+
+describe('out of processes', () => {
+  itInPidsCgroup(
     'a burst past the process limit waits and is retried; every run completes, the supervisor stays up',
-    async () => {
-      const dir = (cg as { dir: string }).dir;
-      closers.push(() => dropCgroup(dir));
+    async (dir) => {
       const h = home({ concurrency: { max: 40 } });
-      const s = await serveUnder(h, ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup']);
+      const s = await serveUnder(h, inCgroup(dir));
       // Room for the supervisor's own threads (they count) and a few runs, not for 40 at once.
       const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
       fs.writeFileSync(path.join(dir, 'pids.max'), String(current + 12));
@@ -197,11 +206,8 @@ describe('out of processes', () => {
         }
         process.exit(0);
       });`;
-    const child = spawn('/bin/sh', ['-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup', NODE, '--input-type=module', '-e', script], {
-      env: h.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    closers.push(() => dropCgroup(dir));
+    const [sh, ...args] = [...inCgroup(dir), NODE, '--input-type=module', '-e', script];
+    const child = spawn(sh!, args, { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -215,13 +221,11 @@ describe('out of processes', () => {
     return JSON.parse(out.split('\n')[1]!) as { code: string; message: string } | 'connected';
   }
 
-  const cg2 = pidsCgroup();
-  itWhen(
-    { reason: 'reason' in cg2 ? cg2.reason : null, optional: true },
+  itInPidsCgroup(
     'a client that cannot fork a supervisor says the process limit is reached (it threw out with a stack)',
-    async () => {
+    async (dir) => {
       const h = home();
-      expect(await clientUnderLimit((cg2 as { dir: string }).dir, h, 0, 10_000)).toEqual({
+      expect(await clientUnderLimit(dir, h, 0, 10_000)).toEqual({
         code: 'unavailable',
         message: 'the supervisor failed to start: could not start its process: the process limit is reached (EAGAIN)',
       });
@@ -229,12 +233,9 @@ describe('out of processes', () => {
     },
   );
 
-  const cg3 = pidsCgroup();
-  itWhen(
-    { reason: 'reason' in cg3 ? cg3.reason : null, optional: true },
+  itInPidsCgroup(
     'a supervisor that hangs in Node\'s own start-up (no room for its threads) is stopped by the client that started it, which says why',
-    async () => {
-      const dir = (cg3 as { dir: string }).dir;
+    async (dir) => {
       const h = home();
       // Room for the process and one thread: Node's platform then waits for ever for the workers it could not create.
       const said = await clientUnderLimit(dir, h, 2, 5_000);

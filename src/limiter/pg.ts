@@ -69,6 +69,14 @@ export class PgLimiter implements Limiter {
   /** A refresh in flight, and one asked for meanwhile (it must see what happened after the first began). */
   private refreshing: Promise<void> | null = null;
   private refreshAgain: Promise<void> | null = null;
+  /**
+   * The resync on its way (settled, never rejected): its list of this
+   * machine's runs is from when it began, so a queueing, cancel or release
+   * asked for after that waits for it — else the resync deletes a run queued
+   * meanwhile from the cluster's queue, or brings back one canceled or a
+   * lease released meanwhile.
+   */
+  private resyncing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
 
   private constructor(private readonly o: PgLimiterOptions) {
@@ -150,6 +158,7 @@ export class PgLimiter implements Limiter {
       // The grant that follows waits for the insert's commit only, not for the snapshot read after it.
       const inserted = this.write(
         new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+          await this.resyncing;
           this.toEnqueue = null;
           await this.db.tx(async (c) => {
             await insertWaiters(c, this.o.cluster, this.o.host, batch);
@@ -166,6 +175,7 @@ export class PgLimiter implements Limiter {
   cancel(uuid: string): Promise<boolean> {
     return this.write(
       (async () => {
+        await this.resyncing;
         const done = await this.db.tx(async (c) => {
           const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
           // Every waiter behind it moves up: the other machines' places are stale until they read again.
@@ -221,8 +231,10 @@ export class PgLimiter implements Limiter {
    */
   resync(waiters: readonly Waiter[], holders: readonly Lease[], afterOutage = false): Promise<Map<string, string>> {
     const ttl = String(this.o.leaseTtlMs);
-    return this.write(
+    const before = this.resyncing;
+    const done = this.write(
       (async () => {
+        await before;
         await this.db.measureOffset();
         const ids = await this.db.tx(async (c) => {
           const leases = await resyncRows(c, this.o.cluster, this.o.host, ttl, waiters, holders, afterOutage);
@@ -233,6 +245,11 @@ export class PgLimiter implements Limiter {
         return ids;
       })(),
     );
+    this.resyncing = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 
   /** `host:name` of a run the cluster lists, for listings. */
@@ -334,6 +351,7 @@ export class PgLimiter implements Limiter {
   release(leaseId: string): Promise<boolean> {
     return this.write(
       (async () => {
+        await this.resyncing;
         const r = await this.db.tx(async (c) => {
           const d = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND id = $2 AND host = $3`, [this.o.cluster, leaseId, this.o.host]);
           if ((d.rowCount ?? 0) > 0) await this.changed(c, 'release');

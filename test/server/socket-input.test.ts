@@ -11,8 +11,8 @@ import { until, useHomes, type TestHome } from '../support/harness.js';
 
 const home = useHomes();
 
-/** Send hello, then `line`; the replies (one JSON per line) once `want` replies came or the socket closed. */
-async function exchange(h: TestHome, line: string | Buffer, want = 2): Promise<{ replies: { id: number | null; error?: { code: string; message: string }; result?: unknown }[]; closed: boolean }> {
+/** Send hello, then `line`; the replies (one JSON per line) once `want` replies came (or 'close': once the supervisor closed the socket) or the socket closed. */
+async function exchange(h: TestHome, line: string | Buffer, want: number | 'close' = 2): Promise<{ replies: { id: number | null; error?: { code: string; message: string }; result?: unknown }[]; closed: boolean }> {
   const socket = net.createConnection(path.join(h.dir, 'orcr.sock'));
   let got = '';
   let closed = false;
@@ -24,7 +24,7 @@ async function exchange(h: TestHome, line: string | Buffer, want = 2): Promise<{
   socket.write(line);
   socket.write('\n');
   try {
-    await until(() => closed || got.split('\n').filter(Boolean).length >= want, 'the replies', 30_000);
+    await until(() => closed || (want !== 'close' && got.split('\n').filter(Boolean).length >= want), want === 'close' ? 'the socket to close' : 'the replies', 30_000);
   } finally {
     socket.destroy();
   }
@@ -55,7 +55,8 @@ describe('the socket refuses bad input in words', () => {
   it('the request limit counts bytes: 9 MB of three-byte characters (3 M characters) is refused; 8 MiB of ASCII less a little is taken', async () => {
     const h = home();
     h.cli(['ps']);
-    const wide = await exchange(h, JSON.stringify({ id: 2, method: 'run.send', params: { ref: 'nope', text: '€'.repeat(3_000_000) } }));
+    // The refusal comes before the close: wait for the close itself (CI once read the reply first and saw the socket open).
+    const wide = await exchange(h, JSON.stringify({ id: 2, method: 'run.send', params: { ref: 'nope', text: '€'.repeat(3_000_000) } }), 'close');
     expect(wide.replies[1]).toEqual({ id: null, error: { code: 'usage', message: `frame larger than ${MAX_FRAME_BYTES} bytes` } });
     expect(wide.closed).toBe(true);
     const ascii = await exchange(h, JSON.stringify({ id: 2, method: 'run.send', params: { ref: 'nope', text: 'a'.repeat(MAX_FRAME_BYTES - 100) } }));

@@ -10,7 +10,7 @@ import { DEMO_CONFIG, demoSpecs } from '../client/demo-fleet.js';
 import { jsonText } from '../text/json-text.js';
 import { UsageError } from './usage-error.js';
 
-export async function runDemo(homeArg: string | undefined, json: boolean): Promise<number> {
+export async function runDemo(homeArg: string | undefined, json: boolean, write: (text: string) => void): Promise<number> {
   // A home we make is made private; one the user names is checked, not changed.
   const dir = homeArg ? path.resolve(homeArg) : fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-demo-'));
   if (!homeArg) fs.chmodSync(dir, 0o700);
@@ -36,9 +36,9 @@ export async function runDemo(homeArg: string | undefined, json: boolean): Promi
   const res = await c.call('run.enqueue', { specs: demoSpecs(dir) });
   c.close();
   if (json) {
-    process.stdout.write(jsonText({ home: dir, runs: res.runs.map((r) => ({ name: r.name, uuid: r.uuid })) }, 2) + '\n');
+    write(jsonText({ home: dir, runs: res.runs.map((r) => ({ name: r.name, uuid: r.uuid })) }, 2) + '\n');
   } else {
-    process.stdout.write(
+    write(
       `demo fleet of ${res.runs.length} simulated agents queued in ${dir}\n` +
         `watch it:   ORCR_HOME=${dir} orcr-tui\n` +
         `or:         ORCR_HOME=${dir} orcr ps\n` +

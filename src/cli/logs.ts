@@ -60,34 +60,35 @@ const ROW_COLORS: Partial<Record<RowStyle, string>> = {
 };
 
 /** Writes transcript entries as rows of the terminal's width, coloured when colour is on. */
-function transcriptWriter(): (entries: Entry[]) => void {
+function transcriptWriter(write: (text: string) => void): (entries: Entry[]) => void {
   const color = useColor();
   const width = process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 100;
   return (entries) => {
     const rows = entries.flatMap((e) => entryRows(e, width));
     if (rows.length === 0) return;
-    process.stdout.write(rows.map((r) => (color && ROW_COLORS[r.style] ? `${ROW_COLORS[r.style]}${r.text}\x1b[0m` : r.text)).join('\n') + '\n');
+    write(rows.map((r) => (color && ROW_COLORS[r.style] ? `${ROW_COLORS[r.style]}${r.text}\x1b[0m` : r.text)).join('\n') + '\n');
   };
 }
 
-export function printLogs(file: string, protocol: string | null, tail: number | null, mode: LogsMode): void {
+/** Print a run's output (or its tail) through `write` (stdout). */
+export function printLogs(file: string, protocol: string | null, tail: number | null, mode: LogsMode, write: (text: string) => void): void {
   let lines = readLines(file);
   if (mode === 'pretty') {
     const t = createTranscript(protocolOf(protocol), { inputs: readInputs(path.dirname(file)) });
     let e = lines.flatMap((l) => t.line(l));
     e.push(...t.end());
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
-    transcriptWriter()(e);
+    transcriptWriter(write)(e);
     return;
   }
   if (mode === 'json') {
     let e = logEntries(lines, protocol);
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));
-    process.stdout.write(jsonText(e, 2) + '\n');
+    write(jsonText(e, 2) + '\n');
     return;
   }
   if (tail !== null) lines = lines.slice(Math.max(0, lines.length - tail));
-  if (lines.length) process.stdout.write(lines.map(shown).join('\n') + '\n');
+  if (lines.length) write(lines.map(shown).join('\n') + '\n');
 }
 
 /**
@@ -103,17 +104,18 @@ export async function followLogs(
   mode: LogsMode,
   uuid: string,
   reconnect: () => Promise<Client>,
+  out: (text: string) => void,
 ): Promise<number> {
   const adapter = adapterFor(protocol);
   const inputsOf = (): ReturnType<typeof readInputs> => readInputs(path.dirname(file));
   const transcript = createTranscript(protocolOf(protocol), { inputs: mode === 'pretty' ? inputsOf() : [] });
-  const write = mode === 'pretty' ? transcriptWriter() : null;
+  const write = mode === 'pretty' ? transcriptWriter(out) : null;
   const { lines: existing, wholeEnd } = readAll(file);
   const start = tail === null ? 0 : Math.max(0, existing.length - tail);
   const emit = (line: string): void => {
-    if (mode === 'json') for (const s of adapter.line(line)) process.stdout.write(jsonText(s) + '\n');
+    if (mode === 'json') for (const s of adapter.line(line)) out(jsonText(s) + '\n');
     else if (write) write(transcript.line(line));
-    else process.stdout.write(shown(line) + '\n');
+    else out(shown(line) + '\n');
   };
   if (write) {
     // --tail counts transcript entries here, as without --follow.

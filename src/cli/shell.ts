@@ -23,6 +23,32 @@ export type Options = ParseArgsConfig['options'];
 /** A verb: its name (one module may serve several), its arguments after the verb, the shell. */
 export type Verb = (verb: string, args: string[], sh: Shell) => Promise<number>;
 
+/**
+ * Where a verb's words go and what it reads as stdin: the process's own
+ * streams, or a caller's that runs verbs as functions (the tests, in a
+ * worker thread: a process per command line was half the suite's CPU).
+ */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** All of stdin. */
+  stdin(): string;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  stdin: () => fs.readFileSync(0, 'utf8'),
+};
+
+/** A verb ended early with this exit code (Shell.fail): what it opened is closed on the way out, and the entry exits with it. */
+export class CliExit extends Error {
+  constructor(readonly code: number) {
+    super(`orcr exits ${code}`);
+    this.name = 'CliExit';
+  }
+}
+
 export class Shell {
   private resolvedHome: Home | null = null;
 
@@ -30,10 +56,21 @@ export class Shell {
     /** --json was given: every answer and every error is JSON on stdout. */
     readonly json: boolean,
     readonly version: string,
+    readonly io: CliIo = processIo,
   ) {}
 
   out(text: string): void {
-    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    this.io.stdout(text.endsWith('\n') ? text : text + '\n');
+  }
+
+  /** Text to stdout as it is (a diff, a JSON array written piece by piece). */
+  write(text: string): void {
+    this.io.stdout(text);
+  }
+
+  /** One line to stderr, as `orcr: …`. */
+  say(line: string): void {
+    this.io.stderr(`orcr: ${line}\n`);
   }
 
   printJson(value: unknown): void {
@@ -44,10 +81,10 @@ export class Shell {
     if (this.json) this.printJson({ error: { code, message } });
     else {
       // A message may quote a run's name or an agent's words: no escapes reach the terminal.
-      for (const line of safeText(message).split('\n')) process.stderr.write(`orcr: ${line}\n`);
-      if (code === 'usage' && verb && VERB_USAGE[verb]) process.stderr.write(`usage: ${VERB_USAGE[verb]}\n`);
+      for (const line of safeText(message).split('\n')) this.say(line);
+      if (code === 'usage' && verb && VERB_USAGE[verb]) this.io.stderr(`usage: ${VERB_USAGE[verb]}\n`);
     }
-    process.exit(exit);
+    throw new CliExit(exit);
   }
 
   parse(verb: string, args: string[], options: Options, allowPositionals = true): Parsed {
@@ -96,7 +133,7 @@ export class Shell {
   }
 
   readStdin(): string {
-    return fs.readFileSync(0, 'utf8');
+    return this.io.stdin();
   }
 
   /** A failure as the exit-code table says. */

@@ -2,7 +2,7 @@
 // verb is a module under verbs/ (parse, one SDK call, format), a line here
 // and its usage in usage.ts.
 
-import { Shell, type Verb } from './shell.js';
+import { CliExit, processIo, Shell, type CliIo, type Verb } from './shell.js';
 import { MAIN_USAGE, VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
 import { VERSION } from './version.js';
@@ -58,16 +58,32 @@ async function main(argv: string[], sh: Shell): Promise<number> {
   return run(verb, rest, sh);
 }
 
-export async function cliMain(argv: string[]): Promise<void> {
+/**
+ * One command line, through `io`: its exit code, and whether a failure ended
+ * it (then the process exits at once, whatever a verb left open).
+ */
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
   const rest = argv.slice(1);
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
-  const sh = new Shell(json, VERSION);
+  const sh = new Shell(json, VERSION, io);
+  try {
+    try {
+      return { code: await main(argv, sh), failed: false };
+    } catch (e) {
+      if (e instanceof CliExit) throw e;
+      return sh.failWith(e);
+    }
+  } catch (e) {
+    if (e instanceof CliExit) return { code: e.code, failed: true };
+    throw e;
+  }
+}
+
+export async function cliMain(argv: string[]): Promise<void> {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
   });
-  try {
-    process.exitCode = await main(argv, sh);
-  } catch (e) {
-    sh.failWith(e);
-  }
+  const { code, failed } = await runCli(argv);
+  if (failed) process.exit(code);
+  process.exitCode = code;
 }

@@ -147,6 +147,8 @@ export interface ServerStatus {
   seq: number;
   degraded: string | null;
   clients: number;
+  /** `orcr wait` calls open now (each until its runs settle, its timeout, or its client goes). */
+  waits: number;
   warnings: string[];
   config_error: ConfigError | null;
   cluster: ClusterState | null;

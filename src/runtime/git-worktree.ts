@@ -6,6 +6,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isResourceLimit } from './os-limits.js';
 
 export class GitError extends Error {
   constructor(
@@ -46,6 +47,8 @@ export function git(cwd: string, args: string[], extraEnv: Record<string, string
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd, env: { ...ENV, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err && gitMissing(err)) return reject(new GitError(MISSING));
+      // Out of processes or descriptors: a passing state the caller waits out, not git's verdict.
+      if (err && isResourceLimit(err)) return reject(err);
       if (err && typeof (err as { code?: unknown }).code !== 'number') return reject(new GitError(`git ${args[0]}: ${err.message}`, stderr));
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });

@@ -140,6 +140,8 @@ export class Launching {
         if (c.run.worktree) {
           // Made here, not at enqueue: a queue of hundreds holds no checkouts, and a canceled run never had one.
           const failed = await this.p.worktrees.prepare(c.run);
+          // The OS had no process or descriptor for git: the run waits with the other launches it refused.
+          if (failed !== null && typeof failed === 'object') return { ...c, deferred: failed.deferred };
           if (failed !== null) return { ...c, program: null, error: failed };
           try {
             return { ...c, program: checkLaunch(c.spec) };

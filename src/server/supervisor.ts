@@ -346,6 +346,11 @@ export class Supervisor {
     return this.queries.view(run);
   }
 
+  /** How many waits are open. */
+  openWaits(): number {
+    return this.h.waits.open;
+  }
+
   /** Every queued run's queue_position, at once. */
   queuePositions(): Map<string, number> {
     return this.queries.positions();

@@ -40,6 +40,11 @@ export class Waits {
 
   constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'> }) {}
 
+  /** How many waits are open (server.status). */
+  get open(): number {
+    return this.all.size;
+  }
+
   /** Settles when every run has; with a timeout, the unsettled ones come back `pending`. An aborted wait is dropped. */
   wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {
     // Nothing to wait for (`wait --all` on an idle fleet): settled at once.

@@ -31,6 +31,7 @@ import type { Home } from '../config/home.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
 import { RemoteError } from '../protocol/errors.js';
+import { isResourceLimit } from '../runtime/os-limits.js';
 
 const SETUP_OUTPUT_MAX = 4000;
 
@@ -61,13 +62,14 @@ export class Worktrees {
    * Make the worktree, copy `.worktreeinclude`, run `worktree.setup`. Resolves
    * with why it failed (and nothing is left behind), or null.
    */
-  async prepare(run: Run): Promise<string | null> {
+  async prepare(run: Run): Promise<string | { deferred: string } | null> {
     const w = run.worktree!;
     try {
       // A launch interrupted by a crash may have left part of it: this run's, by the journal.
       await removeLeftovers(w.repo, w.path, w.branch, w.base_commit);
       await addWorktree(w.repo, w.path, w.branch, w.base_commit);
     } catch (e) {
+      if (isResourceLimit(e)) return { deferred: (e as NodeJS.ErrnoException).code! };
       return `worktree: ${(e as Error).message}`;
     }
     try {
@@ -76,13 +78,14 @@ export class Worktrees {
       if (setup) {
         const failed = await runSetup(setup, Worktrees.cwdOf(w), this.p.config().worktree.setup_timeout);
         if (failed !== null) {
-          await removeLeftovers(w.repo, w.path, w.branch, w.base_commit);
+          await removeLeftovers(w.repo, w.path, w.branch, w.base_commit).catch(() => undefined);
           return failed;
         }
       }
       return null;
     } catch (e) {
       await removeLeftovers(w.repo, w.path, w.branch, w.base_commit).catch(() => undefined);
+      if (isResourceLimit(e)) return { deferred: (e as NodeJS.ErrnoException).code! };
       return `worktree: ${(e as Error).message}`;
     }
   }
@@ -301,9 +304,11 @@ export class Worktrees {
 
 /** Run `worktree.setup` (argv, no shell) in the new worktree: null, or why it failed with what it said. */
 function runSetup(argv: string[], cwd: string, timeoutMs: number): Promise<string | null> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     execFile(argv[0]!, argv.slice(1), { cwd, timeout: timeoutMs, maxBuffer: 16 << 20, encoding: 'utf8' }, (err, stdout, stderr) => {
       if (!err) return resolve(null);
+      // Never started for want of a process or a descriptor: prepare() waits it out.
+      if (isResourceLimit(err)) return reject(err);
       const out = (stdout + stderr).trim();
       const tail = out.length > SETUP_OUTPUT_MAX ? '…' + out.slice(-SETUP_OUTPUT_MAX) : out;
       const e = err as NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string };

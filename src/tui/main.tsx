@@ -38,7 +38,16 @@ async function createDemoQuietly(): Promise<DemoHome> {
     return [sig, on] as const;
   });
   try {
-    const demo = await createDemoHome();
+    let demo: DemoHome;
+    try {
+      demo = await createDemoHome();
+    } catch (e) {
+      // A ctrl-c can reach the supervisor being started before it leaves the terminal's process
+      // group (a loaded machine runs the forked child late), and its start then fails: the user
+      // asked to stop, and createDemoHome has removed what it made.
+      if (signalled !== null) return process.exit(signalled);
+      throw e;
+    }
     if (signalled === null) return demo;
     process.stderr.write(demoStoppingText(demo.dir));
     const r = await removeDemoHome(demo.dir).catch(() => null);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI, MOCK_AGENT, NODE, ROOT, script } from '../support/harness.js';
+import { CLI, MOCK_AGENT, NODE, ROOT, script, until } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 
 /** Homes whose supervisor runs in this process; what the CLI prints is still the spawned CLI's. */
@@ -29,6 +29,9 @@ describe('orcr logs --pretty', () => {
     const h = await home();
     const agent = claudeAgent(h);
     await h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    // The session has an api_retry (a 429 the agent retries itself): a wait begun at that moment settles
+    // `blocked`. The transcript is read once the run has ended.
+    await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
     expect(await h.wait('tx')).toBe('tx completed');
     const pretty = await h.cli(['logs', 'tx', '--pretty']);
     expect(pretty.code, pretty.stderr).toBe(0);

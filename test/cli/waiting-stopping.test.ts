@@ -140,6 +140,7 @@ exit 1
     );
     const before = Date.now();
     h.json(['run', '-n', 'first', '-a', 'codex', '--protocol', 'codex', '--', agent]);
+    await until(() => h.json<{ status: string }>(['show', 'first']).status === 'ended', 'first to end');
     expect(h.cli(['wait', 'first']).stdout.trim()).toBe('first errored');
     h.json(['run', '-n', 'second', '-a', 'codex', '--protocol', 'codex', '--', agent]);
     const stats = h.json<{ holds: Record<string, number> }>(['stats']);
@@ -149,6 +150,8 @@ exit 1
     const ps = h.cli(['ps']);
     expect(ps.stdout).toMatch(/second .*hold codex 4d23h/);
     expect(h.cli(['provider', 'resume', 'codex']).code).toBe(0);
+    // It hits the limit again: blocked for a moment (a wait begun then settles there), then it exits 1.
+    await until(() => h.json<{ status: string }>(['show', 'second']).status === 'ended', 'second to end');
     expect(h.cli(['wait', 'second']).stdout.trim()).toBe('second errored');
   });
 });

@@ -103,13 +103,19 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
     ms[0]!.json(['run', '-n', 'blocker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
     await until(() => ms[0]!.json<PublicRun>(['show', 'blocker']).status === 'working', 'the blocker to hold the one slot');
     const mark = (n: string): string[] => ['--', 'sh', '-c', `echo ${n} >> ${marks}`];
-    ms[0]!.json(['run', '-n', 'first', ...mark('first')]);
-    ms[1]!.json(['run', '-n', 'second', ...mark('second')]);
-    ms[2]!.json(['run', '-n', 'third', ...mark('third')]);
-    ms[1]!.json(['run', '-n', 'urgent', '-w', 'urgent', ...mark('urgent')]);
-    // Each machine sees the cluster's queue, in admission order.
-    const queued = ms[2]!.json<PublicRun[]>(['ps']).filter((r) => r.status === 'queued');
-    expect(queued.map((r) => [r.name, r.queue_position])).toEqual([['third', 4]]);
+    // Journaled here, `run` answers; the run joins the cluster's queue a moment later. Each is in it
+    // before the next machine's: the enqueue order across machines is then this one.
+    const queue = async (m: TestHome, args: string[]): Promise<void> => {
+      const r = m.json<PublicRun>(['run', ...args]);
+      await until(() => m.json<PublicRun>(['show', r.uuid]).queue_position !== null, `${r.name} in the cluster's queue`);
+    };
+    await queue(ms[0]!, ['-n', 'first', ...mark('first')]);
+    await queue(ms[1]!, ['-n', 'second', ...mark('second')]);
+    await queue(ms[2]!, ['-n', 'third', ...mark('third')]);
+    await queue(ms[1]!, ['-n', 'urgent', '-w', 'urgent', ...mark('urgent')]);
+    // Each machine sees the cluster's queue, in admission order (this one once the other's notice came).
+    const placed = (): unknown => ms[2]!.json<PublicRun[]>(['ps']).filter((r) => r.status === 'queued').map((r) => [r.name, r.queue_position]);
+    await until(() => JSON.stringify(placed()) === JSON.stringify([['third', 4]]), () => `third at 4 in the cluster's queue: ${JSON.stringify(placed())}`);
     fs.writeFileSync(go, '');
     for (const [i, n] of [[0, 'first'], [1, 'second'], [2, 'third'], [1, 'urgent']] as const) {
       expect(ms[i]!.cli(['wait', n, '--timeout', '60s']).stdout.trim()).toBe(`${n} completed`);

@@ -174,9 +174,13 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     const go = path.join(a!.dir, 'go');
     a!.json(['run', '-n', 'blocker', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
     await until(() => a!.json<PublicRun>(['show', 'blocker']).status === 'working', 'the blocker to hold the slot');
+    // Each run in the cluster's queue before the next is made (`run` answers once it is journaled, and
+    // it joins the cluster's queue a moment later): the order across machines is then this one.
     for (let i = 1; i <= 3; i++) {
-      a!.json(['run', '-n', `a${i}`, '--', 'sh', '-c', `echo a${i} >> ${marks}`]);
-      b!.json(['run', '-n', `b${i}`, '--', 'sh', '-c', `echo b${i} >> ${marks}`]);
+      for (const [m, n] of [[a!, `a${i}`], [b!, `b${i}`]] as const) {
+        m.json(['run', '-n', n, '--', 'sh', '-c', `echo ${n} >> ${marks}`]);
+        await until(() => m.json<PublicRun>(['show', n]).queue_position !== null, `${n} in the cluster's queue`);
+      }
     }
     await server.pause();
     try {

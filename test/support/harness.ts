@@ -1,11 +1,12 @@
-// Test support: a throw-away ORCR_HOME, the real `orcr` CLI run as a child
-// process, and waits that poll for a condition (never fixed sleeps).
+// Test support: a throw-away ORCR_HOME, the real `orcr` CLI (the built one,
+// dist/) run on it, and waits that poll for a condition (never fixed sleeps).
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { afterEach } from 'vitest';
 import { readRunStatus } from '../../src/runtime/launcher.js';
 
@@ -13,6 +14,9 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 export const MOCK_AGENT = path.join(ROOT, 'dist/src/agents/mock-agent.js');
 export const NODE = process.execPath;
+const CLI_VERBS = path.join(ROOT, 'dist/src/cli/verbs.js');
+/** ORCR_TEST_CLI=process: every command line in a Node process of its own, as a user's shell runs it (the thread is the default). */
+const CLI_IN_PROCESS = process.env.ORCR_TEST_CLI === 'process';
 
 export interface CliResult {
   code: number;
@@ -36,14 +40,17 @@ export class TestHome {
     return { ...process.env, ORCR_HOME: this.dir, NO_COLOR: '1' };
   }
 
-  /** Run `orcr ARGS` to completion. */
-  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): CliResult {
-    const r = spawnSync(NODE, [CLI, ...args], {
-      env: opts.env ?? this.env,
-      input: opts.input,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  /**
+   * Run `orcr ARGS` to completion: in the CLI's thread (cliLine), or with
+   * `process: true` (or ORCR_TEST_CLI=process) in a Node process of its own —
+   * for what only a process shows (its exit on a signal, its stdio).
+   */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; process?: boolean } = {}): CliResult {
+    const env = opts.env ?? this.env;
+    // `serve` and `mcp` are a process's whole life (a supervisor, a stdio server): never a call in the thread.
+    const whole = args[0] === 'serve' || args[0] === 'mcp';
+    if (opts.process !== true && !CLI_IN_PROCESS && !whole) return cliLine(args, env, opts.input);
+    const r = spawnSync(NODE, [CLI, ...args], { env, input: opts.input, encoding: 'utf8', timeout: 60_000 });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   }
 
@@ -81,6 +88,37 @@ export class TestHome {
     killRunGroups(this.dir);
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+let cliThread: { worker: Worker; port: MessagePort; flag: Int32Array } | null = null;
+
+/**
+ * `orcr ARGS` as a call of the built CLI in a worker thread of this process
+ * (test/support/cli-thread.mjs), waited for as spawnSync waits for a process:
+ * the same verbs, supervisor start and output, less the 0.4 s of CPU a Node
+ * process costs here. A thread a line broke (an exception nothing caught) or
+ * that timed out is stopped, and the next line gets a new one.
+ */
+function cliLine(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): CliResult {
+  if (cliThread === null) {
+    const { port1, port2 } = new MessageChannel();
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(new URL('./cli-thread.mjs', import.meta.url), { workerData: { port: port2, flag, verbs: pathToFileURL(CLI_VERBS).href }, transferList: [port2] });
+    worker.unref();
+    port1.unref();
+    cliThread = { worker, port: port1, flag };
+  }
+  const t = cliThread;
+  Atomics.store(t.flag, 0, 0);
+  t.port.postMessage({ args, env: { ...env }, input });
+  const waited = Atomics.wait(t.flag, 0, 0, 60_000);
+  const got = receiveMessageOnPort(t.port)?.message as (CliResult & { broken: boolean }) | undefined;
+  if (waited === 'timed-out' || got === undefined || got.broken) {
+    void t.worker.terminate();
+    cliThread = null;
+  }
+  if (got === undefined) return { code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` };
+  return { code: got.code, stdout: got.stdout, stderr: got.stderr };
 }
 
 /** Kill every run's process group, found from the wrapper pid in its status file. */
@@ -142,7 +180,10 @@ export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    if (stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z') return true;
+    // A zombie leader whose other threads are still on their way out still holds its descriptors
+    // (a listening socket takes connections, then drops them): not gone until the last thread is.
+    return fs.readdirSync(`/proc/${pid}/task`).length > 1;
   } catch {
     return false;
   }

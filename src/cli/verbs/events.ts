@@ -33,21 +33,21 @@ const eventsVerb: Verb = async (verb, rest, sh) => {
     // Connected first: a supervisor that cannot be reached is an error of its own, not half a JSON array.
     const orcr = await sh.sdk({ now: true });
     let first = true;
-    if (sh.json) process.stdout.write('[');
+    if (sh.json) sh.write('[');
     for await (const { event, name } of orcr.events({ since })) {
       if (sh.json) {
-        process.stdout.write((first ? '\n  ' : ',\n  ') + jsonText(event));
+        sh.write((first ? '\n  ' : ',\n  ') + jsonText(event));
         first = false;
       } else printEvent(sh, event, name);
     }
-    if (sh.json) process.stdout.write(first ? ']\n' : '\n]\n');
+    if (sh.json) sh.write(first ? ']\n' : '\n]\n');
     orcr.close();
     return 0;
   }
   const stream = follow(sh.home(), {
     since,
     onPruned: (from, firstSeq) => {
-      process.stderr.write(`orcr: events ${from}–${firstSeq - 1} were removed by retention (retention.ended, orcr gc); following from ${firstSeq}\n`);
+      sh.say(`events ${from}–${firstSeq - 1} were removed by retention (retention.ended, orcr gc); following from ${firstSeq}`);
     },
   });
   for await (const { event, name } of stream) printEvent(sh, event, name);

@@ -49,7 +49,7 @@ const killVerb: Verb = async (verb, rest, sh) => {
     else {
       for (const r of results) {
         const name = safeLine(r.name ?? r.ref);
-        if (r.action === 'not_found') process.stderr.write(`orcr: no run ${quote(r.ref)}\n`);
+        if (r.action === 'not_found') sh.say(`no run ${quote(r.ref)}`);
         else if (r.action === 'already_ended') sh.out(`${name} already ended (${r.exit_reason})`);
         else {
           const n = r.descendants?.length ?? 0;

@@ -11,6 +11,6 @@ const programVerbs: Verb = async (verb, rest, sh) => {
   }
   const { values } = sh.parse(verb, rest, { home: { type: 'string' } }, false);
   const { runDemo } = await import('../demo.js');
-  return runDemo(values.home as string | undefined, sh.json);
+  return runDemo(values.home as string | undefined, sh.json, (text) => sh.write(text));
 };
 export default programVerbs;

@@ -29,7 +29,7 @@ const runVerbs: Verb = async (verb, rest, sh) => {
   const specs = fanOut ? parseFanOut(rest, process.cwd(), io) : [parseRunArgs(rest, process.cwd(), io)];
   // A run starts with the environment of the `orcr run` that made it (PATH included), not the supervisor's.
   const res = await sh.withSdk((o) => o.enqueue(specs, fanOut));
-  for (const w of res.warnings ?? []) process.stderr.write(`orcr: warning: ${safeLine(w)}\n`);
+  for (const w of res.warnings ?? []) sh.say(`warning: ${safeLine(w)}`);
   if (sh.json) sh.printJson(fanOut ? res.runs : res.runs[0]);
   else for (const r of res.runs) sh.out(`${safeLine(r.name)} ${r.uuid}`);
   return 0;

@@ -89,7 +89,7 @@ const worktreeVerbs: Verb = async (verb, rest, sh) => {
   if (positionals.length !== 1) throw new UsageError('diff takes exactly one run', verb);
   const res = await sh.withSdk((o) => o.diff(positionals[0]!, { stat: values.stat === true }));
   if (sh.json) sh.printJson(res);
-  else process.stdout.write(safeDiff(res.text));
+  else sh.write(safeDiff(res.text));
   return 0;
 };
 export default worktreeVerbs;

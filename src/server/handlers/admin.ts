@@ -24,6 +24,7 @@ export const adminHandlers: HandlerFamily<'hello' | 'server.status' | 'server.st
       seq: s.reads.lastSeq(),
       degraded: s.degraded,
       clients: server.clients(),
+      waits: s.openWaits(),
       warnings: s.stats().warnings,
       config_error: s.configError,
       cluster: s.cluster(),

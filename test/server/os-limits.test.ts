@@ -3,9 +3,10 @@
 // and starts what it could not start once it can. Real supervisors under
 // real limits (prlimit), real agents, real sockets.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
@@ -243,6 +244,44 @@ describe('out of processes', () => {
       expect((said as { message: string }).message).toMatch(/^the supervisor's process \(pid \d+\) never began to run and was stopped: the machine may be out of processes or threads/);
       // Nothing of it left behind (it left a process for ever, holding a slot of the limit it was short of).
       await until(() => fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim() === '', () => `the cgroup to empty: ${fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')}`);
+    },
+  );
+
+  itInPidsCgroup(
+    'a run whose worktree git cannot make for want of a process waits, and starts in it once there is room',
+    async (dir) => {
+      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
+      closers.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+      const git = (...args: string[]): string =>
+        execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+      git('init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'base');
+      const h = home({ concurrency: { max: 1 } });
+      const s = await serveUnder(h, inCgroup(dir));
+      // The slot held, the worktree run queued (its repository checked while there is room).
+      await s.client.call('run.enqueue', { specs: [{ name: 'blocker', command: ['sleep', '600'], cwd: h.dir }] });
+      await until(async () => (await s.client.show('blocker')).status === 'working', 'the blocker to hold the slot');
+      await s.client.call('run.enqueue', { specs: [{ name: 'wt', command: ['sh', '-c', 'cat f.txt > ../wt-saw'], cwd: repo, worktree: true }] });
+      // No room for one more process once the blocker is gone (its tasks count now): its kill frees the slot, and git cannot start.
+      const blocker = (await s.client.show('blocker')).pid!;
+      const tasksOf = (pid: number): number => fs.readdirSync(`/proc/${pid}/task`).length;
+      const members = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+      const pgid = (pid: number): number => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+      const blockerTasks = members.filter((p) => { try { return pgid(p) === blocker; } catch { return false; } }).reduce((n, p) => n + tasksOf(p), 0);
+      const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
+      fs.writeFileSync(path.join(dir, 'pids.max'), String(current - blockerTasks));
+      await s.client.call('run.kill', { refs: ['blocker'], force: true, keep_children: false });
+      await until(() => /limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
+      // Before: the run ended errored, "worktree: git worktree: spawn git EAGAIN".
+      expect((await s.client.show('wt')).status).toBe('starting');
+      fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+      await until(async () => (await s.client.show('wt')).status === 'ended', 'the worktree run to end', 60_000, 200);
+      const wt = await s.client.show('wt');
+      expect([wt.exit_reason, wt.exit_code, wt.exit_detail]).toEqual(['completed', 0, null]);
+      expect(wt.worktree).toMatchObject({ branch: 'orcr/wt' });
+      expect(s.child.exitCode).toBeNull();
     },
   );
 });

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY } from './helpers.js';
+import { until } from '../support/harness.js';
 import { Home, MOCK_AGENT, ROOT } from './home.js';
 import { liveApp, type LiveApp } from './live-app.js';
 
@@ -34,6 +35,8 @@ describe('the transcript pager', () => {
     const body = lines.map((l) => `printf '%s\\n' '${l.replace(/'/g, `'\\''`)}'`).join('\n');
     fs.writeFileSync(agent, `#!/bin/sh\n${body}\necho 'warning: on stderr' >&2\nexit 0\n`, { mode: 0o755 });
     home.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    // The session meets a rate limit (claude's api_retry, blocked a moment): a wait begun then settles there. Read it once ended.
+    await until(() => home.json<{ status: string }>(['show', 'tx']).status === 'ended', 'the run to end');
     expect(home.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
     const ui = open(home);
     await ui.until((f) => /■ ended\s+completed\s+tx/.test(f), 'the run');

@@ -47,9 +47,7 @@ export class TestHome {
    */
   cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; process?: boolean } = {}): CliResult {
     const env = opts.env ?? this.env;
-    // `serve` and `mcp` are a process's whole life (a supervisor, a stdio server): never a call in the thread.
-    const whole = args[0] === 'serve' || args[0] === 'mcp';
-    if (opts.process !== true && !CLI_IN_PROCESS && !whole) return cliLine(args, env, opts.input);
+    if (opts.process !== true && cliInThread(args)) return cliLine(args, env, opts.input);
     const r = spawnSync(NODE, [CLI, ...args], { env, input: opts.input, encoding: 'utf8', timeout: 60_000 });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   }
@@ -90,7 +88,7 @@ export class TestHome {
   }
 }
 
-let cliThread: { worker: Worker; port: MessagePort; flag: Int32Array } | null = null;
+let cliThread: CliThread | null = null;
 
 /**
  * `orcr ARGS` as a call of the built CLI in a worker thread of this process
@@ -100,14 +98,7 @@ let cliThread: { worker: Worker; port: MessagePort; flag: Int32Array } | null = 
  * that timed out is stopped, and the next line gets a new one.
  */
 function cliLine(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): CliResult {
-  if (cliThread === null) {
-    const { port1, port2 } = new MessageChannel();
-    const flag = new Int32Array(new SharedArrayBuffer(4));
-    const worker = new Worker(new URL('./cli-thread.mjs', import.meta.url), { workerData: { port: port2, flag, verbs: pathToFileURL(CLI_VERBS).href }, transferList: [port2] });
-    worker.unref();
-    port1.unref();
-    cliThread = { worker, port: port1, flag };
-  }
+  cliThread ??= newCliThread();
   const t = cliThread;
   Atomics.store(t.flag, 0, 0);
   t.port.postMessage({ args, env: { ...env }, input });
@@ -119,6 +110,55 @@ function cliLine(args: string[], env: NodeJS.ProcessEnv, input: string | undefin
   }
   if (got === undefined) return { code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` };
   return { code: got.code, stdout: got.stdout, stderr: got.stderr };
+}
+
+interface CliThread {
+  worker: Worker;
+  port: MessagePort;
+  flag: Int32Array;
+}
+
+function newCliThread(): CliThread {
+  const { port1, port2 } = new MessageChannel();
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(new URL('./cli-thread.mjs', import.meta.url), { workerData: { port: port2, flag, verbs: pathToFileURL(CLI_VERBS).href }, transferList: [port2] });
+  worker.unref();
+  port1.unref();
+  return { worker, port: port1, flag };
+}
+
+/** Threads free for the next asynchronous line: one per line in flight, so lines run side by side as processes would. */
+const idleThreads: CliThread[] = [];
+
+/**
+ * `orcr ARGS` in a CLI thread, asynchronously: this thread goes on meanwhile
+ * (a supervisor hosted here answers the line). Whether the CLI runs as a
+ * thread or a process is cliMode's question.
+ */
+export function cliLineAsync(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): Promise<CliResult> {
+  const t = idleThreads.pop() ?? newCliThread();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      t.port.off('message', onMessage);
+      void t.worker.terminate();
+      resolve({ code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` });
+    }, 60_000);
+    const onMessage = (got: CliResult & { broken: boolean }): void => {
+      clearTimeout(timer);
+      t.port.off('message', onMessage);
+      if (got.broken) void t.worker.terminate();
+      else idleThreads.push(t);
+      resolve({ code: got.code, stdout: got.stdout, stderr: got.stderr });
+    };
+    t.port.on('message', onMessage);
+    Atomics.store(t.flag, 0, 0);
+    t.port.postMessage({ args, env: { ...env }, input });
+  });
+}
+
+/** Whether `orcr ARGS` runs in a CLI thread: not `serve` or `mcp` (a process's whole life), nor with ORCR_TEST_CLI=process. */
+export function cliInThread(args: readonly string[]): boolean {
+  return !CLI_IN_PROCESS && args[0] !== 'serve' && args[0] !== 'mcp';
 }
 
 /** Kill every run's process group, found from the wrapper pid in its status file. */

@@ -28,7 +28,7 @@ import { waitExitCode } from '../../src/core/run-state.js';
 import { RemoteError } from '../../src/protocol/errors.js';
 import { startServer, type ServerHandle } from '../../src/server/server.js';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { CLI, killRunGroups, NODE, type CliResult } from './harness.js';
+import { CLI, cliInThread, cliLineAsync, killRunGroups, NODE, type CliResult } from './harness.js';
 
 export type { PublicRun };
 
@@ -166,10 +166,12 @@ export class Remote {
 }
 
 /**
- * The spawned `orcr ARGS` to its end, asynchronously: a synchronous spawn
- * would block the event loop of a supervisor in this process that must answer it.
+ * `orcr ARGS` to its end, asynchronously (a synchronous one would block the
+ * event loop of a supervisor in this process that must answer it): in a CLI
+ * thread (harness.ts), or spawned for serve, mcp and ORCR_TEST_CLI=process.
  */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+  if (cliInThread(args)) return cliLineAsync(args, env, input);
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

@@ -98,3 +98,20 @@ export async function insertWaiters(c: pg.PoolClient, cluster: string, host: str
     [cluster, host, batch.map((x) => x.uuid), batch.map((x) => x.name ?? x.uuid), batch.map((x) => x.provider), batch.map((x) => x.workload), batch.map((x) => Math.round(x.enqueued_at))],
   );
 }
+
+/**
+ * Slots of machines that stopped renewing come back; their queue entries go
+ * (never this machine's) — a machine is stale once its heartbeat is older
+ * than lease_ttl on the database's clock, counted from when the database was
+ * last back (a restart of its server, or a machine's return after an
+ * outage): across an outage everyone's heartbeat is old, and nobody is gone.
+ */
+export async function dropStale(c: pg.PoolClient, cluster: string, host: string, ttl: string): Promise<void> {
+  await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND expires_at < now()`, [cluster]);
+  await c.query(
+    `DELETE FROM orcr_waiter w USING orcr_host h, orcr_cluster k
+     WHERE w.cluster = $1 AND h.cluster = $1 AND k.name = $1 AND h.host = w.host AND h.host <> $3
+       AND GREATEST(h.heartbeat, k.resumed_at, pg_postmaster_start_time()) < now() - ($2 || ' milliseconds')::interval`,
+    [cluster, ttl, host],
+  );
+}

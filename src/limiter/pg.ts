@@ -18,7 +18,8 @@ import type { Lease, Limiter } from './limiter.js';
 import { ClusterDb } from './pg-db.js';
 import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
-import { beat, dropHost, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
+import { addUsageAt, deleteHold, upsertHold, usageSinceMinute } from './pg-fleet.js';
+import { beat, dropHost, dropStale, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
@@ -266,18 +267,7 @@ export class PgLimiter implements Limiter {
       const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy } | undefined;
       if (!row) throw new ClusterUnavailable(`cluster "${this.o.cluster}" is gone from the database`);
       this.view.policy = row.policy;
-      // Slots of machines that stopped renewing come back; their queue entries
-      // go — a machine is stale once its heartbeat is older than lease_ttl on
-      // the database's clock, counted from when the database was last back
-      // (a restart of its server, or a machine's return after an outage):
-      // across an outage everyone's heartbeat is old, and nobody is gone.
-      await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND expires_at < now()`, [this.o.cluster]);
-      await c.query(
-        `DELETE FROM orcr_waiter w USING orcr_host h, orcr_cluster k
-         WHERE w.cluster = $1 AND h.cluster = $1 AND k.name = $1 AND h.host = w.host AND h.host <> $3
-           AND GREATEST(h.heartbeat, k.resumed_at, pg_postmaster_start_time()) < now() - ($2 || ' milliseconds')::interval`,
-        [this.o.cluster, String(ttl), this.o.host],
-      );
+      await dropStale(c, this.o.cluster, this.o.host, String(ttl));
       const seq = this.view.begin();
       const state = await readSnapshot(c, this.o.cluster, (t) => this.db.fromDb(t));
       const promote = decide({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now });
@@ -369,11 +359,7 @@ export class PgLimiter implements Limiter {
     return this.write(
       (async () => {
         await this.db.tx(async (c) => {
-          await c.query(
-            `INSERT INTO orcr_hold (cluster, provider, until, expires_at) VALUES ($1, $2, $3, to_timestamp($4::float8 / 1000))
-             ON CONFLICT (cluster, provider) DO UPDATE SET until = GREATEST(orcr_hold.until, excluded.until), expires_at = GREATEST(orcr_hold.expires_at, excluded.expires_at)`,
-            [this.o.cluster, provider, Math.round(until), at],
-          );
+          await upsertHold(c, this.o.cluster, provider, Math.round(until), at);
           await this.changed(c, 'hold');
         });
         await this.refresh();
@@ -390,10 +376,7 @@ export class PgLimiter implements Limiter {
     return this.write(
       (async () => {
         await this.db.tx(async (c) => {
-          const r = due
-            ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [this.o.cluster, provider])
-            : await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [this.o.cluster, provider]);
-          if ((r.rowCount ?? 0) > 0) await this.changed(c, 'lift');
+          if (await deleteHold(c, this.o.cluster, provider, due)) await this.changed(c, 'lift');
         });
         await this.refresh();
       })(),
@@ -412,11 +395,7 @@ export class PgLimiter implements Limiter {
 
   /** Counted in the database's minute of `at`: a fleet window is the same minutes for every machine. */
   async addUsage(at: number, tokens: number, cost: number): Promise<void> {
-    await this.db.q(
-      `INSERT INTO orcr_usage (cluster, minute, tokens, cost) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (cluster, minute) DO UPDATE SET tokens = orcr_usage.tokens + excluded.tokens, cost = orcr_usage.cost + excluded.cost`,
-      [this.o.cluster, Math.floor(this.db.toDb(at) / 60_000), tokens, cost],
-    );
+    await addUsageAt(this.db, this.o.cluster, Math.floor(this.db.toDb(at) / 60_000), tokens, cost);
   }
 
   /** The cluster's usage in the window of the last loadUsage (the window is the fleet budget's, the same at every call). */
@@ -427,11 +406,7 @@ export class PgLimiter implements Limiter {
   /** Read the cluster's usage since then (this machine's clock; 0: all of it) into the snapshot (usageSince answers from it). */
   async loadUsage(at: number): Promise<{ tokens: number; cost: number }> {
     const minute = at <= 0 ? Number.MIN_SAFE_INTEGER : Math.floor(this.db.toDb(at) / 60_000);
-    const r = await this.db.q<{ tokens: string; cost: number }>(
-      `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM orcr_usage WHERE cluster = $1 AND minute >= $2`,
-      [this.o.cluster, minute],
-    );
-    this.fleetUsage = { tokens: Number(r.rows[0]!.tokens), cost: Math.round(Number(r.rows[0]!.cost) * 1e6) / 1e6 };
+    this.fleetUsage = await usageSinceMinute(this.db, this.o.cluster, minute);
     return { ...this.fleetUsage };
   }
 

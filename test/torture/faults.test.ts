@@ -89,7 +89,8 @@ describe('faults', () => {
     const h = home();
     h.cli(['ps']);
     const pid = h.serverPid()!;
-    const second = spawnSync(NODE, [CLI, 'serve'], { env: h.env, encoding: 'utf8', timeout: 20_000 });
+    // 60 s as every CLI line's: in a full run of the suite it once took over 20 s to answer.
+    const second = spawnSync(NODE, [CLI, 'serve'], { env: h.env, encoding: 'utf8', timeout: 60_000 });
     expect(second.status).toBe(7);
     expect(second.stderr).toMatch(/already running/);
     expect(h.serverPid()).toBe(pid);

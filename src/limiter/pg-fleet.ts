@@ -1,0 +1,43 @@
+// What the machines of a cluster share besides slots, in PostgreSQL: the
+// providers' holds (a usage limit one machine met holds the provider for all)
+// and the fleet's usage by minute (the fleet budget's window). Each call runs
+// in the caller's transaction or on its pool (PgLimiter's), which tells the
+// other machines of a change.
+
+import type pg from 'pg';
+import type { ClusterDb } from './pg-db.js';
+
+/** Hold `provider` until `until` (this machine's clock), expiring at `expiresAt` on the database's: the later of this and a hold already there. */
+export async function upsertHold(c: pg.PoolClient, cluster: string, provider: string, until: number, expiresAt: number): Promise<void> {
+  await c.query(
+    `INSERT INTO orcr_hold (cluster, provider, until, expires_at) VALUES ($1, $2, $3, to_timestamp($4::float8 / 1000))
+     ON CONFLICT (cluster, provider) DO UPDATE SET until = GREATEST(orcr_hold.until, excluded.until), expires_at = GREATEST(orcr_hold.expires_at, excluded.expires_at)`,
+    [cluster, provider, until, expiresAt],
+  );
+}
+
+/** Lift a provider's hold (`due`: only if its time has come on the database's clock); whether there was one. */
+export async function deleteHold(c: pg.PoolClient, cluster: string, provider: string, due: boolean): Promise<boolean> {
+  const r = due
+    ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [cluster, provider])
+    : await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [cluster, provider]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Count usage in the database's minute `minute`. */
+export async function addUsageAt(db: ClusterDb, cluster: string, minute: number, tokens: number, cost: number): Promise<void> {
+  await db.q(
+    `INSERT INTO orcr_usage (cluster, minute, tokens, cost) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (cluster, minute) DO UPDATE SET tokens = orcr_usage.tokens + excluded.tokens, cost = orcr_usage.cost + excluded.cost`,
+    [cluster, minute, tokens, cost],
+  );
+}
+
+/** The fleet's usage from the database's minute `minute` on (cost to the micro-dollar). */
+export async function usageSinceMinute(db: ClusterDb, cluster: string, minute: number): Promise<{ tokens: number; cost: number }> {
+  const r = await db.q<{ tokens: string; cost: number }>(
+    `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM orcr_usage WHERE cluster = $1 AND minute >= $2`,
+    [cluster, minute],
+  );
+  return { tokens: Number(r.rows[0]!.tokens), cost: Math.round(Number(r.rows[0]!.cost) * 1e6) / 1e6 };
+}

@@ -6,6 +6,7 @@
 
 import fs from 'node:fs';
 import net from 'node:net';
+import { isResourceLimit } from './os-limits.js';
 
 export interface FifoWriterOptions {
   /**
@@ -91,8 +92,9 @@ export class FifoWriter {
       fd = fs.openSync(this.path, O_WRONLY | O_NONBLOCK);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nobody has it open for reading yet.
-      if (code === 'ENOENT' || code === 'ENXIO') {
+      // ENOENT: the wrapper has not made the FIFO yet; ENXIO: nobody has it open for reading yet;
+      // EMFILE/ENFILE: no descriptor to spare now (a passing state: the input waits, it is not lost).
+      if (code === 'ENOENT' || code === 'ENXIO' || isResourceLimit(e)) {
         this.timer = setTimeout(() => this.open(), this.delay);
         this.delay = Math.min(this.delay * 2, this.opts.maxRetryMs ?? 250);
         return;

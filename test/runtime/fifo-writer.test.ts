@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FifoWriter } from '../../src/runtime/fifo-writer.js';
-import { NODE, until } from '../support/harness.js';
+import { NODE, ROOT, until } from '../support/harness.js';
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -231,5 +231,33 @@ describe('FifoWriter', () => {
     expect(fs.readSync(fd, buf)).toBe(0);
     fs.closeSync(fd);
     fs.closeSync(twinFd);
+  });
+
+  it('out of descriptors (EMFILE), keeps the input and delivers it once one is free', async () => {
+    const d = tmp();
+    const fifo = path.join(d, 'in');
+    mkfifo(fifo);
+    const out = path.join(d, 'out');
+    const reader = spawn('sh', ['-c', `cat "${fifo}" > "${out}"`]);
+    cleanup.push(() => reader.kill('SIGKILL'));
+    const writer = `
+      import fs from 'node:fs';
+      const { FifoWriter } = await import(${JSON.stringify(path.join(ROOT, 'dist/src/runtime/fifo-writer.js'))});
+      const held = [];
+      try { for (;;) held.push(fs.openSync('/dev/null', 'r')); } catch (e) { if (e.code !== 'EMFILE') throw e; }
+      const lost = [];
+      const w = new FifoWriter(${JSON.stringify(fifo)}, { onError: (e) => lost.push(e.message) });
+      w.write('kept through EMFILE\\n');
+      // Its first open has failed by now (write opens at once): before, the input was dropped there.
+      const lostAtOnce = lost.length;
+      for (const fd of held.splice(0)) fs.closeSync(fd);
+      await w.idle();
+      w.close();
+      console.log(JSON.stringify({ lostAtOnce, lost }));
+    `;
+    const r = spawnSync('prlimit', ['--nofile=64:64', '--', NODE, '--input-type=module', '-e', writer], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ lostAtOnce: 0, lost: [] });
+    await until(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8') === 'kept through EMFILE\n', 'the input to arrive');
   });
 });

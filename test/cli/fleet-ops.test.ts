@@ -104,6 +104,8 @@ describe('fleet operations', () => {
     expect((await q.cli(['server', 'stop', '--drain'])).stdout).toBe(
       '2 queued runs stay queued; the queue is paused, so the next supervisor starts them only after orcr queue resume\nstopped (no agent left running)\n',
     );
+    // Stopped for good before the next one starts (the CLI answers as soon as the stop is decided).
+    await until(() => !q.running, 'the supervisor to stop');
     await q.startSupervisor();
     expect(await q.json(['server', 'stop', '--drain'])).toEqual({ stopped: true, mode: 'drain', queued: 2, paused: true });
   });

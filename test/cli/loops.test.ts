@@ -79,7 +79,9 @@ describe('orcr loop', () => {
     expect((await start(h, 'q')).action).toBe('pending');
     expect((await start(h, 'q')).action).toBe('coalesced');
     expect((await runs(h, 'q')).map((r) => r.status)).toEqual(['pending', 'running']);
-    // The running one stops; the pending one takes its place.
+    // The running one stops; the pending one takes its place. Killed once it works: a kill while it is still
+    // starting may end it before its agent ran (canceled), which the suite once saw.
+    await until(async () => (await h.show('q.1')).status === 'working', 'q.1 to work');
     await h.kill(['q.1']);
     await until(async () => (await runs(h, 'q')).map((r) => r.status).join() === 'running,stopped', 'the pending run to start');
     expect((await events(h, 'q')).map((e) => e.type)).toEqual(['loop_created', 'loop_fired', 'loop_pending', 'loop_coalesced', 'loop_fired']);

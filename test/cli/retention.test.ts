@@ -101,6 +101,8 @@ describe('state that survives a restart', () => {
     expect((await h.show('loopy')).loop.repetitions).toBe(2);
     // A new supervisor re-adopts the agent; its third identical turn is the third in the window, not the first.
     expect((await h.cli(['server', 'stop'])).code).toBe(0);
+    // Gone for good before the next call starts the next one (the CLI answers as soon as the stop is decided).
+    await until(() => !h.running, 'the supervisor to stop');
     expect((await h.show('loopy')).status).toBe('working');
     fs.writeFileSync(gate, '');
     const w = await h.cli(['wait', 'loopy', '--timeout', '30s']);

@@ -232,7 +232,12 @@ export class LiveHome extends Remote {
     try {
       return await super.connection();
     } catch (e) {
-      if (!(e instanceof RemoteError) || e.code !== 'unavailable' || this.handle) throw e;
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      // Stopped over the socket and on its way out (the socket closes before onStopped is called):
+      // gone in a moment, as a process would be. Then the next one starts.
+      const deadline = Date.now() + 10_000;
+      while (this.handle && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (this.handle) throw e;
     }
     await this.startSupervisor();
     return super.connection();

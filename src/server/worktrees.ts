@@ -60,7 +60,9 @@ export class Worktrees {
 
   /**
    * Make the worktree, copy `.worktreeinclude`, run `worktree.setup`. Resolves
-   * with why it failed (and nothing is left behind), or null.
+   * with why it failed (and nothing is left behind), `{ deferred: code }`
+   * when the OS had no process or descriptor for it (nothing left behind
+   * either: the launch is tried again later), or null.
    */
   async prepare(run: Run): Promise<string | { deferred: string } | null> {
     const w = run.worktree!;

@@ -100,17 +100,24 @@ let cliThread: CliThread | null = null;
 function cliLine(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): CliResult {
   cliThread ??= newCliThread();
   const t = cliThread;
-  Atomics.store(t.flag, 0, 0);
-  t.port.postMessage({ args, env: { ...env }, input });
+  post(t, args, env, input);
   const waited = Atomics.wait(t.flag, 0, 0, 60_000);
   const got = receiveMessageOnPort(t.port)?.message as (CliResult & { broken: boolean }) | undefined;
   if (waited === 'timed-out' || got === undefined || got.broken) {
     void t.worker.terminate();
     cliThread = null;
   }
-  if (got === undefined) return { code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` };
-  return { code: got.code, stdout: got.stdout, stderr: got.stderr };
+  return got === undefined ? noAnswer(args) : { code: got.code, stdout: got.stdout, stderr: got.stderr };
 }
+
+/** Hand a line to a thread: its flag down until the answer. */
+function post(t: CliThread, args: string[], env: NodeJS.ProcessEnv, input: string | undefined): void {
+  Atomics.store(t.flag, 0, 0);
+  t.port.postMessage({ args, env: { ...env }, input });
+}
+
+/** A line its thread never answered (a spawned CLI past spawnSync's timeout comes back as exit -1 too). */
+const noAnswer = (args: string[]): CliResult => ({ code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` });
 
 interface CliThread {
   worker: Worker;
@@ -132,8 +139,8 @@ const idleThreads: CliThread[] = [];
 
 /**
  * `orcr ARGS` in a CLI thread, asynchronously: this thread goes on meanwhile
- * (a supervisor hosted here answers the line). Whether the CLI runs as a
- * thread or a process is cliMode's question.
+ * (a supervisor hosted here answers the line). Whether a line runs in a
+ * thread at all is cliInThread's question.
  */
 export function cliLineAsync(args: string[], env: NodeJS.ProcessEnv, input: string | undefined): Promise<CliResult> {
   const t = idleThreads.pop() ?? newCliThread();
@@ -141,7 +148,7 @@ export function cliLineAsync(args: string[], env: NodeJS.ProcessEnv, input: stri
     const timer = setTimeout(() => {
       t.port.off('message', onMessage);
       void t.worker.terminate();
-      resolve({ code: -1, stdout: '', stderr: `orcr ${args.join(' ')}: no answer within 60 s` });
+      resolve(noAnswer(args));
     }, 60_000);
     const onMessage = (got: CliResult & { broken: boolean }): void => {
       clearTimeout(timer);
@@ -151,8 +158,7 @@ export function cliLineAsync(args: string[], env: NodeJS.ProcessEnv, input: stri
       resolve({ code: got.code, stdout: got.stdout, stderr: got.stderr });
     };
     t.port.on('message', onMessage);
-    Atomics.store(t.flag, 0, 0);
-    t.port.postMessage({ args, env: { ...env }, input });
+    post(t, args, env, input);
   });
 }
 

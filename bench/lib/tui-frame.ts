@@ -19,13 +19,11 @@ const warm = Math.min(200, Math.floor(frames / 3));
 const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot, reduceStream } = await import('../../src/tui/state/reducers.js');
-const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun } = await import('../../src/core/run-record.js');
 const { NO_LIMITS } = await import('../../src/core/budget.js');
 const { publicRun } = await import('../../src/protocol/views.js');
 type PublicRun = ReturnType<typeof publicRun>;
 type RunEvent = import('../../src/core/events.js').RunEvent;
-await enableInkFrameCache();
 
 let now = Date.now();
 const uuid = (i: number): string => `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`;

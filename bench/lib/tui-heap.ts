@@ -17,11 +17,9 @@ if (!gc) throw new Error('run with --expose-gc');
 const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceSnapshot } = await import('../../src/tui/state/reducers.js');
-const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
 const { newRun } = await import('../../src/core/run-record.js');
 const { NO_LIMITS } = await import('../../src/core/budget.js');
 const { publicRun } = await import('../../src/protocol/views.js');
-await enableInkFrameCache();
 
 // The runs as the supervisor builds and shows them (newRun, publicRun): working, with usage and a token ceiling.
 const t0 = Date.now() - 60_000;

@@ -17,8 +17,6 @@ const { renderOnFakeTerminal } = await import('./fake-terminal.js');
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { Controller } = await import('../../src/tui/connection/controller.js');
 const { homePaths } = await import('../../src/config/home.js');
-const { enableInkFrameCache } = await import('../../src/tui/ink/frame-cache.js');
-await enableInkFrameCache();
 
 const store = createTuiStore({ home: dir, theme: 'dark' });
 const ctl = new Controller(store, homePaths(dir), { quiet: true, env: { TERM: 'xterm-256color' }, cwd: dir });

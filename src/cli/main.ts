@@ -5,6 +5,8 @@
 // needs (verbs.ts), so `orcr ps` does not pay for what `orcr logs` reads:
 // tens of milliseconds off each start, and tests spawn the CLI by the hundred.
 
+import '../runtime/node-check.js';
+
 const [verb, ...rest] = process.argv.slice(2);
 if (verb === 'serve' && rest.length === 0) {
   // A client that started this process hears that it runs at all: out of

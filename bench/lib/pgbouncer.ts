@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { asRoot, freePort, logTail, PG_USER, serverParent, type PgServer } from './pg-server.js';
+import { asRoot, freePort, logTail, PG_USER, sbin, serverParent, type PgServer } from './pg-server.js';
 
 export function findPgBouncer(): string | null {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/usr/bin'];
@@ -77,7 +77,7 @@ export class PgBouncer {
       const out = fs.openSync(log, 'a');
       const argv = [bin, path.join(dir, 'pgbouncer.ini')];
       const child = asRoot()
-        ? spawn('runuser', ['-u', PG_USER, '--', ...argv], { stdio: ['ignore', out, out], detached: true })
+        ? spawn(sbin('runuser'), ['-u', PG_USER, '--', ...argv], { stdio: ['ignore', out, out], detached: true })
         : spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', out, out], detached: true });
       fs.closeSync(out);
       const url = new URL(server.url);

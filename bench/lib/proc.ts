@@ -247,8 +247,9 @@ export function timedShell(cmd: string, opts: SpawnOptions & { timeoutMs?: numbe
   });
 }
 
-export function which(cmd: string): string | null {
-  for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':')) {
+/** `cmd`'s executable on PATH, then in `also` (folders a PATH may leave out), or null. */
+export function which(cmd: string, also: string[] = []): string | null {
+  for (const dir of [...(process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':'), ...also]) {
     if (!dir) continue;
     const f = `${dir}/${cmd}`;
     try {

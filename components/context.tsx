@@ -12,6 +12,7 @@ import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } f
 import type { Span } from '../src/tui/view/columns.js';
 import { clipParts, segmentLine, type Part } from '../src/tui/view/line-segments.js';
 import { titleFit } from '../src/tui/view/format.js';
+import { paintLine } from '../src/tui/view/painted.js';
 
 export const StoreContext = createContext<TuiStore | null>(null);
 export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);
@@ -60,21 +61,18 @@ export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyl
 }
 
 /**
- * One line. Each segment (see line-segments.ts) is a <Text> with a nested,
- * token-coloured <Text> per run of same-styled spans (nested Text has no
- * layout node); a line of plain ASCII is a single <Text>.
+ * One line. Each segment (see line-segments.ts) is one <Text> holding the
+ * segment painted once into escape sequences (painted.ts): Ink copies it as
+ * it is on every frame instead of painting nested <Text>s again. A line of
+ * plain ASCII is a single <Text>.
  */
 function LineImpl({ spans, width, inverse, dim, bold }: LineProps): React.JSX.Element {
   const theme = useTheme();
   const parts = mergeSpans(theme, spans);
   const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
   const text = (seg: Part<TokenStyle & { inverse?: boolean }>[], key?: number): React.JSX.Element => (
-    <Text key={key} wrap="truncate-end" inverse={inverse} dimColor={dim} bold={bold}>
-      {seg.map((sp, i) => (
-        <Text key={i} {...sp.style}>
-          {sp.text}
-        </Text>
-      ))}
+    <Text key={key} wrap="truncate-end">
+      {paintLine(seg, { inverse, dim, bold })}
     </Text>
   );
   if (segments.length <= 1) return text(segments[0] ?? []);

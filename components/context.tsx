@@ -5,13 +5,13 @@
 // fails on anything else.
 
 import React, { createContext, memo, useContext } from 'react';
-import { Box, Text } from 'ink';
+import { Box, Transform } from 'ink';
 import { useStore } from 'zustand';
 import type { TuiState, TuiStore } from '../src/tui/state/store.js';
 import { NO_COLOR_THEME, tokenStyle, type Theme, type Token, type TokenStyle } from '../src/tui/view/theme.js';
 import type { Span } from '../src/tui/view/columns.js';
-import { clipParts, segmentLine, type Part } from '../src/tui/view/line-segments.js';
-import { titleFit } from '../src/tui/view/format.js';
+import { clipParts, type Part } from '../src/tui/view/line-clip.js';
+import { textWidth, titleFit } from '../src/tui/view/format.js';
 import { paintLine } from '../src/tui/view/painted.js';
 
 export const StoreContext = createContext<TuiStore | null>(null);
@@ -38,7 +38,7 @@ export function useStale(): boolean {
 
 export interface LineProps {
   readonly spans: readonly Span[];
-  /** Columns the line may use: cut to fit, and drawn as segments (cheaper to measure). Without it, one Text that Ink truncates. */
+  /** Columns the line may use: cut to fit, an ellipsis marking the cut. Without it, the line must fit where it is put. */
   readonly width?: number;
   readonly inverse?: boolean;
   readonly dim?: boolean;
@@ -60,23 +60,33 @@ export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyl
   return out;
 }
 
+const BLANKS: string[] = [];
+/** `n` spaces, one string per width: what Ink measures and caches stays a vocabulary of at most one key per column count. */
+function blank(n: number): string {
+  return (BLANKS[n] ??= ' '.repeat(n));
+}
+
 /**
- * One line. Each segment (see line-segments.ts) is one <Text> holding the
- * segment painted once into escape sequences (painted.ts): Ink copies it as
- * it is on every frame instead of painting nested <Text>s again. A line of
- * plain ASCII is a single <Text>.
+ * One line, painted once into escape sequences (painted.ts) and handed to
+ * Ink through <Transform>: Ink lays out and measures the child — a blank as
+ * wide as the line — and writes what the transform returns in its place.
+ * Two reasons. Ink's measure-text.js caches the size of every distinct text
+ * it ever measured, keyed by the whole string, and never drops one: with the
+ * line's own text as the child, every elapsed second of every row and every
+ * event-log line would be a key kept for good; blanks are one key per width.
+ * And nested <Text>s are painted again by Ink on every frame, every line,
+ * changed or not; a painted string is copied as it is.
  */
 function LineImpl({ spans, width, inverse, dim, bold }: LineProps): React.JSX.Element {
   const theme = useTheme();
   const parts = mergeSpans(theme, spans);
-  const segments = width === undefined ? [parts] : segmentLine(clipParts(parts, width));
-  const text = (seg: Part<TokenStyle & { inverse?: boolean }>[], key?: number): React.JSX.Element => (
-    <Text key={key} wrap="truncate-end">
-      {paintLine(seg, { inverse, dim, bold })}
-    </Text>
-  );
-  if (segments.length <= 1) return text(segments[0] ?? []);
-  return <Box flexDirection="row">{segments.map((seg, i) => text(seg, i))}</Box>;
+  const shown = width === undefined ? parts : clipParts(parts, width);
+  const painted = paintLine(shown, { inverse, dim, bold });
+  let cols = 0;
+  for (const p of shown) cols += textWidth(p.text);
+  // Ink calls this for each line of the laid-out blank: one, as the line never holds more than fits.
+  const transform = (_line: string, index: number): string => (index === 0 ? painted : '');
+  return <Transform transform={transform}>{blank(cols)}</Transform>;
 }
 
 /** Spans that read the same: callers build new arrays every render, mostly of the same words. */

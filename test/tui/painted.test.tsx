@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import React from 'react';
 import chalk from 'chalk';
-import { Text, renderToString } from 'ink';
+import { Box, Text, renderToString } from 'ink';
+import { Line, ThemeContext } from '../../components/context.js';
+import type { Theme } from '../../src/tui/view/theme.js';
+import type { Span } from '../../src/tui/view/columns.js';
 import { paintLine, type LineStyle, type PaintStyle } from '../../src/tui/view/painted.js';
 
 // The suite runs with FORCE_COLOR=0; here chalk (the instance Ink paints with) paints in truecolor.
@@ -51,6 +54,52 @@ describe('a painted line', () => {
     chalk.level = 0;
     try {
       expect(paintLine(parts, { inverse: true, bold: true })).toBe(parts.map((p) => p.text).join(''));
+    } finally {
+      chalk.level = 3;
+    }
+  });
+});
+
+describe('a <Line>', () => {
+  const theme: Theme = { name: 't', description: '', colors: { 'status.working': 'green', 'text.accent': '#ff8800', 'meter.ok': 'blueBright' } };
+  const spans: Span[] = [
+    { text: '● ', token: 'status.working' },
+    { text: '世界-agent ', token: 'text.accent' },
+    { text: 'working ', token: 'text.muted' },
+    { text: '█▍ 12s', token: 'meter.ok', inverse: true },
+  ];
+  const boxed = (el: React.JSX.Element): string => renderToString(<Box flexDirection="column" width={40}>{el}<Text>next line</Text></Box>, { columns: 80 });
+
+  it('draws what nested <Text>s drew, wide characters in their columns, the next line below it', () => {
+    const old = boxed(
+      <Text inverse bold>
+        <Text color="green">● </Text>
+        <Text color="#ff8800">世界-agent </Text>
+        <Text dimColor>working </Text>
+        <Text color="blueBright" inverse>
+          █▍ 12s
+        </Text>
+      </Text>,
+    );
+    const drawn = boxed(
+      <ThemeContext.Provider value={theme}>
+        <Line spans={spans} width={40} inverse bold />
+      </ThemeContext.Provider>,
+    );
+    expect(drawn).toContain('\x1b[');
+    expect(drawn).toBe(old);
+  });
+
+  it('cuts a line to its width with an ellipsis, counting a wide character as two columns', () => {
+    chalk.level = 0;
+    try {
+      const drawn = renderToString(
+        <ThemeContext.Provider value={theme}>
+          <Line spans={spans} width={9} />
+        </ThemeContext.Provider>,
+        { columns: 80 },
+      );
+      expect(drawn).toBe('● 世界-a…');
     } finally {
       chalk.level = 3;
     }

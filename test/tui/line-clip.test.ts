@@ -1,10 +1,9 @@
-// Lines cut into segments so Ink measures long ASCII stretches on its fast
-// path, and cut to width before that (a row of segments must not rely on
-// Ink's truncation, which would shrink every segment, glyphs first).
+// Lines cut to width by the TUI itself: Ink only ever sees a blank as wide
+// as the line (components/context.tsx), so it cannot truncate one.
 
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { clipParts, isPlainAscii, MIN_ASCII_RUN, segmentLine, type Part } from '../../src/tui/view/line-segments.js';
+import { clipParts, type Part } from '../../src/tui/view/line-clip.js';
 import { displayWidth } from '../../src/text/display-width.js';
 
 const cols = (s: string): number => displayWidth(s);
@@ -13,38 +12,6 @@ const parts = fc.array(
   fc.record({ text: fc.string({ unit: fc.constantFrom('a', 'b', ' ', '-', '○', '█', '─', '…', '⟳', '界'), maxLength: 30 }), style: fc.nat(3) }),
   { maxLength: 8 },
 );
-
-describe('segmentLine', () => {
-  it('a status row becomes the glyph and the rest', () => {
-    const segs = segmentLine([
-      { text: '  ', style: 0 },
-      { text: '○ queued   ', style: 1 },
-      { text: ' queued-12              default/default   #11 1m01s', style: 2 },
-    ]);
-    expect(segs.map((s) => joined(s))).toEqual(['  ○', ' queued    queued-12              default/default   #11 1m01s']);
-  });
-
-  it('a plain ASCII line stays one segment', () => {
-    expect(segmentLine([{ text: 'pane: runs', style: 0 }, { text: ' theme: dark', style: 1 }])).toHaveLength(1);
-  });
-
-  it('keeps the text and styles, and leaves every long ASCII run out of the glyph segments', () => {
-    fc.assert(
-      fc.property(parts, (ps) => {
-        const segs = segmentLine(ps);
-        expect(segs.map(joined).join('')).toBe(joined(ps));
-        // Styles stay in order with their text: re-joining per style gives the same text.
-        for (const style of [0, 1, 2, 3]) {
-          expect(segs.flat().filter((p) => p.style === style).map((p) => p.text).join('')).toBe(ps.filter((p) => p.style === style).map((p) => p.text).join(''));
-        }
-        for (const seg of segs) {
-          if (seg.every((p) => isPlainAscii(p.text))) continue;
-          for (const p of seg) if (isPlainAscii(p.text)) expect(p.text.length).toBeLessThan(MIN_ASCII_RUN);
-        }
-      }),
-    );
-  });
-});
 
 describe('clipParts', () => {
   it('cuts at the width with an ellipsis, counting terminal columns', () => {

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fig, median, pct, type Figure, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
-import { connect, homeEnv, node, q, tuiMain, withOrcr } from '../lib/orcr.js';
+import { connect, homeEnv, node, q, tuiMain, tuiNodeArgs, withOrcr } from '../lib/orcr.js';
 import { CpuMeter, descendants, killGroup, rssKb, runsScript, sleep, trackGroup, untrackGroup, which } from '../lib/proc.js';
 
 const COLS = 160;
@@ -50,7 +50,7 @@ async function runLib<T>(name: string, args: string[], opts: { nodeArgs?: string
  * its own process): a cache that keeps every text ever drawn shows as growth.
  */
 async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
-  const r = await runLib<{ startMb: number; firstHalfMb: number; secondHalfMb: number }>('tui-heap', [String(seconds)], { nodeArgs: ['--expose-gc'] });
+  const r = await runLib<{ startMb: number; firstHalfMb: number; secondHalfMb: number }>('tui-heap', [String(seconds)], { nodeArgs: [...tuiNodeArgs(), '--expose-gc'] });
   const what = `${seconds.toLocaleString('en-US')} frames (simulated seconds) of 40 rows whose times tick, in-process`;
   return [
     fig(I, `TUI heap: second half's peak − first half's, ${what}`, 'MB', [r.secondHalfMb - r.firstHalfMb], { ceiling: 100, note: 'about 0 when every cache is bounded' }),
@@ -67,7 +67,7 @@ async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
  * machine's noise moves less than a share of a core over two seconds does.
  */
 async function frameFigures(I: string): Promise<Figure[]> {
-  const r = await runLib<{ msPerFrame: number; bytesPerFrame: number }>('tui-frame', ['200', '66']);
+  const r = await runLib<{ msPerFrame: number; bytesPerFrame: number }>('tui-frame', ['200', '66'], { nodeArgs: tuiNodeArgs() });
   return [
     fig(I, `  in-process, the same load: CPU per frame (frames 66 ms apart, as the TUI spaces them)`, 'ms', [r.msPerFrame]),
     fig(I, `  in-process: bytes written per frame`, 'B', [r.bytesPerFrame]),
@@ -126,7 +126,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
     } finally {
       client.close();
     }
-    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${q(node)} ${q(tuiMain)} --quiet`;
+    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${[node, ...tuiNodeArgs()].map(q).join(' ')} ${q(tuiMain)} --quiet`;
     const env: NodeJS.ProcessEnv = { ...homeEnv(dir), TERM: 'xterm-256color' };
     delete env.CI;
     const t0 = performance.now();
@@ -211,7 +211,7 @@ async function rssFigures(I: string, repeats: number): Promise<Figure[]> {
     const heap: number[] = [];
     const held: number[] = [];
     for (let k = 0; k < repeats; k++) {
-      const r = await runLib<{ rssMb: number; heapMb: number; held: number }>('tui-rss', [], { nodeArgs: ['--expose-gc'], env: { ...homeEnv(dir), TERM: 'xterm-256color' } });
+      const r = await runLib<{ rssMb: number; heapMb: number; held: number }>('tui-rss', [], { nodeArgs: [...tuiNodeArgs(), '--expose-gc'], env: { ...homeEnv(dir), TERM: 'xterm-256color' } });
       rss.push(r.rssMb);
       heap.push(r.heapMb);
       held.push(r.held);
@@ -250,7 +250,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
 
     // ORCR_BENCH_TUI_PROF=DIR: the TUI writes a CPU profile there when it quits.
     const prof = process.env.ORCR_BENCH_TUI_PROF ? `--cpu-prof --cpu-prof-dir=${q(process.env.ORCR_BENCH_TUI_PROF)} ` : '';
-    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${q(node)} ${prof}${q(tuiMain)} --quiet`;
+    const cmd = `stty rows ${ROWS} cols ${COLS}; exec ${[node, ...tuiNodeArgs()].map(q).join(' ')} ${prof}${q(tuiMain)} --quiet`;
     const env: NodeJS.ProcessEnv = { ...homeEnv(dir), TERM: 'xterm-256color' };
     delete env.CI;
     const p = spawn('script', ['-q', '-f', '-c', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });

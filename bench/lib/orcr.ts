@@ -19,6 +19,14 @@ export const cli = path.join(root, 'dist/src/cli/main.js');
 export const tuiMain = path.join(root, 'dist/src/tui/main.js');
 export const node = process.execPath;
 
+/** The Node flags on the first line of the TUI's bin (`#!/usr/bin/env -S node FLAGS`): the bench starts it with what a user's shell does. */
+export function tuiNodeArgs(): string[] {
+  const first = fs.readFileSync(tuiMain, 'utf8').split('\n', 1)[0]!;
+  const m = /^#!\/usr\/bin\/env\s+(?:-S\s+)?node\b(.*)$/.exec(first);
+  if (!m) throw new Error(`${tuiMain}: its first line is not "#!/usr/bin/env [-S] node ...": ${first}`);
+  return m[1]!.trim().split(/\s+/).filter(Boolean);
+}
+
 /** Quote one word for sh. */
 export const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 export const orcrCmd = `${q(node)} ${q(cli)}`;

@@ -126,9 +126,14 @@ export const METHODS = {
     doc: `The events after seq \`since\`, at most a page (${PAGE}).`,
   }),
   subscribe: method<SubscribeResult>()({
-    params: z.object({ since: z.number().int().min(0).optional(), snapshot: z.boolean().optional(), rows: z.boolean().optional() }),
+    params: z.object({
+      since: z.number().int().min(0).optional(),
+      snapshot: z.boolean().optional(),
+      rows: z.boolean().optional(),
+      ended: z.number().int().min(0).max(1_000_000).optional(),
+    }),
     writes: false,
-    doc: 'Live events from now on (with `rows`, rows that changed without one), after an optional snapshot and replay from `since`.',
+    doc: 'Live events from now on (with `rows`, rows that changed without one), after an optional snapshot (every active run and the newest ended ones: at most `ended` of them, and 5,000 runs in all) and replay from `since`.',
   }),
 
   // ---------- the fleet ----------

@@ -38,11 +38,17 @@ export class Reads {
     return this.journal.listRuns(q).map((r) => this.live(r.uuid) ?? r);
   }
 
-  /** A home of months sends a page, not its history. */
-  snapshot(limit = SNAPSHOT_RUNS): Snapshot {
+  /**
+   * A home of months sends a page, not its history: every active run, then
+   * the newest ended ones, at most `ended` of them (a client that keeps only
+   * a window of them asks for no more: the TUI's first snapshot of a large
+   * home is what its memory peaks on).
+   */
+  snapshot(ended?: number, limit = SNAPSHOT_RUNS): Snapshot {
     const active = this.journal.listRuns({ limit: SNAPSHOT_ACTIVE });
-    const ended = this.journal.listRuns({ status: 'ended', limit: Math.max(0, limit - active.length) });
-    const runs = [...ended, ...active].sort((a, b) => a.queue_seq - b.queue_seq).map((r) => this.live(r.uuid) ?? r);
+    const room = Math.max(0, limit - active.length);
+    const endedRuns = room === 0 || ended === 0 ? [] : this.journal.listRuns({ status: 'ended', limit: Math.min(room, ended ?? room) });
+    const runs = [...endedRuns, ...active].sort((a, b) => a.queue_seq - b.queue_seq).map((r) => this.live(r.uuid) ?? r);
     return { runs, total: this.journal.countRuns() };
   }
 

@@ -16,7 +16,7 @@ export const streamHandlers: HandlerFamily<'events' | 'subscribe' | 'run.wait'> 
     // commits on this same thread, so no event can fall between them.
     const out: SubscribeResult = { seq: s.reads.lastSeq() };
     if (p.snapshot) {
-      const snap = s.reads.snapshot();
+      const snap = s.reads.snapshot(p.ended);
       out.runs = snap.runs.map((r) => s.view(r));
       out.total = snap.total;
       out.truncated = out.total > out.runs.length;

@@ -13,6 +13,7 @@ import { reduceSnapshot, reduceStream } from '../state/reducers.js';
 import { clean } from '../state/safe-text.js';
 import type { Incoming, Snapshot } from '../state/runs.js';
 import { info, type Patch, type TuiState, type TuiStore } from '../state/store.js';
+import { ENDED_WINDOW } from '../state/ended-window.js';
 
 /** What the TUI needs from a connection; the real Client fits it. */
 export interface ClientLike extends Caller {
@@ -186,7 +187,8 @@ export class Session {
     this.current = c;
     const status = await c.call('server.status');
     const since = Math.max(0, status.seq - 300);
-    const snap = await c.call('subscribe', { snapshot: true, since, rows: true });
+    // Only the window of ended runs it keeps: the rest would be parsed to be dropped.
+    const snap = await c.call('subscribe', { snapshot: true, since, rows: true, ended: ENDED_WINDOW });
     if (closed || this.current !== c) throw new RemoteError('unavailable', 'the supervisor went away');
     this.takeSnapshot({ ...snap, runs: snap.runs ?? [] });
     this.setConn('up');

@@ -53,7 +53,8 @@ describe('orcr logs --pretty', () => {
     const h = await home();
     const agent = claudeAgent(h);
     await h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'go', '--', agent]);
-    await h.wait('tx');
+    // Not wait: begun at the session's api_retry, it settles `blocked` (see the first test).
+    await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
     const raw = fs.readFileSync(path.join(h.dir, 'runs', (await h.show('tx')).uuid, 'out'), 'utf8');
     expect((await h.cli(['logs', 'tx'])).stdout).toBe(raw);
     expect((await h.cli(['logs', 'tx', '--raw'])).stdout).toBe(raw);
@@ -66,7 +67,7 @@ describe('orcr logs --pretty', () => {
     const hostile = JSON.stringify({ type: 'assistant', message: { id: 'm9', content: [{ type: 'text', text: 'x \u001b]52;c;cm0=\u0007 y \u001b[2J z \u009b31m' }] } });
     const agent = claudeAgent(h, [hostile]);
     await h.run(['-n', 'tx', '--protocol', 'claude', '--', agent]);
-    await h.wait('tx');
+    await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
     // The harness turns colour off for every test: this one turns it back on.
     const colourEnv = { ...h.env };
     delete colourEnv.NO_COLOR;
@@ -103,6 +104,7 @@ describe('orcr logs --follow of a run that has ended', () => {
     const h = await home();
     const agent = claudeAgent(h);
     await h.run(['-n', 'done', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    await until(async () => (await h.show('done')).status === 'ended', 'the run to end');
     expect(await h.wait('done')).toBe('done completed');
     for (const mode of ['--raw', '--pretty']) {
       // Asynchronous: a synchronous spawn would block the supervisor in this process that it asks.

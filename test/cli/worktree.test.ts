@@ -126,7 +126,7 @@ describe('run worktrees', () => {
     await runIn(h, r, 'k', 'echo kept > k.txt');
     await runIn(h, r, 'd', 'echo dropped > d.txt');
     await runIn(h, r, 'c', 'printf "one\\nTHEIRS\\n" > f.txt');
-    expect(await h.waitCode('m', 'k', 'd', 'c')).toBe(0);
+    expect(await h.waitCode('m', 'k', 'd', 'c'), (await h.cli(['ps', '--all'])).stdout + (await h.cli(['logs', 'm', '--stderr'])).stdout).toBe(0);
 
     const m = await h.cli(['worktree', 'finish', 'm', '--merge']);
     expect(m.code, m.stderr).toBe(0);

@@ -22,7 +22,7 @@ import { readPrefs } from './state/prefs.js';
 import { DEFAULT_SORT } from './state/sort.js';
 import { createTuiStore, error, info } from './state/store.js';
 import { restoreTerminal } from './ink/terminal.js';
-import { LendTerminal, type TerminalLender } from './ink/lender.js';
+import type { TerminalLender } from './ink/lender.js';
 import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
 import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
 import { byeText, demoFailedText, demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
@@ -119,7 +119,8 @@ async function main(argv: string[]): Promise<void> {
   // React's development build costs several times the CPU per render (and
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
-  const [{ render }, { App }, React] = await Promise.all([import('ink'), import('./app.js'), import('react')]);
+  // Nothing imported above may load ink or react (test/tui/production-react.test.ts): they read NODE_ENV as they load.
+  const [{ render }, { App }, React, { LendTerminal }] = await Promise.all([import('ink'), import('./app.js'), import('react'), import('./ink/lender.js')]);
 
   const lender: TerminalLender = { lend: null };
   const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });

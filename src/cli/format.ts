@@ -218,6 +218,11 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   if (env) for (const [k, v] of Object.entries(env)) lines.push(['env', `${k}=${v}`]);
   else if (r.env_keys?.length) lines.push(['env', `${r.env_keys.map(safeLine).join(', ')} (values: show --env)`]);
   if (r.session_id) lines.push(['session', r.session_id]);
+  // Older records and old supervisors have none.
+  for (const a of r.attempts ?? []) {
+    lines.push([`attempt ${a.n}`, `${a.started_at ?? '-'} → ${a.ended_at}: ${a.reason}${a.detail ? ` (${a.detail})` : ''}, continued${a.session_id ? ` session ${a.session_id}` : ''}`]);
+  }
+  if ((r.attempts?.length ?? 0) > 0) lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
   lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);

@@ -98,6 +98,12 @@ const provider = z
     /** Send the prompt as the first input line instead of a `{prompt}` argument. */
     interactive_input: z.boolean().optional(),
     worktree: worktreeChoice.optional(),
+    /** A run stopped by a usage limit: back to the queue, its session resumed when the hold lifts (`continue`), or ended (`end`). */
+    on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
+    /** Continuations a run may have at most. */
+    max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    /** What the resumed session is told. */
+    continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
   })
   .strict();
 

@@ -15,6 +15,8 @@ export type Effect =
   | { kind: 'stop_below'; uuid: string; reason: 'killed' | 'budget'; detail: string | null; force: boolean }
   /** An ended run's slot or queue place goes back to the limiter, and its live watch is let go. */
   | { kind: 'release'; uuid: string }
+  /** A continued run's slot goes back and it takes its queue place again (its watch let go); admission looks again. */
+  | { kind: 'requeue'; uuid: string }
   /** The waits on a run look at it again. */
   | { kind: 'settle'; uuid: string }
   /** An admission pass (coalesced: one per turn of the event loop). */

@@ -27,7 +27,9 @@ export interface EventData {
   working: { from: RunStatus; pid?: number; input_seq?: number };
   idle: { from: RunStatus; pid?: number; turn: number };
   blocked: { from: RunStatus; kind: BlockedKind; retry_after_s: number | null };
-  ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null };
+  ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null; /** Why a usage limit did not continue the run. */ note?: string };
+  /** An attempt stopped by a usage limit; the run is queued again to resume `session_id` as attempt `attempt`. */
+  continued: { from: RunStatus; attempt: number; reason: ExitReason; detail: string | null; session_id: string | null; exit_code: number | null };
   /** A new supervisor found the run's process alive and watches it again. */
   adopted: { pid: number; status: RunStatus };
   usage: { turns: number; tokens: TokenCounts; cost_usd: number };
@@ -97,6 +99,7 @@ export const EVENT_TYPES = [
   'idle',
   'blocked',
   'ended',
+  'continued',
   'adopted',
   'usage',
   'budget_warning',

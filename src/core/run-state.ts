@@ -6,10 +6,11 @@ import { SLOT_STATUSES } from './types.js';
 
 const LEGAL: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   queued: ['starting', 'ended'],
-  starting: ['working', 'idle', 'blocked', 'ended'],
-  working: ['idle', 'blocked', 'ended'],
-  idle: ['working', 'blocked', 'ended'],
-  blocked: ['working', 'idle', 'ended'],
+  // Back to `queued`: an attempt stopped by a usage limit, continued (core/attempts.ts).
+  starting: ['working', 'idle', 'blocked', 'ended', 'queued'],
+  working: ['idle', 'blocked', 'ended', 'queued'],
+  idle: ['working', 'blocked', 'ended', 'queued'],
+  blocked: ['working', 'idle', 'ended', 'queued'],
   ended: [],
 };
 

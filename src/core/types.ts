@@ -2,6 +2,7 @@
 // no I/O, so records cross the journal, the socket and the TUI unchanged.
 
 import type { LoopAction, LoopState } from './loop.js';
+import type { Attempt } from './attempts.js';
 
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -134,6 +135,10 @@ export interface Run {
   tree?: { tokens: TokenCounts; cost_usd: number };
   /** The git worktree the run works in (`run --worktree`). Absent: the run works in its cwd. */
   worktree?: RunWorktree | null;
+  /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Absent: this is its first. */
+  attempts?: Attempt[];
+  /** The command the run was made with, once a continuation replaced `command` by the resume command. Absent: `command` is it. */
+  first_command?: string[];
 }
 
 /**

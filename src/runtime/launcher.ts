@@ -138,6 +138,8 @@ export function resolveProgram(program: string, cwd: string, envPath: string | u
  */
 export function prepareRunDir(dir: string, promptFile: string | null = null): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A run continued after a usage limit starts again in its directory: the last attempt's `exit` must not read as this one's.
+  fs.rmSync(path.join(dir, 'status'), { force: true });
   fs.closeSync(fs.openSync(path.join(dir, 'out'), 'a', 0o600));
   if (promptFile !== null) fs.writeFileSync(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });
 }
@@ -150,6 +152,7 @@ export function prepareRunDir(dir: string, promptFile: string | null = null): vo
  */
 export async function prepareRunDirAsync(dir: string, promptFile: string | null = null): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fs.promises.rm(path.join(dir, 'status'), { force: true });
   const fh = await fs.promises.open(path.join(dir, 'out'), 'a', 0o600);
   await fh.close();
   if (promptFile !== null) await fs.promises.writeFile(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });

@@ -13,6 +13,7 @@ import { wallNow, type WallClock } from './clock.js';
 import { Interpreter } from './effects.js';
 import { Ending } from './ending.js';
 import { Exits } from './exits.js';
+import { Continuing } from './continuing.js';
 import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
 import { Launching } from './launching.js';
@@ -52,7 +53,8 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const tree = new RunTree({ home, store, live, config });
   const input = new RunInput({ home, store, live, fleet, lifecycle });
   const progress = new Progress({ store, live, config, fleet, guards, tree });
-  const exits = new Exits({ store, live, progress, ending });
+  const continuing = new Continuing({ store, config, host: () => slots.host, log });
+  const exits = new Exits({ store, live, progress, ending, continuing });
   const worktrees = new Worktrees({ home, store, config, lifecycle });
   const launching = new Launching({ home, store, log, lifecycle, worktrees, ending, live, input });
   const admission = new AdmissionLoop({ store, slots, lifecycle, fleet, ending, launching });

@@ -5,6 +5,7 @@
 // out — so no room is re-entered by what it set going (an end inside an end).
 
 import type { Effect } from '../core/effects.js';
+import { toWaiter } from '../core/run-record.js';
 import type { AdmissionLoop } from './admission-loop.js';
 import type { Fleet } from './fleet.js';
 import type { Guards } from './guards.js';
@@ -67,6 +68,19 @@ export class Interpreter {
         // Read now: a limiter rebuilt meanwhile (degrade) is the one to tell.
         c.lifecycle.background(c.slots.limiter.cancel(e.uuid));
         return c.live.detach(e.uuid);
+      case 'requeue': {
+        c.live.detach(e.uuid);
+        const limiter = c.slots.limiter;
+        const again = async (): Promise<void> => {
+          await limiter.cancel(e.uuid);
+          const run = c.store.get(e.uuid);
+          // From now: a max_wait counts this wait, not the first one.
+          if (run?.status === 'queued') await limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name });
+          c.store.emit({ kind: 'admit' });
+        };
+        c.lifecycle.background(again());
+        return;
+      }
       case 'settle':
         return c.waits.settle(e.uuid);
       case 'admit':

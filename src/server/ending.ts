@@ -12,7 +12,7 @@ export class Ending {
   constructor(private readonly d: { store: RunStore; host: () => string | null }) {}
 
   /** End a run (any status) and free what it held: its slot or queue place, its name, its watch, its waits. */
-  end(uuid: string, reason: ExitReason, detail: string | null, code: number | null): void {
+  end(uuid: string, reason: ExitReason, detail: string | null, code: number | null, note: string | null = null): void {
     const { store } = this.d;
     const run = store.get(uuid);
     if (!run) return;
@@ -21,7 +21,7 @@ export class Ending {
     const host = this.d.host();
     store.transaction(() => {
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
-      store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code } }, ...lease]);
+      store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code, ...(note !== null ? { note } : {}) } }, ...lease]);
       store.emit({ kind: 'release', uuid }, { kind: 'admit' }, { kind: 'settle', uuid });
     });
   }

@@ -3,13 +3,14 @@
 
 import { exitReason, type ExitFacts } from '../core/run-state.js';
 import { groupAlive, signalGroup, signalRun } from '../runtime/launcher.js';
+import type { Continuing } from './continuing.js';
 import type { Ending } from './ending.js';
 import type { LiveRuns } from './live-runs.js';
 import type { Progress } from './progress.js';
 import type { RunStore } from './run-store.js';
 
 export class Exits {
-  constructor(private readonly d: { store: RunStore; live: LiveRuns; progress: Pick<Progress, 'onLines' | 'onEnd'>; ending: Pick<Ending, 'end'> }) {}
+  constructor(private readonly d: { store: RunStore; live: LiveRuns; progress: Pick<Progress, 'onLines' | 'onEnd'>; ending: Pick<Ending, 'end'>; continuing: Pick<Continuing, 'decide' | 'continueRun'> }) {}
 
   /** The wrapper exited (or was found gone): end the run with the right reason. */
   onExit(uuid: string, code: number | null, vanished: boolean): void {
@@ -42,7 +43,8 @@ export class Exits {
       lastResultDetail: current.status === 'blocked' && current.blocked_kind === 'login' ? 'login' : (state?.lastResultDetail ?? null),
       vanished: vanished && code === null,
     };
-    const { reason, detail } = exitReason(current, facts);
-    this.d.ending.end(uuid, reason, detail, code);
+    const after = this.d.continuing.decide(current, exitReason(current, facts));
+    if (after.kind === 'continue') this.d.continuing.continueRun(uuid, after, code);
+    else this.d.ending.end(uuid, after.reason, after.detail, code, after.note);
   }
 }

@@ -1,0 +1,64 @@
+// A run whose agent stopped on a usage limit goes back to the queue instead
+// of ending (core/attempts.ts decides): in its place (its queue_seq), held
+// with its provider until the hold lifts, its next attempt the agent's own
+// resume command on the same session with a continuation prompt. Its row
+// becomes `queued` with the attempt recorded, in one unit of work with a
+// `continued` event; once that commits, its slot goes back and its queue
+// place is taken again — an effect, for the interpreter.
+
+import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, resumeArgv, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
+import { transition } from '../core/run-state.js';
+import type { ExitReason, Run } from '../core/types.js';
+import type { Config } from '../config/load.js';
+import { monoNow } from './clock.js';
+import type { RunStore } from './run-store.js';
+
+export class Continuing {
+  constructor(private readonly d: { store: RunStore; config: () => Config; host: () => string | null; log: (line: string) => void }) {}
+
+  /**
+   * The run's provider's policy: `on_limit` as configured, else `continue`
+   * where orcr knows how to resume its protocol's sessions and `end` where
+   * not (a plain command).
+   */
+  policy(run: Run): ContinuePolicy {
+    const p = Object.hasOwn(this.d.config().providers, run.provider) ? this.d.config().providers[run.provider] : undefined;
+    const resumable = resumeArgv(run.protocol, run.first_command ?? run.command, 'x') !== null;
+    return {
+      on_limit: p?.on_limit ?? (resumable ? 'continue' : 'end'),
+      max_continues: p?.max_continues ?? DEFAULT_MAX_CONTINUES,
+      prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
+    };
+  }
+
+  /** What the exit's verdict comes to for this run: its end, or its next attempt (then queued: see continueRun). */
+  decide(run: Run, verdict: { reason: ExitReason; detail: string | null }): AfterExit {
+    return afterExit(run, verdict, this.policy(run), Date.now());
+  }
+
+  /** Back to the queue, the attempt recorded, its command the resume command. */
+  continueRun(uuid: string, after: Extract<AfterExit, { kind: 'continue' }>, code: number | null): void {
+    const { store } = this.d;
+    const run = store.get(uuid);
+    if (!run) return;
+    const from = run.status;
+    const policy = this.policy(run);
+    const next = transition(run, 'queued', monoNow(), {
+      attempts: [...(run.attempts ?? []), after.attempt],
+      first_command: run.first_command ?? run.command,
+      command: after.argv,
+      prompt: policy.prompt,
+      pid: null,
+      pid_start: null,
+      lease_id: null,
+      stalled_since: null,
+    });
+    const host = this.d.host();
+    store.transaction(() => {
+      const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
+      store.save(next, [{ type: 'continued', data: { from, attempt: after.attempt.n + 1, reason: after.attempt.reason, detail: after.attempt.detail, session_id: after.attempt.session_id, exit_code: code } }, ...lease]);
+      store.emit({ kind: 'requeue', uuid }, { kind: 'settle', uuid });
+    });
+    this.d.log(`run ${run.name} (${uuid}) stopped on a usage limit: queued again to continue session ${after.attempt.session_id} (attempt ${after.attempt.n + 1})`);
+  }
+}

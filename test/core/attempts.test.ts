@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { afterExit, resumeArgv, type ContinuePolicy } from '../../src/core/attempts.js';
+import { newRun } from '../../src/core/run-record.js';
+import { NO_LIMITS } from '../../src/core/budget.js';
+import type { Run } from '../../src/core/types.js';
+
+const policy: ContinuePolicy = { on_limit: 'continue', max_continues: 2, prompt: 'go on' };
+const run = (patch: Partial<Run> = {}): Run => ({
+  ...newRun({ uuid: 'u1', name: 'r', provider: 'claude', workload: 'default', protocol: 'claude', queue_seq: 1, command: ['claude', '-p', '--verbose'], cwd: '/tmp', now: 1000, limits: NO_LIMITS }),
+  session_id: 'S1',
+  started_at: 1000,
+  ...patch,
+});
+const limit = { reason: 'errored' as const, detail: 'limit' };
+
+describe('resumeArgv', () => {
+  it('carries the session on with the command\'s own flags, as each CLI takes it', () => {
+    expect(resumeArgv('claude', ['claude', '-p', '--output-format', 'stream-json'], 'S')).toEqual(['claude', '--resume', 'S', '-p', '--output-format', 'stream-json']);
+    expect(resumeArgv('claude', ['claude', '--resume', 'OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
+    expect(resumeArgv('claude', ['claude', '--resume=OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
+    expect(resumeArgv('gemini', ['gemini', '--output-format', 'stream-json'], 'S')).toEqual(['gemini', '--resume', 'S', '--output-format', 'stream-json']);
+    expect(resumeArgv('codex', ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], 'T')).toEqual(['codex', 'exec', 'resume', '--json', '--skip-git-repo-check', 'T', '-']);
+  });
+
+  it('knows no resume for a plain command, a codex command without exec, or an empty one', () => {
+    expect(resumeArgv(null, ['sh', '-c', 'x'], 'S')).toBeNull();
+    expect(resumeArgv('jsonl', ['agent'], 'S')).toBeNull();
+    expect(resumeArgv('codex', ['codex', '--json'], 'S')).toBeNull();
+    expect(resumeArgv('codex', ['codex', 'exec', 'resume', 'X', '-'], 'S')).toBeNull();
+    expect(resumeArgv('claude', [], 'S')).toBeNull();
+  });
+});
+
+describe('afterExit', () => {
+  it('continues a usage limit: the attempt recorded, the resume command from the first command', () => {
+    const a = afterExit(run(), limit, policy, 5000);
+    expect(a).toEqual({ kind: 'continue', attempt: { n: 1, started_at: 1000, ended_at: 5000, reason: 'errored', detail: 'limit', session_id: 'S1', prompt: null }, argv: ['claude', '--resume', 'S1', '-p', '--verbose'] });
+    // A second limit: built from first_command, not from the resume command.
+    const again = afterExit(run({ attempts: [(a as { attempt: never }).attempt], first_command: ['claude', '-p', '--verbose'], command: ['claude', '--resume', 'S1', '-p', '--verbose'] }), limit, policy, 9000);
+    expect(again).toMatchObject({ kind: 'continue', attempt: { n: 2 }, argv: ['claude', '--resume', 'S1', '-p', '--verbose'] });
+  });
+
+  it('ends everything else as the exit said, and a limit it cannot continue with a note why', () => {
+    for (const v of [{ reason: 'completed' as const, detail: null }, { reason: 'errored' as const, detail: 'login' }, { reason: 'budget' as const, detail: 'max_tokens' }, { reason: 'killed' as const, detail: null }]) {
+      expect(afterExit(run(), v, policy, 1)).toEqual({ kind: 'end', ...v, note: null });
+    }
+    expect(afterExit(run(), limit, { ...policy, on_limit: 'end' }, 1)).toEqual({ kind: 'end', ...limit, note: null });
+    expect(afterExit(run(), limit, null, 1)).toMatchObject({ kind: 'end', note: null });
+    expect(afterExit(run({ session_id: null }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: the agent named no session to resume' });
+    expect(afterExit(run({ protocol: null, command: ['sh'] }), limit, policy, 1)).toMatchObject({ kind: 'end', note: expect.stringMatching(/does not know how to resume/) });
+    const two = [1, 2].map((n) => ({ n, started_at: 0, ended_at: 0, reason: 'errored' as const, detail: 'limit', session_id: 'S1', prompt: null }));
+    expect(afterExit(run({ attempts: two }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: 2 continuations already (max_continues)' });
+  });
+});

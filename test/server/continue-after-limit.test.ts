@@ -1,0 +1,133 @@
+// A run whose agent stops on a usage limit is not ended: it goes back to the
+// queue in its place, held with its provider, and when the hold lifts orcr
+// starts the agent's resume command on the same session with the
+// continuation prompt; the run completes as one run with two attempts. The
+// supervisor runs in this process behind its real socket; the agent is a
+// stand-in for Claude Code that speaks its stream-json (agent-formats: a
+// limit is a `result` with is_error and api_error_status 429; `--resume ID`
+// carries the session on and prints its own init with the same session_id).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { NODE, script, until } from '../support/harness.js';
+import { useLiveHomes } from '../support/in-process.js';
+
+const home = useLiveHomes();
+const SESSION = '4f1e9c2a-7b3d-4e21-9a55-0c8d2e6f1b73';
+
+/** Claude Code's stand-in: the first call hits a usage limit after one message; a `--resume` call finishes the work. Each call's argv and first input line go to calls.jsonl. */
+function standIn(h: { dir: string }): string {
+  const calls = path.join(h.dir, 'calls.jsonl');
+  return script(
+    h,
+    'claude',
+    `#!${NODE}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const at = args.indexOf('--resume');
+const session = at >= 0 ? args[at + 1] : ${JSON.stringify(SESSION)};
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+let buf = '';
+process.stdin.setEncoding('utf8').on('data', (d) => {
+  buf += d;
+  const nl = buf.indexOf('\\n');
+  if (nl < 0) return;
+  process.stdin.pause();
+  fs.appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, input: buf.slice(0, nl) }) + '\\n');
+  out({ type: 'system', subtype: 'init', cwd: process.cwd(), session_id: session, tools: [], model: 'claude-sonnet-4-5' });
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  out({ type: 'assistant', message: { id: at >= 0 ? 'msg_2' : 'msg_1', role: 'assistant', content: [{ type: 'text', text: at >= 0 ? 'Picking up where I was.' : 'Working on it.' }], usage }, session_id: session });
+  if (at < 0) {
+    out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 });
+    process.exit(1);
+  }
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 });
+  process.exit(0);
+});
+`,
+  );
+}
+
+/** A folder for the stand-in and its calls, outside the home (the config names it before the home exists). */
+function place(): { dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-standin-'));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir };
+}
+
+const calls = (h: { dir: string }): { args: string[]; input: string }[] =>
+  fs.readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; input: string });
+
+describe('continue after a usage limit', () => {
+  it('queues the run again in its place, holds it with its provider, resumes the same session with the continuation prompt, and completes one run of two attempts', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = await home({ concurrency: { max: 2 }, timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], continue_prompt: 'Go on, the limit has reset.' } } });
+    const first = await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
+    const ended = await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'ended' ? r : null;
+    }, 'the run to end', 60_000);
+    expect(ended.exit_reason, JSON.stringify(await h.cli(['logs', 'work', '--stderr'])) + fs.readFileSync(path.join(at.dir, 'calls.jsonl'), 'utf8')).toBe('completed');
+    expect(ended.queue_seq).toBe(first.queue_seq);
+    expect(ended.session_id).toBe(SESSION);
+    expect(ended.attempts).toHaveLength(1);
+    expect(ended.attempts[0]).toMatchObject({ n: 1, reason: 'errored', detail: 'limit', session_id: SESSION });
+    expect(ended.turns).toBe(2); // meters add up across attempts
+
+    const made = calls(at);
+    expect(made).toHaveLength(2);
+    expect(made[0]!.args).toEqual([]);
+    expect(made[0]!.input).toContain('Fix the failing tests');
+    expect(made[1]!.args).toEqual(['--resume', SESSION]);
+    expect(made[1]!.input).toContain('Go on, the limit has reset.');
+
+    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter((e) => e.run === first.uuid || e.type === 'hold');
+    const types = events.map((e) => e.type);
+    expect(types).toContain('hold');
+    const cont = events.find((e) => e.type === 'continued')!;
+    expect(cont.data).toMatchObject({ attempt: 2, reason: 'errored', detail: 'limit', session_id: SESSION, exit_code: 1 });
+    expect(types.filter((t) => t === 'starting')).toHaveLength(2);
+    expect(types.filter((t) => t === 'ended')).toHaveLength(1);
+    expect(types.indexOf('continued')).toBeLessThan(types.lastIndexOf('starting'));
+
+    const shown = (await h.cli(['show', 'work'])).stdout;
+    expect(shown).toMatch(/^attempt 1 +.*errored \(limit\), continued session 4f1e9c2a/m);
+    expect(shown).toMatch(/^attempt 2 +its last: completed/m);
+  });
+
+  it('with on_limit: end, the run ends errored (limit) as before', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], on_limit: 'end' } } });
+    await h.run(['-n', 'once', '-a', 'claude', '-p', 'go']);
+    const r = await until(async () => {
+      const x = await h.show('once');
+      return x.status === 'ended' ? x : null;
+    }, 'the run to end', 60_000);
+    expect([r.exit_reason, r.exit_detail]).toEqual(['errored', 'limit']);
+    expect(r.attempts).toEqual([]);
+    expect(calls(at)).toHaveLength(1);
+    expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('continued');
+  });
+
+  it('refuses a bad on_limit, max_continues or continue_prompt in config.json: a usage error (exit 2) that names the key', async () => {
+    const h = await home({});
+    for (const [bad, key] of [
+      [{ on_limit: 'retry' }, 'on_limit'],
+      [{ max_continues: 101 }, 'max_continues'],
+      [{ max_continues: -1 }, 'max_continues'],
+      [{ max_continues: 1.5 }, 'max_continues'],
+      [{ max_continues: '3' }, 'max_continues'],
+      [{ continue_prompt: '   ' }, 'continue_prompt'],
+      [{ continue_prompt: 'x'.repeat(10_001) }, 'continue_prompt'],
+    ] as const) {
+      h.writeConfig({ providers: { claude: bad } });
+      const r = await h.cli(['ps']);
+      expect(r.code, JSON.stringify(bad)).toBe(2);
+      expect(r.stderr).toContain(`providers.claude.${key}`);
+    }
+  });
+});

@@ -46,14 +46,15 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
-  const waits = new Waits({ store });
+  const continuing = new Continuing({ store, config, host: () => slots.host, log });
+  // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
+  const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending });
   const guards = new Guards({ store, live, config });
   const stops = new Stops({ store, live, ending, config });
   const tree = new RunTree({ home, store, live, config });
   const input = new RunInput({ home, store, live, fleet, lifecycle });
   const progress = new Progress({ store, live, config, fleet, guards, tree });
-  const continuing = new Continuing({ store, config, host: () => slots.host, log });
   const exits = new Exits({ store, live, progress, ending, continuing });
   const worktrees = new Worktrees({ home, store, config, lifecycle });
   const launching = new Launching({ home, store, log, lifecycle, worktrees, ending, live, input });

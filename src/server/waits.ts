@@ -2,7 +2,8 @@
 // are settled, its timeout runs out, or its client goes away. A run settles at
 // `idle` (turn_complete, on a turn started after the wait began for input it
 // was sent), `blocked`, or `ended` (its exit reason); a run being killed only
-// at its end. Reads runs; changes none.
+// at its end, a run a usage limit will continue only at the end of its last
+// attempt. Reads runs; changes none.
 
 import type { SettleToken, Settled } from '../protocol/results.js';
 import type { Run } from '../core/types.js';
@@ -38,7 +39,11 @@ export class Waits {
   private readonly byRun = new Map<string, Set<Wait>>();
   private readonly all = new Set<Wait>();
 
-  constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'> }) {}
+  /**
+   * @param p.continues  a run blocked now will be continued, not ended (a one-shot agent on a usage limit it
+   *                     will be queued again for): its `blocked` is a moment of the run, not where it settles
+   */
+  constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'>; continues?: (run: Run) => boolean }) {}
 
   /** How many waits are open (server.status). */
   get open(): number {
@@ -97,6 +102,7 @@ export class Waits {
     const run = this.p.store.lookup(uuid);
     const token = run ? settleToken(run, w.minInput.get(uuid)!) : 'not_found';
     if (token === null) return;
+    if (token === 'blocked' && run && this.p.continues?.(run)) return;
     w.pending.delete(uuid);
     w.done.set(uuid, { uuid, name: run?.name ?? uuid, token });
     this.byRun.get(uuid)?.delete(w);

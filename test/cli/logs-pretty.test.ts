@@ -29,8 +29,8 @@ describe('orcr logs --pretty', () => {
     const h = await home();
     const agent = claudeAgent(h);
     await h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
-    // The session has an api_retry (a 429 the agent retries itself): a wait begun at that moment settles
-    // `blocked`. The transcript is read once the run has ended.
+    // The session has an api_retry (a 429 the agent retries itself): the run is blocked (limit) for a moment.
+    // A wait goes on through that now (a one-shot run on a limit is continued, not ended); the transcript is read once the run has ended.
     await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
     expect(await h.wait('tx')).toBe('tx completed');
     const pretty = await h.cli(['logs', 'tx', '--pretty']);
@@ -53,7 +53,6 @@ describe('orcr logs --pretty', () => {
     const h = await home();
     const agent = claudeAgent(h);
     await h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'go', '--', agent]);
-    // Not wait: begun at the session's api_retry, it settles `blocked` (see the first test).
     await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
     const raw = fs.readFileSync(path.join(h.dir, 'runs', (await h.show('tx')).uuid, 'out'), 'utf8');
     expect((await h.cli(['logs', 'tx'])).stdout).toBe(raw);

@@ -22,6 +22,8 @@ export interface Waiting {
   until: string | null;
   /** Admission order among all queued runs (1 = next), as queue_position. */
   position: number | null;
+  /** Reason `hold`: the run itself stopped on that limit and resumes its session when it lifts. Absent: false. */
+  resumes?: boolean;
 }
 
 export interface WaitingFacts {

@@ -47,6 +47,7 @@ export class Queries {
       waiting = stopped
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
+      if (waiting?.reason === 'hold' && (run.attempts?.length ?? 0) > 0) waiting = { ...waiting, resumes: true };
     }
     return publicRun(run, {
       waiting,

@@ -7,9 +7,16 @@ import type { Waiting } from '../core/waiting.js';
 
 export type { Waiting, WaitingReason } from '../core/waiting.js';
 
+/** Local wall-clock time: `16:50`, with the date when it is a day or more away (`Dec 5 16:50`). */
+function clockAt(at: number, left: number): string {
+  const d = new Date(at);
+  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  return left >= 86_400_000 ? `${d.toLocaleString('en-US', { month: 'short' })} ${d.getDate()} ${hm}` : hm;
+}
+
 /**
  * `global 8/8`, `provider claude 3/3`, `workload batch 3/3`,
- * `global 6/8 (2 reserved)`, `hold codex 4d23h`, `fleet budget`, …
+ * `global 6/8 (2 reserved)`, `hold codex 4d23h`, `limit claude · resumes 16:50 (4h12m)`, `fleet budget`, …
  */
 export function waitingText(w: Waiting, now: number = Date.now()): string {
   const ratio = `${w.active ?? '?'}/${w.limit ?? '?'}`;
@@ -24,6 +31,8 @@ export function waitingText(w: Waiting, now: number = Date.now()): string {
       return `workload ${w.name} ${ratio}`;
     case 'hold': {
       const left = w.until === null ? null : Date.parse(w.until) - now;
+      // A run the limit stopped: when it picks its work up again, by the clock and from now.
+      if (w.resumes) return left === null || left <= 0 ? `limit ${w.name} · resumes now` : `limit ${w.name} · resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }
     case 'fleet':

@@ -41,6 +41,14 @@ describe('whyWaiting', () => {
     expect(waitingText(w, NOW_)).toBe('global 1/1');
   });
 
+  it('a run the limit stopped says when it resumes, by the clock and from now (the date once a day or more away)', () => {
+    const at = new Date(2026, 11, 3, 16, 50).getTime();
+    const base = { reason: 'hold' as const, name: 'claude', active: null, limit: null, reserved: null, position: 2, resumes: true };
+    expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - (4 * 60 + 12) * 60_000)).toBe('limit claude · resumes 16:50 (4h12m)');
+    expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - 2 * 86_400_000)).toBe('limit claude · resumes Dec 3 16:50 (2d)');
+    expect(waitingText({ ...base, until: new Date(at).toISOString() }, at + 1)).toBe('limit claude · resumes now');
+  });
+
   it('a hold that has lifted is not a reason', () => {
     const w = whyWaiting(facts({ provider: { name: 'codex', active: 0, limit: 3, heldUntil: 999_999 } }));
     expect(w.reason).toBe('next');

@@ -67,7 +67,15 @@ describe('continue after a usage limit', () => {
     const h = await home({ concurrency: { max: 2 }, timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], continue_prompt: 'Go on, the limit has reset.' } } });
     const first = await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
     // Begun before the limit: it waits through the continuation (its blocked and queued are moments of the run).
-    expect(await h.wait('work')).toBe('work completed');
+    const waited = h.wait('work');
+    // Queued again, held with its provider: WHY says when it resumes.
+    const held = await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
+    }, 'the run to be queued again');
+    expect(held.waiting).toMatchObject({ reason: 'hold', name: 'claude', resumes: true });
+    expect((await h.cli(['ps'])).stdout).toMatch(/limit claude · resumes (\d\d:\d\d \([\d.]+s\)|now)/);
+    expect(await waited).toBe('work completed');
     const ended = await h.show('work');
     expect(ended.exit_reason).toBe('completed');
     expect(ended.queue_seq).toBe(first.queue_seq);

@@ -146,7 +146,8 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
           output: run.tokens.output + sig.output,
           cached: run.tokens.cached + sig.cached,
         },
-        cost_reported: sig.cost_usd_total ?? run.cost_reported,
+        // A process reports its own total from zero: earlier attempts' (cost_base) come first.
+        cost_reported: sig.cost_usd_total !== undefined ? (run.cost_base ?? 0) + sig.cost_usd_total : run.cost_reported,
       };
     case 'tool':
       state.turn = { ...state.turn, tools: [...state.turn.tools, { name: sig.name, input: sig.input }] };

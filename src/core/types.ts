@@ -114,6 +114,8 @@ export interface Run {
   out_offset: number;
   /** The agent's own cumulative cost report, when its protocol gives one; else cost comes from prices. */
   cost_reported: number | null;
+  /** What the processes of earlier attempts reported in all: a new process's totals count from it. Absent: 0. */
+  cost_base?: number;
   /** Meters that already crossed 80% (warned once each). */
   warned_meters: string[];
   /** The limiter's lease for the slot this run holds (from its promotion on; kept when re-adopted). Absent in older records. */

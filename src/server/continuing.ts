@@ -52,6 +52,7 @@ export class Continuing {
       pid_start: null,
       lease_id: null,
       stalled_since: null,
+      cost_base: run.cost_reported ?? run.cost_base ?? 0,
     });
     const host = this.d.host();
     store.transaction(() => {

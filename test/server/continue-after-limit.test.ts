@@ -82,7 +82,10 @@ describe('continue after a usage limit', () => {
     expect(ended.session_id).toBe(SESSION);
     expect(ended.attempts).toHaveLength(1);
     expect(ended.attempts[0]).toMatchObject({ n: 1, reason: 'errored', detail: 'limit', session_id: SESSION });
-    expect(ended.turns).toBe(2); // meters add up across attempts
+    // Meters add up across attempts (each process reports its own totals from zero).
+    expect(ended.turns).toBe(2);
+    expect(ended.tokens).toEqual({ input: 20, output: 10, cached: 0 });
+    expect(ended.cost_usd).toBeCloseTo(0.02, 6);
 
     const made = calls(at);
     expect(made).toHaveLength(2);

@@ -12,9 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { NODE, script, until } from '../support/harness.js';
-import { useLiveHomes } from '../support/in-process.js';
+import { useLiveHomes, useServedHomes } from '../support/in-process.js';
 
 const home = useLiveHomes();
+const served = useServedHomes();
 const SESSION = '4f1e9c2a-7b3d-4e21-9a55-0c8d2e6f1b73';
 
 /** Claude Code's stand-in: the first call hits a usage limit after one message; a `--resume` call finishes the work. Each call's argv and first input line go to calls.jsonl. */
@@ -106,6 +107,40 @@ describe('continue after a usage limit', () => {
     const shown = (await h.cli(['show', 'work'])).stdout;
     expect(shown).toMatch(/^attempt 1 +.*errored \(limit\), continued session 4f1e9c2a/m);
     expect(shown).toMatch(/^attempt 2 +its last: completed/m);
+  });
+
+  it('a run waiting to continue survives a supervisor SIGKILL: the next supervisor keeps it queued with its attempt and resumes it when the hold lifts', async () => {
+    const at = place();
+    const agent = standIn(at);
+    // Long enough for the kill and the restart on a loaded machine.
+    const h = served({ timings: { limit_hold: '6s' }, providers: { claude: { command: [agent] } } });
+    await h.start();
+    await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
+    await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'queued' && r.attempts.length === 1;
+    }, 'the run to be queued again');
+    await h.killSupervisor();
+    await h.start();
+    const back = await h.show('work');
+    expect([back.status, back.attempts.length, back.waiting?.reason]).toEqual(['queued', 1, 'hold']);
+    expect((await h.settle(['work'], 60_000)).map((r) => r.token)).toEqual(['completed']);
+    expect(calls(at).map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
+  });
+
+  it('orcr provider resume continues a run held for hours at once', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = await home({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'work', '-a', 'claude', '-p', 'go']);
+    const held = await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
+    }, 'the run to be queued again');
+    expect(Date.parse(held.waiting!.until!) - Date.now()).toBeGreaterThan(4 * 3_600_000);
+    expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
+    expect(await h.wait('work')).toBe('work completed');
+    expect((await h.show('work')).attempts).toHaveLength(1);
   });
 
   it('with on_limit: end, the run ends errored (limit) as before', async () => {

@@ -189,6 +189,8 @@ function createCore(now: () => number): ExtendedAdapter {
     const ok = (subtype === undefined || subtype === 'success') && obj.is_error !== true;
     const text = str(obj.result);
     let cause: 'login' | 'limit' | null = null;
+    // The API failing after the CLI's own retries (overloaded, 5xx, the network): a passing failure (`--retries`).
+    let apiError = false;
     if (!ok) {
       const errors = Array.isArray(obj.errors) ? obj.errors.filter((e): e is string => typeof e === 'string') : [];
       const why = [text ?? '', ...errors].join('\n');
@@ -197,13 +199,14 @@ function createCore(now: () => number): ExtendedAdapter {
       if (status === 401 || status === 403 || (status !== 429 && mentionsLogin(why))) cause = 'login';
       else if (status === 429 || mentionsLimit(why)) cause = 'limit';
       else cause = turnBlocked;
+      apiError = cause === null && (status >= 500 || /\boverloaded\b|\bapi error\b|ECONNRESET|ETIMEDOUT|socket hang up|network error/i.test(why));
       // Blocked once per cause: the synthetic assistant line usually said it already.
       if (cause === 'limit' && cause !== turnBlocked) out.push(limitBlock(why.trim() || cause, why));
       else if (cause !== null && cause !== turnBlocked) out.push({ kind: 'blocked', blocked: cause, message: why.trim() || cause });
     }
     const sig: Signal = { kind: 'result', ok };
     if (text !== undefined) sig.text = text;
-    if (!ok) sig.detail = cause ?? (subtype && subtype !== 'success' ? subtype : 'is_error');
+    if (!ok) sig.detail = cause ?? (apiError ? 'api_error' : subtype && subtype !== 'success' ? subtype : 'is_error');
     out.push(sig, ...turns.end());
     snapshots = new Map();
     seenText = new Set();

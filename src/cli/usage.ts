@@ -4,7 +4,7 @@
 export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
-         [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate]
+         [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]
          [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
          [-- COMMAND ARGS...]
@@ -12,6 +12,10 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   --max-turns N: after turn N the agent's input closes; if it begins turn N+1 it is stopped there (budget, N / N).
   --max-cost USD: metered from the agent's own cost (--protocol claude or jsonl) or providers.NAME.price.
   --turn-timeout: a turn with no output for DUR is a stall; --on-stall terminate (default: ends it timeout, detail stall) or warn (flags it).
+  --retries N (0-100): an attempt that fails for a passing reason (its process lost, a turn timeout, an agent
+  that never got going, the agent's API errors after its own retries) is tried again up to N times, after
+  2 s, 4 s, 8 s… (up to 5 min, ±20%), within --timeout; it resumes the agent's session where there is one.
+  Never retried: completed, budget, loop, killed, a usage limit (that continues the run when the limit resets).
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.

@@ -29,6 +29,7 @@ const RUN_OPTIONS = {
   loop: { type: 'string' },
   'turn-timeout': { type: 'string' },
   'on-stall': { type: 'string' },
+  retries: { type: 'string' },
   interactive: { type: 'boolean' },
   detach: { type: 'boolean' },
   'idle-after': { type: 'string' },
@@ -56,6 +57,7 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
   loop: 'loop',
   'turn-timeout': 'turn_timeout_ms',
   'on-stall': 'on_stall',
+  retries: 'retries',
   cwd: 'cwd',
 };
 
@@ -177,7 +179,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     const flag = typed.get(option) ?? `--${option}`;
     flagOf.set(field, flag);
     raw.set(field, v);
-    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
+    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
     else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
     else spec[field] = v;

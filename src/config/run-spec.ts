@@ -146,6 +146,8 @@ export const runSpecSchema = z
       /** A turn with no output for this long is a stall. */
       turn_timeout_ms: duration.optional(),
       on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
+      /** Retries of an attempt that failed for a passing reason (core/attempts.ts: passingFailure). */
+      retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
       /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */
@@ -286,6 +288,7 @@ export const runSpecLineSchema = z
     idle_after: wire.idle_after_ms.describe('an idle run ends after this long: a duration or milliseconds'),
     turn_timeout: wire.turn_timeout_ms.describe('a turn silent this long is a stall: a duration or milliseconds'),
     on_stall: wire.on_stall,
+    retries: wire.retries.describe('retry an attempt that failed for a passing reason (lost, turn timeout, never started, API errors) up to this many times'),
     max_turns: wire.max_turns,
     max_tokens: wire.max_tokens,
     max_cost_usd: wire.max_cost_usd,

@@ -65,6 +65,8 @@ const workload = z
     priority: z.number().int('must be a whole number').default(0),
     max: cap.nullable().default(null),
     max_wait: duration.nullable().default(null),
+    /** The default of `run --retries` for this workload's runs. */
+    retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
   })
   .strict();
 
@@ -102,6 +104,8 @@ const provider = z
     on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
     /** Continuations a run may have at most. */
     max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    /** The default of `run --retries` for this provider's runs (a workload's own comes first). */
+    retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
     /** What the resumed session is told. */
     continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
   })

@@ -10,6 +10,8 @@ import type { ExitReason, Protocol, Run } from './types.js';
 export interface Attempt {
   /** 1 for the first. */
   n: number;
+  /** `continue`: a usage limit stopped it; `retry`: it failed for a passing reason. Absent in the first records: continue. */
+  kind?: 'continue' | 'retry';
   started_at: number | null;
   ended_at: number;
   /** Why it stopped, as an exit would have said. */
@@ -22,41 +24,81 @@ export interface Attempt {
 
 export type OnLimit = 'continue' | 'end';
 
-/** What a provider (or the run) says about limits. */
+/** What a provider (or the run) says about limits and passing failures. */
 export interface ContinuePolicy {
   on_limit: OnLimit;
   /** Continuations at most (the run then ends as the last attempt did). */
   max_continues: number;
-  /** The prompt the resumed session gets. */
+  /** The prompt a resumed session gets. */
   prompt: string;
+  /** Retries of attempts that failed for a passing reason, at most. Absent: 0. */
+  retries?: number;
 }
 
 export const DEFAULT_CONTINUE_PROMPT = 'You were stopped by a usage limit, which has now reset. Continue where you left off.';
+export const DEFAULT_RETRY_PROMPT = 'Your last attempt was cut off by an error that has passed. Continue where you left off.';
 export const DEFAULT_MAX_CONTINUES = 5;
+/** The first retry waits about this long; each next one twice as long, up to RETRY_MAX_MS. */
+export const RETRY_BASE_MS = 2000;
+export const RETRY_MAX_MS = 300_000;
 
 export type AfterExit =
-  | { kind: 'end'; reason: ExitReason; detail: string | null; /** Why a limit did not continue, for the journal and `show`. */ note: string | null }
-  | { kind: 'continue'; attempt: Attempt; argv: string[] };
+  | { kind: 'end'; reason: ExitReason; detail: string | null; /** Why a limit or a passing failure did not go on, for the journal and `show`. */ note: string | null }
+  | { kind: 'continue'; attempt: Attempt; argv: string[] }
+  | { kind: 'retry'; attempt: Attempt; argv: string[]; /** Resumes the agent's session (else starts afresh). */ resumes: boolean; delay_ms: number; why: string };
+
+/**
+ * A failure that may pass if tried again, named; null for one that will not
+ * (or that is no failure). Passing: the process vanished (`lost`), a turn
+ * that went silent past --turn-timeout, an agent that never got going, the
+ * agent's own API errors after its own retries gave up (overloaded, 5xx,
+ * network). Never: completed, a budget, a loop, killed, canceled, a usage
+ * limit (that is a continuation), a rejected login, any other error.
+ */
+export function passingFailure(verdict: { reason: ExitReason; detail: string | null }): string | null {
+  const { reason, detail } = verdict;
+  if (reason === 'lost') return 'lost';
+  if (reason === 'timeout' && detail === 'stall') return 'turn timeout';
+  if (reason === 'failed' && detail !== null && (detail.startsWith('exited before it started') || detail.startsWith('stuck_start'))) return 'never started';
+  if (reason === 'errored' && detail === 'api_error') return 'api error';
+  return null;
+}
+
+/** Milliseconds before retry `n` (1 for the first): doubling from RETRY_BASE_MS up to RETRY_MAX_MS, ±20% by `jitter` in [0, 1). */
+export function retryDelay(n: number, jitter: number): number {
+  const base = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, n - 1));
+  return Math.round(base * (0.8 + 0.4 * Math.min(1, Math.max(0, jitter))));
+}
 
 /**
  * A usage limit continues the run when its policy says so, it has a session
- * to resume, its command can resume one, and it has continuations left; any
- * other exit ends it as the exit said.
+ * to resume, its command can resume one, and it has continuations left; a
+ * passing failure retries it while it has retries left and its timeout
+ * leaves room for the wait; any other exit ends it as the exit said.
  */
-export function afterExit(run: Run, verdict: { reason: ExitReason; detail: string | null }, policy: ContinuePolicy | null, now: number): AfterExit {
+export function afterExit(run: Run, verdict: { reason: ExitReason; detail: string | null }, policy: ContinuePolicy | null, now: number, jitter = 0.5): AfterExit {
   const end = (note: string | null): AfterExit => ({ kind: 'end', reason: verdict.reason, detail: verdict.detail, note });
+  const done = run.attempts ?? [];
+  const first = run.first_command ?? run.command;
+  const attempt = (kind: 'continue' | 'retry'): Attempt => ({ n: done.length + 1, kind, started_at: run.started_at, ended_at: now, reason: verdict.reason, detail: verdict.detail, session_id: run.session_id, prompt: run.prompt });
+  const why = passingFailure(verdict);
+  if (why !== null && policy !== null && (policy.retries ?? 0) > 0) {
+    const used = done.filter((a) => a.kind === 'retry').length;
+    if (used >= policy.retries!) return end(`not retried: ${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'} already (--retries)`);
+    const delay = retryDelay(used + 1, jitter);
+    const limit = run.limits.timeout_ms;
+    if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit) return end("not retried: the run's --timeout would pass before the retry");
+    const resumed = run.session_id ? resumeArgv(run.protocol, first, run.session_id) : null;
+    return { kind: 'retry', attempt: attempt('retry'), argv: resumed ?? first, resumes: resumed !== null, delay_ms: delay, why };
+  }
   if (verdict.reason !== 'errored' || verdict.detail !== 'limit') return end(null);
   if (policy === null || policy.on_limit === 'end') return end(null);
-  const done = run.attempts ?? [];
-  if (done.length >= policy.max_continues) return end(`not continued: ${policy.max_continues} continuation${policy.max_continues === 1 ? '' : 's'} already (max_continues)`);
+  const continues = done.filter((a) => a.kind !== 'retry').length;
+  if (continues >= policy.max_continues) return end(`not continued: ${policy.max_continues} continuation${policy.max_continues === 1 ? '' : 's'} already (max_continues)`);
   if (!run.session_id) return end('not continued: the agent named no session to resume');
-  const argv = resumeArgv(run.protocol, run.first_command ?? run.command, run.session_id);
+  const argv = resumeArgv(run.protocol, first, run.session_id);
   if (argv === null) return end(`not continued: orcr does not know how to resume a ${run.protocol ?? 'plain'} session of this command`);
-  return {
-    kind: 'continue',
-    attempt: { n: done.length + 1, started_at: run.started_at, ended_at: now, reason: verdict.reason, detail: verdict.detail, session_id: run.session_id, prompt: run.prompt },
-    argv,
-  };
+  return { kind: 'continue', attempt: attempt('continue'), argv };
 }
 
 /**

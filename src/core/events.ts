@@ -28,6 +28,8 @@ export interface EventData {
   idle: { from: RunStatus; pid?: number; turn: number };
   blocked: { from: RunStatus; kind: BlockedKind; retry_after_s: number | null };
   ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null; /** Why a usage limit did not continue the run. */ note?: string };
+  /** An attempt failed for a passing reason (`why`); the run is queued again as attempt `attempt` of at most `of`, after `delay_ms`. */
+  retrying: { from: RunStatus; attempt: number; of: number; why: string; reason: ExitReason; detail: string | null; delay_ms: number; resumes: boolean; exit_code: number | null };
   /** An attempt stopped by a usage limit; the run is queued again to resume `session_id` as attempt `attempt`. */
   continued: { from: RunStatus; attempt: number; reason: ExitReason; detail: string | null; session_id: string | null; exit_code: number | null };
   /** A new supervisor found the run's process alive and watches it again. */
@@ -100,6 +102,7 @@ export const EVENT_TYPES = [
   'blocked',
   'ended',
   'continued',
+  'retrying',
   'adopted',
   'usage',
   'budget_warning',

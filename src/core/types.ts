@@ -137,6 +137,10 @@ export interface Run {
   tree?: { tokens: TokenCounts; cost_usd: number };
   /** The git worktree the run works in (`run --worktree`). Absent: the run works in its cwd. */
   worktree?: RunWorktree | null;
+  /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
+  retries?: number;
+  /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */
+  retry_at?: number | null;
   /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Absent: this is its first. */
   attempts?: Attempt[];
   /** The command the run was made with, once a continuation replaced `command` by the resume command. Absent: `command` is it. */

@@ -5,7 +5,7 @@
 
 import type { CapUsage } from './admission.js';
 
-export const WAITING_REASONS = ['hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
+export const WAITING_REASONS = ['retry', 'hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 /** What stops a queued run, with the figures a user needs to judge it. */
@@ -24,6 +24,8 @@ export interface Waiting {
   position: number | null;
   /** Reason `hold`: the run itself stopped on that limit and resumes its session when it lifts. Absent: false. */
   resumes?: boolean;
+  /** Reason `retry` (then `active` of `limit` is the retry it waits for, `until` its time): what failed. */
+  why?: string | null;
 }
 
 export interface WaitingFacts {

@@ -6,7 +6,7 @@
 // `continued` event; once that commits, its slot goes back and its queue
 // place is taken again — an effect, for the interpreter.
 
-import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, resumeArgv, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
+import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, resumeArgv, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
 import { transition } from '../core/run-state.js';
 import type { ExitReason, Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
@@ -28,38 +28,59 @@ export class Continuing {
       on_limit: p?.on_limit ?? (resumable ? 'continue' : 'end'),
       max_continues: p?.max_continues ?? DEFAULT_MAX_CONTINUES,
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
+      retries: run.retries ?? 0,
     };
   }
 
   /** What the exit's verdict comes to for this run: its end, or its next attempt (then queued: see continueRun). */
   decide(run: Run, verdict: { reason: ExitReason; detail: string | null }): AfterExit {
-    return afterExit(run, verdict, this.policy(run), Date.now());
+    return afterExit(run, verdict, this.policy(run), Date.now(), Math.random());
   }
 
-  /** Back to the queue, the attempt recorded, its command the resume command. */
-  continueRun(uuid: string, after: Extract<AfterExit, { kind: 'continue' }>, code: number | null): void {
+  /**
+   * Back to the queue, the attempt recorded, its command the resume command
+   * (a retry without a session to resume: its first command and prompt
+   * again); a retry waits out its backoff (retry_at) before it takes its
+   * queue place.
+   */
+  continueRun(uuid: string, after: Exclude<AfterExit, { kind: 'end' }>, code: number | null): void {
     const { store } = this.d;
     const run = store.get(uuid);
     if (!run) return;
     const from = run.status;
     const policy = this.policy(run);
+    const retry = after.kind === 'retry';
+    const fresh = retry && !after.resumes;
+    const firstPrompt = run.attempts?.[0]?.prompt ?? run.prompt;
+    const now = Date.now();
     const next = transition(run, 'queued', monoNow(), {
       attempts: [...(run.attempts ?? []), after.attempt],
       first_command: run.first_command ?? run.command,
       command: after.argv,
-      prompt: policy.prompt,
+      prompt: fresh ? firstPrompt : retry ? DEFAULT_RETRY_PROMPT : policy.prompt,
       pid: null,
       pid_start: null,
       lease_id: null,
       stalled_since: null,
       cost_base: run.cost_reported ?? run.cost_base ?? 0,
+      retry_at: retry ? now + after.delay_ms : null,
+      ...(fresh ? { session_id: null } : {}),
     });
     const host = this.d.host();
+    const n = after.attempt.n + 1;
+    const a = after.attempt;
     store.transaction(() => {
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
-      store.save(next, [{ type: 'continued', data: { from, attempt: after.attempt.n + 1, reason: after.attempt.reason, detail: after.attempt.detail, session_id: after.attempt.session_id, exit_code: code } }, ...lease]);
+      const event = retry
+        ? { type: 'retrying' as const, data: { from, attempt: n, of: (run.retries ?? 0) + 1, why: after.why, reason: a.reason, detail: a.detail, delay_ms: after.delay_ms, resumes: after.resumes, exit_code: code } }
+        : { type: 'continued' as const, data: { from, attempt: n, reason: a.reason, detail: a.detail, session_id: a.session_id, exit_code: code } };
+      store.save(next, [event, ...lease]);
       store.emit({ kind: 'requeue', uuid }, { kind: 'settle', uuid });
     });
-    this.d.log(`run ${run.name} (${uuid}) stopped on a usage limit: queued again to continue session ${after.attempt.session_id} (attempt ${after.attempt.n + 1})`);
+    this.d.log(
+      retry
+        ? `run ${run.name} (${uuid}) failed for a passing reason (${after.why}): retry ${n - 1} of ${run.retries ?? 0} in ${Math.round(after.delay_ms / 100) / 10}s, ${after.resumes ? `resuming session ${a.session_id}` : 'afresh'}`
+        : `run ${run.name} (${uuid}) stopped on a usage limit: queued again to continue session ${a.session_id} (attempt ${n})`,
+    );
   }
 }

@@ -6,6 +6,7 @@
 
 import type { Effect } from '../core/effects.js';
 import { toWaiter } from '../core/run-record.js';
+import { setLongTimeout } from '../runtime/long-timer.js';
 import type { AdmissionLoop } from './admission-loop.js';
 import type { Fleet } from './fleet.js';
 import type { Guards } from './guards.js';
@@ -72,13 +73,22 @@ export class Interpreter {
         c.live.detach(e.uuid);
         const limiter = c.slots.limiter;
         const again = async (): Promise<void> => {
-          await limiter.cancel(e.uuid);
           const run = c.store.get(e.uuid);
+          // Still waiting to be tried again, and not killed meanwhile.
+          if (run?.status !== 'queued') return;
           // From now: a max_wait counts this wait, not the first one.
-          if (run?.status === 'queued') await limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name });
+          await c.slots.limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name });
           c.store.emit({ kind: 'admit' });
         };
-        c.lifecycle.background(again());
+        const run = c.store.get(e.uuid);
+        const wait = run?.retry_at ? run.retry_at - Date.now() : 0;
+        c.lifecycle.background(
+          limiter.cancel(e.uuid).then(async () => {
+            // A retry's backoff: it takes its queue place once that has passed (a restart meanwhile takes it at once).
+            if (wait > 0) setLongTimeout(() => c.lifecycle.background(again()), wait, { unref: true });
+            else await again();
+          }),
+        );
         return;
       }
       case 'settle':

@@ -44,7 +44,7 @@ export class Exits {
       vanished: vanished && code === null,
     };
     const after = this.d.continuing.decide(current, exitReason(current, facts));
-    if (after.kind === 'continue') this.d.continuing.continueRun(uuid, after, code);
-    else this.d.ending.end(uuid, after.reason, after.detail, code, after.note);
+    if (after.kind === 'end') this.d.ending.end(uuid, after.reason, after.detail, code, after.note);
+    else this.d.continuing.continueRun(uuid, after, code);
   }
 }

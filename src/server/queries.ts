@@ -9,6 +9,7 @@ import { roundCost, roundFraction } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
 import type { Waiting } from '../core/waiting.js';
+import { passingFailure } from '../core/attempts.js';
 import { monoNow } from './clock.js';
 import type { Config } from '../config/load.js';
 import type { Limiter } from '../limiter/limiter.js';
@@ -48,6 +49,11 @@ export class Queries {
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
       if (waiting?.reason === 'hold' && (run.attempts?.length ?? 0) > 0) waiting = { ...waiting, resumes: true };
+      // A retry waiting out its backoff is not in the limiter's queue yet.
+      if (!stopped && run.retry_at && run.retry_at > Date.now()) {
+        const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');
+        waiting = { reason: 'retry', name: null, active: retried.length, limit: run.retries ?? 0, reserved: null, until: new Date(run.retry_at).toISOString(), position: null, why: retried.at(-1) ? (passingFailure(retried.at(-1)!) ?? null) : null };
+      }
     }
     return publicRun(run, {
       waiting,

@@ -279,9 +279,10 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
     throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
   }
   const uuid = crypto.randomUUID();
+  const retries = spec.retries ?? config.concurrency.workloads[workload]?.retries ?? config.providers[r.provider]?.retries ?? 0;
   const make = (queueSeq: number): Run => {
     const name = spec.name ?? `${r.provider}-${queueSeq}`;
-    return newRun({
+    const run = newRun({
       uuid,
       name,
       provider: r.provider,
@@ -298,6 +299,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
       now,
       worktree: wt === null ? null : worktreeFor(wt, name, worktreeDir, paths),
     });
+    return retries > 0 ? { ...run, retries } : run;
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };
 }

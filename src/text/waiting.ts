@@ -35,6 +35,10 @@ export function waitingText(w: Waiting, now: number = Date.now()): string {
       if (w.resumes) return left === null || left <= 0 ? `limit ${w.name} · resumes now` : `limit ${w.name} · resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }
+    case 'retry': {
+      const left = w.until === null ? 0 : Date.parse(w.until) - now;
+      return `retry ${w.active ?? '?'}/${w.limit ?? '?'} ${left > 0 ? `in ${formatDuration(left)}` : 'now'}${w.why ? ` (${w.why})` : ''}`;
+    }
     case 'fleet':
       return 'fleet budget';
     case 'expiring':

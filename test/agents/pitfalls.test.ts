@@ -72,9 +72,13 @@ describe('claude', () => {
     assertTurnsPaired(signals);
   });
 
-  it('treats subtype success with is_error:true as an error', () => {
+  it('treats subtype success with is_error:true as an error; the API failing (5xx, overloaded) is named api_error, a passing failure', () => {
     const signals = feed(createClaudeAdapter(), [init, result({ is_error: true, result: 'API Error: 500' })]);
-    expect(signals.find((s) => s.kind === 'result')).toEqual({ kind: 'result', ok: false, text: 'API Error: 500', detail: 'is_error' });
+    expect(signals.find((s) => s.kind === 'result')).toEqual({ kind: 'result', ok: false, text: 'API Error: 500', detail: 'api_error' });
+    const other = feed(createClaudeAdapter(), [init, result({ is_error: true, result: 'Something else went wrong' })]);
+    expect(other.find((s) => s.kind === 'result')).toMatchObject({ ok: false, detail: 'is_error' });
+    const overloaded = feed(createClaudeAdapter(), [init, result({ is_error: true, api_error_status: 529, result: 'Overloaded' })]);
+    expect(overloaded.find((s) => s.kind === 'result')).toMatchObject({ ok: false, detail: 'api_error' });
     expect(kinds(signals)).toEqual(['alive', 'turn_start', 'usage', 'result', 'turn_end']);
   });
 

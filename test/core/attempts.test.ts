@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterExit, resumeArgv, type ContinuePolicy } from '../../src/core/attempts.js';
+import { afterExit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
 import { newRun } from '../../src/core/run-record.js';
 import { NO_LIMITS } from '../../src/core/budget.js';
 import type { Run } from '../../src/core/types.js';
@@ -34,7 +34,7 @@ describe('resumeArgv', () => {
 describe('afterExit', () => {
   it('continues a usage limit: the attempt recorded, the resume command from the first command', () => {
     const a = afterExit(run(), limit, policy, 5000);
-    expect(a).toEqual({ kind: 'continue', attempt: { n: 1, started_at: 1000, ended_at: 5000, reason: 'errored', detail: 'limit', session_id: 'S1', prompt: null }, argv: ['claude', '--resume', 'S1', '-p', '--verbose'] });
+    expect(a).toEqual({ kind: 'continue', attempt: { n: 1, kind: 'continue', started_at: 1000, ended_at: 5000, reason: 'errored', detail: 'limit', session_id: 'S1', prompt: null }, argv: ['claude', '--resume', 'S1', '-p', '--verbose'] });
     // A second limit: built from first_command, not from the resume command.
     const again = afterExit(run({ attempts: [(a as { attempt: never }).attempt], first_command: ['claude', '-p', '--verbose'], command: ['claude', '--resume', 'S1', '-p', '--verbose'] }), limit, policy, 9000);
     expect(again).toMatchObject({ kind: 'continue', attempt: { n: 2 }, argv: ['claude', '--resume', 'S1', '-p', '--verbose'] });
@@ -50,5 +50,54 @@ describe('afterExit', () => {
     expect(afterExit(run({ protocol: null, command: ['sh'] }), limit, policy, 1)).toMatchObject({ kind: 'end', note: expect.stringMatching(/does not know how to resume/) });
     const two = [1, 2].map((n) => ({ n, started_at: 0, ended_at: 0, reason: 'errored' as const, detail: 'limit', session_id: 'S1', prompt: null }));
     expect(afterExit(run({ attempts: two }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: 2 continuations already (max_continues)' });
+  });
+});
+
+describe('retries of passing failures', () => {
+  const retrying: ContinuePolicy = { ...policy, retries: 2 };
+  it('names what may pass, and nothing else', () => {
+    expect(passingFailure({ reason: 'lost', detail: 'no exit status and no process' })).toBe('lost');
+    expect(passingFailure({ reason: 'timeout', detail: 'stall' })).toBe('turn timeout');
+    expect(passingFailure({ reason: 'failed', detail: 'exited before it started (exit code 1)' })).toBe('never started');
+    expect(passingFailure({ reason: 'failed', detail: 'stuck_start: no sign of life within timings.max_starting' })).toBe('never started');
+    expect(passingFailure({ reason: 'errored', detail: 'api_error' })).toBe('api error');
+    for (const v of [
+      { reason: 'completed' as const, detail: null },
+      { reason: 'budget' as const, detail: 'max_tokens' },
+      { reason: 'loop' as const, detail: null },
+      { reason: 'killed' as const, detail: null },
+      { reason: 'canceled' as const, detail: null },
+      { reason: 'errored' as const, detail: 'limit' },
+      { reason: 'errored' as const, detail: 'login' },
+      { reason: 'errored' as const, detail: null },
+      { reason: 'timeout' as const, detail: null },
+      { reason: 'failed' as const, detail: 'ENOENT' },
+    ]) expect(passingFailure(v), JSON.stringify(v)).toBeNull();
+  });
+
+  it('backs off doubling from 2 s up to 5 min, ±20%', () => {
+    expect([1, 2, 3].map((n) => retryDelay(n, 0.5))).toEqual([2000, 4000, 8000]);
+    expect(retryDelay(1, 0)).toBe(1600);
+    expect(retryDelay(1, 0.999999)).toBe(2400);
+    expect(retryDelay(30, 0.5)).toBe(RETRY_MAX_MS);
+  });
+
+  it('retries resuming the session where there is one, else afresh with the first command; counts only retries', () => {
+    const lost = { reason: 'lost' as const, detail: 'no exit status and no process' };
+    expect(afterExit(run(), lost, retrying, 5000)).toMatchObject({ kind: 'retry', resumes: true, argv: ['claude', '--resume', 'S1', '-p', '--verbose'], delay_ms: 2000, why: 'lost', attempt: { n: 1, kind: 'retry' } });
+    expect(afterExit(run({ session_id: null }), lost, retrying, 5000)).toMatchObject({ kind: 'retry', resumes: false, argv: ['claude', '-p', '--verbose'] });
+    const cont: Attempt = { n: 1, kind: 'continue', started_at: 0, ended_at: 0, reason: 'errored', detail: 'limit', session_id: 'S1', prompt: null };
+    const retry: Attempt = { ...cont, n: 2, kind: 'retry', reason: 'lost' };
+    // A continuation before does not use a retry up; two retries do.
+    expect(afterExit(run({ attempts: [cont, retry] }), lost, retrying, 5000)).toMatchObject({ kind: 'retry', delay_ms: 4000, attempt: { n: 3 } });
+    expect(afterExit(run({ attempts: [cont, retry, { ...retry, n: 3 }] }), lost, retrying, 5000)).toEqual({ kind: 'end', ...lost, note: 'not retried: 2 retries already (--retries)' });
+    // No retries asked for: ends as it was.
+    expect(afterExit(run(), lost, policy, 5000)).toEqual({ kind: 'end', ...lost, note: null });
+  });
+
+  it('does not retry past the run\'s timeout', () => {
+    const r = run({ started_at: 1000, limits: { ...NO_LIMITS, timeout_ms: 10_000 } });
+    expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 8000)).toMatchObject({ kind: 'retry' });
+    expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 9500)).toEqual({ kind: 'end', reason: 'errored', detail: 'api_error', note: "not retried: the run's --timeout would pass before the retry" });
   });
 });

@@ -16,8 +16,10 @@ const clocks = { startedAt: 1_000, lastOutputAt: 2_000, stopping: false };
 
 describe('nextGuard', () => {
   it('a starting run is failed stuck_start at start + timings.max_starting', () => {
-    const g = nextGuard(run('starting'), clocks, MAX_STARTING, 5_000);
+    const g = nextGuard(run('starting', {}, { status_at: 1_000 }), clocks, MAX_STARTING, 5_000);
     expect(g).toEqual({ at: 31_000, due: { kind: 'stop', reason: 'failed', detail: 'stuck_start: no sign of life within timings.max_starting' } });
+    // A continued run started long ago: its new attempt has max_starting from when it began starting again.
+    expect(nextGuard(run('starting', {}, { started_at: 1_000, status_at: 900_000 }), clocks, MAX_STARTING, 900_500)?.at).toBe(930_000);
   });
 
   it('an idle run with idle_after is reaped as completed at its idle time + idle_after', () => {
@@ -29,8 +31,8 @@ describe('nextGuard', () => {
     expect(nextGuard(run('working', { timeout_ms: 10_000 }), clocks, MAX_STARTING, 5_000)).toEqual({ at: 11_000, due: { kind: 'stop', reason: 'timeout', detail: null } });
     expect(nextGuard(run('idle', { timeout_ms: 1_000, idle_after_ms: 60_000 }), clocks, MAX_STARTING, 1_500)?.due).toEqual({ kind: 'stop', reason: 'timeout', detail: null });
     // The start guard stands alone while starting: a timeout counts from the agent's start.
-    expect(nextGuard(run('starting', { timeout_ms: 1 }), clocks, MAX_STARTING, 1_500)?.due.kind).toBe('stop');
-    expect(nextGuard(run('starting', { timeout_ms: 1 }), clocks, MAX_STARTING, 1_500)?.at).toBe(31_000);
+    expect(nextGuard(run('starting', { timeout_ms: 1 }, { status_at: 1_000 }), clocks, MAX_STARTING, 1_500)?.due.kind).toBe('stop');
+    expect(nextGuard(run('starting', { timeout_ms: 1 }, { status_at: 1_000 }), clocks, MAX_STARTING, 1_500)?.at).toBe(31_000);
   });
 
   it('a silent turn is a stall at its last output (or its start, if later) + turn_timeout; due now once past it', () => {

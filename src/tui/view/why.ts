@@ -12,19 +12,23 @@ import type { Token } from './theme.js';
 /** The waiting reason of a queued run: from stats when there are any, else what the server last said. */
 export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): Waiting | null {
   if (r.status !== 'queued') return null;
+  // A retry waiting out its backoff is in no cap's queue: the supervisor's word, counted down here.
+  if (r.waiting?.reason === 'retry' && r.waiting.until !== null && Date.parse(r.waiting.until) > now) return r.waiting;
   if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
   // Nothing starts whatever the caps say: a paused queue, a cluster whose database is away.
   const stopped = stats.degraded ? 'unavailable' : stats.paused ? 'paused' : stats.cluster && !stats.cluster.available ? 'cluster' : null;
   if (stopped) return { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: position ?? r.queue_position ?? null };
-  return waitingFromCaps(
+  const w = waitingFromCaps(
     stats.caps,
     { provider: r.provider, workload: r.workload, position: position ?? r.queue_position ?? null },
     { fleetExceeded: stats.fleetExceeded, now },
   );
+  // The run itself stopped on that limit: it resumes when the hold lifts.
+  return w.reason === 'hold' && (r.attempts?.length ?? 0) > 0 ? { ...w, resumes: true } : w;
 }
 
 export function waitingToken(w: Waiting): Token {
-  if (w.reason === 'hold') return 'event.hold';
+  if (w.reason === 'hold' || w.reason === 'retry') return 'event.hold';
   if (w.reason === 'fleet') return 'event.budget';
   if (w.reason === 'expiring' || w.reason === 'unavailable') return 'reason.bad';
   return 'status.queued';

@@ -220,7 +220,7 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   if (r.session_id) lines.push(['session', r.session_id]);
   // Older records and old supervisors have none.
   for (const a of r.attempts ?? []) {
-    lines.push([`attempt ${a.n}`, `${a.started_at ?? '-'} → ${a.ended_at}: ${a.reason}${a.detail ? ` (${a.detail})` : ''}, continued${a.session_id ? ` session ${a.session_id}` : ''}`]);
+    lines.push([`attempt ${a.n}`, `${a.started_at ?? '-'} → ${a.ended_at}: ${a.reason}${a.detail ? ` (${a.detail})` : ''}, ${a.kind === 'retry' ? 'retried' : 'continued'}${a.session_id ? ` session ${a.session_id}` : ''}`]);
   }
   if ((r.attempts?.length ?? 0) > 0) lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);

@@ -64,8 +64,8 @@ export function exitReason(run: Run, facts: ExitFacts): { reason: ExitReason; de
     return { reason: 'failed', detail: `exited before it started (exit code ${facts.code ?? 'none'})` };
   }
   if (facts.code === 0 && facts.lastResultOk !== false) return { reason: 'completed', detail: null };
-  // A named cause (login, limit) is the most useful detail a user can get.
-  if (facts.lastResultDetail === 'login' || facts.lastResultDetail === 'limit' || facts.lastResultDetail === 'loop') {
+  // A named cause (login, limit, the API failing) is the most useful detail a user can get.
+  if (facts.lastResultDetail === 'login' || facts.lastResultDetail === 'limit' || facts.lastResultDetail === 'loop' || facts.lastResultDetail === 'api_error') {
     return { reason: 'errored', detail: facts.lastResultDetail };
   }
   if (facts.code === 0) return { reason: 'errored', detail: 'error result' };

@@ -54,7 +54,7 @@ export interface PublicRun {
   stalled_since: string | null;
   session_id: string | null;
   /** Attempts before the current one (a usage limit continued the run), oldest first: when each started and ended, why, and its session; empty for a run on its first. */
-  attempts: { n: number; started_at: string | null; ended_at: string; reason: ExitReason; detail: string | null; session_id: string | null }[];
+  attempts: { n: number; kind: 'continue' | 'retry'; started_at: string | null; ended_at: string; reason: ExitReason; detail: string | null; session_id: string | null }[];
   last_tool: string | null;
   last_text: string | null;
   created_at: string;
@@ -131,7 +131,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
     env_keys: Object.keys(run.env),
     session_id: run.session_id,
-    attempts: (run.attempts ?? []).map((a) => ({ n: a.n, started_at: iso(a.started_at), ended_at: iso(a.ended_at)!, reason: a.reason, detail: a.detail, session_id: a.session_id })),
+    attempts: (run.attempts ?? []).map((a) => ({ n: a.n, kind: a.kind ?? 'continue', started_at: iso(a.started_at), ended_at: iso(a.ended_at)!, reason: a.reason, detail: a.detail, session_id: a.session_id })),
     last_tool: run.last_tool,
     last_text: run.last_text,
     created_at: iso(run.created_at)!,

@@ -13,13 +13,14 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { NODE, script, until } from '../support/harness.js';
 import { useLiveHomes, useServedHomes } from '../support/in-process.js';
+import { parseConfig } from '../../src/config/load.js';
 
 const home = useLiveHomes();
 const served = useServedHomes();
 const SESSION = '4f1e9c2a-7b3d-4e21-9a55-0c8d2e6f1b73';
 
 /** Claude Code's stand-in: the first call hits a usage limit after one message; a `--resume` call finishes the work. Each call's argv and first input line go to calls.jsonl. */
-function standIn(h: { dir: string }): string {
+function standIn(h: { dir: string }, first: 'limit' | 'overloaded' = 'limit'): string {
   const calls = path.join(h.dir, 'calls.jsonl');
   return script(
     h,
@@ -41,7 +42,7 @@ process.stdin.setEncoding('utf8').on('data', (d) => {
   const usage = { input_tokens: 10, output_tokens: 5 };
   out({ type: 'assistant', message: { id: at >= 0 ? 'msg_2' : 'msg_1', role: 'assistant', content: [{ type: 'text', text: at >= 0 ? 'Picking up where I was.' : 'Working on it.' }], usage }, session_id: session });
   if (at < 0) {
-    out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 });
+    out(${first === 'limit' ? `{ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 }` : `{ type: 'result', subtype: 'success', is_error: true, api_error_status: 529, result: 'API Error: 529 Overloaded', session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 }`});
     process.exit(1);
   }
   out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: session, num_turns: 1, usage, total_cost_usd: 0.01 });
@@ -175,4 +176,60 @@ describe('continue after a usage limit', () => {
       expect(r.stderr).toContain(`providers.claude.${key}`);
     }
   });
+
+describe('retries of passing failures', () => {
+  it('--retries: an attempt the API failed (overloaded) is tried again after its backoff, resuming the session; the run completes with one retry', async () => {
+    const at = place();
+    const agent = standIn(at, 'overloaded');
+    const h = await home({ providers: { claude: { command: [agent] } } });
+    const first = await h.run(['-n', 'flaky', '-a', 'claude', '--retries', '3', '-p', 'Fix the failing tests']);
+    const waited = h.wait('flaky');
+    const backing = await until(async () => {
+      const r = await h.show('flaky');
+      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
+    }, 'the run to wait for its retry');
+    expect(backing.waiting).toMatchObject({ reason: 'retry', active: 1, limit: 3, why: 'api error' });
+    expect(await waited).toBe('flaky completed');
+    const r = await h.show('flaky');
+    expect(r.attempts).toMatchObject([{ n: 1, kind: 'retry', reason: 'errored', detail: 'api_error', session_id: SESSION }]);
+    expect(r.queue_seq).toBe(first.queue_seq);
+    expect(calls(at).map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
+    const ev = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).find((e) => e.run === first.uuid && e.type === 'retrying')!;
+    expect(ev.data).toMatchObject({ attempt: 2, of: 4, why: 'api error', resumes: true, exit_code: 1 });
+    // The first retry waits 2 s ±20%.
+    expect(ev.data.delay_ms).toBeGreaterThanOrEqual(1600);
+    expect(ev.data.delay_ms).toBeLessThanOrEqual(2400);
+  });
+
+  it('never retries a budget trip, and without --retries a passing failure ends the run as before', async () => {
+    const at = place();
+    const agent = standIn(at, 'overloaded');
+    const h = await home({ providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'spent', '-a', 'claude', '--retries', '3', '--max-tokens', '1', '-p', 'go']);
+    expect(await h.wait('spent')).toBe('spent budget');
+    await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
+    expect(await h.wait('plain')).toBe('plain errored');
+    expect((await h.show('plain')).exit_detail).toBe('api_error');
+    expect(calls(at)).toHaveLength(2);
+    expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('retrying');
+  });
+
+  it('refuses a bad --retries (exit 2, naming it), and a bad retries in config', async () => {
+    const h = await home({});
+    for (const bad of ['101', '-1', '1.5', 'x', '']) {
+      const r = await h.cli(['run', '--retries', bad, '--', 'true']);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr).toMatch(/retries/);
+    }
+    for (const [cfg, key] of [
+      [{ concurrency: { workloads: { batch: { retries: 1000 } } } }, 'concurrency.workloads.batch.retries'],
+      [{ providers: { claude: { retries: -1 } } }, 'providers.claude.retries'],
+      [{ providers: { claude: { retries: 'two' } } }, 'providers.claude.retries'],
+    ] as const) {
+      expect(() => parseConfig(cfg), key).toThrow(key);
+    }
+    expect(parseConfig({ providers: { claude: { retries: 3 } }, concurrency: { workloads: { batch: { retries: 0 } } } }).providers.claude!.retries).toBe(3);
+  });
+});
+
 });

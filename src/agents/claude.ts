@@ -88,9 +88,17 @@ function createCore(now: () => number): ExtendedAdapter {
       const status = num(obj.error_status);
       const login = status === 401 || status === 403 || error === 'authentication_failed' || (status !== 429 && mentionsLogin(error));
       const limit = !login && (status === 429 || mentionsLimit(error));
-      if (!login && !limit) return [];
       const attempt = optNum(obj.attempt);
       const max = optNum(obj.max_retries);
+      if (!login && !limit) {
+        // Overloaded, a 5xx, the network: the CLI waits and tries again; the run is working, not stuck.
+        const sig: Signal = { kind: 'agent_retry', error: error ?? (status ? `HTTP ${status}` : 'API error') };
+        if (attempt !== undefined) sig.attempt = attempt;
+        if (max !== undefined) sig.max = max;
+        const delay = optNum(obj.retry_delay_ms);
+        if (delay !== undefined) sig.delay_ms = delay;
+        return [sig];
+      }
       const message = `api retry${attempt !== undefined ? ` ${attempt}${max !== undefined ? `/${max}` : ''}` : ''}: ${error ?? (login ? 'authentication failed' : 'rate limited')}`;
       turnBlocked = login ? 'login' : 'limit';
       if (login) return [{ kind: 'blocked', blocked: 'login', message }];

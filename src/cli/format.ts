@@ -8,7 +8,7 @@ import { treeOrder } from '../core/run-tree.js';
 import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
-import { waitingText } from '../text/waiting.js';
+import { agentRetryText, waitingText } from '../text/waiting.js';
 import { jsonText } from '../text/json-text.js';
 
 /**
@@ -104,6 +104,8 @@ export function statusWord(r: PublicRun, now = Date.now()): string {
     const word = r.queue_position !== null ? `queued#${r.queue_position}` : 'queued';
     return r.waiting ? `${word} ${waitingText(r.waiting, now)}` : word;
   }
+  // Older supervisors send no agent_retry.
+  if (r.agent_retry) return `${r.status} ${agentRetryText(r.agent_retry)}`;
   return r.status;
 }
 

@@ -4,23 +4,9 @@
 // continuation prompt. Pure: the server asks with the exit's verdict, then
 // journals the answer.
 
-import type { ExitReason, Protocol, Run } from './types.js';
+import type { Attempt, ExitReason, Protocol, Run } from './types.js';
 
-/** One attempt of a run that went on past it (the run's last attempt is the run itself). */
-export interface Attempt {
-  /** 1 for the first. */
-  n: number;
-  /** `continue`: a usage limit stopped it; `retry`: it failed for a passing reason. Absent in the first records: continue. */
-  kind?: 'continue' | 'retry';
-  started_at: number | null;
-  ended_at: number;
-  /** Why it stopped, as an exit would have said. */
-  reason: ExitReason;
-  detail: string | null;
-  session_id: string | null;
-  /** The prompt it was given. */
-  prompt: string | null;
-}
+export type { Attempt } from './types.js';
 
 export type OnLimit = 'continue' | 'end';
 

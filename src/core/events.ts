@@ -28,6 +28,8 @@ export interface EventData {
   idle: { from: RunStatus; pid?: number; turn: number };
   blocked: { from: RunStatus; kind: BlockedKind; retry_after_s: number | null };
   ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null; /** Why a usage limit did not continue the run. */ note?: string };
+  /** The agent CLI retries a failed API call by itself (Claude's api_retry), attempt of max, after delay_ms. */
+  agent_retry: { attempt: number | null; max: number | null; error: string; delay_ms: number | null };
   /** An attempt failed for a passing reason (`why`); the run is queued again as attempt `attempt` of at most `of`, after `delay_ms`. */
   retrying: { from: RunStatus; attempt: number; of: number; why: string; reason: ExitReason; detail: string | null; delay_ms: number; resumes: boolean; exit_code: number | null };
   /** An attempt stopped by a usage limit; the run is queued again to resume `session_id` as attempt `attempt`. */
@@ -103,6 +105,7 @@ export const EVENT_TYPES = [
   'ended',
   'continued',
   'retrying',
+  'agent_retry',
   'adopted',
   'usage',
   'budget_warning',

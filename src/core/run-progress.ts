@@ -75,8 +75,14 @@ export interface Progress {
 export function applySignals(run: Run, state: ProgressState, signals: readonly ProgressSignal[], ctx: ProgressContext): Progress {
   const before = run;
   const acc: Progress = { run, state: { ...state }, events: [], effects: [] };
-  for (const sig of signals) acc.run = applySignal(acc, sig, ctx);
+  for (const sig of signals) acc.run = afterAgentRetry(applySignal(acc, sig, ctx), sig);
   return settle(before, state.stoppedFor !== null, acc, ctx);
+}
+
+/** The agent's own retry is over once it shows work again (text, a tool, usage, a result, a turn's end). */
+function afterAgentRetry(run: Run, sig: ProgressSignal): Run {
+  if (!run.agent_retry) return run;
+  return sig.kind === 'text' || sig.kind === 'tool' || sig.kind === 'usage' || sig.kind === 'result' || sig.kind === 'turn_end' ? { ...run, agent_retry: null } : run;
 }
 
 function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): Run {
@@ -166,6 +172,11 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       if (run.status === 'ended' || run.status === 'blocked') return run;
       events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
       return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
+    }
+    case 'agent_retry': {
+      const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
+      events.push({ type: 'agent_retry', data });
+      return { ...run, agent_retry: { ...data, at: now } };
     }
     case 'output':
       if (run.status === 'starting' && (run.protocol === 'plain' || run.protocol === null)) {

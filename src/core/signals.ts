@@ -21,6 +21,8 @@ export type Signal =
   | { kind: 'text'; text: string }
   | { kind: 'result'; ok: boolean; text?: string; detail?: string }
   | { kind: 'blocked'; blocked: BlockedKind; retry_after_s?: number; message?: string }
+  /** The agent CLI retrying a failed API call by itself (Claude's api_retry): not stuck, waiting `delay_ms`. */
+  | { kind: 'agent_retry'; attempt?: number; max?: number; error: string; delay_ms?: number }
   /** A line that is not part of the protocol: kept as plain output. */
   | { kind: 'output'; line: string };
 

@@ -2,7 +2,6 @@
 // no I/O, so records cross the journal, the socket and the TUI unchanged.
 
 import type { LoopAction, LoopState } from './loop.js';
-import type { Attempt } from './attempts.js';
 
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -64,6 +63,22 @@ export interface TokenCounts {
   input: number;
   output: number;
   cached: number;
+}
+
+/** One attempt of a run that went on past it (core/attempts.ts). */
+export interface Attempt {
+  /** 1 for the first. */
+  n: number;
+  /** `continue`: a usage limit stopped it; `retry`: it failed for a passing reason. Absent in the first records: continue. */
+  kind?: 'continue' | 'retry';
+  started_at: number | null;
+  ended_at: number;
+  /** Why it stopped, as an exit would have said. */
+  reason: ExitReason;
+  detail: string | null;
+  session_id: string | null;
+  /** The prompt it was given. */
+  prompt: string | null;
 }
 
 /**
@@ -137,6 +152,8 @@ export interface Run {
   tree?: { tokens: TokenCounts; cost_usd: number };
   /** The git worktree the run works in (`run --worktree`). Absent: the run works in its cwd. */
   worktree?: RunWorktree | null;
+  /** The agent CLI is retrying a failed API call by itself (attempt of max, the error, since): cleared when it works again. Absent or null: not. */
+  agent_retry?: { attempt: number | null; max: number | null; error: string; delay_ms: number | null; at: number } | null;
   /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
   retries?: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */

@@ -53,6 +53,8 @@ export interface PublicRun {
   /** A warned stall (`on_stall: warn`): silent since then (ISO, its last output), until it prints again; null otherwise. */
   stalled_since: string | null;
   session_id: string | null;
+  /** The agent CLI retrying a failed API call by itself (`retrying overloaded 3/10`), or null. */
+  agent_retry: { attempt: number | null; max: number | null; error: string; since: string } | null;
   /** Attempts before the current one (a usage limit continued the run), oldest first: when each started and ended, why, and its session; empty for a run on its first. */
   attempts: { n: number; kind: 'continue' | 'retry'; started_at: string | null; ended_at: string; reason: ExitReason; detail: string | null; session_id: string | null }[];
   last_tool: string | null;
@@ -131,6 +133,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
     env_keys: Object.keys(run.env),
     session_id: run.session_id,
+    agent_retry: run.agent_retry && run.status !== 'ended' ? { attempt: run.agent_retry.attempt, max: run.agent_retry.max, error: run.agent_retry.error, since: iso(run.agent_retry.at)! } : null,
     attempts: (run.attempts ?? []).map((a) => ({ n: a.n, kind: a.kind ?? 'continue', started_at: iso(a.started_at), ended_at: iso(a.ended_at)!, reason: a.reason, detail: a.detail, session_id: a.session_id })),
     last_tool: run.last_tool,
     last_text: run.last_text,

@@ -105,9 +105,10 @@ describe('claude', () => {
     expect(signals[0]).toMatchObject({ kind: 'blocked', blocked: 'limit', retry_after_s: 3 });
   });
 
-  it('ignores api_retry for errors that are not limits', () => {
-    const line = j({ type: 'system', subtype: 'api_retry', attempt: 1, retry_delay_ms: 1000, error_status: 529, error: 'overloaded_error' });
-    expect(createClaudeAdapter().line(line)).toEqual([]);
+  it('reads api_retry for errors that are not limits as the CLI retrying by itself (not a block)', () => {
+    const line = j({ type: 'system', subtype: 'api_retry', attempt: 3, max_retries: 10, retry_delay_ms: 4000, error_status: 529, error: 'overloaded_error' });
+    expect(createClaudeAdapter().line(line)).toEqual([{ kind: 'agent_retry', error: 'overloaded_error', attempt: 3, max: 10, delay_ms: 4000 }]);
+    expect(createClaudeAdapter().line(j({ type: 'system', subtype: 'api_retry', error_status: 503 }))).toEqual([{ kind: 'agent_retry', error: 'HTTP 503' }]);
   });
 
   it('blocks on a rejected rate_limit_event and ignores an allowed one', () => {

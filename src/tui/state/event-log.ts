@@ -5,6 +5,7 @@ import type { RunEvent } from '../../core/events.js';
 import { clock, costText, tokensText } from '../view/format.js';
 import type { Token } from '../view/theme.js';
 import { clean } from './safe-text.js';
+import { agentRetryText } from '../../text/waiting.js';
 
 export interface LogEntry {
   seq: number;
@@ -39,7 +40,7 @@ export function eventToken(ev: RunEvent): Token {
   const t = ev.type;
   if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
   if (t === 'kill_requested') return 'event.kill';
-  if (t === 'blocked' || t === 'continued' || t === 'retrying' || t.includes('hold')) return 'event.hold';
+  if (t === 'blocked' || t === 'continued' || t === 'retrying' || t === 'agent_retry' || t.includes('hold')) return 'event.hold';
   if (t.startsWith('loop')) return 'event.loop';
   if (t.includes('budget')) return 'event.budget';
   if (t.startsWith('input_failed') || t === 'config_rejected' || t === 'resource_limit') return 'event.error';
@@ -71,6 +72,8 @@ export function describeEvent(ev: RunEvent): string {
       return `${s(ev.data.kind)}${ev.data.retry_after_s ? `, retry after ${s(ev.data.retry_after_s)}s` : ''} (from ${s(ev.data.from)})`;
     case 'ended':
       return `${s(ev.data.reason)}${ev.data.detail ? ` (${s(ev.data.detail)})` : ''}${ev.data.exit_code !== null && ev.data.exit_code !== undefined ? `, exit ${s(ev.data.exit_code)}` : ''}${ev.data.note ? ` — ${s(ev.data.note)}` : ''}`;
+    case 'agent_retry':
+      return `${agentRetryText({ attempt: typeof ev.data.attempt === 'number' ? ev.data.attempt : null, max: typeof ev.data.max === 'number' ? ev.data.max : null, error: s(ev.data.error) })}${ev.data.delay_ms ? ` in ${Math.round(Number(ev.data.delay_ms) / 100) / 10}s` : ''}`;
     case 'retrying':
       return `${s(ev.data.why)} (${s(ev.data.reason)}${ev.data.detail ? `: ${s(ev.data.detail)}` : ''}): attempt ${s(ev.data.attempt)} of ${s(ev.data.of)} in ${Math.round(Number(ev.data.delay_ms) / 100) / 10}s${ev.data.resumes ? ', resuming its session' : ', afresh'}`;
     case 'continued':

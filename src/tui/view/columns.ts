@@ -2,6 +2,7 @@
 // first), how wide each is, and a row as coloured spans. All pure and
 // computed outside render, so a row is one <Text> with nested spans.
 
+import { agentRetryText } from '../../text/waiting.js';
 import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from './theme.js';
 import type { Attention } from '../state/attention.js';
@@ -158,6 +159,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
       if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
       if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
       if (why) return one(why.text, why.token);
+      // Quiet but not stuck: the agent CLI is retrying the API by itself.
+      if (r.agent_retry) return one(agentRetryText(r.agent_retry), 'event.hold');
       if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
       return one('', 'text.muted');
     case 'name':

@@ -10,7 +10,8 @@ export type { Waiting, WaitingReason } from '../core/waiting.js';
 /** The agent's own retry of a failed API call, as `retrying overloaded 3/10`. */
 export function agentRetryText(r: { attempt: number | null; max: number | null; error: string }): string {
   const of = r.attempt !== null ? ` ${r.attempt}${r.max !== null ? `/${r.max}` : ''}` : '';
-  return `retrying ${r.error.replace(/_/g, ' ')}${of}`;
+  // The API's error types read as words: overloaded_error is `overloaded`.
+  return `retrying ${r.error.replace(/_error$/, '').replace(/_/g, ' ')}${of}`;
 }
 
 /** Local wall-clock time: `16:50`, with the date when it is a day or more away (`Dec 5 16:50`). */

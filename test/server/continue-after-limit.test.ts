@@ -214,6 +214,36 @@ describe('retries of passing failures', () => {
     expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('retrying');
   });
 
+  it('shows Claude Code retrying a call by itself on the run, until it works again', async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    const agent = script(
+      at,
+      'retrying.sh',
+      `#!/bin/sh
+read -r line
+echo '{"type":"system","subtype":"init","session_id":"s1"}'
+echo '{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":4000,"error_status":529,"error":"overloaded_error","session_id":"s1"}'
+while [ ! -e ${JSON.stringify(gate)} ]; do sleep 0.05; done
+echo '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"back"}],"usage":{"input_tokens":3,"output_tokens":1}}}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"back","usage":{"input_tokens":3,"output_tokens":1}}'
+`,
+    );
+    const h = await home({ providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'quiet', '-a', 'claude', '-p', 'go']);
+    const r = await until(async () => {
+      const x = await h.show('quiet');
+      return x.agent_retry ? x : null;
+    }, 'the retry to show');
+    expect(r.status).toBe('working');
+    expect(r.agent_retry).toMatchObject({ attempt: 3, max: 10, error: 'overloaded_error' });
+    expect((await h.cli(['ps'])).stdout).toMatch(/working retrying overloaded 3\/10/);
+    fs.writeFileSync(gate, '');
+    expect(await h.wait('quiet')).toBe('quiet completed');
+    expect((await h.show('quiet')).agent_retry).toBeNull();
+    expect((await h.events<{ type: string }>()).map((e) => e.type)).toContain('agent_retry');
+  });
+
   it('refuses a bad --retries (exit 2, naming it), and a bad retries in config', async () => {
     const h = await home({});
     for (const bad of ['101', '-1', '1.5', 'x', '']) {

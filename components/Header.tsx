@@ -15,6 +15,7 @@ import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
 import { fleetRate, sparkline } from '../src/tui/view/burn.js';
 import { rateText } from '../src/tui/view/columns.js';
 import { fitGroups, spansWidth, tailFit, type Group } from '../src/tui/view/fit.js';
+import { quotaNear, quotaText } from '../src/tui/view/quota.js';
 
 export interface HeaderProps {
   readonly width: number;
@@ -87,6 +88,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const loaded = useTui((s) => s.loaded);
   const fleet = useTui((s) => s.stats?.fleet);
   const holds = useTui((s) => s.stats?.holds);
+  const quotas = useTui((s) => s.stats?.quotas);
   const exceeded = useTui((s) => s.stats?.fleetExceeded ?? false);
   const configError = useTui((s) => s.stats?.configError ?? null);
   const warnings = useTui((s) => s.stats?.warnings);
@@ -150,6 +152,9 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   if (exceeded) groups.push({ spans: [bar2, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }], priority: 85 });
   const held = holds ? activeHolds(holds, now) : [];
   if (held.length > 0) groups.push({ spans: [bar2, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
+  // A usage window near its end (80%, or the agent's warning): before the limit stops runs midway.
+  const near = (quotas ?? []).filter(quotaNear);
+  if (near.length > 0) groups.push({ spans: [bar2, { text: near.map((q) => quotaText(q, now)).join(', '), token: 'meter.warn' }], priority: 70 });
   const line2 = fitGroups(groups, width);
   return (
     <Box flexDirection="column" width={width} height={height}>

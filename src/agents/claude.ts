@@ -226,7 +226,12 @@ function createCore(now: () => number): ExtendedAdapter {
     // Mostly informational ("allowed", "allowed_warning"); only a hit limit blocks.
     const info = isObject(obj.rate_limit_info) ? obj.rate_limit_info : obj;
     const status = str(info.status) ?? '';
-    if (/^allowed/i.test(status) || !/reject|exceed|block|limit|denied/i.test(status)) return [];
+    const quota: Signal = { kind: 'quota', window: str(info.rateLimitType) ?? 'unknown', status: status || 'unknown' };
+    const used = optNum(info.utilization);
+    if (used !== undefined && used <= 1.5) quota.utilization = used;
+    const reset = optNum(info.resetsAt);
+    if (reset !== undefined && reset > 0 && Number.isFinite(new Date(reset * 1000).getTime())) quota.resets_at = reset * 1000;
+    if (/^allowed/i.test(status) || !/reject|exceed|block|limit|denied/i.test(status)) return [quota];
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message: `rate limit ${status}` };
     const resetsAt = optNum(info.resetsAt);
     if (resetsAt !== undefined && resetsAt > 0) {
@@ -238,7 +243,7 @@ function createCore(now: () => number): ExtendedAdapter {
         if (left > 0) sig.retry_after_s = left;
       }
     }
-    return [sig];
+    return [quota, sig];
   }
 
   function handle(obj: JsonObject): ExtendedSignal[] | null {

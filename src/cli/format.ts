@@ -9,6 +9,7 @@ import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, waitingText } from '../text/waiting.js';
+import { quotaText } from '../text/quota.js';
 import { jsonText } from '../text/json-text.js';
 
 /**
@@ -281,6 +282,8 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   for (const [provider, at] of Object.entries(s.holds ?? {})) {
     if (!shown.has(`provider:${provider}`)) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
   }
+  // Older supervisors send no quotas.
+  for (const q of s.quotas ?? []) out.push(`quota: ${safeLine(quotaText(q, now))}${q.status && q.utilization !== null && q.status !== 'allowed' ? ` (${safeLine(q.status)})` : ''}`);
   if (s.fleet) {
     const m = s.fleet.meters;
     const window = s.fleet.window === 'all' ? 'all time' : `last ${formatDuration(parseInt(s.fleet.window, 10))}`;

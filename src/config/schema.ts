@@ -104,6 +104,8 @@ const provider = z
     on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
     /** Continuations a run may have at most. */
     max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    /** At this share of a usage window (0–1, as the agent reports it), no new run of the provider starts until the window resets. */
+    pause_at: z.number({ error: 'must be a fraction above 0, at most 1' }).gt(0, 'must be a fraction above 0, at most 1').lte(1, 'must be a fraction above 0, at most 1').optional(),
     /** The default of `run --retries` for this provider's runs (a workload's own comes first). */
     retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
     /** What the resumed session is told. */

@@ -42,6 +42,8 @@ export interface ProgressContext {
   limitHoldMs: number;
   /** Until when this run's provider is already held (epoch ms), or null. */
   heldUntil: number | null;
+  /** providers.NAME.pause_at: at this share of a usage window, no new run of the provider starts until it resets. Absent: never. */
+  pauseAt?: number | null;
   /** The agent reads input between turns (its protocol takes it): a loop warning can reach it. */
   takesInput: boolean;
 }
@@ -58,7 +60,9 @@ export type ProgressEffect =
   /** Send this text as the next input (a loop warning to an idle interactive agent). */
   | { kind: 'send'; text: string }
   /** Add to the fleet's usage. */
-  | { kind: 'fleet_usage'; tokens: number; cost: number };
+  | { kind: 'fleet_usage'; tokens: number; cost: number }
+  /** The provider's latest standing in a usage window (kept by the fleet, shown in stats and the TUI). */
+  | { kind: 'quota'; provider: string; window: string; status: string; utilization: number | null; resets_at: number | null };
 
 export interface Progress {
   run: Run;
@@ -173,6 +177,16 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
       return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
     }
+    case 'quota': {
+      const utilization = sig.utilization ?? null;
+      const resets = sig.resets_at ?? null;
+      acc.effects.push({ kind: 'quota', provider: run.provider, window: sig.window, status: sig.status, utilization, resets_at: resets });
+      // pause_at: the last of a window is not spent on runs that would stop midway.
+      if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
+        holdUntil(acc, run, resets, null, { window: sig.window, utilization, pause_at: ctx.pauseAt }, ctx.heldUntil);
+      }
+      return run;
+    }
     case 'agent_retry': {
       const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
       events.push({ type: 'agent_retry', data });
@@ -197,11 +211,15 @@ export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
   // An agent's words are not trusted past a year (a date in 2099 is a typo or a lie).
   const stated = retryAfterS !== null && retryAfterS > 0 ? Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS) : ctx.limitHoldMs;
-  const until = ctx.now + stated;
-  const held = Math.max(ctx.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
+  holdUntil(acc, run, ctx.now + stated, retryAfterS, null, ctx.heldUntil);
+}
+
+/** Hold the run's provider until then, unless it is held as long already. */
+function holdUntil(acc: Progress, run: Run, until: number, retryAfterS: number | null, quota: { window: string; utilization: number; pause_at: number } | null, heldUntil: number | null): void {
+  const held = Math.max(heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
   if (held >= until) return;
   acc.effects.push({ kind: 'hold', provider: run.provider, until });
-  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: retryAfterS, by: run.uuid } });
+  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: retryAfterS, by: run.uuid, ...(quota ? { quota } : {}) } });
 }
 
 /** Feed the model output since the last boundary to the loop detector, and act on its verdict. */

@@ -21,6 +21,12 @@ export type Signal =
   | { kind: 'text'; text: string }
   | { kind: 'result'; ok: boolean; text?: string; detail?: string }
   | { kind: 'blocked'; blocked: BlockedKind; retry_after_s?: number; message?: string }
+  /**
+   * Where the account stands in a usage window (Claude's rate_limit_event,
+   * every turn): `window` five_hour, seven_day…, `utilization` 0–1 when
+   * given, `resets_at` epoch ms; `status` allowed, allowed_warning, rejected.
+   */
+  | { kind: 'quota'; window: string; status: string; utilization?: number; resets_at?: number }
   /** The agent CLI retrying a failed API call by itself (Claude's api_retry): not stuck, waiting `delay_ms`. */
   | { kind: 'agent_retry'; attempt?: number; max?: number; error: string; delay_ms?: number }
   /** A line that is not part of the protocol: kept as plain output. */

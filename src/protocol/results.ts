@@ -88,6 +88,8 @@ export interface Stats {
   queued: number;
   active: number;
   holds: Record<string, number>;
+  /** Each provider's latest standing in its usage windows, as its agents report it (Claude's rate_limit_event): utilization 0–1 or null, times ISO. */
+  quotas: { provider: string; window: string; status: string; utilization: number | null; resets_at: string | null; at: string }[];
   fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
   warnings: string[];
   config_error: ConfigError | null;

@@ -12,6 +12,16 @@ import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
 import type { Slots } from './slots.js';
 
+/** A provider's standing in one usage window (epoch ms). */
+export interface Quota {
+  provider: string;
+  window: string;
+  status: string;
+  utilization: number | null;
+  resets_at: number | null;
+  at: number;
+}
+
 export class Fleet {
   private usage = { tokens: 0, cost: 0 };
   private warned = new Set<string>();
@@ -102,6 +112,19 @@ export class Fleet {
         });
       });
     }
+  }
+
+  /** Each provider's latest standing in each usage window it reported (memory only: the next turn says it again). */
+  private readonly quotaSeen = new Map<string, Quota>();
+
+  /** An agent's report of its account's usage window: the latest per provider and window is kept. */
+  noteQuota(q: { provider: string; window: string; status: string; utilization: number | null; resets_at: number | null }, at: number): void {
+    this.quotaSeen.set(`${q.provider}\u0000${q.window}`, { provider: q.provider, window: q.window, status: q.status, utilization: q.utilization, resets_at: q.resets_at, at });
+  }
+
+  /** The latest report per provider and window, whose window has not reset yet (or whose reset is unknown). */
+  quotas(now: number): Quota[] {
+    return [...this.quotaSeen.values()].filter((q) => q.resets_at === null || q.resets_at > now).sort((a, b) => a.provider.localeCompare(b.provider) || a.window.localeCompare(b.window));
   }
 
   /** The holds in force (a cluster's are every machine's). */

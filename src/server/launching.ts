@@ -354,6 +354,8 @@ export class Launching {
       if (next.prompt !== null) this.p.input.record(next, next.prompt, true);
       this.p.live.watch(next, child);
       this.p.store.emit({ kind: 'guard', uuid: next.uuid });
+      // Idle at once (an interactive run without a prompt): a wait begun while it was starting settles now.
+      if (next.status === 'idle') this.p.store.emit({ kind: 'settle', uuid: next.uuid });
       // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
       const prompt = stdinPrompt(next);
       if (prompt !== null && (next.interactive || acceptsInput(next.protocol))) this.p.input.prompt(next, prompt);

@@ -25,7 +25,7 @@ export class Progress {
       store: RunStore;
       live: LiveRuns;
       config: () => Config;
-      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold'>;
+      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota'>;
       guards: Pick<Guards, 'heard'>;
       tree: Pick<RunTree, 'rollUp'>;
     },
@@ -70,6 +70,7 @@ export class Progress {
       limitHoldMs: config.timings.limit_hold,
       heldUntil: fleet.heldUntil(run.provider, now),
       takesInput: acceptsInput(run.protocol),
+      pauseAt: config.providers[run.provider]?.pause_at ?? null,
     });
     // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
     if (result.state.loop !== state.loop) result.run = { ...result.run, loop_state: result.state.loop };
@@ -93,6 +94,7 @@ export class Progress {
       for (const e of effects) {
         if (e.kind === 'fleet_usage') fleet.add(e.tokens, e.cost);
         else if (e.kind === 'hold') fleet.hold(e.provider, e.until);
+        else if (e.kind === 'quota') fleet.noteQuota(e, Date.now());
       }
       if (events.length > 0) store.save(run, events);
       else if (changed) store.save(run, { type: 'usage', data: { turns: run.turns, tokens: run.tokens, cost_usd: run.cost_usd } });

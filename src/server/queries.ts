@@ -24,7 +24,7 @@ import { quote } from '../text/json-text.js';
 export interface QuerySources {
   readonly store: RunStore;
   readonly limiter: Limiter;
-  readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds'>;
+  readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds' | 'quotas'>;
   readonly config: Config;
   readonly cluster: ClusterLink | null;
   readonly paused: boolean;
@@ -142,6 +142,7 @@ export class Queries {
       queued: limiter.queued,
       active: limiter.active,
       holds: { ...fleet.holds },
+      quotas: fleet.quotas(Date.now()).map((q) => ({ ...q, resets_at: q.resets_at === null ? null : new Date(q.resets_at).toISOString(), at: new Date(q.at).toISOString() })),
       fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
       warnings: [...config.warnings],
       config_error: this.configError,

@@ -113,11 +113,17 @@ describe('claude', () => {
 
   it('blocks on a rejected rate_limit_event and ignores an allowed one', () => {
     const a = createClaudeAdapter();
-    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', resetsAt: 1762200000 } }))).toEqual([]);
-    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning' } }))).toEqual([]);
-    const hit = a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1762200000 } }));
-    expect(hit).toHaveLength(1);
-    expect(hit[0]).toMatchObject({ kind: 'blocked', blocked: 'limit' });
+    // Every one says where the window stands (a quota signal); only a rejected one blocks.
+    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', resetsAt: 1762200000, rateLimitType: 'five_hour', utilization: 0.42 } }))).toEqual([
+      { kind: 'quota', window: 'five_hour', status: 'allowed', utilization: 0.42, resets_at: 1762200000_000 },
+    ]);
+    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning' } }))).toEqual([{ kind: 'quota', window: 'unknown', status: 'allowed_warning' }]);
+    const hit = a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1762200000, rateLimitType: 'seven_day' } }));
+    expect(hit).toHaveLength(2);
+    expect(hit[0]).toMatchObject({ kind: 'quota', window: 'seven_day', status: 'rejected' });
+    expect(hit[1]).toMatchObject({ kind: 'blocked', blocked: 'limit' });
+    // Nonsense utilization is left out, not shown as 4200%.
+    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', utilization: 42 } }))[0]).not.toHaveProperty('utilization');
   });
 
   it('reports a limit block for an error result that mentions a usage limit, plus the result', () => {

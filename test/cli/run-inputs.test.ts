@@ -218,7 +218,8 @@ done
 `,
     );
     await h.run(['-n', 'quiet', '--interactive', '--protocol', 'claude', '--', agent]);
-    expect((await h.cli(['wait', 'quiet', '--timeout', '20s'])).stdout.trim()).toBe('quiet turn_complete');
+    const first = (await h.cli(['wait', 'quiet', '--timeout', '20s'])).stdout.trim();
+    expect(first, JSON.stringify(await h.show('quiet')) + JSON.stringify((await h.events<{ type: string; data: unknown }>()).map((e) => [e.type, e.data]))).toBe('quiet turn_complete');
     expect((await h.cli(['send', 'quiet', 'hello'])).code).toBe(0);
     expect((await h.cli(['wait', 'quiet', '--timeout', '20s'])).stdout.trim()).toBe('quiet turn_complete');
     expect(await h.show('quiet')).toMatchObject({ turns: 1, last_text: 'hi' });

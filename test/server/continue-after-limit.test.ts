@@ -262,4 +262,61 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"back","usa
   });
 });
 
+
+describe('the quota coming', () => {
+  /** A stand-in that reports its account at `utilization` of its five-hour window, resetting in `resetS` seconds, and completes. */
+  function reporting(at: { dir: string }, utilization: number, resetS: number): string {
+    return script(
+      at,
+      'claude-q',
+      `#!${NODE}
+process.stdin.setEncoding('utf8').once('data', () => {
+  const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+  out({ type: 'system', subtype: 'init', session_id: 's-q' });
+  out({ type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 1 } } });
+  out({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning', rateLimitType: 'five_hour', utilization: ${utilization}, resetsAt: Math.floor(Date.now() / 1000) + ${resetS} } });
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'ok', usage: { input_tokens: 3, output_tokens: 1 } });
+  process.exit(0);
+});
+`,
+    );
+  }
+
+  it('keeps the latest window per provider in stats; at pause_at no new run of it starts until the window resets', async () => {
+    const at = place();
+    const agent = reporting(at, 0.93, 3);
+    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+    await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
+    expect(await h.wait('one')).toBe('one completed');
+    const stats = await h.stats<{ quotas: { provider: string; window: string; status: string; utilization: number; resets_at: string }[]; holds: Record<string, number> }>();
+    expect(stats.quotas).toMatchObject([{ provider: 'claude', window: 'five_hour', status: 'allowed_warning', utilization: 0.93 }]);
+    const resets = Date.parse(stats.quotas[0]!.resets_at);
+    expect(stats.holds.claude).toBe(resets);
+    expect((await h.cli(['stats'])).stdout).toMatch(/^quota: claude 5h 93% · resets \d\d:\d\d \(allowed_warning\)$/m);
+    const hold = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold')!;
+    expect(hold.data.quota).toEqual({ window: 'five_hour', utilization: 0.93, pause_at: 0.9 });
+    // The next run waits for the reset, then starts.
+    await h.run(['-n', 'two', '-a', 'claude', '-p', 'go']);
+    expect((await h.show('two')).waiting).toMatchObject({ reason: 'hold', name: 'claude' });
+    expect(await h.wait('two')).toBe('two completed');
+    expect(Date.now()).toBeGreaterThanOrEqual(resets - 100);
+  });
+
+  it('below pause_at (or without it) nothing is held', async () => {
+    const at = place();
+    const agent = reporting(at, 0.5, 3600);
+    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+    await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
+    expect(await h.wait('one')).toBe('one completed');
+    const stats = await h.stats<{ quotas: { utilization: number }[]; holds: Record<string, number> }>();
+    expect(stats.quotas[0]!.utilization).toBe(0.5);
+    expect(stats.holds).toEqual({});
+  });
+
+  it('refuses a pause_at that is not a fraction above 0, at most 1', () => {
+    for (const bad of [0, 1.5, -0.1, '0.9']) expect(() => parseConfig({ providers: { claude: { pause_at: bad } } }), String(bad)).toThrow('providers.claude.pause_at');
+    expect(parseConfig({ providers: { claude: { pause_at: 1 } } }).providers.claude!.pause_at).toBe(1);
+  });
+});
+
 });

@@ -4,6 +4,7 @@
 
 import type { CapUsage } from '../../core/admission.js';
 import { clean } from './safe-text.js';
+import type { QuotaView } from '../../text/quota.js';
 
 export interface FleetMeter {
   name: string;
@@ -23,6 +24,8 @@ export interface Stats {
   queued: number;
   active: number;
   holds: Record<string, number>;
+  /** Each provider's latest standing in its usage windows (its agents' reports), newest first. */
+  quotas: QuotaView[];
   /** Fleet budget meters with a ceiling, when the supervisor reports them. */
   fleet: FleetMeter[];
   /** The fleet budget tripped: nothing new starts until it resets. */
@@ -122,6 +125,17 @@ export function normalizeStats(raw: unknown): Stats {
     queued: typeof o.queued === 'number' ? o.queued : 0,
     active: typeof o.active === 'number' ? o.active : 0,
     holds,
+    quotas: Array.isArray(o.quotas)
+      ? (o.quotas as Record<string, unknown>[])
+          .filter((q) => q && typeof q.provider === 'string' && typeof q.window === 'string')
+          .map((q) => ({
+            provider: clean(q.provider as string),
+            window: clean(q.window as string),
+            status: typeof q.status === 'string' ? clean(q.status) : '',
+            utilization: typeof q.utilization === 'number' ? q.utilization : null,
+            resets_at: typeof q.resets_at === 'string' ? q.resets_at : null,
+          }))
+      : [],
     fleet: fleet.filter((m) => m.limit !== null),
     fleetExceeded: fleetObj.exceeded === true,
     fleetWindow: typeof fleetObj.window === 'string' ? clean(fleetObj.window) : null,

@@ -41,7 +41,10 @@ export function nextGuard(run: Run, clocks: GuardClocks, maxStartingMs: number, 
     consider(run.status_at + run.limits.idle_after_ms, { kind: 'stop', reason: 'completed', detail: 'idle_reaped' });
   }
   if (run.limits.timeout_ms !== null && run.status !== 'starting' && run.status !== 'queued' && run.status !== 'ended') {
-    consider(clocks.startedAt + run.limits.timeout_ms, { kind: 'stop', reason: 'timeout', detail: null });
+    // A continued or retried run's --timeout covers the whole run: from its first attempt's start, the waits between included.
+    const first = run.attempts?.[0]?.started_at ?? null;
+    const from = first !== null ? Math.min(clocks.startedAt, first) : clocks.startedAt;
+    consider(from + run.limits.timeout_ms, { kind: 'stop', reason: 'timeout', detail: null });
   }
   if (run.kill_requested_at === null) {
     // A turn that began after the last output (input sent to an idle run) counts from its start.

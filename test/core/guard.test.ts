@@ -35,6 +35,13 @@ describe('nextGuard', () => {
     expect(nextGuard(run('starting', { timeout_ms: 1 }, { status_at: 1_000 }), clocks, MAX_STARTING, 1_500)?.at).toBe(31_000);
   });
 
+  it('a continued run\'s timeout counts from its first attempt\'s start, the wait between attempts included', () => {
+    const attempt = { n: 1, kind: 'continue' as const, started_at: 1_000, ended_at: 4_000, reason: 'errored' as const, detail: 'limit', session_id: 's', prompt: null };
+    const r = run('working', { timeout_ms: 10_000 }, { attempts: [attempt] });
+    // This attempt's watch began at 50,000: the whole run's 10 s were over long before.
+    expect(nextGuard(r, { ...clocks, startedAt: 50_000, lastOutputAt: 50_000 }, MAX_STARTING, 50_001)).toEqual({ at: 11_000, due: { kind: 'stop', reason: 'timeout', detail: null } });
+  });
+
   it('a silent turn is a stall at its last output (or its start, if later) + turn_timeout; due now once past it', () => {
     const working = run('working', { turn_timeout_ms: 1_000 });
     expect(nextGuard(working, { ...clocks, lastOutputAt: 2_500 }, MAX_STARTING, 3_000)).toEqual({ at: 3_500, due: { kind: 'stall', silentMs: 1_000, since: 2_500 } });

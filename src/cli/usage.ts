@@ -5,6 +5,7 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]
+         [--on-limit continue|end] [--max-continues N]
          [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
          [-- COMMAND ARGS...]
@@ -16,6 +17,8 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   that never got going, the agent's API errors after its own retries) is tried again up to N times, after
   2 s, 4 s, 8 s… (up to 5 min, ±20%), within --timeout; it resumes the agent's session where there is one.
   Never retried: completed, budget, loop, killed, a usage limit (that continues the run when the limit resets).
+  --on-limit continue|end, --max-continues N (0-100): a usage limit queues the run again and resumes its
+  agent's session when the limit resets (default for claude, codex and gemini, at most 5 times), or ends it.
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.

@@ -30,6 +30,8 @@ const RUN_OPTIONS = {
   'turn-timeout': { type: 'string' },
   'on-stall': { type: 'string' },
   retries: { type: 'string' },
+  'on-limit': { type: 'string' },
+  'max-continues': { type: 'string' },
   interactive: { type: 'boolean' },
   detach: { type: 'boolean' },
   'idle-after': { type: 'string' },
@@ -58,6 +60,8 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
   'turn-timeout': 'turn_timeout_ms',
   'on-stall': 'on_stall',
   retries: 'retries',
+  'on-limit': 'on_limit',
+  'max-continues': 'max_continues',
   cwd: 'cwd',
 };
 
@@ -179,7 +183,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     const flag = typed.get(option) ?? `--${option}`;
     flagOf.set(field, flag);
     raw.set(field, v);
-    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
+    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries' || field === 'max_continues') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
     else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
     else spec[field] = v;

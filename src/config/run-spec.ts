@@ -146,6 +146,10 @@ export const runSpecSchema = z
       /** A turn with no output for this long is a stall. */
       turn_timeout_ms: duration.optional(),
       on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
+      /** A usage limit: continue the run when it resets (its session resumed), or end it. Default: its provider's on_limit. */
+      on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
+      /** Continuations the run may have at most. Default: its provider's max_continues. */
+      max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
       /** Retries of an attempt that failed for a passing reason (core/attempts.ts: passingFailure). */
       retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
@@ -288,6 +292,8 @@ export const runSpecLineSchema = z
     idle_after: wire.idle_after_ms.describe('an idle run ends after this long: a duration or milliseconds'),
     turn_timeout: wire.turn_timeout_ms.describe('a turn silent this long is a stall: a duration or milliseconds'),
     on_stall: wire.on_stall,
+    on_limit: wire.on_limit.describe('a usage limit: "continue" resumes the session when it resets, "end" ends the run (default: the provider\'s)'),
+    max_continues: wire.max_continues.describe('continuations after usage limits at most (default: the provider\'s, 5)'),
     retries: wire.retries.describe('retry an attempt that failed for a passing reason (lost, turn timeout, never started, API errors) up to this many times'),
     max_turns: wire.max_turns,
     max_tokens: wire.max_tokens,

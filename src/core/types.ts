@@ -154,6 +154,9 @@ export interface Run {
   worktree?: RunWorktree | null;
   /** The agent CLI is retrying a failed API call by itself (attempt of max, the error, since): cleared when it works again. Absent or null: not. */
   agent_retry?: { attempt: number | null; max: number | null; error: string; delay_ms: number | null; at: number } | null;
+  /** `run --on-limit` / `--max-continues`: its own choice over its provider's. Absent: the provider's. */
+  on_limit?: 'continue' | 'end';
+  max_continues?: number;
   /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
   retries?: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */

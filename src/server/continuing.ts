@@ -25,8 +25,8 @@ export class Continuing {
     const p = Object.hasOwn(this.d.config().providers, run.provider) ? this.d.config().providers[run.provider] : undefined;
     const resumable = resumeArgv(run.protocol, run.first_command ?? run.command, 'x') !== null;
     return {
-      on_limit: p?.on_limit ?? (resumable ? 'continue' : 'end'),
-      max_continues: p?.max_continues ?? DEFAULT_MAX_CONTINUES,
+      on_limit: run.on_limit ?? p?.on_limit ?? (resumable ? 'continue' : 'end'),
+      max_continues: run.max_continues ?? p?.max_continues ?? DEFAULT_MAX_CONTINUES,
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
       retries: run.retries ?? 0,
     };

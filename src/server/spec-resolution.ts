@@ -299,7 +299,12 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
       now,
       worktree: wt === null ? null : worktreeFor(wt, name, worktreeDir, paths),
     });
-    return retries > 0 ? { ...run, retries } : run;
+    return {
+      ...run,
+      ...(retries > 0 ? { retries } : {}),
+      ...(spec.on_limit !== undefined ? { on_limit: spec.on_limit } : {}),
+      ...(spec.max_continues !== undefined ? { max_continues: spec.max_continues } : {}),
+    };
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };
 }

@@ -159,6 +159,30 @@ describe('continue after a usage limit', () => {
     expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('continued');
   });
 
+  it('a run\'s own --on-limit end and --max-continues 0 come before its provider\'s continue', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent] } } });
+    const ended = async (name: string): Promise<string> =>
+      until(async () => {
+        const r = await h.show(name);
+        return r.status === 'ended' ? `${r.exit_reason} ${r.exit_detail}` : null;
+      }, `${name} to end`);
+    // Not with wait: a run that will not be continued settles at its blocked, as it always did.
+    await h.run(['-n', 'ends', '-a', 'claude', '--on-limit', 'end', '-p', 'go']);
+    expect(await ended('ends')).toBe('errored limit');
+    await h.run(['-n', 'none-left', '-a', 'claude', '--max-continues', '0', '-p', 'go']);
+    expect(await ended('none-left')).toBe('errored limit');
+    const notes = (await h.events<{ type: string; data: { note?: string } }>()).filter((e) => e.type === 'ended').map((e) => e.data.note ?? null);
+    expect(notes).toEqual([null, 'not continued: 0 continuations already (max_continues)']);
+    expect(calls(at)).toHaveLength(2);
+    for (const [flag, bad] of [['--on-limit', 'retry'], ['--max-continues', '101'], ['--max-continues', 'x']] as const) {
+      const r = await h.cli(['run', flag, bad, '--', 'true']);
+      expect(r.code, `${flag} ${bad}`).toBe(2);
+      expect(r.stderr).toMatch(flag === '--on-limit' ? /on-limit|on_limit/ : /max-continues|max_continues/);
+    }
+  });
+
   it('refuses a bad on_limit, max_continues or continue_prompt in config.json: a usage error (exit 2) that names the key', async () => {
     const h = await home({});
     for (const [bad, key] of [

@@ -82,6 +82,9 @@ function createCore(now: () => number): ExtendedAdapter {
     return out;
   }
 
+  /** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
+  const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
+
   function turnFailed(obj: JsonObject): Signal[] {
     const out = turns.start();
     const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
@@ -96,6 +99,9 @@ function createCore(now: () => number): ExtendedAdapter {
     } else if (mentionsLogin(message)) {
       out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
       detail = 'login';
+    } else if (message !== undefined && API_TROUBLE.test(message)) {
+      // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
+      detail = 'api_error';
     }
     const sig: Signal = { kind: 'result', ok: false, detail };
     if (message !== undefined) sig.text = message;

@@ -146,7 +146,12 @@ function createCore(now: () => number): ExtendedAdapter {
         const retry = statedRetryAfter(msg, now());
         if (retry !== undefined) block.retry_after_s = retry;
         out.push(block);
-        sig.detail = 'limit';
+        // Gemini's own classifier: a daily quota (or QUOTA_EXHAUSTED, or a wait over 5 minutes) holds until it
+        // resets — a usage limit; a per-minute rate limit or "Please retry in Xs" passes — for the retry policy.
+        const words = `${msg ?? ''} ${err ? (str(err.type) ?? '') : ''}`;
+        const terminal = /daily quota|QUOTA_EXHAUSTED|per day/i.test(words) || (retry !== undefined && retry > 300);
+        const passing = !terminal && (/RATE_LIMIT_EXCEEDED|per minute|retry in \d/i.test(words) || (retry !== undefined && retry <= 300));
+        sig.detail = passing ? 'rate_limited' : 'limit';
       } else if (mentionsLogin(msg) || mentionsLogin(err ? str(err.type) : undefined)) {
         out.push({ kind: 'blocked', blocked: 'login', message: msg ?? 'authentication failed' });
         sig.detail = 'login';

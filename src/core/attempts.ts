@@ -47,6 +47,7 @@ export function passingFailure(verdict: { reason: ExitReason; detail: string | n
   if (reason === 'timeout' && detail === 'stall') return 'turn timeout';
   if (reason === 'failed' && detail !== null && (detail.startsWith('exited before it started') || detail.startsWith('stuck_start'))) return 'never started';
   if (reason === 'errored' && detail === 'api_error') return 'api error';
+  if (reason === 'errored' && detail === 'rate_limited') return 'rate limited';
   return null;
 }
 

@@ -197,6 +197,10 @@ describe('codex', () => {
     const failed = j({ type: 'turn.failed', error: { message: 'stream disconnected before completion' } });
     const signals = feed(createCodexAdapter(), [started, turn, failed]);
     expect(kinds(signals)).toEqual(['alive', 'turn_start', 'result', 'turn_end']);
+    // A dropped stream, a 5xx: the API's trouble, a passing failure (api_error); anything else stays turn.failed.
+    expect(signals.find((s) => s.kind === 'result')).toMatchObject({ ok: false, detail: 'api_error' });
+    const other = feed(createCodexAdapter(), [started, turn, j({ type: 'turn.failed', error: { message: 'sandbox denied the command' } })]);
+    expect(other.find((s) => s.kind === 'result')).toMatchObject({ ok: false, detail: 'turn.failed' });
   });
 
   it('subtracts cached from input and diffs the running totals', () => {
@@ -264,6 +268,15 @@ describe('gemini', () => {
     expect(a.line(j({ type: 'error', timestamp: ts, severity: 'warning', message: 'rate limit soon' }))).toEqual([]);
     const hit = a.line(j({ type: 'error', timestamp: ts, severity: 'error', message: 'got status: 429 Too Many Requests' }));
     expect(hit).toEqual([{ kind: 'blocked', blocked: 'limit', message: 'got status: 429 Too Many Requests' }]);
+  });
+
+  it('tells a daily quota (a usage limit) from a per-minute rate limit (a passing failure), as Gemini CLI\'s own classifier does', () => {
+    const fail = (message: string, type = 'Error'): unknown => feed(createGeminiAdapter(), [init, j({ type: 'result', timestamp: ts, status: 'error', error: { type, message } })]).find((s) => s.kind === 'result');
+    expect(fail('You have exhausted your daily quota on this model.')).toMatchObject({ detail: 'limit' });
+    expect(fail('Quota exceeded', 'QUOTA_EXHAUSTED')).toMatchObject({ detail: 'limit' });
+    expect(fail('Quota exceeded for requests per minute. Please retry in 12s.')).toMatchObject({ detail: 'rate_limited' });
+    expect(fail('429 rate limit', 'RATE_LIMIT_EXCEEDED')).toMatchObject({ detail: 'rate_limited' });
+    expect(fail('Too many requests: quota exceeded, retry in 3600s')).toMatchObject({ detail: 'limit' });
   });
 
   it('is ok only for status success, and takes usage from stats', () => {

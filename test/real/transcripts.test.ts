@@ -171,11 +171,11 @@ describe('Gemini CLI 0.61.0', () => {
     expect(s.modelTurns).toBe(2);
   });
 
-  it('quota (429): a limit block with the delay the CLI suggests, detail limit', () => {
+  it('quota (429) with a short suggested retry: a limit block with that delay, detail rate_limited (a passing failure: --retries tries it again)', () => {
     const s = run('gemini', 'gemini/quota.jsonl');
     expect(s.blocks).toHaveLength(1);
     expect(s.blocks[0]).toMatchObject({ blocked: 'limit', retry_after_s: 7 });
-    expect(s.results[0]).toMatchObject({ ok: false, detail: 'limit' });
+    expect(s.results[0]).toMatchObject({ ok: false, detail: 'rate_limited' });
   });
 
   it('a refused key (401): a login block, detail login', () => {

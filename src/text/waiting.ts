@@ -25,7 +25,7 @@ function clockAt(at: number, left: number): string {
  * `global 8/8`, `provider claude 3/3`, `workload batch 3/3`,
  * `global 6/8 (2 reserved)`, `hold codex 4d23h`, `limit claude · resumes 16:50 (4h12m)`, `fleet budget`, …
  */
-export function waitingText(w: Waiting, now: number = Date.now()): string {
+export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?: boolean } = {}): string {
   const ratio = `${w.active ?? '?'}/${w.limit ?? '?'}`;
   switch (w.reason) {
     case 'global':
@@ -39,6 +39,8 @@ export function waitingText(w: Waiting, now: number = Date.now()): string {
     case 'hold': {
       const left = w.until === null ? null : Date.parse(w.until) - now;
       // A run the limit stopped: when it picks its work up again, by the clock and from now.
+      // Short (a table's column, beside the provider's own): `resumes 16:50 (4h12m)`.
+      if (w.resumes && opts.short) return left === null || left <= 0 ? 'resumes now' : `resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
       if (w.resumes) return left === null || left <= 0 ? `limit ${w.name} · resumes now` : `limit ${w.name} · resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }

@@ -47,6 +47,8 @@ describe('whyWaiting', () => {
     expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - (4 * 60 + 12) * 60_000)).toBe('limit claude · resumes 16:50 (4h12m)');
     expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - 2 * 86_400_000)).toBe('limit claude · resumes Dec 3 16:50 (2d)');
     expect(waitingText({ ...base, until: new Date(at).toISOString() }, at + 1)).toBe('limit claude · resumes now');
+    // In a table, beside its provider's column.
+    expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - (4 * 60 + 12) * 60_000, { short: true })).toBe('resumes 16:50 (4h12m)');
   });
 
   it('a hold that has lifted is not a reason', () => {

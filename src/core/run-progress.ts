@@ -138,7 +138,9 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       }
       if (next.status !== 'ended' && next.status !== 'idle') {
         if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded && mayBeginTurn(next.turns, next.limits.max_turns)) {
-          next = transition(next, 'idle', now);
+          // A turn a usage limit cut short: the agent lives on, and is told to go on when the hold lifts.
+          const limited = state.lastResultDetail === 'limit' ? { limited_at: now } : {};
+          next = transition(next, 'idle', now, limited);
           events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
         } else {
           // One-shot (or no new turns allowed: the fleet budget, the run's

@@ -157,6 +157,8 @@ export interface Run {
   /** `run --on-limit` / `--max-continues`: its own choice over its provider's. Absent: the provider's. */
   on_limit?: 'continue' | 'end';
   max_continues?: number;
+  /** An interactive run idle after a turn a usage limit cut short (epoch ms): sent its provider's continue_prompt when the hold lifts. Absent or null: not. */
+  limited_at?: number | null;
   /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
   retries?: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */

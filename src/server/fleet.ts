@@ -7,6 +7,7 @@
 import type { Config } from '../config/load.js';
 import { fleetMeters, fleetVerdict, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
 import { monoNow } from './clock.js';
+import { DEFAULT_CONTINUE_PROMPT } from '../core/attempts.js';
 import type { Ending } from './ending.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
@@ -164,6 +165,14 @@ export class Fleet {
         this.journaled = rest;
         for (const [p, until] of lifted) this.p.lifecycle.background(this.p.slots.limiter.lift(p, until <= now));
       });
+      // Interactive runs a limit left idle, their agent alive: told to go on (a one-shot one is queued and resumed instead).
+      const gone = new Set(lifted.map(([p]) => p));
+      for (const run of store.active()) {
+        if (gone.has(run.provider) && run.interactive && run.status === 'idle' && run.limited_at) {
+          const p = Object.hasOwn(this.p.config().providers, run.provider) ? this.p.config().providers[run.provider] : undefined;
+          if ((run.on_limit ?? p?.on_limit ?? 'continue') === 'continue') store.emit({ kind: 'send', uuid: run.uuid, text: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT });
+        }
+      }
     });
     return true;
   }

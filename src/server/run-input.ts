@@ -27,7 +27,7 @@ export class RunInput {
     if (!run) throw new RemoteError('not_idle', 'the run has ended; it takes no input');
     if (run.status !== 'idle') throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
     if (this.p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet): no new turns');
-    const next = transition(run, 'working', monoNow(), { input_seq: run.input_seq + 1 });
+    const next = transition(run, 'working', monoNow(), { input_seq: run.input_seq + 1, limited_at: null });
     const line = inputLine(run.protocol, text);
     this.p.store.save(next, [
       { type: 'working', data: { from: 'idle', input_seq: next.input_seq } },

@@ -144,6 +144,46 @@ describe('continue after a usage limit', () => {
     expect((await h.show('work')).attempts).toHaveLength(1);
   });
 
+  it('an interactive run whose agent lives through a limit is sent the continuation prompt when the hold lifts', async () => {
+    const at = place();
+    const log = path.join(at.dir, 'lines');
+    const agent = script(
+      at,
+      'claude-i',
+      `#!${NODE}
+const fs = require('node:fs');
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+let n = 0;
+let buf = '';
+process.stdin.setEncoding('utf8').on('data', (d) => {
+  buf += d;
+  let nl;
+  while ((nl = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    fs.appendFileSync(${JSON.stringify(log)}, line + '\\n');
+    n++;
+    if (n === 1) out({ type: 'system', subtype: 'init', session_id: 's-i' });
+    const usage = { input_tokens: 3, output_tokens: 1 };
+    out({ type: 'assistant', message: { id: 'm' + n, content: [{ type: 'text', text: 'turn ' + n }], usage } });
+    if (n === 1) out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", usage });
+    else out({ type: 'result', subtype: 'success', is_error: false, result: 'done ' + n, usage });
+  }
+});
+`,
+    );
+    const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], continue_prompt: 'The limit reset: go on.' } } });
+    await h.run(['-n', 'chat', '-a', 'claude', '--interactive', '-p', 'Fix the failing tests']);
+    // The limit's turn ends it idle, its agent alive; when the hold lifts it is told to go on.
+    await until(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').trim().split('\n').length === 2, 'the continuation prompt to arrive', 30_000);
+    const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines[0]).toContain('Fix the failing tests');
+    expect(lines[1]).toContain('The limit reset: go on.');
+    expect(await h.wait('chat')).toBe('chat turn_complete');
+    const r = await h.show('chat');
+    expect([r.status, r.turns, r.last_text, r.attempts.length]).toEqual(['idle', 2, 'done 2', 0]);
+  });
+
   it('with on_limit: end, the run ends errored (limit) as before', async () => {
     const at = place();
     const agent = standIn(at);

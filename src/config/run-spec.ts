@@ -117,6 +117,9 @@ const directory = z
   .refine(path.isAbsolute, { message: 'must be an absolute path', abort: true })
   .refine(isDirectory, 'must be an existing directory');
 
+/** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
+const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
+
 export const runSpecSchema = z
   .object(
     {
@@ -149,9 +152,9 @@ export const runSpecSchema = z
       /** A usage limit: continue the run when it resets (its session resumed), or end it. Default: its provider's on_limit. */
       on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
       /** Continuations the run may have at most. Default: its provider's max_continues. */
-      max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+      max_continues: upTo100.optional(),
       /** Retries of an attempt that failed for a passing reason (core/attempts.ts: passingFailure). */
-      retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+      retries: upTo100.optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
       /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */

@@ -58,6 +58,9 @@ export const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().
   error: 'must be true, false or {"base": "REF"}',
 });
 
+/** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
+const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
+
 const workload = z
   .object({
     worktree: worktreeChoice.optional(),
@@ -66,7 +69,7 @@ const workload = z
     max: cap.nullable().default(null),
     max_wait: duration.nullable().default(null),
     /** The default of `run --retries` for this workload's runs. */
-    retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    retries: upTo100.optional(),
   })
   .strict();
 
@@ -103,11 +106,11 @@ const provider = z
     /** A run stopped by a usage limit: back to the queue, its session resumed when the hold lifts (`continue`), or ended (`end`). */
     on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
     /** Continuations a run may have at most. */
-    max_continues: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    max_continues: upTo100.optional(),
     /** At this share of a usage window (0–1, as the agent reports it), no new run of the provider starts until the window resets. */
     pause_at: z.number({ error: 'must be a fraction above 0, at most 1' }).gt(0, 'must be a fraction above 0, at most 1').lte(1, 'must be a fraction above 0, at most 1').optional(),
     /** The default of `run --retries` for this provider's runs (a workload's own comes first). */
-    retries: z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100').optional(),
+    retries: upTo100.optional(),
     /** What the resumed session is told. */
     continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
   })

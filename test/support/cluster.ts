@@ -12,6 +12,9 @@ export function liveRuns(dirs: string[]): Set<string> {
   for (const e of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;
     try {
+      // The agents, not their wrappers: a wrapper that has written its agent's exit lives a moment longer,
+      // while the supervisor, having read that exit, already starts the next run in the freed slot.
+      if (fs.readFileSync(`/proc/${e}/cmdline`, 'latin1').includes('dir=$1; fifo=$2')) continue;
       const env = fs.readFileSync(`/proc/${e}/environ`, 'latin1').split('\0');
       const h = env.find((v) => v.startsWith('ORCR_HOME='))?.slice(10);
       const run = env.find((v) => v.startsWith('ORCR_RUN='))?.slice(9);

@@ -80,10 +80,10 @@ describeWhen(needAgent('codex'), 'real Codex CLI', () => {
     expect(functionOutputs(main[1]!).join('\n')).toContain('made-it');
   });
 
-  it('a usage limit: blocked limit, the provider is held, and the run ends errored with detail limit', async () => {
+  it('a usage limit: blocked limit, the provider held; with --on-limit end the run ends errored with detail limit', async () => {
     const r = await rig({ config: { timings: { limit_hold: '45s' } } });
     r.server.fallback('openai', httpError(429, { errorType: 'usage_limit_reached', message: 'The usage limit has been reached' }));
-    const run = await r.run('codex', 'capped', 'do it');
+    const run = await r.run('codex', 'capped', 'do it', ['--on-limit', 'end']);
     const shown = await r.ended('capped');
     const events = await r.events(run.uuid);
     expect(events.some((e) => e.type === 'blocked' && e.data.kind === 'limit'), r.describe(run.uuid)).toBe(true);
@@ -93,6 +93,28 @@ describeWhen(needAgent('codex'), 'real Codex CLI', () => {
     expect(Object.keys(stats.holds)).toContain('codex');
     expect(shown.exit_reason).toBe('errored');
     expect(shown.exit_detail).toBe('limit');
+  });
+
+  it('a usage limit that resets: orcr holds, then continues the same thread with `codex exec resume`, and the run completes as one run of two attempts', async () => {
+    const r = await rig({ config: { timings: { limit_hold: '3s' }, providers: { codex: { continue_prompt: 'The limit has reset; carry on.' } } } });
+    let limited = true;
+    r.server.fallback('openai', (): Step => (limited ? httpError(429, { errorType: 'usage_limit_reached', message: 'The usage limit has been reached' }) : text('Carried on and done.', { input: 30, output: 5 })));
+    const run = await r.run('codex', 'resumed', 'write the summary');
+    const queued = await r.waitFor('resumed', (x) => x.status === 'queued' && (x.attempts?.length ?? 0) === 1, 'queued again to continue', 90_000);
+    const thread = queued.attempts[0]!.session_id!;
+    expect(thread, r.describe(run.uuid)).toBeTruthy();
+    expect(queued.command).toEqual(expect.arrayContaining(['exec', 'resume', thread, '-']));
+    limited = false;
+    const shown = await r.ended('resumed');
+    expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
+    expect(shown.attempts).toMatchObject([{ n: 1, kind: 'continue', reason: 'errored', detail: 'limit', session_id: thread }]);
+    expect(shown.session_id).toBe(thread);
+    expect(shown.last_text).toBe('Carried on and done.');
+    // The server saw the resumed conversation: the first prompt, then the continuation prompt, in one request.
+    const last = r.server.mainRequests('openai').at(-1)!;
+    const said = JSON.stringify(last.body);
+    expect(said).toContain('write the summary');
+    expect(said).toContain('The limit has reset; carry on.');
   });
 
   it('auth failure (a rejected key): errored with detail login', async () => {

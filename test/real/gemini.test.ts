@@ -50,7 +50,7 @@ describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
     expect(functionResponses(main[1]!).join('\n')).toContain('made-it');
   });
 
-  it('a 429: blocked limit with the delay the CLI suggests, the provider held, the run errored with detail limit', async () => {
+  it('a 429 with a short suggested retry: blocked limit with that delay, the provider held, the run errored with detail rate_limited (a passing failure)', async () => {
     const r = await rig();
     r.server.fallback('gemini', httpError(429, { retryAfterS: 7, message: 'Resource has been exhausted (e.g. check quota).' }));
     const run = await r.run('gemini', 'quota', 'do it');
@@ -64,7 +64,7 @@ describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
     expect(r.stderr(run.uuid)).toMatch(/Attempt 1 failed/);
     expect(shown.exit_reason).toBe('errored');
     expect(shown.exit_code).not.toBe(0);
-    expect(shown.exit_detail).toBe('limit');
+    expect(shown.exit_detail).toBe('rate_limited');
   });
 
   it('auth failure (401): errored with detail login', async () => {

@@ -18,7 +18,7 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   2 s, 4 s, 8 s… (up to 5 min, ±20%), within --timeout; it resumes the agent's session where there is one.
   Never retried: completed, budget, loop, killed, a usage limit (that continues the run when the limit resets).
   --on-limit continue|end, --max-continues N (0-100): a usage limit queues the run again and resumes its
-  agent's session when the limit resets (default for claude, codex and gemini, at most 5 times), or ends it.
+  agent's session when the limit resets (default for claude and codex, at most 5 times), or ends it.
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.

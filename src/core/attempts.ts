@@ -90,13 +90,15 @@ export function afterExit(run: Run, verdict: { reason: ExitReason; detail: strin
 
 /**
  * The command that carries the agent's session on, from the run's first
- * command (its flags kept): `claude --resume ID …`, `gemini --resume ID …`,
- * `codex exec resume … ID -`. Null when the command is not one that can.
+ * command (its flags kept): `claude --resume ID …`, `codex exec resume … ID -`.
+ * Null when the command is not one that can (Gemini CLI: see below).
  */
 export function resumeArgv(protocol: Protocol | null, command: readonly string[], session: string): string[] | null {
   const [program, ...rest] = command;
   if (program === undefined) return null;
-  if (protocol === 'claude' || protocol === 'gemini') {
+  // Gemini CLI (0.61) resumes "latest" or a list index, not a session ID: "latest" would take another run's
+  // session in the same folder, so a Gemini run is not resumed (a retry starts afresh; a limit ends it).
+  if (protocol === 'claude') {
     // A resume already in the command is replaced, not doubled.
     const kept: string[] = [];
     for (let i = 0; i < rest.length; i++) {

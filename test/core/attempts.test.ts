@@ -18,7 +18,8 @@ describe('resumeArgv', () => {
     expect(resumeArgv('claude', ['claude', '-p', '--output-format', 'stream-json'], 'S')).toEqual(['claude', '--resume', 'S', '-p', '--output-format', 'stream-json']);
     expect(resumeArgv('claude', ['claude', '--resume', 'OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
     expect(resumeArgv('claude', ['claude', '--resume=OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
-    expect(resumeArgv('gemini', ['gemini', '--output-format', 'stream-json'], 'S')).toEqual(['gemini', '--resume', 'S', '--output-format', 'stream-json']);
+    // Gemini CLI resumes only "latest" or an index: not by ID, so not at all.
+    expect(resumeArgv('gemini', ['gemini', '--output-format', 'stream-json'], 'S')).toBeNull();
     expect(resumeArgv('codex', ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], 'T')).toEqual(['codex', 'exec', 'resume', '--json', '--skip-git-repo-check', 'T', '-']);
   });
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { httpError, text, toolCall, type RecordedRequest } from '../support/model-server.js';
+import { httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
 import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 
@@ -65,6 +65,20 @@ describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
     expect(shown.exit_reason).toBe('errored');
     expect(shown.exit_code).not.toBe(0);
     expect(shown.exit_detail).toBe('rate_limited');
+  });
+
+  it('--retries: the passing 429 is tried again, afresh (Gemini CLI resumes no session by ID), and the run completes as one run of two attempts', async () => {
+    const r = await rig();
+    let limited = true;
+    r.server.fallback('gemini', (): Step => (limited ? httpError(429, { retryAfterS: 2, message: 'Resource has been exhausted (e.g. check quota).' }) : text('Tried again and done.', { input: 20, output: 4 })));
+    // Recovered once the first attempt's result is in: its retry (2 s later) gets through.
+    const run = await r.run('gemini', 'again', 'summarize the repo', ['--retries', '1']);
+    await r.waitFor('again', (x) => x.status === 'ended' || (x.attempts?.length ?? 0) === 1, 'queued to be tried again', 90_000);
+    limited = false;
+    const shown = await r.ended('again');
+    expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
+    expect(shown.attempts).toHaveLength(1);
+    expect(shown.last_text).toBe('Tried again and done.');
   });
 
   it('auth failure (401): errored with detail login', async () => {

@@ -1,10 +1,12 @@
-// A run whose agent stopped on a usage limit goes back to the queue instead
-// of ending (core/attempts.ts decides): in its place (its queue_seq), held
-// with its provider until the hold lifts, its next attempt the agent's own
-// resume command on the same session with a continuation prompt. Its row
-// becomes `queued` with the attempt recorded, in one unit of work with a
-// `continued` event; once that commits, its slot goes back and its queue
-// place is taken again — an effect, for the interpreter.
+// A run whose agent stopped on a usage limit, or whose attempt failed for a
+// passing reason with retries left, goes back to the queue instead of ending
+// (core/attempts.ts decides): in its place (its queue_seq), a limit's run
+// held with its provider until the hold lifts, a retry after its backoff; its
+// next attempt the agent's own resume command on the same session (a retry
+// without one: its first command again). Its row becomes `queued` with the
+// attempt recorded, in one unit of work with a `continued` or `retrying`
+// event; once that commits, its slot goes back and its queue place is taken
+// again — the `requeue` effect, for the interpreter.
 
 import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, resumeArgv, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
 import { transition } from '../core/run-state.js';
@@ -17,9 +19,9 @@ export class Continuing {
   constructor(private readonly d: { store: RunStore; config: () => Config; host: () => string | null; log: (line: string) => void }) {}
 
   /**
-   * The run's provider's policy: `on_limit` as configured, else `continue`
-   * where orcr knows how to resume its protocol's sessions and `end` where
-   * not (a plain command).
+   * The run's policy: its own --on-limit / --max-continues / --retries, else
+   * its provider's; `on_limit` by default `continue` where orcr knows how to
+   * resume the command's sessions and `end` where not (a plain command).
    */
   policy(run: Run): ContinuePolicy {
     const p = Object.hasOwn(this.d.config().providers, run.provider) ? this.d.config().providers[run.provider] : undefined;

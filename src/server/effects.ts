@@ -5,6 +5,7 @@
 // out — so no room is re-entered by what it set going (an end inside an end).
 
 import type { Effect } from '../core/effects.js';
+import { RemoteError } from '../protocol/errors.js';
 import { toWaiter } from '../core/run-record.js';
 import { setLongTimeout } from '../runtime/long-timer.js';
 import type { AdmissionLoop } from './admission-loop.js';
@@ -103,7 +104,13 @@ export class Interpreter {
         return;
       }
       case 'send':
-        c.input.send(e.uuid, e.text);
+        try {
+          c.input.send(e.uuid, e.text);
+        } catch (err) {
+          // No longer idle (a user's send came first, it ended) or the fleet budget is spent: nothing to say to it; not a fault.
+          if (err instanceof RemoteError) return;
+          throw err;
+        }
         return;
       case 'hold':
         c.lifecycle.background(c.slots.limiter.hold(e.provider, e.until).then(() => c.store.emit({ kind: 'admit' })));

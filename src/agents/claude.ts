@@ -229,13 +229,12 @@ function createCore(now: () => number): ExtendedAdapter {
     const quota: Signal = { kind: 'quota', window: str(info.rateLimitType) ?? 'unknown', status: status || 'unknown' };
     const used = optNum(info.utilization);
     if (used !== undefined && used <= 1.5) quota.utilization = used;
-    const reset = optNum(info.resetsAt);
-    if (reset !== undefined && reset > 0 && Number.isFinite(new Date(reset * 1000).getTime())) quota.resets_at = reset * 1000;
+    // Epoch seconds.
+    const resetsAt = optNum(info.resetsAt);
+    if (resetsAt !== undefined && resetsAt > 0 && Number.isFinite(new Date(resetsAt * 1000).getTime())) quota.resets_at = resetsAt * 1000;
     if (/^allowed/i.test(status) || !/reject|exceed|block|limit|denied/i.test(status)) return [quota];
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message: `rate limit ${status}` };
-    const resetsAt = optNum(info.resetsAt);
     if (resetsAt !== undefined && resetsAt > 0) {
-      // Epoch seconds.
       const when = new Date(resetsAt * 1000);
       if (!Number.isNaN(when.getTime())) {
         sig.message += `, resets at ${when.toISOString()}`;

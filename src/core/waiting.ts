@@ -101,3 +101,8 @@ export function waitingFromCaps(
     now: opts.now,
   });
 }
+
+/** A hold that keeps a run its usage limit stopped (it has attempts): it resumes when the hold lifts. */
+export function withResumes(w: Waiting, attempts: number): Waiting {
+  return w.reason === 'hold' && attempts > 0 ? { ...w, resumes: true } : w;
+}

@@ -49,7 +49,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const continuing = new Continuing({ store, config, host: () => slots.host, log });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
   const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
-  const fleet = new Fleet({ store, slots, config, lifecycle, ending });
+  const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
   const guards = new Guards({ store, live, config });
   const stops = new Stops({ store, live, ending, config });
   const tree = new RunTree({ home, store, live, config });

@@ -24,7 +24,7 @@ export class Continuing {
    * resume the command's sessions and `end` where not (a plain command).
    */
   policy(run: Run): ContinuePolicy {
-    const p = Object.hasOwn(this.d.config().providers, run.provider) ? this.d.config().providers[run.provider] : undefined;
+    const p = this.provider(run);
     const resumable = resumeArgv(run.protocol, run.first_command ?? run.command, 'x') !== null;
     return {
       on_limit: run.on_limit ?? p?.on_limit ?? (resumable ? 'continue' : 'end'),
@@ -32,6 +32,23 @@ export class Continuing {
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
       retries: run.retries ?? 0,
     };
+  }
+
+  /** The run's provider's config, when it has one. */
+  private provider(run: Run): Config['providers'][string] | undefined {
+    const providers = this.d.config().providers;
+    return Object.hasOwn(providers, run.provider) ? providers[run.provider] : undefined;
+  }
+
+  /**
+   * What an interactive run a limit left idle (its agent alive) is told when
+   * its provider's hold lifts, or null when it is to be left alone
+   * (`on_limit: end`). Its agent needs no resuming, so `continue` is the
+   * default whatever its command.
+   */
+  promptAfterHold(run: Run): string | null {
+    const p = this.provider(run);
+    return (run.on_limit ?? p?.on_limit ?? 'continue') === 'continue' ? (p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT) : null;
   }
 
   /** What the exit's verdict comes to for this run: its end, or its next attempt (then queued: see continueRun). */

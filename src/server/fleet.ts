@@ -7,10 +7,10 @@
 import type { Config } from '../config/load.js';
 import { fleetMeters, fleetVerdict, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
 import { monoNow } from './clock.js';
-import { DEFAULT_CONTINUE_PROMPT } from '../core/attempts.js';
 import type { Ending } from './ending.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
+import type { Run } from '../core/types.js';
 import type { Slots } from './slots.js';
 
 /** A provider's standing in one usage window (epoch ms). */
@@ -31,7 +31,17 @@ export class Fleet {
   private journaled: Record<string, number> = {};
   exceeded = false;
 
-  constructor(private readonly p: { store: RunStore; slots: Slots; config: () => Config; lifecycle: Pick<Lifecycle, 'background'>; ending: Pick<Ending, 'end'> }) {}
+  /** @param p.promptAfterHold  what an interactive run a limit left idle is told when the hold lifts (Continuing's policy), or null */
+  constructor(
+    private readonly p: {
+      store: RunStore;
+      slots: Slots;
+      config: () => Config;
+      lifecycle: Pick<Lifecycle, 'background'>;
+      ending: Pick<Ending, 'end'>;
+      promptAfterHold: (run: Run) => string | null;
+    },
+  ) {}
 
   /**
    * At start: holds, the exceeded flag and the window's usage from the
@@ -168,10 +178,9 @@ export class Fleet {
       // Interactive runs a limit left idle, their agent alive: told to go on (a one-shot one is queued and resumed instead).
       const gone = new Set(lifted.map(([p]) => p));
       for (const run of store.active()) {
-        if (gone.has(run.provider) && run.interactive && run.status === 'idle' && run.limited_at) {
-          const p = Object.hasOwn(this.p.config().providers, run.provider) ? this.p.config().providers[run.provider] : undefined;
-          if ((run.on_limit ?? p?.on_limit ?? 'continue') === 'continue') store.emit({ kind: 'send', uuid: run.uuid, text: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT });
-        }
+        if (!gone.has(run.provider) || !run.interactive || run.status !== 'idle' || !run.limited_at) continue;
+        const text = this.p.promptAfterHold(run);
+        if (text !== null) store.emit({ kind: 'send', uuid: run.uuid, text });
       }
     });
     return true;

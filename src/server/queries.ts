@@ -8,7 +8,7 @@ import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction } from '../core/budget.js';
 import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
-import type { Waiting } from '../core/waiting.js';
+import { withResumes, type Waiting } from '../core/waiting.js';
 import { passingFailure } from '../core/attempts.js';
 import { monoNow } from './clock.js';
 import type { Config } from '../config/load.js';
@@ -48,7 +48,7 @@ export class Queries {
       waiting = stopped
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
-      if (waiting?.reason === 'hold' && (run.attempts?.length ?? 0) > 0) waiting = { ...waiting, resumes: true };
+      if (waiting) waiting = withResumes(waiting, run.attempts?.length ?? 0);
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
         const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');

@@ -1,6 +1,8 @@
 // A provider's standing in a usage window, as one phrase for `stats` and the
 // TUI's header: `claude 5h 91% · resets 16:50`. Pure: the clock is a parameter.
 
+import { localClock } from './clock.js';
+
 const WINDOWS: Readonly<Record<string, string>> = {
   five_hour: '5h',
   seven_day: '7d',
@@ -22,16 +24,11 @@ export function windowName(window: string): string {
   return WINDOWS[window] ?? window.replace(/_/g, ' ');
 }
 
-/** Local wall-clock time, with the day when it is not today. */
-function at(ms: number, now: number): string {
-  const d = new Date(ms);
-  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-  return new Date(now).toDateString() === d.toDateString() ? hm : `${d.toLocaleString('en-US', { month: 'short' })} ${d.getDate()} ${hm}`;
-}
-
 export function quotaText(q: QuotaView, now: number = Date.now()): string {
   const share = q.utilization !== null ? `${Math.round(q.utilization * 100)}%` : q.status.replace(/_/g, ' ');
-  const reset = q.resets_at !== null ? ` · resets ${at(Date.parse(q.resets_at), now)}` : '';
+  const at = q.resets_at === null ? null : Date.parse(q.resets_at);
+  // The day too when it is not today.
+  const reset = at !== null ? ` · resets ${localClock(at, new Date(now).toDateString() !== new Date(at).toDateString())}` : '';
   return `${q.provider} ${windowName(q.window)} ${share}${reset}`;
 }
 

@@ -4,6 +4,7 @@
 
 import { formatDuration } from '../config/duration.js';
 import type { Waiting } from '../core/waiting.js';
+import { localClock } from './clock.js';
 
 export type { Waiting, WaitingReason } from '../core/waiting.js';
 
@@ -12,13 +13,6 @@ export function agentRetryText(r: { attempt: number | null; max: number | null; 
   const of = r.attempt !== null ? ` ${r.attempt}${r.max !== null ? `/${r.max}` : ''}` : '';
   // The API's error types read as words: overloaded_error is `overloaded`.
   return `retrying ${r.error.replace(/_error$/, '').replace(/_/g, ' ')}${of}`;
-}
-
-/** Local wall-clock time: `16:50`, with the date when it is a day or more away (`Dec 5 16:50`). */
-function clockAt(at: number, left: number): string {
-  const d = new Date(at);
-  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-  return left >= 86_400_000 ? `${d.toLocaleString('en-US', { month: 'short' })} ${d.getDate()} ${hm}` : hm;
 }
 
 /**
@@ -38,10 +32,12 @@ export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?
       return `workload ${w.name} ${ratio}`;
     case 'hold': {
       const left = w.until === null ? null : Date.parse(w.until) - now;
-      // A run the limit stopped: when it picks its work up again, by the clock and from now.
-      // Short (a table's column, beside the provider's own): `resumes 16:50 (4h12m)`.
-      if (w.resumes && opts.short) return left === null || left <= 0 ? 'resumes now' : `resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
-      if (w.resumes) return left === null || left <= 0 ? `limit ${w.name} · resumes now` : `limit ${w.name} · resumes ${clockAt(Date.parse(w.until!), left)} (${formatDuration(left)})`;
+      if (w.resumes) {
+        // A run the limit stopped: when it picks its work up again, by the clock (the date a day or more away) and from now.
+        const resumes = left === null || left <= 0 ? 'resumes now' : `resumes ${localClock(Date.parse(w.until!), left >= 86_400_000)} (${formatDuration(left)})`;
+        // Short (a table's column, beside the provider's own): `resumes 16:50 (4h12m)`.
+        return opts.short ? resumes : `limit ${w.name} · ${resumes}`;
+      }
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }
     case 'retry': {

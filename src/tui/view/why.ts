@@ -3,7 +3,7 @@
 // question of the stats it polls every second, so the answer stays true as
 // slots come and go between that run's events, and a hold counts down.
 
-import { waitingFromCaps, type Waiting } from '../../core/waiting.js';
+import { waitingFromCaps, withResumes, type Waiting } from '../../core/waiting.js';
 import type { PublicRun } from '../../protocol/views.js';
 import { waitingText } from '../../text/waiting.js';
 import type { Stats } from '../state/stats.js';
@@ -24,7 +24,7 @@ export function queuedWaiting(r: PublicRun, stats: Stats | null, position: numbe
     { fleetExceeded: stats.fleetExceeded, now },
   );
   // The run itself stopped on that limit: it resumes when the hold lifts.
-  return w.reason === 'hold' && (r.attempts?.length ?? 0) > 0 ? { ...w, resumes: true } : w;
+  return withResumes(w, r.attempts?.length ?? 0);
 }
 
 export function waitingToken(w: Waiting): Token {

@@ -120,3 +120,15 @@ export function resumeArgv(protocol: Protocol | null, command: readonly string[]
   }
   return null;
 }
+
+/**
+ * When a run waiting in the queue between attempts (a continuation held with
+ * its provider, a retry's backoff) runs out of its --timeout, which covers
+ * the whole run from its first attempt's start; null when it has no timeout
+ * or is not waiting between attempts.
+ */
+export function waitingDeadline(run: Run): number | null {
+  if (run.status !== 'queued' || run.limits.timeout_ms === null) return null;
+  const first = run.attempts?.[0]?.started_at ?? null;
+  return first === null ? null : first + run.limits.timeout_ms;
+}

@@ -46,7 +46,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
-  const continuing = new Continuing({ store, config, host: () => slots.host, log });
+  const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
   const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
@@ -74,7 +74,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
     },
   });
   const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching };
-  return { store, lifecycle, slots, live, fleet, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
+  return { store, lifecycle, slots, live, fleet, continuing, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
 }
 
 export type House = ReturnType<typeof compose>;

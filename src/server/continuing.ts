@@ -8,15 +8,46 @@
 // event; once that commits, its slot goes back and its queue place is taken
 // again — the `requeue` effect, for the interpreter.
 
-import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, resumeArgv, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
+import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, resumeArgv, waitingDeadline, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
 import { transition } from '../core/run-state.js';
 import type { ExitReason, Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
+import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { monoNow } from './clock.js';
+import type { Ending } from './ending.js';
 import type { RunStore } from './run-store.js';
 
 export class Continuing {
-  constructor(private readonly d: { store: RunStore; config: () => Config; host: () => string | null; log: (line: string) => void }) {}
+  /** Runs waiting between attempts whose --timeout falls due before they may start again: one timer each. */
+  private readonly deadlines = new Map<string, LongTimeout>();
+
+  constructor(private readonly d: { store: RunStore; ending: Pick<Ending, 'end'>; config: () => Config; host: () => string | null; log: (line: string) => void }) {}
+
+  /**
+   * A run waiting between attempts ends `timeout` when its --timeout passes
+   * (it covers the whole run), not only once it would start again: a hold
+   * can last days. Armed when it is queued again and, after a restart, for
+   * every run found so waiting.
+   */
+  watch(run: Run): void {
+    const at = waitingDeadline(run);
+    this.deadlines.get(run.uuid)?.clear();
+    this.deadlines.delete(run.uuid);
+    if (at === null) return;
+    const due = (): void => {
+      this.deadlines.delete(run.uuid);
+      const now = this.d.store.get(run.uuid);
+      if (!now || waitingDeadline(now) === null) return;
+      this.d.ending.end(run.uuid, 'timeout', null, null, "its --timeout passed while it waited to be started again");
+    };
+    this.deadlines.set(run.uuid, setLongTimeout(due, Math.max(0, at - monoNow()), { unref: true }));
+  }
+
+  /** The supervisor stops: no deadline fires into a journal that is closing. */
+  stop(): void {
+    for (const t of this.deadlines.values()) t.clear();
+    this.deadlines.clear();
+  }
 
   /**
    * The run's policy: its own --on-limit / --max-continues / --retries, else
@@ -96,6 +127,7 @@ export class Continuing {
       store.save(next, [event, ...lease]);
       store.emit({ kind: 'requeue', uuid }, { kind: 'settle', uuid });
     });
+    this.watch(next);
     this.d.log(
       retry
         ? `run ${run.name} (${uuid}) failed for a passing reason (${after.why}): retry ${n - 1} of ${run.retries ?? 0} in ${Math.round(after.delay_ms / 100) / 10}s, ${after.resumes ? `resuming session ${a.session_id}` : 'afresh'}`

@@ -8,6 +8,7 @@
 // again (the fleet is told once per such spell).
 
 import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { acceptsInput, inputLine } from '../agents/input.js';
 import { awaitsFirstInput } from '../core/run-progress.js';
 import { transition } from '../core/run-state.js';
@@ -136,6 +137,15 @@ export class Launching {
         } catch (e) {
           if (isResourceLimit(e)) return { ...c, deferred: (e as NodeJS.ErrnoException).code! };
           return { ...c, program: null, error: `run directory: ${(e as Error).message}` };
+        }
+        if (c.run.worktree?.state === 'ready') {
+          // A continued or retried run: its worktree holds the work of its attempts so far, which a fresh one would lose.
+          if (!fs.existsSync(c.run.worktree.path)) return { ...c, program: null, error: `worktree: ${c.run.worktree.path} is gone (the run's earlier attempts worked there)` };
+          try {
+            return { ...c, program: checkLaunch(c.spec) };
+          } catch (e) {
+            return { ...c, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+          }
         }
         if (c.run.worktree) {
           // Made here, not at enqueue: a queue of hundreds holds no checkouts, and a canceled run never had one.

@@ -129,7 +129,7 @@ export class Supervisor {
    * supervisor started only to kill the agents left running).
    */
   start(opts: { draining?: boolean } = {}): void {
-    const { store, lifecycle, lending, slots, retention, loops } = this.h;
+    const { store, lifecycle, lending, slots, retention, loops, continuing } = this.h;
     const active = rebuild(this.h.reconciling);
     lending.clear();
     // Kept through a rebuild after a degrade: a drain asked for before goes on.
@@ -141,6 +141,8 @@ export class Supervisor {
     store.transaction(() => {
       for (const run of active) if (holdsSlot(run.status)) reconcile(this.h.reconciling, run);
     });
+    // Runs waiting between attempts: their --timeout still runs out while they wait.
+    for (const run of active) continuing.watch(run);
     // A shared limiter learns this journal's runs once it can be reached.
     if (slots.cluster) lifecycle.background(slots.cluster.start());
     retention.start();
@@ -444,10 +446,11 @@ export class Supervisor {
 
   /** Every watch, timer and helper let go; the journal untouched. */
   private letGo(): void {
-    const { retention, loops, admission, fleet, live } = this.h;
+    const { retention, loops, admission, fleet, live, continuing } = this.h;
     retention.stop();
     loops.stop();
     admission.stop();
+    continuing.stop();
     fleet.stop();
     live.detachAll();
   }

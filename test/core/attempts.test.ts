@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterExit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
+import { afterExit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, waitingDeadline, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
 import { newRun } from '../../src/core/run-record.js';
 import { NO_LIMITS } from '../../src/core/budget.js';
 import type { Run } from '../../src/core/types.js';
@@ -100,5 +100,17 @@ describe('retries of passing failures', () => {
     const r = run({ started_at: 1000, limits: { ...NO_LIMITS, timeout_ms: 10_000 } });
     expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 8000)).toMatchObject({ kind: 'retry' });
     expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 9500)).toEqual({ kind: 'end', reason: 'errored', detail: 'api_error', note: "not retried: the run's --timeout would pass before the retry" });
+  });
+});
+
+describe('waitingDeadline', () => {
+  const attempt: Attempt = { n: 1, kind: 'continue', started_at: 5_000, ended_at: 9_000, reason: 'errored', detail: 'limit', session_id: 's', prompt: 'go' };
+  it('is the first attempt\'s start plus the timeout, for a run queued between attempts', () => {
+    expect(waitingDeadline(run({ status: 'queued', attempts: [attempt], limits: { ...NO_LIMITS, timeout_ms: 60_000 } }))).toBe(65_000);
+  });
+  it('is null without a timeout, before a first attempt, or once the run is started again', () => {
+    expect(waitingDeadline(run({ status: 'queued', attempts: [attempt] }))).toBeNull();
+    expect(waitingDeadline(run({ status: 'queued', limits: { ...NO_LIMITS, timeout_ms: 60_000 } }))).toBeNull();
+    expect(waitingDeadline(run({ status: 'starting', attempts: [attempt], limits: { ...NO_LIMITS, timeout_ms: 60_000 } }))).toBeNull();
   });
 });

@@ -7,6 +7,7 @@
 // limit is a `result` with is_error and api_error_status 429; `--resume ID`
 // carries the session on and prints its own init with the same session_id).
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,9 @@ process.stdin.setEncoding('utf8').on('data', (d) => {
   const nl = buf.indexOf('\\n');
   if (nl < 0) return;
   process.stdin.pause();
-  fs.appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, input: buf.slice(0, nl) }) + '\\n');
+  fs.appendFileSync(${JSON.stringify(calls)}, JSON.stringify({ args, input: buf.slice(0, nl), cwd: process.cwd(), found: fs.readdirSync('.').filter((f) => f.startsWith('work-')) }) + '\\n');
+  // Work left in its folder, as an agent's edits are (uncommitted); only where a test asks (-e LEAVE_WORK=1).
+  if (process.env.LEAVE_WORK === '1') fs.writeFileSync('work-' + (at >= 0 ? 2 : 1) + '.txt', 'done\\n');
   out({ type: 'system', subtype: 'init', cwd: process.cwd(), session_id: session, tools: [], model: 'claude-sonnet-4-5' });
   const usage = { input_tokens: 10, output_tokens: 5 };
   out({ type: 'assistant', message: { id: at >= 0 ? 'msg_2' : 'msg_1', role: 'assistant', content: [{ type: 'text', text: at >= 0 ? 'Picking up where I was.' : 'Working on it.' }], usage }, session_id: session });
@@ -59,8 +62,14 @@ function place(): { dir: string } {
   return { dir };
 }
 
-const calls = (h: { dir: string }): { args: string[]; input: string }[] =>
-  fs.readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; input: string });
+interface Call {
+  args: string[];
+  input: string;
+  cwd: string;
+  /** The work- files it found in its folder when it began. */
+  found: string[];
+}
+const calls = (h: { dir: string }): Call[] => fs.readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Call);
 
 describe('continue after a usage limit', () => {
   it('queues the run again in its place, holds it with its provider, resumes the same session with the continuation prompt, and completes one run of two attempts', async () => {
@@ -142,6 +151,65 @@ describe('continue after a usage limit', () => {
     expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
     expect(await h.wait('work')).toBe('work completed');
     expect((await h.show('work')).attempts).toHaveLength(1);
+  });
+
+  it('a run in a worktree continues in the same worktree, its first attempt\'s uncommitted work still there, and its diff holds both attempts\' work', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
+    onTestFinished(() => fs.rmSync(repo, { recursive: true, force: true }));
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'base');
+    const h = await home({ timings: { limit_hold: '1s' }, providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'work', '-a', 'claude', '--worktree', '--cwd', repo, '-e', 'LEAVE_WORK=1', '-p', 'go']);
+    expect(await h.wait('work')).toBe('work completed');
+    const made = calls(at);
+    expect(made.map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
+    // The same folder, and what the first attempt left in it.
+    expect(made[1]!.cwd).toBe(made[0]!.cwd);
+    expect(made[0]!.cwd).not.toBe(repo);
+    expect(made[1]!.found).toEqual(['work-1.txt']);
+    const r = await h.show('work');
+    expect(r.attempts).toHaveLength(1);
+    expect(r.worktree?.state).toBe('ready');
+    const diff = await h.cli(['diff', 'work', '--stat']);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('work-1.txt');
+    expect(diff.stdout).toContain('work-2.txt');
+  });
+
+  it('a run waiting to continue whose --timeout passes meanwhile ends timed out then, not when it would start again', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = await home({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'work', '-a', 'claude', '--timeout', '3s', '-p', 'go']);
+    expect(await h.wait('work')).toBe('work timeout');
+    const r = await h.show('work');
+    expect([r.exit_reason, r.attempts.length]).toEqual(['timeout', 1]);
+    // Its hold has hours to go: it was never started again.
+    expect(calls(at)).toHaveLength(1);
+    const ended = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).find((e) => e.run === r.uuid && e.type === 'ended')!;
+    expect(ended.data).toMatchObject({ from: 'queued', reason: 'timeout' });
+    expect(String(ended.data.note)).toMatch(/--timeout/);
+  });
+
+  it('so too after a supervisor SIGKILL: the next supervisor ends the waiting run when its --timeout passes', async () => {
+    const at = place();
+    const agent = standIn(at);
+    const h = served({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
+    await h.start();
+    await h.run(['-n', 'work', '-a', 'claude', '--timeout', '5s', '-p', 'go']);
+    await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'queued' && r.attempts.length === 1;
+    }, 'the run to be queued again');
+    await h.killSupervisor();
+    await h.start();
+    expect((await h.settle(['work'], 60_000)).map((r) => r.token)).toEqual(['timeout']);
+    expect(calls(at)).toHaveLength(1);
   });
 
   it('an interactive run whose agent lives through a limit is sent the continuation prompt when the hold lifts', async () => {

@@ -179,7 +179,7 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   ];
   if (r.waiting) lines.push(['waiting', waitingText(r.waiting, now)]);
   lines.push(
-    ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}` : '-'],
+    ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}` : '-'],
     ['provider', r.provider],
     ['workload', r.workload],
     // Never decided: its output was read as plain text, as a plain agent's is.

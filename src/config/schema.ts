@@ -58,6 +58,11 @@ export const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().
   error: 'must be true, false or {"base": "REF"}',
 });
 
+/** Exit codes after which an attempt is never retried: each from 1 to 255, at most 255 of them. */
+const exitCodes = z
+  .array(z.number({ error: 'must list exit codes, whole numbers from 1 to 255' }).int('must list exit codes, whole numbers from 1 to 255').min(1, 'must list exit codes, whole numbers from 1 to 255').max(255, 'must list exit codes, whole numbers from 1 to 255'), { error: 'must be a list of exit codes (whole numbers from 1 to 255)' })
+  .max(255, 'must list at most 255 exit codes');
+
 /** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
 const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
 
@@ -70,6 +75,8 @@ const workload = z
     max_wait: duration.nullable().default(null),
     /** The default of `run --retries` for this workload's runs. */
     retries: upTo100.optional(),
+    /** An attempt that exits with one of these is never retried. */
+    terminal_exit_codes: exitCodes.optional(),
   })
   .strict();
 
@@ -111,6 +118,8 @@ const provider = z
     pause_at: z.number({ error: 'must be a fraction above 0, at most 1' }).gt(0, 'must be a fraction above 0, at most 1').lte(1, 'must be a fraction above 0, at most 1').optional(),
     /** The default of `run --retries` for this provider's runs (a workload's own comes first). */
     retries: upTo100.optional(),
+    /** An attempt that exits with one of these is never retried (a workload's list counts too). */
+    terminal_exit_codes: exitCodes.optional(),
     /** What the resumed session is told. */
     continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
   })

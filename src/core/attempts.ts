@@ -19,7 +19,12 @@ export interface ContinuePolicy {
   prompt: string;
   /** Retries of attempts that failed for a passing reason, at most. Absent: 0. */
   retries?: number;
+  /** Exit codes after which an attempt is never retried, whatever its reason (besides ALWAYS_TERMINAL). */
+  terminal_exit_codes?: readonly number[];
 }
+
+/** The shell's "found but cannot run" and "no such program": no retry makes them pass. */
+export const ALWAYS_TERMINAL: readonly number[] = [126, 127];
 
 export const DEFAULT_CONTINUE_PROMPT = 'You were stopped by a usage limit, which has now reset. Continue where you left off.';
 export const DEFAULT_RETRY_PROMPT = 'Your last attempt was cut off by an error that has passed. Continue where you left off.';
@@ -60,10 +65,11 @@ export function retryDelay(n: number, jitter: number): number {
 /**
  * A usage limit continues the run when its policy says so, it has a session
  * to resume, its command can resume one, and it has continuations left; a
- * passing failure retries it while it has retries left and its timeout
- * leaves room for the wait; any other exit ends it as the exit said.
+ * passing failure retries it while it has retries left, its exit code is
+ * not one listed as terminal and its timeout leaves room for the wait; any
+ * other exit ends it as the exit said.
  */
-export function afterExit(run: Run, verdict: { reason: ExitReason; detail: string | null }, policy: ContinuePolicy | null, now: number, jitter = 0.5): AfterExit {
+export function afterExit(run: Run, verdict: { reason: ExitReason; detail: string | null; /** The agent's exit code, when it exited. */ code?: number | null }, policy: ContinuePolicy | null, now: number, jitter = 0.5): AfterExit {
   const end = (note: string | null): AfterExit => ({ kind: 'end', reason: verdict.reason, detail: verdict.detail, note });
   const done = run.attempts ?? [];
   const first = run.first_command ?? run.command;
@@ -72,6 +78,10 @@ export function afterExit(run: Run, verdict: { reason: ExitReason; detail: strin
   if (why !== null && policy !== null && (policy.retries ?? 0) > 0) {
     const used = done.filter((a) => a.kind === 'retry').length;
     if (used >= policy.retries!) return end(`not retried: ${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'} already (--retries)`);
+    const code = verdict.code ?? null;
+    if (code !== null && (ALWAYS_TERMINAL.includes(code) || (policy.terminal_exit_codes ?? []).includes(code))) {
+      return end(`not retried: exit code ${code} is terminal${ALWAYS_TERMINAL.includes(code) ? '' : ' (terminal_exit_codes)'}`);
+    }
     const delay = retryDelay(used + 1, jitter);
     const limit = run.limits.timeout_ms;
     if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit) return end("not retried: the run's --timeout would pass before the retry");

@@ -97,6 +97,8 @@ export interface Run {
   /** A finer cause for the exit reason, e.g. "fleet_budget", "idle_reaped", "ENOENT". */
   exit_detail: string | null;
   exit_code: number | null;
+  /** Why a usage limit or a passing failure did not go on (not continued, not retried), when it did not. Absent: nothing to say. */
+  exit_note?: string | null;
   blocked_kind: BlockedKind | null;
   queue_seq: number;
   pid: number | null;

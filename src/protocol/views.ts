@@ -27,6 +27,8 @@ export interface PublicRun {
   exit_reason: ExitReason | null;
   exit_detail: string | null;
   exit_code: number | null;
+  /** Why its usage limit or passing failure did not go on (`not retried: exit code 1 is terminal`); null when there is nothing to say. */
+  exit_note: string | null;
   blocked_kind: BlockedKind | null;
   queue_seq: number;
   /** A queued run's place in admission order (1 = next), as of this view; a subscriber with `rows` is sent it again as it moves (RowsMessage.positions). */
@@ -114,6 +116,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     exit_reason: run.exit_reason,
     exit_detail: run.exit_detail,
     exit_code: run.exit_code,
+    exit_note: run.exit_note ?? null,
     blocked_kind: run.blocked_kind,
     queue_seq: run.queue_seq,
     queue_position: run.status === 'queued' ? (extras.queuePosition ?? null) : null,

@@ -51,7 +51,7 @@ export class Continuing {
 
   /**
    * The run's policy: its own --on-limit / --max-continues / --retries, else
-   * its provider's; `on_limit` by default `continue` where orcr knows how to
+   * its provider's; the exit codes its workload and provider list as terminal; `on_limit` by default `continue` where orcr knows how to
    * resume the command's sessions and `end` where not (a plain command).
    */
   policy(run: Run): ContinuePolicy {
@@ -62,7 +62,13 @@ export class Continuing {
       max_continues: run.max_continues ?? p?.max_continues ?? DEFAULT_MAX_CONTINUES,
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
       retries: run.retries ?? 0,
+      terminal_exit_codes: [...(this.workload(run)?.terminal_exit_codes ?? []), ...(p?.terminal_exit_codes ?? [])],
     };
+  }
+
+  private workload(run: Run): Config['concurrency']['workloads'][string] | undefined {
+    const workloads = this.d.config().concurrency.workloads;
+    return Object.hasOwn(workloads, run.workload) ? workloads[run.workload] : undefined;
   }
 
   /** The run's provider's config, when it has one. */
@@ -83,7 +89,7 @@ export class Continuing {
   }
 
   /** What the exit's verdict comes to for this run: its end, or its next attempt (then queued: see continueRun). */
-  decide(run: Run, verdict: { reason: ExitReason; detail: string | null }): AfterExit {
+  decide(run: Run, verdict: { reason: ExitReason; detail: string | null; code?: number | null }): AfterExit {
     return afterExit(run, verdict, this.policy(run), Date.now(), Math.random());
   }
 

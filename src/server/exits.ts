@@ -43,7 +43,7 @@ export class Exits {
       lastResultDetail: current.status === 'blocked' && current.blocked_kind === 'login' ? 'login' : (state?.lastResultDetail ?? null),
       vanished: vanished && code === null,
     };
-    const after = this.d.continuing.decide(current, exitReason(current, facts));
+    const after = this.d.continuing.decide(current, { ...exitReason(current, facts), code });
     if (after.kind === 'end') this.d.ending.end(uuid, after.reason, after.detail, code, after.note);
     else this.d.continuing.continueRun(uuid, after, code);
   }

@@ -96,6 +96,15 @@ describe('retries of passing failures', () => {
     expect(afterExit(run(), lost, policy, 5000)).toEqual({ kind: 'end', ...lost, note: null });
   });
 
+  it('never retries an exit code listed as terminal, nor 126 or 127', () => {
+    const api = { reason: 'errored' as const, detail: 'api_error' };
+    expect(afterExit(run(), { ...api, code: 3 }, { ...retrying, terminal_exit_codes: [3, 9] }, 5000)).toEqual({ kind: 'end', ...api, note: 'not retried: exit code 3 is terminal (terminal_exit_codes)' });
+    expect(afterExit(run(), { ...api, code: 127 }, retrying, 5000)).toEqual({ kind: 'end', ...api, note: 'not retried: exit code 127 is terminal' });
+    expect(afterExit(run(), { ...api, code: 1 }, { ...retrying, terminal_exit_codes: [3] }, 5000)).toMatchObject({ kind: 'retry' });
+    // No exit code (a lost process): nothing to match.
+    expect(afterExit(run(), { reason: 'lost', detail: null, code: null }, { ...retrying, terminal_exit_codes: [1] }, 5000)).toMatchObject({ kind: 'retry' });
+  });
+
   it('does not retry past the run\'s timeout', () => {
     const r = run({ started_at: 1000, limits: { ...NO_LIMITS, timeout_ms: 10_000 } });
     expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 8000)).toMatchObject({ kind: 'retry' });

@@ -346,6 +346,21 @@ describe('retries of passing failures', () => {
     expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('retrying');
   });
 
+  it('never retries an exit code its provider or workload lists as terminal, and show says why', async () => {
+    const at = place();
+    const agent = standIn(at, 'overloaded');
+    const h = await home({ concurrency: { workloads: { batch: { terminal_exit_codes: [1] } } }, providers: { claude: { command: [agent], retries: 2 } } });
+    await h.run(['-n', 'work', '-a', 'claude', '-w', 'batch', '-p', 'go']);
+    expect(await h.wait('work')).toBe('work errored');
+    expect(calls(at)).toHaveLength(1);
+    const ended = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'ended')!;
+    expect(ended.data).toMatchObject({ reason: 'errored', detail: 'api_error', exit_code: 1, note: 'not retried: exit code 1 is terminal (terminal_exit_codes)' });
+    expect((await h.cli(['show', 'work'])).stdout).toContain('exit code 1 is terminal');
+    // Without the list, the provider's retries retry it.
+    await h.run(['-n', 'again', '-a', 'claude', '-p', 'go']);
+    expect(await h.wait('again')).toBe('again completed');
+  });
+
   it('shows Claude Code retrying a call by itself on the run, until it works again', async () => {
     const at = place();
     const gate = path.join(at.dir, 'gate');
@@ -376,7 +391,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"back","usa
     expect((await h.events<{ type: string }>()).map((e) => e.type)).toContain('agent_retry');
   });
 
-  it('refuses a bad --retries (exit 2, naming it), and a bad retries in config', async () => {
+  it('refuses a bad --retries (exit 2, naming it), and a bad retries or terminal_exit_codes in config', async () => {
     const h = await home({});
     for (const bad of ['101', '-1', '1.5', 'x', '']) {
       const r = await h.cli(['run', '--retries', bad, '--', 'true']);
@@ -387,13 +402,16 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"back","usa
       [{ concurrency: { workloads: { batch: { retries: 1000 } } } }, 'concurrency.workloads.batch.retries'],
       [{ providers: { claude: { retries: -1 } } }, 'providers.claude.retries'],
       [{ providers: { claude: { retries: 'two' } } }, 'providers.claude.retries'],
+      [{ providers: { claude: { terminal_exit_codes: [0] } } }, 'providers.claude.terminal_exit_codes'],
+      [{ providers: { claude: { terminal_exit_codes: 3 } } }, 'providers.claude.terminal_exit_codes'],
+      [{ concurrency: { workloads: { batch: { terminal_exit_codes: [256] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
+      [{ concurrency: { workloads: { batch: { terminal_exit_codes: ['1'] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
     ] as const) {
       expect(() => parseConfig(cfg), key).toThrow(key);
     }
     expect(parseConfig({ providers: { claude: { retries: 3 } }, concurrency: { workloads: { batch: { retries: 0 } } } }).providers.claude!.retries).toBe(3);
   });
 });
-
 
 describe('the quota coming', () => {
   /** A stand-in that reports its account at `utilization` of its five-hour window, resetting in `resetS` seconds, and completes. */

@@ -9,7 +9,7 @@ import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, waitingText } from '../text/waiting.js';
-import { quotaText } from '../text/quota.js';
+import { quotaText, type QuotaView } from '../text/quota.js';
 import { jsonText } from '../text/json-text.js';
 
 /**
@@ -283,7 +283,7 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
     if (!shown.has(`provider:${provider}`)) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
   }
   // Older supervisors send no quotas.
-  for (const q of s.quotas ?? []) out.push(`quota: ${safeLine(quotaText(q, now))}${q.status && q.utilization !== null && q.status !== 'allowed' ? ` (${safeLine(q.status)})` : ''}`);
+  for (const q of s.quotas ?? []) out.push(`quota: ${quotaLine(q, now)}`);
   if (s.fleet) {
     const m = s.fleet.meters;
     const window = s.fleet.window === 'all' ? 'all time' : `last ${formatDuration(parseInt(s.fleet.window, 10))}`;
@@ -298,6 +298,11 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   if (cl) out.push(clusterLine(cl));
   out.push(...configNotes(s.warnings, s.config_error));
   return out.join('\n');
+}
+
+/** `claude 5h 91% · resets 16:50 (allowed warning)`: the agent's own status too, when it is not plain `allowed`. */
+function quotaLine(q: QuotaView, now: number): string {
+  return `${safeLine(quotaText(q, now))}${q.status && q.utilization !== null && q.status !== 'allowed' ? ` (${safeLine(q.status)})` : ''}`;
 }
 
 /**
@@ -336,5 +341,7 @@ export function spendText(s: SpendReply): string {
     table(['WORKLOAD', 'RUNS', 'TOKENS', 'COST'], rows(s.by_workload)),
     '',
     `last hour: ${tokens(lastHour.tokens)} tokens, ${usd(lastHour.cost)}`,
+    // Older supervisors send no quotas.
+    ...(s.quotas ?? []).map((q) => `quota: ${quotaLine(q, s.at)}`),
   ].join('\n');
 }

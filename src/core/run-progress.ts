@@ -62,7 +62,7 @@ export type ProgressEffect =
   /** Add to the fleet's usage. */
   | { kind: 'fleet_usage'; tokens: number; cost: number }
   /** The provider's latest standing in a usage window (kept by the fleet, shown in stats and the TUI). */
-  | { kind: 'quota'; provider: string; window: string; status: string; utilization: number | null; resets_at: number | null };
+  | { kind: 'quota'; provider: string; account: string | null; window: string; status: string; utilization: number | null; resets_at: number | null };
 
 export interface Progress {
   run: Run;
@@ -182,7 +182,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'quota': {
       const utilization = sig.utilization ?? null;
       const resets = sig.resets_at ?? null;
-      acc.effects.push({ kind: 'quota', provider: run.provider, window: sig.window, status: sig.status, utilization, resets_at: resets });
+      acc.effects.push({ kind: 'quota', provider: run.provider, account: run.account ?? null, window: sig.window, status: sig.status, utilization, resets_at: resets });
       // pause_at: the last of a window is not spent on runs that would stop midway.
       if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
         holdUntil(acc, run, resets, null, { window: sig.window, utilization, pause_at: ctx.pauseAt }, ctx.heldUntil);

@@ -161,6 +161,8 @@ export interface Run {
   max_continues?: number;
   /** An interactive run idle after a turn a usage limit cut short (epoch ms): sent its provider's continue_prompt when the hold lifts. Absent or null: not. */
   limited_at?: number | null;
+  /** The agent account it runs as, when its environment names one (agents/accounts.ts): its quotas are kept apart. */
+  account?: string;
   /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
   retries?: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */

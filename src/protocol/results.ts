@@ -89,7 +89,7 @@ export interface Stats {
   active: number;
   holds: Record<string, number>;
   /** Each provider's latest standing in its usage windows, as its agents report it (Claude's rate_limit_event): utilization 0–1 or null, times ISO. */
-  quotas: { provider: string; window: string; status: string; utilization: number | null; resets_at: string | null; at: string }[];
+  quotas: QuotaReport[];
   fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };
   warnings: string[];
   config_error: ConfigError | null;
@@ -115,6 +115,18 @@ export interface SpendRow {
   cost: number;
 }
 
+/** A provider's (and account's) latest standing in one usage window, as its agents reported it. */
+export interface QuotaReport {
+  provider: string;
+  /** The account's folder (CLAUDE_CONFIG_DIR, CODEX_HOME), null for the agent's default login. */
+  account: string | null;
+  window: string;
+  status: string;
+  utilization: number | null;
+  resets_at: string | null;
+  at: string;
+}
+
 export interface SpendReply {
   window: string;
   /** The supervisor's clock when this was read. */
@@ -124,6 +136,8 @@ export interface SpendReply {
   /** The last hour, minute by minute (minutes with no usage left out): epoch minute, tokens, cost. */
   per_minute: { minute: number; tokens: number; cost: number }[];
   fleet: { exceeded: boolean; meters: Record<string, MeterView> };
+  /** The usage windows the agents last reported, as stats has them. */
+  quotas: QuotaReport[];
 }
 
 export interface QueuePaused {

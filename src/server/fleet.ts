@@ -16,6 +16,8 @@ import type { Slots } from './slots.js';
 /** A provider's standing in one usage window (epoch ms). */
 export interface Quota {
   provider: string;
+  /** The account's folder (agents/accounts.ts), null for the agent's default login. */
+  account: string | null;
   window: string;
   status: string;
   utilization: number | null;
@@ -128,14 +130,14 @@ export class Fleet {
   /** Each provider's latest standing in each usage window it reported (memory only: the next turn says it again). */
   private readonly quotaSeen = new Map<string, Quota>();
 
-  /** An agent's report of its account's usage window: the latest per provider and window is kept. */
-  noteQuota(q: { provider: string; window: string; status: string; utilization: number | null; resets_at: number | null }, at: number): void {
-    this.quotaSeen.set(`${q.provider}\u0000${q.window}`, { provider: q.provider, window: q.window, status: q.status, utilization: q.utilization, resets_at: q.resets_at, at });
+  /** An agent's report of its account's usage window: the latest per provider, account and window is kept. */
+  noteQuota(q: { provider: string; account: string | null; window: string; status: string; utilization: number | null; resets_at: number | null }, at: number): void {
+    this.quotaSeen.set(`${q.provider}\u0000${q.account ?? ''}\u0000${q.window}`, { provider: q.provider, account: q.account, window: q.window, status: q.status, utilization: q.utilization, resets_at: q.resets_at, at });
   }
 
-  /** The latest report per provider and window, whose window has not reset yet (or whose reset is unknown). */
+  /** The latest report per provider, account and window, whose window has not reset yet (or whose reset is unknown). */
   quotas(now: number): Quota[] {
-    return [...this.quotaSeen.values()].filter((q) => q.resets_at === null || q.resets_at > now).sort((a, b) => a.provider.localeCompare(b.provider) || a.window.localeCompare(b.window));
+    return [...this.quotaSeen.values()].filter((q) => q.resets_at === null || q.resets_at > now).sort((a, b) => a.provider.localeCompare(b.provider) || (a.account ?? '').localeCompare(b.account ?? '') || a.window.localeCompare(b.window));
   }
 
   /** The holds in force (a cluster's are every machine's). */

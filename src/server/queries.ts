@@ -2,7 +2,7 @@
 // holds it back), a user's reference resolved to a run, and the caps. Reads
 // the store, the limiter and the fleet; writes nothing.
 
-import type { SpendReply, Stats } from '../protocol/results.js';
+import type { QuotaReport, SpendReply, Stats } from '../protocol/results.js';
 import type { MeterView } from '../protocol/views.js';
 import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction } from '../core/budget.js';
@@ -100,6 +100,11 @@ export class Queries {
     throw new RemoteError('not_found', `no run ${quote(ref)}`);
   }
 
+  /** The usage windows in force, for stats and spend. */
+  private quotaViews(): QuotaReport[] {
+    return this.p.fleet.quotas(Date.now()).map((q) => ({ ...q, resets_at: q.resets_at === null ? null : new Date(q.resets_at).toISOString(), at: new Date(q.at).toISOString() }));
+  }
+
   /**
    * The spend view (`$` in the TUI): by provider and by workload over the
    * fleet budget's window (runs live in it, with their whole usage), the
@@ -113,7 +118,7 @@ export class Queries {
     const s = store.journal.spend(since, now, 60);
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
-    return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters } };
+    return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters }, quotas: this.quotaViews() };
   }
 
   /** The names of the runs these events are about (uuid → name), so a reader shows a name without a lookup per run. */
@@ -142,7 +147,7 @@ export class Queries {
       queued: limiter.queued,
       active: limiter.active,
       holds: { ...fleet.holds },
-      quotas: fleet.quotas(Date.now()).map((q) => ({ ...q, resets_at: q.resets_at === null ? null : new Date(q.resets_at).toISOString(), at: new Date(q.at).toISOString() })),
+      quotas: this.quotaViews(),
       fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
       warnings: [...config.warnings],
       config_error: this.configError,

@@ -20,6 +20,7 @@ import { argMax, execProblem } from '../config/exec-limits.js';
 import { LaunchError, resolveProgram } from '../runtime/launcher.js';
 import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../runtime/git-worktree.js';
 import { RemoteError } from '../protocol/errors.js';
+import { accountOf } from '../agents/accounts.js';
 
 export interface Resolved {
   command: string[];
@@ -280,6 +281,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   }
   const uuid = crypto.randomUUID();
   const retries = spec.retries ?? config.concurrency.workloads[workload]?.retries ?? config.providers[r.provider]?.retries ?? 0;
+  const account = accountOf(r.protocol, { ...(spec.caller_env ?? process.env), ...spec.env });
   const make = (queueSeq: number): Run => {
     const name = spec.name ?? `${r.provider}-${queueSeq}`;
     const run = newRun({
@@ -302,6 +304,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
     return {
       ...run,
       ...(retries > 0 ? { retries } : {}),
+      ...(account !== null ? { account } : {}),
       ...(spec.on_limit !== undefined ? { on_limit: spec.on_limit } : {}),
       ...(spec.max_continues !== undefined ? { max_continues: spec.max_continues } : {}),
     };

@@ -424,7 +424,7 @@ process.stdin.setEncoding('utf8').once('data', () => {
   const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
   out({ type: 'system', subtype: 'init', session_id: 's-q' });
   out({ type: 'assistant', message: { id: 'm1', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 1 } } });
-  out({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning', rateLimitType: 'five_hour', utilization: ${utilization}, resetsAt: Math.floor(Date.now() / 1000) + ${resetS} } });
+  out({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning', rateLimitType: 'five_hour', utilization: Number(process.env.UTIL ?? ${utilization}), resetsAt: Math.floor(Date.now() / 1000) + ${resetS} } });
   out({ type: 'result', subtype: 'success', is_error: false, result: 'ok', usage: { input_tokens: 3, output_tokens: 1 } });
   process.exit(0);
 });
@@ -463,10 +463,32 @@ process.stdin.setEncoding('utf8').once('data', () => {
     expect(stats.holds).toEqual({});
   });
 
+  it('keeps each account\'s window apart (CLAUDE_CONFIG_DIR), and shows the windows in stats, spend and their --json', async () => {
+    const at = place();
+    const agent = reporting(at, 0.5, 3600);
+    const h = await home({ providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'work', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work', '-e', 'UTIL=0.7', '-p', 'go']);
+    await h.run(['-n', 'home', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-e', 'UTIL=0.2', '-p', 'go']);
+    await h.run(['-n', 'plain', '-a', 'claude', '-e', 'UTIL=0.4', '-p', 'go']);
+    expect((await h.settle(['work', 'home', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed', 'completed']);
+    const stats = await h.stats<{ quotas: { provider: string; account: string | null; utilization: number }[] }>();
+    expect(stats.quotas.map((q) => [q.account, q.utilization])).toEqual([
+      [null, 0.4],
+      ['/srv/agents/.claude-home', 0.2],
+      ['/srv/agents/.claude-work', 0.7],
+    ]);
+    const text = (await h.cli(['stats'])).stdout;
+    expect(text).toMatch(/^quota: claude 5h 40% · resets \d\d:\d\d \(allowed_warning\)$/m);
+    expect(text).toMatch(/^quota: claude \(\.claude-work\) 5h 70% · resets/m);
+    const spend = await h.cli(['spend']);
+    expect(spend.stdout).toMatch(/^quota: claude \(\.claude-home\) 5h 20% · resets/m);
+    const json = JSON.parse((await h.cli(['spend', '--json'])).stdout) as { quotas: { account: string | null }[] };
+    expect(json.quotas.map((q) => q.account)).toEqual([null, '/srv/agents/.claude-home', '/srv/agents/.claude-work']);
+  });
+
   it('refuses a pause_at that is not a fraction above 0, at most 1', () => {
     for (const bad of [0, 1.5, -0.1, '0.9']) expect(() => parseConfig({ providers: { claude: { pause_at: bad } } }), String(bad)).toThrow('providers.claude.pause_at');
     expect(parseConfig({ providers: { claude: { pause_at: 1 } } }).providers.claude!.pause_at).toBe(1);
   });
 });
-
 });

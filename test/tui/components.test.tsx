@@ -301,6 +301,32 @@ describe('LimiterPane', () => {
     await until(inst, (x) => /global\s+█+ 1\/1\s+waiting 2 \(oldest 5.0s\): later-1, later-2/.test(x));
   });
 
+  it('a provider\'s usage windows ride on its cap\'s line (each account\'s apart); a provider without a cap gets a quota line', () => {
+    const f = fleet();
+    const store = storeWith(f.all);
+    const resets = new Date(NOW + 3 * 3_600_000).toISOString();
+    const hhmm = new Date(resets).toTimeString().slice(0, 5);
+    store.setState({
+      now: NOW,
+      stats: normalizeStats({
+        caps: [
+          { cap: 'global', limit: 4, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, waiting: [] },
+          { cap: 'provider:claude', limit: 2, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, waiting: [] },
+        ],
+        quotas: [
+          { provider: 'claude', account: null, window: 'five_hour', status: 'allowed_warning', utilization: 0.91, resets_at: resets, at: resets },
+          { provider: 'claude', account: '/srv/.claude-work', window: 'seven_day', status: 'allowed', utilization: 0.3, resets_at: resets, at: resets },
+          { provider: 'codex', account: null, window: 'primary', status: 'allowed', utilization: 0.5, resets_at: null, at: resets },
+        ],
+      }),
+    });
+    const ls = lines(renderPane(store, <LimiterPane width={200} body={5} />).lastFrame()!);
+    expect(ls[2]).toContain(`claude (provider)`);
+    expect(ls[2]).toContain(` · 5h 91% · resets ${hhmm} · (.claude-work) 7d 30% · resets ${hhmm}`);
+    expect(ls[1]).not.toContain('5h');
+    expect(ls[3]).toBe('quota codex primary 50%');
+  });
+
   it('the side pane gives each cap three lines', () => {
     const f = fleet();
     const store = storeWith(f.all);

@@ -362,3 +362,27 @@ describe('key bursts', () => {
     expect(splitBurst('\x1b[A', k, false)).toBe(null);
   });
 });
+
+describe('the spend view\'s usage windows', () => {
+  it('the supervisor\'s quotas, checked, as lines after the fleet meters; a window near its end stands out', async () => {
+    const { normalizeSpend } = await import('../../src/tui/state/spend.js');
+    const { spendLines } = await import('../../src/tui/view/spend.js');
+    const s = normalizeSpend({
+      window: 'all',
+      at: T0,
+      by_provider: [],
+      by_workload: [],
+      per_minute: [],
+      fleet: { exceeded: false, meters: {} },
+      quotas: [
+        { provider: 'claude', account: '/srv/.claude-work', window: 'five_hour', status: 'allowed_warning', utilization: 0.91, resets_at: null, at: 'x' },
+        { provider: 'claude\u001b[31m', window: 'seven_day', status: 'allowed', utilization: 0.2, resets_at: null },
+        { provider: 3, window: 'five_hour' },
+      ],
+    });
+    expect(s.quotas).toHaveLength(2);
+    const quota = spendLines(s, 100).filter((l) => l[0]?.text === 'quota ');
+    expect(quota.map((l) => l.map((x) => x.text).join(''))).toEqual(['quota claude (.claude-work) 5h 91%', 'quota claude 7d 20%']);
+    expect(quota.map((l) => l[1]!.token)).toEqual(['event.hold', 'text.primary']);
+  });
+});

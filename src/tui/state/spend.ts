@@ -1,8 +1,10 @@
 // The spend view's figures as the supervisor sends them (`spend`), checked:
 // by provider and by workload over the fleet window, the fleet's meters, and
-// the last hour minute by minute.
+// the last hour minute by minute, the agents' usage windows.
 
+import type { QuotaView } from '../../text/quota.js';
 import { clean } from './safe-text.js';
+import { normalizeQuotas } from './stats.js';
 
 export interface SpendRow {
   key: string;
@@ -21,6 +23,8 @@ export interface Spend {
   perMinute: { minute: number; tokens: number; cost: number }[];
   exceeded: boolean;
   meters: { name: string; used: number; limit: number | null; fraction: number | null }[];
+  /** The usage windows the agents last reported. */
+  quotas: QuotaView[];
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -41,5 +45,6 @@ export function normalizeSpend(raw: unknown): Spend {
     perMinute: Array.isArray(o.per_minute) ? (o.per_minute as Record<string, unknown>[]).map((m) => ({ minute: num(m.minute), tokens: num(m.tokens), cost: num(m.cost) })) : [],
     exceeded: fleet.exceeded === true,
     meters: meters.map(([name, m]) => ({ name: clean(name), used: num(m?.used), limit: typeof m?.limit === 'number' ? m.limit : null, fraction: typeof m?.fraction === 'number' ? m.fraction : null })),
+    quotas: normalizeQuotas(o.quotas),
   };
 }

@@ -82,6 +82,21 @@ function toMeter(name: string, v: unknown): FleetMeter | null {
   return { name: clean(typeof o.name === 'string' ? o.name : name), used, limit, fraction };
 }
 
+/** The usage windows stats and spend carry, checked (an older supervisor sends none). */
+export function normalizeQuotas(v: unknown): QuotaView[] {
+  if (!Array.isArray(v)) return [];
+  return (v as Record<string, unknown>[])
+    .filter((q) => q && typeof q.provider === 'string' && typeof q.window === 'string')
+    .map((q) => ({
+      provider: clean(q.provider as string),
+      account: typeof q.account === 'string' ? clean(q.account) : null,
+      window: clean(q.window as string),
+      status: typeof q.status === 'string' ? clean(q.status) : '',
+      utilization: typeof q.utilization === 'number' ? q.utilization : null,
+      resets_at: typeof q.resets_at === 'string' ? q.resets_at : null,
+    }));
+}
+
 /** Accept the stats result as the supervisor sends it, tolerating fields it does not send yet. */
 export function normalizeStats(raw: unknown): Stats {
   const o = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
@@ -125,17 +140,7 @@ export function normalizeStats(raw: unknown): Stats {
     queued: typeof o.queued === 'number' ? o.queued : 0,
     active: typeof o.active === 'number' ? o.active : 0,
     holds,
-    quotas: Array.isArray(o.quotas)
-      ? (o.quotas as Record<string, unknown>[])
-          .filter((q) => q && typeof q.provider === 'string' && typeof q.window === 'string')
-          .map((q) => ({
-            provider: clean(q.provider as string),
-            window: clean(q.window as string),
-            status: typeof q.status === 'string' ? clean(q.status) : '',
-            utilization: typeof q.utilization === 'number' ? q.utilization : null,
-            resets_at: typeof q.resets_at === 'string' ? q.resets_at : null,
-          }))
-      : [],
+    quotas: normalizeQuotas(o.quotas),
     fleet: fleet.filter((m) => m.limit !== null),
     fleetExceeded: fleetObj.exceeded === true,
     fleetWindow: typeof fleetObj.window === 'string' ? clean(fleetObj.window) : null,

@@ -5,6 +5,7 @@
 import type { CapUsage } from '../../core/admission.js';
 import type { Span } from './columns.js';
 import { bar, dur, fit, meterToken } from './format.js';
+import { quotaNear, quotaText, windowText, type QuotaView } from './quota.js';
 
 export function capLabel(cap: string): string {
   if (cap === 'global') return 'global';
@@ -20,7 +21,8 @@ function names(uuids: readonly string[], nameOf: (uuid: string) => string, max: 
 
 /**
  * One cap as lines of spans. `detailed` gives three lines (meter, holders,
- * waiting) for a tall side pane; otherwise everything is on one line.
+ * waiting) for a tall side pane; otherwise everything is on one line. A
+ * provider's cap says the usage windows its agents last reported (`quotas`).
  */
 export function capLines(
   c: CapUsage,
@@ -29,6 +31,7 @@ export function capLines(
   labelWidth: number,
   detailed: boolean,
   compact = false,
+  quotas: readonly QuotaView[] = [],
 ): Span[][] {
   const f = c.limit > 0 ? c.active / c.limit : c.active > 0 ? 1 : 0;
   const [filled, empty] = bar(f, 8);
@@ -41,6 +44,7 @@ export function capLines(
   ];
   if (c.reserved > 0) meter.push({ text: ` ${c.reserved} reserved`, token: 'text.muted' });
   if (held) meter.push({ text: ` hold ${dur(c.held_until! - now)}`, token: 'event.hold' });
+  for (const q of quotasOf(c.cap, quotas)) meter.push({ text: ` · ${windowText(q, now)}`, token: quotaNear(q) ? 'event.hold' : 'text.muted' });
   const holders: Span[] =
     c.holders.length > 0
       ? [{ text: 'holders ', token: 'text.muted' }, { text: names(c.holders, nameOf, detailed ? 4 : 2, c.holders.length), token: 'status.working' }]
@@ -69,6 +73,21 @@ export function capLines(
     return [meter, [{ text: '  ', token: 'text.muted' }, ...holders], [{ text: '  ', token: 'text.muted' }, ...waiting]];
   }
   return [[...meter, { text: '  ', token: 'text.muted' }, ...holders, { text: '  │ ', token: 'border' }, ...waiting]];
+}
+
+/** The windows reported for a provider's cap (none for other caps). */
+function quotasOf(cap: string, quotas: readonly QuotaView[]): QuotaView[] {
+  return cap.startsWith('provider:') ? quotas.filter((q) => `provider:${q.provider}` === cap) : [];
+}
+
+/** A line for each window of a provider that has no cap of its own to carry it (`quota claude 5h 91% · resets 16:50`). */
+export function quotaLines(caps: readonly CapUsage[], quotas: readonly QuotaView[], now: number): Span[][] {
+  return quotas
+    .filter((q) => !caps.some((c) => c.cap === `provider:${q.provider}`))
+    .map((q) => [
+      { text: 'quota ', token: 'text.muted' },
+      { text: quotaText(q, now), token: quotaNear(q) ? 'event.hold' : 'text.primary' },
+    ]);
 }
 
 // ---------------------------------------------------------------------------
@@ -116,10 +135,10 @@ export function nextSelectable(items: readonly LimiterItem[], from: number, dir:
 }
 
 /** One line of the focused pane. */
-export function itemSpans(it: LimiterItem, nameOf: (uuid: string) => string, now: number, labelWidth: number): Span[] {
+export function itemSpans(it: LimiterItem, nameOf: (uuid: string) => string, now: number, labelWidth: number, quotas: readonly QuotaView[] = []): Span[] {
   switch (it.role) {
     case 'cap':
-      return capLines(it.cap, nameOf, now, labelWidth, true)[0]!;
+      return capLines(it.cap, nameOf, now, labelWidth, true, false, quotas)[0]!;
     case 'holder':
       return [{ text: '    holds  ', token: 'text.muted' }, { text: nameOf(it.uuid!), token: 'status.working' }];
     case 'waiter':

@@ -1,3 +1,3 @@
-// The header's usage windows: the text module's phrase, for components (which import only the view model).
+// The header's and the limiter pane's usage windows: the text module's phrase, for components (which import only the view model).
 
-export { quotaNear, quotaText, type QuotaView } from '../../text/quota.js';
+export { quotaNear, quotaText, windowText, type QuotaView } from '../../text/quota.js';

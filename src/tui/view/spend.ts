@@ -6,6 +6,7 @@ import type { Spend, SpendRow } from '../state/spend.js';
 import { sparkline } from './burn.js';
 import type { Span } from './columns.js';
 import { bar, costText, fit, meterToken, percent, tokensText } from './format.js';
+import { quotaNear, quotaText } from './quota.js';
 
 function meterLine(m: Spend['meters'][number]): Span[] {
   const f = m.fraction ?? 0;
@@ -59,6 +60,7 @@ export function spendLines(s: Spend, width: number): Span[][] {
   out.push(...s.meters.map(meterLine));
   if (s.meters.length === 0) out.push([{ text: 'no fleet budget set (budgets.fleet in config.json)', token: 'text.muted' }]);
   if (s.exceeded) out.push([{ text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }]);
+  for (const q of s.quotas) out.push([{ text: 'quota ', token: 'text.muted' }, { text: quotaText(q, s.at), token: quotaNear(q) ? 'event.hold' : 'text.primary' }]);
   out.push([], ...table('BY PROVIDER', s.providers, width), [], ...table('BY WORKLOAD', s.workloads, width), []);
   const minutes = Math.max(10, Math.min(60, width - 24));
   const series = minuteSeries(s, minutes);

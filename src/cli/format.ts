@@ -206,6 +206,8 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
     const w = r.worktree;
     lines.push(['worktree', `${w.path} (${w.state})`], ['branch', `${w.branch} from ${w.base} (${w.base_commit.slice(0, 12)})`], ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`]);
   }
+  if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
+  if ((r.dependents ?? []).length > 0) lines.push(['waited for by', r.dependents.join(', ')]);
   if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);
   if (r.children.length > 0) {
     const u = r.rollup;

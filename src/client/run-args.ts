@@ -34,6 +34,8 @@ const RUN_OPTIONS = {
   'max-continues': { type: 'string' },
   interactive: { type: 'boolean' },
   detach: { type: 'boolean' },
+  after: { type: 'string', multiple: true },
+  'after-any': { type: 'boolean' },
   'idle-after': { type: 'string' },
   cwd: { type: 'string' },
   env: { type: 'string', short: 'e', multiple: true },
@@ -190,6 +192,16 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   }
   if (values.interactive) spec.interactive = true;
   if (values.detach) spec.detach = true;
+  if (values.after !== undefined) {
+    // --after a --after b, or --after a,b
+    spec.after = values.after.flatMap((v) => v.split(',')).map((v) => v.trim());
+    flagOf.set('after', typed.get('after') ?? '--after');
+    raw.set('after', values.after.join(','));
+  }
+  if (values['after-any']) {
+    if (values.after === undefined) misuse('--after-any needs --after');
+    spec.after_any = true;
+  }
   if (values.base !== undefined && !values.worktree) misuse('--base needs --worktree');
   if (values.worktree) spec.worktree = values.base !== undefined ? { base: values.base } : true;
   // Files first, then -e: a flag overrides what a file says, as with docker.

@@ -155,6 +155,17 @@ export const runSpecSchema = z
       max_continues: upTo100.optional(),
       /** Retries of an attempt that failed for a passing reason (core/attempts.ts: passingFailure). */
       retries: upTo100.optional(),
+      /**
+       * Runs this one waits for (names of specs of the same call, or any run's
+       * name or uuid): it is not admitted until each has ended `completed`.
+       */
+      after: z
+        .array(label, { error: 'must be a list of run names or uuids' })
+        .min(1, 'must name at least one run')
+        .max(10_000, 'must name at most 10,000 runs')
+        .optional(),
+      /** With `after`: go once each has ended, however it ended. */
+      after_any: z.boolean({ error: 'must be true or false' }).optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
       /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */
@@ -302,6 +313,8 @@ export const runSpecLineSchema = z
     max_tokens: wire.max_tokens,
     max_cost_usd: wire.max_cost_usd,
     loop: wire.loop,
+    after: wire.after.describe('runs to wait for: names of other lines of the file, or any run\'s name or uuid; this run starts once each has completed'),
+    after_any: wire.after_any.describe('with "after": start once each has ended, however it ended'),
     detach: wire.detach.describe('not a child of the calling run: no roll-up, not killed with it'),
     worktree: wire.worktree.describe('a git worktree of cwd on a new branch orcr/<name> (from "base", default HEAD)'),
   })

@@ -19,6 +19,8 @@ export type Effect =
   | { kind: 'requeue'; uuid: string }
   /** The waits on a run look at it again. */
   | { kind: 'settle'; uuid: string }
+  /** A run ended: the runs waiting for it (`run --after`) look again — released to the queue, waiting on, or canceled. */
+  | { kind: 'dependents'; uuid: string }
   /** An admission pass (coalesced: one per turn of the event loop). */
   | { kind: 'admit' }
   /** A live run's guard deadline is worked out again (its status changed, it was watched). */

@@ -161,6 +161,10 @@ export interface Run {
   max_continues?: number;
   /** An interactive run idle after a turn a usage limit cut short (epoch ms): sent its provider's continue_prompt when the hold lifts. Absent or null: not. */
   limited_at?: number | null;
+  /** Runs it waits for (`run --after`), their uuids in the order given: it is admitted once each has completed. */
+  after?: string[];
+  /** With `after`: once each has ended, however. */
+  after_any?: boolean;
   /** The agent account it runs as, when its environment names one (agents/accounts.ts): its quotas are kept apart. */
   account?: string;
   /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */

@@ -71,6 +71,12 @@ export interface PublicRun {
   depth: number;
   /** Runs this one made (uuids, in queue order; ended ones too). */
   children: string[];
+  /** Runs it waits for (`run --after`: uuids, in the order given); empty for none. */
+  after: string[];
+  /** With `after`: it goes once each has ended however (true), or only once each has completed. */
+  after_any: boolean;
+  /** Runs waiting for this one now (uuids): they start (or are canceled) when it ends. */
+  dependents: string[];
   /** Its own usage plus every descendant's: what its max_tokens / max_cost_usd (and `budget`) are read against. */
   rollup: { tokens: TokenCounts; cost_usd: number };
   /** Its git worktree (run --worktree): the repository it was made from, branch, base, lines added and removed against the base (as of its last idle or end), and state; null without one. */
@@ -88,6 +94,7 @@ export interface ViewExtras {
   /** The clock the time meter is read with (default: the wall clock). */
   now?: number;
   children?: string[];
+  dependents?: string[];
 }
 
 /** The run's meters as clients see them: core's runMeters, rounded. */
@@ -147,6 +154,9 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     parent: run.parent ?? null,
     depth: run.depth ?? 0,
     children: extras.children ?? [],
+    after: run.after ?? [],
+    after_any: run.after_any === true,
+    dependents: extras.dependents ?? [],
     rollup: tree,
     worktree: run.worktree
       ? { repo: run.worktree.repo, path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }

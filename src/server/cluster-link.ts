@@ -29,6 +29,8 @@ export interface ClusterDeps {
   config: () => Config;
   log: (msg: string) => void;
   background: (work: Promise<unknown>) => void;
+  /** A queued run kept out of every queue, waiting for its inputs (server/dependencies.ts). */
+  held: (uuid: string) => boolean;
 }
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
@@ -153,7 +155,10 @@ export class ClusterLink implements Limiter {
     for (const run of store.active()) {
       // A loop run holds no slot (server/loops.ts).
       if (isLoopRun(run)) continue;
-      if (run.status === 'queued') waiters.push({ ...toWaiter(run), name: run.name });
+      if (run.status === 'queued') {
+        // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
+        if (!this.p.held(run.uuid)) waiters.push({ ...toWaiter(run), name: run.name });
+      }
       else if (holdsSlot(run.status)) {
         holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });
       }

@@ -14,6 +14,7 @@ import { Interpreter } from './effects.js';
 import { Ending } from './ending.js';
 import { Exits } from './exits.js';
 import { Continuing } from './continuing.js';
+import { Dependencies } from './dependencies.js';
 import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
 import { Launching } from './launching.js';
@@ -46,6 +47,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
+  const dependencies = new Dependencies({ store, slots, lifecycle, ending });
   const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
   const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
@@ -62,8 +64,8 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const lending = new Lending({ store, slots, lifecycle });
   const loops = new Loops({ store, lifecycle, launching, stops, live, now: loopClock });
   const retention = new Retention({ home, store, config, lifecycle });
-  const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, worktreeDir: () => worktrees.dir });
-  const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet });
+  const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, dependencies, worktreeDir: () => worktrees.dir });
+  const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet, dependencies });
   store.onEffects((effects) => interpreter.apply(effects));
   live.listen({
     onLines: (uuid, lines) => progress.onLines(uuid, lines),
@@ -73,8 +75,8 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
       if (!launching.relaunch(uuid)) exits.onExit(uuid, null, true);
     },
   });
-  const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching };
-  return { store, lifecycle, slots, live, fleet, continuing, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
+  const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching, dependencies };
+  return { store, lifecycle, slots, live, fleet, continuing, dependencies, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
 }
 
 export type House = ReturnType<typeof compose>;

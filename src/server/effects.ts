@@ -4,6 +4,7 @@
 // more: those are queued behind, never applied inside the one being carried
 // out — so no room is re-entered by what it set going (an end inside an end).
 
+import type { Dependencies } from './dependencies.js';
 import type { Effect } from '../core/effects.js';
 import { RemoteError } from '../protocol/errors.js';
 import { toWaiter } from '../core/run-record.js';
@@ -30,6 +31,7 @@ export interface Carriers {
   admission: Pick<AdmissionLoop, 'schedule'>;
   waits: Pick<Waits, 'settle'>;
   fleet: Pick<Fleet, 'check' | 'loadUsage'>;
+  dependencies: Pick<Dependencies, 'onEnded'>;
 }
 
 export class Interpreter {
@@ -94,6 +96,8 @@ export class Interpreter {
       }
       case 'settle':
         return c.waits.settle(e.uuid);
+      case 'dependents':
+        return c.dependencies.onEnded(e.uuid);
       case 'admit':
         return c.admission.schedule();
       case 'guard':

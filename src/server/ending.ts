@@ -22,7 +22,7 @@ export class Ending {
     store.transaction(() => {
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
       store.save(next, [{ type: 'ended', data: { from, reason, detail, exit_code: code, ...(note !== null ? { note } : {}) } }, ...lease]);
-      store.emit({ kind: 'release', uuid }, { kind: 'admit' }, { kind: 'settle', uuid });
+      store.emit({ kind: 'release', uuid }, { kind: 'admit' }, { kind: 'settle', uuid }, { kind: 'dependents', uuid });
     });
   }
 }

@@ -274,6 +274,8 @@ export class Launching {
     // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
     const base = this.p.store.journal.launchEnv(run.uuid);
     const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: home.dir };
+    // What it waited for (`run --after`), its uuids in order, space-separated: its agent can read their logs, diffs and records.
+    if (run.after?.length) extraEnv.ORCR_AFTER = run.after.join(' ');
     const spec: LaunchSpec = {
       dir: runDir(home, run.uuid),
       argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,

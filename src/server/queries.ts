@@ -16,6 +16,8 @@ import type { Limiter } from '../limiter/limiter.js';
 import type { ClusterLink } from './cluster-link.js';
 import type { Fleet } from './fleet.js';
 import type { RunStore } from './run-store.js';
+import { resolveRef } from './refs.js';
+import type { Dependencies } from './dependencies.js';
 import { RemoteError } from '../protocol/errors.js';
 import { publicRun, type PublicRun } from '../protocol/views.js';
 import { quote } from '../text/json-text.js';
@@ -25,6 +27,7 @@ export interface QuerySources {
   readonly store: RunStore;
   readonly limiter: Limiter;
   readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds' | 'quotas'>;
+  readonly dependencies: Pick<Dependencies, 'holds' | 'verdict' | 'dependentsOf'>;
   readonly config: Config;
   readonly cluster: ClusterLink | null;
   readonly paused: boolean;
@@ -49,6 +52,12 @@ export class Queries {
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
       if (waiting) waiting = withResumes(waiting, run.attempts?.length ?? 0);
+      // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
+      if (!stopped && this.p.dependencies.holds(run.uuid)) {
+        const v = this.p.dependencies.verdict(run);
+        const left = v.kind === 'wait' ? v.left.map((i) => ({ name: i.name, status: i.status })) : [];
+        waiting = { reason: 'after', name: null, active: null, limit: run.after?.length ?? 0, reserved: null, until: null, position: null, inputs: left };
+      }
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
         const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');
@@ -62,6 +71,7 @@ export class Queries {
       heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
       loop: run.loop_flags ?? undefined,
       children: this.p.store.journal.childrenOf(run.uuid),
+      dependents: this.p.dependencies.dependentsOf(run.uuid),
     });
   }
 
@@ -77,27 +87,7 @@ export class Queries {
 
   /** Resolve a user's reference: uuid, unique uuid prefix, or name (an active run's before an ended one's). */
   resolve(ref: string): Run {
-    const { store } = this.p;
-    const journal = store.journal;
-    const live = store.get(ref);
-    if (live) return live;
-    const exact = journal.getRun(ref);
-    if (exact) return exact;
-    const holder = store.holderOfName(ref);
-    if (holder) return store.get(holder)!;
-    const byName = journal.runsByName(ref);
-    if (byName.length > 0) {
-      const active = byName.filter((r) => r.status !== 'ended');
-      if (active.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} names ${active.length} active runs; use a uuid`);
-      const r = active[0] ?? byName[0]!;
-      return store.get(r.uuid) ?? r;
-    }
-    if (/^[0-9a-f-]{4,}$/i.test(ref)) {
-      const byPrefix = journal.runsByPrefix(ref);
-      if (byPrefix.length > 1) throw new RemoteError('ambiguous', `${quote(ref)} matches several runs; give more of the uuid`);
-      if (byPrefix.length === 1) return store.get(byPrefix[0]!.uuid) ?? byPrefix[0]!;
-    }
-    throw new RemoteError('not_found', `no run ${quote(ref)}`);
+    return resolveRef(this.p.store, ref);
   }
 
   /** The usage windows in force, for stats and spend. */

@@ -15,6 +15,9 @@ import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
 import type { Slots } from './slots.js';
 import { planRun, planRuns, type RunPlan } from './spec-resolution.js';
+import { GraphError, planGraph, type GraphRef } from '../core/dependencies.js';
+import type { Dependencies } from './dependencies.js';
+import { resolveRef } from './refs.js';
 
 export class Queueing {
   constructor(
@@ -25,6 +28,7 @@ export class Queueing {
       lifecycle: Pick<Lifecycle, 'background'>;
       fleet: Pick<Fleet, 'exceeded'>;
       tree: Pick<RunTree, 'parentFor'>;
+      dependencies: Pick<Dependencies, 'admit'>;
       worktreeDir: () => string;
     },
   ) {}
@@ -53,6 +57,7 @@ export class Queueing {
     if (!canEnqueue(policy, slots.limiter.queued + specs.length - 1)) {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
+    const graph = this.graph(specs);
     const plans = planRuns(config, specs, { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0 }, now, this.d.worktreeDir());
     const told = new Set<string>();
     const lineage = specs.map((spec) => {
@@ -64,14 +69,27 @@ export class Queueing {
       }
       return l;
     });
-    const runs = store.transaction(() =>
-      plans.map((plan, i) => {
-        const run = { ...plan.make(journal.nextQueueSeq()), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]! } : {}) };
+    const runs = store.transaction(() => {
+      // Queue places in order (the journal's next place moves on only as each is inserted).
+      const first = journal.nextQueueSeq();
+      const made = plans.map((plan, i) => ({ ...plan.make(first + i), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]! } : {}) }));
+      // `after` names runs of this call by their line: their uuids are known once all are made.
+      const linked = made.map((run, i): Run => {
+        const refs = graph[i]!;
+        if (refs.length === 0) return run;
+        const after = [...new Set(refs.map((r) => ('line' in r ? made[r.line]!.uuid : r.run)))];
+        return { ...run, after, ...(specs[i]!.after_any ? { after_any: true } : {}) };
+      });
+      linked.forEach((run, i) => {
         const treeData = run.parent === null ? {} : { parent: run.parent, depth: run.depth };
-        this.insert(run, plan, treeData, now, plan.launchEnv);
-        return run;
-      }),
-    );
+        const deps = run.after ? { after: run.after, ...(run.after_any ? { after_any: true } : {}) } : {};
+        this.insert(run, plans[i]!, { ...treeData, ...deps }, now, plans[i]!.launchEnv, false);
+      });
+      // Once every run of the call is in: an input later in the file than its dependent is known by then.
+      linked.forEach((run, i) => this.queuePlace(run, plans[i]!));
+      // As they stand now: one whose input had failed already is canceled.
+      return linked.map((run) => store.lookup(run.uuid) ?? run);
+    });
     store.emit({ kind: 'admit' });
     return runs;
   }
@@ -98,15 +116,48 @@ export class Queueing {
     });
   }
 
+  /**
+   * Every spec's `after`, resolved before anything is queued: names of specs
+   * of this call, else runs orcr knows; unknown names, self-references and
+   * cycles refuse the whole call, naming the spec.
+   */
+  private graph(specs: readonly RunSpec[]): GraphRef[][] {
+    if (!specs.some((s) => s.after?.length)) return specs.map(() => []);
+    const label = (s: RunSpec, i: number): string => (specs.length > 1 ? `spec ${i + 1}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}` : 'the run');
+    const existing = (ref: string): string | null => {
+      try {
+        return resolveRef(this.d.store, ref).uuid;
+      } catch (e) {
+        if (e instanceof RemoteError && e.code === 'ambiguous') throw new RemoteError('usage', `"after" ${e.message}`);
+        return null;
+      }
+    };
+    try {
+      return planGraph(
+        specs.map((s, i) => ({ label: label(s, i), name: s.name, after: s.after ?? [] })),
+        existing,
+      );
+    } catch (e) {
+      if (e instanceof GraphError) throw new RemoteError('usage', `${e.message}; nothing was queued`);
+      throw e;
+    }
+  }
+
   private refuseOverBudget(): void {
     if (this.d.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet); nothing was queued');
   }
 
-  /** The run and its `queued` event; once committed, its place in the limiter's queue. */
-  private insert(run: Run, plan: RunPlan, extra: Record<string, unknown>, now: number, launchEnv: Record<string, string> | null): void {
+  /** The run and its `queued` event; once committed, its place in the limiter's queue (unless `place` is false: the caller gives it). */
+  private insert(run: Run, plan: RunPlan, extra: Record<string, unknown>, now: number, launchEnv: Record<string, string> | null, place = true): void {
+    this.d.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued, ...extra } }, now, launchEnv);
+    if (place) this.queuePlace(run, plan);
+  }
+
+  /** Its place in the limiter's queue, once committed — a dependent waiting for its inputs only once they are done (server/dependencies.ts). */
+  private queuePlace(run: Run, plan: RunPlan): void {
     const { store, slots, lifecycle } = this.d;
-    store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued, ...extra } }, now, launchEnv);
+    if (plan.admission !== 'limiter' || this.d.dependencies.admit(run)) return;
     // Read at commit: a limiter rebuilt meanwhile (degrade) is the one to tell.
-    if (plan.admission === 'limiter') store.afterCommit(() => lifecycle.background(slots.limiter.enqueue({ ...toWaiter(run), name: run.name })));
+    store.afterCommit(() => lifecycle.background(slots.limiter.enqueue({ ...toWaiter(run), name: run.name })));
   }
 }

@@ -6,6 +6,7 @@
 import { holdsSlot, transition } from '../core/run-state.js';
 import { isLoopRun } from '../core/loop-policy.js';
 import { toWaiter } from '../core/run-record.js';
+import type { Dependencies } from './dependencies.js';
 import type { Run } from '../core/types.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import { runDir, type Home } from '../config/home.js';
@@ -31,6 +32,7 @@ export interface Reconciling {
   stops: Pick<Stops, 'signal'>;
   exits: Pick<Exits, 'onExit'>;
   launching: Pick<Launching, 'launch'>;
+  dependencies: Pick<Dependencies, 'load'>;
 }
 
 /** Memory is the journal's active runs; the limiter holds their queue places and slots. */
@@ -38,13 +40,17 @@ export function rebuild(p: Reconciling): Run[] {
   const active = p.store.journal.activeRuns();
   p.store.load(active);
   const holds = p.fleet.load();
+  // Dependents still waiting for their inputs stay out of the limiter (server/dependencies.ts).
+  const held = p.dependencies.load(active);
   // In a cluster the limiter is shared: the cluster link resyncs it with this journal once it can.
   if (p.slots.cluster) return active;
   const limiter = new LocalLimiter(admissionPolicy(p.config()), holds);
   for (const run of active) {
     // A loop run never takes a slot: the loop's own max_concurrency is its cap (server/loops.ts).
     if (isLoopRun(run)) continue;
-    if (run.status === 'queued') limiter.enqueueNow(toWaiter(run));
+    if (run.status === 'queued') {
+      if (!held.has(run.uuid)) limiter.enqueueNow(toWaiter(run));
+    }
     else if (holdsSlot(run.status)) {
       limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });
     }

@@ -58,6 +58,7 @@ export class Supervisor {
     this.queries = new Queries({
       store: h.store,
       fleet: h.fleet,
+      dependencies: h.dependencies,
       get limiter() {
         return h.slots.limiter;
       },
@@ -99,7 +100,7 @@ export class Supervisor {
     // Loaded only here: a machine on its own never loads the PostgreSQL driver.
     const { ClusterLink } = await import('./cluster-link.js');
     const { store, lifecycle, slots } = this.h;
-    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w) }, cfg, admissionPolicy(this.settings.config));
+    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w), held: (uuid) => this.h.dependencies.holds(uuid) }, cfg, admissionPolicy(this.settings.config));
     await link.connect();
     slots.cluster = link;
     slots.limiter = link;
@@ -143,6 +144,8 @@ export class Supervisor {
     });
     // Runs waiting between attempts: their --timeout still runs out while they wait.
     for (const run of active) continuing.watch(run);
+    // Dependents whose inputs ended while no supervisor watched go on (or are canceled) now.
+    store.transaction(() => this.h.dependencies.recheck());
     // A shared limiter learns this journal's runs once it can be reached.
     if (slots.cluster) lifecycle.background(slots.cluster.start());
     retention.start();

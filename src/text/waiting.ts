@@ -40,6 +40,15 @@ export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?
       }
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }
+    case 'after': {
+      // `after migrate (working)`, `after 3 runs · 1 left (migrate working)`.
+      const left = w.inputs ?? [];
+      const first = left[0];
+      const total = w.limit ?? left.length;
+      if (first === undefined) return `after ${total === 1 ? '1 run' : `${total} runs`} · done`;
+      if (total === 1) return `after ${first.name} (${first.status})`;
+      return `after ${total} runs · ${left.length} left (${first.name} ${first.status}${left.length > 1 ? ', …' : ''})`;
+    }
     case 'retry': {
       const left = w.until === null ? 0 : Date.parse(w.until) - now;
       return `retry ${w.active ?? '?'}/${w.limit ?? '?'} ${left > 0 ? `in ${formatDuration(left)}` : 'now'}${w.why ? ` (${w.why})` : ''}`;

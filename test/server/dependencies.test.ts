@@ -1,0 +1,161 @@
+// Runs that wait for runs (`run --after`), through the real supervisor in this
+// process behind its real socket, with real processes: a diamond in order
+// (the last run reading both diffs its inputs made), a failure canceling down
+// the line, --after-any, a graph refused whole, a dependent waiting across a
+// supervisor SIGKILL, and a waiting dependent that holds no slot.
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CLI, NODE, until } from '../support/harness.js';
+import { useLiveHomes, useServedHomes } from '../support/in-process.js';
+
+const home = useLiveHomes();
+const served = useServedHomes();
+
+function temp(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A repository on branch main with one commit. */
+function repo(): string {
+  const dir = temp('orcr-dep-repo-');
+  const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'base.txt'), 'base\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'base');
+  return dir;
+}
+
+/** A shell line that appends the run's name to LOG. */
+const note = (log: string): string => `echo "$ORCR_RUN_NAME" >> ${log}`;
+
+const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+
+describe('runs that wait for runs', () => {
+  it('a diamond (a → b, c → d) runs in order; d gets ORCR_AFTER and reads both diffs; b and c wait holding no slot', async () => {
+    const t = temp('orcr-dep-');
+    const r = repo();
+    const log = path.join(t, 'order.log');
+    const gate = path.join(t, 'go');
+    const h = await home({ concurrency: { max: 2 } });
+    const runs = await h.runFrom([
+      // d first: a line may name lines after it.
+      { name: 'd', after: ['b', 'c'], cwd: t, command: ['sh', '-c', `${note(log)}; echo "$ORCR_AFTER" > ${t}/after; for u in $ORCR_AFTER; do ${NODE} ${CLI} diff "$u" >> ${t}/diffs; done`] },
+      { name: 'a', cwd: t, command: ['sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done; ${note(log)}`] },
+      { name: 'b', after: ['a'], cwd: r, worktree: true, command: ['sh', '-c', `${note(log)}; echo from-b > b.txt`] },
+      { name: 'c', after: ['a'], cwd: r, worktree: true, command: ['sh', '-c', `${note(log)}; echo from-c > c.txt`] },
+    ]);
+    const uuid = Object.fromEntries(runs.map((x) => [x.name, x.uuid]));
+    expect(runs.find((x) => x.name === 'd')!.after).toEqual([uuid.b, uuid.c]);
+    // While a works, b, c and d wait: none holds a slot or stands in the limiter's line.
+    const b = await until(async () => {
+      const x = await h.show('b');
+      return x.waiting?.reason === 'after' ? x : null;
+    }, 'b to wait for a');
+    expect(b.status).toBe('queued');
+    expect((await h.cli(['ps'])).stdout).toMatch(/^b\s.*after a \(working\)/m);
+    expect((await h.cli(['show', 'd'])).stdout).toMatch(new RegExp(`^after +${uuid.b}, ${uuid.c} \\(each completed\\)`, 'm'));
+    expect((await h.show('a')).dependents.sort()).toEqual([uuid.b, uuid.c].sort());
+    const stats = await h.stats<{ caps: { cap: string; active: number; queued: number }[] }>();
+    expect(stats.caps.find((c) => c.cap === 'global')).toMatchObject({ active: 1, queued: 0 });
+    fs.writeFileSync(gate, '');
+    expect((await h.settle(['a', 'b', 'c', 'd'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    const order = lines(log);
+    expect(order[0]).toBe('a');
+    expect(order.slice(1, 3).sort()).toEqual(['b', 'c']);
+    expect(order[3]).toBe('d');
+    expect(fs.readFileSync(path.join(t, 'after'), 'utf8').trim()).toBe(`${uuid.b} ${uuid.c}`);
+    const diffs = fs.readFileSync(path.join(t, 'diffs'), 'utf8');
+    expect(diffs).toContain('+from-b');
+    expect(diffs).toContain('+from-c');
+  });
+
+  it('a failure in b cancels d (and what waits on d) but not c; --after-any runs after the failure', async () => {
+    const t = temp('orcr-dep-');
+    const h = await home({ concurrency: { max: 4 } });
+    await h.runFrom([
+      { name: 'a', cwd: t, command: ['true'] },
+      { name: 'b', after: ['a'], cwd: t, command: ['sh', '-c', 'exit 3'] },
+      { name: 'c', after: ['a'], cwd: t, command: ['true'] },
+      { name: 'd', after: ['b', 'c'], cwd: t, command: ['true'] },
+      { name: 'e', after: ['d'], cwd: t, command: ['true'] },
+      { name: 'report', after: ['b'], after_any: true, cwd: t, command: ['true'] },
+    ]);
+    const settled = await h.settle(['a', 'b', 'c', 'd', 'e', 'report'], 60_000);
+    expect(settled.map((x) => `${x.name} ${x.token}`)).toEqual(['a completed', 'b errored', 'c completed', 'd canceled', 'e canceled', 'report completed']);
+    expect((await h.show('d')).exit_detail).toBe('dependency b ended errored');
+    expect((await h.show('e')).exit_detail).toBe('dependency d ended canceled');
+    expect((await h.show('d')).started_at).toBeNull();
+  });
+
+  it('--after a run that already ended: completed starts at once, failed cancels at once', async () => {
+    const t = temp('orcr-dep-');
+    const h = await home({});
+    await h.run(['-n', 'ok', '--cwd', t, '--', 'true']);
+    await h.run(['-n', 'bad', '--cwd', t, '--', 'false']);
+    expect(await h.wait('ok', 'bad')).toBe('ok completed\nbad errored');
+    await h.run(['-n', 'next', '--after', 'ok', '--cwd', t, '--', 'true']);
+    const gone = await h.run(['-n', 'never', '--after', 'ok,bad', '--cwd', t, '--', 'true']);
+    expect(gone.status).toBe('ended');
+    expect(gone.exit_detail).toBe('dependency bad ended errored');
+    expect(await h.wait('next')).toBe('next completed');
+  });
+
+  it('a graph with a cycle, a self-reference or an unknown name queues nothing (exit 2, naming the line)', async () => {
+    const t = temp('orcr-dep-');
+    const h = await home({});
+    const file = (name: string, specs: object[]): string => {
+      const f = path.join(t, name);
+      fs.writeFileSync(f, specs.map((s) => JSON.stringify({ cwd: t, command: ['true'], ...s })).join('\n') + '\n');
+      return f;
+    };
+    const cycle = await h.cli(['run', '--from', file('cycle.jsonl', [{ name: 'x' }, { name: 'a', after: ['c'] }, { name: 'b', after: ['a'] }, { name: 'c', after: ['b'] }])]);
+    expect(cycle.code).toBe(2);
+    expect(cycle.stderr).toMatch(/a cycle of "after": spec 2 \("a"\) → spec 4 \("c"\) → spec 3 \("b"\) → spec 2 \("a"\); nothing was queued/);
+    const self = await h.cli(['run', '--from', file('self.jsonl', [{ name: 'a', after: ['a'] }])]);
+    expect([self.code, self.stderr]).toEqual([2, expect.stringMatching(/"after" names the run itself \("a"\)/)]);
+    const unknown = await h.cli(['run', '--from', file('unknown.jsonl', [{ name: 'a' }, { name: 'b', after: ['nope'] }])]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/spec 2 \("b"\): "after" names "nope", which is neither a run of this call nor a run orcr knows/);
+    const flag = await h.cli(['run', '--after', 'nope', '--', 'true']);
+    expect([flag.code, flag.stderr]).toEqual([2, expect.stringMatching(/"after" names "nope"/)]);
+    for (const bad of [['--after', ''], ['--after', 'a\nb'], ['--after-any']]) {
+      const r = await h.cli(['run', ...bad, '--', 'true']);
+      expect(r.code, bad.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/after/);
+    }
+    expect(await h.ps({ all: true })).toEqual([]);
+  });
+
+  it('a dependent waiting across a supervisor SIGKILL starts once its input ends', async () => {
+    const t = temp('orcr-dep-');
+    const gate = path.join(t, 'go');
+    const h = served({});
+    await h.start();
+    await h.run(['-n', 'a', '--cwd', t, '--', 'sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done`]);
+    await h.run(['-n', 'b', '--after', 'a', '--cwd', t, '--', 'true']);
+    await until(async () => (await h.show('a')).status === 'working', 'a to work');
+    await h.killSupervisor();
+    // a ends while no supervisor watches.
+    fs.writeFileSync(gate, '');
+    await h.start();
+    expect((await h.settle(['a', 'b'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed']);
+  });
+
+  it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
+    const t = temp('orcr-dep-');
+    const h = await home({ concurrency: { max: 1 } });
+    // b first in the queue: were it holding the one slot, a could never start.
+    await h.runFrom([
+      { name: 'b', after: ['a'], cwd: t, command: ['true'] },
+      { name: 'a', cwd: t, command: ['true'] },
+    ]);
+    expect((await h.settle(['a', 'b'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed']);
+  });
+});

@@ -5,7 +5,7 @@ export const VERB_USAGE: Readonly<Record<string, string>> = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]
-         [--on-limit continue|end] [--max-continues N]
+         [--on-limit continue|end] [--max-continues N] [--after RUN[,RUN...]]... [--after-any]
          [--interactive] [--idle-after DUR]
          [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]
          [-- COMMAND ARGS...]
@@ -19,6 +19,9 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   Never retried: completed, budget, loop, killed, a usage limit (that continues the run when the limit resets).
   --on-limit continue|end, --max-continues N (0-100): a usage limit queues the run again and resumes its
   agent's session when the limit resets (default for claude and codex, at most 5 times), or ends it.
+  --after RUN (repeat it, or a,b,c): queued, but not started until each RUN has completed (--after-any: ended
+  however); it holds no slot meanwhile, and is canceled if one ends otherwise. Its agent gets ORCR_AFTER (their
+  uuids, space-separated). In --from lines: "after": ["name", ...], naming other lines or any run.
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
@@ -32,8 +35,10 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   escaped: "a\\u200bb").`,
   ps: 'orcr ps [--all] [--status S] [-a PROVIDER] [--tree] [--json]  (--tree: children indented under their parent)',
   show: 'orcr show <run> [--env] [--json]  (--env: the values of its -e variables too)',
-  kill: `orcr kill <run>... [--force] [--keep-children] [--json]  (a run's descendants go with it unless --keep-children)
-orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB)... [--yes] [--dry-run] [--force] [--json]
+  kill: `orcr kill <run>... [--force] [--keep-children] [--keep-dependents] [--json]  (a run's descendants go with it unless --keep-children)
+orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB | --after RUN)... [--yes] [--dry-run] [--force] [--json]
+  What waits for a killed run (run --after) is canceled with it, unless --keep-dependents: it then waits for its
+  other inputs only. --after RUN selects the runs waiting for RUN.
   A filter acts on the active runs it matches, after a y/N question (--yes: none; no terminal: --yes is required).`,
   rerun: 'orcr rerun <run> [--json]  (queue a new run with the same spec; its name gets -2, -3, …)',
   loop: `orcr loop create NAME ("CRON" | --once-at TIME) [--max-concurrency N] [--overlap queue|skip]

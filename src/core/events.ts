@@ -20,7 +20,9 @@ type LoopFire = {
 export interface EventData {
   // ---- a run's life ----
   /** A run was made (`rerun_of`: the run it re-runs; `loop`: made by that loop; `parent`/`depth`: made by another run). */
-  queued: { name: string; provider: string; workload: string; queue_seq: number; rerun_of?: string; loop?: string; parent?: string | null; depth?: number };
+  queued: { name: string; provider: string; workload: string; queue_seq: number; rerun_of?: string; loop?: string; parent?: string | null; depth?: number; /** Runs it waits for (`run --after`). */ after?: string[]; after_any?: boolean };
+  /** A dependent no longer waits for this input (`kill --keep-dependents` of it); `left`: the inputs it still waits for. */
+  after_dropped: { input: string; name: string; left: string[] };
   starting: { from: 'queued'; loop?: string };
   /** The process was started; its protocol will say when it works. */
   spawned: { pid: number };
@@ -105,6 +107,7 @@ export const EVENT_TYPES = [
   'ended',
   'continued',
   'retrying',
+  'after_dropped',
   'agent_retry',
   'adopted',
   'usage',

@@ -93,9 +93,9 @@ export const METHODS = {
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
   }),
   'run.kill': method<{ results: KillResult[] }>()({
-    params: z.object({ refs, force: z.boolean().optional(), keep_children: z.boolean().optional() }),
+    params: z.object({ refs, force: z.boolean().optional(), keep_children: z.boolean().optional(), keep_dependents: z.boolean().optional() }),
     writes: true,
-    doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled.',
+    doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled. What waits for a killed run (run --after) is canceled with it, unless keep_dependents: then it waits for its other inputs only.',
   }),
   'run.send': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string(), text: z.string() }), writes: true, doc: 'Input to an idle run.' }),
   'run.wait': method<{ settled: Settled[] }>()({
@@ -111,9 +111,9 @@ export const METHODS = {
   }),
   'run.resolve': method<RunResolved>()({ params: ref, writes: false, doc: "A run's uuid, name, directory, protocol and status." }),
   'run.select': method<{ runs: RunSelected[] }>()({
-    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional() }),
+    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional(), after: z.string().min(1).optional() }),
     writes: false,
-    doc: 'The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB).',
+    doc: 'The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB/--after RUN: the runs waiting for RUN).',
   }),
   'run.takeover': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string().min(1), now: z.boolean().optional() }), writes: true, doc: 'Stop supervising a run so a person can take its session over.' }),
   'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.' }),

@@ -189,10 +189,11 @@ export class Orcr {
   /**
    * Queued runs are canceled, live ones sent TERM (then KILL after
    * kill_grace; at once with `force`), and their active descendants with them
-   * unless `keepChildren`.
+   * unless `keepChildren`; what waits for them (`after`) is canceled, unless
+   * `keepDependents` (it then waits for its other inputs only).
    */
-  kill(runs: RunRef | readonly RunRef[], opts: { force?: boolean; keepChildren?: boolean } = {}): Promise<KillResult[]> {
-    return guard(async () => (await this.session.call('run.kill', { refs: refsOf(runs), force: opts.force ?? false, keep_children: opts.keepChildren === true })).results);
+  kill(runs: RunRef | readonly RunRef[], opts: { force?: boolean; keepChildren?: boolean; keepDependents?: boolean } = {}): Promise<KillResult[]> {
+    return guard(async () => (await this.session.call('run.kill', { refs: refsOf(runs), force: opts.force ?? false, keep_children: opts.keepChildren === true, ...(opts.keepDependents ? { keep_dependents: true } : {}) })).results);
   }
 
   /** The active runs a filter selects (what `orcr kill --dry-run` lists), without acting on them. */

@@ -92,6 +92,26 @@ export class Dependencies {
     for (const dep of waiting) this.look(dep);
   }
 
+  /**
+   * `kill --keep-dependents`: what waits for this run waits for it no more —
+   * each goes on waiting for its other inputs (or takes its queue place when
+   * it has none left) instead of being canceled when it ends.
+   */
+  drop(uuid: string): void {
+    const { store } = this.d;
+    const waiting = this.waitingOn.get(uuid);
+    if (!waiting) return;
+    this.waitingOn.delete(uuid);
+    const name = store.lookup(uuid)?.name ?? uuid;
+    for (const dep of waiting) {
+      const run = store.get(dep);
+      if (!run || run.status !== 'queued') continue;
+      const left = (run.after ?? []).filter((u) => u !== uuid);
+      store.save({ ...run, after: left }, { type: 'after_dropped', data: { input: uuid, name, left } });
+      this.look(dep);
+    }
+  }
+
   private track(run: Run): void {
     this.held.add(run.uuid);
     for (const input of run.after ?? []) {

@@ -159,10 +159,11 @@ export class Supervisor {
   }
 
   /** The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB). */
-  select(f: { all?: boolean; status?: string; provider?: string; workload?: string; name?: string }): Run[] {
+  select(f: { all?: boolean; status?: string; provider?: string; workload?: string; name?: string; after?: string }): Run[] {
+    const input = f.after === undefined ? null : this.resolve(f.after).uuid;
     const glob = f.name === undefined ? null : new RegExp('^' + f.name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 's');
     return [...this.h.store.active()]
-      .filter((r) => (f.status === undefined || r.status === f.status) && (f.provider === undefined || r.provider === f.provider) && (f.workload === undefined || r.workload === f.workload) && (glob === null || glob.test(r.name)))
+      .filter((r) => (f.status === undefined || r.status === f.status) && (f.provider === undefined || r.provider === f.provider) && (f.workload === undefined || r.workload === f.workload) && (glob === null || glob.test(r.name)) && (input === null || (r.after ?? []).includes(input)))
       .sort((a, b) => a.queue_seq - b.queue_seq);
   }
 
@@ -271,10 +272,12 @@ export class Supervisor {
   /**
    * Kill runs: a queued or never-spawned one is canceled at once; a live one
    * is signalled and ends when it exits. Its active descendants go with it,
-   * unless `keepChildren` (they then run on, still its children).
+   * unless `keepChildren` (they then run on, still its children). What waits
+   * for it (`run --after`) is canceled once it ends, unless `keepDependents`:
+   * then it waits for its other inputs only.
    */
-  kill(uuids: string[], force: boolean, keepChildren = false): Run[] {
-    const { store, stops } = this.h;
+  kill(uuids: string[], force: boolean, keepChildren = false, keepDependents = false): Run[] {
+    const { store, stops, dependencies } = this.h;
     const out: Run[] = [];
     for (const uuid of uuids) {
       const run = store.get(uuid);
@@ -284,6 +287,7 @@ export class Supervisor {
         continue;
       }
       if (!keepChildren) stops.stopBelow(uuid, 'killed', null, force);
+      if (keepDependents) store.transaction(() => dependencies.drop(uuid));
       stops.kill(uuid, force);
       out.push(store.lookup(uuid)!);
     }

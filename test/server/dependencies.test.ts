@@ -148,6 +148,56 @@ describe('runs that wait for runs', () => {
     expect((await h.settle(['a', 'b'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed']);
   });
 
+  it('killing a run cancels what waits for it; --keep-dependents leaves them waiting for their other inputs; kill --after finds them', async () => {
+    const t = temp('orcr-dep-');
+    const gate = path.join(t, 'go');
+    const h = await home({ concurrency: { max: 4 } });
+    const wait = ['sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done`];
+    await h.runFrom([
+      { name: 'a', cwd: t, command: wait },
+      { name: 'b', cwd: t, command: wait },
+      { name: 'x', cwd: t, command: wait },
+      { name: 'after-a', after: ['a'], cwd: t, command: ['true'] },
+      { name: 'after-ab', after: ['a', 'b'], cwd: t, command: ['true'] },
+      { name: 'after-x1', after: ['x'], cwd: t, command: ['true'] },
+      { name: 'after-x2', after: ['x'], cwd: t, command: ['true'] },
+    ]);
+    await until(async () => (await h.ps()).filter((r) => r.status === 'working').length === 3, 'a, b and x to work');
+    // Plain kill: its dependents are canceled with it.
+    expect((await h.cli(['kill', 'x'])).code).toBe(0);
+    expect((await h.settle(['x', 'after-x1', 'after-x2'], 60_000)).map((r) => r.token)).toEqual(['killed', 'canceled', 'canceled']);
+    expect((await h.show('after-x1')).exit_detail).toBe('dependency x ended killed');
+    // --keep-dependents: after-a has nothing left to wait for and starts; after-ab waits for b only.
+    expect((await h.cli(['kill', '--keep-dependents', 'a'])).code).toBe(0);
+    expect(await h.wait('a', 'after-a')).toBe('a killed\nafter-a completed');
+    const ab = await h.show('after-ab');
+    expect([ab.status, ab.after]).toEqual(['queued', [(await h.show('b')).uuid]]);
+    expect((await h.cli(['ps'])).stdout).toMatch(/^after-ab\s.*after b \(working\)/m);
+    // kill --after b: the runs waiting for b.
+    const dry = await h.cli(['kill', '--after', 'b', '--dry-run']);
+    expect(dry.stdout).toMatch(/would kill 1 run:\n  after-ab queued/);
+    expect((await h.cli(['kill', '--after', 'b', '--yes'])).code).toBe(0);
+    expect(await h.wait('after-ab')).toBe('after-ab canceled');
+    expect((await h.show('b')).status).toBe('working');
+    fs.writeFileSync(gate, '');
+    expect(await h.wait('b')).toBe('b completed');
+    const dropped = (await h.events<{ type: string; data: Record<string, unknown> }>()).filter((e) => e.type === 'after_dropped');
+    expect(dropped.map((e) => e.data.name)).toEqual(['a', 'a']);
+  });
+
+  it('a fleet budget that cancels the queue cancels waiting dependents too', async () => {
+    const t = temp('orcr-dep-');
+    const agent = path.join(t, 'spend.sh');
+    fs.writeFileSync(agent, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":10,"output_tokens":0,"cost_usd":5}'\necho '{"type":"turn_end"}'\n`, { mode: 0o755 });
+    const h = await home({ budgets: { fleet: { max_cost_usd: 1 } } });
+    await h.runFrom([
+      { name: 'spender', cwd: t, protocol: 'jsonl', command: [agent] },
+      { name: 'later', after: ['spender'], after_any: true, cwd: t, command: ['true'] },
+    ]);
+    expect((await h.settle(['spender', 'later'], 60_000)).map((r) => r.token)).toEqual(['completed', 'canceled']);
+    expect((await h.show('later')).exit_detail).toBe('fleet_budget');
+  });
+
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
     const t = temp('orcr-dep-');
     const h = await home({ concurrency: { max: 1 } });

@@ -17,11 +17,15 @@ const killVerb: Verb = async (verb, rest, sh) => {
     yes: { type: 'boolean', short: 'y' },
     'dry-run': { type: 'boolean' },
     'keep-children': { type: 'boolean' },
+    'keep-dependents': { type: 'boolean' },
+    after: { type: 'string' },
   });
-  const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined };
-  const byFilter = filter.all || filter.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined;
-  if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name), not both', verb);
-  if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB', verb);
+  const after = values.after as string | undefined;
+  if (after !== undefined && after.trim() === '') throw new UsageError('--after needs a run (name or uuid)', verb);
+  const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined, ...(after !== undefined ? { after } : {}) };
+  const byFilter = filter.all || filter.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined || after !== undefined;
+  if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name, --after), not both', verb);
+  if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB, --after RUN', verb);
   if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
   if (filter.status !== undefined && !(ACTIVE_STATUSES as readonly string[]).includes(filter.status)) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
   const orcr = await sh.sdk();
@@ -44,7 +48,7 @@ const killVerb: Verb = async (verb, rest, sh) => {
       }
       refs = sel.map((r) => r.uuid);
     }
-    const results = await orcr.kill(refs, { force: values.force === true, keepChildren: values['keep-children'] === true });
+    const results = await orcr.kill(refs, { force: values.force === true, keepChildren: values['keep-children'] === true, keepDependents: values['keep-dependents'] === true });
     if (sh.json) sh.printJson(results);
     else {
       for (const r of results) {

@@ -76,6 +76,8 @@ export function describeEvent(ev: RunEvent): string {
       return `${agentRetryText({ attempt: typeof ev.data.attempt === 'number' ? ev.data.attempt : null, max: typeof ev.data.max === 'number' ? ev.data.max : null, error: s(ev.data.error) })}${ev.data.delay_ms ? ` in ${Math.round(Number(ev.data.delay_ms) / 100) / 10}s` : ''}`;
     case 'retrying':
       return `${s(ev.data.why)} (${s(ev.data.reason)}${ev.data.detail ? `: ${s(ev.data.detail)}` : ''}): attempt ${s(ev.data.attempt)} of ${s(ev.data.of)} in ${Math.round(Number(ev.data.delay_ms) / 100) / 10}s${ev.data.resumes ? ', resuming its session' : ', afresh'}`;
+    case 'after_dropped':
+      return `no longer waits for ${s(ev.data.name)} (killed, dependents kept)${Array.isArray(ev.data.left) && ev.data.left.length > 0 ? `; ${ev.data.left.length} left` : ''}`;
     case 'continued':
       return `stopped by a usage limit (from ${s(ev.data.from)}): queued to continue its session as attempt ${s(ev.data.attempt)}`;
     case 'kill_requested':

@@ -160,8 +160,15 @@ describe('orcr mcp', () => {
     expect(killed.value).toMatchObject([{ name: 'second', action: 'killing' }]);
     expect((await peer.tool('wait', { runs: ['second'] })).value).toMatchObject([{ name: 'second', token: 'killed' }]);
 
+    // A run spec's "after": this one waits for first (ended completed: it starts at once).
+    const third = await peer.tool('run', { name: 'third', after: ['first'], command: ['sh', '-c', 'echo "$ORCR_AFTER"'] });
+    expect(third.value.after).toEqual([first.value.uuid]);
+    expect((await peer.tool('wait', { runs: ['third'] })).value).toMatchObject([{ name: 'third', token: 'completed' }]);
+    expect((await peer.tool('logs', { run: 'third' })).value).toEqual({ lines: [first.value.uuid] });
+    expect(tools.find((t) => t.name === 'run')!.inputSchema.properties).toHaveProperty('after');
+
     // The CLI sees the same runs in the same home.
-    expect((await h.json<{ name: string }[]>(['ps', '--all'])).map((r) => r.name).sort()).toEqual(['first', 'second']);
+    expect((await h.json<{ name: string }[]>(['ps', '--all'])).map((r) => r.name).sort()).toEqual(['first', 'second', 'third']);
   });
 
   it('says what went wrong: a tool error with the CLI\'s code and exit code, a bad spec, an unknown tool or method', async () => {

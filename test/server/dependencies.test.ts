@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { CLI, NODE, until } from '../support/harness.js';
 import { useLiveHomes, useServedHomes } from '../support/in-process.js';
+import { connect } from '../../src/sdk/index.js';
 
 const home = useLiveHomes();
 const served = useServedHomes();
@@ -196,6 +197,25 @@ describe('runs that wait for runs', () => {
     ]);
     expect((await h.settle(['spender', 'later'], 60_000)).map((r) => r.token)).toEqual(['completed', 'canceled']);
     expect((await h.show('later')).exit_detail).toBe('fleet_budget');
+  });
+
+  it('the SDK takes "after" in its run specs, and kill({ keepDependents })', async () => {
+    const t = temp('orcr-dep-');
+    const h = await home({});
+    await h.startSupervisor();
+    const orcr = await connect({ home: h.dir });
+    try {
+      const [first, second] = await orcr.runMany([
+        { name: 'first', cwd: t, command: ['sh', '-c', 'exec sleep 600'] },
+        { name: 'second', cwd: t, after: ['first'], command: ['true'] },
+      ]);
+      expect(second!.after).toEqual([first!.uuid]);
+      expect((await orcr.show('second')).waiting).toMatchObject({ reason: 'after', inputs: [{ name: 'first' }] });
+      await orcr.kill('first', { force: true, keepDependents: true });
+      expect((await orcr.wait(['second'])).map((r) => r.token)).toEqual(['completed']);
+    } finally {
+      orcr.close();
+    }
   });
 
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {

@@ -59,7 +59,7 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
     const same = last !== null && last.run === run && last.pos === pos && last.now === s.now && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded;
     if (last && same && last.stats === s.stats) return last;
     // Short: the row's PROVIDER column names the provider a limit holds.
-    let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now, { short: true }) : null;
+    let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now, { short: true }, (u) => s.runs.byId[u]) : null;
     // The same words keep the same object: the row need not draw again for a stats poll that changed nothing it says.
     if (last?.why && why && why.text === last.why.text && why.token === last.why.token) why = last.why;
     // Only the stats moved, and nothing the row shows: keep the row as it is.

@@ -27,7 +27,7 @@ export interface Waiting {
   /** Reason `retry` (then `active` of `limit` is the retry it waits for, `until` its time): what failed. */
   why?: string | null;
   /** Reason `after` (then `limit` is how many runs it waits for): those not ended yet, in the order given. */
-  inputs?: { name: string; status: string }[];
+  inputs?: { uuid: string; name: string; status: string }[];
 }
 
 export interface WaitingFacts {

@@ -55,7 +55,7 @@ export class Queries {
       // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
       if (!stopped && this.p.dependencies.holds(run.uuid)) {
         const v = this.p.dependencies.verdict(run);
-        const left = v.kind === 'wait' ? v.left.map((i) => ({ name: i.name, status: i.status })) : [];
+        const left = v.kind === 'wait' ? v.left.map((i) => ({ uuid: i.uuid, name: i.name, status: i.status })) : [];
         waiting = { reason: 'after', name: null, active: null, limit: run.after?.length ?? 0, reserved: null, until: null, position: null, inputs: left };
       }
       // A retry waiting out its backoff is not in the limiter's queue yet.

@@ -39,8 +39,8 @@ describe('planGraph', () => {
 describe('WHY of a dependent', () => {
   const w = { reason: 'after' as const, name: null, active: null, reserved: null, until: null, position: null };
   it('names the one it waits for, or how many are left', () => {
-    expect(waitingText({ ...w, limit: 1, inputs: [{ name: 'migrate', status: 'working' }] })).toBe('after migrate (working)');
-    expect(waitingText({ ...w, limit: 3, inputs: [{ name: 'b', status: 'queued' }] })).toBe('after 3 runs · 1 left (b queued)');
-    expect(waitingText({ ...w, limit: 3, inputs: [{ name: 'b', status: 'queued' }, { name: 'c', status: 'working' }] })).toBe('after 3 runs · 2 left (b queued, …)');
+    expect(waitingText({ ...w, limit: 1, inputs: [{ uuid: 'm', name: 'migrate', status: 'working' }] })).toBe('after migrate (working)');
+    expect(waitingText({ ...w, limit: 3, inputs: [{ uuid: 'b', name: 'b', status: 'queued' }] })).toBe('after 3 runs · 1 left (b queued)');
+    expect(waitingText({ ...w, limit: 3, inputs: [{ uuid: 'b', name: 'b', status: 'queued' }, { uuid: 'c', name: 'c', status: 'working' }] })).toBe('after 3 runs · 2 left (b queued, …)');
   });
 });

@@ -9,9 +9,22 @@ import { waitingText } from '../../text/waiting.js';
 import type { Stats } from '../state/stats.js';
 import type { Token } from './theme.js';
 
-/** The waiting reason of a queued run: from stats when there are any, else what the server last said. */
-export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number): Waiting | null {
+/** A run the TUI holds, as much as a dependent's WHY needs of it. */
+export type InputOf = (uuid: string) => { name: string; status: string } | undefined;
+
+/**
+ * The waiting reason of a queued run: from stats when there are any, else
+ * what the server last said. A dependent (`run --after`) stands in no cap's
+ * line: what it waits for is the server's word, its inputs' statuses as the
+ * TUI holds them now (`inputOf`), since they move without the dependent.
+ */
+export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, inputOf?: InputOf): Waiting | null {
   if (r.status !== 'queued') return null;
+  if (r.waiting?.reason === 'after') {
+    if (inputOf === undefined) return r.waiting;
+    const left = (r.waiting.inputs ?? []).map((i) => ({ ...i, status: inputOf(i.uuid)?.status ?? i.status }));
+    return { ...r.waiting, inputs: left.filter((i) => i.status !== 'ended') };
+  }
   // A retry waiting out its backoff is in no cap's queue: the supervisor's word, counted down here.
   if (r.waiting?.reason === 'retry' && r.waiting.until !== null && Date.parse(r.waiting.until) > now) return r.waiting;
   if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
@@ -35,8 +48,8 @@ export function waitingToken(w: Waiting): Token {
 }
 
 /** `global 8/8`, `provider claude 3/3`, `hold codex 4d23h`, `queue #6`…, or null for a run that is not queued. */
-export function queuedWhy(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, opts: { short?: boolean } = {}): { text: string; token: Token } | null {
-  const w = queuedWaiting(r, stats, position, now);
+export function queuedWhy(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, opts: { short?: boolean } = {}, inputOf?: InputOf): { text: string; token: Token } | null {
+  const w = queuedWaiting(r, stats, position, now, inputOf);
   if (w === null) return null;
   return { text: waitingText(w, now, opts), token: waitingToken(w) };
 }

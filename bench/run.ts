@@ -23,8 +23,9 @@ import { latency } from './items/latency.js';
 import { cluster } from './items/cluster.js';
 import { retention } from './items/retention.js';
 import { scale } from './items/scale.js';
+import { graph } from './items/graph.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -42,17 +42,17 @@ async function runAndWait(dir: string, specs: string[], names: string[] | null):
 const gate = (dir: string, name: string): string => line({ name, cwd: dir, command: ['sh', '-c', `while [ ! -f ${q(path.join(dir, 'go-' + name))} ]; do sleep 0.02; done`] });
 
 async function flatSpan(dir: string, tag: string, f: number): Promise<number> {
-  const names = Array.from({ length: f }, (_, i) => `${tag}-${i}`);
+  const names = Array.from({ length: f }, (_, i) => `${tag}-run-${i}`);
   return runAndWait(dir, names.map((name) => line({ name, cwd: dir, command: ['true'] })), names);
 }
 
 /** A chain of n after its own gate: ms per link, from the gate's release to the last link's end. */
 async function chainPace(dir: string, tag: string, n: number): Promise<number> {
-  const specs = [gate(dir, `${tag}-gate`), ...Array.from({ length: n }, (_, i) => line({ name: `${tag}-${i}`, after: [i === 0 ? `${tag}-gate` : `${tag}-${i - 1}`], cwd: dir, command: ['true'] }))];
+  const specs = [gate(dir, `${tag}-gate`), ...Array.from({ length: n }, (_, i) => line({ name: `${tag}-link-${i}`, after: [i === 0 ? `${tag}-gate` : `${tag}-link-${i - 1}`], cwd: dir, command: ['true'] }))];
   await runAndWait(dir, specs, null);
   const t0 = performance.now();
   fs.writeFileSync(path.join(dir, `go-${tag}-gate`), '');
-  const b = await timedShell(`${orcrCmd} wait ${q(`${tag}-${n - 1}`)} --timeout 600s > /dev/null`, { env: homeEnv(dir), cwd: dir, timeoutMs: 630_000 });
+  const b = await timedShell(`${orcrCmd} wait ${q(`${tag}-link-${n - 1}`)} --timeout 600s > /dev/null`, { env: homeEnv(dir), cwd: dir, timeoutMs: 630_000 });
   if (b.code !== 0) throw new Error(`orcr wait exited ${b.code}: ${b.stderr}`);
   return (performance.now() - t0) / n;
 }
@@ -69,13 +69,13 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const fanIn: number[] = [];
   for (let r = 0; r < reps; r++) {
     await withOrcr({ concurrency: { max: CAP } }, async (dir) => {
-      await runAndWait(dir, [gate(dir, 'g')], null);
+      await runAndWait(dir, [gate(dir, 'gate')], null);
       const a = await flatSpan(dir, `alone${r}`, flat);
       // The graph: a chain of n and a fan-in of n, all waiting on the gate.
       const graph = [
-        ...Array.from({ length: n }, (_, i) => line({ name: `c${i}`, after: [i === 0 ? 'g' : `c${i - 1}`], cwd: dir, command: ['true'] })),
-        ...Array.from({ length: n }, (_, i) => line({ name: `f${i}`, after: ['g'], cwd: dir, command: ['true'] })),
-        line({ name: 'all', after: Array.from({ length: n }, (_, i) => `f${i}`), cwd: dir, command: ['true'] }),
+        ...Array.from({ length: n }, (_, i) => line({ name: `chain-${i}`, after: [i === 0 ? 'gate' : `chain-${i - 1}`], cwd: dir, command: ['true'] })),
+        ...Array.from({ length: n }, (_, i) => line({ name: `fan-${i}`, after: ['gate'], cwd: dir, command: ['true'] })),
+        line({ name: 'all', after: Array.from({ length: n }, (_, i) => `fan-${i}`), cwd: dir, command: ['true'] }),
       ];
       await runAndWait(dir, graph, null);
       const b = await flatSpan(dir, `beside${r}`, flat);
@@ -84,8 +84,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       ratios.push(b / a);
       // Let the graph go: the chain and the fan-in run together through the cap.
       const t0 = performance.now();
-      fs.writeFileSync(path.join(dir, 'go-g'), '');
-      const w = await timedShell(`${orcrCmd} wait all c${n - 1} --timeout 600s > /dev/null`, { env: homeEnv(dir), cwd: dir, timeoutMs: 630_000 });
+      fs.writeFileSync(path.join(dir, 'go-gate'), '');
+      const w = await timedShell(`${orcrCmd} wait all chain-${n - 1} --timeout 600s > /dev/null`, { env: homeEnv(dir), cwd: dir, timeoutMs: 630_000 });
       if (w.code !== 0) throw new Error(`orcr wait exited ${w.code}: ${w.stderr}`);
       fanIn.push(performance.now() - t0);
       ctx.log(`  rep ${r + 1}/${reps}: ${flat} flat runs ${a.toFixed(0)} ms alone, ${b.toFixed(0)} ms beside ${2 * n + 1} waiting dependents; the graph ran in ${(performance.now() - t0).toFixed(0)} ms`);

@@ -63,10 +63,14 @@ function createCore(now: () => number): ExtendedAdapter {
   // The session's cumulative cost as last reported (it starts at 0).
   let lastCost = 0;
 
-  /** A usage limit, held for as long as its text says ("resets 5pm (Europe/Berlin)"), when it says. */
+  // The exact reset (epoch ms) a blocking rate_limit_event gave in the open turn: the text's is to the minute.
+  let rejectedUntil: number | null = null;
+
+  /** A usage limit, held for as long as its text says ("resets 5pm (Europe/Berlin)"), when it says — or, better, as the turn's own rate_limit_event said. */
   function limitBlock(message: string, text: string | undefined): Signal {
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message };
-    const retry = statedRetryAfter(text, now());
+    const exact = rejectedUntil !== null ? Math.ceil((rejectedUntil - now()) / 1000) : undefined;
+    const retry = exact !== undefined && exact > 0 ? exact : statedRetryAfter(text, now());
     if (retry !== undefined) sig.retry_after_s = retry;
     return sig;
   }
@@ -219,6 +223,7 @@ function createCore(now: () => number): ExtendedAdapter {
     snapshots = new Map();
     seenText = new Set();
     turnBlocked = null;
+    rejectedUntil = null;
     return out;
   }
 
@@ -240,6 +245,7 @@ function createCore(now: () => number): ExtendedAdapter {
         sig.message += `, resets at ${when.toISOString()}`;
         const left = Math.ceil(resetsAt - now() / 1000);
         if (left > 0) sig.retry_after_s = left;
+        rejectedUntil = resetsAt * 1000;
       }
     }
     return [quota, sig];

@@ -225,7 +225,10 @@ function timeAt(text: string, at: number, nowMs: number): number | undefined {
   if (!ck) return undefined;
   const zone = zoneAt(text, ck.end);
   const now = wallNow(zone, nowMs);
-  // A clock time already past today means tomorrow.
   const t = fromWall(zone, now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), ck.clock);
+  // The agent writes its reset to the minute, rounded down ("resets 4:01pm" for 16:01:16): a clock
+  // time in the minute now running is the end of that minute, not tomorrow.
+  if (t <= nowMs && nowMs - t < 60_000 && ck.clock.s === 0) return t + 60_000;
+  // A clock time already past today means tomorrow.
   return t > nowMs ? t : fromWall(zone, now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, ck.clock);
 }

@@ -111,6 +111,15 @@ describe('claude', () => {
     expect(createClaudeAdapter().line(j({ type: 'system', subtype: 'api_retry', error_status: 503 }))).toEqual([{ kind: 'agent_retry', error: 'HTTP 503' }]);
   });
 
+  it('a usage-limit result after a rejecting rate_limit_event is held until that event\'s exact reset, not the text\'s minute', () => {
+    const now = Date.UTC(2026, 11, 3, 16, 1, 13);
+    const a = createClaudeAdapter({ now: () => now });
+    const resetsAt = Math.floor(now / 1000) + 3;
+    a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt, rateLimitType: 'five_hour' } }));
+    const out = a.line(j({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit · resets 4:01pm (UTC)", session_id: 's' }));
+    expect(out.find((s) => s.kind === 'blocked')).toMatchObject({ blocked: 'limit', retry_after_s: 3 });
+  });
+
   it('blocks on a rejected rate_limit_event and ignores an allowed one', () => {
     const a = createClaudeAdapter();
     // Every one says where the window stands (a quota signal); only a rejected one blocks.

@@ -65,7 +65,9 @@ describe('statedRetryAfter: times (with a clock)', () => {
     ['try again at 8:49 AM', 49 * 60],
     ['try again at 8:49 AM.', 49 * 60],
     ['try again at 7:15 AM', local(2026, 11, 1, 7, 15)], // past today: tomorrow
-    ['try again at 8:00 AM', local(2026, 11, 1, 8, 0)], // now is not later
+    // The minute now running: the agent rounds its reset down to the minute, so it is this minute's end, not tomorrow.
+    ['try again at 8:00 AM', 60],
+    ['try again at 7:59 AM', local(2026, 11, 1, 7, 59)], // a minute ago: tomorrow
     ['try again at 12:00 PM', 4 * H],
     ['try again at 12:30 AM', local(2026, 11, 1, 0, 30)],
     ['try again at 17:30', local(2026, 10, 30, 17, 30)],
@@ -155,5 +157,14 @@ describe('adapters hold a limit for the stated time, on their injected clock', (
     expect(blocked(feed(createClaudeAdapter({ now: fixed }), [init, res]))).toMatchObject({ blocked: 'limit', retry_after_s: 4 * H });
     const event = j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: fixed() / 1000 + 1800, rateLimitType: 'five_hour' } });
     expect(blocked(createClaudeAdapter({ now: fixed }).line(event))).toMatchObject({ blocked: 'limit', retry_after_s: 1800 });
+  });
+});
+
+describe('statedRetryAfter: a reset in the minute now running', () => {
+  it('Claude Code at 16:01:13 saying "resets 4:01pm (UTC)" (a reset at 16:01:16) means seconds, not a day', () => {
+    const now = Date.UTC(2026, 11, 3, 16, 1, 13);
+    expect(statedRetryAfter("You've hit your limit · resets 4:01pm (UTC)", now)).toBe(47);
+    // A minute on, the same words are tomorrow's.
+    expect(statedRetryAfter("You've hit your limit · resets 4:01pm (UTC)", now + 60_000)).toBe(Math.ceil((Date.UTC(2026, 11, 4, 16, 1) - now - 60_000) / 1000));
   });
 });

@@ -180,6 +180,43 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     expect((await r.show('limited'))).toMatchObject({ exit_reason: 'completed', last_text: 'Recovered and done.' });
   });
 
+  it('a subscription usage limit that resets: the CLI stops at once, orcr holds, then continues the same session with `claude --resume` and the run completes as one run of two attempts', async () => {
+    const r = await rig({ config: { providers: { claude: { continue_prompt: 'The limit has reset; carry on.' } } } });
+    let limited = true;
+    // A subscription (OAuth) login reads Anthropic's unified rate-limit headers: `rejected` on the five-hour
+    // window stops the CLI at once ("You've hit your limit · resets …") instead of its ten retries.
+    const limit = (): Step =>
+      httpError(429, {
+        message: "This request would exceed your account's rate limit. Please try again later.",
+        headers: {
+          'anthropic-ratelimit-unified-status': 'rejected',
+          'anthropic-ratelimit-unified-reset': String(Math.floor(Date.now() / 1000) + 3),
+          'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+          'anthropic-ratelimit-unified-overage-status': 'rejected',
+        },
+      });
+    r.server.fallback('anthropic', (): Step => (limited ? limit() : text('Carried on and done.', { input: 30, output: 5 })));
+    const run = await r.run('claude', 'resumed', 'write the summary', [], { CLAUDE_CODE_OAUTH_TOKEN: 'test-oauth-token' }, ['ANTHROPIC_API_KEY']);
+    const queued = await r.waitFor('resumed', (x) => x.status === 'queued' && (x.attempts?.length ?? 0) === 1, 'queued again to continue', 90_000);
+    const session = queued.attempts[0]!.session_id!;
+    expect(session, r.describe(run.uuid)).toBeTruthy();
+    expect(queued.attempts[0]).toMatchObject({ reason: 'errored', detail: 'limit' });
+    expect(queued.command).toEqual(expect.arrayContaining(['--resume', session]));
+    expect(queued.waiting).toMatchObject({ reason: 'hold', name: 'claude', resumes: true });
+    const refused = r.outLines(run.uuid).find((o) => o.type === 'result');
+    expect(String(refused?.result)).toMatch(/hit your limit/i);
+    limited = false;
+    const shown = await r.ended('resumed', 120_000);
+    expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
+    expect(shown.attempts).toMatchObject([{ n: 1, kind: 'continue', reason: 'errored', detail: 'limit', session_id: session }]);
+    expect(shown.session_id).toBe(session);
+    expect(shown.last_text).toBe('Carried on and done.');
+    // The server saw the resumed conversation: the first prompt, then the continuation prompt, in one request.
+    const said = JSON.stringify(r.server.mainRequests('anthropic').at(-1)!.body);
+    expect(said).toContain('write the summary');
+    expect(said).toContain('The limit has reset; carry on.');
+  });
+
   it('not logged in, one-shot: blocked login while it lives, then errored with detail login', async () => {
     const r = await rig();
     // No API key at all: the CLI answers with its synthetic "Not logged in" message.

@@ -53,7 +53,7 @@ export type Step =
       /** Pause between SSE events (a slow stream). */
       chunkDelayMs?: number;
     }
-  | { kind: 'error'; status: number; message?: string; retryAfterS?: number; errorType?: string }
+  | { kind: 'error'; status: number; message?: string; retryAfterS?: number; errorType?: string; headers?: Record<string, string> }
   /** Send headers and the opening event, then nothing: the stream never ends. */
   | { kind: 'hang' }
   /** Accept the request, then drop the connection. */
@@ -83,7 +83,7 @@ export const toolCall = (name: string, input: Record<string, unknown>, usage?: U
   ...(extra?.text ? { text: extra.text } : {}),
   ...(usage ? { usage } : {}),
 });
-export const httpError = (status: number, opts: { message?: string; retryAfterS?: number; errorType?: string } = {}): Step => ({
+export const httpError = (status: number, opts: { message?: string; retryAfterS?: number; errorType?: string; /** More response headers (Anthropic's unified rate-limit headers). */ headers?: Record<string, string> } = {}): Step => ({
   kind: 'error',
   status,
   ...opts,
@@ -264,7 +264,7 @@ export class ModelServer {
         step.errorType ??
         ({ 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 529: 'overloaded_error' } as Record<number, string>)[step.status] ??
         'api_error';
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...(step.headers ?? {}) };
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
       return json(res, step.status, { type: 'error', error: { type, message: step.message ?? `scripted ${step.status}` } }, headers);
     }

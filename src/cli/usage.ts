@@ -23,6 +23,7 @@ orcr run --from FILE|- [--json]  (one JSON run spec per line)
   however); it holds no slot meanwhile, and is canceled if one ends otherwise. Its agent gets ORCR_AFTER (their
   uuids, space-separated). In --from lines: "after": ["name", ...], naming other lines or any run.
   --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
+  --base RUN (with --after RUN): from that run's worktree as it left it, uncommitted work included.
   From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.
   -p @FILE reads the prompt from FILE, -p - from stdin; -p @@TEXT is the prompt @TEXT.
   -e KEY takes the value from your environment; --env-from FILE reads KEY=VALUE lines (# comments); -e wins.

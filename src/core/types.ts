@@ -188,8 +188,11 @@ export interface RunWorktree {
   subdir: string;
   branch: string;
   base: string;
+  /** Empty until launch when it is built on another run's work (`base_run`). */
   base_commit: string;
   base_branch: string | null;
+  /** `--base RUN`: made at launch from that run's worktree as it was left (runtime/git-worktree's snapshotCommit). */
+  base_run?: string;
   state: 'planned' | 'ready' | 'merged' | 'kept' | 'discarded' | 'removed';
   added: number;
   removed: number;

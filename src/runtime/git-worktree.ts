@@ -5,6 +5,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isResourceLimit } from './os-limits.js';
 
@@ -240,4 +241,26 @@ export async function committerEnv(dir: string): Promise<Record<string, string>>
   if (name.code !== 0 && !process.env.GIT_AUTHOR_NAME) Object.assign(env, { GIT_AUTHOR_NAME: 'orcr', GIT_COMMITTER_NAME: 'orcr' });
   if (email.code !== 0 && !process.env.GIT_AUTHOR_EMAIL) Object.assign(env, { GIT_AUTHOR_EMAIL: 'orcr@localhost', GIT_COMMITTER_EMAIL: 'orcr@localhost' });
   return env;
+}
+
+/**
+ * A commit of a worktree as it stands — its HEAD plus every change in it,
+ * tracked or new (what .gitignore leaves out stays out) — made through an
+ * index of its own, so the worktree, its index and its branch are untouched.
+ * A run built on another run's work (`--base RUN`) starts from this.
+ */
+export async function snapshotCommit(dir: string): Promise<string> {
+  const index = path.join(os.tmpdir(), `orcr-index-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const env = { GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'orcr', GIT_AUTHOR_EMAIL: 'orcr@localhost', GIT_COMMITTER_NAME: 'orcr', GIT_COMMITTER_EMAIL: 'orcr@localhost' };
+  try {
+    const head = (await gitOk(dir, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
+    await gitOk(dir, ['read-tree', head], env);
+    await gitOk(dir, ['add', '-A', '--', '.'], env);
+    const tree = (await gitOk(dir, ['write-tree'], env)).trim();
+    const headTree = (await gitOk(dir, ['rev-parse', `${head}^{tree}`])).trim();
+    if (tree === headTree) return head;
+    return (await gitOk(dir, ['commit-tree', tree, '-p', head, '-m', 'orcr: the work of the run this one is based on (uncommitted in its worktree)'], env)).trim();
+  } finally {
+    await fs.promises.rm(index, { force: true });
+  }
 }

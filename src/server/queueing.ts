@@ -58,7 +58,7 @@ export class Queueing {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
     const graph = this.graph(specs);
-    const plans = planRuns(config, specs, { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0 }, now, this.d.worktreeDir());
+    const plans = planRuns(config, specs, { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) }, now, this.d.worktreeDir());
     const told = new Set<string>();
     const lineage = specs.map((spec) => {
       const w: string[] = [];
@@ -74,8 +74,12 @@ export class Queueing {
       const first = journal.nextQueueSeq();
       const made = plans.map((plan, i) => ({ ...plan.make(first + i), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]! } : {}) }));
       // `after` names runs of this call by their line: their uuids are known once all are made.
-      const linked = made.map((run, i): Run => {
+      const linked = made.map((made1, i): Run => {
+        let run = made1;
         const refs = graph[i]!;
+        // `--base NAME` of a line of this call: that line's run, now made.
+        const baseLine = run.worktree?.base_run?.startsWith('line:') ? made.find((m) => m.name === run.worktree!.base_run!.slice(5)) : undefined;
+        if (baseLine) run = { ...run, worktree: { ...run.worktree!, base_run: baseLine.uuid } };
         if (refs.length === 0) return run;
         const after = [...new Set(refs.map((r) => ('line' in r ? made[r.line]!.uuid : r.run)))];
         return { ...run, after, ...(specs[i]!.after_any ? { after_any: true } : {}) };
@@ -140,6 +144,16 @@ export class Queueing {
     } catch (e) {
       if (e instanceof GraphError) throw new RemoteError('usage', `${e.message}; nothing was queued`);
       throw e;
+    }
+  }
+
+  /** `--base RUN`: that run, when it exists and has a worktree. */
+  private runWorktree(ref: string): { uuid: string; name: string; worktree: NonNullable<Run['worktree']> } | null {
+    try {
+      const r = resolveRef(this.d.store, ref);
+      return r.worktree ? { uuid: r.uuid, name: r.name, worktree: r.worktree } : null;
+    } catch {
+      return null;
     }
   }
 

@@ -106,6 +106,8 @@ function checkExecSize(r: Resolved, spec: RunSpec, where: string): void {
 export interface NameBook {
   /** The active run holding this name, if any. */
   holderOfName(name: string): string | undefined;
+  /** A run that exists and has a worktree, by name or uuid (`--base RUN`), or null. */
+  runWorktree?(ref: string): { uuid: string; name: string; worktree: RunWorktree } | null;
   /** Does this read as the start of some run's uuid? */
   isUuidPrefix(text: string): boolean;
 }
@@ -154,6 +156,8 @@ export interface SpecBatch {
   worktreeDir: string;
   size: number;
   names: Set<string>;
+  /** Earlier specs of the call with a name and a worktree: what `--base NAME` of a later one builds on. */
+  worktrees?: Map<string, { repo: string; branch: string }>;
   paths: Set<string>;
 }
 
@@ -216,7 +220,7 @@ export function planRun(k: RunKind): RunPlan {
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): RunPlan[] {
-  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Set(), paths: new Set() };
+  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Set(), paths: new Set(), worktrees: new Map() };
   return specs.map((spec, index) => planRun({ kind: 'spec', spec, index, batch }));
 }
 
@@ -227,7 +231,17 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   if (spec.name !== undefined) checkName(spec.name, names, book);
   const workload = spec.workload ?? config.concurrency.default_workload;
   const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
-  const wt = want === false ? null : gitChecked(() => planWorktree(spec.cwd, typeof want === 'object' ? want.base : undefined));
+  const baseRef = typeof want === 'object' ? want.base : undefined;
+  const sibling = baseRef !== undefined ? batch.worktrees?.get(baseRef) : undefined;
+  // A line of this call first (its uuid is known once the call's runs are made: `line:NAME` until then), then a run that exists.
+  const baseRun =
+    baseRef === undefined || want === false
+      ? null
+      : sibling !== undefined
+        ? { uuid: `line:${baseRef}`, name: baseRef, worktree: { repo: sibling.repo, branch: sibling.branch } }
+        : (book.runWorktree?.(baseRef) ?? null);
+  const wt = want === false ? null : baseRun !== null ? planOnRun(spec, baseRun, i, batch) : gitChecked(() => planWorktree(spec.cwd, baseRef));
+  if (wt !== null && spec.name !== undefined) batch.worktrees?.set(spec.name, { repo: wt.repo, branch: `orcr/${spec.name}` });
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
   if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
   const presetBudgets = config.providers[r.provider]?.budgets;
@@ -325,6 +339,22 @@ function gitChecked<T>(fn: () => T): T {
  * The run's worktree as planned at enqueue: branch orcr/<name>, folder
  * <dir>/<repo>-<name>. Refused (nothing queued) when either is taken.
  */
+/**
+ * `--base RUN`: the worktree starts from that run's work as it left it (its
+ * worktree snapshotted at launch), so the run must wait for it (`after`) and
+ * work in the same repository.
+ */
+function planOnRun(spec: RunSpec, base: { uuid: string; name: string; worktree: { repo: string; branch: string } }, i: number, batch: SpecBatch): WorktreePlan & { base_run: string } {
+  const where = batch.size > 1 ? `spec ${i + 1}: ` : '';
+  const after = spec.after ?? [];
+  if (!after.includes(base.name) && !after.includes(base.uuid)) {
+    throw new RemoteError('usage', `${where}--base ${JSON.stringify(base.name)} builds on that run's work: it needs --after ${JSON.stringify(base.name)} too (it must wait for it)`);
+  }
+  const here = gitChecked(() => planWorktree(spec.cwd, undefined));
+  if (here.repo !== base.worktree.repo) throw new RemoteError('usage', `${where}--base ${JSON.stringify(base.name)}: that run's worktree is of ${base.worktree.repo}, not of ${here.repo}`);
+  return { ...here, base: `run ${base.name}`, base_commit: '', base_branch: base.worktree.branch, base_run: base.uuid };
+}
+
 function worktreeFor(plan: WorktreePlan, name: string, dir: string, paths: Set<string>): RunWorktree {
   const branch = `orcr/${name}`;
   gitChecked(() => checkBranchFree(plan.repo, branch));

@@ -24,6 +24,7 @@ import {
   ownCommits,
   removeLeftovers,
   repoOfWorktree,
+  snapshotCommit,
   GitError,
 } from '../runtime/git-worktree.js';
 import type { Config } from '../config/load.js';
@@ -65,8 +66,24 @@ export class Worktrees {
    * either: the launch is tried again later), or null.
    */
   async prepare(run: Run): Promise<string | { deferred: string } | null> {
-    const w = run.worktree!;
+    let w = run.worktree!;
     try {
+      if (w.base_run !== undefined && w.base_commit === '') {
+        // Built on another run's work: that worktree as it was left, or its branch once the worktree is gone.
+        const base = this.p.store.lookup(w.base_run);
+        const from = base?.worktree;
+        if (!from) return `worktree: the run it is based on (--base) is not in the journal any more`;
+        let commit: string;
+        if (fs.existsSync(from.path)) commit = await snapshotCommit(from.path);
+        else {
+          const tip = await git(from.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${from.branch}^{commit}`]);
+          if (tip.code !== 0) return `worktree: ${base!.name}'s worktree and its branch ${from.branch} are both gone: nothing to build on (--base)`;
+          commit = tip.stdout.trim();
+        }
+        w = { ...w, base_commit: commit };
+        const now = this.p.store.get(run.uuid);
+        if (now) this.p.store.save({ ...now, worktree: w }, null);
+      }
       // A launch interrupted by a crash may have left part of it: this run's, by the journal.
       await removeLeftovers(w.repo, w.path, w.branch, w.base_commit);
       await addWorktree(w.repo, w.path, w.branch, w.base_commit);

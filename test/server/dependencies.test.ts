@@ -218,6 +218,32 @@ describe('runs that wait for runs', () => {
     }
   });
 
+  it('--worktree --base RUN builds on that run\'s work as it left it (uncommitted too); its diff is its own; --base RUN needs --after RUN', async () => {
+    const t = temp('orcr-dep-');
+    const r = repo();
+    const h = await home({});
+    await h.runFrom([
+      { name: 'first', cwd: r, worktree: true, command: ['sh', '-c', 'echo one > first.txt; echo changed >> base.txt'] },
+      { name: 'second', cwd: r, after: ['first'], worktree: { base: 'first' }, command: ['sh', '-c', `cat first.txt base.txt > ${t}/seen; echo two > second.txt`] },
+    ]);
+    expect((await h.settle(['first', 'second'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed']);
+    expect(fs.readFileSync(path.join(t, 'seen'), 'utf8')).toBe('one\nbase\nchanged\n');
+    const second = await h.show('second');
+    expect(second.worktree).toMatchObject({ base: 'run first', state: 'ready' });
+    expect(second.worktree!.base_commit).toMatch(/^[0-9a-f]{40}$/);
+    const diff = await h.cli(['diff', 'second', '--stat']);
+    expect(diff.stdout).toContain('second.txt');
+    expect(diff.stdout).not.toContain('first.txt');
+    // The run it was built on is as it was: nothing committed on its branch, its files still uncommitted.
+    expect(fs.readFileSync(path.join((await h.show('first')).worktree!.path, 'first.txt'), 'utf8')).toBe('one\n');
+    // An existing run by name, from the command line; without --after it is refused.
+    const refused = await h.cli(['run', '-n', 'third', '--worktree', '--base', 'first', '--cwd', r, '--', 'true']);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/--base "first" builds on that run's work: it needs --after "first" too/)]);
+    await h.run(['-n', 'third', '--after', 'first', '--worktree', '--base', 'first', '--cwd', r, '--', 'sh', '-c', `cat first.txt > ${t}/third`]);
+    expect(await h.wait('third')).toBe('third completed');
+    expect(fs.readFileSync(path.join(t, 'third'), 'utf8')).toBe('one\n');
+  });
+
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
     const t = temp('orcr-dep-');
     const h = await home({ concurrency: { max: 1 } });

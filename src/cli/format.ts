@@ -133,6 +133,15 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     elapsed(r, now),
   ]);
   const header = ['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'];
+  // What each run waits (or waited) for (`run --after`), only when some listed run has it: by name where it is listed too.
+  if (runs.some((r) => (r.after ?? []).length > 0)) {
+    const names = new Map(runs.map((r) => [r.uuid, r.name]));
+    header.push('AFTER');
+    runs.forEach((r, i) => {
+      const after = (r.after ?? []).map((u) => safeLine(names.get(u) ?? u.slice(0, 8)));
+      rows[i]!.push(after.length === 0 ? '-' : truncateDisplay(after.join(',') + (r.after_any ? ' (any)' : ''), NAME_COLUMNS));
+    });
+  }
   // The worktree column only when some listed run has one: most fleets work in place.
   if (runs.some((r) => r.worktree)) {
     header.push('CHANGES');

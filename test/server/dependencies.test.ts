@@ -60,7 +60,11 @@ describe('runs that wait for runs', () => {
       return x.waiting?.reason === 'after' ? x : null;
     }, 'b to wait for a');
     expect(b.status).toBe('queued');
-    expect((await h.cli(['ps'])).stdout).toMatch(/^b\s.*after a \(working\)/m);
+    const ps = (await h.cli(['ps'])).stdout;
+    expect(ps).toMatch(/^b\s.*after a \(working\)/m);
+    // The AFTER column names each run's inputs.
+    expect(ps).toMatch(/^NAME .* AFTER/m);
+    expect(ps).toMatch(/^d\s.*\sb,c\s/m);
     expect((await h.cli(['show', 'd'])).stdout).toMatch(new RegExp(`^after +${uuid.b}, ${uuid.c} \\(each completed\\)`, 'm'));
     expect((await h.show('a')).dependents.sort()).toEqual([uuid.b, uuid.c].sort());
     const stats = await h.stats<{ caps: { cap: string; active: number; queued: number }[] }>();

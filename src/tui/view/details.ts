@@ -74,6 +74,9 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   lines.push(procSpans);
   lines.push([label('command'), { text: quoteArgv(r.command), token: 'text.primary' }]);
   lines.push([label('cwd'), { text: r.cwd, token: 'text.primary' }]);
+  // `run --after`: what it waits (or waited) for, and what waits for it now.
+  if ((r.after ?? []).length > 0) lines.push([label('after'), { text: r.after.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }, { text: r.after_any ? ' · each to end, however' : ' · each to complete', token: 'text.muted' }]);
+  if ((r.dependents ?? []).length > 0) lines.push([label('waited by'), { text: r.dependents.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }]);
   if (r.worktree) {
     const w = r.worktree;
     lines.push([

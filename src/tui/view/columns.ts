@@ -173,7 +173,9 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
       if (r.status !== 'queued') return one('', 'text.muted');
       const pos = queuePos ?? r.queue_position;
       const wait = dur(now - Date.parse(r.created_at));
-      return one(`${pos !== null && pos !== undefined ? `#${pos}` : '#?'} ${wait}`, 'status.queued');
+      // A dependent waiting for its inputs has no place in any line yet.
+      const place = pos !== null && pos !== undefined ? `#${pos}` : r.waiting?.reason === 'after' ? '-' : '#?';
+      return one(`${place} ${wait}`, 'status.queued');
     }
     case 'turn':
       return one(r.status === 'queued' ? '' : String(r.turns), 'text.primary');

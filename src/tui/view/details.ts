@@ -46,7 +46,8 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   } else if (r.status === 'blocked') {
     status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
   } else if (r.status === 'queued') {
-    status.push({ text: ` #${queuePos ?? r.queue_position ?? '?'} in the queue, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
+    const place = queuePos ?? r.queue_position;
+    status.push({ text: `${place === null || place === undefined ? (r.waiting?.reason === 'after' ? ' not in the queue yet' : ' #? in the queue') : ` #${place} in the queue`}, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
     if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { argMax, execProblem } from '../config/exec-limits.js';
 import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
+import { GraphError, planGraph } from '../core/dependencies.js';
 import { callerEnv } from './caller-env.js';
 import { joinDashValues } from './flag-values.js';
 
@@ -264,6 +265,8 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
   }
   const source = from === '-' ? 'stdin' : from;
   const specs: RunSpec[] = [];
+  /** Each spec's `file:line`, for the graph's messages. */
+  const wheres: string[] = [];
   const problems: string[] = [];
   let bad = 0;
   text.split('\n').forEach((rawLine, i) => {
@@ -280,7 +283,10 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     }
     const r = runSpecFromLine(obj, cwd);
     const tooBig = 'spec' in r ? execSizeProblem(r.spec, { argv: '"command"', env: '"env" with your environment' }) : null;
-    if ('spec' in r && tooBig === null) specs.push(r.spec);
+    if ('spec' in r && tooBig === null) {
+      specs.push(r.spec);
+      wheres.push(where);
+    }
     else {
       bad++;
       if (problems.length < MAX_REPORTED) problems.push(`${where}: ${'problem' in r ? r.problem : tooBig}`);
@@ -292,5 +298,15 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     badValue(problems.join('\n'));
   }
   if (specs.length === 0) badValue(`--from ${source}: no run specs in it`);
+  // "after" within the file, checked here to name its lines (a name no line has may be a run: the supervisor checks that).
+  try {
+    planGraph(
+      specs.map((s, i) => ({ label: `${wheres[i]!}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}`, name: s.name, after: s.after ?? [] })),
+      () => 'a run',
+    );
+  } catch (e) {
+    if (e instanceof GraphError) badValue(`${e.message}; nothing was queued`);
+    throw e;
+  }
   return specs;
 }

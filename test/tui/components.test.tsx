@@ -267,6 +267,26 @@ function require_view(s: TuiState, filter: string): Partial<TuiState> {
   return reduceFilter(s, filter);
 }
 
+describe('RunsTable: runs that wait for runs', () => {
+  it('a dependent is marked ⇠N after its name, has no queue place, and its WHY names its input as the TUI holds it now', () => {
+    const migrate = run({ name: 'migrate', status: 'working' });
+    const review = run({
+      name: 'review',
+      status: 'queued',
+      after: [migrate.uuid],
+      queue_position: null,
+      // The supervisor last said migrate was queued; the TUI holds it working now.
+      waiting: { reason: 'after', name: null, active: null, limit: 1, reserved: null, until: null, position: null, inputs: [{ uuid: migrate.uuid, name: 'migrate', status: 'queued' }] },
+    });
+    const store = storeWith([migrate, review]);
+    const ls = lines(renderPane(store, <RunsTable width={160} body={5} />).lastFrame()!);
+    const row = ls.find((l) => l.includes('review'))!;
+    expect(row).toMatch(/after migrate \(working\)\s+review ⇠1\s/);
+    expect(row).toMatch(/\s- \d/);
+    expect(ls.find((l) => l.includes('migrate') && !l.includes('review'))).not.toContain('⇠');
+  });
+});
+
 describe('LimiterPane', () => {
   it('each cap as used/limit with its holders (names), waiting line, oldest wait, reserved slots and hold', () => {
     const f = fleet();

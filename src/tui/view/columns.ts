@@ -164,7 +164,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
       if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
       return one('', 'text.muted');
     case 'name':
-      return one(r.name, 'text.primary');
+      // ⇠N: it waits (or waited) for N runs (`run --after`); its details name them. Marked in the flat list and the tree alike.
+      return one((r.after ?? []).length > 0 ? `${r.name} ⇠${r.after.length}` : r.name, 'text.primary');
     case 'id':
       return one(shortId(r.uuid), 'text.muted');
     case 'target':

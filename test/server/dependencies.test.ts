@@ -251,6 +251,39 @@ describe('runs that wait for runs', () => {
     expect(fs.readFileSync(path.join(t, 'third'), 'utf8')).toBe('one\n');
   });
 
+  it('an input retried after a passing failure has not ended: what waits for it waits on, and starts once it completes', async () => {
+    const t = temp('orcr-dep-');
+    const once = path.join(t, 'failed-once');
+    // Claude Code's stand-in: the first call ends on an overloaded API (a passing failure), the next completes.
+    const agent = path.join(t, 'claude');
+    fs.writeFileSync(
+      agent,
+      `#!${NODE}
+const fs = require('node:fs');
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+process.stdin.resume().once('data', () => {
+  out({ type: 'system', subtype: 'init', session_id: 's-1' });
+  if (!fs.existsSync(${JSON.stringify(once)})) {
+    fs.writeFileSync(${JSON.stringify(once)}, '');
+    out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 529, result: 'API Error: 529 Overloaded', session_id: 's-1' });
+    process.exit(1);
+  }
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: 's-1' });
+  process.exit(0);
+});
+`,
+      { mode: 0o755 },
+    );
+    const h = await home({ providers: { claude: { command: [agent] } } });
+    await h.run(['-n', 'flaky', '-a', 'claude', '--retries', '1', '--cwd', t, '-p', 'go']);
+    await h.run(['-n', 'next', '--after', 'flaky', '--cwd', t, '--', 'true']);
+    expect((await h.settle(['flaky', 'next'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed']);
+    expect((await h.show('flaky')).attempts).toHaveLength(1);
+    const types = (await h.events<{ run: string | null; type: string }>()).map((e) => e.type);
+    expect(types).toContain('retrying');
+    expect(types).not.toContain('after_dropped');
+  });
+
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
     const t = temp('orcr-dep-');
     const h = await home({ concurrency: { max: 1 } });

@@ -15,6 +15,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { NODE, script, until } from '../support/harness.js';
 import { useLiveHomes, useServedHomes } from '../support/in-process.js';
 import { parseConfig } from '../../src/config/load.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useLiveHomes();
 const served = useServedHomes();
@@ -71,6 +72,13 @@ interface Call {
 }
 const calls = (h: { dir: string }): Call[] => fs.readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Call);
 
+/** The run named `name` once it is queued again after its first attempt (a continuation or a retry's wait). */
+const requeued = (h: { show(ref: string): Promise<PublicRun> }, name: string, what = 'the run to be queued again'): Promise<PublicRun> =>
+  until(async () => {
+    const r = await h.show(name);
+    return r.status === 'queued' && r.attempts.length === 1 ? r : null;
+  }, what);
+
 describe('continue after a usage limit', () => {
   it('queues the run again in its place, holds it with its provider, resumes the same session with the continuation prompt, and completes one run of two attempts', async () => {
     const at = place();
@@ -80,10 +88,7 @@ describe('continue after a usage limit', () => {
     // Begun before the limit: it waits through the continuation (its blocked and queued are moments of the run).
     const waited = h.wait('work');
     // Queued again, held with its provider: WHY says when it resumes.
-    const held = await until(async () => {
-      const r = await h.show('work');
-      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
-    }, 'the run to be queued again');
+    const held = await requeued(h, 'work');
     expect(held.waiting).toMatchObject({ reason: 'hold', name: 'claude', resumes: true });
     expect((await h.cli(['ps'])).stdout).toMatch(/limit claude · resumes (\d\d:\d\d \([\d.]+s\)|now)/);
     expect(await waited).toBe('work completed');
@@ -126,10 +131,7 @@ describe('continue after a usage limit', () => {
     const h = served({ timings: { limit_hold: '6s' }, providers: { claude: { command: [agent] } } });
     await h.start();
     await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
-    await until(async () => {
-      const r = await h.show('work');
-      return r.status === 'queued' && r.attempts.length === 1;
-    }, 'the run to be queued again');
+    await requeued(h, 'work');
     await h.killSupervisor();
     await h.start();
     const back = await h.show('work');
@@ -143,10 +145,7 @@ describe('continue after a usage limit', () => {
     const agent = standIn(at);
     const h = await home({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
     await h.run(['-n', 'work', '-a', 'claude', '-p', 'go']);
-    const held = await until(async () => {
-      const r = await h.show('work');
-      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
-    }, 'the run to be queued again');
+    const held = await requeued(h, 'work');
     expect(Date.parse(held.waiting!.until!) - Date.now()).toBeGreaterThan(4 * 3_600_000);
     expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
     expect(await h.wait('work')).toBe('work completed');
@@ -202,10 +201,7 @@ describe('continue after a usage limit', () => {
     const h = served({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
     await h.start();
     await h.run(['-n', 'work', '-a', 'claude', '--timeout', '5s', '-p', 'go']);
-    await until(async () => {
-      const r = await h.show('work');
-      return r.status === 'queued' && r.attempts.length === 1;
-    }, 'the run to be queued again');
+    await requeued(h, 'work');
     await h.killSupervisor();
     await h.start();
     expect((await h.settle(['work'], 60_000)).map((r) => r.token)).toEqual(['timeout']);
@@ -316,10 +312,7 @@ describe('retries of passing failures', () => {
     const h = await home({ providers: { claude: { command: [agent] } } });
     const first = await h.run(['-n', 'flaky', '-a', 'claude', '--retries', '3', '-p', 'Fix the failing tests']);
     const waited = h.wait('flaky');
-    const backing = await until(async () => {
-      const r = await h.show('flaky');
-      return r.status === 'queued' && r.attempts.length === 1 ? r : null;
-    }, 'the run to wait for its retry');
+    const backing = await requeued(h, 'flaky', 'the run to wait for its retry');
     expect(backing.waiting).toMatchObject({ reason: 'retry', active: 1, limit: 3, why: 'api error' });
     expect(await waited).toBe('flaky completed');
     const r = await h.show('flaky');

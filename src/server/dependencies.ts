@@ -139,9 +139,10 @@ export class Dependencies {
     if (v.kind === 'wait') return;
     this.untrack(run);
     if (v.kind === 'cancel') return this.cancel(uuid, v.detail);
-    // Its queue place is its queue_seq: it goes in where it was queued, not behind what came since.
+    // Its queue place is its queue_seq: it goes in where it was queued, not behind what came since;
+    // a max_wait counts from now (its wait for its inputs is not a wait for a slot).
     const limiter = slots.limiter;
-    lifecycle.background(limiter.enqueue({ ...toWaiter(run), name: run.name }).then(() => store.emit({ kind: 'admit' })));
+    lifecycle.background(limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name }).then(() => store.emit({ kind: 'admit' })));
   }
 
   private cancel(uuid: string, detail: string): void {

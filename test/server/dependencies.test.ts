@@ -284,6 +284,19 @@ process.stdin.resume().once('data', () => {
     expect(types).not.toContain('after_dropped');
   });
 
+  it('a workload\'s max_wait counts from when a dependent is let go, not from when it was queued', async () => {
+    const t = temp('orcr-dep-');
+    const gate = path.join(t, 'go');
+    const h = await home({ concurrency: { workloads: { quick: { max_wait: '2s' } } } });
+    await h.run(['-n', 'slow', '--cwd', t, '--', 'sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done`]);
+    await h.run(['-n', 'next', '-w', 'quick', '--after', 'slow', '--cwd', t, '--', 'true']);
+    // Longer than its max_wait, waiting for its input.
+    await until(async () => Date.now() - Date.parse((await h.show('next')).created_at) > 3000, 'the dependent to wait past its max_wait', 30_000);
+    expect((await h.show('next')).status).toBe('queued');
+    fs.writeFileSync(gate, '');
+    expect(await h.wait('slow', 'next')).toBe('slow completed\nnext completed');
+  });
+
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
     const t = temp('orcr-dep-');
     const h = await home({ concurrency: { max: 1 } });

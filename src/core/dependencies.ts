@@ -6,7 +6,7 @@
 
 import type { ExitReason, RunStatus } from './types.js';
 
-/** One input of a dependent, as it stands; null when no such run is known any more. */
+/** One input of a dependent, as it stands (one the journal no longer has is `{ uuid, gone: true }`). */
 export interface InputState {
   uuid: string;
   name: string;

@@ -16,21 +16,21 @@ import type { RunStore } from './run-store.js';
 import type { Slots } from './slots.js';
 
 export class Dependencies {
-  /** Input uuid → the dependents waiting for it. */
+  /** Input uuid → the dependents waiting for it (only inputs not ended when last looked at). */
   private readonly waitingOn = new Map<string, Set<string>>();
-  /** Dependents kept out of the limiter. */
-  private readonly held = new Set<string>();
+  /**
+   * Dependents kept out of the limiter → how many of their inputs have not
+   * ended: an input that ends well only counts down; the inputs are read
+   * again (the verdict) once none is left, or when one ended otherwise, so a
+   * fan-in of a thousand costs a read of its inputs once, not a thousand times.
+   */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly d: { store: RunStore; slots: Slots; lifecycle: Pick<Lifecycle, 'background'>; ending: Pick<Ending, 'end'> }) {}
 
   /** Is this run kept out of the limiter, waiting for its inputs? */
   holds(uuid: string): boolean {
     return this.held.has(uuid);
-  }
-
-  /** How many runs wait, kept out of the limiter. */
-  get waiting(): number {
-    return this.held.size;
   }
 
   /** The dependents waiting for a run. */
@@ -60,36 +60,48 @@ export class Dependencies {
     if (!run.after?.length) return false;
     const v = this.verdict(run);
     if (v.kind === 'ready') return false;
-    this.track(run);
     if (v.kind === 'cancel') this.cancel(run.uuid, v.detail);
+    else this.track(run.uuid, v.left);
     return true;
   }
 
   /** Start-up: every queued dependent found is held, to be looked at once the reconciliation is done (recheck). */
-  load(active: readonly Run[]): Set<string> {
+  load(active: readonly Run[]): ReadonlySet<string> {
     this.waitingOn.clear();
     this.held.clear();
-    for (const run of active) if (run.status === 'queued' && run.after?.length && this.verdict(run).kind !== 'ready') this.track(run);
-    return this.held;
+    const held = new Set<string>();
+    for (const run of active) {
+      if (run.status !== 'queued' || !run.after?.length) continue;
+      const v = this.verdict(run);
+      if (v.kind === 'ready') continue;
+      held.add(run.uuid);
+      // A canceled one too: recheck ends it, in the start-up's unit of work.
+      this.track(run.uuid, v.kind === 'wait' ? v.left : []);
+    }
+    return held;
   }
 
   /** Every held dependent looks again (after start-up: inputs may have ended while no supervisor watched). */
   recheck(): void {
-    for (const uuid of [...this.held]) this.look(uuid);
+    for (const uuid of [...this.held.keys()]) this.look(uuid);
   }
 
-  /** A run ended: what waits for it looks again. */
+  /** A run ended: what waits for it counts down, or looks again. */
   onEnded(uuid: string): void {
-    if (this.held.has(uuid)) {
-      // A dependent that ended itself (killed, a budget) waits for nothing now.
-      const run = this.d.store.lookup(uuid);
-      if (run) this.untrack(run);
-      this.held.delete(uuid);
-    }
+    // A dependent that ended itself (killed, a budget) waits for nothing now.
+    if (this.held.has(uuid)) this.untrack(uuid, this.d.store.lookup(uuid)?.after ?? []);
     const waiting = this.waitingOn.get(uuid);
     if (!waiting) return;
     this.waitingOn.delete(uuid);
-    for (const dep of waiting) this.look(dep);
+    const ended = this.d.store.lookup(uuid);
+    for (const dep of waiting) {
+      const left = this.held.get(dep);
+      if (left === undefined) continue;
+      this.held.set(dep, left - 1);
+      // Ended well (or any end will do) with others still running: nothing to read yet.
+      if (left > 1 && (ended?.exit_reason === 'completed' || this.d.store.get(dep)?.after_any === true)) continue;
+      this.look(dep);
+    }
   }
 
   /**
@@ -112,32 +124,34 @@ export class Dependencies {
     }
   }
 
-  private track(run: Run): void {
-    this.held.add(run.uuid);
-    for (const input of run.after ?? []) {
-      let s = this.waitingOn.get(input);
-      if (!s) this.waitingOn.set(input, (s = new Set()));
-      s.add(run.uuid);
+  /** Held, waiting for `left` (the inputs not ended yet). */
+  private track(uuid: string, left: readonly { uuid: string }[]): void {
+    this.held.set(uuid, left.length);
+    for (const input of left) {
+      let s = this.waitingOn.get(input.uuid);
+      if (!s) this.waitingOn.set(input.uuid, (s = new Set()));
+      s.add(uuid);
     }
   }
 
-  private untrack(run: Run): void {
-    this.held.delete(run.uuid);
-    for (const input of run.after ?? []) this.waitingOn.get(input)?.delete(run.uuid);
+  /** Not held any more, nor listed under any of its inputs. */
+  private untrack(uuid: string, inputs: readonly string[]): void {
+    this.held.delete(uuid);
+    for (const input of inputs) this.waitingOn.get(input)?.delete(uuid);
   }
 
+  /** Its inputs read again: it waits on (for those not ended), takes its queue place, or is canceled. */
   private look(uuid: string): void {
     const { store, slots, lifecycle } = this.d;
     const run = store.get(uuid);
     if (!run || run.status !== 'queued') {
       // Ended meanwhile (killed, a budget): nothing waits here any more.
-      if (run) this.untrack(run);
-      else this.held.delete(uuid);
+      this.untrack(uuid, run?.after ?? []);
       return;
     }
     const v = this.verdict(run);
-    if (v.kind === 'wait') return;
-    this.untrack(run);
+    this.untrack(uuid, run.after ?? []);
+    if (v.kind === 'wait') return this.track(uuid, v.left);
     if (v.kind === 'cancel') return this.cancel(uuid, v.detail);
     // Its queue place is its queue_seq: it goes in where it was queued, not behind what came since;
     // a max_wait counts from now (its wait for its inputs is not a wait for a slot).

@@ -75,6 +75,15 @@ export function stdinPrompt(run: Run): string | null {
   return run.prompt_argv === true ? null : run.prompt;
 }
 
+/** The program a launch would run, or why it cannot (a LaunchError's own words). */
+function programOf(spec: LaunchSpec): { program: string | null; error: string | null } {
+  try {
+    return { program: checkLaunch(spec), error: null };
+  } catch (e) {
+    return { program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
+  }
+}
+
 export class Launching {
   /** Starts wrappers during bursts, so the fork is of a small process and off the event loop. */
   private readonly helper = new SpawnHelper();
@@ -141,11 +150,7 @@ export class Launching {
         if (c.run.worktree?.state === 'ready') {
           // A continued or retried run: its worktree holds the work of its attempts so far, which a fresh one would lose.
           if (!fs.existsSync(c.run.worktree.path)) return { ...c, program: null, error: `worktree: ${c.run.worktree.path} is gone (the run's earlier attempts worked there)` };
-          try {
-            return { ...c, program: checkLaunch(c.spec) };
-          } catch (e) {
-            return { ...c, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
-          }
+          return { ...c, ...programOf(c.spec) };
         }
         if (c.run.worktree) {
           // Made here, not at enqueue: a queue of hundreds holds no checkouts, and a canceled run never had one.
@@ -153,12 +158,9 @@ export class Launching {
           // The OS had no process or descriptor for git: the run waits with the other launches it refused.
           if (failed !== null && typeof failed === 'object') return { ...c, deferred: failed.deferred };
           if (failed !== null) return { ...c, program: null, error: failed };
-          try {
-            return { ...c, program: checkLaunch(c.spec) };
-          } catch (e) {
-            await this.p.worktrees.discardMade(c.run);
-            return { ...c, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
-          }
+          const found = programOf(c.spec);
+          if (found.program === null) await this.p.worktrees.discardMade(c.run);
+          return { ...c, ...found };
         }
         return c;
       }),
@@ -288,11 +290,7 @@ export class Launching {
     if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
     // Its worktree is not made yet: the program is looked for once it is.
     if (run.worktree) return { run, spec, extraEnv, base, program: null, error: null };
-    try {
-      return { run, spec, extraEnv, base, program: checkLaunch(spec), error: null };
-    } catch (e) {
-      return { run, spec, extraEnv, base, program: null, error: e instanceof LaunchError ? e.message : `spawn failed: ${(e as Error).message}` };
-    }
+    return { run, spec, extraEnv, base, ...programOf(spec) };
   }
 
   /**

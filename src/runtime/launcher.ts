@@ -346,6 +346,8 @@ export interface RunStatus {
   exit: number | null;
   /** The wrapper said it began (`wrap`) and its agent did not (no `run`): with the wrapper gone, the agent never started. */
   unstarted: boolean;
+  /** Its agent was started (the subshell's `run` line, or an exit status written). */
+  ran: boolean;
 }
 
 export function readRunStatus(dir: string): RunStatus {
@@ -359,7 +361,8 @@ export function readRunStatus(dir: string): RunStatus {
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Unreadable(file, code ?? 'EIO');
     // No status file: a wrapper not started yet (the usual case), or a run directory of the old layout.
     const pid = legacyNumber(path.join(dir, 'pid'), false);
-    return { pid, exit: pid === null ? null : legacyNumber(path.join(dir, 'exit'), true), unstarted: false };
+    const exit = pid === null ? null : legacyNumber(path.join(dir, 'exit'), true);
+    return { pid, exit, unstarted: false, ran: exit !== null };
   }
   let pid: number | null = null;
   let exit: number | null = null;
@@ -373,7 +376,7 @@ export function readRunStatus(dir: string): RunStatus {
     if (line.startsWith('exit ')) exit = Number(m[1]);
     else pid ??= Number(m[1]) > 0 ? Number(m[1]) : null;
   }
-  return { pid, exit, unstarted: wrap && !ran && exit === null };
+  return { pid, exit, unstarted: wrap && !ran && exit === null, ran: ran || exit !== null };
 }
 
 function legacyNumber(file: string, needNewline: boolean): number | null {

@@ -1,7 +1,7 @@
 // A run's process exited (or vanished): read what it said last, choose the
 // exit reason, kill what it left behind, and end it.
 
-import { exitReason, type ExitFacts } from '../core/run-state.js';
+import { exitReason, holdsSlot, type ExitFacts } from '../core/run-state.js';
 import { groupAlive, signalGroup, signalRun } from '../runtime/launcher.js';
 import type { Continuing } from './continuing.js';
 import type { Ending } from './ending.js';
@@ -15,7 +15,9 @@ export class Exits {
   /** The wrapper exited (or was found gone): end the run with the right reason. */
   onExit(uuid: string, code: number | null, vanished: boolean): void {
     const { store, live, progress } = this.d;
-    if (!store.get(uuid)) return;
+    // Heard once: a run already ended, or queued again for its next attempt, has no process to exit.
+    const run = store.get(uuid);
+    if (!run || !holdsSlot(run.status)) return;
     const watched = live.has(uuid);
     if (watched) {
       if (!live.markExited(uuid)) return;

@@ -282,7 +282,8 @@ export class LiveRuns {
     if (!this.readOut(uuid, live)) return;
     live.recheck = false;
     if (st.unstarted) this.listeners.onUnstarted(uuid);
-    else this.listeners.onExit(uuid, st.exit, false);
+    // Gone without an exit status: its wrapper was killed (or could not write it), as when found so at start-up.
+    else this.listeners.onExit(uuid, st.exit, st.exit === null);
   }
 
   private unreadable(uuid: string, live: Live, why: string): void {

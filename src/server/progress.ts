@@ -101,8 +101,10 @@ export class Progress {
       // Only the offset, the last words or the tool moved: kept in memory, written with the next change.
       else store.remember(run, run.last_text !== before.last_text || run.last_tool !== before.last_tool);
       const overTree = changed ? tree.rollUp(before, run) : [];
-      // The reducer's memory first: the effects below read the stop it decided.
-      store.afterCommit(() => this.d.live.setProgress(run.uuid, result.state));
+      // The reducer's memory first: the effects below read the stop it decided, and so
+      // do the next lines and the exit of this run heard in the same unit of work.
+      const prior = this.d.live.progress(run.uuid);
+      store.provisional(() => this.d.live.setProgress(run.uuid, result.state), () => prior && this.d.live.setProgress(run.uuid, prior));
       store.emit(...this.next(before, result));
       // An ancestor over its tree budget: stopped like a run over its own, and its descendants with it.
       for (const t of overTree) store.emit({ kind: 'stop', uuid: t.run.uuid, reason: 'budget', detail: `tree_${t.meter.name}` }, { kind: 'stop_below', uuid: t.run.uuid, reason: 'budget', detail: 'parent_budget', force: false });

@@ -74,11 +74,7 @@ export function reconcile(p: Reconciling, run: Run): void {
   if (pid === null) pid = statusPid(dir) ?? findWrapper(dir);
   if (pid !== null && isOurProcess(pid, run.pid === pid ? run.pid_start : null) && isWrapperOf(pid, dir)) {
     // Alive: re-adopt with its slot, reading output from the journaled offset.
-    let adopted: Run = { ...run, pid };
-    // For a run without a self-announcing protocol, being alive is being at work.
-    if (adopted.status === 'starting' && (adopted.protocol === null || adopted.protocol === 'plain')) {
-      adopted = transition(adopted, 'working', monoNow());
-    }
+    const adopted: Run = atWork({ ...run, pid });
     p.store.save(adopted, { type: 'adopted', data: { pid, status: adopted.status } });
     p.live.watch(adopted, null);
     p.store.emit({ kind: 'guard', uuid: run.uuid });
@@ -86,6 +82,7 @@ export function reconcile(p: Reconciling, run: Run): void {
     return;
   }
   let code: number | null;
+  let ran: boolean;
   try {
     const st = readRunStatus(dir);
     // Its wrapper never started the agent (it could not fork): the launch is tried again.
@@ -96,6 +93,7 @@ export function reconcile(p: Reconciling, run: Run): void {
       return;
     }
     code = st.exit;
+    ran = st.ran;
   } catch (e) {
     if (!(e instanceof Unreadable)) throw e;
     // Gone, but what it said cannot be read now: watched, its end is read once it can be (live-runs retries).
@@ -104,12 +102,24 @@ export function reconcile(p: Reconciling, run: Run): void {
   }
   if (code !== null || pid !== null) {
     // Exited while we were away: apply the output we had not read, then end it.
-    p.live.watch(run, null);
+    // An agent that ran, of a run still `starting` for want of the launch's record, had started.
+    const found = ran ? atWork(run) : run;
+    if (found !== run) p.store.save(found, { type: 'working', data: { from: 'starting', ...(pid !== null ? { pid } : {}) } });
+    p.live.watch(found, null);
     p.exits.onExit(run.uuid, code, code === null);
     return;
   }
   // Promoted but never spawned (the crash fell between the two): start it now.
   p.launching.launch([run]);
+}
+
+/**
+ * A run without a self-announcing protocol is at work once its agent runs
+ * (launching records it so as it spawns; a crash between the two leaves it
+ * `starting`).
+ */
+function atWork(run: Run): Run {
+  return run.status === 'starting' && (run.protocol === null || run.protocol === 'plain') ? transition(run, 'working', monoNow()) : run;
 }
 
 function statusPid(dir: string): number | null {

@@ -19,6 +19,8 @@ export class RunStore {
   /** The open unit of work: rows written in it (null: no longer active), and memory changes to make after its commit. */
   private staged: Map<string, Run | null> | null = null;
   private after: (() => void)[] = [];
+  /** Memory changed provisionally in the open unit of work: how to take each change back if it fails. */
+  private undo: (() => void)[] = [];
   /** Effects decided in the open unit of work. */
   private effects: Effect[] = [];
   /** Where committed effects go: the interpreter (server/effects.ts), set once by the composition root. */
@@ -38,6 +40,7 @@ export class RunStore {
     if (this.journal.inTransaction) throw new Error('run store: a unit of work cannot start inside a journal transaction');
     this.staged = new Map();
     this.after = [];
+    this.undo = [];
     this.effects = [];
     let committed: Effect[] = [];
     let out: T;
@@ -46,9 +49,13 @@ export class RunStore {
         committed = this.effects;
         this.apply();
       });
+    } catch (e) {
+      for (const fn of this.undo.reverse()) fn();
+      throw e;
     } finally {
       this.staged = null;
       this.after = [];
+      this.undo = [];
       this.effects = [];
     }
     // Once the unit of work is over: what the interpreter does may open units of its own.
@@ -72,6 +79,17 @@ export class RunStore {
   afterCommit(fn: () => void): void {
     if (this.staged === null) fn();
     else this.after.push(fn);
+  }
+
+  /**
+   * A memory change the rest of the unit of work must read, made at once (a
+   * run's reducer memory: a second batch of its lines, or its exit, in the
+   * same unit reads what the first decided — at start-up the whole
+   * reconciliation is one unit); `undo` takes it back if the unit fails.
+   */
+  provisional(change: () => void, undo: () => void): void {
+    change();
+    if (this.staged !== null) this.undo.push(undo);
   }
 
   private apply(): void {

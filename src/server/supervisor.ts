@@ -430,7 +430,8 @@ export class Supervisor {
     this.log(`journal unavailable, not promoting until it can be written: ${reason}`);
     this.letGo();
     launching.invalidate();
-    store.clear();
+    // Memory stays as the journal has it (it changes only after a commit): reads go on
+    // telling what runs and waits — `wait --all` and `server status` among them.
     if (!slots.cluster) slots.limiter = new LocalLimiter(admissionPolicy(this.settings.config));
     this.probeTimer = setInterval(() => {
       try {

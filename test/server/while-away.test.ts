@@ -1,0 +1,150 @@
+// What an agent does while no supervisor runs is read by the next one as if
+// it had watched: a usage limit continues the run, a passing failure
+// retries it, an agent that exits 0 having worked completes it — whatever
+// status the run had when the last supervisor died (`starting` included). A
+// wrapper killed under a live supervisor is `lost`, as it is when found gone
+// at start-up, and retried like it.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { alive, NODE, script, until } from '../support/harness.js';
+import { Journal } from '../../src/journal/journal.js';
+import { useServedHomes } from '../support/in-process.js';
+
+const served = useServedHomes();
+const SESSION = '9d2b6c1e-3a4f-4b8d-8e7a-1f0c5d9e2a64';
+
+function place(): { dir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-away-'));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir };
+}
+
+/**
+ * Claude Code's stand-in that waits for a gate file before it answers (so the
+ * test kills the supervisor first), then hits `first` on its first call; a
+ * `--resume` call finishes the work. Each call's argv goes to calls.jsonl.
+ */
+function gated(at: { dir: string }, first: 'limit' | 'overloaded' | 'ok'): { agent: string; open: () => void; calls: () => string[][] } {
+  const gate = path.join(at.dir, 'gate');
+  const log = path.join(at.dir, 'calls.jsonl');
+  const agent = script(
+    at,
+    'claude',
+    `#!${NODE}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const at = args.indexOf('--resume');
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(args) + '\\n');
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+const go = () => {
+  if (at < 0 && !fs.existsSync(${JSON.stringify(gate)})) return setTimeout(go, 20);
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
+  out({ type: 'assistant', message: { id: 'm' + (at < 0 ? 1 : 2), role: 'assistant', content: [{ type: 'text', text: 'working' }], usage }, session_id: ${JSON.stringify(SESSION)} });
+  const kind = at < 0 ? ${JSON.stringify(first)} : 'ok';
+  if (kind === 'limit') { out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: ${JSON.stringify(SESSION)}, usage }); process.exit(1); }
+  if (kind === 'overloaded') { out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 529, result: 'API Error: 529 Overloaded', session_id: ${JSON.stringify(SESSION)}, usage }); process.exit(1); }
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
+  process.exit(0);
+};
+go();
+`,
+  );
+  return {
+    agent,
+    open: () => fs.writeFileSync(gate, ''),
+    calls: () => fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]),
+  };
+}
+
+/** The run's wrapper wrote its `exit` line: its agent is done. */
+const exited = (dir: string): Promise<true> => until(() => fs.existsSync(path.join(dir, 'status')) && /^exit /m.test(fs.readFileSync(path.join(dir, 'status'), 'utf8')), 'the agent to exit', 30_000);
+
+describe('what an agent did while no supervisor ran', () => {
+  it('a usage limit hit while no supervisor runs continues the run (it is not ended errored), and it completes after attempt 2', async () => {
+    const at = place();
+    const a = gated(at, 'limit');
+    const h = served({ timings: { limit_hold: '1s' }, providers: { claude: { command: [a.agent] } } });
+    await h.start();
+    const r = await h.run(['-n', 'away', '-a', 'claude', '-p', 'go']);
+    await until(() => a.calls().length === 1, 'the agent to start');
+    await h.killSupervisor();
+    a.open();
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    expect((await h.settle(['away'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    const done = await h.show('away');
+    expect(done.attempts).toMatchObject([{ n: 1, kind: 'continue', detail: 'limit' }]);
+    expect(a.calls()).toEqual([[], ['--resume', SESSION]]);
+  });
+
+  it('a passing API error hit while no supervisor runs is retried under --retries', async () => {
+    const at = place();
+    const a = gated(at, 'overloaded');
+    const h = served({ providers: { claude: { command: [a.agent] } } });
+    await h.start();
+    const r = await h.run(['-n', 'away', '-a', 'claude', '--retries', '2', '-p', 'go']);
+    await until(() => a.calls().length === 1, 'the agent to start');
+    await h.killSupervisor();
+    a.open();
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    expect((await h.settle(['away'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    expect((await h.show('away')).attempts).toMatchObject([{ n: 1, kind: 'retry', detail: 'api_error' }]);
+  });
+
+  it('a run still starting when the supervisor died (its launch not yet recorded), whose agent ran and exited 0 meanwhile, is completed, not failed', async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    const h = served({});
+    await h.start();
+    const r = await h.run(['-n', 'away', '--', 'sh', '-c', `while [ ! -e ${gate} ]; do sleep 0.02; done`]);
+    await until(async () => (await h.show('away')).status === 'working', 'the run to work');
+    await h.killSupervisor();
+    // The crash fell between the spawn and its record: the journal still says `starting`, with no pid.
+    const journal = new Journal(path.join(h.dir, 'orcr.db'));
+    const row = journal.getRun(r.uuid)!;
+    journal.updateRun({ ...row, status: 'starting', pid: null, pid_start: null, started_at: null }, null);
+    journal.close();
+    fs.writeFileSync(gate, '');
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    expect((await h.settle(['away'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    expect((await h.show('away')).exit_code).toBe(0);
+  });
+
+  it('a wrapper SIGKILLed under a live supervisor leaves its run lost (its agent killed with it), and --retries retries it to completion', async () => {
+    const at = place();
+    const mark = path.join(at.dir, 'first');
+    const h = served({});
+    await h.start();
+    await h.run(['-n', 'lost', '--retries', '2', '--', 'sh', '-c', `[ -e ${mark} ] && exit 0; touch ${mark}; sleep 30`]);
+    const first = await until(async () => {
+      const x = await h.show('lost');
+      return x.status === 'working' && x.pid !== null && fs.existsSync(mark) ? x : null;
+    }, 'the first attempt to run');
+    process.kill(first.pid!, 'SIGKILL');
+    expect((await h.settle(['lost'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    const done = await h.show('lost');
+    expect(done.attempts).toMatchObject([{ n: 1, kind: 'retry', reason: 'lost' }]);
+    // The first attempt's agent went with its wrapper: no `sleep 30` of this run is left.
+    expect(alive(first.pid!)).toBe(false);
+  });
+
+  it('without --retries, that wrapper\'s run ends lost with a detail, not errored with nothing said', async () => {
+    const h = served({});
+    await h.start();
+    await h.run(['-n', 'lost', '--', 'sh', '-c', 'sleep 30']);
+    const first = await until(async () => {
+      const x = await h.show('lost');
+      return x.status === 'working' && x.pid !== null ? x : null;
+    }, 'the run to work');
+    process.kill(first.pid!, 'SIGKILL');
+    expect((await h.settle(['lost'], 60_000)).map((s) => s.token)).toEqual(['lost']);
+    const done = await h.show('lost');
+    expect([done.exit_reason, done.exit_detail]).toEqual(['lost', 'no exit status and no process']);
+  });
+});

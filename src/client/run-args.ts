@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { argMax, execProblem } from '../config/exec-limits.js';
-import { preview, runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
-import { quote } from '../text/json-text.js';
+import { runSpecFromLine, runSpecSchema, specProblem, type RunSpec } from '../config/run-spec.js';
+import { previewValue, quote } from '../text/json-text.js';
+import { nestedDeeperThan } from '../text/json-depth.js';
+import { MAX_NESTING } from '../protocol/wire.js';
 import { GraphError, planGraph } from '../core/dependencies.js';
 import { callerEnv } from './caller-env.js';
 import { joinDashValues } from './flag-values.js';
@@ -235,7 +237,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   if (p.field === 'command') return badValue(`the command after -- ${p.message}`);
   if (!flag) return badValue(p.message);
   const got = raw.get(p.field!);
-  return badValue(`${flag} ${p.message}${got !== undefined ? `, got ${preview(got)}` : ''}`);
+  return badValue(`${flag} ${p.message}${got !== undefined ? `, got ${previewValue(got)}` : ''}`);
 }
 
 /**
@@ -273,6 +275,11 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     const line = rawLine.trim();
     if (line === '' || line.startsWith('#')) return;
     const where = `${source}:${i + 1}`;
+    if (nestedDeeperThan(line, MAX_NESTING)) {
+      bad++;
+      if (problems.length < MAX_REPORTED) problems.push(`${where}: nested more than ${MAX_NESTING} levels deep (a run spec is a few)`);
+      return;
+    }
     let obj: unknown;
     try {
       obj = JSON.parse(line);

@@ -13,7 +13,7 @@ import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDura
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
-import { quote, quoteValue } from '../text/json-text.js';
+import { previewValue, quote } from '../text/json-text.js';
 
 /** Longest name (run, provider, workload), in characters. */
 export const MAX_LABEL = 200;
@@ -196,21 +196,15 @@ export function specProblem(error: z.ZodError): SpecProblem {
   return { field: issue.path.length > 0 ? String(issue.path[0]) : null, message: issue.message };
 }
 
-/** A value shown after ", got": JSON, every control and hidden character escaped, cut short. */
-export function preview(value: unknown, max = 80): string {
-  const text = quoteValue(value);
-  return [...text].length <= max ? text : [...text].slice(0, max - 1).join('') + '…';
-}
-
 /** `"max_turns" must be a whole number, got "x"`: a field of a JSON spec and its value. */
 export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: string) => string = (f) => f): string {
   if (p.field === null) {
     const whole = obj === null || typeof obj !== 'object' || Array.isArray(obj);
-    return whole ? `${p.message}, got ${preview(obj)}` : p.message;
+    return whole ? `${p.message}, got ${previewValue(obj)}` : p.message;
   }
   const name = fieldName(p.field);
   const has = obj !== null && typeof obj === 'object' && Object.hasOwn(obj, name);
-  return `${quote(name)} ${p.message}${has ? `, got ${preview((obj as Record<string, unknown>)[name])}` : ''}`;
+  return `${quote(name)} ${p.message}${has ? `, got ${previewValue((obj as Record<string, unknown>)[name])}` : ''}`;
 }
 
 // ---------- `run --from` lines ----------
@@ -237,7 +231,7 @@ export const LINE_FIELDS: readonly string[] = [
  * it in the line's own field names. A relative `cwd` is taken from `base`.
  */
 export function runSpecFromLine(obj: unknown, base: string): { spec: RunSpec } | { problem: string } {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { problem: `each line must be a JSON object, got ${preview(obj)}` };
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { problem: `each line must be a JSON object, got ${previewValue(obj)}` };
   const line = obj as Record<string, unknown>;
   const allowed = new Set(LINE_FIELDS);
   for (const k of Object.keys(line)) if (!allowed.has(k)) return { problem: `unknown field ${quote(k)}` };

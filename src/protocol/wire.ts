@@ -17,6 +17,8 @@ import type { PublicRun } from './views.js';
 export const PROTOCOL_VERSION = 1;
 /** A frame larger than this is refused and the connection closed: nothing legitimate is that big. */
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** Deeper than any request orcr's clients send (a run spec is four levels): a request nested deeper is refused. */
+export const MAX_NESTING = 100;
 /** The longest path a Unix socket can be bound at (sun_path, less its NUL). */
 export const socketPathLimit = 107;
 /** The most runs or events one reply carries: every listing is paged. */

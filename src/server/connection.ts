@@ -5,7 +5,10 @@
 // it from 103 MB to 780 MB, and another client's health check to 828 ms):
 // while its replies wait, its requests are not read (the kernel's buffers,
 // then its own writes, push back); past a limit of what is queued for it —
-// replies and events alike — it is dropped. A connection that sends part of
+// replies and events alike — it is dropped. Requests beyond those in flight
+// are read on up to a limit of their own: a socket not read never tells of
+// its close, and a client that pipelined 200 waits and left would be held
+// with them until the runs it waited for ended. A connection that sends part of
 // a request and stops, or never says hello, is closed after a while; one
 // that is merely quiet (a subscriber, a wait) is not.
 
@@ -19,8 +22,10 @@ export interface ConnectionLimits {
   maxQueuedBytes: number;
   /** Bytes queued for a connection above which its requests are not read until it reads. */
   pauseQueuedBytes: number;
-  /** Requests of one connection being handled at once; the rest wait, unread. */
+  /** Requests of one connection being handled at once; the rest wait, read but not handled. */
   maxInFlight: number;
+  /** Bytes of requests read and waiting to be handled above which the connection is not read until they are. */
+  maxWaitingBytes: number;
   /** How long a request may stay half sent, or a connection go without its hello. */
   halfRequestMs: number;
 }
@@ -34,6 +39,7 @@ export function defaultLimits(openFiles: number | null): ConnectionLimits {
     pauseQueuedBytes: 1024 * 1024,
     // A wait takes one for as long as it waits; clients give each wait its own connection.
     maxInFlight: 8,
+    maxWaitingBytes: 1024 * 1024,
     halfRequestMs: 30_000,
   };
 }
@@ -51,6 +57,8 @@ export function openFileLimit(read: () => string): number | null {
 export class Connection {
   private readonly lines: LineSplitter;
   private readonly waiting: string[] = [];
+  /** The length of what waits, in UTF-16 units (near enough to bytes for a bound). */
+  private waitingSize = 0;
   private inFlight = 0;
   private paused = false;
   private done = false;
@@ -96,7 +104,11 @@ export class Connection {
   private onData(chunk: Buffer): void {
     if (this.done) return;
     const got = this.lines.push(chunk);
-    for (const line of got.lines) if (line.trim() !== '') this.waiting.push(line);
+    for (const line of got.lines) {
+      if (line.trim() === '') continue;
+      this.waiting.push(line);
+      this.waitingSize += line.length;
+    }
     if (got.tooLarge) {
       // What came before it is handled as far as it can be now; nothing after.
       this.pump();
@@ -117,13 +129,14 @@ export class Connection {
       if (this.done || this.waiting.length === 0 || queued >= this.limits.pauseQueuedBytes) break;
       if (this.inFlight >= (queued > 0 ? 1 : this.limits.maxInFlight)) break;
       const line = this.waiting.shift()!;
+      this.waitingSize -= line.length;
       this.inFlight++;
       void this.handle(line).finally(() => {
         this.inFlight--;
         this.pump();
       });
     }
-    const stop = this.waiting.length > 0 || this.socket.writableLength >= this.limits.pauseQueuedBytes;
+    const stop = this.waitingSize >= this.limits.maxWaitingBytes || this.socket.writableLength >= this.limits.pauseQueuedBytes;
     if (stop && !this.paused) {
       this.paused = true;
       this.socket.pause();
@@ -154,6 +167,7 @@ export class Connection {
   private close(): void {
     this.done = true;
     this.waiting.length = 0;
+    this.waitingSize = 0;
     if (this.halfTimer) clearTimeout(this.halfTimer);
   }
 }

@@ -6,9 +6,6 @@
 
 import { MAX_FRAME_BYTES } from '../protocol/wire.js';
 
-/** Deeper than any request orcr's clients send (a run spec is four levels). */
-export const MAX_NESTING = 100;
-
 const NEWLINE = 0x0a;
 
 /** Lines out of a stream of chunks; `tooLarge` once a line passes `max` bytes (the stream is then done for). */
@@ -41,23 +38,6 @@ export class LineSplitter {
     if (rest.length > 0) this.pending.push(rest);
     return { lines, tooLarge: false };
   }
-}
-
-/** Whether JSON text opens more than `max` arrays or objects inside one another (brackets in strings are text). */
-export function nestedDeeperThan(text: string, max = MAX_NESTING): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
 }
 
 /** The id of a request that will not be parsed, when it leads the line as orcr's clients write it (`{"id":7,…`). */

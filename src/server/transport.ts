@@ -15,9 +15,10 @@ import type { Run } from '../core/types.js';
 import { RemoteError, type ErrorBody } from '../protocol/errors.js';
 import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
 import type { PublicRun } from '../protocol/views.js';
-import { MAX_FRAME_BYTES, type EventMessage, type RowsMessage, type StoppingMessage } from '../protocol/wire.js';
+import { MAX_FRAME_BYTES, MAX_NESTING, type EventMessage, type RowsMessage, type StoppingMessage } from '../protocol/wire.js';
 import { Connection, defaultLimits, openFileLimit, type ConnectionLimits } from './connection.js';
-import { leadingId, MAX_NESTING, nestedDeeperThan } from './frames.js';
+import { leadingId } from './frames.js';
+import { nestedDeeperThan } from '../text/json-depth.js';
 import { PositionsFeed } from './positions-feed.js';
 import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
 import type { Supervisor } from './supervisor.js';
@@ -238,7 +239,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
 
   async function handleLine(conn: Conn, line: string): Promise<void> {
     let msg: { id?: unknown; method?: unknown; params?: unknown };
-    if (nestedDeeperThan(line)) {
+    if (nestedDeeperThan(line, MAX_NESTING)) {
       // Refused before parsing: the parser, zod and every reader after them recurse.
       reply(conn, leadingId(line), { code: 'usage', message: `the request is nested more than ${MAX_NESTING} levels deep` });
       return;

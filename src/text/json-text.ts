@@ -41,3 +41,39 @@ export function quoteValue(value: unknown): string {
   if (typeof value === 'string') return quote(value);
   return jsonText(value).replace(HIDDEN_ALL, unicodeEscape);
 }
+
+/**
+ * A value for a message, as quoteValue shows it but cut after about `max`
+ * characters: written only as far as it is shown, so a value nested
+ * thousands of levels deep or megabytes long costs no more than its preview
+ * (JSON.stringify of the whole would overflow the stack, or copy it all).
+ */
+export function previewValue(value: unknown, max = 80): string {
+  let out = '';
+  // Each level writes a bracket before it goes down: at most `max` levels are entered.
+  const walk = (v: unknown): void => {
+    if (out.length > max) return;
+    if (Array.isArray(v)) {
+      out += '[';
+      for (let i = 0; i < v.length && out.length <= max; i++) {
+        if (i > 0) out += ',';
+        walk(v[i]);
+      }
+      out += ']';
+    } else if (v !== null && typeof v === 'object') {
+      out += '{';
+      let first = true;
+      for (const k in v) {
+        if (out.length > max) break;
+        if (!Object.hasOwn(v, k)) continue;
+        if (!first) out += ',';
+        first = false;
+        out += quote(k.length > max ? k.slice(0, max + 1) : k) + ':';
+        walk((v as Record<string, unknown>)[k]);
+      }
+      out += '}';
+    } else out += typeof v === 'string' ? quote(v.length > max ? v.slice(0, max + 1) : v) : quoteValue(v);
+  };
+  walk(value);
+  return [...out].length <= max ? out : [...out].slice(0, max - 1).join('') + '…';
+}

@@ -94,6 +94,31 @@ describe('a client that never reads', () => {
   });
 });
 
+describe('a client that pipelines waits and leaves', () => {
+  it('is let go with its waits at once, not when the runs it waited for end', async () => {
+    const { dir, handle, sock } = await serve(undefined);
+    const r = remote(dir);
+    closers.push(() => r.disconnect());
+    await r.call('run.enqueue', { specs: [{ name: 'long', command: ['sleep', '300'], cwd: dir }] });
+    const waits = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: i + 1, method: 'run.wait', params: { refs: ['long'] } })).join('\n') + '\n';
+    // Each has as many waits in flight as a connection may (8), more waiting behind them, when it sends the rest and goes.
+    const leavers = Array.from({ length: 5 }, () => {
+      const c = raw(sock);
+      c.s.write(hello() + waits(10));
+      return c;
+    });
+    await until(async () => (await r.call<{ waits: number }>('server.status')).waits === 40, 'their first waits to begin');
+    for (const c of leavers) c.s.end(waits(190));
+    // The supervisor closes its side once it has read that.
+    await until(() => leavers.every((c) => c.closed()), 'the supervisor to close the leavers\' connections');
+    let st: { clients: number; waits: number } | null = null;
+    await until(async () => {
+      st = await r.call<{ clients: number; waits: number }>('server.status');
+      return st.clients === 1 && st.waits === 0;
+    }, () => `the leavers let go: ${JSON.stringify(st)} ${JSON.stringify(handle.connections())}`);
+  });
+});
+
 describe('the number of connections', () => {
   it('is bounded: the one past the limit is told why and closed', async () => {
     const { handle, sock } = await serve({ maxConnections: 4 });

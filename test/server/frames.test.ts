@@ -2,7 +2,8 @@
 // limit in bytes, nesting depth outside strings, and a refused line's id.
 
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, leadingId, nestedDeeperThan } from '../../src/server/frames.js';
+import { LineSplitter, leadingId } from '../../src/server/frames.js';
+import { nestedDeeperThan } from '../../src/text/json-depth.js';
 
 describe('LineSplitter', () => {
   it('cuts lines at newlines, keeps a character split across chunks whole, and holds an unfinished line', () => {

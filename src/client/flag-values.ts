@@ -43,7 +43,7 @@ export function joinDashValues(args: readonly string[], options: NonNullable<Par
  * negative, got "-3"`. Returns the number or a message.
  */
 export function wholeFlag(flag: string, raw: string, min = 0): number | { problem: string } {
-  const n = /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+  const n = /^[+-]?\d+$/.test(raw) ? Number(raw) : Number.NaN;
   const got = `, got ${quote(raw)}`;
   if (!Number.isSafeInteger(n)) return { problem: `${flag} must be a whole number${min > 0 ? `, ${min} or more` : ''}${got}` };
   if (n < min) return { problem: `${flag} ${min === 0 ? 'must not be negative' : `must be ${min} or more`}${got}` };

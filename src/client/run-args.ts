@@ -165,7 +165,7 @@ export function readEnvFile(file: string, cwd: string): Record<string, string> {
   return env;
 }
 
-// Numbers as a person types them; anything else goes to the schema as text, which refuses it.
+// Numbers as a person types them (no spaces around: " 3" is not a number a flag takes); anything else goes to the schema as text, which refuses it.
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
 export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSpec {
@@ -188,7 +188,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     const flag = typed.get(option) ?? `--${option}`;
     flagOf.set(field, flag);
     raw.set(field, v);
-    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries' || field === 'max_continues') spec[field] = NUMBER.test(v.trim()) ? Number(v) : v;
+    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries' || field === 'max_continues') spec[field] = NUMBER.test(v) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
     else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
     else spec[field] = v;
@@ -196,8 +196,8 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   if (values.interactive) spec.interactive = true;
   if (values.detach) spec.detach = true;
   if (values.after !== undefined) {
-    // --after a --after b, or --after a,b
-    spec.after = values.after.flatMap((v) => v.split(',')).map((v) => v.trim());
+    // --after a --after b, or --after a,b; each name as typed (" tgt" is not "tgt", as in `show`).
+    spec.after = values.after.flatMap((v) => v.split(','));
     flagOf.set('after', typed.get('after') ?? '--after');
     raw.set('after', values.after.join(','));
   }
@@ -305,6 +305,16 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     badValue(problems.join('\n'));
   }
   if (specs.length === 0) badValue(`--from ${source}: no run specs in it`);
+  // A name given twice is the file's own mistake, not a clash with a run: name both lines.
+  const named = new Map<string, string>();
+  const twice: string[] = [];
+  specs.forEach((s, i) => {
+    if (s.name === undefined) return;
+    const first = named.get(s.name);
+    if (first === undefined) named.set(s.name, wheres[i]!);
+    else if (twice.length < MAX_REPORTED) twice.push(`${first} and ${wheres[i]!} both name a run ${quote(s.name)}`);
+  });
+  if (twice.length > 0) badValue(`${twice.join('\n')}\nnothing was queued (each line needs a name of its own)`);
   // "after" within the file, checked here to name its lines (a name no line has may be a run: the supervisor checks that).
   try {
     planGraph(

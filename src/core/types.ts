@@ -87,6 +87,12 @@ export interface Attempt {
  */
 export interface Run {
   uuid: string;
+  /**
+   * A hash of the spec the run was made from, when its maker named it by
+   * uuid (run.enqueue's `uuids`): a request sent again under that uuid with
+   * another spec is a conflict, not a repeat. Absent otherwise.
+   */
+  spec_digest?: string;
   name: string;
   provider: string;
   workload: string;

@@ -76,9 +76,12 @@ export const METHODS = {
       const checked = checkRunSpecs(raw.specs, raw.caller_env);
       if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
       const uuids = z.array(z.uuid()).optional().parse(raw.uuids);
-      if (uuids !== undefined && (uuids.length !== checked.specs.length || new Set(uuids).size !== uuids.length)) {
-        throw new RemoteError('usage', `uuids: one distinct uuid per spec (${checked.specs.length}), got ${uuids.length}`);
+      if (uuids !== undefined && uuids.length !== checked.specs.length) {
+        throw new RemoteError('usage', `uuids: one per spec: ${checked.specs.length} ${checked.specs.length === 1 ? 'spec' : 'specs'}, ${uuids.length} ${uuids.length === 1 ? 'uuid' : 'uuids'}`);
       }
+      const seen = new Set<string>();
+      const twice = uuids?.find((u) => seen.size === seen.add(u).size);
+      if (twice !== undefined) throw new RemoteError('usage', `uuids: ${twice} is given twice; one distinct uuid per spec`);
       return uuids === undefined ? { specs: checked.specs } : { specs: checked.specs, uuids };
     },
   }),

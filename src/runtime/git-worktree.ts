@@ -102,7 +102,8 @@ export function checkBranchFree(repo: string, branch: string): void {
 
 /** Create the worktree on a new branch at base_commit. A failure leaves nothing behind. */
 export async function addWorktree(repo: string, dir: string, branch: string, baseCommit: string): Promise<void> {
-  await fs.promises.mkdir(path.dirname(dir), { recursive: true });
+  // The folders orcr makes to hold worktrees are its own, whatever the umask (git makes the worktree itself as the user's umask says).
+  await fs.promises.mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   try {
     await gitOk(repo, ['worktree', 'add', '--quiet', '-b', branch, dir, baseCommit]);
   } catch (e) {

@@ -33,12 +33,18 @@ import { Unreadable } from './os-limits.js';
 // wrapper gone with `wrap` and no `run` never started its agent — a launch to
 // try again, not an agent that vanished.
 //
+// The run's own files (status, err) are made under umask 077, as `out` and
+// the FIFO are made 0600 whatever the umask; the agent gets the umask the
+// supervisor had ($4), so the files it makes in its folder are as its user
+// expects.
+//
 // The wait loop: `wait` returns early (status > 128) when the trapped USR1
 // arrives, and then the agent is still running; any other return is its end.
 // The flag tells the two apart without `kill -0 $bg`, which, once the agent
 // is reaped, may find a stranger that reuses its pid and spin forever.
 const WRAPPER = `
-dir=$1; fifo=$2; dfl=$3; shift 3
+dir=$1; fifo=$2; dfl=$3; um=$4; shift 4
+umask 077
 in=/dev/null; [ "$fifo" = f ] && in="$dir/prompt"
 trap '' TERM INT HUP
 if [ "$fifo" = 1 ]; then trap 'exec 3>&-; usr1=1' USR1; else trap : USR1; fi
@@ -50,7 +56,7 @@ if [ "$fifo" = 1 ]; then
   fi
   [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
   exec 3<>"$dir/in"
-  ( ( trap - TERM INT HUP; echo run >>"$dir/status"; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
+  ( ( trap - TERM INT HUP; umask "$um"; echo run >>"$dir/status"; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
     echo "exit $?" >>"$dir/status" ) 3>&- &
   bg=$!
   while :; do
@@ -60,7 +66,7 @@ if [ "$fifo" = 1 ]; then
     [ "$st" -gt 128 ] && [ -n "$usr1" ] || break
   done
 else
-  ( trap - TERM INT HUP; echo run >>"$dir/status"; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
+  ( trap - TERM INT HUP; umask "$um"; echo run >>"$dir/status"; exec "$@" ) <"$in" >>"$dir/out" 2>>"$dir/err"
   echo "exit $?" >>"$dir/status"
 fi
 `;
@@ -200,7 +206,24 @@ function defaultSignalEnv(): string | null {
 export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
   const stdin = spec.stdinFifo ? '1' : spec.promptFile != null ? 'f' : '0';
   const dfl = spec.stdinFifo ? (defaultSignalEnv() ?? '') : '';
-  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, dfl, program, ...spec.argv.slice(1)];
+  return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, dfl, ownUmask(), program, ...spec.argv.slice(1)];
+}
+
+let umaskText: string | undefined;
+
+/**
+ * This process's umask, in octal, for the agent (read from /proc: Node's
+ * process.umask() cannot read it in a worker thread, and setting it to read
+ * it would race other threads' files).
+ */
+function ownUmask(): string {
+  if (umaskText !== undefined) return umaskText;
+  try {
+    umaskText = /^Umask:\s*([0-7]{3,4})$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '022';
+  } catch {
+    umaskText = '022';
+  }
+  return umaskText;
 }
 
 /**

@@ -414,7 +414,9 @@ export class Loops {
   }
 
   events(name: string, limit = 200): ReturnType<RunStore['journal']['loopEvents']> {
-    // A removed loop's history stays readable.
-    return this.p.store.journal.loopEvents(name, limit);
+    // A removed loop's history stays readable; a name that never was a loop is not found.
+    const events = this.p.store.journal.loopEvents(name, limit);
+    if (events.length === 0) this.get(name);
+    return events;
   }
 }

@@ -2,6 +2,7 @@
 // run is made by planRun, inserted with its `queued` event, and — once that
 // commits — put in the limiter's queue; admission looks again (an effect).
 
+import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
 import { canEnqueue } from '../core/admission.js';
@@ -45,10 +46,16 @@ export class Queueing {
   enqueue(specs: RunSpec[], warnings: string[] = [], uuids?: readonly string[]): Run[] {
     const { store, slots, tree } = this.d;
     const journal = store.journal;
+    const digests = uuids === undefined ? null : specs.map(specDigest);
     if (uuids !== undefined) {
       const made = uuids.map((u) => store.lookup(u));
-      if (made.every((r) => r !== null)) return made as Run[];
-      if (made.some((r) => r !== null)) throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
+      if (made.some((r) => r !== null) && !made.every((r) => r !== null)) throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
+      if (made.every((r) => r !== null)) {
+        // A repeat of the request (sent again after a dropped connection) is answered with its runs; the same uuid with another spec is not a repeat.
+        const other = made.findIndex((r, i) => r!.spec_digest !== undefined && r!.spec_digest !== digests![i]);
+        if (other >= 0) throw new RemoteError('conflict', `the uuid ${uuids[other]!} names the run ${JSON.stringify(made[other]!.name)}, made from another spec; nothing was queued`);
+        return made as Run[];
+      }
     }
     const now = monoNow();
     this.refuseOverBudget();
@@ -72,7 +79,7 @@ export class Queueing {
     const runs = store.transaction(() => {
       // Queue places in order (the journal's next place moves on only as each is inserted).
       const first = journal.nextQueueSeq();
-      const made = plans.map((plan, i) => ({ ...plan.make(first + i), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]! } : {}) }));
+      const made = plans.map((plan, i) => ({ ...plan.make(first + i), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]!, spec_digest: digests![i]! } : {}) }));
       // `after` names runs of this call by their line: their uuids are known once all are made.
       const linked = made.map((made1, i): Run => {
         let run = made1;
@@ -174,4 +181,9 @@ export class Queueing {
     // Read at commit: a limiter rebuilt meanwhile (degrade) is the one to tell.
     store.afterCommit(() => lifecycle.background(slots.limiter.enqueue({ ...toWaiter(run), name: run.name })));
   }
+}
+
+/** What a spec asks for, as a short hash: the same request sent again has the same one. */
+function specDigest(spec: RunSpec): string {
+  return crypto.createHash('sha256').update(JSON.stringify(spec)).digest('base64url').slice(0, 22);
 }

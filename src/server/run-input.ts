@@ -1,5 +1,6 @@
-// Input to a live agent: `send` (an idle run starts a turn), the first input
-// line of a prompt, and closing stdin when a one-shot turn is done. Bytes go
+// Input to a live agent: `send` (an idle run starts a turn) and closing stdin
+// when a one-shot turn is done (a prompt, its first input, is in the run's
+// directory before it starts: the wrapper writes it, launching.ts). Bytes go
 // through the run's FifoWriter, which writes as the pipe drains; what each
 // protocol expects is the agents' business (agents/input.ts).
 
@@ -37,11 +38,6 @@ export class RunInput {
     this.write(next, line);
     this.p.store.emit({ kind: 'guard', uuid });
     return next;
-  }
-
-  /** A prompt as the agent's first input line. */
-  prompt(run: Run, text: string): void {
-    this.write(run, inputLine(run.protocol, text));
   }
 
   /**

@@ -116,6 +116,37 @@ describe('what an agent did while no supervisor ran', () => {
     expect((await h.show('away')).exit_code).toBe(0);
   });
 
+  it('a prompt is not lost when the supervisor dies before the agent could be given it: the agent gets it once, and the run completes', async () => {
+    const at = place();
+    // The wrapper makes the agent's FIFO only once the gate opens: the supervisor is killed before it exists.
+    const gate = path.join(at.dir, 'gate');
+    const bin = path.join(at.dir, 'bin');
+    fs.mkdirSync(bin);
+    script({ dir: bin }, 'mkfifo', `#!/bin/sh\nwhile [ ! -e ${gate} ]; do sleep 0.02; done\nexec /usr/bin/mkfifo "$@"\n`);
+    const got = path.join(at.dir, 'got');
+    const agent = script(
+      at,
+      'claude-reads',
+      `#!/bin/sh
+read -r line
+printf '%s\\n' "$line" >> ${got}
+echo '{"type":"system","subtype":"init","session_id":"s1"}'
+echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s1"}'
+`,
+    );
+    const h = served({});
+    await h.start();
+    await h.call('run.enqueue', { specs: [{ name: 'p', command: [agent], protocol: 'claude', prompt: 'Fix the tests', cwd: at.dir }], caller_env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    await until(async () => (await h.show('p')).pid !== null, 'the wrapper to start');
+    await h.killSupervisor();
+    fs.writeFileSync(gate, '');
+    await h.start();
+    expect((await h.settle(['p'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    const lines = fs.readFileSync(got, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Fix the tests');
+  });
+
   it('a wrapper SIGKILLed under a live supervisor leaves its run lost (its agent killed with it), and --retries retries it to completion', async () => {
     const at = place();
     const mark = path.join(at.dir, 'first');

@@ -1,8 +1,11 @@
 // The chaos driver: a steady stream of short and long agents across providers
-// and workloads under tight caps, kills from the user, and SIGKILLs of the
-// supervisor at random moments (including right inside bursts of enqueues and
-// promotions). Then it checks that nothing was lost, started twice, or
-// oversubscribed, against an independent /proc monitor.
+// and workloads under tight caps — some that stop on a usage limit and are
+// continued, some that fail for a passing reason and are retried, some that
+// wait for another run of their burst (`after`) — kills from the user, and
+// SIGKILLs of the supervisor at random moments (including right inside bursts
+// of enqueues and promotions). Then it checks that nothing was lost, started
+// more often than its attempts, or oversubscribed, against an independent
+// /proc monitor.
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,12 +20,14 @@ import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js
 export const CHAOS_CONFIG = {
   concurrency: {
     max: 6,
-    providers: { alpha: 2, beta: 2, gamma: 3 },
+    providers: { alpha: 2, beta: 2, gamma: 3, delta: 2 },
     workloads: { bulk: { max: 3, priority: 0 }, urgent: { reserved: 1, priority: 5 } },
   },
   timings: { kill_grace: '300ms' },
 };
 const PROVIDERS = ['alpha', 'beta', 'gamma'];
+/** What a run does: its agent speaks jsonl and exits with its code, or speaks Claude Code's stream-json and its first attempt stops on a usage limit (continued) or an overloaded API (retried). */
+type Kind = 'plain' | 'limit' | 'overloaded';
 /** Within chaos.test.ts's allowance past the churn (240 s), so a stuck drain fails with a reason. */
 const DRAIN_TIMEOUT_MS = 200_000;
 const WORKLOADS = ['default', 'bulk', 'urgent'];
@@ -50,6 +55,9 @@ interface Planned {
   provider: string;
   workload: string;
   code: number;
+  kind: Kind;
+  /** The run of the same burst it waits for (`after`), if any. */
+  after: string | null;
   uuid: string | null;
   userKilled: boolean;
 }
@@ -76,8 +84,29 @@ echo '{"type":"turn_end"}'
 exit "$4"
 `,
   );
+  // Claude Code's stand-in (agent-formats: stream-json): a first attempt stops on its KIND (a usage limit that
+  // resets in a second, or an overloaded API); `--resume ID` finishes the work on the same session.
+  const claude = script(
+    h,
+    'chaos-claude.sh',
+    `#!/bin/sh
+# args: KIND (first attempt) or --resume ID KIND (the next)
+echo "$ORCR_RUN" >> "${h.dir}/starts"
+read -r line
+s="s-$ORCR_RUN"
+echo '{"type":"system","subtype":"init","session_id":"'"$s"'"}'
+echo '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"working"}],"usage":{"input_tokens":5,"output_tokens":1}},"session_id":"'"$s"'"}'
+sleep 0.05
+# resumed: claude --resume ID KIND (the session right after the program)
+if [ "$1" != "--resume" ]; then
+  if [ "$1" = limit ]; then echo '{"type":"result","subtype":"success","is_error":true,"api_error_status":429,"result":"You have hit your limit, resets in 1s","session_id":"'"$s"'"}'; exit 1; fi
+  echo '{"type":"result","subtype":"success","is_error":true,"api_error_status":529,"result":"API Error: 529 Overloaded","session_id":"'"$s"'"}'; exit 1
+fi
+echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"'"$s"'"}'
+`,
+  );
   const monitorOut = path.join(h.dir, 'monitor.json');
-  const monitor = spawn(NODE, [path.join(path.dirname(new URL(import.meta.url).pathname), 'monitor.mjs'), agent, monitorOut], { stdio: 'ignore' });
+  const monitor = spawn(NODE, [path.join(path.dirname(new URL(import.meta.url).pathname), 'monitor.mjs'), agent, monitorOut, claude], { stdio: 'ignore' });
   const planned: Planned[] = [];
   const result: ChaosResult = {
     seconds: opts.seconds,
@@ -130,11 +159,16 @@ exit "$4"
       const n = 1 + Math.floor(rand() * 6);
       for (let i = 0; i < n; i++) {
         const long = rand() < 0.25;
+        const k = rand();
+        const kind: Kind = k < 0.12 ? 'limit' : k < 0.24 ? 'overloaded' : 'plain';
         burst.push({
           name: `r${++counter}`,
-          provider: PROVIDERS[Math.floor(rand() * PROVIDERS.length)]!,
+          provider: kind === 'plain' ? PROVIDERS[Math.floor(rand() * PROVIDERS.length)]! : 'delta',
           workload: WORKLOADS[Math.floor(rand() * WORKLOADS.length)]!,
-          code: rand() < 0.2 ? 3 : 0,
+          code: kind === 'plain' && rand() < 0.2 ? 3 : 0,
+          kind,
+          // Now and then a run waits for an earlier one of its burst (a chain, or a fan-in on the first).
+          after: i > 0 && rand() < 0.3 ? burst[Math.floor(rand() * i)]!.name : null,
           uuid: null,
           userKilled: false,
         });
@@ -149,9 +183,11 @@ exit "$4"
             name: p.name,
             provider: p.provider,
             workload: p.workload === 'default' ? undefined : p.workload,
-            protocol: 'jsonl',
             cwd: h.dir,
-            command: [agent, p.provider, p.workload, (p as Planned & { secs: string }).secs, String(p.code)],
+            ...(p.after !== null ? { after: [p.after] } : {}),
+            ...(p.kind === 'plain'
+              ? { protocol: 'jsonl', command: [agent, p.provider, p.workload, (p as Planned & { secs: string }).secs, String(p.code)] }
+              : { protocol: 'claude', command: [claude, p.kind], prompt: 'go', env: { ORCR_CHAOS: `${p.provider} ${p.workload}` }, ...(p.kind === 'overloaded' ? { retries: 1 } : {}) }),
           })),
         })
         .then((res) => {
@@ -227,7 +263,11 @@ exit "$4"
     const starts = fs.existsSync(path.join(h.dir, 'starts')) ? fs.readFileSync(path.join(h.dir, 'starts'), 'utf8').trim().split('\n').filter(Boolean) : [];
     const startCount = new Map<string, number>();
     for (const u of starts) startCount.set(u, (startCount.get(u) ?? 0) + 1);
-    for (const [u, n] of startCount) if (n > 1) result.problems.push(`run ${u} started ${n} times`);
+    const byUuid = new Map(runs.map((r) => [r.uuid, r]));
+    for (const [u, n] of startCount) {
+      const attempts = (byUuid.get(u)?.attempts ?? []).length + 1;
+      if (n > attempts) result.problems.push(`run ${u} started ${n} times in ${attempts} attempts`);
+    }
     for (const p of planned) {
       const r = byName.get(p.name);
       if (!r) {
@@ -240,17 +280,25 @@ exit "$4"
       // Not ended: counted (and reported below) as "null".
       const reason = String(r.exit_reason);
       result.reasons[reason] = (result.reasons[reason] ?? 0) + 1;
+      if (p.kind !== 'plain') result.reasons[`${p.kind} → ${reason}`] = (result.reasons[`${p.kind} → ${reason}`] ?? 0) + 1;
+      if (p.after !== null) result.reasons[`after → ${reason}`] = (result.reasons[`after → ${reason}`] ?? 0) + 1;
       if (r.status !== 'ended') result.problems.push(`${p.name} is ${r.status}, not ended`);
       const started = startCount.get(r.uuid) ?? 0;
-      const expected = p.code === 0 ? 'completed' : 'errored';
-      if (p.userKilled) {
+      // A continued or retried run starts once per attempt: its first, then the one that resumes its session.
+      const attempts = (r.attempts ?? []).length;
+      const input = p.after !== null ? byName.get(p.after) : undefined;
+      // An input that ended other than completed cancels what waits for it, before it ever starts.
+      const inputFailed = input !== undefined && input.exit_reason !== 'completed';
+      const expected = inputFailed ? 'canceled' : p.code === 0 ? 'completed' : 'errored';
+      if (p.userKilled || (inputFailed && input.exit_reason === 'canceled')) {
         const ok = ['canceled', 'killed', expected].includes(reason);
-        if (!ok) result.problems.push(`${p.name}: user-killed but ended ${reason}`);
-        if (started > 1) result.problems.push(`${p.name}: started ${started} times`);
+        if (!ok) result.problems.push(`${p.name}: user-killed (or its input) but ended ${reason}`);
+        if (started > attempts + 1) result.problems.push(`${p.name}: started ${started} times in ${attempts + 1} attempts`);
       } else {
-        if (reason !== expected) result.problems.push(`${p.name}: ended ${reason} (code ${r.exit_code}), expected ${expected}`);
-        else if (r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
-        if (started !== 1) result.problems.push(`${p.name}: started ${started} times`);
+        if (reason !== expected) result.problems.push(`${p.name}: ended ${reason} (${r.exit_detail ?? 'no detail'}, code ${r.exit_code}), expected ${expected}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}${input ? ` (after ${input.name}: ${input.exit_reason})` : ''}`);
+        else if (!inputFailed && r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
+        const want = inputFailed ? 0 : p.kind === 'plain' ? 1 : 2;
+        if (started !== want || (!inputFailed && attempts !== want - 1)) result.problems.push(`${p.name}: started ${started} times in ${attempts + 1} attempts, expected ${want}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}`);
       }
     }
     const events = JSON.parse(cliOut(h, ['events', '--json'])) as { seq: number }[];

@@ -6,7 +6,7 @@ import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const clusterVerb: Verb = async (verb, rest, sh) => {
-  const { positionals } = sh.parse(verb, rest, {});
+  const { positionals } = sh.parse(verb, rest);
   const sub = positionals[0];
   if (sub === 'schema') {
     if (positionals.length !== 1) throw new UsageError('cluster schema takes nothing more', verb);

@@ -11,6 +11,7 @@ export type { EventItem } from './subscription.js';
 export type { RunEvent } from '../core/events.js';
 export type {
   ClusterState,
+  ClusterStatus,
   FinishMode,
   FireOutcome,
   GcResult,

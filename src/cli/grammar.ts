@@ -188,7 +188,7 @@ export const VERBS = {
   demo: { group: 'more', summary: 'a simulated fleet in a throw-away home', module: 'mcp', json: true, flags: { home: { type: 'string', value: 'dir' } } },
   completion: { group: 'more', summary: 'a completion script for bash, zsh or fish', module: 'completion', json: false, operands: { kind: SHELLS } },
   help: { group: 'more', summary: "this list, or one verb's flags and what they do", module: 'help', json: true, operands: { kind: 'verb', many: true } },
-  __complete: { group: 'more', summary: 'names for the completion scripts', module: 'completion', json: false, hidden: true, operands: { kind: COMPLETE_KINDS } },
+  __complete: { group: 'more', summary: 'names for the completion scripts', module: 'completion', json: true, hidden: true, operands: { kind: COMPLETE_KINDS } },
 } as const satisfies Readonly<Record<string, VerbSpec>>;
 
 export type VerbName = keyof typeof VERBS;

@@ -99,8 +99,8 @@ orcr cluster forget HOST [--json]   (drop a machine that left for good from the 
   bash: source <(orcr completion bash)   (in ~/.bashrc)
   zsh:  orcr completion zsh > ~/.zfunc/_orcr   (with fpath=(~/.zfunc $fpath) in ~/.zshrc before compinit)
   fish: orcr completion fish > ~/.config/fish/completions/orcr.fish`,
-  __complete: `orcr __complete runs|loops  (for the completion scripts: the names of the active and recent runs, or of the loops,
-                             one a line, from the running supervisor; nothing, and exit 0, when none runs)`,
+  __complete: `orcr __complete runs|loops [--json]  (for the completion scripts: the names of the active and recent runs, or
+                                    of the loops, one a line, from the running supervisor; nothing, and exit 0, when none runs)`,
 };
 
 /** `usage: …` for one verb, as orcr help VERB and orcr VERB --help print it. */

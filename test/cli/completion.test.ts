@@ -251,6 +251,7 @@ describe('run and loop names, from the running supervisor', () => {
     const listed = await h.cli(['__complete', 'runs']);
     expect(listed).toEqual({ code: 0, stdout: `alpha\nwith space\ndollar$(touch ${mark})\nit's\ndone-1\n`, stderr: '' });
     expect((await h.cli(['__complete', 'loops'])).stdout).toBe('nightly\n');
+    expect(JSON.parse((await h.cli(['__complete', 'runs', '--json'])).stdout)).toEqual(['alpha', 'with space', `dollar$(touch ${mark})`, "it's", 'done-1']);
   });
 
   it('a Tab on a real terminal in bash completes a verb, and a name with a space, escaped', async () => {
@@ -271,7 +272,7 @@ describe('run and loop names, from the running supervisor', () => {
     }
   });
 
-  it('__complete prints nothing and exits 0 where no supervisor runs, makes no home, and starts nothing', async () => {
+  it('__complete prints nothing and exits 0 where no supervisor runs, makes no home, starts nothing, and tells a stranger what it takes', async () => {
     const h = Object.assign(Object.create(TestHome.prototype) as TestHome, { dir: NOWHERE });
     expect(h.cli(['__complete', 'runs'], { env: envFor(NOWHERE) })).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(fs.existsSync(NOWHERE)).toBe(false);
@@ -283,9 +284,25 @@ describe('run and loop names, from the running supervisor', () => {
     expect(await stale.cli(['__complete', 'runs'])).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(stale.running).toBe(false);
     expect(h.cli(['__complete', 'runs'], { env: envFor(stale.dir) })).toEqual({ code: 0, stdout: '', stderr: '' });
-    const r = h.cli(['__complete', 'files'], { env: envFor(NOWHERE) });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: unknown kind of name "files" \(__complete takes runs or loops\)$/m);
+    expect(h.cli(['__complete', 'runs', '--json'], { env: envFor(NOWHERE) })).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+    // What a stranger could type at it: a usage error, the word shown escaped.
+    const cases: [string[], RegExp][] = [
+      [['__complete'], /^orcr: __complete needs a kind of name: runs or loops$/m],
+      [['__complete', 'files'], /^orcr: unknown kind of name "files" \(__complete takes runs or loops\)$/m],
+      [['__complete', 'RUNS'], /^orcr: unknown kind of name "RUNS"; did you mean "runs"\? /m],
+      [['__complete', ''], /^orcr: unknown kind of name "" /m],
+      [['__complete', 'r\nuns\x1b[0m'], /^orcr: unknown kind of name "r\\nuns\\u001b\[0m" /m],
+      [['__complete', 'z'.repeat(3000)], /^orcr: unknown kind of name "z{60}…" \(3000 characters\) /m],
+      [['__complete', 'runs', 'loops'], /^orcr: __complete takes one kind of name \(runs or loops\), got 2 words$/m],
+    ];
+    for (const [args, message] of cases) {
+      const r = h.cli(args, { env: envFor(NOWHERE) });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.split('\n')[0]).not.toMatch(/[\x00-\x1f]/);
+    }
+    expect(fs.existsSync(NOWHERE)).toBe(false);
   });
 
   it('__complete gives up at once on a supervisor that does not answer: a Tab never hangs', async () => {

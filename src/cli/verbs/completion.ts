@@ -36,7 +36,8 @@ async function names(verb: string, rest: string[], sh: Shell): Promise<number> {
   const found = await Promise.race([supervisorNames(kind), late]).finally(() => clearTimeout(timer));
   // Too late: nothing, at once, and the process ends here (its connection may still hang).
   if (found === null) throw new CliExit(0);
-  for (const name of found) sh.out(name);
+  if (sh.json) sh.printJson(found);
+  else for (const name of found) sh.out(name);
   return 0;
 }
 

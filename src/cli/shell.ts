@@ -17,6 +17,7 @@ import { safeText } from '../text/terminal-text.js';
 import { isVerb, spec, takesPositionals, type Command, type FlagDecls } from './grammar.js';
 import { VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
+import { didYouMean, shownWord } from './words.js';
 
 export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
 
@@ -99,7 +100,7 @@ export class Shell {
       const all: FlagDecls = { ...at.flags, ...COMMON };
       return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals: takesPositionals(at), strict: true }) as Parsed;
     } catch (e) {
-      throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
+      throw new UsageError(parseProblem(e as Error & { code?: string }, { ...at.flags, ...COMMON }), verb);
     }
   }
 
@@ -152,6 +153,18 @@ export class Shell {
     if (e instanceof RemoteError) this.fail(e.code, e.message, exitCodeOf(e.code));
     this.fail('internal', (e as Error)?.stack ?? String(e), 1);
   }
+}
+
+/** A refusal of node:util's parseArgs in orcr's words: the word shown escaped and cut, with the flags it may have meant. */
+function parseProblem(e: Error & { code?: string }, flags: FlagDecls): string {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(.*?)'(?:\. To specify|$)/s.exec(e.message) : null;
+  if (unknown) {
+    const spellings = Object.entries(flags).flatMap(([name, f]) => [`--${name}`, ...(f.short ? [`-${f.short}`] : [])]);
+    return `unknown flag ${shownWord(unknown[1]!)}${didYouMean(unknown[1]!, spellings)}`;
+  }
+  const extra = e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' ? /^Unexpected argument '(.*?)'\. /s.exec(e.message) : null;
+  if (extra) return `unexpected argument ${shownWord(extra[1]!)}: it takes none there`;
+  return e.message.replace(/\. To specify a positional.*$/s, '');
 }
 
 /** A duration flag's value, or the usage error naming the flag. */

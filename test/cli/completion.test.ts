@@ -126,7 +126,8 @@ describe('orcr completion', () => {
       [['completion', ''], /^orcr: unknown shell "" /m],
       [['completion', 'x'.repeat(5000)], /^orcr: unknown shell "x{60}…" \(5000 characters\) /m],
       [['completion', 'bash', 'zsh'], /^orcr: completion takes one shell \(bash, zsh or fish\), got 2 words$/m],
-      [['completion', '--frob'], /^orcr: Unknown option '--frob'/m],
+      [['completion', '--frob'], /^orcr: unknown flag "--frob"$/m],
+      [['completion', '--\x07bash'], /^orcr: unknown flag "--\\u0007bash"$/m],
     ];
     for (const [args, message] of cases) {
       const r = h.cli(args, { env: envFor(NOWHERE) });

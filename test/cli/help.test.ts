@@ -101,9 +101,12 @@ describe("each verb's flags are declared once, and its help names them", () => {
   it('a verb refuses a flag it does not declare, naming it, and takes every one it does', () => {
     const r = orcr(['ps', '--frob']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: Unknown option '--frob'/);
+    expect(r.stderr).toMatch(/^orcr: unknown flag "--frob"$/m);
+    expect(orcr(['ps', '--stauts', 'queued']).stderr).toMatch(/^orcr: unknown flag "--stauts"; did you mean "--status"\?$/m);
+    expect(orcr(['ps', '--\x1b[31mred']).stderr).toMatch(/^orcr: unknown flag "--\\u001b\[31mred"$/m);
+    expect(orcr(['stats', 'now']).stderr).toMatch(/^orcr: unexpected argument "now": it takes none there$/m);
     expect(r.stderr).toContain(`usage: ${VERB_USAGE.ps}`);
-    // --help wins over whatever else the line holds: each declared flag is taken (no "Unknown option").
+    // --help wins over whatever else the line holds: each declared flag is taken (no "unknown flag").
     for (const s of spellings(VERBS.kill)) expect(orcr(['kill', s, '--help']).code, s).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
 // (safeLine/safeText); JSON output escapes every control.
 
 import fs from 'node:fs';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { joinDashValues, wholeFlag } from '../client/flag-values.js';
 import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../config/errors.js';
@@ -14,11 +14,15 @@ import { OrcrError } from '../sdk/errors.js';
 import { exitCodeOf, RemoteError } from '../protocol/errors.js';
 import { jsonText } from '../text/json-text.js';
 import { safeText } from '../text/terminal-text.js';
+import { isVerb, spec, takesPositionals, type Command, type FlagDecls } from './grammar.js';
 import { VERB_USAGE } from './usage.js';
 import { UsageError } from './usage-error.js';
+import { didYouMean, shownWord } from './words.js';
 
 export type Parsed = { values: Record<string, string | boolean | undefined>; positionals: string[] };
-export type Options = ParseArgsConfig['options'];
+
+/** What every verb takes besides its own flags. */
+const COMMON: FlagDecls = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
 /** A verb: its name (one module may serve several), its arguments after the verb, the shell. */
 export type Verb = (verb: string, args: string[], sh: Shell) => Promise<number>;
@@ -82,17 +86,21 @@ export class Shell {
     else {
       // A message may quote a run's name or an agent's words: no escapes reach the terminal.
       for (const line of safeText(message).split('\n')) this.say(line);
-      if (code === 'usage' && verb && VERB_USAGE[verb]) this.io.stderr(`usage: ${VERB_USAGE[verb]}\n`);
+      if (code === 'usage' && verb && isVerb(verb)) this.io.stderr(`usage: ${VERB_USAGE[verb]}\n`);
     }
     throw new CliExit(exit);
   }
 
-  parse(verb: string, args: string[], options: Options, allowPositionals = true): Parsed {
+  /**
+   * A verb's arguments, by the flags and operands its grammar declares (the
+   * verb's own, or those of a subcommand: `at`); a mistake is a usage error.
+   */
+  parse(verb: string, args: string[], at: Command = isVerb(verb) ? spec(verb) : {}): Parsed {
     try {
-      const all: NonNullable<Options> = { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
-      return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals, strict: true }) as Parsed;
+      const all: FlagDecls = { ...at.flags, ...COMMON };
+      return parseArgs({ args: joinDashValues(args, all), options: all, allowPositionals: takesPositionals(at), strict: true }) as Parsed;
     } catch (e) {
-      throw new UsageError((e as Error).message.replace(/\. To specify a positional.*$/s, ''), verb);
+      throw new UsageError(parseProblem(e as Error & { code?: string }, { ...at.flags, ...COMMON }), verb);
     }
   }
 
@@ -145,6 +153,18 @@ export class Shell {
     if (e instanceof RemoteError) this.fail(e.code, e.message, exitCodeOf(e.code));
     this.fail('internal', (e as Error)?.stack ?? String(e), 1);
   }
+}
+
+/** A refusal of node:util's parseArgs in orcr's words: the word shown escaped and cut, with the flags it may have meant. */
+function parseProblem(e: Error & { code?: string }, flags: FlagDecls): string {
+  const unknown = e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(.*?)'(?:\. To specify|$)/s.exec(e.message) : null;
+  if (unknown) {
+    const spellings = Object.entries(flags).flatMap(([name, f]) => [`--${name}`, ...(f.short ? [`-${f.short}`] : [])]);
+    return `unknown flag ${shownWord(unknown[1]!)}${didYouMean(unknown[1]!, spellings)}`;
+  }
+  const extra = e.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' ? /^Unexpected argument '(.*?)'\. /s.exec(e.message) : null;
+  if (extra) return `unexpected argument ${shownWord(extra[1]!)}: it takes none there`;
+  return e.message.replace(/\. To specify a positional.*$/s, '');
 }
 
 /** A duration flag's value, or the usage error naming the flag. */

@@ -1,7 +1,11 @@
-// Help text for every verb: one place, printed by --help and after usage errors.
-// It stands alone: nothing here points at files outside the package.
+// Help text: each verb's own (orcr help VERB, orcr VERB --help, and after a
+// usage error), and the list of verbs (orcr --help), made from the verbs'
+// grammar. It stands alone: nothing here points at files outside the package.
 
-export const VERB_USAGE: Readonly<Record<string, string>> = {
+import { GROUPS, shownVerbs, VERBS, type Group, type VerbName } from './grammar.js';
+
+/** A verb's long help; a verb of grammar.ts without one (or one here that is no verb) does not compile. */
+export const VERB_USAGE: { readonly [V in VerbName]: string } = {
   run: `orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]
          [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]
          [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]
@@ -88,20 +92,44 @@ orcr worktree prune [--force] [--dry-run] [--json]  (orphaned worktrees; one wit
   cluster: `orcr cluster status [--json]        (the machines sharing this home's cluster; exit 0 while its database is away, saying so)
 orcr cluster schema [--json]        (the SQL of the cluster's tables, to apply as a migration)
 orcr cluster forget HOST [--json]   (drop a machine that left for good from the cluster's list; a live one is refused)`,
+  help: `orcr help [VERB [SUBCOMMAND...]] [--json]  (the verbs, one line each; or one verb's flags and what they do, as orcr VERB --help)
+  --json: the verbs with their group and summary; for one verb, its usage, subcommands and flags.`,
+  completion: `orcr completion bash|zsh|fish  (a completion script: verbs, subcommands, flags, their values, and the names of
+                                 runs and loops, asked of the running supervisor as you type; it never starts one)
+  bash: source <(orcr completion bash)   (in ~/.bashrc)
+  zsh:  orcr completion zsh > ~/.zfunc/_orcr   (with fpath=(~/.zfunc $fpath) in ~/.zshrc before compinit)
+  fish: orcr completion fish > ~/.config/fish/completions/orcr.fish`,
+  __complete: `orcr __complete runs|loops [--json]  (for the completion scripts: the names of the active and recent runs, or
+                                    of the loops, one a line, from the running supervisor; nothing, and exit 0, when none runs)`,
 };
 
-export const MAIN_USAGE = `orcr — a supervisor for fleets of AI coding agents
+/** `usage: …` for one verb, as orcr help VERB and orcr VERB --help print it. */
+export function verbUsage(verb: VerbName): string {
+  return `usage: ${VERB_USAGE[verb]}`;
+}
 
-usage:
-${Object.values(VERB_USAGE)
-  .map((u) => '  ' + u.split('\n').join('\n  '))
-  .join('\n')}
-
-<run> is a uuid, a unique uuid prefix, or a name.
-Home: $ORCR_HOME (default ~/.orcr), resolved to its real path once; a link on the way that another
-user owns is refused. Any verb starts the supervisor if needed.
+const FOOTER = `orcr help VERB (or orcr VERB --help): a verb's flags and what they do.
+<run>: a uuid, a unique uuid prefix, or a name. --json: one JSON document.
+Home: $ORCR_HOME (default ~/.orcr); any verb starts the supervisor if none runs.
 NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
-Exit codes: 0 ok, 1 internal error, 2 usage/config error, 3 wait timed out,
-4 a target is blocked (or not idle for send, not on hold for provider resume, a merge conflict),
-5 a target ended other than completed, 6 no such run, 7 refused (queue full,
-supervisor unavailable).`;
+Exit codes: 0 ok, 1 internal error, 2 usage or config error, 3 wait timed out,
+4 a target is blocked, 5 a target ended other than completed, 6 no such run,
+7 refused (queue full, supervisor unavailable).`;
+
+/** orcr --help: the verbs, one line each, by group, as git, kubectl and pueue list theirs. */
+export function mainUsage(): string {
+  const verbs = shownVerbs();
+  const width = Math.max(...verbs.map((v) => v.length)) + 2;
+  const groups = (Object.keys(GROUPS) as Group[]).map((g) => {
+    const lines = verbs.filter((v) => VERBS[v].group === g).map((v) => `  ${v.padEnd(width)}${VERBS[v].summary}`);
+    return `${GROUPS[g]}\n${lines.join('\n')}`;
+  });
+  return `orcr — a supervisor for fleets of AI coding agents
+
+usage: orcr VERB [ARGS...] [--json]
+
+${groups.join('\n\n')}
+
+${FOOTER}`;
+}
+

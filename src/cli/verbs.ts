@@ -1,60 +1,55 @@
-// The verbs: each one's module, loaded when it is the verb given. A new
-// verb is a module under verbs/ (parse, one SDK call, format), a line here
-// and its usage in usage.ts.
+// A command line to its verb: the verb's module (grammar.ts names it) is
+// loaded only when it is the verb given, so `orcr ps` loads none of what
+// `orcr logs` needs. A new verb is its entry in grammar.ts, its usage in
+// usage.ts and its module under verbs/.
 
+import { isVerb, spec, type VerbModule } from './grammar.js';
 import { CliExit, processIo, Shell, type CliIo, type Verb } from './shell.js';
-import { MAIN_USAGE, VERB_USAGE } from './usage.js';
-import { UsageError } from './usage-error.js';
+import { mainUsage, verbUsage } from './usage.js';
 import { VERSION } from './version.js';
-
+import { unknownVerb } from './words.js';
 
 type Loader = () => Promise<{ default: Verb }>;
 
-const VERBS: Readonly<Record<string, Loader>> = {
-  serve: () => import('./verbs/serve.js'),
+const MODULES: Readonly<Record<VerbModule, Loader>> = {
   run: () => import('./verbs/run.js'),
-  rerun: () => import('./verbs/run.js'),
-  send: () => import('./verbs/run.js'),
   ps: () => import('./verbs/ps.js'),
-  show: () => import('./verbs/ps.js'),
   kill: () => import('./verbs/kill.js'),
   wait: () => import('./verbs/wait.js'),
   logs: () => import('./verbs/logs.js'),
   events: () => import('./verbs/events.js'),
   stats: () => import('./verbs/stats.js'),
-  spend: () => import('./verbs/stats.js'),
   server: () => import('./verbs/server.js'),
-  queue: () => import('./verbs/server.js'),
-  provider: () => import('./verbs/server.js'),
-  gc: () => import('./verbs/worktree.js'),
-  diff: () => import('./verbs/worktree.js'),
   worktree: () => import('./verbs/worktree.js'),
   cluster: () => import('./verbs/cluster.js'),
   loop: () => import('./verbs/loop.js'),
   mcp: () => import('./verbs/mcp.js'),
-  demo: () => import('./verbs/mcp.js'),
+  serve: () => import('./verbs/serve.js'),
+  help: () => import('./verbs/help.js'),
+  completion: () => import('./verbs/completion.js'),
 };
 
 async function main(argv: string[], sh: Shell): Promise<number> {
-  const [verb, ...rest] = argv;
-  if (!verb || verb === '--help' || verb === '-h' || verb === 'help') {
-    sh.out(MAIN_USAGE);
-    return verb ? 0 : 2;
+  let [verb, ...rest] = argv;
+  // No verb at all: the list of them, as a usage error (git does the same).
+  if (verb === undefined) {
+    sh.out(mainUsage());
+    return 2;
   }
   if (verb === '--version') {
     sh.out(`orcr ${VERSION}`);
     return 0;
   }
-  if (!(verb in VERB_USAGE) || !Object.hasOwn(VERBS, verb)) throw new UsageError(`unknown verb "${verb}" (see orcr --help)`);
-  if (rest.includes('--help') || rest.includes('-h')) {
-    const dd = rest.indexOf('--');
-    const h = rest.indexOf('--help') >= 0 ? rest.indexOf('--help') : rest.indexOf('-h');
-    if (dd < 0 || h < dd) {
-      sh.out(`usage: ${VERB_USAGE[verb]}`);
-      return 0;
-    }
+  // `orcr --help [VERB]` is `orcr help [VERB]`.
+  if (verb === '--help' || verb === '-h') verb = 'help';
+  if (!isVerb(verb)) throw unknownVerb(verb);
+  const dd = rest.indexOf('--');
+  const h = rest.findIndex((a) => a === '--help' || a === '-h');
+  if (h >= 0 && (dd < 0 || h < dd)) {
+    sh.out(verbUsage(verb));
+    return 0;
   }
-  const { default: run } = await VERBS[verb]!();
+  const { default: run } = await MODULES[spec(verb).module]();
   return run(verb, rest, sh);
 }
 

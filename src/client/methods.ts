@@ -8,6 +8,7 @@ import type { MethodName, ParamsOf, ResultOf } from '../protocol/methods.js';
 export type { PublicLoop, PublicLoopRun, PublicRun } from '../protocol/views.js';
 export type {
   ClusterState,
+  ClusterStatus,
   FinishMode,
   FireOutcome,
   GcResult,

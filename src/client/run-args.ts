@@ -14,40 +14,14 @@ import { MAX_NESTING } from '../protocol/wire.js';
 import { GraphError, planGraph } from '../core/dependencies.js';
 import { callerEnv } from './caller-env.js';
 import { joinDashValues } from './flag-values.js';
+import { RUN_FLAGS } from './run-flags.js';
 
 // Kept apart (./caller-env.ts) so the SDK sends it without loading the run-spec schema.
 export { callerEnv };
 import { UsageError } from './usage-error.js';
 
-const RUN_OPTIONS = {
-  provider: { type: 'string', short: 'a' },
-  name: { type: 'string', short: 'n' },
-  workload: { type: 'string', short: 'w' },
-  prompt: { type: 'string', short: 'p' },
-  protocol: { type: 'string' },
-  'max-turns': { type: 'string' },
-  'max-tokens': { type: 'string' },
-  'max-cost': { type: 'string' },
-  timeout: { type: 'string' },
-  loop: { type: 'string' },
-  'turn-timeout': { type: 'string' },
-  'on-stall': { type: 'string' },
-  retries: { type: 'string' },
-  'on-limit': { type: 'string' },
-  'max-continues': { type: 'string' },
-  interactive: { type: 'boolean' },
-  detach: { type: 'boolean' },
-  after: { type: 'string', multiple: true },
-  'after-any': { type: 'boolean' },
-  'idle-after': { type: 'string' },
-  cwd: { type: 'string' },
-  env: { type: 'string', short: 'e', multiple: true },
-  'env-from': { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-  from: { type: 'string' },
-  worktree: { type: 'boolean' },
-  base: { type: 'string' },
-} as const;
+// Declared in ./run-flags.ts, where the shell completion reads them too.
+const RUN_OPTIONS = RUN_FLAGS;
 
 /** The spec field each value flag sets. */
 const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {

@@ -15,6 +15,7 @@ import { RemoteError } from './errors.js';
 import type {
   ClusterForgotten,
   ClusterState,
+  ClusterStatus,
   Diff,
   EventsPage,
   FireOutcome,
@@ -157,7 +158,7 @@ export const METHODS = {
   // ---------- the supervisor and the cluster ----------
   'server.status': method<ServerStatus>()({ params: none, writes: false, doc: 'The supervisor: pid, home, runs, clients, config and cluster.' }),
   'server.stop': method<Stopping>()({ params: z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }), writes: false, doc: 'Stop the supervisor (agents keep running), after a drain, or killing them.' }),
-  'cluster.status': method<ClusterState>()({ params: none, writes: false, doc: "The cluster's machines, as its database tells." }),
+  'cluster.status': method<ClusterStatus>()({ params: none, writes: false, doc: "The cluster's machines, as its database tells." }),
   'cluster.forget': method<ClusterForgotten>()({ params: z.object({ host: z.string().min(1) }), writes: true, doc: 'Forget a machine that left the cluster.' }),
 
   // ---------- loops ----------

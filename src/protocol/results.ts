@@ -248,6 +248,12 @@ export interface ClusterState {
   seen_at: number | null;
 }
 
+/** `cluster.status`: the cluster as it stands, and an edit of config.json's "cluster" that waits for the next start. */
+export interface ClusterStatus extends ClusterState {
+  /** Why config.json's "cluster" is not the one in force (it changed or went after the start), or null. */
+  pending: string | null;
+}
+
 export interface ClusterForgotten {
   host: string;
   forgotten: boolean;

@@ -1,16 +1,21 @@
 // `import { connect } from 'orcr'`: the SDK's public surface.
 
+// First, before any module that needs a newer Node.js is evaluated: on an old one, importing the SDK
+// rejects with an Error that says which Node.js it found and which it needs (a library never exits).
+import './node-guard.js';
 import { Orcr, type ConnectOptions } from './client.js';
 
 export { Orcr } from './client.js';
 export type { ConnectOptions, KillResult, ListOptions, Run, RunRef, WaitResult } from './client.js';
 export type { Cluster, LoopSpec, Loops, Providers, Queue, Server, Worktrees } from './families.js';
 export { OrcrError, type OrcrErrorCode } from './errors.js';
+export { NodeTooOld } from './node-guard.js';
 export type { Duration, RunSpec } from './spec.js';
 export type { EventItem } from './subscription.js';
 export type { RunEvent } from '../core/events.js';
 export type {
   ClusterState,
+  ClusterStatus,
   FinishMode,
   FireOutcome,
   GcResult,

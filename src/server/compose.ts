@@ -5,6 +5,7 @@
 // hear, and the lifecycle hands faults to the facade. No room holds another
 // through a shared bag; the facade (supervisor.ts) keeps what it exposes.
 
+import { clusterEditProblem } from '../config/cluster-edit.js';
 import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import type { Journal } from '../journal/journal.js';
@@ -36,8 +37,16 @@ import { Worktrees } from './worktrees.js';
 
 /** The config in force: replaced whole on a reload, read by the rooms at call time. */
 export class Settings {
-  constructor(public config: Config) {}
+  /** config.json as last read: the config in force, unless an edit of it was refused (a cluster edit waits for a restart). */
+  onDisk: Config;
+  constructor(public config: Config) {
+    this.onDisk = config;
+  }
   readonly get = (): Config => this.config;
+  /** Why config.json's "cluster" is not the one in force (an edit waiting for the next start), or null. */
+  clusterPending(): string | null {
+    return clusterEditProblem(this.config.cluster, this.onDisk.cluster);
+  }
 }
 
 export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {

@@ -140,7 +140,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   const reload = (): void => {
     try {
       const next = loadConfig(home.config);
-      const refusal = supervisor.refusalOf(next);
+      const refusal = supervisor.readConfig(next);
       if (refusal) throw new Error(refusal);
       supervisor.setConfig(next);
     } catch (e) {

@@ -387,9 +387,15 @@ export class Supervisor {
 
   // ---------- config, degrade, stop ----------
 
-  /** Why this config cannot be applied while running (a cluster change), or null. */
-  refusalOf(next: Config): string | null {
+  /** config.json as just read: noted (cluster status tells an edit that waits for a restart), and why it cannot be applied while running (a cluster change), or null. */
+  readConfig(next: Config): string | null {
+    this.settings.onDisk = next;
     return clusterEditProblem(this.settings.config.cluster, next.cluster);
+  }
+
+  /** Why config.json's "cluster" is not the one in force (an edit waiting for the next start), or null. */
+  clusterPending(): string | null {
+    return this.settings.clusterPending();
   }
 
   /** A config.json edit refused: the previous config stays in force, and the journal says why. */

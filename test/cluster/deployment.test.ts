@@ -237,14 +237,20 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     expect(refused.message).toMatch(/restart/);
     expect(solo.cli(['server', 'status']).stdout).toMatch(/restart/);
     expect(solo.json<{ cluster: unknown }>(['server', 'status']).cluster).toBeNull();
-    // After a restart the new config is in force.
+    // cluster status says the cluster waits for the next start, and how to get there (not that config.json has none).
+    const waiting = solo.cli(['cluster', 'status']);
+    expect(waiting.code).toBe(2);
+    expect(waiting.stderr).toMatch(/not in a cluster yet: config\.json's "cluster" was added after it started, and takes effect at its next start \(orcr server stop, then any verb starts it again, in the cluster\)/);
+    // After a restart the new config is in force, as it said.
     expect(solo.cli(['server', 'stop']).code).toBe(0);
     expect(solo.cli(['stats']).code).toBe(0);
     expect(solo.json<{ cluster: { name: string } }>(['server', 'status']).cluster.name).toBe(name);
-    // And a change of host while in the cluster is refused the same way.
+    expect(solo.json<{ name: string; host: string; pending: string | null }>(['cluster', 'status'])).toMatchObject({ name, host: 'late', pending: null });
+    // And a change of host while in the cluster is refused the same way; cluster status says it waits.
     solo.writeConfig({ concurrency: { max: 2 }, cluster: { url: server.url, name, host: 'renamed' } });
     await until(() => solo.json<{ config_error: { message: string } | null }>(['stats']).config_error?.message.match(/cluster\.host/), 'the rename to be refused');
     expect(solo.json<{ cluster: { host: string } }>(['server', 'status']).cluster.host).toBe('late');
+    expect(solo.cli(['cluster', 'status']).stdout).toMatch(/^config\.json was edited: cluster\.host changed: cluster settings take effect when the supervisor restarts/m);
   });
 });
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run a command as on a machine that has only Node.js and a compiler: the
-# system's PostgreSQL, tmux, libfaketime, pgbouncer and the sqlite3 shell are
+# system's PostgreSQL, tmux, libfaketime, pgbouncer, the sqlite3 shell, zsh and fish are
 # hidden in a private mount namespace (needs root; nothing outside it changes).
 #   test/support/without-tools.sh npm test
 # What the suite then does is the README's promise for a fresh machine: every
@@ -10,7 +10,7 @@ set -euo pipefail
 if [ "${1:-}" = "--inside" ]; then
   shift
   empty=$(mktemp -d)
-  hidden=" tmux faketime pgbouncer sqlite3 psql pg_ctl postgres initdb pg_ctlcluster pg_lsclusters "
+  hidden=" tmux faketime pgbouncer sqlite3 psql pg_ctl postgres initdb pg_ctlcluster pg_lsclusters zsh fish "
   # Folders go whole (an empty folder bound over them); in a folder of
   # programs, a tmpfs holds links to every program there but the hidden ones.
   for d in /usr/lib/postgresql /usr/share/postgresql /usr/lib/x86_64-linux-gnu/faketime; do

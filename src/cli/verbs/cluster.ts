@@ -6,7 +6,7 @@ import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const clusterVerb: Verb = async (verb, rest, sh) => {
-  const { positionals } = sh.parse(verb, rest, {});
+  const { positionals } = sh.parse(verb, rest);
   const sub = positionals[0];
   if (sub === 'schema') {
     if (positionals.length !== 1) throw new UsageError('cluster schema takes nothing more', verb);
@@ -28,6 +28,7 @@ const clusterVerb: Verb = async (verb, rest, sh) => {
   if (sh.json) sh.printJson(st);
   else {
     sh.out(clusterLine(st));
+    if (st.pending) sh.out(`config.json was edited: ${safeLine(st.pending)}`);
     const read = st.machines_at ? ` (as the database last told, at ${new Date(st.machines_at).toISOString()})` : '';
     if (!st.available && st.machines.length > 0) sh.out(`machines${read}:`);
     sh.out(

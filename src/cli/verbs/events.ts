@@ -26,7 +26,7 @@ function printEvent(sh: Shell, e: RunEvent, name: string | null): void {
 }
 
 const eventsVerb: Verb = async (verb, rest, sh) => {
-  const { values } = sh.parse(verb, rest, { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } }, false);
+  const { values } = sh.parse(verb, rest);
   const since = values.since === undefined ? 0 : wholeNumberFlag(values.since as string, '--since');
   if (!values.follow) {
     // Page through the journal: a long-lived home holds millions of events.

@@ -7,19 +7,7 @@ import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const killVerb: Verb = async (verb, rest, sh) => {
-  const { values, positionals } = sh.parse(verb, rest, {
-    force: { type: 'boolean' },
-    all: { type: 'boolean' },
-    status: { type: 'string' },
-    provider: { type: 'string', short: 'a' },
-    workload: { type: 'string', short: 'w' },
-    name: { type: 'string' },
-    yes: { type: 'boolean', short: 'y' },
-    'dry-run': { type: 'boolean' },
-    'keep-children': { type: 'boolean' },
-    'keep-dependents': { type: 'boolean' },
-    after: { type: 'string' },
-  });
+  const { values, positionals } = sh.parse(verb, rest);
   const after = values.after as string | undefined;
   if (after !== undefined && after.trim() === '') throw new UsageError('--after needs a run (name or uuid)', verb);
   const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined, ...(after !== undefined ? { after } : {}) };

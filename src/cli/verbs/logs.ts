@@ -10,13 +10,7 @@ import { wholeNumberFlag, type Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const logsVerb: Verb = async (verb, rest, sh) => {
-  const { values, positionals } = sh.parse(verb, rest, {
-    tail: { type: 'string' },
-    follow: { type: 'boolean', short: 'f' },
-    stderr: { type: 'boolean' },
-    pretty: { type: 'boolean' },
-    raw: { type: 'boolean' },
-  });
+  const { values, positionals } = sh.parse(verb, rest);
   if (values.pretty && values.raw) throw new UsageError("--pretty and --raw are each other's opposite: give one", verb);
   if (sh.json && (values.pretty || values.raw)) throw new UsageError('--json is a format of its own: not with --pretty or --raw', verb);
   if (positionals.length !== 1) throw new UsageError('logs takes exactly one run', verb);

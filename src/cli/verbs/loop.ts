@@ -7,10 +7,12 @@ import type { Orcr } from '../../sdk/client.js';
 import { safeLine } from '../../text/terminal-text.js';
 import { jsonText } from '../../text/json-text.js';
 import { table } from '../format.js';
+import { VERBS } from '../grammar.js';
 import { durationFlag, wholeNumberFlag, type Shell, type Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const VERB = 'loop';
+const SUBS = VERBS.loop.subcommands;
 
 /** What the user's clock reads: the zone a cron is kept in. */
 export function localZone(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,13 +35,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
     case 'create': {
       const dd = args.indexOf('--');
       if (dd < 0 || dd === args.length - 1) throw new UsageError('loop create needs the command after --', VERB);
-      const { values, positionals } = io.parse(VERB, args.slice(0, dd), {
-        'once-at': { type: 'string' },
-        'max-concurrency': { type: 'string' },
-        overlap: { type: 'string' },
-        timeout: { type: 'string' },
-        tz: { type: 'string' },
-      });
+      const { values, positionals } = io.parse(VERB, args.slice(0, dd), SUBS.create);
       const [name, ...cron] = positionals;
       if (name === undefined) throw new UsageError('loop create needs a name', VERB);
       const onceAt = values['once-at'] as string | undefined;
@@ -72,7 +68,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
       return 0;
     }
     case 'ls': {
-      io.parse(VERB, args, {}, false);
+      io.parse(VERB, args, SUBS.ls);
       const res = { loops: await call(io, (l) => l.list()) };
       if (io.json) io.printJson(res.loops);
       else if (res.loops.length === 0) io.out('no loops (orcr loop create NAME "CRON" -- COMMAND)');
@@ -95,7 +91,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
     }
     case 'pause':
     case 'resume': {
-      const { positionals } = io.parse(VERB, args, {});
+      const { positionals } = io.parse(VERB, args, SUBS[sub]);
       const name = one(positionals, sub);
       const res = { loop: await call(io, (l) => (sub === 'pause' ? l.pause(name) : l.resume(name))) };
       if (io.json) io.printJson(res.loop);
@@ -103,7 +99,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
       return 0;
     }
     case 'rm': {
-      const { values, positionals } = io.parse(VERB, args, { 'kill-active': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } });
+      const { values, positionals } = io.parse(VERB, args, SUBS.rm);
       const name = one(positionals, 'rm');
       if (!values.yes) {
         const ok = await io.confirm(`remove loop ${safeLine(name)}${values['kill-active'] ? ' and kill its active runs' : ''}?`);
@@ -119,7 +115,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
       return 0;
     }
     case 'logs': {
-      const { positionals } = io.parse(VERB, args, {});
+      const { positionals } = io.parse(VERB, args, SUBS.logs);
       const name = one(positionals, 'logs');
       const res = { events: await call(io, (l) => l.events(name)) };
       if (io.json) io.printJson(res.events);
@@ -135,7 +131,8 @@ const loopVerb: Verb = async (_verb, rest, io) => {
     }
     case 'run': {
       const [action, ...more] = args;
-      const { positionals } = io.parse(VERB, more, {});
+      if (action !== 'start' && action !== 'stop' && action !== 'ls') throw new UsageError('loop run takes start, stop or ls', VERB);
+      const { positionals } = io.parse(VERB, more, SUBS.run.subcommands[action]);
       const name = one(positionals, `run ${action ?? ''}`.trim());
       if (action === 'start') {
         const res = await call(io, (l) => l.start(name));
@@ -161,7 +158,7 @@ const loopVerb: Verb = async (_verb, rest, io) => {
           );
         return 0;
       }
-      throw new UsageError('loop run takes start, stop or ls', VERB);
+      return 0;
     }
     default:
       throw new UsageError('loop takes create, ls, pause, resume, rm, logs or run', VERB);

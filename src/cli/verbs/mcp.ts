@@ -5,11 +5,11 @@ import type { Verb } from '../shell.js';
 
 const programVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'mcp') {
-    sh.parse(verb, rest, {}, false);
+    sh.parse(verb, rest);
     const { serveMcp } = await import('../../mcp/serve.js');
     return serveMcp(sh.version);
   }
-  const { values } = sh.parse(verb, rest, { home: { type: 'string' } }, false);
+  const { values } = sh.parse(verb, rest);
   const { runDemo } = await import('../demo.js');
   return runDemo(values.home as string | undefined, sh.json, (text) => sh.write(text));
 };

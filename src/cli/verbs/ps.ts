@@ -8,14 +8,14 @@ import { UsageError } from '../usage-error.js';
 
 const psVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'show') {
-    const { values, positionals } = sh.parse(verb, rest, { env: { type: 'boolean' } });
+    const { values, positionals } = sh.parse(verb, rest);
     if (positionals.length !== 1) throw new UsageError('show takes exactly one run', verb);
     const { env, ...run } = await sh.withSdk((o) => o.show(positionals[0]!, { env: values.env === true }));
     if (sh.json) sh.printJson(env ? { ...run, env } : run);
     else sh.out(showRun(run, Date.now(), env));
     return 0;
   }
-  const { values } = sh.parse(verb, rest, { all: { type: 'boolean' }, status: { type: 'string' }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } }, false);
+  const { values } = sh.parse(verb, rest);
   const status = values.status as string | undefined;
   if (status && !isRunStatus(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
   // No cap on the listing: `ps --all` means all (filter with --status or -a); read page by page.

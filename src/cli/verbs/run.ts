@@ -6,7 +6,7 @@ import { UsageError } from '../usage-error.js';
 
 const runVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'rerun') {
-    const { positionals } = sh.parse(verb, rest, {});
+    const { positionals } = sh.parse(verb, rest);
     if (positionals.length !== 1) throw new UsageError('rerun takes exactly one run', verb);
     const run = await sh.withSdk((o) => o.rerun(positionals[0]!));
     if (sh.json) sh.printJson(run);
@@ -14,7 +14,7 @@ const runVerbs: Verb = async (verb, rest, sh) => {
     return 0;
   }
   if (verb === 'send') {
-    const { positionals } = sh.parse(verb, rest, {});
+    const { positionals } = sh.parse(verb, rest);
     if (positionals.length < 2) throw new UsageError('send needs a run and the text to send (or - to read it from stdin)', verb);
     const text = positionals.length === 2 && positionals[1] === '-' ? sh.readStdin() : positionals.slice(1).join(' ');
     const run = await sh.withSdk((o) => o.send(positionals[0]!, text));

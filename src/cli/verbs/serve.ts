@@ -3,7 +3,7 @@
 import type { Verb } from '../shell.js';
 
 const serveVerb: Verb = async (verb, args, sh) => {
-  sh.parse(verb, args, {}, false);
+  sh.parse(verb, args);
   const { serve } = await import('../serve.js');
   return serve();
 };

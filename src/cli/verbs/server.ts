@@ -6,6 +6,7 @@ import type { Orcr } from '../../sdk/client.js';
 import { OrcrError } from '../../sdk/errors.js';
 import { safeLine } from '../../text/terminal-text.js';
 import { clusterLine, configNotes } from '../format.js';
+import { VERBS, withSubcommandFlags } from '../grammar.js';
 import type { Shell, Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
@@ -19,7 +20,7 @@ function stayQueued(n: number, paused: boolean): string {
 }
 
 async function server(verb: string, rest: string[], sh: Shell): Promise<number> {
-  const { values, positionals } = sh.parse(verb, rest, { drain: { type: 'boolean' }, 'kill-agents': { type: 'boolean' } });
+  const { values, positionals } = sh.parse(verb, rest, withSubcommandFlags(VERBS.server));
   const sub = positionals[0];
   if (positionals.length !== 1 || (sub !== 'status' && sub !== 'stop')) throw new UsageError('server takes "status" or "stop"', verb);
   if ((values.drain || values['kill-agents']) && sub !== 'stop') throw new UsageError('--drain and --kill-agents go with server stop', verb);
@@ -69,7 +70,7 @@ async function server(verb: string, rest: string[], sh: Shell): Promise<number> 
 
 const serverVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'server') return server(verb, rest, sh);
-  const { positionals } = sh.parse(verb, rest, {});
+  const { positionals } = sh.parse(verb, rest);
   if (verb === 'queue') {
     if (positionals.length !== 1 || (positionals[0] !== 'pause' && positionals[0] !== 'resume')) throw new UsageError('queue takes "pause" or "resume"', verb);
     const res = await sh.withSdk((o) => (positionals[0] === 'pause' ? o.queue.pause() : o.queue.resume()));

@@ -4,7 +4,7 @@ import { spendText, statsText } from '../format.js';
 import type { Verb } from '../shell.js';
 
 const statsVerbs: Verb = async (verb, rest, sh) => {
-  sh.parse(verb, rest, {}, false);
+  sh.parse(verb, rest);
   if (verb === 'spend') {
     const res = await sh.withSdk((o) => o.spend());
     if (sh.json) sh.printJson(res);

@@ -7,7 +7,7 @@ import { durationFlag, type Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
 const waitVerb: Verb = async (verb, rest, sh) => {
-  const { values, positionals } = sh.parse(verb, rest, { all: { type: 'boolean' }, timeout: { type: 'string' } });
+  const { values, positionals } = sh.parse(verb, rest);
   if (positionals.length === 0 && !values.all) throw new UsageError('wait needs at least one run, or --all', verb);
   const timeout = values.timeout === undefined ? undefined : durationFlag(values.timeout as string, '--timeout');
   // The caller's run is its ORCR_RUN (the SDK's callerEnv defaults to this process's environment).

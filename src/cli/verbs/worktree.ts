@@ -5,6 +5,7 @@ import type { LetGo } from '../../client/methods.js';
 import { formatDuration } from '../../config/duration.js';
 import { safeLine } from '../../text/terminal-text.js';
 import { sizeText } from '../format.js';
+import { VERBS } from '../grammar.js';
 import { durationFlag, type Shell, type Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
@@ -35,7 +36,7 @@ function safeDiff(text: string): string {
 }
 
 async function gc(verb: string, rest: string[], sh: Shell): Promise<number> {
-  const { values } = sh.parse(verb, rest, { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, branches: { type: 'boolean' }, force: { type: 'boolean' } }, false);
+  const { values } = sh.parse(verb, rest);
   const olderThan = values['older-than'] === undefined ? undefined : durationFlag(values['older-than'] as string, '--older-than');
   const res = await sh.withSdk((o) => o.gc({ olderThan, dryRun: values['dry-run'] === true, branches: values.branches === true, force: values.force === true }));
   if (sh.json) sh.printJson(res);
@@ -51,7 +52,7 @@ async function gc(verb: string, rest: string[], sh: Shell): Promise<number> {
 async function worktree(verb: string, rest: string[], sh: Shell): Promise<number> {
   const [sub, ...args] = rest;
   if (sub === 'finish') {
-    const { values, positionals } = sh.parse(verb, args, { merge: { type: 'boolean' }, 'keep-branch': { type: 'boolean' }, discard: { type: 'boolean' } });
+    const { values, positionals } = sh.parse(verb, args, VERBS.worktree.subcommands.finish);
     if (positionals.length !== 1) throw new UsageError('worktree finish takes exactly one run', verb);
     const modes = (['merge', 'keep-branch', 'discard'] as const).filter((m) => values[m] === true);
     if (modes.length !== 1) throw new UsageError('worktree finish needs one of --merge, --keep-branch, --discard', verb);
@@ -72,7 +73,7 @@ async function worktree(verb: string, rest: string[], sh: Shell): Promise<number
     return 0;
   }
   if (sub === 'prune') {
-    const { values } = sh.parse(verb, args, { force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
+    const { values } = sh.parse(verb, args, VERBS.worktree.subcommands.prune);
     const worktrees = await sh.withSdk((o) => o.worktrees.prune({ force: values.force === true, dryRun: values['dry-run'] === true }));
     if (sh.json) sh.printJson({ worktrees });
     else if (worktrees.length === 0) sh.out('no orphaned worktrees');
@@ -85,7 +86,7 @@ async function worktree(verb: string, rest: string[], sh: Shell): Promise<number
 const worktreeVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'gc') return gc(verb, rest, sh);
   if (verb === 'worktree') return worktree(verb, rest, sh);
-  const { values, positionals } = sh.parse(verb, rest, { stat: { type: 'boolean' } });
+  const { values, positionals } = sh.parse(verb, rest);
   if (positionals.length !== 1) throw new UsageError('diff takes exactly one run', verb);
   const res = await sh.withSdk((o) => o.diff(positionals[0]!, { stat: values.stat === true }));
   if (sh.json) sh.printJson(res);

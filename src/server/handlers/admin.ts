@@ -3,9 +3,24 @@
 import { RemoteError } from '../../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../../protocol/wire.js';
 import { previewValue } from '../../text/json-text.js';
+import type { Supervisor } from '../supervisor.js';
 import type { HandlerFamily } from './context.js';
 
-const NOT_IN_CLUSTER = 'this supervisor is not in a cluster (config.json has no "cluster")';
+/**
+ * Why `cluster status` (or `forget`) has no cluster to answer for, as config.json stands: a "cluster"
+ * added while the supervisor runs waits for its next start (joining live is not done), and says how.
+ */
+function notInCluster(s: Supervisor): RemoteError {
+  if (s.clusterPending() !== null) {
+    return new RemoteError(
+      'usage',
+      'this supervisor is not in a cluster yet: config.json\'s "cluster" was added after it started, and takes effect at its next start (orcr server stop, then any verb starts it again, in the cluster)',
+    );
+  }
+  const refused = s.configError;
+  if (refused) return new RemoteError('usage', `this supervisor is not in a cluster (it started without "cluster" in config.json; the last edit of config.json was refused: ${refused.message})`);
+  return new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
+}
 
 export const adminHandlers: HandlerFamily<'hello' | 'server.status' | 'server.stop' | 'cluster.status' | 'cluster.forget'> = {
   hello: ({ version }, { supervisor: s, home }) => {
@@ -52,12 +67,12 @@ export const adminHandlers: HandlerFamily<'hello' | 'server.status' | 'server.st
   },
   'cluster.status': async (_, { supervisor: s }) => {
     const machines = await s.clusterMachines();
-    if (machines === null) throw new RemoteError('usage', NOT_IN_CLUSTER);
-    return { ...s.cluster()!, machines };
+    if (machines === null) throw notInCluster(s);
+    return { ...s.cluster()!, machines, pending: s.clusterPending() };
   },
   'cluster.forget': async ({ host }, { supervisor: s }) => {
     const r = await s.forgetMachine(host);
-    if (r === null) throw new RemoteError('usage', NOT_IN_CLUSTER);
+    if (r === null) throw notInCluster(s);
     if (!r.forgotten) {
       throw new RemoteError(
         r.alive ? 'refused' : 'not_found',

@@ -1,0 +1,239 @@
+// The verbs, declared once: each one's group and one-line summary (orcr
+// --help), its subcommands, its flags and what its operands are. The verbs'
+// parsers read their flags from here (Shell.parse), `orcr --help` lists the
+// verbs from here, and the shell completion scripts are generated from here;
+// the long help of each verb is usage.ts (a verb missing there does not
+// compile), and the module that carries it out is named here (verbs.ts
+// loads it). Data only: loading this costs a verb's start-up nothing.
+
+import { ACTIVE_STATUSES, RUN_STATUSES } from '../core/types.js';
+import type { FlagDecls, ValueKind } from '../client/flag-decl.js';
+import { RUN_FLAGS } from '../client/run-flags.js';
+
+export type { FlagDecl, FlagDecls, ValueKind } from '../client/flag-decl.js';
+
+/** What a command's positionals are: the first one, or each of them (`many`). */
+export interface Operands {
+  readonly kind: ValueKind;
+  readonly many?: boolean;
+}
+
+/** A verb, or a subcommand of one. */
+export interface Command {
+  readonly flags?: FlagDecls;
+  readonly subcommands?: Readonly<Record<string, Command>>;
+  /** Its positionals (none when neither this nor subcommands is given). */
+  readonly operands?: Operands;
+  /** Takes `-- COMMAND ARGS...`: what follows `--` is a program and its arguments. */
+  readonly command?: boolean;
+}
+
+export const GROUPS = {
+  start: 'start runs and talk to them',
+  watch: 'watch them',
+  act: 'stop them, and clean up after them',
+  fleet: 'the fleet',
+  loops: 'loops',
+  supervisor: 'the supervisor',
+  more: 'a first look, agents, your shell',
+} as const;
+export type Group = keyof typeof GROUPS;
+
+/** The modules of verbs/ (one may carry several verbs). */
+export type VerbModule = 'run' | 'ps' | 'kill' | 'wait' | 'logs' | 'events' | 'stats' | 'server' | 'worktree' | 'cluster' | 'loop' | 'mcp' | 'serve' | 'help' | 'completion';
+
+export interface VerbSpec extends Command {
+  readonly group: Group;
+  /** One line for orcr --help: what it does, not how. */
+  readonly summary: string;
+  readonly module: VerbModule;
+  /** It prints JSON with --json (serve, mcp and completion do not). */
+  readonly json: boolean;
+  /** Left out of --help and of the completion (the completion's own call back). */
+  readonly hidden?: boolean;
+}
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type ShellName = (typeof SHELLS)[number];
+
+/** What `orcr __complete` lists: names from the running supervisor. */
+export const COMPLETE_KINDS = ['runs', 'loops'] as const;
+
+const none: Command = {};
+const run: Operands = { kind: 'run' };
+const runs: Operands = { kind: 'run', many: true };
+const loop: Operands = { kind: 'loop' };
+const text: Operands = { kind: 'text', many: true };
+
+// In the order orcr --help lists them, group by group.
+export const VERBS = {
+  run: {
+    group: 'start',
+    summary: 'queue a run: an agent or any command, under the caps',
+    module: 'run',
+    json: true,
+    flags: RUN_FLAGS,
+    command: true,
+  },
+  rerun: { group: 'start', summary: "queue an ended run's spec again, as NAME-2, -3, …", module: 'run', json: true, operands: run },
+  send: { group: 'start', summary: 'give an idle run its next input (- reads it from stdin)', module: 'run', json: true, operands: run },
+  wait: {
+    group: 'start',
+    summary: 'until runs are idle, blocked or ended; its exit code says how',
+    module: 'wait',
+    json: true,
+    flags: { all: { type: 'boolean' }, timeout: { type: 'string' } },
+    operands: runs,
+  },
+  ps: {
+    group: 'watch',
+    summary: 'list the active runs (--all: ended ones too)',
+    module: 'ps',
+    json: true,
+    flags: { all: { type: 'boolean' }, status: { type: 'string', value: RUN_STATUSES }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } },
+  },
+  show: { group: 'watch', summary: 'one run in full: status, budget, usage, why it waits', module: 'ps', json: true, flags: { env: { type: 'boolean' } }, operands: run },
+  logs: {
+    group: 'watch',
+    summary: "a run's output: its transcript, or the lines as written",
+    module: 'logs',
+    json: true,
+    flags: { tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, stderr: { type: 'boolean' }, pretty: { type: 'boolean' }, raw: { type: 'boolean' } },
+    operands: run,
+  },
+  events: {
+    group: 'watch',
+    summary: "the journal's events, replayed or followed",
+    module: 'events',
+    json: true,
+    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } },
+  },
+  diff: { group: 'watch', summary: "a worktree run's changes against its base", module: 'worktree', json: true, flags: { stat: { type: 'boolean' } }, operands: run },
+  kill: {
+    group: 'act',
+    summary: 'stop runs, by name or by a filter (queued ones are canceled)',
+    module: 'kill',
+    json: true,
+    flags: {
+      force: { type: 'boolean' },
+      all: { type: 'boolean' },
+      status: { type: 'string', value: ACTIVE_STATUSES },
+      provider: { type: 'string', short: 'a' },
+      workload: { type: 'string', short: 'w' },
+      name: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
+      'dry-run': { type: 'boolean' },
+      'keep-children': { type: 'boolean' },
+      'keep-dependents': { type: 'boolean' },
+      after: { type: 'string', value: 'run' },
+    },
+    operands: runs,
+  },
+  worktree: {
+    group: 'act',
+    summary: "merge, keep or discard a run's worktree; prune orphaned ones",
+    module: 'worktree',
+    json: true,
+    subcommands: {
+      finish: { flags: { merge: { type: 'boolean' }, 'keep-branch': { type: 'boolean' }, discard: { type: 'boolean' } }, operands: run },
+      prune: { flags: { force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } } },
+    },
+  },
+  gc: {
+    group: 'act',
+    summary: 'remove old ended runs with their events and worktrees',
+    module: 'worktree',
+    json: true,
+    flags: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, branches: { type: 'boolean' }, force: { type: 'boolean' } },
+  },
+  stats: { group: 'fleet', summary: 'every cap: active and limit, holders, queue, holds', module: 'stats', json: true },
+  spend: { group: 'fleet', summary: 'tokens and cost by provider and by workload', module: 'stats', json: true },
+  queue: { group: 'fleet', summary: 'pause admission, or resume it (runs still queue)', module: 'server', json: true, subcommands: { pause: none, resume: none } },
+  provider: { group: 'fleet', summary: "lift a provider's usage-limit hold early", module: 'server', json: true, subcommands: { resume: { operands: { kind: 'text' } } } },
+  loop: {
+    group: 'loops',
+    summary: 'commands on a cron schedule, or once at a time',
+    module: 'loop',
+    json: true,
+    subcommands: {
+      create: {
+        flags: { 'once-at': { type: 'string' }, 'max-concurrency': { type: 'string' }, overlap: { type: 'string', value: ['queue', 'skip'] }, timeout: { type: 'string' }, tz: { type: 'string' } },
+        operands: text,
+        command: true,
+      },
+      ls: none,
+      logs: { operands: loop },
+      pause: { operands: loop },
+      resume: { operands: loop },
+      rm: { flags: { 'kill-active': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } }, operands: loop },
+      run: { subcommands: { start: { operands: loop }, stop: { operands: loop }, ls: { operands: loop } } },
+    },
+  },
+  server: {
+    group: 'supervisor',
+    summary: "the supervisor's status; stop it (its agents go on, or not)",
+    module: 'server',
+    json: true,
+    subcommands: { status: none, stop: { flags: { drain: { type: 'boolean' }, 'kill-agents': { type: 'boolean' } } } },
+  },
+  cluster: {
+    group: 'supervisor',
+    summary: "the machines sharing this home's caps; the cluster's SQL",
+    module: 'cluster',
+    json: true,
+    subcommands: { status: none, schema: none, forget: { operands: { kind: 'text' } } },
+  },
+  serve: { group: 'supervisor', summary: 'the supervisor, in the foreground (any verb starts one)', module: 'serve', json: false },
+  demo: { group: 'more', summary: 'a simulated fleet in a throw-away home', module: 'mcp', json: true, flags: { home: { type: 'string', value: 'dir' } } },
+  mcp: { group: 'more', summary: 'the Model Context Protocol on stdio, for agents', module: 'mcp', json: false },
+  completion: { group: 'more', summary: 'a completion script for bash, zsh or fish', module: 'completion', json: false, operands: { kind: SHELLS } },
+  help: { group: 'more', summary: "this list, or one verb's flags and what they do", module: 'help', json: true, operands: { kind: 'verb', many: true } },
+  __complete: { group: 'more', summary: 'names for the completion scripts', module: 'completion', json: true, hidden: true, operands: { kind: COMPLETE_KINDS } },
+} as const satisfies Readonly<Record<string, VerbSpec>>;
+
+export type VerbName = keyof typeof VERBS;
+
+export function isVerb(word: string): word is VerbName {
+  return Object.hasOwn(VERBS, word);
+}
+
+/** Every verb, in --help's order. */
+export function verbNames(): VerbName[] {
+  return Object.keys(VERBS) as VerbName[];
+}
+
+/** A verb's entry, as the interface every entry meets. */
+export function spec(verb: VerbName): VerbSpec {
+  return VERBS[verb];
+}
+
+/** The verbs a person is shown (help, completion). */
+export function shownVerbs(): VerbName[] {
+  return verbNames().filter((v) => spec(v).hidden !== true);
+}
+
+/** The command at a path of words (`loop`, `run`, `start`), or null when the path names none. */
+export function commandAt(verb: VerbName, ...subs: string[]): Command | null {
+  let at: Command = spec(verb);
+  for (const s of subs) {
+    const next = at.subcommands && Object.hasOwn(at.subcommands, s) ? at.subcommands[s] : undefined;
+    if (!next) return null;
+    at = next;
+  }
+  return at;
+}
+
+/** A command's flags with those of every subcommand below it: for a verb that parses its flags before it reads its subcommand. */
+export function flagsUnder(c: Command): FlagDecls {
+  return Object.assign({}, c.flags, ...Object.values(c.subcommands ?? {}).map(flagsUnder)) as FlagDecls;
+}
+
+/** Whether a command takes positionals at all. */
+export function takesPositionals(c: Command): boolean {
+  return c.operands !== undefined || c.subcommands !== undefined;
+}
+
+/** A command that takes the flags of its subcommands too: for a verb that parses its flags before it reads its subcommand. */
+export function withSubcommandFlags(c: Command): Command {
+  return { ...c, flags: flagsUnder(c) };
+}

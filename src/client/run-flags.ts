@@ -1,0 +1,36 @@
+// `orcr run`'s flags, declared once: the run-args parser (the CLI's and the
+// TUI's `n`) reads them, and so does the CLI's shell completion. Kept apart
+// from run-args.ts so that the completion loads no run-spec schema.
+
+import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
+import type { FlagDecls } from './flag-decl.js';
+
+export const RUN_FLAGS = {
+  provider: { type: 'string', short: 'a' },
+  name: { type: 'string', short: 'n' },
+  workload: { type: 'string', short: 'w' },
+  prompt: { type: 'string', short: 'p' },
+  protocol: { type: 'string', value: PROTOCOLS },
+  'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  timeout: { type: 'string' },
+  loop: { type: 'string', value: LOOP_ACTIONS },
+  'turn-timeout': { type: 'string' },
+  'on-stall': { type: 'string', value: STALL_ACTIONS },
+  retries: { type: 'string' },
+  'on-limit': { type: 'string', value: ['continue', 'end'] },
+  'max-continues': { type: 'string' },
+  interactive: { type: 'boolean' },
+  detach: { type: 'boolean' },
+  after: { type: 'string', multiple: true, value: 'run' },
+  'after-any': { type: 'boolean' },
+  'idle-after': { type: 'string' },
+  cwd: { type: 'string', value: 'dir' },
+  env: { type: 'string', short: 'e', multiple: true },
+  'env-from': { type: 'string', multiple: true, value: 'file' },
+  json: { type: 'boolean' },
+  from: { type: 'string', value: 'file' },
+  worktree: { type: 'boolean' },
+  base: { type: 'string' },
+} as const satisfies FlagDecls;

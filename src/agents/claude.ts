@@ -69,8 +69,9 @@ function createCore(now: () => number): ExtendedAdapter {
   /** A usage limit, held for as long as its text says ("resets 5pm (Europe/Berlin)"), when it says — or, better, as the turn's own rate_limit_event said. */
   function limitBlock(message: string, text: string | undefined): Signal {
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message };
-    const exact = rejectedUntil !== null ? Math.ceil((rejectedUntil - now()) / 1000) : undefined;
-    const retry = exact !== undefined && exact > 0 ? exact : statedRetryAfter(text, now());
+    // The event's reset passed already: 0, as a text's would (it has reset).
+    const exact = rejectedUntil !== null ? Math.max(0, Math.ceil((rejectedUntil - now()) / 1000)) : undefined;
+    const retry = exact ?? statedRetryAfter(text, now());
     if (retry !== undefined) sig.retry_after_s = retry;
     return sig;
   }
@@ -243,8 +244,7 @@ function createCore(now: () => number): ExtendedAdapter {
       const when = new Date(resetsAt * 1000);
       if (!Number.isNaN(when.getTime())) {
         sig.message += `, resets at ${when.toISOString()}`;
-        const left = Math.ceil(resetsAt - now() / 1000);
-        if (left > 0) sig.retry_after_s = left;
+        sig.retry_after_s = Math.max(0, Math.ceil(resetsAt - now() / 1000));
         rejectedUntil = resetsAt * 1000;
       }
     }

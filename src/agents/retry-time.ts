@@ -28,7 +28,7 @@ const EPOCH_FORM = /limit reached\s*\|\s*(\d{10}|\d{13})\b/i;
 /**
  * The delay an error text states, in seconds from `nowMs`, or undefined when
  * it states none. Delays are read without a clock; a time of day or a date
- * needs `nowMs` (without it, undefined), and one already past is no answer
+ * needs `nowMs` (without it, undefined), and one already past is 0 (it has reset)
  * (undefined), except a bare clock time past today, which means tomorrow.
  * A time zone is read when it is UTC/GMT/Z, an offset (+02:00) or an IANA
  * name the runtime knows ("(Europe/Berlin)"); any other zone, or none, is
@@ -40,7 +40,9 @@ export function statedRetryAfter(text: string | undefined, nowMs?: number): numb
   if (delay !== undefined) return delay;
   if (nowMs === undefined || !Number.isFinite(nowMs)) return undefined;
   const at = statedTime(text, nowMs);
-  if (at === undefined || at <= nowMs) return undefined;
+  if (at === undefined) return undefined;
+  // A reset that has passed (a limit met right at its reset, or the provider's clock behind ours): 0, try again now.
+  if (at <= nowMs) return 0;
   return Math.ceil((at - nowMs) / 1000);
 }
 

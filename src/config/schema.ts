@@ -120,6 +120,8 @@ const provider = z
     retries: upTo100.optional(),
     /** An attempt that exits with one of these is never retried (a workload's list counts too). */
     terminal_exit_codes: exitCodes.optional(),
+    /** When its hold lifts, the runs it held back start one per this long (0: all at once). */
+    resume_pace: duration.refine((ms) => ms <= 3_600_000, { message: 'must be at most 1h (0 starts them all at once)' }).optional(),
     /** What the resumed session is told. */
     continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
   })

@@ -44,6 +44,8 @@ export interface ProgressContext {
   heldUntil: number | null;
   /** providers.NAME.pause_at: at this share of a usage window, no new run of the provider starts until it resets. Absent: never. */
   pauseAt?: number | null;
+  /** When the run's provider's last hold lifted (same clock as `now`), or null: a limit soon after is the reset's rush. */
+  liftedAt?: number | null;
   /** The agent reads input between turns (its protocol takes it): a loop warning can reach it. */
   takesInput: boolean;
 }
@@ -211,9 +213,27 @@ export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
-  // An agent's words are not trusted past a year (a date in 2099 is a typo or a lie).
-  const stated = retryAfterS !== null && retryAfterS > 0 ? Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS) : ctx.limitHoldMs;
-  holdUntil(acc, run, ctx.now + stated, retryAfterS, null, ctx.heldUntil);
+  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), retryAfterS, null, ctx.heldUntil);
+}
+
+/** A limit met this soon after its provider's hold lifted, saying nothing of when it resets, is the reset's rush, not a new window. */
+export const RESET_RUSH_MS = 10 * 60_000;
+/** How long a limit holds that is no new window: one that says it has reset already, or one met in the rush after a reset. */
+export const SHORT_HOLD_MS = 30_000;
+
+/**
+ * How long a usage limit holds its provider: as long as it says (an agent's
+ * words are not trusted past a year: a date in 2099 is a typo or a lie);
+ * briefly when what it says has passed already, or when it says nothing and
+ * comes within RESET_RUSH_MS of the provider's last hold lifting (the
+ * provider refusing the burst that followed a reset: tried again soon, not
+ * held for limit_hold); else limit_hold.
+ */
+export function holdFor(retryAfterS: number | null, now: number, liftedAt: number | null, limitHoldMs: number): number {
+  if (retryAfterS === 0) return SHORT_HOLD_MS;
+  if (retryAfterS !== null && retryAfterS > 0) return Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS);
+  const rush = liftedAt !== null && now >= liftedAt && now - liftedAt < RESET_RUSH_MS;
+  return rush ? Math.min(SHORT_HOLD_MS, limitHoldMs) : limitHoldMs;
 }
 
 /** Hold the run's provider until then, unless it is held as long already. */

@@ -5,7 +5,7 @@
 
 import type { CapUsage } from './admission.js';
 
-export const WAITING_REASONS = ['after', 'retry', 'hold', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
+export const WAITING_REASONS = ['after', 'retry', 'hold', 'pace', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
 
 /** What stops a queued run, with the figures a user needs to judge it. */
@@ -26,6 +26,8 @@ export interface Waiting {
   resumes?: boolean;
   /** Reason `retry` (then `active` of `limit` is the retry it waits for, `until` its time): what failed. */
   why?: string | null;
+  /** Reason `pace` (its provider's hold lifted: its runs start one at a time; `active` of them are still to start, `until` the next): ms between two starts. */
+  every_ms?: number;
   /** Reason `after` (then `limit` is how many runs it waits for): those not ended yet, in the order given. */
   inputs?: { uuid: string; name: string; status: string }[];
 }

@@ -50,9 +50,10 @@ export interface Limiter {
   /**
    * Lift a provider's hold, everywhere. `due`: it is lifted because its time
    * has come (by this machine's clock), not early: a shared limiter lifts it
-   * only once its own clock agrees.
+   * only once its own clock agrees. `pace`: the runs of the provider waiting
+   * then start one per `intervalMs` (core/pace.ts), not all at once.
    */
-  lift(provider: string, due?: boolean): Promise<void>;
+  lift(provider: string, due?: boolean, pace?: { intervalMs: number; now: number }): Promise<void>;
   /** The holds in force as this limiter knows them: provider → until. */
   holds(): Record<string, number>;
   /** Fleet usage to count where the limiter is shared (a local limiter counts nothing: the journal does). */

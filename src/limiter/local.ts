@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { capUsage, type AdmissionPolicy, type CapUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
+import { applyPaces, paceAfterLift, pacedWaiting, withPaceHolds, type Pace } from '../core/pace.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease, Limiter } from './limiter.js';
 
@@ -17,10 +18,17 @@ export class LocalLimiter implements Limiter {
   private readonly prefix = crypto.randomBytes(6).toString('hex');
   private seq = 0;
   private heldUntil: Record<string, number> = {};
+  /** Providers starting their held-back runs at a pace (core/pace.ts): memory only, a restart lets the rest go at once. */
+  private paces: Record<string, Pace> = {};
 
   constructor(policy: AdmissionPolicy, holds: Readonly<Record<string, number>> = {}) {
     this.index = new AdmissionIndex(policy, holds);
     this.heldUntil = { ...holds };
+  }
+
+  /** The index holds a provider for its hold and its pace, the later of the two. */
+  private syncHolds(): void {
+    this.index.setHolds(withPaceHolds(this.heldUntil, this.paces));
   }
 
   async enqueue(waiter: Waiter): Promise<void> {
@@ -61,14 +69,32 @@ export class LocalLimiter implements Limiter {
 
   grantNow(now: number): Lease[] {
     const out: Lease[] = [];
-    for (const w of this.index.decideWaiters(now)) {
-      const lease: Lease = { id: `${this.prefix}-${++this.seq}`, uuid: w.uuid, provider: w.provider, workload: w.workload, granted_at: now };
-      this.leases.set(lease.id, lease);
-      this.byUuid.set(w.uuid, lease);
-      out.push(lease);
+    const lease = (w: Waiter): void => {
+      const l: Lease = { id: `${this.prefix}-${++this.seq}`, uuid: w.uuid, provider: w.provider, workload: w.workload, granted_at: now };
+      this.leases.set(l.id, l);
+      this.byUuid.set(w.uuid, l);
+      out.push(l);
+    };
+    if (Object.keys(this.paces).length === 0) {
+      for (const w of this.index.decideWaiters(now)) lease(w);
+      return out;
     }
-    return out;
+    for (;;) {
+      // A paced provider's runs past its one go back to the queue in their places, its pace held
+      // from now; the slots they would have taken go to other runs in the same pass.
+      const { keep, back, paces } = applyPaces(this.index.decideWaiters(now), this.paces, now);
+      for (const w of back) {
+        this.index.release(w.uuid);
+        this.index.enqueue(w);
+      }
+      keep.forEach(lease);
+      this.paces = paces;
+      this.syncHolds();
+      if (back.length === 0) return out;
+    }
   }
+
+
 
   async renew(leaseId: string, _now: number): Promise<boolean> {
     return this.leases.has(leaseId);
@@ -101,7 +127,7 @@ export class LocalLimiter implements Limiter {
 
   setHolds(holds: Readonly<Record<string, number>>): void {
     this.heldUntil = { ...holds };
-    this.index.setHolds(holds);
+    this.syncHolds();
   }
 
   async hold(provider: string, until: number): Promise<void> {
@@ -109,9 +135,13 @@ export class LocalLimiter implements Limiter {
     this.setHolds({ ...this.heldUntil, [provider]: until });
   }
 
-  async lift(provider: string): Promise<void> {
+  async lift(provider: string, _due?: boolean, pace?: { intervalMs: number; now: number }): Promise<void> {
     const { [provider]: _, ...rest } = this.heldUntil;
-    this.setHolds(rest);
+    this.heldUntil = rest;
+    const { [provider]: _old, ...others } = this.paces;
+    const p = pace ? paceAfterLift(pace.intervalMs, this.index.waiting().filter((w) => w.provider === provider).length, pace.now) : null;
+    this.paces = p === null ? others : { ...others, [provider]: p };
+    this.syncHolds();
   }
 
   holds(): Record<string, number> {
@@ -167,6 +197,6 @@ export class LocalLimiter implements Limiter {
   }
 
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
-    return this.index.waitingFor(uuid, now, fleetExceeded);
+    return pacedWaiting(this.index.waitingFor(uuid, now, fleetExceeded), this.paces, this.heldUntil, now);
   }
 }

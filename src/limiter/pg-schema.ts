@@ -1,10 +1,10 @@
 // The cluster's tables in PostgreSQL. Every statement can run again (IF NOT
 // EXISTS), so a supervisor applies them at join, and a role that may not run
 // DDL gets them from `orcr cluster schema` to apply as a migration. Version 2
-// added columns to tables of version 1 (ALTER … IF NOT EXISTS): a database
-// of either version takes the whole text.
+// added columns to tables of version 1 (ALTER … IF NOT EXISTS), version 3 a
+// table: a database of any version takes the whole text.
 
-export const CLUSTER_SCHEMA_VERSION = 2;
+export const CLUSTER_SCHEMA_VERSION = 3;
 
 export const CLUSTER_SCHEMA = `
 CREATE TABLE IF NOT EXISTS orcr_cluster (
@@ -72,6 +72,17 @@ ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS home text;
 ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS machine text;
 -- A hold's end on the database's clock (until: the writer's, kept for version 1 readers).
 ALTER TABLE orcr_hold ADD COLUMN IF NOT EXISTS expires_at timestamptz;
+-- Version 3.
+-- A provider whose hold lifted starts its waiting runs one per interval_ms,
+-- left_count of them, the next not before next_at (the database's clock).
+CREATE TABLE IF NOT EXISTS orcr_pace (
+  cluster     text NOT NULL,
+  provider    text NOT NULL,
+  interval_ms bigint NOT NULL,
+  left_count  integer NOT NULL,
+  next_at     timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (cluster, provider)
+);
 `;
 
 /** The tables and the version-2 columns a joining machine needs, to tell whether the schema must be applied. */
@@ -86,9 +97,10 @@ export const REQUIRED_COLUMNS: readonly (readonly [table: string, column: string
   ['orcr_lease', 'id'],
   ['orcr_hold', 'expires_at'],
   ['orcr_usage', 'minute'],
+  ['orcr_pace', 'next_at'],
 ];
 
-export const CLUSTER_TABLES = ['orcr_cluster', 'orcr_host', 'orcr_waiter', 'orcr_lease', 'orcr_hold', 'orcr_usage'] as const;
+export const CLUSTER_TABLES = ['orcr_cluster', 'orcr_host', 'orcr_waiter', 'orcr_lease', 'orcr_hold', 'orcr_usage', 'orcr_pace'] as const;
 
 /** Missing (table.column) of REQUIRED_COLUMNS, read from the catalog of the connection's search path. */
 export const MISSING_COLUMNS_SQL = `

@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import { capUsage, expired as expiredOf, nextDeadline as nextDeadlineOf, type AdmissionPolicy, type CapUsage, type SlotHolder, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
+import { pacedWaiting, withPaceHolds, type Pace } from '../core/pace.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease } from './limiter.js';
 
@@ -14,7 +15,12 @@ export interface Snapshot {
   holders: (Lease & { host: string; name: string; leftMs: number })[];
   waiters: (Waiter & { host: string; name: string })[];
   holds: Record<string, number>;
+  /** Providers starting their waiting runs at a pace (next_at on this machine's clock). Absent: none. */
+  paces?: Record<string, Pace>;
 }
+
+/** What holds each provider back: its hold, or its pace's next start. */
+const heldBy = (snap: Pick<Snapshot, 'holds' | 'paces'>): Record<string, number> => withPaceHolds(snap.holds, snap.paces ?? {});
 
 /** Read the cluster's state in the caller's transaction; hold ends converted to this machine's clock by `fromDb`. */
 export async function readSnapshot(c: pg.PoolClient, cluster: string, fromDb: (t: number) => number): Promise<Snapshot> {
@@ -33,7 +39,12 @@ export async function readSnapshot(c: pg.PoolClient, cluster: string, fromDb: (t
     `SELECT provider, until, (extract(epoch FROM expires_at) * 1000)::float8 AS at_ms FROM orcr_hold WHERE cluster = $1`,
     [cluster],
   );
+  const paces = await c.query<{ provider: string; interval_ms: string; left_count: number; at_ms: number }>(
+    `SELECT provider, interval_ms, left_count, (extract(epoch FROM next_at) * 1000)::float8 AS at_ms FROM orcr_pace WHERE cluster = $1 AND left_count > 0`,
+    [cluster],
+  );
   return {
+    paces: Object.fromEntries(paces.rows.map((r) => [r.provider, { interval_ms: Number(r.interval_ms), left: r.left_count, next_at: Math.round(fromDb(Number(r.at_ms))) }])),
     holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
     waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),
     holds: Object.fromEntries(holds.rows.map((r) => [r.provider, r.at_ms === null ? Number(r.until) : Math.round(fromDb(Number(r.at_ms)))])),
@@ -79,7 +90,7 @@ export class ClusterSnapshot {
   expired(now: number): string[] {
     // Only this machine ends its own waiters.
     const mine = this.snap.waiters.filter((w) => w.host === this.host);
-    return expiredOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
+    return expiredOf({ policy: this.policy, holders: [], waiters: mine, holds: heldBy(this.snap), now });
   }
 
   /**
@@ -89,7 +100,7 @@ export class ClusterSnapshot {
    */
   nextDeadline(now: number): number | null {
     const mine = this.snap.waiters.filter((w) => w.host === this.host);
-    let at = nextDeadlineOf({ policy: this.policy, holders: [], waiters: mine, holds: this.snap.holds, now });
+    let at = nextDeadlineOf({ policy: this.policy, holders: [], waiters: mine, holds: heldBy(this.snap), now });
     if (mine.length > 0 && this.snap.holders.length > 0) {
       const lapse = this.at + Math.min(...this.snap.holders.map((h) => h.leftMs)) + 1;
       if (lapse > now && (at === null || lapse < at)) at = lapse;
@@ -127,7 +138,7 @@ export class ClusterSnapshot {
 
   /** Cluster-wide caps; holders and waiters named `host:name`. */
   usage(now: number): CapUsage[] {
-    return capUsage({ policy: this.policy, holders: this.snap.holders, waiters: this.snap.waiters, holds: this.snap.holds, now });
+    return capUsage({ policy: this.policy, holders: this.snap.holders, waiters: this.snap.waiters, holds: heldBy(this.snap), now });
   }
 
   position(uuid: string): number | null {
@@ -139,7 +150,7 @@ export class ClusterSnapshot {
   }
 
   waitingFor(uuid: string, now: number, fleetExceeded: boolean): Waiting | null {
-    return this.view().waitingFor(uuid, now, fleetExceeded);
+    return pacedWaiting(this.view().waitingFor(uuid, now, fleetExceeded), this.snap.paces ?? {}, this.snap.holds, now);
   }
 
   /** `host:name` of a run the cluster lists, for listings. */
@@ -151,7 +162,7 @@ export class ClusterSnapshot {
   /** An admission index over the snapshot, for positions and reasons (built once per snapshot). */
   private view(): AdmissionIndex {
     if (this.index) return this.index;
-    const ix = new AdmissionIndex(this.policy, this.snap.holds);
+    const ix = new AdmissionIndex(this.policy, heldBy(this.snap));
     for (const h of this.snap.holders) ix.acquire(h as SlotHolder);
     for (const w of this.snap.waiters) ix.enqueue(w);
     this.index = ix;

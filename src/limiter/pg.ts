@@ -12,13 +12,14 @@
 
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { decide, type AdmissionPolicy, type CapUsage, type Waiter } from '../core/admission.js';
+import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
+import { decidePaced } from '../core/pace.js';
 import type { Waiting } from '../core/waiting.js';
 import type { Lease, Limiter } from './limiter.js';
 import { ClusterDb } from './pg-db.js';
 import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
-import { addUsageAt, deleteHold, upsertHold, usageSinceMinute } from './pg-fleet.js';
+import { addUsageAt, deleteHold, savePaces, upsertHold, usageSinceMinute } from './pg-fleet.js';
 import { beat, dropHost, dropStale, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
@@ -270,7 +271,8 @@ export class PgLimiter implements Limiter {
       await dropStale(c, this.o.cluster, this.o.host, String(ttl));
       const seq = this.view.begin();
       const state = await readSnapshot(c, this.o.cluster, (t) => this.db.fromDb(t));
-      const promote = decide({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now });
+      const { promote, paces } = decidePaced({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now }, state.paces ?? {});
+      await savePaces(c, this.o.cluster, state.paces ?? {}, paces, (t) => this.db.toDb(t));
       let granted: Snapshot['holders'] = [];
       if (promote.length > 0) {
         const byUuid = new Map(state.waiters.map((w) => [w.uuid, w]));
@@ -294,7 +296,7 @@ export class PgLimiter implements Limiter {
       );
       // The cluster as this transaction leaves it: no second read for the snapshot.
       const promoted = new Set(promote);
-      this.view.set(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds });
+      this.view.set(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds, paces });
       return claimed.rows;
     });
     return mine
@@ -372,16 +374,17 @@ export class PgLimiter implements Limiter {
    * the database's clock — a hold lifting on time is the same moment for
    * every machine, and one extended meanwhile stays.
    */
-  lift(provider: string, due = false): Promise<void> {
+  lift(provider: string, due = false, pace?: { intervalMs: number; now: number }): Promise<void> {
     return this.write(
       (async () => {
         await this.db.tx(async (c) => {
-          if (await deleteHold(c, this.o.cluster, provider, due)) await this.changed(c, 'lift');
+          if (await deleteHold(c, this.o.cluster, provider, due, pace && { intervalMs: pace.intervalMs, atDb: this.db.toDb(pace.now) })) await this.changed(c, 'lift');
         });
         await this.refresh();
       })(),
     );
   }
+
 
   /** Holds are the cluster's: a local change goes through hold() and lift(). */
   setHolds(): void {

@@ -379,8 +379,8 @@ export class ClusterLink implements Limiter {
   hold(provider: string, until: number): Promise<void> {
     return this.guarded((pg) => pg.hold(provider, until), undefined);
   }
-  lift(provider: string, due?: boolean): Promise<void> {
-    return this.guarded((pg) => pg.lift(provider, due), undefined);
+  lift(provider: string, due?: boolean, pace?: { intervalMs: number; now: number }): Promise<void> {
+    return this.guarded((pg) => pg.lift(provider, due, pace), undefined);
   }
   addUsage(at: number, tokens: number, cost: number): Promise<void> {
     return this.guarded((pg) => pg.addUsage(at, tokens, cost), undefined);

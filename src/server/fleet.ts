@@ -6,6 +6,7 @@
 
 import type { Config } from '../config/load.js';
 import { fleetMeters, fleetVerdict, roundCost, roundFraction, type FleetBudget, type Meter } from '../core/budget.js';
+import { DEFAULT_RESUME_PACE_MS } from '../core/pace.js';
 import { monoNow } from './clock.js';
 import type { Ending } from './ending.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -31,6 +32,8 @@ export class Fleet {
   private timer: NodeJS.Timeout | null = null;
   /** The holds this machine journaled (the limiter's view may hold more: a cluster's). */
   private journaled: Record<string, number> = {};
+  /** When each provider's hold last lifted here (memory only): a limit met soon after is the reset's rush, not a new window. */
+  private lifted: Record<string, number> = {};
   exceeded = false;
 
   /** @param p.promptAfterHold  what an interactive run a limit left idle is told when the hold lifts (Continuing's policy), or null */
@@ -175,7 +178,11 @@ export class Fleet {
       store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
         this.journaled = rest;
-        for (const [p, until] of lifted) this.p.lifecycle.background(this.p.slots.limiter.lift(p, until <= now));
+        for (const [p, until] of lifted) {
+          this.lifted[p] = now;
+          // The runs it held back start at the provider's pace, not all in the same second.
+          this.p.lifecycle.background(this.p.slots.limiter.lift(p, until <= now, { intervalMs: this.resumePace(p), now }));
+        }
       });
       // Interactive runs a limit left idle, their agent alive: told to go on (a one-shot one is queued and resumed instead).
       const gone = new Set(lifted.map(([p]) => p));
@@ -186,6 +193,17 @@ export class Fleet {
       }
     });
     return true;
+  }
+
+  /** When the provider's hold last lifted on this machine, or null. */
+  liftedAt(provider: string): number | null {
+    return Object.hasOwn(this.lifted, provider) ? this.lifted[provider]! : null;
+  }
+
+  /** providers.NAME.resume_pace, else the default. */
+  private resumePace(provider: string): number {
+    const providers = this.p.config().providers;
+    return (Object.hasOwn(providers, provider) ? providers[provider]!.resume_pace : undefined) ?? DEFAULT_RESUME_PACE_MS;
   }
 
   /** `orcr provider resume`: false if it was not held. */

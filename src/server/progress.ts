@@ -25,7 +25,7 @@ export class Progress {
       store: RunStore;
       live: LiveRuns;
       config: () => Config;
-      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota'>;
+      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota' | 'liftedAt'>;
       guards: Pick<Guards, 'heard'>;
       tree: Pick<RunTree, 'rollUp'>;
     },
@@ -71,6 +71,7 @@ export class Progress {
       heldUntil: fleet.heldUntil(run.provider, now),
       takesInput: acceptsInput(run.protocol),
       pauseAt: config.providers[run.provider]?.pause_at ?? null,
+      liftedAt: fleet.liftedAt(run.provider),
     });
     // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
     if (result.state.loop !== state.loop) result.run = { ...result.run, loop_state: result.state.loop };

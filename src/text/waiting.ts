@@ -40,6 +40,12 @@ export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?
       }
       return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
     }
+    case 'pace': {
+      // `resuming claude · next in 4s (1 per 5s)`: its provider's hold lifted, its runs start one at a time.
+      const left = w.until === null ? 0 : Date.parse(w.until) - now;
+      const every = w.every_ms !== undefined ? ` (1 per ${formatDuration(w.every_ms)})` : '';
+      return `resuming ${w.name} · ${left > 0 ? `next in ${formatDuration(left)}` : 'next now'}${every}`;
+    }
     case 'after': {
       // `after migrate (working)`, `after 3 runs · 1 left (migrate working)`.
       const left = w.inputs ?? [];

@@ -97,9 +97,14 @@ describe('statedRetryAfter: times (with a clock)', () => {
   });
 
   it.each<string>([
-    'try again at 2026-11-01 14:00 UTC', // already past: no answer
+    'try again at 2026-11-01 14:00 UTC', // already past: it has reset, 0
     'try again at Nov 1st, 2026 4:59 AM',
     'Claude AI usage limit reached|1700000000',
+  ])('%j states a reset already past: 0 (try again now)', (text) => {
+    expect(statedRetryAfter(text, now)).toBe(0);
+  });
+
+  it.each<string>([
     'try again at 25:00',
     'try again at 13:00 PM',
     'try again at 8:61',

@@ -105,6 +105,34 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       expect(await granted(l, NOW + 5_000)).toEqual(['c1']);
     });
 
+    it('a lifted hold with a pace lets its provider\'s waiting runs start one per interval, the others meanwhile', async () => {
+      const l = await start(policy({ max: 8 }), { claude: NOW + 60_000 });
+      await enqueueAll(l, [waiter('c1'), waiter('c2'), waiter('c3'), waiter('x1', { provider: 'codex' })]);
+      expect(await granted(l)).toEqual(['x1']);
+      await l.lift('claude', false, { intervalMs: 1_000, now: NOW });
+      // One now; the others wait their turns, and say why.
+      expect(await granted(l)).toEqual(['c1']);
+      expect(l.waitingFor('c2', NOW + 10, false)).toMatchObject({ reason: 'pace', name: 'claude', active: 2, every_ms: 1_000, until: new Date(NOW + 1_000).toISOString() });
+      expect(l.nextDeadline(NOW + 10)).toBe(NOW + 1_000);
+      await l.enqueue(waiter('x2', { provider: 'codex' }));
+      expect(await granted(l, NOW + 500)).toEqual(['x2']);
+      expect(await granted(l, NOW + 1_000)).toEqual(['c2']);
+      expect(await granted(l, NOW + 1_500)).toEqual([]);
+      expect(await granted(l, NOW + 2_000)).toEqual(['c3']);
+      // Paced as many as waited at the lift: one queued since starts at once.
+      await enqueueAll(l, [waiter('c4'), waiter('c5')]);
+      expect(await granted(l, NOW + 2_100)).toEqual(['c4', 'c5']);
+      // No holds of its own came of the pace: the provider is not held.
+      expect(l.holds()).toEqual({});
+    });
+
+    it('a pace with one run or none waiting, or of 0, lets them start at once', async () => {
+      const l = await start(policy({ max: 6 }), { claude: NOW + 60_000 });
+      await enqueueAll(l, [waiter('c1'), waiter('c2')]);
+      await l.lift('claude', false, { intervalMs: 0, now: NOW });
+      expect(await granted(l)).toEqual(['c1', 'c2']);
+    });
+
     it('release and renew are idempotent: a second release frees nothing', async () => {
       const l = await start(policy({ max: 1 }));
       await enqueueAll(l, [waiter('a'), waiter('b'), waiter('c')]);

@@ -41,7 +41,7 @@ export function queuedWaiting(r: PublicRun, stats: Stats | null, position: numbe
 }
 
 export function waitingToken(w: Waiting): Token {
-  if (w.reason === 'hold' || w.reason === 'retry') return 'event.hold';
+  if (w.reason === 'hold' || w.reason === 'pace' || w.reason === 'retry') return 'event.hold';
   if (w.reason === 'fleet') return 'event.budget';
   if (w.reason === 'expiring' || w.reason === 'unavailable') return 'reason.bad';
   return 'status.queued';

@@ -293,7 +293,10 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   for (const [provider, at] of Object.entries(s.holds ?? {})) {
     if (!shown.has(`provider:${provider}`)) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
   }
-  // Older supervisors send no quotas.
+  // Older supervisors send none of these.
+  for (const a of s.account_holds ?? []) {
+    out.push(`hold: ${safeLine(a.provider)} (${a.account === null ? 'default login' : safeLine(a.account)}), its runs wait, lifted ${until(Date.parse(a.until), now)} (orcr provider resume ${safeLine(a.provider)} lifts it now)`);
+  }
   for (const q of s.quotas ?? []) out.push(`quota: ${quotaLine(q, now)}`);
   if (s.fleet) {
     const m = s.fleet.meters;

@@ -15,7 +15,13 @@ export type Effect =
   | { kind: 'stop_below'; uuid: string; reason: 'killed' | 'budget'; detail: string | null; force: boolean }
   /** An ended run's slot or queue place goes back to the limiter, and its live watch is let go. */
   | { kind: 'release'; uuid: string }
-  /** A continued run's slot goes back and it takes its queue place again (its watch let go); admission looks again. */
+  /**
+   * A queued run takes its queue place (again) as the gates outside the
+   * limiter allow — a retry's backoff passed, its account not held: a
+   * continued run's slot goes back first (its watch let go), a dependent
+   * let go or an account's hold lifted takes its place, a run of an account
+   * just held steps out of the queue; admission looks again.
+   */
   | { kind: 'requeue'; uuid: string }
   /** The waits on a run look at it again. */
   | { kind: 'settle'; uuid: string }

@@ -44,8 +44,17 @@ export interface EventData {
   budget_exceeded: { scope: 'fleet'; meter: MeterName; used: number; limit: number | null };
   budget_reset: { scope: 'fleet' };
   /** A usage limit holds the provider until `until` (epoch ms); `by`: the run that hit it. */
-  hold: { provider: string; until: number; retry_after_s: number | null; by: string; /** A pause_at hold: the window and its share when it was reached. */ quota?: { window: string; utilization: number; pause_at: number } };
-  hold_lifted: { provider: string; early: boolean };
+  hold: {
+    provider: string;
+    until: number;
+    retry_after_s: number | null;
+    by: string;
+    /** A pause_at hold: the window and its share when it was reached. */
+    quota?: { window: string; utilization: number; pause_at: number };
+    /** A hold of one account of the provider (pause_at, reached by a run of that account; null: the agent's default login). Absent: the whole provider. */
+    account?: string | null;
+  };
+  hold_lifted: { provider: string; early: boolean; /** As on its hold: one account's. Absent: the whole provider's. */ account?: string | null };
   loop_detected: { by: 'tool' | 'text'; action: 'warn' | 'terminate' };
   stall: { silent_ms: number; turn_timeout_ms: number | null | undefined; action: StallAction };
   stall_ended: { silent_ms: number };

@@ -46,6 +46,8 @@ export interface ProgressContext {
   pauseAt?: number | null;
   /** When the run's provider's last hold lifted (same clock as `now`), or null: a limit soon after is the reset's rush. */
   liftedAt?: number | null;
+  /** Until when the run's account is held already (pause_at), or null. */
+  accountHeldUntil?: number | null;
   /** The agent reads input between turns (its protocol takes it): a loop warning can reach it. */
   takesInput: boolean;
 }
@@ -57,6 +59,8 @@ export type ProgressEffect =
   | { kind: 'close_input' }
   /** Hold the provider (a usage limit) until then; journaled with the run's events. */
   | { kind: 'hold'; provider: string; until: number }
+  /** Hold one account of the provider (pause_at) until then: its queued runs wait; the provider's others do not. */
+  | { kind: 'hold_account'; provider: string; account: string | null; until: number }
   /** Stop the run: it ends with this reason (budget, timeout, loop). */
   | { kind: 'stop'; reason: ExitReason; detail: string | null }
   /** Send this text as the next input (a loop warning to an idle interactive agent). */
@@ -185,9 +189,10 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       const utilization = sig.utilization ?? null;
       const resets = sig.resets_at ?? null;
       acc.effects.push({ kind: 'quota', provider: run.provider, account: run.account ?? null, window: sig.window, status: sig.status, utilization, resets_at: resets });
-      // pause_at: the last of a window is not spent on runs that would stop midway.
+      // pause_at: the last of a window is not spent on runs that would stop midway. The window is the
+      // account's (quotas are kept per account): its runs wait, the provider's other accounts go on.
       if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
-        holdUntil(acc, run, resets, null, { window: sig.window, utilization, pause_at: ctx.pauseAt }, ctx.heldUntil);
+        holdUntil(acc, run, resets, { retryAfterS: null, heldUntil: ctx.accountHeldUntil ?? null, quota: { window: sig.window, utilization, pause_at: ctx.pauseAt }, account: run.account ?? null });
       }
       return run;
     }
@@ -213,7 +218,7 @@ export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
-  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), retryAfterS, null, ctx.heldUntil);
+  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), { retryAfterS, heldUntil: ctx.heldUntil });
 }
 
 /** A limit met this soon after its provider's hold lifted, saying nothing of when it resets, is the reset's rush, not a new window. */
@@ -236,12 +241,22 @@ export function holdFor(retryAfterS: number | null, now: number, liftedAt: numbe
   return rush ? Math.min(SHORT_HOLD_MS, limitHoldMs) : limitHoldMs;
 }
 
-/** Hold the run's provider until then, unless it is held as long already. */
-function holdUntil(acc: Progress, run: Run, until: number, retryAfterS: number | null, quota: { window: string; utilization: number; pause_at: number } | null, heldUntil: number | null): void {
-  const held = Math.max(heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
+/**
+ * Hold the run's provider — or, with `account`, that account of it only —
+ * until then, unless it is held as long already (`heldUntil`, or a hold of
+ * this batch).
+ */
+function holdUntil(
+  acc: Progress,
+  run: Run,
+  until: number,
+  o: { retryAfterS: number | null; heldUntil: number | null; quota?: { window: string; utilization: number; pause_at: number }; account?: string | null },
+): void {
+  const kind = o.account === undefined ? 'hold' : 'hold_account';
+  const held = Math.max(o.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === kind ? [e.until] : [])));
   if (held >= until) return;
-  acc.effects.push({ kind: 'hold', provider: run.provider, until });
-  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: retryAfterS, by: run.uuid, ...(quota ? { quota } : {}) } });
+  acc.effects.push(o.account === undefined ? { kind: 'hold', provider: run.provider, until } : { kind: 'hold_account', provider: run.provider, account: o.account, until });
+  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: o.retryAfterS, by: run.uuid, ...(o.quota ? { quota: o.quota } : {}), ...(o.account !== undefined ? { account: o.account } : {}) } });
 }
 
 /** Feed the model output since the last boundary to the loop detector, and act on its verdict. */

@@ -22,6 +22,8 @@ export interface Waiting {
   until: string | null;
   /** Admission order among all queued runs (1 = next), as queue_position. */
   position: number | null;
+  /** Reason `hold`: one account of the provider is held (pause_at; null: its default login), not the provider. Absent: the provider. */
+  account?: string | null;
   /** Reason `hold`: the run itself stopped on that limit and resumes its session when it lifts. Absent: false. */
   resumes?: boolean;
   /** Reason `retry` (then `active` of `limit` is the retry it waits for, `until` its time): what failed. */

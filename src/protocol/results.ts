@@ -88,6 +88,8 @@ export interface Stats {
   queued: number;
   active: number;
   holds: Record<string, number>;
+  /** Accounts of a provider held (pause_at reached by one of their runs; account null: the agent's default login): their runs wait, the provider's others do not. Until: ISO. */
+  account_holds: { provider: string; account: string | null; until: string }[];
   /** Each provider's latest standing in its usage windows, as its agents report it (Claude's rate_limit_event): utilization 0–1 or null, times ISO. */
   quotas: QuotaReport[];
   fleet: { exceeded: boolean; window: string; meters: Record<string, MeterView> };

@@ -26,7 +26,7 @@ export class AdmissionLoop {
       store: RunStore;
       slots: Slots;
       lifecycle: Pick<Lifecycle, 'writes' | 'admits' | 'fail' | 'background'>;
-      fleet: Pick<Fleet, 'lift'>;
+      fleet: Pick<Fleet, 'lift' | 'nextAccountLift'>;
       ending: Pick<Ending, 'end'>;
       launching: Pick<Launching, 'launch' | 'holding'>;
     },
@@ -106,7 +106,9 @@ export class AdmissionLoop {
   private armDeadline(now: number): void {
     this.deadline?.clear();
     this.deadline = null;
-    const at = this.p.slots.limiter.nextDeadline(now);
+    // An account hold's end too: its runs wait outside the limiter, which does not know of it.
+    const ends = [this.p.slots.limiter.nextDeadline(now), this.p.fleet.nextAccountLift(now)].filter((t): t is number => t !== null);
+    const at = ends.length === 0 ? null : Math.min(...ends);
     if (at !== null) this.deadline = setLongTimeout(() => this.schedule(), at - monoNow(), { unref: true });
   }
 

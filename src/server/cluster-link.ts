@@ -13,6 +13,7 @@ import type { AdmissionPolicy, CapUsage, Waiter } from '../core/admission.js';
 import { holdsSlot } from '../core/run-state.js';
 import { isLoopRun } from '../core/loop-policy.js';
 import type { Waiting } from '../core/waiting.js';
+import type { Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import type { Lease, Limiter } from '../limiter/limiter.js';
 import { ClusterRefused, ClusterUnavailable, PgLimiter, type NotificationState } from '../limiter/pg.js';
@@ -30,7 +31,7 @@ export interface ClusterDeps {
   log: (msg: string) => void;
   background: (work: Promise<unknown>) => void;
   /** A queued run kept out of every queue, waiting for its inputs (server/dependencies.ts). */
-  held: (uuid: string) => boolean;
+  held: (run: Run) => boolean;
 }
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
@@ -157,7 +158,7 @@ export class ClusterLink implements Limiter {
       if (isLoopRun(run)) continue;
       if (run.status === 'queued') {
         // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
-        if (!this.p.held(run.uuid)) waiters.push({ ...toWaiter(run), name: run.name });
+        if (!this.p.held(run)) waiters.push({ ...toWaiter(run), name: run.name });
       }
       else if (holdsSlot(run.status)) {
         holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });

@@ -56,7 +56,7 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
-  const dependencies = new Dependencies({ store, slots, lifecycle, ending });
+  const dependencies = new Dependencies({ store, ending });
   const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
   const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });

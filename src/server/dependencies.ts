@@ -8,12 +8,9 @@
 // dependents keep waiting. Memory only: rebuilt from the journal at start-up.
 
 import { dependencyVerdict, type DependencyVerdict, type InputState } from '../core/dependencies.js';
-import { toWaiter } from '../core/run-record.js';
 import type { Run } from '../core/types.js';
 import type { Ending } from './ending.js';
-import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
-import type { Slots } from './slots.js';
 
 export class Dependencies {
   /** Input uuid → the dependents waiting for it (only inputs not ended when last looked at). */
@@ -26,7 +23,7 @@ export class Dependencies {
    */
   private readonly held = new Map<string, number>();
 
-  constructor(private readonly d: { store: RunStore; slots: Slots; lifecycle: Pick<Lifecycle, 'background'>; ending: Pick<Ending, 'end'> }) {}
+  constructor(private readonly d: { store: RunStore; ending: Pick<Ending, 'end'> }) {}
 
   /** Is this run kept out of the limiter, waiting for its inputs? */
   holds(uuid: string): boolean {
@@ -142,7 +139,7 @@ export class Dependencies {
 
   /** Its inputs read again: it waits on (for those not ended), takes its queue place, or is canceled. */
   private look(uuid: string): void {
-    const { store, slots, lifecycle } = this.d;
+    const { store } = this.d;
     const run = store.get(uuid);
     if (!run || run.status !== 'queued') {
       // Ended meanwhile (killed, a budget): nothing waits here any more.
@@ -154,9 +151,9 @@ export class Dependencies {
     if (v.kind === 'wait') return this.track(uuid, v.left);
     if (v.kind === 'cancel') return this.cancel(uuid, v.detail);
     // Its queue place is its queue_seq: it goes in where it was queued, not behind what came since;
-    // a max_wait counts from now (its wait for its inputs is not a wait for a slot).
-    const limiter = slots.limiter;
-    lifecycle.background(limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name }).then(() => store.emit({ kind: 'admit' })));
+    // a max_wait counts from now (its wait for its inputs is not a wait for a slot). The requeue
+    // effect takes it there, as the other gates allow (its account held: not yet).
+    store.emit({ kind: 'requeue', uuid });
   }
 
   private cancel(uuid: string, detail: string): void {

@@ -30,7 +30,7 @@ export interface Carriers {
   input: Pick<RunInput, 'close' | 'send'>;
   admission: Pick<AdmissionLoop, 'schedule'>;
   waits: Pick<Waits, 'settle'>;
-  fleet: Pick<Fleet, 'check' | 'loadUsage'>;
+  fleet: Pick<Fleet, 'check' | 'loadUsage' | 'keepsOut'>;
   dependencies: Pick<Dependencies, 'onEnded'>;
 }
 
@@ -77,8 +77,8 @@ export class Interpreter {
         const limiter = c.slots.limiter;
         const again = async (): Promise<void> => {
           const run = c.store.get(e.uuid);
-          // Still waiting to be tried again, and not killed meanwhile.
-          if (run?.status !== 'queued') return;
+          // Still waiting to be tried again, and not killed meanwhile; its account not held (it waits outside till then).
+          if (run?.status !== 'queued' || c.fleet.keepsOut(run)) return;
           // From now: a max_wait counts this wait, not the first one.
           await c.slots.limiter.enqueue({ ...toWaiter(run), enqueued_at: Date.now(), name: run.name });
           c.store.emit({ kind: 'admit' });

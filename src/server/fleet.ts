@@ -34,6 +34,13 @@ export class Fleet {
   private journaled: Record<string, number> = {};
   /** When each provider's hold last lifted here (memory only): a limit met soon after is the reset's rush, not a new window. */
   private lifted: Record<string, number> = {};
+  /**
+   * Accounts held (pause_at, reached by a run of the account): provider and
+   * account (accountKey) → until. This machine's only (an account is a login
+   * folder of its own), journaled; their queued runs wait outside the
+   * limiter (keepsOut), the provider's other accounts' do not.
+   */
+  private accounts: Record<string, number> = {};
   exceeded = false;
 
   /** @param p.promptAfterHold  what an interactive run a limit left idle is told when the hold lifts (Continuing's policy), or null */
@@ -56,6 +63,7 @@ export class Fleet {
   load(): Record<string, number> {
     const journal = this.p.store.journal;
     this.journaled = journal.getMeta<Record<string, number>>('holds') ?? {};
+    this.accounts = journal.getMeta<Record<string, number>>('account_holds') ?? {};
     this.exceeded = journal.getMeta('fleet_exceeded') !== null;
     this.loadUsage();
     this.timer ??= setInterval(() => {
@@ -160,6 +168,49 @@ export class Fleet {
     this.p.store.emit({ kind: 'hold', provider, until });
   }
 
+  /**
+   * Hold one account of a provider until then (in the caller's unit of work,
+   * with the run's events); never shortens a hold. Once it commits, that
+   * account's queued runs step out of the limiter's queue (the requeue effect
+   * asks keepsOut).
+   */
+  holdAccount(provider: string, account: string | null, until: number): void {
+    const key = accountKey(provider, account);
+    if ((this.accounts[key] ?? -Infinity) >= until) return;
+    const accounts = { ...this.accounts, [key]: until };
+    const { store } = this.p;
+    store.journal.setMeta('account_holds', accounts);
+    store.afterCommit(() => {
+      this.accounts = accounts;
+    });
+    for (const run of store.active()) if (run.status === 'queued' && accountKey(run.provider, run.account ?? null) === key) store.emit({ kind: 'requeue', uuid: run.uuid });
+  }
+
+  /** Until when this account of the provider is held, or null. */
+  accountHeldUntil(provider: string, account: string | null, now: number): number | null {
+    const key = accountKey(provider, account);
+    const until = Object.hasOwn(this.accounts, key) ? this.accounts[key]! : null;
+    return until !== null && until > now ? until : null;
+  }
+
+  /** A queued run whose account is held waits outside the limiter: no cap's line, no slot. */
+  keepsOut(run: Run, now = monoNow()): boolean {
+    return this.accountHeldUntil(run.provider, run.account ?? null, now) !== null;
+  }
+
+  /** The account holds in force, for stats. */
+  accountHolds(now: number): { provider: string; account: string | null; until: string }[] {
+    return Object.entries(this.accounts)
+      .filter(([, until]) => until > now)
+      .map(([key, until]) => ({ ...splitKey(key), until: new Date(until).toISOString() }));
+  }
+
+  /** When the next account hold ends (admission looks again then), or null. */
+  nextAccountLift(now: number): number | null {
+    const ends = Object.values(this.accounts).filter((u) => u > now);
+    return ends.length === 0 ? null : Math.min(...ends);
+  }
+
   /** Until when a provider is held, or null. */
   heldUntil(provider: string, now: number): number | null {
     const holds = this.holds;
@@ -169,8 +220,9 @@ export class Fleet {
 
   /** Lift holds whose time has come (and, with `provider`, that one early): here and, in a cluster, everywhere. */
   lift(now: number, provider?: string): boolean {
+    const accounts = this.liftAccounts(now, provider);
     const lifted = Object.entries({ ...this.holds, ...this.journaled }).filter(([p, until]) => until <= now || p === provider);
-    if (lifted.length === 0) return false;
+    if (lifted.length === 0) return accounts;
     const rest = Object.fromEntries(Object.entries(this.journaled).filter(([p]) => !lifted.some(([q]) => q === p)));
     const { store } = this.p;
     store.transaction(() => {
@@ -195,6 +247,24 @@ export class Fleet {
     return true;
   }
 
+  /** Lift account holds whose time has come (with `provider`, its accounts' early): their runs take their queue places again. */
+  private liftAccounts(now: number, provider?: string): boolean {
+    const lifted = Object.entries(this.accounts).filter(([key, until]) => until <= now || splitKey(key).provider === provider);
+    if (lifted.length === 0) return false;
+    const gone = new Set(lifted.map(([key]) => key));
+    const rest = Object.fromEntries(Object.entries(this.accounts).filter(([key]) => !gone.has(key)));
+    const { store } = this.p;
+    store.transaction(() => {
+      for (const [key, until] of lifted) store.journal.appendEvent(null, { type: 'hold_lifted', data: { ...splitKey(key), early: until > now } });
+      store.journal.setMeta('account_holds', Object.keys(rest).length ? rest : null);
+      store.afterCommit(() => {
+        this.accounts = rest;
+      });
+      for (const run of store.active()) if (run.status === 'queued' && gone.has(accountKey(run.provider, run.account ?? null))) store.emit({ kind: 'requeue', uuid: run.uuid });
+    });
+    return true;
+  }
+
   /** When the provider's hold last lifted on this machine, or null. */
   liftedAt(provider: string): number | null {
     return Object.hasOwn(this.lifted, provider) ? this.lifted[provider]! : null;
@@ -206,11 +276,23 @@ export class Fleet {
     return (Object.hasOwn(providers, provider) ? providers[provider]!.resume_pace : undefined) ?? DEFAULT_RESUME_PACE_MS;
   }
 
-  /** `orcr provider resume`: false if it was not held. */
+  /** `orcr provider resume`: its hold and its accounts' lifted; false if none was held. */
   resume(provider: string): boolean {
-    if (!Object.hasOwn(this.holds, provider) && !Object.hasOwn(this.journaled, provider)) return false;
+    const accounts = Object.keys(this.accounts).some((key) => splitKey(key).provider === provider);
+    if (!Object.hasOwn(this.holds, provider) && !Object.hasOwn(this.journaled, provider) && !accounts) return false;
     this.lift(monoNow(), provider);
     this.p.store.emit({ kind: 'admit' });
     return true;
   }
+}
+
+/** An account of a provider, as a key of the account holds (NUL cannot be in either). */
+function accountKey(provider: string, account: string | null): string {
+  return `${provider}\u0000${account ?? ''}`;
+}
+
+function splitKey(key: string): { provider: string; account: string | null } {
+  const at = key.indexOf('\u0000');
+  const account = key.slice(at + 1);
+  return { provider: key.slice(0, at), account: account === '' ? null : account };
 }

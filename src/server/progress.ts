@@ -25,7 +25,7 @@ export class Progress {
       store: RunStore;
       live: LiveRuns;
       config: () => Config;
-      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota' | 'liftedAt'>;
+      fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota' | 'liftedAt' | 'holdAccount' | 'accountHeldUntil'>;
       guards: Pick<Guards, 'heard'>;
       tree: Pick<RunTree, 'rollUp'>;
     },
@@ -72,6 +72,7 @@ export class Progress {
       takesInput: acceptsInput(run.protocol),
       pauseAt: config.providers[run.provider]?.pause_at ?? null,
       liftedAt: fleet.liftedAt(run.provider),
+      accountHeldUntil: fleet.accountHeldUntil(run.provider, run.account ?? null, now),
     });
     // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
     if (result.state.loop !== state.loop) result.run = { ...result.run, loop_state: result.state.loop };
@@ -95,6 +96,7 @@ export class Progress {
       for (const e of effects) {
         if (e.kind === 'fleet_usage') fleet.add(e.tokens, e.cost);
         else if (e.kind === 'hold') fleet.hold(e.provider, e.until);
+        else if (e.kind === 'hold_account') fleet.holdAccount(e.provider, e.account, e.until);
         else if (e.kind === 'quota') fleet.noteQuota(e, Date.now());
       }
       if (events.length > 0) store.save(run, events);

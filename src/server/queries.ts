@@ -26,7 +26,7 @@ import { quote } from '../text/json-text.js';
 export interface QuerySources {
   readonly store: RunStore;
   readonly limiter: Limiter;
-  readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds' | 'quotas'>;
+  readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds' | 'quotas' | 'accountHeldUntil' | 'accountHolds'>;
   readonly dependencies: Pick<Dependencies, 'holds' | 'verdict' | 'dependentsOf'>;
   readonly config: Config;
   readonly cluster: ClusterLink | null;
@@ -57,6 +57,12 @@ export class Queries {
         const v = this.p.dependencies.verdict(run);
         const left = v.kind === 'wait' ? v.left.map((i) => ({ uuid: i.uuid, name: i.name, status: i.status })) : [];
         waiting = { reason: 'after', name: null, active: null, limit: run.after?.length ?? 0, reserved: null, until: null, position: null, inputs: left };
+      }
+      // A run of an account held (pause_at) waits outside the limiter until it lifts.
+      const account = run.account ?? null;
+      const accountHeld = stopped ? null : fleet.accountHeldUntil(run.provider, account, now);
+      if (accountHeld !== null) {
+        waiting = withResumes({ reason: 'hold', name: run.provider, account, active: null, limit: null, reserved: null, until: new Date(accountHeld).toISOString(), position: null }, run.attempts?.length ?? 0);
       }
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
@@ -137,6 +143,7 @@ export class Queries {
       queued: limiter.queued,
       active: limiter.active,
       holds: { ...fleet.holds },
+      account_holds: fleet.accountHolds(monoNow()),
       quotas: this.quotaViews(),
       fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
       warnings: [...config.warnings],

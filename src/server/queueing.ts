@@ -27,7 +27,7 @@ export class Queueing {
       slots: Slots;
       config: () => Config;
       lifecycle: Pick<Lifecycle, 'background'>;
-      fleet: Pick<Fleet, 'exceeded'>;
+      fleet: Pick<Fleet, 'exceeded' | 'keepsOut'>;
       tree: Pick<RunTree, 'parentFor'>;
       dependencies: Pick<Dependencies, 'admit'>;
       worktreeDir: () => string;
@@ -177,7 +177,7 @@ export class Queueing {
   /** Its place in the limiter's queue, once committed — a dependent waiting for its inputs only once they are done (server/dependencies.ts). */
   private queuePlace(run: Run, plan: RunPlan): void {
     const { store, slots, lifecycle } = this.d;
-    if (plan.admission !== 'limiter' || this.d.dependencies.admit(run)) return;
+    if (plan.admission !== 'limiter' || this.d.dependencies.admit(run) || this.d.fleet.keepsOut(run)) return;
     // Read at commit: a limiter rebuilt meanwhile (degrade) is the one to tell.
     store.afterCommit(() => lifecycle.background(slots.limiter.enqueue({ ...toWaiter(run), name: run.name })));
   }

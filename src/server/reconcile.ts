@@ -27,7 +27,7 @@ export interface Reconciling {
   store: RunStore;
   slots: Slots;
   config: () => Config;
-  fleet: Pick<Fleet, 'load'>;
+  fleet: Pick<Fleet, 'load' | 'keepsOut'>;
   live: Pick<LiveRuns, 'watch'>;
   stops: Pick<Stops, 'signal'>;
   exits: Pick<Exits, 'onExit'>;
@@ -49,7 +49,8 @@ export function rebuild(p: Reconciling): Run[] {
     // A loop run never takes a slot: the loop's own max_concurrency is its cap (server/loops.ts).
     if (isLoopRun(run)) continue;
     if (run.status === 'queued') {
-      if (!held.has(run.uuid)) limiter.enqueueNow(toWaiter(run));
+      // So do the runs of an account held (pause_at) until it lifts.
+      if (!held.has(run.uuid) && !p.fleet.keepsOut(run)) limiter.enqueueNow(toWaiter(run));
     }
     else if (holdsSlot(run.status)) {
       limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });

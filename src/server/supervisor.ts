@@ -100,7 +100,7 @@ export class Supervisor {
     // Loaded only here: a machine on its own never loads the PostgreSQL driver.
     const { ClusterLink } = await import('./cluster-link.js');
     const { store, lifecycle, slots } = this.h;
-    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w), held: (uuid) => this.h.dependencies.holds(uuid) }, cfg, admissionPolicy(this.settings.config));
+    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w), held: (run) => this.h.dependencies.holds(run.uuid) || this.h.fleet.keepsOut(run) }, cfg, admissionPolicy(this.settings.config));
     await link.connect();
     slots.cluster = link;
     slots.limiter = link;

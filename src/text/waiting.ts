@@ -32,13 +32,15 @@ export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?
       return `workload ${w.name} ${ratio}`;
     case 'hold': {
       const left = w.until === null ? null : Date.parse(w.until) - now;
+      // One account of the provider (pause_at): `hold claude (.claude-work) 2h`.
+      const account = w.account === undefined ? '' : ` (${w.account ?? 'default login'})`;
       if (w.resumes) {
         // A run the limit stopped: when it picks its work up again, by the clock (the date a day or more away) and from now.
         const resumes = left === null || left <= 0 ? 'resumes now' : `resumes ${localClock(Date.parse(w.until!), left >= 86_400_000)} (${formatDuration(left)})`;
         // Short (a table's column, beside the provider's own): `resumes 16:50 (4h12m)`.
-        return opts.short ? resumes : `limit ${w.name} · ${resumes}`;
+        return opts.short ? resumes : `limit ${w.name}${account} · ${resumes}`;
       }
-      return left === null || left <= 0 ? `hold ${w.name}` : `hold ${w.name} ${formatDuration(left)}`;
+      return left === null || left <= 0 ? `hold ${w.name}${account}` : `hold ${w.name}${account} ${formatDuration(left)}`;
     }
     case 'pace': {
       // `resuming claude · next in 4s (1 per 5s)`: its provider's hold lifted, its runs start one at a time.

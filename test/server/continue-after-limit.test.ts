@@ -425,24 +425,65 @@ process.stdin.setEncoding('utf8').once('data', () => {
     );
   }
 
-  it('keeps the latest window per provider in stats; at pause_at no new run of it starts until the window resets', async () => {
+  it('keeps the latest window per provider in stats; at pause_at no new run of its account starts until the window resets', async () => {
     const at = place();
     const agent = reporting(at, 0.93, 3);
     const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
     await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
     expect(await h.wait('one')).toBe('one completed');
-    const stats = await h.stats<{ quotas: { provider: string; window: string; status: string; utilization: number; resets_at: string }[]; holds: Record<string, number> }>();
+    const stats = await h.stats<{ quotas: { provider: string; window: string; status: string; utilization: number; resets_at: string }[]; holds: Record<string, number>; account_holds: { provider: string; account: string | null; until: string }[] }>();
     expect(stats.quotas).toMatchObject([{ provider: 'claude', window: 'five_hour', status: 'allowed_warning', utilization: 0.93 }]);
     const resets = Date.parse(stats.quotas[0]!.resets_at);
-    expect(stats.holds.claude).toBe(resets);
+    // The account's (here the agent's default login), not the provider's.
+    expect(stats.holds).toEqual({});
+    expect(stats.account_holds).toEqual([{ provider: 'claude', account: null, until: new Date(resets).toISOString() }]);
     expect((await h.cli(['stats'])).stdout).toMatch(/^quota: claude 5h 93% · resets \d\d:\d\d \(allowed_warning\)$/m);
+    expect((await h.cli(['stats'])).stdout).toMatch(/^hold: claude \(default login\), its runs wait, lifted /m);
     const hold = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold')!;
-    expect(hold.data.quota).toEqual({ window: 'five_hour', utilization: 0.93, pause_at: 0.9 });
+    expect(hold.data).toMatchObject({ quota: { window: 'five_hour', utilization: 0.93, pause_at: 0.9 }, account: null });
     // The next run waits for the reset, then starts.
     await h.run(['-n', 'two', '-a', 'claude', '-p', 'go']);
-    expect((await h.show('two')).waiting).toMatchObject({ reason: 'hold', name: 'claude' });
+    expect((await h.show('two')).waiting).toMatchObject({ reason: 'hold', name: 'claude', account: null });
+    expect((await h.cli(['ps'])).stdout).toMatch(/hold claude \(default login\) \d/);
     expect(await h.wait('two')).toBe('two completed');
     expect(Date.now()).toBeGreaterThanOrEqual(resets - 100);
+  });
+
+  it('pause_at reached by one account holds that account\'s runs only: another account\'s, and a new one of the held account after the reset, start', async () => {
+    const at = place();
+    const agent = reporting(at, 0.5, 3);
+    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+    const work = ['-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work'];
+    await h.run(['-n', 'spent', '-a', 'claude', ...work, '-e', 'UTIL=0.95', '-p', 'go']);
+    expect(await h.wait('spent')).toBe('spent completed');
+    await h.run(['-n', 'waits', '-a', 'claude', ...work, '-p', 'go']);
+    await h.run(['-n', 'other', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-p', 'go']);
+    await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
+    // The other account and the default login go on while .claude-work waits for its window.
+    expect((await h.settle(['other', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed']);
+    const waiting = await h.show('waits');
+    expect(waiting.status).toBe('queued');
+    expect(waiting.waiting).toMatchObject({ reason: 'hold', name: 'claude', account: '/srv/agents/.claude-work' });
+    expect((await h.stats<{ holds: Record<string, number> }>()).holds).toEqual({});
+    // Then its window resets and it starts.
+    expect(await h.wait('waits')).toBe('waits completed');
+    const lifted = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold_lifted')!;
+    expect(lifted.data).toMatchObject({ provider: 'claude', account: '/srv/agents/.claude-work', early: false });
+  });
+
+  it('an account held at pause_at keeps its runs waiting across a supervisor restart, and provider resume lifts it', async () => {
+    const at = place();
+    const agent = reporting(at, 0.5, 3600);
+    const h = served({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+    await h.start();
+    await h.run(['-n', 'spent', '-a', 'claude', '-e', 'UTIL=0.95', '-p', 'go']);
+    expect((await h.settle(['spent'], 60_000)).map((r) => r.token)).toEqual(['completed']);
+    await h.run(['-n', 'waits', '-a', 'claude', '-p', 'go']);
+    await h.killSupervisor();
+    await h.start();
+    expect((await h.show('waits')).waiting).toMatchObject({ reason: 'hold', account: null });
+    expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
+    expect((await h.settle(['waits'], 60_000)).map((r) => r.token)).toEqual(['completed']);
   });
 
   it('below pause_at (or without it) nothing is held', async () => {

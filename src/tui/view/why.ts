@@ -25,7 +25,8 @@ export function queuedWaiting(r: PublicRun, stats: Stats | null, position: numbe
     const left = (r.waiting.inputs ?? []).map((i) => ({ ...i, status: inputOf(i.uuid)?.status ?? i.status }));
     return { ...r.waiting, inputs: left.filter((i) => i.status !== 'ended') };
   }
-  // A retry waiting out its backoff is in no cap's queue: the supervisor's word, counted down here.
+  // An account held, and a retry waiting out its backoff, are in no cap's queue: the supervisor's word, counted down here.
+  if (r.waiting?.reason === 'hold' && r.waiting.account !== undefined && r.waiting.until !== null && Date.parse(r.waiting.until) > now) return r.waiting;
   if (r.waiting?.reason === 'retry' && r.waiting.until !== null && Date.parse(r.waiting.until) > now) return r.waiting;
   if (stats === null || stats.caps.length === 0) return r.waiting ?? null;
   // Nothing starts whatever the caps say: a paused queue, a cluster whose database is away.

@@ -43,8 +43,30 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Run git; resolves with its exit code (a missing git binary rejects). */
+/**
+ * The worktree command of each repository in flight (its tail). git reads
+ * every worktree's admin folder (.git/worktrees/NAME) while it adds, lists,
+ * removes or prunes one, and fails on one another git is making at that
+ * moment ("failed to read .git/worktrees/NAME/commondir": seen when runs in
+ * fresh worktrees of one repository were started together under load): one
+ * at a time per repository, then.
+ */
+const worktreeCommands = new Map<string, Promise<unknown>>();
+
+/** Run git; resolves with its exit code (a missing git binary rejects). `git worktree …` waits for the repository's last one. */
 export function git(cwd: string, args: string[], extraEnv: Record<string, string> = {}): Promise<GitResult> {
+  if (args[0] !== 'worktree') return runGit(cwd, args, extraEnv);
+  const run = (): Promise<GitResult> => runGit(cwd, args, extraEnv);
+  const done = (worktreeCommands.get(cwd) ?? Promise.resolve()).then(run, run);
+  const tail = done.catch(() => undefined);
+  worktreeCommands.set(cwd, tail);
+  void tail.then(() => {
+    if (worktreeCommands.get(cwd) === tail) worktreeCommands.delete(cwd);
+  });
+  return done;
+}
+
+function runGit(cwd: string, args: string[], extraEnv: Record<string, string>): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     execFile('git', args, { cwd, env: { ...ENV, ...extraEnv }, encoding: 'utf8', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err && gitMissing(err)) return reject(new GitError(MISSING));

@@ -295,6 +295,12 @@ export function isOurProcess(pid: number, pidStart: string | null): boolean {
   return pidStart === null || rest[19] === pidStart;
 }
 
+/** Until each of these processes is gone (or a zombie, or its pid another's), or `timeoutMs` passed. */
+export async function processesGone(procs: readonly { pid: number; start: string | null }[], timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (procs.some((p) => isOurProcess(p.pid, p.start)) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
 /**
  * Does a process with this pid exist (kill 0: one system call, no file read)?
  * A zombie or a stranger that took the pid counts as existing: isOurProcess

@@ -15,6 +15,7 @@ import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
 import { Journal, JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
+import { processesGone } from '../runtime/launcher.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
 import { monoNow, wallNow, type WallClock } from './clock.js';
 import { compose, Settings, type House } from './compose.js';
@@ -196,6 +197,7 @@ export class Supervisor {
     const { store, lifecycle, input } = this.h;
     lifecycle.mode = withDraining(lifecycle.mode);
     const running = (): Run[] => [...store.active()].filter((r) => holdsSlot(r.status));
+    const killed = kill ? running().flatMap((r) => (r.pid !== null ? [{ pid: r.pid, start: r.pid_start }] : [])) : [];
     await new Promise<void>((resolve) => {
       const off = this.journal.onEvent((e) => {
         if (e.type === 'ended' && running().length === 0) {
@@ -212,6 +214,8 @@ export class Supervisor {
       // An idle interactive agent would wait for input that will not come: let it finish.
       else for (const r of running()) if (r.status === 'idle') input.close(r);
     });
+    // A run ends when its agent's exit is read, its wrapper a moment before its own: the stop answers once they are gone.
+    await processesGone(killed, 5_000);
   }
 
   /** Agents running now (slot holders). */

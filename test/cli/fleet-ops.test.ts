@@ -91,8 +91,8 @@ describe('fleet operations', () => {
     const agent = await k.run(['-n', 'long', '--', 'sleep', '300']);
     const pid = (await until(async () => (await k.show('long')).status === 'working' && (await k.show('long')).pid, 'long to work'))!;
     expect((await k.cli(['server', 'stop', '--kill-agents'])).code).toBe(0);
-    // Killed before the stop answered; under load its parent may take a moment to reap it (kill 0 finds a zombie).
-    await until(() => !alive(pid), 'the killed agent to be gone', 10_000);
+    // Gone before the stop answered: not only its run ended, its wrapper too (it once lingered a moment under load).
+    expect(alive(pid)).toBe(false);
     await until(() => !k.running, 'the supervisor to stop');
     await k.startSupervisor();
     expect(await k.show(agent.uuid)).toMatchObject({ status: 'ended', exit_reason: 'killed' });

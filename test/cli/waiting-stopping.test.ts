@@ -35,14 +35,16 @@ describe('wait and stop', () => {
     const h = await home();
     const gate = `${h.dir}/let-go`;
     // An interactive agent idle after its first turn, which on SIGTERM takes its time: it exits once the gate appears.
+    // Its handler comes before it says anything: said after, a TERM that lands between the two (the agent
+    // preempted on a loaded machine) killed it at once, and the run read `ended` — the agent's doing, not orcr's.
     const agent = script(
       h,
       'slow-exit.cjs',
       `const fs = require('fs');
+process.on('SIGTERM', () => setInterval(() => { if (fs.existsSync(process.argv[2])) process.exit(143); }, 20));
 const say = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
 say({ type: 'ready' }); say({ type: 'turn_start' }); say({ type: 'turn_end' });
 process.stdin.resume();
-process.on('SIGTERM', () => setInterval(() => { if (fs.existsSync(process.argv[2])) process.exit(143); }, 20));
 `,
     );
     await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '--', process.execPath, agent, gate]);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { alive, NODE, script, until } from '../support/harness.js';
 import { Journal } from '../../src/journal/journal.js';
-import { useServedHomes } from '../support/in-process.js';
+import { useServedHomes, type ServedHome } from '../support/in-process.js';
 
 const served = useServedHomes();
 const SESSION = '9d2b6c1e-3a4f-4b8d-8e7a-1f0c5d9e2a64';
@@ -63,18 +63,23 @@ go();
 /** The run's wrapper wrote its `exit` line: its agent is done. */
 const exited = (dir: string): Promise<true> => until(() => fs.existsSync(path.join(dir, 'status')) && /^exit /m.test(fs.readFileSync(path.join(dir, 'status'), 'utf8')), 'the agent to exit', 30_000);
 
+/** Run ARGS; once its agent has started, kill the supervisor, let the agent go on to its end, and start the next supervisor. */
+async function awayAndBack(h: ServedHome, a: ReturnType<typeof gated>, args: string[]): Promise<void> {
+  const r = await h.run(args);
+  await until(() => a.calls().length === 1, 'the agent to start');
+  await h.killSupervisor();
+  a.open();
+  await exited(h.runDir(r.uuid));
+  await h.start();
+}
+
 describe('what an agent did while no supervisor ran', () => {
   it('a usage limit hit while no supervisor runs continues the run (it is not ended errored), and it completes after attempt 2', async () => {
     const at = place();
     const a = gated(at, 'limit');
     const h = served({ timings: { limit_hold: '1s' }, providers: { claude: { command: [a.agent] } } });
     await h.start();
-    const r = await h.run(['-n', 'away', '-a', 'claude', '-p', 'go']);
-    await until(() => a.calls().length === 1, 'the agent to start');
-    await h.killSupervisor();
-    a.open();
-    await exited(h.runDir(r.uuid));
-    await h.start();
+    await awayAndBack(h, a, ['-n', 'away', '-a', 'claude', '-p', 'go']);
     expect((await h.settle(['away'], 60_000)).map((s) => s.token)).toEqual(['completed']);
     const done = await h.show('away');
     expect(done.attempts).toMatchObject([{ n: 1, kind: 'continue', detail: 'limit' }]);
@@ -86,12 +91,7 @@ describe('what an agent did while no supervisor ran', () => {
     const a = gated(at, 'overloaded');
     const h = served({ providers: { claude: { command: [a.agent] } } });
     await h.start();
-    const r = await h.run(['-n', 'away', '-a', 'claude', '--retries', '2', '-p', 'go']);
-    await until(() => a.calls().length === 1, 'the agent to start');
-    await h.killSupervisor();
-    a.open();
-    await exited(h.runDir(r.uuid));
-    await h.start();
+    await awayAndBack(h, a, ['-n', 'away', '-a', 'claude', '--retries', '2', '-p', 'go']);
     expect((await h.settle(['away'], 60_000)).map((s) => s.token)).toEqual(['completed']);
     expect((await h.show('away')).attempts).toMatchObject([{ n: 1, kind: 'retry', detail: 'api_error' }]);
   });

@@ -1,4 +1,4 @@
-// Transcripts recorded from the REAL CLIs (Claude Code 2.1.197, Codex 0.171.0,
+// Transcripts recorded from the REAL CLIs (Claude Code 2.1.332, Codex 0.171.0,
 // Gemini CLI 0.61.0) against the scripted model server, through orcr's
 // adapters. These need no CLI installed, so they always run: what the live
 // suite (claude/codex/gemini.test.ts) proves end to end, pinned line by line.
@@ -64,7 +64,7 @@ describe('real transcripts: every one is detected as its protocol, and without m
   });
 });
 
-describe('Claude Code 2.1.197', () => {
+describe('Claude Code 2.1.332', () => {
   it('tool turn: usage only from the result (input + cache writes, cache reads apart), its cost, one model turn per message', () => {
     const s = run('claude', 'claude/tool-turn.jsonl');
     const result = objects('claude/tool-turn.jsonl').find((o) => o.type === 'result');
@@ -96,7 +96,10 @@ describe('Claude Code 2.1.197', () => {
   it('429s: each api_retry is a limit block with the CLI’s own delay; the retried answer follows', () => {
     const s = run('claude', 'claude/rate-limit-retry.jsonl');
     expect(s.blocks.map((b) => b.blocked)).toEqual(['limit', 'limit']);
-    expect(s.blocks[0]!.retry_after_s).toBe(2);
+    // The CLI waits the retry-after (2 s) and up to a quarter more: the hold is as long as it says.
+    const retries = objects('claude/rate-limit-retry.jsonl').filter((o) => o.subtype === 'api_retry');
+    expect(retries[0].retry_delay_ms).toBeGreaterThanOrEqual(2000);
+    expect(s.blocks.map((b) => b.retry_after_s)).toEqual(retries.map((o) => o.retry_delay_ms / 1000));
     expect(s.fold).toMatchObject({ ok: true, turns: 1, last_text: 'Recovered.' });
   });
 

@@ -122,7 +122,9 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       }
       if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
         events.push({ type: 'working', data: { from: run.status } });
-        return transition(run, 'working', now);
+        // Input orcr sends moves the run on before the agent answers: a turn begun while idle is the agent's own,
+        // going on after a limit by itself, so orcr must not tell it to go on again when the hold lifts.
+        return transition(run, 'working', now, run.status === 'idle' ? { limited_at: null } : {});
       }
       return run;
     case 'model_turn':
@@ -191,6 +193,8 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     }
     case 'agent_retry': {
       const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
+      // The same attempt read again (its line reread after a restart): the retry it records, since when it began.
+      if (run.agent_retry && run.agent_retry.attempt !== null && run.agent_retry.attempt === data.attempt && run.agent_retry.error === data.error) return run;
       events.push({ type: 'agent_retry', data });
       return { ...run, agent_retry: { ...data, at: now } };
     }

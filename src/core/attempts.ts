@@ -132,16 +132,6 @@ export function resumeArgv(protocol: Protocol | null, command: readonly string[]
 }
 
 /**
- * The agent waits its usage limit out itself (it said for how long: Claude
- * Code's api_retry, under CLAUDE_CODE_RETRY_WATCHDOG until the reset): it
- * goes on by itself, so its blocked is a moment of the run, whatever orcr
- * would do at an exit it is not making.
- */
-export function agentWaitsOutLimit(run: Run): boolean {
-  return run.status === 'blocked' && run.blocked_kind === 'limit' && (run.agent_retry?.delay_ms ?? null) !== null;
-}
-
-/**
  * When a run waiting in the queue between attempts (a continuation held with
  * its provider, a retry's backoff) runs out of its --timeout, which covers
  * the whole run from its first attempt's start; null when it has no timeout

@@ -5,7 +5,6 @@
 // hear, and the lifecycle hands faults to the facade. No room holds another
 // through a shared bag; the facade (supervisor.ts) keeps what it exposes.
 
-import { agentWaitsOutLimit } from '../core/attempts.js';
 import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import type { Journal } from '../journal/journal.js';
@@ -50,11 +49,8 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const ending = new Ending({ store, host: () => slots.host });
   const dependencies = new Dependencies({ store, slots, lifecycle, ending });
   const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
-  // A one-shot agent blocked on a usage limit exits and is continued, or the agent waits the limit out itself: a wait goes on through it.
-  const waits = new Waits({
-    store,
-    continues: (run) => agentWaitsOutLimit(run) || (!run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue'),
-  });
+  // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
+  const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
   const guards = new Guards({ store, live, config });
   const stops = new Stops({ store, live, ending, config });

@@ -41,8 +41,7 @@ export class Waits {
 
   /**
    * @param p.continues  a run blocked now will be continued, not ended (a one-shot agent on a usage limit it
-   *                     will be queued again for, an agent waiting a limit out itself): its `blocked` is a
-   *                     moment of the run, not where it settles
+   *                     will be queued again for): its `blocked` is a moment of the run, not where it settles
    */
   constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'>; continues?: (run: Run) => boolean }) {}
 

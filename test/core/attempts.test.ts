@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterExit, agentWaitsOutLimit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, waitingDeadline, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
+import { afterExit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, waitingDeadline, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
 import { newRun } from '../../src/core/run-record.js';
 import { NO_LIMITS } from '../../src/core/budget.js';
 import type { Run } from '../../src/core/types.js';
@@ -12,17 +12,6 @@ const run = (patch: Partial<Run> = {}): Run => ({
   ...patch,
 });
 const limit = { reason: 'errored' as const, detail: 'limit' };
-
-describe('agentWaitsOutLimit', () => {
-  it('is a run blocked on a limit whose agent said how long it waits; not one the limit stopped, nor a retry of another kind', () => {
-    const waiting = { attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000, at: 1000 };
-    expect(agentWaitsOutLimit(run({ status: 'blocked', blocked_kind: 'limit', agent_retry: waiting }))).toBe(true);
-    expect(agentWaitsOutLimit(run({ status: 'blocked', blocked_kind: 'limit', agent_retry: null }))).toBe(false);
-    expect(agentWaitsOutLimit(run({ status: 'blocked', blocked_kind: 'limit', agent_retry: { ...waiting, delay_ms: null } }))).toBe(false);
-    expect(agentWaitsOutLimit(run({ status: 'blocked', blocked_kind: 'login', agent_retry: waiting }))).toBe(false);
-    expect(agentWaitsOutLimit(run({ status: 'working', agent_retry: { ...waiting, error: 'overloaded_error' } }))).toBe(false);
-  });
-});
 
 describe('resumeArgv', () => {
   it('carries the session on with the command\'s own flags, as each CLI takes it', () => {

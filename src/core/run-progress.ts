@@ -213,17 +213,25 @@ const inRefusedTurn = (state: ProgressState): boolean => state.stoppedFor?.reaso
 /** The longest hold an agent's words can set: a year, orcr's longest duration. */
 export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
+/**
+ * A limit's reset said again within this of the hold in force is that hold: a
+ * reset to the second, or a line read a moment late, moves it on by a little
+ * (Claude Code says one reset in its rate_limit_event and again in each
+ * api_retry while it waits).
+ */
+export const SAME_HOLD_MS = 2000;
+
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
   // An agent's words are not trusted past a year (a date in 2099 is a typo or a lie).
   const stated = retryAfterS !== null && retryAfterS > 0 ? Math.min(Math.round(retryAfterS * 1000), MAX_HOLD_MS) : ctx.limitHoldMs;
-  holdUntil(acc, run, ctx.now + stated, retryAfterS, null, ctx.heldUntil);
+  holdUntil(acc, run, ctx.now + stated, retryAfterS, null, ctx.heldUntil, SAME_HOLD_MS);
 }
 
-/** Hold the run's provider until then, unless it is held as long already. */
-function holdUntil(acc: Progress, run: Run, until: number, retryAfterS: number | null, quota: { window: string; utilization: number; pause_at: number } | null, heldUntil: number | null): void {
+/** Hold the run's provider until then, unless it is held as long already (or, by `slack`, about as long). */
+function holdUntil(acc: Progress, run: Run, until: number, retryAfterS: number | null, quota: { window: string; utilization: number; pause_at: number } | null, heldUntil: number | null, slack = 0): void {
   const held = Math.max(heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === 'hold' ? [e.until] : [])));
-  if (held >= until) return;
+  if (held >= until - slack) return;
   acc.effects.push({ kind: 'hold', provider: run.provider, until });
   acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: retryAfterS, by: run.uuid, ...(quota ? { quota } : {}) } });
 }

@@ -108,6 +108,17 @@ describe('effects', () => {
     }
   });
 
+  it('hold: the same reset said again a moment later (rounded to the second, read late) is the hold in force, not a new one; a later reset is', () => {
+    const block = (retry: number): ProgressSignal => ({ kind: 'blocked', blocked: 'limit', retry_after_s: retry });
+    // In force until NOW + 90.4 s (a rate_limit_event's reset, to the second); the agent's api_retry says 90.9 s.
+    expect(applySignals(run('blocked'), initialProgress(), [block(90.9)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([]);
+    // In one batch, too.
+    const both = applySignals(run('working'), initialProgress(), [block(90), block(90.5)], ctx());
+    expect(both.effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 90_000 }]);
+    expect(types(both).filter((t) => t === 'hold')).toHaveLength(1);
+    expect(applySignals(run('blocked'), initialProgress(), [block(95)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 95_000 }]);
+  });
+
   it('stop: a budget trips (strictly over), once', () => {
     const r = run('working', {}, { max_turns: 1 });
     const at = applySignals(r, initialProgress(), [{ kind: 'turn_end' }], ctx());

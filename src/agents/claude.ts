@@ -19,10 +19,17 @@
 //
 // Blocks (see test/real/README.md for what the real CLI prints):
 // - `system`/`api_retry` is the CLI retrying by itself. A 429 (or a
-//   rate-limit error) is a usage limit with the CLI's own retry delay; a
+//   rate-limit error) is a usage limit with the CLI's own retry delay, and
+//   the CLI waiting for it (an `agent_retry`: orcr then only holds the
+//   provider; the agent goes on by itself). Under CLAUDE_CODE_RETRY_WATCHDOG
+//   it waits out a subscription's limit until its reset, and restates the
+//   wait every 30 s under the same attempt number: that is one wait. A
 //   401/403 (`error:"authentication_failed"`) is a rejected credential: the
 //   CLI retries even that (10 times by default, minutes of backoff) before it
 //   gives up with a synthetic `assistant` message and an `is_error` result.
+// - Without the watchdog, `-p` stops at a subscription's limit at once (a
+//   synthetic message, a failed result, exit 1): nobody waits but orcr. Only
+//   the interactive CLI continues by itself at the reset (2.1.234+).
 // - A failed result names its cause in `detail`: `login`, `limit`, the error
 //   subtype, or `is_error`.
 // - A limit holds for as long as it says: the synthetic message's or the
@@ -39,6 +46,8 @@ import { createTurnTracker } from './turns.js';
 import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
 
 const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
+/** How much later a restated wait may end and still be the same one: its line may be read late. */
+const RESTATED_SLACK_MS = 2000;
 
 export function createClaudeAdapter(options?: PlainAdapterOptions): Adapter;
 export function createClaudeAdapter(options: AdapterOptions): ExtendedAdapter;
@@ -65,6 +74,8 @@ function createCore(now: () => number): ExtendedAdapter {
 
   // The exact reset (epoch ms) a blocking rate_limit_event gave in the open turn: the text's is to the minute.
   let rejectedUntil: number | null = null;
+  // The limit the CLI said it waits for in the open turn (its attempt, and until when), so a restatement is not a new wait.
+  let waiting: { attempt: number | undefined; until: number } | null = null;
 
   /** A usage limit, held for as long as its text says ("resets 5pm (Europe/Berlin)"), when it says — or, better, as the turn's own rate_limit_event said. */
   function limitBlock(message: string, text: string | undefined): Signal {
@@ -107,11 +118,19 @@ function createCore(now: () => number): ExtendedAdapter {
       const message = `api retry${attempt !== undefined ? ` ${attempt}${max !== undefined ? `/${max}` : ''}` : ''}: ${error ?? (login ? 'authentication failed' : 'rate limited')}`;
       turnBlocked = login ? 'login' : 'limit';
       if (login) return [{ kind: 'blocked', blocked: 'login', message }];
-      const sig: Signal = { kind: 'blocked', blocked: 'limit' };
       const delay = optNum(obj.retry_delay_ms);
+      const until = delay !== undefined ? now() + delay : null;
+      // The same attempt ending no later (give or take how late its line was read): the wait said again, not a new one.
+      if (waiting !== null && waiting.attempt === attempt && until !== null && until <= waiting.until + RESTATED_SLACK_MS) return [];
+      waiting = until !== null ? { attempt, until } : null;
+      const sig: Signal = { kind: 'blocked', blocked: 'limit' };
       if (delay !== undefined) sig.retry_after_s = delay / 1000;
       sig.message = message;
-      return [sig];
+      const waits: Signal = { kind: 'agent_retry', error: error ?? 'rate_limit' };
+      if (attempt !== undefined) waits.attempt = attempt;
+      if (max !== undefined) waits.max = max;
+      if (delay !== undefined) waits.delay_ms = delay;
+      return [sig, waits];
     }
     return [];
   }
@@ -225,6 +244,7 @@ function createCore(now: () => number): ExtendedAdapter {
     seenText = new Set();
     turnBlocked = null;
     rejectedUntil = null;
+    waiting = null;
     return out;
   }
 

@@ -8,7 +8,7 @@ import { treeOrder } from '../core/run-tree.js';
 import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
-import { agentRetryText, waitingText } from '../text/waiting.js';
+import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
 import { quotaText, type QuotaView } from '../text/quota.js';
 import { jsonText } from '../text/json-text.js';
 
@@ -100,7 +100,11 @@ export function plainNumber(n: number): string {
 
 export function statusWord(r: PublicRun, now = Date.now()): string {
   if (r.status === 'ended') return `ended:${r.exit_reason}`;
-  if (r.status === 'blocked') return `blocked:${r.blocked_kind ?? 'unknown'}`;
+  if (r.status === 'blocked') {
+    // A limit its agent waits out by itself: `blocked:limit the agent waits until 16:50 (4h12m)`.
+    const waits = agentWaitText(r, now, { short: true });
+    return `blocked:${r.blocked_kind ?? 'unknown'}${waits ? ` ${waits}` : ''}`;
+  }
   if (r.status === 'queued') {
     const word = r.queue_position !== null ? `queued#${r.queue_position}` : 'queued';
     return r.waiting ? `${word} ${waitingText(r.waiting, now)}` : word;
@@ -186,7 +190,8 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
     ['uuid', r.uuid],
     ['status', statusWord(r, now)],
   ];
-  if (r.waiting) lines.push(['waiting', waitingText(r.waiting, now)]);
+  const waits = r.waiting ? waitingText(r.waiting, now) : agentWaitText(r, now);
+  if (waits) lines.push(['waiting', waits]);
   lines.push(
     ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}` : '-'],
     ['provider', r.provider],

@@ -128,7 +128,9 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       }
       if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
         events.push({ type: 'working', data: { from: run.status } });
-        return transition(run, 'working', now);
+        // Input orcr sends moves the run on before the agent answers: a turn begun while idle is the agent's own,
+        // going on after a limit by itself, so orcr must not tell it to go on again when the hold lifts.
+        return transition(run, 'working', now, run.status === 'idle' ? { limited_at: null } : {});
       }
       return run;
     case 'model_turn':
@@ -198,6 +200,8 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     }
     case 'agent_retry': {
       const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
+      // The same attempt read again (its line reread after a restart): the retry it records, since when it began.
+      if (run.agent_retry && run.agent_retry.attempt !== null && run.agent_retry.attempt === data.attempt && run.agent_retry.error === data.error) return run;
       events.push({ type: 'agent_retry', data });
       return { ...run, agent_retry: { ...data, at: now } };
     }
@@ -216,9 +220,17 @@ const inRefusedTurn = (state: ProgressState): boolean => state.stoppedFor?.reaso
 /** The longest hold an agent's words can set: a year, orcr's longest duration. */
 export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
+/**
+ * A limit's reset said again within this of the hold in force is that hold: a
+ * reset to the second, or a line read a moment late, moves it on by a little
+ * (Claude Code says one reset in its rate_limit_event and again in each
+ * api_retry while it waits).
+ */
+export const SAME_HOLD_MS = 2000;
+
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
-  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), { retryAfterS, heldUntil: ctx.heldUntil });
+  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), { retryAfterS, heldUntil: ctx.heldUntil, slack: SAME_HOLD_MS });
 }
 
 /** A limit met this soon after its provider's hold lifted, saying nothing of when it resets, is the reset's rush, not a new window. */
@@ -244,17 +256,17 @@ export function holdFor(retryAfterS: number | null, now: number, liftedAt: numbe
 /**
  * Hold the run's provider — or, with `account`, that account of it only —
  * until then, unless it is held as long already (`heldUntil`, or a hold of
- * this batch).
+ * this batch; by `slack`, about as long).
  */
 function holdUntil(
   acc: Progress,
   run: Run,
   until: number,
-  o: { retryAfterS: number | null; heldUntil: number | null; quota?: { window: string; utilization: number; pause_at: number }; account?: string | null },
+  o: { retryAfterS: number | null; heldUntil: number | null; quota?: { window: string; utilization: number; pause_at: number }; account?: string | null; slack?: number },
 ): void {
   const kind = o.account === undefined ? 'hold' : 'hold_account';
   const held = Math.max(o.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === kind ? [e.until] : [])));
-  if (held >= until) return;
+  if (held >= until - (o.slack ?? 0)) return;
   acc.effects.push(o.account === undefined ? { kind: 'hold', provider: run.provider, until } : { kind: 'hold_account', provider: run.provider, account: o.account, until });
   acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: o.retryAfterS, by: run.uuid, ...(o.quota ? { quota: o.quota } : {}), ...(o.account !== undefined ? { account: o.account } : {}) } });
 }

@@ -55,8 +55,11 @@ export interface PublicRun {
   /** A warned stall (`on_stall: warn`): silent since then (ISO, its last output), until it prints again; null otherwise. */
   stalled_since: string | null;
   session_id: string | null;
-  /** The agent CLI retrying a failed API call by itself (`retrying overloaded 3/10`), or null. */
-  agent_retry: { attempt: number | null; max: number | null; error: string; since: string } | null;
+  /**
+   * The agent CLI retrying a failed API call by itself (`retrying overloaded 3/10`), or null; `until`
+   * (ISO), when it said how long it waits: on a run blocked on a limit, the agent waits for it itself.
+   */
+  agent_retry: { attempt: number | null; max: number | null; error: string; since: string; until: string | null } | null;
   /** Attempts before the current one (a usage limit continued the run), oldest first: when each started and ended, why, and its session; empty for a run on its first. */
   attempts: { n: number; kind: 'continue' | 'retry'; started_at: string | null; ended_at: string; reason: ExitReason; detail: string | null; session_id: string | null }[];
   last_tool: string | null;
@@ -143,7 +146,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
     env_keys: Object.keys(run.env),
     session_id: run.session_id,
-    agent_retry: run.agent_retry && run.status !== 'ended' ? { attempt: run.agent_retry.attempt, max: run.agent_retry.max, error: run.agent_retry.error, since: iso(run.agent_retry.at)! } : null,
+    agent_retry: run.agent_retry && run.status !== 'ended' ? agentRetryView(run.agent_retry) : null,
     attempts: (run.attempts ?? []).map((a) => ({ n: a.n, kind: a.kind ?? 'continue', started_at: iso(a.started_at), ended_at: iso(a.ended_at)!, reason: a.reason, detail: a.detail, session_id: a.session_id })),
     last_tool: run.last_tool,
     last_text: run.last_text,
@@ -162,6 +165,10 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
       ? { repo: run.worktree.repo, path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }
       : null,
   };
+}
+
+function agentRetryView(r: NonNullable<Run['agent_retry']>): NonNullable<PublicRun['agent_retry']> {
+  return { attempt: r.attempt, max: r.max, error: r.error, since: iso(r.at)!, until: r.delay_ms !== null ? iso(r.at + r.delay_ms) : null };
 }
 
 /** A loop as `loop list/show --json` and the socket give it. */

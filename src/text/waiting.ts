@@ -16,6 +16,27 @@ export function agentRetryText(r: { attempt: number | null; max: number | null; 
 }
 
 /**
+ * A run blocked on a usage limit that its agent waits out by itself (it said
+ * how long: Claude Code's api_retry), as `limit claude · the agent waits
+ * until 16:50 (4h12m)` — beside orcr's own `limit claude · resumes 16:50`,
+ * so nobody reads orcr as the one who goes on. Short (a table's column,
+ * beside the provider's own): `the agent waits until 16:50 (4h12m)`. Null
+ * for any other run.
+ */
+export function agentWaitText(
+  r: { status: string; blocked_kind: string | null; provider: string; agent_retry: { until: string | null } | null },
+  now: number = Date.now(),
+  opts: { short?: boolean } = {},
+): string | null {
+  if (r.status !== 'blocked' || r.blocked_kind !== 'limit' || !r.agent_retry?.until) return null;
+  const until = Date.parse(r.agent_retry.until);
+  if (!Number.isFinite(until)) return null;
+  const left = until - now;
+  const waits = left <= 0 ? 'the agent retries now' : `the agent waits until ${localClock(until, left >= 86_400_000)} (${formatDuration(left)})`;
+  return opts.short ? waits : `limit ${r.provider} · ${waits}`;
+}
+
+/**
  * `global 8/8`, `provider claude 3/3`, `workload batch 3/3`,
  * `global 6/8 (2 reserved)`, `hold codex 4d23h`, `limit claude · resumes 16:50 (4h12m)`, `fleet budget`, …
  */

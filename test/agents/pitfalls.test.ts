@@ -98,11 +98,27 @@ describe('claude', () => {
     expect(signals).toContainEqual({ kind: 'blocked', blocked: 'login', message: 'Not logged in · Please run /login' });
   });
 
-  it('reports a limit block with the retry delay on api_retry 429', () => {
+  it('reports a limit block with the retry delay on api_retry 429, and the CLI waiting for it itself', () => {
     const line = j({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 10, retry_delay_ms: 3000, error_status: 429, error: 'rate_limit' });
     const signals = createClaudeAdapter().line(line);
-    expect(signals).toHaveLength(1);
+    expect(signals).toHaveLength(2);
     expect(signals[0]).toMatchObject({ kind: 'blocked', blocked: 'limit', retry_after_s: 3 });
+    expect(signals[1]).toEqual({ kind: 'agent_retry', attempt: 1, max: 10, error: 'rate_limit', delay_ms: 3000 });
+  });
+
+  it('reads a wait restated under the same attempt (the retry watchdog, every 30 s) as that wait, and a new attempt or a later end as a new one', () => {
+    let now = 1_000_000;
+    const a = createClaudeAdapter({ now: () => now });
+    const retry = (attempt: number, delay: number): string => j({ type: 'system', subtype: 'api_retry', attempt, max_retries: 300, retry_delay_ms: delay, error_status: 429, error: 'rate_limit' });
+    expect(a.line(retry(1, 90_000)).map((s) => s.kind)).toEqual(['blocked', 'agent_retry']);
+    now += 30_000;
+    expect(a.line(retry(1, 60_000))).toEqual([]);
+    // Read a second late: still that wait.
+    now += 31_000;
+    expect(a.line(retry(1, 30_000))).toEqual([]);
+    // The reset moved on: a wait ending later is said again.
+    expect(a.line(retry(1, 600_000)).map((s) => s.kind)).toEqual(['blocked', 'agent_retry']);
+    expect(a.line(retry(2, 1_000)).map((s) => s.kind)).toEqual(['blocked', 'agent_retry']);
   });
 
   it('reads api_retry for errors that are not limits as the CLI retrying by itself (not a block)', () => {

@@ -53,6 +53,28 @@ describe('signals', () => {
     expect(types(p)).toEqual(events);
   });
 
+  it('agent_retry: the agent waiting a limit out by itself is blocked on the limit, its provider held as long, the wait recorded once; work again ends it', () => {
+    const wait: ProgressSignal[] = [{ kind: 'blocked', blocked: 'limit', retry_after_s: 90 }, { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000 }];
+    const p = applySignals(run('working'), initialProgress(), wait, ctx());
+    expect(p.run).toMatchObject({ status: 'blocked', blocked_kind: 'limit', agent_retry: { attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000, at: NOW } });
+    expect(types(p)).toEqual(['hold', 'blocked', 'agent_retry']);
+    // The same wait read again (a supervisor restarted reads its line anew): nothing new, its start kept.
+    const again = applySignals(p.run, p.state, [{ kind: 'blocked', blocked: 'limit', retry_after_s: 60 }, { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 60_000 }], ctx({ now: NOW + 30_000, heldUntil: NOW + 90_000 }));
+    expect(types(again)).toEqual([]);
+    expect(again.run.agent_retry).toEqual(p.run.agent_retry);
+    const back = applySignals(again.run, again.state, [{ kind: 'text', text: 'Carried on.' }], ctx({ now: NOW + 91_000 }));
+    expect(back.run).toMatchObject({ status: 'working', agent_retry: null });
+  });
+
+  it('turn_start while idle after a limit: the agent went on by itself, so orcr no longer tells it to go on when the hold lifts', () => {
+    const limited = applySignals(run('working', { interactive: true }), initialProgress(), [{ kind: 'result', ok: false, detail: 'limit' }, { kind: 'turn_end' }], ctx());
+    expect(limited.run).toMatchObject({ status: 'idle', limited_at: NOW });
+    const itself = applySignals(limited.run, limited.state, [{ kind: 'turn_start' }], ctx({ now: NOW + 60_000 }));
+    expect(itself.run).toMatchObject({ status: 'working', limited_at: null });
+    const done = applySignals(itself.run, itself.state, [{ kind: 'result', ok: true }, { kind: 'turn_end' }], ctx({ now: NOW + 70_000 }));
+    expect(done.run).toMatchObject({ status: 'idle', limited_at: null });
+  });
+
   it('result remembers the verdict for the exit reason', () => {
     const p = applySignals(run('working'), initialProgress(), [{ kind: 'result', ok: false, detail: 'login' }], ctx());
     expect(p.state).toMatchObject({ lastResultOk: false, lastResultDetail: 'login' });
@@ -84,6 +106,17 @@ describe('effects', () => {
       expect(holds).toEqual([{ kind: 'hold', provider: 'claude', until }]);
       expect(p.events.find((e) => e.type === 'hold')!.data).toMatchObject({ provider: 'claude', until, by: 'u1' });
     }
+  });
+
+  it('hold: the same reset said again a moment later (rounded to the second, read late) is the hold in force, not a new one; a later reset is', () => {
+    const block = (retry: number): ProgressSignal => ({ kind: 'blocked', blocked: 'limit', retry_after_s: retry });
+    // In force until NOW + 90.4 s (a rate_limit_event's reset, to the second); the agent's api_retry says 90.9 s.
+    expect(applySignals(run('blocked'), initialProgress(), [block(90.9)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([]);
+    // In one batch, too.
+    const both = applySignals(run('working'), initialProgress(), [block(90), block(90.5)], ctx());
+    expect(both.effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 90_000 }]);
+    expect(types(both).filter((t) => t === 'hold')).toHaveLength(1);
+    expect(applySignals(run('blocked'), initialProgress(), [block(95)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 95_000 }]);
   });
 
   it('stop: a budget trips (strictly over), once', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { capUsage, type AdmissionPolicy } from '../../src/core/admission.js';
 import { AdmissionIndex } from '../../src/core/admission-index.js';
 import { waitingFromCaps, whyWaiting, type WaitingFacts } from '../../src/core/waiting.js';
-import { waitingText } from '../../src/text/waiting.js';
+import { agentWaitText, waitingText } from '../../src/text/waiting.js';
 
 const NOW_ = 1_000_000;
 const facts = (over: Partial<WaitingFacts> = {}): WaitingFacts => ({
@@ -49,6 +49,21 @@ describe('whyWaiting', () => {
     expect(waitingText({ ...base, until: new Date(at).toISOString() }, at + 1)).toBe('limit claude · resumes now');
     // In a table, beside its provider's column.
     expect(waitingText({ ...base, until: new Date(at).toISOString() }, at - (4 * 60 + 12) * 60_000, { short: true })).toBe('resumes 16:50 (4h12m)');
+  });
+
+  it('a run blocked on a limit its agent waits out by itself says so, not that orcr resumes it; any other run says nothing', () => {
+    const at = new Date(2026, 11, 3, 16, 50).getTime();
+    const r = { status: 'blocked', blocked_kind: 'limit', provider: 'claude', agent_retry: { until: new Date(at).toISOString() } };
+    const before = at - (4 * 60 + 12) * 60_000;
+    expect(agentWaitText(r, before)).toBe('limit claude · the agent waits until 16:50 (4h12m)');
+    expect(agentWaitText(r, before, { short: true })).toBe('the agent waits until 16:50 (4h12m)');
+    expect(agentWaitText(r, at - 2 * 86_400_000)).toBe('limit claude · the agent waits until Dec 3 16:50 (2d)');
+    expect(agentWaitText(r, at + 1)).toBe('limit claude · the agent retries now');
+    // The agent stopped at the limit (nobody but orcr waits), a retry without a delay, a run not blocked on a limit.
+    expect(agentWaitText({ ...r, agent_retry: null }, before)).toBeNull();
+    expect(agentWaitText({ ...r, agent_retry: { until: null } }, before)).toBeNull();
+    expect(agentWaitText({ ...r, status: 'working' }, before)).toBeNull();
+    expect(agentWaitText({ ...r, blocked_kind: 'login' }, before)).toBeNull();
   });
 
   it('a hold that has lifted is not a reason', () => {

@@ -16,13 +16,16 @@ announce('claude');
 
 const rig = useRigs();
 
-/** The tool results the model was sent in a request, as text. */
-function toolResultTexts(req: RecordedRequest): string[] {
+/** The results of one tool's calls the model was sent in a request, as text. */
+function toolResultTexts(req: RecordedRequest, tool: string): string[] {
+  const calls = new Set<string>();
   const out: string[] = [];
   for (const m of req.body?.messages ?? []) {
-    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    if (!Array.isArray(m.content)) continue;
+    if (m.role === 'assistant') for (const b of m.content) if (b.type === 'tool_use' && b.name === tool) calls.add(b.id);
+    if (m.role !== 'user') continue;
     for (const b of m.content) {
-      if (b.type !== 'tool_result') continue;
+      if (b.type !== 'tool_result' || !calls.has(b.tool_use_id)) continue;
       out.push(typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join(''));
     }
   }
@@ -37,6 +40,8 @@ describeWhen(needAgent('claude'), 'real Claude Code with orcr mcp', () => {
     fs.writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { orcr: { command: NODE, args: [CLI, 'mcp'], env: { ORCR_HOME: r.home.dir } } } }));
     r.server.script(
       'anthropic',
+      // Claude Code 2.1.332 defers MCP tools behind its ToolSearch tool: the model asks for the one it needs first.
+      toolCall('ToolSearch', { query: 'select:mcp__orcr__run', max_results: 5 }),
       toolCall('mcp__orcr__run', { name: 'child-1', command: ['sh', '-c', 'echo "one $CALLER_MARK"'] }),
       toolCall('mcp__orcr__run', { name: 'child-2', command: ['sh', '-c', 'echo "two $CALLER_MARK"'] }),
       text('Both runs are queued.'),
@@ -62,8 +67,14 @@ describeWhen(needAgent('claude'), 'real Claude Code with orcr mcp', () => {
     // The tool was offered, called twice, and each call's result was a run.
     const main = r.server.mainRequests('anthropic');
     const init = out.split('\n').find((l) => l.includes('"subtype":"init"')) ?? '(no init line)';
-    expect(main[0]!.body.tools.map((t: { name: string }) => t.name), `claude's init: ${init.slice(0, 2000)}\n--- stderr\n${err.slice(-2000)}`).toContain('mcp__orcr__run');
-    const results = toolResultTexts(main.at(-1)!);
+    const offered = (q: RecordedRequest): string[] => q.body.tools.map((t: { name: string }) => t.name);
+    const why = `claude's init: ${init.slice(0, 2000)}\n--- stderr\n${err.slice(-2000)}\n--- tools offered\n${main.map((q) => offered(q).join(',')).join('\n')}`;
+    // Listed in init, but deferred: the first request offers only the search, the one after it the tool found.
+    expect(init).toContain('mcp__orcr__run');
+    expect(offered(main[0]!), why).toContain('ToolSearch');
+    expect(offered(main[0]!), why).not.toContain('mcp__orcr__run');
+    expect(offered(main[1]!), why).toContain('mcp__orcr__run');
+    const results = toolResultTexts(main.at(-1)!, 'mcp__orcr__run');
     expect(results.map((t) => JSON.parse(t).name)).toEqual(['child-1', 'child-2']);
 
     const runs = await r.json<{ name: string; uuid: string; parent: string | null; depth: number }[]>(['ps', '--all']);

@@ -85,7 +85,8 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     expect(fed).toHaveLength(1);
     expect(JSON.stringify(fed[0]!.content)).toContain('made-it');
     expect(fed[0]!.is_error ?? false).toBe(false);
-    expect(r.server.unknownRequests().filter((q) => !(q.method === 'HEAD' && q.path === '/'))).toEqual([]);
+    // Nothing the scripted server does not know (its connectivity preflight, `HEAD /api/hello`, it knows).
+    expect(r.server.unknownRequests()).toEqual([]);
   });
 
   it('multi-turn: idle after each turn, send adds one, tokens are the sum of both results and cost the latest cumulative figure; kill leaves no process', async () => {
@@ -160,7 +161,10 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     const stats = await r.json<{ holds: Record<string, number> }>(['stats']);
     expect(Object.keys(stats.holds)).toContain('claude');
     const retry = r.outLines(a.uuid).find((o) => o.type === 'system' && o.subtype === 'api_retry');
-    expect(retry).toMatchObject({ error_status: 429, error: 'rate_limit', retry_delay_ms: 10000 });
+    expect(retry).toMatchObject({ error_status: 429, error: 'rate_limit' });
+    // 2.1.332 waits the retry-after and up to a quarter more (jitter); 2.1.197 waited it exactly.
+    expect(retry.retry_delay_ms).toBeGreaterThanOrEqual(10_000);
+    expect(retry.retry_delay_ms).toBeLessThanOrEqual(12_500);
 
     // The held provider admits nothing new; another provider keeps flowing.
     const b = await r.run('claude', 'second', 'wait your turn');
@@ -175,7 +179,8 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     expect((await r.ended('second')).exit_reason, r.describe(b.uuid)).toBe('completed');
     const events = await r.events();
     const hold = events.find((e) => e.type === 'hold');
-    expect(hold?.data).toMatchObject({ provider: 'claude', retry_after_s: 10 });
+    // Held for as long as the CLI said it waits.
+    expect(hold?.data).toMatchObject({ provider: 'claude', retry_after_s: retry.retry_delay_ms / 1000 });
     expect(events.some((e) => e.type === 'hold_lifted' && e.data.provider === 'claude')).toBe(true);
     expect((await r.show('limited'))).toMatchObject({ exit_reason: 'completed', last_text: 'Recovered and done.' });
   });
@@ -205,6 +210,8 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     expect(queued.waiting).toMatchObject({ reason: 'hold', name: 'claude', resumes: true });
     const refused = r.outLines(run.uuid).find((o) => o.type === 'result');
     expect(String(refused?.result)).toMatch(/hit your limit/i);
+    // `-p` waits for nothing itself (no api_retry; only the interactive CLI goes on at the reset): orcr is the one who resumes.
+    expect(r.outLines(run.uuid).filter((o) => o.subtype === 'api_retry')).toEqual([]);
     limited = false;
     const shown = await r.ended('resumed', 120_000);
     expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
@@ -215,6 +222,43 @@ describeWhen(needAgent('claude'), 'real Claude Code', () => {
     const said = JSON.stringify(r.server.mainRequests('anthropic').at(-1)!.body);
     expect(said).toContain('write the summary');
     expect(said).toContain('The limit has reset; carry on.');
+  });
+
+  it('a subscription usage limit under CLAUDE_CODE_RETRY_WATCHDOG=1: the CLI waits for the reset itself, saying so; orcr shows the agent waiting, holds the provider once, and neither queues nor resumes the run', async () => {
+    const r = await rig();
+    // 33 s: the CLI restates its wait every 30 s, so one restatement is seen.
+    const resetsAt = Math.floor(Date.now() / 1000) + 33;
+    r.server.fallback('anthropic', (): Step =>
+      Date.now() / 1000 < resetsAt
+        ? httpError(429, {
+            message: "This request would exceed your account's rate limit. Please try again later.",
+            headers: {
+              'anthropic-ratelimit-unified-status': 'rejected',
+              'anthropic-ratelimit-unified-reset': String(resetsAt),
+              'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+              'anthropic-ratelimit-unified-overage-status': 'rejected',
+            },
+          })
+        : text('Carried on and done.', { input: 30, output: 5 }),
+    );
+    const run = await r.run('claude', 'waits', 'write the summary', [], { CLAUDE_CODE_OAUTH_TOKEN: 'test-oauth-token', CLAUDE_CODE_RETRY_WATCHDOG: '1' }, ['ANTHROPIC_API_KEY']);
+    const blocked = await r.waitFor('waits', (x) => (x.status === 'blocked' && x.agent_retry?.until != null) || x.status === 'ended', 'blocked, the agent waiting', 30_000);
+    expect(blocked, r.describe(run.uuid)).toMatchObject({ status: 'blocked', blocked_kind: 'limit', agent_retry: { attempt: 1, max: 300, error: 'rate_limit' }, attempts: [] });
+    expect(Math.abs(Date.parse(blocked.agent_retry!.until!) - resetsAt * 1000)).toBeLessThan(2000);
+    expect((await r.cli(['ps'])).stdout).toMatch(/blocked:limit the agent waits until \d\d:\d\d/);
+    const shown = await r.ended('waits', 90_000);
+    expect(shown, r.describe(run.uuid)).toMatchObject({ exit_reason: 'completed', attempts: [], last_text: 'Carried on and done.', agent_retry: null });
+    expect(shown.command).not.toContain('--resume');
+    const retries = r.outLines(run.uuid).filter((o) => o.type === 'system' && o.subtype === 'api_retry');
+    expect(retries.length).toBeGreaterThanOrEqual(2);
+    expect(retries.every((o) => o.attempt === 1 && o.error_status === 429 && o.error === 'rate_limit')).toBe(true);
+    const events = await r.events();
+    expect(events.filter((e) => e.type === 'hold' && e.data.provider === 'claude')).toHaveLength(1);
+    const mine = events.filter((e) => e.run === run.uuid).map((e) => e.type);
+    expect(mine.filter((t) => t === 'agent_retry')).toHaveLength(1);
+    expect(mine).not.toContain('continued');
+    // The refused request, then the one after the reset: the CLI's own, in the same process.
+    expect(r.server.mainRequests('anthropic').map((q) => q.step?.kind)).toEqual(['error', 'reply']);
   });
 
   it('not logged in, one-shot: blocked login while it lives, then errored with detail login', async () => {

@@ -79,6 +79,30 @@ describeWhen(RECORD ? null : { reason: 'recording the transcripts runs only with
     run = await r.run('claude', 'f', 'keep checking', ['--loop', 'off', '--timeout', '6s']);
     await r.ended('f');
     save(r, run.uuid, 'claude/repeating-tool.jsonl');
+
+    // A subscription's usage limit (an OAuth login reads the unified rate-limit headers), reset `resetS` from now.
+    const usageLimit = (resetS: number): (() => Step) => {
+      const reset = String(Math.floor(Date.now() / 1000) + resetS);
+      return () =>
+        Date.now() / 1000 < Number(reset)
+          ? httpError(429, {
+              message: "This request would exceed your account's rate limit. Please try again later.",
+              headers: { 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': reset, 'anthropic-ratelimit-unified-representative-claim': 'five_hour', 'anthropic-ratelimit-unified-overage-status': 'rejected' },
+            })
+          : text('Carried on and done.', { input: 30, output: 5 });
+    };
+    const oauth = { CLAUDE_CODE_OAUTH_TOKEN: 'test-oauth-token' };
+    // By default `-p` stops at once: the limit's words in a failed result.
+    r.server.fallback('anthropic', usageLimit(3600));
+    run = await r.run('claude', 'g', 'write the summary', ['--on-limit', 'end'], oauth, ['ANTHROPIC_API_KEY']);
+    await r.ended('g');
+    save(r, run.uuid, 'claude/usage-limit.jsonl');
+    await r.cli(['provider', 'resume', 'claude']);
+    // CLAUDE_CODE_RETRY_WATCHDOG=1: the CLI waits for the reset itself, saying so every 30 s, then goes on.
+    r.server.fallback('anthropic', usageLimit(35));
+    run = await r.run('claude', 'h', 'write the summary', [], { ...oauth, CLAUDE_CODE_RETRY_WATCHDOG: '1' }, ['ANTHROPIC_API_KEY']);
+    await r.ended('h', 120_000);
+    save(r, run.uuid, 'claude/usage-limit-wait.jsonl');
   });
 
   itWhen(needAgent('codex'), 'codex', async () => {

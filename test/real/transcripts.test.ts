@@ -1,4 +1,4 @@
-// Transcripts recorded from the REAL CLIs (Claude Code 2.1.197, Codex 0.171.0,
+// Transcripts recorded from the REAL CLIs (Claude Code 2.1.332, Codex 0.171.0,
 // Gemini CLI 0.61.0) against the scripted model server, through orcr's
 // adapters. These need no CLI installed, so they always run: what the live
 // suite (claude/codex/gemini.test.ts) proves end to end, pinned line by line.
@@ -28,8 +28,8 @@ interface Seen {
   blocks: Extract<Signal, { kind: 'blocked' }>[];
 }
 
-function run(protocol: Protocol, name: string): Seen {
-  const a = createAdapter(protocol, { modelTurns: true });
+function run(protocol: Protocol, name: string, now?: () => number): Seen {
+  const a = createAdapter(protocol, { modelTurns: true, ...(now ? { now } : {}) });
   const signals: ExtendedSignal[] = [];
   for (const l of lines(name)) signals.push(...a.line(l));
   signals.push(...(a.end?.() ?? []));
@@ -64,7 +64,7 @@ describe('real transcripts: every one is detected as its protocol, and without m
   });
 });
 
-describe('Claude Code 2.1.197', () => {
+describe('Claude Code 2.1.332', () => {
   it('tool turn: usage only from the result (input + cache writes, cache reads apart), its cost, one model turn per message', () => {
     const s = run('claude', 'claude/tool-turn.jsonl');
     const result = objects('claude/tool-turn.jsonl').find((o) => o.type === 'result');
@@ -96,8 +96,43 @@ describe('Claude Code 2.1.197', () => {
   it('429s: each api_retry is a limit block with the CLI’s own delay; the retried answer follows', () => {
     const s = run('claude', 'claude/rate-limit-retry.jsonl');
     expect(s.blocks.map((b) => b.blocked)).toEqual(['limit', 'limit']);
-    expect(s.blocks[0]!.retry_after_s).toBe(2);
+    // The CLI waits the retry-after (2 s) and up to a quarter more: the hold is as long as it says.
+    const retries = objects('claude/rate-limit-retry.jsonl').filter((o) => o.subtype === 'api_retry');
+    expect(retries[0].retry_delay_ms).toBeGreaterThanOrEqual(2000);
+    expect(s.blocks.map((b) => b.retry_after_s)).toEqual(retries.map((o) => o.retry_delay_ms / 1000));
     expect(s.fold).toMatchObject({ ok: true, turns: 1, last_text: 'Recovered.' });
+  });
+
+  it('a subscription\'s usage limit in -p: the CLI stops at once (limit blocks, a failed result with detail limit); it says of no wait of its own', () => {
+    const s = run('claude', 'claude/usage-limit.jsonl');
+    expect(s.blocks.length).toBeGreaterThan(0);
+    expect(s.blocks.every((b) => b.blocked === 'limit')).toBe(true);
+    expect(s.results).toMatchObject([{ ok: false, detail: 'limit', text: expect.stringMatching(/^You've hit your limit · resets /) }]);
+    expect(s.kinds).not.toContain('agent_retry');
+  });
+
+  it('the same limit under CLAUDE_CODE_RETRY_WATCHDOG=1: the CLI waits for the reset itself, one agent retry of the limit however often it restates it, then a good result', () => {
+    const objs = objects('claude/usage-limit-wait.jsonl');
+    const retries = objs.filter((o) => o.subtype === 'api_retry');
+    // The first says the wait, the next ones (every 30 s) what is left of it, under the same attempt.
+    expect(retries.map((o) => o.attempt)).toEqual([1, 1]);
+    expect(retries[1].retry_delay_ms).toBe(retries[0].retry_delay_ms - 30_000);
+    const resetsAt = objs.find((o) => o.type === 'rate_limit_event').rate_limit_info.resetsAt * 1000;
+    // Read as it was written: each line 30 s after the one before, the first at the reset less its delay.
+    const first = resetsAt - retries[0].retry_delay_ms;
+    let at = first;
+    const a = createAdapter('claude', { now: () => at });
+    const signals: Signal[] = [];
+    let seen = 0;
+    for (const l of lines('claude/usage-limit-wait.jsonl')) {
+      if (l.includes('"api_retry"')) at = first + 30_000 * seen++;
+      signals.push(...a.line(l));
+    }
+    const waits = signals.filter((x) => x.kind === 'agent_retry');
+    expect(waits).toEqual([{ kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: retries[0].retry_delay_ms }]);
+    const blocks = signals.filter((x): x is Extract<Signal, { kind: 'blocked' }> => x.kind === 'blocked');
+    expect(blocks.every((b) => b.blocked === 'limit')).toBe(true);
+    expect(signals.filter((x) => x.kind === 'result')).toEqual([{ kind: 'result', ok: true, text: 'Carried on and done.' }]);
   });
 
   it('not logged in: a login block, then a failed result with detail login, and no usage at all', () => {

@@ -248,6 +248,70 @@ process.stdin.setEncoding('utf8').on('data', (d) => {
     expect([r.status, r.turns, r.last_text, r.attempts.length]).toEqual(['idle', 2, 'done 2', 0]);
   });
 
+  it('an agent that waits a limit out itself (Claude Code under CLAUDE_CODE_RETRY_WATCHDOG) is blocked on it, WHY naming the agent as the one who waits; its provider held once however often it restates the wait; never queued again nor resumed', async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    const beats = path.join(at.dir, 'beats');
+    const started = path.join(at.dir, 'started');
+    // Claude Code 2.1.332's lines (test/real/transcripts/claude/usage-limit-wait.jsonl): the limit, then an
+    // api_retry saying how long it waits for the reset, restated under the same attempt (every 30 s there, 100 ms here).
+    const agent = script(
+      at,
+      'claude-waits',
+      `#!${NODE}
+const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(started)}, JSON.stringify(process.argv.slice(2)) + '\\n');
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+const session_id = 's-waits';
+const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+process.stdin.setEncoding('utf8').once('data', () => {
+  out({ type: 'system', subtype: 'init', session_id, model: 'claude-sonnet-5-5' });
+  out({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt, rateLimitType: 'five_hour', overageStatus: 'rejected', isUsingOverage: false }, session_id });
+  const retry = () => out({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 300, retry_delay_ms: resetsAt * 1000 - Date.now(), error_status: 429, error: 'rate_limit', session_id });
+  retry();
+  const beat = setInterval(() => {
+    if (!fs.existsSync(${JSON.stringify(gate)})) {
+      retry();
+      fs.appendFileSync(${JSON.stringify(beats)}, '.');
+      return;
+    }
+    clearInterval(beat);
+    out({ type: 'assistant', message: { id: 'msg_1', role: 'assistant', content: [{ type: 'text', text: 'Carried on and done.' }], usage: { input_tokens: 30, output_tokens: 1 } }, session_id });
+    out({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', isUsingOverage: false }, session_id });
+    out({ type: 'result', subtype: 'success', is_error: false, result: 'Carried on and done.', session_id, num_turns: 1, usage: { input_tokens: 30, output_tokens: 5 }, total_cost_usd: 0.0001 });
+  }, 100);
+});
+process.stdin.on('end', () => process.exit(0));
+`,
+    );
+    const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent] } } });
+    const first = await h.run(['-n', 'work', '-a', 'claude', '-p', 'Write the summary']);
+    const waited = h.wait('work');
+    const blocked = await until(async () => {
+      const r = await h.show('work');
+      return r.status === 'blocked' && r.agent_retry?.until ? r : null;
+    }, 'the run blocked, its agent waiting');
+    expect(blocked).toMatchObject({ blocked_kind: 'limit', agent_retry: { attempt: 1, max: 300, error: 'rate_limit' }, attempts: [] });
+    // The agent waits for the reset, and the provider is held as long: by the same clock, to the second.
+    expect(Math.abs(Date.parse(blocked.agent_retry!.until!) - Date.parse(blocked.held_until!))).toBeLessThan(2000);
+    expect(Date.parse(blocked.agent_retry!.until!) - Date.now()).toBeGreaterThan(3_500_000);
+    expect((await h.cli(['ps'])).stdout).toMatch(/blocked:limit the agent waits until \d\d:\d\d \((59m|1h)/);
+    expect((await h.cli(['show', 'work'])).stdout).toMatch(/^waiting +limit claude · the agent waits until \d\d:\d\d/m);
+    await until(() => fs.existsSync(beats) && fs.readFileSync(beats, 'utf8').length >= 5, 'the wait restated five times');
+    fs.writeFileSync(gate, '');
+    expect(await waited).toBe('work completed');
+    const r = await h.show('work');
+    expect([r.exit_reason, r.attempts.length, r.agent_retry, r.last_text]).toEqual(['completed', 0, null, 'Carried on and done.']);
+    // One process, never resumed by orcr: the agent went on by itself.
+    expect(fs.readFileSync(started, 'utf8').trim().split('\n')).toEqual(['[]']);
+    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter((e) => e.run === first.uuid || e.type === 'hold');
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'hold')).toHaveLength(1);
+    expect(types.filter((t) => t === 'agent_retry')).toHaveLength(1);
+    expect(types.filter((t) => t === 'blocked')).toHaveLength(1);
+    expect(types).not.toContain('continued');
+  });
+
   it('with on_limit: end, the run ends errored (limit) as before', async () => {
     const at = place();
     const agent = standIn(at);

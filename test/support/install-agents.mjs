@@ -9,8 +9,10 @@
 // npm registry: Claude Code and Codex ship their native binaries inside
 // platform packages (optional dependencies), so no other host is contacted.
 //
-// Pins: the newest version of each whose `engines` accepts Node 20.
-// Claude Code 2.1.198+ declares `node >=22`, so it stays on 2.1.197.
+// Pins: the current release of each. orcr itself needs Node 22+, as Claude
+// Code has since 2.1.198 (`engines: node >=22`), so the CLIs run on the Node
+// that runs orcr. Move a pin on purpose, then run this suite: a new release
+// often changes what the CLI writes or asks of the model server.
 //
 // Plain JS (no build step): imported by test/real/*.test.ts for the pins and
 // the binary paths, and run directly as the installer.
@@ -23,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 
 /** name → { version, bin (path inside the package) } */
 export const AGENTS = {
-  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
+  claude: { pkg: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
   codex: { pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
 };

@@ -203,8 +203,10 @@ export class ModelServer {
     res.on('error', () => undefined);
 
     try {
-      if (rec.method === 'HEAD' && p === '/') {
-        // Claude Code's connectivity preflight before its first request.
+      if ((rec.method === 'HEAD' || rec.method === 'GET') && (p === '/' || p === '/api/hello')) {
+        // Claude Code's connectivity preflight before its first request: `HEAD /` up to 2.1.197,
+        // `HEAD /api/hello` (user agent Bun/…) in 2.1.332. Known, so not listed by unknownRequests().
+        rec.api = 'anthropic';
         res.writeHead(200);
         return void res.end();
       }

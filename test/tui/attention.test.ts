@@ -38,6 +38,13 @@ describe('what needs you', () => {
     expect(needText(a, NOW + 3_600_000)).toMatch(/^limit, held 2m/);
   });
 
+  it('a run blocked on a usage limit its agent waits out by itself says the agent waits, and counts its wait down, not the hold', () => {
+    const a = attentionOf(run({ status: 'blocked', blocked_kind: 'limit', held_until: iso(NOW + 3_600_000), agent_retry: { attempt: 1, max: 300, error: 'rate_limit', since: iso(NOW - 60_000), until: iso(NOW + 1_800_000) } }), NOW, {})!;
+    expect(a.reason).toBe('limit, the agent waits');
+    expect(needText(a, NOW)).toBe('limit, the agent waits 30m');
+    expect(needText(a, NOW, 17)).toBe('agent waits 30m');
+  });
+
   it('they lead the list newest first, whatever the sort; an ended one is listed even with active runs only; one looked at leaves', () => {
     const old = run({ name: 'old-error', status: 'ended', exit_reason: 'errored', exit_code: 1, status_at: iso(T0 + 1000) });
     const ask = run({ name: 'asks', status: 'blocked', blocked_kind: 'question', status_at: iso(T0 + 5000) });

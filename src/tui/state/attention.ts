@@ -12,7 +12,7 @@ import type { PublicRun } from '../../protocol/views.js';
 const BAD_ENDS = new Set(['errored', 'failed', 'timeout', 'budget', 'loop', 'lost', 'expired', 'lease_lost']);
 
 export interface Attention {
-  /** In words, for the WHY column: "awaiting input", "blocked: login", "errored (exit 1)", "limit, held". */
+  /** In words, for the WHY column: "awaiting input", "blocked: login", "errored (exit 1)", "limit, held", "limit, the agent waits". */
   reason: string;
   /** The same in fewer columns, for a narrow WHY ("errored", "login", "held"): the detail goes before a word is cut. */
   short?: string;
@@ -35,6 +35,9 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
     }
     case 'blocked': {
       if (r.blocked_kind === 'limit') {
+        // The agent said it waits the limit out itself: its wait is the one to count down, not orcr's hold.
+        const waits = r.agent_retry?.until ? Date.parse(r.agent_retry.until) : NaN;
+        if (Number.isFinite(waits) && waits > now) return { reason: 'limit, the agent waits', short: 'agent waits', at: at(), until: waits };
         const until = r.held_until ? Date.parse(r.held_until) : NaN;
         return Number.isFinite(until) && until > now ? { reason: 'limit, held', short: 'held', at: at(), until } : { reason: 'usage limit', short: 'limit', at: at() };
       }

@@ -5,6 +5,7 @@
 import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
 import { repoName } from '../state/sort.js';
+import { agentWaitText } from '../../text/waiting.js';
 import {
   bar,
   bytesText,
@@ -45,6 +46,9 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     );
   } else if (r.status === 'blocked') {
     status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
+    // A limit its agent waits out by itself: it goes on by itself, orcr only holds its provider meanwhile.
+    const waits = agentWaitText(r, now, { short: true });
+    if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
   } else if (r.status === 'queued') {
     const place = queuePos ?? r.queue_position;
     status.push({ text: `${place === null || place === undefined ? (r.waiting?.reason === 'after' ? ' not in the queue yet' : ' #? in the queue') : ` #${place} in the queue`}, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });

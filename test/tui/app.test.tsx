@@ -15,7 +15,7 @@ import { readAll } from '../../src/client/run-output.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { normalizeStats } from '../../src/tui/state/stats.js';
-import { limiterItems } from '../../src/tui/view/limiter.js';
+import { limiterItems } from '../../src/tui/model/limiter-items.js';
 import { msg, run, T0 } from './fixtures.js';
 import { fakeActions, KEY, lines, press, tick, until, type Call } from './helpers.js';
 

@@ -9,7 +9,7 @@
 import type { Key } from 'ink';
 import type { Actions } from './actions.js';
 import type { PublicRun } from '../../protocol/views.js';
-import { limiterItems, selectable } from '../view/limiter.js';
+import { limiterItems, selectable } from '../model/limiter-items.js';
 import { Command, matchKey } from './keys.js';
 import { splitBurst } from './burst.js';
 import { plural, type KeyDeps } from './key-deps.js';

@@ -8,7 +8,6 @@ import { repoName } from '../state/sort.js';
 import {
   bar,
   bytesText,
-  clock,
   dur,
   elapsedMs,
   GOOD_REASONS,
@@ -19,8 +18,8 @@ import {
   percent,
   STATUS_GLYPH,
   statusToken,
-  tokensText,
 } from './format.js';
+import { clock, tokensText } from '../model/numbers.js';
 
 export interface ProcInfo {
   cpu: number | null;

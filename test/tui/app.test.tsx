@@ -14,9 +14,8 @@ import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
 import { readAll } from '../../src/client/run-output.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { normalizeStats } from '../../src/tui/state/stats.js';
 import { limiterItems } from '../../src/tui/model/limiter-items.js';
-import { msg, run, T0 } from './fixtures.js';
+import { msg, run, statsOf, T0 } from './fixtures.js';
 import { fakeActions, KEY, lines, press, tick, until, type Call } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -32,7 +31,7 @@ function setup(rows = 30): { store: TuiStore; calls: Call[]; exits: number[]; in
   store.setState((s) => reduceSnapshot(s, { seq: 10, runs: [working, idle, queued, ended] }, T0 + 5000));
   store.setState({
     conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
-    stats: normalizeStats({ caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }], queued: 1, active: 2 }),
+    stats: statsOf({ caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }], queued: 1, active: 2 }),
   });
   const calls: Call[] = [];
   const exits: number[] = [];
@@ -329,7 +328,7 @@ describe('App', () => {
     );
     store.setState({
       conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [{ cap: `provider:${NASTY}`, limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 1, waiting: ['not-in-the-store'] }],
         names: { 'not-in-the-store': `s-${NASTY}` },
         holds: { [NASTY]: T0 + 60_000 },

@@ -365,7 +365,7 @@ describe('key bursts', () => {
 });
 
 describe('the spend view\'s usage windows', () => {
-  it('the supervisor\'s quotas, checked, as lines after the fleet meters; a window near its end stands out', async () => {
+  it('the supervisor\'s quotas, made safe, as lines after the fleet meters; a window near its end stands out', async () => {
     const { normalizeSpend } = await import('../../src/tui/state/spend.js');
     const { spendLines } = await import('../../src/tui/view/spend.js');
     const s = normalizeSpend({
@@ -377,8 +377,7 @@ describe('the spend view\'s usage windows', () => {
       fleet: { exceeded: false, meters: {} },
       quotas: [
         { provider: 'claude', account: '/srv/.claude-work', window: 'five_hour', status: 'allowed_warning', utilization: 0.91, resets_at: null, at: 'x' },
-        { provider: 'claude\u001b[31m', window: 'seven_day', status: 'allowed', utilization: 0.2, resets_at: null },
-        { provider: 3, window: 'five_hour' },
+        { provider: 'claude\u001b[31m', account: null, window: 'seven_day', status: 'allowed', utilization: 0.2, resets_at: null, at: 'x' },
       ],
     });
     expect(s.quotas).toHaveLength(2);

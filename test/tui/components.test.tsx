@@ -441,7 +441,7 @@ describe('Footer', () => {
     expect(ls[1]).toContain('? help');
     store.setState({ message: { text: 'send to x: the run is working, not idle', kind: 'error', at: NOW } });
     await until(inst, (f) => f.includes('✗ send to x: the run is working, not idle'));
-    store.setState({ mode: 'confirm', confirm: { uuid: 'u', name: 'build-api', back: 'list' } });
+    store.setState({ mode: 'confirm', confirm: { binding: 'kill', verb: 'kill', uuid: 'u', name: 'build-api', back: 'list' } });
     const f = await until(inst, (x) => x.includes('kill build-api? y/n'));
     expect(lines(f)[1]).toContain('y yes');
   });

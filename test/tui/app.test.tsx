@@ -92,6 +92,22 @@ describe('App', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('K asks to force-kill, y sends SIGKILL at once; n declines; an ended run refuses', async () => {
+    const { inst, calls, store } = setup();
+    await until(inst, (x) => x.includes('Limiter'));
+    await press(inst, 'j', 'K');
+    await until(inst, (x) => x.includes('force-kill worker-a? y/n'));
+    expect(calls).toEqual([]);
+    await press(inst, 'n');
+    await until(inst, (x) => x.includes('kill canceled: worker-a keeps running'));
+    await press(inst, 'K', 'y');
+    await until(inst, (x) => !x.includes('force-kill worker-a?'));
+    expect(calls).toEqual([{ action: 'kill', args: [store.getState().selected, true] }]);
+    await press(inst, 'G', 'K');
+    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
+    expect(calls).toHaveLength(1);
+  });
+
   it('after x y the cursor keeps its row while the killed run ends and sorts away; the next x asks about the run now in that row', async () => {
     const { inst, calls, store } = setup();
     await until(inst, (x) => x.includes('Limiter'));

@@ -187,7 +187,7 @@ describe('keys', () => {
     const inList = (input: string, k = key()): Binding | null => bindingFor(['list'], input, k);
     for (const input of ['j', 'k', 'g', 'G', 'x', 'X', 'w', 's', 'n', '/', 'e', 't', '?', 'q', 'R', 'P']) expect(inList(input), input).not.toBeNull();
     for (const k of [{ return: true }, { escape: true }, { tab: true }, { upArrow: true }, { downArrow: true }]) expect(inList('', key(k))).not.toBeNull();
-    expect(BINDINGS.filter((b) => b.dangerous).map((b) => b.id)).toEqual(['kill', 'tagged-kill', 'cancel-held']);
+    expect(BINDINGS.filter((b) => b.dangerous).map((b) => b.id)).toEqual(['kill', 'tagged-kill', 'force-kill', 'cancel-held']);
   });
 
   it('the map is sound: ids unique, a description for each, and no two bindings of a context on one key', () => {

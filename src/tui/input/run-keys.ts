@@ -53,12 +53,12 @@ function pinKilled(s: TuiState, uuid: string): Patch {
   return s.mode === 'list' && s.pane === 'runs' && s.selected === uuid ? { killPin: uuid } : {};
 }
 
-/** `x` once answered, and `X`. */
-export function killRun(c: KeyCall, q: Subject): void {
+/** `x` once answered, `X`, and `K` (`force`: SIGKILL at once, without the TERM and its grace). */
+export function killRun(c: KeyCall, q: Subject, force = false): void {
   const run = c.s.runs.byId[q.uuid];
   // It may have ended while the question was up.
   if (ended(run)) return c.fail(`${q.name} ended meanwhile (${run.exit_reason}): nothing to kill`);
-  c.actions.runs.kill(q.uuid, false);
+  c.actions.runs.kill(q.uuid, force);
   c.set(pinKilled(c.s, q.uuid));
 }
 

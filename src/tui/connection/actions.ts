@@ -1,6 +1,6 @@
 // The run actions keys ask for — kill, send, wait, a new run from a typed
 // line — carried out over the session, each saying in the footer what it did
-// or why it could not. No key handling here (input/router.ts) and no
+// or why it could not. No key handling here (input/bindings.ts) and no
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';

@@ -8,7 +8,7 @@
 
 import { reduceDetailsRaw } from '../state/navigation.js';
 import { info } from '../state/store.js';
-import type { Binding } from './binding.js';
+import type { Binding, FooterPlace } from './binding.js';
 import * as prompt from './prompt-keys.js';
 import {
   held,
@@ -49,14 +49,15 @@ const LAST = { keys: [{ input: 'G' }, { key: 'end' }], label: 'G', description: 
 const BACK = { keys: [{ key: 'escape' }], label: 'esc', description: 'clear/back' } as const;
 /** A view's way out, first in its footer. */
 const VIEW_BACK = { rank: 5, hint: 'back', always: true } as const;
-const JK = (hint: string) => ({ rank: 10, label: 'j/k', hint }) as const;
+/** The movement keys, as the footer writes them: "j/k scroll". */
+const JK = (hint: string): FooterPlace => ({ rank: 10, label: 'j/k', hint });
 
 export const BINDINGS: readonly Binding[] = [
   { id: 'up', ...UP, contexts: NAV, handler: list.scroll(-1) },
   { id: 'pager-up', ...UP, contexts: PAGER, handler: views.pagerScroll(-1) },
   { id: 'loops-up', ...UP, contexts: ['loops'], handler: views.loopsMove(-1) },
   { id: 'help-up', ...UP, contexts: ['help'], handler: views.helpScroll(-1) },
-  { id: 'down', ...DOWN, contexts: NAV, footer: { ...JK('move'), hint: ({ context, pane }) => (context !== 'list' ? 'scroll' : pane === 'runs' ? 'move' : 'select') }, handler: list.scroll(1) },
+  { id: 'down', ...DOWN, contexts: NAV, footer: { rank: 10, label: 'j/k', hint: ({ context, pane }) => (context !== 'list' ? 'scroll' : pane === 'runs' ? 'move' : 'select') }, handler: list.scroll(1) },
   { id: 'pager-down', ...DOWN, contexts: PAGER, footer: JK('scroll'), handler: views.pagerScroll(1) },
   { id: 'loops-down', ...DOWN, contexts: ['loops'], footer: JK('select'), handler: views.loopsMove(1) },
   { id: 'help-down', ...DOWN, contexts: ['help'], handler: views.helpScroll(1) },

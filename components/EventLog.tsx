@@ -4,7 +4,8 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { clock, fit } from '../src/tui/view/format.js';
+import { fit } from '../src/tui/view/format.js';
+import { clock } from '../src/tui/model/numbers.js';
 import type { LogEntry } from '../src/tui/state/event-log.js';
 import type { Span } from '../src/tui/view/columns.js';
 

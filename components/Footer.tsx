@@ -64,7 +64,7 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
   if (mode === 'prompt' && prompt) line = promptSpans(prompt);
   else if (mode === 'confirm' && confirm) {
     line = [
-      { text: `${confirm.verb ?? 'kill'} `, token: 'reason.bad' },
+      { text: `${confirm.verb} `, token: 'reason.bad' },
       { text: confirm.name, token: 'text.accent' },
       { text: '? ', token: 'reason.bad' },
       { text: 'y', token: 'focus' },

@@ -9,9 +9,11 @@ import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, useTui } from './context.js';
 import type { Span } from '../src/tui/view/columns.js';
-import { bar, clock, dur, meterToken, percent, STATUS_GLYPH, statusToken, textWidth, tokensText } from '../src/tui/view/format.js';
+import { bar, dur, meterToken, percent, STATUS_GLYPH, statusToken, textWidth } from '../src/tui/view/format.js';
+import { clock, tokensText } from '../src/tui/model/numbers.js';
 import { activeHolds, STATUSES } from '../src/tui/view/format.js';
 import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
+import type { ConnState } from '../src/tui/state/store.js';
 import { fleetRate, sparkline } from '../src/tui/view/burn.js';
 import { rateText } from '../src/tui/view/columns.js';
 import { fitGroups, spansWidth, tailFit, type Group } from '../src/tui/view/fit.js';
@@ -79,6 +81,26 @@ export function clusterSpans(c: ClusterInfo, now: number): Span[] {
   return out;
 }
 
+/** The supervisor's state as groups of the first line, each with how long it stays as the line narrows. */
+function supervisorGroups(conn: ConnState, now: number, loaded: boolean, listMode: boolean): Group[] {
+  const sup: Group[] = [];
+  if (conn.state === 'up') {
+    sup.push({ spans: [{ text: '● supervisor', token: 'reason.ok' }], priority: 100 }, { spans: [{ text: ` pid ${conn.pid ?? '?'}`, token: 'text.muted' }], priority: 50 });
+    if (conn.startedAt) sup.push({ spans: [{ text: ` · up ${dur(now - conn.startedAt)}`, token: 'text.muted' }], priority: 20 });
+  } else if (conn.state === 'connecting') {
+    sup.push({ spans: [{ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' }], priority: 100 });
+  } else {
+    sup.push(
+      { spans: [{ text: loaded ? '✗ supervisor gone' : '✗ supervisor unavailable', token: 'reason.bad' }], priority: 100 },
+      { spans: [{ text: loaded ? ' — last state shown greyed' : '', token: 'reason.bad' }], priority: 30 },
+      { spans: [{ text: loaded ? '; reconnecting…' : ' — retrying…', token: 'reason.bad' }], priority: 40 },
+      { spans: [{ text: ` (${dur(now - conn.since)}; ${listMode ? 'r' : 'r in the list'} starts one)`, token: 'text.muted' }], priority: 60 },
+    );
+    if (!loaded && conn.error) sup.push({ spans: [{ text: ` ${conn.error}`, token: 'text.muted' }], priority: 10 });
+  }
+  return sup;
+}
+
 export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const home = useTui((s) => s.home);
   const conn = useTui(useShallow((s) => ({ state: s.conn.state, pid: s.conn.pid, startedAt: s.conn.startedAt, starting: s.conn.starting, since: s.conn.since, error: s.conn.error })));
@@ -99,21 +121,7 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const listMode = useTui((s) => s.mode === 'list');
 
   // The supervisor's state first; its pid, uptime and cluster make way on a narrow terminal, then the home's path shrinks.
-  const sup: Group[] = [];
-  if (conn.state === 'up') {
-    sup.push({ spans: [{ text: '● supervisor', token: 'reason.ok' }], priority: 100 }, { spans: [{ text: ` pid ${conn.pid ?? '?'}`, token: 'text.muted' }], priority: 50 });
-    if (conn.startedAt) sup.push({ spans: [{ text: ` · up ${dur(now - conn.startedAt)}`, token: 'text.muted' }], priority: 20 });
-  } else if (conn.state === 'connecting') {
-    sup.push({ spans: [{ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' }], priority: 100 });
-  } else {
-    sup.push(
-      { spans: [{ text: loaded ? '✗ supervisor gone' : '✗ supervisor unavailable', token: 'reason.bad' }], priority: 100 },
-      { spans: [{ text: loaded ? ' — last state shown greyed' : '', token: 'reason.bad' }], priority: 30 },
-      { spans: [{ text: loaded ? '; reconnecting…' : ' — retrying…', token: 'reason.bad' }], priority: 40 },
-      { spans: [{ text: ` (${dur(now - conn.since)}; ${listMode ? 'r' : 'r in the list'} starts one)`, token: 'text.muted' }], priority: 60 },
-    );
-    if (!loaded && conn.error) sup.push({ spans: [{ text: ` ${conn.error}`, token: 'text.muted' }], priority: 10 });
-  }
+  const sup = supervisorGroups(conn, now, loaded, listMode);
   if (cluster && conn.state === 'up') {
     const spans = clusterSpans(cluster, now);
     sup.push({ spans, priority: cluster.available ? 30 : 90 });

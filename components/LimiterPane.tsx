@@ -8,7 +8,8 @@ import React from 'react';
 import { Box } from 'ink';
 import { useShallow } from 'zustand/react/shallow';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
-import { capLabel, capLines, itemSpans, limiterItems, quotaLines } from '../src/tui/view/limiter.js';
+import { capLabel, capLines, itemSpans, quotaLines } from '../src/tui/view/limiter.js';
+import { limiterItems } from '../src/tui/model/limiter-items.js';
 import { textWidth } from '../src/tui/view/format.js';
 import type { Span } from '../src/tui/view/columns.js';
 

@@ -7,7 +7,8 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { Line, PaneTitle, useTui } from './context.js';
-import { pagerRight, pagerTitle, pagerWindow, rowToken } from '../src/tui/view/transcript-rows.js';
+import { pagerRight, pagerTitle, rowToken } from '../src/tui/view/transcript-rows.js';
+import { pagerWindow } from '../src/tui/model/doc-window.js';
 
 export interface PagerProps {
   readonly width: number;

@@ -8,8 +8,9 @@ import type { Actions } from '../../src/tui/input/actions.js';
 import type { TuiStore } from '../../src/tui/state/store.js';
 
 const noop = (): void => undefined;
-/** Actions that do nothing: the scripts change the store themselves. */
-export const NO_ACTIONS = new Proxy({}, { get: () => noop }) as Actions;
+/** Actions that do nothing (every port, every method): the scripts change the store themselves. */
+const NO_PORT = new Proxy({}, { get: () => noop });
+export const NO_ACTIONS = new Proxy({}, { get: () => NO_PORT }) as Actions;
 
 export interface FakeTerminalOptions {
   actions?: Actions;

@@ -19,7 +19,7 @@ const HEIGHT = 48;
 const { createTuiStore } = await import('../../src/tui/state/store.js');
 const { reduceOpenPager } = await import('../../src/tui/state/pager.js');
 const { TranscriptFeed } = await import('../../src/tui/connection/transcript-feed.js');
-const { pagerWindow } = await import('../../src/tui/view/transcript-rows.js');
+const { pagerWindow } = await import('../../src/tui/model/doc-window.js');
 const { homePaths } = await import('../../src/config/home.js');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-bench-transcript-'));

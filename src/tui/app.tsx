@@ -19,7 +19,7 @@ import { LimiterPane } from '../../components/LimiterPane.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import type { Actions } from './input/actions.js';
 import { computeLayout, tooSmall } from './view/layout.js';
-import { limiterItems } from './view/limiter.js';
+import { limiterItems } from './model/limiter-items.js';
 import { createKeyHandler } from './input/router.js';
 import { reduceViewport } from './state/navigation.js';
 import type { TuiStore } from './state/store.js';

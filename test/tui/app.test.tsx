@@ -9,36 +9,16 @@ import { App } from '../../src/tui/app.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTuiStore, error, type TuiStore } from '../../src/tui/state/store.js';
+import { createTuiStore, error } from '../../src/tui/state/store.js';
 import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
 import { readAll } from '../../src/client/run-output.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
-import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { normalizeStats } from '../../src/tui/state/stats.js';
-import { limiterItems } from '../../src/tui/view/limiter.js';
-import { msg, run, T0 } from './fixtures.js';
-import { fakeActions, KEY, lines, press, tick, until, type Call } from './helpers.js';
+import { limiterItems } from '../../src/tui/model/limiter-items.js';
+import { msg, run, statsOf, T0 } from './fixtures.js';
+import { setupApp as setup, themes } from './app-fixture.js';
+import { fakeActions, KEY, lines, press, tick, until } from './helpers.js';
 
 afterEach(() => cleanup());
-
-const themes = loadThemes([builtinThemeDir()]);
-
-function setup(rows = 30): { store: TuiStore; calls: Call[]; exits: number[]; inst: ReturnType<typeof render> } {
-  const working = run({ name: 'worker-a', status: 'working', queue_seq: 1 });
-  const idle = run({ name: 'idler-b', status: 'idle', queue_seq: 2, interactive: true });
-  const queued = run({ name: 'waiter-c', status: 'queued', queue_seq: 3 });
-  const ended = run({ name: 'done-d', status: 'ended', exit_reason: 'completed', queue_seq: 0 });
-  const store = createTuiStore({ home: '/tmp/h', now: T0 + 5000, theme: 'dark' });
-  store.setState((s) => reduceSnapshot(s, { seq: 10, runs: [working, idle, queued, ended] }, T0 + 5000));
-  store.setState({
-    conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
-    stats: normalizeStats({ caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }], queued: 1, active: 2 }),
-  });
-  const calls: Call[] = [];
-  const exits: number[] = [];
-  const inst = render(<App store={store} actions={fakeActions(calls)} themes={themes} onExit={() => exits.push(1)} size={{ columns: 100, rows }} />);
-  return { store, calls, exits, inst };
-}
 
 describe('App', () => {
   it('fills rows - 1 with header, runs, limiter, events and footer', async () => {
@@ -67,52 +47,6 @@ describe('App', () => {
     await press(inst, 'g');
     await until(inst, (x) => /› ◇ idle\s+awaiting input\s+idler-b/.test(x));
     expect(store.getState().list.cursor).toBe(0);
-  });
-
-  it('x asks to confirm, y kills; n declines; X kills without asking', async () => {
-    const { inst, calls, store } = setup();
-    await until(inst, (x) => x.includes('Limiter'));
-    await press(inst, 'j', 'x');
-    await until(inst, (x) => x.includes('kill worker-a? y/n'));
-    expect(calls).toEqual([]);
-    await press(inst, 'y');
-    await until(inst, (x) => !x.includes('kill worker-a?'));
-    const uuid = store.getState().selected;
-    expect(calls).toEqual([{ action: 'kill', args: [uuid, false] }]);
-    await press(inst, 'x');
-    await until(inst, (x) => x.includes('kill worker-a? y/n'));
-    await press(inst, 'n');
-    await until(inst, (x) => x.includes('kill canceled: worker-a keeps running'));
-    expect(calls).toHaveLength(1);
-    await press(inst, 'X');
-    expect(calls).toHaveLength(2);
-    await press(inst, 'G', 'x');
-    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
-    await press(inst, 'X');
-    await until(inst, (x) => x.includes('✗ done-d has already ended (completed): nothing to kill'));
-    expect(calls).toHaveLength(2);
-  });
-
-  it('after x y the cursor keeps its row while the killed run ends and sorts away; the next x asks about the run now in that row', async () => {
-    const { inst, calls, store } = setup();
-    await until(inst, (x) => x.includes('Limiter'));
-    await press(inst, 'j', 'x', 'y');
-    await until(inst, (x) => !x.includes('kill worker-a?'));
-    const killed = calls[0]!.args[0] as string;
-    expect(store.getState().runs.byId[killed]!.name).toBe('worker-a');
-    // The supervisor ends it: it moves to the bottom among the ended runs.
-    const r = store.getState().runs.byId[killed]!;
-    store.setState((s) => reduceStream(s, [msg(11, 'ended', { ...r, status: 'ended', exit_reason: 'killed', ended_at: new Date(T0 + 6000).toISOString() }, { reason: 'killed' })]).patch);
-    const f = await until(inst, (x) => /■ ended\s+killed\s+worker-a/.test(x));
-    expect(f).toMatch(/› ○ queued\s+global 2\/2\s+waiter-c/); // the row the cursor was on
-    expect(store.getState().list.cursor).toBe(1);
-    await press(inst, 'x');
-    await until(inst, (x) => x.includes('kill waiter-c? y/n'));
-    await press(inst, 'n');
-    // Without a kill the selection follows its run as before.
-    const w = store.getState().runs.byId[store.getState().selected!]!;
-    store.setState((s) => reduceStream(s, [msg(12, 'starting', { ...w, status: 'starting' })]).patch);
-    await until(inst, (x) => /› ◐ starting\s+waiter-c/.test(x));
   });
 
   it('s sends a line to an idle run, refuses a busy one', async () => {
@@ -329,7 +263,7 @@ describe('App', () => {
     );
     store.setState({
       conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [{ cap: `provider:${NASTY}`, limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 1, waiting: ['not-in-the-store'] }],
         names: { 'not-in-the-store': `s-${NASTY}` },
         holds: { [NASTY]: T0 + 60_000 },
@@ -424,53 +358,6 @@ describe('App', () => {
     await until(inst, (x) => x.includes('broke-e: errored (exit 3) (2 need you)'));
     await press(inst, KEY.enter, KEY.esc);
     await until(inst, (x) => x.includes('1 needs you') && /■ ended\s+errored\s+broke-e/.test(x));
-  });
-
-  it('space tags runs (and moves on), * tags every listed one; x asks once naming the count and kills the live ones; s sends to the idle ones; R reruns the ended ones; esc untags', async () => {
-    const { inst, calls, store } = setup();
-    await until(inst, (x) => x.includes('Limiter'));
-    const id = (name: string): string => Object.values(store.getState().runs.byId).find((r) => r.name === name)!.uuid;
-    // idler-b, then worker-a: the cursor moves down as it tags.
-    await press(inst, ' ', ' ');
-    await until(inst, (x) => x.includes('2 runs tagged: x, w, s and R act on them (esc untags)') && x.includes('2 tagged'));
-    expect(Object.keys(store.getState().tagged).sort()).toEqual([id('idler-b'), id('worker-a')].sort());
-    await until(inst, (x) => /\+ ◇ idle\s+awaiting input\s+idler-b/.test(x) && /\+ ● working\s+worker-a/.test(x));
-    await press(inst, 'x');
-    await until(inst, (x) => x.includes('kill 2 tagged runs? y/n'));
-    await press(inst, 'y');
-    await until(inst, () => calls.some((c) => c.action === 'killMany'));
-    expect(calls.find((c) => c.action === 'killMany')!.args).toEqual([[id('idler-b'), id('worker-a')], false]);
-    expect(store.getState().tagged).toEqual({});
-    // Every listed run; s goes only to the idle one, R only to the ended one, each saying what it skipped.
-    await press(inst, '*');
-    await until(inst, (x) => x.includes('4 listed runs tagged'));
-    await press(inst, 's');
-    await until(inst, (x) => x.includes('1 tagged run (3 skipped: not idle)'));
-    for (const ch of 'go on') await press(inst, ch);
-    await press(inst, KEY.enter);
-    expect(calls.filter((c) => c.action === 'send')).toEqual([{ action: 'send', args: [id('idler-b'), 'go on'] }]);
-    await press(inst, 'R');
-    await until(inst, (x) => x.includes('rerunning 1 tagged run (3 skipped: not ended)'));
-    expect(calls.filter((c) => c.action === 'rerun')).toEqual([{ action: 'rerun', args: [id('done-d')] }]);
-    await press(inst, '*', KEY.esc);
-    await until(inst, (x) => x.includes('no runs tagged') && !x.includes('tagged ·'));
-  });
-
-  it('U resumes a held provider now, C asks once and cancels its queued runs; both refuse where nothing is held', async () => {
-    const { inst, calls, store } = setup();
-    await until(inst, (x) => x.includes('Limiter'));
-    await press(inst, 'U');
-    await until(inst, (x) => x.includes('no provider on hold here'));
-    const held = run({ name: 'held-q', status: 'queued', provider: 'codex', queue_seq: 20 });
-    store.setState((s) => ({ ...reduceSnapshot(s, { seq: 12, runs: [...Object.values(s.runs.byId), held] }, s.now), stats: { ...s.stats!, holds: { codex: s.now + 3_600_000 } } }));
-    await press(inst, 'G', 'k');
-    await until(inst, (x) => /› ○ queued .*held-q/.test(x));
-    await press(inst, 'U');
-    expect(calls.at(-1)).toEqual({ action: 'resumeProvider', args: ['codex'] });
-    await press(inst, 'C');
-    await until(inst, (x) => x.includes('cancel 1 queued run of codex (held)? y/n'));
-    await press(inst, 'y');
-    expect(calls.at(-1)).toEqual({ action: 'killMany', args: [[held.uuid], false] });
   });
 
   it('b groups the runs by provider, then workload, then not at all; the title says so and the choice is handed on', async () => {

@@ -15,9 +15,8 @@ import { Help } from '../../components/Help.js';
 import { createTuiStore, type TuiState, type TuiStore } from '../../src/tui/state/store.js';
 import { reduceList, reduceViewport } from '../../src/tui/state/navigation.js';
 import { reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
-import { normalizeStats } from '../../src/tui/state/stats.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { ev, msg, run, T0 } from './fixtures.js';
+import { ev, msg, run, statsOf, T0 } from './fixtures.js';
 import { displayWidth } from '../../src/text/display-width.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { lines, renderPane, until } from './helpers.js';
@@ -49,7 +48,7 @@ describe('Header', () => {
   it('shows home, supervisor, counts by status and holds', () => {
     const f = fleet();
     const store = storeWith(f.all);
-    store.setState({ stats: normalizeStats({ caps: [], queued: 2, active: 4, holds: { claude: NOW + 90_000, gone: NOW - 1 } }) });
+    store.setState({ stats: statsOf({ caps: [], queued: 2, active: 4, holds: { claude: NOW + 90_000, gone: NOW - 1 } }) });
     const inst = renderPane(store, <Header width={100} />);
     const [l1, l2] = lines(inst.lastFrame()!);
     expect(l1).toContain('orcr /tmp/orcr-home');
@@ -66,14 +65,14 @@ describe('Header', () => {
     const store = storeWith([]);
     const inst = renderPane(store, <Header width={100} />);
     expect(inst.lastFrame()).not.toContain('fleet');
-    store.setState({ stats: normalizeStats({ caps: [], fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } } }) });
+    store.setState({ stats: statsOf({ caps: [], fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } } }) });
     return until(inst, (f) => f.includes('fleet cost') && f.includes('$4.50/$10.00 45%'));
   });
 
   it('a third line tells of a refused config.json and of clamped values, so no one has to read server.log', async () => {
     const store = storeWith([]);
     store.setState({
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [],
         warnings: ['concurrency.max 5000 is above 1000: using 1000'],
         config_error: { at: T0 + 60_000, message: 'concurrency.max: expected a number, got "eight"' },
@@ -86,7 +85,7 @@ describe('Header', () => {
     expect(ls[2]).toContain('concurrency.max: expected a number, got "eight" — the previous config stays in force');
     expect(ls[2]).toContain('⚠ config: concurrency.max 5000 is above 1000: using 1000');
     expect(hasConfigNotice(store.getState().stats)).toBe(true);
-    expect(hasConfigNotice(normalizeStats({ caps: [], warnings: [], config_error: null }))).toBe(false);
+    expect(hasConfigNotice(statsOf({ caps: [], warnings: [], config_error: null }))).toBe(false);
   });
 
   it('names the cluster with its machines up and its database state, and a paused queue', async () => {
@@ -96,19 +95,19 @@ describe('Header', () => {
       { host: 'b', heartbeat: '', alive: true, leases: 0, waiters: 2 },
       { host: 'c', heartbeat: '', alive: false, leases: 0, waiters: 0 },
     ];
-    store.setState({ stats: normalizeStats({ caps: [], paused: true, cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, machines } }) });
+    store.setState({ stats: statsOf({ caps: [], paused: true, cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, machines } }) });
     const inst = renderPane(store, <Header width={140} />);
     const [l1, l2] = lines(inst.lastFrame()!);
     expect(l1).toContain('cluster prod · 2/3 machines up · db ok');
     expect(l2).toContain('⏸ queue paused: nothing starts (P resumes)');
     expect(l1).not.toContain('notifications');
     // Behind a transaction-mode pooler: notices from other machines do not arrive, and it polls.
-    store.setState({ stats: normalizeStats({ caps: [], cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, notifications: 'not arriving', machines } }) });
+    store.setState({ stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, notifications: 'not arriving', machines } }) });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod · 2/3 machines up · db ok · no notifications: polling'));
-    store.setState({ stats: normalizeStats({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }) });
+    store.setState({ stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }) });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod ✗ database unavailable 12s: admitting nothing') && !f.includes('queue paused'));
     // On its own: no cluster word at all.
-    store.setState({ stats: normalizeStats({ caps: [] }) });
+    store.setState({ stats: statsOf({ caps: [] }) });
     await until(inst, (f) => !f.includes('cluster'));
   });
 
@@ -172,7 +171,7 @@ describe('RunsTable', () => {
     const hold = NOW + ((4 * 24 + 23) * 3600 + 30) * 1000;
     const cap = (cap: string, limit: number, active: number, extra: Record<string, unknown> = {}) => ({ cap, limit, active, holders: [], queued: 0, oldest_wait_ms: 0, ...extra });
     const stats = (global: number, dflt: number, jsonl: number, fleetExceeded = false) =>
-      normalizeStats({
+      statsOf({
         caps: [
           cap('global', 8, global, { reserved: 2 }),
           cap('provider:claude', 3, 3),
@@ -292,7 +291,7 @@ describe('LimiterPane', () => {
     const f = fleet();
     const store = storeWith(f.all);
     store.setState({
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [
           { cap: 'global', limit: 4, active: 4, holders: [f.working.uuid, f.idle.uuid, f.blocked.uuid, f.looping.uuid], queued: 2, oldest_wait_ms: 120_000, reserved: 1, waiting: [f.queued.uuid, f.queued2.uuid], held_until: null },
           { cap: 'provider:claude', limit: 2, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: NOW + 30_000 },
@@ -317,7 +316,7 @@ describe('LimiterPane', () => {
     const store = storeWith(f.all);
     const inst = renderPane(store, <LimiterPane width={90} body={3} />);
     expect(inst.lastFrame()).toContain('waiting for stats…');
-    store.setState({ stats: normalizeStats({ caps: [{ cap: 'global', limit: 1, active: 1, holders: [f.working.uuid], queued: 2, oldest_wait_ms: 5000, waiting: [f.queued.uuid, f.queued2.uuid] }] }) });
+    store.setState({ stats: statsOf({ caps: [{ cap: 'global', limit: 1, active: 1, holders: [f.working.uuid], queued: 2, oldest_wait_ms: 5000, waiting: [f.queued.uuid, f.queued2.uuid] }] }) });
     await until(inst, (x) => /global\s+█+ 1\/1\s+waiting 2 \(oldest 5.0s\): later-1, later-2/.test(x));
   });
 
@@ -328,7 +327,7 @@ describe('LimiterPane', () => {
     const hhmm = new Date(resets).toTimeString().slice(0, 5);
     store.setState({
       now: NOW,
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [
           { cap: 'global', limit: 4, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, waiting: [] },
           { cap: 'provider:claude', limit: 2, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, waiting: [] },
@@ -350,7 +349,7 @@ describe('LimiterPane', () => {
   it('the side pane gives each cap three lines', () => {
     const f = fleet();
     const store = storeWith(f.all);
-    store.setState({ stats: normalizeStats({ caps: [{ cap: 'global', limit: 2, active: 1, holders: [f.working.uuid], queued: 1, oldest_wait_ms: 1000, waiting: [f.queued.uuid] }] }) });
+    store.setState({ stats: statsOf({ caps: [{ cap: 'global', limit: 2, active: 1, holders: [f.working.uuid], queued: 1, oldest_wait_ms: 1000, waiting: [f.queued.uuid] }] }) });
     const ls = lines(renderPane(store, <LimiterPane width={52} body={6} detailed />).lastFrame()!);
     expect(ls[1]).toMatch(/^global\s+█+░+ 1\/2$/);
     expect(ls[2]).toBe('  holders build-api');
@@ -442,7 +441,7 @@ describe('Footer', () => {
     expect(ls[1]).toContain('? help');
     store.setState({ message: { text: 'send to x: the run is working, not idle', kind: 'error', at: NOW } });
     await until(inst, (f) => f.includes('✗ send to x: the run is working, not idle'));
-    store.setState({ mode: 'confirm', confirm: { uuid: 'u', name: 'build-api', back: 'list' } });
+    store.setState({ mode: 'confirm', confirm: { binding: 'kill', verb: 'kill', uuid: 'u', name: 'build-api', back: 'list' } });
     const f = await until(inst, (x) => x.includes('kill build-api? y/n'));
     expect(lines(f)[1]).toContain('y yes');
   });

@@ -65,32 +65,32 @@ describe('controller with a real supervisor', () => {
 
     const seen = notices(store);
     const said = (text: string, what: string) => waitFor(() => seen.includes(text), `the footer to say "${text}" (${what})`);
-    ctl.kill(c.uuid, false); // queued → canceled
+    ctl.runs.kill(c.uuid, false); // queued → canceled
     await said('canceled later-c: it had not started', 'a queued run killed');
     await waitFor(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
 
-    ctl.kill(a.uuid, false);
+    ctl.runs.kill(a.uuid, false);
     await said('kill sent to long-a', 'the kill');
     await waitFor(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
     await waitFor(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
     expect(bells).toContain('\x07');
-    ctl.kill(a.uuid, false);
+    ctl.runs.kill(a.uuid, false);
     await said('long-a had already ended (killed): nothing to kill', 'a kill of an ended run');
-    ctl.send(a.uuid, 'hello?');
+    ctl.runs.send(a.uuid, 'hello?');
     await waitFor(() => seen.find((t) => t.startsWith('send to long-a: the run has ended')), "the server's refusal, in its words");
     const b = Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!;
-    ctl.wait(b.uuid);
+    ctl.runs.wait(b.uuid);
     expect(seen.at(-1)).toBe('waiting on next-b until it is idle or ended…');
     await waitFor(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
     expect(store.getState().waits.find((w) => w.uuid === b.uuid)!.token).toBe('completed');
     await said('wait on next-b: completed', 'the wait');
 
-    ctl.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
+    ctl.runs.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
     await waitFor(() => seen.find((t) => /^queued typed \([0-9a-f]{8}\)$/.test(t)), 'the new run queued, by name');
     await waitFor(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
-    ctl.enqueue(`--bogus`);
+    ctl.runs.enqueue(`--bogus`);
     await waitFor(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
-    ctl.enqueue(`-- sh -c 'unterminated`);
+    ctl.runs.enqueue(`-- sh -c 'unterminated`);
     await waitFor(() => store.getState().message?.text.includes('unterminated single quote'), 'a split error');
 
     // The log saw the transitions, each once.
@@ -106,22 +106,22 @@ describe('controller with a real supervisor', () => {
     const { store, ctl } = start(home);
     await waitFor(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
     store.setState({ selected: chat.uuid, mode: 'details' });
-    ctl.detailsOpened();
+    ctl.output.detailsOpened();
     await waitFor(() => {
       const d = store.getState().details;
       const doc = store.getState().outputDoc;
       return d && d.uuid === chat.uuid && d.pids.length > 0 && d.rssBytes! > 0 && doc?.uuid === chat.uuid && doc.raw.length > 0;
     }, 'details with processes and output');
-    ctl.refreshDetails();
+    ctl.output.refresh();
     await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
-    ctl.send(chat.uuid, 'one more thing');
+    ctl.runs.send(chat.uuid, 'one more thing');
     await waitFor(() => store.getState().message?.text === 'sent to chat (input #1)', 'sent');
     await waitFor(() => {
       const r = store.getState().runs.byId[chat.uuid];
       return r && r.status === 'idle' && r.input_seq === 1;
     }, 'the turn to end');
     // An empty line is refused here, with a word in the footer: the agent gets no empty turn.
-    ctl.send(chat.uuid, '');
+    ctl.runs.send(chat.uuid, '');
     await waitFor(() => store.getState().message?.text === 'nothing sent to chat: the line was empty', 'the refusal in the footer');
     expect(store.getState().message?.kind).toBe('error');
     expect(home.json<{ input_seq: number; status: string }>(['show', chat.uuid])).toMatchObject({ input_seq: 1, status: 'idle' });
@@ -133,16 +133,16 @@ describe('controller with a real supervisor', () => {
     expect(home.cli(['wait', 'done']).code).toBe(0);
     const { store, ctl } = start(home);
     await waitFor(() => statusOf(store, 'done') === 'ended:completed' && store.getState().stats, 'the ended run and stats');
-    ctl.pauseQueue(true);
+    ctl.runs.pauseQueue(true);
     await waitFor(() => store.getState().stats?.paused === true, 'stats to say paused');
     expect(store.getState().message?.text).toMatch(/^queue paused: nothing starts \(0 queued\)/);
-    ctl.rerun(done.uuid);
+    ctl.runs.rerun(done.uuid);
     await waitFor(() => statusOf(store, 'done-2') === 'queued', 'the rerun, queued behind the pause');
     expect(home.json<{ waiting: { reason: string } }>(['show', 'done-2']).waiting.reason).toBe('paused');
     // The row's WHY agrees with the supervisor, whatever the caps say.
     const rerun = Object.values(store.getState().runs.byId).find((r) => r.name === 'done-2')!;
     expect(queuedWhy(rerun, store.getState().stats, 1, Date.now())?.text).toBe('queue paused');
-    ctl.pauseQueue(false);
+    ctl.runs.pauseQueue(false);
     await waitFor(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
   });
 
@@ -155,7 +155,7 @@ describe('controller with a real supervisor', () => {
     await waitFor(() => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued', 'two working, one queued');
     // Every notice, even one the runs' endings replace before a poll could see it.
     const seen = notices(store);
-    ctl.killMany([a.uuid, b.uuid, c.uuid], false);
+    ctl.runs.killMany([a.uuid, b.uuid, c.uuid], false);
     await waitFor(() => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
     await waitFor(() => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled', 'all three ended');
   });
@@ -168,7 +168,7 @@ describe('controller with a real supervisor', () => {
     const { store, ctl } = start(home);
     await waitFor(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
     const seen = notices(store);
-    ctl.resumeProvider('claude');
+    ctl.runs.resumeProvider('claude');
     await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
     await waitFor(() => seen.includes('claude resumed: its queued runs may start now'), () => `the notice among ${JSON.stringify(seen)}`);
   });
@@ -204,10 +204,10 @@ describe('controller with a real supervisor', () => {
     await waitFor(() => statusOf(store, 'slow-turn') === 'working' && sessionOf(slow) && statusOf(store, 'stuck') === 'working' && sessionOf(fast) && statusOf(store, 'plain') === 'working', 'three working runs with sessions');
     const seen = notices(store);
     // A run that says no session (a plain command): o says why, and nothing stops.
-    ctl.takeover(plain);
+    ctl.takeover.start(plain);
     expect(seen.at(-1)).toMatch(/^o: plain runs sh: o takes over Claude Code, Codex and Gemini runs only/);
     // Working: it finishes its turn first.
-    ctl.takeover(slow);
+    ctl.takeover.start(slow);
     await waitFor(() => seen.some((m) => m.startsWith('slow-turn stops at the end of its turn, then claude opens on its session')), () => `the promise among ${JSON.stringify(seen)}`);
     expect(handed).toEqual([]);
     await waitFor(() => statusOf(store, 'slow-turn') === 'ended:taken_over', 'the run to end taken over');
@@ -215,9 +215,9 @@ describe('controller with a real supervisor', () => {
     expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sessionOf(slow)} @ ${work}`);
     expect(home.json<{ exit_reason: string; exit_detail: string }>(['show', 'slow-turn'])).toMatchObject({ exit_reason: 'taken_over', exit_detail: 'at the end of its turn' });
     // A long turn: o asks, o again stops it now.
-    ctl.takeover(fast);
+    ctl.takeover.start(fast);
     await waitFor(() => seen.some((m) => m.startsWith('stuck stops at the end of its turn')), 'the first o');
-    ctl.takeover(fast);
+    ctl.takeover.start(fast);
     await waitFor(() => statusOf(store, 'stuck') === 'ended:taken_over', 'the second o to stop it');
     await waitFor(() => fs.readFileSync(record, 'utf8').trim().split('\n').length === 2, 'the second CLI');
     expect(home.json<{ exit_detail: string }>(['show', 'stuck']).exit_detail).toBe('stopped mid-turn');
@@ -345,7 +345,7 @@ describe('controller with a real supervisor', () => {
     }, 'the rows to match orcr ps');
     expect(Object.keys(store.getState().runs.byId)).toHaveLength(ps.length);
     expect(store.getState().view.ids).toHaveLength(ps.length);
-    ctl.reconnect();
+    ctl.session.reconnect();
     await waitFor(() => store.getState().message?.text === 'connected', 'r while connected says so');
   });
 });

@@ -4,8 +4,8 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
-import { DIFF_TOKEN, diffRows, parseDiff } from '../../src/tui/view/diff-rows.js';
-import { rowToken } from '../../src/tui/view/transcript-rows.js';
+import { diffRows, parseDiff } from '../../src/tui/model/diff.js';
+import { DIFF_TOKEN, rowToken } from '../../src/tui/view/transcript-rows.js';
 import { layoutColumns, rowSpans } from '../../src/tui/view/columns.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
 import { repoName } from '../../src/tui/state/sort.js';

@@ -1,8 +1,13 @@
-// Plain-data fixtures for the TUI's pure logic and component tests.
+// Plain-data fixtures for the TUI's pure logic and component tests: runs,
+// events and stats results in the protocol's shapes.
 
 import type { StreamMessage } from '../../src/client/client.js';
 import type { RunEvent } from '../../src/core/events.js';
 import type { PublicRun } from '../../src/protocol/views.js';
+import type { CapUsage } from '../../src/core/admission.js';
+import type { ResultOf } from '../../src/protocol/methods.js';
+import type { ClusterState } from '../../src/protocol/results.js';
+import { normalizeStats, type Stats } from '../../src/tui/state/stats.js';
 
 export const T0 = Date.parse('2026-01-01T10:00:00Z');
 const iso = (t: number): string => new Date(t).toISOString();
@@ -68,3 +73,44 @@ export function ev(seq: number, type: string, runId: string | null, data: Record
 export function msg(seq: number, type: string, r: PublicRun | null, data: Record<string, unknown> = {}): StreamMessage {
   return { type: 'event', event: ev(seq, type, r ? r.uuid : null, data), run: r };
 }
+
+type StatsResult = ResultOf<'stats'>;
+
+/** A cap's usage as stats reports it, with what a test does not say at its idle value. */
+export function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
+  return { limit: 1, active: 0, holders: [], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: null, priority: null, ...over };
+}
+
+export function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
+  return { host: 'here', available: true, since: T0, error: null, notifications: 'arriving', notifications_detail: null, listen: 'url', machines: [], machines_at: null, seen_at: null, ...over };
+}
+
+export interface StatsOver extends Partial<Omit<StatsResult, 'caps' | 'cluster'>> {
+  caps?: (Partial<CapUsage> & { cap: string })[];
+  cluster?: (Partial<ClusterState> & { name: string }) | null;
+}
+
+/** A `stats` result as the supervisor sends it: what the test says, the rest as on an idle supervisor. */
+export function statsResult(over: StatsOver = {}): StatsResult {
+  const { caps = [], cluster = null, ...rest } = over;
+  return {
+    names: {},
+    queued: 0,
+    active: 0,
+    holds: {},
+    account_holds: [],
+    quotas: [],
+    fleet: { exceeded: false, window: 'all', meters: {} },
+    warnings: [],
+    config_error: null,
+    paused: false,
+    draining: false,
+    degraded: null,
+    ...rest,
+    caps: caps.map(capUsage),
+    cluster: cluster === null ? null : clusterState(cluster),
+  };
+}
+
+/** The TUI's stats from such a result. */
+export const statsOf = (over: StatsOver = {}): Stats => normalizeStats(statsResult(over));

@@ -6,7 +6,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { StoreContext, ThemeContext } from '../../components/context.js';
 import type { TuiStore } from '../../src/tui/state/store.js';
-import type { Actions } from '../../src/tui/input/actions.js';
+import type { Actions, OutputPort, PrefsPort, RunPort, SessionPort, ViewsPort } from '../../src/tui/input/actions.js';
 import { NO_COLOR_THEME, type Theme } from '../../src/tui/view/theme.js';
 import { until as waitUntil } from '../support/harness.js';
 
@@ -65,39 +65,22 @@ export function lines(frame: string): string[] {
 }
 
 export interface Call {
-  action: keyof Actions;
+  /** The port's method called (every method's name is its own across the ports). */
+  action: string;
   args: unknown[];
 }
 
 /** Actions that record each call (the App's keys, without a supervisor). */
 export function fakeActions(calls: Call[]): Actions {
-  const rec =
-    (action: keyof Actions) =>
-    (...args: unknown[]): void => {
-      calls.push({ action, args });
-    };
+  const port = <P,>(...methods: (keyof P & string)[]): P =>
+    Object.fromEntries(methods.map((action) => [action, (...args: unknown[]): void => void calls.push({ action, args })])) as P;
   return {
-    kill: rec('kill'),
-    send: rec('send'),
-    wait: rec('wait'),
-    enqueue: rec('enqueue'),
-    reconnect: rec('reconnect'),
-    themeChanged: rec('themeChanged'),
-    detailsOpened: rec('detailsOpened'),
-    detailsClosed: rec('detailsClosed'),
-    transcriptOpened: rec('transcriptOpened'),
-    transcriptClosed: rec('transcriptClosed'),
-    diffOpened: rec('diffOpened'),
-    rerun: rec('rerun'),
-    pauseQueue: rec('pauseQueue'),
-    sortChanged: rec('sortChanged'),
-    killMany: rec('killMany'),
-    resumeProvider: rec('resumeProvider'),
-    takeover: rec('takeover'),
-    spendOpened: rec('spendOpened'),
-    loopsOpened: rec('loopsOpened'),
-    pauseLoop: rec('pauseLoop'),
-    fireLoop: rec('fireLoop'),
-    loadOlder: rec('loadOlder'),
+    runs: port<RunPort>('kill', 'killMany', 'send', 'wait', 'enqueue', 'rerun', 'resumeProvider', 'pauseQueue'),
+    takeover: { start: (...args: unknown[]) => void calls.push({ action: 'takeover', args }) },
+    older: { load: (...args: unknown[]) => void calls.push({ action: 'loadOlder', args }) },
+    session: port<SessionPort>('reconnect'),
+    views: port<ViewsPort>('spendOpened', 'loopsOpened', 'pauseLoop', 'fireLoop'),
+    output: port<OutputPort>('detailsOpened', 'detailsClosed', 'transcriptOpened', 'transcriptClosed', 'diffOpened'),
+    prefs: port<PrefsPort>('themeChanged', 'sortChanged'),
   };
 }

@@ -10,11 +10,10 @@ import { App } from '../../src/tui/app.js';
 import { PaneTitle } from '../../components/context.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
 import { reduceSnapshot } from '../../src/tui/state/reducers.js';
-import { normalizeStats } from '../../src/tui/state/stats.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { textWidth } from '../../src/tui/view/format.js';
 import { footerHints } from '../../src/tui/view/key-hints.js';
-import { run, T0 } from './fixtures.js';
+import { run, statsOf, T0 } from './fixtures.js';
 import { fakeActions, lines, press, renderPane, until } from './helpers.js';
 
 afterEach(() => cleanup());
@@ -29,7 +28,7 @@ function store(runs: ReturnType<typeof run>[], withStats = true): TuiStore {
   st.setState({ conn: { state: 'up', pid: 4321, startedAt: T0, error: null, since: T0, starting: false } });
   if (withStats) {
     st.setState({
-      stats: normalizeStats({
+      stats: statsOf({
         caps: [],
         holds: { claude: NOW + 90_000 },
         fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } },

@@ -92,7 +92,7 @@ describe('a home with more runs than the snapshot sends', () => {
     const older = store.getState().older;
     expect(older.hidden).toBe(5400 - ENDED_WINDOW);
     // The next page starts below the oldest ended run sent, not below the ancient active one.
-    ctl.loadOlder();
+    ctl.older.load();
     await waitFor(() => held().filter((r) => r.status === 'ended').length > ENDED_WINDOW, 'a page of older ended runs');
     const names = held().filter((r) => r.status === 'ended').map((r) => r.name).sort();
     expect(names[0]).not.toBe('later-0000');

@@ -10,9 +10,13 @@ import type { Key } from 'ink';
 import { clampList, followSelection, listReducer, scrollFromEnd } from '../../src/tui/state/list-state.js';
 import { layoutColumns, rowSpans } from '../../src/tui/view/columns.js';
 import { computeLayout } from '../../src/tui/view/layout.js';
-import { BINDINGS, Command, matchKey, printable } from '../../src/tui/input/keys.js';
+import { printable, type KeyContext } from '../../src/tui/input/keys.js';
+import { BINDINGS } from '../../src/tui/input/bindings.js';
+import type { Binding } from '../../src/tui/input/binding.js';
+import { bindingFor } from '../../src/tui/input/router.js';
 import { shellSplit, SplitError } from '../../src/tui/input/shell-split.js';
-import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, TOKENS, tokenStyle } from '../../src/tui/view/theme.js';
+import { builtinThemeDir, initialThemeName, loadThemes, nextThemeName, parseTheme, tokenStyle } from '../../src/tui/view/theme.js';
+import { TOKENS } from '../../src/tui/model/tokens.js';
 import { cpuPercent, parseStat, sampleGroup } from '../../src/tui/connection/proc-stats.js';
 import { Ring } from '../../src/tui/state/ring.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
@@ -160,24 +164,44 @@ describe('layout', () => {
 });
 
 describe('keys', () => {
-  it('maps keys to commands per context', () => {
-    expect(matchKey('list', 'j', key())).toBe(Command.Down);
-    expect(matchKey('list', '', key({ downArrow: true }))).toBe(Command.Down);
-    expect(matchKey('list', 'x', key())).toBe(Command.Kill);
-    expect(matchKey('list', 'X', key({ shift: true }))).toBe(Command.KillNow);
-    expect(matchKey('list', 'c', key({ ctrl: true }))).toBe(Command.Quit);
-    expect(matchKey('list', '', key({ return: true }))).toBe(Command.Details);
-    expect(matchKey('confirm', 'y', key())).toBe(Command.Confirm);
-    expect(matchKey('confirm', 'x', key())).toBe(null);
-    expect(matchKey('prompt', 'q', key())).toBe(null); // typed, not quit
-    expect(matchKey('prompt', '', key({ escape: true }))).toBe(Command.Back);
-    expect(matchKey('details', 'n', key())).toBe(null);
+  const id = (contexts: KeyContext[], input: string, k: Key): string | null => bindingFor(contexts, input, k)?.id ?? null;
+
+  it('maps keys to bindings per context', () => {
+    expect(id(['list'], 'j', key())).toBe('down');
+    expect(id(['list'], '', key({ downArrow: true }))).toBe('down');
+    expect(id(['pager'], 'j', key())).toBe('pager-down');
+    expect(id(['list'], 'x', key())).toBe('kill');
+    expect(id(['tagged', 'list'], 'x', key())).toBe('tagged-kill');
+    expect(id(['tagged', 'list'], 'j', key())).toBe('down');
+    expect(id(['list'], 'X', key({ shift: true }))).toBe('kill-now');
+    expect(id(['list'], 'c', key({ ctrl: true }))).toBe('quit');
+    expect(id(['list'], '', key({ return: true }))).toBe('details');
+    expect(id(['confirm'], 'y', key())).toBe('confirm');
+    expect(id(['confirm'], 'x', key())).toBe(null);
+    expect(id(['prompt'], 'q', key())).toBe(null); // typed, not quit
+    expect(id(['prompt'], '', key({ escape: true }))).toBe('prompt-back');
+    expect(id(['details'], 'n', key())).toBe(null);
   });
 
-  it("every documented key is bound (the README's table)", () => {
-    const labels = new Set(BINDINGS.map((b) => b.command));
-    for (const c of [Command.Up, Command.Down, Command.First, Command.Last, Command.Details, Command.Kill, Command.KillNow, Command.Wait, Command.Send, Command.New, Command.Filter, Command.Back, Command.NextPane, Command.ToggleEvents, Command.NextTheme, Command.Help, Command.Quit, Command.Rerun, Command.PauseQueue]) {
-      expect(labels.has(c)).toBe(true);
+  it("every documented key is bound (the README's table), and the dangerous ones ask", () => {
+    const inList = (input: string, k = key()): Binding | null => bindingFor(['list'], input, k);
+    for (const input of ['j', 'k', 'g', 'G', 'x', 'X', 'w', 's', 'n', '/', 'e', 't', '?', 'q', 'R', 'P']) expect(inList(input), input).not.toBeNull();
+    for (const k of [{ return: true }, { escape: true }, { tab: true }, { upArrow: true }, { downArrow: true }]) expect(inList('', key(k))).not.toBeNull();
+    expect(BINDINGS.filter((b) => b.dangerous).map((b) => b.id)).toEqual(['kill', 'tagged-kill', 'force-kill', 'cancel-held']);
+  });
+
+  it('the map is sound: ids unique, a description for each, and no two bindings of a context on one key', () => {
+    expect(new Set(BINDINGS.map((b) => b.id)).size).toBe(BINDINGS.length);
+    for (const b of BINDINGS) expect(b.description.trim(), b.id).not.toBe('');
+    const seen = new Map<string, string>();
+    for (const b of BINDINGS) {
+      for (const c of b.contexts) {
+        for (const k of b.keys) {
+          const at = `${c} ${k.ctrl ? 'ctrl+' : ''}${k.input ?? k.key}`;
+          expect(seen.get(at), `${at}: ${b.id}`).toBeUndefined();
+          seen.set(at, b.id);
+        }
+      }
     }
   });
 
@@ -364,7 +388,7 @@ describe('key bursts', () => {
 });
 
 describe('the spend view\'s usage windows', () => {
-  it('the supervisor\'s quotas, checked, as lines after the fleet meters; a window near its end stands out', async () => {
+  it('the supervisor\'s quotas, made safe, as lines after the fleet meters; a window near its end stands out', async () => {
     const { normalizeSpend } = await import('../../src/tui/state/spend.js');
     const { spendLines } = await import('../../src/tui/view/spend.js');
     const s = normalizeSpend({
@@ -376,8 +400,7 @@ describe('the spend view\'s usage windows', () => {
       fleet: { exceeded: false, meters: {} },
       quotas: [
         { provider: 'claude', account: '/srv/.claude-work', window: 'five_hour', status: 'allowed_warning', utilization: 0.91, resets_at: null, at: 'x' },
-        { provider: 'claude\u001b[31m', window: 'seven_day', status: 'allowed', utilization: 0.2, resets_at: null },
-        { provider: 3, window: 'five_hour' },
+        { provider: 'claude\u001b[31m', account: null, window: 'seven_day', status: 'allowed', utilization: 0.2, resets_at: null, at: 'x' },
       ],
     });
     expect(s.quotas).toHaveLength(2);

@@ -1,7 +1,8 @@
 // The rooms' rules, read from the imports themselves (TypeScript's parser, so
 // a type-only import is told from one that loads code): clients reach run
 // state only through the server, the TUI never borrows the CLI, components
-// see only the view model, and inside src/tui the pure rooms stay pure.
+// see only the view model, and inside src/tui the pure rooms stay pure: the
+// store never reads the view (what both need is in src/tui/model, below both).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -74,6 +75,9 @@ const RULES: Rule[] = [
   { from: ['src/tui', 'components'], forbid: ['src/cli'], why: 'the TUI shares with the CLI only through src/client' },
   { from: ['src/tui/state', 'src/tui/view'], forbid: ['src/tui/connection', 'src/tui/ink', 'src/tui/input/router', 'src/client', 'src/server'], types: true, why: 'state and view are pure: they never reach the connection' },
   { from: ['src/tui/input'], forbid: ['src/tui/connection', 'src/client'], types: true, why: 'a key reaches the world only through Actions' },
+  // Type-only imports too: a type of the view's in the store means the store cannot be read, or changed, without the view model.
+  { from: ['src/tui/state'], forbid: ['src/tui/view', 'src/tui/input', 'components'], why: 'the store is read without the view model: what both need is below both (src/tui/model, src/text)' },
+  { from: ['src/tui/model'], forbid: ['src/tui/state', 'src/tui/view', 'src/tui/input', 'src/tui/connection', 'src/tui/ink', 'components', 'src/client', 'src/server'], why: 'the model is below the store and the view: it imports neither' },
 ];
 
 /**
@@ -81,15 +85,15 @@ const RULES: Rule[] = [
  * door, filed under src/cli for the verb. It is the one file of src/cli that is
  * not a client (it degrades on JournalUnavailable), until it moves to src/server.
  */
-/** What components may import: the view model, the store's types, their siblings, and the libraries they render with. */
+/** What components may import: the view model (view/ and the model below it), the store's types, their siblings, and the libraries they render with. */
 const COMPONENT_PACKAGES = new Set(['react', 'ink', 'zustand', 'zustand/react/shallow']);
 
 export function componentProblem(i: Import): string | null {
   if (!i.spec.startsWith('.')) return COMPONENT_PACKAGES.has(i.spec) ? null : `${i.file} imports the package ${i.spec}`;
   if (under(i.target, 'components')) return null;
-  if (under(i.target, 'src/tui/view')) return null;
+  if (under(i.target, 'src/tui/view') || under(i.target, 'src/tui/model')) return null;
   if (under(i.target, 'src/tui/state') && i.typeOnly) return null;
-  return `${i.file} imports ${i.spec}: components import only src/tui/view and the store's types (import type from src/tui/state)`;
+  return `${i.file} imports ${i.spec}: components import only src/tui/view, src/tui/model and the store's types (import type from src/tui/state)`;
 }
 
 export function ruleProblems(i: Import): string[] {
@@ -112,6 +116,7 @@ describe("rooms' import rules", () => {
     expect(c('components/X.tsx', "import { createTuiStore } from '../src/tui/state/store.js';").map(componentProblem)[0]).toMatch(/components import only/);
     expect(c('components/X.tsx', "import { type TuiState } from '../src/tui/state/store.js';").map(componentProblem)[0]).toBeNull();
     expect(c('components/X.tsx', "import { fit } from '../src/tui/view/format.js';").map(componentProblem)[0]).toBeNull();
+    expect(c('components/X.tsx', "import { clock } from '../src/tui/model/numbers.js';").map(componentProblem)[0]).toBeNull();
     expect(c('components/X.tsx', "const m = await import('../src/client/client.js');").map(componentProblem)[0]).toMatch(/components import only/);
     expect(c('components/X.tsx', "import net from 'node:net';").map(componentProblem)[0]).toMatch(/package node:net/);
     expect(c('src/cli/x.ts', "import { Tailer } from '../runtime/tailer.js';").flatMap(ruleProblems)[0]).toMatch(/through the server/);
@@ -119,6 +124,17 @@ describe("rooms' import rules", () => {
     expect(c('src/tui/a/x.ts', "import type { Run } from '../../journal/journal.js';").flatMap(ruleProblems)[0]).toMatch(/through the server/);
     expect(c('src/tui/x.ts', "import { parseRunArgs } from '../cli/run-args.js';").flatMap(ruleProblems)[0]).toMatch(/only through src\/client/);
     expect(c('src/tui/view/x.ts', "import { Session } from '../connection/session.js';").flatMap(ruleProblems)[0]).toMatch(/pure/);
+    expect(c('src/tui/state/x.ts', "import { clock } from '../view/format.js';").flatMap(ruleProblems)[0]).toMatch(/without the view model/);
+    expect(c('src/tui/state/x.ts', "import type { Token } from '../view/theme.js';").flatMap(ruleProblems)[0]).toMatch(/without the view model/);
+    expect(c('src/tui/state/x.ts', "import { clock } from '../model/numbers.js';").flatMap(ruleProblems)).toEqual([]);
+    expect(c('src/tui/model/x.ts', "import type { TuiState } from '../state/store.js';").flatMap(ruleProblems)[0]).toMatch(/below the store/);
+  });
+
+  it('src/tui/state imports nothing of src/tui/view (type-only imports included), and src/tui/model neither of them', () => {
+    const imports = all(['src/tui/state', 'src/tui/model']);
+    expect(imports.length).toBeGreaterThan(50);
+    const problems = imports.flatMap(ruleProblems).filter((p) => /view model|below the store/.test(p));
+    expect(problems).toEqual([]);
   });
 
   it('src/cli and src/tui never import src/journal or src/runtime, and src/tui never imports src/cli', () => {

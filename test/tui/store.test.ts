@@ -5,11 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { applyEvents, applySnapshot } from '../../src/tui/state/runs.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
 import { describeEvent } from '../../src/tui/state/event-log.js';
-import { normalizeStats } from '../../src/tui/state/stats.js';
 import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
 import { reduceFilter, reduceShowAll, reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
 import { reduceList, reduceOpenDetails, reduceCloseDetails, reduceViewport } from '../../src/tui/state/navigation.js';
-import { ev, msg, run, T0 } from './fixtures.js';
+import { ev, msg, run, statsOf, T0 } from './fixtures.js';
 
 function apply(s: TuiState, patch: Partial<TuiState>): TuiState {
   return { ...s, ...patch };
@@ -167,7 +166,7 @@ describe('computeView', () => {
       { cap: 'workload:batch', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 9 },
       { cap: 'workload:review', limit: 1, active: 0, holders: [], queued: 1, oldest_wait_ms: 0, priority: 0 },
     ];
-    const patch = reduceStats(s, normalizeStats({ caps }));
+    const patch = reduceStats(s, statsOf({ caps }));
     expect(Object.keys(patch)).toEqual(['stats']);
     // Unknown to the supervisor now (a cluster whose database is away): no place, as it says.
     s = { ...s, ...reduceStream(s, [{ type: 'rows', seq: 1, runs: [], positions: { [a.uuid]: null } }]).patch };
@@ -280,19 +279,21 @@ describe('store reducers', () => {
 });
 
 describe('stats and events text', () => {
-  it('normalizes stats, including fleet meters and holds', () => {
-    const st = normalizeStats({
-      caps: [{ cap: 'global', limit: 2, active: 1, holders: ['u1'], queued: 0, oldest_wait_ms: 0 }],
-      queued: 0,
+  it('takes stats as the supervisor sends them: the meters with a ceiling, every text made safe', () => {
+    const st = statsOf({
+      caps: [{ cap: 'provider:cl\x1b[2Jaude', limit: 2, active: 1, holders: ['u1'] }],
       active: 1,
-      holds: { claude: T0 + 60_000, bad: 'x' },
+      names: { u1: 'build\x1b]0;x\x07-1' },
+      holds: { 'cl\x1b[2Jaude': T0 + 60_000 },
+      warnings: ['bad \x1b[31mvalue'],
       fleet: { exceeded: false, window: 'all', meters: { tokens: { used: 500, limit: 1000, fraction: 0.5, warn: false }, cost_usd: { used: 1, limit: null, fraction: null, warn: false } } },
     });
-    expect(st.caps[0]!.waiting).toEqual([]);
-    expect(st.caps[0]!.reserved).toBe(0);
+    expect(st.caps[0]!.cap).toBe('provider:claude');
+    expect(st.names).toEqual({ u1: 'build-1' });
     expect(st.holds).toEqual({ claude: T0 + 60_000 });
+    expect(st.warnings).toEqual(['bad value']);
     expect(st.fleet).toEqual([{ name: 'tokens', used: 500, limit: 1000, fraction: 0.5 }]);
-    expect(normalizeStats({}).fleet).toEqual([]);
+    expect(statsOf({}).fleet).toEqual([]);
   });
 
   it('describes events in words', () => {

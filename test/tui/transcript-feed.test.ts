@@ -14,7 +14,8 @@ import { CHUNK_LINES, FIRST_LINES, TranscriptFeed } from '../../src/tui/connecti
 import { reduceOpenPager } from '../../src/tui/state/pager.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
 import type { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
-import { pagerRight, pagerWindow } from '../../src/tui/view/transcript-rows.js';
+import { pagerRight } from '../../src/tui/view/transcript-rows.js';
+import { pagerWindow } from '../../src/tui/model/doc-window.js';
 import { entryRows } from '../../src/text/transcript-lines.js';
 
 const UUID = '00000000-0000-4000-8000-00000000f00d';

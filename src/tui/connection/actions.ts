@@ -1,10 +1,11 @@
 // The run actions keys ask for — kill, send, wait, a new run from a typed
 // line — carried out over the session, each saying in the footer what it did
-// or why it could not. No key handling here (input/router.ts) and no
+// or why it could not. No key handling here (input/bindings.ts) and no
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
 import type { KillResult, PublicRun } from '../../client/methods.js';
+import type { RunPort } from '../input/actions.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/safe-text.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
@@ -39,7 +40,7 @@ export interface RunActionsOptions {
   cwd?: string;
 }
 
-export class RunActions {
+export class RunActions implements RunPort {
   private waitId = 0;
   /** Actions on a run still on their way (a send): a wait issued after them waits for them. */
   private inflight = new Map<string, Promise<unknown>>();

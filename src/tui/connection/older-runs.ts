@@ -6,8 +6,9 @@ import { ENDED_MAX, ENDED_WINDOW, OLDER_PAGE, type OlderPage } from '../state/en
 import { reduceOlderPage } from '../state/reducers.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';
+import type { OlderPort } from '../input/actions.js';
 
-export class OlderRuns {
+export class OlderRuns implements OlderPort {
   constructor(
     private readonly store: TuiStore,
     private readonly session: Session,

@@ -6,6 +6,7 @@
 import { Client, type RowsMessage, type StreamMessage } from '../../client/client.js';
 import type { Caller, Result } from '../../client/methods.js';
 import type { Home } from '../../config/home.js';
+import type { SessionPort } from '../input/actions.js';
 import { RemoteError } from '../../protocol/errors.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { notificationBytes, summarize } from './notify.js';
@@ -43,7 +44,7 @@ export interface SessionOptions {
 /** Events after which slots or queues changed: refresh the limiter soon. */
 const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle', 'blocked', 'ended', 'adopted', 'config_reloaded', 'queue_paused', 'queue_resumed', 'cluster_unavailable', 'cluster_available']);
 
-export class Session {
+export class Session implements SessionPort {
   private current: ClientLike | null = null;
   readonly batcher: FrameBatcher;
   private stopped = false;

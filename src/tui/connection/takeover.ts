@@ -8,6 +8,7 @@ import { takeoverCommand, type TakeoverCommand } from '../../client/takeover.js'
 import type { PublicRun } from '../../client/methods.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';
+import type { TakeoverPort } from '../input/actions.js';
 
 /** Run the CLI in this terminal: the TUI lets go of it for as long as `run` takes, and takes it back after. */
 export type HandOver = (run: () => void) => Promise<void>;
@@ -43,7 +44,7 @@ export async function openCli(cmd: TakeoverCommand, name: string, opts: Takeover
   return { ok: true, text: `back from ${shown} (exit ${r?.status ?? r?.signal ?? '?'})` };
 }
 
-export class Takeover {
+export class Takeover implements TakeoverPort {
   /** The run asked to stop at its turn's end, whose CLI opens once it has. */
   private pending: { uuid: string; off: () => void } | null = null;
 

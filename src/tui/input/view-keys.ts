@@ -1,100 +1,93 @@
-// Keys of the full-screen views that give keys meanings of their own: the
-// transcript pager (scrolling, search, its views, expanding tool results)
-// and the loops view (its cursor, pause and fire). Each answers false for
-// the keys it shares with the rest (help, theme, quit).
+// What the keys of the full-screen views do: the transcript pager (scrolling,
+// search, its views, expanding tool results, a diff in it), the loops view
+// (its cursor, pause and fire), the help screen's scrolling and the spend
+// view. Handlers and disabled reasons for the bindings (bindings.ts).
 
-import { Command } from './keys.js';
-import type { KeyDeps } from './key-deps.js';
 import { clampCursor } from '../state/loops.js';
 import { reduceClosePager, reduceExpand, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
-import { info, type TuiState } from '../state/store.js';
+import type { TuiState } from '../state/store.js';
+import { unavailable, type KeyCall, type Refusal } from './binding.js';
 
-/** The pager's own meanings of keys; false for the keys it shares (help, theme, quit). */
-export function onPager(k: KeyDeps, s: TuiState, cmd: Command): boolean {
-  const { set, actions, now } = k;
-  const scroll = (d: number | 'top' | 'bottom'): void => set(reducePagerScroll(s, d));
-  const page = Math.max(1, s.viewport.pagerHeight - 1);
-  switch (cmd) {
-    case Command.Up:
-      scroll(-1);
-      return true;
-    case Command.Down:
-      scroll(1);
-      return true;
-    case Command.PageUp:
-      scroll(-page);
-      return true;
-    case Command.PageDown:
-      scroll(page);
-      return true;
-    case Command.First:
-      scroll('top');
-      return true;
-    case Command.Last:
-      scroll('bottom');
-      return true;
-    case Command.Search:
-      k.openPrompt(s, { kind: 'search', text: s.pager?.search ?? '', target: null, targetName: null, selected: !!s.pager?.search });
-      return true;
-    case Command.NextMatch:
-    case Command.PrevMatch:
-      if (!s.pager?.search) set(info('nothing searched yet (/ searches)', now()));
-      else set(reduceSearch(s, s.pager.search, cmd === Command.NextMatch ? 1 : -1, now()));
-      return true;
-    case Command.RawView:
-      set(reducePagerView(s, 'raw'));
-      return true;
-    case Command.StderrView:
-      set(reducePagerView(s, 'stderr'));
-      return true;
-    case Command.Expand:
-      set(reduceExpand(s, now()));
-      return true;
-    case Command.Back:
-      set(reduceClosePager(s));
-      if (s.pager?.view !== 'diff') actions.transcriptClosed();
-      return true;
-    default:
-      return false;
-  }
+type By = number | 'page' | '-page' | 'top' | 'bottom';
+
+export const pagerScroll =
+  (by: By) =>
+  (c: KeyCall): void => {
+    const page = Math.max(1, c.s.viewport.pagerHeight - 1);
+    c.set(reducePagerScroll(c.s, by === 'page' ? page : by === '-page' ? -page : by));
+  };
+
+export const openSearch = (c: KeyCall): void => c.openPrompt({ kind: 'search', text: c.s.pager?.search ?? '', target: null, targetName: null, selected: !!c.s.pager?.search });
+
+export const searched = (c: KeyCall): Refusal | null => (c.s.pager?.search ? null : unavailable('nothing searched yet (/ searches)'));
+
+export const nextMatch =
+  (dir: 1 | -1) =>
+  (c: KeyCall): void =>
+    c.set(reduceSearch(c.s, c.s.pager!.search, dir, c.now()));
+
+export const pagerView =
+  (view: 'raw' | 'stderr') =>
+  (c: KeyCall): void =>
+    c.set(reducePagerView(c.s, view));
+
+export const expand = (c: KeyCall): void => c.set(reduceExpand(c.s, c.now()));
+
+export function closePager(c: KeyCall): void {
+  c.set(reduceClosePager(c.s));
+  if (c.s.pager?.view !== 'diff') c.actions.output.transcriptClosed();
 }
 
-/** The loops view's own meanings of keys; false for the keys it shares (help, theme, quit). */
-export function onLoops(k: KeyDeps, s: TuiState, cmd: Command): boolean {
-  const { set, actions, now } = k;
-  const rows = s.loops?.rows ?? [];
-  const move = (to: number): void => set({ loopsCursor: clampCursor(to, rows.length) });
-  const selected = rows[clampCursor(s.loopsCursor, rows.length)];
-  switch (cmd) {
-    case Command.Up:
-      move(s.loopsCursor - 1);
-      return true;
-    case Command.Down:
-      move(s.loopsCursor + 1);
-      return true;
-    case Command.PageUp:
-      move(s.loopsCursor - Math.max(1, s.viewport.pagerHeight - 2));
-      return true;
-    case Command.PageDown:
-      move(s.loopsCursor + Math.max(1, s.viewport.pagerHeight - 2));
-      return true;
-    case Command.First:
-      move(0);
-      return true;
-    case Command.Last:
-      move(rows.length - 1);
-      return true;
-    case Command.Back:
-    case Command.Loops:
-      set({ mode: 'list' });
-      return true;
-    case Command.LoopPause:
-    case Command.LoopFire:
-      if (!selected) set(info('no loop selected', now()));
-      else if (cmd === Command.LoopPause) actions.pauseLoop(selected.name, !selected.paused);
-      else actions.fireLoop(selected.name);
-      return true;
-    default:
-      return false;
-  }
+// ---- the loops view
+
+const loopRows = (s: TuiState): NonNullable<TuiState['loops']>['rows'] => s.loops?.rows ?? [];
+
+export const loopsMove =
+  (by: By) =>
+  (c: KeyCall): void => {
+    const s = c.s;
+    const rows = loopRows(s).length;
+    const page = Math.max(1, s.viewport.pagerHeight - 2);
+    const to = by === 'top' ? 0 : by === 'bottom' ? rows - 1 : s.loopsCursor + (by === 'page' ? page : by === '-page' ? -page : by);
+    c.set({ loopsCursor: clampCursor(to, rows) });
+  };
+
+const selectedLoop = (s: TuiState): ReturnType<typeof loopRows>[number] | undefined => loopRows(s)[clampCursor(s.loopsCursor, loopRows(s).length)];
+
+export const loopSelected = (c: KeyCall): Refusal | null => (selectedLoop(c.s) ? null : unavailable('no loop selected'));
+
+export function pauseLoop(c: KeyCall): void {
+  const l = selectedLoop(c.s)!;
+  c.actions.views.pauseLoop(l.name, !l.paused);
 }
+
+export const fireLoop = (c: KeyCall): void => c.actions.views.fireLoop(selectedLoop(c.s)!.name);
+
+/** `@`: the loops view, or back to the list from it. */
+export function toggleLoops(c: KeyCall): void {
+  if (c.s.mode === 'loops') return c.set({ mode: 'list' });
+  c.set({ mode: 'loops', message: null });
+  c.actions.views.loopsOpened();
+}
+
+/** `$`: the spend view, or back to the list from it. */
+export function toggleSpend(c: KeyCall): void {
+  if (c.s.mode === 'spend') return c.set({ mode: 'list' });
+  c.set({ mode: 'spend', message: null });
+  c.actions.views.spendOpened();
+}
+
+export const toList = (c: KeyCall): void => c.set({ mode: 'list' });
+
+// ---- the help screen (the Help component keeps the last page in view)
+
+export const helpScroll =
+  (by: By) =>
+  (c: KeyCall): void => {
+    const s = c.s;
+    const page = Math.max(1, s.viewport.pagerHeight - 2);
+    const to = by === 'top' ? 0 : by === 'bottom' ? 1e6 : s.helpScroll + (by === 'page' ? page : by === '-page' ? -page : by);
+    c.set({ helpScroll: Math.max(0, Math.min(to, 1e6)) });
+  };
+
+export const closeHelp = (c: KeyCall): void => c.set({ mode: c.s.helpBack });

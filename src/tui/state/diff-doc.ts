@@ -2,7 +2,7 @@
 // supervisor read it when the view opened (a diff is a snapshot: it is not
 // followed). Rows are made once per width.
 
-import { diffRows, type DiffRow } from '../view/diff-rows.js';
+import { diffRows, type DiffRow } from '../model/diff.js';
 
 export class DiffDoc {
   private cache: { width: number; rows: DiffRow[] } | null = null;

@@ -2,8 +2,8 @@
 // event, computed once when the event comes in, not per frame. Pure: no I/O.
 
 import type { RunEvent } from '../../core/events.js';
-import { clock, costText, tokensText } from '../view/format.js';
-import type { Token } from '../view/theme.js';
+import { clock, costText, tokensText } from '../model/numbers.js';
+import type { Token } from '../model/tokens.js';
 import { clean } from './safe-text.js';
 import { agentRetryText } from '../../text/waiting.js';
 

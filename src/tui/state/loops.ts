@@ -1,7 +1,10 @@
-// The loops view's rows as the supervisor sends them (`loop.list`), checked:
-// each loop's schedule, whether it is paused, its next fire, its last result
-// and its runs in flight. Unknown or missing fields become "nothing", never a crash.
+// The loops view's rows as the supervisor sends them (`loop.list`): each
+// loop's schedule, whether it is paused, its next fire, its last result and
+// its runs in flight. Taken in the method table's shape; names and schedules
+// are user text, made safe on the way in.
 
+import type { ResultOf } from '../../protocol/methods.js';
+import type { PublicLoop } from '../../protocol/views.js';
 import { clean } from './safe-text.js';
 
 export interface LoopRow {
@@ -25,36 +28,28 @@ export interface LoopsView {
   at: number;
 }
 
-const time = (v: unknown): number | null => {
-  const t = typeof v === 'string' ? Date.parse(v) : NaN;
+const time = (iso: string | null): number | null => {
+  const t = iso === null ? NaN : Date.parse(iso);
   return Number.isFinite(t) ? t : null;
 };
 
-const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
-
-function row(raw: Record<string, unknown>): LoopRow {
-  const last = obj(raw.last);
-  const pending = obj(raw.pending);
+function row(l: PublicLoop): LoopRow {
   return {
-    name: clean(String(raw.name ?? '')),
+    name: clean(l.name),
     // The zone beside the cron: "0 9 * * *" means nothing without it.
-    schedule: clean(typeof raw.cron === 'string' && typeof raw.tz === 'string' ? `${raw.cron} ${raw.tz}` : String(raw.schedule ?? '')),
-    paused: raw.paused === true,
-    nextFireAt: time(raw.next_fire_at),
-    maxConcurrency: typeof raw.max_concurrency === 'number' ? raw.max_concurrency : 1,
-    overlap: clean(String(raw.overlap ?? 'queue')),
-    active: Array.isArray(raw.active) ? raw.active.length : 0,
-    pending: pending ? 1 + (typeof pending.coalesced === 'number' ? pending.coalesced : 0) : null,
-    last: last
-      ? { name: clean(String(last.name ?? '')), status: clean(String(last.status ?? '')), exitCode: typeof last.exit_code === 'number' ? last.exit_code : null, endedAt: time(last.ended_at) }
-      : null,
+    schedule: clean(l.cron !== null && l.tz !== null ? `${l.cron} ${l.tz}` : l.schedule),
+    paused: l.paused,
+    nextFireAt: time(l.next_fire_at),
+    maxConcurrency: l.max_concurrency,
+    overlap: clean(l.overlap),
+    active: l.active.length,
+    pending: l.pending ? 1 + l.pending.coalesced : null,
+    last: l.last ? { name: clean(l.last.name), status: clean(l.last.status), exitCode: l.last.exit_code, endedAt: time(l.last.ended_at) } : null,
   };
 }
 
-export function normalizeLoops(raw: unknown, at: number): LoopsView {
-  const loops = obj(raw)?.loops;
-  const rows = Array.isArray(loops) ? loops.map(obj).filter((l): l is Record<string, unknown> => l !== null).map(row) : [];
-  return { rows, at };
+export function normalizeLoops(raw: ResultOf<'loop.list'>, at: number): LoopsView {
+  return { rows: raw.loops.map(row), at };
 }
 
 /** The cursor kept on the rows there are (a loop removed under it moves it up). */

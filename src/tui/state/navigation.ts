@@ -5,8 +5,8 @@
 import { clampList, followSelection, listReducer, scrollFromEnd, type ListAction, type ListState } from './list-state.js';
 import type { Stats } from './stats.js';
 import type { Pane, Patch, TuiState, Viewport } from './store.js';
-import { limiterItems, nextSelectable, type LimiterItem } from '../view/limiter.js';
-import { outputRows } from '../view/details-output.js';
+import { limiterItems, nextSelectable, type LimiterItem } from '../model/limiter-items.js';
+import { outputRows } from '../model/doc-window.js';
 
 /** Rows of the output details show now (the transcript, or the raw lines), at the screen's width. */
 export function detailsRows(s: Pick<TuiState, 'details' | 'outputDoc' | 'viewport'>): number {

@@ -1,7 +1,7 @@
 // What the transcript pager shows and where it stands: the run, the view,
 // the first row on screen or following the end, the search and its match,
 // the tool results expanded; and the document it pages. The store holds
-// these, pager.ts moves them, view/transcript-rows.ts lays them out.
+// these, pager.ts moves them, model/doc-window.ts says which rows show.
 
 import type { DiffDoc } from './diff-doc.js';
 import type { PagerView, TranscriptDoc } from './transcript-doc.js';

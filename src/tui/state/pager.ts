@@ -8,7 +8,7 @@ import type { Patch, TuiState } from './store.js';
 import { info } from './store.js';
 import type { PagerView } from './transcript-doc.js';
 import type { PagerState } from './pager-state.js';
-import { pagerWindow } from '../view/transcript-rows.js';
+import { pagerWindow } from '../model/doc-window.js';
 
 const size = (s: TuiState): { width: number; height: number } => ({ width: s.viewport.width, height: s.viewport.pagerHeight });
 

@@ -1,10 +1,13 @@
-// The spend view's figures as the supervisor sends them (`spend`), checked:
-// by provider and by workload over the fleet window, the fleet's meters, and
-// the last hour minute by minute, the agents' usage windows.
+// The spend view's figures as the supervisor sends them (`spend`): by
+// provider and by workload over the fleet window, the fleet's meters, the last
+// hour minute by minute, the agents' usage windows. Taken in the method
+// table's shape; the names in them are user text, made safe on the way in.
 
+import type { ResultOf } from '../../protocol/methods.js';
+import type { SpendRow as SpendRowResult } from '../../protocol/results.js';
 import type { QuotaView } from '../../text/quota.js';
 import { clean } from './safe-text.js';
-import { normalizeQuotas } from './stats.js';
+import { safeQuotas } from './stats.js';
 
 export interface SpendRow {
   key: string;
@@ -27,24 +30,17 @@ export interface Spend {
   quotas: QuotaView[];
 }
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const rows = (rs: readonly SpendRowResult[]): SpendRow[] => rs.map((r) => ({ key: clean(r.key), runs: r.runs, tokens: r.tokens, cost: r.cost }));
 
-function rows(v: unknown): SpendRow[] {
-  return Array.isArray(v) ? v.filter((r) => r && typeof r === 'object').map((r: Record<string, unknown>) => ({ key: clean(String(r.key ?? '')), runs: num(r.runs), tokens: num(r.tokens), cost: num(r.cost) })) : [];
-}
-
-export function normalizeSpend(raw: unknown): Spend {
-  const o = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const fleet = (o.fleet && typeof o.fleet === 'object' ? o.fleet : {}) as Record<string, unknown>;
-  const meters = fleet.meters && typeof fleet.meters === 'object' ? Object.entries(fleet.meters as Record<string, Record<string, unknown>>) : [];
+export function normalizeSpend(raw: ResultOf<'spend'>): Spend {
   return {
-    window: typeof o.window === 'string' ? clean(o.window) : 'all',
-    at: num(o.at),
-    providers: rows(o.by_provider),
-    workloads: rows(o.by_workload),
-    perMinute: Array.isArray(o.per_minute) ? (o.per_minute as Record<string, unknown>[]).map((m) => ({ minute: num(m.minute), tokens: num(m.tokens), cost: num(m.cost) })) : [],
-    exceeded: fleet.exceeded === true,
-    meters: meters.map(([name, m]) => ({ name: clean(name), used: num(m?.used), limit: typeof m?.limit === 'number' ? m.limit : null, fraction: typeof m?.fraction === 'number' ? m.fraction : null })),
-    quotas: normalizeQuotas(o.quotas),
+    window: clean(raw.window),
+    at: raw.at,
+    providers: rows(raw.by_provider),
+    workloads: rows(raw.by_workload),
+    perMinute: raw.per_minute,
+    exceeded: raw.fleet.exceeded,
+    meters: Object.entries(raw.fleet.meters).map(([name, m]) => ({ name: clean(name), used: m.used, limit: m.limit, fraction: m.fraction })),
+    quotas: safeQuotas(raw.quotas),
   };
 }

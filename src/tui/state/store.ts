@@ -39,15 +39,18 @@ export interface Prompt {
   problem?: string;
 }
 
+/** A dangerous key's question (y/n), and what the key acts on once answered yes. */
 export interface Confirm {
+  /** The binding that asked (input/bindings.ts): y carries it out. */
+  binding: string;
+  /** The question's verb: "kill", "cancel". */
+  verb: string;
   uuid: string;
   /** The run, or "5 tagged runs". */
   name: string;
-  back: Mode;
-  /** A kill of the tagged runs (all of these) rather than of `uuid`. */
+  /** Several runs (the tagged ones, a held provider's queued ones) rather than `uuid` alone. */
   uuids?: readonly string[];
-  /** The question's verb: "kill" unless said ("cancel" for queued runs). */
-  verb?: string;
+  back: Mode;
 }
 
 export interface Message {

@@ -4,12 +4,11 @@
 
 import { agentRetryText } from '../../text/waiting.js';
 import type { PublicRun } from '../../protocol/views.js';
-import type { Token } from './theme.js';
+import type { Token } from '../model/tokens.js';
 import type { Attention } from '../state/attention.js';
 import { sparkline, type Rate } from './burn.js';
 import {
   bar,
-  costText,
   dur,
   elapsedMs,
   fit,
@@ -21,8 +20,8 @@ import {
   shortId,
   STATUS_GLYPH,
   statusToken,
-  tokensText,
 } from './format.js';
+import { costText, tokensText } from '../model/numbers.js';
 
 export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 

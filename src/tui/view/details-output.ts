@@ -5,6 +5,7 @@
 
 import type { Row } from '../../text/transcript-lines.js';
 import type { TranscriptDoc } from '../state/transcript-doc.js';
+import { outputRows } from '../model/doc-window.js';
 
 export interface DetailsOutput {
   /** The rows on screen, oldest first. */
@@ -13,11 +14,6 @@ export interface DetailsOutput {
   total: number;
   title: string;
   right: string;
-}
-
-/** Every row of the details' output at a width: the transcript, or the raw lines. */
-export function outputRows(doc: TranscriptDoc | null, raw: boolean, width: number): Row[] {
-  return doc ? doc.rows(raw ? 'raw' : 'transcript', width, []) : [];
 }
 
 export function detailsOutput(doc: TranscriptDoc | null, raw: boolean, width: number, height: number, scroll: number): DetailsOutput {

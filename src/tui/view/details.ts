@@ -9,7 +9,6 @@ import { agentWaitText } from '../../text/waiting.js';
 import {
   bar,
   bytesText,
-  clock,
   dur,
   elapsedMs,
   GOOD_REASONS,
@@ -20,8 +19,8 @@ import {
   percent,
   STATUS_GLYPH,
   statusToken,
-  tokensText,
 } from './format.js';
+import { clock, tokensText } from '../model/numbers.js';
 
 export interface ProcInfo {
   cpu: number | null;
@@ -36,8 +35,7 @@ export function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, queuePos: number | undefined, why: Why = null): Span[][] {
-  const lines: Span[][] = [];
+function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why: Why): Span[] {
   const status: Span[] = [label('status'), { text: `${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, token: statusToken(r.status) }];
   if (r.status === 'ended') {
     status.push(
@@ -57,13 +55,10 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
   const held = r.held_until ? Date.parse(r.held_until) : null;
   if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
-  lines.push([label('run'), { text: r.name, token: 'text.accent' }, { text: `  ${r.uuid}`, token: 'text.muted' }]);
-  lines.push(status);
-  lines.push([
-    label('agent'),
-    { text: `${r.provider}/${r.workload}`, token: 'text.primary' },
-    { text: ` · protocol ${r.protocol ?? '(detecting)'} · ${r.interactive ? 'interactive' : 'one-shot'}${r.session_id ? ` · session ${r.session_id}` : ''}`, token: 'text.muted' },
-  ]);
+  return status;
+}
+
+function processLine(r: PublicRun, proc: ProcInfo | null): Span[] {
   const procSpans: Span[] = [label('process')];
   if (r.pid === null) procSpans.push({ text: 'not started', token: 'text.muted' });
   else {
@@ -76,24 +71,70 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     } else if (r.status !== 'ended') procSpans.push({ text: ' · no live processes in the group', token: 'text.muted' });
     else procSpans.push({ text: ' · exited', token: 'text.muted' });
   }
-  lines.push(procSpans);
+  return procSpans;
+}
+
+function worktreeLine(r: PublicRun, w: NonNullable<PublicRun['worktree']>): Span[] {
+  return [
+    label('worktree'),
+    { text: w.branch, token: 'text.accent' },
+    { text: ' ', token: 'text.muted' },
+    { text: `+${w.added}`, token: 'reason.ok' },
+    { text: ' ', token: 'text.muted' },
+    { text: `−${w.removed}`, token: 'reason.bad' },
+    { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · ${repoName(r) === null ? '' : `repo ${repoName(r)} `}from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
+  ];
+}
+
+/** Each ceiling as a meter (time counted to now while the run goes), or one line when there is none. */
+function meterLines(r: PublicRun, now: number, started: number | null): Span[][] {
+  const lines: Span[][] = [];
+  const meters = Object.entries(r.budget).map(([name, m]) => {
+    let used = m.used;
+    let fraction = m.fraction;
+    if (name === 'time_ms' && r.status !== 'ended' && started !== null) {
+      used = now - started;
+      fraction = m.limit === null ? null : m.limit === 0 ? Infinity : used / m.limit;
+    }
+    return { name, used, limit: m.limit, fraction };
+  });
+  if (meters.every((m) => m.limit === null || m.fraction === null)) {
+    // No ceilings at all: one line instead of four empty meters.
+    return [[label('ceilings'), { text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`, token: 'text.muted' }]];
+  }
+  for (const m of meters) {
+    const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
+    if (m.limit === null || m.fraction === null) {
+      spans.push({ text: `${'·'.repeat(12)} ${meterText(m.name, m.used, null)}`, token: 'text.muted' });
+    } else {
+      const [filled, empty] = bar(m.fraction, 12);
+      spans.push(
+        { text: filled, token: meterToken(m.fraction) },
+        { text: empty, token: 'meter.empty' },
+        { text: ` ${meterText(m.name, m.used, m.limit)} ${percent(m.fraction)}`, token: meterToken(m.fraction) },
+      );
+    }
+    lines.push(spans);
+  }
+  return lines;
+}
+
+export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, queuePos: number | undefined, why: Why = null): Span[][] {
+  const lines: Span[][] = [];
+  lines.push([label('run'), { text: r.name, token: 'text.accent' }, { text: `  ${r.uuid}`, token: 'text.muted' }]);
+  lines.push(statusLine(r, now, queuePos, why));
+  lines.push([
+    label('agent'),
+    { text: `${r.provider}/${r.workload}`, token: 'text.primary' },
+    { text: ` · protocol ${r.protocol ?? '(detecting)'} · ${r.interactive ? 'interactive' : 'one-shot'}${r.session_id ? ` · session ${r.session_id}` : ''}`, token: 'text.muted' },
+  ]);
+  lines.push(processLine(r, proc));
   lines.push([label('command'), { text: quoteArgv(r.command), token: 'text.primary' }]);
   lines.push([label('cwd'), { text: r.cwd, token: 'text.primary' }]);
   // `run --after`: what it waits (or waited) for, and what waits for it now.
   if ((r.after ?? []).length > 0) lines.push([label('after'), { text: r.after.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }, { text: r.after_any ? ' · each to end, however' : ' · each to complete', token: 'text.muted' }]);
   if ((r.dependents ?? []).length > 0) lines.push([label('waited by'), { text: r.dependents.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }]);
-  if (r.worktree) {
-    const w = r.worktree;
-    lines.push([
-      label('worktree'),
-      { text: w.branch, token: 'text.accent' },
-      { text: ' ', token: 'text.muted' },
-      { text: `+${w.added}`, token: 'reason.ok' },
-      { text: ' ', token: 'text.muted' },
-      { text: `−${w.removed}`, token: 'reason.bad' },
-      { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · ${repoName(r) === null ? '' : `repo ${repoName(r)} `}from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
-    ]);
-  }
+  if (r.worktree) lines.push(worktreeLine(r, r.worktree));
   const started = parseTime(r.started_at);
   const created = Date.parse(r.created_at);
   lines.push([
@@ -110,34 +151,7 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
       token: 'text.primary',
     },
   ]);
-  const meters = Object.entries(r.budget).map(([name, m]) => {
-    let used = m.used;
-    let fraction = m.fraction;
-    if (name === 'time_ms' && r.status !== 'ended' && started !== null) {
-      used = now - started;
-      fraction = m.limit === null ? null : m.limit === 0 ? Infinity : used / m.limit;
-    }
-    return { name, used, limit: m.limit, fraction };
-  });
-  if (meters.every((m) => m.limit === null || m.fraction === null)) {
-    // No ceilings at all: one line instead of four empty meters.
-    lines.push([label('ceilings'), { text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`, token: 'text.muted' }]);
-  } else {
-    for (const m of meters) {
-      const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
-      if (m.limit === null || m.fraction === null) {
-        spans.push({ text: `${'·'.repeat(12)} ${meterText(m.name, m.used, null)}`, token: 'text.muted' });
-      } else {
-        const [filled, empty] = bar(m.fraction, 12);
-        spans.push(
-          { text: filled, token: meterToken(m.fraction) },
-          { text: empty, token: 'meter.empty' },
-          { text: ` ${meterText(m.name, m.used, m.limit)} ${percent(m.fraction)}`, token: meterToken(m.fraction) },
-        );
-      }
-      lines.push(spans);
-    }
-  }
+  lines.push(...meterLines(r, now, started));
   const loop = r.loop;
   lines.push([
     label('loop'),

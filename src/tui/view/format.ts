@@ -6,23 +6,11 @@ import { formatDuration } from '../../config/duration.js';
 import { displayWidth, truncateDisplay } from '../../text/display-width.js';
 import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
 import type { PublicRun } from '../../protocol/views.js';
-import type { Token } from './theme.js';
+import type { Token } from '../model/tokens.js';
+import { tokensText } from '../model/numbers.js';
 import type { SortSpec } from '../state/sort.js';
 
 export const dur = (ms: number): string => formatDuration(Math.max(0, ms));
-
-export function tokensText(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
-
-export function costText(usd: number): string {
-  if (!usd) return '-';
-  if (usd < 0.01) return '<$0.01';
-  if (usd < 100) return `$${usd.toFixed(2)}`;
-  return `$${Math.round(usd)}`;
-}
 
 export function bytesText(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -32,12 +20,6 @@ export function bytesText(n: number): string {
 }
 
 export const shortId = (uuid: string): string => uuid.slice(0, 8);
-
-export function clock(ts: number): string {
-  const d = new Date(ts);
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
-}
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 

@@ -7,7 +7,7 @@
 import { wrap } from '../../text/transcript-lines.js';
 import type { Span } from './columns.js';
 import { STATUS_GLYPH, STATUSES, statusToken, textWidth } from './format.js';
-import type { Token } from './theme.js';
+import type { Token } from '../model/tokens.js';
 
 export interface HelpEntry {
   label: string;

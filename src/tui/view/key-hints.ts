@@ -1,8 +1,10 @@
-// The footer's key hints and the help screen's list, generated from the one
-// binding table (input/keys.ts) so they cannot drift from what the keys do.
+// The footer's key hints and the help screen's list, made from the one
+// binding map (input/bindings.ts) so they cannot drift from what the keys do.
 // Pure: the components ask, nothing here reads the store.
 
-import { BINDINGS, Command, type KeyContext } from '../input/keys.js';
+import type { Binding } from '../input/binding.js';
+import { BINDINGS } from '../input/bindings.js';
+import type { KeyContext } from '../input/keys.js';
 import type { Pane, TuiState } from '../state/store.js';
 import { textWidth } from './format.js';
 
@@ -11,60 +13,30 @@ export function contextOf(s: Pick<TuiState, 'mode' | 'pager'>): KeyContext {
   return s.mode === 'pager' && s.pager?.view === 'diff' ? 'diff' : s.mode;
 }
 
-/** The footer's order: the most used first, so a narrow terminal cuts the least useful. */
-const FOOTER_ORDER: readonly Command[] = [
-  Command.Confirm,
-  Command.Deny,
-  Command.Submit,
-  Command.Back,
-  Command.Details,
-  Command.NextAttention,
-  Command.Transcript,
-  Command.Last,
-  Command.Search,
-  Command.NextMatch,
-  Command.Expand,
-  Command.LoopPause,
-  Command.LoopFire,
-  Command.RawView,
-  Command.StderrView,
-  Command.Kill,
-  Command.Wait,
-  Command.Send,
-  Command.New,
-  Command.Filter,
-  Command.Help,
-  Command.Quit,
-  Command.Diff,
-  Command.NextPane,
-  Command.ToggleAll,
-  Command.ToggleEvents,
-];
-
 export interface Hint {
   label: string;
   hint: string;
-  /** The command it stands for (none for the movement keys' "j/k"). */
-  command?: Command;
+  /** Shown whatever the width (how to get out, get help, answer or leave a question). */
+  always: boolean;
 }
 
-/** Footer hints for a context, and in the list for the focused pane: "j/k move  x kill  w wait  …". */
+const inFooter = (b: Binding, context: KeyContext, pane: Pane): boolean => {
+  const f = b.footer;
+  if (!f || !b.contexts.includes(context)) return false;
+  // A binding placed by pane is the list's: its panes' footers show it, no other.
+  return f.panes === undefined || (context === 'list' && f.panes.includes(pane));
+};
+
+const FOOTER = BINDINGS.filter((b) => b.footer).sort((a, b) => a.footer!.rank - b.footer!.rank);
+
+/** Footer hints for a context, and in the list for the focused pane: "j/k move  x kill  w wait  …", the most used first. */
 export function footerHints(context: KeyContext, pane: Pane = 'runs'): Hint[] {
-  const out: Hint[] = [];
-  if (context === 'list' || context === 'details' || context === 'pager' || context === 'diff' || context === 'loops') out.push({ label: 'j/k', hint: context === 'list' ? (pane === 'runs' ? 'move' : 'select') : context === 'loops' ? 'select' : 'scroll' });
-  for (const c of FOOTER_ORDER) {
-    const b = BINDINGS.find((x) => x.command === c && x.footer && x.contexts.includes(context));
-    if (!b) continue;
-    if (context === 'list' && b.panes && !b.panes.includes(pane)) continue;
-    if (context !== 'list' && b.panes) continue;
-    out.push({ label: b.label, hint: (context === 'list' ? b.paneHint?.[pane] : undefined) ?? b.hint, command: c });
-  }
-  if (context !== 'list' && context !== 'prompt' && context !== 'confirm') out.unshift({ label: 'esc', hint: 'back', command: Command.Back });
-  return out;
+  return FOOTER.filter((b) => inFooter(b, context, pane)).map((b) => {
+    const f = b.footer!;
+    const hint = typeof f.hint === 'function' ? f.hint({ context, pane }) : (f.hint ?? b.description);
+    return { label: f.label ?? b.label, hint, always: f.always === true };
+  });
 }
-
-/** What a person needs whatever the width: how to get out, get help, answer or leave a question. */
-const ESSENTIAL: ReadonlySet<Command> = new Set([Command.Back, Command.Help, Command.Quit, Command.Confirm, Command.Deny, Command.Submit]);
 
 /** Columns a hint takes, its separator from the one before included. */
 const hintWidth = (h: Hint, first: boolean): number => textWidth(h.label) + 1 + textWidth(h.hint) + (first ? 0 : 2);
@@ -75,7 +47,7 @@ const hintWidth = (h: Hint, first: boolean): number => textWidth(h.label) + 1 + 
  * drops the least useful whole, never "? help" or "q quit".
  */
 export function fitHints(hints: readonly Hint[], width: number): Hint[] {
-  const keep = new Set<Hint>(hints.filter((h) => h.command !== undefined && ESSENTIAL.has(h.command)));
+  const keep = new Set<Hint>(hints.filter((h) => h.always));
   let used = [...keep].reduce((n, h, i) => n + hintWidth(h, i === 0), 0);
   for (const h of hints) {
     if (keep.has(h)) continue;
@@ -87,20 +59,26 @@ export function fitHints(hints: readonly Hint[], width: number): Hint[] {
   return hints.filter((h) => keep.has(h));
 }
 
-/** Help screen lines: every binding once per command, in table order. */
+/** Where a key shown once for several views works, when that is not everywhere. */
+function whereIn(contexts: ReadonlySet<KeyContext>): string {
+  const only = (...cs: KeyContext[]): boolean => [...contexts].every((c) => cs.includes(c));
+  if (only('pager', 'diff')) return 'pager: ';
+  if (only('loops')) return 'loops: ';
+  if (only('details')) return 'details: ';
+  if (only('details', 'pager', 'diff')) return 'details, pager: ';
+  return '';
+}
+
+/** Help screen lines: each key once (its bindings in every view together), in the map's order. */
 export function helpEntries(): { label: string; hint: string }[] {
-  const seen = new Set<string>();
-  const out: { label: string; hint: string }[] = [];
+  const entries = new Map<string, { label: string; description: string; contexts: Set<KeyContext> }>();
   for (const b of BINDINGS) {
-    const id = `${b.command}:${b.contexts.join(',')}`;
-    if (b.contexts.includes('prompt') || b.contexts.includes('confirm') || seen.has(b.command)) continue;
-    seen.add(b.command);
-    seen.add(id);
-    // n/N is one entry; a key that means something else in a view says where.
-    if (b.command === Command.PrevMatch) continue;
-    const only = (...cs: KeyContext[]): boolean => b.contexts.every((c) => cs.includes(c));
-    const where = only('pager', 'diff') ? 'pager: ' : only('loops') ? 'loops: ' : only('details') ? 'details: ' : only('details', 'pager', 'diff') ? 'details, pager: ' : '';
-    out.push({ label: b.label, hint: where + b.hint });
+    // The prompt's and the question's keys are on screen while they are up.
+    if (b.help === false || b.contexts.includes('prompt') || b.contexts.includes('confirm')) continue;
+    const id = `${b.label}\u0000${b.description}`;
+    const e = entries.get(id) ?? { label: b.label, description: b.description, contexts: new Set<KeyContext>() };
+    for (const c of b.contexts) e.contexts.add(c);
+    entries.set(id, e);
   }
-  return out;
+  return [...entries.values()].map((e) => ({ label: e.label, hint: whereIn(e.contexts) + e.description }));
 }

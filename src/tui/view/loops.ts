@@ -6,7 +6,7 @@
 import type { LoopRow, LoopsView } from '../state/loops.js';
 import type { Span } from './columns.js';
 import { dur, fit } from './format.js';
-import type { Token } from './theme.js';
+import type { Token } from '../model/tokens.js';
 
 /** Column widths after the name and schedule, which share what is left. */
 const FIXED = { state: 7, next: 10, last: 22, runs: 14 };

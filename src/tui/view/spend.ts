@@ -5,7 +5,8 @@
 import type { Spend, SpendRow } from '../state/spend.js';
 import { sparkline } from './burn.js';
 import type { Span } from './columns.js';
-import { bar, costText, fit, meterToken, percent, tokensText } from './format.js';
+import { bar, fit, meterToken, percent } from './format.js';
+import { costText, tokensText } from '../model/numbers.js';
 import { quotaNear, quotaText } from './quota.js';
 
 function meterLine(m: Spend['meters'][number]): Span[] {

@@ -7,37 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasControls, safeLine } from '../../text/terminal-text.js';
-
-export const TOKENS = [
-  'text.primary',
-  'text.muted',
-  'text.accent',
-  'border',
-  'focus',
-  'status.queued',
-  'status.starting',
-  'status.working',
-  'status.idle',
-  'status.blocked',
-  'status.ended',
-  'reason.ok',
-  'reason.bad',
-  'meter.ok',
-  'meter.warn',
-  'meter.full',
-  'meter.empty',
-  'event.transition',
-  'event.kill',
-  'event.budget',
-  'event.loop',
-  'event.hold',
-  'event.input',
-  'event.system',
-  'event.error',
-  'notice.info',
-  'notice.error',
-] as const;
-export type Token = (typeof TOKENS)[number];
+import { TOKENS, type Token } from '../model/tokens.js';
 
 export interface Theme {
   name: string;

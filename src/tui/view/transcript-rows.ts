@@ -1,20 +1,24 @@
-// How the pager colours a transcript's rows: each row style as a theme token.
-// Pure: the Pager component asks, nothing here reads the store.
+// How the pager colours a transcript's rows and a diff's: each row style as a
+// theme token; its title and where it stands. Which rows show is
+// model/doc-window.ts'. Pure: the Pager component asks, nothing here reads the store.
 
 import type { Row, RowStyle } from '../../text/transcript-lines.js';
-import type { PagerDoc, PagerState } from '../state/pager-state.js';
 import type { PagerView } from '../state/transcript-doc.js';
-import { DIFF_TOKEN, type DiffRow, type DiffStyle } from './diff-rows.js';
-import type { Token } from './theme.js';
+import type { DiffRow, DiffStyle } from '../model/diff.js';
+import type { Token } from '../model/tokens.js';
 
 export type PagerRow = Row | DiffRow;
 
-/** Rows of the view now showing, and the first row on screen (the last page while following). */
-export function pagerWindow(doc: PagerDoc, p: PagerState, width: number, height: number): { rows: PagerRow[]; top: number } {
-  const rows = doc.rows(p.view, width, p.expanded);
-  const maxTop = Math.max(0, rows.length - Math.max(1, height));
-  return { rows, top: p.follow ? maxTop : Math.min(p.top, maxTop) };
-}
+/** A diff row's colour, by what the line is. */
+export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
+  'diff.summary': 'text.primary',
+  'diff.file': 'text.accent',
+  'diff.meta': 'text.muted',
+  'diff.hunk': 'event.system',
+  'diff.add': 'reason.ok',
+  'diff.del': 'reason.bad',
+  'diff.context': 'text.primary',
+};
 
 export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   prompt: 'text.accent',

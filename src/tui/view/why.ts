@@ -7,7 +7,7 @@ import { waitingFromCaps, withResumes, type Waiting } from '../../core/waiting.j
 import type { PublicRun } from '../../protocol/views.js';
 import { waitingText } from '../../text/waiting.js';
 import type { Stats } from '../state/stats.js';
-import type { Token } from './theme.js';
+import type { Token } from '../model/tokens.js';
 
 /** A run the TUI holds, as much as a dependent's WHY needs of it. */
 export type InputOf = (uuid: string) => { name: string; status: string } | undefined;

@@ -1,12 +1,13 @@
-// How the diff view reads a run's diff (`git diff` text from the supervisor):
-// a summary of the files first, as `--stat` gives it, then each file under
-// its own header, its hunks, and every line styled by what it is. The text
-// is the agent's work, so untrusted: every row goes through safeLine, and no
-// escape sequence in a file reaches the terminal. Pure.
+// How a run's diff (`git diff` text from the supervisor) reads as rows: a
+// summary of the files first, as `--stat` gives it, then each file under its
+// own header, its hunks, and every line styled by what it is. The pager's
+// document (state/diff-doc.ts) makes them and the view colours them by style
+// (view/transcript-rows.ts). The text is the agent's work, so untrusted: every
+// row goes through safeLine, and no escape sequence in a file reaches the
+// terminal. Pure.
 
 import { safeLine } from '../../text/terminal-text.js';
 import { wrap } from '../../text/transcript-lines.js';
-import type { Token } from './theme.js';
 
 export type DiffStyle = 'diff.summary' | 'diff.file' | 'diff.meta' | 'diff.hunk' | 'diff.add' | 'diff.del' | 'diff.context';
 
@@ -22,16 +23,6 @@ export interface DiffFile {
   /** Its lines after the `diff --git` line, each styled; not yet made safe. */
   lines: { text: string; style: DiffStyle }[];
 }
-
-export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
-  'diff.summary': 'text.primary',
-  'diff.file': 'text.accent',
-  'diff.meta': 'text.muted',
-  'diff.hunk': 'event.system',
-  'diff.add': 'reason.ok',
-  'diff.del': 'reason.bad',
-  'diff.context': 'text.primary',
-};
 
 /** The name git gives a file: `+++ b/x` (or `--- a/x` for a deleted one), else from the `diff --git` line. */
 function nameOf(gitLine: string, minus: string | null, plus: string | null): string {

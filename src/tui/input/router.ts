@@ -9,6 +9,7 @@
 import type { Key } from 'ink';
 import type { Actions } from './actions.js';
 import type { PublicRun } from '../../protocol/views.js';
+import { parseCap } from '../../core/caps.js';
 import { limiterItems, selectable } from '../view/limiter.js';
 import { Command, matchKey } from './keys.js';
 import { splitBurst } from './burst.js';
@@ -71,7 +72,8 @@ function heldProviderOf(s: TuiState, t: Target | null): string | null {
   let provider: string | null = null;
   if (s.mode === 'list' && s.pane === 'limiter' && s.stats) {
     const it = limiterItems(s.stats.caps)[s.limiterList.cursor];
-    if (it?.cap.cap.startsWith('provider:')) provider = it.cap.cap.slice('provider:'.length);
+    const cap = it ? parseCap(it.cap.cap) : null;
+    if (cap?.kind === 'provider') provider = cap.name;
   }
   provider ??= t?.run?.provider ?? null;
   if (provider === null) return null;

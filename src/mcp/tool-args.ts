@@ -18,7 +18,7 @@ import { OrcrError } from '../sdk/errors.js';
 
 type ShapeOf<M extends MethodName> = Methods[M]['params'] extends z.ZodObject<infer S> ? S : never;
 type ParamOf<M extends MethodName> = keyof ShapeOf<M> & string;
-type Required<T> = T extends z.ZodOptional<infer I> ? I : T;
+type Unwrapped<T> = T extends z.ZodOptional<infer I> ? I : T;
 
 /** Which method's params a tool's arguments are: argument → param. */
 export interface ArgsFrom {
@@ -44,7 +44,7 @@ export function fromMethod<M extends MethodName, A extends Record<string, ParamO
   method: M,
   params: A,
   opts: { required?: readonly R[]; own?: O } = {},
-): ToolArgs<z.output<z.ZodObject<{ [K in keyof A]: K extends R ? Required<ShapeOf<M>[A[K]]> : ShapeOf<M>[A[K]] } & O>>> {
+): ToolArgs<z.output<z.ZodObject<{ [K in keyof A]: K extends R ? Unwrapped<ShapeOf<M>[A[K]]> : ShapeOf<M>[A[K]] } & O>>> {
   const table = (METHODS[method].params as z.ZodObject).shape;
   const shape: Record<string, z.ZodType> = {};
   for (const [arg, param] of Object.entries(params)) {

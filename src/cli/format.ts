@@ -5,6 +5,7 @@
 
 import { formatDuration } from '../config/duration.js';
 import { treeOrder } from '../core/run-tree.js';
+import { providerCap } from '../core/caps.js';
 import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
@@ -296,7 +297,7 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   // A hold on a provider with no cap of its own has no row to show it in.
   const shown = new Set(s.caps.filter((c) => c.held_until).map((c) => c.cap));
   for (const [provider, at] of Object.entries(s.holds ?? {})) {
-    if (!shown.has(`provider:${provider}`)) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
+    if (!shown.has(providerCap(provider))) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
   }
   // Older supervisors send none of these.
   for (const a of s.account_holds ?? []) {

@@ -12,6 +12,7 @@ import { previewValue, quote } from '../text/json-text.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
 import { MAX_NESTING } from '../protocol/wire.js';
 import { GraphError, planGraph } from '../core/dependencies.js';
+import { CEILING_NAMES, flagCeilings, RUN_CEILINGS } from '../core/limits.js';
 import { callerEnv } from './caller-env.js';
 import { joinDashValues } from './flag-values.js';
 import { RUN_FLAGS } from './run-flags.js';
@@ -23,26 +24,24 @@ import { UsageError } from './usage-error.js';
 // Declared in ./run-flags.ts, where the shell completion reads them too.
 const RUN_OPTIONS = RUN_FLAGS;
 
-/** The spec field each value flag sets. */
+/** The spec field each value flag sets (a ceiling's: core/limits.ts). */
 const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
   provider: 'provider',
   name: 'name',
   workload: 'workload',
   prompt: 'prompt',
   protocol: 'protocol',
-  'max-turns': 'max_turns',
-  'max-tokens': 'max_tokens',
-  'max-cost': 'max_cost_usd',
-  timeout: 'timeout_ms',
-  'idle-after': 'idle_after_ms',
+  ...flagCeilings(),
   loop: 'loop',
-  'turn-timeout': 'turn_timeout_ms',
   'on-stall': 'on_stall',
   retries: 'retries',
   'on-limit': 'on_limit',
   'max-continues': 'max_continues',
   cwd: 'cwd',
 };
+
+/** Fields whose flag takes a number as a person types it (a duration's text goes to the schema as it is). */
+const NUMBER_FIELDS: ReadonlySet<keyof RunSpec> = new Set<keyof RunSpec>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].unit !== 'duration'), 'retries', 'max_continues']);
 
 /**
  * Where `orcr run` reads what it is told to read: stdin for `-p -` and
@@ -162,7 +161,7 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     const flag = typed.get(option) ?? `--${option}`;
     flagOf.set(field, flag);
     raw.set(field, v);
-    if (field === 'max_turns' || field === 'max_tokens' || field === 'max_cost_usd' || field === 'retries' || field === 'max_continues') spec[field] = NUMBER.test(v) ? Number(v) : v;
+    if (NUMBER_FIELDS.has(field)) spec[field] = NUMBER.test(v) ? Number(v) : v;
     else if (field === 'cwd') spec.cwd = path.resolve(cwd, v);
     else if (field === 'prompt') spec.prompt = readPrompt(v, flag, cwd, io.stdin ?? noStdin);
     else spec[field] = v;

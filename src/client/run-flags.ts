@@ -2,6 +2,7 @@
 // TUI's `n`) reads them, and so does the CLI's shell completion. Kept apart
 // from run-args.ts so that the completion loads no run-spec schema.
 
+import type { CeilingFlag } from '../core/limits.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import type { FlagDecls } from './flag-decl.js';
 
@@ -34,3 +35,6 @@ export const RUN_FLAGS = {
   worktree: { type: 'boolean' },
   base: { type: 'string' },
 } as const satisfies FlagDecls;
+
+// Each ceiling's flag (core/limits.ts) is declared above, in the order help and completion list them: a ceiling without one does not compile.
+RUN_FLAGS satisfies Record<CeilingFlag, { type: 'string' }>;

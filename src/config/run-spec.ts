@@ -10,6 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { argStrlenProblem, overArgStrlen } from './exec-limits.js';
 import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDuration } from './duration.js';
+import { CEILING_NAMES, lineAliases, RUN_CEILINGS, type CeilingName, type LineCeilings } from '../core/limits.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
 import { hasControls } from '../text/terminal-text.js';
 import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
@@ -120,6 +121,15 @@ const directory = z
 /** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
 const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
 
+/** A ceiling's value by its unit (core/limits.ts). */
+const CEILING_VALUE = { count: whole, usd, duration } as const;
+type CeilingValue<K extends CeilingName> = z.ZodOptional<(typeof CEILING_VALUE)[(typeof RUN_CEILINGS)[K]['unit']]>;
+
+/** The ceilings under their RunLimits names, as the socket takes them. */
+function wireCeilings(): { [K in CeilingName]: CeilingValue<K> } {
+  return Object.fromEntries(CEILING_NAMES.map((k) => [k, CEILING_VALUE[RUN_CEILINGS[k].unit].optional()])) as never;
+}
+
 export const runSpecSchema = z
   .object(
     {
@@ -140,14 +150,8 @@ export const runSpecSchema = z
       caller_env: envMap.optional(),
       cwd: directory,
       interactive: z.boolean({ error: 'must be true or false' }).optional(),
-      max_turns: whole.optional(),
-      max_tokens: whole.optional(),
-      max_cost_usd: usd.optional(),
-      timeout_ms: duration.optional(),
-      idle_after_ms: duration.optional(),
+      ...wireCeilings(),
       loop: z.enum(LOOP_ACTIONS, { error: `must be one of ${LOOP_ACTIONS.join(', ')}` }).optional(),
-      /** A turn with no output for this long is a stall. */
-      turn_timeout_ms: duration.optional(),
       on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
       /** A usage limit: continue the run when it resets (its session resumed), or end it. Default: its provider's on_limit. */
       on_limit: z.enum(['continue', 'end'], { error: 'must be continue or end' }).optional(),
@@ -209,16 +213,11 @@ export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: str
 
 // ---------- `run --from` lines ----------
 
-/** A line's own spellings, for people writing files: durations under short names, and a shorter cost key. */
-export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = {
-  timeout: 'timeout_ms',
-  idle_after: 'idle_after_ms',
-  turn_timeout: 'turn_timeout_ms',
-  max_cost: 'max_cost_usd',
-};
+/** A line's own spellings, for people writing files (core/limits.ts): durations under short names, and a shorter cost key. */
+export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases();
 
 /** Schema fields a line names by an alias only, or not at all (the CLI fills caller_env). */
-const NOT_IN_LINES = new Set(['timeout_ms', 'idle_after_ms', 'turn_timeout_ms', 'caller_env']);
+const NOT_IN_LINES = new Set<string>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].line !== k), 'caller_env']);
 
 /** Every field a `--from` line may hold. */
 export const LINE_FIELDS: readonly string[] = [
@@ -235,8 +234,9 @@ export function runSpecFromLine(obj: unknown, base: string): { spec: RunSpec } |
   const line = obj as Record<string, unknown>;
   const allowed = new Set(LINE_FIELDS);
   for (const k of Object.keys(line)) if (!allowed.has(k)) return { problem: `unknown field ${quote(k)}` };
-  if (line.max_cost !== undefined && line.max_cost_usd !== undefined) {
-    return { problem: '"max_cost" and "max_cost_usd" are the same field: give one' };
+  for (const k of CEILING_NAMES) {
+    const c: { line: string; alias?: string } = RUN_CEILINGS[k];
+    if (c.alias !== undefined && line[c.alias] !== undefined && line[c.line] !== undefined) return { problem: `${quote(c.alias)} and ${quote(c.line)} are the same field: give one` };
   }
   // Which key of the line each schema field came from, to name it back in a message.
   const from = new Map<string, string>();
@@ -277,6 +277,16 @@ export function checkRunSpecs(value: unknown, callerEnv?: unknown): { specs: Run
 
 const wire = runSpecSchema.shape;
 
+/** The ceilings under their line names, each with its description. */
+function lineCeilings(): { [L in keyof LineCeilings]: CeilingValue<LineCeilings[L]> } {
+  const shape: Record<string, z.ZodType> = {};
+  for (const k of CEILING_NAMES) {
+    const c: { line: string; doc?: string } = RUN_CEILINGS[k];
+    shape[c.line] = c.doc === undefined ? wire[k] : wire[k].describe(c.doc);
+  }
+  return shape as never;
+}
+
 /**
  * The SDK's `run()` and `orcr mcp`'s run tool take this (a `--from` line's
  * own fields): durations under their short names, as text or milliseconds,
@@ -296,16 +306,11 @@ export const runSpecLineSchema = z
     env: wire.env.describe("variables to add to the run's environment"),
     interactive: wire.interactive.describe('the agent stays idle after its turn, waiting for send'),
     protocol: wire.protocol,
-    timeout: wire.timeout_ms.describe('the longest the run may take: a duration (500ms, 30s, 10m, 1h, 1h30m) or milliseconds'),
-    idle_after: wire.idle_after_ms.describe('an idle run ends after this long: a duration or milliseconds'),
-    turn_timeout: wire.turn_timeout_ms.describe('a turn silent this long is a stall: a duration or milliseconds'),
+    ...lineCeilings(),
     on_stall: wire.on_stall,
     on_limit: wire.on_limit.describe('a usage limit: "continue" resumes the session when it resets, "end" ends the run (default: the provider\'s)'),
     max_continues: wire.max_continues.describe('continuations after usage limits at most (default: the provider\'s, 5)'),
     retries: wire.retries.describe('retry an attempt that failed for a passing reason (lost, turn timeout, never started, API errors) up to this many times'),
-    max_turns: wire.max_turns,
-    max_tokens: wire.max_tokens,
-    max_cost_usd: wire.max_cost_usd,
     loop: wire.loop,
     after: wire.after.describe('runs to wait for: names of other lines of the file, or any run\'s name or uuid; this run starts once each has completed'),
     after_any: wire.after_any.describe('with "after": start once each has ended, however it ended'),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { checkDurationMs, DURATION_FORM, parseDuration } from './duration.js';
 import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
+import { CEILING_NAMES, RUN_CEILINGS, type ConfigCeilingKey, type ConfigCeilings } from '../core/limits.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positive = z.number().min(0, 'must not be negative');
@@ -88,14 +89,22 @@ const price = z
   })
   .strict();
 
+/** A ceiling's value by its unit (core/limits.ts); null, or leaving it out, is no limit. */
+const CEILING_VALUE = { count: cap, usd: positive, duration: ceiling } as const;
+
+/** The ceilings under their config.json keys (core/limits.ts: `timeout` is a run's timeout_ms). */
+function budgetCeilings(): { [K in ConfigCeilingKey]: z.ZodDefault<z.ZodNullable<(typeof CEILING_VALUE)[(typeof RUN_CEILINGS)[ConfigCeilings[K]]['unit']]>> } {
+  const shape: Record<string, z.ZodType> = {};
+  for (const k of CEILING_NAMES) {
+    const { config: key, unit } = RUN_CEILINGS[k];
+    if (key !== null) shape[key] = CEILING_VALUE[unit].nullable().default(null);
+  }
+  return shape as never;
+}
+
 const runBudget = z
   .object({
-    max_turns: cap.nullable().default(null),
-    max_tokens: cap.nullable().default(null),
-    max_cost_usd: positive.nullable().default(null),
-    timeout: ceiling.nullable().default(null),
-    /** A turn with no output for this long is a stall. */
-    turn_timeout: ceiling.nullable().default(null),
+    ...budgetCeilings(),
     /** No default here: an unset scope must not override a wider one's choice (the default, terminate, is NO_LIMITS'). */
     on_stall: z.enum(STALL_ACTIONS, { error: `must be one of ${STALL_ACTIONS.join(', ')}` }).optional(),
   })
@@ -151,7 +160,8 @@ export const configSchema = z
     providers: z.record(z.string(), provider).default({}),
     budgets: z
       .object({
-        run: runBudget.default({ max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null, turn_timeout: null }),
+        // Parsed from {}: every ceiling's own default (none).
+        run: runBudget.prefault({}),
         fleet: z
           .object({
             max_tokens: cap.nullable().default(null),
@@ -175,11 +185,7 @@ export const configSchema = z
         max_depth: z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' }).default(3),
       })
       .strict()
-      .default({
-        run: { max_turns: null, max_tokens: null, max_cost_usd: null, timeout: null, turn_timeout: null },
-        fleet: { max_tokens: null, max_cost_usd: null, window: 'all' },
-        max_depth: 3,
-      }),
+      .prefault({}),
     loop: z
       .object({
         action: z.enum(LOOP_ACTIONS).default('warn'),

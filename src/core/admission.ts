@@ -5,6 +5,8 @@
 // I/O; `now` is always passed in. Everything is O(holders + waiters) per call:
 // decide() runs on every enqueue/end, with queues of thousands.
 
+import { capKey, GLOBAL_CAP, providerCap, workloadCap } from './caps.js';
+
 export interface WorkloadPolicy {
   reserved: number;
   priority: number;
@@ -51,7 +53,7 @@ export interface AdmissionInput {
 }
 
 export interface CapUsage {
-  /** "global" | "provider:NAME" | "workload:NAME" */
+  /** The cap as the wire names it (core/caps: capKey): "global" | "provider:NAME" | "workload:NAME". */
   cap: string;
   limit: number;
   active: number;
@@ -253,13 +255,13 @@ export function capUsage(input: AdmissionInput): CapUsage[] {
     const wp = workloadPolicy(policy, name);
     const r = effectiveReserved(wp);
     reservedTotal += r;
-    workloads.set(name, entry(`workload:${name}`, wp.max ?? policy.max, r, null, wp.priority));
+    workloads.set(name, entry(workloadCap(name), wp.max ?? policy.max, r, null, wp.priority));
   }
   const providers = new Map<string, CapUsage>();
   for (const name of [...providerNames].sort()) {
-    providers.set(name, entry(`provider:${name}`, providerLimit(policy, name), 0, heldUntil(input, name)));
+    providers.set(name, entry(providerCap(name), providerLimit(policy, name), 0, heldUntil(input, name)));
   }
-  const global = entry('global', policy.max, reservedTotal, null);
+  const global = entry(capKey(GLOBAL_CAP), policy.max, reservedTotal, null);
 
   for (const h of input.holders) {
     for (const c of [global, providers.get(h.provider)!, workloads.get(h.workload)!]) {

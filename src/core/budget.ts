@@ -24,6 +24,7 @@
 //   the future, e.g. by clock skew, count).
 
 import { STALL_ACTIONS, type LoopAction, type Protocol, type RunLimits, type StallAction, type TokenCounts } from './types.js';
+import { CEILING_NAMES, type CeilingName } from './limits.js';
 
 export const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
@@ -107,17 +108,10 @@ export function fullest(meters: readonly Meter[]): Meter | null {
 }
 
 export const NO_LIMITS: Readonly<RunLimits> = Object.freeze({
-  max_turns: null,
-  max_tokens: null,
-  max_cost_usd: null,
-  timeout_ms: null,
-  idle_after_ms: null,
+  ...(Object.fromEntries(CEILING_NAMES.map((k) => [k, null])) as Record<CeilingName, null>),
   loop: 'warn',
-  turn_timeout_ms: null,
   on_stall: 'terminate',
 });
-
-const CEILINGS = ['max_turns', 'max_tokens', 'max_cost_usd', 'timeout_ms', 'idle_after_ms', 'turn_timeout_ms'] as const;
 
 function isStallAction(v: unknown): v is StallAction {
   return (STALL_ACTIONS as readonly unknown[]).includes(v);
@@ -132,7 +126,7 @@ export function mergeLimits(...scopes: Partial<RunLimits>[]): RunLimits {
   const out: RunLimits = { ...NO_LIMITS };
   for (const scope of scopes) {
     if (scope === null || typeof scope !== 'object') continue;
-    for (const key of CEILINGS) {
+    for (const key of CEILING_NAMES) {
       const v = scope[key];
       if (typeof v !== 'number' || Number.isNaN(v)) continue;
       const cur = out[key];

@@ -1,6 +1,7 @@
 // The domain vocabulary shared by every room. Plain data only: no classes,
 // no I/O, so records cross the journal, the socket and the TUI unchanged.
 
+import type { CeilingValues } from './limits.js';
 import type { LoopAction, LoopState } from './loop.js';
 
 export const RUN_STATUSES = ['queued', 'starting', 'working', 'idle', 'blocked', 'ended'] as const;
@@ -45,19 +46,15 @@ export { LOOP_ACTIONS, type LoopAction } from './loop.js';
 export const STALL_ACTIONS = ['warn', 'terminate'] as const;
 export type StallAction = (typeof STALL_ACTIONS)[number];
 
-/** Per-run ceilings; null means "no ceiling at this scope". */
-export interface RunLimits {
-  max_turns: number | null;
-  max_tokens: number | null;
-  max_cost_usd: number | null;
-  timeout_ms: number | null;
-  idle_after_ms: number | null;
+/**
+ * Per-run ceilings, as core/limits.ts declares them (one absent in an older
+ * record is none); null means "no ceiling at this scope".
+ */
+export type RunLimits = CeilingValues & {
   loop: LoopAction;
-  /** A turn with no output for this long is a stall. Absent in older records: none. */
-  turn_timeout_ms?: number | null;
   /** What a stall gets. Absent in older records: terminate. */
   on_stall?: StallAction;
-}
+};
 
 export interface TokenCounts {
   input: number;

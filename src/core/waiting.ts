@@ -4,6 +4,7 @@
 // column stays true as slots come and go between run events.
 
 import type { CapUsage } from './admission.js';
+import { capKey, GLOBAL_CAP, parseCap, providerCap, workloadCap } from './caps.js';
 
 export const WAITING_REASONS = ['after', 'retry', 'hold', 'pace', 'fleet', 'provider', 'workload', 'global', 'reserved', 'expiring', 'next', 'unavailable', 'cluster', 'paused'] as const;
 export type WaitingReason = (typeof WAITING_REASONS)[number];
@@ -87,12 +88,12 @@ export function waitingFromCaps(
   opts: { fleetExceeded: boolean; now: number; workloadMax?: number | null },
 ): Waiting {
   const byName = new Map(caps.map((c) => [c.cap, c]));
-  const global = byName.get('global') ?? { active: 0, limit: Infinity };
-  const p = byName.get(`provider:${run.provider}`);
-  const w = byName.get(`workload:${run.workload}`);
+  const global = byName.get(capKey(GLOBAL_CAP)) ?? { active: 0, limit: Infinity };
+  const p = byName.get(providerCap(run.provider));
+  const w = byName.get(workloadCap(run.workload));
   let reservedForOthers = 0;
   for (const c of caps) {
-    if (!c.cap.startsWith('workload:') || c === w) continue;
+    if (parseCap(c.cap)?.kind !== 'workload' || c === w) continue;
     reservedForOthers += Math.max(0, c.reserved - c.active);
   }
   return whyWaiting({

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { checkRunSpecs, runSpecSchema } from '../config/run-spec.js';
 import type { RunEvent } from '../core/events.js';
+import { RUN_STATUSES } from '../core/types.js';
 import { RemoteError } from './errors.js';
 import type {
   ClusterForgotten,
@@ -56,9 +57,17 @@ const method =
   <P extends z.ZodType>(spec: { params: P; writes: boolean; doc: string; parse?: (raw: Record<string, unknown>) => z.output<P> }): MethodSpec<P, R> =>
     spec;
 
-const refs = z.array(z.string()).min(1);
+// Each field's refusal is worded to follow its name (`"status" must be one
+// of …`, `status: must be one of …`), and its description is what orcr mcp's
+// tools tell a model: their input schemas are these fields (src/mcp/tools.ts).
+// An empty ref is not refused here: it names no run, and the answer says so.
+const runRef = z.string({ error: "must be a string: a run's uuid, a unique uuid prefix or its name" }).describe('a run: its uuid, a unique uuid prefix (4+ characters), or its name');
+const NON_EMPTY_REFS = 'must be a non-empty array of run names or uuids';
+const refs = z.array(runRef, { error: NON_EMPTY_REFS }).min(1, { error: NON_EMPTY_REFS });
+const status = z.enum(RUN_STATUSES, { error: `must be one of ${RUN_STATUSES.join(', ')}` });
+const flag = z.boolean({ error: 'must be true or false' });
 const name = z.object({ name: z.string() });
-const ref = z.object({ ref: z.string() });
+const ref = z.object({ ref: runRef });
 const env = z.record(z.string(), z.string());
 const none = z.object({});
 
@@ -87,21 +96,27 @@ export const METHODS = {
     },
   }),
   'run.list': method<RunPage>()({
-    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), limit: z.number().int().positive().optional(), before: z.number().int().optional() }),
+    params: z.object({
+      all: flag.describe('ended runs too (default: active runs only)').optional(),
+      status: status.describe('only runs in this status').optional(),
+      provider: z.string({ error: 'must be a string' }).describe('only runs of this provider').optional(),
+      limit: z.number().int().positive().optional(),
+      before: z.number().int().optional(),
+    }),
     writes: false,
     doc: 'A page of runs, newest first (active ones; all with `all`); `before` pages back.',
   }),
   'run.get': method<{ run: PublicRun; env?: Record<string, string> }>()({
-    params: z.object({ ref: z.string(), env: z.boolean().optional() }),
+    params: z.object({ ref: runRef, env: z.boolean().optional() }),
     writes: false,
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
   }),
   'run.kill': method<{ results: KillResult[] }>()({
-    params: z.object({ refs, force: z.boolean().optional(), keep_children: z.boolean().optional(), keep_dependents: z.boolean().optional() }),
+    params: z.object({ refs, force: flag.describe('KILL at once, without TERM and the grace period first').optional(), keep_children: z.boolean().optional(), keep_dependents: z.boolean().optional() }),
     writes: true,
     doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled. What waits for a killed run (run --after) is canceled with it, unless keep_dependents: then it waits for its other inputs only.',
   }),
-  'run.send': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string(), text: z.string() }), writes: true, doc: 'Input to an idle run.' }),
+  'run.send': method<{ run: PublicRun }>()({ params: z.object({ ref: runRef, text: z.string({ error: 'must be a string' }).describe('the input: the next turn') }), writes: true, doc: 'Input to an idle run.' }),
   'run.wait': method<{ settled: Settled[] }>()({
     params: z.object({
       refs: refs.optional(),
@@ -115,13 +130,13 @@ export const METHODS = {
   }),
   'run.resolve': method<RunResolved>()({ params: ref, writes: false, doc: "A run's uuid, name, directory, protocol and status." }),
   'run.select': method<{ runs: RunSelected[] }>()({
-    params: z.object({ all: z.boolean().optional(), status: z.string().optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional(), after: z.string().min(1).optional() }),
+    params: z.object({ all: z.boolean().optional(), status: status.optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional(), after: runRef.min(1).optional() }),
     writes: false,
     doc: 'The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB/--after RUN: the runs waiting for RUN).',
   }),
-  'run.takeover': method<{ run: PublicRun }>()({ params: z.object({ ref: z.string().min(1), now: z.boolean().optional() }), writes: true, doc: 'Stop supervising a run so a person can take its session over.' }),
+  'run.takeover': method<{ run: PublicRun }>()({ params: z.object({ ref: runRef.min(1), now: z.boolean().optional() }), writes: true, doc: 'Stop supervising a run so a person can take its session over.' }),
   'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.' }),
-  'run.diff': method<Diff>()({ params: z.object({ ref: z.string(), stat: z.boolean().optional() }), writes: false, doc: "A worktree run's changes against its base." }),
+  'run.diff': method<Diff>()({ params: z.object({ ref: runRef, stat: z.boolean().optional() }), writes: false, doc: "A worktree run's changes against its base." }),
 
   // ---------- events ----------
   events: method<EventsPage>()({
@@ -152,7 +167,7 @@ export const METHODS = {
   }),
 
   // ---------- worktrees ----------
-  'worktree.finish': method<WorktreeFinished>()({ params: z.object({ ref: z.string(), mode: z.enum(['merge', 'keep_branch', 'discard']) }), writes: true, doc: "Merge, keep or drop an ended run's worktree branch, and remove the worktree." }),
+  'worktree.finish': method<WorktreeFinished>()({ params: z.object({ ref: runRef, mode: z.enum(['merge', 'keep_branch', 'discard']) }), writes: true, doc: "Merge, keep or drop an ended run's worktree branch, and remove the worktree." }),
   'worktree.prune': method<{ worktrees: LetGo[] }>()({ params: z.object({ force: z.boolean().optional(), dry_run: z.boolean().optional() }), writes: true, doc: 'Remove the worktrees of ended runs.' }),
 
   // ---------- the supervisor and the cluster ----------

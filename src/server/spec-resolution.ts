@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
 import { mergeLimits, NO_LIMITS, reportsOwnCost } from '../core/budget.js';
+import { limitsOf } from '../core/limits.js';
 import { LOOP_PROVIDER, loopWorkload } from '../core/loop-policy.js';
 import { newRun } from '../core/run-record.js';
 import type { Protocol, Run, RunWorktree } from '../core/types.js';
@@ -248,38 +249,8 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
   if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
   const presetBudgets = config.providers[r.provider]?.budgets;
-  const limits = mergeLimits(
-    {
-      max_turns: config.budgets.run.max_turns,
-      max_tokens: config.budgets.run.max_tokens,
-      max_cost_usd: config.budgets.run.max_cost_usd,
-      timeout_ms: config.budgets.run.timeout,
-      idle_after_ms: config.timings.idle_after,
-      loop: config.loop.action,
-      turn_timeout_ms: config.budgets.run.turn_timeout,
-      ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
-    },
-    presetBudgets
-      ? {
-          max_turns: presetBudgets.max_turns,
-          max_tokens: presetBudgets.max_tokens,
-          max_cost_usd: presetBudgets.max_cost_usd,
-          timeout_ms: presetBudgets.timeout,
-          turn_timeout_ms: presetBudgets.turn_timeout,
-          ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
-        }
-      : {},
-    {
-      max_turns: spec.max_turns ?? null,
-      max_tokens: spec.max_tokens ?? null,
-      max_cost_usd: spec.max_cost_usd ?? null,
-      timeout_ms: spec.timeout_ms ?? null,
-      idle_after_ms: spec.idle_after_ms ?? null,
-      ...(spec.loop ? { loop: spec.loop } : {}),
-      turn_timeout_ms: spec.turn_timeout_ms ?? null,
-      ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
-    },
-  );
+  // Config's scopes say `timeout` where a run says timeout_ms (limitsOf); the spec's names are the run's own.
+  const limits = mergeLimits({ ...limitsOf(config.budgets.run), idle_after_ms: config.timings.idle_after, loop: config.loop.action }, limitsOf(presetBudgets), spec);
   if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
     // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
     const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';

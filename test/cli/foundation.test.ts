@@ -179,6 +179,19 @@ describe('orcr foundation', () => {
     expect(unknownVerb.code).toBe(2);
   });
 
+  it('a --status that is no run status names the statuses, and exits 2', async () => {
+    const h = await home();
+    const ps = await h.cli(['ps', '--status', 'bogus']);
+    expect(ps.code).toBe(2);
+    expect(ps.stderr).toMatch(/^orcr: --status must be one of queued, starting, working, idle, blocked, ended\n/);
+    const json = await h.cli(['ps', '--status', 'bogus', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'usage', message: '--status must be one of queued, starting, working, idle, blocked, ended' } });
+    const kill = await h.cli(['kill', '--status', 'ended']);
+    expect(kill.code).toBe(2);
+    expect(kill.stderr).toMatch(/^orcr: --status must be one of queued, starting, working, idle, blocked \(ended runs need no kill\)\n/);
+  });
+
   it('refuses a malformed config.json naming the key, and an unsafe home', async () => {
     const bad = await home({ concurrency: { max: -1 } });
     const r = await bad.cli(['ps']);

@@ -113,7 +113,7 @@ describe('orcr mcp under the official MCP client', () => {
   it('bad arguments are tool errors the model can read; an unknown tool is a protocol error', async () => {
     const client = await connected(await liveHome());
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['show', {}, /^"run" must be a non-empty string$/],
+      ['show', {}, /^"run" must be a string: a run's uuid, a unique uuid prefix or its name$/],
       ['logs', { run: 'x', tail: 1.5 }, /^"tail" must be a whole number of at least 1, got 1.5$/],
       ['logs', { run: 'x', tail: -3 }, /^"tail" must be a whole number of at least 1, got -3$/],
       ['wait', { runs: 'x' }, /^"runs" must be a non-empty array/],
@@ -130,6 +130,8 @@ describe('orcr mcp under the official MCP client', () => {
       expect(r.value.error.message, name).toMatch(message);
     }
     await expect(client.callTool({ name: 'rm', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    // An empty run names none, as `orcr show ''` says: the method's param takes it, and the answer is not_found.
+    expect(await call(client, 'show', { run: '' })).toEqual({ isError: true, value: { error: { code: 'not_found', message: 'no run ""', exit_code: 6 } } });
   });
 
   it('an aborted wait stops: the call rejects and the supervisor drops its wait (the slot it lent comes back)', async () => {

@@ -57,6 +57,32 @@ async function connect(socketPath: string): Promise<{ call(method: string, param
   };
 }
 
+describe('parameters as the table declares them', () => {
+  let handle: ServerHandle | null = null;
+  let dir = '';
+  afterEach(async () => {
+    await handle?.close();
+    handle = null;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a status that is no run status is refused, naming the statuses', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-m-'));
+    fs.chmodSync(dir, 0o700);
+    handle = await startServer(dir, () => undefined);
+    const c = await connect(path.join(dir, 'orcr.sock'));
+    try {
+      await c.call('hello', { version: 1 });
+      const refused = { error: { code: 'usage', message: 'status: must be one of queued, starting, working, idle, blocked, ended' } };
+      expect(await c.call('run.list', { status: 'bogus' })).toMatchObject(refused);
+      expect(await c.call('run.select', { status: 'done' })).toMatchObject(refused);
+      expect(await c.call('run.list', { status: 'ended' })).toMatchObject({ result: { runs: [] } });
+    } finally {
+      c.close();
+    }
+  });
+});
+
 describe('a supervisor that cannot write its journal', () => {
   let handle: ServerHandle | null = null;
   let dir = '';

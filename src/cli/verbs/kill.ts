@@ -10,12 +10,14 @@ const killVerb: Verb = async (verb, rest, sh) => {
   const { values, positionals } = sh.parse(verb, rest);
   const after = values.after as string | undefined;
   if (after !== undefined && after.trim() === '') throw new UsageError('--after needs a run (name or uuid)', verb);
-  const filter = { all: values.all === true, status: values.status as string | undefined, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined, ...(after !== undefined ? { after } : {}) };
-  const byFilter = filter.all || filter.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined || after !== undefined;
+  // The status as the method table's enum: one of the active ones (ended runs need no kill), checked below.
+  const status = ACTIVE_STATUSES.find((st) => st === values.status);
+  const filter = { all: values.all === true, status, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined, ...(after !== undefined ? { after } : {}) };
+  const byFilter = filter.all || values.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined || after !== undefined;
   if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name, --after), not both', verb);
   if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB, --after RUN', verb);
   if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
-  if (filter.status !== undefined && !(ACTIVE_STATUSES as readonly string[]).includes(filter.status)) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
+  if (values.status !== undefined && status === undefined) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
   const orcr = await sh.sdk();
   try {
     let refs = positionals;

@@ -3,6 +3,7 @@
 // nothing when they cannot: no run there, a run that has ended, one that is
 // not idle. Handlers and disabled reasons for the bindings (bindings.ts).
 
+import { parseCap } from '../../core/caps.js';
 import type { PublicRun } from '../../protocol/views.js';
 import { limiterItems, selectable } from '../model/limiter-items.js';
 import { paneTarget, reduceOpenDetails } from '../state/navigation.js';
@@ -106,7 +107,8 @@ export function heldProviderOf(c: KeyCall): string | null {
   let provider: string | null = null;
   if (s.mode === 'list' && s.pane === 'limiter' && s.stats) {
     const it = limiterItems(s.stats.caps)[s.limiterList.cursor];
-    if (it?.cap.cap.startsWith('provider:')) provider = it.cap.cap.slice('provider:'.length);
+    const cap = it ? parseCap(it.cap.cap) : null;
+    if (cap?.kind === 'provider') provider = cap.name;
   }
   provider ??= c.target?.run?.provider ?? null;
   if (provider === null) return null;

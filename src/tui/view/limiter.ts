@@ -3,15 +3,16 @@
 // Pure: stats and names come in as arguments.
 
 import type { CapUsage } from '../../core/admission.js';
+import { parseCap, providerCap } from '../../core/caps.js';
 import type { Span } from './columns.js';
 import { bar, dur, fit, meterToken } from './format.js';
 import { quotaNear, quotaText, windowText, type QuotaView } from './quota.js';
 import type { LimiterItem } from '../model/limiter-items.js';
 
-export function capLabel(cap: string): string {
-  if (cap === 'global') return 'global';
-  const i = cap.indexOf(':');
-  return i > 0 ? `${cap.slice(i + 1)} (${cap.slice(0, i)})` : cap;
+export function capLabel(key: string): string {
+  const cap = parseCap(key);
+  if (cap === null) return key;
+  return cap.kind === 'global' ? 'global' : `${cap.name} (${cap.kind})`;
 }
 
 function names(uuids: readonly string[], nameOf: (uuid: string) => string, max: number, total: number): string {
@@ -77,14 +78,15 @@ export function capLines(
 }
 
 /** The windows reported for a provider's cap (none for other caps). */
-function quotasOf(cap: string, quotas: readonly QuotaView[]): QuotaView[] {
-  return cap.startsWith('provider:') ? quotas.filter((q) => `provider:${q.provider}` === cap) : [];
+function quotasOf(key: string, quotas: readonly QuotaView[]): QuotaView[] {
+  const cap = parseCap(key);
+  return cap?.kind === 'provider' ? quotas.filter((q) => q.provider === cap.name) : [];
 }
 
 /** A line for each window of a provider that has no cap of its own to carry it (`quota claude 5h 91% · resets 16:50`). */
 export function quotaLines(caps: readonly CapUsage[], quotas: readonly QuotaView[], now: number): Span[][] {
   return quotas
-    .filter((q) => !caps.some((c) => c.cap === `provider:${q.provider}`))
+    .filter((q) => !caps.some((c) => c.cap === providerCap(q.provider)))
     .map((q) => [
       { text: 'quota ', token: 'text.muted' },
       { text: quotaText(q, now), token: quotaNear(q) ? 'event.hold' : 'text.primary' },

@@ -82,33 +82,6 @@ function createCore(now: () => number): ExtendedAdapter {
     return out;
   }
 
-  /** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
-  const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
-
-  function turnFailed(obj: JsonObject): Signal[] {
-    const out = turns.start();
-    const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
-    // Usage limits arrive here ("You've hit your usage limit…", "429 Too Many Requests").
-    let detail = 'turn.failed';
-    if (mentionsLimit(message)) {
-      const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
-      const retry = statedRetryAfter(message, now());
-      if (retry !== undefined) sig.retry_after_s = retry;
-      out.push(sig);
-      detail = 'limit';
-    } else if (mentionsLogin(message)) {
-      out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
-      detail = 'login';
-    } else if (message !== undefined && API_TROUBLE.test(message)) {
-      // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
-      detail = 'api_error';
-    }
-    const sig: Signal = { kind: 'result', ok: false, detail };
-    if (message !== undefined) sig.text = message;
-    out.push(sig, ...turns.end());
-    return out;
-  }
-
   function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
@@ -120,7 +93,7 @@ function createCore(now: () => number): ExtendedAdapter {
       case 'turn.completed':
         return turnCompleted(obj);
       case 'turn.failed':
-        return turnFailed(obj);
+        return [...turns.start(), ...turnFailed(obj, now()), ...turns.end()];
       case 'item.completed':
         return item(obj);
       case 'item.started':
@@ -140,6 +113,33 @@ function createCore(now: () => number): ExtendedAdapter {
   }
 
   return jsonLinesAdapter<ExtendedSignal>(handle, () => []);
+}
+
+/** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
+const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
+
+/** A failed turn's result, its cause blocked first: a usage limit ("You've hit your usage limit…", "429 Too Many Requests"), a login, the API. */
+function turnFailed(obj: JsonObject, now: number): Signal[] {
+  const out: Signal[] = [];
+  const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
+  let detail = 'turn.failed';
+  if (mentionsLimit(message)) {
+    const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
+    const retry = statedRetryAfter(message, now);
+    if (retry !== undefined) sig.retry_after_s = retry;
+    out.push(sig);
+    detail = 'limit';
+  } else if (mentionsLogin(message)) {
+    out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
+    detail = 'login';
+  } else if (message !== undefined && API_TROUBLE.test(message)) {
+    // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
+    detail = 'api_error';
+  }
+  const sig: Signal = { kind: 'result', ok: false, detail };
+  if (message !== undefined) sig.text = message;
+  out.push(sig);
+  return out;
 }
 
 function itemSignal(it: JsonObject): Signal | null {

@@ -5,7 +5,7 @@ export type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, ModelTur
 export { createAdapter } from './registry.js';
 export { detectProtocol } from './detect.js';
 export { createDetectingAdapter, type DetectingAdapter, type DetectingOptions } from './detecting.js';
-export { createClaudeAdapter } from './claude.js';
+export { createClaudeAdapter } from './claude/index.js';
 export { createCodexAdapter } from './codex.js';
 export { createGeminiAdapter } from './gemini.js';
 export { createJsonlAdapter } from './jsonl.js';

@@ -3,7 +3,7 @@
 
 import type { Protocol } from '../core/types.js';
 import type { Adapter, AdapterOptions, ExtendedAdapter, PlainAdapterOptions } from './signals.js';
-import { createClaudeAdapter } from './claude.js';
+import { createClaudeAdapter } from './claude/index.js';
 import { createCodexAdapter } from './codex.js';
 import { createGeminiAdapter } from './gemini.js';
 import { createJsonlAdapter } from './jsonl.js';

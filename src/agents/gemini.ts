@@ -26,8 +26,51 @@
 
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
+import { CERTAINTY, defineProtocol } from './protocol.js';
 import { createTurnTracker, type TurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, present, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+
+export const gemini = defineProtocol({
+  name: 'gemini',
+  // Its shapes of shared type names; every event carries an ISO timestamp.
+  detect(type, obj) {
+    if (type === 'init' && (present(obj, 'timestamp') || present(obj, 'session_id'))) return CERTAINTY.shape;
+    if (type === 'message' && typeof obj.role === 'string') return CERTAINTY.shape;
+    if (type === 'tool_use' && typeof obj.tool_name === 'string') return CERTAINTY.shape;
+    if (type === 'tool_result' && present(obj, 'tool_id')) return CERTAINTY.shape;
+    if (type === 'error' && typeof obj.severity === 'string') return CERTAINTY.shape;
+    if (type === 'result' && (present(obj, 'stats') || (typeof obj.status === 'string' && present(obj, 'timestamp')))) return CERTAINTY.shape;
+    return null;
+  },
+  adapter: (options) => createGeminiAdapter(options),
+  // No `resume`: Gemini CLI (0.61) resumes "latest" or a list index, not a session ID: "latest" would take another
+  // run's session in the same folder, so a Gemini run is not resumed (a retry starts afresh; a limit ends it).
+  // Tokens only: its cost is tokens × a configured price.
+  reportsCost: false,
+  /**
+   * With stdin not a terminal it is one-shot and reads its prompt from stdin;
+   * headless it needs an auth method (exit 41 otherwise) and a trusted
+   * workspace (exit 55): `--skip-trust` trusts the run's working directory
+   * for that session only.
+   */
+  preset: {
+    command: ['gemini', '--output-format', 'stream-json', '--skip-trust'],
+    takeover: { title: 'Gemini', args: (session) => ['--resume', session] },
+  },
+  mock: async () => (await import('./mock/gemini.js')).geminiMock,
+  // Tool results, the prompt echoed as a user message, errors.
+  transcript: {
+    types: ['tool_result', 'message', 'error'],
+    read(obj) {
+      if (obj.type === 'tool_result') {
+        const err = isObject(obj.error) ? str(obj.error.message) : undefined;
+        return [{ kind: 'tool_result', text: str(obj.output) ?? err ?? '', failed: obj.status === 'error' }];
+      }
+      if (obj.type === 'message' && obj.role === 'user' && typeof obj.content === 'string') return [{ kind: 'echo', text: obj.content }];
+      return obj.type === 'error' && typeof obj.message === 'string' ? [{ kind: 'error', text: obj.message }] : [];
+    },
+  },
+});
 
 export function createGeminiAdapter(options?: PlainAdapterOptions): Adapter;
 export function createGeminiAdapter(options: AdapterOptions): ExtendedAdapter;

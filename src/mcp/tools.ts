@@ -8,6 +8,7 @@
 // refused call is a tool error the model can read.
 
 import { z } from 'zod';
+import { PRESET_NAMES } from '../agents/registry.js';
 import { runSpecLineSchema } from '../config/run-spec.js';
 import { RUN_STATUSES } from '../core/types.js';
 import { OrcrError } from '../sdk/errors.js';
@@ -80,7 +81,7 @@ export const TOOLS: readonly Tool[] = [
   {
     name: 'run',
     description:
-      'Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: claude, codex, gemini, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.',
+      `Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: ${PRESET_NAMES.join(', ')}, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.`,
     inputSchema: runInputSchema(),
     call: (orcr, args) => orcr.run(args as RunSpec),
   },

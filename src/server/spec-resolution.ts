@@ -8,10 +8,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
-import { mergeLimits, NO_LIMITS, reportsOwnCost } from '../core/budget.js';
+import { protocolsWith, reportsOwnCost } from '../agents/registry.js';
+import { mergeLimits, NO_LIMITS } from '../core/budget.js';
 import { LOOP_PROVIDER, loopWorkload } from '../core/loop-policy.js';
 import { newRun } from '../core/run-record.js';
-import type { Protocol, Run, RunWorktree } from '../core/types.js';
+import { PLAIN_PROTOCOL, type Protocol, type Run, type RunLimits, type RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import { nameProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
@@ -205,7 +206,7 @@ export function planRun(k: RunKind): RunPlan {
           name: k.name,
           provider: LOOP_PROVIDER,
           workload: loopWorkload(loop.name),
-          protocol: 'plain',
+          protocol: PLAIN_PROTOCOL,
           queue_seq: queueSeq,
           command: loop.command,
           cwd: loop.cwd,
@@ -247,55 +248,8 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   if (wt !== null && spec.name !== undefined) batch.worktrees?.set(spec.name, { repo: wt.repo, branch: `orcr/${spec.name}` });
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
   if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
-  const presetBudgets = config.providers[r.provider]?.budgets;
-  const limits = mergeLimits(
-    {
-      max_turns: config.budgets.run.max_turns,
-      max_tokens: config.budgets.run.max_tokens,
-      max_cost_usd: config.budgets.run.max_cost_usd,
-      timeout_ms: config.budgets.run.timeout,
-      idle_after_ms: config.timings.idle_after,
-      loop: config.loop.action,
-      turn_timeout_ms: config.budgets.run.turn_timeout,
-      ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
-    },
-    presetBudgets
-      ? {
-          max_turns: presetBudgets.max_turns,
-          max_tokens: presetBudgets.max_tokens,
-          max_cost_usd: presetBudgets.max_cost_usd,
-          timeout_ms: presetBudgets.timeout,
-          turn_timeout_ms: presetBudgets.turn_timeout,
-          ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
-        }
-      : {},
-    {
-      max_turns: spec.max_turns ?? null,
-      max_tokens: spec.max_tokens ?? null,
-      max_cost_usd: spec.max_cost_usd ?? null,
-      timeout_ms: spec.timeout_ms ?? null,
-      idle_after_ms: spec.idle_after_ms ?? null,
-      ...(spec.loop ? { loop: spec.loop } : {}),
-      turn_timeout_ms: spec.turn_timeout_ms ?? null,
-      ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
-    },
-  );
-  if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
-    // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
-    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
-    const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
-    throw new RemoteError(
-      'usage',
-      r.protocol === null
-        ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
-        : `${needs}: ${r.protocol} agents do not report their own cost`,
-    );
-  }
-  if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
-    // codex exec / gemini take no input after their prompt, and with a pipe
-    // on stdin they wait for its end before starting at all.
-    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
-  }
+  const limits = runLimits(config, r.provider, spec);
+  checkAgentFits(config, spec, r, limits);
   const uuid = crypto.randomUUID();
   const retries = spec.retries ?? config.concurrency.workloads[workload]?.retries ?? config.providers[r.provider]?.retries ?? 0;
   const account = accountOf(r.protocol, { ...(spec.caller_env ?? process.env), ...spec.env });
@@ -327,6 +281,64 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
     };
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };
+}
+
+/** The run's limits: config.json's for every run, then its provider's, then its own. */
+function runLimits(config: Config, provider: string, spec: RunSpec): RunLimits {
+  const presetBudgets = config.providers[provider]?.budgets;
+  return mergeLimits(
+    {
+      max_turns: config.budgets.run.max_turns,
+      max_tokens: config.budgets.run.max_tokens,
+      max_cost_usd: config.budgets.run.max_cost_usd,
+      timeout_ms: config.budgets.run.timeout,
+      idle_after_ms: config.timings.idle_after,
+      loop: config.loop.action,
+      turn_timeout_ms: config.budgets.run.turn_timeout,
+      ...(config.budgets.run.on_stall ? { on_stall: config.budgets.run.on_stall } : {}),
+    },
+    presetBudgets
+      ? {
+          max_turns: presetBudgets.max_turns,
+          max_tokens: presetBudgets.max_tokens,
+          max_cost_usd: presetBudgets.max_cost_usd,
+          timeout_ms: presetBudgets.timeout,
+          turn_timeout_ms: presetBudgets.turn_timeout,
+          ...(presetBudgets.on_stall ? { on_stall: presetBudgets.on_stall } : {}),
+        }
+      : {},
+    {
+      max_turns: spec.max_turns ?? null,
+      max_tokens: spec.max_tokens ?? null,
+      max_cost_usd: spec.max_cost_usd ?? null,
+      timeout_ms: spec.timeout_ms ?? null,
+      idle_after_ms: spec.idle_after_ms ?? null,
+      ...(spec.loop ? { loop: spec.loop } : {}),
+      turn_timeout_ms: spec.turn_timeout_ms ?? null,
+      ...(spec.on_stall ? { on_stall: spec.on_stall } : {}),
+    },
+  );
+}
+
+/** What the run asks of its agent, its protocol must give: a cost ceiling metered, input after the prompt for --interactive. */
+function checkAgentFits(config: Config, spec: RunSpec, r: Resolved, limits: RunLimits): void {
+  const presetBudgets = config.providers[r.provider]?.budgets;
+  if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
+    // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
+    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+    const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
+    throw new RemoteError(
+      'usage',
+      r.protocol === null
+        ? `${needs}, or an agent that reports its own cost: give ${protocolsWith((p) => p.reportsCost).map((n) => `--protocol ${n}`).join(' or ')} ("protocol" in a spec) if it does`
+        : `${needs}: ${r.protocol} agents do not report their own cost`,
+    );
+  }
+  if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
+    // One-shot agents (codex exec, gemini) take no input after their prompt,
+    // and with a pipe on stdin they wait for its end before starting at all.
+    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol ${protocolsWith((p) => p.input !== undefined).join(' or ')}); ${r.protocol} runs are one-shot`);
+  }
 }
 
 function gitChecked<T>(fn: () => T): T {

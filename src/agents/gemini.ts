@@ -43,8 +43,10 @@ export const gemini = defineProtocol({
     return null;
   },
   adapter: (options) => createGeminiAdapter(options),
-  // No `resume`: Gemini CLI (0.61) resumes "latest" or a list index, not a session ID: "latest" would take another
-  // run's session in the same folder, so a Gemini run is not resumed (a retry starts afresh; a limit ends it).
+  // No `resume`. Gemini CLI (0.61) does resume a session by its ID (`--resume ID`: its --help names only "latest"
+  // and an index, but an ID is matched first), yet it saves a session only once the model has answered: a turn a
+  // limit or a 429 stopped before that — the turns orcr would resume — leaves none, and `--resume ID` then exits 42.
+  // So a Gemini run is not resumed: a retry starts afresh, a limit ends it (test/real/gemini.test.ts).
   // Tokens only: its cost is tokens × a configured price.
   reportsCost: false,
   /**
@@ -55,6 +57,7 @@ export const gemini = defineProtocol({
    */
   preset: {
     command: ['gemini', '--output-format', 'stream-json', '--skip-trust'],
+    // A run that answered has a saved session, and a person takes it over by its ID.
     takeover: { title: 'Gemini', args: (session) => ['--resume', session] },
   },
   mock: async () => (await import('./mock/gemini.js')).geminiMock,

@@ -23,6 +23,7 @@ describe('how a session resumes (core/attempts.ts is handed the record’s funct
   });
 
   it('knows no resume for gemini, a plain command, orcr jsonl, a codex command without exec, or an empty one', () => {
+    // Gemini CLI resumes by ID, but the turns orcr would resume (stopped before the model answered) saved no session: test/real/gemini.test.ts.
     expect(resume('gemini', ['gemini', '--output-format', 'stream-json'], 'S')).toBeNull();
     expect(resume(null, ['sh', '-c', 'x'], 'S')).toBeNull();
     expect(resume('plain', ['sh', '-c', 'x'], 'S')).toBeNull();

@@ -32,8 +32,66 @@
 
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
+import { CERTAINTY, defineProtocol } from './protocol.js';
 import { createTurnTracker } from './turns.js';
 import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+
+const DOTTED_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'request_user_input']);
+
+export const codex = defineProtocol({
+  name: 'codex',
+  // Dotted thread/turn/item events; a bare error notice (seen first when it starts offline) only when nothing else claims it.
+  detect(type, obj) {
+    if (DOTTED_TYPES.has(type) || type.startsWith('item.')) return CERTAINTY.own;
+    if (type === 'error' && typeof obj.message === 'string') return CERTAINTY.fallback;
+    return null;
+  },
+  adapter: (options) => createCodexAdapter(options),
+  resume: resumeArgv,
+  accountEnv: 'CODEX_HOME',
+  // Tokens only: its cost is tokens × a configured price.
+  reportsCost: false,
+  /**
+   * `exec` is one-shot; `--skip-git-repo-check` because orcr names the
+   * working directory explicitly (without it, codex refuses any directory
+   * that is not a git repository or a trusted project). Its prompt comes on
+   * stdin (`-`), closed once written.
+   */
+  preset: {
+    command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'],
+    takeover: { title: 'Codex', args: (session) => ['resume', session] },
+  },
+  mock: async () => (await import('./mock/codex.js')).codexMock,
+  // A command's output and exit code; errors, the notices the adapter keeps as output included.
+  transcript: {
+    types: ['item.completed', 'error'],
+    read(obj) {
+      if (obj.type === 'item.completed' && isObject(obj.item)) {
+        const it = obj.item;
+        if (it.type === 'command_execution') {
+          const code = typeof it.exit_code === 'number' ? it.exit_code : null;
+          const text = (str(it.aggregated_output) ?? '').replace(/\n$/, '');
+          return [{ kind: 'tool_result', text: text || (code !== null ? `exit ${code}` : ''), failed: code !== null && code !== 0 }];
+        }
+        return it.type === 'error' && typeof it.message === 'string' ? [{ kind: 'error', text: it.message }] : [];
+      }
+      return obj.type === 'error' && typeof obj.message === 'string' ? [{ kind: 'error', text: obj.message, replacesOutput: true }] : [];
+    },
+  },
+});
+
+/** `codex exec resume … ID -`: the session goes just before the prompt, the last positional (`-`: from stdin); null for a command that is no `exec`, or resumes already. */
+function resumeArgv(command: readonly string[], session: string): string[] | null {
+  const [program, ...rest] = command;
+  if (program === undefined) return null;
+  const exec = rest.indexOf('exec');
+  if (exec < 0 || rest[exec + 1] === 'resume') return null;
+  const before = rest.slice(0, exec + 1);
+  const after = rest.slice(exec + 1);
+  const stdin = after.at(-1) === '-';
+  const opts = stdin ? after.slice(0, -1) : after;
+  return [program, ...before, 'resume', ...opts, session, ...(stdin ? ['-'] : [])];
+}
 
 export function createCodexAdapter(options?: PlainAdapterOptions): Adapter;
 export function createCodexAdapter(options: AdapterOptions): ExtendedAdapter;
@@ -82,33 +140,6 @@ function createCore(now: () => number): ExtendedAdapter {
     return out;
   }
 
-  /** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
-  const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
-
-  function turnFailed(obj: JsonObject): Signal[] {
-    const out = turns.start();
-    const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
-    // Usage limits arrive here ("You've hit your usage limit…", "429 Too Many Requests").
-    let detail = 'turn.failed';
-    if (mentionsLimit(message)) {
-      const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
-      const retry = statedRetryAfter(message, now());
-      if (retry !== undefined) sig.retry_after_s = retry;
-      out.push(sig);
-      detail = 'limit';
-    } else if (mentionsLogin(message)) {
-      out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
-      detail = 'login';
-    } else if (message !== undefined && API_TROUBLE.test(message)) {
-      // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
-      detail = 'api_error';
-    }
-    const sig: Signal = { kind: 'result', ok: false, detail };
-    if (message !== undefined) sig.text = message;
-    out.push(sig, ...turns.end());
-    return out;
-  }
-
   function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
@@ -120,7 +151,7 @@ function createCore(now: () => number): ExtendedAdapter {
       case 'turn.completed':
         return turnCompleted(obj);
       case 'turn.failed':
-        return turnFailed(obj);
+        return [...turns.start(), ...turnFailed(obj, now()), ...turns.end()];
       case 'item.completed':
         return item(obj);
       case 'item.started':
@@ -140,6 +171,33 @@ function createCore(now: () => number): ExtendedAdapter {
   }
 
   return jsonLinesAdapter<ExtendedSignal>(handle, () => []);
+}
+
+/** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
+const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
+
+/** A failed turn's result, its cause blocked first: a usage limit ("You've hit your usage limit…", "429 Too Many Requests"), a login, the API. */
+function turnFailed(obj: JsonObject, now: number): Signal[] {
+  const out: Signal[] = [];
+  const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
+  let detail = 'turn.failed';
+  if (mentionsLimit(message)) {
+    const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
+    const retry = statedRetryAfter(message, now);
+    if (retry !== undefined) sig.retry_after_s = retry;
+    out.push(sig);
+    detail = 'limit';
+  } else if (mentionsLogin(message)) {
+    out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
+    detail = 'login';
+  } else if (message !== undefined && API_TROUBLE.test(message)) {
+    // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
+    detail = 'api_error';
+  }
+  const sig: Signal = { kind: 'result', ok: false, detail };
+  if (message !== undefined) sig.text = message;
+  out.push(sig);
+  return out;
 }
 
 function itemSignal(it: JsonObject): Signal | null {

@@ -10,7 +10,7 @@
 // Presets for plain agents (aider) should name `--protocol plain` so that
 // they are alive at their first line.
 
-import type { Protocol } from '../core/types.js';
+import { PLAIN_PROTOCOL, type Protocol } from '../core/types.js';
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from './signals.js';
 import { createAdapter } from './registry.js';
 import { detectObject } from './detect.js';
@@ -45,9 +45,9 @@ export function createDetectingAdapter(options: DetectingOptions = {}): Detectin
     line(line: string): ExtendedSignal[] {
       if (inner) return inner.line(line);
       const obj = parseObject(line);
-      if (obj) return settle(detectObject(obj) ?? 'plain').line(line);
+      if (obj) return settle(detectObject(obj) ?? PLAIN_PROTOCOL).line(line);
       preamble++;
-      if (preamble >= plainAfter) return settle('plain').line(line);
+      if (preamble >= plainAfter) return settle(PLAIN_PROTOCOL).line(line);
       return [{ kind: 'output', line }];
     },
     end(): ExtendedSignal[] {

@@ -1,11 +1,14 @@
-// The agents room's public surface: adapters that turn an agent's output
-// lines into normalized signals, protocol detection, and the signal fold.
+// The agents room's public surface: the registered agent protocols (each one
+// record: detection, adapter, input, resume, take-over, account, preset,
+// mock), adapters that turn an agent's output lines into normalized signals,
+// protocol detection, and the signal fold.
 
 export type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, ModelTurnSignal, Signal } from './signals.js';
-export { createAdapter } from './registry.js';
+export type { AgentProtocol } from './protocol.js';
+export { AGENT_PROTOCOLS, agentProtocol, createAdapter, PROTOCOLS, type ProtocolName } from './registry.js';
 export { detectProtocol } from './detect.js';
 export { createDetectingAdapter, type DetectingAdapter, type DetectingOptions } from './detecting.js';
-export { createClaudeAdapter } from './claude.js';
+export { createClaudeAdapter } from './claude/index.js';
 export { createCodexAdapter } from './codex.js';
 export { createGeminiAdapter } from './gemini.js';
 export { createJsonlAdapter } from './jsonl.js';

@@ -9,9 +9,27 @@
 // turn do not open one; a turn_start while a turn is open closes it first.
 
 import { BLOCKED_KINDS, type BlockedKind } from '../core/types.js';
+import { CERTAINTY, defineProtocol } from './protocol.js';
 import type { Adapter, Signal } from './signals.js';
 import { createTurnTracker } from './turns.js';
 import { jsonLinesAdapter, num, optNum, str, type JsonObject } from './util.js';
+
+const TYPES = new Set(['ready', 'turn_start', 'turn_end', 'usage', 'tool', 'text', 'blocked']);
+
+export const jsonl = defineProtocol({
+  name: 'jsonl',
+  // Generic type names: any other protocol's claim on a line comes first.
+  detect(type, obj) {
+    if (TYPES.has(type)) return CERTAINTY.generic;
+    return type === 'result' && typeof obj.ok === 'boolean' ? CERTAINTY.generic : null;
+  },
+  adapter: () => createJsonlAdapter(),
+  // One `{"type":"input","text":…}` a line; its agent says `ready` before its first input.
+  input: { line: (text) => JSON.stringify({ type: 'input', text }) + '\n', announcesFirst: true },
+  // `usage.cost_usd`, an increment.
+  reportsCost: true,
+  mock: async () => (await import('./mock/jsonl.js')).jsonlMock,
+});
 
 const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
 

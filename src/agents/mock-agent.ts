@@ -5,14 +5,15 @@
 
 import { createInterface } from 'node:readline';
 import { planLoopTurn, planTurn, type TurnPlan } from './mock/plan.js';
-import { createRenderer, FORMATS, type Format, type Renderer } from './mock/render.js';
+import type { Renderer } from './mock/render.js';
 import { createRng, type Rng } from './mock/rng.js';
+import { agentProtocol, MOCK_FORMATS } from './registry.js';
 
 const SCENARIOS = ['work', 'interactive', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Options {
-  format: Format;
+  format: string;
   scenario: Scenario;
   turns: number;
   delay: number;
@@ -22,7 +23,7 @@ interface Options {
   promptGiven: boolean;
 }
 
-const USAGE = `usage: orcr-mock-agent --format claude|codex|gemini|jsonl [--scenario NAME]
+const USAGE = `usage: orcr-mock-agent --format ${MOCK_FORMATS.join('|')} [--scenario NAME]
                        [--turns N] [--delay MS] [--seed N] [--prompt TEXT]
 
 scenarios:
@@ -63,8 +64,8 @@ function parseArgs(argv: string[]): Options {
     };
     switch (name) {
       case '--format':
-        if (!(FORMATS as readonly string[]).includes(value)) fail(`unknown format: ${value}`);
-        opts.format = value as Format;
+        if (!(MOCK_FORMATS as readonly string[]).includes(value)) fail(`unknown format: ${value}`);
+        opts.format = value;
         formatGiven = true;
         break;
       case '--scenario':
@@ -117,7 +118,7 @@ async function exitAfterFlush(code: number): Promise<never> {
 
 async function run(opts: Options): Promise<void> {
   const rng: Rng = createRng(opts.seed);
-  const r: Renderer = createRenderer(opts.format, rng);
+  const r: Renderer = (await agentProtocol(opts.format)!.mock!())(rng);
   const { delay } = opts;
   let turn = 0;
   const nextPlan = (prompt: string): TurnPlan => planTurn(rng, turn++, prompt);

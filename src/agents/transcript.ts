@@ -5,15 +5,17 @@
 //
 // The protocol adapters give the signals (text, tool, usage, result,
 // blocked); tool RESULTS are not signals (the reducer has no use for them),
-// so they are read here from the same line, in each protocol's shape:
-// claude `user` messages with `tool_result` blocks, codex's completed
-// `command_execution` items, gemini's `tool_result` events. Pure: no I/O.
+// so each protocol's record reads them from the same line, in its shape
+// (its `transcript`): claude `user` messages with `tool_result` blocks,
+// codex's completed `command_execution` items, gemini's `tool_result`
+// events. Pure: no I/O.
 
 import type { Protocol } from '../core/types.js';
 import { createDetectingAdapter, type DetectingAdapter } from './detecting.js';
-import { createAdapter } from './registry.js';
+import type { TranscriptExtra } from './protocol.js';
+import { agentProtocol, AGENT_PROTOCOLS, createAdapter } from './registry.js';
 import type { Adapter, Signal } from './signals.js';
-import { isObject, parseObject, str, type JsonObject } from './util.js';
+import { isObject, parseObject, str } from './util.js';
 
 export type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'raw';
 
@@ -48,24 +50,90 @@ export interface TranscriptOptions {
   inputs?: readonly InputRecord[];
 }
 
-/** The line types extras() reads (tool results, echoed user messages, errors): a cheap test before a second parse. */
-const EXTRAS_TYPES = /"type"\s*:\s*"(?:user|item\.completed|error|tool_result|message)"/;
+/** The line types a protocol's transcript reading looks at (tool results, echoed user messages, errors): a cheap test before a second parse. */
+const EXTRA_TYPE_NAMES = [...new Set(AGENT_PROTOCOLS.flatMap((p) => p.transcript?.types ?? []))];
+const escaped = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const EXTRAS_TYPES = new RegExp(`"type"\\s*:\\s*"(?:${EXTRA_TYPE_NAMES.map(escaped).join('|')})"`);
 
 export function createTranscript(protocol: Protocol | null, options: TranscriptOptions = {}): TranscriptBuilder {
   const detecting: DetectingAdapter | null = protocol === null ? createDetectingAdapter() : null;
   const adapter: Adapter = detecting ?? createAdapter(protocol!);
-  let inputs = options.inputs ?? [];
+  const inputs = createInputs(options.inputs ?? []);
+  const reader = createSignalReader(inputs);
+  let index = 0;
+  let bytes = 0;
+  const proto = (): Protocol | null => protocol ?? detecting?.protocol() ?? null;
+
+  return {
+    line(raw: string): Entry[] {
+      const at = index++;
+      const out: Entry[] = [];
+      inputs.place(bytes, out);
+      bytes += Buffer.byteLength(raw) + 1;
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      for (const s of adapter.line(line)) reader.signal(s, at, out);
+      // Parsed a second time only when it may carry what the signals leave out (most lines do not).
+      const obj = line.startsWith('{') && EXTRAS_TYPES.test(line) ? parseObject(line) : null;
+      if (obj) for (const x of agentProtocol(proto())?.transcript?.read(obj) ?? []) reader.extra(x, at, out);
+      return out;
+    },
+    setInputs(next: readonly InputRecord[]): void {
+      inputs.set(next);
+    },
+    end(): Entry[] {
+      const out: Entry[] = [];
+      for (const s of adapter.end?.() ?? []) reader.signal(s, index, out);
+      inputs.place(Infinity, out);
+      return out;
+    },
+  };
+}
+
+interface Inputs {
+  /** The recorded inputs written before output byte `upTo`, as entries. */
+  place(upTo: number, out: Entry[]): void;
+  /** A user message the agent printed back: shown unless it is the input just recorded. */
+  echoed(text: string, at: number, out: Entry[]): void;
+  set(next: readonly InputRecord[]): void;
+}
+
+function createInputs(initial: readonly InputRecord[]): Inputs {
+  let inputs = initial;
   let nextInput = 0;
   let lastInput: string | null = null;
   let promptShown = false;
-  let index = 0;
-  let bytes = 0;
-  let turn = 0;
-  // Usage seen since the last turn boundary (adapters emit it just before the result).
-  let usage = { input: 0, output: 0, cached: 0 };
-  let usageSeen = false;
-  let cost: number | undefined;
-  let costAtTurn = 0;
+  return {
+    place(upTo, out) {
+      while (nextInput < inputs.length && inputs[nextInput]!.out_bytes <= upTo) {
+        const rec = inputs[nextInput]!;
+        out.push({ kind: nextInput === 0 ? 'prompt' : 'input', text: rec.text, line: -1 });
+        lastInput = rec.text;
+        promptShown = true;
+        nextInput++;
+      }
+    },
+    echoed(text, at, out) {
+      if (text === lastInput) {
+        lastInput = null;
+        return;
+      }
+      out.push({ kind: promptShown ? 'input' : 'prompt', text, line: at });
+      promptShown = true;
+    },
+    set(next) {
+      inputs = next;
+    },
+  };
+}
+
+interface SignalReader {
+  signal(s: Signal, at: number, out: Entry[]): void;
+  /** What the signals leave out, read from the line by its protocol. */
+  extra(x: TranscriptExtra, at: number, out: Entry[]): void;
+}
+
+function createSignalReader(inputs: Inputs): SignalReader {
+  const turns = createTurnLog();
   let resultInTurn = false;
   // The last hold or error said: agents repeat one failure in several lines (a notice, a hold, the result).
   let lastProblem: string | null = null;
@@ -77,134 +145,79 @@ export function createTranscript(protocol: Protocol | null, options: TranscriptO
     out.push({ kind, text: shown, line: at });
   }
 
-  const proto = (): Protocol | null => protocol ?? detecting?.protocol() ?? null;
-
-  function placeInputs(upTo: number, out: Entry[]): void {
-    while (nextInput < inputs.length && inputs[nextInput]!.out_bytes <= upTo) {
-      const rec = inputs[nextInput]!;
-      out.push({ kind: nextInput === 0 ? 'prompt' : 'input', text: rec.text, line: -1 });
-      lastInput = rec.text;
-      promptShown = true;
-      nextInput++;
-    }
-  }
-
-  function turnEntry(at: number, ok: boolean, detail: string | undefined): Entry {
-    turn++;
-    const parts = [`turn ${turn} ${ok ? 'done' : `failed${detail ? ` (${detail})` : ''}`}`];
-    if (usageSeen) parts.push(`${usage.input} in · ${usage.output} out · ${usage.cached} cached`);
-    if (cost !== undefined && cost > costAtTurn) parts.push(`$${(cost - costAtTurn).toFixed(4)}`);
-    if (cost !== undefined) costAtTurn = cost;
-    usage = { input: 0, output: 0, cached: 0 };
-    usageSeen = false;
-    return { kind: 'turn', text: parts.join(' · '), line: at, ...(ok ? {} : { failed: true }) };
-  }
-
-  function fromSignal(s: Signal, at: number, out: Entry[]): void {
-    switch (s.kind) {
-      case 'text':
-        out.push({ kind: 'text', text: s.text, line: at });
-        return;
-      case 'tool':
-        out.push({ kind: 'tool', text: toolLine(s.name, s.input), line: at });
-        return;
-      case 'usage':
-        usage = { input: usage.input + s.input, output: usage.output + s.output, cached: usage.cached + s.cached };
-        usageSeen = true;
-        if (s.cost_usd_total !== undefined) cost = s.cost_usd_total;
-        return;
-      case 'result':
-        if (!s.ok) problem('error', s.text ?? s.detail ?? 'the turn failed', s.text ?? s.detail ?? 'the turn failed', at, out);
-        lastProblem = null;
-        out.push(turnEntry(at, s.ok, s.ok ? undefined : s.detail));
-        resultInTurn = true;
-        return;
-      case 'turn_end':
-        // orcr's jsonl ends a turn without a result: the boundary is still worth a line.
-        if (!resultInTurn) out.push(turnEntry(at, true, undefined));
-        resultInTurn = false;
-        return;
-      case 'turn_start':
-        resultInTurn = false;
-        return;
-      case 'blocked':
-        problem('hold', s.message ?? s.blocked, `${s.blocked}${s.message ? `: ${s.message}` : ''}${s.retry_after_s !== undefined ? ` (retry in ${Math.round(s.retry_after_s)}s)` : ''}`, at, out);
-        return;
-      case 'output':
-        out.push({ kind: 'raw', text: s.line, line: at });
-        return;
-      default:
-        return; // alive: nothing to read
-    }
-  }
-
-  /** What the signals leave out: tool results and echoed user messages, per protocol. */
-  function extras(obj: JsonObject, at: number, out: Entry[]): void {
-    const p = proto();
-    if (p === 'claude' && obj.type === 'user' && isObject(obj.message)) {
-      const content = obj.message.content;
-      if (typeof content === 'string') echoed(content, at, out);
-      else if (Array.isArray(content)) {
-        for (const b of content) {
-          if (!isObject(b)) continue;
-          if (b.type === 'tool_result') out.push(result(contentText(b.content), b.is_error === true, at));
-          else if (b.type === 'text' && typeof b.text === 'string') echoed(b.text, at, out);
-        }
-      }
-    } else if (p === 'codex' && obj.type === 'item.completed' && isObject(obj.item)) {
-      const it = obj.item;
-      if (it.type === 'command_execution') {
-        const code = typeof it.exit_code === 'number' ? it.exit_code : null;
-        const text = (str(it.aggregated_output) ?? '').replace(/\n$/, '');
-        out.push(result(text || (code !== null ? `exit ${code}` : ''), code !== null && code !== 0, at));
-      } else if (it.type === 'error' && typeof it.message === 'string') {
-        problem('error', it.message, it.message, at, out);
-      }
-    } else if (p === 'codex' && obj.type === 'error' && typeof obj.message === 'string') {
-      // The adapter keeps these notices as output lines; say what they are.
-      const last = out[out.length - 1];
-      if (last?.kind === 'raw' && last.line === at) out.pop();
-      problem('error', obj.message, obj.message, at, out);
-    } else if (p === 'gemini') {
-      if (obj.type === 'tool_result') {
-        const err = isObject(obj.error) ? str(obj.error.message) : undefined;
-        out.push(result(str(obj.output) ?? err ?? '', obj.status === 'error', at));
-      } else if (obj.type === 'message' && obj.role === 'user' && typeof obj.content === 'string') echoed(obj.content, at, out);
-      else if (obj.type === 'error' && typeof obj.message === 'string') problem('error', obj.message, obj.message, at, out);
-    }
-  }
-
-  /** A user message the agent printed back: shown unless it is the input just recorded. */
-  function echoed(text: string, at: number, out: Entry[]): void {
-    if (text === lastInput) {
-      lastInput = null;
-      return;
-    }
-    out.push({ kind: promptShown ? 'input' : 'prompt', text, line: at });
-    promptShown = true;
-  }
-
   return {
-    line(raw: string): Entry[] {
-      const at = index++;
-      const out: Entry[] = [];
-      placeInputs(bytes, out);
-      bytes += Buffer.byteLength(raw) + 1;
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      for (const s of adapter.line(line)) fromSignal(s, at, out);
-      // Parsed a second time only when it may carry what the signals leave out (most lines do not).
-      const obj = line.startsWith('{') && EXTRAS_TYPES.test(line) ? parseObject(line) : null;
-      if (obj) extras(obj, at, out);
-      return out;
+    signal(s, at, out) {
+      switch (s.kind) {
+        case 'text':
+          out.push({ kind: 'text', text: s.text, line: at });
+          return;
+        case 'tool':
+          out.push({ kind: 'tool', text: toolLine(s.name, s.input), line: at });
+          return;
+        case 'usage':
+          turns.usage(s);
+          return;
+        case 'result':
+          if (!s.ok) problem('error', s.text ?? s.detail ?? 'the turn failed', s.text ?? s.detail ?? 'the turn failed', at, out);
+          lastProblem = null;
+          out.push(turns.entry(at, s.ok, s.ok ? undefined : s.detail));
+          resultInTurn = true;
+          return;
+        case 'turn_end':
+          // orcr's jsonl ends a turn without a result: the boundary is still worth a line.
+          if (!resultInTurn) out.push(turns.entry(at, true, undefined));
+          resultInTurn = false;
+          return;
+        case 'turn_start':
+          resultInTurn = false;
+          return;
+        case 'blocked':
+          problem('hold', s.message ?? s.blocked, `${s.blocked}${s.message ? `: ${s.message}` : ''}${s.retry_after_s !== undefined ? ` (retry in ${Math.round(s.retry_after_s)}s)` : ''}`, at, out);
+          return;
+        case 'output':
+          out.push({ kind: 'raw', text: s.line, line: at });
+          return;
+        default:
+          return; // alive: nothing to read
+      }
     },
-    setInputs(next: readonly InputRecord[]): void {
-      inputs = next;
+    extra(x, at, out) {
+      if (x.kind === 'tool_result') out.push({ kind: 'tool_result', text: x.text, line: at, ...(x.failed ? { failed: true } : {}) });
+      else if (x.kind === 'echo') inputs.echoed(x.text, at, out);
+      else {
+        if (x.replacesOutput) {
+          const last = out[out.length - 1];
+          if (last?.kind === 'raw' && last.line === at) out.pop();
+        }
+        problem('error', x.text, x.text, at, out);
+      }
     },
-    end(): Entry[] {
-      const out: Entry[] = [];
-      for (const s of adapter.end?.() ?? []) fromSignal(s, index, out);
-      placeInputs(Infinity, out);
-      return out;
+  };
+}
+
+/** Turn ends with the usage and cost since the last one. */
+function createTurnLog(): { usage(s: Extract<Signal, { kind: 'usage' }>): void; entry(at: number, ok: boolean, detail: string | undefined): Entry } {
+  let turn = 0;
+  // Usage seen since the last turn boundary (adapters emit it just before the result).
+  let usage = { input: 0, output: 0, cached: 0 };
+  let usageSeen = false;
+  let cost: number | undefined;
+  let costAtTurn = 0;
+  return {
+    usage(s) {
+      usage = { input: usage.input + s.input, output: usage.output + s.output, cached: usage.cached + s.cached };
+      usageSeen = true;
+      if (s.cost_usd_total !== undefined) cost = s.cost_usd_total;
+    },
+    entry(at, ok, detail) {
+      turn++;
+      const parts = [`turn ${turn} ${ok ? 'done' : `failed${detail ? ` (${detail})` : ''}`}`];
+      if (usageSeen) parts.push(`${usage.input} in · ${usage.output} out · ${usage.cached} cached`);
+      if (cost !== undefined && cost > costAtTurn) parts.push(`$${(cost - costAtTurn).toFixed(4)}`);
+      if (cost !== undefined) costAtTurn = cost;
+      usage = { input: 0, output: 0, cached: 0 };
+      usageSeen = false;
+      return { kind: 'turn', text: parts.join(' · '), line: at, ...(ok ? {} : { failed: true }) };
     },
   };
 }
@@ -216,17 +229,6 @@ export function buildTranscript(lines: readonly string[], protocol: Protocol | n
   for (const l of lines) out.push(...t.line(l));
   if (options?.ended !== false) out.push(...t.end());
   return out;
-}
-
-function result(text: string, failed: boolean, at: number): Entry {
-  return { kind: 'tool_result', text, line: at, ...(failed ? { failed: true } : {}) };
-}
-
-/** A tool result's content: a string, or text blocks. */
-function contentText(c: unknown): string {
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c)) return c.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).filter(Boolean).join('\n');
-  return '';
 }
 
 // The argument that says what a call does, in the order tools name them.

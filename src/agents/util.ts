@@ -9,6 +9,11 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The field is there and not null. */
+export function present(obj: JsonObject, key: string): boolean {
+  return obj[key] !== undefined && obj[key] !== null;
+}
+
 /**
  * Parse a line as a JSON object, or null. Lines that do not start with `{`
  * are rejected before JSON.parse, so a 10 MB banner costs a scan, not a parse.

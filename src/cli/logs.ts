@@ -11,7 +11,8 @@
 import path from 'node:path';
 import { createAdapter, createDetectingAdapter } from '../agents/index.js';
 import type { Adapter, Signal } from '../agents/signals.js';
-import { PROTOCOLS, type Protocol } from '../core/types.js';
+import type { Protocol } from '../core/types.js';
+import { isProtocol } from '../agents/registry.js';
 import type { Client } from '../client/client.js';
 import { OutputFollower, readAll, readInputs, readLines } from '../client/run-output.js';
 import { createTranscript, type Entry } from '../agents/transcript.js';
@@ -25,9 +26,7 @@ import { jsonText } from '../text/json-text.js';
 const shown = (line: string): string => safeText(line.replace(/\r$/, '')).replace(/\n/g, ' ');
 
 function adapterFor(protocol: string | null): Adapter {
-  return protocol && (PROTOCOLS as readonly string[]).includes(protocol)
-    ? createAdapter(protocol as Protocol)
-    : createDetectingAdapter();
+  return protocol && isProtocol(protocol) ? createAdapter(protocol) : createDetectingAdapter();
 }
 
 /** Normalized entries for --json: everything but raw output lines, which come as {kind:"output"}. */
@@ -43,7 +42,7 @@ export function logEntries(lines: string[], protocol: string | null): Signal[] {
 export type LogsMode = 'json' | 'pretty' | 'raw';
 
 /** The protocol a transcript reads with (null: detected from the output). */
-const protocolOf = (p: string | null): Protocol | null => (p && (PROTOCOLS as readonly string[]).includes(p) ? (p as Protocol) : null);
+const protocolOf = (p: string | null): Protocol | null => (p && isProtocol(p) ? p : null);
 
 // Colours of the transcript's rows (dim for what is context, not content).
 const ROW_COLORS: Partial<Record<RowStyle, string>> = {

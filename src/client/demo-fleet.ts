@@ -5,6 +5,8 @@
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { acceptsInput } from '../agents/input.js';
+import { MOCK_FORMATS } from '../agents/registry.js';
 import type { RunSpec } from '../config/run-spec.js';
 
 export const DEMO_CONFIG = {
@@ -29,7 +31,6 @@ export function mockAgentPath(): string {
 export function demoSpecs(cwd: string): RunSpec[] {
   const agent = [process.execPath, mockAgentPath()];
   const specs: RunSpec[] = [];
-  const formats = ['claude', 'codex', 'gemini', 'jsonl'] as const;
   const scenarios: { scenario: string; turns: number; delay: number; workload?: string; extra?: Partial<RunSpec> }[] = [
     { scenario: 'work', turns: 4, delay: 400 },
     { scenario: 'work', turns: 8, delay: 700, workload: 'batch' },
@@ -43,16 +44,15 @@ export function demoSpecs(cwd: string): RunSpec[] {
   ];
   let i = 0;
   for (const s of scenarios) {
-    for (const format of formats) {
+    for (const format of MOCK_FORMATS) {
       i++;
-      // Only claude and jsonl agents take input after their prompt: the others
-      // cannot be interactive, and the limit and loop scenarios are theirs too.
-      const takesInput = format === 'claude' || format === 'jsonl';
+      // Only agents that take input after their prompt can be interactive,
+      // and the limit and loop scenarios are theirs too.
+      const takesInput = acceptsInput(format);
       if ((s.scenario === 'limit' || s.scenario === 'loop' || s.scenario === 'interactive') && !takesInput) continue;
-      const provider = format === 'jsonl' ? 'jsonl' : format;
       specs.push({
         name: `${s.scenario}-${format}-${i}`,
-        provider,
+        provider: format,
         protocol: format,
         workload: s.workload,
         cwd,

@@ -6,9 +6,11 @@
 
 /**
  * What a flag's value (or an operand) is: free text, a file, a folder, a run
- * or a loop of the running supervisor, a verb of orcr's, or one of a few words.
+ * or a loop of the running supervisor, a verb of orcr's, an agent protocol's
+ * name (the completion reads them from src/agents' registry, which every
+ * command need not load), or one of a few words.
  */
-export type ValueKind = 'text' | 'file' | 'dir' | 'run' | 'loop' | 'verb' | readonly string[];
+export type ValueKind = 'text' | 'file' | 'dir' | 'run' | 'loop' | 'verb' | 'protocol' | readonly string[];
 
 export interface FlagDecl {
   readonly type: 'string' | 'boolean';

@@ -3,7 +3,7 @@
 // from run-args.ts so that the completion loads no run-spec schema.
 
 import type { CeilingFlag } from '../core/limits.js';
-import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
+import { LOOP_ACTIONS, STALL_ACTIONS } from '../core/types.js';
 import type { FlagDecls } from './flag-decl.js';
 
 export const RUN_FLAGS = {
@@ -11,7 +11,7 @@ export const RUN_FLAGS = {
   name: { type: 'string', short: 'n' },
   workload: { type: 'string', short: 'w' },
   prompt: { type: 'string', short: 'p' },
-  protocol: { type: 'string', value: PROTOCOLS },
+  protocol: { type: 'string', value: 'protocol' },
   'max-turns': { type: 'string' },
   'max-tokens': { type: 'string' },
   'max-cost': { type: 'string' },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { configSchema, type ParsedConfig } from './schema.js';
 import type { AdmissionPolicy, WorkloadPolicy } from '../core/admission.js';
-import { reportsOwnCost } from '../core/budget.js';
+import { presetProtocol, reportsOwnCost } from '../agents/registry.js';
 
 import { ConfigError } from './errors.js';
 
@@ -57,14 +57,14 @@ export function parseConfig(value: unknown, source = 'config.json'): Config {
       `${source}: concurrency.default_workload: unknown workload "${c.default_workload}" (define it under concurrency.workloads)`,
     );
   }
-  // A cost ceiling must be metered: the agent reports its own cost (claude, jsonl), or a price is configured.
+  // A cost ceiling must be metered: the agent reports its own cost (its protocol's record says), or a price is configured.
   const runCost = cfg.budgets.run.max_cost_usd;
   const fleetCost = cfg.budgets.fleet.max_cost_usd;
   const named = new Set([...Object.keys(cfg.providers), ...Object.keys(c.providers)]);
   for (const name of named) {
     const p = cfg.providers[name];
     const needsPrice = runCost !== null || fleetCost !== null || p?.budgets?.max_cost_usd != null;
-    const reportsCost = reportsOwnCost(p?.protocol ?? (name === 'claude' ? 'claude' : undefined));
+    const reportsCost = reportsOwnCost(p?.protocol ?? presetProtocol(name)?.name);
     if (needsPrice && !p?.price && !reportsCost) {
       const which = p?.budgets?.max_cost_usd != null ? `providers.${name}.budgets.max_cost_usd` : runCost !== null ? 'budgets.run.max_cost_usd' : 'budgets.fleet.max_cost_usd';
       throw new ConfigError(

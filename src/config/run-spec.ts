@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { argStrlenProblem, overArgStrlen } from './exec-limits.js';
 import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDuration } from './duration.js';
 import { CEILING_NAMES, lineAliases, RUN_CEILINGS, type CeilingName, type LineCeilings } from '../core/limits.js';
-import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS } from '../core/types.js';
+import { LOOP_ACTIONS, STALL_ACTIONS } from '../core/types.js';
+import { PRESET_NAMES, PROTOCOLS } from '../agents/registry.js';
 import { hasControls } from '../text/terminal-text.js';
 import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
 import { previewValue, quote } from '../text/json-text.js';
@@ -297,7 +298,7 @@ function lineCeilings(): { [L in keyof LineCeilings]: CeilingValue<LineCeilings[
  */
 export const runSpecLineSchema = z
   .object({
-    provider: wire.provider.describe('an agent preset: claude, codex, gemini, or a provider of config.json'),
+    provider: wire.provider.describe(`an agent preset: ${PRESET_NAMES.join(', ')}, or a provider of config.json`),
     prompt: wire.prompt.describe('the task, given to the agent on its input'),
     command: wire.command.describe('argv of a program to run instead of (or with) a preset'),
     name: wire.name.describe('a name for the run (default: one is made up)'),

@@ -4,7 +4,8 @@
 
 import { z } from 'zod';
 import { checkDurationMs, DURATION_FORM, parseDuration } from './duration.js';
-import { LOOP_ACTIONS, PROTOCOLS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
+import { LOOP_ACTIONS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
+import { AGENT_PROTOCOLS, PROTOCOLS } from '../agents/registry.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 import { CEILING_NAMES, RUN_CEILINGS, type ConfigCeilingKey, type ConfigCeilings } from '../core/limits.js';
 
@@ -273,31 +274,15 @@ export interface ProviderPreset {
 
 /**
  * Presets for the agent CLIs orcr knows, used when config.json does not
- * override them. Checked against the real CLIs (test/real/README.md):
- * - claude runs multi-turn (`--input-format stream-json`): the prompt is its
- *   first input message, `send` adds turns, and closing stdin ends it.
- *   `--verbose` is required with stream-json in print mode. Tool permissions
- *   are the user's (settings.json `permissions.allow`, or `--allowedTools` in
- *   a config override); as root the CLI refuses `--dangerously-skip-permissions`.
- * - codex `exec` is one-shot; `--skip-git-repo-check` because orcr names the
- *   working directory explicitly (without it, codex refuses any directory
- *   that is not a git repository or a trusted project). Its prompt comes on
- *   stdin (`-`), closed once written.
- * - gemini with stdin not a terminal is one-shot and reads its prompt from
- *   stdin; headless it needs an auth method (exit 41 otherwise) and a trusted
- *   workspace (exit 55): `--skip-trust` trusts the run's working directory
- *   for that session only.
+ * override them: each protocol's record has its CLI's (src/agents), checked
+ * against the real CLIs (test/real/README.md), named for the protocol.
  * Prompts never travel in argv: /proc/PID/cmdline shows argv to every local
  * user, and Linux caps one argument at 128 KiB.
  */
-export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = {
-  claude: {
-    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
-    protocol: 'claude',
-    interactive_input: true,
-  },
-  codex: { command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' },
-  gemini: { command: ['gemini', '--output-format', 'stream-json', '--skip-trust'], protocol: 'gemini' },
-};
+export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = Object.fromEntries(
+  AGENT_PROTOCOLS.flatMap(({ name, preset }) =>
+    preset ? [[name, { command: [...preset.command], protocol: name, ...(preset.interactive_input ? { interactive_input: true } : {}) }]] : [],
+  ),
+);
 
 export type { LoopAction };

@@ -2,13 +2,21 @@
 // run does not end: it goes back to the queue in its place, held with its
 // provider, and its next attempt resumes the agent's own session with a
 // continuation prompt. Pure: the server asks with the exit's verdict, then
-// journals the answer.
+// journals the answer. How a protocol resumes a session is the protocol's
+// (its record in src/agents): it comes in with the policy, as a function.
 
-import type { Attempt, ExitReason, Protocol, Run } from './types.js';
+import { PLAIN_PROTOCOL, type Attempt, type ExitReason, type Run } from './types.js';
 
 export type { Attempt } from './types.js';
 
 export type OnLimit = 'continue' | 'end';
+
+/**
+ * The command that carries the agent's session on, from the run's first
+ * command (its flags kept), or null when that command cannot (its protocol's
+ * record says how: `claude --resume ID …`, `codex exec resume … ID -`). Pure.
+ */
+export type ResumeArgv = (command: readonly string[], session: string) => string[] | null;
 
 /** What a provider (or the run) says about limits and passing failures. */
 export interface ContinuePolicy {
@@ -21,6 +29,8 @@ export interface ContinuePolicy {
   retries?: number;
   /** Exit codes after which an attempt is never retried, whatever its reason (besides ALWAYS_TERMINAL). */
   terminal_exit_codes?: readonly number[];
+  /** How the run's protocol resumes a session, or null when it resumes none. */
+  resume: ResumeArgv | null;
 }
 
 /** The shell's "found but cannot run" and "no such program": no retry makes them pass. */
@@ -85,7 +95,7 @@ export function afterExit(run: Run, verdict: { reason: ExitReason; detail: strin
     const delay = retryDelay(used + 1, jitter);
     const limit = run.limits.timeout_ms;
     if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit) return end("not retried: the run's --timeout would pass before the retry");
-    const resumed = run.session_id ? resumeArgv(run.protocol, first, run.session_id) : null;
+    const resumed = run.session_id && policy.resume ? policy.resume(first, run.session_id) : null;
     return { kind: 'retry', attempt: attempt('retry'), argv: resumed ?? first, resumes: resumed !== null, delay_ms: delay, why };
   }
   if (verdict.reason !== 'errored' || verdict.detail !== 'limit') return end(null);
@@ -93,42 +103,9 @@ export function afterExit(run: Run, verdict: { reason: ExitReason; detail: strin
   const continues = done.filter((a) => a.kind !== 'retry').length;
   if (continues >= policy.max_continues) return end(`not continued: ${policy.max_continues} continuation${policy.max_continues === 1 ? '' : 's'} already (max_continues)`);
   if (!run.session_id) return end('not continued: the agent named no session to resume');
-  const argv = resumeArgv(run.protocol, first, run.session_id);
-  if (argv === null) return end(`not continued: orcr does not know how to resume a ${run.protocol ?? 'plain'} session of this command`);
+  const argv = policy.resume?.(first, run.session_id) ?? null;
+  if (argv === null) return end(`not continued: orcr does not know how to resume a ${run.protocol ?? PLAIN_PROTOCOL} session of this command`);
   return { kind: 'continue', attempt: attempt('continue'), argv };
-}
-
-/**
- * The command that carries the agent's session on, from the run's first
- * command (its flags kept): `claude --resume ID …`, `codex exec resume … ID -`.
- * Null when the command is not one that can (Gemini CLI: see below).
- */
-export function resumeArgv(protocol: Protocol | null, command: readonly string[], session: string): string[] | null {
-  const [program, ...rest] = command;
-  if (program === undefined) return null;
-  // Gemini CLI (0.61) resumes "latest" or a list index, not a session ID: "latest" would take another run's
-  // session in the same folder, so a Gemini run is not resumed (a retry starts afresh; a limit ends it).
-  if (protocol === 'claude') {
-    // A resume already in the command is replaced, not doubled.
-    const kept: string[] = [];
-    for (let i = 0; i < rest.length; i++) {
-      if (rest[i] === '--resume' || rest[i] === '-r') i++;
-      else if (rest[i]!.startsWith('--resume=')) continue;
-      else kept.push(rest[i]!);
-    }
-    return [program, '--resume', session, ...kept];
-  }
-  if (protocol === 'codex') {
-    const exec = rest.indexOf('exec');
-    if (exec < 0 || rest[exec + 1] === 'resume') return null;
-    const before = rest.slice(0, exec + 1);
-    const after = rest.slice(exec + 1);
-    // The prompt is the last positional (`-`: from stdin); the session goes just before it.
-    const stdin = after.at(-1) === '-';
-    const opts = stdin ? after.slice(0, -1) : after;
-    return [program, ...before, 'resume', ...opts, session, ...(stdin ? ['-'] : [])];
-  }
-  return null;
 }
 
 /**

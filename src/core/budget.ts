@@ -23,7 +23,7 @@
 //   sample exactly rolling_ms old has left the window; samples stamped in
 //   the future, e.g. by clock skew, count).
 
-import { STALL_ACTIONS, type LoopAction, type Protocol, type RunLimits, type StallAction, type TokenCounts } from './types.js';
+import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 import { CEILING_NAMES, type CeilingName } from './limits.js';
 
 export const WARN_FRACTION = 0.8;
@@ -157,17 +157,6 @@ export function fleetMeters(usage: { tokens: number; cost_usd: number }, budget:
 
 // ---------------------------------------------------------------------------
 // Cost
-
-/**
- * Protocols whose agents report their own cost: Claude's `total_cost_usd`,
- * the `cost_usd` of a jsonl `usage` line. Codex and Gemini report tokens
- * only, and plain output nothing: their cost is tokens × a configured price.
- */
-export const COST_REPORTING: readonly Protocol[] = ['claude', 'jsonl'];
-
-export function reportsOwnCost(protocol: Protocol | null | undefined): boolean {
-  return protocol !== null && protocol !== undefined && COST_REPORTING.includes(protocol);
-}
 
 /** USD per million tokens. */
 export interface Price {

@@ -9,7 +9,7 @@ import { countedTokens, firstTrip, mayBeginTurn, roundFraction, runCost, runMete
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
 import { transition } from './run-state.js';
 import type { ExtendedSignal } from './signals.js';
-import type { ExitReason, Run } from './types.js';
+import { PLAIN_PROTOCOL, type ExitReason, type Run } from './types.js';
 
 /** What the adapters say: their signals, model-turn boundaries included. */
 export type ProgressSignal = ExtendedSignal;
@@ -108,18 +108,8 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     return run;
   }
   switch (sig.kind) {
-    case 'alive': {
-      let next = { ...run, session_id: sig.session_id ?? run.session_id };
-      if (next.status === 'starting' && awaitsFirstInput(next)) {
-        // Ready, and nothing was asked of it yet: it waits for input.
-        next = transition(next, 'idle', now);
-        events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
-      } else if (next.status === 'starting') {
-        next = transition(next, 'working', now);
-        events.push({ type: 'working', data: { from: 'starting' } });
-      }
-      return next;
-    }
+    case 'alive':
+      return alive(events, run, sig, now);
     case 'turn_start':
       if (!mayBeginTurn(run.turns, run.limits.max_turns)) {
         // Turn N+1 would begin: stop before it does any (paid) work; settle issues the stop.
@@ -136,28 +126,8 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'model_turn':
       // One model message: the unit the loop detector counts.
       return observeLoop(acc, run, ctx);
-    case 'turn_end': {
-      // Whatever the last model_turn did not cover (nothing, for adapters that emit them).
-      let next = { ...observeLoop(acc, run, ctx), turns: run.turns + 1 };
-      if (next.status === 'blocked' && next.blocked_kind === 'login' && next.interactive) {
-        // The turn ended on a refused login: nothing will change until the
-        // user logs in, so the run stays blocked (not idle) while the agent lives.
-        return next;
-      }
-      if (next.status !== 'ended' && next.status !== 'idle') {
-        if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded && mayBeginTurn(next.turns, next.limits.max_turns)) {
-          // A turn a usage limit cut short: the agent lives on, and is told to go on when the hold lifts.
-          const limited = state.lastResultDetail === 'limit' ? { limited_at: now } : {};
-          next = transition(next, 'idle', now, limited);
-          events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
-        } else {
-          // One-shot (or no new turns allowed: the fleet budget, the run's
-          // max_turns): the turn is done, so let it exit.
-          acc.effects.push({ kind: 'close_input' });
-        }
-      }
-      return next;
-    }
+    case 'turn_end':
+      return turnEnd(acc, run, ctx);
     case 'usage':
       return {
         ...resumeFromBlocked(run, events, now),
@@ -187,31 +157,80 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       events.push({ type: 'blocked', data: { from: run.status, kind: sig.blocked, retry_after_s: sig.retry_after_s ?? null } });
       return transition(run, 'blocked', now, { blocked_kind: sig.blocked });
     }
-    case 'quota': {
-      const utilization = sig.utilization ?? null;
-      const resets = sig.resets_at ?? null;
-      acc.effects.push({ kind: 'quota', provider: run.provider, account: run.account ?? null, window: sig.window, status: sig.status, utilization, resets_at: resets });
-      // pause_at: the last of a window is not spent on runs that would stop midway. The window is the
-      // account's (quotas are kept per account): its runs wait, the provider's other accounts go on.
-      if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
-        holdUntil(acc, run, resets, { retryAfterS: null, heldUntil: ctx.accountHeldUntil ?? null, quota: { window: sig.window, utilization, pause_at: ctx.pauseAt }, account: run.account ?? null });
-      }
-      return run;
-    }
-    case 'agent_retry': {
-      const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
-      // The same attempt read again (its line reread after a restart): the retry it records, since when it began.
-      if (run.agent_retry && run.agent_retry.attempt !== null && run.agent_retry.attempt === data.attempt && run.agent_retry.error === data.error) return run;
-      events.push({ type: 'agent_retry', data });
-      return { ...run, agent_retry: { ...data, at: now } };
-    }
+    case 'quota':
+      return quota(acc, run, sig, ctx);
+    case 'agent_retry':
+      return agentRetry(events, run, sig, now);
     case 'output':
-      if (run.status === 'starting' && (run.protocol === 'plain' || run.protocol === null)) {
+      if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
         events.push({ type: 'working', data: { from: 'starting' } });
         return transition(run, 'working', now);
       }
       return run;
   }
+}
+
+/** The agent says it is alive (and its session): at work, or, asked nothing yet, waiting for input. */
+function alive(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, { kind: 'alive' }>, now: number): Run {
+  let next = { ...run, session_id: sig.session_id ?? run.session_id };
+  if (next.status === 'starting' && awaitsFirstInput(next)) {
+    // Ready, and nothing was asked of it yet: it waits for input.
+    next = transition(next, 'idle', now);
+    events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+  } else if (next.status === 'starting') {
+    next = transition(next, 'working', now);
+    events.push({ type: 'working', data: { from: 'starting' } });
+  }
+  return next;
+}
+
+/** A turn ends: counted; an interactive run waits for input (idle), a one-shot one is let exit. */
+function turnEnd(acc: Progress, run: Run, ctx: ProgressContext): Run {
+  const { state, events } = acc;
+  const now = ctx.now;
+  // Whatever the last model_turn did not cover (nothing, for adapters that emit them).
+  let next = { ...observeLoop(acc, run, ctx), turns: run.turns + 1 };
+  if (next.status === 'blocked' && next.blocked_kind === 'login' && next.interactive) {
+    // The turn ended on a refused login: nothing will change until the
+    // user logs in, so the run stays blocked (not idle) while the agent lives.
+    return next;
+  }
+  if (next.status !== 'ended' && next.status !== 'idle') {
+    if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded && mayBeginTurn(next.turns, next.limits.max_turns)) {
+      // A turn a usage limit cut short: the agent lives on, and is told to go on when the hold lifts.
+      const limited = state.lastResultDetail === 'limit' ? { limited_at: now } : {};
+      next = transition(next, 'idle', now, limited);
+      events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
+    } else {
+      // One-shot (or no new turns allowed: the fleet budget, the run's
+      // max_turns): the turn is done, so let it exit.
+      acc.effects.push({ kind: 'close_input' });
+    }
+  }
+  return next;
+}
+
+/** The account's usage window as the agent reported it; with pause_at, the last of it is kept from runs that would stop midway. */
+function quota(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'quota' }>, ctx: ProgressContext): Run {
+  const now = ctx.now;
+  const utilization = sig.utilization ?? null;
+  const resets = sig.resets_at ?? null;
+  acc.effects.push({ kind: 'quota', provider: run.provider, account: run.account ?? null, window: sig.window, status: sig.status, utilization, resets_at: resets });
+  // pause_at: the last of a window is not spent on runs that would stop midway. The window is the
+  // account's (quotas are kept per account): its runs wait, the provider's other accounts go on.
+  if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
+    holdUntil(acc, run, resets, { retryAfterS: null, heldUntil: ctx.accountHeldUntil ?? null, quota: { window: sig.window, utilization, pause_at: ctx.pauseAt }, account: run.account ?? null });
+  }
+  return run;
+}
+
+/** The agent retrying by itself: recorded once per attempt. */
+function agentRetry(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, { kind: 'agent_retry' }>, now: number): Run {
+  const data = { attempt: sig.attempt ?? null, max: sig.max ?? null, error: sig.error.slice(0, 200), delay_ms: sig.delay_ms ?? null };
+  // The same attempt read again (its line reread after a restart): the retry it records, since when it began.
+  if (run.agent_retry && run.agent_retry.attempt !== null && run.agent_retry.attempt === data.attempt && run.agent_retry.error === data.error) return run;
+  events.push({ type: 'agent_retry', data });
+  return { ...run, agent_retry: { ...data, at: now } };
 }
 
 /** Stopped for its turns: any turn it is in now is one past its max_turns. */

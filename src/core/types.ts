@@ -36,8 +36,16 @@ export type ExitReason = (typeof EXIT_REASONS)[number];
 export const BLOCKED_KINDS = ['limit', 'login', 'question', 'unknown'] as const;
 export type BlockedKind = (typeof BLOCKED_KINDS)[number];
 
-export const PROTOCOLS = ['jsonl', 'claude', 'codex', 'gemini', 'plain'] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+/**
+ * An agent protocol, by name: one of src/agents/registry.ts (PROTOCOLS
+ * there). Core holds no list of them: what a protocol can do reaches its
+ * decisions as parameters (a ContinuePolicy's `resume`). An old journal row
+ * may name one no longer registered; it reads as plain.
+ */
+export type Protocol = string;
+
+/** The protocol of output alone, no events: a line, or being spawned, is its only sign of life. */
+export const PLAIN_PROTOCOL = 'plain';
 
 // Declared beside the loop detector (loop.ts), which must not import this file back.
 export { LOOP_ACTIONS, type LoopAction } from './loop.js';

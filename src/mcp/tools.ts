@@ -8,6 +8,7 @@
 // refused call is a tool error the model can read.
 
 import { z } from 'zod';
+import { PRESET_NAMES } from '../agents/registry.js';
 import { runSpecLineSchema } from '../config/run-spec.js';
 import { OrcrError } from '../sdk/errors.js';
 import type { Orcr } from '../sdk/client.js';
@@ -49,7 +50,7 @@ export const TOOLS: readonly Tool[] = [
   tool({
     name: 'run',
     description:
-      'Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: claude, codex, gemini, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.',
+      `Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: ${PRESET_NAMES.join(', ')}, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.`,
     args: specArgs<RunSpec>(runSpecLineSchema),
     call: (orcr, spec) => orcr.run(spec),
   }),

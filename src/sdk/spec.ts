@@ -12,8 +12,8 @@ import { OrcrError } from './errors.js';
 export type Duration = number | string;
 
 /**
- * A run to queue: `command` (argv), or `provider` (a preset: claude, codex,
- * gemini, or one of config.json) with a `prompt`; `cwd` is relative to the
+ * A run to queue: `command` (argv), or `provider` (a preset: an agent CLI's
+ * built in, or one of config.json) with a `prompt`; `cwd` is relative to the
  * program's own working directory (default: that directory); `env` adds to
  * the program's environment. Durations (`timeout`, `idle_after`,
  * `turn_timeout`) are a Duration.

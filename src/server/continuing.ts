@@ -8,7 +8,8 @@
 // event; once that commits, its slot goes back and its queue place is taken
 // again — the `requeue` effect, for the interpreter.
 
-import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, resumeArgv, waitingDeadline, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
+import { agentProtocol } from '../agents/registry.js';
+import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, waitingDeadline, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
 import { transition } from '../core/run-state.js';
 import type { ExitReason, Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
@@ -52,17 +53,19 @@ export class Continuing {
   /**
    * The run's policy: its own --on-limit / --max-continues / --retries, else
    * its provider's; the exit codes its workload and provider list as terminal; `on_limit` by default `continue` where orcr knows how to
-   * resume the command's sessions and `end` where not (a plain command).
+   * resume the command's sessions and `end` where not (a plain command); how its protocol resumes one (its record's).
    */
   policy(run: Run): ContinuePolicy {
     const p = this.provider(run);
-    const resumable = resumeArgv(run.protocol, run.first_command ?? run.command, 'x') !== null;
+    const resume = agentProtocol(run.protocol)?.resume ?? null;
+    const resumable = resume !== null && resume(run.first_command ?? run.command, 'x') !== null;
     return {
       on_limit: run.on_limit ?? p?.on_limit ?? (resumable ? 'continue' : 'end'),
       max_continues: run.max_continues ?? p?.max_continues ?? DEFAULT_MAX_CONTINUES,
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
       retries: run.retries ?? 0,
       terminal_exit_codes: [...(this.workload(run)?.terminal_exit_codes ?? []), ...(p?.terminal_exit_codes ?? [])],
+      resume,
     };
   }
 

@@ -9,10 +9,10 @@
 
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { acceptsInput, inputLine } from '../agents/input.js';
+import { acceptsInput, announcesBeforeInput, inputLine } from '../agents/input.js';
 import { awaitsFirstInput } from '../core/run-progress.js';
 import { transition } from '../core/run-state.js';
-import type { Run } from '../core/types.js';
+import { PLAIN_PROTOCOL, type Run } from '../core/types.js';
 import { runDir, type Home } from '../config/home.js';
 import {
   checkLaunch,
@@ -346,12 +346,12 @@ export class Launching {
         }
         let next: Run = { ...run, pid: launched.pid, pid_start: launched.pidStart };
         if (next.worktree) next = { ...next, worktree: { ...next.worktree, state: 'ready' } };
-        if (awaitsFirstInput(next) && next.protocol !== 'jsonl') {
-          // Nothing to do until the user sends something, and (claude, plain)
-          // nothing will be said before that: it is ready once it runs.
+        if (awaitsFirstInput(next) && !announcesBeforeInput(next.protocol)) {
+          // Nothing to do until the user sends something, and nothing will be
+          // said before that: it is ready once it runs.
           next = transition(next, 'idle', monoNow());
           store.save(next, { type: 'idle', data: { from: 'starting', pid: launched.pid, turn: 0 } });
-        } else if (next.protocol === null || next.protocol === 'plain') {
+        } else if (next.protocol === null || next.protocol === PLAIN_PROTOCOL) {
           // Without a protocol that announces itself, being spawned is the only sign of life.
           next = transition(next, 'working', monoNow());
           store.save(next, { type: 'working', data: { from: 'starting', pid: launched.pid } });

@@ -7,7 +7,7 @@ import { holdsSlot, transition } from '../core/run-state.js';
 import { isLoopRun } from '../core/loop-policy.js';
 import { toWaiter } from '../core/run-record.js';
 import type { Dependencies } from './dependencies.js';
-import type { Run } from '../core/types.js';
+import { PLAIN_PROTOCOL, type Run } from '../core/types.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import { runDir, type Home } from '../config/home.js';
 import { LocalLimiter } from '../limiter/local.js';
@@ -120,7 +120,7 @@ export function reconcile(p: Reconciling, run: Run): void {
  * `starting`).
  */
 function atWork(run: Run): Run {
-  return run.status === 'starting' && (run.protocol === null || run.protocol === 'plain') ? transition(run, 'working', monoNow()) : run;
+  return run.status === 'starting' && (run.protocol === null || run.protocol === PLAIN_PROTOCOL) ? transition(run, 'working', monoNow()) : run;
 }
 
 function statusPid(dir: string): number | null {

@@ -8,11 +8,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { acceptsInput } from '../agents/input.js';
-import { mergeLimits, NO_LIMITS, reportsOwnCost } from '../core/budget.js';
+import { protocolsWith, reportsOwnCost } from '../agents/registry.js';
+import { mergeLimits, NO_LIMITS } from '../core/budget.js';
 import { limitsOf } from '../core/limits.js';
 import { LOOP_PROVIDER, loopWorkload } from '../core/loop-policy.js';
 import { newRun } from '../core/run-record.js';
-import type { Protocol, Run, RunWorktree } from '../core/types.js';
+import { PLAIN_PROTOCOL, type Protocol, type Run, type RunLimits, type RunWorktree } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import { nameProblem, type RunSpec } from '../config/run-spec.js';
 import { quote } from '../text/json-text.js';
@@ -206,7 +207,7 @@ export function planRun(k: RunKind): RunPlan {
           name: k.name,
           provider: LOOP_PROVIDER,
           workload: loopWorkload(loop.name),
-          protocol: 'plain',
+          protocol: PLAIN_PROTOCOL,
           queue_seq: queueSeq,
           command: loop.command,
           cwd: loop.cwd,
@@ -248,25 +249,8 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   if (wt !== null && spec.name !== undefined) batch.worktrees?.set(spec.name, { repo: wt.repo, branch: `orcr/${spec.name}` });
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
   if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
-  const presetBudgets = config.providers[r.provider]?.budgets;
-  // Config's scopes say `timeout` where a run says timeout_ms (limitsOf); the spec's names are the run's own.
-  const limits = mergeLimits({ ...limitsOf(config.budgets.run), idle_after_ms: config.timings.idle_after, loop: config.loop.action }, limitsOf(presetBudgets), spec);
-  if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
-    // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
-    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
-    const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
-    throw new RemoteError(
-      'usage',
-      r.protocol === null
-        ? `${needs}, or an agent that reports its own cost: give --protocol claude or --protocol jsonl ("protocol" in a spec) if it does`
-        : `${needs}: ${r.protocol} agents do not report their own cost`,
-    );
-  }
-  if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
-    // codex exec / gemini take no input after their prompt, and with a pipe
-    // on stdin they wait for its end before starting at all.
-    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol claude or jsonl); ${r.protocol} runs are one-shot`);
-  }
+  const limits = runLimits(config, r.provider, spec);
+  checkAgentFits(config, spec, r, limits);
   const uuid = crypto.randomUUID();
   const retries = spec.retries ?? config.concurrency.workloads[workload]?.retries ?? config.providers[r.provider]?.retries ?? 0;
   const account = accountOf(r.protocol, { ...(spec.caller_env ?? process.env), ...spec.env });
@@ -298,6 +282,33 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
     };
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };
+}
+
+/** The run's limits: config.json's for every run, then its provider's, then its own. */
+function runLimits(config: Config, provider: string, spec: RunSpec): RunLimits {
+  // Config's scopes say `timeout` where a run says timeout_ms (limitsOf); the spec's names are the run's own.
+  return mergeLimits({ ...limitsOf(config.budgets.run), idle_after_ms: config.timings.idle_after, loop: config.loop.action }, limitsOf(config.providers[provider]?.budgets), spec);
+}
+
+/** What the run asks of its agent, its protocol must give: a cost ceiling metered, input after the prompt for --interactive. */
+function checkAgentFits(config: Config, spec: RunSpec, r: Resolved, limits: RunLimits): void {
+  const presetBudgets = config.providers[r.provider]?.budgets;
+  if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
+    // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
+    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+    const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
+    throw new RemoteError(
+      'usage',
+      r.protocol === null
+        ? `${needs}, or an agent that reports its own cost: give ${protocolsWith((p) => p.reportsCost).map((n) => `--protocol ${n}`).join(' or ')} ("protocol" in a spec) if it does`
+        : `${needs}: ${r.protocol} agents do not report their own cost`,
+    );
+  }
+  if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
+    // One-shot agents (codex exec, gemini) take no input after their prompt,
+    // and with a pipe on stdin they wait for its end before starting at all.
+    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol ${protocolsWith((p) => p.input !== undefined).join(' or ')}); ${r.protocol} runs are one-shot`);
+  }
 }
 
 function gitChecked<T>(fn: () => T): T {

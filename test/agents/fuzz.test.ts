@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createAdapter, createDetectingAdapter, detectProtocol, foldSignals } from '../../src/agents/index.js';
-import { PROTOCOLS } from '../../src/core/types.js';
+import { PROTOCOLS } from '../../src/agents/registry.js';
 import type { Adapter, Signal } from '../../src/agents/signals.js';
 import { guardStats } from '../../src/agents/util.js';
 import { loadFixtures, SIGNAL_KINDS } from './helpers.js';

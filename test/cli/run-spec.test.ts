@@ -63,7 +63,7 @@ const CASES: Case[] = [
   { line: 'turn_timeout', socket: 'turn_timeout_ms', value: '0ms', flag: { args: ['--turn-timeout', '0ms'], name: '--turn-timeout', raw: '0ms' }, message: NOT_ZERO },
   { line: 'idle_after', socket: 'idle_after_ms', value: 0, flag: { args: ['--idle-after', '0m'], name: '--idle-after', raw: '0m' }, message: NOT_ZERO },
   { line: 'timeout', socket: 'timeout_ms', value: -5, message: 'must not be negative' },
-  { line: 'protocol', value: 'xml', flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' }, message: 'must be one of jsonl, claude, codex, gemini, plain' },
+  { line: 'protocol', value: 'xml', flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' }, message: 'must be one of claude, codex, gemini, jsonl, plain' },
   { line: 'loop', value: 'sometimes', flag: { args: ['--loop', 'sometimes'], name: '--loop', raw: 'sometimes' }, message: 'must be one of warn, terminate, off' },
   { line: 'name', value: '', flag: { args: ['-n', ''], name: '-n', raw: '' }, message: 'must not be empty' },
   { line: 'name', value: 'a\nb', flag: { args: ['--name', 'a\nb'], name: '--name', raw: 'a\nb' }, message: 'must not contain control characters (newline, tab, escape, …)' },

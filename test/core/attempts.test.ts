@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { afterExit, passingFailure, resumeArgv, retryDelay, RETRY_MAX_MS, waitingDeadline, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
+import { agentProtocol } from '../../src/agents/registry.js';
+import { afterExit, passingFailure, retryDelay, RETRY_MAX_MS, waitingDeadline, type Attempt, type ContinuePolicy } from '../../src/core/attempts.js';
 import { newRun } from '../../src/core/run-record.js';
 import { NO_LIMITS } from '../../src/core/budget.js';
 import type { Run } from '../../src/core/types.js';
 
-const policy: ContinuePolicy = { on_limit: 'continue', max_continues: 2, prompt: 'go on' };
+// The run's protocol resumes as its record says (the shell hands core the function).
+const policy: ContinuePolicy = { on_limit: 'continue', max_continues: 2, prompt: 'go on', resume: agentProtocol('claude')!.resume! };
 const run = (patch: Partial<Run> = {}): Run => ({
   ...newRun({ uuid: 'u1', name: 'r', provider: 'claude', workload: 'default', protocol: 'claude', queue_seq: 1, command: ['claude', '-p', '--verbose'], cwd: '/tmp', now: 1000, limits: NO_LIMITS }),
   session_id: 'S1',
@@ -12,25 +14,6 @@ const run = (patch: Partial<Run> = {}): Run => ({
   ...patch,
 });
 const limit = { reason: 'errored' as const, detail: 'limit' };
-
-describe('resumeArgv', () => {
-  it('carries the session on with the command\'s own flags, as each CLI takes it', () => {
-    expect(resumeArgv('claude', ['claude', '-p', '--output-format', 'stream-json'], 'S')).toEqual(['claude', '--resume', 'S', '-p', '--output-format', 'stream-json']);
-    expect(resumeArgv('claude', ['claude', '--resume', 'OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
-    expect(resumeArgv('claude', ['claude', '--resume=OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
-    // Gemini CLI resumes only "latest" or an index: not by ID, so not at all.
-    expect(resumeArgv('gemini', ['gemini', '--output-format', 'stream-json'], 'S')).toBeNull();
-    expect(resumeArgv('codex', ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], 'T')).toEqual(['codex', 'exec', 'resume', '--json', '--skip-git-repo-check', 'T', '-']);
-  });
-
-  it('knows no resume for a plain command, a codex command without exec, or an empty one', () => {
-    expect(resumeArgv(null, ['sh', '-c', 'x'], 'S')).toBeNull();
-    expect(resumeArgv('jsonl', ['agent'], 'S')).toBeNull();
-    expect(resumeArgv('codex', ['codex', '--json'], 'S')).toBeNull();
-    expect(resumeArgv('codex', ['codex', 'exec', 'resume', 'X', '-'], 'S')).toBeNull();
-    expect(resumeArgv('claude', [], 'S')).toBeNull();
-  });
-});
 
 describe('afterExit', () => {
   it('continues a usage limit: the attempt recorded, the resume command from the first command', () => {
@@ -48,7 +31,7 @@ describe('afterExit', () => {
     expect(afterExit(run(), limit, { ...policy, on_limit: 'end' }, 1)).toEqual({ kind: 'end', ...limit, note: null });
     expect(afterExit(run(), limit, null, 1)).toMatchObject({ kind: 'end', note: null });
     expect(afterExit(run({ session_id: null }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: the agent named no session to resume' });
-    expect(afterExit(run({ protocol: null, command: ['sh'] }), limit, policy, 1)).toMatchObject({ kind: 'end', note: expect.stringMatching(/does not know how to resume/) });
+    expect(afterExit(run({ protocol: null, command: ['sh'] }), limit, { ...policy, resume: null }, 1)).toMatchObject({ kind: 'end', note: expect.stringMatching(/does not know how to resume/) });
     const two = [1, 2].map((n) => ({ n, started_at: 0, ended_at: 0, reason: 'errored' as const, detail: 'limit', session_id: 'S1', prompt: null }));
     expect(afterExit(run({ attempts: two }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: 2 continuations already (max_continues)' });
   });

@@ -2,9 +2,11 @@
 // stream-json`, the built-in preset), pointed at the scripted model server
 // (Gemini API) with GOOGLE_GEMINI_BASE_URL; settings in $HOME/.gemini.
 
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { takeoverCommand } from '../../src/client/takeover.js';
 import { httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
 import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
@@ -12,6 +14,25 @@ import { describeWhen } from '../support/skip.js';
 announce('gemini');
 
 const rig = useRigs();
+
+/** A CLI run to its exit, its prompt on stdin (headless), without blocking the model server's event loop. */
+function runCli(file: string, args: string[], cwd: string, env: Record<string, string>, input: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** The texts of a Gemini request's conversation, in order. */
+function conversation(req: RecordedRequest): string[] {
+  return (req.body?.contents ?? []).flatMap((c: { parts?: { text?: string }[] }) => (c.parts ?? []).flatMap((p) => (p.text ? [p.text.trim()] : [])));
+}
 
 /** Function responses the CLI sent back to the model. */
 function functionResponses(req: RecordedRequest): string[] {
@@ -67,7 +88,7 @@ describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
     expect(shown.exit_detail).toBe('rate_limited');
   });
 
-  it('--retries: the passing 429 is tried again, afresh (Gemini CLI resumes no session by ID), and the run completes as one run of two attempts', async () => {
+  it('--retries: the passing 429 is tried again, afresh (its failed turn saved no session to resume), and the run completes as one run of two attempts', async () => {
     const r = await rig();
     let limited = true;
     r.server.fallback('gemini', (): Step => (limited ? httpError(429, { retryAfterS: 2, message: 'Resource has been exhausted (e.g. check quota).' }) : text('Tried again and done.', { input: 20, output: 4 })));
@@ -79,6 +100,36 @@ describeWhen(needAgent('gemini'), 'real Gemini CLI', () => {
     expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
     expect(shown.attempts).toHaveLength(1);
     expect(shown.last_text).toBe('Tried again and done.');
+  });
+
+  it("take-over's command, `gemini --resume <session id>`, carries a finished run's session on: the CLI resumes by the session's UUID (its --help names only \"latest\" and an index); a run whose only turn failed before the model answered saved no session to resume", async () => {
+    const r = await rig();
+    r.server.script('gemini', text('The word is PINEAPPLE.', { input: 40, output: 6 }), text('It was PINEAPPLE.', { input: 60, output: 5 }));
+    await r.run('gemini', 'done', 'remember the word PINEAPPLE');
+    const done = await r.ended('done');
+    expect(done.exit_reason, r.describe(done.uuid)).toBe('completed');
+    const cmd = takeoverCommand(done);
+    if ('why' in cmd) throw new Error(cmd.why);
+    expect(cmd.args).toEqual(['--resume', done.session_id]);
+    // Headless here (the prompt on stdin), the same session the person would get interactively.
+    const env = { ...r.agentEnv(), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
+    const file = path.join(env.PATH.split(':')[0]!, cmd.file);
+    const resumed = await runCli(file, [...cmd.args, '--output-format', 'stream-json'], cmd.cwd, env, 'what was the word?');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const lines = resumed.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    expect(lines.find((o) => o.type === 'init')?.session_id).toBe(done.session_id);
+    const main = r.server.mainRequests('gemini');
+    expect(conversation(main.at(-1)!).slice(-3)).toEqual(['remember the word PINEAPPLE', 'The word is PINEAPPLE.', 'what was the word?']);
+
+    // The continuation orcr does not attempt: a 429 before any answer leaves nothing saved.
+    r.server.fallback('gemini', httpError(429, { retryAfterS: 2, message: 'Resource has been exhausted (e.g. check quota).' }));
+    await r.run('gemini', 'limited', 'summarize the repo');
+    const limited = await r.ended('limited');
+    expect(limited.exit_detail, r.describe(limited.uuid)).toBe('rate_limited');
+    expect(limited.session_id).toBeTruthy();
+    const lost = await runCli(file, ['--resume', limited.session_id!, '--output-format', 'stream-json'], r.work, env, 'continue');
+    expect(lost.code).toBe(42);
+    expect(lost.stderr).toMatch(/Error resuming session/);
   });
 
   it('auth failure (401): errored with detail login', async () => {

@@ -4,6 +4,7 @@
 // their values are) and its operands. The bash, zsh and fish generators
 // write the same table in their shell's words.
 
+import { PROTOCOLS } from '../../agents/registry.js';
 import { shownVerbs, spec, type Command, type Operands, type ValueKind } from '../grammar.js';
 
 export interface FlagSpelling {
@@ -60,8 +61,9 @@ export function completionTable(): Node[] {
   return [root, ...verbs.flatMap((v) => nodesUnder(v, spec(v), spec(v).json, []))];
 }
 
-/** The words a value of this kind may be, when they are known now (a verb's, a shell's, a few choices). */
+/** The words a value of this kind may be, when they are known now (a verb's, a protocol's, a few choices). */
 export function fixedWords(kind: ValueKind): readonly string[] | null {
   if (kind === 'verb') return shownVerbs();
+  if (kind === 'protocol') return PROTOCOLS;
   return typeof kind === 'string' ? null : kind;
 }

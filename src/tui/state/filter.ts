@@ -6,7 +6,8 @@
 // protocol that no run can have), and a filter with such a term is not
 // applied: the list keeps the filter it had. Pure: no store, no I/O.
 
-import { BLOCKED_KINDS, EXIT_REASONS, PROTOCOLS, RUN_STATUSES } from '../../core/types.js';
+import { BLOCKED_KINDS, EXIT_REASONS, RUN_STATUSES } from '../../core/types.js';
+import { PROTOCOLS } from '../../agents/registry.js';
 import type { PublicRun } from '../../protocol/views.js';
 
 export interface Filter {

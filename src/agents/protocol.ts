@@ -1,0 +1,87 @@
+// What orcr knows of one agent protocol, in one record: how its output is
+// recognized and read, how input is written to its agent, how its sessions
+// are carried on and taken over, which login it runs under, whether it
+// reports its own cost, the agent CLI preset that speaks it, and how the mock
+// agent speaks it. Each protocol's module holds its record; registry.ts lists
+// them once, and every list of protocols (names, presets, the zod enums, the
+// messages that name them) is derived from there.
+
+import type { ResumeArgv } from '../core/attempts.js';
+import type { Renderer } from './mock/render.js';
+import type { Rng } from './mock/rng.js';
+import type { AdapterOptions, ExtendedAdapter } from './signals.js';
+import type { JsonObject } from './util.js';
+
+/**
+ * How surely the first JSON object an agent prints says it speaks a protocol.
+ * Protocols share type names (`result`, `error`, `init`), so the surest claim
+ * wins: `own`, fields or types only this protocol writes (Claude's
+ * session_id stamps, Codex's dotted types); `shape`, this protocol's shape
+ * of a shared type name (Gemini's timestamped events); `generic`, generic
+ * type names (orcr's jsonl: `text`, `tool`, `usage`); `fallback`, only
+ * when nothing else claims the line (Codex's bare `error` notice).
+ */
+export const CERTAINTY = { own: 3, shape: 2, generic: 1, fallback: 0 } as const;
+export type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
+
+/** What a protocol's agent reads on stdin after its prompt (a multi-turn session). */
+export interface AgentInput {
+  /** One input, as the line the agent reads. */
+  line(text: string): string;
+  /** It prints a line before its first input (orcr jsonl's `ready`); others say nothing until they get one. */
+  announcesFirst?: boolean;
+}
+
+/** The built-in provider preset of the agent CLI that speaks the protocol (config.json's providers.NAME refines it). */
+export interface Preset {
+  /** Without `{prompt}`: the prompt goes to stdin. */
+  command: readonly string[];
+  /** The prompt is the first input line (formatted for the protocol), later input comes with `send`. */
+  interactive_input?: boolean;
+  /**
+   * Taking a run over (`o`): the arguments that open the run's session in the
+   * CLI's own interactive mode, the CLI being the preset's program; `title`
+   * names it to a person.
+   */
+  takeover?: { title: string; args: (session: string) => string[] };
+}
+
+/** A tool result or user message a line carries that the signals leave out, read for the transcript. */
+export type TranscriptExtra =
+  | { kind: 'tool_result'; text: string; failed: boolean }
+  /** A user message the agent printed back. */
+  | { kind: 'echo'; text: string }
+  /** `replacesOutput`: the adapter kept the line as output; the error says what it is instead. */
+  | { kind: 'error'; text: string; replacesOutput?: boolean };
+
+export interface TranscriptReading {
+  /** The line types `read` looks at: a cheap test before a line is parsed a second time. */
+  types: readonly string[];
+  read(obj: JsonObject): TranscriptExtra[];
+}
+
+export interface AgentProtocol<N extends string = string> {
+  /** `--protocol NAME`, a run's `protocol`; a preset of the protocol has this name too. */
+  readonly name: N;
+  /** Detection from the first JSON object of an agent's output (its `type`, and the object): how surely it is this protocol, or null. Without it, never detected. */
+  readonly detect?: (type: string, first: JsonObject) => Certainty | null;
+  /** A new reader of one run's output lines. */
+  readonly adapter: (options: AdapterOptions) => ExtendedAdapter;
+  /** Absent: the agent takes no input after its prompt (one-shot). */
+  readonly input?: AgentInput;
+  /** The command that carries a session on, from the run's first command (core/attempts.ts asks). Absent: its sessions are not resumed. */
+  readonly resume?: ResumeArgv;
+  /** The environment variable whose folder holds the agent's login (and its usage windows). */
+  readonly accountEnv?: string;
+  /** Its agents report their own cost; others are metered as tokens × a configured price. */
+  readonly reportsCost: boolean;
+  readonly preset?: Preset;
+  /** How orcr-mock-agent speaks it (`--format NAME`): its renderer, loaded by the mock agent only. */
+  readonly mock?: () => Promise<(rng: Rng) => Renderer>;
+  readonly transcript?: TranscriptReading;
+}
+
+/** A record, its name kept as a literal type (so the names derive as a union). */
+export function defineProtocol<const N extends string>(record: AgentProtocol<N>): AgentProtocol<N> {
+  return record;
+}

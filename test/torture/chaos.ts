@@ -24,6 +24,10 @@ export const CHAOS_CONFIG = {
     workloads: { bulk: { max: 3, priority: 0 }, urgent: { reserved: 1, priority: 5 } },
   },
   timings: { kill_grace: '300ms' },
+  // delta's runs stop on limits that reset in a second, over and over: paced
+  // at the default 5 s, its every start would wait for the last one's, and
+  // the fleet would take minutes to drain. Paced still, but briefly.
+  providers: { delta: { resume_pace: '150ms' } },
 };
 const PROVIDERS = ['alpha', 'beta', 'gamma'];
 /** What a run does: its agent speaks jsonl and exits with its code, or speaks Claude Code's stream-json and its first attempt stops on a usage limit (continued) or an overloaded API (retried). */
@@ -239,7 +243,12 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
       },
       'the fleet to drain',
       DRAIN_TIMEOUT_MS,
-    );
+    ).catch((e: unknown) => {
+      // Name what did not drain, with its WHY, so a stuck run reads as one.
+      const stuck = cliOut(h, ['ps']).trim().split('\n').slice(0, 40).join('\n');
+      if (process.env.ORCR_TORTURE_DEBUG) fs.cpSync(h.dir, '/tmp/chaos-home', { recursive: true });
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; not ended (orcr ps):\n${stuck}`);
+    });
     monitor.kill('SIGTERM');
     await new Promise((r) => monitor.once('exit', r));
     const mon = JSON.parse(fs.readFileSync(monitorOut, 'utf8')) as { max: Record<string, number>; samples: number; worst: unknown };

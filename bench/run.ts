@@ -34,7 +34,13 @@ function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<st
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const v = a.startsWith('--only=') ? a.slice(7) : a === '--only' ? argv[i + 1] : undefined;
-    if (v !== undefined) only = new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
+    if (v !== undefined)
+      only = new Set(
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
   }
   if (only) {
     const known = new Set(ITEMS.flatMap((i) => [i.key, i.item]));
@@ -78,7 +84,9 @@ async function main(): Promise<number> {
   const total = (performance.now() - t0) / 1000;
   console.log(textTable(figures, skipped));
   if (flags.md) console.log('\n' + markdownTable(figures, skipped));
-  console.log(`\n${flags.quick ? 'quick form, ' : ''}${total.toFixed(0)} s on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`);
+  console.log(
+    `\n${flags.quick ? 'quick form, ' : ''}${total.toFixed(0)} s on ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`,
+  );
   const results = {
     date: new Date().toISOString(),
     quick: flags.quick,
@@ -97,7 +105,9 @@ async function main(): Promise<number> {
   if (flags.quick) {
     const bad = figures.filter((f) => (f.floor !== undefined && f.median < f.floor) || (f.ceiling !== undefined && f.median > f.ceiling));
     if (bad.length > 0) {
-      console.error(`off by an order of magnitude: ${bad.map((f) => `${f.name} = ${f.median} ${f.unit} (floor ${f.floor ?? '-'}, ceiling ${f.ceiling ?? '-'})`).join('; ')}`);
+      console.error(
+        `off by an order of magnitude: ${bad.map((f) => `${f.name} = ${f.median} ${f.unit} (floor ${f.floor ?? '-'}, ceiling ${f.ceiling ?? '-'})`).join('; ')}`,
+      );
       code = 1;
     }
   }

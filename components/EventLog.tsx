@@ -39,7 +39,11 @@ export function EventLog({ width, body }: EventLogProps): React.JSX.Element {
   return (
     <Box flexDirection="column" width={width} height={body + 1}>
       <PaneTitle title={`Events ${log.size}`} width={width} focused={focused} right={right} />
-      {items.length === 0 ? <Line spans={[{ text: '  no events yet', token: 'text.muted' }]} width={width} /> : items.map((e, i) => <Line key={e.seq} spans={eventSpans(e, nameWidth)} width={width} dim={stale} inverse={focused && fromEnd(i) === cursor} />)}
+      {items.length === 0 ? (
+        <Line spans={[{ text: '  no events yet', token: 'text.muted' }]} width={width} />
+      ) : (
+        items.map((e, i) => <Line key={e.seq} spans={eventSpans(e, nameWidth)} width={width} dim={stale} inverse={focused && fromEnd(i) === cursor} />)
+      )}
     </Box>
   );
 }

@@ -27,7 +27,11 @@ export function promptSpans(p: Prompt): Span[] {
   const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
   const spans: Span[] = [{ text: `${label}> `, token: 'focus' }];
   if (p.selected && p.text !== '') {
-    spans.push({ text: p.text, token: 'text.primary', inverse: true }, { text: '▏', token: 'focus' }, { text: '  typing replaces it · → edits it · ⌫ clears', token: 'text.muted' });
+    spans.push(
+      { text: p.text, token: 'text.primary', inverse: true },
+      { text: '▏', token: 'focus' },
+      { text: '  typing replaces it · → edits it · ⌫ clears', token: 'text.muted' },
+    );
     return spans;
   }
   spans.push({ text: p.text, token: 'text.primary' }, { text: '▏', token: 'focus' });
@@ -71,11 +75,15 @@ export function Footer({ width }: FooterProps): React.JSX.Element {
       { text: '/', token: 'text.muted' },
       { text: 'n', token: 'focus' },
     ];
-  } else if (message) line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
+  } else if (message)
+    line = [{ text: message.kind === 'error' ? `✗ ${message.text}` : message.text, token: message.kind === 'error' ? 'notice.error' : 'notice.info' }];
   else {
     // What quitting does matters most; the pane and theme make way for it on a narrow terminal.
     const long = demo ? 'quitting stops this demo and removes its home' : 'agents keep running when you quit';
-    const note: Group = { spans: [{ text: textWidth(long) <= width || !demo ? long : 'q ends the demo, removes its home', token: 'text.muted' }], priority: 100 };
+    const note: Group = {
+      spans: [{ text: textWidth(long) <= width || !demo ? long : 'q ends the demo, removes its home', token: 'text.muted' }],
+      priority: 100,
+    };
     const pane_: Group = { spans: [{ text: `pane: ${pane} · `, token: 'text.muted' }], priority: 20 };
     const theme_: Group = { spans: [{ text: `theme: ${theme} · `, token: 'text.muted' }], priority: 10 };
     const kept = fitGroups([note, pane_, theme_], width);

@@ -33,7 +33,11 @@ export function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'deg
   const out: Span[] = [];
   // The journal cannot be written (a full disk): first, since nothing starts until it can.
   if (stats.degraded) {
-    out.push({ text: '✗ the journal cannot be written: ', token: 'notice.error' }, { text: stats.degraded, token: 'text.primary' }, { text: ' — nothing starts until it can', token: 'text.muted' });
+    out.push(
+      { text: '✗ the journal cannot be written: ', token: 'notice.error' },
+      { text: stats.degraded, token: 'text.primary' },
+      { text: ' — nothing starts until it can', token: 'text.muted' },
+    );
   }
   if (stats.configError) {
     if (out.length) out.push({ text: '  │ ', token: 'border' });
@@ -71,7 +75,10 @@ function fleetSpans(m: FleetMeter): Span[] {
 
 /** The cluster as this machine sees it: its name, the machines up, and whether its database answers. */
 export function clusterSpans(c: ClusterInfo, now: number): Span[] {
-  const out: Span[] = [{ text: '  │ ', token: 'border' }, { text: `cluster ${c.name}`, token: 'text.accent' }];
+  const out: Span[] = [
+    { text: '  │ ', token: 'border' },
+    { text: `cluster ${c.name}`, token: 'text.accent' },
+  ];
   if (c.available) {
     out.push({ text: ` · ${c.machinesUp}/${c.machines} machine${c.machines === 1 ? '' : 's'} up · db ok`, token: 'text.muted' });
     if (c.notificationsLost) out.push({ text: ' · no notifications: polling', token: 'meter.warn' });
@@ -85,7 +92,10 @@ export function clusterSpans(c: ClusterInfo, now: number): Span[] {
 function supervisorGroups(conn: ConnState, now: number, loaded: boolean, listMode: boolean): Group[] {
   const sup: Group[] = [];
   if (conn.state === 'up') {
-    sup.push({ spans: [{ text: '● supervisor', token: 'reason.ok' }], priority: 100 }, { spans: [{ text: ` pid ${conn.pid ?? '?'}`, token: 'text.muted' }], priority: 50 });
+    sup.push(
+      { spans: [{ text: '● supervisor', token: 'reason.ok' }], priority: 100 },
+      { spans: [{ text: ` pid ${conn.pid ?? '?'}`, token: 'text.muted' }], priority: 50 },
+    );
     if (conn.startedAt) sup.push({ spans: [{ text: ` · up ${dur(now - conn.startedAt)}`, token: 'text.muted' }], priority: 20 });
   } else if (conn.state === 'connecting') {
     sup.push({ spans: [{ text: conn.starting ? '◐ supervisor not running — starting…' : '◐ connecting…', token: 'status.starting' }], priority: 100 });
@@ -103,7 +113,16 @@ function supervisorGroups(conn: ConnState, now: number, loaded: boolean, listMod
 
 export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const home = useTui((s) => s.home);
-  const conn = useTui(useShallow((s) => ({ state: s.conn.state, pid: s.conn.pid, startedAt: s.conn.startedAt, starting: s.conn.starting, since: s.conn.since, error: s.conn.error })));
+  const conn = useTui(
+    useShallow((s) => ({
+      state: s.conn.state,
+      pid: s.conn.pid,
+      startedAt: s.conn.startedAt,
+      starting: s.conn.starting,
+      since: s.conn.since,
+      error: s.conn.error,
+    })),
+  );
   const now = useTui((s) => s.now);
   const counts = useTui((s) => s.view.counts);
   const total = useTui((s) => s.view.total);
@@ -153,13 +172,24 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const minute = Math.floor(now / 60_000);
   const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
   if (burn.tokensPerMin > 0 || burn.costPerHour > 0) {
-    const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : ''].filter(Boolean).join(' · ');
-    groups.push({ spans: [bar2, { text: 'burn ', token: 'text.muted' }, { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' }, { text: ` ${rate}`, token: 'text.primary' }], priority: 40 });
+    const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : '']
+      .filter(Boolean)
+      .join(' · ');
+    groups.push({
+      spans: [
+        bar2,
+        { text: 'burn ', token: 'text.muted' },
+        { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' },
+        { text: ` ${rate}`, token: 'text.primary' },
+      ],
+      priority: 40,
+    });
   }
   for (const m of fleet ?? []) groups.push({ spans: [bar2, ...fleetSpans(m)], priority: 60 });
   if (exceeded) groups.push({ spans: [bar2, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }], priority: 85 });
   const held = holds ? activeHolds(holds, now) : [];
-  if (held.length > 0) groups.push({ spans: [bar2, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
+  if (held.length > 0)
+    groups.push({ spans: [bar2, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
   // A usage window near its end (80%, or the agent's warning): before the limit stops runs midway.
   const near = (quotas ?? []).filter(quotaNear);
   if (near.length > 0) groups.push({ spans: [bar2, { text: near.map((q) => quotaText(q, now)).join(', '), token: 'meter.warn' }], priority: 70 });
@@ -168,7 +198,9 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />
       <Line spans={line2} width={width} />
-      {height > 2 && (configError || degraded || (warnings && warnings.length > 0)) ? <Line spans={configSpans({ configError, warnings: warnings ?? [], degraded })} width={width} /> : null}
+      {height > 2 && (configError || degraded || (warnings && warnings.length > 0)) ? (
+        <Line spans={configSpans({ configError, warnings: warnings ?? [], degraded })} width={width} />
+      ) : null}
     </Box>
   );
 }

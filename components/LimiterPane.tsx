@@ -53,7 +53,9 @@ export function LimiterPane({ width, body, detailed = false }: LimiterPaneProps)
   } else if (focused) {
     const items = limiterItems(caps);
     const shown = items.slice(offset, offset + body);
-    content = shown.map((it, i) => <Line key={it.key} spans={itemSpans(it, nameOf, now, labelWidth, quotas)} width={width} inverse={offset + i === cursor} dim={stale} />);
+    content = shown.map((it, i) => (
+      <Line key={it.key} spans={itemSpans(it, nameOf, now, labelWidth, quotas)} width={width} inverse={offset + i === cursor} dim={stale} />
+    ));
   } else {
     const lines: Span[][] = [];
     for (const c of caps) lines.push(...capLines(c, nameOf, now, labelWidth, detailed, width < 110, quotas));

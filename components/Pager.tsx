@@ -33,8 +33,23 @@ export function Pager({ width, height }: PagerProps): React.JSX.Element {
   const needle = pager.search.toLowerCase();
   return (
     <Box flexDirection="column" width={width} height={height}>
-      <PaneTitle title={pagerTitle(pager.name, pager.view)} width={width} focused right={pagerRight(top, shown.length, rows.length, pager.follow, working, 'loading' in doc ? doc.loading : null)} />
-      {shown.length === 0 ? <Line spans={[{ text: pager.view === 'stderr' ? '  nothing on stderr' : pager.view === 'diff' ? '  no changes against its base' : '  no output yet', token: 'text.muted' }]} width={width} /> : null}
+      <PaneTitle
+        title={pagerTitle(pager.name, pager.view)}
+        width={width}
+        focused
+        right={pagerRight(top, shown.length, rows.length, pager.follow, working, 'loading' in doc ? doc.loading : null)}
+      />
+      {shown.length === 0 ? (
+        <Line
+          spans={[
+            {
+              text: pager.view === 'stderr' ? '  nothing on stderr' : pager.view === 'diff' ? '  no changes against its base' : '  no output yet',
+              token: 'text.muted',
+            },
+          ]}
+          width={width}
+        />
+      ) : null}
       {shown.map((r, i) => (
         <Line
           key={i}

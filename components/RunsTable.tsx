@@ -56,7 +56,16 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
     const burn = s.burn[uuid];
     const depth = s.view.depth?.[uuid] ?? 0;
     const folded = s.view.folded?.[uuid];
-    const same = last !== null && last.run === run && last.pos === pos && last.now === s.now && last.need === need && last.tagged === tagged && last.burn === burn && last.depth === depth && last.folded === folded;
+    const same =
+      last !== null &&
+      last.run === run &&
+      last.pos === pos &&
+      last.now === s.now &&
+      last.need === need &&
+      last.tagged === tagged &&
+      last.burn === burn &&
+      last.depth === depth &&
+      last.folded === folded;
     if (last && same && last.stats === s.stats) return last;
     // Short: the row's PROVIDER column names the provider a limit holds.
     let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now, { short: true }, (u) => s.runs.byId[u]) : null;
@@ -77,7 +86,15 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
   const { run, pos, now, why, need, tagged, burn, depth, folded } = useTui(select);
   if (!run) return null;
   const tree = depth > 0 || folded !== undefined ? { depth, folded } : null;
-  return <Line spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree)} width={width} inverse={selected} bold={tagged} dim={stale} />;
+  return (
+    <Line
+      spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree)}
+      width={width}
+      inverse={selected}
+      bold={tagged}
+      dim={stale}
+    />
+  );
 });
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {

@@ -132,7 +132,16 @@ export function PaneTitle({ title: wholeTitle, width, focused, right: wholeRight
   return (
     <Box flexDirection="row" width={width} height={1}>
       <Line spans={[{ text: `─ ${title} `, token }]} bold={focused} />
-      <Box flexGrow={1} borderStyle="single" borderTop borderBottom={false} borderLeft={false} borderRight={false} borderColor={rule.color} borderDimColor={rule.dimColor} />
+      <Box
+        flexGrow={1}
+        borderStyle="single"
+        borderTop
+        borderBottom={false}
+        borderLeft={false}
+        borderRight={false}
+        borderColor={rule.color}
+        borderDimColor={rule.dimColor}
+      />
       {right ? <Line spans={[{ text: ` ${right} ─`, token: focused ? 'focus' : 'text.muted' }]} bold={focused} /> : null}
     </Box>
   );

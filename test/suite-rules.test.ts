@@ -30,6 +30,9 @@ describe('the test suite', () => {
       .filter((f) => BUILDS.some((re) => re.test(fs.readFileSync(f, 'utf8'))))
       .map((f) => path.relative(ROOT, f));
     expect(offenders, 'test files that build the project while others run').toEqual([]);
-    expect(BUILDS.some((re) => re.test(fs.readFileSync(setup, 'utf8'))), 'the global setup builds a stale dist/').toBe(true);
+    expect(
+      BUILDS.some((re) => re.test(fs.readFileSync(setup, 'utf8'))),
+      'the global setup builds a stale dist/',
+    ).toBe(true);
   });
 });

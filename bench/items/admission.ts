@@ -174,7 +174,13 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     fig(I, `p-queue(45): same pattern`, '/s', r.pqueue),
     fig(I, `orcr index, 1 cap: same pattern`, '/s', r.ixOne, { target: '≥ p-queue', meets: (m) => m >= pq, floor: pq / 10 }),
     fig(I, `orcr index, 50 caps: same pattern`, '/s', r.ixMany, { target: '≥ p-queue', meets: (m) => m >= pq, floor: pq / 10 }),
-    fig(I, `ratio orcr index (50 caps) / p-queue`, '×', r.ixMany.map((m, i) => m / r.pqueue[i]!), { target: '≥ 1', meets: (m) => m >= 1 }),
+    fig(
+      I,
+      `ratio orcr index (50 caps) / p-queue`,
+      '×',
+      r.ixMany.map((m, i) => m / r.pqueue[i]!),
+      { target: '≥ 1', meets: (m) => m >= 1 },
+    ),
     // For reference: the pure decide() over the whole queue per admission (the supervisor before the index).
     fig(I, `orcr decide() loop, 1 cap: same pattern (reference)`, '/s', r.one, { floor: pq / 10 }),
     fig(I, `orcr decide() loop, 50 caps: same pattern${manyUpto < n ? ` (first ${manyUpto.toLocaleString('en-US')})` : ''} (reference)`, '/s', r.many, {
@@ -182,7 +188,12 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       // the guard catches only a further regression of that size.
       floor: 400,
     }),
-    fig(I, `ratio orcr decide() loop (50 caps) / p-queue (reference)`, '×', r.many.map((m, i) => m / r.pqueue[i]!)),
+    fig(
+      I,
+      `ratio orcr decide() loop (50 caps) / p-queue (reference)`,
+      '×',
+      r.many.map((m, i) => m / r.pqueue[i]!),
+    ),
     fig(I, `one full decide() pass, 10,000 queued, 50 caps`, '/s', full, { floor: 200 }),
   ];
   return { figures, skipped: [] };

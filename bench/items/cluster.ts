@@ -204,7 +204,10 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         note: 'RunCell: 1,800 tx/s at 200 waiters',
       }),
       fig(I, 'runs alive at once across the 3 machines, cap 8 (from /proc)', 'runs', [direct.peak], { target: '= 8', meets: (m) => m === 8 }),
-      fig(I, 'runs alive at once across 2 machines, cap 1 (from /proc)', 'runs', [Math.max(pair.peak, pooled?.peak ?? 0, pooledListen?.peak ?? 0)], { target: '≤ 1', meets: (m) => m <= 1 }),
+      fig(I, 'runs alive at once across 2 machines, cap 1 (from /proc)', 'runs', [Math.max(pair.peak, pooled?.peak ?? 0, pooledListen?.peak ?? 0)], {
+        target: '≤ 1',
+        meets: (m) => m <= 1,
+      }),
     ];
     if (pooled && pooledListen && pooledLoad) {
       figures.push(
@@ -215,7 +218,11 @@ async function run(ctx: Ctx): Promise<ItemResult> {
           note: 'notifications do not pass the pooler: the 250 ms change poll',
         }),
         fig(I, '  same, with cluster.listen_url (median)', 'ms', [median(pooledListen.gaps)], { target: '< 20 ms', meets: (m) => m < 20, ceiling: 200 }),
-        fig(I, '  database transactions/s while 200 runs wait, through PgBouncer', 'tx/s', [pooledLoad.txPerSec], { target: '< 50', meets: (m) => m < 50, ceiling: 500 }),
+        fig(I, '  database transactions/s while 200 runs wait, through PgBouncer', 'tx/s', [pooledLoad.txPerSec], {
+          target: '< 50',
+          meets: (m) => m < 50,
+          ceiling: 500,
+        }),
       );
     }
     return { figures, skipped: whyPooler ? [{ item: I, name: 'cluster through PgBouncer', reason: whyPooler }] : [] };

@@ -181,43 +181,152 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   else skipped.push({ item: I, name: `${label}: pm2 daemon`, reason: pm2.reason });
   const pRss = p ? median(p.map((w) => w.rssMb)) : null;
   figures.push(
-    fig(I, `${label}: orcr supervisor RSS`, 'MB', o.map((w) => w.rssMb), {
-      target: pRss !== null ? `< pm2 (${pRss.toFixed(0)} MB)` : '< pm2',
-      meets: pRss !== null ? (m) => m < pRss : undefined,
-      ceiling: 1000,
-    }),
+    fig(
+      I,
+      `${label}: orcr supervisor RSS`,
+      'MB',
+      o.map((w) => w.rssMb),
+      {
+        target: pRss !== null ? `< pm2 (${pRss.toFixed(0)} MB)` : '< pm2',
+        meets: pRss !== null ? (m) => m < pRss : undefined,
+        ceiling: 1000,
+      },
+    ),
   );
-  figures.push(fig(I, `  orcr supervisor PSS`, 'MB', o.map((w) => w.pssMb)));
+  figures.push(
+    fig(
+      I,
+      `  orcr supervisor PSS`,
+      'MB',
+      o.map((w) => w.pssMb),
+    ),
+  );
   figures.push(fig(I, `  orcr spawn helper still up after the launch (it retires when idle; not up in the windows)`, 's', [helperS]));
-  figures.push(fig(I, `  orcr supervisor CPU`, '% core', o.map((w) => w.cpu), { ceiling: 200 }));
+  figures.push(
+    fig(
+      I,
+      `  orcr supervisor CPU`,
+      '% core',
+      o.map((w) => w.cpu),
+      { ceiling: 200 },
+    ),
+  );
   if (p) {
-    figures.push(fig(I, `${label}: pm2 daemon RSS`, 'MB', p.map((w) => w.rssMb), { note: pm2.ok ? pm2.version : undefined }));
-    figures.push(fig(I, `  pm2 daemon PSS`, 'MB', p.map((w) => w.pssMb)));
-    figures.push(fig(I, `  pm2 daemon CPU`, '% core', p.map((w) => w.cpu)));
-    figures.push(fig(I, `ratio RSS orcr / pm2`, '×', o.map((w, i) => w.rssMb / p![i]!.rssMb)));
-    figures.push(fig(I, `ratio CPU orcr / pm2`, '×', o.map((w, i) => w.cpu / p![i]!.cpu)));
+    figures.push(
+      fig(
+        I,
+        `${label}: pm2 daemon RSS`,
+        'MB',
+        p.map((w) => w.rssMb),
+        { note: pm2.ok ? pm2.version : undefined },
+      ),
+    );
+    figures.push(
+      fig(
+        I,
+        `  pm2 daemon PSS`,
+        'MB',
+        p.map((w) => w.pssMb),
+      ),
+    );
+    figures.push(
+      fig(
+        I,
+        `  pm2 daemon CPU`,
+        '% core',
+        p.map((w) => w.cpu),
+      ),
+    );
+    figures.push(
+      fig(
+        I,
+        `ratio RSS orcr / pm2`,
+        '×',
+        o.map((w, i) => w.rssMb / p![i]!.rssMb),
+      ),
+    );
+    figures.push(
+      fig(
+        I,
+        `ratio CPU orcr / pm2`,
+        '×',
+        o.map((w, i) => w.cpu / p![i]!.cpu),
+      ),
+    );
   }
   const oCount = median(o.map((w) => w.overheadCount));
   const oMax = Math.max(...o.map((w) => w.overheadMaxRssKb));
   figures.push(
-    fig(I, `orcr per-agent processes (${o[0]!.overheadComms.join(', ')}) per agent`, '', o.map((w) => w.overheadCount / AGENTS)),
+    fig(
+      I,
+      `orcr per-agent processes (${o[0]!.overheadComms.join(', ')}) per agent`,
+      '',
+      o.map((w) => w.overheadCount / AGENTS),
+    ),
   );
-  figures.push(fig(I, `  orcr per-agent overhead RSS (sum / ${AGENTS})`, 'MB', o.map((w) => w.overheadRssMb / AGENTS)));
-  figures.push(fig(I, `  orcr per-agent overhead PSS (sum / ${AGENTS})`, 'MB', o.map((w) => w.overheadPssMb / AGENTS)));
+  figures.push(
+    fig(
+      I,
+      `  orcr per-agent overhead RSS (sum / ${AGENTS})`,
+      'MB',
+      o.map((w) => w.overheadRssMb / AGENTS),
+    ),
+  );
+  figures.push(
+    fig(
+      I,
+      `  orcr per-agent overhead PSS (sum / ${AGENTS})`,
+      'MB',
+      o.map((w) => w.overheadPssMb / AGENTS),
+    ),
+  );
   figures.push(
     fig(I, `  heaviest per-agent process RSS (idle sh = ${(shKb / 1024).toFixed(2)} MB)`, 'MB', [oMax / 1024], {
       target: '≤ a shell',
       meets: () => o.every((w) => w.overheadComms.every((c) => c === 'sh' || c === 'dash')) && oMax <= shKb * 1.25,
     }),
   );
-  figures.push(fig(I, `  orcr per-agent overhead CPU (all ${oCount} processes)`, '% core', o.map((w) => w.overheadCpu)));
-  figures.push(fig(I, `orcr supervisor + wrappers RSS`, 'MB', o.map((w) => w.rssMb + w.overheadRssMb)));
-  figures.push(fig(I, `orcr supervisor + wrappers PSS`, 'MB', o.map((w) => w.pssMb + w.overheadPssMb)));
+  figures.push(
+    fig(
+      I,
+      `  orcr per-agent overhead CPU (all ${oCount} processes)`,
+      '% core',
+      o.map((w) => w.overheadCpu),
+    ),
+  );
+  figures.push(
+    fig(
+      I,
+      `orcr supervisor + wrappers RSS`,
+      'MB',
+      o.map((w) => w.rssMb + w.overheadRssMb),
+    ),
+  );
+  figures.push(
+    fig(
+      I,
+      `orcr supervisor + wrappers PSS`,
+      'MB',
+      o.map((w) => w.pssMb + w.overheadPssMb),
+    ),
+  );
   if (p) {
     figures.push(
-      fig(I, `pm2 per-agent processes besides the agent (${p[0]!.overheadComms.join(', ') || 'none'})`, '', p.map((w) => w.overheadCount / AGENTS)),
+      fig(
+        I,
+        `pm2 per-agent processes besides the agent (${p[0]!.overheadComms.join(', ') || 'none'})`,
+        '',
+        p.map((w) => w.overheadCount / AGENTS),
+      ),
     );
-    figures.push(fig(I, `pm2 daemon + per-agent processes PSS`, 'MB', p.map((w) => w.pssMb + w.overheadPssMb)));
+    figures.push(
+      fig(
+        I,
+        `pm2 daemon + per-agent processes PSS`,
+        'MB',
+        p.map((w) => w.pssMb + w.overheadPssMb),
+      ),
+    );
   }
   return { figures, skipped };
 }

@@ -39,16 +39,26 @@ async function runAndWait(dir: string, specs: string[], names: string[] | null):
 }
 
 /** The gate: a run that holds its slot until `go` appears in the home. */
-const gate = (dir: string, name: string): string => line({ name, cwd: dir, command: ['sh', '-c', `while [ ! -f ${q(path.join(dir, 'go-' + name))} ]; do sleep 0.02; done`] });
+const gate = (dir: string, name: string): string =>
+  line({ name, cwd: dir, command: ['sh', '-c', `while [ ! -f ${q(path.join(dir, 'go-' + name))} ]; do sleep 0.02; done`] });
 
 async function flatSpan(dir: string, tag: string, f: number): Promise<number> {
   const names = Array.from({ length: f }, (_, i) => `${tag}-run-${i}`);
-  return runAndWait(dir, names.map((name) => line({ name, cwd: dir, command: ['true'] })), names);
+  return runAndWait(
+    dir,
+    names.map((name) => line({ name, cwd: dir, command: ['true'] })),
+    names,
+  );
 }
 
 /** A chain of n after its own gate: ms per link, from the gate's release to the last link's end. */
 async function chainPace(dir: string, tag: string, n: number): Promise<number> {
-  const specs = [gate(dir, `${tag}-gate`), ...Array.from({ length: n }, (_, i) => line({ name: `${tag}-link-${i}`, after: [i === 0 ? `${tag}-gate` : `${tag}-link-${i - 1}`], cwd: dir, command: ['true'] }))];
+  const specs = [
+    gate(dir, `${tag}-gate`),
+    ...Array.from({ length: n }, (_, i) =>
+      line({ name: `${tag}-link-${i}`, after: [i === 0 ? `${tag}-gate` : `${tag}-link-${i - 1}`], cwd: dir, command: ['true'] }),
+    ),
+  ];
   await runAndWait(dir, specs, null);
   const t0 = performance.now();
   fs.writeFileSync(path.join(dir, `go-${tag}-gate`), '');
@@ -88,7 +98,9 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       const w = await timedShell(`${orcrCmd} wait all chain-${n - 1} --timeout 600s > /dev/null`, { env: homeEnv(dir), cwd: dir, timeoutMs: 630_000 });
       if (w.code !== 0) throw new Error(`orcr wait exited ${w.code}: ${w.stderr}`);
       fanIn.push(performance.now() - t0);
-      ctx.log(`  rep ${r + 1}/${reps}: ${flat} flat runs ${a.toFixed(0)} ms alone, ${b.toFixed(0)} ms beside ${2 * n + 1} waiting dependents; the graph ran in ${(performance.now() - t0).toFixed(0)} ms`);
+      ctx.log(
+        `  rep ${r + 1}/${reps}: ${flat} flat runs ${a.toFixed(0)} ms alone, ${b.toFixed(0)} ms beside ${2 * n + 1} waiting dependents; the graph ran in ${(performance.now() - t0).toFixed(0)} ms`,
+      );
     });
     await withOrcr({ concurrency: { max: CAP } }, async (dir) => {
       pace.push(await chainPace(dir, 'long', n));
@@ -102,7 +114,13 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     fig(I, `the same beside ${2 * n + 1} waiting dependents`, 'ms', beside),
     fig(I, `beside a waiting graph / alone`, '×', ratios, { target: '≤ 1.1', meets: (m) => m <= 1.1, ceiling: 2 }),
     fig(I, `a chain of ${n}: ms a link (its input's end → its own end)`, 'ms', pace),
-    fig(I, `a chain of ${n} / of ${Math.max(10, n / 10)}: ms a link`, '×', pace.map((p, i) => p / paceShort[i]!), { target: '≤ 1.2', meets: (m) => m <= 1.2, ceiling: 3 }),
+    fig(
+      I,
+      `a chain of ${n} / of ${Math.max(10, n / 10)}: ms a link`,
+      '×',
+      pace.map((p, i) => p / paceShort[i]!),
+      { target: '≤ 1.2', meets: (m) => m <= 1.2, ceiling: 3 },
+    ),
     fig(I, `the graph let go: chain of ${n} and fan-in of ${n} → 1, to the end of both`, 'ms', fanIn),
   ];
   return { figures, skipped: [] };

@@ -58,7 +58,13 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   const figures: Figure[] = [
     fig(I, `${label}: ideal (${jobs}/${CAP} × ${SLEEP_S} s)`, 'ms', [ideal]),
     fig(I, `${label}: orcr makespan`, 'ms', spans),
-    fig(I, `makespan / ideal`, '×', spans.map((s) => s / ideal), { target: '≤ 1.05', meets: (m) => m <= 1.05, ceiling: 1.5 }),
+    fig(
+      I,
+      `makespan / ideal`,
+      '×',
+      spans.map((s) => s / ideal),
+      { target: '≤ 1.05', meets: (m) => m <= 1.05, ceiling: 1.5 },
+    ),
     fig(I, `slot release → next start (median of each run)`, 'ms', gapMedians, { ceiling: 100 }),
     fig(I, `slot release → next start (p99 of each run)`, 'ms', gapP99s),
   ];

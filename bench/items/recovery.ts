@@ -33,7 +33,16 @@ function build(dir: string, ended: number, live: number): void {
     const l = launch({ dir: runDir(home, uuid), argv: ['sleep', '3600'], cwd: dir, env: { ...process.env, ORCR_RUN: uuid }, stdinFifo: false });
     trackGroup(l.pid);
     const now = Date.now();
-    liveRuns.push({ ...sampleRun(uuid, seq), protocol: null, command: ['sleep', '3600'], status: 'working', pid: l.pid, pid_start: l.pidStart, started_at: now, status_at: now });
+    liveRuns.push({
+      ...sampleRun(uuid, seq),
+      protocol: null,
+      command: ['sleep', '3600'],
+      status: 'working',
+      pid: l.pid,
+      pid_start: l.pidStart,
+      started_at: now,
+      status_at: now,
+    });
   }
   const j = new Journal(home.db, { synchronous: 'normal' });
   const BATCH = 5000;

@@ -73,7 +73,9 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         await c.call('gc', { older_than_ms: 60_000 });
         if (marks.includes(cycle)) {
           sizes.set(cycle, dbBytes(dir));
-          ctx.log(`  after ${cycle} cycle${cycle === 1 ? '' : 's'} of ${per.toLocaleString('en-US')} runs + gc: orcr.db ${(dbBytes(dir) / 1024 / 1024).toFixed(2)} MB`);
+          ctx.log(
+            `  after ${cycle} cycle${cycle === 1 ? '' : 's'} of ${per.toLocaleString('en-US')} runs + gc: orcr.db ${(dbBytes(dir) / 1024 / 1024).toFixed(2)} MB`,
+          );
         }
       }
     } finally {
@@ -118,16 +120,27 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     while (!done) gaps.gc.push(...(await probes(20)));
     await collecting;
     c.close();
-    ctx.log(`  gc of ${big.toLocaleString('en-US')} ended runs took ${(gcMs / 1000).toFixed(1)} s; release → start ${median(gaps.quiet).toFixed(2)} ms quiet, ${median(gaps.gc).toFixed(2)} ms during gc`);
+    ctx.log(
+      `  gc of ${big.toLocaleString('en-US')} ended runs took ${(gcMs / 1000).toFixed(1)} s; release → start ${median(gaps.quiet).toFixed(2)} ms quiet, ${median(gaps.gc).toFixed(2)} ms during gc`,
+    );
   });
 
   return {
     figures: [
-      ...marks.map((m) => fig(I, `orcr.db after ${m} cycle${m === 1 ? '' : 's'} of ${per.toLocaleString('en-US')} runs + gc`, 'MB', [sizes.get(m)! / 1024 / 1024])),
-      fig(I, `  growth from cycle ${marks[0]} to ${marks[marks.length - 1]}`, '×', [sizes.get(marks[marks.length - 1]!)! / sizes.get(marks[0]!)!], { target: 'bounded (≤ 1.2×)', meets: (m) => m <= 1.2 }),
+      ...marks.map((m) =>
+        fig(I, `orcr.db after ${m} cycle${m === 1 ? '' : 's'} of ${per.toLocaleString('en-US')} runs + gc`, 'MB', [sizes.get(m)! / 1024 / 1024]),
+      ),
+      fig(I, `  growth from cycle ${marks[0]} to ${marks[marks.length - 1]}`, '×', [sizes.get(marks[marks.length - 1]!)! / sizes.get(marks[0]!)!], {
+        target: 'bounded (≤ 1.2×)',
+        meets: (m) => m <= 1.2,
+      }),
       fig(I, `gc of ${big.toLocaleString('en-US')} ended runs while 200 work`, 's', [gcMs / 1000]),
       fig(I, '  release → next start, cap 1, no gc (median)', 'ms', [median(gaps.quiet)]),
-      fig(I, '  release → next start, cap 1, during that gc (median)', 'ms', [median(gaps.gc)], { target: 'within its usual figure (L: < 5 ms)', meets: (m) => m < 5, ceiling: 100 }),
+      fig(I, '  release → next start, cap 1, during that gc (median)', 'ms', [median(gaps.gc)], {
+        target: 'within its usual figure (L: < 5 ms)',
+        meets: (m) => m < 5,
+        ceiling: 100,
+      }),
     ],
     skipped: [],
   };

@@ -37,7 +37,16 @@ function buildIdle(dir: string, n: number): void {
     const l = launch({ dir: runDir(home, uuid), argv: ['sleep', '3600'], cwd: dir, env: { ...process.env, ORCR_RUN: uuid }, stdinFifo: false });
     trackGroup(l.pid);
     const now = Date.now();
-    runs.push({ ...sampleRun(uuid, i), protocol: null, command: ['sleep', '3600'], status: 'working', pid: l.pid, pid_start: l.pidStart, started_at: now, status_at: now });
+    runs.push({
+      ...sampleRun(uuid, i),
+      protocol: null,
+      command: ['sleep', '3600'],
+      status: 'working',
+      pid: l.pid,
+      pid_start: l.pidStart,
+      started_at: now,
+      status_at: now,
+    });
   }
   const j = new Journal(home.db, { synchronous: 'normal' });
   j.transaction(() => {
@@ -179,7 +188,7 @@ async function burst(ctx: Ctx, n: number, room: number): Promise<{ figures: Figu
       }
       const secs = (performance.now() - t0) / 1000;
       const runs = [];
-      for (let before: number | undefined; ; ) {
+      for (let before: number | undefined; ;) {
         const page = await c.call('run.list', { all: true, before });
         runs.push(...page.runs);
         if (page.next === null || page.next === undefined) break;
@@ -188,7 +197,9 @@ async function burst(ctx: Ctx, n: number, room: number): Promise<{ figures: Figu
       const events = (await c.call('events', {})).events;
       c.close();
       const bad = runs.filter((r) => r.exit_reason !== 'completed' || r.exit_code !== 0).length;
-      ctx.log(`  burst: ${runs.length} runs in ${secs.toFixed(1)} s, ${bad} not completed, ${events.filter((e) => e.type === 'resource_limit').length} limit spell(s), ${events.filter((e) => e.type === 'launch_retried').length} wrapper(s) relaunched`);
+      ctx.log(
+        `  burst: ${runs.length} runs in ${secs.toFixed(1)} s, ${bad} not completed, ${events.filter((e) => e.type === 'resource_limit').length} limit spell(s), ${events.filter((e) => e.type === 'launch_retried').length} wrapper(s) relaunched`,
+      );
       fs.writeFileSync(path.join(cg.dir, 'pids.max'), 'max');
       return {
         figures: [

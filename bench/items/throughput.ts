@@ -46,7 +46,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   // ORCR_BENCH_TMP), and (full form) again on tmpfs when that is another file system:
   // orcr creates a few files per run, and on some disks that is most of its cost.
   const places: { base: string; label: string }[] = [{ base: benchTmp(), label: `home on ${fsType(benchTmp())}` }];
-  if (!ctx.quick && fsType(benchTmp()) !== 'tmpfs' && fs.existsSync('/dev/shm') && fsType('/dev/shm') === 'tmpfs') places.push({ base: '/dev/shm', label: 'home on tmpfs' });
+  if (!ctx.quick && fsType(benchTmp()) !== 'tmpfs' && fs.existsSync('/dev/shm') && fsType('/dev/shm') === 'tmpfs')
+    places.push({ base: '/dev/shm', label: 'home on tmpfs' });
   const orcrMs = places.map(() => [] as number[]);
   const enqueueMs = places.map(() => [] as number[]);
   const peakMb = places.map(() => [] as number[]);
@@ -83,7 +84,9 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         { base: places[k]!.base },
       );
     }
-    ctx.log(`  rep ${r + 1}/${reps}: xargs ${xargsMs.at(-1)!.toFixed(0)} ms, parallel ${parallelMs.at(-1)?.toFixed(0) ?? '-'} ms, ${places.map((p, k) => `orcr (${p.label}) ${orcrMs[k]!.at(-1)!.toFixed(0)} ms`).join(', ')}`);
+    ctx.log(
+      `  rep ${r + 1}/${reps}: xargs ${xargsMs.at(-1)!.toFixed(0)} ms, parallel ${parallelMs.at(-1)?.toFixed(0) ?? '-'} ms, ${places.map((p, k) => `orcr (${p.label}) ${orcrMs[k]!.at(-1)!.toFixed(0)} ms`).join(', ')}`,
+    );
   }
 
   const figures: Figure[] = [];
@@ -93,19 +96,42 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   places.forEach((place, k) => {
     const o = orcrMs[k]!;
     const tag = k === 0 ? '' : ` (${place.label})`;
-    figures.push(fig(I, `${label}: orcr run --from - + wait --all, ${place.label}`, 'ms', o, { ceiling: k === 0 ? 10 * (jobs * 3 + median(xargsMs)) : undefined }));
+    figures.push(
+      fig(I, `${label}: orcr run --from - + wait --all, ${place.label}`, 'ms', o, { ceiling: k === 0 ? 10 * (jobs * 3 + median(xargsMs)) : undefined }),
+    );
     figures.push(fig(I, `  of which orcr run --from - (enqueue ${jobs})`, 'ms', enqueueMs[k]!));
     figures.push(fig(I, `  supervisor peak RSS (VmHWM)`, 'MB', peakMb[k]!));
     figures.push(fig(I, `  ${place.label}: mkdir + 3 file creates (a run's files)`, 'ms', fsMs[k]!));
     figures.push(
-      fig(I, `orcr overhead per job beyond xargs${tag}`, 'ms', o.map((v, i) => (v - xargsMs[i]!) / jobs), {
-        target: '≤ 3 ms',
-        meets: (m) => m <= 3,
-        ceiling: k === 0 ? 30 : undefined,
-      }),
+      fig(
+        I,
+        `orcr overhead per job beyond xargs${tag}`,
+        'ms',
+        o.map((v, i) => (v - xargsMs[i]!) / jobs),
+        {
+          target: '≤ 3 ms',
+          meets: (m) => m <= 3,
+          ceiling: k === 0 ? 30 : undefined,
+        },
+      ),
     );
-    figures.push(fig(I, `ratio orcr / xargs${tag}`, '×', o.map((v, i) => v / xargsMs[i]!)));
-    if (par.ok) figures.push(fig(I, `ratio orcr / GNU parallel${tag}`, '×', o.map((v, i) => v / parallelMs[i]!)));
+    figures.push(
+      fig(
+        I,
+        `ratio orcr / xargs${tag}`,
+        '×',
+        o.map((v, i) => v / xargsMs[i]!),
+      ),
+    );
+    if (par.ok)
+      figures.push(
+        fig(
+          I,
+          `ratio orcr / GNU parallel${tag}`,
+          '×',
+          o.map((v, i) => v / parallelMs[i]!),
+        ),
+      );
   });
   return { figures, skipped };
 }

@@ -58,10 +58,15 @@ async function runLib<T>(name: string, args: string[], opts: { nodeArgs?: string
  * its own process): a cache that keeps every text ever drawn shows as growth.
  */
 async function heapFigures(I: string, seconds: number): Promise<Figure[]> {
-  const r = await runLib<{ startMb: number; firstHalfMb: number; secondHalfMb: number }>('tui-heap', [String(seconds)], { nodeArgs: [...tuiNodeArgs(), '--expose-gc'] });
+  const r = await runLib<{ startMb: number; firstHalfMb: number; secondHalfMb: number }>('tui-heap', [String(seconds)], {
+    nodeArgs: [...tuiNodeArgs(), '--expose-gc'],
+  });
   const what = `${seconds.toLocaleString('en-US')} frames (simulated seconds) of 40 rows whose times tick, in-process`;
   return [
-    fig(I, `TUI heap: second half's peak − first half's, ${what}`, 'MB', [r.secondHalfMb - r.firstHalfMb], { ceiling: 100, note: 'about 0 when every cache is bounded' }),
+    fig(I, `TUI heap: second half's peak − first half's, ${what}`, 'MB', [r.secondHalfMb - r.firstHalfMb], {
+      ceiling: 100,
+      note: 'about 0 when every cache is bounded',
+    }),
     fig(I, `  TUI heap at the start`, 'MB', [r.startMb]),
     fig(I, `  TUI heap, largest in the first half`, 'MB', [r.firstHalfMb]),
     fig(I, `  TUI heap, largest in the second half`, 'MB', [r.secondHalfMb]),
@@ -219,7 +224,10 @@ async function rssFigures(I: string, repeats: number): Promise<Figure[]> {
     const heap: number[] = [];
     const held: number[] = [];
     for (let k = 0; k < repeats; k++) {
-      const r = await runLib<{ rssMb: number; heapMb: number; held: number }>('tui-rss', [], { nodeArgs: [...tuiNodeArgs(), '--expose-gc'], env: { ...homeEnv(dir), TERM: 'xterm-256color' } });
+      const r = await runLib<{ rssMb: number; heapMb: number; held: number }>('tui-rss', [], {
+        nodeArgs: [...tuiNodeArgs(), '--expose-gc'],
+        env: { ...homeEnv(dir), TERM: 'xterm-256color' },
+      });
       rss.push(r.rssMb);
       heap.push(r.heapMb);
       held.push(r.held);
@@ -239,7 +247,9 @@ async function run(ctx: Ctx): Promise<ItemResult> {
   if (!which('script')) return { figures: [], skipped: [{ item: I, name: 'TUI', reason: 'util-linux `script` not found (apt-get install bsdutils)' }] };
   // ORCR_BENCH_TUI_LOAD_ONLY=1: only the idle and 200 events/s windows (for profiling).
   const loadOnly = process.env.ORCR_BENCH_TUI_LOAD_ONLY === '1';
-  const memory = loadOnly ? [] : [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await scaleFigures(I, ctx.quick ? 10 : 40)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
+  const memory = loadOnly
+    ? []
+    : [...(await rssFigures(I, ctx.quick ? 1 : 3)), ...(await scaleFigures(I, ctx.quick ? 10 : 40)), ...(await transcriptFigures(I, ctx.quick ? 1 : 3))];
   const windows = ctx.quick ? 2 : 5;
   const secs = ctx.quick ? 1.5 : 2;
   return withOrcr({ concurrency: { max: 1 } }, async (dir) => {
@@ -372,10 +382,16 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         ...memory,
         fig(I, `1,000 runs, idle: TUI CPU`, '% core', [idleCpu]),
         fig(I, `1,000 runs, idle: bytes written`, 'B/s', [idleBytes]),
-        fig(I, `1,000 runs, ${EVENTS_PER_S} events/s: event-to-frame (median per window)`, 'ms', latW, { target: '< 50 ms', meets: (m) => m < 50, ceiling: 500 }),
+        fig(I, `1,000 runs, ${EVENTS_PER_S} events/s: event-to-frame (median per window)`, 'ms', latW, {
+          target: '< 50 ms',
+          meets: (m) => m < 50,
+          ceiling: 500,
+        }),
         fig(I, `  event-to-frame p99 (all windows)`, 'ms', [pct(all, 99)]),
         fig(I, `  of which supervisor: send → event at a plain subscriber (median)`, 'ms', [median(sup)]),
-        fig(I, `  markers that reached the screen`, '%', [seenPct], { note: 'a marker whose queued and ended events both scrolled past between two frames is never drawn' }),
+        fig(I, `  markers that reached the screen`, '%', [seenPct], {
+          note: 'a marker whose queued and ended events both scrolled past between two frames is never drawn',
+        }),
         fig(I, `  TUI CPU`, '% core', cpuW, { target: '< 15%', meets: (m) => m < 15, ceiling: 150 }),
         fig(I, `  TUI CPU in the stream's first ${secs} s (V8 compiling what it makes hot)`, '% core', [warmCpu]),
         fig(I, `  bytes written`, 'B/s', bytesW),

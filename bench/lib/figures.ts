@@ -95,16 +95,16 @@ function rowsOf(figures: readonly Figure[], skipped: readonly Skipped[]): string
 export function textTable(figures: readonly Figure[], skipped: readonly Skipped[]): string {
   const rows = rowsOf(figures, skipped);
   const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(HEAD), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 export function markdownTable(figures: readonly Figure[], skipped: readonly Skipped[]): string {
   const esc = (s: string): string => s.replace(/\|/g, '\\|');
   const rows = rowsOf(figures, skipped);
-  return [
-    `| ${HEAD.join(' | ')} |`,
-    `|${HEAD.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
-  ].join('\n');
+  return [`| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }

@@ -110,7 +110,11 @@ export async function startSupervisor(dir: string, opts: { timeoutMs?: number; n
   // ORCR_BENCH_PROF=DIR: every supervisor writes a CPU profile there when it stops.
   const prof = process.env.ORCR_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.ORCR_BENCH_PROF)}`] : [];
   // With the Node flags orcr itself starts its supervisor with.
-  const child = spawn(node, [...prof, ...SUPERVISOR_NODE_ARGS, ...(opts.nodeArgs ?? []), cli, 'serve'], { env: homeEnv(dir), detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(node, [...prof, ...SUPERVISOR_NODE_ARGS, ...(opts.nodeArgs ?? []), cli, 'serve'], {
+    env: homeEnv(dir),
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   const pid = child.pid!;
   trackGroup(pid);
@@ -150,7 +154,11 @@ export async function startSupervisor(dir: string, opts: { timeoutMs?: number; n
  * A fresh home with a running supervisor: fn, then `orcr server stop`, the
  * agents' process groups killed and the home removed, whatever happens.
  */
-export async function withOrcr<T>(config: unknown, fn: (dir: string, sup: Supervisor) => Promise<T>, opts: { nodeArgs?: string[]; base?: string } = {}): Promise<T> {
+export async function withOrcr<T>(
+  config: unknown,
+  fn: (dir: string, sup: Supervisor) => Promise<T>,
+  opts: { nodeArgs?: string[]; base?: string } = {},
+): Promise<T> {
   const home = makeHome(config, 'orcr-bench-', opts.base);
   let sup: Supervisor | null = null;
   try {

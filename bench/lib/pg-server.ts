@@ -59,7 +59,10 @@ export function systemPgBin(): string | null {
   const root = '/usr/lib/postgresql';
   let versions: string[] = [];
   try {
-    versions = fs.readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    versions = fs
+      .readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
   } catch {
     /* not Debian's layout */
   }
@@ -265,7 +268,24 @@ export class PgServer {
   async resume(): Promise<void> {
     if (!this.dir || this.child) return;
     const root = asRoot();
-    const args = ['-D', path.join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
+    const args = [
+      '-D',
+      path.join(this.dir, 'data'),
+      '-p',
+      String(this.port),
+      '-k',
+      this.dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200',
+    ];
     const cmd = root ? sbin('runuser') : path.join(this.bin!, 'postgres');
     const argv = root ? ['-u', PG_USER, '--', path.join(this.bin!, 'postgres'), ...args] : args;
     // To a file, not a pipe: the server outlives no reader, and a pipe nobody drains would stall it.
@@ -311,7 +331,10 @@ export class PgServer {
     // Fast shutdown first; a server that was stopped (SIGSTOP) and thawed can sit in it with its backends
     // mid-query, so after a few seconds an immediate shutdown, then a kill: a test must not hang on its cleanup.
     signal('SIGINT');
-    for (const [after, sig] of [[5000, 'SIGQUIT'], [5000, 'SIGKILL']] as const) {
+    for (const [after, sig] of [
+      [5000, 'SIGQUIT'],
+      [5000, 'SIGKILL'],
+    ] as const) {
       await Promise.race([gone, new Promise((r) => setTimeout(r, after).unref())]);
       if (exited) break;
       signal(sig);

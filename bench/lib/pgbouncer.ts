@@ -27,7 +27,8 @@ function executable(file: string): boolean {
 
 /** Why a PgBouncer cannot be started here, or null when it can. */
 export function pgBouncerUnavailable(): string | null {
-  if (findPgBouncer() === null) return 'no pgbouncer binary on the PATH or in /usr/sbin (npm has none to offer): install your system\'s pgbouncer package (.ci/run does: apt-get install pgbouncer)';
+  if (findPgBouncer() === null)
+    return "no pgbouncer binary on the PATH or in /usr/sbin (npm has none to offer): install your system's pgbouncer package (.ci/run does: apt-get install pgbouncer)";
   if (asRoot() && serverParent() === null) return 'running as root, and the postgres user can reach no temp folder for PgBouncer';
   return null;
 }

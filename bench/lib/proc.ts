@@ -272,7 +272,15 @@ export function hwmKb(pid: number): number {
   }
 }
 
-const FS_TYPES: Record<number, string> = { 0x01021994: 'tmpfs', 0xef53: 'ext4', 0x58465342: 'xfs', 0x9123683e: 'btrfs', 0x794c7630: 'overlayfs', 0x6969: 'nfs', 0x2fc12fc1: 'zfs' };
+const FS_TYPES: Record<number, string> = {
+  0x01021994: 'tmpfs',
+  0xef53: 'ext4',
+  0x58465342: 'xfs',
+  0x9123683e: 'btrfs',
+  0x794c7630: 'overlayfs',
+  0x6969: 'nfs',
+  0x2fc12fc1: 'zfs',
+};
 /** The file system type of a directory, by statfs magic. */
 export function fsType(dir: string): string {
   try {

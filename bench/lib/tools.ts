@@ -29,7 +29,11 @@ export function ensureParallel(install: boolean, log: (m: string) => void): Tool
   let p = which('parallel');
   let v = p ? isGnuParallel(p) : null;
   if (v) return { ok: true, path: p!, version: v };
-  if (!install) return { ok: false, reason: p ? `${p} is not GNU parallel; ${HOW_PARALLEL}` : `GNU parallel not installed (the quick form installs nothing); ${HOW_PARALLEL}` };
+  if (!install)
+    return {
+      ok: false,
+      reason: p ? `${p} is not GNU parallel; ${HOW_PARALLEL}` : `GNU parallel not installed (the quick form installs nothing); ${HOW_PARALLEL}`,
+    };
   const apt = which('apt-get');
   if (!apt || process.getuid?.() !== 0) return { ok: false, reason: `GNU parallel not installed and apt-get as root is not available here; ${HOW_PARALLEL}` };
   log('installing GNU parallel with apt-get…');

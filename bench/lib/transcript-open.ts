@@ -31,10 +31,43 @@ try {
   const out: string[] = [];
   for (let i = 0; out.length < LINES; i++) {
     const id = `toolu_${i}`;
-    out.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `Step ${i}: looking at the failing test in src/module-${i % 97}.ts and what it expects from the parser.` }] }, session_id: sid }));
-    out.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- module-${i % 97}` } }] }, session_id: sid }));
-    out.push(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `> vitest run\n✓ module-${i % 97} (3 tests)\nTests 3 passed` }] }, session_id: sid }));
-    if (i % 10 === 9) out.push(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 1, result: 'done', session_id: sid, total_cost_usd: i * 0.001, usage: { input_tokens: 100, output_tokens: 50 } }));
+    out.push(
+      JSON.stringify({
+        type: 'assistant',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'text', text: `Step ${i}: looking at the failing test in src/module-${i % 97}.ts and what it expects from the parser.` }],
+        },
+        session_id: sid,
+      }),
+    );
+    out.push(
+      JSON.stringify({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- module-${i % 97}` } }] },
+        session_id: sid,
+      }),
+    );
+    out.push(
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `> vitest run\n✓ module-${i % 97} (3 tests)\nTests 3 passed` }] },
+        session_id: sid,
+      }),
+    );
+    if (i % 10 === 9)
+      out.push(
+        JSON.stringify({
+          type: 'result',
+          subtype: 'success',
+          is_error: false,
+          num_turns: 1,
+          result: 'done',
+          session_id: sid,
+          total_cost_usd: i * 0.001,
+          usage: { input_tokens: 100, output_tokens: 50 },
+        }),
+      );
   }
   fs.writeFileSync(path.join(runDir, 'out'), out.slice(0, LINES).join('\n') + '\n');
   const store = createTuiStore({ home: dir });

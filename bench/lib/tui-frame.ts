@@ -30,7 +30,18 @@ const uuid = (i: number): string => `${String(i).padStart(8, '0')}-0000-4000-800
 const make = (i: number, name: string, status: 'working' | 'queued' | 'ended', command: string[]): PublicRun =>
   publicRun(
     {
-      ...newRun({ uuid: uuid(i), name, provider: command[0]!, workload: 'default', protocol: 'plain', queue_seq: i, command, cwd: '/tmp', now, limits: NO_LIMITS }),
+      ...newRun({
+        uuid: uuid(i),
+        name,
+        provider: command[0]!,
+        workload: 'default',
+        protocol: 'plain',
+        queue_seq: i,
+        command,
+        cwd: '/tmp',
+        now,
+        limits: NO_LIMITS,
+      }),
       status,
       ...(status === 'working' ? { pid: 4242, started_at: now, status_at: now } : {}),
       ...(status === 'ended' ? { ended_at: now, status_at: now, exit_reason: 'canceled' } : {}),

@@ -174,7 +174,8 @@ function createCore(now: () => number): ExtendedAdapter {
 }
 
 /** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
-const API_TROUBLE = /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
+const API_TROUBLE =
+  /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
 
 /** A failed turn's result, its cause blocked first: a usage limit ("You've hit your usage limit…", "429 Too Many Requests"), a login, the API. */
 function turnFailed(obj: JsonObject, now: number): Signal[] {

@@ -23,9 +23,7 @@ export function createCumulativeCounter(): CumulativeCounter {
       // counters (or a version reports per-turn numbers): take the report
       // as a fresh amount rather than emitting a negative increment.
       const reset = total.input < last.input || total.output < last.output || total.cached < last.cached;
-      const delta = reset
-        ? { ...total }
-        : { input: total.input - last.input, output: total.output - last.output, cached: total.cached - last.cached };
+      const delta = reset ? { ...total } : { input: total.input - last.input, output: total.output - last.output, cached: total.cached - last.cached };
       last = { ...total };
       return delta;
     },

@@ -28,7 +28,19 @@ import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAda
 import { createCumulativeCounter } from './cumulative.js';
 import { CERTAINTY, defineProtocol } from './protocol.js';
 import { createTurnTracker, type TurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, optNum, present, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import {
+  jsonLinesAdapter,
+  isObject,
+  mentionsLimit,
+  mentionsLogin,
+  num,
+  optNum,
+  present,
+  statedRetryAfter,
+  str,
+  withModelTurns,
+  type JsonObject,
+} from './util.js';
 
 export const gemini = defineProtocol({
   name: 'gemini',

@@ -208,7 +208,11 @@ async function interactive(r: Renderer, opts: Options, nextPlan: (prompt: string
 
 // Exit promptly and conventionally (128 + signal number) when told to stop,
 // whatever the scenario is awaiting.
-for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+  ['SIGHUP', 129],
+] as const) {
   process.on(signal, () => process.exit(code));
 }
 // A reader that went away is not an error worth a stack trace.

@@ -78,8 +78,7 @@ function statedDelay(text: string): number | undefined {
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 /** Index of the name this word abbreviates (at least three letters: "sep", "sept", "thurs"), or -1: "monthly" is no Monday. */
-const nameIndex = (names: readonly string[], word: string): number =>
-  word.length >= 3 ? names.findIndex((n) => n.startsWith(word.toLowerCase())) : -1;
+const nameIndex = (names: readonly string[], word: string): number => (word.length >= 3 ? names.findIndex((n) => n.startsWith(word.toLowerCase())) : -1);
 
 const ISO = /(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?/y;
 const MONTH_DAY = /([a-z]{3,9})(?![a-z])\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\d:])(?:,?\s+(\d{4})(?![\d:]))?,?\s*(?:at\s+)?/iy;
@@ -157,7 +156,16 @@ function ianaZone(name: string): Zone | undefined {
   let f = zoneCache.get(name);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: name,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
     } catch {
       return undefined; // not a zone this runtime knows: local time
     }

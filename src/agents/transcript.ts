@@ -172,7 +172,13 @@ function createSignalReader(inputs: Inputs): SignalReader {
           resultInTurn = false;
           return;
         case 'blocked':
-          problem('hold', s.message ?? s.blocked, `${s.blocked}${s.message ? `: ${s.message}` : ''}${s.retry_after_s !== undefined ? ` (retry in ${Math.round(s.retry_after_s)}s)` : ''}`, at, out);
+          problem(
+            'hold',
+            s.message ?? s.blocked,
+            `${s.blocked}${s.message ? `: ${s.message}` : ''}${s.retry_after_s !== undefined ? ` (retry in ${Math.round(s.retry_after_s)}s)` : ''}`,
+            at,
+            out,
+          );
           return;
         case 'output':
           out.push({ kind: 'raw', text: s.line, line: at });

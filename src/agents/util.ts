@@ -60,9 +60,7 @@ export function str(v: unknown): string | undefined {
  */
 export function mentionsLimit(text: string | undefined): boolean {
   if (!text) return false;
-  return /usage[ _-]?limit|rate[ _-]?limit|limit reached|limit exceeded|hit your limit|quota|resource[ _]exhausted|too many requests|\b429\b/i.test(
-    text,
-  );
+  return /usage[ _-]?limit|rate[ _-]?limit|limit reached|limit exceeded|hit your limit|quota|resource[ _]exhausted|too many requests|\b429\b/i.test(text);
 }
 
 /**
@@ -142,10 +140,7 @@ export function guarded<S, A extends Adapter<S>>(adapter: A & Adapter<S>): A {
  * or one `handle` does not know (null), is plain output; the adapter never
  * throws (guarded).
  */
-export function jsonLinesAdapter<S extends Signal | ExtendedSignal = ExtendedSignal>(
-  handle: (obj: JsonObject) => S[] | null,
-  end?: () => S[],
-): Adapter<S> {
+export function jsonLinesAdapter<S extends Signal | ExtendedSignal = ExtendedSignal>(handle: (obj: JsonObject) => S[] | null, end?: () => S[]): Adapter<S> {
   return guarded<S, Adapter<S>>({
     line(l) {
       const obj = parseObject(l);

@@ -155,7 +155,18 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     const repos = new Set(runs.flatMap((r) => (r.worktree ? [r.worktree.repo] : [])));
     if (repos.size > 1) {
       header.push('REPO');
-      runs.forEach((r, i) => rows[i]!.push(r.worktree ? safeLine(r.worktree.repo.split('/').filter((p) => p !== '').pop() ?? r.worktree.repo) : '-'));
+      runs.forEach((r, i) =>
+        rows[i]!.push(
+          r.worktree
+            ? safeLine(
+                r.worktree.repo
+                  .split('/')
+                  .filter((p) => p !== '')
+                  .pop() ?? r.worktree.repo,
+              )
+            : '-',
+        ),
+      );
     }
   }
   return table(header, rows, color);
@@ -194,7 +205,10 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   const waits = r.waiting ? waitingText(r.waiting, now) : agentWaitText(r, now);
   if (waits) lines.push(['waiting', waits]);
   lines.push(
-    ['exit', r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}` : '-'],
+    [
+      'exit',
+      r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}` : '-',
+    ],
     ['provider', r.provider],
     ['workload', r.workload],
     // Never decided: its output was read as plain text, as a plain agent's is.
@@ -212,14 +226,15 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
       `${ofLimit(tokens(t.input + t.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(t.input)}, out ${tokens(t.output)}, cached ${tokens(t.cached)})`,
     ],
     ['cost', ofLimit(usd(r.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
-    [
-      'elapsed',
-      ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null),
-    ],
+    ['elapsed', ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null)],
   );
   if (r.worktree) {
     const w = r.worktree;
-    lines.push(['worktree', `${w.path} (${w.state})`], ['branch', `${w.branch} from ${w.base} (${w.base_commit.slice(0, 12)})`], ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`]);
+    lines.push(
+      ['worktree', `${w.path} (${w.state})`],
+      ['branch', `${w.branch} from ${w.base} (${w.base_commit.slice(0, 12)})`],
+      ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`],
+    );
   }
   if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
   if ((r.dependents ?? []).length > 0) lines.push(['waited for by', r.dependents.join(', ')]);
@@ -229,7 +244,10 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
     lines.push(
       ['children', r.children.join(', ')],
       // Rolled up: this run and every descendant; its token and cost ceilings are read against these.
-      ['tree tokens', `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`],
+      [
+        'tree tokens',
+        `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`,
+      ],
       ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
     );
   }
@@ -240,9 +258,13 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   if (r.session_id) lines.push(['session', r.session_id]);
   // Older records and old supervisors have none.
   for (const a of r.attempts ?? []) {
-    lines.push([`attempt ${a.n}`, `${a.started_at ?? '-'} → ${a.ended_at}: ${a.reason}${a.detail ? ` (${a.detail})` : ''}, ${a.kind === 'retry' ? 'retried' : 'continued'}${a.session_id ? ` session ${a.session_id}` : ''}`]);
+    lines.push([
+      `attempt ${a.n}`,
+      `${a.started_at ?? '-'} → ${a.ended_at}: ${a.reason}${a.detail ? ` (${a.detail})` : ''}, ${a.kind === 'retry' ? 'retried' : 'continued'}${a.session_id ? ` session ${a.session_id}` : ''}`,
+    ]);
   }
-  if ((r.attempts?.length ?? 0) > 0) lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
+  if ((r.attempts?.length ?? 0) > 0)
+    lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
   lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);
@@ -297,11 +319,14 @@ export function statsText(s: StatsReply, now = Date.now(), color = useColor()): 
   // A hold on a provider with no cap of its own has no row to show it in.
   const shown = new Set(s.caps.filter((c) => c.held_until).map((c) => c.cap));
   for (const [provider, at] of Object.entries(s.holds ?? {})) {
-    if (!shown.has(providerCap(provider))) out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
+    if (!shown.has(providerCap(provider)))
+      out.push(`hold: provider ${safeLine(provider)}, lifted ${until(at, now)} (orcr provider resume ${safeLine(provider)} lifts it now)`);
   }
   // Older supervisors send none of these.
   for (const a of s.account_holds ?? []) {
-    out.push(`hold: ${safeLine(a.provider)} (${a.account === null ? 'default login' : safeLine(a.account)}), its runs wait, lifted ${until(Date.parse(a.until), now)} (orcr provider resume ${safeLine(a.provider)} lifts it now)`);
+    out.push(
+      `hold: ${safeLine(a.provider)} (${a.account === null ? 'default login' : safeLine(a.account)}), its runs wait, lifted ${until(Date.parse(a.until), now)} (orcr provider resume ${safeLine(a.provider)} lifts it now)`,
+    );
   }
   for (const q of s.quotas ?? []) out.push(`quota: ${quotaLine(q, now)}`);
   if (s.fleet) {
@@ -332,13 +357,18 @@ function quotaLine(q: QuotaView, now: number): string {
  * the last the database told.
  */
 export function clusterLine(cl: NonNullable<StatsReply['cluster']>): string {
-  const db = cl.available ? 'database available' : `cluster unavailable since ${new Date(cl.since).toISOString()}${cl.error ? ` (${safeLine(cl.error)})` : ''}: nothing new starts here`;
+  const db = cl.available
+    ? 'database available'
+    : `cluster unavailable since ${new Date(cl.since).toISOString()}${cl.error ? ` (${safeLine(cl.error)})` : ''}: nothing new starts here`;
   const up = cl.machines.filter((m) => m.alive).length;
-  const lines = [`cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`];
+  const lines = [
+    `cluster ${safeLine(cl.name)} · this machine ${safeLine(cl.host)} · ${db}${cl.machines.length ? ` · ${up} of ${cl.machines.length} machines up` : ''}`,
+  ];
   if (cl.notifications === 'not arriving') {
     lines.push(`  notifications do not arrive: ${safeLine(cl.notifications_detail ?? 'the probe never came back')}; polling the database every 250 ms instead`);
   }
-  if (!cl.available && cl.seen_at) lines.push(`  holders and waiting lines above are as last seen at ${new Date(cl.seen_at).toISOString()}, before the database went away`);
+  if (!cl.available && cl.seen_at)
+    lines.push(`  holders and waiting lines above are as last seen at ${new Date(cl.seen_at).toISOString()}, before the database went away`);
   return lines.join('\n');
 }
 
@@ -347,11 +377,16 @@ export type SpendReply = Result<'spend'>;
 
 export function spendText(s: SpendReply): string {
   // Numbers as stats and show write them: 25.4k tokens, $1.75.
-  const window = s.window === 'all' ? 'all time (every run in the journal)' : `the last ${formatDuration(Number.parseInt(s.window, 10))} (runs live in it, each with its whole usage)`;
+  const window =
+    s.window === 'all'
+      ? 'all time (every run in the journal)'
+      : `the last ${formatDuration(Number.parseInt(s.window, 10))} (runs live in it, each with its whole usage)`;
   const rows = (xs: SpendReply['by_provider']): string[][] => xs.map((r) => [r.key, String(r.runs), tokens(r.tokens), usd(r.cost)]);
   const lastHour = s.per_minute.reduce((a, m) => ({ tokens: a.tokens + m.tokens, cost: a.cost + m.cost }), { tokens: 0, cost: 0 });
   const amount = (meter: string, n: number): string => (meter === 'cost_usd' ? usd(n) : tokens(n));
-  const meters = Object.entries(s.fleet.meters).map(([n, m]) => `fleet ${n === 'cost_usd' ? 'cost' : n}: ${amount(n, m.used)}${m.limit !== null ? ` of ${amount(n, m.limit)}` : ''}`);
+  const meters = Object.entries(s.fleet.meters).map(
+    ([n, m]) => `fleet ${n === 'cost_usd' ? 'cost' : n}: ${amount(n, m.used)}${m.limit !== null ? ` of ${amount(n, m.limit)}` : ''}`,
+  );
   return [
     `spend over ${window}${s.fleet.exceeded ? ' — the fleet budget is exceeded: nothing new starts' : ''}`,
     ...meters,

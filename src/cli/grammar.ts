@@ -40,7 +40,8 @@ export const GROUPS = {
 export type Group = keyof typeof GROUPS;
 
 /** The modules of verbs/ (one may carry several verbs). */
-export type VerbModule = 'run' | 'ps' | 'kill' | 'wait' | 'logs' | 'events' | 'stats' | 'server' | 'worktree' | 'cluster' | 'loop' | 'mcp' | 'serve' | 'help' | 'completion';
+export type VerbModule =
+  'run' | 'ps' | 'kill' | 'wait' | 'logs' | 'events' | 'stats' | 'server' | 'worktree' | 'cluster' | 'loop' | 'mcp' | 'serve' | 'help' | 'completion';
 
 export interface VerbSpec extends Command {
   readonly group: Group;
@@ -92,13 +93,26 @@ export const VERBS = {
     json: true,
     flags: { all: { type: 'boolean' }, status: { type: 'string', value: RUN_STATUSES }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } },
   },
-  show: { group: 'watch', summary: 'one run in full: status, budget, usage, why it waits', module: 'ps', json: true, flags: { env: { type: 'boolean' } }, operands: run },
+  show: {
+    group: 'watch',
+    summary: 'one run in full: status, budget, usage, why it waits',
+    module: 'ps',
+    json: true,
+    flags: { env: { type: 'boolean' } },
+    operands: run,
+  },
   logs: {
     group: 'watch',
     summary: "a run's output: its transcript, or the lines as written",
     module: 'logs',
     json: true,
-    flags: { tail: { type: 'string' }, follow: { type: 'boolean', short: 'f' }, stderr: { type: 'boolean' }, pretty: { type: 'boolean' }, raw: { type: 'boolean' } },
+    flags: {
+      tail: { type: 'string' },
+      follow: { type: 'boolean', short: 'f' },
+      stderr: { type: 'boolean' },
+      pretty: { type: 'boolean' },
+      raw: { type: 'boolean' },
+    },
     operands: run,
   },
   events: {
@@ -108,7 +122,14 @@ export const VERBS = {
     json: true,
     flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } },
   },
-  diff: { group: 'watch', summary: "a worktree run's changes against its base", module: 'worktree', json: true, flags: { stat: { type: 'boolean' } }, operands: run },
+  diff: {
+    group: 'watch',
+    summary: "a worktree run's changes against its base",
+    module: 'worktree',
+    json: true,
+    flags: { stat: { type: 'boolean' } },
+    operands: run,
+  },
   kill: {
     group: 'act',
     summary: 'stop runs, by name or by a filter (queued ones are canceled)',
@@ -148,8 +169,20 @@ export const VERBS = {
   },
   stats: { group: 'fleet', summary: 'every cap: active and limit, holders, queue, holds', module: 'stats', json: true },
   spend: { group: 'fleet', summary: 'tokens and cost by provider and by workload', module: 'stats', json: true },
-  queue: { group: 'fleet', summary: 'pause admission, or resume it (runs still queue)', module: 'server', json: true, subcommands: { pause: none, resume: none } },
-  provider: { group: 'fleet', summary: "lift a provider's usage-limit hold early", module: 'server', json: true, subcommands: { resume: { operands: { kind: 'text' } } } },
+  queue: {
+    group: 'fleet',
+    summary: 'pause admission, or resume it (runs still queue)',
+    module: 'server',
+    json: true,
+    subcommands: { pause: none, resume: none },
+  },
+  provider: {
+    group: 'fleet',
+    summary: "lift a provider's usage-limit hold early",
+    module: 'server',
+    json: true,
+    subcommands: { resume: { operands: { kind: 'text' } } },
+  },
   loop: {
     group: 'loops',
     summary: 'commands on a cron schedule, or once at a time',
@@ -157,7 +190,13 @@ export const VERBS = {
     json: true,
     subcommands: {
       create: {
-        flags: { 'once-at': { type: 'string' }, 'max-concurrency': { type: 'string' }, overlap: { type: 'string', value: ['queue', 'skip'] }, timeout: { type: 'string' }, tz: { type: 'string' } },
+        flags: {
+          'once-at': { type: 'string' },
+          'max-concurrency': { type: 'string' },
+          overlap: { type: 'string', value: ['queue', 'skip'] },
+          timeout: { type: 'string' },
+          tz: { type: 'string' },
+        },
         operands: text,
         command: true,
       },
@@ -188,7 +227,14 @@ export const VERBS = {
   mcp: { group: 'more', summary: 'the Model Context Protocol on stdio, for agents', module: 'mcp', json: false },
   completion: { group: 'more', summary: 'a completion script for bash, zsh or fish', module: 'completion', json: false, operands: { kind: SHELLS } },
   help: { group: 'more', summary: "this list, or one verb's flags and what they do", module: 'help', json: true, operands: { kind: 'verb', many: true } },
-  __complete: { group: 'more', summary: 'names for the completion scripts', module: 'completion', json: true, hidden: true, operands: { kind: COMPLETE_KINDS } },
+  __complete: {
+    group: 'more',
+    summary: 'names for the completion scripts',
+    module: 'completion',
+    json: true,
+    hidden: true,
+    operands: { kind: COMPLETE_KINDS },
+  },
 } as const satisfies Readonly<Record<string, VerbSpec>>;
 
 export type VerbName = keyof typeof VERBS;

@@ -68,7 +68,7 @@ orcr send <run> -                (the text from stdin: off the command line, whi
   events: `orcr events [--follow] [--since SEQ] [--json]
   One event a line: SEQ, time, type, the run's short id and name (- for none), data; tab-separated.`,
   stats: 'orcr stats [--json]',
-  spend: 'orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget\'s window, and the last hour)',
+  spend: "orcr spend [--json]  (tokens and cost by provider and by workload over the fleet budget's window, and the last hour)",
   provider: 'orcr provider resume NAME [--json]  (lift a usage-limit hold early; exit 4 if NAME is not on hold)',
   demo: 'orcr demo [--home DIR] [--json]  (DIR: a new or empty folder; to end it: orcr server stop --kill-agents, then remove the folder)',
   serve: 'orcr serve',
@@ -84,7 +84,7 @@ orcr server stop [--drain | --kill-agents] [--json]
   Remove ended runs older than DUR (default retention.ended) with their events and directories, and the worktrees
   of ended runs whose branch has no commits (--branches: those with commits too, keeping the branch; --force: dirty ones too).
   --dry-run counts runs, events and bytes as the gc after it removes them.`,
-  diff: 'orcr diff <run> [--stat] [--json]  (the run\'s worktree against its base: committed, uncommitted and new files)',
+  diff: "orcr diff <run> [--stat] [--json]  (the run's worktree against its base: committed, uncommitted and new files)",
   worktree: `orcr worktree finish <run> (--merge | --keep-branch | --discard) [--json]
   --merge: into the base branch (a conflict aborts it and changes nothing); --keep-branch: keep orcr/<name>; --discard: drop it.
   The run's uncommitted work is committed to its branch first (not with --discard); the worktree is removed.
@@ -132,4 +132,3 @@ ${groups.join('\n\n')}
 
 ${FOOTER}`;
 }
-

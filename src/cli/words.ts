@@ -66,6 +66,7 @@ function edits(a: string, b: string): number {
 
 /** The usage error for a word given where a verb goes: shown escaped, with the verbs it may have meant. */
 export function unknownVerb(word: string): UsageError {
-  if (word.startsWith('-') && word !== '-') return new UsageError(`unknown option ${shownWord(word)}: before a verb orcr takes only --help or --version (orcr --help lists the verbs)`);
+  if (word.startsWith('-') && word !== '-')
+    return new UsageError(`unknown option ${shownWord(word)}: before a verb orcr takes only --help or --version (orcr --help lists the verbs)`);
   return new UsageError(`unknown verb ${shownWord(word)}${didYouMean(word, shownVerbs())} (orcr --help lists the verbs)`);
 }

@@ -136,7 +136,10 @@ export class Client implements Caller {
       } catch (e) {
         if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
         if (Date.now() > deadline) {
-          throw new RemoteError('unavailable', `the supervisor went away and none came back (see ${home.log}); the runs go on: any orcr verb starts a new supervisor, then wait again`);
+          throw new RemoteError(
+            'unavailable',
+            `the supervisor went away and none came back (see ${home.log}); the runs go on: any orcr verb starts a new supervisor, then wait again`,
+          );
         }
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -284,7 +287,14 @@ export function startDetached(home: Home, killAgents = false): Started {
   }
   // A fork the OS refuses comes as `error`, not `exit`: unheard, it threw out of the client with a stack.
   child.on('error', (e: NodeJS.ErrnoException) => {
-    const why = e.code === 'EAGAIN' ? 'the process limit is reached' : e.code === 'EMFILE' ? 'the file descriptor limit is reached' : e.code === 'ENFILE' ? "the system's file limit is reached" : e.message;
+    const why =
+      e.code === 'EAGAIN'
+        ? 'the process limit is reached'
+        : e.code === 'EMFILE'
+          ? 'the file descriptor limit is reached'
+          : e.code === 'ENFILE'
+            ? "the system's file limit is reached"
+            : e.message;
     state.exited = `could not start its process: ${why}${e.code && !why.includes(e.code) ? ` (${e.code})` : ''}`;
   });
   child.on('exit', (code) => {

@@ -19,7 +19,12 @@ import type { Caller, Params, Result } from './methods.js';
 const TRIES = 4;
 
 /** `fanOut`: the specs came as a list (`--from`, runMany), so a big request is "the N run specs". */
-export function enqueueSpecs(c: Caller, specs: Params<'run.enqueue'>['specs'], callerEnv: Record<string, string>, fanOut: boolean): Promise<Result<'run.enqueue'>> {
+export function enqueueSpecs(
+  c: Caller,
+  specs: Params<'run.enqueue'>['specs'],
+  callerEnv: Record<string, string>,
+  fanOut: boolean,
+): Promise<Result<'run.enqueue'>> {
   const params = { specs: [...specs], caller_env: callerEnv, uuids: specs.map(() => crypto.randomUUID()) };
   const prompt = specs.length === 1 ? (specs[0]!.prompt ?? '') : '';
   checkFrame('run.enqueue', params, fanOut ? `the ${specs.length} run specs` : prompt.length > 1024 * 1024 ? 'the prompt' : 'the run spec');

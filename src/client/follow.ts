@@ -89,7 +89,7 @@ export function follow(home: Home, opts: FollowOptions): AsyncIterableIterator<F
     };
     await replay(res.events ?? [], res.names);
     // A replay longer than a page: the rest by pages, live events held meanwhile.
-    for (let more = res.more === true; more; ) {
+    for (let more = res.more === true; more;) {
       const page = await c.call('events', { since: last });
       await replay(page.events, page.names);
       more = page.events.length > 0 && last < res.seq;

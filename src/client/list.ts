@@ -20,7 +20,8 @@ export async function listRuns(c: Caller, filter: ListFilter): Promise<PublicRun
   if (filter.status !== undefined && !(RUN_STATUSES as readonly unknown[]).includes(filter.status)) {
     throw new UsageError(`"status" must be one of ${RUN_STATUSES.join(', ')}, got ${JSON.stringify(filter.status)}`);
   }
-  if (filter.provider !== undefined && typeof filter.provider !== 'string') throw new UsageError(`"provider" must be a string, got ${JSON.stringify(filter.provider)}`);
+  if (filter.provider !== undefined && typeof filter.provider !== 'string')
+    throw new UsageError(`"provider" must be a string, got ${JSON.stringify(filter.provider)}`);
   const pages: PublicRun[][] = [];
   let before: number | undefined;
   for (;;) {

@@ -41,7 +41,11 @@ const FLAG_FIELD: Readonly<Record<string, keyof RunSpec>> = {
 };
 
 /** Fields whose flag takes a number as a person types it (a duration's text goes to the schema as it is). */
-const NUMBER_FIELDS: ReadonlySet<keyof RunSpec> = new Set<keyof RunSpec>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].unit !== 'duration'), 'retries', 'max_continues']);
+const NUMBER_FIELDS: ReadonlySet<keyof RunSpec> = new Set<keyof RunSpec>([
+  ...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].unit !== 'duration'),
+  'retries',
+  'max_continues',
+]);
 
 /**
  * Where `orcr run` reads what it is told to read: stdin for `-p -` and
@@ -80,7 +84,6 @@ function parseFlags(args: string[], allowPositionals: boolean) {
     return misuse((e as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\n/g, ' '));
   }
 }
-
 
 /**
  * `-p TEXT`; `-p @FILE` reads the prompt from FILE, `-p -` from stdin (argv
@@ -191,7 +194,8 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     else {
       // `-e KEY`: the value stays out of argv, which every local user can read in /proc.
       const v = (io.env ?? process.env)[kv];
-      if (v === undefined) badValue(`${e} ${VARIABLE.test(kv) ? kv : quote(kv)}: the variable is not set in this environment (export it, give -e KEY=VALUE, or use --env-from)`);
+      if (v === undefined)
+        badValue(`${e} ${VARIABLE.test(kv) ? kv : quote(kv)}: the variable is not set in this environment (export it, give -e KEY=VALUE, or use --env-from)`);
       env[kv] = v!;
     }
   }
@@ -266,8 +270,7 @@ export function parseFanOut(args: string[], cwd: string, io: RunIO = {}): RunSpe
     if ('spec' in r && tooBig === null) {
       specs.push(r.spec);
       wheres.push(where);
-    }
-    else {
+    } else {
       bad++;
       if (problems.length < MAX_REPORTED) problems.push(`${where}: ${'problem' in r ? r.problem : tooBig}`);
     }

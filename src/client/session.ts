@@ -89,7 +89,10 @@ export class Session implements Caller {
 
   close(): void {
     this.closed = true;
-    void this.client?.then((c) => c.close(), () => undefined);
+    void this.client?.then(
+      (c) => c.close(),
+      () => undefined,
+    );
     this.client = null;
     this.live = null;
   }

@@ -21,4 +21,3 @@ export function clusterEditProblem(before: ClusterConfig | undefined, after: Clu
   const changed = [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
   return changed.length === 0 ? null : `${changed.map((k) => `cluster.${k}`).join(', ')} changed: ${restart}`;
 }
-

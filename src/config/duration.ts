@@ -97,7 +97,13 @@ export function parseDuration(text: string, name?: string): number {
     const m = PART.exec(trimmed);
     if (!m || m.index !== at) {
       const rest = trimmed.slice(at);
-      refuse(/^\d+(\.\d+)?$/.test(rest) ? `${JSON.stringify(rest)} needs a unit` : at > 0 ? `unexpected ${JSON.stringify(rest.length > 20 ? `${rest.slice(0, 20)}…` : rest)}` : undefined);
+      refuse(
+        /^\d+(\.\d+)?$/.test(rest)
+          ? `${JSON.stringify(rest)} needs a unit`
+          : at > 0
+            ? `unexpected ${JSON.stringify(rest.length > 20 ? `${rest.slice(0, 20)}…` : rest)}`
+            : undefined,
+      );
     }
     const unitMs = UNIT_MS[m[3]!.toLowerCase()];
     if (unitMs === undefined) refuse(`unknown unit ${JSON.stringify(m[3])}`);

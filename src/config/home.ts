@@ -49,7 +49,10 @@ export function runDir(home: Home, uuid: string): string {
  */
 export function realHome(dir: string): string {
   const uid = process.getuid?.();
-  const todo = path.resolve(dir).split('/').filter((p) => p !== '');
+  const todo = path
+    .resolve(dir)
+    .split('/')
+    .filter((p) => p !== '');
   let cur = '/';
   let links = 0;
   while (todo.length > 0) {
@@ -73,7 +76,9 @@ export function realHome(dir: string): string {
       continue;
     }
     if (uid !== undefined && st.uid !== uid && st.uid !== 0) {
-      throw new HomeError(`ORCR_HOME ${dir} is reached through the link ${next}, owned by uid ${st.uid} (not you, uid ${uid}, or root): its owner can point it anywhere; give the path it leads to`);
+      throw new HomeError(
+        `ORCR_HOME ${dir} is reached through the link ${next}, owned by uid ${st.uid} (not you, uid ${uid}, or root): its owner can point it anywhere; give the path it leads to`,
+      );
     }
     if (++links > 40) throw new HomeError(`cannot use ORCR_HOME ${dir}: too many levels of symbolic links`);
     const target = fs.readlinkSync(next);
@@ -118,8 +123,6 @@ export function checkHome(dir: string): void {
     throw new HomeError(`ORCR_HOME ${dir} is owned by uid ${st.uid}, not you (uid ${uid}); refusing to use it`);
   }
   if ((st.mode & 0o022) !== 0) {
-    throw new HomeError(
-      `ORCR_HOME ${dir} is writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 700 ${dir}`,
-    );
+    throw new HomeError(`ORCR_HOME ${dir} is writable by group or others (mode ${(st.mode & 0o777).toString(8)}); run: chmod 700 ${dir}`);
   }
 }

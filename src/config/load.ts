@@ -22,10 +22,7 @@ export function parseConfig(value: unknown, source = 'config.json'): Config {
   const result = configSchema.safeParse(value ?? {});
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const where =
-      issue.code === 'unrecognized_keys'
-        ? keyPath([...issue.path, (issue as { keys: string[] }).keys[0]!])
-        : keyPath(issue.path);
+    const where = issue.code === 'unrecognized_keys' ? keyPath([...issue.path, (issue as { keys: string[] }).keys[0]!]) : keyPath(issue.path);
     const message = issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message;
     throw new ConfigError(`${source}: ${where}: ${message}`);
   }
@@ -33,29 +30,21 @@ export function parseConfig(value: unknown, source = 'config.json'): Config {
   const c = cfg.concurrency;
   for (const [name, limit] of Object.entries(c.providers)) {
     if (limit > c.max) {
-      cfg.warnings.push(
-        `${source}: concurrency.providers.${name} (${limit}) is above concurrency.max (${c.max}); clamped to ${c.max}`,
-      );
+      cfg.warnings.push(`${source}: concurrency.providers.${name} (${limit}) is above concurrency.max (${c.max}); clamped to ${c.max}`);
       c.providers[name] = c.max;
     }
   }
   const reservedSum = Object.values(c.workloads).reduce((sum, w) => sum + w.reserved, 0);
   if (reservedSum > c.max) {
-    throw new ConfigError(
-      `${source}: concurrency.workloads: reserved slots add up to ${reservedSum}, above concurrency.max (${c.max})`,
-    );
+    throw new ConfigError(`${source}: concurrency.workloads: reserved slots add up to ${reservedSum}, above concurrency.max (${c.max})`);
   }
   for (const [name, w] of Object.entries(c.workloads)) {
     if (w.max !== null && w.reserved > w.max) {
-      throw new ConfigError(
-        `${source}: concurrency.workloads.${name}.reserved: ${w.reserved} is above its max (${w.max})`,
-      );
+      throw new ConfigError(`${source}: concurrency.workloads.${name}.reserved: ${w.reserved} is above its max (${w.max})`);
     }
   }
   if (c.default_workload !== 'default' && !(c.default_workload in c.workloads)) {
-    throw new ConfigError(
-      `${source}: concurrency.default_workload: unknown workload "${c.default_workload}" (define it under concurrency.workloads)`,
-    );
+    throw new ConfigError(`${source}: concurrency.default_workload: unknown workload "${c.default_workload}" (define it under concurrency.workloads)`);
   }
   // A cost ceiling must be metered: the agent reports its own cost (its protocol's record says), or a price is configured.
   const runCost = cfg.budgets.run.max_cost_usd;
@@ -66,7 +55,12 @@ export function parseConfig(value: unknown, source = 'config.json'): Config {
     const needsPrice = runCost !== null || fleetCost !== null || p?.budgets?.max_cost_usd != null;
     const reportsCost = reportsOwnCost(p?.protocol ?? presetProtocol(name)?.name);
     if (needsPrice && !p?.price && !reportsCost) {
-      const which = p?.budgets?.max_cost_usd != null ? `providers.${name}.budgets.max_cost_usd` : runCost !== null ? 'budgets.run.max_cost_usd' : 'budgets.fleet.max_cost_usd';
+      const which =
+        p?.budgets?.max_cost_usd != null
+          ? `providers.${name}.budgets.max_cost_usd`
+          : runCost !== null
+            ? 'budgets.run.max_cost_usd'
+            : 'budgets.fleet.max_cost_usd';
       throw new ConfigError(
         `${source}: providers.${name}.price: ${which} puts a cost ceiling on provider "${name}", but it has no price and does not report its own cost`,
       );

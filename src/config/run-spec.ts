@@ -48,10 +48,7 @@ export function nameProblem(name: string): string | null {
   return r.success ? null : r.error.issues[0]!.message;
 }
 
-const whole = z
-  .number({ error: 'must be a whole number' })
-  .int({ error: 'must be a whole number' })
-  .min(0, { error: 'must not be negative' });
+const whole = z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).min(0, { error: 'must not be negative' });
 
 const usd = z.number({ error: 'must be a number of US dollars' }).min(0, { error: 'must not be negative' });
 
@@ -120,7 +117,11 @@ const directory = z
   .refine(isDirectory, 'must be an existing directory');
 
 /** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
-const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
+const upTo100 = z
+  .number({ error: 'must be a whole number from 0 to 100' })
+  .int('must be a whole number from 0 to 100')
+  .min(0, 'must be a whole number from 0 to 100')
+  .max(100, 'must be a whole number from 0 to 100');
 
 /** A ceiling's value by its unit (core/limits.ts). */
 const CEILING_VALUE = { count: whole, usd, duration } as const;
@@ -221,10 +222,7 @@ export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases
 const NOT_IN_LINES = new Set<string>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].line !== k), 'caller_env']);
 
 /** Every field a `--from` line may hold. */
-export const LINE_FIELDS: readonly string[] = [
-  ...Object.keys(runSpecSchema.shape).filter((k) => !NOT_IN_LINES.has(k)),
-  ...Object.keys(LINE_ALIASES),
-];
+export const LINE_FIELDS: readonly string[] = [...Object.keys(runSpecSchema.shape).filter((k) => !NOT_IN_LINES.has(k)), ...Object.keys(LINE_ALIASES)];
 
 /**
  * One `--from` line (already JSON-parsed) → a run spec, or what is wrong with
@@ -237,7 +235,8 @@ export function runSpecFromLine(obj: unknown, base: string): { spec: RunSpec } |
   for (const k of Object.keys(line)) if (!allowed.has(k)) return { problem: `unknown field ${quote(k)}` };
   for (const k of CEILING_NAMES) {
     const c: { line: string; alias?: string } = RUN_CEILINGS[k];
-    if (c.alias !== undefined && line[c.alias] !== undefined && line[c.line] !== undefined) return { problem: `${quote(c.alias)} and ${quote(c.line)} are the same field: give one` };
+    if (c.alias !== undefined && line[c.alias] !== undefined && line[c.line] !== undefined)
+      return { problem: `${quote(c.alias)} and ${quote(c.line)} are the same field: give one` };
   }
   // Which key of the line each schema field came from, to name it back in a message.
   const from = new Map<string, string>();
@@ -310,10 +309,10 @@ export const runSpecLineSchema = z
     ...lineCeilings(),
     on_stall: wire.on_stall,
     on_limit: wire.on_limit.describe('a usage limit: "continue" resumes the session when it resets, "end" ends the run (default: the provider\'s)'),
-    max_continues: wire.max_continues.describe('continuations after usage limits at most (default: the provider\'s, 5)'),
+    max_continues: wire.max_continues.describe("continuations after usage limits at most (default: the provider's, 5)"),
     retries: wire.retries.describe('retry an attempt that failed for a passing reason (lost, turn timeout, never started, API errors) up to this many times'),
     loop: wire.loop,
-    after: wire.after.describe('runs to wait for: names of other lines of the file, or any run\'s name or uuid; this run starts once each has completed'),
+    after: wire.after.describe("runs to wait for: names of other lines of the file, or any run's name or uuid; this run starts once each has completed"),
     after_any: wire.after_any.describe('with "after": start once each has ended, however it ended'),
     detach: wire.detach.describe('not a child of the calling run: no roll-up, not killed with it'),
     worktree: wire.worktree.describe('a git worktree of cwd on a new branch orcr/<name> (from "base", default HEAD)'),

@@ -62,11 +62,22 @@ export const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().
 
 /** Exit codes after which an attempt is never retried: each from 1 to 255, at most 255 of them. */
 const exitCodes = z
-  .array(z.number({ error: 'must list exit codes, whole numbers from 1 to 255' }).int('must list exit codes, whole numbers from 1 to 255').min(1, 'must list exit codes, whole numbers from 1 to 255').max(255, 'must list exit codes, whole numbers from 1 to 255'), { error: 'must be a list of exit codes (whole numbers from 1 to 255)' })
+  .array(
+    z
+      .number({ error: 'must list exit codes, whole numbers from 1 to 255' })
+      .int('must list exit codes, whole numbers from 1 to 255')
+      .min(1, 'must list exit codes, whole numbers from 1 to 255')
+      .max(255, 'must list exit codes, whole numbers from 1 to 255'),
+    { error: 'must be a list of exit codes (whole numbers from 1 to 255)' },
+  )
   .max(255, 'must list at most 255 exit codes');
 
 /** A bound on attempts (retries, continuations): a whole number from 0 to 100. */
-const upTo100 = z.number({ error: 'must be a whole number from 0 to 100' }).int('must be a whole number from 0 to 100').min(0, 'must be a whole number from 0 to 100').max(100, 'must be a whole number from 0 to 100');
+const upTo100 = z
+  .number({ error: 'must be a whole number from 0 to 100' })
+  .int('must be a whole number from 0 to 100')
+  .min(0, 'must be a whole number from 0 to 100')
+  .max(100, 'must be a whole number from 0 to 100');
 
 const workload = z
   .object({
@@ -125,7 +136,11 @@ const provider = z
     /** Continuations a run may have at most. */
     max_continues: upTo100.optional(),
     /** At this share of a usage window (0–1, as the agent reports it), no new run of the provider starts until the window resets. */
-    pause_at: z.number({ error: 'must be a fraction above 0, at most 1' }).gt(0, 'must be a fraction above 0, at most 1').lte(1, 'must be a fraction above 0, at most 1').optional(),
+    pause_at: z
+      .number({ error: 'must be a fraction above 0, at most 1' })
+      .gt(0, 'must be a fraction above 0, at most 1')
+      .lte(1, 'must be a fraction above 0, at most 1')
+      .optional(),
     /** The default of `run --retries` for this provider's runs (a workload's own comes first). */
     retries: upTo100.optional(),
     /** An attempt that exits with one of these is never retried (a workload's list counts too). */
@@ -227,7 +242,11 @@ export const configSchema = z
         /** An ntfy topic URL (e.g. https://ntfy.sh/my-topic): a short text is POSTed to it. */
         ntfy: httpUrl.optional(),
         /** argv of a program given the webhook's JSON on stdin. */
-        command: z.array(z.string()).min(1, 'must name a program').refine((a) => a[0] !== '', 'must name a program').optional(),
+        command: z
+          .array(z.string())
+          .min(1, 'must name a program')
+          .refine((a) => a[0] !== '', 'must name a program')
+          .optional(),
         /** notify-send, when it is on the supervisor's PATH. */
         desktop: z.boolean().default(false),
         events: z.array(notifyEvent).default([...NOTIFY_EVENTS]),

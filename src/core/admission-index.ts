@@ -31,7 +31,6 @@
 // deadline walks) are in admission-records.ts; the top heap and what is
 // parked, with what wakes it, in admission-parking.ts.
 
-
 import { providerLimit, type AdmissionInput, type AdmissionPolicy, type SlotHolder, type Waiter } from './admission.js';
 import {
   configureWorkload,

@@ -6,7 +6,19 @@
 // woken only by an event that can lift that blocker. Pure: the index tells it
 // what changed.
 
-import { NOT_PARKED, PARKED_CAP, PARKED_HOLD, PARKED_RESERVE, placeWorkload, unused, workloadBefore, live, type Klass, type ProviderState, type WorkloadState } from './admission-records.js';
+import {
+  NOT_PARKED,
+  PARKED_CAP,
+  PARKED_HOLD,
+  PARKED_RESERVE,
+  placeWorkload,
+  unused,
+  workloadBefore,
+  live,
+  type Klass,
+  type ProviderState,
+  type WorkloadState,
+} from './admission-records.js';
 import { Heap } from './indexed-heap.js';
 
 export class Parking {

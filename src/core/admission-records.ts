@@ -176,7 +176,11 @@ export function expiredEntries(workloads: Iterable<WorkloadState>, now: number):
     const h = w.deadlines;
     const m = w.maxWait;
     if (h === null || m === null || h.size === 0) continue;
-    walkPast(h, (e) => now - e.waiter.enqueued_at > m, (e) => found.push(e));
+    walkPast(
+      h,
+      (e) => now - e.waiter.enqueued_at > m,
+      (e) => found.push(e),
+    );
   }
   found.sort((x, y) => (entryBefore(x, y) ? -1 : 1));
   return found;

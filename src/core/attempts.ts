@@ -44,9 +44,21 @@ export const RETRY_BASE_MS = 2000;
 export const RETRY_MAX_MS = 300_000;
 
 export type AfterExit =
-  | { kind: 'end'; reason: ExitReason; detail: string | null; /** Why a limit or a passing failure did not go on, for the journal and `show`. */ note: string | null }
+  | {
+      kind: 'end';
+      reason: ExitReason;
+      detail: string | null;
+      /** Why a limit or a passing failure did not go on, for the journal and `show`. */ note: string | null;
+    }
   | { kind: 'continue'; attempt: Attempt; argv: string[] }
-  | { kind: 'retry'; attempt: Attempt; argv: string[]; /** Resumes the agent's session (else starts afresh). */ resumes: boolean; delay_ms: number; why: string };
+  | {
+      kind: 'retry';
+      attempt: Attempt;
+      argv: string[];
+      /** Resumes the agent's session (else starts afresh). */ resumes: boolean;
+      delay_ms: number;
+      why: string;
+    };
 
 /**
  * A failure that may pass if tried again, named; null for one that will not
@@ -79,11 +91,26 @@ export function retryDelay(n: number, jitter: number): number {
  * not one listed as terminal and its timeout leaves room for the wait; any
  * other exit ends it as the exit said.
  */
-export function afterExit(run: Run, verdict: { reason: ExitReason; detail: string | null; /** The agent's exit code, when it exited. */ code?: number | null }, policy: ContinuePolicy | null, now: number, jitter = 0.5): AfterExit {
+export function afterExit(
+  run: Run,
+  verdict: { reason: ExitReason; detail: string | null; /** The agent's exit code, when it exited. */ code?: number | null },
+  policy: ContinuePolicy | null,
+  now: number,
+  jitter = 0.5,
+): AfterExit {
   const end = (note: string | null): AfterExit => ({ kind: 'end', reason: verdict.reason, detail: verdict.detail, note });
   const done = run.attempts ?? [];
   const first = run.first_command ?? run.command;
-  const attempt = (kind: 'continue' | 'retry'): Attempt => ({ n: done.length + 1, kind, started_at: run.started_at, ended_at: now, reason: verdict.reason, detail: verdict.detail, session_id: run.session_id, prompt: run.prompt });
+  const attempt = (kind: 'continue' | 'retry'): Attempt => ({
+    n: done.length + 1,
+    kind,
+    started_at: run.started_at,
+    ended_at: now,
+    reason: verdict.reason,
+    detail: verdict.detail,
+    session_id: run.session_id,
+    prompt: run.prompt,
+  });
   const why = passingFailure(verdict);
   if (why !== null && policy !== null && (policy.retries ?? 0) > 0) {
     const used = done.filter((a) => a.kind === 'retry').length;
@@ -94,14 +121,16 @@ export function afterExit(run: Run, verdict: { reason: ExitReason; detail: strin
     }
     const delay = retryDelay(used + 1, jitter);
     const limit = run.limits.timeout_ms;
-    if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit) return end("not retried: the run's --timeout would pass before the retry");
+    if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit)
+      return end("not retried: the run's --timeout would pass before the retry");
     const resumed = run.session_id && policy.resume ? policy.resume(first, run.session_id) : null;
     return { kind: 'retry', attempt: attempt('retry'), argv: resumed ?? first, resumes: resumed !== null, delay_ms: delay, why };
   }
   if (verdict.reason !== 'errored' || verdict.detail !== 'limit') return end(null);
   if (policy === null || policy.on_limit === 'end') return end(null);
   const continues = done.filter((a) => a.kind !== 'retry').length;
-  if (continues >= policy.max_continues) return end(`not continued: ${policy.max_continues} continuation${policy.max_continues === 1 ? '' : 's'} already (max_continues)`);
+  if (continues >= policy.max_continues)
+    return end(`not continued: ${policy.max_continues} continuation${policy.max_continues === 1 ? '' : 's'} already (max_continues)`);
   if (!run.session_id) return end('not continued: the agent named no session to resume');
   const argv = policy.resume?.(first, run.session_id) ?? null;
   if (argv === null) return end(`not continued: orcr does not know how to resume a ${run.protocol ?? PLAIN_PROTOCOL} session of this command`);

@@ -60,7 +60,8 @@ function parseValue(text: string, f: FieldSpec, expr: string): number {
   const lower = text.toLowerCase();
   const named = f.names?.indexOf(lower) ?? -1;
   if (named >= 0) return named + (f.namesFrom ?? 0);
-  if (!/^\d+$/.test(text)) throw new CronError(`"${expr}": ${f.name} "${text}" is not a number${f.names ? ` or a name (${f.names.slice(0, 3).join(', ')}, …)` : ''}`);
+  if (!/^\d+$/.test(text))
+    throw new CronError(`"${expr}": ${f.name} "${text}" is not a number${f.names ? ` or a name (${f.names.slice(0, 3).join(', ')}, …)` : ''}`);
   const n = Number(text);
   if (n < f.min || n > f.max) throw new CronError(`"${expr}": ${f.name} ${n} is out of range (${f.min}-${f.max})`);
   return n;
@@ -102,7 +103,9 @@ export function parseCron(text: string): Cron {
   const body = MACROS[expr.toLowerCase()] ?? expr;
   const parts = body.split(/\s+/).filter((s) => s !== '');
   if (parts.length !== 5) {
-    throw new CronError(`"${expr}" has ${parts.length} field${parts.length === 1 ? '' : 's'}; a cron schedule has five: minute hour day-of-month month day-of-week (e.g. "0 9 * * 1-5")`);
+    throw new CronError(
+      `"${expr}" has ${parts.length} field${parts.length === 1 ? '' : 's'}; a cron schedule has five: minute hour day-of-month month day-of-week (e.g. "0 9 * * 1-5")`,
+    );
   }
   const [mi, h, dom, mon, dow] = parts.map((p, i) => parseField(p, FIELDS[i]!, expr));
   const weekdays = new Set([...dow!.values].map((d) => d % 7));
@@ -126,7 +129,16 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
     } catch {
       throw new CronError(`unknown time zone "${zone}" (an IANA name such as Europe/Berlin or America/New_York)`);
     }
@@ -241,7 +253,8 @@ const ONCE_HINT = 'give a duration from now (30m, 2h), an RFC 3339 time (2026-12
 
 function checkWall(w: Wall, text: string): void {
   const probe = new Date(Date.UTC(w.year, w.month - 1, w.day));
-  if (w.month < 1 || w.month > 12 || probe.getUTCDate() !== w.day || w.hour > 23 || w.minute > 59) throw new CronError(`--once-at "${text}" is not a real date and time`);
+  if (w.month < 1 || w.month > 12 || probe.getUTCDate() !== w.day || w.hour > 23 || w.minute > 59)
+    throw new CronError(`--once-at "${text}" is not a real date and time`);
 }
 
 /**
@@ -269,7 +282,10 @@ export function parseOnceAt(text: string, nowMs: number, zone: string, duration:
     at = wallToInstants(w, zone).instants[0]!;
     if (at <= nowMs) {
       const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day) + 86_400_000);
-      at = wallToInstants({ year: tomorrow.getUTCFullYear(), month: tomorrow.getUTCMonth() + 1, day: tomorrow.getUTCDate(), hour: w.hour, minute: w.minute }, zone).instants[0]!;
+      at = wallToInstants(
+        { year: tomorrow.getUTCFullYear(), month: tomorrow.getUTCMonth() + 1, day: tomorrow.getUTCDate(), hour: w.hour, minute: w.minute },
+        zone,
+      ).instants[0]!;
     }
   } else {
     try {

@@ -16,9 +16,7 @@ export interface InputState {
 
 export type DependencyVerdict =
   /** Some inputs have not ended: `left` of them, the first named. */
-  | { kind: 'wait'; left: InputState[] }
-  | { kind: 'ready' }
-  | { kind: 'cancel'; detail: string };
+  { kind: 'wait'; left: InputState[] } | { kind: 'ready' } | { kind: 'cancel'; detail: string };
 
 /** Where a dependent stands: wait, go, or canceled (with `dependency NAME ended REASON`). */
 export function dependencyVerdict(anyEnd: boolean, inputs: readonly (InputState | { uuid: string; gone: true })[]): DependencyVerdict {

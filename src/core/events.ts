@@ -20,7 +20,18 @@ type LoopFire = {
 export interface EventData {
   // ---- a run's life ----
   /** A run was made (`rerun_of`: the run it re-runs; `loop`: made by that loop; `parent`/`depth`: made by another run). */
-  queued: { name: string; provider: string; workload: string; queue_seq: number; rerun_of?: string; loop?: string; parent?: string | null; depth?: number; /** Runs it waits for (`run --after`). */ after?: string[]; after_any?: boolean };
+  queued: {
+    name: string;
+    provider: string;
+    workload: string;
+    queue_seq: number;
+    rerun_of?: string;
+    loop?: string;
+    parent?: string | null;
+    depth?: number;
+    /** Runs it waits for (`run --after`). */ after?: string[];
+    after_any?: boolean;
+  };
   /** A dependent no longer waits for this input (`kill --keep-dependents` of it); `left`: the inputs it still waits for. */
   after_dropped: { input: string; name: string; left: string[] };
   starting: { from: 'queued'; loop?: string };
@@ -29,11 +40,27 @@ export interface EventData {
   working: { from: RunStatus; pid?: number; input_seq?: number };
   idle: { from: RunStatus; pid?: number; turn: number };
   blocked: { from: RunStatus; kind: BlockedKind; retry_after_s: number | null };
-  ended: { from: RunStatus; reason: ExitReason; detail: string | null; exit_code: number | null; /** Why a usage limit did not continue the run. */ note?: string };
+  ended: {
+    from: RunStatus;
+    reason: ExitReason;
+    detail: string | null;
+    exit_code: number | null;
+    /** Why a usage limit did not continue the run. */ note?: string;
+  };
   /** The agent CLI retries a failed API call by itself (Claude's api_retry), attempt of max, after delay_ms. */
   agent_retry: { attempt: number | null; max: number | null; error: string; delay_ms: number | null };
   /** An attempt failed for a passing reason (`why`); the run is queued again as attempt `attempt` of at most `of`, after `delay_ms`. */
-  retrying: { from: RunStatus; attempt: number; of: number; why: string; reason: ExitReason; detail: string | null; delay_ms: number; resumes: boolean; exit_code: number | null };
+  retrying: {
+    from: RunStatus;
+    attempt: number;
+    of: number;
+    why: string;
+    reason: ExitReason;
+    detail: string | null;
+    delay_ms: number;
+    resumes: boolean;
+    exit_code: number | null;
+  };
   /** An attempt stopped by a usage limit; the run is queued again to resume `session_id` as attempt `attempt`. */
   continued: { from: RunStatus; attempt: number; reason: ExitReason; detail: string | null; session_id: string | null; exit_code: number | null };
   /** A new supervisor found the run's process alive and watches it again. */

@@ -36,7 +36,11 @@ export function nextGuard(run: Run, clocks: GuardClocks, maxStartingMs: number, 
   };
   if (run.status === 'starting') {
     // From this attempt's start (status_at): started_at is the run's first, long ago for a continued run.
-    consider((run.status_at ?? run.started_at ?? now) + maxStartingMs, { kind: 'stop', reason: 'failed', detail: 'stuck_start: no sign of life within timings.max_starting' });
+    consider((run.status_at ?? run.started_at ?? now) + maxStartingMs, {
+      kind: 'stop',
+      reason: 'failed',
+      detail: 'stuck_start: no sign of life within timings.max_starting',
+    });
   } else if (run.status === 'idle' && run.limits.idle_after_ms !== null) {
     consider(run.status_at + run.limits.idle_after_ms, { kind: 'stop', reason: 'completed', detail: 'idle_reaped' });
   }

@@ -30,10 +30,29 @@ export const RUN_CEILINGS = {
   max_turns: { unit: 'count', config: 'max_turns', line: 'max_turns', flag: 'max-turns' },
   max_tokens: { unit: 'count', config: 'max_tokens', line: 'max_tokens', flag: 'max-tokens' },
   max_cost_usd: { unit: 'usd', config: 'max_cost_usd', line: 'max_cost_usd', alias: 'max_cost', flag: 'max-cost' },
-  timeout_ms: { unit: 'duration', config: 'timeout', line: 'timeout', flag: 'timeout', doc: 'the longest the run may take: a duration (500ms, 30s, 10m, 1h, 1h30m) or milliseconds' },
+  timeout_ms: {
+    unit: 'duration',
+    config: 'timeout',
+    line: 'timeout',
+    flag: 'timeout',
+    doc: 'the longest the run may take: a duration (500ms, 30s, 10m, 1h, 1h30m) or milliseconds',
+  },
   // Its config.json default is timings.idle_after, not a budget.
-  idle_after_ms: { unit: 'duration', config: null, line: 'idle_after', flag: 'idle-after', doc: 'an idle run ends after this long: a duration or milliseconds' },
-  turn_timeout_ms: { unit: 'duration', config: 'turn_timeout', line: 'turn_timeout', flag: 'turn-timeout', doc: 'a turn silent this long is a stall: a duration or milliseconds', later: true },
+  idle_after_ms: {
+    unit: 'duration',
+    config: null,
+    line: 'idle_after',
+    flag: 'idle-after',
+    doc: 'an idle run ends after this long: a duration or milliseconds',
+  },
+  turn_timeout_ms: {
+    unit: 'duration',
+    config: 'turn_timeout',
+    line: 'turn_timeout',
+    flag: 'turn-timeout',
+    doc: 'a turn silent this long is a stall: a duration or milliseconds',
+    later: true,
+  },
 } as const satisfies Record<string, Ceiling>;
 
 type Ceilings = typeof RUN_CEILINGS;
@@ -73,7 +92,9 @@ export function flagCeilings(): Record<CeilingFlag, CeilingName> {
  * it sets, under RunLimits' names: `timeout` is `timeout_ms`. Its stall
  * action goes with it, under the same name in both.
  */
-export function limitsOf<S>(budgets: (Readonly<Partial<Record<ConfigCeilingKey, number | null>>> & { on_stall?: S }) | undefined): Partial<Record<CeilingName, number | null>> & { on_stall?: S } {
+export function limitsOf<S>(
+  budgets: (Readonly<Partial<Record<ConfigCeilingKey, number | null>>> & { on_stall?: S }) | undefined,
+): Partial<Record<CeilingName, number | null>> & { on_stall?: S } {
   if (budgets === undefined) return {};
   const out: Partial<Record<CeilingName, number | null>> & { on_stall?: S } = {};
   for (const k of CEILING_NAMES) {

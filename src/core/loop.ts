@@ -56,11 +56,8 @@ export function loopConfigFor(action: LoopAction): LoopConfig {
 
 /** The config as the detector applies it: integers, reps ≥ 2, window ≥ reps. */
 export function normalizeLoopConfig(cfg: LoopConfig): LoopConfig {
-  const action: LoopAction =
-    cfg.action === 'warn' || cfg.action === 'terminate' || cfg.action === 'off' ? cfg.action : DEFAULT_LOOP.action;
-  const reps = Number.isFinite(cfg.max_repetitions)
-    ? Math.max(2, Math.floor(cfg.max_repetitions))
-    : DEFAULT_LOOP.max_repetitions;
+  const action: LoopAction = cfg.action === 'warn' || cfg.action === 'terminate' || cfg.action === 'off' ? cfg.action : DEFAULT_LOOP.action;
+  const reps = Number.isFinite(cfg.max_repetitions) ? Math.max(2, Math.floor(cfg.max_repetitions)) : DEFAULT_LOOP.max_repetitions;
   const window = Number.isFinite(cfg.window) ? Math.floor(cfg.window) : DEFAULT_LOOP.window;
   return { action, max_repetitions: reps, window: Math.max(window, reps) };
 }
@@ -89,10 +86,7 @@ export interface TurnRecord {
   text: string | null;
 }
 
-export type LoopEffect =
-  | { kind: 'none' }
-  | { kind: 'warn'; message: string; by: 'tool' | 'text' }
-  | { kind: 'terminate'; by: 'tool' | 'text' };
+export type LoopEffect = { kind: 'none' } | { kind: 'warn'; message: string; by: 'tool' | 'text' } | { kind: 'terminate'; by: 'tool' | 'text' };
 
 const NONE: LoopEffect = Object.freeze({ kind: 'none' });
 
@@ -107,11 +101,7 @@ export const LOOP_WARNING: Readonly<Record<'tool' | 'text', string>> = Object.fr
     'If this repeats, the run will be stopped.',
 });
 
-export function observeTurn(
-  state: LoopState,
-  turn: TurnRecord,
-  cfg: LoopConfig,
-): { state: LoopState; effect: LoopEffect } {
+export function observeTurn(state: LoopState, turn: TurnRecord, cfg: LoopConfig): { state: LoopState; effect: LoopEffect } {
   const c = normalizeLoopConfig(cfg);
   if (c.action === 'off') {
     return { state: { ...state, detected: false, warned: false }, effect: NONE };

@@ -88,7 +88,11 @@ export function decidePaced(input: AdmissionInput, paces: Readonly<Record<string
   const byUuid = new Map(waiters.map((w) => [w.uuid, w]));
   for (;;) {
     const holds = withPaceHolds(input.holds ?? {}, current);
-    const r = applyPaces(decide({ ...input, holders, waiters, holds }).map((u) => byUuid.get(u)!), current, input.now);
+    const r = applyPaces(
+      decide({ ...input, holders, waiters, holds }).map((u) => byUuid.get(u)!),
+      current,
+      input.now,
+    );
     current = r.paces;
     promote.push(...r.keep.map((w) => w.uuid));
     const kept = new Set(r.keep.map((w) => w.uuid));

@@ -92,7 +92,9 @@ export function applySignals(run: Run, state: ProgressState, signals: readonly P
 /** The agent's own retry is over once it shows work again (text, a tool, usage, a result, a turn's end). */
 function afterAgentRetry(run: Run, sig: ProgressSignal): Run {
   if (!run.agent_retry) return run;
-  return sig.kind === 'text' || sig.kind === 'tool' || sig.kind === 'usage' || sig.kind === 'result' || sig.kind === 'turn_end' ? { ...run, agent_retry: null } : run;
+  return sig.kind === 'text' || sig.kind === 'tool' || sig.kind === 'usage' || sig.kind === 'result' || sig.kind === 'turn_end'
+    ? { ...run, agent_retry: null }
+    : run;
 }
 
 function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): Run {
@@ -215,11 +217,24 @@ function quota(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'qu
   const now = ctx.now;
   const utilization = sig.utilization ?? null;
   const resets = sig.resets_at ?? null;
-  acc.effects.push({ kind: 'quota', provider: run.provider, account: run.account ?? null, window: sig.window, status: sig.status, utilization, resets_at: resets });
+  acc.effects.push({
+    kind: 'quota',
+    provider: run.provider,
+    account: run.account ?? null,
+    window: sig.window,
+    status: sig.status,
+    utilization,
+    resets_at: resets,
+  });
   // pause_at: the last of a window is not spent on runs that would stop midway. The window is the
   // account's (quotas are kept per account): its runs wait, the provider's other accounts go on.
   if (ctx.pauseAt != null && utilization !== null && utilization >= ctx.pauseAt && resets !== null && resets > now) {
-    holdUntil(acc, run, resets, { retryAfterS: null, heldUntil: ctx.accountHeldUntil ?? null, quota: { window: sig.window, utilization, pause_at: ctx.pauseAt }, account: run.account ?? null });
+    holdUntil(acc, run, resets, {
+      retryAfterS: null,
+      heldUntil: ctx.accountHeldUntil ?? null,
+      quota: { window: sig.window, utilization, pause_at: ctx.pauseAt },
+      account: run.account ?? null,
+    });
   }
   return run;
 }
@@ -249,7 +264,11 @@ export const SAME_HOLD_MS = 2000;
 
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
-  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), { retryAfterS, heldUntil: ctx.heldUntil, slack: SAME_HOLD_MS });
+  holdUntil(acc, run, ctx.now + holdFor(retryAfterS, ctx.now, ctx.liftedAt ?? null, ctx.limitHoldMs), {
+    retryAfterS,
+    heldUntil: ctx.heldUntil,
+    slack: SAME_HOLD_MS,
+  });
 }
 
 /** A limit met this soon after its provider's hold lifted, saying nothing of when it resets, is the reset's rush, not a new window. */
@@ -281,13 +300,31 @@ function holdUntil(
   acc: Progress,
   run: Run,
   until: number,
-  o: { retryAfterS: number | null; heldUntil: number | null; quota?: { window: string; utilization: number; pause_at: number }; account?: string | null; slack?: number },
+  o: {
+    retryAfterS: number | null;
+    heldUntil: number | null;
+    quota?: { window: string; utilization: number; pause_at: number };
+    account?: string | null;
+    slack?: number;
+  },
 ): void {
   const kind = o.account === undefined ? 'hold' : 'hold_account';
   const held = Math.max(o.heldUntil ?? -Infinity, ...acc.effects.flatMap((e) => (e.kind === kind ? [e.until] : [])));
   if (held >= until - (o.slack ?? 0)) return;
-  acc.effects.push(o.account === undefined ? { kind: 'hold', provider: run.provider, until } : { kind: 'hold_account', provider: run.provider, account: o.account, until });
-  acc.events.push({ type: 'hold', data: { provider: run.provider, until, retry_after_s: o.retryAfterS, by: run.uuid, ...(o.quota ? { quota: o.quota } : {}), ...(o.account !== undefined ? { account: o.account } : {}) } });
+  acc.effects.push(
+    o.account === undefined ? { kind: 'hold', provider: run.provider, until } : { kind: 'hold_account', provider: run.provider, account: o.account, until },
+  );
+  acc.events.push({
+    type: 'hold',
+    data: {
+      provider: run.provider,
+      until,
+      retry_after_s: o.retryAfterS,
+      by: run.uuid,
+      ...(o.quota ? { quota: o.quota } : {}),
+      ...(o.account !== undefined ? { account: o.account } : {}),
+    },
+  });
 }
 
 /** Feed the model output since the last boundary to the loop detector, and act on its verdict. */

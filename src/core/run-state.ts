@@ -65,7 +65,13 @@ export function exitReason(run: Run, facts: ExitFacts): { reason: ExitReason; de
   }
   if (facts.code === 0 && facts.lastResultOk !== false) return { reason: 'completed', detail: null };
   // A named cause (login, limit, the API failing) is the most useful detail a user can get.
-  if (facts.lastResultDetail === 'login' || facts.lastResultDetail === 'limit' || facts.lastResultDetail === 'loop' || facts.lastResultDetail === 'api_error' || facts.lastResultDetail === 'rate_limited') {
+  if (
+    facts.lastResultDetail === 'login' ||
+    facts.lastResultDetail === 'limit' ||
+    facts.lastResultDetail === 'loop' ||
+    facts.lastResultDetail === 'api_error' ||
+    facts.lastResultDetail === 'rate_limited'
+  ) {
     return { reason: 'errored', detail: facts.lastResultDetail };
   }
   if (facts.code === 0) return { reason: 'errored', detail: 'error result' };

@@ -66,7 +66,11 @@ export function rolledUp(run: Run): TreeUsage {
 /** What moved between two versions of one run's own usage. */
 export function usageDelta(before: Run, after: Run): TreeUsage | null {
   const d = {
-    tokens: { input: after.tokens.input - before.tokens.input, output: after.tokens.output - before.tokens.output, cached: after.tokens.cached - before.tokens.cached },
+    tokens: {
+      input: after.tokens.input - before.tokens.input,
+      output: after.tokens.output - before.tokens.output,
+      cached: after.tokens.cached - before.tokens.cached,
+    },
     cost_usd: after.cost_usd - before.cost_usd,
   };
   return d.tokens.input === 0 && d.tokens.output === 0 && d.tokens.cached === 0 && d.cost_usd === 0 ? null : d;

@@ -47,4 +47,3 @@ export interface ModelTurnSignal {
 }
 
 export type ExtendedSignal = Signal | ModelTurnSignal;
-

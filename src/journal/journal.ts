@@ -196,10 +196,12 @@ export class Journal {
   private migrate(): void {
     const from = this.checkVersion();
     for (let v = from; v < SCHEMA_VERSION; v++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]!);
-        this.db.pragma(`user_version = ${v + 1}`);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.db.exec(MIGRATIONS[v]!);
+          this.db.pragma(`user_version = ${v + 1}`);
+        })
+        .immediate();
     }
   }
 
@@ -290,7 +292,13 @@ export class Journal {
   /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
   updateRun(run: Run, ev: EventInput | null, ts = this.now()): RunEvent | null {
     return this.transaction(() => {
-      this.stmts.updateRun.run({ uuid: run.uuid, status: run.status, record: JSON.stringify(run), ended_at: run.ended_at, worktree: worktreeLive(run.worktree) ? run.worktree.path : null });
+      this.stmts.updateRun.run({
+        uuid: run.uuid,
+        status: run.status,
+        record: JSON.stringify(run),
+        ended_at: run.ended_at,
+        worktree: worktreeLive(run.worktree) ? run.worktree.path : null,
+      });
       return ev ? this.append(run.uuid, ev, ts, run) : null;
     });
   }
@@ -426,7 +434,11 @@ export class Journal {
    * ended, or ended since `sinceTs`), their whole usage each; and the fleet's
    * usage minute by minute over the last `minutes` up to `nowTs`.
    */
-  spend(sinceTs: number, nowTs: number, minutes: number): { providers: SpendRow[]; workloads: SpendRow[]; perMinute: { minute: number; tokens: number; cost: number }[] } {
+  spend(
+    sinceTs: number,
+    nowTs: number,
+    minutes: number,
+  ): { providers: SpendRow[]; workloads: SpendRow[]; perMinute: { minute: number; tokens: number; cost: number }[] } {
     const by = (col: 'provider' | 'workload'): SpendRow[] =>
       (
         this.db
@@ -439,7 +451,11 @@ export class Journal {
           .all(sinceTs) as SpendRow[]
       ).map((r) => ({ ...r, cost: roundCost(r.cost) }));
     const last = Math.floor(nowTs / 60_000);
-    const rows = this.db.prepare(`SELECT minute, tokens, cost FROM usage_minutes WHERE minute > ? ORDER BY minute`).all(last - minutes) as { minute: number; tokens: number; cost: number }[];
+    const rows = this.db.prepare(`SELECT minute, tokens, cost FROM usage_minutes WHERE minute > ? ORDER BY minute`).all(last - minutes) as {
+      minute: number;
+      tokens: number;
+      cost: number;
+    }[];
     return { providers: by('provider'), workloads: by('workload'), perMinute: rows.map((r) => ({ ...r, cost: roundCost(r.cost) })) };
   }
 
@@ -463,7 +479,10 @@ export class Journal {
   /** Insert or update a loop (joins the caller's transaction); `env` only on insert. */
   saveLoop(loop: Loop, env?: Record<string, string> | null): void {
     this.transaction(() => {
-      if (env !== undefined) this.db.prepare('INSERT INTO loops (name, record, env) VALUES (?, ?, ?)').run(loop.name, JSON.stringify(loop), env === null ? null : JSON.stringify(env));
+      if (env !== undefined)
+        this.db
+          .prepare('INSERT INTO loops (name, record, env) VALUES (?, ?, ?)')
+          .run(loop.name, JSON.stringify(loop), env === null ? null : JSON.stringify(env));
       else this.db.prepare('UPDATE loops SET record = ? WHERE name = ?').run(JSON.stringify(loop), loop.name);
     });
   }
@@ -474,7 +493,9 @@ export class Journal {
 
   /** The newest runs of a workload (a loop's: `loop:NAME`), newest first. */
   runsByWorkload(provider: string, workload: string, limit: number): Run[] {
-    return (this.db.prepare('SELECT record FROM runs WHERE provider = ? AND workload = ? ORDER BY queue_seq DESC LIMIT ?').all(provider, workload, limit) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return (
+      this.db.prepare('SELECT record FROM runs WHERE provider = ? AND workload = ? ORDER BY queue_seq DESC LIMIT ?').all(provider, workload, limit) as RunRow[]
+    ).map((r) => JSON.parse(r.record) as Run);
   }
 
   /** The newest events about a loop (its scheduler's decisions), oldest first. */

@@ -17,7 +17,9 @@ export class JournalRetention {
     private readonly transact: Transact,
   ) {
     this.stmts = {
-      oldEnded: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`),
+      oldEnded: this.db.prepare(
+        `SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`,
+      ),
       oldEndedAll: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
       runEventBytes: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run = ?`),
       gcOwnEvents: this.db.prepare(
@@ -29,7 +31,9 @@ export class JournalRetention {
               kept AS (SELECT seq, ts, data FROM events WHERE run IS NULL OR run NOT IN (SELECT uuid FROM gone))
          SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM kept WHERE seq <= (SELECT MAX(seq) FROM kept WHERE ts < @before)`,
       ),
-      eventBytesUpTo: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM (SELECT data FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
+      eventBytesUpTo: this.db.prepare(
+        `SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM (SELECT data FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`,
+      ),
       deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
       deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
       lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),

@@ -94,8 +94,6 @@ export class LocalLimiter implements Limiter {
     }
   }
 
-
-
   async renew(leaseId: string, _now: number): Promise<boolean> {
     return this.leases.has(leaseId);
   }

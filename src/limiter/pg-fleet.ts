@@ -22,12 +22,23 @@ export async function upsertHold(c: pg.PoolClient, cluster: string, provider: st
  * clock); whether there was one. With `pace`, the machine that lifted it
  * paces the whole cluster's waiting runs of the provider (core/pace.ts).
  */
-export async function deleteHold(c: pg.PoolClient, cluster: string, provider: string, due: boolean, pace?: { intervalMs: number; /** The lift's moment on the database's clock. */ atDb: number }): Promise<boolean> {
+export async function deleteHold(
+  c: pg.PoolClient,
+  cluster: string,
+  provider: string,
+  due: boolean,
+  pace?: { intervalMs: number; /** The lift's moment on the database's clock. */ atDb: number },
+): Promise<boolean> {
   const r = due
-    ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [cluster, provider])
+    ? await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2 AND COALESCE(expires_at, to_timestamp(until::float8 / 1000)) <= now()`, [
+        cluster,
+        provider,
+      ])
     : await c.query(`DELETE FROM orcr_hold WHERE cluster = $1 AND provider = $2`, [cluster, provider]);
   if ((r.rowCount ?? 0) === 0) return false;
-  const waiting = pace ? Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM orcr_waiter WHERE cluster = $1 AND provider = $2`, [cluster, provider])).rows[0]!.n) : 0;
+  const waiting = pace
+    ? Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM orcr_waiter WHERE cluster = $1 AND provider = $2`, [cluster, provider])).rows[0]!.n)
+    : 0;
   const p = pace ? paceAfterLift(pace.intervalMs, waiting, pace.atDb) : null;
   if (p === null) await c.query(`DELETE FROM orcr_pace WHERE cluster = $1 AND provider = $2`, [cluster, provider]);
   else {
@@ -41,12 +52,23 @@ export async function deleteHold(c: pg.PoolClient, cluster: string, provider: st
 }
 
 /** The paces as a grant leaves them: a spent one gone, the others' next start moved on (`toDb`: to the database's clock). */
-export async function savePaces(c: pg.PoolClient, cluster: string, before: Readonly<Record<string, Pace>>, after: Readonly<Record<string, Pace>>, toDb: (t: number) => number): Promise<void> {
+export async function savePaces(
+  c: pg.PoolClient,
+  cluster: string,
+  before: Readonly<Record<string, Pace>>,
+  after: Readonly<Record<string, Pace>>,
+  toDb: (t: number) => number,
+): Promise<void> {
   for (const [provider, was] of Object.entries(before)) {
     const now = Object.hasOwn(after, provider) ? after[provider]! : null;
     if (now === null) await c.query(`DELETE FROM orcr_pace WHERE cluster = $1 AND provider = $2`, [cluster, provider]);
     else if (now.left !== was.left || now.next_at !== was.next_at) {
-      await c.query(`UPDATE orcr_pace SET left_count = $3, next_at = to_timestamp($4::float8 / 1000) WHERE cluster = $1 AND provider = $2`, [cluster, provider, now.left, Math.round(toDb(now.next_at))]);
+      await c.query(`UPDATE orcr_pace SET left_count = $3, next_at = to_timestamp($4::float8 / 1000) WHERE cluster = $1 AND provider = $2`, [
+        cluster,
+        provider,
+        now.left,
+        Math.round(toDb(now.next_at)),
+      ]);
     }
   }
 }

@@ -33,11 +33,13 @@ export function policyDiff(cluster: AdmissionPolicy, mine: AdmissionPolicy): { k
   };
   add('concurrency.max', cluster.max, mine.max);
   add('concurrency.max_queued', cluster.max_queued, mine.max_queued);
-  for (const p of new Set([...Object.keys(cluster.providers), ...Object.keys(mine.providers)])) add(`concurrency.providers.${p}`, cluster.providers[p], mine.providers[p]);
+  for (const p of new Set([...Object.keys(cluster.providers), ...Object.keys(mine.providers)]))
+    add(`concurrency.providers.${p}`, cluster.providers[p], mine.providers[p]);
   for (const w of new Set([...Object.keys(cluster.workloads), ...Object.keys(mine.workloads)])) {
     const x = cluster.workloads[w];
     const y = mine.workloads[w];
-    for (const k of ['reserved', 'priority', 'max', 'max_wait_ms'] as const) add(`concurrency.workloads.${w}.${k === 'max_wait_ms' ? 'max_wait' : k}`, x?.[k], y?.[k]);
+    for (const k of ['reserved', 'priority', 'max', 'max_wait_ms'] as const)
+      add(`concurrency.workloads.${w}.${k === 'max_wait_ms' ? 'max_wait' : k}`, x?.[k], y?.[k]);
   }
   return out;
 }
@@ -53,7 +55,9 @@ export async function joinCluster(c: pg.PoolClient, o: JoinOptions): Promise<voi
   await c.query(`BEGIN; ${JOIN_TIMEOUTS}`);
   try {
     const missing = async (): Promise<string[]> =>
-      (await c.query<{ missing: string }>(MISSING_COLUMNS_SQL, [REQUIRED_COLUMNS.map((x) => x[0]), REQUIRED_COLUMNS.map((x) => x[1])])).rows.map((r) => r.missing);
+      (await c.query<{ missing: string }>(MISSING_COLUMNS_SQL, [REQUIRED_COLUMNS.map((x) => x[0]), REQUIRED_COLUMNS.map((x) => x[1])])).rows.map(
+        (r) => r.missing,
+      );
     if ((await missing()).length > 0) {
       // One machine at a time: CREATE TABLE IF NOT EXISTS races with itself. Held to the end of this transaction only.
       await c.query('SELECT pg_advisory_xact_lock(7223372036)');
@@ -66,7 +70,11 @@ export async function joinCluster(c: pg.PoolClient, o: JoinOptions): Promise<voi
           `(GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO role; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO role)`,
       );
     }
-    await c.query(`INSERT INTO orcr_cluster (name, policy, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [o.cluster, JSON.stringify(o.policy), CLUSTER_SCHEMA_VERSION]);
+    await c.query(`INSERT INTO orcr_cluster (name, policy, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [
+      o.cluster,
+      JSON.stringify(o.policy),
+      CLUSTER_SCHEMA_VERSION,
+    ]);
     const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [o.cluster])).rows[0] as { policy: AdmissionPolicy };
     const diff = policyDiff(row.policy, o.policy);
     if (diff.length > 0 && o.onConflict === 'refuse') {

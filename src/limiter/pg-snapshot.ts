@@ -4,7 +4,15 @@
 // overlap (a grant's, a refresh's): the one that began last is kept.
 
 import type pg from 'pg';
-import { capUsage, expired as expiredOf, nextDeadline as nextDeadlineOf, type AdmissionPolicy, type CapUsage, type SlotHolder, type Waiter } from '../core/admission.js';
+import {
+  capUsage,
+  expired as expiredOf,
+  nextDeadline as nextDeadlineOf,
+  type AdmissionPolicy,
+  type CapUsage,
+  type SlotHolder,
+  type Waiter,
+} from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { pacedWaiting, withPaceHolds, type Pace } from '../core/pace.js';
 import type { Waiting } from '../core/waiting.js';
@@ -25,7 +33,16 @@ const heldBy = (snap: Pick<Snapshot, 'holds' | 'paces'>): Record<string, number>
 /** Read the cluster's state in the caller's transaction; hold ends converted to this machine's clock by `fromDb`. */
 export async function readSnapshot(c: pg.PoolClient, cluster: string, fromDb: (t: number) => number): Promise<Snapshot> {
   // One after another: a pg client runs one query at a time anyway (it only queued them), and pg 9 will refuse the overlap.
-  const leases = await c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string; granted_at: string; left_ms: number }>(
+  const leases = await c.query<{
+    id: string;
+    uuid: string;
+    host: string;
+    name: string;
+    provider: string;
+    workload: string;
+    granted_at: string;
+    left_ms: number;
+  }>(
     `SELECT id, uuid, host, name, provider, workload, granted_at, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left_ms
      FROM orcr_lease WHERE cluster = $1 AND expires_at >= now() ORDER BY id`,
     [cluster],
@@ -44,9 +61,28 @@ export async function readSnapshot(c: pg.PoolClient, cluster: string, fromDb: (t
     [cluster],
   );
   return {
-    paces: Object.fromEntries(paces.rows.map((r) => [r.provider, { interval_ms: Number(r.interval_ms), left: r.left_count, next_at: Math.round(fromDb(Number(r.at_ms))) }])),
-    holders: leases.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Number(r.granted_at), leftMs: Number(r.left_ms) })),
-    waiters: waiters.rows.map((r) => ({ uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, queue_seq: Number(r.seq), enqueued_at: Number(r.enqueued_at) })),
+    paces: Object.fromEntries(
+      paces.rows.map((r) => [r.provider, { interval_ms: Number(r.interval_ms), left: r.left_count, next_at: Math.round(fromDb(Number(r.at_ms))) }]),
+    ),
+    holders: leases.rows.map((r) => ({
+      id: String(r.id),
+      uuid: r.uuid,
+      host: r.host,
+      name: r.name,
+      provider: r.provider,
+      workload: r.workload,
+      granted_at: Number(r.granted_at),
+      leftMs: Number(r.left_ms),
+    })),
+    waiters: waiters.rows.map((r) => ({
+      uuid: r.uuid,
+      host: r.host,
+      name: r.name,
+      provider: r.provider,
+      workload: r.workload,
+      queue_seq: Number(r.seq),
+      enqueued_at: Number(r.enqueued_at),
+    })),
     holds: Object.fromEntries(holds.rows.map((r) => [r.provider, r.at_ms === null ? Number(r.until) : Math.round(fromDb(Number(r.at_ms)))])),
   };
 }

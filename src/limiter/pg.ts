@@ -265,13 +265,17 @@ export class PgLimiter implements Limiter {
     const ttl = this.o.leaseTtlMs;
     const mine = await this.db.tx(async (c) => {
       // The cluster row's lock: one admission pass at a time, cluster-wide.
-      const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as { policy: AdmissionPolicy } | undefined;
+      const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as
+        { policy: AdmissionPolicy } | undefined;
       if (!row) throw new ClusterUnavailable(`cluster "${this.o.cluster}" is gone from the database`);
       this.view.policy = row.policy;
       await dropStale(c, this.o.cluster, this.o.host, String(ttl));
       const seq = this.view.begin();
       const state = await readSnapshot(c, this.o.cluster, (t) => this.db.fromDb(t));
-      const { promote, paces } = decidePaced({ policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now }, state.paces ?? {});
+      const { promote, paces } = decidePaced(
+        { policy: row.policy, holders: state.holders, waiters: state.waiters, holds: state.holds, now },
+        state.paces ?? {},
+      );
       await savePaces(c, this.o.cluster, state.paces ?? {}, paces, (t) => this.db.toDb(t));
       let granted: Snapshot['holders'] = [];
       if (promote.length > 0) {
@@ -282,9 +286,27 @@ export class PgLimiter implements Limiter {
            SELECT $1, u, h, n, p, w, $7, now() + ($8 || ' milliseconds')::interval
            FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(u, h, n, p, w)
            RETURNING id, uuid, host, name, provider, workload`,
-          [this.o.cluster, rows.map((r) => r.uuid), rows.map((r) => r.host), rows.map((r) => r.name), rows.map((r) => r.provider), rows.map((r) => r.workload), Math.round(now), String(ttl)],
+          [
+            this.o.cluster,
+            rows.map((r) => r.uuid),
+            rows.map((r) => r.host),
+            rows.map((r) => r.name),
+            rows.map((r) => r.provider),
+            rows.map((r) => r.workload),
+            Math.round(now),
+            String(ttl),
+          ],
         );
-        granted = ins.rows.map((r) => ({ id: String(r.id), uuid: r.uuid, host: r.host, name: r.name, provider: r.provider, workload: r.workload, granted_at: Math.round(now), leftMs: ttl }));
+        granted = ins.rows.map((r) => ({
+          id: String(r.id),
+          uuid: r.uuid,
+          host: r.host,
+          name: r.name,
+          provider: r.provider,
+          workload: r.workload,
+          granted_at: Math.round(now),
+          leftMs: ttl,
+        }));
         await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = ANY($2::text[])`, [this.o.cluster, promote]);
         // Machines with new grants take them on this notice.
         if (rows.some((r) => r.host !== this.o.host)) await this.changed(c, 'grant');
@@ -378,13 +400,13 @@ export class PgLimiter implements Limiter {
     return this.write(
       (async () => {
         await this.db.tx(async (c) => {
-          if (await deleteHold(c, this.o.cluster, provider, due, pace && { intervalMs: pace.intervalMs, atDb: this.db.toDb(pace.now) })) await this.changed(c, 'lift');
+          if (await deleteHold(c, this.o.cluster, provider, due, pace && { intervalMs: pace.intervalMs, atDb: this.db.toDb(pace.now) }))
+            await this.changed(c, 'lift');
         });
         await this.refresh();
       })(),
     );
   }
-
 
   /** Holds are the cluster's: a local change goes through hold() and lift(). */
   setHolds(): void {

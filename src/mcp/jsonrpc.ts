@@ -78,7 +78,8 @@ export function serveJsonRpc(input: Readable, output: Writable, methods: Readonl
       if ('result' in msg || 'error' in msg) return null;
       return failure(id, INVALID_REQUEST, 'invalid request: no "method"');
     }
-    if ('params' in msg && msg.params !== undefined && typeof msg.params !== 'object') return failure(id, INVALID_REQUEST, 'invalid request: "params" must be an object');
+    if ('params' in msg && msg.params !== undefined && typeof msg.params !== 'object')
+      return failure(id, INVALID_REQUEST, 'invalid request: "params" must be an object');
     if (Array.isArray(msg.params)) return hasId ? failure(id, INVALID_PARAMS, 'invalid params: give them by name, as an object') : null;
     const params = (msg.params ?? {}) as Record<string, unknown>;
     if (!hasId) {
@@ -121,7 +122,13 @@ export function serveJsonRpc(input: Readable, output: Writable, methods: Readonl
       return;
     }
     if (!(opts.batches?.() ?? false)) {
-      write(failure(null, INVALID_REQUEST, 'invalid request: a batch (an array) is not part of this protocol version (MCP has batches in 2025-03-26 only): send one message per line'));
+      write(
+        failure(
+          null,
+          INVALID_REQUEST,
+          'invalid request: a batch (an array) is not part of this protocol version (MCP has batches in 2025-03-26 only): send one message per line',
+        ),
+      );
       return;
     }
     if (msg.length === 0) {

@@ -33,7 +33,12 @@ export async function waitWithProgress(orcr: Orcr, runs: string[], timeout: stri
     // Strictly rising, even if two ticks fall in one millisecond.
     const progress = Math.max((Date.now() - started) / 1000, last + 0.001);
     last = progress;
-    ctx.notify('notifications/progress', { progressToken: token, progress, ...(totalS !== undefined ? { total: totalS } : {}), message: `waiting for ${what}: ${Math.round(progress)}s` });
+    ctx.notify('notifications/progress', {
+      progressToken: token,
+      progress,
+      ...(totalS !== undefined ? { total: totalS } : {}),
+      message: `waiting for ${what}: ${Math.round(progress)}s`,
+    });
   }, everyMs());
   try {
     return await orcr.wait(runs, { timeout, signal: ctx.signal });

@@ -40,7 +40,12 @@ export interface ToolArgs<T> {
  * The arguments `params` names (argument → the method's param), the ones in
  * `required` required even where the method has them optional, and `own`.
  */
-export function fromMethod<M extends MethodName, A extends Record<string, ParamOf<M>>, R extends keyof A & string = never, O extends z.ZodRawShape = Record<never, never>>(
+export function fromMethod<
+  M extends MethodName,
+  A extends Record<string, ParamOf<M>>,
+  R extends keyof A & string = never,
+  O extends z.ZodRawShape = Record<never, never>,
+>(
   method: M,
   params: A,
   opts: { required?: readonly R[]; own?: O } = {},

@@ -49,8 +49,7 @@ const STDERR = z.boolean({ error: 'must be true or false' }).describe("the run's
 export const TOOLS: readonly Tool[] = [
   tool({
     name: 'run',
-    description:
-      `Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: ${PRESET_NAMES.join(', ')}, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.`,
+    description: `Start an agent or a command as an orcr run. It is queued and starts as the concurrency caps allow; the reply is the run (its uuid and name identify it). Give "provider" (a preset: ${PRESET_NAMES.join(', ')}, or one from config.json) with a "prompt", or "command" (argv). Then use wait, show or logs.`,
     args: specArgs<RunSpec>(runSpecLineSchema),
     call: (orcr, spec) => orcr.run(spec),
   }),
@@ -87,7 +86,8 @@ export const TOOLS: readonly Tool[] = [
   }),
   tool({
     name: 'ps',
-    description: 'The runs of this home, oldest first, as `orcr ps --json` lists them: the active ones (queued, starting, working, idle, blocked) by default; "all" adds ended ones. Filter by "status" or "provider".',
+    description:
+      'The runs of this home, oldest first, as `orcr ps --json` lists them: the active ones (queued, starting, working, idle, blocked) by default; "all" adds ended ones. Filter by "status" or "provider".',
     args: fromMethod('run.list', { all: 'all', status: 'status', provider: 'provider' }),
     call: (orcr, a) => orcr.list(a),
   }),
@@ -99,8 +99,13 @@ export function toolList(): { tools: { name: string; description: string; inputS
 }
 
 /** The answer to tools/call: the result as JSON text, or a tool error with the CLI's code and exit code. */
-export async function callTool(orcr: () => Promise<Orcr>, params: Record<string, unknown>, ctx: CallContext): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
-  if (typeof params.name !== 'string') throw new RpcError(INVALID_PARAMS, `tools/call needs "name", the tool to call (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
+export async function callTool(
+  orcr: () => Promise<Orcr>,
+  params: Record<string, unknown>,
+  ctx: CallContext,
+): Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }> {
+  if (typeof params.name !== 'string')
+    throw new RpcError(INVALID_PARAMS, `tools/call needs "name", the tool to call (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
   const tool = TOOLS.find((t) => t.name === params.name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `unknown tool ${JSON.stringify(params.name)} (tools: ${TOOLS.map((t) => t.name).join(', ')})`);
   if (params.arguments !== undefined && params.arguments !== null && (typeof params.arguments !== 'object' || Array.isArray(params.arguments))) {

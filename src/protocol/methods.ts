@@ -61,7 +61,9 @@ const method =
 // of …`, `status: must be one of …`), and its description is what orcr mcp's
 // tools tell a model: their input schemas are these fields (src/mcp/tools.ts).
 // An empty ref is not refused here: it names no run, and the answer says so.
-const runRef = z.string({ error: "must be a string: a run's uuid, a unique uuid prefix or its name" }).describe('a run: its uuid, a unique uuid prefix (4+ characters), or its name');
+const runRef = z
+  .string({ error: "must be a string: a run's uuid, a unique uuid prefix or its name" })
+  .describe('a run: its uuid, a unique uuid prefix (4+ characters), or its name');
 const NON_EMPTY_REFS = 'must be a non-empty array of run names or uuids';
 const refs = z.array(runRef, { error: NON_EMPTY_REFS }).min(1, { error: NON_EMPTY_REFS });
 const status = z.enum(RUN_STATUSES, { error: `must be one of ${RUN_STATUSES.join(', ')}` });
@@ -72,7 +74,11 @@ const env = z.record(z.string(), z.string());
 const none = z.object({});
 
 export const METHODS = {
-  hello: method<Hello>()({ params: z.object({ version: z.unknown() }), writes: false, doc: 'The first request of a connection: the client speaks this protocol version.' }),
+  hello: method<Hello>()({
+    params: z.object({ version: z.unknown() }),
+    writes: false,
+    doc: 'The first request of a connection: the client speaks this protocol version.',
+  }),
 
   // ---------- runs ----------
   'run.enqueue': method<{ runs: PublicRun[]; warnings?: string[] }>()({
@@ -87,7 +93,10 @@ export const METHODS = {
       if (checked.problem !== null) throw new RemoteError('usage', checked.problem);
       const uuids = z.array(z.uuid()).optional().parse(raw.uuids);
       if (uuids !== undefined && uuids.length !== checked.specs.length) {
-        throw new RemoteError('usage', `uuids: one per spec: ${checked.specs.length} ${checked.specs.length === 1 ? 'spec' : 'specs'}, ${uuids.length} ${uuids.length === 1 ? 'uuid' : 'uuids'}`);
+        throw new RemoteError(
+          'usage',
+          `uuids: one per spec: ${checked.specs.length} ${checked.specs.length === 1 ? 'spec' : 'specs'}, ${uuids.length} ${uuids.length === 1 ? 'uuid' : 'uuids'}`,
+        );
       }
       const seen = new Set<string>();
       const twice = uuids?.find((u) => seen.size === seen.add(u).size);
@@ -112,11 +121,20 @@ export const METHODS = {
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
   }),
   'run.kill': method<{ results: KillResult[] }>()({
-    params: z.object({ refs, force: flag.describe('KILL at once, without TERM and the grace period first').optional(), keep_children: z.boolean().optional(), keep_dependents: z.boolean().optional() }),
+    params: z.object({
+      refs,
+      force: flag.describe('KILL at once, without TERM and the grace period first').optional(),
+      keep_children: z.boolean().optional(),
+      keep_dependents: z.boolean().optional(),
+    }),
     writes: true,
     doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled. What waits for a killed run (run --after) is canceled with it, unless keep_dependents: then it waits for its other inputs only.',
   }),
-  'run.send': method<{ run: PublicRun }>()({ params: z.object({ ref: runRef, text: z.string({ error: 'must be a string' }).describe('the input: the next turn') }), writes: true, doc: 'Input to an idle run.' }),
+  'run.send': method<{ run: PublicRun }>()({
+    params: z.object({ ref: runRef, text: z.string({ error: 'must be a string' }).describe('the input: the next turn') }),
+    writes: true,
+    doc: 'Input to an idle run.',
+  }),
   'run.wait': method<{ settled: Settled[] }>()({
     params: z.object({
       refs: refs.optional(),
@@ -130,13 +148,28 @@ export const METHODS = {
   }),
   'run.resolve': method<RunResolved>()({ params: ref, writes: false, doc: "A run's uuid, name, directory, protocol and status." }),
   'run.select': method<{ runs: RunSelected[] }>()({
-    params: z.object({ all: z.boolean().optional(), status: status.optional(), provider: z.string().optional(), workload: z.string().optional(), name: z.string().optional(), after: runRef.min(1).optional() }),
+    params: z.object({
+      all: z.boolean().optional(),
+      status: status.optional(),
+      provider: z.string().optional(),
+      workload: z.string().optional(),
+      name: z.string().optional(),
+      after: runRef.min(1).optional(),
+    }),
     writes: false,
     doc: 'The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB/--after RUN: the runs waiting for RUN).',
   }),
-  'run.takeover': method<{ run: PublicRun }>()({ params: z.object({ ref: runRef.min(1), now: z.boolean().optional() }), writes: true, doc: 'Stop supervising a run so a person can take its session over.' }),
+  'run.takeover': method<{ run: PublicRun }>()({
+    params: z.object({ ref: runRef.min(1), now: z.boolean().optional() }),
+    writes: true,
+    doc: 'Stop supervising a run so a person can take its session over.',
+  }),
   'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.' }),
-  'run.diff': method<Diff>()({ params: z.object({ ref: runRef, stat: z.boolean().optional() }), writes: false, doc: "A worktree run's changes against its base." }),
+  'run.diff': method<Diff>()({
+    params: z.object({ ref: runRef, stat: z.boolean().optional() }),
+    writes: false,
+    doc: "A worktree run's changes against its base.",
+  }),
 
   // ---------- events ----------
   events: method<EventsPage>()({
@@ -158,21 +191,46 @@ export const METHODS = {
   // ---------- the fleet ----------
   stats: method<Stats>()({ params: none, writes: false, doc: 'Caps, holds, the fleet budget and the queue.' }),
   spend: method<SpendReply>()({ params: none, writes: false, doc: 'Usage by provider and workload over the fleet window.' }),
-  'provider.resume': method<{ resumed: boolean }>()({ params: z.object({ provider: z.string().min(1) }), writes: true, doc: "Lift a provider's usage-limit hold." }),
-  'queue.pause': method<QueuePaused>()({ params: z.object({ paused: z.boolean() }), writes: true, doc: 'Pause (or resume) admission: nothing starts while paused.' }),
+  'provider.resume': method<{ resumed: boolean }>()({
+    params: z.object({ provider: z.string().min(1) }),
+    writes: true,
+    doc: "Lift a provider's usage-limit hold.",
+  }),
+  'queue.pause': method<QueuePaused>()({
+    params: z.object({ paused: z.boolean() }),
+    writes: true,
+    doc: 'Pause (or resume) admission: nothing starts while paused.',
+  }),
   gc: method<GcResult & { worktrees: LetGo[] }>()({
-    params: z.object({ older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(), dry_run: z.boolean().optional(), force: z.boolean().optional(), branches: z.boolean().optional() }),
+    params: z.object({
+      older_than_ms: z.number().int().min(0).max(MAX_DURATION_MS).optional(),
+      dry_run: z.boolean().optional(),
+      force: z.boolean().optional(),
+      branches: z.boolean().optional(),
+    }),
     writes: true,
     doc: 'Remove ended runs older than the retention (and their let-go worktrees).',
   }),
 
   // ---------- worktrees ----------
-  'worktree.finish': method<WorktreeFinished>()({ params: z.object({ ref: runRef, mode: z.enum(['merge', 'keep_branch', 'discard']) }), writes: true, doc: "Merge, keep or drop an ended run's worktree branch, and remove the worktree." }),
-  'worktree.prune': method<{ worktrees: LetGo[] }>()({ params: z.object({ force: z.boolean().optional(), dry_run: z.boolean().optional() }), writes: true, doc: 'Remove the worktrees of ended runs.' }),
+  'worktree.finish': method<WorktreeFinished>()({
+    params: z.object({ ref: runRef, mode: z.enum(['merge', 'keep_branch', 'discard']) }),
+    writes: true,
+    doc: "Merge, keep or drop an ended run's worktree branch, and remove the worktree.",
+  }),
+  'worktree.prune': method<{ worktrees: LetGo[] }>()({
+    params: z.object({ force: z.boolean().optional(), dry_run: z.boolean().optional() }),
+    writes: true,
+    doc: 'Remove the worktrees of ended runs.',
+  }),
 
   // ---------- the supervisor and the cluster ----------
   'server.status': method<ServerStatus>()({ params: none, writes: false, doc: 'The supervisor: pid, home, runs, clients, config and cluster.' }),
-  'server.stop': method<Stopping>()({ params: z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }), writes: false, doc: 'Stop the supervisor (agents keep running), after a drain, or killing them.' }),
+  'server.stop': method<Stopping>()({
+    params: z.object({ mode: z.enum(['leave', 'drain', 'kill_agents']).optional() }),
+    writes: false,
+    doc: 'Stop the supervisor (agents keep running), after a drain, or killing them.',
+  }),
   'cluster.status': method<ClusterStatus>()({ params: none, writes: false, doc: "The cluster's machines, as its database tells." }),
   'cluster.forget': method<ClusterForgotten>()({ params: z.object({ host: z.string().min(1) }), writes: true, doc: 'Forget a machine that left the cluster.' }),
 
@@ -196,11 +254,23 @@ export const METHODS = {
   'loop.list': method<{ loops: PublicLoop[] }>()({ params: none, writes: false, doc: 'Every loop.' }),
   'loop.get': method<{ loop: PublicLoop }>()({ params: name, writes: false, doc: 'One loop.' }),
   'loop.pause': method<{ loop: PublicLoop }>()({ params: z.object({ name: z.string(), paused: z.boolean() }), writes: true, doc: 'Pause (or resume) a loop.' }),
-  'loop.remove': method<LoopRemoved>()({ params: z.object({ name: z.string(), kill_active: z.boolean().optional() }), writes: true, doc: 'Remove a loop (killing its active runs with kill_active).' }),
-  'loop.events': method<{ events: RunEvent[] }>()({ params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }), writes: false, doc: "The loop's newest events." }),
+  'loop.remove': method<LoopRemoved>()({
+    params: z.object({ name: z.string(), kill_active: z.boolean().optional() }),
+    writes: true,
+    doc: 'Remove a loop (killing its active runs with kill_active).',
+  }),
+  'loop.events': method<{ events: RunEvent[] }>()({
+    params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }),
+    writes: false,
+    doc: "The loop's newest events.",
+  }),
   'loop.start': method<FireOutcome>()({ params: name, writes: true, doc: 'Fire a loop by hand.' }),
   'loop.stop': method<{ stopped: string[] }>()({ params: name, writes: true, doc: "Stop a loop's active runs." }),
-  'loop.runs': method<{ runs: PublicLoopRun[] }>()({ params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }), writes: false, doc: "The loop's runs, newest first." }),
+  'loop.runs': method<{ runs: PublicLoopRun[] }>()({
+    params: z.object({ name: z.string(), limit: z.number().int().positive().max(PAGE).optional() }),
+    writes: false,
+    doc: "The loop's runs, newest first.",
+  }),
 } as const;
 
 export type Methods = typeof METHODS;

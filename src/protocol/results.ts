@@ -271,4 +271,3 @@ export interface LoopRemoved {
   removed: string;
   killed: string[];
 }
-

@@ -61,7 +61,15 @@ export interface PublicRun {
    */
   agent_retry: { attempt: number | null; max: number | null; error: string; since: string; until: string | null } | null;
   /** Attempts before the current one (a usage limit continued the run), oldest first: when each started and ended, why, and its session; empty for a run on its first. */
-  attempts: { n: number; kind: 'continue' | 'retry'; started_at: string | null; ended_at: string; reason: ExitReason; detail: string | null; session_id: string | null }[];
+  attempts: {
+    n: number;
+    kind: 'continue' | 'retry';
+    started_at: string | null;
+    ended_at: string;
+    reason: ExitReason;
+    detail: string | null;
+    session_id: string | null;
+  }[];
   last_tool: string | null;
   last_text: string | null;
   created_at: string;
@@ -83,7 +91,17 @@ export interface PublicRun {
   /** Its own usage plus every descendant's: what its max_tokens / max_cost_usd (and `budget`) are read against. */
   rollup: { tokens: TokenCounts; cost_usd: number };
   /** Its git worktree (run --worktree): the repository it was made from, branch, base, lines added and removed against the base (as of its last idle or end), and state; null without one. */
-  worktree: { repo: string; path: string; branch: string; base: string; base_commit: string; state: RunWorktree['state']; added: number; removed: number; files: number } | null;
+  worktree: {
+    repo: string;
+    path: string;
+    branch: string;
+    base: string;
+    base_commit: string;
+    state: RunWorktree['state'];
+    added: number;
+    removed: number;
+    files: number;
+  } | null;
 }
 
 const iso = (t: number | null): string | null => (t === null ? null : new Date(t).toISOString());
@@ -147,7 +165,15 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     env_keys: Object.keys(run.env),
     session_id: run.session_id,
     agent_retry: run.agent_retry && run.status !== 'ended' ? agentRetryView(run.agent_retry) : null,
-    attempts: (run.attempts ?? []).map((a) => ({ n: a.n, kind: a.kind ?? 'continue', started_at: iso(a.started_at), ended_at: iso(a.ended_at)!, reason: a.reason, detail: a.detail, session_id: a.session_id })),
+    attempts: (run.attempts ?? []).map((a) => ({
+      n: a.n,
+      kind: a.kind ?? 'continue',
+      started_at: iso(a.started_at),
+      ended_at: iso(a.ended_at)!,
+      reason: a.reason,
+      detail: a.detail,
+      session_id: a.session_id,
+    })),
     last_tool: run.last_tool,
     last_text: run.last_text,
     created_at: iso(run.created_at)!,
@@ -162,7 +188,17 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     dependents: extras.dependents ?? [],
     rollup: tree,
     worktree: run.worktree
-      ? { repo: run.worktree.repo, path: run.worktree.path, branch: run.worktree.branch, base: run.worktree.base, base_commit: run.worktree.base_commit, state: run.worktree.state, added: run.worktree.added, removed: run.worktree.removed, files: run.worktree.files }
+      ? {
+          repo: run.worktree.repo,
+          path: run.worktree.path,
+          branch: run.worktree.branch,
+          base: run.worktree.base,
+          base_commit: run.worktree.base_commit,
+          state: run.worktree.state,
+          added: run.worktree.added,
+          removed: run.worktree.removed,
+          files: run.worktree.files,
+        }
       : null,
   };
 }

@@ -103,7 +103,11 @@ export function planWorktree(cwd: string, base: string | undefined): WorktreePla
   const ref = base ?? 'HEAD';
   const commit = gitSync(top, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (commit === null || commit === '') {
-    throw new GitError(base === undefined ? `the repository ${top} has no commit yet (HEAD): --worktree needs a base commit` : `the base ${JSON.stringify(ref)} cannot be resolved to a commit in ${top}`);
+    throw new GitError(
+      base === undefined
+        ? `the repository ${top} has no commit yet (HEAD): --worktree needs a base commit`
+        : `the base ${JSON.stringify(ref)} cannot be resolved to a commit in ${top}`,
+    );
   }
   let branch: string | null = null;
   if (base === undefined) branch = gitSync(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']) || null;
@@ -116,7 +120,8 @@ export function planWorktree(cwd: string, base: string | undefined): WorktreePla
 
 /** Is this branch name free and well-formed in repo? Throws GitError saying why not. */
 export function checkBranchFree(repo: string, branch: string): void {
-  if (gitSync(repo, ['check-ref-format', '--branch', branch]) === null) throw new GitError(`${JSON.stringify(branch)} is not a valid branch name; pick another run name (-n)`);
+  if (gitSync(repo, ['check-ref-format', '--branch', branch]) === null)
+    throw new GitError(`${JSON.stringify(branch)} is not a valid branch name; pick another run name (-n)`);
   if (gitSync(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`]) !== null) {
     throw new GitError(`the branch ${branch} already exists in ${repo}; pick another run name (-n), or delete the branch`);
   }
@@ -216,7 +221,13 @@ export async function diffText(dir: string, baseCommit: string, stat: boolean): 
     const r = await git(dir, stat ? ['diff', '--no-index', '--stat=200', '--', '/dev/null', f] : ['diff', '--no-index', '--no-color', '--', '/dev/null', f]);
     // --no-index exits 1 when the files differ: that is its answer, not a failure.
     if (r.code > 1) throw new GitError(`git diff failed: ${r.stderr.trim()}`);
-    text += stat ? r.stdout.split('\n').filter((l) => l.includes('|')).map((l) => l + '\n').join('') : r.stdout;
+    text += stat
+      ? r.stdout
+          .split('\n')
+          .filter((l) => l.includes('|'))
+          .map((l) => l + '\n')
+          .join('')
+      : r.stdout;
   }
   return text;
 }
@@ -274,7 +285,13 @@ export async function committerEnv(dir: string): Promise<Record<string, string>>
  */
 export async function snapshotCommit(dir: string): Promise<string> {
   const index = path.join(os.tmpdir(), `orcr-index-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const env = { GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'orcr', GIT_AUTHOR_EMAIL: 'orcr@localhost', GIT_COMMITTER_NAME: 'orcr', GIT_COMMITTER_EMAIL: 'orcr@localhost' };
+  const env = {
+    GIT_INDEX_FILE: index,
+    GIT_AUTHOR_NAME: 'orcr',
+    GIT_AUTHOR_EMAIL: 'orcr@localhost',
+    GIT_COMMITTER_NAME: 'orcr',
+    GIT_COMMITTER_EMAIL: 'orcr@localhost',
+  };
   try {
     const head = (await gitOk(dir, ['rev-parse', '--verify', 'HEAD^{commit}'])).trim();
     await gitOk(dir, ['read-tree', head], env);
@@ -282,7 +299,9 @@ export async function snapshotCommit(dir: string): Promise<string> {
     const tree = (await gitOk(dir, ['write-tree'], env)).trim();
     const headTree = (await gitOk(dir, ['rev-parse', `${head}^{tree}`])).trim();
     if (tree === headTree) return head;
-    return (await gitOk(dir, ['commit-tree', tree, '-p', head, '-m', 'orcr: the work of the run this one is based on (uncommitted in its worktree)'], env)).trim();
+    return (
+      await gitOk(dir, ['commit-tree', tree, '-p', head, '-m', 'orcr: the work of the run this one is based on (uncommitted in its worktree)'], env)
+    ).trim();
   } finally {
     await fs.promises.rm(index, { force: true });
   }

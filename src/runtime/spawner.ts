@@ -113,7 +113,13 @@ export class SpawnHelper {
    * `base` (sent to the helper once per id, then named by its id) or, without
    * one, the supervisor's own. Resolves to its pid.
    */
-  spawn(file: string, args: string[], cwd: string, env: Record<string, string>, base: { id: string; env: Readonly<Record<string, string>> } | null = null): Promise<number> {
+  spawn(
+    file: string,
+    args: string[],
+    cwd: string,
+    env: Record<string, string>,
+    base: { id: string; env: Readonly<Record<string, string>> } | null = null,
+  ): Promise<number> {
     const child = this.child;
     if (!child || !this.ready) return Promise.reject(new SpawnHelperGone('the spawn helper is not running'));
     this.touch();

@@ -193,7 +193,17 @@ export class Orcr {
    * `keepDependents` (it then waits for its other inputs only).
    */
   kill(runs: RunRef | readonly RunRef[], opts: { force?: boolean; keepChildren?: boolean; keepDependents?: boolean } = {}): Promise<KillResult[]> {
-    return guard(async () => (await this.session.call('run.kill', { refs: refsOf(runs), force: opts.force ?? false, keep_children: opts.keepChildren === true, ...(opts.keepDependents ? { keep_dependents: true } : {}) })).results);
+    return guard(
+      async () =>
+        (
+          await this.session.call('run.kill', {
+            refs: refsOf(runs),
+            force: opts.force ?? false,
+            keep_children: opts.keepChildren === true,
+            ...(opts.keepDependents ? { keep_dependents: true } : {}),
+          })
+        ).results,
+    );
   }
 
   /** The active runs a filter selects (what `orcr kill --dry-run` lists), without acting on them. */
@@ -299,4 +309,3 @@ export class Orcr {
     this.waits.clear();
   }
 }
-

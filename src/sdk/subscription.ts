@@ -15,7 +15,11 @@ export function subscribe(home: Home, since: number, autoStart = true): AsyncIte
     autoStart,
     onPruned(from, first) {
       // As `events --follow` says it, but a program must choose to skip the hole: it resubscribes from there.
-      throw new OrcrError('pruned', `events ${from}–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}`, { firstSeq: first });
+      throw new OrcrError(
+        'pruned',
+        `events ${from}–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}`,
+        { firstSeq: first },
+      );
     },
   });
   const it: AsyncIterableIterator<EventItem> = {

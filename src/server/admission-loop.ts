@@ -94,7 +94,15 @@ export class AdmissionLoop {
           const next = transition(run, 'starting', now, { lease_id: lease.id });
           // In a cluster the lease is news of its own (which machine, which id); alone it is just the promotion.
           const host = p.slots.host;
-          p.store.save(next, host !== null ? [{ type: 'starting', data: { from: 'queued' } }, { type: 'lease_acquired', data: { lease: lease.id, host } }] : { type: 'starting', data: { from: 'queued' } });
+          p.store.save(
+            next,
+            host !== null
+              ? [
+                  { type: 'starting', data: { from: 'queued' } },
+                  { type: 'lease_acquired', data: { lease: lease.id, host } },
+                ]
+              : { type: 'starting', data: { from: 'queued' } },
+          );
           return [next];
         }),
       );

@@ -159,9 +159,15 @@ export class ClusterLink implements Limiter {
       if (run.status === 'queued') {
         // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
         if (!this.p.held(run)) waiters.push({ ...toWaiter(run), name: run.name });
-      }
-      else if (holdsSlot(run.status)) {
-        holders.push({ id: run.lease_id ?? '', uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at, name: run.name });
+      } else if (holdsSlot(run.status)) {
+        holders.push({
+          id: run.lease_id ?? '',
+          uuid: run.uuid,
+          provider: run.provider,
+          workload: run.workload,
+          granted_at: run.started_at ?? run.status_at,
+          name: run.name,
+        });
       }
     }
     const ids = await this.pg!.resync(waiters, holders, afterOutage);
@@ -182,7 +188,10 @@ export class ClusterLink implements Limiter {
       }
     });
     this.lostSaid.clear();
-    if (this.cfg.on_lease_lost === 'stop') this.p.store.emit(...lost.map((uuid) => ({ kind: 'stop' as const, uuid, reason: 'lease_lost' as const, detail: 'its lease expired before it could be renewed' })));
+    if (this.cfg.on_lease_lost === 'stop')
+      this.p.store.emit(
+        ...lost.map((uuid) => ({ kind: 'stop' as const, uuid, reason: 'lease_lost' as const, detail: 'its lease expired before it could be renewed' })),
+      );
     await this.loadUsage();
     this.sayIfOverCap();
   }
@@ -212,7 +221,8 @@ export class ClusterLink implements Limiter {
     const lapsed = [...store.active()].filter((r) => holdsSlot(r.status) && r.lease_id && !this.lostSaid.has(r.lease_id));
     for (const run of lapsed) {
       store.event(run.uuid, this.lostEvent(run.lease_id!));
-      if (this.cfg.on_lease_lost === 'stop') this.p.store.emit({ kind: 'stop', uuid: run.uuid, reason: 'lease_lost', detail: 'its lease expired while the cluster database was away' });
+      if (this.cfg.on_lease_lost === 'stop')
+        this.p.store.emit({ kind: 'stop', uuid: run.uuid, reason: 'lease_lost', detail: 'its lease expired while the cluster database was away' });
     }
   }
 
@@ -257,10 +267,13 @@ export class ClusterLink implements Limiter {
       const data = { cluster: this.name, error: this.error };
       this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data })));
     }
-    this.retry ??= setInterval(() => {
-      this.checkLapsed();
-      void this.tryUp();
-    }, Math.min(2000, Math.max(250, Math.floor(this.cfg.lease_ttl / 3))));
+    this.retry ??= setInterval(
+      () => {
+        this.checkLapsed();
+        void this.tryUp();
+      },
+      Math.min(2000, Math.max(250, Math.floor(this.cfg.lease_ttl / 3))),
+    );
     this.retry.unref();
   }
 
@@ -332,7 +345,8 @@ export class ClusterLink implements Limiter {
 
   /** `orcr cluster forget HOST`. */
   async forget(host: string): Promise<{ forgotten: boolean; alive: boolean }> {
-    if (!this.pg || !this.available) throw new RemoteError('unavailable', `the cluster database is unavailable (${this.error ?? 'not joined'}): nothing can be forgotten now`);
+    if (!this.pg || !this.available)
+      throw new RemoteError('unavailable', `the cluster database is unavailable (${this.error ?? 'not joined'}): nothing can be forgotten now`);
     let r: { forgotten: boolean; alive: boolean };
     try {
       r = await this.pg.forget(host);

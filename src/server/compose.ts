@@ -59,7 +59,10 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const dependencies = new Dependencies({ store, ending });
   const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
-  const waits = new Waits({ store, continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue' });
+  const waits = new Waits({
+    store,
+    continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue',
+  });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
   const guards = new Guards({ store, live, config });
   const stops = new Stops({ store, live, ending, config });
@@ -85,7 +88,27 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
     },
   });
   const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching, dependencies };
-  return { store, lifecycle, slots, live, fleet, continuing, dependencies, stops, tree, input, worktrees, launching, admission, lending, loops, retention, queueing, waits, reconciling };
+  return {
+    store,
+    lifecycle,
+    slots,
+    live,
+    fleet,
+    continuing,
+    dependencies,
+    stops,
+    tree,
+    input,
+    worktrees,
+    launching,
+    admission,
+    lending,
+    loops,
+    retention,
+    queueing,
+    waits,
+    reconciling,
+  };
 }
 
 export type House = ReturnType<typeof compose>;

@@ -9,7 +9,15 @@
 // again — the `requeue` effect, for the interpreter.
 
 import { agentProtocol } from '../agents/registry.js';
-import { afterExit, DEFAULT_CONTINUE_PROMPT, DEFAULT_MAX_CONTINUES, DEFAULT_RETRY_PROMPT, waitingDeadline, type AfterExit, type ContinuePolicy } from '../core/attempts.js';
+import {
+  afterExit,
+  DEFAULT_CONTINUE_PROMPT,
+  DEFAULT_MAX_CONTINUES,
+  DEFAULT_RETRY_PROMPT,
+  waitingDeadline,
+  type AfterExit,
+  type ContinuePolicy,
+} from '../core/attempts.js';
 import { transition } from '../core/run-state.js';
 import type { ExitReason, Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
@@ -22,7 +30,9 @@ export class Continuing {
   /** Runs waiting between attempts whose --timeout falls due before they may start again: one timer each. */
   private readonly deadlines = new Map<string, LongTimeout>();
 
-  constructor(private readonly d: { store: RunStore; ending: Pick<Ending, 'end'>; config: () => Config; host: () => string | null; log: (line: string) => void }) {}
+  constructor(
+    private readonly d: { store: RunStore; ending: Pick<Ending, 'end'>; config: () => Config; host: () => string | null; log: (line: string) => void },
+  ) {}
 
   /**
    * A run waiting between attempts ends `timeout` when its --timeout passes
@@ -39,7 +49,7 @@ export class Continuing {
       this.deadlines.delete(run.uuid);
       const now = this.d.store.get(run.uuid);
       if (!now || waitingDeadline(now) === null) return;
-      this.d.ending.end(run.uuid, 'timeout', null, null, "its --timeout passed while it waited to be started again");
+      this.d.ending.end(run.uuid, 'timeout', null, null, 'its --timeout passed while it waited to be started again');
     };
     this.deadlines.set(run.uuid, setLongTimeout(due, Math.max(0, at - monoNow()), { unref: true }));
   }
@@ -131,7 +141,20 @@ export class Continuing {
     store.transaction(() => {
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
       const event = retry
-        ? { type: 'retrying' as const, data: { from, attempt: n, of: (run.retries ?? 0) + 1, why: after.why, reason: a.reason, detail: a.detail, delay_ms: after.delay_ms, resumes: after.resumes, exit_code: code } }
+        ? {
+            type: 'retrying' as const,
+            data: {
+              from,
+              attempt: n,
+              of: (run.retries ?? 0) + 1,
+              why: after.why,
+              reason: a.reason,
+              detail: a.detail,
+              delay_ms: after.delay_ms,
+              resumes: after.resumes,
+              exit_code: code,
+            },
+          }
         : { type: 'continued' as const, data: { from, attempt: n, reason: a.reason, detail: a.detail, session_id: a.session_id, exit_code: code } };
       store.save(next, [event, ...lease]);
       store.emit({ kind: 'requeue', uuid }, { kind: 'settle', uuid });

@@ -17,7 +17,12 @@ export class Ending {
     const run = store.get(uuid);
     if (!run) return;
     const from = run.status;
-    const next = transition(run, 'ended', monoNow(), { exit_reason: reason, exit_detail: detail, exit_code: code, ...(note !== null ? { exit_note: note } : {}) });
+    const next = transition(run, 'ended', monoNow(), {
+      exit_reason: reason,
+      exit_detail: detail,
+      exit_code: code,
+      ...(note !== null ? { exit_note: note } : {}),
+    });
     const host = this.d.host();
     store.transaction(() => {
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];

@@ -10,7 +10,15 @@ import type { Progress } from './progress.js';
 import type { RunStore } from './run-store.js';
 
 export class Exits {
-  constructor(private readonly d: { store: RunStore; live: LiveRuns; progress: Pick<Progress, 'onLines' | 'onEnd'>; ending: Pick<Ending, 'end'>; continuing: Pick<Continuing, 'decide' | 'continueRun'> }) {}
+  constructor(
+    private readonly d: {
+      store: RunStore;
+      live: LiveRuns;
+      progress: Pick<Progress, 'onLines' | 'onEnd'>;
+      ending: Pick<Ending, 'end'>;
+      continuing: Pick<Continuing, 'decide' | 'continueRun'>;
+    },
+  ) {}
 
   /** The wrapper exited (or was found gone): end the run with the right reason. */
   onExit(uuid: string, code: number | null, vanished: boolean): void {

@@ -111,7 +111,10 @@ export class Fleet {
     const v = fleetVerdict(this.meters(), this.exceeded, this.warned);
     for (const m of v.warn) {
       this.warned.add(m.name);
-      store.journal.appendEvent(null, { type: 'budget_warning', data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) } });
+      store.journal.appendEvent(null, {
+        type: 'budget_warning',
+        data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) },
+      });
     }
     const change = v.change;
     if (change.kind === 'trip') {
@@ -142,13 +145,26 @@ export class Fleet {
   private readonly quotaSeen = new Map<string, Quota>();
 
   /** An agent's report of its account's usage window: the latest per provider, account and window is kept. */
-  noteQuota(q: { provider: string; account: string | null; window: string; status: string; utilization: number | null; resets_at: number | null }, at: number): void {
-    this.quotaSeen.set(`${q.provider}\u0000${q.account ?? ''}\u0000${q.window}`, { provider: q.provider, account: q.account, window: q.window, status: q.status, utilization: q.utilization, resets_at: q.resets_at, at });
+  noteQuota(
+    q: { provider: string; account: string | null; window: string; status: string; utilization: number | null; resets_at: number | null },
+    at: number,
+  ): void {
+    this.quotaSeen.set(`${q.provider}\u0000${q.account ?? ''}\u0000${q.window}`, {
+      provider: q.provider,
+      account: q.account,
+      window: q.window,
+      status: q.status,
+      utilization: q.utilization,
+      resets_at: q.resets_at,
+      at,
+    });
   }
 
   /** The latest report per provider, account and window, whose window has not reset yet (or whose reset is unknown). */
   quotas(now: number): Quota[] {
-    return [...this.quotaSeen.values()].filter((q) => q.resets_at === null || q.resets_at > now).sort((a, b) => a.provider.localeCompare(b.provider) || (a.account ?? '').localeCompare(b.account ?? '') || a.window.localeCompare(b.window));
+    return [...this.quotaSeen.values()]
+      .filter((q) => q.resets_at === null || q.resets_at > now)
+      .sort((a, b) => a.provider.localeCompare(b.provider) || (a.account ?? '').localeCompare(b.account ?? '') || a.window.localeCompare(b.window));
   }
 
   /** The holds in force (a cluster's are every machine's). */
@@ -183,7 +199,8 @@ export class Fleet {
     store.afterCommit(() => {
       this.accounts = accounts;
     });
-    for (const run of store.active()) if (run.status === 'queued' && accountKey(run.provider, run.account ?? null) === key) store.emit({ kind: 'requeue', uuid: run.uuid });
+    for (const run of store.active())
+      if (run.status === 'queued' && accountKey(run.provider, run.account ?? null) === key) store.emit({ kind: 'requeue', uuid: run.uuid });
   }
 
   /** Until when this account of the provider is held, or null. */
@@ -260,7 +277,8 @@ export class Fleet {
       store.afterCommit(() => {
         this.accounts = rest;
       });
-      for (const run of store.active()) if (run.status === 'queued' && gone.has(accountKey(run.provider, run.account ?? null))) store.emit({ kind: 'requeue', uuid: run.uuid });
+      for (const run of store.active())
+        if (run.status === 'queued' && gone.has(accountKey(run.provider, run.account ?? null))) store.emit({ kind: 'requeue', uuid: run.uuid });
     });
     return true;
   }

@@ -57,7 +57,11 @@ export class Guards {
       return;
     }
     if (g.at > now) {
-      live.setTimer(uuid, 'guard', setLongTimeout(() => this.decide(uuid), g.at - now + 1, { unref: true }));
+      live.setTimer(
+        uuid,
+        'guard',
+        setLongTimeout(() => this.decide(uuid), g.at - now + 1, { unref: true }),
+      );
       return;
     }
     live.setTimer(uuid, 'guard', null);

@@ -30,7 +30,16 @@ export function watchHome(home: Home, gone: (why: string) => void, everyMs = 200
     const d = inode(home.dir);
     const l = inode(home.lock);
     if (d === 'unknown' || l === 'unknown') return;
-    const why = d === null ? `the home ${home.dir} was deleted` : d !== dir ? `the home ${home.dir} was replaced by another directory` : l === null ? `the lock file ${home.lock} was deleted` : l !== lock ? `the lock file ${home.lock} was replaced` : null;
+    const why =
+      d === null
+        ? `the home ${home.dir} was deleted`
+        : d !== dir
+          ? `the home ${home.dir} was replaced by another directory`
+          : l === null
+            ? `the lock file ${home.lock} was deleted`
+            : l !== lock
+              ? `the lock file ${home.lock} was replaced`
+              : null;
     if (why === null) return;
     clearInterval(timer);
     gone(why);

@@ -149,7 +149,8 @@ export class Launching {
         }
         if (c.run.worktree?.state === 'ready') {
           // A continued or retried run: its worktree holds the work of its attempts so far, which a fresh one would lose.
-          if (!fs.existsSync(c.run.worktree.path)) return { ...c, program: null, error: `worktree: ${c.run.worktree.path} is gone (the run's earlier attempts worked there)` };
+          if (!fs.existsSync(c.run.worktree.path))
+            return { ...c, program: null, error: `worktree: ${c.run.worktree.path} is gone (the run's earlier attempts worked there)` };
           return { ...c, ...programOf(c.spec) };
         }
         if (c.run.worktree) {

@@ -18,7 +18,21 @@ import type { FireOutcome } from '../protocol/results.js';
 import type { PublicLoop, PublicLoopRun } from '../protocol/views.js';
 import { parseDuration } from '../config/duration.js';
 import { checkZone, CronError, parseCron, parseOnceAt } from '../core/cron.js';
-import { decideFire, dueAt, isLoopRun, LOOP_PROVIDER, loopNameProblem, loopOfRun, loopRunStatus, loopWorkload, nextScheduled, pendingStarts, type Loop, type LoopSchedule, type Overlap } from '../core/loop-policy.js';
+import {
+  decideFire,
+  dueAt,
+  isLoopRun,
+  LOOP_PROVIDER,
+  loopNameProblem,
+  loopOfRun,
+  loopRunStatus,
+  loopWorkload,
+  nextScheduled,
+  pendingStarts,
+  type Loop,
+  type LoopSchedule,
+  type Overlap,
+} from '../core/loop-policy.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import type { EventInput, LoopEventInput } from '../core/events.js';
@@ -111,7 +125,9 @@ export class Loops {
       if (loop.paused) continue;
       const due = dueAt(loop.schedule, loop.next_fire_at, now);
       if (due.kind === 'missed') {
-        this.write({ ...loop, next_fire_at: due.next }, [{ type: 'loop_missed', data: { first: iso(due.first), count: due.count, next_fire_at: iso(due.next) } }]);
+        this.write({ ...loop, next_fire_at: due.next }, [
+          { type: 'loop_missed', data: { first: iso(due.first), count: due.count, next_fire_at: iso(due.next) } },
+        ]);
       } else if (due.kind === 'fire') {
         this.fire(loop.name, 'schedule', due.scheduled, due.next);
       }
@@ -139,7 +155,8 @@ export class Loops {
     const { store } = this.p;
     store.transaction(() => {
       store.journal.saveLoop(loop);
-      for (const e of events) store.journal.appendEvent(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } } as EventInput, undefined, run);
+      for (const e of events)
+        store.journal.appendEvent(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } } as EventInput, undefined, run);
       store.afterCommit(() => {
         if (this.loops.has(loop.name)) this.loops.set(loop.name, loop);
       });
@@ -193,7 +210,10 @@ export class Loops {
     const { store } = this.p;
     store.transaction(() => {
       store.journal.saveLoop(loop, env);
-      store.journal.appendEvent(null, { type: 'loop_created', data: { loop: loop.name, schedule: 'cron' in schedule ? schedule.cron : 'once', tz: 'tz' in schedule ? schedule.tz : null, next_fire_at: iso(next) } });
+      store.journal.appendEvent(null, {
+        type: 'loop_created',
+        data: { loop: loop.name, schedule: 'cron' in schedule ? schedule.cron : 'once', tz: 'tz' in schedule ? schedule.tz : null, next_fire_at: iso(next) },
+      });
       store.afterCommit(() => {
         this.loops.set(loop.name, loop);
         this.envs.set(loop.name, env);
@@ -227,7 +247,9 @@ export class Loops {
         this.write({ ...after, pending: { since: this.p.now(), coalesced: 0 } }, [{ type: 'loop_pending', data: { ...at, active } }]);
         return { action: 'pending', run: null, name: null };
       case 'coalesce':
-        this.write({ ...after, pending: { ...loop.pending!, coalesced: loop.pending!.coalesced + 1 } }, [{ type: 'loop_coalesced', data: { ...at, active, coalesced: loop.pending!.coalesced + 1 } }]);
+        this.write({ ...after, pending: { ...loop.pending!, coalesced: loop.pending!.coalesced + 1 } }, [
+          { type: 'loop_coalesced', data: { ...at, active, coalesced: loop.pending!.coalesced + 1 } },
+        ]);
         return { action: 'coalesced', run: null, name: null };
       case 'skip':
         this.write(after, [{ type: 'loop_skipped', data: { ...at, reason: 'overlap', active } }]);
@@ -246,7 +268,12 @@ export class Loops {
     const run = plan.make(journal.nextQueueSeq());
     const starting = transition(run, 'starting', now);
     store.transaction(() => {
-      store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued } }, now, plan.launchEnv);
+      store.insert(
+        run,
+        { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued } },
+        now,
+        plan.launchEnv,
+      );
       store.save(starting, { type: 'starting', data: { from: 'queued', loop: loop.name } });
       this.write({ ...loop, fired: n, pending: null }, events, starting);
       store.afterCommit(() => {
@@ -318,7 +345,9 @@ export class Loops {
     if (loop.paused !== paused) {
       // Fires while paused are not made up: a resumed loop waits for its next one from now.
       const next = paused ? loop.next_fire_at : nextScheduled(loop.schedule, this.p.now());
-      this.write({ ...loop, paused, next_fire_at: next }, [{ type: paused ? 'loop_paused' : 'loop_resumed', data: { next_fire_at: paused ? null : iso(next) } }]);
+      this.write({ ...loop, paused, next_fire_at: next }, [
+        { type: paused ? 'loop_paused' : 'loop_resumed', data: { next_fire_at: paused ? null : iso(next) } },
+      ]);
       if (!paused) this.startPending(name);
       this.tick();
     }
@@ -330,12 +359,18 @@ export class Loops {
     const loop = this.get(name);
     const active = this.activeRuns(name);
     if (active.length > 0 && !killActive) {
-      throw new RemoteError('usage', `loop ${JSON.stringify(name)} has ${active.length} active run${active.length === 1 ? '' : 's'} (${active.map((r) => r.name).join(', ')}): stop them (orcr loop run stop ${name}) or give --kill-active`);
+      throw new RemoteError(
+        'usage',
+        `loop ${JSON.stringify(name)} has ${active.length} active run${active.length === 1 ? '' : 's'} (${active.map((r) => r.name).join(', ')}): stop them (orcr loop run stop ${name}) or give --kill-active`,
+      );
     }
     const { store, stops } = this.p;
     store.transaction(() => {
       store.journal.deleteLoop(name);
-      store.journal.appendEvent(null, { type: 'loop_removed', data: { loop: name, killed: active.map((r) => r.uuid), pending_dropped: loop.pending !== null } });
+      store.journal.appendEvent(null, {
+        type: 'loop_removed',
+        data: { loop: name, killed: active.map((r) => r.uuid), pending_dropped: loop.pending !== null },
+      });
       for (const r of active) {
         stops.stopBelow(r.uuid, 'killed', null);
         stops.kill(r.uuid, false);
@@ -391,7 +426,21 @@ export class Loops {
     const { journal } = this.p.store;
     const out: PublicLoopRun[] = [];
     if (loop.pending !== null) {
-      out.push({ uuid: null, name: null, loop: name, status: 'pending', run_status: null, exit_reason: null, exit_code: null, pid: null, created_at: iso(loop.pending.since)!, started_at: null, ended_at: null, children: 0, coalesced: loop.pending.coalesced });
+      out.push({
+        uuid: null,
+        name: null,
+        loop: name,
+        status: 'pending',
+        run_status: null,
+        exit_reason: null,
+        exit_code: null,
+        pid: null,
+        created_at: iso(loop.pending.since)!,
+        started_at: null,
+        ended_at: null,
+        children: 0,
+        coalesced: loop.pending.coalesced,
+      });
     }
     for (const stored of journal.runsByWorkload(LOOP_PROVIDER, loopWorkload(name), limit)) {
       const r = this.p.store.get(stored.uuid) ?? stored;

@@ -69,7 +69,12 @@ export function commandSink(argv: readonly string[]): Sink {
         child.on('close', (code, signal) => {
           clearTimeout(timer);
           if (code === 0) resolve();
-          else reject(new Error(`${signal ? `killed by ${signal} (no exit within ${ATTEMPT_TIMEOUT_MS / 1000}s)` : `exit ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').pop()}` : ''}`));
+          else
+            reject(
+              new Error(
+                `${signal ? `killed by ${signal} (no exit within ${ATTEMPT_TIMEOUT_MS / 1000}s)` : `exit ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').pop()}` : ''}`,
+              ),
+            );
         });
         // A program that exits without reading its stdin is its own business; its exit code says how it went.
         child.stdin.on('error', () => undefined);
@@ -99,7 +104,9 @@ export function desktopSink(notifySend: string): Sink {
     label: 'notify-send',
     send: (m) =>
       new Promise<void>((resolve, reject) => {
-        execFile(notifySend, ['--app-name=orcr', 'orcr', m.text], { timeout: ATTEMPT_TIMEOUT_MS, killSignal: 'SIGKILL' }, (err) => (err ? reject(err) : resolve()));
+        execFile(notifySend, ['--app-name=orcr', 'orcr', m.text], { timeout: ATTEMPT_TIMEOUT_MS, killSignal: 'SIGKILL' }, (err) =>
+          err ? reject(err) : resolve(),
+        );
       }),
   };
 }

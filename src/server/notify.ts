@@ -72,7 +72,9 @@ export class Notifier {
       if (bin) out.push(desktopSink(bin));
       else if (!this.desktopMissingTold) {
         this.desktopMissingTold = true;
-        this.deps.log('notify: notify.desktop is on, but notify-send is not on the supervisor\'s PATH: no desktop notifications (orcr-tui still tells its own terminal)');
+        this.deps.log(
+          "notify: notify.desktop is on, but notify-send is not on the supervisor's PATH: no desktop notifications (orcr-tui still tells its own terminal)",
+        );
       }
     }
     return out;

@@ -107,10 +107,17 @@ export class Progress {
       // The reducer's memory first: the effects below read the stop it decided, and so
       // do the next lines and the exit of this run heard in the same unit of work.
       const prior = this.d.live.progress(run.uuid);
-      store.provisional(() => this.d.live.setProgress(run.uuid, result.state), () => prior && this.d.live.setProgress(run.uuid, prior));
+      store.provisional(
+        () => this.d.live.setProgress(run.uuid, result.state),
+        () => prior && this.d.live.setProgress(run.uuid, prior),
+      );
       store.emit(...this.next(before, result));
       // An ancestor over its tree budget: stopped like a run over its own, and its descendants with it.
-      for (const t of overTree) store.emit({ kind: 'stop', uuid: t.run.uuid, reason: 'budget', detail: `tree_${t.meter.name}` }, { kind: 'stop_below', uuid: t.run.uuid, reason: 'budget', detail: 'parent_budget', force: false });
+      for (const t of overTree)
+        store.emit(
+          { kind: 'stop', uuid: t.run.uuid, reason: 'budget', detail: `tree_${t.meter.name}` },
+          { kind: 'stop_below', uuid: t.run.uuid, reason: 'budget', detail: 'parent_budget', force: false },
+        );
     });
   }
 
@@ -119,7 +126,8 @@ export class Progress {
     const uuid = run.uuid;
     const out: Effect[] = [];
     // A take-over waits for the turn to end: the agent is idle, its session whole.
-    if (run.status === 'idle' && before.status !== 'idle' && this.d.live.takeoverRequested(uuid)) out.push({ kind: 'stop', uuid, reason: 'taken_over', detail: 'at the end of its turn' });
+    if (run.status === 'idle' && before.status !== 'idle' && this.d.live.takeoverRequested(uuid))
+      out.push({ kind: 'stop', uuid, reason: 'taken_over', detail: 'at the end of its turn' });
     if (run.status !== before.status) out.push({ kind: 'guard', uuid });
     for (const e of effects) {
       if (e.kind === 'stop') {

@@ -62,12 +62,33 @@ export class Queries {
       const account = run.account ?? null;
       const accountHeld = stopped ? null : fleet.accountHeldUntil(run.provider, account, now);
       if (accountHeld !== null) {
-        waiting = withResumes({ reason: 'hold', name: run.provider, account, active: null, limit: null, reserved: null, until: new Date(accountHeld).toISOString(), position: null }, run.attempts?.length ?? 0);
+        waiting = withResumes(
+          {
+            reason: 'hold',
+            name: run.provider,
+            account,
+            active: null,
+            limit: null,
+            reserved: null,
+            until: new Date(accountHeld).toISOString(),
+            position: null,
+          },
+          run.attempts?.length ?? 0,
+        );
       }
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
         const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');
-        waiting = { reason: 'retry', name: null, active: retried.length, limit: run.retries ?? 0, reserved: null, until: new Date(run.retry_at).toISOString(), position: null, why: retried.at(-1) ? (passingFailure(retried.at(-1)!) ?? null) : null };
+        waiting = {
+          reason: 'retry',
+          name: null,
+          active: retried.length,
+          limit: run.retries ?? 0,
+          reserved: null,
+          until: new Date(run.retry_at).toISOString(),
+          position: null,
+          why: retried.at(-1) ? (passingFailure(retried.at(-1)!) ?? null) : null,
+        };
       }
     }
     return publicRun(run, {
@@ -98,7 +119,9 @@ export class Queries {
 
   /** The usage windows in force, for stats and spend. */
   private quotaViews(): QuotaReport[] {
-    return this.p.fleet.quotas(Date.now()).map((q) => ({ ...q, resets_at: q.resets_at === null ? null : new Date(q.resets_at).toISOString(), at: new Date(q.at).toISOString() }));
+    return this.p.fleet
+      .quotas(Date.now())
+      .map((q) => ({ ...q, resets_at: q.resets_at === null ? null : new Date(q.resets_at).toISOString(), at: new Date(q.at).toISOString() }));
   }
 
   /**
@@ -114,7 +137,15 @@ export class Queries {
     const s = store.journal.spend(since, now, 60);
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
-    return { window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, at: now, by_provider: s.providers, by_workload: s.workloads, per_minute: s.perMinute, fleet: { exceeded: fleet.exceeded, meters }, quotas: this.quotaViews() };
+    return {
+      window: w === 'all' ? 'all' : `${w.rolling_ms}ms`,
+      at: now,
+      by_provider: s.providers,
+      by_workload: s.workloads,
+      per_minute: s.perMinute,
+      fleet: { exceeded: fleet.exceeded, meters },
+      quotas: this.quotaViews(),
+    };
   }
 
   /** The names of the runs these events are about (uuid → name), so a reader shows a name without a lookup per run. */

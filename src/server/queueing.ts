@@ -49,11 +49,16 @@ export class Queueing {
     const digests = uuids === undefined ? null : specs.map(specDigest);
     if (uuids !== undefined) {
       const made = uuids.map((u) => store.lookup(u));
-      if (made.some((r) => r !== null) && !made.every((r) => r !== null)) throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
+      if (made.some((r) => r !== null) && !made.every((r) => r !== null))
+        throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
       if (made.every((r) => r !== null)) {
         // A repeat of the request (sent again after a dropped connection) is answered with its runs; the same uuid with another spec is not a repeat.
         const other = made.findIndex((r, i) => r!.spec_digest !== undefined && r!.spec_digest !== digests![i]);
-        if (other >= 0) throw new RemoteError('conflict', `the uuid ${uuids[other]!} names the run ${JSON.stringify(made[other]!.name)}, made from another spec; nothing was queued`);
+        if (other >= 0)
+          throw new RemoteError(
+            'conflict',
+            `the uuid ${uuids[other]!} names the run ${JSON.stringify(made[other]!.name)}, made from another spec; nothing was queued`,
+          );
         return made as Run[];
       }
     }
@@ -65,7 +70,13 @@ export class Queueing {
       throw new RemoteError('queue_full', `the queue is full (concurrency.max_queued = ${policy.max_queued}); nothing was queued`);
     }
     const graph = this.graph(specs);
-    const plans = planRuns(config, specs, { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) }, now, this.d.worktreeDir());
+    const plans = planRuns(
+      config,
+      specs,
+      { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) },
+      now,
+      this.d.worktreeDir(),
+    );
     const told = new Set<string>();
     const lineage = specs.map((spec) => {
       const w: string[] = [];
@@ -79,7 +90,11 @@ export class Queueing {
     const runs = store.transaction(() => {
       // Queue places in order (the journal's next place moves on only as each is inserted).
       const first = journal.nextQueueSeq();
-      const made = plans.map((plan, i) => ({ ...plan.make(first + i), ...lineage[i]!, ...(uuids !== undefined ? { uuid: uuids[i]!, spec_digest: digests![i]! } : {}) }));
+      const made = plans.map((plan, i) => ({
+        ...plan.make(first + i),
+        ...lineage[i]!,
+        ...(uuids !== undefined ? { uuid: uuids[i]!, spec_digest: digests![i]! } : {}),
+      }));
       // `after` names runs of this call by their line: their uuids are known once all are made.
       const linked = made.map((made1, i): Run => {
         let run = made1;
@@ -134,7 +149,8 @@ export class Queueing {
    */
   private graph(specs: readonly RunSpec[]): GraphRef[][] {
     if (!specs.some((s) => s.after?.length)) return specs.map(() => []);
-    const label = (s: RunSpec, i: number): string => (specs.length > 1 ? `spec ${i + 1}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}` : 'the run');
+    const label = (s: RunSpec, i: number): string =>
+      specs.length > 1 ? `spec ${i + 1}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}` : 'the run';
     const existing = (ref: string): string | null => {
       try {
         return resolveRef(this.d.store, ref).uuid;
@@ -170,7 +186,12 @@ export class Queueing {
 
   /** The run and its `queued` event; once committed, its place in the limiter's queue (unless `place` is false: the caller gives it). */
   private insert(run: Run, plan: RunPlan, extra: Record<string, unknown>, now: number, launchEnv: Record<string, string> | null, place = true): void {
-    this.d.store.insert(run, { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued, ...extra } }, now, launchEnv);
+    this.d.store.insert(
+      run,
+      { type: 'queued', data: { name: run.name, provider: run.provider, workload: run.workload, queue_seq: run.queue_seq, ...plan.queued, ...extra } },
+      now,
+      launchEnv,
+    );
     if (place) this.queuePlace(run, plan);
   }
 

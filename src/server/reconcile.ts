@@ -51,9 +51,14 @@ export function rebuild(p: Reconciling): Run[] {
     if (run.status === 'queued') {
       // So do the runs of an account held (pause_at) until it lifts.
       if (!held.has(run.uuid) && !p.fleet.keepsOut(run)) limiter.enqueueNow(toWaiter(run));
-    }
-    else if (holdsSlot(run.status)) {
-      limiter.adoptNow({ id: run.lease_id ?? `adopted-${run.uuid}`, uuid: run.uuid, provider: run.provider, workload: run.workload, granted_at: run.started_at ?? run.status_at });
+    } else if (holdsSlot(run.status)) {
+      limiter.adoptNow({
+        id: run.lease_id ?? `adopted-${run.uuid}`,
+        uuid: run.uuid,
+        provider: run.provider,
+        workload: run.workload,
+        granted_at: run.started_at ?? run.status_at,
+      });
     }
   }
   p.slots.limiter = limiter;

@@ -20,7 +20,9 @@ import type { RunStore } from './run-store.js';
 import { RemoteError } from '../protocol/errors.js';
 
 export class RunInput {
-  constructor(private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'writer'>; fleet: Pick<Fleet, 'exceeded'>; lifecycle: Pick<Lifecycle, 'fail'> }) {}
+  constructor(
+    private readonly p: { home: Home; store: RunStore; live: Pick<LiveRuns, 'writer'>; fleet: Pick<Fleet, 'exceeded'>; lifecycle: Pick<Lifecycle, 'fail'> },
+  ) {}
 
   /** `orcr send`: an idle run takes the text as its next turn. */
   send(uuid: string, text: string): Run {

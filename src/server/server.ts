@@ -87,7 +87,6 @@ export interface ServerOptions {
   limits?: Partial<ConnectionLimits>;
 }
 
-
 export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
   const stopped = (): void => opts.onStopped?.();
   const home = ensureHome(dir);
@@ -148,8 +147,17 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
       supervisor.rejectConfig((e as Error).message);
     }
   };
-  const watcher = chokidar.watch(home.config, { ignoreInitial: true, persistent: false, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
-  watcher.on('add', reload).on('change', reload).on('unlink', reload).on('error', () => undefined);
+  const watcher = chokidar.watch(home.config, {
+    ignoreInitial: true,
+    persistent: false,
+    atomic: 50,
+    awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 },
+  });
+  watcher
+    .on('add', reload)
+    .on('change', reload)
+    .on('unlink', reload)
+    .on('error', () => undefined);
   // Watching once this returns: an edit made just after the start is not missed.
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 

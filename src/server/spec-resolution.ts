@@ -122,7 +122,8 @@ export interface NameBook {
 function checkName(name: string, index: number, taken: Map<string, number>, book: NameBook): void {
   const shown = JSON.stringify(name);
   const earlier = taken.get(name);
-  if (earlier !== undefined) throw new RemoteError('usage', `specs ${earlier + 1} and ${index + 1} of this call both name a run ${shown}; give each its own name`);
+  if (earlier !== undefined)
+    throw new RemoteError('usage', `specs ${earlier + 1} and ${index + 1} of this call both name a run ${shown}; give each its own name`);
   const holder = book.holderOfName(name);
   if (holder !== undefined) {
     throw new RemoteError('usage', `the name ${shown} is taken by an active run (${holder.slice(0, 8)}); pick another, or kill that run first`);
@@ -287,7 +288,11 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
 /** The run's limits: config.json's for every run, then its provider's, then its own. */
 function runLimits(config: Config, provider: string, spec: RunSpec): RunLimits {
   // Config's scopes say `timeout` where a run says timeout_ms (limitsOf); the spec's names are the run's own.
-  return mergeLimits({ ...limitsOf(config.budgets.run), idle_after_ms: config.timings.idle_after, loop: config.loop.action }, limitsOf(config.providers[provider]?.budgets), spec);
+  return mergeLimits(
+    { ...limitsOf(config.budgets.run), idle_after_ms: config.timings.idle_after, loop: config.loop.action },
+    limitsOf(config.providers[provider]?.budgets),
+    spec,
+  );
 }
 
 /** What the run asks of its agent, its protocol must give: a cost ceiling metered, input after the prompt for --interactive. */
@@ -295,19 +300,29 @@ function checkAgentFits(config: Config, spec: RunSpec, r: Resolved, limits: RunL
   const presetBudgets = config.providers[r.provider]?.budgets;
   if (limits.max_cost_usd !== null && !reportsOwnCost(r.protocol) && !config.providers[r.provider]?.price) {
     // Which ceiling, and what would get it accepted: a price, or (for a protocol not yet known) naming one that reports cost.
-    const which = spec.max_cost_usd != null ? '--max-cost' : presetBudgets?.max_cost_usd != null ? `providers.${r.provider}.budgets.max_cost_usd` : 'budgets.run.max_cost_usd';
+    const which =
+      spec.max_cost_usd != null
+        ? '--max-cost'
+        : presetBudgets?.max_cost_usd != null
+          ? `providers.${r.provider}.budgets.max_cost_usd`
+          : 'budgets.run.max_cost_usd';
     const needs = `a cost ceiling (${which}) needs a price for provider ${JSON.stringify(r.provider)} (providers.${r.provider}.price in config.json)`;
     throw new RemoteError(
       'usage',
       r.protocol === null
-        ? `${needs}, or an agent that reports its own cost: give ${protocolsWith((p) => p.reportsCost).map((n) => `--protocol ${n}`).join(' or ')} ("protocol" in a spec) if it does`
+        ? `${needs}, or an agent that reports its own cost: give ${protocolsWith((p) => p.reportsCost)
+            .map((n) => `--protocol ${n}`)
+            .join(' or ')} ("protocol" in a spec) if it does`
         : `${needs}: ${r.protocol} agents do not report their own cost`,
     );
   }
   if (spec.interactive && r.protocol !== null && !acceptsInput(r.protocol)) {
     // One-shot agents (codex exec, gemini) take no input after their prompt,
     // and with a pipe on stdin they wait for its end before starting at all.
-    throw new RemoteError('usage', `--interactive needs an agent that takes input (protocol ${protocolsWith((p) => p.input !== undefined).join(' or ')}); ${r.protocol} runs are one-shot`);
+    throw new RemoteError(
+      'usage',
+      `--interactive needs an agent that takes input (protocol ${protocolsWith((p) => p.input !== undefined).join(' or ')}); ${r.protocol} runs are one-shot`,
+    );
   }
 }
 
@@ -329,14 +344,23 @@ function gitChecked<T>(fn: () => T): T {
  * worktree snapshotted at launch), so the run must wait for it (`after`) and
  * work in the same repository.
  */
-function planOnRun(spec: RunSpec, base: { uuid: string; name: string; worktree: { repo: string; branch: string } }, i: number, batch: SpecBatch): WorktreePlan & { base_run: string } {
+function planOnRun(
+  spec: RunSpec,
+  base: { uuid: string; name: string; worktree: { repo: string; branch: string } },
+  i: number,
+  batch: SpecBatch,
+): WorktreePlan & { base_run: string } {
   const where = batch.size > 1 ? `spec ${i + 1}: ` : '';
   const after = spec.after ?? [];
   if (!after.includes(base.name) && !after.includes(base.uuid)) {
-    throw new RemoteError('usage', `${where}--base ${JSON.stringify(base.name)} builds on that run's work: it needs --after ${JSON.stringify(base.name)} too (it must wait for it)`);
+    throw new RemoteError(
+      'usage',
+      `${where}--base ${JSON.stringify(base.name)} builds on that run's work: it needs --after ${JSON.stringify(base.name)} too (it must wait for it)`,
+    );
   }
   const here = gitChecked(() => planWorktree(spec.cwd, undefined));
-  if (here.repo !== base.worktree.repo) throw new RemoteError('usage', `${where}--base ${JSON.stringify(base.name)}: that run's worktree is of ${base.worktree.repo}, not of ${here.repo}`);
+  if (here.repo !== base.worktree.repo)
+    throw new RemoteError('usage', `${where}--base ${JSON.stringify(base.name)}: that run's worktree is of ${base.worktree.repo}, not of ${here.repo}`);
   return { ...here, base: `run ${base.name}`, base_commit: '', base_branch: base.worktree.branch, base_run: base.uuid };
 }
 

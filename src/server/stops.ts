@@ -66,7 +66,11 @@ export class Stops {
     const pid = run.pid;
     signalRun(uuid, pid, force ? 'SIGKILL' : 'SIGTERM');
     if (live.has(uuid) && !force && !live.hasTimer(uuid, 'kill')) {
-      live.setTimer(uuid, 'kill', setLongTimeout(() => signalRun(uuid, pid, 'SIGKILL'), this.d.config().timings.kill_grace, { unref: true }));
+      live.setTimer(
+        uuid,
+        'kill',
+        setLongTimeout(() => signalRun(uuid, pid, 'SIGKILL'), this.d.config().timings.kill_grace, { unref: true }),
+      );
     }
   }
 }

@@ -101,7 +101,18 @@ export class Supervisor {
     // Loaded only here: a machine on its own never loads the PostgreSQL driver.
     const { ClusterLink } = await import('./cluster-link.js');
     const { store, lifecycle, slots } = this.h;
-    const link = new ClusterLink({ home: this.home, store, config: this.settings.get, log: this.log, background: (w) => lifecycle.background(w), held: (run) => this.h.dependencies.holds(run.uuid) || this.h.fleet.keepsOut(run) }, cfg, admissionPolicy(this.settings.config));
+    const link = new ClusterLink(
+      {
+        home: this.home,
+        store,
+        config: this.settings.get,
+        log: this.log,
+        background: (w) => lifecycle.background(w),
+        held: (run) => this.h.dependencies.holds(run.uuid) || this.h.fleet.keepsOut(run),
+      },
+      cfg,
+      admissionPolicy(this.settings.config),
+    );
     await link.connect();
     slots.cluster = link;
     slots.limiter = link;
@@ -162,9 +173,27 @@ export class Supervisor {
   /** The active runs a filter matches (kill --all/--status/-a/-w/--name GLOB). */
   select(f: { all?: boolean; status?: string; provider?: string; workload?: string; name?: string; after?: string }): Run[] {
     const input = f.after === undefined ? null : this.resolve(f.after).uuid;
-    const glob = f.name === undefined ? null : new RegExp('^' + f.name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$', 's');
+    const glob =
+      f.name === undefined
+        ? null
+        : new RegExp(
+            '^' +
+              f.name
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '.*')
+                .replace(/\?/g, '.') +
+              '$',
+            's',
+          );
     return [...this.h.store.active()]
-      .filter((r) => (f.status === undefined || r.status === f.status) && (f.provider === undefined || r.provider === f.provider) && (f.workload === undefined || r.workload === f.workload) && (glob === null || glob.test(r.name)) && (input === null || (r.after ?? []).includes(input)))
+      .filter(
+        (r) =>
+          (f.status === undefined || r.status === f.status) &&
+          (f.provider === undefined || r.provider === f.provider) &&
+          (f.workload === undefined || r.workload === f.workload) &&
+          (glob === null || glob.test(r.name)) &&
+          (input === null || (r.after ?? []).includes(input)),
+      )
       .sort((a, b) => a.queue_seq - b.queue_seq);
   }
 
@@ -210,7 +239,11 @@ export class Supervisor {
         resolve();
         return;
       }
-      if (kill) this.kill(running().map((r) => r.uuid), false);
+      if (kill)
+        this.kill(
+          running().map((r) => r.uuid),
+          false,
+        );
       // An idle interactive agent would wait for input that will not come: let it finish.
       else for (const r of running()) if (r.status === 'idle') input.close(r);
     });

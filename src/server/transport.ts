@@ -30,7 +30,18 @@ const POSITIONS_EVERY_MS = 50;
 /** And looked at this often whatever happened: a cluster's queue moves with other machines' runs. */
 const POSITIONS_POLL_MS = 1000;
 /** The events after which a queued run's place may have moved: a run came into the queue or left it, the priorities or the limiter changed. */
-const QUEUE_EVENTS: ReadonlySet<string> = new Set(['queued', 'starting', 'ended', 'adopted', 'lease_lost', 'config_reloaded', 'supervisor_started', 'cluster_joined', 'cluster_available', 'cluster_unavailable']);
+const QUEUE_EVENTS: ReadonlySet<string> = new Set([
+  'queued',
+  'starting',
+  'ended',
+  'adopted',
+  'lease_lost',
+  'config_reloaded',
+  'supervisor_started',
+  'cluster_joined',
+  'cluster_available',
+  'cluster_unavailable',
+]);
 
 interface Conn {
   socket: net.Socket;
@@ -196,7 +207,12 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     socket.on('error', () => undefined);
     if (conns.size >= limits.maxConnections) {
       // Told, not just cut: a client says why instead of "the supervisor went away".
-      socket.end(JSON.stringify({ id: null, error: { code: 'unavailable', message: `the supervisor has ${conns.size} connections, its most; try again when some close` } }) + '\n');
+      socket.end(
+        JSON.stringify({
+          id: null,
+          error: { code: 'unavailable', message: `the supervisor has ${conns.size} connections, its most; try again when some close` },
+        }) + '\n',
+      );
       setTimeout(() => socket.destroy(), 1000).unref();
       if (Date.now() - refusedAt > 60_000) log(`a connection refused: ${conns.size} connections, the most allowed`);
       refusedAt = Date.now();

@@ -147,7 +147,10 @@ export class Worktrees {
     if (!worktreeLive(w) || !fs.existsSync(w.path)) {
       if (w.state === 'kept' || w.state === 'merged') {
         // The worktree is gone but its branch may hold the work.
-        const text = await gitOk(w.repo, stat ? ['diff', '--stat=200', w.base_commit, `refs/heads/${w.branch}`, '--'] : ['diff', '--no-color', w.base_commit, `refs/heads/${w.branch}`, '--']).catch(() => '');
+        const text = await gitOk(
+          w.repo,
+          stat ? ['diff', '--stat=200', w.base_commit, `refs/heads/${w.branch}`, '--'] : ['diff', '--no-color', w.base_commit, `refs/heads/${w.branch}`, '--'],
+        ).catch(() => '');
         return { text, added: w.added, removed: w.removed, files: w.files };
       }
       throw new RemoteError('usage', `${run.name}'s worktree ${w.state === 'planned' ? 'is not made yet' : `was ${w.state}`}: nothing to diff`);
@@ -172,7 +175,10 @@ export class Worktrees {
       if (run.status !== 'ended') throw new RemoteError('usage', `${run.name} is ${run.status}: finish takes an ended run (wait for it, or kill it)`);
       if (!worktreeLive(w)) throw new RemoteError('usage', `${run.name}'s worktree was already ${run.worktree.state}`);
       if (mode === 'merge' && w.base_branch === null) {
-        throw new RemoteError('usage', `${run.name}'s base ${w.base} is not a branch: nothing to merge into (--keep-branch keeps ${w.branch} to merge yourself)`);
+        throw new RemoteError(
+          'usage',
+          `${run.name}'s base ${w.base} is not a branch: nothing to merge into (--keep-branch keeps ${w.branch} to merge yourself)`,
+        );
       }
       const exists = fs.existsSync(w.path);
       let committed = false;
@@ -238,7 +244,8 @@ export class Worktrees {
   private async letGo(uuid: string | null, w: RunWorktree, opts: { force: boolean; branches: boolean; dryRun: boolean }): Promise<LetGo> {
     const exists = fs.existsSync(w.path);
     const base: Omit<LetGo, 'action'> = { run: uuid, path: w.path, branch: w.branch };
-    if (exists && fs.existsSync(path.join(w.path, '.git')) && !opts.force && (await isDirty(w.path).catch(() => false))) return { ...base, action: 'kept_dirty' };
+    if (exists && fs.existsSync(path.join(w.path, '.git')) && !opts.force && (await isDirty(w.path).catch(() => false)))
+      return { ...base, action: 'kept_dirty' };
     const branchAt = await git(w.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${w.branch}`]);
     const hasBranch = branchAt.code === 0;
     const commits = hasBranch && branchAt.stdout.trim() !== w.base_commit ? Math.max(1, await ownCommits(w.repo, w.branch)) : 0;
@@ -310,7 +317,19 @@ export class Worktrees {
       const branch = head.code === 0 ? head.stdout.trim().replace(/^refs\/heads\//, '') : null;
       // Its base is unknown: the branch goes only if no other branch lacks its commits.
       const base = branch === null ? '' : (await git(repo, ['rev-parse', `refs/heads/${branch}`])).stdout.trim();
-      const orphan: RunWorktree = { repo, path: dir, subdir: '', branch: branch ?? '', base: '', base_commit: base, base_branch: null, state: 'ready', added: 0, removed: 0, files: 0 };
+      const orphan: RunWorktree = {
+        repo,
+        path: dir,
+        subdir: '',
+        branch: branch ?? '',
+        base: '',
+        base_commit: base,
+        base_branch: null,
+        state: 'ready',
+        added: 0,
+        removed: 0,
+        files: 0,
+      };
       const commits = branch === null ? 0 : await ownCommits(repo, branch);
       if (branch !== null && commits === 0) orphan.base_commit = base;
       else orphan.base_commit = '';
@@ -331,7 +350,14 @@ function runSetup(argv: string[], cwd: string, timeoutMs: number): Promise<strin
       const out = (stdout + stderr).trim();
       const tail = out.length > SETUP_OUTPUT_MAX ? '…' + out.slice(-SETUP_OUTPUT_MAX) : out;
       const e = err as NodeJS.ErrnoException & { code?: number | string; killed?: boolean; signal?: string };
-      const why = e.code === 'ENOENT' ? `cannot run ${JSON.stringify(argv[0])}: not found` : e.killed ? `timed out` : typeof e.code === 'number' ? `exit ${e.code}` : `killed by ${e.signal ?? e.message}`;
+      const why =
+        e.code === 'ENOENT'
+          ? `cannot run ${JSON.stringify(argv[0])}: not found`
+          : e.killed
+            ? `timed out`
+            : typeof e.code === 'number'
+              ? `exit ${e.code}`
+              : `killed by ${e.signal ?? e.message}`;
       resolve(`worktree setup ${why}${tail ? `: ${tail}` : ''}`);
     });
   });

@@ -23,7 +23,12 @@ export interface QuotaView {
 
 /** How an account is named in a line: its folder's last part (`/home/me/.claude-work` is `.claude-work`). */
 export function accountLabel(account: string): string {
-  return account.split('/').filter((p) => p !== '').at(-1) ?? account;
+  return (
+    account
+      .split('/')
+      .filter((p) => p !== '')
+      .at(-1) ?? account
+  );
 }
 
 /** `five_hour` is `5h`; an unknown window keeps its name, words for underscores. */

@@ -25,7 +25,11 @@ const BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
  * end a row early or change the terminal's state.
  */
 export function safeLine(text: string): string {
-  return text.replace(SEQUENCES, '').replace(/[\t\n]/g, ' ').replace(CONTROLS, ' ').replace(BIDI, '');
+  return text
+    .replace(SEQUENCES, '')
+    .replace(/[\t\n]/g, ' ')
+    .replace(CONTROLS, ' ')
+    .replace(BIDI, '');
 }
 
 /** Like safeLine, but newlines kept (tabs become two spaces): for multi-line text. */

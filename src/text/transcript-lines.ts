@@ -76,7 +76,12 @@ export function wrap(line: string, width: number): string[] {
   // ASCII fast path: most agent output is, and a 50,000-line run must open fast.
   if (/^[\x20-\x7e]*$/.test(line)) {
     if (line.length <= w) return [line];
-    return wrapWith(line, w, (s) => s.length, (s) => Array.from(s));
+    return wrapWith(
+      line,
+      w,
+      (s) => s.length,
+      (s) => Array.from(s),
+    );
   }
   if (displayWidth(line) <= w) return [line];
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });

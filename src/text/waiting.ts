@@ -57,7 +57,8 @@ export function waitingText(w: Waiting, now: number = Date.now(), opts: { short?
       const account = w.account === undefined ? '' : ` (${w.account ?? 'default login'})`;
       if (w.resumes) {
         // A run the limit stopped: when it picks its work up again, by the clock (the date a day or more away) and from now.
-        const resumes = left === null || left <= 0 ? 'resumes now' : `resumes ${localClock(Date.parse(w.until!), left >= 86_400_000)} (${formatDuration(left)})`;
+        const resumes =
+          left === null || left <= 0 ? 'resumes now' : `resumes ${localClock(Date.parse(w.until!), left >= 86_400_000)} (${formatDuration(left)})`;
         // Short (a table's column, beside the provider's own): `resumes 16:50 (4h12m)`.
         return opts.short ? resumes : `limit ${w.name}${account} · ${resumes}`;
       }

@@ -83,7 +83,10 @@ async function main(argv: string[]): Promise<void> {
   }
   // A dumb terminal cannot move its cursor: every frame would pile up as lines of escape sequences.
   if (process.env.TERM === 'dumb') {
-    die('TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs (`orcr ps --all` the ended ones too) and `orcr events --follow` follows them; in a terminal that can, set TERM to its type (e.g. TERM=xterm-256color).', 2);
+    die(
+      'TERM=dumb: this terminal cannot move its cursor, which a full-screen view needs. `orcr ps` lists the runs (`orcr ps --all` the ended ones too) and `orcr events --follow` follows them; in a terminal that can, set TERM to its type (e.g. TERM=xterm-256color).',
+      2,
+    );
   }
 
   let home: Home;

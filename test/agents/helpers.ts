@@ -41,7 +41,9 @@ export function loadFixtures(): Fixture[] {
     for (const file of readdirSync(dir).sort()) {
       if (!file.endsWith('.jsonl')) continue;
       const name = file.slice(0, -'.jsonl'.length);
-      const lines = readFileSync(dir + file, 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(dir + file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       const expected = JSON.parse(readFileSync(`${dir}${name}.expected.json`, 'utf8')) as Expected;
       out.push({ protocol, name, lines, expected });
     }

@@ -53,7 +53,11 @@ function startMock(args: string[], adapter: Adapter): Mock {
     lines,
     exited,
     until: (pred, timeoutMs = 15_000) =>
-      until(() => pred(signals), () => `the signals to match; signals: ${JSON.stringify(signals.map((s) => s.kind))}`, timeoutMs).then(() => undefined),
+      until(
+        () => pred(signals),
+        () => `the signals to match; signals: ${JSON.stringify(signals.map((s) => s.kind))}`,
+        timeoutMs,
+      ).then(() => undefined),
   };
 }
 

@@ -21,7 +21,16 @@ const init = j({ type: 'system', subtype: 'init', session_id: 's1', model: 'clau
 const assistant = (id: string, content: unknown[], usage: unknown = { input_tokens: 3, output_tokens: 1 }): string =>
   j({ type: 'assistant', message: { id, role: 'assistant', content, usage }, session_id: 's1' });
 const result = (extra: Record<string, unknown> = {}): string =>
-  j({ type: 'result', subtype: 'success', is_error: false, result: 'done', session_id: 's1', total_cost_usd: 0.01, usage: { input_tokens: 10, output_tokens: 20 }, ...extra });
+  j({
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: 'done',
+    session_id: 's1',
+    total_cost_usd: 0.01,
+    usage: { input_tokens: 10, output_tokens: 20 },
+    ...extra,
+  });
 
 describe('claude', () => {
   it('counts a repeated message id once: one text, one tool, usage only from the result', () => {
@@ -109,7 +118,8 @@ describe('claude', () => {
   it('reads a wait restated under the same attempt (the retry watchdog, every 30 s) as that wait, and a new attempt or a later end as a new one', () => {
     let now = 1_000_000;
     const a = createClaudeAdapter({ now: () => now });
-    const retry = (attempt: number, delay: number): string => j({ type: 'system', subtype: 'api_retry', attempt, max_retries: 300, retry_delay_ms: delay, error_status: 429, error: 'rate_limit' });
+    const retry = (attempt: number, delay: number): string =>
+      j({ type: 'system', subtype: 'api_retry', attempt, max_retries: 300, retry_delay_ms: delay, error_status: 429, error: 'rate_limit' });
     expect(a.line(retry(1, 90_000)).map((s) => s.kind)).toEqual(['blocked', 'agent_retry']);
     now += 30_000;
     expect(a.line(retry(1, 60_000))).toEqual([]);
@@ -127,22 +137,26 @@ describe('claude', () => {
     expect(createClaudeAdapter().line(j({ type: 'system', subtype: 'api_retry', error_status: 503 }))).toEqual([{ kind: 'agent_retry', error: 'HTTP 503' }]);
   });
 
-  it('a usage-limit result after a rejecting rate_limit_event is held until that event\'s exact reset, not the text\'s minute', () => {
+  it("a usage-limit result after a rejecting rate_limit_event is held until that event's exact reset, not the text's minute", () => {
     const now = Date.UTC(2026, 11, 3, 16, 1, 13);
     const a = createClaudeAdapter({ now: () => now });
     const resetsAt = Math.floor(now / 1000) + 3;
     a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt, rateLimitType: 'five_hour' } }));
-    const out = a.line(j({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit · resets 4:01pm (UTC)", session_id: 's' }));
+    const out = a.line(
+      j({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit · resets 4:01pm (UTC)", session_id: 's' }),
+    );
     expect(out.find((s) => s.kind === 'blocked')).toMatchObject({ blocked: 'limit', retry_after_s: 3 });
   });
 
   it('blocks on a rejected rate_limit_event and ignores an allowed one', () => {
     const a = createClaudeAdapter();
     // Every one says where the window stands (a quota signal); only a rejected one blocks.
-    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', resetsAt: 1762200000, rateLimitType: 'five_hour', utilization: 0.42 } }))).toEqual([
-      { kind: 'quota', window: 'five_hour', status: 'allowed', utilization: 0.42, resets_at: 1762200000_000 },
+    expect(
+      a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed', resetsAt: 1762200000, rateLimitType: 'five_hour', utilization: 0.42 } })),
+    ).toEqual([{ kind: 'quota', window: 'five_hour', status: 'allowed', utilization: 0.42, resets_at: 1762200000_000 }]);
+    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning' } }))).toEqual([
+      { kind: 'quota', window: 'unknown', status: 'allowed_warning' },
     ]);
-    expect(a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed_warning' } }))).toEqual([{ kind: 'quota', window: 'unknown', status: 'allowed_warning' }]);
     const hit = a.line(j({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1762200000, rateLimitType: 'seven_day' } }));
     expect(hit).toHaveLength(2);
     expect(hit[0]).toMatchObject({ kind: 'quota', window: 'seven_day', status: 'rejected' });
@@ -295,8 +309,9 @@ describe('gemini', () => {
     expect(hit).toEqual([{ kind: 'blocked', blocked: 'limit', message: 'got status: 429 Too Many Requests' }]);
   });
 
-  it('tells a daily quota (a usage limit) from a per-minute rate limit (a passing failure), as Gemini CLI\'s own classifier does', () => {
-    const fail = (message: string, type = 'Error'): unknown => feed(createGeminiAdapter(), [init, j({ type: 'result', timestamp: ts, status: 'error', error: { type, message } })]).find((s) => s.kind === 'result');
+  it("tells a daily quota (a usage limit) from a per-minute rate limit (a passing failure), as Gemini CLI's own classifier does", () => {
+    const fail = (message: string, type = 'Error'): unknown =>
+      feed(createGeminiAdapter(), [init, j({ type: 'result', timestamp: ts, status: 'error', error: { type, message } })]).find((s) => s.kind === 'result');
     expect(fail('You have exhausted your daily quota on this model.')).toMatchObject({ detail: 'limit' });
     expect(fail('Quota exceeded', 'QUOTA_EXHAUSTED')).toMatchObject({ detail: 'limit' });
     expect(fail('Quota exceeded for requests per minute. Please retry in 12s.')).toMatchObject({ detail: 'rate_limited' });

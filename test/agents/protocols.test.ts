@@ -16,10 +16,25 @@ const resume = (protocol: string | null, command: string[], session: string): st
 
 describe('how a session resumes (core/attempts.ts is handed the record’s function)', () => {
   it("carries the session on with the command's own flags, as each CLI takes it", () => {
-    expect(resume('claude', ['claude', '-p', '--output-format', 'stream-json'], 'S')).toEqual(['claude', '--resume', 'S', '-p', '--output-format', 'stream-json']);
+    expect(resume('claude', ['claude', '-p', '--output-format', 'stream-json'], 'S')).toEqual([
+      'claude',
+      '--resume',
+      'S',
+      '-p',
+      '--output-format',
+      'stream-json',
+    ]);
     expect(resume('claude', ['claude', '--resume', 'OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
     expect(resume('claude', ['claude', '--resume=OLD', '-p'], 'S')).toEqual(['claude', '--resume', 'S', '-p']);
-    expect(resume('codex', ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], 'T')).toEqual(['codex', 'exec', 'resume', '--json', '--skip-git-repo-check', 'T', '-']);
+    expect(resume('codex', ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], 'T')).toEqual([
+      'codex',
+      'exec',
+      'resume',
+      '--json',
+      '--skip-git-repo-check',
+      'T',
+      '-',
+    ]);
   });
 
   it('knows no resume for gemini, a plain command, orcr jsonl, a codex command without exec, or an empty one', () => {
@@ -92,7 +107,11 @@ describe('the lists that name protocols are the registry’s', () => {
     expect(PROTOCOLS).toEqual(AGENT_PROTOCOLS.map((p) => p.name));
     expect(PROTOCOLS).toEqual(['claude', 'codex', 'gemini', 'jsonl', 'plain']);
     expect(Object.keys(BUILTIN_PROVIDERS)).toEqual(PRESET_NAMES);
-    expect(BUILTIN_PROVIDERS.claude).toEqual({ command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'], protocol: 'claude', interactive_input: true });
+    expect(BUILTIN_PROVIDERS.claude).toEqual({
+      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
+      protocol: 'claude',
+      interactive_input: true,
+    });
     expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
     expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'gemini', 'jsonl']);
   });

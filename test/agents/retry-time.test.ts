@@ -46,7 +46,7 @@ describe('statedRetryAfter: delays (no clock needed)', () => {
     undefined,
     '',
     'usage limit reached',
-    "You’ve hit your usage limit. Try again later.", // the real Codex message without a time
+    'You’ve hit your usage limit. Try again later.', // the real Codex message without a time
     'try again in 5 months',
     'in 2 hours 5 minutes', // no "try again" or "retry": not a statement of when
     'retry in x seconds',
@@ -80,9 +80,12 @@ describe('statedRetryAfter: times (with a clock)', () => {
     ['try again at 2026-12-03 14:00', local(2026, 11, 3, 14, 0)], // no zone: local
     ['retry at 2026-12-03 14:00 GMT+1', utc(2026, 11, 3, 13, 0)],
     // Codex, as printed by the real CLI (with the ordinal, and wrapped by a terminal)
-    ["You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at Dec 27th, 2026 4:59 AM.", local(2026, 11, 27, 4, 59)],
+    [
+      "You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at Dec 27th, 2026 4:59 AM.",
+      local(2026, 11, 27, 4, 59),
+    ],
     ["You've hit your usage limit. To get more access now, send a request to your admin or try again at Dec 2nd, 2026\n2:41 AM.", local(2026, 11, 2, 2, 41)],
-    ["You’ve hit your usage limit for codex. Switch to another model now, or try again at 1:00 PM.", 5 * H],
+    ['You’ve hit your usage limit for codex. Switch to another model now, or try again at 1:00 PM.', 5 * H],
     // Claude Code's words
     ["You've hit your limit · resets 5pm (Europe/Berlin)", utc(2026, 10, 30, 16, 0) < 0 ? utc(2026, 11, 1, 16, 0) : utc(2026, 10, 30, 16, 0)],
     ["You've hit your weekly limit · resets Dec 2, 8pm (America/New_York)", utc(2026, 11, 3, 1, 0)],
@@ -151,7 +154,11 @@ describe('adapters hold a limit for the stated time, on their injected clock', (
 
   it('claude: the synthetic limit message, the failed result, and a rejected rate_limit_event', () => {
     const init = j({ type: 'system', subtype: 'init', session_id: 's', model: 'm', tools: [] });
-    const msg = j({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: "You've hit your limit · resets 5pm (Europe/Berlin)" }] }, error: 'rate_limit' });
+    const msg = j({
+      type: 'assistant',
+      message: { id: 'm1', role: 'assistant', content: [{ type: 'text', text: "You've hit your limit · resets 5pm (Europe/Berlin)" }] },
+      error: 'rate_limit',
+    });
     const res = j({ type: 'result', subtype: 'success', is_error: true, result: "You've hit your limit · resets 5pm (Europe/Berlin)" });
     const fixed = (): number => Date.UTC(2026, 10, 30, 12, 0);
     const signals = feed(createClaudeAdapter({ now: fixed }), [init, msg, res]);

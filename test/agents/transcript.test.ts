@@ -8,12 +8,16 @@ import { buildTranscript, createTranscript, toolLine } from '../../src/agents/tr
 import { entryRows } from '../../src/text/transcript-lines.js';
 import { ROOT } from '../support/harness.js';
 
-const fixture = (p: string, f: string): string[] => fs.readFileSync(path.join(ROOT, 'test/fixtures', p, `${f}.jsonl`), 'utf8').split('\n').filter(Boolean);
+const fixture = (p: string, f: string): string[] =>
+  fs
+    .readFileSync(path.join(ROOT, 'test/fixtures', p, `${f}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean);
 const shown = (lines: string[], protocol: 'claude' | 'codex' | 'gemini' | 'jsonl', width = 80): string[] =>
   buildTranscript(lines, protocol, { inputs: [{ text: 'the prompt', out_bytes: 0 }] }).flatMap((e) => entryRows(e, width).map((r) => r.text));
 
 describe('transcript of each protocol', () => {
-  it('claude: text, tool calls on one line, results from user messages folded, turns with usage and the turn\'s cost', () => {
+  it("claude: text, tool calls on one line, results from user messages folded, turns with usage and the turn's cost", () => {
     const rows = shown(fixture('claude', 'two-turns'), 'claude');
     expect(rows[0]).toBe('› the prompt');
     expect(rows).toContain('⏺ Bash npm test');
@@ -54,9 +58,15 @@ describe('transcript of each protocol', () => {
     const t = createTranscript('jsonl', { inputs: [{ text: 'first', out_bytes: 0 }] });
     const entries = lines.slice(0, 8).flatMap((l) => t.line(l));
     // Recorded while the builder was running: a follower hands the new record over.
-    t.setInputs([{ text: 'first', out_bytes: 0 }, { text: 'second', out_bytes: at }]);
+    t.setInputs([
+      { text: 'first', out_bytes: 0 },
+      { text: 'second', out_bytes: at },
+    ]);
     entries.push(...lines.slice(8).flatMap((l) => t.line(l)), ...t.end());
-    expect(entries.filter((e) => e.kind === 'prompt' || e.kind === 'input').map((e) => [e.kind, e.text])).toEqual([['prompt', 'first'], ['input', 'second']]);
+    expect(entries.filter((e) => e.kind === 'prompt' || e.kind === 'input').map((e) => [e.kind, e.text])).toEqual([
+      ['prompt', 'first'],
+      ['input', 'second'],
+    ]);
     expect(entries.findIndex((e) => e.text === 'second')).toBe(entries.findIndex((e) => e.line === 8) - 1);
   });
 
@@ -64,7 +74,12 @@ describe('transcript of each protocol', () => {
     const long = `${'word '.repeat(30)}漢字漢字 \u001b]52;c;x\u0007 end`;
     const rows = entryRows({ kind: 'text', text: long, line: 0 }, 40);
     expect(rows.length).toBeGreaterThan(3);
-    expect(rows.map((r) => r.text.trim()).join(' ').replace(/\s+/g, ' ')).toBe(`${'word '.repeat(30)}漢字漢字 end`.replace(/\s+/g, ' '));
+    expect(
+      rows
+        .map((r) => r.text.trim())
+        .join(' ')
+        .replace(/\s+/g, ' '),
+    ).toBe(`${'word '.repeat(30)}漢字漢字 end`.replace(/\s+/g, ' '));
     // eslint-disable-next-line no-control-regex
     for (const r of rows) expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(toolLine('Bash', { command: "bash -lc 'npm test'" })).toBe('Bash npm test');

@@ -20,7 +20,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** Files let off, each with its reason. */
 const LET_OFF: Readonly<Record<string, string>> = {
   'src/core/types.ts': "PLAIN_PROTOCOL: the one name core decides by (output alone is a sign of life); plain's record takes its name from it",
-  'src/client/demo-fleet.ts': "the demo's own config: caps and prices for the providers it shows, data of the demo (its runs come from the registry's mock formats)",
+  'src/client/demo-fleet.ts':
+    "the demo's own config: caps and prices for the providers it shows, data of the demo (its runs come from the registry's mock formats)",
   'src/cli/usage.ts': 'help text, written out so that no command but those that read output loads the adapters; checked against the registry below',
 };
 
@@ -54,7 +55,12 @@ export function namings(file: string, text: string, names: readonly string[]): s
       if (known.has(n.text)) at(n, key ? `the key ${JSON.stringify(n.text)}` : JSON.stringify(n.text));
       else prose(n, n.text);
     } else if (ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n)) prose(n, n.text);
-    else if (ts.isIdentifier(n) && known.has(n.text) && (ts.isPropertyAssignment(n.parent) || ts.isShorthandPropertyAssignment(n.parent) || ts.isPropertySignature(n.parent)) && n.parent.name === n) {
+    else if (
+      ts.isIdentifier(n) &&
+      known.has(n.text) &&
+      (ts.isPropertyAssignment(n.parent) || ts.isShorthandPropertyAssignment(n.parent) || ts.isPropertySignature(n.parent)) &&
+      n.parent.name === n
+    ) {
       at(n, `the key ${n.text}`);
     }
     ts.forEachChild(n, visit);
@@ -78,12 +84,12 @@ describe('the protocol list appears in one file', () => {
 
   it('the check can fail: a comparison, a list, a union, a keyed table and a sentence are each caught; a comment and a word are not', () => {
     const bad = [
-      "// claude, codex and gemini, in a comment: not code",
+      '// claude, codex and gemini, in a comment: not code',
       "if (run.protocol === 'gemini') resume();",
       "const formats = ['claude', 'codex'] as const;",
       "type P = 'jsonl' | 'other';",
       "const RESUME = { claude: 1, 'codex': 2 };",
-      "const help = `metered (--protocol claude or jsonl) or ${price}`;",
+      'const help = `metered (--protocol claude or jsonl) or ${price}`;',
       "const note = 'its output read as plain text';",
     ].join('\n');
     expect(namings('src/server/x.ts', bad, PROTOCOLS)).toEqual([
@@ -98,9 +104,20 @@ describe('the protocol list appears in one file', () => {
   });
 
   it("the run verb's help names the protocols that report their own cost and those orcr resumes, as their records say", () => {
-    const listed = (names: readonly string[], last: string): string => (names.length > 1 ? `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}` : names.join(''));
-    expect(VERB_USAGE.run).toContain(`(--protocol ${listed(protocolsWith((p) => p.reportsCost), 'or')})`);
-    expect(VERB_USAGE.run).toContain(`(default for ${listed(protocolsWith((p) => p.resume !== undefined), 'and')},`);
+    const listed = (names: readonly string[], last: string): string =>
+      names.length > 1 ? `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}` : names.join('');
+    expect(VERB_USAGE.run).toContain(
+      `(--protocol ${listed(
+        protocolsWith((p) => p.reportsCost),
+        'or',
+      )})`,
+    );
+    expect(VERB_USAGE.run).toContain(
+      `(default for ${listed(
+        protocolsWith((p) => p.resume !== undefined),
+        'and',
+      )},`,
+    );
     expect(AGENT_PROTOCOLS.filter((p) => p.reportsCost).length).toBeGreaterThan(0);
   });
 });

@@ -34,8 +34,10 @@ function importsOf(file: string): string[] {
     out.push(spec.startsWith('.') ? path.posix.join(path.posix.dirname(file), spec).replace(/\.(jsx?|tsx?)$/, '') : spec);
   };
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) add(node.arguments[0].text);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0]))
+      add(node.arguments[0].text);
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(node.argument.literal.text);
     ts.forEachChild(node, visit);
   };
@@ -47,7 +49,11 @@ function houseGraph(): Graph {
   const g: Graph = new Map();
   for (const f of [...sourceFiles('src'), ...sourceFiles('components')]) g.set(f.replace(/\.tsx?$/, ''), importsOf(f));
   // An import of a folder's index names that file.
-  for (const [file, targets] of g) g.set(file, targets.map((t) => (g.has(t) ? t : g.has(`${t}/index`) ? `${t}/index` : t)));
+  for (const [file, targets] of g)
+    g.set(
+      file,
+      targets.map((t) => (g.has(t) ? t : g.has(`${t}/index`) ? `${t}/index` : t)),
+    );
   return g;
 }
 

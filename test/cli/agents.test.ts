@@ -14,7 +14,6 @@ const home = useLiveHomes();
 /** Homes whose supervisor is a process of its own, to SIGKILL it. */
 const served = useServedHomes();
 
-
 const FIXTURES: [string, string][] = [
   ['claude', 'two-turns'],
   ['codex', 'two-turns'],
@@ -50,7 +49,24 @@ describe('agents', () => {
 
   it('an interactive agent goes idle, takes input, and a wait after send settles only on the new turn', async () => {
     const h = await home();
-    await h.run(['-n', 'chat', '--interactive', '--protocol', 'jsonl', '-p', 'fix it', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '150']);
+    await h.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--protocol',
+      'jsonl',
+      '-p',
+      'fix it',
+      '--',
+      NODE,
+      MOCK_AGENT,
+      '--format',
+      'jsonl',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '150',
+    ]);
     expect(await h.wait('chat')).toBe('chat turn_complete');
     expect(await h.waitCode('chat')).toBe(0);
     expect(await h.show('chat')).toMatchObject({ status: 'idle', turns: 1, input_seq: 0 });
@@ -230,7 +246,9 @@ echo '{"type":"system","subtype":"init","session_id":null}'
     await h.killSupervisor();
     // Rewind the journal to the moment after the spawn: promoted, no pid, no status file yet.
     const db = new Database(path.join(h.dir, 'orcr.db'));
-    db.prepare(`UPDATE runs SET status = 'starting', record = json_set(record, '$.status', 'starting', '$.pid', NULL, '$.pid_start', NULL) WHERE uuid = ?`).run(run.uuid);
+    db.prepare(`UPDATE runs SET status = 'starting', record = json_set(record, '$.status', 'starting', '$.pid', NULL, '$.pid_start', NULL) WHERE uuid = ?`).run(
+      run.uuid,
+    );
     db.close();
     fs.rmSync(path.join(h.runDir(run.uuid), 'status'));
     await h.start();

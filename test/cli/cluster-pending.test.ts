@@ -22,7 +22,10 @@ describe('cluster status while config.json says otherwise', () => {
     expect(before.stderr).toMatch(/^orcr: this supervisor is not in a cluster \(config\.json has no "cluster"\)$/m);
 
     h.writeConfig({ concurrency: { max: 2 }, cluster: CLUSTER });
-    await until(async () => (await h.call<{ config_error: { message: string } | null }>('stats')).config_error, 'the edit to be read (and refused while running)');
+    await until(
+      async () => (await h.call<{ config_error: { message: string } | null }>('stats')).config_error,
+      'the edit to be read (and refused while running)',
+    );
     const added = await h.cli(['cluster', 'status']);
     expect(added.code).toBe(2);
     expect(added.stdout).toBe('');
@@ -50,6 +53,8 @@ describe('cluster status while config.json says otherwise', () => {
     await until(async () => (await h.call<{ config_error: unknown }>('stats')).config_error, 'the bad edit to be refused');
     const r = await h.cli(['cluster', 'status']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: this supervisor is not in a cluster \(it started without "cluster" in config\.json; the last edit of config\.json was refused: .*concurrency\.max/m);
+    expect(r.stderr).toMatch(
+      /^orcr: this supervisor is not in a cluster \(it started without "cluster" in config\.json; the last edit of config\.json was refused: .*concurrency\.max/m,
+    );
   });
 });

@@ -36,7 +36,12 @@ afterAll(() => {
 
 /** A home where no supervisor ever runs. */
 const NOWHERE = path.join(os.tmpdir(), `orcr-completion-never-${process.pid}`);
-const envFor = (dir: string): NodeJS.ProcessEnv => ({ ...process.env, ORCR_HOME: dir, NO_COLOR: '1', PATH: `${BIN}:${path.dirname(NODE)}:${process.env.PATH ?? ''}` });
+const envFor = (dir: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ORCR_HOME: dir,
+  NO_COLOR: '1',
+  PATH: `${BIN}:${path.dirname(NODE)}:${process.env.PATH ?? ''}`,
+});
 
 const script = (shell: string): string => {
   const r = spawnSync(NODE, [CLI, 'completion', shell], { encoding: 'utf8', env: envFor(NOWHERE) });
@@ -74,7 +79,10 @@ async function bashReplies(lines: string[][], env: NodeJS.ProcessEnv = envFor(NO
   const r = await shell('bash', ['--norc', '--noprofile', '-c', driver], env);
   fs.rmSync(file, { force: true });
   expect(r.stderr).toBe('');
-  return r.stdout.split('\x1e').slice(0, -1).map((l) => l.split('\x1f').filter((w) => w !== ''));
+  return r.stdout
+    .split('\x1e')
+    .slice(0, -1)
+    .map((l) => l.split('\x1f').filter((w) => w !== ''));
 }
 
 /** Every command of the grammar (a verb, a subcommand), with the words that lead to it. */
@@ -93,7 +101,11 @@ function longFlags(words: string[], verb: VerbName): string[] {
   const flags: string[] = [];
   let c: Command = spec(verb);
   for (let i = 0; ; i++) {
-    flags.push(...Object.keys(c.flags ?? {}).filter((f) => f !== 'json').map((f) => `--${f}`));
+    flags.push(
+      ...Object.keys(c.flags ?? {})
+        .filter((f) => f !== 'json')
+        .map((f) => `--${f}`),
+    );
     if (i === words.length - 1) break;
     c = c.subcommands![words[i + 1]!]!;
   }
@@ -106,7 +118,11 @@ describe('orcr completion', () => {
     expect(script('zsh')).toMatch(/^#compdef orcr\n/);
     expect(script('fish')).toMatch(/^# orcr's completion for fish/);
     // Each shell reads its script without running it (-n): no syntax error.
-    for (const [sh, flag, reason] of [['bash', '-n', null], ['zsh', '-n', ZSH], ['fish', '--no-execute', FISH]] as const) {
+    for (const [sh, flag, reason] of [
+      ['bash', '-n', null],
+      ['zsh', '-n', ZSH],
+      ['fish', '--no-execute', FISH],
+    ] as const) {
       if (reason) continue;
       const file = path.join(FILES, '..', `orcr-completion-${process.pid}.${sh}`);
       fs.writeFileSync(file, script(sh));
@@ -147,7 +163,16 @@ describe('orcr completion', () => {
 describe('bash', () => {
   it('offers the verbs (not the hidden one), then what each verb and subcommand takes: its subcommands, its flags', async () => {
     const all = commands();
-    const lines = [['orcr', ''], ['orcr', 'sh'], ['orcr', 'help', 'lo'], ['orcr', '-'], ...all.flatMap(({ words }) => [['orcr', ...words, ''], ['orcr', ...words, '--']])];
+    const lines = [
+      ['orcr', ''],
+      ['orcr', 'sh'],
+      ['orcr', 'help', 'lo'],
+      ['orcr', '-'],
+      ...all.flatMap(({ words }) => [
+        ['orcr', ...words, ''],
+        ['orcr', ...words, '--'],
+      ]),
+    ];
     const replies = await bashReplies(lines);
     expect(replies[0]).toEqual(shownVerbs());
     expect(replies[1]).toEqual(['show']);
@@ -208,7 +233,11 @@ describe('bash', () => {
   });
 
   it('offers no run names where no supervisor runs, and starts none', async () => {
-    const r = await bashReplies([['orcr', 'show', ''], ['orcr', 'kill', 'a', ''], ['orcr', 'run', '--after', '']]);
+    const r = await bashReplies([
+      ['orcr', 'show', ''],
+      ['orcr', 'kill', 'a', ''],
+      ['orcr', 'run', '--after', ''],
+    ]);
     expect(r).toEqual([[], [], []]);
     expect(fs.existsSync(NOWHERE)).toBe(false);
   });
@@ -336,31 +365,38 @@ describe('zsh', () => {
     ].join('\n');
     const r = await shell('zsh', ['-f', '-c', driver], env);
     expect(r.stderr).toBe('');
-    return r.stdout.split('\x1e').slice(0, -1).map((l) => l.split('\x1f'));
+    return r.stdout
+      .split('\x1e')
+      .slice(0, -1)
+      .map((l) => l.split('\x1f'));
   }
 
-  itWhen({ reason: ZSH, optional: true }, 'says what to offer: verbs with their summaries, subcommands, flags, values, files, the command after --', async () => {
-    const r = await zshOffers([
-      ['orcr', ''],
-      ['orcr', 'loop', 'run', ''],
-      ['orcr', 'server', 'stop', '-'],
-      ['orcr', 'kill', '--status', ''],
-      ['orcr', 'ps', '--status=q'],
-      ['orcr', 'run', '--cwd', ''],
-      ['orcr', 'run', '-n', 'x', '--', 'ech'],
-      ['orcr', 'show', ''],
-    ]);
-    expect(r[0]).toEqual(['described', ...shownVerbs().map((v) => `${v}:${spec(v).summary}`)]);
-    expect(r[1]).toEqual(['described', 'start', 'stop', 'ls']);
-    expect(r[2]).toEqual(['words', '--drain', '--kill-agents', '--json', '--help', '-h']);
-    expect(r[3]).toEqual(['words', 'queued', 'starting', 'working', 'idle', 'blocked']);
-    expect(r[4]).toEqual(['words', ...VERBS.ps.flags.status.value]);
-    expect(r[5]).toEqual(['dirs']);
-    expect(r[6]).toEqual(['command']);
-    expect(r[7]).toEqual(['words']);
-  });
+  itWhen(
+    { reason: ZSH, optional: true },
+    'says what to offer: verbs with their summaries, subcommands, flags, values, files, the command after --',
+    async () => {
+      const r = await zshOffers([
+        ['orcr', ''],
+        ['orcr', 'loop', 'run', ''],
+        ['orcr', 'server', 'stop', '-'],
+        ['orcr', 'kill', '--status', ''],
+        ['orcr', 'ps', '--status=q'],
+        ['orcr', 'run', '--cwd', ''],
+        ['orcr', 'run', '-n', 'x', '--', 'ech'],
+        ['orcr', 'show', ''],
+      ]);
+      expect(r[0]).toEqual(['described', ...shownVerbs().map((v) => `${v}:${spec(v).summary}`)]);
+      expect(r[1]).toEqual(['described', 'start', 'stop', 'ls']);
+      expect(r[2]).toEqual(['words', '--drain', '--kill-agents', '--json', '--help', '-h']);
+      expect(r[3]).toEqual(['words', 'queued', 'starting', 'working', 'idle', 'blocked']);
+      expect(r[4]).toEqual(['words', ...VERBS.ps.flags.status.value]);
+      expect(r[5]).toEqual(['dirs']);
+      expect(r[6]).toEqual(['command']);
+      expect(r[7]).toEqual(['words']);
+    },
+  );
 
-  itWhen({ reason: ZSH, optional: true }, 'installed on fpath as the README says, a Tab completes a verb, a flag\'s value and a run name', async () => {
+  itWhen({ reason: ZSH, optional: true }, "installed on fpath as the README says, a Tab completes a verb, a flag's value and a run name", async () => {
     const h = await home();
     await h.run(['-n', 'with space', '--', 'sleep', '300']);
     const zfunc = path.join(h.dir, 'zfunc');
@@ -390,11 +426,23 @@ describe('fish', () => {
     const driver = ['orcr completion fish | source', ...lines.map((l) => `complete -C ${sq(l)}; printf '\\x1e'`)].join('\n');
     const r = await shell('fish', ['--no-config', '-c', driver], env);
     expect(r.stderr).toBe('');
-    return r.stdout.split('\x1e').slice(0, -1).map((l) => l.split('\n').filter((x) => x !== ''));
+    return r.stdout
+      .split('\x1e')
+      .slice(0, -1)
+      .map((l) => l.split('\n').filter((x) => x !== ''));
   }
 
   itWhen({ reason: FISH, optional: true }, 'completes verbs with their summaries, subcommands, flags, values, files and the command after --', async () => {
-    const r = await fishCompletes(['orcr sh', 'orcr loop run ', 'orcr server stop --', 'orcr kill --status ', 'orcr ps --status=q', 'orcr run --cwd s', 'orcr run -- ech', 'orcr show ']);
+    const r = await fishCompletes([
+      'orcr sh',
+      'orcr loop run ',
+      'orcr server stop --',
+      'orcr kill --status ',
+      'orcr ps --status=q',
+      'orcr run --cwd s',
+      'orcr run -- ech',
+      'orcr show ',
+    ]);
     expect(r[0]).toEqual([`show\t${VERBS.show.summary}`]);
     expect(r[1]!.sort()).toEqual(['ls', 'start', 'stop']);
     expect(r[2]!.sort()).toEqual(['--drain', '--help', '--json', '--kill-agents']);

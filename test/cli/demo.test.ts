@@ -20,7 +20,10 @@ describe('demo', () => {
       expect(out.runs.length).toBeGreaterThan(20);
       const names = out.runs.map((x) => x.name);
       for (const scenario of ['work', 'interactive', 'slow-start', 'loop', 'limit', 'crash']) {
-        expect(names.some((n) => n.startsWith(scenario)), scenario).toBe(true);
+        expect(
+          names.some((n) => n.startsWith(scenario)),
+          scenario,
+        ).toBe(true);
       }
     } finally {
       h.cleanup();

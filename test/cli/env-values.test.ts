@@ -15,10 +15,12 @@ const home = useLiveHomes();
 type Shown = { env: Record<string, string>; env_keys: string[] };
 
 describe('-e KEY and --env-from', () => {
-  it('-e KEY takes the value from the caller\'s environment; an unset one is a usage error naming it', async () => {
+  it("-e KEY takes the value from the caller's environment; an unset one is a usage error naming it", async () => {
     const h = await home();
     const out = path.join(h.dir, 'seen');
-    const r = await h.cli(['run', '-n', 'k', '-e', 'TOKEN', '-e', 'EMPTY', '--', 'sh', '-c', `echo "$TOKEN" > ${out}`], { env: { ...h.env, TOKEN: 's3cr3t', EMPTY: '' } });
+    const r = await h.cli(['run', '-n', 'k', '-e', 'TOKEN', '-e', 'EMPTY', '--', 'sh', '-c', `echo "$TOKEN" > ${out}`], {
+      env: { ...h.env, TOKEN: 's3cr3t', EMPTY: '' },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(await h.wait('k')).toBe('k completed');
@@ -41,7 +43,14 @@ describe('-e KEY and --env-from', () => {
     fs.writeFileSync(other, 'MORE=yes');
     const r = await h.cli(['run', '-n', 'f', '--env-from', file, '--env-from', other, '-e', 'OVER=flag', '--', 'true']);
     expect(r.stderr).toBe('');
-    expect((await h.json<Shown>(['show', 'f', '--env'])).env).toEqual({ TOKEN: 's3cr3t', URL: 'https://x/?a=b&c=d', QUOTED: '"kept as written"', EMPTY: '', OVER: 'flag', MORE: 'yes' });
+    expect((await h.json<Shown>(['show', 'f', '--env'])).env).toEqual({
+      TOKEN: 's3cr3t',
+      URL: 'https://x/?a=b&c=d',
+      QUOTED: '"kept as written"',
+      EMPTY: '',
+      OVER: 'flag',
+      MORE: 'yes',
+    });
 
     // A bad line: its number, never its text (it may hold a secret); nothing is queued.
     fs.writeFileSync(file, 'GOOD=1\n# fine\nTOKEN s3cr3t\n');
@@ -50,13 +59,17 @@ describe('-e KEY and --env-from', () => {
     expect(bad.stderr).toBe(`orcr: --env-from ${file}:3: not KEY=VALUE (each line is KEY=VALUE, a # comment, or blank)\n`);
     expect(bad.stderr).not.toContain('s3cr3t');
     fs.writeFileSync(file, 'GOOD=1\nexport TOKEN=s3cr3t\n');
-    expect((await h.cli(['run', '--env-from', file, '--', 'true'])).stderr).toBe(`orcr: --env-from ${file}:2: "export TOKEN" is not a variable name (letters, digits and _, not starting with a digit)\n`);
+    expect((await h.cli(['run', '--env-from', file, '--', 'true'])).stderr).toBe(
+      `orcr: --env-from ${file}:2: "export TOKEN" is not a variable name (letters, digits and _, not starting with a digit)\n`,
+    );
     const missing = await h.cli(['run', '--env-from', path.join(h.dir, 'nope.env'), '--', 'true']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe(`orcr: --env-from "${path.join(h.dir, 'nope.env')}": cannot read it: no such file\n`);
     expect((await h.ps({ all: true })).map((x) => (x as { name: string }).name)).toEqual(['f']);
     // Not with --from: each line carries its own env.
-    expect((await h.cli(['run', '--from', '-', '--env-from', file], { input: '' })).stderr).toMatch(/^orcr: --from takes no other run flags \(got --env-from\)/);
+    expect((await h.cli(['run', '--from', '-', '--env-from', file], { input: '' })).stderr).toMatch(
+      /^orcr: --from takes no other run flags \(got --env-from\)/,
+    );
   });
 
   it('reads the env file from a pipe (as --env-from <(pass show …) gives it); the command line shows its name, never the values', async () => {
@@ -66,15 +79,23 @@ describe('-e KEY and --env-from', () => {
     const fifo = path.join(h.dir, 'env.fifo');
     const mk = spawn('mkfifo', [fifo]);
     await new Promise((r) => mk.on('exit', r));
-    const child = spawn(NODE, [CLI, 'run', '-n', 'piped', '--env-from', fifo, '-e', 'FROM_ENV', '--', 'true'], { env: { ...h.env, FROM_ENV: 'env-secret' }, stdio: 'ignore' });
+    const child = spawn(NODE, [CLI, 'run', '-n', 'piped', '--env-from', fifo, '-e', 'FROM_ENV', '--', 'true'], {
+      env: { ...h.env, FROM_ENV: 'env-secret' },
+      stdio: 'ignore',
+    });
     // A non-blocking open for writing succeeds only once a reader has the FIFO open: the CLI is at the read.
-    const fd = await until(async () => {
-      try {
-        return fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK) + 1;
-      } catch {
-        return 0;
-      }
-    }, 'the CLI to open the env file', 15_000) - 1;
+    const fd =
+      (await until(
+        async () => {
+          try {
+            return fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK) + 1;
+          } catch {
+            return 0;
+          }
+        },
+        'the CLI to open the env file',
+        15_000,
+      )) - 1;
     const cmdline = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
     expect(cmdline).toContain(fifo);
     fs.writeSync(fd, 'TOKEN=file-secret\n');
@@ -91,7 +112,9 @@ describe('-e KEY and --env-from', () => {
     fs.writeFileSync(file, 'A=1\n');
     const r = await h.cli(['run', '--env-file', file, '--', 'true']);
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe('orcr: orcr reads KEY=VALUE files with --env-from FILE (node takes a --env-file argument for itself, before orcr sees it)');
+    expect(r.stderr.split('\n')[0]).toBe(
+      'orcr: orcr reads KEY=VALUE files with --env-from FILE (node takes a --env-file argument for itself, before orcr sees it)',
+    );
   });
 
   it('--help says which forms keep a value off the command line', async () => {

@@ -28,7 +28,10 @@ describe('fleet operations', () => {
     expect(noTty.stderr).toMatch(/--yes/);
     expect((await h.ps()).map((r) => r.status)).toEqual(['working', 'working', 'working']);
     const k = await h.json<{ name: string; action: string }[]>(['kill', '--name', 'web-?', '--yes']);
-    expect(k.map((r) => [r.name, r.action])).toEqual([['web-1', 'killing'], ['web-2', 'killing']]);
+    expect(k.map((r) => [r.name, r.action])).toEqual([
+      ['web-1', 'killing'],
+      ['web-2', 'killing'],
+    ]);
     expect(await h.wait('web-1', 'web-2')).toMatch(/web-1 killed\nweb-2 killed/);
     expect((await h.show('db-1')).status).toBe('working');
     expect((await h.cli(['kill', '--all', 'db-1'])).code).toBe(2);

@@ -18,15 +18,10 @@ const served = useServedHomes();
 /** A jsonl agent printing the given objects, one per line; `{"gate": "x"}` waits for file x in the home. */
 function jsonlAgent(h: { dir: string }, name: string, steps: (Record<string, unknown> | { gate: string })[], exitCode = 0): string {
   const body = steps
-    .map((s) =>
-      'gate' in s
-        ? `while [ ! -f "${path.join(h.dir, String(s.gate))}" ]; do sleep 0.02; done`
-        : `printf '%s\\n' '${JSON.stringify(s)}'`,
-    )
+    .map((s) => ('gate' in s ? `while [ ! -f "${path.join(h.dir, String(s.gate))}" ]; do sleep 0.02; done` : `printf '%s\\n' '${JSON.stringify(s)}'`))
     .join('\n');
   return script(h, name, `#!/bin/sh\n${body}\nexit ${exitCode}\n`);
 }
-
 
 const turn = (input: number, output: number, cached = 0) => [
   { type: 'turn_start' },
@@ -50,24 +45,44 @@ describe('guardrails', () => {
     expect(await h.show('over')).toMatchObject({ exit_reason: 'budget', exit_detail: 'tokens' });
   });
 
-  it.each(['jsonl', 'claude', 'codex'])('--max-turns 2 on the %s mock: turn 3 never runs (budget at 2 / 2); an agent done in 2 turns completes', async (format) => {
-    const h = await home();
-    const mock = (turns: number) => [NODE, MOCK_AGENT, '--format', format, '--turns', String(turns), '--delay', '20'];
-    await h.run(['-n', 'over', '--max-turns', '2', '--', ...mock(5)]);
-    await h.run(['-n', 'exact', '--max-turns', '2', '--', ...mock(2)]);
-    const w = await h.wait('over', 'exact');
-    expect(w).toContain('over budget');
-    expect(w).toContain('exact completed');
-    const over = await h.show('over');
-    expect(over).toMatchObject({ exit_reason: 'budget', exit_detail: 'turns', turns: 2 });
-    expect(over.budget.turns).toMatchObject({ used: 2, limit: 2 });
-    expect(over.last_text).not.toMatch(/Turn 3/);
-    expect(await h.show('exact')).toMatchObject({ exit_reason: 'completed', turns: 2 });
-  });
+  it.each(['jsonl', 'claude', 'codex'])(
+    '--max-turns 2 on the %s mock: turn 3 never runs (budget at 2 / 2); an agent done in 2 turns completes',
+    async (format) => {
+      const h = await home();
+      const mock = (turns: number) => [NODE, MOCK_AGENT, '--format', format, '--turns', String(turns), '--delay', '20'];
+      await h.run(['-n', 'over', '--max-turns', '2', '--', ...mock(5)]);
+      await h.run(['-n', 'exact', '--max-turns', '2', '--', ...mock(2)]);
+      const w = await h.wait('over', 'exact');
+      expect(w).toContain('over budget');
+      expect(w).toContain('exact completed');
+      const over = await h.show('over');
+      expect(over).toMatchObject({ exit_reason: 'budget', exit_detail: 'turns', turns: 2 });
+      expect(over.budget.turns).toMatchObject({ used: 2, limit: 2 });
+      expect(over.last_text).not.toMatch(/Turn 3/);
+      expect(await h.show('exact')).toMatchObject({ exit_reason: 'completed', turns: 2 });
+    },
+  );
 
   it('--max-turns 1 on an interactive run: no idle after its turn (no input could be taken), it completes', async () => {
     const h = await home();
-    await h.run(['-n', 'chat', '--interactive', '--max-turns', '1', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--prompt', 'hi', '--delay', '10']);
+    await h.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--max-turns',
+      '1',
+      '--',
+      NODE,
+      MOCK_AGENT,
+      '--format',
+      'claude',
+      '--scenario',
+      'interactive',
+      '--prompt',
+      'hi',
+      '--delay',
+      '10',
+    ]);
     // orcr was given no prompt (the agent has its own): the run is idle at turn 0, waiting for a first input, until
     // the agent starts on it; a wait may settle there. What matters is after the turn: it ends, never idle.
     const chat = await until(async () => {
@@ -120,7 +135,13 @@ describe('guardrails', () => {
     expect(codex.code).toBe(2);
     expect(codex.stderr).toMatch(/needs a price for provider "node" \(providers\.node\.price in config\.json\): codex agents do not report their own cost/);
     // A jsonl agent reports cost_usd with its usage: the ceiling is metered from that, and trips.
-    const spender = jsonlAgent(h, 'spend.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 }, { gate: 'never' }]);
+    const spender = jsonlAgent(h, 'spend.sh', [
+      { type: 'ready' },
+      { type: 'turn_start' },
+      { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 },
+      { type: 'usage', input_tokens: 10, output_tokens: 10, cost_usd: 0.6 },
+      { gate: 'never' },
+    ]);
     await h.run(['-n', 'j', '--max-cost', '1', '--protocol', 'jsonl', '--', spender]);
     expect(await h.wait('j')).toBe('j budget');
     expect(await h.show('j')).toMatchObject({ exit_detail: 'cost_usd', cost_usd: 1.2 });
@@ -137,7 +158,14 @@ describe('guardrails', () => {
     const h = await home({ concurrency: { max: 2 }, budgets: { fleet: { max_tokens: 1000 } } });
     // a and b each spend 600 tokens mid-turn, then wait for a gate before ending their turn.
     const spender = (n: string) =>
-      jsonlAgent(h, `${n}.sh`, [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 500, output_tokens: 100 }, { gate: `go-${n}` }, { type: 'turn_end' }, { type: 'result', ok: true }]);
+      jsonlAgent(h, `${n}.sh`, [
+        { type: 'ready' },
+        { type: 'turn_start' },
+        { type: 'usage', input_tokens: 500, output_tokens: 100 },
+        { gate: `go-${n}` },
+        { type: 'turn_end' },
+        { type: 'result', ok: true },
+      ]);
     const lines = [
       { name: 'a', protocol: 'jsonl', command: [spender('a')] },
       { name: 'b', protocol: 'jsonl', command: [spender('b')] },
@@ -167,7 +195,23 @@ describe('guardrails', () => {
 
   it('terminate ends a looping agent as loop; warn flags it, sends one warning, then terminates on the next detection', async () => {
     const h = await home();
-    await h.run(['-n', 'looper', '--loop', 'terminate', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'loop', '--delay', '10']);
+    await h.run([
+      '-n',
+      'looper',
+      '--loop',
+      'terminate',
+      '--protocol',
+      'jsonl',
+      '--',
+      NODE,
+      MOCK_AGENT,
+      '--format',
+      'jsonl',
+      '--scenario',
+      'loop',
+      '--delay',
+      '10',
+    ]);
     expect(await h.wait('looper')).toBe('looper loop');
     expect((await h.show('looper')).loop).toMatchObject({ detected: true, repetitions: 3 });
 
@@ -197,7 +241,9 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const inputs = fs.readFileSync(path.join(h.dir, 'inputs'), 'utf8').trim().split('\n');
     expect(inputs).toHaveLength(3);
     expect(inputs[2]).toMatch(/repeat|loop/i);
-    const events = (await h.events<{ run: string; type: string; data: { action: string } }>()).filter((e) => e.type === 'loop_detected' && e.run === stubborn.uuid);
+    const events = (await h.events<{ run: string; type: string; data: { action: string } }>()).filter(
+      (e) => e.type === 'loop_detected' && e.run === stubborn.uuid,
+    );
     expect(events.map((e) => e.data.action)).toEqual(['warn', 'terminate']);
   });
 
@@ -205,7 +251,12 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     const h = served({ concurrency: { max: 4 } });
     await h.start();
     // Long enough for every check before the restart on a loaded machine (at 8 s it lifted before them there).
-    const limited = jsonlAgent(h, 'limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 20 }, { gate: 'never' }]);
+    const limited = jsonlAgent(h, 'limited.sh', [
+      { type: 'ready' },
+      { type: 'turn_start' },
+      { type: 'blocked', kind: 'limit', retry_after_s: 20 },
+      { gate: 'never' },
+    ]);
     await h.run(['-n', 'hit', '-a', 'acme', '--protocol', 'jsonl', '--', limited]);
     await until(async () => (await h.show('hit')).status === 'blocked', 'the run to be blocked');
     const hit = await h.show('hit');

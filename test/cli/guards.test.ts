@@ -24,7 +24,24 @@ describe('guards', () => {
     const h = await home();
     // Long enough for the second wait below to start while the run is still idle
     // (two CLI starts take ~0.5 s on a busy 2-core box; 300 ms lost that race).
-    await h.run(['-n', 'chat', '--interactive', '--idle-after', '1500ms', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '20']);
+    await h.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--idle-after',
+      '1500ms',
+      '--protocol',
+      'jsonl',
+      '--',
+      NODE,
+      MOCK_AGENT,
+      '--format',
+      'jsonl',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '20',
+    ]);
     expect(await h.wait('chat')).toBe('chat turn_complete');
     // Already idle: wait settles at once (the spawned CLI's print); the reaper ends it shortly after.
     const w = await h.cli(['wait', 'chat']);

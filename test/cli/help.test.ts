@@ -41,7 +41,10 @@ describe('orcr --help', () => {
       expect(listed, v).toEqual([`  ${v.padEnd(12)}${spec(v).summary}`]);
       // Under its group's title: the nearest unindented line above it.
       const at = lines.indexOf(listed[0]!);
-      const title = lines.slice(0, at).reverse().find((l) => l !== '' && !l.startsWith(' '));
+      const title = lines
+        .slice(0, at)
+        .reverse()
+        .find((l) => l !== '' && !l.startsWith(' '));
       expect(title, v).toBe(GROUPS[spec(v).group]);
     }
     expect(r.stdout).not.toMatch(/__complete/);
@@ -81,7 +84,7 @@ describe('orcr --help', () => {
 });
 
 describe("each verb's flags are declared once, and its help names them", () => {
-  it('every flag the grammar declares is in the verb\'s usage, and every flag the usage names is declared', () => {
+  it("every flag the grammar declares is in the verb's usage, and every flag the usage names is declared", () => {
     for (const v of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
       const declared = new Set([...spellings(VERBS[v]), '--json', '--help', '-h']);
       const usage = VERB_USAGE[v];
@@ -93,7 +96,7 @@ describe("each verb's flags are declared once, and its help names them", () => {
       const named = [...usage.matchAll(/(?<=^|[\s[(|])(--[a-z][\w-]*|-[a-zA-Z])(?![\w-])/g)].map((m) => m[1]!);
       const others = [...usage.matchAll(/\b(?:orcr )?(run|loop create|server stop|show|gc|kill) (--[a-z][\w-]*)/g)].map((m) => m[2]!);
       // Words that name another verb's flag without that verb before it.
-      others.push(...({ show: ['-e'] } as Record<string, string[]>)[v] ?? []);
+      others.push(...(({ show: ['-e'] } as Record<string, string[]>)[v] ?? []));
       for (const n of named) if (!others.includes(n)) expect(declared.has(n), `${v}: its usage names ${n}, which it does not declare`).toBe(true);
     }
   });
@@ -151,7 +154,7 @@ describe('what a stranger types where a verb goes', () => {
     }
   });
 
-  it('with NO_COLOR, and with colour forced, no escape sequence in the list, a verb\'s help or an error', () => {
+  it("with NO_COLOR, and with colour forced, no escape sequence in the list, a verb's help or an error", () => {
     for (const e of [env, { ...env, NO_COLOR: undefined, FORCE_COLOR: '1' }]) {
       for (const args of [['--help'], ['help', 'run'], ['help', 'nope'], ['nope']]) {
         const r = orcr(args, { env: e as NodeJS.ProcessEnv });

@@ -111,7 +111,7 @@ describe('prompts from files and stdin', () => {
     expect(fs.existsSync(path.join(h.dir, 'orcr.db'))).toBe(false);
   });
 
-  it('-p - reads stdin only where the caller offers it (the TUI\'s stdin is its keyboard)', () => {
+  it("-p - reads stdin only where the caller offers it (the TUI's stdin is its keyboard)", () => {
     expect(() => parseRunArgs(['-a', 'x', '-p', '-'], '/')).toThrow(/^-p -: cannot read standard input: there is no standard input to read here$/);
     expect(parseRunArgs(['-a', 'x', '-p', '-'], '/', { stdin: () => 'typed' }).prompt).toBe('typed');
   });
@@ -202,7 +202,9 @@ describe('prompts from files and stdin', () => {
     fs.writeFileSync(huge, 'x'.repeat(MAX_FRAME_BYTES + 1));
     const r = cold.cli(['run', '-a', 'taker', '-p', `@${huge}`]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: the prompt: too large to send: the request would be 8(\.\d)? MiB \(\d+ bytes as JSON\), and the supervisor takes at most 8 MiB \(8388608 bytes\) in one request\n$/);
+    expect(r.stderr).toMatch(
+      /^orcr: the prompt: too large to send: the request would be 8(\.\d)? MiB \(\d+ bytes as JSON\), and the supervisor takes at most 8 MiB \(8388608 bytes\) in one request\n$/,
+    );
     expect(fs.existsSync(path.join(cold.dir, 'orcr.db')), 'nothing was sent').toBe(false);
 
     const h = await home();

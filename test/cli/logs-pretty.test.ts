@@ -63,7 +63,10 @@ describe('orcr logs --pretty', () => {
 
   it('colours rows only when asked (FORCE_COLOR), never with NO_COLOR, and strips what an agent printed either way', async () => {
     const h = await home();
-    const hostile = JSON.stringify({ type: 'assistant', message: { id: 'm9', content: [{ type: 'text', text: 'x \u001b]52;c;cm0=\u0007 y \u001b[2J z \u009b31m' }] } });
+    const hostile = JSON.stringify({
+      type: 'assistant',
+      message: { id: 'm9', content: [{ type: 'text', text: 'x \u001b]52;c;cm0=\u0007 y \u001b[2J z \u009b31m' }] },
+    });
     const agent = claudeAgent(h, [hostile]);
     await h.run(['-n', 'tx', '--protocol', 'claude', '--', agent]);
     await until(async () => (await h.show('tx')).status === 'ended', 'the run to end');
@@ -82,7 +85,24 @@ describe('orcr logs --pretty', () => {
 
   it('shows each send where it was asked (recorded by the supervisor with the output size before it)', async () => {
     const h = await home();
-    await h.run(['-n', 'chat', '--interactive', '--protocol', 'claude', '-p', 'first ask', '--', NODE, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', '20']);
+    await h.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--protocol',
+      'claude',
+      '-p',
+      'first ask',
+      '--',
+      NODE,
+      MOCK_AGENT,
+      '--format',
+      'claude',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '20',
+    ]);
     expect(await h.wait('chat')).toBe('chat turn_complete');
     expect((await h.cli(['send', 'chat', 'second ask'])).code).toBe(0);
     expect(await h.wait('chat')).toBe('chat turn_complete');
@@ -125,4 +145,3 @@ describe('orcr logs --follow of a run that has ended', () => {
     }
   });
 });
-

@@ -89,7 +89,9 @@ describe('names', () => {
     const r = h.cli(['run', '--from', '-'], { input: lines.join('\n') + '\n' });
     expect(r.code).toBe(2);
     const errs = r.stderr.trimEnd().split('\n');
-    BAD.forEach((b, i) => fields.forEach((f, k) => expect(errs[i * fields.length + k]).toBe(`orcr: stdin:${i * fields.length + k + 1}: "${f}" ${b.why}, got ${b.shown}`)));
+    BAD.forEach((b, i) =>
+      fields.forEach((f, k) => expect(errs[i * fields.length + k]).toBe(`orcr: stdin:${i * fields.length + k + 1}: "${f}" ${b.why}, got ${b.shown}`)),
+    );
     expect(fs.existsSync(path.join(h.dir, 'orcr.db')), 'a bad name starts no supervisor').toBe(false);
     // --json says the same, as JSON.
     const j = h.cli(['run', '-n', 'a\u200bb', '--json', '--', 'true']);
@@ -110,14 +112,18 @@ describe('names', () => {
       expect(r.stderr, name).toBe('');
       expect(r.code).toBe(0);
     }
-    const r = await h.cli(['run', '--from', '-'], { input: GOOD.slice(2).map((name) => JSON.stringify({ name, command: ['true'] })).join('\n') });
+    const r = await h.cli(['run', '--from', '-'], {
+      input: GOOD.slice(2)
+        .map((name) => JSON.stringify({ name, command: ['true'] }))
+        .join('\n'),
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(await h.waitCode('--all')).toBe(0);
     expect((await h.ps({ all: true })).map((r) => r.name).sort()).toEqual([...GOOD].sort());
   });
 
-  it('a provider name taken from the command\'s file name is checked as a name; -a gives one instead', async () => {
+  it("a provider name taken from the command's file name is checked as a name; -a gives one instead", async () => {
     const h = await live();
     const program = path.join(h.dir, 'a\u200bb');
     fs.copyFileSync('/bin/true', program);

@@ -60,7 +60,10 @@ describe('nested runs', () => {
         `${orcr('run -n later -- sleep 100')} >/dev/null || exit 9\n${gate}\n`,
     );
     const p = await h.run(['-n', 'parent', '--protocol', 'jsonl', '--max-tokens', '1000', '--', parent]);
-    await until(async () => (await show(h, 'spender')).tokens.input === 600 && (await show(h, 'later')).status === 'queued', 'the spender at 600 tokens and the later child queued');
+    await until(
+      async () => (await show(h, 'spender')).tokens.input === 600 && (await show(h, 'later')).status === 'queued',
+      'the spender at 600 tokens and the later child queued',
+    );
     const mid = await show(h, 'parent');
     expect(mid.children).toHaveLength(2);
     expect(mid.rollup.tokens.input).toBe(600);

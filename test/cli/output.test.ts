@@ -131,16 +131,38 @@ describe('numbers and reasons in human output', () => {
       concurrency: { max: 1 },
       providers: { coster: { price: { input_per_mtok: 0.1, output_per_mtok: 0.3 } } },
     });
-    const file = agent(h, 'coster.sh', [
-      JSON.stringify({ type: 'ready' }),
-      JSON.stringify({ type: 'turn_start' }),
-      JSON.stringify({ type: 'usage', input_tokens: 12_345, output_tokens: 101 }),
-      JSON.stringify({ type: 'turn_end' }),
-      JSON.stringify({ type: 'turn_start' }),
-      JSON.stringify({ type: 'usage', input_tokens: 7, output_tokens: 3 }),
-      JSON.stringify({ type: 'turn_end' }),
-    ], 'go');
-    await h.run(['-n', 'c', '-a', 'coster', '--protocol', 'jsonl', '--max-turns', '10', '--max-tokens', '100000', '--max-cost', '1', '--timeout', '45m', '--', file]);
+    const file = agent(
+      h,
+      'coster.sh',
+      [
+        JSON.stringify({ type: 'ready' }),
+        JSON.stringify({ type: 'turn_start' }),
+        JSON.stringify({ type: 'usage', input_tokens: 12_345, output_tokens: 101 }),
+        JSON.stringify({ type: 'turn_end' }),
+        JSON.stringify({ type: 'turn_start' }),
+        JSON.stringify({ type: 'usage', input_tokens: 7, output_tokens: 3 }),
+        JSON.stringify({ type: 'turn_end' }),
+      ],
+      'go',
+    );
+    await h.run([
+      '-n',
+      'c',
+      '-a',
+      'coster',
+      '--protocol',
+      'jsonl',
+      '--max-turns',
+      '10',
+      '--max-tokens',
+      '100000',
+      '--max-cost',
+      '1',
+      '--timeout',
+      '45m',
+      '--',
+      file,
+    ]);
     await h.run(['-n', 'later', '--', 'true']);
     const show = (await h.cli(['show', 'c'])).stdout;
     expect(show).toMatch(/^turns +\d+ \/ 10$/m);
@@ -171,12 +193,17 @@ describe('numbers and reasons in human output', () => {
       concurrency: { max: 2, providers: { acme: 5 }, workloads: { review: { reserved: 1, priority: 7 } } },
       budgets: { fleet: { max_tokens: 100_000 } },
     });
-    const limited = agent(h, 'limited.sh', [
-      JSON.stringify({ type: 'ready' }),
-      JSON.stringify({ type: 'turn_start' }),
-      JSON.stringify({ type: 'usage', input_tokens: 1200, output_tokens: 34 }),
-      JSON.stringify({ type: 'blocked', kind: 'limit', retry_after_s: 250 }),
-    ], 'never');
+    const limited = agent(
+      h,
+      'limited.sh',
+      [
+        JSON.stringify({ type: 'ready' }),
+        JSON.stringify({ type: 'turn_start' }),
+        JSON.stringify({ type: 'usage', input_tokens: 1200, output_tokens: 34 }),
+        JSON.stringify({ type: 'blocked', kind: 'limit', retry_after_s: 250 }),
+      ],
+      'never',
+    );
     await h.run(['-n', '世界-holder', '-a', 'acme', '-w', 'review', '--protocol', 'jsonl', '--', limited]);
     await until(async () => (await h.show('世界-holder')).status === 'blocked', 'the run to be blocked');
     await h.run(['-n', 'held-back', '-a', 'acme', '--', 'true']);

@@ -39,14 +39,14 @@ describe('the package', () => {
     expect(Object.values(pkg.scripts).join('\n')).not.toMatch(/patch-package|\bpatch\b/);
   });
 
-  it('npm start builds a stale dist/ itself, so an install with --ignore-scripts (no prepare) starts the same TUI, with the bin\'s Node flags', () => {
+  it("npm start builds a stale dist/ itself, so an install with --ignore-scripts (no prepare) starts the same TUI, with the bin's Node flags", () => {
     const first = fs.readFileSync(path.join(ROOT, 'src/tui/main.tsx'), 'utf8').split('\n', 1)[0]!;
     const flags = /^#!\/usr\/bin\/env -S node( --[a-z-]+=\w+)+$/.exec(first);
     expect(flags, first).not.toBeNull();
     expect(pkg.scripts.start).toBe(`npm run build && node${first.slice('#!/usr/bin/env -S node'.length)} dist/src/tui/main.js --demo`);
   });
 
-  it('the TUI\'s bin runs by its first line (env -S splits the flags from node)', () => {
+  it("the TUI's bin runs by its first line (env -S splits the flags from node)", () => {
     const bin = path.join(ROOT, pkg.bin['orcr-tui']!);
     expect(fs.readFileSync(bin, 'utf8').split('\n', 1)[0]).toMatch(/^#!\/usr\/bin\/env -S node --max-semi-space-size=\d+$/);
     // The bin itself, not `node bin`: the kernel reads its first line; the node found is the one on PATH, as for a user.

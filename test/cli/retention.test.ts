@@ -111,7 +111,7 @@ describe('state that survives a restart', () => {
 });
 
 describe('secrets', () => {
-  it('-e values and prompts never reach ps, show, events, the event stream or the journal\'s events; show --env prints the values on request', async () => {
+  it("-e values and prompts never reach ps, show, events, the event stream or the journal's events; show --env prints the values on request", async () => {
     const h = await home();
     const stream = h.spawn(['events', '--follow', '--json']);
     const seen = lineReader(stream);
@@ -120,7 +120,15 @@ describe('secrets', () => {
       await h.run(['-n', 'sec', '-e', 'TOKEN=SECRET-VALUE-42', '-p', 'PROMPT-MARKER-77', '--', 'cat']);
       expect(await h.wait('sec')).toBe('sec completed');
       await seen.waitFor((l) => l.some((x) => x.includes('"ended"')), 'the end on the stream');
-      for (const out of [(await h.cli(['ps', '--all'])).stdout, (await h.cli(['ps', '--all', '--json'])).stdout, (await h.cli(['show', 'sec'])).stdout, (await h.cli(['show', 'sec', '--json'])).stdout, (await h.cli(['events'])).stdout, (await h.cli(['events', '--json'])).stdout, seen.lines.join('\n')]) {
+      for (const out of [
+        (await h.cli(['ps', '--all'])).stdout,
+        (await h.cli(['ps', '--all', '--json'])).stdout,
+        (await h.cli(['show', 'sec'])).stdout,
+        (await h.cli(['show', 'sec', '--json'])).stdout,
+        (await h.cli(['events'])).stdout,
+        (await h.cli(['events', '--json'])).stdout,
+        seen.lines.join('\n'),
+      ]) {
         expect(out).not.toContain('SECRET-VALUE-42');
         expect(out).not.toContain('PROMPT-MARKER-77');
       }

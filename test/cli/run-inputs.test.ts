@@ -34,7 +34,7 @@ describe('a run inherits its caller', () => {
     expect(fs.readFileSync(out, 'utf8').trim()).toBe('FOO=second BAR=dash-e');
   });
 
-  it('refuses at `orcr run` a command not on the caller\'s PATH, or a cwd that is not a directory (exit 2, named)', async () => {
+  it("refuses at `orcr run` a command not on the caller's PATH, or a cwd that is not a directory (exit 2, named)", async () => {
     const h = await home();
     const missing = await h.cli(['run', '--', 'no-such-program-xyz']);
     expect(missing.code).toBe(2);
@@ -60,7 +60,11 @@ describe('a run that execve would refuse is refused at enqueue (it would fail at
 
   it('one string over 128 KiB, a variable or an argument of a --from line, is named with its line and field; nothing queued', async () => {
     const h = await home();
-    const lines = [JSON.stringify({ name: 'ok', command: ['true'] }), JSON.stringify({ command: ['true'], env: { BIG: MiB } }), JSON.stringify({ command: ['echo', 'a', MiB] })].join('\n');
+    const lines = [
+      JSON.stringify({ name: 'ok', command: ['true'] }),
+      JSON.stringify({ command: ['true'], env: { BIG: MiB } }),
+      JSON.stringify({ command: ['echo', 'a', MiB] }),
+    ].join('\n');
     const r = await h.cli(['run', '--from', '-'], { input: lines });
     expect(r.code).toBe(2);
     const errs = r.stderr.split('\n');
@@ -77,15 +81,29 @@ describe('a run that execve would refuse is refused at enqueue (it would fail at
   it('strings each within 128 KiB but more than ARG_MAX together are refused, naming the total and the line', async () => {
     const h = await home();
     const many = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`V${i}`, 'v'.repeat(100 * 1024)]));
-    const r = await h.cli(['run', '--from', '-'], { input: JSON.stringify({ name: 'fine', command: ['true'] }) + '\n' + JSON.stringify({ command: ['true'], env: many }) });
+    const r = await h.cli(['run', '--from', '-'], {
+      input: JSON.stringify({ name: 'fine', command: ['true'] }) + '\n' + JSON.stringify({ command: ['true'], env: many }),
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orcr: stdin:2: "command" and "env" with your environment come to 2\.\d MiB, and a program here can be started with at most \d+(\.\d)? (KiB|MiB) of them \(ARG_MAX/);
+    expect(r.stderr).toMatch(
+      /^orcr: stdin:2: "command" and "env" with your environment come to 2\.\d MiB, and a program here can be started with at most \d+(\.\d)? (KiB|MiB) of them \(ARG_MAX/,
+    );
     // The supervisor checks it too, for any client (a spec named by its place), with the environment the run will have.
     await h.cli(['ps']);
     const c = await Client.connect(homePaths(h.dir), { autoStart: false });
     try {
-      const err = await c.call('run.enqueue', { specs: [{ command: ['true'], cwd: h.dir }, { command: ['true'], cwd: h.dir }], caller_env: { PATH: process.env.PATH!, ...many } }).catch((e: Error) => e);
-      expect((err as Error).message).toMatch(/^spec 1: the command and the environment \(the caller's, plus "env"\) come to 2\.\d MiB, and a program here can be started with at most/);
+      const err = await c
+        .call('run.enqueue', {
+          specs: [
+            { command: ['true'], cwd: h.dir },
+            { command: ['true'], cwd: h.dir },
+          ],
+          caller_env: { PATH: process.env.PATH!, ...many },
+        })
+        .catch((e: Error) => e);
+      expect((err as Error).message).toMatch(
+        /^spec 1: the command and the environment \(the caller's, plus "env"\) come to 2\.\d MiB, and a program here can be started with at most/,
+      );
     } finally {
       c.close();
     }
@@ -117,7 +135,11 @@ describe('a prompt beside an explicit command', () => {
   it('reaches an agent that takes input (jsonl) as its first input line', async () => {
     const h = await home();
     const out = path.join(h.dir, 'got');
-    const agent = script(h, 'first-line.sh', `#!/bin/sh\necho '{"type":"ready"}'\nIFS= read -r line\nprintf '%s\\n' "$line" > ${out}\necho '{"type":"result","ok":true}'\n`);
+    const agent = script(
+      h,
+      'first-line.sh',
+      `#!/bin/sh\necho '{"type":"ready"}'\nIFS= read -r line\nprintf '%s\\n' "$line" > ${out}\necho '{"type":"result","ok":true}'\n`,
+    );
     await h.run(['-n', 'agent', '--protocol', 'jsonl', '-p', 'do it', '--', agent]);
     expect((await h.cli(['wait', 'agent', '--timeout', '20s'])).stdout.trim()).toBe('agent completed');
     expect(JSON.parse(fs.readFileSync(out, 'utf8'))).toEqual({ type: 'input', text: 'do it' });
@@ -126,8 +148,14 @@ describe('a prompt beside an explicit command', () => {
 
 describe('prompts never travel in argv', () => {
   it.each([
-    ['codex', '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'],
-    ['gemini', '{"type":"init","session_id":"s1","model":"m"}\n{"type":"message","role":"assistant","content":"done"}\n{"type":"result","status":"success","stats":{"total_tokens":2,"input_tokens":1,"output_tokens":1}}'],
+    [
+      'codex',
+      '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}',
+    ],
+    [
+      'gemini',
+      '{"type":"init","session_id":"s1","model":"m"}\n{"type":"message","role":"assistant","content":"done"}\n{"type":"result","status":"success","stats":{"total_tokens":2,"input_tokens":1,"output_tokens":1}}',
+    ],
   ])('the %s preset gets its prompt on stdin, and ps/show/events carry no prompt text', async (agent, transcript) => {
     const h = await home();
     const bin = path.join(h.dir, 'bin');
@@ -147,7 +175,13 @@ describe('prompts never travel in argv', () => {
     expect(w.stdout.trim(), (await h.cli(['show', 'p'], { env })).stdout + fs.readdirSync(path.join(h.dir, 'runs')).join()).toBe('p completed');
     expect(fs.readFileSync(stdinFile, 'utf8')).toBe(secret.slice(0, 100) + '\n');
     expect(fs.readFileSync(argvFile, 'utf8')).not.toContain('SECRET');
-    for (const args of [['show', 'p', '--json'], ['ps', '--all', '--json'], ['events', '--json'], ['show', 'p'], ['ps', '--all']]) {
+    for (const args of [
+      ['show', 'p', '--json'],
+      ['ps', '--all', '--json'],
+      ['events', '--json'],
+      ['show', 'p'],
+      ['ps', '--all'],
+    ]) {
       expect((await h.cli(args, { env })).stdout).not.toContain('SECRET');
     }
   });
@@ -163,7 +197,7 @@ describe('prompts never travel in argv', () => {
 });
 
 describe('names stay unambiguous', () => {
-  it('refuses a name an active run holds, and one that reads as another run\'s uuid prefix', async () => {
+  it("refuses a name an active run holds, and one that reads as another run's uuid prefix", async () => {
     const h = await home({ concurrency: { max: 1 } });
     const first = await h.run(['-n', 'twin', '--', 'sleep', '30']);
     const again = await h.cli(['run', '-n', 'twin', '--', 'true']);
@@ -219,7 +253,10 @@ done
     );
     await h.run(['-n', 'quiet', '--interactive', '--protocol', 'claude', '--', agent]);
     const first = (await h.cli(['wait', 'quiet', '--timeout', '20s'])).stdout.trim();
-    expect(first, JSON.stringify(await h.show('quiet')) + JSON.stringify((await h.events<{ type: string; data: unknown }>()).map((e) => [e.type, e.data]))).toBe('quiet turn_complete');
+    expect(
+      first,
+      JSON.stringify(await h.show('quiet')) + JSON.stringify((await h.events<{ type: string; data: unknown }>()).map((e) => [e.type, e.data])),
+    ).toBe('quiet turn_complete');
     expect((await h.cli(['send', 'quiet', 'hello'])).code).toBe(0);
     expect((await h.cli(['wait', 'quiet', '--timeout', '20s'])).stdout.trim()).toBe('quiet turn_complete');
     expect(await h.show('quiet')).toMatchObject({ turns: 1, last_text: 'hi' });
@@ -283,7 +320,7 @@ echo '{"type":"result","ok":true}'
     expect(run.budget.cost_usd!.used).toBe(0.3);
     expect(run.budget.cost_usd!.fraction).toBe(0.03);
     expect(Number.isInteger(run.budget.time_ms!.used)).toBe(true);
-    for (const e of (await h.events())) {
+    for (const e of await h.events()) {
       expect(Number.isInteger(e.ts)).toBe(true);
       expect(JSON.stringify(e.data)).not.toMatch(/\d\.\d{7,}/);
     }

@@ -46,33 +46,104 @@ const CASES: Case[] = [
   { line: 'max_turns', value: 1.5, flag: { args: ['--max-turns', '1.5'], name: '--max-turns', raw: '1.5' }, message: 'must be a whole number' },
   { line: 'max_turns', value: -1, flag: { args: ['--max-turns=-1'], name: '--max-turns', raw: '-1' }, message: 'must not be negative' },
   { line: 'max_tokens', value: 'lots', flag: { args: ['--max-tokens', 'lots'], name: '--max-tokens', raw: 'lots' }, message: 'must be a whole number' },
-  { line: 'max_cost', socket: 'max_cost_usd', value: 'cheap', flag: { args: ['--max-cost', 'cheap'], name: '--max-cost', raw: 'cheap' }, message: 'must be a number of US dollars' },
+  {
+    line: 'max_cost',
+    socket: 'max_cost_usd',
+    value: 'cheap',
+    flag: { args: ['--max-cost', 'cheap'], name: '--max-cost', raw: 'cheap' },
+    message: 'must be a number of US dollars',
+  },
   { line: 'max_cost_usd', value: -2, flag: { args: ['--max-cost=-2'], name: '--max-cost', raw: '-2' }, message: 'must not be negative' },
   // The same number, negative, with a space: orcr's message, not the argument parser's "ambiguous".
   { line: 'max_turns', value: -1, flag: { args: ['--max-turns', '-1'], name: '--max-turns', raw: '-1' }, message: 'must not be negative' },
   { line: 'max_cost', socket: 'max_cost_usd', value: -1, flag: { args: ['--max-cost', '-1'], name: '--max-cost', raw: '-1' }, message: 'must not be negative' },
   { line: 'max_tokens', value: -0.5, flag: { args: ['--max-tokens', '-.5'], name: '--max-tokens', raw: '-.5' }, message: 'must be a whole number' },
-  { line: 'timeout', socket: 'timeout_ms', value: '30', flag: { args: ['--timeout', '30'], name: '--timeout', raw: '30' }, message: `${FORM} (a number needs a unit)` },
-  { line: 'timeout', socket: 'timeout_ms', value: '30m1h', flag: { args: ['--timeout', '30m1h'], name: '--timeout', raw: '30m1h' }, message: `${FORM} (largest unit first, each unit once)` },
-  { line: 'timeout', socket: 'timeout_ms', value: '99y', flag: { args: ['--timeout', '99y'], name: '--timeout', raw: '99y' }, message: `${FORM} (unknown unit "y")` },
+  {
+    line: 'timeout',
+    socket: 'timeout_ms',
+    value: '30',
+    flag: { args: ['--timeout', '30'], name: '--timeout', raw: '30' },
+    message: `${FORM} (a number needs a unit)`,
+  },
+  {
+    line: 'timeout',
+    socket: 'timeout_ms',
+    value: '30m1h',
+    flag: { args: ['--timeout', '30m1h'], name: '--timeout', raw: '30m1h' },
+    message: `${FORM} (largest unit first, each unit once)`,
+  },
+  {
+    line: 'timeout',
+    socket: 'timeout_ms',
+    value: '99y',
+    flag: { args: ['--timeout', '99y'], name: '--timeout', raw: '99y' },
+    message: `${FORM} (unknown unit "y")`,
+  },
   { line: 'timeout', socket: 'timeout_ms', value: '-1s', flag: { args: ['--timeout', '-1s'], name: '--timeout', raw: '-1s' }, message: 'must not be negative' },
-  { line: 'timeout', socket: 'timeout_ms', value: '400d', flag: { args: ['--timeout=400d'], name: '--timeout', raw: '400d' }, message: 'must be at most 365d (a year)' },
+  {
+    line: 'timeout',
+    socket: 'timeout_ms',
+    value: '400d',
+    flag: { args: ['--timeout=400d'], name: '--timeout', raw: '400d' },
+    message: 'must be at most 365d (a year)',
+  },
   { line: 'idle_after', socket: 'idle_after_ms', value: 'soon', flag: { args: ['--idle-after', 'soon'], name: '--idle-after', raw: 'soon' }, message: FORM },
   // 0 would stop the run at once: refused, whichever way it is written.
   { line: 'timeout', socket: 'timeout_ms', value: '0s', flag: { args: ['--timeout', '0s'], name: '--timeout', raw: '0s' }, message: NOT_ZERO },
-  { line: 'turn_timeout', socket: 'turn_timeout_ms', value: '0ms', flag: { args: ['--turn-timeout', '0ms'], name: '--turn-timeout', raw: '0ms' }, message: NOT_ZERO },
+  {
+    line: 'turn_timeout',
+    socket: 'turn_timeout_ms',
+    value: '0ms',
+    flag: { args: ['--turn-timeout', '0ms'], name: '--turn-timeout', raw: '0ms' },
+    message: NOT_ZERO,
+  },
   { line: 'idle_after', socket: 'idle_after_ms', value: 0, flag: { args: ['--idle-after', '0m'], name: '--idle-after', raw: '0m' }, message: NOT_ZERO },
   { line: 'timeout', socket: 'timeout_ms', value: -5, message: 'must not be negative' },
-  { line: 'protocol', value: 'xml', flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' }, message: 'must be one of claude, codex, gemini, jsonl, plain' },
-  { line: 'loop', value: 'sometimes', flag: { args: ['--loop', 'sometimes'], name: '--loop', raw: 'sometimes' }, message: 'must be one of warn, terminate, off' },
+  {
+    line: 'protocol',
+    value: 'xml',
+    flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' },
+    message: 'must be one of claude, codex, gemini, jsonl, plain',
+  },
+  {
+    line: 'loop',
+    value: 'sometimes',
+    flag: { args: ['--loop', 'sometimes'], name: '--loop', raw: 'sometimes' },
+    message: 'must be one of warn, terminate, off',
+  },
   { line: 'name', value: '', flag: { args: ['-n', ''], name: '-n', raw: '' }, message: 'must not be empty' },
-  { line: 'name', value: 'a\nb', flag: { args: ['--name', 'a\nb'], name: '--name', raw: 'a\nb' }, message: 'must not contain control characters (newline, tab, escape, …)' },
-  { line: 'name', value: 'x\u001b]52;c;aGk=\u0007', flag: { args: ['-n', 'x\u001b]52;c;aGk=\u0007'], name: '-n', raw: 'x\u001b]52;c;aGk=\u0007' }, message: 'must not contain control characters (newline, tab, escape, …)' },
-  { line: 'name', value: 'c1\u009b2J', flag: { args: ['-n', 'c1\u009b2J'], name: '-n', raw: 'c1\u009b2J' }, message: 'must not contain control characters (newline, tab, escape, …)' },
+  {
+    line: 'name',
+    value: 'a\nb',
+    flag: { args: ['--name', 'a\nb'], name: '--name', raw: 'a\nb' },
+    message: 'must not contain control characters (newline, tab, escape, …)',
+  },
+  {
+    line: 'name',
+    value: 'x\u001b]52;c;aGk=\u0007',
+    flag: { args: ['-n', 'x\u001b]52;c;aGk=\u0007'], name: '-n', raw: 'x\u001b]52;c;aGk=\u0007' },
+    message: 'must not contain control characters (newline, tab, escape, …)',
+  },
+  {
+    line: 'name',
+    value: 'c1\u009b2J',
+    flag: { args: ['-n', 'c1\u009b2J'], name: '-n', raw: 'c1\u009b2J' },
+    message: 'must not contain control characters (newline, tab, escape, …)',
+  },
   { line: 'name', value: long, flag: { args: ['-n', long], name: '-n', raw: long }, message: 'must be at most 200 characters' },
-  { line: 'workload', value: 'a\tb', flag: { args: ['-w', 'a\tb'], name: '-w', raw: 'a\tb' }, message: 'must not contain control characters (newline, tab, escape, …)' },
+  {
+    line: 'workload',
+    value: 'a\tb',
+    flag: { args: ['-w', 'a\tb'], name: '-w', raw: 'a\tb' },
+    message: 'must not contain control characters (newline, tab, escape, …)',
+  },
   { line: 'provider', value: ' ', flag: { args: ['-a', ' '], name: '-a', raw: ' ' }, message: 'must not be empty' },
-  { line: 'cwd', value: '/no/such/dir', flag: { args: ['--cwd', '/no/such/dir'], name: '--cwd', raw: '/no/such/dir' }, message: 'must be an existing directory' },
+  {
+    line: 'cwd',
+    value: '/no/such/dir',
+    flag: { args: ['--cwd', '/no/such/dir'], name: '--cwd', raw: '/no/such/dir' },
+    message: 'must be an existing directory',
+  },
   { line: 'interactive', value: 'yes', message: 'must be true or false' },
   { line: 'env', value: { A: 1 }, message: 'must map variable names (not empty, no "=") to strings' },
   { line: 'env', value: { 'A=B': 'x' }, message: 'must map variable names (not empty, no "=") to strings' },
@@ -112,7 +183,10 @@ describe('run spec: one schema, the same words everywhere', () => {
     const errs = r.stderr.trimEnd().split('\n');
     for (const c of CASES) {
       const expected = `orcr: ${file}:${where.get(c)}: "${c.line}" ${c.message}, got ${shown(c.value)}`;
-      expect(errs.filter((l) => l === expected), expected).toHaveLength(1);
+      expect(
+        errs.filter((l) => l === expected),
+        expected,
+      ).toHaveLength(1);
     }
     expect(errs).toHaveLength(CASES.length + 1);
     expect(errs.at(-1)).toBe(`orcr: nothing was queued (${CASES.length} bad lines in ${file})`);
@@ -177,14 +251,32 @@ describe('run spec: one schema, the same words everywhere', () => {
     const sub = path.join(h.dir, 'sub');
     fs.mkdirSync(sub);
     const flags = h.json<PublicRun>([
-      'run', '-n', 'flags', '-a', 'p', '--max-turns', '3', '--max-cost', '0.5', '--timeout', '2m', '--cwd', sub, '--', 'sleep', '5',
+      'run',
+      '-n',
+      'flags',
+      '-a',
+      'p',
+      '--max-turns',
+      '3',
+      '--max-cost',
+      '0.5',
+      '--timeout',
+      '2m',
+      '--cwd',
+      sub,
+      '--',
+      'sleep',
+      '5',
     ]);
     expect(flags.cwd).toBe(sub);
     expect(flags.budget.turns!.limit).toBe(3);
     expect(flags.budget.cost_usd!.limit).toBe(0.5);
     expect(flags.budget.time_ms!.limit).toBe(120_000);
     const file = path.join(h.dir, 'runs.jsonl');
-    fs.writeFileSync(file, JSON.stringify({ name: 'line', provider: 'p', command: ['sleep', '5'], cwd: '.', timeout: '90s', max_cost: 0.25, max_tokens: 100 }) + '\n');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ name: 'line', provider: 'p', command: ['sleep', '5'], cwd: '.', timeout: '90s', max_cost: 0.25, max_tokens: 100 }) + '\n',
+    );
     const r = h.cli(['run', '--from', file]);
     expect(r.code, r.stderr).toBe(0);
     const line = h.json<PublicRun>(['show', 'line']);

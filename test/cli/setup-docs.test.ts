@@ -56,8 +56,16 @@ describe('set-up as the README says', () => {
   });
 
   it('npx orcr --help and npx orcr-tui --help work from the repository, with nothing downloaded', () => {
-    for (const [bin, first] of [['orcr', /^orcr — /], ['orcr-tui', /^usage: orcr-tui /]] as const) {
-      const r = spawnSync('npx', ['--no-install', bin, '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    for (const [bin, first] of [
+      ['orcr', /^orcr — /],
+      ['orcr-tui', /^usage: orcr-tui /],
+    ] as const) {
+      const r = spawnSync('npx', ['--no-install', bin, '--help'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, npm_config_update_notifier: 'false' },
+      });
       expect(r.status, `${bin}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toMatch(first);
     }
@@ -97,7 +105,10 @@ describe('set-up as the README says', () => {
 function shBlock(marker: string): string[] {
   const at = README.indexOf(marker);
   expect(at, marker).toBeGreaterThanOrEqual(0);
-  return README.slice(at).match(/```sh\n([\s\S]*?)```/)![1]!.trim().split('\n');
+  return README.slice(at)
+    .match(/```sh\n([\s\S]*?)```/)![1]!
+    .trim()
+    .split('\n');
 }
 
 describe('what the README tells a newcomer to try', () => {
@@ -123,11 +134,17 @@ describe('what the README tells a newcomer to try', () => {
     const h = home();
     const project = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-consumer-'));
     try {
-      fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', dependencies: { orcr: `file:${ROOT}` } }));
+      fs.writeFileSync(
+        path.join(project, 'package.json'),
+        JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', dependencies: { orcr: `file:${ROOT}` } }),
+      );
       // What `npm install /path/to/orcr` and `npm link orcr` both leave: a link to the folder.
       fs.mkdirSync(path.join(project, 'node_modules'));
       fs.symlinkSync(ROOT, path.join(project, 'node_modules', 'orcr'));
-      fs.writeFileSync(path.join(project, 'main.mjs'), "import { connect } from 'orcr';\nconst orcr = await connect();\nconsole.log(JSON.stringify(await orcr.list({ all: true })));\norcr.close();\n");
+      fs.writeFileSync(
+        path.join(project, 'main.mjs'),
+        "import { connect } from 'orcr';\nconst orcr = await connect();\nconsole.log(JSON.stringify(await orcr.list({ all: true })));\norcr.close();\n",
+      );
       const r = spawnSync(NODE, ['main.mjs'], { cwd: project, env: h.env, encoding: 'utf8', timeout: 60_000 });
       expect(r.status, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual([]);
@@ -149,7 +166,10 @@ describe('the README and --help stand alone', () => {
 
   it('documents every field of a --from line, the prompt and input forms, and the exit codes', () => {
     const fanOut = section('### Fan-out lines');
-    expect(LINE_FIELDS.filter((f) => !fanOut.includes(`\`${f}\``)), 'fan-out fields missing from the README').toEqual([]);
+    expect(
+      LINE_FIELDS.filter((f) => !fanOut.includes(`\`${f}\``)),
+      'fan-out fields missing from the README',
+    ).toEqual([]);
     for (const text of ['-p @FILE', '-p -', '-p @@', 'orcr send RUN -', 'orcr send <run> -']) expect(README).toContain(text);
     for (const code of [0, 1, 2, 3, 4, 5, 6, 7]) expect(README).toMatch(new RegExp(`^\\| ${code} \\| \\S`, 'm'));
     // The verbs' list names the exit codes; each verb's own help has its forms.

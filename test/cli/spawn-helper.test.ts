@@ -11,7 +11,6 @@ import { until, useHomes } from '../support/harness.js';
 
 const home = useHomes();
 
-
 function parentOf(pid: number): number | null {
   const f = procStat(pid);
   return f ? Number(f[1]) : null;

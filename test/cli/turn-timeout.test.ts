@@ -23,7 +23,11 @@ interface Ev {
 describe('turn timeout', () => {
   it('ends a run whose turn goes silent past --turn-timeout as timeout, detail stall, and journals the stall', async () => {
     const h = await home({ timings: { kill_grace: '1s' } });
-    const agent = script(h, 'silent.sh', `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\necho '{"type":"text","text":"thinking"}'\nexec sleep 30\n`);
+    const agent = script(
+      h,
+      'silent.sh',
+      `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\necho '{"type":"text","text":"thinking"}'\nexec sleep 30\n`,
+    );
     const r = await h.run(['-n', 'mute', '--protocol', 'jsonl', '--turn-timeout', '600ms', '--', agent]);
     const w = await h.cli(['wait', 'mute']);
     expect(w.stdout.trim()).toBe('mute timeout');
@@ -119,7 +123,10 @@ describe('turn timeout', () => {
   it('a --from line takes turn_timeout and on_stall', async () => {
     const h = await home();
     const file = path.join(h.dir, 'runs.jsonl');
-    fs.writeFileSync(file, `${JSON.stringify({ name: 'a', command: ['true'], turn_timeout: '2m', on_stall: 'warn' })}\n${JSON.stringify({ name: 'b', command: ['true'], turn_timeout: 'x' })}\n`);
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ name: 'a', command: ['true'], turn_timeout: '2m', on_stall: 'warn' })}\n${JSON.stringify({ name: 'b', command: ['true'], turn_timeout: 'x' })}\n`,
+    );
     const r = await h.cli(['run', '--from', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/runs\.jsonl:2: "turn_timeout" must be a duration/);

@@ -34,7 +34,12 @@ describe('input as typed', () => {
 
   it('--retries, --max-turns and friends refuse a number with spaces around it (exit 2), as they refuse any other text', async () => {
     const h = await home({});
-    for (const [flag, value] of [['--retries', ' 3'], ['--retries', '3 '], ['--max-turns', ' 2'], ['--max-continues', '1 ']]) {
+    for (const [flag, value] of [
+      ['--retries', ' 3'],
+      ['--retries', '3 '],
+      ['--max-turns', ' 2'],
+      ['--max-continues', '1 '],
+    ]) {
       const r = await h.cli(['run', flag!, value!, '--', 'true']);
       expect(r.code, `${flag} ${JSON.stringify(value)}`).toBe(2);
       expect(r.stderr).toContain(flag!.slice(2));
@@ -72,6 +77,9 @@ describe('input as typed', () => {
     expect(r.stderr).not.toMatch(/active run/);
     expect((await h.ps({ all: true })).length).toBe(0);
     // A client other than the CLI is told which specs clash, by number.
-    await expect(h.call('run.enqueue', { specs: lines.map((l) => ({ ...JSON.parse(l), cwd: h.dir })) })).rejects.toMatchObject({ code: 'usage', message: expect.stringContaining('specs 2 and 4 of this call both name a run "d"') });
+    await expect(h.call('run.enqueue', { specs: lines.map((l) => ({ ...JSON.parse(l), cwd: h.dir })) })).rejects.toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('specs 2 and 4 of this call both name a run "d"'),
+    });
   });
 });

@@ -77,7 +77,12 @@ describe('gc', () => {
     expect(dry.events).toBeGreaterThan(3 * 4);
     expect({ runs: dry.runs, events: dry.events, bytes: dry.bytes }).toEqual({ runs: done.runs, events: done.events, bytes: done.bytes });
     const kb = (dry.bytes / 1024).toFixed(1);
-    expect(dryText).toMatch(new RegExp(`^would remove 3 ended runs older than 0ms and ${dry.events} events \\(${kb.replace('.', '\\.')} KB of journal rows and run directories\\)$`, 'm'));
+    expect(dryText).toMatch(
+      new RegExp(
+        `^would remove 3 ended runs older than 0ms and ${dry.events} events \\(${kb.replace('.', '\\.')} KB of journal rows and run directories\\)$`,
+        'm',
+      ),
+    );
     expect((await h.show(live.uuid)).status).toBe('working');
     await h.kill(['live']);
   });
@@ -112,7 +117,11 @@ describe('show, server status, spend', () => {
 
   it('spend prints numbers as stats does (12.3k tokens, $1.75) and says which runs it counts', async () => {
     const h = await home({ budgets: { fleet: { max_cost_usd: 10, max_tokens: 1_000_000 } } });
-    const agent = script(h, 'spender.sh', `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":25388,"output_tokens":0,"cost_usd":1.75}'\necho '{"type":"turn_end"}'\n`);
+    const agent = script(
+      h,
+      'spender.sh',
+      `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":25388,"output_tokens":0,"cost_usd":1.75}'\necho '{"type":"turn_end"}'\n`,
+    );
     await h.run(['-n', 's', '-a', 'alpha', '--protocol', 'jsonl', '--', agent]);
     expect(await h.waitCode('s')).toBe(0);
     const spend = (await h.cli(['spend'])).stdout;

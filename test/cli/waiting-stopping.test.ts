@@ -127,7 +127,7 @@ describe('durations past 2^31 ms (~24.8 days)', () => {
   });
 });
 
-describe('usage limits in an agent\'s words', () => {
+describe("usage limits in an agent's words", () => {
   it('"try again in 4 days 23 hours 10 minutes" holds the provider for all of it, and a queued run of it says so', async () => {
     const h = spawned();
     const agent = script(

@@ -226,7 +226,10 @@ describe('run worktrees', () => {
     const t = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-sync-'));
     temps.push(t);
     // The setup holds the launch until `go`, and counts its starts.
-    const h = served({ concurrency: { max: 1 }, worktree: { setup: ['sh', '-c', `echo x >> ${t}/setups; touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] } });
+    const h = served({
+      concurrency: { max: 1 },
+      worktree: { setup: ['sh', '-c', `echo x >> ${t}/setups; touch ${t}/in-setup; while [ ! -f ${t}/go ]; do sleep 0.02; done`] },
+    });
     await h.start();
     const r = repo();
     // Step 1: planned and journaled, queued behind a holder: nothing made yet.

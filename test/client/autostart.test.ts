@@ -54,11 +54,16 @@ describe('starting a supervisor', () => {
     );
     // A starter came and lost to the lock (exit 7): only then does the old supervisor let go.
     const seen = new Set<number>();
-    await until(() => {
-      const now = servesOf(home.dir);
-      for (const p of now) seen.add(p);
-      return seen.size > 0 && [...seen].some((p) => !now.includes(p));
-    }, 'a start to lose to the held lock', 20_000, 5);
+    await until(
+      () => {
+        const now = servesOf(home.dir);
+        for (const p of now) seen.add(p);
+        return seen.size > 0 && [...seen].some((p) => !now.includes(p));
+      },
+      'a start to lose to the held lock',
+      20_000,
+      5,
+    );
     going.close();
     const client = await connecting;
     expect(client, String(client)).toBeInstanceOf(Client);

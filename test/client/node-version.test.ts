@@ -31,7 +31,7 @@ describe('nodeTooOld', () => {
   it('refuses what it cannot read rather than guessing', () => {
     for (const v of ['', 'x', 'abc.1.2']) expect(nodeTooOld(v)).toMatch(/needs Node\.js 22 or newer/);
   });
-  it('says what package.json\'s engines says', () => {
+  it("says what package.json's engines says", () => {
     expect(pkg.engines.node).toBe(`>=${MIN_NODE_MAJOR}`);
   });
 });
@@ -39,7 +39,11 @@ describe('nodeTooOld', () => {
 /** Runs an entry point as if on Node `version`: the check reads process.versions.node, set before the import. */
 function asIfOn(version: string, entry: string, args: string[] = []) {
   const code = `Object.defineProperty(process.versions, 'node', { value: ${JSON.stringify(version)} }); process.argv.splice(1, 0, ${JSON.stringify(entry)}); await import(${JSON.stringify(entry)});`;
-  return spawnSync(process.execPath, ['--input-type=module', '-e', code, '--', ...args], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ORCR_HOME: '/nonexistent/orcr-node-check' } });
+  return spawnSync(process.execPath, ['--input-type=module', '-e', code, '--', ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, ORCR_HOME: '/nonexistent/orcr-node-check' },
+  });
 }
 
 describe('an entry point on a Node.js that is too old', () => {
@@ -63,9 +67,12 @@ describe('an entry point on a Node.js that is too old', () => {
     const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' });
     return v.status === 0 && nodeTooOld(v.stdout.trim()) !== null;
   });
-  itWhen({ reason: old ? null : 'no Node.js older than 22 on this machine', optional: true }, 'on a real old Node.js (Debian\'s 20 here): the same line', () => {
+  itWhen({ reason: old ? null : 'no Node.js older than 22 on this machine', optional: true }, "on a real old Node.js (Debian's 20 here): the same line", () => {
     const version = spawnSync(old!, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
-    for (const [name, entry] of [['orcr', CLI], ['orcr-tui', TUI]] as const) {
+    for (const [name, entry] of [
+      ['orcr', CLI],
+      ['orcr-tui', TUI],
+    ] as const) {
       const r = spawnSync(old!, [entry, '--help'], { encoding: 'utf8', timeout: 30_000 });
       expect(r.stderr).toBe(`${name} needs Node.js 22 or newer; this is ${version}\n`);
       expect(r.status).toBe(1);
@@ -91,7 +98,14 @@ describe('the SDK on a Node.js that is too old', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const [got, after] = r.stdout.trim().split('\n');
-    expect(JSON.parse(got!)).toEqual({ name: 'NodeTooOld', message: 'the orcr SDK needs Node.js 22 or newer; this is 20.20.2', found: '20.20.2', needed: `>=${MIN_NODE_MAJOR}`, code: 'ERR_ORCR_NODE_VERSION', isError: true });
+    expect(JSON.parse(got!)).toEqual({
+      name: 'NodeTooOld',
+      message: 'the orcr SDK needs Node.js 22 or newer; this is 20.20.2',
+      found: '20.20.2',
+      needed: `>=${MIN_NODE_MAJOR}`,
+      code: 'ERR_ORCR_NODE_VERSION',
+      isError: true,
+    });
     expect(after).toBe('went on');
   });
 
@@ -106,24 +120,38 @@ describe('the SDK on a Node.js that is too old', () => {
     const v = spawnSync(p, ['-p', 'process.versions.node'], { encoding: 'utf8' });
     return v.status === 0 && nodeTooOld(v.stdout.trim()) !== null;
   });
-  itWhen({ reason: old ? null : 'no Node.js older than 22 on this machine', optional: true }, "on a real old Node.js (Debian's 20 here): `import … from 'orcr'` in a project of its own throws the same Error", () => {
-    const version = spawnSync(old!, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
-    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-old-node-'));
-    try {
-      // What `npm install /path/to/orcr` leaves: node_modules/orcr, a link to the package.
-      fs.mkdirSync(path.join(project, 'node_modules'));
-      fs.symlinkSync(ROOT, path.join(project, 'node_modules', 'orcr'));
-      fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
-      fs.writeFileSync(path.join(project, 'main.mjs'), importer('orcr'));
-      const r = spawnSync(old!, ['main.mjs'], { cwd: project, encoding: 'utf8', timeout: 30_000, env: { ...process.env, ORCR_HOME: '/nonexistent/orcr-node-check' } });
-      expect(r.stderr).toBe('');
-      expect(r.status).toBe(0);
-      const [got, after] = r.stdout.trim().split('\n');
-      expect(JSON.parse(got!)).toMatchObject({ name: 'NodeTooOld', message: `the orcr SDK needs Node.js 22 or newer; this is ${version}`, found: version, isError: true });
-      expect(after).toBe('went on');
-      expect(fs.existsSync('/nonexistent/orcr-node-check')).toBe(false);
-    } finally {
-      fs.rmSync(project, { recursive: true, force: true });
-    }
-  });
+  itWhen(
+    { reason: old ? null : 'no Node.js older than 22 on this machine', optional: true },
+    "on a real old Node.js (Debian's 20 here): `import … from 'orcr'` in a project of its own throws the same Error",
+    () => {
+      const version = spawnSync(old!, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
+      const project = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-old-node-'));
+      try {
+        // What `npm install /path/to/orcr` leaves: node_modules/orcr, a link to the package.
+        fs.mkdirSync(path.join(project, 'node_modules'));
+        fs.symlinkSync(ROOT, path.join(project, 'node_modules', 'orcr'));
+        fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module' }));
+        fs.writeFileSync(path.join(project, 'main.mjs'), importer('orcr'));
+        const r = spawnSync(old!, ['main.mjs'], {
+          cwd: project,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, ORCR_HOME: '/nonexistent/orcr-node-check' },
+        });
+        expect(r.stderr).toBe('');
+        expect(r.status).toBe(0);
+        const [got, after] = r.stdout.trim().split('\n');
+        expect(JSON.parse(got!)).toMatchObject({
+          name: 'NodeTooOld',
+          message: `the orcr SDK needs Node.js 22 or newer; this is ${version}`,
+          found: version,
+          isError: true,
+        });
+        expect(after).toBe('went on');
+        expect(fs.existsSync('/nonexistent/orcr-node-check')).toBe(false);
+      } finally {
+        fs.rmSync(project, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -32,14 +32,21 @@ type Caps = { max: number; providers?: Record<string, number>; workloads?: Recor
 function machines(caps: Caps, extra: { lease_ttl?: string; on_lease_lost?: string } = {}): TestHome[] {
   const name = `c${process.pid}-${++clusters}`;
   return ['m1', 'm2', 'm3'].map((host) =>
-    home({ concurrency: caps, timings: { kill_grace: '1s' }, cluster: { url: server.url, name, host, lease_ttl: extra.lease_ttl ?? '2s', ...(extra.on_lease_lost ? { on_lease_lost: extra.on_lease_lost } : {}) } }),
+    home({
+      concurrency: caps,
+      timings: { kill_grace: '1s' },
+      cluster: { url: server.url, name, host, lease_ttl: extra.lease_ttl ?? '2s', ...(extra.on_lease_lost ? { on_lease_lost: extra.on_lease_lost } : {}) },
+    }),
   );
 }
 
 /** Stop the database server's processes (SIGSTOP: connections stay open and hang, as behind a host that drops packets) until thawed. */
 function freeze(pgServer: PgServer): { thaw: () => void } {
   const port = new URL(pgServer.url).port;
-  const procs = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map(Number);
+  const procs = fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number);
   const parentOf = (pid: number): number => {
     const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[1]);
@@ -53,22 +60,37 @@ function freeze(pgServer: PgServer): { thaw: () => void } {
     }
   });
   if (postmaster.length === 0) throw new Error(`no postgres process for port ${port} (ORCR_TEST_PG_URL servers cannot be frozen)`);
-  const all = [...postmaster, ...procs.filter((pid) => {
-    try {
-      return postmaster.includes(parentOf(pid));
-    } catch {
-      return false;
-    }
-  })];
+  const all = [
+    ...postmaster,
+    ...procs.filter((pid) => {
+      try {
+        return postmaster.includes(parentOf(pid));
+      } catch {
+        return false;
+      }
+    }),
+  ];
   for (const pid of all) process.kill(pid, 'SIGSTOP');
-  return { thaw: () => all.forEach((pid) => { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }) };
+  return {
+    thaw: () =>
+      all.forEach((pid) => {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          /* gone */
+        }
+      }),
+  };
 }
 
 describeWhen(need, `one fleet across machines ${onPg()}`, () => {
   it('three supervisors share a global cap of 3 and a provider cap of 2: never exceeded across machines, every run completes exactly once', async () => {
     const ms = machines({ max: 3, providers: { a: 2 } });
     const providerOf = new Map<string, string>();
-    const mon = monitor(ms.map((m) => m.dir), providerOf);
+    const mon = monitor(
+      ms.map((m) => m.dir),
+      providerOf,
+    );
     const all: { m: TestHome; run: PublicRun }[] = [];
     for (const [i, m] of ms.entries()) {
       const runs = fanOut(
@@ -114,10 +136,22 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
     await queue(ms[2]!, ['-n', 'third', ...mark('third')]);
     await queue(ms[1]!, ['-n', 'urgent', '-w', 'urgent', ...mark('urgent')]);
     // Each machine sees the cluster's queue, in admission order (this one once the other's notice came).
-    const placed = (): unknown => ms[2]!.json<PublicRun[]>(['ps']).filter((r) => r.status === 'queued').map((r) => [r.name, r.queue_position]);
-    await until(() => JSON.stringify(placed()) === JSON.stringify([['third', 4]]), () => `third at 4 in the cluster's queue: ${JSON.stringify(placed())}`);
+    const placed = (): unknown =>
+      ms[2]!
+        .json<PublicRun[]>(['ps'])
+        .filter((r) => r.status === 'queued')
+        .map((r) => [r.name, r.queue_position]);
+    await until(
+      () => JSON.stringify(placed()) === JSON.stringify([['third', 4]]),
+      () => `third at 4 in the cluster's queue: ${JSON.stringify(placed())}`,
+    );
     fs.writeFileSync(go, '');
-    for (const [i, n] of [[0, 'first'], [1, 'second'], [2, 'third'], [1, 'urgent']] as const) {
+    for (const [i, n] of [
+      [0, 'first'],
+      [1, 'second'],
+      [2, 'third'],
+      [1, 'urgent'],
+    ] as const) {
       expect(ms[i]!.cli(['wait', n, '--timeout', '60s']).stdout.trim()).toBe(`${n} completed`);
     }
     expect(fs.readFileSync(marks, 'utf8').trim().split('\n')).toEqual(['urgent', 'first', 'second', 'third']);
@@ -182,7 +216,7 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
     expect(a.json<PublicRun>(['show', 'hit']).exit_reason).toBe('errored');
     await until(() => b.json<{ holds: Record<string, number> }>(['stats']).holds.claude, 'b to see the hold');
     b.json(['run', '-n', 'held', '-a', 'claude', '--protocol', 'jsonl', '--', NODE, MOCK_AGENT, '--format', 'jsonl', '--turns', '1', '--delay', '0']);
-    await until(() => b.json<PublicRun>(['show', 'held']).waiting?.reason === 'hold', 'b\'s run to wait on the hold');
+    await until(() => b.json<PublicRun>(['show', 'held']).waiting?.reason === 'hold', "b's run to wait on the hold");
     expect(c.cli(['provider', 'resume', 'claude']).code).toBe(0);
     expect(b.cli(['wait', 'held', '--timeout', '60s']).stdout.trim()).toBe('held completed');
   });
@@ -199,7 +233,9 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
     const direct = b.cli(['serve']);
     expect(direct.code).toBe(2);
     // Both values of each key: what the cluster applies and what this machine's config.json says.
-    expect(direct.stderr).toMatch(/: concurrency\.max is 3 in the cluster, 4 here; concurrency\.providers\.claude is unset in the cluster, 2 here \(make them equal/);
+    expect(direct.stderr).toMatch(
+      /: concurrency\.max is 3 in the cluster, 4 here; concurrency\.providers\.claude is unset in the cluster, 2 here \(make them equal/,
+    );
   });
 
   it('cluster status while the database is down reports it and exits 0; cluster schema --json is JSON', async () => {
@@ -283,15 +319,19 @@ describeWhen(need, `one fleet across machines ${onPg()}`, () => {
     try {
       await until(() => stop.json<PublicRun>(['show', 'long']).status === 'ended', 'the stop run to end', 20_000);
       expect(stop.json<PublicRun>(['show', 'long']).exit_reason).toBe('lease_lost');
-      await until(() => keep.json<{ type: string }[]>(['events']).some((e) => e.type === 'lease_lost'), 'the keep run\'s lease_lost');
+      await until(() => keep.json<{ type: string }[]>(['events']).some((e) => e.type === 'lease_lost'), "the keep run's lease_lost");
       expect(keep.json<PublicRun>(['show', 'long']).status).toBe('working');
     } finally {
       await server.resume();
     }
-    const again = await until(() => {
-      const r = keep.json<PublicRun>(['show', 'long']);
-      return r.lease && r.lease !== leases[0] ? r : null;
-    }, 'the keep run to hold a new lease', 20_000);
+    const again = await until(
+      () => {
+        const r = keep.json<PublicRun>(['show', 'long']);
+        return r.lease && r.lease !== leases[0] ? r : null;
+      },
+      'the keep run to hold a new lease',
+      20_000,
+    );
     expect(again.status).toBe('working');
   });
 

@@ -34,7 +34,9 @@ if (!why) {
 
 type ClusterExtra = Record<string, unknown>;
 
-const FAKETIME_LIB = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'].find((f) => fs.existsSync(f));
+const FAKETIME_LIB = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'].find((f) =>
+  fs.existsSync(f),
+);
 
 /** A connection of the test's own, as an administrator would have. */
 async function admin(url = server.url): Promise<pg.Client> {
@@ -104,10 +106,16 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
   it('a machine that left is forgotten after cluster.forget_after, or at once with cluster forget HOST; a live one is refused', async () => {
     const [a, b, c] = machines(3, { max: 2 }, { lease_ttl: '1s', forget_after: '3s' });
     for (const m of [a, b, c]) expect(m!.cli(['stats']).code).toBe(0);
-    await until(() => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.filter((m) => m.alive).length === 3, 'three machines up');
+    await until(
+      () => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.filter((m) => m.alive).length === 3,
+      'three machines up',
+    );
     // c leaves: gone, then forgotten on its own.
     expect(c!.cli(['server', 'stop']).code).toBe(0);
-    await until(() => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.some((m) => m.host === 'm3' && !m.alive), 'm3 to be gone');
+    await until(
+      () => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.some((m) => m.host === 'm3' && !m.alive),
+      'm3 to be gone',
+    );
     expect(a!.cli(['cluster', 'status']).stdout).toMatch(/m3\s+gone/);
     await until(() => !a!.json<{ machines: { host: string }[] }>(['cluster', 'status']).machines.some((m) => m.host === 'm3'), 'm3 to be forgotten', 20_000);
     // A live machine, or this one, cannot be forgotten.
@@ -118,7 +126,10 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     expect(a!.cli(['cluster', 'forget', 'nope']).code).toBe(6);
     // b leaves and is forgotten by hand, before forget_after.
     expect(b!.cli(['server', 'stop']).code).toBe(0);
-    await until(() => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.some((m) => m.host === 'm2' && !m.alive), 'm2 to be gone');
+    await until(
+      () => a!.json<{ machines: { host: string; alive: boolean }[] }>(['cluster', 'status']).machines.some((m) => m.host === 'm2' && !m.alive),
+      'm2 to be gone',
+    );
     const forgot = a!.cli(['cluster', 'forget', 'm2']);
     expect(forgot.code, forgot.stderr).toBe(0);
     expect(forgot.stdout).toMatch(/^m2 forgotten/);
@@ -135,38 +146,39 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
       env: { LD_PRELOAD: FAKETIME_LIB ?? '', FAKETIME: '+300', DONT_FAKE_MONOTONIC: '1' },
     },
   ];
-  for (const clk of AHEAD) itWhen(clk.need, `a hold taken on one machine is not lifted early by a machine whose clock runs 5 minutes ahead (${clk.how})`, async () => {
-    const [fast, slow] = machines(2, { max: 4 }, { poll: '5s' });
-    slow!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(slow!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
-    fast!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(fast!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
-    // The fast machine's supervisor runs 5 minutes ahead of the database and of the other machine.
-    const sup = spawn(NODE, [...clk.args, CLI, 'serve'], { env: { ...fast!.env, ...clk.env }, stdio: 'ignore' });
-    try {
-      await until(() => fast!.serverPid() === sup.pid, 'the fast supervisor to be ready');
-      // A usage limit with no retry time: the provider is held for timings.limit_hold.
-      const limited = script(slow!, 'limited.sh', `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit"}'\nexit 1\n`);
-      slow!.json(['run', '-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
-      await until(() => slow!.json<{ holds: Record<string, number> }>(['stats']).holds.claude, 'the slow machine to hold claude');
-      fast!.json(['run', '-n', 'held', '-a', 'claude', '--protocol', 'plain', '--', 'true']);
-      // The fast machine sees the hold for what it is on its own clock: about two minutes to go.
-      const w = await until(() => {
-        const r = fast!.json<PublicRun>(['show', 'held']);
-        return r.waiting?.reason === 'hold' ? r : null;
-      }, 'the held run to wait on the hold');
-      const left = Date.parse(w.waiting!.until!) - (Date.now() + 300_000);
-      expect(left).toBeGreaterThan(60_000);
-      expect(left).toBeLessThanOrEqual(121_000);
-      // Another change makes the fast machine run its admission passes again: the hold stays.
-      fast!.json(['run', '-n', 'other', '--', 'true']);
-      expect(fast!.cli(['wait', 'other', '--timeout', '30s']).stdout).toBe('other completed\n');
-      expect(fast!.json<PublicRun>(['show', 'held']).status).toBe('queued');
-      expect(eventTypes(fast!)).not.toContain('hold_lifted');
-      expect(slow!.json<{ holds: Record<string, number> }>(['stats']).holds.claude).toBeGreaterThan(Date.now() + 60_000);
-    } finally {
-      sup.kill('SIGTERM');
-      await new Promise((r) => sup.once('exit', r));
-    }
-  });
+  for (const clk of AHEAD)
+    itWhen(clk.need, `a hold taken on one machine is not lifted early by a machine whose clock runs 5 minutes ahead (${clk.how})`, async () => {
+      const [fast, slow] = machines(2, { max: 4 }, { poll: '5s' });
+      slow!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(slow!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
+      fast!.writeConfig({ ...JSON.parse(fs.readFileSync(path.join(fast!.dir, 'config.json'), 'utf8')), timings: { limit_hold: '120s' } });
+      // The fast machine's supervisor runs 5 minutes ahead of the database and of the other machine.
+      const sup = spawn(NODE, [...clk.args, CLI, 'serve'], { env: { ...fast!.env, ...clk.env }, stdio: 'ignore' });
+      try {
+        await until(() => fast!.serverPid() === sup.pid, 'the fast supervisor to be ready');
+        // A usage limit with no retry time: the provider is held for timings.limit_hold.
+        const limited = script(slow!, 'limited.sh', `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit"}'\nexit 1\n`);
+        slow!.json(['run', '-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
+        await until(() => slow!.json<{ holds: Record<string, number> }>(['stats']).holds.claude, 'the slow machine to hold claude');
+        fast!.json(['run', '-n', 'held', '-a', 'claude', '--protocol', 'plain', '--', 'true']);
+        // The fast machine sees the hold for what it is on its own clock: about two minutes to go.
+        const w = await until(() => {
+          const r = fast!.json<PublicRun>(['show', 'held']);
+          return r.waiting?.reason === 'hold' ? r : null;
+        }, 'the held run to wait on the hold');
+        const left = Date.parse(w.waiting!.until!) - (Date.now() + 300_000);
+        expect(left).toBeGreaterThan(60_000);
+        expect(left).toBeLessThanOrEqual(121_000);
+        // Another change makes the fast machine run its admission passes again: the hold stays.
+        fast!.json(['run', '-n', 'other', '--', 'true']);
+        expect(fast!.cli(['wait', 'other', '--timeout', '30s']).stdout).toBe('other completed\n');
+        expect(fast!.json<PublicRun>(['show', 'held']).status).toBe('queued');
+        expect(eventTypes(fast!)).not.toContain('hold_lifted');
+        expect(slow!.json<{ holds: Record<string, number> }>(['stats']).holds.claude).toBeGreaterThan(Date.now() + 60_000);
+      } finally {
+        sup.kill('SIGTERM');
+        await new Promise((r) => sup.once('exit', r));
+      }
+    });
 
   it('after the database was away longer than lease_ttl, every machine keeps its queue places: runs queued interleaved start interleaved', async () => {
     const [a, b] = machines(2, { max: 1 }, { lease_ttl: '2s' });
@@ -177,7 +189,10 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     // Each run in the cluster's queue before the next is made (`run` answers once it is journaled, and
     // it joins the cluster's queue a moment later): the order across machines is then this one.
     for (let i = 1; i <= 3; i++) {
-      for (const [m, n] of [[a!, `a${i}`], [b!, `b${i}`]] as const) {
+      for (const [m, n] of [
+        [a!, `a${i}`],
+        [b!, `b${i}`],
+      ] as const) {
         m.json(['run', '-n', n, '--', 'sh', '-c', `echo ${n} >> ${marks}`]);
         await until(() => m.json<PublicRun>(['show', n]).queue_position !== null, `${n} in the cluster's queue`);
       }
@@ -207,10 +222,14 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
       await dba.query('BEGIN');
       await dba.query('LOCK TABLE orcr_lease IN ACCESS EXCLUSIVE MODE');
       a!.json(['run', '-n', 'locked-out', '--', 'true']);
-      const down = await until(() => {
-        const c = a!.json<{ cluster: { available: boolean; error: string | null } }>(['server', 'status']).cluster;
-        return c.available ? null : c;
-      }, 'a to fail closed', 30_000);
+      const down = await until(
+        () => {
+          const c = a!.json<{ cluster: { available: boolean; error: string | null } }>(['server', 'status']).cluster;
+          return c.available ? null : c;
+        },
+        'a to fail closed',
+        30_000,
+      );
       expect(down.error).toMatch(/a lock on one of orcr's tables is held by another session/);
       // Read verbs answer while the lock is held (the lock is released only after they have).
       const st = await cliAsync(a!, ['cluster', 'status']);
@@ -227,7 +246,7 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     expect(types.filter((t) => t === 'cluster_available')).toHaveLength(1);
   });
 
-  it('adding, removing or changing cluster in a running supervisor\'s config.json is refused until a restart, and said where refused edits are', async () => {
+  it("adding, removing or changing cluster in a running supervisor's config.json is refused until a restart, and said where refused edits are", async () => {
     const solo = home({ concurrency: { max: 2 } });
     expect(solo.cli(['stats']).code).toBe(0);
     const name = `d${process.pid}-${++clusters}`;
@@ -240,7 +259,9 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     // cluster status says the cluster waits for the next start, and how to get there (not that config.json has none).
     const waiting = solo.cli(['cluster', 'status']);
     expect(waiting.code).toBe(2);
-    expect(waiting.stderr).toMatch(/not in a cluster yet: config\.json's "cluster" was added after it started, and takes effect at its next start \(orcr server stop, then any verb starts it again, in the cluster\)/);
+    expect(waiting.stderr).toMatch(
+      /not in a cluster yet: config\.json's "cluster" was added after it started, and takes effect at its next start \(orcr server stop, then any verb starts it again, in the cluster\)/,
+    );
     // After a restart the new config is in force, as it said.
     expect(solo.cli(['server', 'stop']).code).toBe(0);
     expect(solo.cli(['stats']).code).toBe(0);
@@ -248,9 +269,14 @@ describeWhen(need, `the cluster as deployed ${onPg()}`, () => {
     expect(solo.json<{ name: string; host: string; pending: string | null }>(['cluster', 'status'])).toMatchObject({ name, host: 'late', pending: null });
     // And a change of host while in the cluster is refused the same way; cluster status says it waits.
     solo.writeConfig({ concurrency: { max: 2 }, cluster: { url: server.url, name, host: 'renamed' } });
-    await until(() => solo.json<{ config_error: { message: string } | null }>(['stats']).config_error?.message.match(/cluster\.host/), 'the rename to be refused');
+    await until(
+      () => solo.json<{ config_error: { message: string } | null }>(['stats']).config_error?.message.match(/cluster\.host/),
+      'the rename to be refused',
+    );
     expect(solo.json<{ cluster: { host: string } }>(['server', 'status']).cluster.host).toBe('late');
-    expect(solo.cli(['cluster', 'status']).stdout).toMatch(/^config\.json was edited: cluster\.host changed: cluster settings take effect when the supervisor restarts/m);
+    expect(solo.cli(['cluster', 'status']).stdout).toMatch(
+      /^config\.json was edited: cluster\.host changed: cluster settings take effect when the supervisor restarts/m,
+    );
   });
 });
 
@@ -274,7 +300,12 @@ describeWhen(poolerNeed, `the cluster behind PgBouncer in transaction mode ${onP
     expect([ra.code, rb.code], ra.stdout + rb.stdout).toEqual([0, 0]);
     // The probe waits 2 s for its own notification before it says "not arriving";
     // on a quiet machine the six runs are done before that, and the state is still "unknown".
-    await until(() => a!.json<{ notifications: string }>(['cluster', 'status']).notifications === 'not arriving' || null, 'the probe to find notifications not arriving', 30_000, 200);
+    await until(
+      () => a!.json<{ notifications: string }>(['cluster', 'status']).notifications === 'not arriving' || null,
+      'the probe to find notifications not arriving',
+      30_000,
+      200,
+    );
     expect(a!.cli(['cluster', 'status']).stdout).toMatch(/notifications do not arrive/);
     expect(a!.cli(['stats']).stdout).toMatch(/notifications do not arrive/);
     expect(fs.readFileSync(path.join(a!.dir, 'server.log'), 'utf8')).toMatch(/notifications do not arrive/);
@@ -288,7 +319,12 @@ describeWhen(poolerNeed, `the cluster behind PgBouncer in transaction mode ${onP
     }
     const [ra, rb] = await Promise.all([cliAsync(a!, ['wait', '--all', '--timeout', '60s']), cliAsync(b!, ['wait', '--all', '--timeout', '60s'])]);
     expect([ra.code, rb.code], ra.stdout + rb.stdout).toEqual([0, 0]);
-    await until(() => a!.json<{ notifications: string }>(['cluster', 'status']).notifications === 'arriving' || null, 'the probe to find notifications arriving', 30_000, 200);
+    await until(
+      () => a!.json<{ notifications: string }>(['cluster', 'status']).notifications === 'arriving' || null,
+      'the probe to find notifications arriving',
+      30_000,
+      200,
+    );
   });
 
   it('three machines joining a new database at once through the pooler, three times over, all come up and leave no advisory lock behind', async () => {
@@ -300,8 +336,14 @@ describeWhen(poolerNeed, `the cluster behind PgBouncer in transaction mode ${onP
         const url = bouncer.url.replace(/\/postgres$/, `/${db}`);
         const ms = machines(3, { max: 2 }, {}, url);
         const ups = await Promise.all(ms.map((m) => cliAsync(m, ['stats'])));
-        expect(ups.map((u) => u.code), ups.map((u) => u.stderr).join('\n')).toEqual([0, 0, 0]);
-        const locks = await dba.query<{ n: string }>(`SELECT COUNT(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = $1`, [db]);
+        expect(
+          ups.map((u) => u.code),
+          ups.map((u) => u.stderr).join('\n'),
+        ).toEqual([0, 0, 0]);
+        const locks = await dba.query<{ n: string }>(
+          `SELECT COUNT(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = $1`,
+          [db],
+        );
         expect(Number(locks.rows[0]!.n)).toBe(0);
         for (const m of ms) m.cleanup();
       }

@@ -16,10 +16,14 @@ afterEach(() => {
 });
 
 describe('sbin', () => {
-  itWhen({ reason: fs.existsSync('/usr/sbin/runuser') ? null : 'no /usr/sbin/runuser on this system', optional: true }, 'finds runuser in /usr/sbin when PATH does not name it', () => {
-    process.env.PATH = '/nonexistent';
-    expect(sbin('runuser')).toBe('/usr/sbin/runuser');
-  });
+  itWhen(
+    { reason: fs.existsSync('/usr/sbin/runuser') ? null : 'no /usr/sbin/runuser on this system', optional: true },
+    'finds runuser in /usr/sbin when PATH does not name it',
+    () => {
+      process.env.PATH = '/nonexistent';
+      expect(sbin('runuser')).toBe('/usr/sbin/runuser');
+    },
+  );
   it('prefers what PATH finds, and leaves an unknown name as it is', () => {
     process.env.PATH = `/nonexistent:${process.execPath.replace(/\/node$/, '')}`;
     expect(sbin('node')).toBe(process.execPath);
@@ -29,14 +33,18 @@ describe('sbin', () => {
 
 describe('the folder for a test server, as root', () => {
   const rootHere = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/runuser');
-  itWhen({ reason: rootHere ? null : 'not root (or no runuser): the server runs as the caller', optional: true }, 'is found when PATH holds only folders the postgres user cannot enter (tools run by absolute path)', () => {
-    // A PATH like CI's Node 24 under /root: a closed folder first, with a `test` in it the postgres user cannot reach.
-    const closed = fs.mkdtempSync(path.join(os.homedir(), '.orcr-closed-'));
-    onTestFinished(() => fs.rmSync(closed, { recursive: true, force: true }));
-    fs.chmodSync(closed, 0o700);
-    fs.copyFileSync('/usr/bin/test', path.join(closed, 'test'));
-    process.env.PATH = `${closed}:${path.dirname(process.execPath)}`;
-    expect(serverParent()).not.toBeNull();
-    expect(pgUnavailable()).toBeNull();
-  });
+  itWhen(
+    { reason: rootHere ? null : 'not root (or no runuser): the server runs as the caller', optional: true },
+    'is found when PATH holds only folders the postgres user cannot enter (tools run by absolute path)',
+    () => {
+      // A PATH like CI's Node 24 under /root: a closed folder first, with a `test` in it the postgres user cannot reach.
+      const closed = fs.mkdtempSync(path.join(os.homedir(), '.orcr-closed-'));
+      onTestFinished(() => fs.rmSync(closed, { recursive: true, force: true }));
+      fs.chmodSync(closed, 0o700);
+      fs.copyFileSync('/usr/bin/test', path.join(closed, 'test'));
+      process.env.PATH = `${closed}:${path.dirname(process.execPath)}`;
+      expect(serverParent()).not.toBeNull();
+      expect(pgUnavailable()).toBeNull();
+    },
+  );
 });

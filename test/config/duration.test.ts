@@ -122,7 +122,10 @@ describe('checkDurationMs', () => {
 
 describe('config.json durations', () => {
   it('takes text and numbers of milliseconds up to a year', () => {
-    const cfg = parseConfig({ timings: { kill_grace: '1m30s', idle_after: MAX_DURATION_MS, limit_hold: '4d 23h' }, concurrency: { workloads: { q: { max_wait: '1h30m' } } } });
+    const cfg = parseConfig({
+      timings: { kill_grace: '1m30s', idle_after: MAX_DURATION_MS, limit_hold: '4d 23h' },
+      concurrency: { workloads: { q: { max_wait: '1h30m' } } },
+    });
     expect(cfg.timings.kill_grace).toBe(90 * S);
     expect(cfg.timings.idle_after).toBe(MAX_DURATION_MS);
     expect(cfg.timings.limit_hold).toBe(4 * D + 23 * H);

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { argMax, execBytes, execProblem, LAUNCH_RESERVE, MAX_ARG_STRLEN } from '../../src/config/exec-limits.js';
 
-const limits = (stack: string) => `Limit                     Soft Limit           Hard Limit           Units\nMax stack size            ${stack}              unlimited            bytes\n`;
+const limits = (stack: string) =>
+  `Limit                     Soft Limit           Hard Limit           Units\nMax stack size            ${stack}              unlimited            bytes\n`;
 
 describe('argMax', () => {
   it('is a quarter of the stack limit, at least 128 KiB and at most 6 MiB, as the kernel reckons it', () => {
@@ -26,6 +27,8 @@ describe('execProblem', () => {
     expect(execProblem(['x'], { K: 'v'.repeat(MAX_ARG_STRLEN - 2) }, max)).toMatch(/^the environment has a variable "K" of 128 KiB: /);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`V${i}`, 'v'.repeat(100 * 1024)]));
     expect(execBytes([], many)).toBeGreaterThan(max - LAUNCH_RESERVE);
-    expect(execProblem(['x'], many, max, { argv: '"command"', env: '"env"' })).toMatch(/^"command" and "env" come to 2.1 MiB, and a program here can be started with at most 2032 KiB of them \(ARG_MAX 2 MiB/);
+    expect(execProblem(['x'], many, max, { argv: '"command"', env: '"env"' })).toMatch(
+      /^"command" and "env" come to 2.1 MiB, and a program here can be started with at most 2032 KiB of them \(ARG_MAX 2 MiB/,
+    );
   });
 });

@@ -68,7 +68,11 @@ describe('AdmissionIndex live policy and holds', () => {
 describe('AdmissionIndex queue and holders', () => {
   it('waiting() is in queue order, queuePosition() in admission order', () => {
     const p = policy({ max: 1, workloads: { urgent: wl({ priority: 5 }) } });
-    const ix = index(p, [holder('h')], [waiter('d1'), waiter('u1', { workload: 'urgent' }), waiter('d2', { provider: 'codex' }), waiter('u2', { workload: 'urgent' })]);
+    const ix = index(
+      p,
+      [holder('h')],
+      [waiter('d1'), waiter('u1', { workload: 'urgent' }), waiter('d2', { provider: 'codex' }), waiter('u2', { workload: 'urgent' })],
+    );
     expect(uuids(ix.waiting())).toEqual(['d1', 'u1', 'd2', 'u2']);
     expect(['u1', 'u2', 'd1', 'd2'].map((u) => ix.queuePosition(u))).toEqual([1, 2, 3, 4]);
     expect([...ix.positions()]).toEqual([

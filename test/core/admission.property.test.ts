@@ -192,9 +192,7 @@ function decideStep(m: Model): void {
   // FIFO within a class: no earlier waiter of the same priority/provider/workload left behind.
   const started = promoted.map((u) => byUuid.get(u)!);
   for (const w of m.waiters) {
-    const overtaken = started.find(
-      (s) => s.provider === w.provider && s.workload === w.workload && prio(s) === prio(w) && s.queue_seq > w.queue_seq,
-    );
+    const overtaken = started.find((s) => s.provider === w.provider && s.workload === w.workload && prio(s) === prio(w) && s.queue_seq > w.queue_seq);
     expect(overtaken, `${w.uuid} overtaken`).toBeUndefined();
   }
   // No head-of-line blocking: nothing left in the queue could still start.

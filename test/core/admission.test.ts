@@ -9,7 +9,12 @@ import { ENGINES, NOW, admission, holder, policy, waiter, wl } from './admission
 describe.each(ENGINES)('admission through %s', (_name, make) => {
   describe('decide', () => {
     it('cap 2 with 5 queued promotes exactly the first two, a second pass promotes nothing, ending one promotes the third', () => {
-      const a = admission(make, policy({ max: 2 }), [], ['a', 'b', 'c', 'd', 'e'].map((u) => waiter(u)));
+      const a = admission(
+        make,
+        policy({ max: 2 }),
+        [],
+        ['a', 'b', 'c', 'd', 'e'].map((u) => waiter(u)),
+      );
 
       expect(a.decide()).toEqual(['a', 'b']);
       expect(a.holders()).toEqual(['a', 'b']);
@@ -46,12 +51,22 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
     });
 
     it('an unlisted provider is bounded by the global cap only', () => {
-      const a = admission(make, policy({ max: 3, providers: { codex: 1 } }), [], ['a', 'b', 'c', 'd'].map((u) => waiter(u, { provider: 'gemini' })));
+      const a = admission(
+        make,
+        policy({ max: 3, providers: { codex: 1 } }),
+        [],
+        ['a', 'b', 'c', 'd'].map((u) => waiter(u, { provider: 'gemini' })),
+      );
       expect(a.decide()).toEqual(['a', 'b', 'c']);
     });
 
     it('reserved slots stay idle for other workloads, then the reserving workload gets in', () => {
-      const a = admission(make, policy({ max: 4, workloads: { review: wl({ reserved: 2 }) } }), [], ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'].map((u) => waiter(u)));
+      const a = admission(
+        make,
+        policy({ max: 4, workloads: { review: wl({ reserved: 2 }) } }),
+        [],
+        ['d1', 'd2', 'd3', 'd4', 'd5', 'd6'].map((u) => waiter(u)),
+      );
       expect(a.decide()).toEqual(['d1', 'd2']);
       expect(a.decide()).toEqual([]);
 
@@ -65,12 +80,22 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
     });
 
     it('a reserving workload may use unreserved slots beyond its reservation', () => {
-      const a = admission(make, policy({ max: 4, workloads: { review: wl({ reserved: 1 }) } }), [], ['r1', 'r2', 'r3', 'r4'].map((u) => waiter(u, { workload: 'review' })));
+      const a = admission(
+        make,
+        policy({ max: 4, workloads: { review: wl({ reserved: 1 }) } }),
+        [],
+        ['r1', 'r2', 'r3', 'r4'].map((u) => waiter(u, { workload: 'review' })),
+      );
       expect(a.decide()).toEqual(['r1', 'r2', 'r3', 'r4']);
     });
 
     it('a reservation beyond the workload max does not idle slots it could never use', () => {
-      const a = admission(make, policy({ max: 4, workloads: { review: wl({ reserved: 3, max: 1 }) } }), [], ['d1', 'd2', 'd3', 'd4'].map((u) => waiter(u)));
+      const a = admission(
+        make,
+        policy({ max: 4, workloads: { review: wl({ reserved: 3, max: 1 }) } }),
+        [],
+        ['d1', 'd2', 'd3', 'd4'].map((u) => waiter(u)),
+      );
       expect(a.decide()).toEqual(['d1', 'd2', 'd3']);
     });
 
@@ -82,7 +107,12 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
     });
 
     it('priority never preempts: a full cap with a high-priority waiter promotes nothing', () => {
-      const a = admission(make, policy({ max: 2, workloads: { urgent: wl({ priority: 10 }) } }), [holder('d1'), holder('d2')], [waiter('u1', { workload: 'urgent' })]);
+      const a = admission(
+        make,
+        policy({ max: 2, workloads: { urgent: wl({ priority: 10 }) } }),
+        [holder('d1'), holder('d2')],
+        [waiter('u1', { workload: 'urgent' })],
+      );
       expect(a.decide()).toEqual([]);
       expect(a.holders()).toEqual(['d1', 'd2']);
     });
@@ -138,17 +168,31 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
     const p = policy({ workloads: { quick: wl({ max_wait_ms: 1000 }) } });
 
     it('expired returns waiters over their workload max_wait_ms (strictly greater), not others', () => {
-      const a = admission(make, p, [], [
-        waiter('over', { workload: 'quick', enqueued_at: 8_999 }),
-        waiter('exact', { workload: 'quick', enqueued_at: 9_000 }),
-        waiter('fresh', { workload: 'quick', enqueued_at: 9_500 }),
-        waiter('nolimit', { enqueued_at: 0 }),
-      ]);
+      const a = admission(
+        make,
+        p,
+        [],
+        [
+          waiter('over', { workload: 'quick', enqueued_at: 8_999 }),
+          waiter('exact', { workload: 'quick', enqueued_at: 9_000 }),
+          waiter('fresh', { workload: 'quick', enqueued_at: 9_500 }),
+          waiter('nolimit', { enqueued_at: 0 }),
+        ],
+      );
       expect(a.expired(10_000)).toEqual(['over']);
     });
 
     it('expired lists in queue order even when enqueued_at is not', () => {
-      const a = admission(make, p, [], [waiter('b', { workload: 'quick', enqueued_at: 5_000 }), waiter('a', { workload: 'quick', enqueued_at: 1_000 }), waiter('c', { workload: 'quick', enqueued_at: 3_000 })]);
+      const a = admission(
+        make,
+        p,
+        [],
+        [
+          waiter('b', { workload: 'quick', enqueued_at: 5_000 }),
+          waiter('a', { workload: 'quick', enqueued_at: 1_000 }),
+          waiter('c', { workload: 'quick', enqueued_at: 3_000 }),
+        ],
+      );
       expect(a.expired(10_000)).toEqual(['b', 'a', 'c']);
     });
 
@@ -183,14 +227,7 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
       const usage = admission(make, p, holders, waiters, { claude: 12_000 }).capUsage(10_000);
       const by = Object.fromEntries(usage.map((u) => [u.cap, u]));
 
-      expect(usage.map((u) => u.cap)).toEqual([
-        'global',
-        'provider:claude',
-        'provider:codex',
-        'provider:gemini',
-        'workload:default',
-        'workload:review',
-      ]);
+      expect(usage.map((u) => u.cap)).toEqual(['global', 'provider:claude', 'provider:codex', 'provider:gemini', 'workload:default', 'workload:review']);
       expect(by.global).toEqual({
         cap: 'global',
         limit: 4,
@@ -209,11 +246,25 @@ describe.each(ENGINES)('admission through %s', (_name, make) => {
       expect(by['provider:codex']).toMatchObject({ limit: 4, active: 1, holders: ['h2'], queued: 1, oldest_wait_ms: 3_000, held_until: null });
       expect(by['provider:gemini']).toMatchObject({ limit: 1, active: 0, holders: [], queued: 0, oldest_wait_ms: 0, waiting: [] });
       expect(by['workload:default']).toMatchObject({ limit: 4, active: 1, queued: 2, oldest_wait_ms: 6_000, reserved: 0, waiting: ['w1', 'w2'] });
-      expect(by['workload:review']).toMatchObject({ limit: 2, active: 1, holders: ['h2'], queued: 1, oldest_wait_ms: 1_000, reserved: 1, held_until: null, priority: 5 });
+      expect(by['workload:review']).toMatchObject({
+        limit: 2,
+        active: 1,
+        holders: ['h2'],
+        queued: 1,
+        oldest_wait_ms: 1_000,
+        reserved: 1,
+        held_until: null,
+        priority: 5,
+      });
     });
 
     it('capUsage lists at most the first five waiters in admission order', () => {
-      const [global] = admission(make, policy(), [], ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((u) => waiter(u))).capUsage();
+      const [global] = admission(
+        make,
+        policy(),
+        [],
+        ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((u) => waiter(u)),
+      ).capUsage();
       expect(global.queued).toBe(7);
       expect(global.waiting).toEqual(['a', 'b', 'c', 'd', 'e']);
     });

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { dependencyVerdict, GraphError, planGraph, type InputState } from '../../src/core/dependencies.js';
 import { waitingText } from '../../src/text/waiting.js';
 
-const input = (name: string, status: InputState['status'], exit_reason: InputState['exit_reason'] = null): InputState => ({ uuid: `u-${name}`, name, status, exit_reason });
+const input = (name: string, status: InputState['status'], exit_reason: InputState['exit_reason'] = null): InputState => ({
+  uuid: `u-${name}`,
+  name,
+  status,
+  exit_reason,
+});
 
 describe('dependencyVerdict', () => {
   it('waits while an input has not ended, goes once each completed', () => {
@@ -25,7 +30,9 @@ describe('planGraph', () => {
     expect(planGraph([line('a'), line('b', 'a', 'old')], (r) => (r === 'old' ? 'uuid-old' : null))).toEqual([[], [{ line: 0 }, { run: 'uuid-old' }]]);
   });
   it('refuses unknown names, self-references and cycles, naming the lines', () => {
-    expect(() => planGraph([line('a', 'zz')], () => null)).toThrow(new GraphError('line a: "after" names "zz", which is neither a run of this call nor a run orcr knows'));
+    expect(() => planGraph([line('a', 'zz')], () => null)).toThrow(
+      new GraphError('line a: "after" names "zz", which is neither a run of this call nor a run orcr knows'),
+    );
     expect(() => planGraph([line('a', 'a')], () => 'x')).toThrow(/line a: "after" names the run itself/);
     expect(() => planGraph([line('a', 'c'), line('b', 'a'), line('c', 'b')], () => null)).toThrow('a cycle of "after": line a → line c → line b → line a');
   });
@@ -41,6 +48,15 @@ describe('WHY of a dependent', () => {
   it('names the one it waits for, or how many are left', () => {
     expect(waitingText({ ...w, limit: 1, inputs: [{ uuid: 'm', name: 'migrate', status: 'working' }] })).toBe('after migrate (working)');
     expect(waitingText({ ...w, limit: 3, inputs: [{ uuid: 'b', name: 'b', status: 'queued' }] })).toBe('after 3 runs · 1 left (b queued)');
-    expect(waitingText({ ...w, limit: 3, inputs: [{ uuid: 'b', name: 'b', status: 'queued' }, { uuid: 'c', name: 'c', status: 'working' }] })).toBe('after 3 runs · 2 left (b queued, …)');
+    expect(
+      waitingText({
+        ...w,
+        limit: 3,
+        inputs: [
+          { uuid: 'b', name: 'b', status: 'queued' },
+          { uuid: 'c', name: 'c', status: 'working' },
+        ],
+      }),
+    ).toBe('after 3 runs · 2 left (b queued, …)');
   });
 });

@@ -9,7 +9,13 @@ import type { Run, RunLimits, RunStatus } from '../../src/core/types.js';
 const MAX_STARTING = 30_000;
 
 function run(status: RunStatus, limits: Partial<RunLimits> = {}, over: Partial<Run> = {}): Run {
-  return { ...newRun({ uuid: 'u', name: 'r', provider: 'p', workload: 'w', queue_seq: 1, command: ['x'], cwd: '/', now: 1_000, limits: { ...NO_LIMITS, ...limits } }), status, started_at: 1_000, status_at: 2_000, ...over };
+  return {
+    ...newRun({ uuid: 'u', name: 'r', provider: 'p', workload: 'w', queue_seq: 1, command: ['x'], cwd: '/', now: 1_000, limits: { ...NO_LIMITS, ...limits } }),
+    status,
+    started_at: 1_000,
+    status_at: 2_000,
+    ...over,
+  };
 }
 
 const clocks = { startedAt: 1_000, lastOutputAt: 2_000, stopping: false };
@@ -23,28 +29,53 @@ describe('nextGuard', () => {
   });
 
   it('an idle run with idle_after is reaped as completed at its idle time + idle_after', () => {
-    expect(nextGuard(run('idle', { idle_after_ms: 1500 }), clocks, MAX_STARTING, 2_100)).toEqual({ at: 3_500, due: { kind: 'stop', reason: 'completed', detail: 'idle_reaped' } });
+    expect(nextGuard(run('idle', { idle_after_ms: 1500 }), clocks, MAX_STARTING, 2_100)).toEqual({
+      at: 3_500,
+      due: { kind: 'stop', reason: 'completed', detail: 'idle_reaped' },
+    });
     expect(nextGuard(run('idle'), clocks, MAX_STARTING, 2_100)).toBeNull();
   });
 
   it('the timeout counts from the start, not from the last status change, and the earliest clock wins', () => {
-    expect(nextGuard(run('working', { timeout_ms: 10_000 }), clocks, MAX_STARTING, 5_000)).toEqual({ at: 11_000, due: { kind: 'stop', reason: 'timeout', detail: null } });
-    expect(nextGuard(run('idle', { timeout_ms: 1_000, idle_after_ms: 60_000 }), clocks, MAX_STARTING, 1_500)?.due).toEqual({ kind: 'stop', reason: 'timeout', detail: null });
+    expect(nextGuard(run('working', { timeout_ms: 10_000 }), clocks, MAX_STARTING, 5_000)).toEqual({
+      at: 11_000,
+      due: { kind: 'stop', reason: 'timeout', detail: null },
+    });
+    expect(nextGuard(run('idle', { timeout_ms: 1_000, idle_after_ms: 60_000 }), clocks, MAX_STARTING, 1_500)?.due).toEqual({
+      kind: 'stop',
+      reason: 'timeout',
+      detail: null,
+    });
     // The start guard stands alone while starting: a timeout counts from the agent's start.
     expect(nextGuard(run('starting', { timeout_ms: 1 }, { status_at: 1_000 }), clocks, MAX_STARTING, 1_500)?.due.kind).toBe('stop');
     expect(nextGuard(run('starting', { timeout_ms: 1 }, { status_at: 1_000 }), clocks, MAX_STARTING, 1_500)?.at).toBe(31_000);
   });
 
-  it('a continued run\'s timeout counts from its first attempt\'s start, the wait between attempts included', () => {
-    const attempt = { n: 1, kind: 'continue' as const, started_at: 1_000, ended_at: 4_000, reason: 'errored' as const, detail: 'limit', session_id: 's', prompt: null };
+  it("a continued run's timeout counts from its first attempt's start, the wait between attempts included", () => {
+    const attempt = {
+      n: 1,
+      kind: 'continue' as const,
+      started_at: 1_000,
+      ended_at: 4_000,
+      reason: 'errored' as const,
+      detail: 'limit',
+      session_id: 's',
+      prompt: null,
+    };
     const r = run('working', { timeout_ms: 10_000 }, { attempts: [attempt] });
     // This attempt's watch began at 50,000: the whole run's 10 s were over long before.
-    expect(nextGuard(r, { ...clocks, startedAt: 50_000, lastOutputAt: 50_000 }, MAX_STARTING, 50_001)).toEqual({ at: 11_000, due: { kind: 'stop', reason: 'timeout', detail: null } });
+    expect(nextGuard(r, { ...clocks, startedAt: 50_000, lastOutputAt: 50_000 }, MAX_STARTING, 50_001)).toEqual({
+      at: 11_000,
+      due: { kind: 'stop', reason: 'timeout', detail: null },
+    });
   });
 
   it('a silent turn is a stall at its last output (or its start, if later) + turn_timeout; due now once past it', () => {
     const working = run('working', { turn_timeout_ms: 1_000 });
-    expect(nextGuard(working, { ...clocks, lastOutputAt: 2_500 }, MAX_STARTING, 3_000)).toEqual({ at: 3_500, due: { kind: 'stall', silentMs: 1_000, since: 2_500 } });
+    expect(nextGuard(working, { ...clocks, lastOutputAt: 2_500 }, MAX_STARTING, 3_000)).toEqual({
+      at: 3_500,
+      due: { kind: 'stall', silentMs: 1_000, since: 2_500 },
+    });
     expect(nextGuard(working, { ...clocks, lastOutputAt: 500 }, MAX_STARTING, 3_000)?.at).toBe(3_000);
     expect(nextGuard(working, clocks, MAX_STARTING, 4_000)).toEqual({ at: 4_000, due: { kind: 'stall', silentMs: 2_000, since: 2_000 } });
   });

@@ -56,15 +56,11 @@ describe('toolSignature', () => {
 
   it('is invariant under shuffled keys and calls (property)', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.string(), fc.dictionary(fc.string(), fc.jsonValue())), { maxLength: 5 }),
-        fc.integer(),
-        (calls, seed) => {
-          const reversed = calls.map(([n, input]) => call(n, Object.fromEntries(Object.entries(input).reverse())));
-          const rotated = [...reversed.slice(Math.abs(seed) % (reversed.length || 1)), ...reversed.slice(0, Math.abs(seed) % (reversed.length || 1))];
-          expect(toolSignature(rotated)).toBe(toolSignature(calls.map(([n, input]) => call(n, input))));
-        },
-      ),
+      fc.property(fc.array(fc.tuple(fc.string(), fc.dictionary(fc.string(), fc.jsonValue())), { maxLength: 5 }), fc.integer(), (calls, seed) => {
+        const reversed = calls.map(([n, input]) => call(n, Object.fromEntries(Object.entries(input).reverse())));
+        const rotated = [...reversed.slice(Math.abs(seed) % (reversed.length || 1)), ...reversed.slice(0, Math.abs(seed) % (reversed.length || 1))];
+        expect(toolSignature(rotated)).toBe(toolSignature(calls.map(([n, input]) => call(n, input))));
+      }),
     );
   });
 });
@@ -130,13 +126,21 @@ describe('observeTurn', () => {
 
   it('the buffers never hold more than the window', () => {
     const cfg: LoopConfig = { action: 'warn', max_repetitions: 3, window: 5 };
-    const { state } = run(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => tool(n)), cfg);
+    const { state } = run(
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => tool(n)),
+      cfg,
+    );
     expect(state.tools).toHaveLength(5);
   });
 
   it('max_repetitions is honoured', () => {
     const cfg: LoopConfig = { action: 'warn', max_repetitions: 5, window: 4 };
-    expect(run(Array.from({ length: 5 }, () => tool('a')), cfg).effects).toEqual(['none', 'none', 'none', 'none', 'warn']);
+    expect(
+      run(
+        Array.from({ length: 5 }, () => tool('a')),
+        cfg,
+      ).effects,
+    ).toEqual(['none', 'none', 'none', 'none', 'warn']);
   });
 
   it('warn carries the message once; a non-repeating turn clears the warning; a later loop warns again', () => {

@@ -6,13 +6,15 @@ import { admits, degraded, degradedReason, isDraining, isPaused, recovered, RUNN
 
 describe('mode', () => {
   it('only running admits; degraded and stopping write nothing', () => {
-    expect([RUNNING, withPaused(RUNNING, true), withDraining(RUNNING), degraded(RUNNING, 'disk'), STOPPING].map((m) => [m.kind, admits(m), writes(m)])).toEqual([
-      ['running', true, true],
-      ['paused', false, true],
-      ['draining', false, true],
-      ['degraded', false, false],
-      ['stopping', false, false],
-    ]);
+    expect([RUNNING, withPaused(RUNNING, true), withDraining(RUNNING), degraded(RUNNING, 'disk'), STOPPING].map((m) => [m.kind, admits(m), writes(m)])).toEqual(
+      [
+        ['running', true, true],
+        ['paused', false, true],
+        ['draining', false, true],
+        ['degraded', false, false],
+        ['stopping', false, false],
+      ],
+    );
   });
 
   it('a degrade remembers the pause and the drain, and a recovery resumes them', () => {

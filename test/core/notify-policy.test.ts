@@ -31,7 +31,8 @@ describe('notable events', () => {
     expect(notableKind({ type: 'budget_warning', data: { scope: 'fleet' }, run: null })).toBe('budget');
     expect(notableKind({ type: 'budget_exceeded', data: { scope: 'fleet' }, run: null })).toBe('budget');
     expect(notableKind({ type: 'loop_detected', data: { action: 'warn' }, run: plain })).toBe('loop');
-    for (const type of ['queued', 'starting', 'working', 'usage', 'config_reloaded', 'hold_lifted']) expect(notableKind({ type, data: {}, run: plain })).toBeNull();
+    for (const type of ['queued', 'starting', 'working', 'usage', 'config_reloaded', 'hold_lifted'])
+      expect(notableKind({ type, data: {}, run: plain })).toBeNull();
   });
 });
 
@@ -90,7 +91,11 @@ describe('summary', () => {
 
   it('puts kinds side by side, and says what was left out', () => {
     const s = summarize({
-      items: [ended('a'), { kind: 'awaiting_input', name: 'chat', type: 'idle', data: {} }, { kind: 'budget', name: null, type: 'budget_warning', data: { scope: 'fleet', meter: 'tokens', fraction: 0.8 } }],
+      items: [
+        ended('a'),
+        { kind: 'awaiting_input', name: 'chat', type: 'idle', data: {} },
+        { kind: 'budget', name: null, type: 'budget_warning', data: { scope: 'fleet', meter: 'tokens', fraction: 0.8 } },
+      ],
       omitted: 2,
     });
     expect(s).toBe('a ended: errored · chat awaits input · budget: fleet tokens at 80% · and 2 more');

@@ -38,7 +38,15 @@ describe('a pace after a lift', () => {
     const paces = { claude: { interval_ms: 1_000, left: 2, next_at: NOW + 1_000 } };
     expect(withPaceHolds({ codex: NOW + 5 }, paces)).toEqual({ codex: NOW + 5, claude: NOW + 1_000 });
     expect(withPaceHolds({ claude: NOW + 9_000 }, paces)).toEqual({ claude: NOW + 9_000 });
-    const held = { reason: 'hold' as const, name: 'claude', active: null, limit: null, reserved: null, until: new Date(NOW + 1_000).toISOString(), position: 2 };
+    const held = {
+      reason: 'hold' as const,
+      name: 'claude',
+      active: null,
+      limit: null,
+      reserved: null,
+      until: new Date(NOW + 1_000).toISOString(),
+      position: 2,
+    };
     expect(pacedWaiting(held, paces, {}, NOW)).toMatchObject({ reason: 'pace', name: 'claude', active: 2, every_ms: 1_000 });
     // A hold of its own comes first.
     expect(pacedWaiting(held, paces, { claude: NOW + 9_000 }, NOW)).toBe(held);
@@ -52,7 +60,7 @@ describe('how long a usage limit holds', () => {
     expect(holdFor(0, NOW, null, LIMIT_HOLD)).toBe(SHORT_HOLD_MS);
   });
 
-  it('limit_hold when it says nothing, but briefly in the rush right after its provider\'s hold lifted', () => {
+  it("limit_hold when it says nothing, but briefly in the rush right after its provider's hold lifted", () => {
     expect(holdFor(null, NOW, null, LIMIT_HOLD)).toBe(LIMIT_HOLD);
     expect(holdFor(null, NOW, NOW - 5_000, LIMIT_HOLD)).toBe(SHORT_HOLD_MS);
     expect(holdFor(null, NOW, NOW - RESET_RUSH_MS, LIMIT_HOLD)).toBe(LIMIT_HOLD);

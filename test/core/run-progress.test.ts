@@ -8,7 +8,15 @@ import { applySignals, initialProgress, type ProgressContext, type ProgressSigna
 import type { Run, RunLimits } from '../../src/core/types.js';
 
 const NOW = 1_000_000;
-const ctx = (over: Partial<ProgressContext> = {}): ProgressContext => ({ now: NOW, price: null, fleetExceeded: false, limitHoldMs: 300_000, heldUntil: null, takesInput: true, ...over });
+const ctx = (over: Partial<ProgressContext> = {}): ProgressContext => ({
+  now: NOW,
+  price: null,
+  fleetExceeded: false,
+  limitHoldMs: 300_000,
+  heldUntil: null,
+  takesInput: true,
+  ...over,
+});
 
 function run(status: Run['status'], over: Partial<Run> = {}, limits: Partial<RunLimits> = {}): Run {
   let r = newRun({ uuid: 'u1', name: 'r', provider: 'claude', workload: 'default', queue_seq: 1, command: ['x'], cwd: '/', now: 0, protocol: 'jsonl' });
@@ -29,7 +37,13 @@ describe('signals', () => {
     ['alive while working changes nothing but the session', run('working'), [{ kind: 'alive', session_id: 's2' }], { status: 'working', session_id: 's2' }, []],
     ['turn_start: idle → working', run('idle'), [{ kind: 'turn_start' }], { status: 'working' }, ['working']],
     ['turn_start: blocked → working', run('blocked'), [{ kind: 'turn_start' }], { status: 'working' }, ['working']],
-    ['turn_end: an interactive run goes idle, turn counted', run('working', { interactive: true }), [{ kind: 'turn_end' }], { status: 'idle', turns: 1 }, ['idle']],
+    [
+      'turn_end: an interactive run goes idle, turn counted',
+      run('working', { interactive: true }),
+      [{ kind: 'turn_end' }],
+      { status: 'idle', turns: 1 },
+      ['idle'],
+    ],
     ['turn_end: a one-shot run stays working (its input closes)', run('working'), [{ kind: 'turn_end' }], { status: 'working', turns: 1 }, []],
     [
       'turn_end: an interactive run blocked on login stays blocked',
@@ -38,15 +52,45 @@ describe('signals', () => {
       { status: 'blocked', blocked_kind: 'login', turns: 1 },
       ['blocked'],
     ],
-    ['usage adds tokens and takes the reported cumulative cost', run('working'), [{ kind: 'usage', input: 3, output: 2, cached: 1, cost_usd_total: 0.25 }], { tokens: { input: 3, output: 2, cached: 1 }, cost_usd: 0.25 }, []],
+    [
+      'usage adds tokens and takes the reported cumulative cost',
+      run('working'),
+      [{ kind: 'usage', input: 3, output: 2, cached: 1, cost_usd_total: 0.25 }],
+      { tokens: { input: 3, output: 2, cached: 1 }, cost_usd: 0.25 },
+      [],
+    ],
     ['usage after a block resumes work', run('blocked'), [{ kind: 'usage', input: 1, output: 1, cached: 0 }], { status: 'working' }, ['working']],
     ['tool: last tool', run('working'), [{ kind: 'tool', name: 'Bash', input: { command: 'ls' } }], { last_tool: 'Bash' }, []],
     ['text: last text, cut to 500', run('working'), [{ kind: 'text', text: 'y'.repeat(600) }], { last_text: 'y'.repeat(500) }, []],
-    ['result: its text is the last word', run('working'), [{ kind: 'result', ok: false, text: 'quota exceeded', detail: 'limit' }], { last_text: 'quota exceeded' }, []],
-    ['blocked: working → blocked with its kind', run('working'), [{ kind: 'blocked', blocked: 'question' }], { status: 'blocked', blocked_kind: 'question' }, ['blocked']],
-    ['output: a plain run that prints is working', run('starting', { protocol: 'plain' }), [{ kind: 'output', line: 'hello' }], { status: 'working' }, ['working']],
+    [
+      'result: its text is the last word',
+      run('working'),
+      [{ kind: 'result', ok: false, text: 'quota exceeded', detail: 'limit' }],
+      { last_text: 'quota exceeded' },
+      [],
+    ],
+    [
+      'blocked: working → blocked with its kind',
+      run('working'),
+      [{ kind: 'blocked', blocked: 'question' }],
+      { status: 'blocked', blocked_kind: 'question' },
+      ['blocked'],
+    ],
+    [
+      'output: a plain run that prints is working',
+      run('starting', { protocol: 'plain' }),
+      [{ kind: 'output', line: 'hello' }],
+      { status: 'working' },
+      ['working'],
+    ],
     ['output from a protocol run is only output', run('starting'), [{ kind: 'output', line: 'banner' }], { status: 'starting' }, []],
-    ['model_turn: counted by the loop detector, not as a turn', run('working'), [{ kind: 'tool', name: 'Bash', input: 1 }, { kind: 'model_turn' }], { turns: 0, loop_flags: { detected: false, warned: false, repetitions: 1 } }, []],
+    [
+      'model_turn: counted by the loop detector, not as a turn',
+      run('working'),
+      [{ kind: 'tool', name: 'Bash', input: 1 }, { kind: 'model_turn' }],
+      { turns: 0, loop_flags: { detected: false, warned: false, repetitions: 1 } },
+      [],
+    ],
   ])('%s', (_what, before, signals, expected, events) => {
     const p = applySignals(before, initialProgress(), signals, ctx());
     expect(p.run).toMatchObject(expected);
@@ -54,12 +98,27 @@ describe('signals', () => {
   });
 
   it('agent_retry: the agent waiting a limit out by itself is blocked on the limit, its provider held as long, the wait recorded once; work again ends it', () => {
-    const wait: ProgressSignal[] = [{ kind: 'blocked', blocked: 'limit', retry_after_s: 90 }, { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000 }];
+    const wait: ProgressSignal[] = [
+      { kind: 'blocked', blocked: 'limit', retry_after_s: 90 },
+      { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000 },
+    ];
     const p = applySignals(run('working'), initialProgress(), wait, ctx());
-    expect(p.run).toMatchObject({ status: 'blocked', blocked_kind: 'limit', agent_retry: { attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000, at: NOW } });
+    expect(p.run).toMatchObject({
+      status: 'blocked',
+      blocked_kind: 'limit',
+      agent_retry: { attempt: 1, max: 300, error: 'rate_limit', delay_ms: 90_000, at: NOW },
+    });
     expect(types(p)).toEqual(['hold', 'blocked', 'agent_retry']);
     // The same wait read again (a supervisor restarted reads its line anew): nothing new, its start kept.
-    const again = applySignals(p.run, p.state, [{ kind: 'blocked', blocked: 'limit', retry_after_s: 60 }, { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 60_000 }], ctx({ now: NOW + 30_000, heldUntil: NOW + 90_000 }));
+    const again = applySignals(
+      p.run,
+      p.state,
+      [
+        { kind: 'blocked', blocked: 'limit', retry_after_s: 60 },
+        { kind: 'agent_retry', attempt: 1, max: 300, error: 'rate_limit', delay_ms: 60_000 },
+      ],
+      ctx({ now: NOW + 30_000, heldUntil: NOW + 90_000 }),
+    );
     expect(types(again)).toEqual([]);
     expect(again.run.agent_retry).toEqual(p.run.agent_retry);
     const back = applySignals(again.run, again.state, [{ kind: 'text', text: 'Carried on.' }], ctx({ now: NOW + 91_000 }));
@@ -67,7 +126,12 @@ describe('signals', () => {
   });
 
   it('turn_start while idle after a limit: the agent went on by itself, so orcr no longer tells it to go on when the hold lifts', () => {
-    const limited = applySignals(run('working', { interactive: true }), initialProgress(), [{ kind: 'result', ok: false, detail: 'limit' }, { kind: 'turn_end' }], ctx());
+    const limited = applySignals(
+      run('working', { interactive: true }),
+      initialProgress(),
+      [{ kind: 'result', ok: false, detail: 'limit' }, { kind: 'turn_end' }],
+      ctx(),
+    );
     expect(limited.run).toMatchObject({ status: 'idle', limited_at: NOW });
     const itself = applySignals(limited.run, limited.state, [{ kind: 'turn_start' }], ctx({ now: NOW + 60_000 }));
     expect(itself.run).toMatchObject({ status: 'working', limited_at: null });
@@ -111,12 +175,16 @@ describe('effects', () => {
   it('hold: the same reset said again a moment later (rounded to the second, read late) is the hold in force, not a new one; a later reset is', () => {
     const block = (retry: number): ProgressSignal => ({ kind: 'blocked', blocked: 'limit', retry_after_s: retry });
     // In force until NOW + 90.4 s (a rate_limit_event's reset, to the second); the agent's api_retry says 90.9 s.
-    expect(applySignals(run('blocked'), initialProgress(), [block(90.9)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([]);
+    expect(applySignals(run('blocked'), initialProgress(), [block(90.9)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual(
+      [],
+    );
     // In one batch, too.
     const both = applySignals(run('working'), initialProgress(), [block(90), block(90.5)], ctx());
     expect(both.effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 90_000 }]);
     expect(types(both).filter((t) => t === 'hold')).toHaveLength(1);
-    expect(applySignals(run('blocked'), initialProgress(), [block(95)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([{ kind: 'hold', provider: 'claude', until: NOW + 95_000 }]);
+    expect(applySignals(run('blocked'), initialProgress(), [block(95)], ctx({ heldUntil: NOW + 90_400 })).effects.filter((e) => e.kind === 'hold')).toEqual([
+      { kind: 'hold', provider: 'claude', until: NOW + 95_000 },
+    ]);
   });
 
   it('stop: a budget trips (strictly over), once', () => {
@@ -145,7 +213,14 @@ describe('effects', () => {
 
   it('max_turns N: what turn N+1 prints before the stop lands (the same read, or a later one) is not counted; its spend is', () => {
     const r = run('working', {}, { max_turns: 2 });
-    const turn = (n: number) => [{ kind: 'turn_start' }, { kind: 'tool', name: `Tool${n}`, input: n }, { kind: 'text', text: `Turn ${n} done` }, { kind: 'model_turn' }, { kind: 'turn_end' }] as const;
+    const turn = (n: number) =>
+      [
+        { kind: 'turn_start' },
+        { kind: 'tool', name: `Tool${n}`, input: n },
+        { kind: 'text', text: `Turn ${n} done` },
+        { kind: 'model_turn' },
+        { kind: 'turn_end' },
+      ] as const;
     const two = applySignals(r, initialProgress(), [...turn(1), ...turn(2)], ctx());
     expect(two.run).toMatchObject({ turns: 2, last_text: 'Turn 2 done', last_tool: 'Tool2' });
     // One read holds all of turn 3: stopped at its first line, the rest is not the run's.

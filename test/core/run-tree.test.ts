@@ -3,12 +3,27 @@
 
 import { describe, expect, it } from 'vitest';
 import { newRun } from '../../src/core/run-record.js';
-import { addToTree, ancestors, decideParent, descendantsOf, isDescendant, rolledUp, selfAndAncestors, treeOrder, treeTrip, usageDelta } from '../../src/core/run-tree.js';
+import {
+  addToTree,
+  ancestors,
+  decideParent,
+  descendantsOf,
+  isDescendant,
+  rolledUp,
+  selfAndAncestors,
+  treeOrder,
+  treeTrip,
+  usageDelta,
+} from '../../src/core/run-tree.js';
 import type { Run } from '../../src/core/types.js';
 
 let seq = 0;
 function mk(uuid: string, parent: string | null = null, depth = 0, over: Partial<Run> = {}): Run {
-  return { ...newRun({ uuid, name: uuid, provider: 'p', workload: 'w', queue_seq: ++seq, command: ['x'], cwd: '/', now: 0, parent, depth }), status: 'working', ...over };
+  return {
+    ...newRun({ uuid, name: uuid, provider: 'p', workload: 'w', queue_seq: ++seq, command: ['x'], cwd: '/', now: 0, parent, depth }),
+    status: 'working',
+    ...over,
+  };
 }
 
 describe('run tree', () => {
@@ -26,7 +41,11 @@ describe('run tree', () => {
   });
 
   it("rolls a child's increment into its ancestors and reads their ceilings against the whole tree", () => {
-    const parent = mk('p', null, 0, { limits: { ...mk('x').limits, max_tokens: 1000, max_cost_usd: 1 }, tokens: { input: 100, output: 0, cached: 0 }, cost_usd: 0.1 });
+    const parent = mk('p', null, 0, {
+      limits: { ...mk('x').limits, max_tokens: 1000, max_cost_usd: 1 },
+      tokens: { input: 100, output: 0, cached: 0 },
+      cost_usd: 0.1,
+    });
     const before = mk('c', 'p', 1);
     const after = { ...before, tokens: { input: 800, output: 150, cached: 5 }, cost_usd: 0.3 };
     const d = usageDelta(before, after)!;

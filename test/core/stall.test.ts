@@ -14,7 +14,8 @@ describe('stallVerdict', () => {
   });
 
   it('runs no clock outside a turn, without a turn timeout, or once warned', () => {
-    for (const status of ['starting', 'idle', 'blocked', 'queued', 'ended'] as const) expect(stallVerdict({ ...base, status, now: 99_000 })).toEqual({ kind: 'off' });
+    for (const status of ['starting', 'idle', 'blocked', 'queued', 'ended'] as const)
+      expect(stallVerdict({ ...base, status, now: 99_000 })).toEqual({ kind: 'off' });
     expect(stallVerdict({ ...base, turnTimeoutMs: null, now: 99_000 })).toEqual({ kind: 'off' });
     expect(stallVerdict({ ...base, turnTimeoutMs: undefined, now: 99_000 })).toEqual({ kind: 'off' });
     expect(stallVerdict({ ...base, stalled: true, now: 99_000 })).toEqual({ kind: 'off' });

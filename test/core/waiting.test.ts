@@ -37,7 +37,13 @@ describe('whyWaiting', () => {
   });
 
   it('a provider or workload without a cap of its own (limit = the global max) is never named: the global cap is', () => {
-    const w = whyWaiting(facts({ global: { active: 1, limit: 1 }, provider: { name: 'sh', active: 1, limit: 1, heldUntil: null }, workload: { name: 'default', active: 1, max: 1 } }));
+    const w = whyWaiting(
+      facts({
+        global: { active: 1, limit: 1 },
+        provider: { name: 'sh', active: 1, limit: 1, heldUntil: null },
+        workload: { name: 'default', active: 1, max: 1 },
+      }),
+    );
     expect(waitingText(w, NOW_)).toBe('global 1/1');
   });
 

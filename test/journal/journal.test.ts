@@ -20,7 +20,10 @@ afterEach(() => {
 });
 
 function run(j: Journal, name: string, over: Partial<Run> = {}): Run {
-  return { ...newRun({ uuid: `uuid-${name}`, name, provider: 'p', workload: 'default', queue_seq: j.nextQueueSeq(), command: ['true'], cwd: '/', now: 1_000 }), ...over };
+  return {
+    ...newRun({ uuid: `uuid-${name}`, name, provider: 'p', workload: 'default', queue_seq: j.nextQueueSeq(), command: ['true'], cwd: '/', now: 1_000 }),
+    ...over,
+  };
 }
 
 /** The event a run is inserted with, as the supervisor writes it. */

@@ -26,14 +26,38 @@ describe('journal v5: parent', () => {
     const old = newRun({ uuid: 'old-1', name: 'old', provider: 'p', workload: 'w', queue_seq: 1, command: ['true'], cwd: '/', now: 1 });
     delete old.parent;
     delete old.depth;
-    raw.prepare(`INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record) VALUES (?, ?, 'queued', 1, 'p', 'w', 1, ?)`).run(old.uuid, old.name, JSON.stringify(old));
+    raw
+      .prepare(`INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record) VALUES (?, ?, 'queued', 1, 'p', 'w', 1, ?)`)
+      .run(old.uuid, old.name, JSON.stringify(old));
     raw.close();
 
     const j = new Journal(file);
-    expect((j.db.pragma('user_version', { simple: true }) as number)).toBe(SCHEMA_VERSION);
+    expect(j.db.pragma('user_version', { simple: true }) as number).toBe(SCHEMA_VERSION);
     expect(j.getRun('old-1')!.parent ?? null).toBeNull();
-    const kid = newRun({ uuid: 'kid-1', name: 'kid', provider: 'p', workload: 'w', queue_seq: 2, command: ['true'], cwd: '/', now: 2, parent: 'old-1', depth: 1 });
-    const kid2 = newRun({ uuid: 'kid-2', name: 'kid2', provider: 'p', workload: 'w', queue_seq: 3, command: ['true'], cwd: '/', now: 3, parent: 'old-1', depth: 1 });
+    const kid = newRun({
+      uuid: 'kid-1',
+      name: 'kid',
+      provider: 'p',
+      workload: 'w',
+      queue_seq: 2,
+      command: ['true'],
+      cwd: '/',
+      now: 2,
+      parent: 'old-1',
+      depth: 1,
+    });
+    const kid2 = newRun({
+      uuid: 'kid-2',
+      name: 'kid2',
+      provider: 'p',
+      workload: 'w',
+      queue_seq: 3,
+      command: ['true'],
+      cwd: '/',
+      now: 3,
+      parent: 'old-1',
+      depth: 1,
+    });
     j.insertRun(kid, { type: 'queued' });
     j.insertRun(kid2, { type: 'queued' });
     expect(j.childrenOf('old-1')).toEqual(['kid-1', 'kid-2']);

@@ -36,7 +36,14 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
 
     it('caps are never exceeded: global, provider and workload', async () => {
       const l = await start(policy({ max: 3, providers: { claude: 2 }, workloads: { batch: wl({ max: 1 }) } }));
-      await enqueueAll(l, [waiter('a'), waiter('b'), waiter('c'), waiter('d', { provider: 'codex', workload: 'batch' }), waiter('e', { provider: 'codex', workload: 'batch' }), waiter('f', { provider: 'codex' })]);
+      await enqueueAll(l, [
+        waiter('a'),
+        waiter('b'),
+        waiter('c'),
+        waiter('d', { provider: 'codex', workload: 'batch' }),
+        waiter('e', { provider: 'codex', workload: 'batch' }),
+        waiter('f', { provider: 'codex' }),
+      ]);
       expect(await granted(l)).toEqual(['a', 'b', 'd']);
       expect(await granted(l)).toEqual([]);
       expect(l.active).toBe(3);
@@ -67,7 +74,7 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       expect(order).toEqual(['u1', 'u2', 'n1', 'n2', 'n3']);
     });
 
-    it('positions: every queued run\'s place in admission order, the one position() gives, and the order grants follow', async () => {
+    it("positions: every queued run's place in admission order, the one position() gives, and the order grants follow", async () => {
       const l = await start(policy({ max: 1, workloads: { urgent: wl({ priority: 10 }) } }));
       await enqueueAll(l, [waiter('n1'), waiter('n2'), waiter('u1', { workload: 'urgent' }), waiter('n3'), waiter('u2', { workload: 'urgent' })]);
       const expected = ['u1', 'u2', 'n1', 'n2', 'n3'];
@@ -82,7 +89,13 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
 
     it('no head-of-line blocking: a run held back by its own provider or workload holds back nobody else', async () => {
       const l = await start(policy({ max: 4, providers: { claude: 1 }, workloads: { batch: wl({ max: 1 }) } }));
-      await enqueueAll(l, [waiter('c1'), waiter('c2'), waiter('b1', { provider: 'codex', workload: 'batch' }), waiter('b2', { provider: 'codex', workload: 'batch' }), waiter('x1', { provider: 'codex' })]);
+      await enqueueAll(l, [
+        waiter('c1'),
+        waiter('c2'),
+        waiter('b1', { provider: 'codex', workload: 'batch' }),
+        waiter('b2', { provider: 'codex', workload: 'batch' }),
+        waiter('x1', { provider: 'codex' }),
+      ]);
       expect(await granted(l)).toEqual(['c1', 'b1', 'x1']);
       expect(l.waitingFor('c2', NOW, false)).toMatchObject({ reason: 'provider', name: 'claude' });
       expect(l.waitingFor('b2', NOW, false)).toMatchObject({ reason: 'workload', name: 'batch' });
@@ -90,7 +103,10 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
 
     it('reserved slots are kept for their workload, and only it may use them', async () => {
       const l = await start(policy({ max: 3, workloads: { review: wl({ reserved: 1 }) } }));
-      await enqueueAll(l, ['d1', 'd2', 'd3'].map((u) => waiter(u)));
+      await enqueueAll(
+        l,
+        ['d1', 'd2', 'd3'].map((u) => waiter(u)),
+      );
       expect(await granted(l)).toEqual(['d1', 'd2']);
       expect(l.waitingFor('d3', NOW, false)).toMatchObject({ reason: 'reserved' });
       await l.enqueue(waiter('r1', { workload: 'review' }));
@@ -105,14 +121,20 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       expect(await granted(l, NOW + 5_000)).toEqual(['c1']);
     });
 
-    it('a lifted hold with a pace lets its provider\'s waiting runs start one per interval, the others meanwhile', async () => {
+    it("a lifted hold with a pace lets its provider's waiting runs start one per interval, the others meanwhile", async () => {
       const l = await start(policy({ max: 8 }), { claude: NOW + 60_000 });
       await enqueueAll(l, [waiter('c1'), waiter('c2'), waiter('c3'), waiter('x1', { provider: 'codex' })]);
       expect(await granted(l)).toEqual(['x1']);
       await l.lift('claude', false, { intervalMs: 1_000, now: NOW });
       // One now; the others wait their turns, and say why.
       expect(await granted(l)).toEqual(['c1']);
-      expect(l.waitingFor('c2', NOW + 10, false)).toMatchObject({ reason: 'pace', name: 'claude', active: 2, every_ms: 1_000, until: new Date(NOW + 1_000).toISOString() });
+      expect(l.waitingFor('c2', NOW + 10, false)).toMatchObject({
+        reason: 'pace',
+        name: 'claude',
+        active: 2,
+        every_ms: 1_000,
+        until: new Date(NOW + 1_000).toISOString(),
+      });
       expect(l.nextDeadline(NOW + 10)).toBe(NOW + 1_000);
       await l.enqueue(waiter('x2', { provider: 'codex' }));
       expect(await granted(l, NOW + 500)).toEqual(['x2']);
@@ -196,10 +218,26 @@ export function limiterConformance(name: string, make: MakeLimiter, opts: { prop
       const workloads = ['default', 'batch', 'review'];
       await fc.assert(
         fc.asyncProperty(
-          fc.record({ max: fc.integer({ min: 2, max: 4 }), claude: fc.integer({ min: 1, max: 3 }), batchMax: fc.integer({ min: 1, max: 3 }), reserved: fc.integer({ min: 0, max: 1 }) }),
-          fc.array(fc.oneof(fc.record({ op: fc.constant('enqueue' as const), p: fc.integer({ min: 0, max: 2 }), w: fc.integer({ min: 0, max: 2 }) }), fc.record({ op: fc.constant('release' as const), k: fc.nat() }), fc.record({ op: fc.constant('cancel' as const), k: fc.nat() })), { maxLength: 40 }),
+          fc.record({
+            max: fc.integer({ min: 2, max: 4 }),
+            claude: fc.integer({ min: 1, max: 3 }),
+            batchMax: fc.integer({ min: 1, max: 3 }),
+            reserved: fc.integer({ min: 0, max: 1 }),
+          }),
+          fc.array(
+            fc.oneof(
+              fc.record({ op: fc.constant('enqueue' as const), p: fc.integer({ min: 0, max: 2 }), w: fc.integer({ min: 0, max: 2 }) }),
+              fc.record({ op: fc.constant('release' as const), k: fc.nat() }),
+              fc.record({ op: fc.constant('cancel' as const), k: fc.nat() }),
+            ),
+            { maxLength: 40 },
+          ),
           async (caps, ops) => {
-            const p = policy({ max: caps.max, providers: { claude: Math.min(caps.claude, caps.max) }, workloads: { batch: wl({ max: caps.batchMax }), review: wl({ reserved: caps.reserved, priority: 1 }) } });
+            const p = policy({
+              max: caps.max,
+              providers: { claude: Math.min(caps.claude, caps.max) },
+              workloads: { batch: wl({ max: caps.batchMax }), review: wl({ reserved: caps.reserved, priority: 1 }) },
+            });
             const o = await make(p);
             try {
               const l = o.limiter;

@@ -25,7 +25,14 @@ describeWhen(need, `PgLimiter under dropped connections ${onPg()}`, () => {
     const uncaught: unknown[] = [];
     const seen = (e: unknown): void => void uncaught.push(e);
     process.on('uncaughtException', seen);
-    const limiter = await PgLimiter.join({ url: server.url, cluster: 'outage', host: 'h1', leaseTtlMs: 30_000, policy: policy({ max: 2 }), onConflict: 'refuse' });
+    const limiter = await PgLimiter.join({
+      url: server.url,
+      cluster: 'outage',
+      host: 'h1',
+      leaseTtlMs: 30_000,
+      policy: policy({ max: 2 }),
+      onConflict: 'refuse',
+    });
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     try {

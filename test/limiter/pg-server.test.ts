@@ -25,27 +25,31 @@ function ours(parent: string): string[] {
 }
 
 describeWhen({ reason: skip, optional: process.env.ORCR_TEST_PG_URL !== undefined }, `the test PostgreSQL server (${onPg()})`, () => {
-  itWhen({ reason: asRoot ? null : 'not root: the server runs as the user who runs the tests', optional: true }, 'as root, starts from a TMPDIR the postgres user cannot enter, and leaves nothing behind', async () => {
-    const priv = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-private-tmp-'));
-    fs.chmodSync(priv, 0o700);
-    try {
-      expect(() => execFileSync('runuser', ['-u', 'postgres', '--', 'test', '-x', priv])).toThrow();
-      process.env.TMPDIR = priv;
-      const server = await PgServer.start();
+  itWhen(
+    { reason: asRoot ? null : 'not root: the server runs as the user who runs the tests', optional: true },
+    'as root, starts from a TMPDIR the postgres user cannot enter, and leaves nothing behind',
+    async () => {
+      const priv = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-private-tmp-'));
+      fs.chmodSync(priv, 0o700);
       try {
-        const pg = (await import('pg')).default;
-        const c = new pg.Client(server.url);
-        await c.connect();
-        expect((await c.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
-        await c.end();
+        expect(() => execFileSync('runuser', ['-u', 'postgres', '--', 'test', '-x', priv])).toThrow();
+        process.env.TMPDIR = priv;
+        const server = await PgServer.start();
+        try {
+          const pg = (await import('pg')).default;
+          const c = new pg.Client(server.url);
+          await c.connect();
+          expect((await c.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
+          await c.end();
+        } finally {
+          await server.destroy();
+        }
+        expect(fs.readdirSync(priv)).toEqual([]);
       } finally {
-        await server.destroy();
+        fs.rmSync(priv, { recursive: true, force: true });
       }
-      expect(fs.readdirSync(priv)).toEqual([]);
-    } finally {
-      fs.rmSync(priv, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   itWhen(null, 'a server that cannot start says what PostgreSQL said, and its folder is removed', async () => {
     const server = await PgServer.start();

@@ -26,8 +26,7 @@ describeWhen(need, `limiter conformance ${onPg()}`, () => {
     'PostgreSQL (PgLimiter)',
     async (policy, holds) => {
       const cluster = `conformance-${process.pid}-${++n}`;
-      const open = (host: string): Promise<PgLimiter> =>
-        PgLimiter.join({ url: server.url, cluster, host, leaseTtlMs: 30_000, policy, onConflict: 'refuse' });
+      const open = (host: string): Promise<PgLimiter> => PgLimiter.join({ url: server.url, cluster, host, leaseTtlMs: 30_000, policy, onConflict: 'refuse' });
       const limiter = await open('h1');
       for (const [provider, until] of Object.entries(holds ?? {})) await limiter.hold(provider, until);
       const others: PgLimiter[] = [];
@@ -54,8 +53,13 @@ describeWhen(need, `limiter conformance ${onPg()}`, () => {
     const l = await PgLimiter.join({ url: server.url, cluster, host: 'h1', leaseTtlMs: 30_000, policy: policy({ max: 1 }), onConflict: 'refuse' });
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
-    const inDb = async (uuid: string): Promise<boolean> => ((await admin.query(`SELECT 1 FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [cluster, uuid])).rowCount ?? 0) > 0;
-    const queued = (): string[] => l.waiting().map((w) => w.uuid).sort();
+    const inDb = async (uuid: string): Promise<boolean> =>
+      ((await admin.query(`SELECT 1 FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [cluster, uuid])).rowCount ?? 0) > 0;
+    const queued = (): string[] =>
+      l
+        .waiting()
+        .map((w) => w.uuid)
+        .sort();
     try {
       await l.enqueue(waiter('a'));
       // A slow resync: this machine's row is locked, so it waits in its first statement.
@@ -64,7 +68,11 @@ describeWhen(need, `limiter conformance ${onPg()}`, () => {
       await blocker.query('BEGIN');
       await blocker.query(`SELECT 1 FROM orcr_host WHERE cluster = $1 AND host = 'h1' FOR UPDATE`, [cluster]);
       const resync = l.resync([waiter('a')], []);
-      await until(async () => ((await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orcr_host%'`)).rowCount ?? 0) > 0, 'the resync to wait for the lock');
+      await until(
+        async () =>
+          ((await admin.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orcr_host%'`)).rowCount ?? 0) > 0,
+        'the resync to wait for the lock',
+      );
       // b is queued meanwhile. Before the fix its row was in the database at once, and the resync deleted it.
       const enqueued = l.enqueue(waiter('b'));
       // (Within the resync's lock_timeout of 2 s: with the fix b waits for the resync, and is not there.)

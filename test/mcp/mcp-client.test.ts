@@ -149,15 +149,21 @@ describe('orcr mcp under the official MCP client', () => {
     expect((await call(client, 'show', { run: 'kid' })).value.status).toBe('working');
   });
 
-  it('progress keeps a long wait alive past the client\'s request timeout (resetTimeoutOnProgress)', async () => {
+  it("progress keeps a long wait alive past the client's request timeout (resetTimeoutOnProgress)", async () => {
     const h = await liveHome();
     const client = await connected(h, { ORCR_MCP_PROGRESS_MS: '150' });
     await call(client, 'run', { name: 'long', command: ['sleep', '600'] });
     // Without progress the client gives up at its timeout…
-    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500 })).rejects.toMatchObject({ code: -32001 });
+    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500 })).rejects.toMatchObject({
+      code: -32001,
+    });
     // …with it, the wait runs to its own end.
     const seen: { progress: number; total?: number }[] = [];
-    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) })) as { content: { text: string }[] };
+    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, {
+      timeout: 1500,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => seen.push(p),
+    })) as { content: { text: string }[] };
     expect(JSON.parse(r.content[0]!.text)).toMatchObject([{ name: 'long', token: 'pending' }]);
     expect(seen.length).toBeGreaterThanOrEqual(5);
     expect(seen[0]).toMatchObject({ total: 5 });
@@ -212,4 +218,3 @@ await client.close();
     expect(await eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
   });
 });
-

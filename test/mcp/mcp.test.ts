@@ -65,7 +65,10 @@ class McpPeer {
   }
 
   reply(id: number | string | null, what = 'a reply'): Promise<Reply> {
-    return until(() => this.replies.get(id), () => `${what} #${String(id)} (stderr: ${this.stderr.join('')})`);
+    return until(
+      () => this.replies.get(id),
+      () => `${what} #${String(id)} (stderr: ${this.stderr.join('')})`,
+    );
   }
 
   hasReply(id: number | string | null): boolean {
@@ -118,7 +121,7 @@ function mcp(h: { dir: string; env: NodeJS.ProcessEnv }, env: NodeJS.ProcessEnv 
 }
 
 describe('orcr mcp', () => {
-  it('initializes, lists its tools, and runs, waits on, shows, reads and kills runs made with the caller\'s environment', async () => {
+  it("initializes, lists its tools, and runs, waits on, shows, reads and kills runs made with the caller's environment", async () => {
     const h = await liveHome({ concurrency: { max: 2 } });
     const peer = mcp(h, { CALLER_MARK: 'from-the-calling-agent' });
 
@@ -171,7 +174,7 @@ describe('orcr mcp', () => {
     expect((await h.json<{ name: string }[]>(['ps', '--all'])).map((r) => r.name).sort()).toEqual(['first', 'second', 'third']);
   });
 
-  it('says what went wrong: a tool error with the CLI\'s code and exit code, a bad spec, an unknown tool or method', async () => {
+  it("says what went wrong: a tool error with the CLI's code and exit code, a bad spec, an unknown tool or method", async () => {
     const h = await liveHome();
     const peer = mcp(h);
     // A version it does not speak: it answers with its own, and the client decides.
@@ -188,7 +191,10 @@ describe('orcr mcp', () => {
 
     expect((await peer.request('tools/call', { name: 'rm', arguments: {} })).error).toMatchObject({ code: -32602 });
     expect((await peer.request('tools/call', {})).error).toMatchObject({ code: -32602, message: expect.stringMatching(/^tools\/call needs "name"/) });
-    expect((await peer.request('tools/call', { name: 'show', arguments: [1] })).error).toMatchObject({ code: -32602, message: '"arguments" must be an object, got [1]' });
+    expect((await peer.request('tools/call', { name: 'show', arguments: [1] })).error).toMatchObject({
+      code: -32602,
+      message: '"arguments" must be an object, got [1]',
+    });
     expect((await peer.request('resources/list', {})).error).toMatchObject({ code: -32601 });
     expect((await peer.request('ping')).result).toEqual({});
   });
@@ -272,7 +278,9 @@ describe('orcr mcp and its supervisor', () => {
     const big = await peer.tool('run', { name: 'big', command: ['true'], prompt: 'é'.repeat(4.5 * 1024 * 1024) });
     expect(big.isError).toBe(true);
     expect(big.value.error).toMatchObject({ code: 'usage', exit_code: 2 });
-    expect(big.value.error.message).toMatch(/^the prompt: too large to send: the request would be 9 MiB \(\d+ bytes as JSON\), and the supervisor takes at most 8 MiB/);
+    expect(big.value.error.message).toMatch(
+      /^the prompt: too large to send: the request would be 9 MiB \(\d+ bytes as JSON\), and the supervisor takes at most 8 MiB/,
+    );
     const sent = await peer.tool('send', { run: 'small', text: 'x'.repeat(9 * 1024 * 1024) });
     expect(sent.value.error).toMatchObject({ code: 'usage', exit_code: 2, message: expect.stringMatching(/^the text: too large to send/) });
     // Nothing was queued, and the same connection answers.
@@ -284,7 +292,17 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
   it('a line that is no request object (null, 42, "x", [], true, {}) is an Invalid Request, and the server lives on', async () => {
     const peer = mcp(await liveHome());
     await peer.initialize();
-    const bad = ['null', '42', '"x"', '[]', 'true', '{}', '{"jsonrpc":"2.0","id":{},"method":"ping"}', '{"jsonrpc":"2.0","id":7,"method":"ping","params":3}', '{"id":8,"method":"ping"}'];
+    const bad = [
+      'null',
+      '42',
+      '"x"',
+      '[]',
+      'true',
+      '{}',
+      '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+      '{"jsonrpc":"2.0","id":7,"method":"ping","params":3}',
+      '{"id":8,"method":"ping"}',
+    ];
     for (const line of bad) peer.raw(line);
     const ok = await peer.request('ping');
     expect(ok.result).toEqual({});
@@ -300,7 +318,15 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
     const h = await liveHome();
     const old = mcp(h);
     await old.initialize('2025-03-26');
-    old.raw(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/initialized' }, 5, { jsonrpc: '2.0', id: 'b', method: 'tools/list' }, { jsonrpc: '2.0', id: 'c', method: 'nope' }]));
+    old.raw(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'a', method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        5,
+        { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
+        { jsonrpc: '2.0', id: 'c', method: 'nope' },
+      ]),
+    );
     const batch = (await until(() => old.messages.find((m) => Array.isArray(m)), 'a batch reply')) as Reply[];
     const byId = new Map(batch.map((r) => [r.id, r]));
     expect(batch).toHaveLength(4); // no answer to the notification
@@ -344,7 +370,8 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
     expect(JSON.parse(r.result.content[0].text)).toMatchObject([{ name: 'long', token: 'pending' }]);
     const progress = peer.notifications('notifications/progress');
     expect(progress.length).toBeGreaterThanOrEqual(3);
-    for (const p of progress) expect(p.params).toMatchObject({ progressToken: 'tok-1', progress: expect.any(Number), message: expect.stringContaining('long') });
+    for (const p of progress)
+      expect(p.params).toMatchObject({ progressToken: 'tok-1', progress: expect.any(Number), message: expect.stringContaining('long') });
     const values = progress.map((p) => p.params.progress as number);
     expect(values).toEqual([...values].sort((a, b) => a - b));
     expect(new Set(values).size).toBe(values.length);
@@ -364,13 +391,17 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
     for (const tail of [1.5, -3, 0, '2']) {
       const r = await peer.tool('logs', { run: 'r', tail });
       expect(r.isError, String(tail)).toBe(true);
-      expect(r.value.error, String(tail)).toMatchObject({ code: 'usage', exit_code: 2, message: `"tail" must be a whole number of at least 1, got ${JSON.stringify(tail)}` });
+      expect(r.value.error, String(tail)).toMatchObject({
+        code: 'usage',
+        exit_code: 2,
+        message: `"tail" must be a whole number of at least 1, got ${JSON.stringify(tail)}`,
+      });
     }
     const unknown = await peer.tool('show', { run: 'r', verbose: true });
     expect(unknown.value.error).toMatchObject({ code: 'usage', message: 'show takes no argument "verbose" (it takes: run)' });
   });
 
-  it('ps lists the fleet as the SDK\'s list does: active runs by default, all, status and provider filters', async () => {
+  it("ps lists the fleet as the SDK's list does: active runs by default, all, status and provider filters", async () => {
     const h = await liveHome();
     const peer = mcp(h);
     await peer.initialize();
@@ -388,8 +419,10 @@ describe('orcr mcp speaks JSON-RPC as the spec says', () => {
     expect(Object.keys(row).sort()).toEqual(Object.keys(cli).sort());
     expect(row).toMatchObject({ uuid: cli.uuid, name: 'busy', provider: 'sleeper', status: cli.status, command: ['sleep', '600'] });
     const bad = await peer.tool('ps', { status: 'bogus' });
-    expect(bad.value.error).toMatchObject({ code: 'usage', message: expect.stringContaining('"status" must be one of queued, starting, working, idle, blocked, ended') });
+    expect(bad.value.error).toMatchObject({
+      code: 'usage',
+      message: expect.stringContaining('"status" must be one of queued, starting, working, idle, blocked, ended'),
+    });
     await peer.tool('kill', { runs: ['busy'], force: true });
   });
 });
-

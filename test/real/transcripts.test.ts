@@ -15,7 +15,10 @@ import type { Protocol } from '../../src/core/types.js';
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'transcripts');
 
 function lines(name: string): string[] {
-  return fs.readFileSync(path.join(DIR, name), 'utf8').split('\n').filter((l) => l !== '');
+  return fs
+    .readFileSync(path.join(DIR, name), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 interface Seen {
@@ -47,7 +50,9 @@ function run(protocol: Protocol, name: string, now?: () => number): Seen {
 
 /** The JSON objects of a transcript. */
 function objects(name: string): any[] {
-  return lines(name).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return lines(name)
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 }
 
 describe('real transcripts: every one is detected as its protocol, and without model turns unless asked', () => {
@@ -103,7 +108,7 @@ describe('Claude Code 2.1.332', () => {
     expect(s.fold).toMatchObject({ ok: true, turns: 1, last_text: 'Recovered.' });
   });
 
-  it('a subscription\'s usage limit in -p: the CLI stops at once (limit blocks, a failed result with detail limit); it says of no wait of its own', () => {
+  it("a subscription's usage limit in -p: the CLI stops at once (limit blocks, a failed result with detail limit); it says of no wait of its own", () => {
     const s = run('claude', 'claude/usage-limit.jsonl');
     expect(s.blocks.length).toBeGreaterThan(0);
     expect(s.blocks.every((b) => b.blocked === 'limit')).toBe(true);
@@ -152,7 +157,11 @@ describe('Claude Code 2.1.332', () => {
 
   it('one tool call repeated inside one input turn: a model turn per message, no turn end', () => {
     const s = run('claude', 'claude/repeating-tool.jsonl');
-    const messages = new Set(objects('claude/repeating-tool.jsonl').filter((o) => o.type === 'assistant').map((o) => o.message.id));
+    const messages = new Set(
+      objects('claude/repeating-tool.jsonl')
+        .filter((o) => o.type === 'assistant')
+        .map((o) => o.message.id),
+    );
     // Every message but the last (still open when the transcript stops) is closed.
     expect(s.modelTurns).toBe(messages.size - 1);
     expect(s.fold.turns).toBe(0);

@@ -11,7 +11,15 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { addWorktree, checkedOutAt, git, removeLeftovers } from '../../src/runtime/git-worktree.js';
 
-const ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 describe('worktrees of one repository, together', () => {
   it('twenty made at once all come, and are listed and removed at once', async () => {

@@ -63,7 +63,10 @@ describe('setLongTimeout', () => {
 
   it('fires a delay of 0 (or a negative one) on a later turn, never inside the call', async () => {
     let n = 0;
-    handles.push(setLongTimeout(() => n++, 0), setLongTimeout(() => n++, -5));
+    handles.push(
+      setLongTimeout(() => n++, 0),
+      setLongTimeout(() => n++, -5),
+    );
     expect(n).toBe(0);
     await until(() => n === 2, 'both timers');
   });
@@ -77,7 +80,9 @@ describe('setLongTimeout', () => {
     const mod = path.join(ROOT, 'dist/src/runtime/long-timer.js');
     const run = (code: string): Promise<{ code: number | null; out: string }> =>
       new Promise((resolve) => {
-        const child = spawn(NODE, ['--input-type=module', '-e', `import { setLongTimeout } from ${JSON.stringify(mod)};\n${code}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(NODE, ['--input-type=module', '-e', `import { setLongTimeout } from ${JSON.stringify(mod)};\n${code}`], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         let out = '';
         child.stdout.on('data', (c: Buffer) => (out += c.toString()));
         child.on('close', (code) => resolve({ code, out }));

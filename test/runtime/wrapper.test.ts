@@ -87,17 +87,18 @@ describe('signals the agent starts with', () => {
     expect(mask(lines[args.length]!, 'SigIgn').has(SIG.INT)).toBe(false);
   });
 
-  for (const fifo of [false, true]) itWhen(NEEDS_PYTHON, `SIGINT to the group ends a Python agent (stdin FIFO: ${fifo})`, async () => {
-    const h = home();
-    // Python installs its KeyboardInterrupt handler only when INT was not ignored at start.
-    const l = launch(spec(h, ['python3', '-c', 'import signal, sys, time; print(signal.getsignal(signal.SIGINT), flush=True); time.sleep(60)'], fifo));
-    await until(() => out(h).includes('\n'), 'python to start');
-    expect(out(h)).toContain('default_int_handler');
-    signalGroup(l.pid, 'SIGINT');
-    // KeyboardInterrupt: a traceback and exit status 1 (or 130 on newer Pythons).
-    const exit = await until(() => readRunStatus(path.join(h, 'run')).exit, 'python to end on SIGINT');
-    expect([1, 130]).toContain(exit);
-  });
+  for (const fifo of [false, true])
+    itWhen(NEEDS_PYTHON, `SIGINT to the group ends a Python agent (stdin FIFO: ${fifo})`, async () => {
+      const h = home();
+      // Python installs its KeyboardInterrupt handler only when INT was not ignored at start.
+      const l = launch(spec(h, ['python3', '-c', 'import signal, sys, time; print(signal.getsignal(signal.SIGINT), flush=True); time.sleep(60)'], fifo));
+      await until(() => out(h).includes('\n'), 'python to start');
+      expect(out(h)).toContain('default_int_handler');
+      signalGroup(l.pid, 'SIGINT');
+      // KeyboardInterrupt: a traceback and exit status 1 (or 130 on newer Pythons).
+      const exit = await until(() => readRunStatus(path.join(h, 'run')).exit, 'python to end on SIGINT');
+      expect([1, 130]).toContain(exit);
+    });
 });
 
 describe('the wait loop (stdin FIFO)', () => {
@@ -113,7 +114,7 @@ describe('the wait loop (stdin FIFO)', () => {
     const l = launch(spec(h, ['/bin/sh', '-c', 'echo ready; cat >/dev/null; echo eof; sleep 0.3; exit 4'], true));
     await until(() => out(h).includes('ready'), 'the agent to start');
     process.kill(l.pid, 'SIGUSR1');
-    await until(() => out(h).includes('eof'), 'EOF on the agent\'s input');
+    await until(() => out(h).includes('eof'), "EOF on the agent's input");
     process.kill(l.pid, 'SIGUSR1');
     process.kill(l.pid, 'SIGUSR1');
     expect(alive(l.pid)).toBe(true); // still waiting for the agent
@@ -121,7 +122,7 @@ describe('the wait loop (stdin FIFO)', () => {
     await until(() => !alive(l.pid), 'the wrapper to end', 5_000, 10);
   });
 
-  it('does not spin when kill -0 finds a stranger at the agent\'s old pid', async () => {
+  it("does not spin when kill -0 finds a stranger at the agent's old pid", async () => {
     const h = home();
     const s = spec(h, ['/bin/sh', '-c', 'exit 3'], true);
     const program = checkLaunch(s);

@@ -22,7 +22,11 @@ async function liveHome(config?: unknown) {
 }
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string; types: string; exports: { '.': { types: string; default: string } } };
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  main: string;
+  types: string;
+  exports: { '.': { types: string; default: string } };
+};
 
 /** The first ```js block after a heading of the README. */
 function example(heading: string): string {
@@ -34,7 +38,9 @@ function example(heading: string): string {
 }
 
 /** The claude preset replaced by the mock agent speaking Claude's format: the example runs as written. */
-const MOCK_CLAUDE = { providers: { claude: { command: [NODE, MOCK_AGENT, '--format', 'claude', '--turns', '1', '--delay', '10'], protocol: 'claude', interactive_input: false } } };
+const MOCK_CLAUDE = {
+  providers: { claude: { command: [NODE, MOCK_AGENT, '--format', 'claude', '--turns', '1', '--delay', '10'], protocol: 'claude', interactive_input: false } },
+};
 
 describe('the SDK', () => {
   it('the package points at the built SDK and its types', () => {
@@ -72,8 +78,17 @@ describe('the SDK', () => {
       expect(missing).toBeInstanceOf(OrcrError);
       expect(missing).toMatchObject({ code: 'not_found', exitCode: 6, message: 'no run "nope"' });
 
-      const bad = await orcr.runMany([{ name: 'ok', command: ['true'] }, { command: ['true'], timeout: 'soon' }]).catch((e: unknown) => e);
-      expect(bad).toMatchObject({ code: 'usage', exitCode: 2, message: 'spec 2: "timeout" must be a duration such as 500ms, 30s, 1m30s, 2h or 3d, got "soon"' });
+      const bad = await orcr
+        .runMany([
+          { name: 'ok', command: ['true'] },
+          { command: ['true'], timeout: 'soon' },
+        ])
+        .catch((e: unknown) => e);
+      expect(bad).toMatchObject({
+        code: 'usage',
+        exitCode: 2,
+        message: 'spec 2: "timeout" must be a duration such as 500ms, 30s, 1m30s, 2h or 3d, got "soon"',
+      });
       expect(await orcr.list({ all: true })).toEqual([]);
 
       const run = await orcr.run({ name: 'env', command: ['sh', '-c', 'echo "$MARK $EXTRA"'], env: { EXTRA: 'added' } });
@@ -81,7 +96,10 @@ describe('the SDK', () => {
       expect(await orcr.logs('env')).toEqual(['given added']);
       expect((await orcr.show(run, { env: true })).env).toEqual({ EXTRA: 'added' });
       expect((await orcr.send(run, 'hi').catch((e: unknown) => e)) as OrcrError).toMatchObject({ code: 'not_idle', exitCode: 4 });
-      expect(await orcr.kill([run, 'gone'])).toMatchObject([{ name: 'env', action: 'already_ended' }, { ref: 'gone', action: 'not_found' }]);
+      expect(await orcr.kill([run, 'gone'])).toMatchObject([
+        { name: 'env', action: 'already_ended' },
+        { ref: 'gone', action: 'not_found' },
+      ]);
     } finally {
       orcr.close();
     }
@@ -131,7 +149,7 @@ function stopServer(h: TestHome): Promise<number | null> {
 }
 
 describe('the SDK behaves as the CLI', () => {
-  it("a program that is itself a run lends its slot to the children it waits on, as `orcr wait` does", async () => {
+  it('a program that is itself a run lends its slot to the children it waits on, as `orcr wait` does', async () => {
     const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
     const orcr = await connect({ home: h.dir, callerEnv: { PATH: process.env.PATH!, ORCR_RUN: parent.uuid } });
@@ -146,7 +164,7 @@ describe('the SDK behaves as the CLI', () => {
       ]);
       // Before the fix both stayed queued behind their own parent: `pending` at the timeout.
       expect((await orcr.wait(kids, { timeout: '30s' })).map((s) => s.token)).toEqual(['completed', 'completed']);
-      expect((await eventTypes(h, parent.uuid))).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
+      expect(await eventTypes(h, parent.uuid)).toEqual(expect.arrayContaining(['slot_lent', 'slot_taken_back']));
     } finally {
       orcr.close();
     }
@@ -199,7 +217,9 @@ describe('the SDK behaves as the CLI', () => {
       const big = await orcr.run({ name: 'big', command: ['true'], prompt: 'é'.repeat(4.5 * 1024 * 1024) }).catch((e: unknown) => e);
       expect(big).toBeInstanceOf(OrcrError);
       expect(big).toMatchObject({ code: 'usage', exitCode: 2, message: expect.stringMatching(/^the prompt: too large to send: the request would be 9 MiB/) });
-      const many = await orcr.runMany(Array.from({ length: 3 }, (_, i) => ({ name: `m${i}`, command: ['true'], prompt: 'x'.repeat(3 * 1024 * 1024) }))).catch((e: unknown) => e);
+      const many = await orcr
+        .runMany(Array.from({ length: 3 }, (_, i) => ({ name: `m${i}`, command: ['true'], prompt: 'x'.repeat(3 * 1024 * 1024) })))
+        .catch((e: unknown) => e);
       expect(many).toMatchObject({ code: 'usage', message: expect.stringMatching(/^the 3 run specs: too large to send/) });
       const run = await orcr.run({ name: 'small', command: ['true'] });
       const sent = await orcr.send(run, 'x'.repeat(9 * 1024 * 1024)).catch((e: unknown) => e);
@@ -217,8 +237,12 @@ describe('the SDK behaves as the CLI', () => {
       const run = await orcr.run({ name: 'r', command: ['sh', '-c', 'echo 1; echo 2'] });
       await orcr.wait(run);
       expect(await orcr.logs(run, { tail: 1 })).toEqual(['2']);
-      for (const tail of [1.5, -3]) expect(await orcr.logs(run, { tail }).catch((e: unknown) => e)).toMatchObject({ code: 'usage', message: `"tail" must be a whole number, got ${tail}` });
-      expect(await orcr.list({ status: 'bogus' as 'ended' }).catch((e: unknown) => e)).toMatchObject({ code: 'usage', message: '"status" must be one of queued, starting, working, idle, blocked, ended, got "bogus"' });
+      for (const tail of [1.5, -3])
+        expect(await orcr.logs(run, { tail }).catch((e: unknown) => e)).toMatchObject({ code: 'usage', message: `"tail" must be a whole number, got ${tail}` });
+      expect(await orcr.list({ status: 'bogus' as 'ended' }).catch((e: unknown) => e)).toMatchObject({
+        code: 'usage',
+        message: '"status" must be one of queued, starting, working, idle, blocked, ended, got "bogus"',
+      });
     } finally {
       orcr.close();
     }
@@ -233,9 +257,16 @@ describe('the SDK behaves as the CLI', () => {
       expect((await h.json<{ runs: number }>(['gc', '--older-than', '0s'])).runs).toBe(1);
       const first = (await h.events<{ seq: number }>())[0]!.seq;
       expect(first).toBeGreaterThan(1);
-      const pruned = await orcr.subscribe({ since: 0 }).next().catch((e: unknown) => e);
+      const pruned = await orcr
+        .subscribe({ since: 0 })
+        .next()
+        .catch((e: unknown) => e);
       expect(pruned).toBeInstanceOf(OrcrError);
-      expect(pruned).toMatchObject({ code: 'pruned', firstSeq: first, message: `events 1–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}` });
+      expect(pruned).toMatchObject({
+        code: 'pruned',
+        firstSeq: first,
+        message: `events 1–${first - 1} were removed by retention (retention.ended, orcr gc); subscribe({ since: ${first - 1} }) follows from ${first}`,
+      });
       // From where the log begins: no error, and the gc event is there (an event of no run: run null).
       for await (const item of orcr.subscribe({ since: first - 1 })) {
         expect(item.event.seq).toBe(first);
@@ -248,4 +279,3 @@ describe('the SDK behaves as the CLI', () => {
     }
   });
 });
-

@@ -86,7 +86,7 @@ describe('after a reset', () => {
     expect((await h.cli(['ps'])).stdout).toMatch(/resuming claude · next in (59m|1h)/);
   });
 
-  it('a limit met right after its provider\'s hold lifted, saying nothing of its reset, holds briefly, not for limit_hold', async () => {
+  it("a limit met right after its provider's hold lifted, saying nothing of its reset, holds briefly, not for limit_hold", async () => {
     const at = place();
     const agent = standIn(at, "You've hit your limit");
     const h = await home({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });

@@ -61,7 +61,10 @@ describe('a client that never reads', () => {
     c.pause(); // never reads
     const requests = hello() + Array.from({ length: 600 }, (_, i) => JSON.stringify({ id: i + 1, method: 'run.list', params: {} })).join('\n') + '\n';
     c.write(requests);
-    await until(() => handle.connections().notReading >= 1, () => `the supervisor to stop reading it: ${JSON.stringify(handle.connections())}`);
+    await until(
+      () => handle.connections().notReading >= 1,
+      () => `the supervisor to stop reading it: ${JSON.stringify(handle.connections())}`,
+    );
     // What waits for it is bounded near the pause mark (a few listings over it at most), not 600 listings.
     expect(handle.connections().queuedBytes).toBeLessThan(4 * 1024 * 1024);
     const t0 = Date.now();
@@ -73,7 +76,10 @@ describe('a client that never reads', () => {
     c.on('data', (d) => (got += d.toString()));
     c.resume();
     await until(() => got.split('\n').length > 601, 'every reply');
-    const ids = got.trim().split('\n').map((l) => JSON.parse(l).id as number);
+    const ids = got
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as number);
     expect(ids).toEqual(Array.from({ length: 601 }, (_, i) => i));
   });
 
@@ -81,7 +87,10 @@ describe('a client that never reads', () => {
     const { dir, handle, sock } = await serve({ maxQueuedBytes: 64 * 1024 });
     const sub = raw(sock);
     sub.s.write(hello() + JSON.stringify({ id: 1, method: 'subscribe', params: {} }) + '\n');
-    await until(() => sub.got().includes('"id":1'), () => `subscribed: ${sub.got()}`);
+    await until(
+      () => sub.got().includes('"id":1'),
+      () => `subscribed: ${sub.got()}`,
+    );
     sub.s.pause();
     const r = remote(dir);
     closers.push(() => r.disconnect());
@@ -90,7 +99,10 @@ describe('a client that never reads', () => {
       await r.call('run.enqueue', { specs: Array.from({ length: 100 }, (_, j) => ({ name: `e-${i}-${j}`, command: ['true'], cwd: dir })) });
     }
     // Only the caller's connection is left (a paused socket on this side does not see its close).
-    await until(() => handle.connections().count === 1, () => `the subscriber dropped: ${JSON.stringify(handle.connections())}`);
+    await until(
+      () => handle.connections().count === 1,
+      () => `the subscriber dropped: ${JSON.stringify(handle.connections())}`,
+    );
   });
 });
 
@@ -100,7 +112,8 @@ describe('a client that pipelines waits and leaves', () => {
     const r = remote(dir);
     closers.push(() => r.disconnect());
     await r.call('run.enqueue', { specs: [{ name: 'long', command: ['sleep', '300'], cwd: dir }] });
-    const waits = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ id: i + 1, method: 'run.wait', params: { refs: ['long'] } })).join('\n') + '\n';
+    const waits = (n: number) =>
+      Array.from({ length: n }, (_, i) => JSON.stringify({ id: i + 1, method: 'run.wait', params: { refs: ['long'] } })).join('\n') + '\n';
     // Each has as many waits in flight as a connection may (8), more waiting behind them, when it sends the rest and goes.
     const leavers = Array.from({ length: 5 }, () => {
       const c = raw(sock);
@@ -110,12 +123,15 @@ describe('a client that pipelines waits and leaves', () => {
     await until(async () => (await r.call<{ waits: number }>('server.status')).waits === 40, 'their first waits to begin');
     for (const c of leavers) c.s.end(waits(190));
     // The supervisor closes its side once it has read that.
-    await until(() => leavers.every((c) => c.closed()), 'the supervisor to close the leavers\' connections');
+    await until(() => leavers.every((c) => c.closed()), "the supervisor to close the leavers' connections");
     let st: { clients: number; waits: number } | null = null;
-    await until(async () => {
-      st = await r.call<{ clients: number; waits: number }>('server.status');
-      return st.clients === 1 && st.waits === 0;
-    }, () => `the leavers let go: ${JSON.stringify(st)} ${JSON.stringify(handle.connections())}`);
+    await until(
+      async () => {
+        st = await r.call<{ clients: number; waits: number }>('server.status');
+        return st.clients === 1 && st.waits === 0;
+      },
+      () => `the leavers let go: ${JSON.stringify(st)} ${JSON.stringify(handle.connections())}`,
+    );
   });
 });
 

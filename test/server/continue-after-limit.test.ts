@@ -70,7 +70,12 @@ interface Call {
   /** The work- files it found in its folder when it began. */
   found: string[];
 }
-const calls = (h: { dir: string }): Call[] => fs.readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Call);
+const calls = (h: { dir: string }): Call[] =>
+  fs
+    .readFileSync(path.join(h.dir, 'calls.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Call);
 
 /** The run named `name` once it is queued again after its first attempt (a continuation or a retry's wait). */
 const requeued = (h: { show(ref: string): Promise<PublicRun> }, name: string, what = 'the run to be queued again'): Promise<PublicRun> =>
@@ -83,7 +88,11 @@ describe('continue after a usage limit', () => {
   it('queues the run again in its place, holds it with its provider, resumes the same session with the continuation prompt, and completes one run of two attempts', async () => {
     const at = place();
     const agent = standIn(at);
-    const h = await home({ concurrency: { max: 2 }, timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], continue_prompt: 'Go on, the limit has reset.' } } });
+    const h = await home({
+      concurrency: { max: 2 },
+      timings: { limit_hold: '2s' },
+      providers: { claude: { command: [agent], continue_prompt: 'Go on, the limit has reset.' } },
+    });
     const first = await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
     // Begun before the limit: it waits through the continuation (its blocked and queued are moments of the run).
     const waited = h.wait('work');
@@ -110,7 +119,9 @@ describe('continue after a usage limit', () => {
     expect(made[1]!.args).toEqual(['--resume', SESSION]);
     expect(made[1]!.input).toContain('Go on, the limit has reset.');
 
-    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter((e) => e.run === first.uuid || e.type === 'hold');
+    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter(
+      (e) => e.run === first.uuid || e.type === 'hold',
+    );
     const types = events.map((e) => e.type);
     expect(types).toContain('hold');
     const cont = events.find((e) => e.type === 'continued')!;
@@ -152,12 +163,13 @@ describe('continue after a usage limit', () => {
     expect((await h.show('work')).attempts).toHaveLength(1);
   });
 
-  it('a run in a worktree continues in the same worktree, its first attempt\'s uncommitted work still there, and its diff holds both attempts\' work', async () => {
+  it("a run in a worktree continues in the same worktree, its first attempt's uncommitted work still there, and its diff holds both attempts' work", async () => {
     const at = place();
     const agent = standIn(at);
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
     onTestFinished(() => fs.rmSync(repo, { recursive: true, force: true }));
-    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, encoding: 'utf8' });
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, encoding: 'utf8' });
     git('init', '-q', '-b', 'main');
     fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
     git('add', '.');
@@ -304,7 +316,9 @@ process.stdin.on('end', () => process.exit(0));
     expect([r.exit_reason, r.attempts.length, r.agent_retry, r.last_text]).toEqual(['completed', 0, null, 'Carried on and done.']);
     // One process, never resumed by orcr: the agent went on by itself.
     expect(fs.readFileSync(started, 'utf8').trim().split('\n')).toEqual(['[]']);
-    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter((e) => e.run === first.uuid || e.type === 'hold');
+    const events = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).filter(
+      (e) => e.run === first.uuid || e.type === 'hold',
+    );
     const types = events.map((e) => e.type);
     expect(types.filter((t) => t === 'hold')).toHaveLength(1);
     expect(types.filter((t) => t === 'agent_retry')).toHaveLength(1);
@@ -317,17 +331,21 @@ process.stdin.on('end', () => process.exit(0));
     const agent = standIn(at);
     const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent], on_limit: 'end' } } });
     await h.run(['-n', 'once', '-a', 'claude', '-p', 'go']);
-    const r = await until(async () => {
-      const x = await h.show('once');
-      return x.status === 'ended' ? x : null;
-    }, 'the run to end', 60_000);
+    const r = await until(
+      async () => {
+        const x = await h.show('once');
+        return x.status === 'ended' ? x : null;
+      },
+      'the run to end',
+      60_000,
+    );
     expect([r.exit_reason, r.exit_detail]).toEqual(['errored', 'limit']);
     expect(r.attempts).toEqual([]);
     expect(calls(at)).toHaveLength(1);
     expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('continued');
   });
 
-  it('a run\'s own --on-limit end and --max-continues 0 come before its provider\'s continue', async () => {
+  it("a run's own --on-limit end and --max-continues 0 come before its provider's continue", async () => {
     const at = place();
     const agent = standIn(at);
     const h = await home({ timings: { limit_hold: '2s' }, providers: { claude: { command: [agent] } } });
@@ -344,7 +362,11 @@ process.stdin.on('end', () => process.exit(0));
     const notes = (await h.events<{ type: string; data: { note?: string } }>()).filter((e) => e.type === 'ended').map((e) => e.data.note ?? null);
     expect(notes).toEqual([null, 'not continued: 0 continuations already (max_continues)']);
     expect(calls(at)).toHaveLength(2);
-    for (const [flag, bad] of [['--on-limit', 'retry'], ['--max-continues', '101'], ['--max-continues', 'x']] as const) {
+    for (const [flag, bad] of [
+      ['--on-limit', 'retry'],
+      ['--max-continues', '101'],
+      ['--max-continues', 'x'],
+    ] as const) {
       const r = await h.cli(['run', flag, bad, '--', 'true']);
       expect(r.code, `${flag} ${bad}`).toBe(2);
       expect(r.stderr).toMatch(flag === '--on-limit' ? /on-limit|on_limit/ : /max-continues|max_continues/);
@@ -369,62 +391,69 @@ process.stdin.on('end', () => process.exit(0));
     }
   });
 
-describe('retries of passing failures', () => {
-  it('--retries: an attempt the API failed (overloaded) is tried again after its backoff, resuming the session; the run completes with one retry', async () => {
-    const at = place();
-    const agent = standIn(at, 'overloaded');
-    const h = await home({ providers: { claude: { command: [agent] } } });
-    const first = await h.run(['-n', 'flaky', '-a', 'claude', '--retries', '3', '-p', 'Fix the failing tests']);
-    const waited = h.wait('flaky');
-    const backing = await requeued(h, 'flaky', 'the run to wait for its retry');
-    expect(backing.waiting).toMatchObject({ reason: 'retry', active: 1, limit: 3, why: 'api error' });
-    expect(await waited).toBe('flaky completed');
-    const r = await h.show('flaky');
-    expect(r.attempts).toMatchObject([{ n: 1, kind: 'retry', reason: 'errored', detail: 'api_error', session_id: SESSION }]);
-    expect(r.queue_seq).toBe(first.queue_seq);
-    expect(calls(at).map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
-    const ev = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).find((e) => e.run === first.uuid && e.type === 'retrying')!;
-    expect(ev.data).toMatchObject({ attempt: 2, of: 4, why: 'api error', resumes: true, exit_code: 1 });
-    // The first retry waits 2 s ±20%.
-    expect(ev.data.delay_ms).toBeGreaterThanOrEqual(1600);
-    expect(ev.data.delay_ms).toBeLessThanOrEqual(2400);
-  });
+  describe('retries of passing failures', () => {
+    it('--retries: an attempt the API failed (overloaded) is tried again after its backoff, resuming the session; the run completes with one retry', async () => {
+      const at = place();
+      const agent = standIn(at, 'overloaded');
+      const h = await home({ providers: { claude: { command: [agent] } } });
+      const first = await h.run(['-n', 'flaky', '-a', 'claude', '--retries', '3', '-p', 'Fix the failing tests']);
+      const waited = h.wait('flaky');
+      const backing = await requeued(h, 'flaky', 'the run to wait for its retry');
+      expect(backing.waiting).toMatchObject({ reason: 'retry', active: 1, limit: 3, why: 'api error' });
+      expect(await waited).toBe('flaky completed');
+      const r = await h.show('flaky');
+      expect(r.attempts).toMatchObject([{ n: 1, kind: 'retry', reason: 'errored', detail: 'api_error', session_id: SESSION }]);
+      expect(r.queue_seq).toBe(first.queue_seq);
+      expect(calls(at).map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
+      const ev = (await h.events<{ run: string | null; type: string; data: Record<string, unknown> }>()).find(
+        (e) => e.run === first.uuid && e.type === 'retrying',
+      )!;
+      expect(ev.data).toMatchObject({ attempt: 2, of: 4, why: 'api error', resumes: true, exit_code: 1 });
+      // The first retry waits 2 s ±20%.
+      expect(ev.data.delay_ms).toBeGreaterThanOrEqual(1600);
+      expect(ev.data.delay_ms).toBeLessThanOrEqual(2400);
+    });
 
-  it('never retries a budget trip, and without --retries a passing failure ends the run as before', async () => {
-    const at = place();
-    const agent = standIn(at, 'overloaded');
-    const h = await home({ providers: { claude: { command: [agent] } } });
-    await h.run(['-n', 'spent', '-a', 'claude', '--retries', '3', '--max-tokens', '1', '-p', 'go']);
-    expect(await h.wait('spent')).toBe('spent budget');
-    await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
-    expect(await h.wait('plain')).toBe('plain errored');
-    expect((await h.show('plain')).exit_detail).toBe('api_error');
-    expect(calls(at)).toHaveLength(2);
-    expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('retrying');
-  });
+    it('never retries a budget trip, and without --retries a passing failure ends the run as before', async () => {
+      const at = place();
+      const agent = standIn(at, 'overloaded');
+      const h = await home({ providers: { claude: { command: [agent] } } });
+      await h.run(['-n', 'spent', '-a', 'claude', '--retries', '3', '--max-tokens', '1', '-p', 'go']);
+      expect(await h.wait('spent')).toBe('spent budget');
+      await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
+      expect(await h.wait('plain')).toBe('plain errored');
+      expect((await h.show('plain')).exit_detail).toBe('api_error');
+      expect(calls(at)).toHaveLength(2);
+      expect((await h.events<{ type: string }>()).map((e) => e.type)).not.toContain('retrying');
+    });
 
-  it('never retries an exit code its provider or workload lists as terminal, and show says why', async () => {
-    const at = place();
-    const agent = standIn(at, 'overloaded');
-    const h = await home({ concurrency: { workloads: { batch: { terminal_exit_codes: [1] } } }, providers: { claude: { command: [agent], retries: 2 } } });
-    await h.run(['-n', 'work', '-a', 'claude', '-w', 'batch', '-p', 'go']);
-    expect(await h.wait('work')).toBe('work errored');
-    expect(calls(at)).toHaveLength(1);
-    const ended = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'ended')!;
-    expect(ended.data).toMatchObject({ reason: 'errored', detail: 'api_error', exit_code: 1, note: 'not retried: exit code 1 is terminal (terminal_exit_codes)' });
-    expect((await h.cli(['show', 'work'])).stdout).toContain('exit code 1 is terminal');
-    // Without the list, the provider's retries retry it.
-    await h.run(['-n', 'again', '-a', 'claude', '-p', 'go']);
-    expect(await h.wait('again')).toBe('again completed');
-  });
+    it('never retries an exit code its provider or workload lists as terminal, and show says why', async () => {
+      const at = place();
+      const agent = standIn(at, 'overloaded');
+      const h = await home({ concurrency: { workloads: { batch: { terminal_exit_codes: [1] } } }, providers: { claude: { command: [agent], retries: 2 } } });
+      await h.run(['-n', 'work', '-a', 'claude', '-w', 'batch', '-p', 'go']);
+      expect(await h.wait('work')).toBe('work errored');
+      expect(calls(at)).toHaveLength(1);
+      const ended = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'ended')!;
+      expect(ended.data).toMatchObject({
+        reason: 'errored',
+        detail: 'api_error',
+        exit_code: 1,
+        note: 'not retried: exit code 1 is terminal (terminal_exit_codes)',
+      });
+      expect((await h.cli(['show', 'work'])).stdout).toContain('exit code 1 is terminal');
+      // Without the list, the provider's retries retry it.
+      await h.run(['-n', 'again', '-a', 'claude', '-p', 'go']);
+      expect(await h.wait('again')).toBe('again completed');
+    });
 
-  it('shows Claude Code retrying a call by itself on the run, until it works again', async () => {
-    const at = place();
-    const gate = path.join(at.dir, 'gate');
-    const agent = script(
-      at,
-      'retrying.sh',
-      `#!/bin/sh
+    it('shows Claude Code retrying a call by itself on the run, until it works again', async () => {
+      const at = place();
+      const gate = path.join(at.dir, 'gate');
+      const agent = script(
+        at,
+        'retrying.sh',
+        `#!/bin/sh
 read -r line
 echo '{"type":"system","subtype":"init","session_id":"s1"}'
 echo '{"type":"system","subtype":"api_retry","attempt":3,"max_retries":10,"retry_delay_ms":4000,"error_status":529,"error":"overloaded_error","session_id":"s1"}'
@@ -432,51 +461,51 @@ while [ ! -e ${JSON.stringify(gate)} ]; do sleep 0.05; done
 echo '{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"back"}],"usage":{"input_tokens":3,"output_tokens":1}}}'
 echo '{"type":"result","subtype":"success","is_error":false,"result":"back","usage":{"input_tokens":3,"output_tokens":1}}'
 `,
-    );
-    const h = await home({ providers: { claude: { command: [agent] } } });
-    await h.run(['-n', 'quiet', '-a', 'claude', '-p', 'go']);
-    const r = await until(async () => {
-      const x = await h.show('quiet');
-      return x.agent_retry ? x : null;
-    }, 'the retry to show');
-    expect(r.status).toBe('working');
-    expect(r.agent_retry).toMatchObject({ attempt: 3, max: 10, error: 'overloaded_error' });
-    expect((await h.cli(['ps'])).stdout).toMatch(/working retrying overloaded 3\/10/);
-    fs.writeFileSync(gate, '');
-    expect(await h.wait('quiet')).toBe('quiet completed');
-    expect((await h.show('quiet')).agent_retry).toBeNull();
-    expect((await h.events<{ type: string }>()).map((e) => e.type)).toContain('agent_retry');
+      );
+      const h = await home({ providers: { claude: { command: [agent] } } });
+      await h.run(['-n', 'quiet', '-a', 'claude', '-p', 'go']);
+      const r = await until(async () => {
+        const x = await h.show('quiet');
+        return x.agent_retry ? x : null;
+      }, 'the retry to show');
+      expect(r.status).toBe('working');
+      expect(r.agent_retry).toMatchObject({ attempt: 3, max: 10, error: 'overloaded_error' });
+      expect((await h.cli(['ps'])).stdout).toMatch(/working retrying overloaded 3\/10/);
+      fs.writeFileSync(gate, '');
+      expect(await h.wait('quiet')).toBe('quiet completed');
+      expect((await h.show('quiet')).agent_retry).toBeNull();
+      expect((await h.events<{ type: string }>()).map((e) => e.type)).toContain('agent_retry');
+    });
+
+    it('refuses a bad --retries (exit 2, naming it), and a bad retries or terminal_exit_codes in config', async () => {
+      const h = await home({});
+      for (const bad of ['101', '-1', '1.5', 'x', '']) {
+        const r = await h.cli(['run', '--retries', bad, '--', 'true']);
+        expect(r.code, bad).toBe(2);
+        expect(r.stderr).toMatch(/retries/);
+      }
+      for (const [cfg, key] of [
+        [{ concurrency: { workloads: { batch: { retries: 1000 } } } }, 'concurrency.workloads.batch.retries'],
+        [{ providers: { claude: { retries: -1 } } }, 'providers.claude.retries'],
+        [{ providers: { claude: { retries: 'two' } } }, 'providers.claude.retries'],
+        [{ providers: { claude: { terminal_exit_codes: [0] } } }, 'providers.claude.terminal_exit_codes'],
+        [{ providers: { claude: { terminal_exit_codes: 3 } } }, 'providers.claude.terminal_exit_codes'],
+        [{ concurrency: { workloads: { batch: { terminal_exit_codes: [256] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
+        [{ concurrency: { workloads: { batch: { terminal_exit_codes: ['1'] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
+      ] as const) {
+        expect(() => parseConfig(cfg), key).toThrow(key);
+      }
+      expect(parseConfig({ providers: { claude: { retries: 3 } }, concurrency: { workloads: { batch: { retries: 0 } } } }).providers.claude!.retries).toBe(3);
+    });
   });
 
-  it('refuses a bad --retries (exit 2, naming it), and a bad retries or terminal_exit_codes in config', async () => {
-    const h = await home({});
-    for (const bad of ['101', '-1', '1.5', 'x', '']) {
-      const r = await h.cli(['run', '--retries', bad, '--', 'true']);
-      expect(r.code, bad).toBe(2);
-      expect(r.stderr).toMatch(/retries/);
-    }
-    for (const [cfg, key] of [
-      [{ concurrency: { workloads: { batch: { retries: 1000 } } } }, 'concurrency.workloads.batch.retries'],
-      [{ providers: { claude: { retries: -1 } } }, 'providers.claude.retries'],
-      [{ providers: { claude: { retries: 'two' } } }, 'providers.claude.retries'],
-      [{ providers: { claude: { terminal_exit_codes: [0] } } }, 'providers.claude.terminal_exit_codes'],
-      [{ providers: { claude: { terminal_exit_codes: 3 } } }, 'providers.claude.terminal_exit_codes'],
-      [{ concurrency: { workloads: { batch: { terminal_exit_codes: [256] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
-      [{ concurrency: { workloads: { batch: { terminal_exit_codes: ['1'] } } } }, 'concurrency.workloads.batch.terminal_exit_codes'],
-    ] as const) {
-      expect(() => parseConfig(cfg), key).toThrow(key);
-    }
-    expect(parseConfig({ providers: { claude: { retries: 3 } }, concurrency: { workloads: { batch: { retries: 0 } } } }).providers.claude!.retries).toBe(3);
-  });
-});
-
-describe('the quota coming', () => {
-  /** A stand-in that reports its account at `utilization` of its five-hour window, resetting in `resetS` seconds, and completes. */
-  function reporting(at: { dir: string }, utilization: number, resetS: number): string {
-    return script(
-      at,
-      'claude-q',
-      `#!${NODE}
+  describe('the quota coming', () => {
+    /** A stand-in that reports its account at `utilization` of its five-hour window, resetting in `resetS` seconds, and completes. */
+    function reporting(at: { dir: string }, utilization: number, resetS: number): string {
+      return script(
+        at,
+        'claude-q',
+        `#!${NODE}
 process.stdin.setEncoding('utf8').once('data', () => {
   const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
   out({ type: 'system', subtype: 'init', session_id: 's-q' });
@@ -486,107 +515,112 @@ process.stdin.setEncoding('utf8').once('data', () => {
   process.exit(0);
 });
 `,
-    );
-  }
+      );
+    }
 
-  it('keeps the latest window per provider in stats; at pause_at no new run of its account starts until the window resets', async () => {
-    const at = place();
-    const agent = reporting(at, 0.93, 3);
-    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
-    await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
-    expect(await h.wait('one')).toBe('one completed');
-    const stats = await h.stats<{ quotas: { provider: string; window: string; status: string; utilization: number; resets_at: string }[]; holds: Record<string, number>; account_holds: { provider: string; account: string | null; until: string }[] }>();
-    expect(stats.quotas).toMatchObject([{ provider: 'claude', window: 'five_hour', status: 'allowed_warning', utilization: 0.93 }]);
-    const resets = Date.parse(stats.quotas[0]!.resets_at);
-    // The account's (here the agent's default login), not the provider's.
-    expect(stats.holds).toEqual({});
-    expect(stats.account_holds).toEqual([{ provider: 'claude', account: null, until: new Date(resets).toISOString() }]);
-    expect((await h.cli(['stats'])).stdout).toMatch(/^quota: claude 5h 93% · resets \d\d:\d\d \(allowed_warning\)$/m);
-    expect((await h.cli(['stats'])).stdout).toMatch(/^hold: claude \(default login\), its runs wait, lifted /m);
-    const hold = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold')!;
-    expect(hold.data).toMatchObject({ quota: { window: 'five_hour', utilization: 0.93, pause_at: 0.9 }, account: null });
-    // The next run waits for the reset, then starts.
-    await h.run(['-n', 'two', '-a', 'claude', '-p', 'go']);
-    expect((await h.show('two')).waiting).toMatchObject({ reason: 'hold', name: 'claude', account: null });
-    expect((await h.cli(['ps'])).stdout).toMatch(/hold claude \(default login\) \d/);
-    expect(await h.wait('two')).toBe('two completed');
-    expect(Date.now()).toBeGreaterThanOrEqual(resets - 100);
-  });
+    it('keeps the latest window per provider in stats; at pause_at no new run of its account starts until the window resets', async () => {
+      const at = place();
+      const agent = reporting(at, 0.93, 3);
+      const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+      await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
+      expect(await h.wait('one')).toBe('one completed');
+      const stats = await h.stats<{
+        quotas: { provider: string; window: string; status: string; utilization: number; resets_at: string }[];
+        holds: Record<string, number>;
+        account_holds: { provider: string; account: string | null; until: string }[];
+      }>();
+      expect(stats.quotas).toMatchObject([{ provider: 'claude', window: 'five_hour', status: 'allowed_warning', utilization: 0.93 }]);
+      const resets = Date.parse(stats.quotas[0]!.resets_at);
+      // The account's (here the agent's default login), not the provider's.
+      expect(stats.holds).toEqual({});
+      expect(stats.account_holds).toEqual([{ provider: 'claude', account: null, until: new Date(resets).toISOString() }]);
+      expect((await h.cli(['stats'])).stdout).toMatch(/^quota: claude 5h 93% · resets \d\d:\d\d \(allowed_warning\)$/m);
+      expect((await h.cli(['stats'])).stdout).toMatch(/^hold: claude \(default login\), its runs wait, lifted /m);
+      const hold = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold')!;
+      expect(hold.data).toMatchObject({ quota: { window: 'five_hour', utilization: 0.93, pause_at: 0.9 }, account: null });
+      // The next run waits for the reset, then starts.
+      await h.run(['-n', 'two', '-a', 'claude', '-p', 'go']);
+      expect((await h.show('two')).waiting).toMatchObject({ reason: 'hold', name: 'claude', account: null });
+      expect((await h.cli(['ps'])).stdout).toMatch(/hold claude \(default login\) \d/);
+      expect(await h.wait('two')).toBe('two completed');
+      expect(Date.now()).toBeGreaterThanOrEqual(resets - 100);
+    });
 
-  it('pause_at reached by one account holds that account\'s runs only: another account\'s, and a new one of the held account after the reset, start', async () => {
-    const at = place();
-    const agent = reporting(at, 0.5, 3);
-    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
-    const work = ['-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work'];
-    await h.run(['-n', 'spent', '-a', 'claude', ...work, '-e', 'UTIL=0.95', '-p', 'go']);
-    expect(await h.wait('spent')).toBe('spent completed');
-    await h.run(['-n', 'waits', '-a', 'claude', ...work, '-p', 'go']);
-    await h.run(['-n', 'other', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-p', 'go']);
-    await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
-    // The other account and the default login go on while .claude-work waits for its window.
-    expect((await h.settle(['other', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed']);
-    const waiting = await h.show('waits');
-    expect(waiting.status).toBe('queued');
-    expect(waiting.waiting).toMatchObject({ reason: 'hold', name: 'claude', account: '/srv/agents/.claude-work' });
-    expect((await h.stats<{ holds: Record<string, number> }>()).holds).toEqual({});
-    // Then its window resets and it starts.
-    expect(await h.wait('waits')).toBe('waits completed');
-    const lifted = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold_lifted')!;
-    expect(lifted.data).toMatchObject({ provider: 'claude', account: '/srv/agents/.claude-work', early: false });
-  });
+    it("pause_at reached by one account holds that account's runs only: another account's, and a new one of the held account after the reset, start", async () => {
+      const at = place();
+      const agent = reporting(at, 0.5, 3);
+      const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+      const work = ['-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work'];
+      await h.run(['-n', 'spent', '-a', 'claude', ...work, '-e', 'UTIL=0.95', '-p', 'go']);
+      expect(await h.wait('spent')).toBe('spent completed');
+      await h.run(['-n', 'waits', '-a', 'claude', ...work, '-p', 'go']);
+      await h.run(['-n', 'other', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-p', 'go']);
+      await h.run(['-n', 'plain', '-a', 'claude', '-p', 'go']);
+      // The other account and the default login go on while .claude-work waits for its window.
+      expect((await h.settle(['other', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed']);
+      const waiting = await h.show('waits');
+      expect(waiting.status).toBe('queued');
+      expect(waiting.waiting).toMatchObject({ reason: 'hold', name: 'claude', account: '/srv/agents/.claude-work' });
+      expect((await h.stats<{ holds: Record<string, number> }>()).holds).toEqual({});
+      // Then its window resets and it starts.
+      expect(await h.wait('waits')).toBe('waits completed');
+      const lifted = (await h.events<{ type: string; data: Record<string, unknown> }>()).find((e) => e.type === 'hold_lifted')!;
+      expect(lifted.data).toMatchObject({ provider: 'claude', account: '/srv/agents/.claude-work', early: false });
+    });
 
-  it('an account held at pause_at keeps its runs waiting across a supervisor restart, and provider resume lifts it', async () => {
-    const at = place();
-    const agent = reporting(at, 0.5, 3600);
-    const h = served({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
-    await h.start();
-    await h.run(['-n', 'spent', '-a', 'claude', '-e', 'UTIL=0.95', '-p', 'go']);
-    expect((await h.settle(['spent'], 60_000)).map((r) => r.token)).toEqual(['completed']);
-    await h.run(['-n', 'waits', '-a', 'claude', '-p', 'go']);
-    await h.killSupervisor();
-    await h.start();
-    expect((await h.show('waits')).waiting).toMatchObject({ reason: 'hold', account: null });
-    expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
-    expect((await h.settle(['waits'], 60_000)).map((r) => r.token)).toEqual(['completed']);
-  });
+    it('an account held at pause_at keeps its runs waiting across a supervisor restart, and provider resume lifts it', async () => {
+      const at = place();
+      const agent = reporting(at, 0.5, 3600);
+      const h = served({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+      await h.start();
+      await h.run(['-n', 'spent', '-a', 'claude', '-e', 'UTIL=0.95', '-p', 'go']);
+      expect((await h.settle(['spent'], 60_000)).map((r) => r.token)).toEqual(['completed']);
+      await h.run(['-n', 'waits', '-a', 'claude', '-p', 'go']);
+      await h.killSupervisor();
+      await h.start();
+      expect((await h.show('waits')).waiting).toMatchObject({ reason: 'hold', account: null });
+      expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
+      expect((await h.settle(['waits'], 60_000)).map((r) => r.token)).toEqual(['completed']);
+    });
 
-  it('below pause_at (or without it) nothing is held', async () => {
-    const at = place();
-    const agent = reporting(at, 0.5, 3600);
-    const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
-    await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
-    expect(await h.wait('one')).toBe('one completed');
-    const stats = await h.stats<{ quotas: { utilization: number }[]; holds: Record<string, number> }>();
-    expect(stats.quotas[0]!.utilization).toBe(0.5);
-    expect(stats.holds).toEqual({});
-  });
+    it('below pause_at (or without it) nothing is held', async () => {
+      const at = place();
+      const agent = reporting(at, 0.5, 3600);
+      const h = await home({ providers: { claude: { command: [agent], pause_at: 0.9 } } });
+      await h.run(['-n', 'one', '-a', 'claude', '-p', 'go']);
+      expect(await h.wait('one')).toBe('one completed');
+      const stats = await h.stats<{ quotas: { utilization: number }[]; holds: Record<string, number> }>();
+      expect(stats.quotas[0]!.utilization).toBe(0.5);
+      expect(stats.holds).toEqual({});
+    });
 
-  it('keeps each account\'s window apart (CLAUDE_CONFIG_DIR), and shows the windows in stats, spend and their --json', async () => {
-    const at = place();
-    const agent = reporting(at, 0.5, 3600);
-    const h = await home({ providers: { claude: { command: [agent] } } });
-    await h.run(['-n', 'work', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work', '-e', 'UTIL=0.7', '-p', 'go']);
-    await h.run(['-n', 'home', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-e', 'UTIL=0.2', '-p', 'go']);
-    await h.run(['-n', 'plain', '-a', 'claude', '-e', 'UTIL=0.4', '-p', 'go']);
-    expect((await h.settle(['work', 'home', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed', 'completed']);
-    const stats = await h.stats<{ quotas: { provider: string; account: string | null; utilization: number }[] }>();
-    expect(stats.quotas.map((q) => [q.account, q.utilization])).toEqual([
-      [null, 0.4],
-      ['/srv/agents/.claude-home', 0.2],
-      ['/srv/agents/.claude-work', 0.7],
-    ]);
-    const text = (await h.cli(['stats'])).stdout;
-    expect(text).toMatch(/^quota: claude 5h 40% · resets \d\d:\d\d \(allowed_warning\)$/m);
-    expect(text).toMatch(/^quota: claude \(\.claude-work\) 5h 70% · resets/m);
-    const spend = await h.cli(['spend']);
-    expect(spend.stdout).toMatch(/^quota: claude \(\.claude-home\) 5h 20% · resets/m);
-    const json = JSON.parse((await h.cli(['spend', '--json'])).stdout) as { quotas: { account: string | null }[] };
-    expect(json.quotas.map((q) => q.account)).toEqual([null, '/srv/agents/.claude-home', '/srv/agents/.claude-work']);
-  });
+    it("keeps each account's window apart (CLAUDE_CONFIG_DIR), and shows the windows in stats, spend and their --json", async () => {
+      const at = place();
+      const agent = reporting(at, 0.5, 3600);
+      const h = await home({ providers: { claude: { command: [agent] } } });
+      await h.run(['-n', 'work', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-work', '-e', 'UTIL=0.7', '-p', 'go']);
+      await h.run(['-n', 'home', '-a', 'claude', '-e', 'CLAUDE_CONFIG_DIR=/srv/agents/.claude-home', '-e', 'UTIL=0.2', '-p', 'go']);
+      await h.run(['-n', 'plain', '-a', 'claude', '-e', 'UTIL=0.4', '-p', 'go']);
+      expect((await h.settle(['work', 'home', 'plain'], 60_000)).map((r) => r.token)).toEqual(['completed', 'completed', 'completed']);
+      const stats = await h.stats<{ quotas: { provider: string; account: string | null; utilization: number }[] }>();
+      expect(stats.quotas.map((q) => [q.account, q.utilization])).toEqual([
+        [null, 0.4],
+        ['/srv/agents/.claude-home', 0.2],
+        ['/srv/agents/.claude-work', 0.7],
+      ]);
+      const text = (await h.cli(['stats'])).stdout;
+      expect(text).toMatch(/^quota: claude 5h 40% · resets \d\d:\d\d \(allowed_warning\)$/m);
+      expect(text).toMatch(/^quota: claude \(\.claude-work\) 5h 70% · resets/m);
+      const spend = await h.cli(['spend']);
+      expect(spend.stdout).toMatch(/^quota: claude \(\.claude-home\) 5h 20% · resets/m);
+      const json = JSON.parse((await h.cli(['spend', '--json'])).stdout) as { quotas: { account: string | null }[] };
+      expect(json.quotas.map((q) => q.account)).toEqual([null, '/srv/agents/.claude-home', '/srv/agents/.claude-work']);
+    });
 
-  it('refuses a pause_at that is not a fraction above 0, at most 1', () => {
-    for (const bad of [0, 1.5, -0.1, '0.9']) expect(() => parseConfig({ providers: { claude: { pause_at: bad } } }), String(bad)).toThrow('providers.claude.pause_at');
-    expect(parseConfig({ providers: { claude: { pause_at: 1 } } }).providers.claude!.pause_at).toBe(1);
+    it('refuses a pause_at that is not a fraction above 0, at most 1', () => {
+      for (const bad of [0, 1.5, -0.1, '0.9'])
+        expect(() => parseConfig({ providers: { claude: { pause_at: bad } } }), String(bad)).toThrow('providers.claude.pause_at');
+      expect(parseConfig({ providers: { claude: { pause_at: 1 } } }).providers.claude!.pause_at).toBe(1);
+    });
   });
-});
 });

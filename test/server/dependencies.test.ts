@@ -25,7 +25,8 @@ function temp(prefix: string): string {
 /** A repository on branch main with one commit. */
 function repo(): string {
   const dir = temp('orcr-dep-repo-');
-  const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
   git('init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(dir, 'base.txt'), 'base\n');
   git('add', '.');
@@ -47,7 +48,12 @@ describe('runs that wait for runs', () => {
     const h = await home({ concurrency: { max: 2 } });
     const runs = await h.runFrom([
       // d first: a line may name lines after it.
-      { name: 'd', after: ['b', 'c'], cwd: t, command: ['sh', '-c', `${note(log)}; echo "$ORCR_AFTER" > ${t}/after; for u in $ORCR_AFTER; do ${NODE} ${CLI} diff "$u" >> ${t}/diffs; done`] },
+      {
+        name: 'd',
+        after: ['b', 'c'],
+        cwd: t,
+        command: ['sh', '-c', `${note(log)}; echo "$ORCR_AFTER" > ${t}/after; for u in $ORCR_AFTER; do ${NODE} ${CLI} diff "$u" >> ${t}/diffs; done`],
+      },
       { name: 'a', cwd: t, command: ['sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done; ${note(log)}`] },
       { name: 'b', after: ['a'], cwd: r, worktree: true, command: ['sh', '-c', `${note(log)}; echo from-b > b.txt`] },
       { name: 'c', after: ['a'], cwd: r, worktree: true, command: ['sh', '-c', `${note(log)}; echo from-c > c.txt`] },
@@ -120,12 +126,25 @@ describe('runs that wait for runs', () => {
       fs.writeFileSync(f, specs.map((s) => JSON.stringify({ cwd: t, command: ['true'], ...s })).join('\n') + '\n');
       return f;
     };
-    const cycle = await h.cli(['run', '--from', file('cycle.jsonl', [{ name: 'x' }, { name: 'a', after: ['c'] }, { name: 'b', after: ['a'] }, { name: 'c', after: ['b'] }])]);
+    const cycle = await h.cli([
+      'run',
+      '--from',
+      file('cycle.jsonl', [{ name: 'x' }, { name: 'a', after: ['c'] }, { name: 'b', after: ['a'] }, { name: 'c', after: ['b'] }]),
+    ]);
     expect(cycle.code).toBe(2);
     // Named by file and line, as other bad lines are.
-    expect(cycle.stderr).toMatch(/a cycle of "after": \S*cycle\.jsonl:2 \("a"\) → \S*cycle\.jsonl:4 \("c"\) → \S*cycle\.jsonl:3 \("b"\) → \S*cycle\.jsonl:2 \("a"\); nothing was queued/);
+    expect(cycle.stderr).toMatch(
+      /a cycle of "after": \S*cycle\.jsonl:2 \("a"\) → \S*cycle\.jsonl:4 \("c"\) → \S*cycle\.jsonl:3 \("b"\) → \S*cycle\.jsonl:2 \("a"\); nothing was queued/,
+    );
     // The same call through the socket (the SDK, MCP) is refused by the supervisor, naming the spec.
-    await expect(h.call('run.enqueue', { specs: [{ name: 'a', after: ['b'], cwd: t, command: ['true'] }, { name: 'b', after: ['a'], cwd: t, command: ['true'] }] })).rejects.toThrow(/a cycle of "after": spec 1 \("a"\) → spec 2 \("b"\) → spec 1 \("a"\)/);
+    await expect(
+      h.call('run.enqueue', {
+        specs: [
+          { name: 'a', after: ['b'], cwd: t, command: ['true'] },
+          { name: 'b', after: ['a'], cwd: t, command: ['true'] },
+        ],
+      }),
+    ).rejects.toThrow(/a cycle of "after": spec 1 \("a"\) → spec 2 \("b"\) → spec 1 \("a"\)/);
     const self = await h.cli(['run', '--from', file('self.jsonl', [{ name: 'a', after: ['a'] }])]);
     expect([self.code, self.stderr]).toEqual([2, expect.stringMatching(/self\.jsonl:1 \("a"\): "after" names the run itself \("a"\)/)]);
     const unknown = await h.cli(['run', '--from', file('unknown.jsonl', [{ name: 'a' }, { name: 'b', after: ['nope'] }])]);
@@ -196,7 +215,11 @@ describe('runs that wait for runs', () => {
   it('a fleet budget that cancels the queue cancels waiting dependents too', async () => {
     const t = temp('orcr-dep-');
     const agent = path.join(t, 'spend.sh');
-    fs.writeFileSync(agent, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":10,"output_tokens":0,"cost_usd":5}'\necho '{"type":"turn_end"}'\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      agent,
+      `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":10,"output_tokens":0,"cost_usd":5}'\necho '{"type":"turn_end"}'\n`,
+      { mode: 0o755 },
+    );
     const h = await home({ budgets: { fleet: { max_cost_usd: 1 } } });
     await h.runFrom([
       { name: 'spender', cwd: t, protocol: 'jsonl', command: [agent] },
@@ -225,13 +248,19 @@ describe('runs that wait for runs', () => {
     }
   });
 
-  it('--worktree --base RUN builds on that run\'s work as it left it (uncommitted too); its diff is its own; --base RUN needs --after RUN', async () => {
+  it("--worktree --base RUN builds on that run's work as it left it (uncommitted too); its diff is its own; --base RUN needs --after RUN", async () => {
     const t = temp('orcr-dep-');
     const r = repo();
     const h = await home({});
     await h.runFrom([
       { name: 'first', cwd: r, worktree: true, command: ['sh', '-c', 'echo one > first.txt; echo changed >> base.txt'] },
-      { name: 'second', cwd: r, after: ['first'], worktree: { base: 'first' }, command: ['sh', '-c', `cat first.txt base.txt > ${t}/seen; echo two > second.txt`] },
+      {
+        name: 'second',
+        cwd: r,
+        after: ['first'],
+        worktree: { base: 'first' },
+        command: ['sh', '-c', `cat first.txt base.txt > ${t}/seen; echo two > second.txt`],
+      },
     ]);
     expect((await h.settle(['first', 'second'], 60_000)).map((x) => x.token)).toEqual(['completed', 'completed']);
     expect(fs.readFileSync(path.join(t, 'seen'), 'utf8')).toBe('one\nbase\nchanged\n');
@@ -284,7 +313,7 @@ process.stdin.resume().once('data', () => {
     expect(types).not.toContain('after_dropped');
   });
 
-  it('a workload\'s max_wait counts from when a dependent is let go, not from when it was queued', async () => {
+  it("a workload's max_wait counts from when a dependent is let go, not from when it was queued", async () => {
     const t = temp('orcr-dep-');
     const gate = path.join(t, 'go');
     const h = await home({ concurrency: { workloads: { quick: { max_wait: '2s' } } } });

@@ -37,7 +37,7 @@ describe('nestedDeeperThan', () => {
 });
 
 describe('leadingId', () => {
-  it("reads the id a client wrote first, else null", () => {
+  it('reads the id a client wrote first, else null', () => {
     expect(leadingId('{"id":7,"method":"x"}')).toBe(7);
     expect(leadingId(' { "id" : 12 }')).toBe(12);
     expect(leadingId('{"method":"x","id":7}')).toBeNull();

@@ -82,41 +82,48 @@ describe('a full disk at start', () => {
     expect(serve.exitCode).toBeNull();
   });
 
-  itWhen({ ...mountable(), optional: true }, 'while the disk is full, wait --all still waits for the active runs (exit 3 at its timeout, not 0) and server status counts them', async () => {
-    const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-full-'));
-    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]).status).toBe(0);
-    closers.push(() => {
-      spawnSync('umount', ['-l', mnt]);
-      fs.rmSync(mnt, { recursive: true, force: true });
-    });
-    const dir = path.join(mnt, 'home');
-    fs.mkdirSync(dir, { mode: 0o700 });
-    fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ concurrency: { max: 2 } }));
-    const env = { ...process.env, ORCR_HOME: dir, NO_COLOR: '1' };
-    const orcr = (args: string[]) => spawnSync(NODE, [CLI, ...args], { env, encoding: 'utf8', timeout: 30_000 });
-    closers.push(() => {
-      orcr(['server', 'stop', '--kill-agents']);
-      killRunGroups(dir);
-    });
-    for (const name of ['a', 'b', 'c']) expect(orcr(['run', '--name', name, '--', 'sleep', '300']).status).toBe(0);
-    await until(() => (JSON.parse(orcr(['server', 'status', '--json']).stdout) as { active: number }).active === 2, 'two runs active');
-    const fill = path.join(mnt, 'fill');
-    spawnSync('dd', ['if=/dev/zero', `of=${fill}`, 'bs=64k'], { stdio: 'ignore' });
-    // A write the journal refuses degrades the supervisor.
-    expect(orcr(['run', '--name', 'd', '--', 'true']).status).not.toBe(0);
-    const status = JSON.parse(orcr(['server', 'status', '--json']).stdout) as { degraded: string | null; active: number; queued: number };
-    expect(status.degraded).toMatch(/SQLITE_/);
-    expect([status.active, status.queued]).toEqual([2, 1]);
-    expect(orcr(['server', 'status']).stdout).toMatch(/2 active runs?, 1 queued/);
-    const waited = orcr(['wait', '--all', '--timeout', '1s', '--json']);
-    expect(waited.status, waited.stderr).toBe(3);
-    expect((JSON.parse(waited.stdout) as { name: string; token: string }[]).map((r) => `${r.name} ${r.token}`).sort()).toEqual(['a pending', 'b pending', 'c pending']);
-    fs.rmSync(fill);
-    // Resumed: the same runs, re-adopted.
-    await until(() => {
-      const r = JSON.parse(orcr(['server', 'status', '--json']).stdout) as { degraded: string | null; active: number; queued: number };
-      return r.degraded === null && r.active === 2 && r.queued === 1;
-    }, 'resumed with the same runs');
-  });
+  itWhen(
+    { ...mountable(), optional: true },
+    'while the disk is full, wait --all still waits for the active runs (exit 3 at its timeout, not 0) and server status counts them',
+    async () => {
+      const mnt = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-full-'));
+      expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]).status).toBe(0);
+      closers.push(() => {
+        spawnSync('umount', ['-l', mnt]);
+        fs.rmSync(mnt, { recursive: true, force: true });
+      });
+      const dir = path.join(mnt, 'home');
+      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ concurrency: { max: 2 } }));
+      const env = { ...process.env, ORCR_HOME: dir, NO_COLOR: '1' };
+      const orcr = (args: string[]) => spawnSync(NODE, [CLI, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+      closers.push(() => {
+        orcr(['server', 'stop', '--kill-agents']);
+        killRunGroups(dir);
+      });
+      for (const name of ['a', 'b', 'c']) expect(orcr(['run', '--name', name, '--', 'sleep', '300']).status).toBe(0);
+      await until(() => (JSON.parse(orcr(['server', 'status', '--json']).stdout) as { active: number }).active === 2, 'two runs active');
+      const fill = path.join(mnt, 'fill');
+      spawnSync('dd', ['if=/dev/zero', `of=${fill}`, 'bs=64k'], { stdio: 'ignore' });
+      // A write the journal refuses degrades the supervisor.
+      expect(orcr(['run', '--name', 'd', '--', 'true']).status).not.toBe(0);
+      const status = JSON.parse(orcr(['server', 'status', '--json']).stdout) as { degraded: string | null; active: number; queued: number };
+      expect(status.degraded).toMatch(/SQLITE_/);
+      expect([status.active, status.queued]).toEqual([2, 1]);
+      expect(orcr(['server', 'status']).stdout).toMatch(/2 active runs?, 1 queued/);
+      const waited = orcr(['wait', '--all', '--timeout', '1s', '--json']);
+      expect(waited.status, waited.stderr).toBe(3);
+      expect((JSON.parse(waited.stdout) as { name: string; token: string }[]).map((r) => `${r.name} ${r.token}`).sort()).toEqual([
+        'a pending',
+        'b pending',
+        'c pending',
+      ]);
+      fs.rmSync(fill);
+      // Resumed: the same runs, re-adopted.
+      await until(() => {
+        const r = JSON.parse(orcr(['server', 'status', '--json']).stdout) as { degraded: string | null; active: number; queued: number };
+        return r.degraded === null && r.active === 2 && r.queued === 1;
+      }, 'resumed with the same runs');
+    },
+  );
 });
-

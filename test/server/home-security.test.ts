@@ -18,7 +18,7 @@ import { alive, CLI, lineReader, NODE, ROOT, until, useHomes } from '../support/
 const home = useHomes();
 const isRoot = process.getuid?.() === 0;
 /** Another user's files need root to make. */
-const ROOT_NEED = { reason: isRoot ? null : 'not root: another user\'s file cannot be made', optional: true };
+const ROOT_NEED = { reason: isRoot ? null : "not root: another user's file cannot be made", optional: true };
 const NOBODY = 65_534;
 
 const closers: (() => void)[] = [];
@@ -220,7 +220,7 @@ describe('a home reached through links', () => {
     link(b.dir, via);
     const pid = a.serverPid()!;
     process.kill(pid, 'SIGKILL');
-    await until(() => !alive(pid), 'a\'s supervisor to die');
+    await until(() => !alive(pid), "a's supervisor to die");
     expect(a.cli(['ps']).code).toBe(0);
     fs.writeFileSync(go, '');
     expect(await exited).toBe(0);
@@ -237,7 +237,9 @@ describe('a home reached through links', () => {
     const refused = (dir: string, through: string): void => {
       const r = h.cli(['ps'], { env: { ...h.env, ORCR_HOME: dir } });
       expect(r.code, dir).toBe(2);
-      expect(r.stderr).toBe(`orcr: ORCR_HOME ${dir} is reached through the link ${through}, owned by uid ${NOBODY} (not you, uid 0, or root): its owner can point it anywhere; give the path it leads to\n`);
+      expect(r.stderr).toBe(
+        `orcr: ORCR_HOME ${dir} is reached through the link ${through}, owned by uid ${NOBODY} (not you, uid 0, or root): its owner can point it anywhere; give the path it leads to\n`,
+      );
     };
     // The home itself, a folder above it, and a link of ours that leads through theirs.
     refused(theirs, theirs);

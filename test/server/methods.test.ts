@@ -14,7 +14,24 @@ import { HANDLERS } from '../../src/server/handlers/index.js';
 import { startServer, type ServerHandle } from '../../src/server/server.js';
 
 /** The writes as server.ts listed them by hand before the table: the table must not lose or gain one. */
-const WRITES_BEFORE = ['cluster.forget', 'run.enqueue', 'run.kill', 'run.send', 'provider.resume', 'gc', 'run.rerun', 'queue.pause', 'run.takeover', 'worktree.finish', 'worktree.prune', 'loop.create', 'loop.pause', 'loop.remove', 'loop.start', 'loop.stop'];
+const WRITES_BEFORE = [
+  'cluster.forget',
+  'run.enqueue',
+  'run.kill',
+  'run.send',
+  'provider.resume',
+  'gc',
+  'run.rerun',
+  'queue.pause',
+  'run.takeover',
+  'worktree.finish',
+  'worktree.prune',
+  'loop.create',
+  'loop.pause',
+  'loop.remove',
+  'loop.start',
+  'loop.stop',
+];
 
 describe('the method table', () => {
   it('has a handler for every method and no handler beside it', () => {

@@ -34,8 +34,18 @@ describe('a sink queue', () => {
     for (let n = 0; n <= MAX_QUEUED + extra; n++) q.push({ json: JSON.stringify({ n }), text: `n ${n}` });
     expect(logs.filter((l) => l.includes('is behind'))).toHaveLength(extra);
     fs.writeFileSync(gate, '');
-    const sent = () => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { n: number }).n) : []);
-    await until(() => sent().length === MAX_QUEUED + 1, () => `${MAX_QUEUED + 1} delivered, got ${sent().length}`);
+    const sent = () =>
+      fs.existsSync(out)
+        ? fs
+            .readFileSync(out, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => (JSON.parse(l) as { n: number }).n)
+        : [];
+    await until(
+      () => sent().length === MAX_QUEUED + 1,
+      () => `${MAX_QUEUED + 1} delivered, got ${sent().length}`,
+    );
     expect(sent()).toEqual([0, ...Array.from({ length: MAX_QUEUED }, (_, i) => i + 1 + extra)]);
   });
 
@@ -49,7 +59,10 @@ describe('a sink queue', () => {
     });
     const logs: string[] = [];
     new SinkQueue(webhookSink(`http://127.0.0.1:${port}/secret-path`), (m) => logs.push(m)).push({ json: '{}', text: '' });
-    await until(() => logs.some((l) => l.includes('gave up')), () => `the give-up, got ${JSON.stringify(logs)}`);
+    await until(
+      () => logs.some((l) => l.includes('gave up')),
+      () => `the give-up, got ${JSON.stringify(logs)}`,
+    );
     expect(logs).toHaveLength(ATTEMPTS);
     expect(logs.at(-1)).toMatch(new RegExp(`^notify: webhook 127\\.0\\.0\\.1:${port}: gave up after ${ATTEMPTS} attempts \\(fetch failed: .*ECONNREFUSED`));
     expect(logs.join('\n')).not.toContain('secret-path');

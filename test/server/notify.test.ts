@@ -105,7 +105,10 @@ describe('notify', () => {
     // Retries are under way: the supervisor still runs agents.
     await h.run(['-n', 'ok', '--', 'true']);
     expect(await h.wait('ok')).toBe('ok completed');
-    await until(() => logged(h).includes('gave up'), () => `the give-up in server.log:\n${logged(h)}`);
+    await until(
+      () => logged(h).includes('gave up'),
+      () => `the give-up in server.log:\n${logged(h)}`,
+    );
     expect(logged(h)).toMatch(new RegExp(`notify: webhook 127\\.0\\.0\\.1:\\d+: gave up after ${ATTEMPTS} attempts \\(HTTP 500\\)`));
     expect(logged(h)).toMatch(/notify: webhook 127\.0\.0\.1:\d+: attempt 1\/\d failed \(HTTP 500\); retrying in 500 ms/);
     // The URL's path (often a webhook's secret) is not logged.
@@ -117,12 +120,43 @@ describe('notify', () => {
   it('a question is blocked, a usage limit is one hold (not also blocked), 80% of a budget is budget', async () => {
     const s = await sink();
     const h = await home({ notify: { webhook: `${s.url}/hook`, batch: '0s' } });
-    const jsonl = (name: string, lines: object[]) => script(h, name, `#!/bin/sh\n${lines.map((l) => `printf '%s\\n' '${JSON.stringify(l)}'`).join('\n')}\nsleep 60\n`);
-    await h.run(['-n', 'ask', '--protocol', 'jsonl', '--', jsonl('ask.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'question' }])]);
-    await h.run(['-n', 'limited', '--protocol', 'jsonl', '--', jsonl('limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 600 }])]);
-    await h.run(['-n', 'spender', '--protocol', 'jsonl', '--max-tokens', '1000', '--', jsonl('spender.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 800, output_tokens: 50 }])]);
-    const told = () => s.json().flatMap((p) => p.events.map((e) => `${e.event} ${e.run!.name} ${e.type}`)).sort();
-    await until(() => told().length >= 3, () => `three notifications, got ${JSON.stringify(told())}`);
+    const jsonl = (name: string, lines: object[]) =>
+      script(h, name, `#!/bin/sh\n${lines.map((l) => `printf '%s\\n' '${JSON.stringify(l)}'`).join('\n')}\nsleep 60\n`);
+    await h.run([
+      '-n',
+      'ask',
+      '--protocol',
+      'jsonl',
+      '--',
+      jsonl('ask.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'question' }]),
+    ]);
+    await h.run([
+      '-n',
+      'limited',
+      '--protocol',
+      'jsonl',
+      '--',
+      jsonl('limited.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'blocked', kind: 'limit', retry_after_s: 600 }]),
+    ]);
+    await h.run([
+      '-n',
+      'spender',
+      '--protocol',
+      'jsonl',
+      '--max-tokens',
+      '1000',
+      '--',
+      jsonl('spender.sh', [{ type: 'ready' }, { type: 'turn_start' }, { type: 'usage', input_tokens: 800, output_tokens: 50 }]),
+    ]);
+    const told = () =>
+      s
+        .json()
+        .flatMap((p) => p.events.map((e) => `${e.event} ${e.run!.name} ${e.type}`))
+        .sort();
+    await until(
+      () => told().length >= 3,
+      () => `three notifications, got ${JSON.stringify(told())}`,
+    );
     // The limit's blocked event and its hold were committed together: had both been told, both would be here.
     expect(told()).toEqual(['blocked ask blocked', 'budget spender budget_warning', 'hold limited hold']);
     await h.cli(['kill', '--all', '--yes']);
@@ -136,7 +170,12 @@ describe('notify', () => {
     await h.run(['-n', 'c', '--', 'sh', '-c', 'exit 2']);
     const told = await until(() => fs.existsSync(out) && JSON.parse(fs.readFileSync(out, 'utf8')), 'the command to be run');
     expect(told).toMatchObject({ source: 'orcr', count: 1, summary: 'c ended: errored' });
-    expect(told.events[0]).toMatchObject({ event: 'ended_not_completed', type: 'ended', data: { reason: 'errored', exit_code: 2 }, run: { name: 'c', exit_reason: 'errored' } });
+    expect(told.events[0]).toMatchObject({
+      event: 'ended_not_completed',
+      type: 'ended',
+      data: { reason: 'errored', exit_code: 2 },
+      run: { name: 'c', exit_reason: 'errored' },
+    });
   });
 
   it('only the configured events are told, and a reloaded config is followed', async () => {
@@ -159,7 +198,7 @@ describe('notify', () => {
     ]);
   });
 
-  it('desktop runs notify-send from the supervisor\'s PATH with the summary', async () => {
+  it("desktop runs notify-send from the supervisor's PATH with the summary", async () => {
     const h = spawned();
     const bin = path.join(h.dir, 'bin');
     fs.mkdirSync(bin);
@@ -175,7 +214,10 @@ describe('notify', () => {
   it('desktop without notify-send says so once in server.log', async () => {
     const h = spawned({ notify: { desktop: true } });
     h.cli(['stats'], { env: { ...h.env, PATH: path.dirname(process.execPath) } });
-    await until(() => serverLog(h).includes('notify-send is not on'), () => `the log line:\n${serverLog(h)}`);
+    await until(
+      () => serverLog(h).includes('notify-send is not on'),
+      () => `the log line:\n${serverLog(h)}`,
+    );
     h.writeConfig({ notify: { desktop: true, batch: '1s' } });
     await until(() => h.json<{ type: string }[]>(['events']).some((e) => e.type === 'config_reloaded'), 'the reload');
     expect(serverLog(h).split('notify-send is not on').length - 1).toBe(1);
@@ -191,7 +233,10 @@ describe('notify', () => {
     const h = await home({ notify: { webhook: `${s.url}/hook`, batch: '0s' } });
     await h.startSupervisor();
     h.writeConfig({ notify: { webhook: `${s.url}/hook`, events: ['ended'] } });
-    const rejected = await until(async () => (await h.events<{ type: string; data: { error: string } }>()).find((e) => e.type === 'config_rejected'), 'config_rejected');
+    const rejected = await until(
+      async () => (await h.events<{ type: string; data: { error: string } }>()).find((e) => e.type === 'config_rejected'),
+      'config_rejected',
+    );
     expect(rejected.data.error).toMatch(/notify\.events\.0: unknown event "ended"/);
     await h.run(['-n', 'still', '--', 'sh', '-c', 'exit 1']);
     await until(() => s.json().length === 1, 'a call under the old config');

@@ -40,7 +40,10 @@ async function serveUnder(h: TestHome, prefix: string[]): Promise<Limited> {
   });
   const client = remote(h.dir);
   closers.push(() => client.disconnect());
-  await until(async () => (await client.call('stats')) !== undefined, () => `the supervisor to answer: ${err}`);
+  await until(
+    async () => (await client.call('stats')) !== undefined,
+    () => `the supervisor to answer: ${err}`,
+  );
   return { child, pid: child.pid!, log: () => err, client };
 }
 
@@ -50,14 +53,16 @@ const fdCount = (pid: number): number => fs.readdirSync(`/proc/${pid}/fd`).lengt
 async function flood(socketPath: string, n: number): Promise<net.Socket[]> {
   const socks: net.Socket[] = [];
   await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<void>((resolve) => {
-        const s = net.connect(socketPath);
-        s.on('error', () => resolve());
-        s.on('connect', () => resolve());
-        s.on('close', () => resolve());
-        socks.push(s);
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = net.connect(socketPath);
+          s.on('error', () => resolve());
+          s.on('connect', () => resolve());
+          s.on('close', () => resolve());
+          socks.push(s);
+        }),
     ),
   );
   closers.push(() => socks.forEach((s) => s.destroy()));
@@ -74,16 +79,25 @@ describe('out of file descriptors', () => {
 
     // Every descriptor the supervisor may open taken by idle connections.
     const socks = await flood(path.join(h.dir, 'orcr.sock'), 260);
-    await until(() => fdCount(s.pid) >= 195, () => `the supervisor's descriptors used up (${fdCount(s.pid)})`);
+    await until(
+      () => fdCount(s.pid) >= 195,
+      () => `the supervisor's descriptors used up (${fdCount(s.pid)})`,
+    );
     expect(alive(s.pid)).toBe(true);
 
     // A run queued now cannot be started (a directory, a pipe, a process: each needs a descriptor).
     const b = await s.client.run(['--name', 'b', '--', '/bin/sh', '-c', 'echo b']);
     // a ends while its status file cannot be opened.
     fs.writeFileSync(go, '');
-    await until(() => /status of .* unreadable|limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
+    await until(
+      () => /status of .* unreadable|limit reached/.test(s.log()),
+      () => `the supervisor to say it is at a limit: ${s.log()}`,
+    );
     expect(alive(s.pid)).toBe(true);
-    await until(async () => (await s.client.events()).some((e: { type: string }) => e.type === 'resource_limit'), () => `the fleet told of the limit: ${s.log()}`);
+    await until(
+      async () => (await s.client.events()).some((e: { type: string }) => e.type === 'resource_limit'),
+      () => `the fleet told of the limit: ${s.log()}`,
+    );
     const told = await s.client.events();
     expect(told.filter((e: { type: string }) => e.type === 'resource_limit').length).toBe(1);
     expect((await s.client.show(b.uuid)).status).toBe('starting');
@@ -163,28 +177,30 @@ function itInPidsCgroup(title: string, body: (dir: string) => Promise<void>): vo
 const inCgroup = (dir: string): string[] => ['/bin/sh', '-c', `echo $$ > ${dir}/cgroup.procs && exec "$@"`, 'in-cgroup'];
 
 describe('out of processes', () => {
-  itInPidsCgroup(
-    'a burst past the process limit waits and is retried; every run completes, the supervisor stays up',
-    async (dir) => {
-      const h = home({ concurrency: { max: 40 } });
-      const s = await serveUnder(h, inCgroup(dir));
-      // Room for the supervisor's own threads (they count) and a few runs, not for 40 at once.
-      const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
-      fs.writeFileSync(path.join(dir, 'pids.max'), String(current + 12));
-      const res = await s.client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
-        specs: Array.from({ length: 40 }, (_, i) => ({ name: `burst-${i}`, command: ['sleep', '0.3'], cwd: h.dir })),
-      });
-      await until(() => /limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
-      expect(alive(s.pid)).toBe(true);
-      await until(async () => (await s.client.ps({ all: true })).every((r) => r.status === 'ended'), 'every run ended', 60_000, 200);
-      const runs = await s.client.ps({ all: true });
-      expect(runs.length).toBe(res.runs.length);
-      expect(runs.filter((r) => r.exit_reason !== 'completed' || r.exit_code !== 0).map((r) => `${r.name} ${r.exit_reason} ${r.exit_code} ${r.exit_detail}`)).toEqual([]);
-      expect((await s.client.events()).filter((e: { type: string }) => e.type === 'resource_limit').length).toBeGreaterThanOrEqual(1);
-      expect(s.child.exitCode).toBeNull();
-      fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
-    },
-  );
+  itInPidsCgroup('a burst past the process limit waits and is retried; every run completes, the supervisor stays up', async (dir) => {
+    const h = home({ concurrency: { max: 40 } });
+    const s = await serveUnder(h, inCgroup(dir));
+    // Room for the supervisor's own threads (they count) and a few runs, not for 40 at once.
+    const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'pids.max'), String(current + 12));
+    const res = await s.client.call<{ runs: { uuid: string }[] }>('run.enqueue', {
+      specs: Array.from({ length: 40 }, (_, i) => ({ name: `burst-${i}`, command: ['sleep', '0.3'], cwd: h.dir })),
+    });
+    await until(
+      () => /limit reached/.test(s.log()),
+      () => `the supervisor to say it is at a limit: ${s.log()}`,
+    );
+    expect(alive(s.pid)).toBe(true);
+    await until(async () => (await s.client.ps({ all: true })).every((r) => r.status === 'ended'), 'every run ended', 60_000, 200);
+    const runs = await s.client.ps({ all: true });
+    expect(runs.length).toBe(res.runs.length);
+    expect(
+      runs.filter((r) => r.exit_reason !== 'completed' || r.exit_code !== 0).map((r) => `${r.name} ${r.exit_reason} ${r.exit_code} ${r.exit_detail}`),
+    ).toEqual([]);
+    expect((await s.client.events()).filter((e: { type: string }) => e.type === 'resource_limit').length).toBeGreaterThanOrEqual(1);
+    expect(s.child.exitCode).toBeNull();
+    fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+  });
 
   /**
    * A client in the cgroup `dir`, up with its threads (V8's, libuv's pool) before the cgroup is
@@ -214,7 +230,10 @@ describe('out of processes', () => {
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    await until(() => out.includes('ready'), () => `the client to be up: ${err}`);
+    await until(
+      () => out.includes('ready'),
+      () => `the client to be up: ${err}`,
+    );
     const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
     fs.writeFileSync(path.join(dir, 'pids.max'), String(current + room));
     child.stdin.end('go\n');
@@ -222,66 +241,80 @@ describe('out of processes', () => {
     return JSON.parse(out.split('\n')[1]!) as { code: string; message: string } | 'connected';
   }
 
-  itInPidsCgroup(
-    'a client that cannot fork a supervisor says the process limit is reached (it threw out with a stack)',
-    async (dir) => {
-      const h = home();
-      expect(await clientUnderLimit(dir, h, 0, 10_000)).toEqual({
-        code: 'unavailable',
-        message: 'the supervisor failed to start: could not start its process: the process limit is reached (EAGAIN)',
-      });
-      expect(fs.existsSync(path.join(h.dir, 'orcr.sock'))).toBe(false);
-    },
-  );
+  itInPidsCgroup('a client that cannot fork a supervisor says the process limit is reached (it threw out with a stack)', async (dir) => {
+    const h = home();
+    expect(await clientUnderLimit(dir, h, 0, 10_000)).toEqual({
+      code: 'unavailable',
+      message: 'the supervisor failed to start: could not start its process: the process limit is reached (EAGAIN)',
+    });
+    expect(fs.existsSync(path.join(h.dir, 'orcr.sock'))).toBe(false);
+  });
 
   itInPidsCgroup(
-    'a supervisor that hangs in Node\'s own start-up (no room for its threads) is stopped by the client that started it, which says why',
+    "a supervisor that hangs in Node's own start-up (no room for its threads) is stopped by the client that started it, which says why",
     async (dir) => {
       const h = home();
       // Room for the process and one thread: Node's platform then waits for ever for the workers it could not create.
       const said = await clientUnderLimit(dir, h, 2, 5_000);
       expect(said).toMatchObject({ code: 'unavailable' });
-      expect((said as { message: string }).message).toMatch(/^the supervisor's process \(pid \d+\) never began to run and was stopped: the machine may be out of processes or threads/);
+      expect((said as { message: string }).message).toMatch(
+        /^the supervisor's process \(pid \d+\) never began to run and was stopped: the machine may be out of processes or threads/,
+      );
       // Nothing of it left behind (it left a process for ever, holding a slot of the limit it was short of).
-      await until(() => fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim() === '', () => `the cgroup to empty: ${fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')}`);
+      await until(
+        () => fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim() === '',
+        () => `the cgroup to empty: ${fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8')}`,
+      );
     },
   );
 
-  itInPidsCgroup(
-    'a run whose worktree git cannot make for want of a process waits, and starts in it once there is room',
-    async (dir) => {
-      const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
-      closers.push(() => fs.rmSync(repo, { recursive: true, force: true }));
-      const git = (...args: string[]): string =>
-        execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
-      git('init', '-q', '-b', 'main');
-      fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
-      git('add', '.');
-      git('commit', '-q', '-m', 'base');
-      const h = home({ concurrency: { max: 1 } });
-      const s = await serveUnder(h, inCgroup(dir));
-      // The slot held, the worktree run queued (its repository checked while there is room).
-      await s.client.call('run.enqueue', { specs: [{ name: 'blocker', command: ['sleep', '600'], cwd: h.dir }] });
-      await until(async () => (await s.client.show('blocker')).status === 'working', 'the blocker to hold the slot');
-      await s.client.call('run.enqueue', { specs: [{ name: 'wt', command: ['sh', '-c', 'cat f.txt > ../wt-saw'], cwd: repo, worktree: true }] });
-      // No room for one more process once the blocker is gone (its tasks count now): its kill frees the slot, and git cannot start.
-      const blocker = (await s.client.show('blocker')).pid!;
-      const tasksOf = (pid: number): number => fs.readdirSync(`/proc/${pid}/task`).length;
-      const members = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-      const pgid = (pid: number): number => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
-      const blockerTasks = members.filter((p) => { try { return pgid(p) === blocker; } catch { return false; } }).reduce((n, p) => n + tasksOf(p), 0);
-      const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
-      fs.writeFileSync(path.join(dir, 'pids.max'), String(current - blockerTasks));
-      await s.client.call('run.kill', { refs: ['blocker'], force: true, keep_children: false });
-      await until(() => /limit reached/.test(s.log()), () => `the supervisor to say it is at a limit: ${s.log()}`);
-      // Before: the run ended errored, "worktree: git worktree: spawn git EAGAIN".
-      expect((await s.client.show('wt')).status).toBe('starting');
-      fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
-      await until(async () => (await s.client.show('wt')).status === 'ended', 'the worktree run to end', 60_000, 200);
-      const wt = await s.client.show('wt');
-      expect([wt.exit_reason, wt.exit_code, wt.exit_detail]).toEqual(['completed', 0, null]);
-      expect(wt.worktree).toMatchObject({ branch: 'orcr/wt' });
-      expect(s.child.exitCode).toBeNull();
-    },
-  );
+  itInPidsCgroup('a run whose worktree git cannot make for want of a process waits, and starts in it once there is room', async (dir) => {
+    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
+    closers.push(() => fs.rmSync(repo, { recursive: true, force: true }));
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: repo,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+      });
+    git('init', '-q', '-b', 'main');
+    fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'base');
+    const h = home({ concurrency: { max: 1 } });
+    const s = await serveUnder(h, inCgroup(dir));
+    // The slot held, the worktree run queued (its repository checked while there is room).
+    await s.client.call('run.enqueue', { specs: [{ name: 'blocker', command: ['sleep', '600'], cwd: h.dir }] });
+    await until(async () => (await s.client.show('blocker')).status === 'working', 'the blocker to hold the slot');
+    await s.client.call('run.enqueue', { specs: [{ name: 'wt', command: ['sh', '-c', 'cat f.txt > ../wt-saw'], cwd: repo, worktree: true }] });
+    // No room for one more process once the blocker is gone (its tasks count now): its kill frees the slot, and git cannot start.
+    const blocker = (await s.client.show('blocker')).pid!;
+    const tasksOf = (pid: number): number => fs.readdirSync(`/proc/${pid}/task`).length;
+    const members = fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+    const pgid = (pid: number): number => Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+    const blockerTasks = members
+      .filter((p) => {
+        try {
+          return pgid(p) === blocker;
+        } catch {
+          return false;
+        }
+      })
+      .reduce((n, p) => n + tasksOf(p), 0);
+    const current = Number(fs.readFileSync(path.join(dir, 'pids.current'), 'utf8'));
+    fs.writeFileSync(path.join(dir, 'pids.max'), String(current - blockerTasks));
+    await s.client.call('run.kill', { refs: ['blocker'], force: true, keep_children: false });
+    await until(
+      () => /limit reached/.test(s.log()),
+      () => `the supervisor to say it is at a limit: ${s.log()}`,
+    );
+    // Before: the run ended errored, "worktree: git worktree: spawn git EAGAIN".
+    expect((await s.client.show('wt')).status).toBe('starting');
+    fs.writeFileSync(path.join(dir, 'pids.max'), 'max');
+    await until(async () => (await s.client.show('wt')).status === 'ended', 'the worktree run to end', 60_000, 200);
+    const wt = await s.client.show('wt');
+    expect([wt.exit_reason, wt.exit_code, wt.exit_detail]).toEqual(['completed', 0, null]);
+    expect(wt.worktree).toMatchObject({ branch: 'orcr/wt' });
+    expect(s.child.exitCode).toBeNull();
+  });
 });

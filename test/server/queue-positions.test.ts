@@ -35,10 +35,11 @@ async function shown(h: LiveHome): Promise<Map<string, number | null>> {
 }
 
 /** The places a subscriber holds for the queued runs: what it last heard for each. */
-const held = (places: Map<string, number | null>, queued: Map<string, number | null>): Map<string, number | null> => new Map([...queued.keys()].map((u) => [u, places.get(u) ?? null]));
+const held = (places: Map<string, number | null>, queued: Map<string, number | null>): Map<string, number | null> =>
+  new Map([...queued.keys()].map((u) => [u, places.get(u) ?? null]));
 
 describe('queue positions, pushed', () => {
-  it('all places once, then the ones that moved, each the run view\'s queue_position', async () => {
+  it("all places once, then the ones that moved, each the run view's queue_position", async () => {
     const h = await home(config(5));
     const busy = await h.run(['-n', 'busy', '--', 'sleep', '30']);
     await until(async () => (await h.show(busy.uuid)).status === 'working', 'the slot to be taken');
@@ -62,7 +63,13 @@ describe('queue positions, pushed', () => {
       // A queued run canceled: its place is gone (null), those behind it move up.
       await h.kill([u1.uuid]);
       await until(() => sub.places.get(u1.uuid) === null, 'u1 to have no place');
-      expect(held(sub.places, await shown(h))).toEqual(new Map([[u2.uuid, 1], [n1.uuid, 2], [n2.uuid, 3]]));
+      expect(held(sub.places, await shown(h))).toEqual(
+        new Map([
+          [u2.uuid, 1],
+          [n1.uuid, 2],
+          [n2.uuid, 3],
+        ]),
+      );
 
       // The head starts when the slot comes free: everyone moves up, without an event about them.
       await h.kill([busy.uuid]);
@@ -76,8 +83,20 @@ describe('queue positions, pushed', () => {
       const before = sub.messages.length;
       h.writeConfig({ concurrency: { max: 1, workloads: { urgent: { priority: 5 }, default: { priority: 9 } } } });
       await until(() => sub.messages.length > before && sub.places.get(u3.uuid) === 3, 'the new order');
-      expect(held(sub.places, await shown(h))).toEqual(new Map([[n1.uuid, 1], [n2.uuid, 2], [u3.uuid, 3]]));
-      expect(await shown(h)).toEqual(new Map([[n1.uuid, 1], [n2.uuid, 2], [u3.uuid, 3]]));
+      expect(held(sub.places, await shown(h))).toEqual(
+        new Map([
+          [n1.uuid, 1],
+          [n2.uuid, 2],
+          [u3.uuid, 3],
+        ]),
+      );
+      expect(await shown(h)).toEqual(
+        new Map([
+          [n1.uuid, 1],
+          [n2.uuid, 2],
+          [u3.uuid, 3],
+        ]),
+      );
 
       expect(quiet.messages).toEqual([]);
     } finally {
@@ -98,7 +117,7 @@ describe('queue positions, pushed', () => {
       await until(() => first.places.get(a.uuid) === 2, 'a behind b');
       const late = await subscriber(h);
       try {
-        await until(() => late.messages.length > 0, 'the late one\'s positions');
+        await until(() => late.messages.length > 0, "the late one's positions");
         expect(late.messages[0]).toEqual({ [b.uuid]: 1, [a.uuid]: 2 });
       } finally {
         late.close();

@@ -42,7 +42,10 @@ describe('requests no orcr client sends', () => {
     const u = '6f1c1b7e-8a7d-4c2e-9a57-1b2c3d4e5f60';
     const specs = [0, 1].map((i) => ({ name: `u-${i}`, command: ['true'], cwd: h.dir }));
     await expect(h.call('run.enqueue', { specs, uuids: [u] })).rejects.toMatchObject({ code: 'usage', message: 'uuids: one per spec: 2 specs, 1 uuid' });
-    await expect(h.call('run.enqueue', { specs, uuids: [u, u] })).rejects.toMatchObject({ code: 'usage', message: `uuids: ${u} is given twice; one distinct uuid per spec` });
+    await expect(h.call('run.enqueue', { specs, uuids: [u, u] })).rejects.toMatchObject({
+      code: 'usage',
+      message: `uuids: ${u} is given twice; one distinct uuid per spec`,
+    });
     expect(await h.ps({ all: true })).toEqual([]);
   });
 

@@ -12,7 +12,11 @@ import { until, useHomes, type TestHome } from '../support/harness.js';
 const home = useHomes();
 
 /** Send hello, then `line`; the replies (one JSON per line) once `want` replies came (or 'close': once the supervisor closed the socket) or the socket closed. */
-async function exchange(h: TestHome, line: string | Buffer, want: number | 'close' = 2): Promise<{ replies: { id: number | null; error?: { code: string; message: string }; result?: unknown }[]; closed: boolean }> {
+async function exchange(
+  h: TestHome,
+  line: string | Buffer,
+  want: number | 'close' = 2,
+): Promise<{ replies: { id: number | null; error?: { code: string; message: string }; result?: unknown }[]; closed: boolean }> {
   const socket = net.createConnection(path.join(h.dir, 'orcr.sock'));
   let got = '';
   let closed = false;
@@ -24,11 +28,21 @@ async function exchange(h: TestHome, line: string | Buffer, want: number | 'clos
   socket.write(line);
   socket.write('\n');
   try {
-    await until(() => closed || (want !== 'close' && got.split('\n').filter(Boolean).length >= want), want === 'close' ? 'the socket to close' : 'the replies', 30_000);
+    await until(
+      () => closed || (want !== 'close' && got.split('\n').filter(Boolean).length >= want),
+      want === 'close' ? 'the socket to close' : 'the replies',
+      30_000,
+    );
   } finally {
     socket.destroy();
   }
-  return { replies: got.split('\n').filter(Boolean).map((l) => JSON.parse(l)), closed };
+  return {
+    replies: got
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+    closed,
+  };
 }
 
 describe('the socket refuses bad input in words', () => {

@@ -56,12 +56,18 @@ go();
   return {
     agent,
     open: () => fs.writeFileSync(gate, ''),
-    calls: () => fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]),
+    calls: () =>
+      fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as string[]),
   };
 }
 
 /** The run's wrapper wrote its `exit` line: its agent is done. */
-const exited = (dir: string): Promise<true> => until(() => fs.existsSync(path.join(dir, 'status')) && /^exit /m.test(fs.readFileSync(path.join(dir, 'status'), 'utf8')), 'the agent to exit', 30_000);
+const exited = (dir: string): Promise<true> =>
+  until(() => fs.existsSync(path.join(dir, 'status')) && /^exit /m.test(fs.readFileSync(path.join(dir, 'status'), 'utf8')), 'the agent to exit', 30_000);
 
 /** Run ARGS; once its agent has started, kill the supervisor, let the agent go on to its end, and start the next supervisor. */
 async function awayAndBack(h: ServedHome, a: ReturnType<typeof gated>, args: string[]): Promise<void> {
@@ -136,7 +142,10 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
     );
     const h = served({});
     await h.start();
-    await h.call('run.enqueue', { specs: [{ name: 'p', command: [agent], protocol: 'claude', prompt: 'Fix the tests', cwd: at.dir }], caller_env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    await h.call('run.enqueue', {
+      specs: [{ name: 'p', command: [agent], protocol: 'claude', prompt: 'Fix the tests', cwd: at.dir }],
+      caller_env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
     await until(async () => (await h.show('p')).pid !== null, 'the wrapper to start');
     await h.killSupervisor();
     fs.writeFileSync(gate, '');
@@ -165,7 +174,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
     expect(alive(first.pid!)).toBe(false);
   });
 
-  it('without --retries, that wrapper\'s run ends lost with a detail, not errored with nothing said', async () => {
+  it("without --retries, that wrapper's run ends lost with a detail, not errored with nothing said", async () => {
     const h = served({});
     await h.start();
     await h.run(['-n', 'lost', '--', 'sh', '-c', 'sleep 30']);

@@ -128,7 +128,10 @@ interface CliThread {
 function newCliThread(): CliThread {
   const { port1, port2 } = new MessageChannel();
   const flag = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(new URL('./cli-thread.mjs', import.meta.url), { workerData: { port: port2, flag, verbs: pathToFileURL(CLI_VERBS).href }, transferList: [port2] });
+  const worker = new Worker(new URL('./cli-thread.mjs', import.meta.url), {
+    workerData: { port: port2, flag, verbs: pathToFileURL(CLI_VERBS).href },
+    transferList: [port2],
+  });
   worker.unref();
   port1.unref();
   return { worker, port: port1, flag };

@@ -129,7 +129,8 @@ export class Remote {
   /** The exit code `orcr wait REFS` (or `orcr wait --all`: '--all') ends with, by the CLI's own mapping. */
   async waitCode(...refs: string[]): Promise<number> {
     let worst = 0;
-    for (const s of await this.settle(refs.length === 1 && refs[0] === '--all' ? 'all' : refs)) worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
+    for (const s of await this.settle(refs.length === 1 && refs[0] === '--all' ? 'all' : refs))
+      worst = Math.max(worst, s.token === 'pending' ? 3 : s.token === 'not_found' ? 6 : waitExitCode(s.token));
     return worst;
   }
 

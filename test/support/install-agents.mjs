@@ -81,11 +81,10 @@ function main() {
   if (missing.length > 0) {
     const specs = missing.map((n) => `${AGENTS[n].pkg}@${AGENTS[n].version}`);
     console.log(`agents:install: npm install --prefix ${dir} ${specs.join(' ')}`);
-    const r = spawnSync(
-      'npm',
-      ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs],
-      { stdio: 'inherit', env: { ...process.env, npm_config_engine_strict: 'false' } },
-    );
+    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', '--loglevel=error', ...specs], {
+      stdio: 'inherit',
+      env: { ...process.env, npm_config_engine_strict: 'false' },
+    });
     if (r.status !== 0) {
       console.error(`agents:install: npm install failed (exit ${r.status ?? r.signal})`);
       process.exit(1);

@@ -83,7 +83,15 @@ export const toolCall = (name: string, input: Record<string, unknown>, usage?: U
   ...(extra?.text ? { text: extra.text } : {}),
   ...(usage ? { usage } : {}),
 });
-export const httpError = (status: number, opts: { message?: string; retryAfterS?: number; errorType?: string; /** More response headers (Anthropic's unified rate-limit headers). */ headers?: Record<string, string> } = {}): Step => ({
+export const httpError = (
+  status: number,
+  opts: {
+    message?: string;
+    retryAfterS?: number;
+    errorType?: string;
+    /** More response headers (Anthropic's unified rate-limit headers). */ headers?: Record<string, string>;
+  } = {},
+): Step => ({
   kind: 'error',
   status,
   ...opts,
@@ -264,7 +272,16 @@ export class ModelServer {
     if (step.kind === 'error') {
       const type =
         step.errorType ??
-        ({ 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 429: 'rate_limit_error', 529: 'overloaded_error' } as Record<number, string>)[step.status] ??
+        (
+          {
+            400: 'invalid_request_error',
+            401: 'authentication_error',
+            403: 'permission_error',
+            404: 'not_found_error',
+            429: 'rate_limit_error',
+            529: 'overloaded_error',
+          } as Record<number, string>
+        )[step.status] ??
         'api_error';
       const headers: Record<string, string> = { ...(step.headers ?? {}) };
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
@@ -314,7 +331,11 @@ export class ModelServer {
         }
       } else {
         await sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }, gap);
-        await sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } }, gap);
+        await sse(
+          'content_block_delta',
+          { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } },
+          gap,
+        );
       }
       await sse('content_block_stop', { type: 'content_block_stop', index }, gap);
     }
@@ -330,12 +351,26 @@ export class ModelServer {
     if (step.kind === 'reply' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'error') {
       const status =
-        ({ 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 503: 'UNAVAILABLE' } as Record<number, string>)[step.status] ?? 'INTERNAL';
+        (
+          {
+            400: 'INVALID_ARGUMENT',
+            401: 'UNAUTHENTICATED',
+            403: 'PERMISSION_DENIED',
+            404: 'NOT_FOUND',
+            429: 'RESOURCE_EXHAUSTED',
+            503: 'UNAVAILABLE',
+          } as Record<number, string>
+        )[step.status] ?? 'INTERNAL';
       const details: any[] = [];
       if (step.retryAfterS !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${step.retryAfterS}s` });
       const headers: Record<string, string> = {};
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
-      return json(res, step.status, { error: { code: step.status, message: step.message ?? `scripted ${step.status}`, status: step.errorType ?? status, details } }, headers);
+      return json(
+        res,
+        step.status,
+        { error: { code: step.status, message: step.message ?? `scripted ${step.status}`, status: step.errorType ?? status, details } },
+        headers,
+      );
     }
     if (step.kind === 'disconnect') return void res.socket?.destroy();
     const u = step.kind === 'reply' ? fullUsage(step.usage) : fullUsage(undefined);
@@ -350,7 +385,12 @@ export class ModelServer {
       totalTokenCount: u.input + u.cached + u.output,
       ...(u.cached ? { cachedContentTokenCount: u.cached } : {}),
     };
-    const final = { candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }], usageMetadata, modelVersion: model, responseId: this.nextId('resp') };
+    const final = {
+      candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+      usageMetadata,
+      modelVersion: model,
+      responseId: this.nextId('resp'),
+    };
     if (!stream) {
       if (step.kind === 'hang') return;
       return json(res, 200, final);
@@ -369,12 +409,18 @@ export class ModelServer {
       const last = i === pieces.length - 1 && callParts.length === 0;
       await sse(
         null,
-        last ? { ...final, candidates: [{ ...final.candidates[0], content: { role: 'model', parts: [{ text: piece }] } }] } : { candidates: [{ content: { role: 'model', parts: [{ text: piece }] }, index: 0 }], modelVersion: model },
+        last
+          ? { ...final, candidates: [{ ...final.candidates[0], content: { role: 'model', parts: [{ text: piece }] } }] }
+          : { candidates: [{ content: { role: 'model', parts: [{ text: piece }] }, index: 0 }], modelVersion: model },
         gap,
       );
     }
     if (callParts.length > 0 || pieces.length === 0) {
-      await sse(null, { ...final, candidates: [{ ...final.candidates[0], content: { role: 'model', parts: callParts.length ? callParts : [{ text: '' }] } }] }, gap);
+      await sse(
+        null,
+        { ...final, candidates: [{ ...final.candidates[0], content: { role: 'model', parts: callParts.length ? callParts : [{ text: '' }] } }] },
+        gap,
+      );
     }
     res.end();
   }
@@ -390,7 +436,12 @@ export class ModelServer {
       const type = ({ 401: 'invalid_request_error', 429: 'rate_limit_exceeded', 500: 'server_error' } as Record<number, string>)[step.status] ?? 'server_error';
       const headers: Record<string, string> = {};
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
-      return json(res, step.status, { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}` } }, headers);
+      return json(
+        res,
+        step.status,
+        { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}` } },
+        headers,
+      );
     }
     if (step.kind === 'disconnect') return void res.socket?.destroy();
     const u = step.kind === 'reply' ? fullUsage(step.usage) : fullUsage(undefined);
@@ -405,39 +456,61 @@ export class ModelServer {
     if (step.kind === 'reply' && step.text) {
       const itemId = this.nextId('msg');
       const outIndex = output.length;
-      await sse('response.output_item.added', {
-        type: 'response.output_item.added',
-        sequence_number: seq++,
-        output_index: outIndex,
-        item: { type: 'message', id: itemId, role: 'assistant', status: 'in_progress', content: [] },
-      }, gap);
-      await sse('response.content_part.added', {
-        type: 'response.content_part.added',
-        sequence_number: seq++,
-        item_id: itemId,
-        output_index: outIndex,
-        content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [] },
-      }, gap);
-      for (const piece of split(step.text)) {
-        await sse('response.output_text.delta', {
-          type: 'response.output_text.delta',
+      await sse(
+        'response.output_item.added',
+        {
+          type: 'response.output_item.added',
+          sequence_number: seq++,
+          output_index: outIndex,
+          item: { type: 'message', id: itemId, role: 'assistant', status: 'in_progress', content: [] },
+        },
+        gap,
+      );
+      await sse(
+        'response.content_part.added',
+        {
+          type: 'response.content_part.added',
           sequence_number: seq++,
           item_id: itemId,
           output_index: outIndex,
           content_index: 0,
-          delta: piece,
-        }, gap);
+          part: { type: 'output_text', text: '', annotations: [] },
+        },
+        gap,
+      );
+      for (const piece of split(step.text)) {
+        await sse(
+          'response.output_text.delta',
+          {
+            type: 'response.output_text.delta',
+            sequence_number: seq++,
+            item_id: itemId,
+            output_index: outIndex,
+            content_index: 0,
+            delta: piece,
+          },
+          gap,
+        );
       }
-      await sse('response.output_text.done', {
-        type: 'response.output_text.done',
-        sequence_number: seq++,
-        item_id: itemId,
-        output_index: outIndex,
-        content_index: 0,
-        text: step.text,
-      }, gap);
-      const item = { type: 'message', id: itemId, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
+      await sse(
+        'response.output_text.done',
+        {
+          type: 'response.output_text.done',
+          sequence_number: seq++,
+          item_id: itemId,
+          output_index: outIndex,
+          content_index: 0,
+          text: step.text,
+        },
+        gap,
+      );
+      const item = {
+        type: 'message',
+        id: itemId,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: step.text, annotations: [] }],
+      };
       await sse('response.output_item.done', { type: 'response.output_item.done', sequence_number: seq++, output_index: outIndex, item }, gap);
       output.push(item);
     }
@@ -445,28 +518,44 @@ export class ModelServer {
       const outIndex = output.length;
       const callId = t.id ?? this.nextId('call');
       const item = { type: 'function_call', id: this.nextId('fc'), call_id: callId, name: t.name, arguments: JSON.stringify(t.input), status: 'completed' };
-      await sse('response.output_item.added', { type: 'response.output_item.added', sequence_number: seq++, output_index: outIndex, item: { ...item, arguments: '', status: 'in_progress' } }, gap);
-      await sse('response.function_call_arguments.delta', { type: 'response.function_call_arguments.delta', sequence_number: seq++, item_id: item.id, output_index: outIndex, delta: item.arguments }, gap);
-      await sse('response.function_call_arguments.done', { type: 'response.function_call_arguments.done', sequence_number: seq++, item_id: item.id, output_index: outIndex, arguments: item.arguments }, gap);
+      await sse(
+        'response.output_item.added',
+        { type: 'response.output_item.added', sequence_number: seq++, output_index: outIndex, item: { ...item, arguments: '', status: 'in_progress' } },
+        gap,
+      );
+      await sse(
+        'response.function_call_arguments.delta',
+        { type: 'response.function_call_arguments.delta', sequence_number: seq++, item_id: item.id, output_index: outIndex, delta: item.arguments },
+        gap,
+      );
+      await sse(
+        'response.function_call_arguments.done',
+        { type: 'response.function_call_arguments.done', sequence_number: seq++, item_id: item.id, output_index: outIndex, arguments: item.arguments },
+        gap,
+      );
       await sse('response.output_item.done', { type: 'response.output_item.done', sequence_number: seq++, output_index: outIndex, item }, gap);
       output.push(item);
     }
-    await sse('response.completed', {
-      type: 'response.completed',
-      sequence_number: seq++,
-      response: {
-        ...base,
-        status: 'completed',
-        output,
-        usage: {
-          input_tokens: u.input + u.cached,
-          input_tokens_details: { cached_tokens: u.cached },
-          output_tokens: u.output,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: u.input + u.cached + u.output,
+    await sse(
+      'response.completed',
+      {
+        type: 'response.completed',
+        sequence_number: seq++,
+        response: {
+          ...base,
+          status: 'completed',
+          output,
+          usage: {
+            input_tokens: u.input + u.cached,
+            input_tokens_details: { cached_tokens: u.cached },
+            output_tokens: u.output,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: u.input + u.cached + u.output,
+          },
         },
       },
-    }, gap);
+      gap,
+    );
     res.end();
   }
 }
@@ -483,7 +572,10 @@ function auxGemini(body: any): Step {
   const cfg = body?.generationConfig ?? body?.config ?? {};
   if (cfg.responseMimeType === 'application/json' || cfg.responseJsonSchema || cfg.responseSchema) {
     // "Next speaker" style checks: the user speaks next, so the turn ends.
-    return text(JSON.stringify({ next_speaker: 'user', reasoning: 'scripted', model_choice: 'flash', complexity_reasoning: 'scripted', complexity_score: 10 }), { input: 5, output: 1 });
+    return text(
+      JSON.stringify({ next_speaker: 'user', reasoning: 'scripted', model_choice: 'flash', complexity_reasoning: 'scripted', complexity_score: 10 }),
+      { input: 5, output: 1 },
+    );
   }
   return text('ok', { input: 5, output: 1 });
 }

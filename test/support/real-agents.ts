@@ -92,10 +92,7 @@ export class Rig {
     fs.mkdirSync(claude, { recursive: true });
     // The built-in preset passes no permission flags (root may not use
     // --dangerously-skip-permissions); the user's settings allow the tools.
-    fs.writeFileSync(
-      path.join(claude, 'settings.json'),
-      JSON.stringify({ permissions: { allow: ['Bash', 'Read', 'Write', 'Edit'] } }, null, 2),
-    );
+    fs.writeFileSync(path.join(claude, 'settings.json'), JSON.stringify({ permissions: { allow: ['Bash', 'Read', 'Write', 'Edit'] } }, null, 2));
 
     const codex = path.join(this.agentHome, '.codex');
     fs.mkdirSync(codex, { recursive: true });
@@ -217,10 +214,15 @@ export class Rig {
 
   /** Poll `orcr show` until the run satisfies pred. */
   async waitFor(name: string, pred: (r: PublicRun) => boolean, what: string, ms = 60_000): Promise<PublicRun> {
-    return until(async () => {
-      const r = await this.show(name);
-      return pred(r) ? r : null;
-    }, `${name}: ${what}`, ms, 200);
+    return until(
+      async () => {
+        const r = await this.show(name);
+        return pred(r) ? r : null;
+      },
+      `${name}: ${what}`,
+      ms,
+      200,
+    );
   }
 
   /** Poll fn; on timeout, fail with the run's diagnostics. */
@@ -235,10 +237,15 @@ export class Rig {
   /** Wait until the run has ended (a plain `wait` also settles on blocked). */
   async ended(name: string, ms = 90_000): Promise<PublicRun> {
     const uuid = (await this.show(name)).uuid;
-    return this.until(async () => {
-      const r = await this.show(name);
-      return r.status === 'ended' ? r : null;
-    }, `${name} to end`, uuid, ms);
+    return this.until(
+      async () => {
+        const r = await this.show(name);
+        return r.status === 'ended' ? r : null;
+      },
+      `${name} to end`,
+      uuid,
+      ms,
+    );
   }
 
   async events(uuid?: string): Promise<{ seq: number; run: string | null; type: string; data: Record<string, any> }[]> {
@@ -321,13 +328,14 @@ export class Rig {
     this.inflight.clear();
     await this.cli(['server', 'stop']);
     this.home.cleanup();
-    for (const u of uuids) for (const pid of this.processesOf(u)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* gone */
+    for (const u of uuids)
+      for (const pid of this.processesOf(u)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
-    }
     await this.server.stop();
     fs.rmSync(path.dirname(this.agentHome), { recursive: true, force: true });
   }

@@ -23,10 +23,14 @@ const asNeed = (need: Need | string | null): Need => (typeof need === 'object' &
 /** A test that runs unless `need` says why not. */
 export function itWhen(need: Need | string | null, name: string, fn: (ctx: TestContext) => unknown, timeout?: number): void {
   const n = asNeed(need);
-  it(name, async (ctx) => {
-    if (n.reason !== null) ctx.skip(noteOf(n));
-    await fn(ctx);
-  }, timeout);
+  it(
+    name,
+    async (ctx) => {
+      if (n.reason !== null) ctx.skip(noteOf(n));
+      await fn(ctx);
+    },
+    timeout,
+  );
 }
 
 /**

@@ -66,10 +66,12 @@ export class PtyScreen {
     const rows = opts.rows ?? 40;
     this.term = new XTermClass({ cols, rows, allowProposedApi: true, scrollback: 1000 });
     // DECTCEM (CSI ? 25 h / l): xterm.js keeps it private, so it is followed here; false lets xterm.js handle it too.
-    const cursor = (shown: boolean) => (params: (number | number[])[]): boolean => {
-      if (params.some((p) => p === 25)) this.cursorVisible = shown;
-      return false;
-    };
+    const cursor =
+      (shown: boolean) =>
+      (params: (number | number[])[]): boolean => {
+        if (params.some((p) => p === 25)) this.cursorVisible = shown;
+        return false;
+      };
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'h' }, cursor(true));
     this.term.parser.registerCsiHandler({ prefix: '?', final: 'l' }, cursor(false));
     const env = opts.env ?? process.env;
@@ -224,12 +226,7 @@ export class PtyScreen {
 /** The children of a process, from /proc. */
 export function childrenOf(pid: number): number[] {
   try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }

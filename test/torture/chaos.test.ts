@@ -10,7 +10,12 @@ describe('chaos', () => {
   it(
     'loses nothing, starts nothing more often than its attempts, and never oversubscribes while the supervisor is SIGKILLed under churn — continued, retried and dependent runs in the mix',
     async () => {
-      const r = await runChaos({ seconds, minConfirmed: 30, seed: process.env.ORCR_TORTURE_SEED ? Number(process.env.ORCR_TORTURE_SEED) : undefined, log: (s) => console.log(s) });
+      const r = await runChaos({
+        seconds,
+        minConfirmed: 30,
+        seed: process.env.ORCR_TORTURE_SEED ? Number(process.env.ORCR_TORTURE_SEED) : undefined,
+        log: (s) => console.log(s),
+      });
       console.log(summaryTable(r));
       expect(r.problems).toEqual([]);
       expect(r.crashes).toBeGreaterThan(0);

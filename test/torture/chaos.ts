@@ -191,7 +191,13 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
             ...(p.after !== null ? { after: [p.after] } : {}),
             ...(p.kind === 'plain'
               ? { protocol: 'jsonl', command: [agent, p.provider, p.workload, (p as Planned & { secs: string }).secs, String(p.code)] }
-              : { protocol: 'claude', command: [claude, p.kind], prompt: 'go', env: { ORCR_CHAOS: `${p.provider} ${p.workload}` }, ...(p.kind === 'overloaded' ? { retries: 1 } : {}) }),
+              : {
+                  protocol: 'claude',
+                  command: [claude, p.kind],
+                  prompt: 'go',
+                  env: { ORCR_CHAOS: `${p.provider} ${p.workload}` },
+                  ...(p.kind === 'overloaded' ? { retries: 1 } : {}),
+                }),
           })),
         })
         .then((res) => {
@@ -304,10 +310,16 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
         if (!ok) result.problems.push(`${p.name}: user-killed (or its input) but ended ${reason}`);
         if (started > attempts + 1) result.problems.push(`${p.name}: started ${started} times in ${attempts + 1} attempts`);
       } else {
-        if (reason !== expected) result.problems.push(`${p.name}: ended ${reason} (${r.exit_detail ?? 'no detail'}, code ${r.exit_code}), expected ${expected}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}${input ? ` (after ${input.name}: ${input.exit_reason})` : ''}`);
+        if (reason !== expected)
+          result.problems.push(
+            `${p.name}: ended ${reason} (${r.exit_detail ?? 'no detail'}, code ${r.exit_code}), expected ${expected}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}${input ? ` (after ${input.name}: ${input.exit_reason})` : ''}`,
+          );
         else if (!inputFailed && r.exit_code !== p.code) result.problems.push(`${p.name}: exit code ${r.exit_code}, expected ${p.code}`);
         const want = inputFailed ? 0 : p.kind === 'plain' ? 1 : 2;
-        if (started !== want || (!inputFailed && attempts !== want - 1)) result.problems.push(`${p.name}: started ${started} times in ${attempts + 1} attempts, expected ${want}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}`);
+        if (started !== want || (!inputFailed && attempts !== want - 1))
+          result.problems.push(
+            `${p.name}: started ${started} times in ${attempts + 1} attempts, expected ${want}${p.kind !== 'plain' ? ` (${p.kind} first)` : ''}`,
+          );
       }
     }
     const events = JSON.parse(cliOut(h, ['events', '--json'])) as { seq: number }[];
@@ -362,7 +374,12 @@ export function summaryTable(r: ChaosResult): string {
     ['enqueues lost with the crash (never committed)', String(r.uncertain)],
     ['supervisor crashes survived (SIGKILL)', String(r.crashes)],
     ['user kills', String(r.userKills)],
-    ['exit reasons', Object.entries(r.reasons).map(([k, v]) => `${k} ${v}`).join(', ')],
+    [
+      'exit reasons',
+      Object.entries(r.reasons)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', '),
+    ],
     ['events journaled (seq contiguous)', String(r.events)],
     ['WAL size at end', `${(r.walBytes / 1024).toFixed(0)} KiB`],
     ['/proc monitor samples', String(r.monitorSamples)],

@@ -65,18 +65,43 @@ describe('fuzz: config loader', () => {
 });
 
 describe('fuzz: CLI arguments', () => {
-  const FLAGS = ['-a', '-n', '-w', '-p', '--protocol', '--max-turns', '--max-tokens', '--max-cost', '--timeout', '--loop', '--interactive', '--idle-after', '--cwd', '-e', '--json', '--', '--from', '--bogus', '-x'];
+  const FLAGS = [
+    '-a',
+    '-n',
+    '-w',
+    '-p',
+    '--protocol',
+    '--max-turns',
+    '--max-tokens',
+    '--max-cost',
+    '--timeout',
+    '--loop',
+    '--interactive',
+    '--idle-after',
+    '--cwd',
+    '-e',
+    '--json',
+    '--',
+    '--from',
+    '--bogus',
+    '-x',
+  ];
   it('run arguments parse to a spec or a usage error, never anything else', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.constantFrom(...FLAGS), fc.string(), fc.constantFrom('1', '-1', '1.5', '30s', 'abc', 'jsonl', 'warn', '/', 'K=V')), { maxLength: 12 }), (args) => {
-        try {
-          // `-p -` reads stdin: give it one, so the fuzzer never blocks on the worker's own.
-          const spec = args.includes('--from') ? null : parseRunArgs(args, '/', { stdin: () => 'a prompt from stdin' });
-          if (spec) expect(spec.cwd).toBeTypeOf('string');
-        } catch (e) {
-          expect(e).toBeInstanceOf(UsageError);
-        }
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...FLAGS), fc.string(), fc.constantFrom('1', '-1', '1.5', '30s', 'abc', 'jsonl', 'warn', '/', 'K=V')), {
+          maxLength: 12,
+        }),
+        (args) => {
+          try {
+            // `-p -` reads stdin: give it one, so the fuzzer never blocks on the worker's own.
+            const spec = args.includes('--from') ? null : parseRunArgs(args, '/', { stdin: () => 'a prompt from stdin' });
+            if (spec) expect(spec.cwd).toBeTypeOf('string');
+          } catch (e) {
+            expect(e).toBeInstanceOf(UsageError);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -88,15 +113,24 @@ describe('fuzz: CLI arguments', () => {
     const file = path.join(dir, 'specs');
     try {
       fc.assert(
-        fc.property(fc.array(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string()), { minLength: 1, maxLength: 5 }), (lines) => {
-          fs.writeFileSync(file, lines.join('\n'));
-          try {
-            parseFanOut(['--from', file], '/', { stdin: () => '' });
-          } catch (e) {
-            expect(e).toBeInstanceOf(UsageError);
-            expect((e as Error).message).toMatch(/specs(:\d+)?: |no run specs/);
-          }
-        }),
+        fc.property(
+          fc.array(
+            fc.oneof(
+              fc.jsonValue().map((v) => JSON.stringify(v)),
+              fc.string(),
+            ),
+            { minLength: 1, maxLength: 5 },
+          ),
+          (lines) => {
+            fs.writeFileSync(file, lines.join('\n'));
+            try {
+              parseFanOut(['--from', file], '/', { stdin: () => '' });
+            } catch (e) {
+              expect(e).toBeInstanceOf(UsageError);
+              expect((e as Error).message).toMatch(/specs(:\d+)?: |no run specs/);
+            }
+          },
+        ),
         { numRuns: 1000 },
       );
     } finally {
@@ -140,7 +174,12 @@ describe('fuzz: socket protocol', () => {
     s.on('close', () => (closed = true));
     s.write(payload);
     try {
-      await until(() => closed || got.split('\n').length > replies, () => `${replies} replies to ${JSON.stringify(String(payload).slice(0, 80))}; got ${JSON.stringify(got)}`, 5_000, 5);
+      await until(
+        () => closed || got.split('\n').length > replies,
+        () => `${replies} replies to ${JSON.stringify(String(payload).slice(0, 80))}; got ${JSON.stringify(got)}`,
+        5_000,
+        5,
+      );
     } finally {
       s.destroy();
     }
@@ -215,6 +254,11 @@ describe('fuzz: socket protocol', () => {
     fs.writeFileSync(gate, '');
     const w = h.cli(['wait', holder.uuid, waiter.uuid, '--timeout', '30s']);
     expect(w.stdout.trim().split('\n')).toEqual(['holder completed', 'waiter completed']);
-    expect(h.json<PublicRun[]>(['ps', '--all']).map((r) => r.name).sort()).toEqual(['holder', 'waiter']);
+    expect(
+      h
+        .json<PublicRun[]>(['ps', '--all'])
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['holder', 'waiter']);
   });
 });

@@ -57,7 +57,12 @@ function sample() {
     try {
       const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       run = env.find((e) => e.startsWith('ORCR_RUN='))?.slice(9);
-      if (second) caps = env.find((e) => e.startsWith('ORCR_CHAOS='))?.slice(11).split(' ') ?? null;
+      if (second)
+        caps =
+          env
+            .find((e) => e.startsWith('ORCR_CHAOS='))
+            ?.slice(11)
+            .split(' ') ?? null;
     } catch {
       continue;
     }

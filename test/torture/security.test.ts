@@ -30,7 +30,11 @@ describe('security', () => {
 
   it('keeps -e values, prompts and agent output out of the journal events', () => {
     const h = home({ providers: { echoer: { command: ['sh', '-c', 'echo "prompt was: $0; secret is $SECRET_TOKEN"', '{prompt}'] } } });
-    const agent = script(h, 'talk.sh', `#!/bin/sh\necho '{"type":"ready"}'\necho "{\\"type\\":\\"text\\",\\"text\\":\\"the secret is $SECRET_TOKEN\\"}"\necho '{"type":"turn_end"}'\n`);
+    const agent = script(
+      h,
+      'talk.sh',
+      `#!/bin/sh\necho '{"type":"ready"}'\necho "{\\"type\\":\\"text\\",\\"text\\":\\"the secret is $SECRET_TOKEN\\"}"\necho '{"type":"turn_end"}'\n`,
+    );
     h.json(['run', '-n', 'a', '-e', 'SECRET_TOKEN=s3cr3t-value', '--protocol', 'jsonl', '--', agent]);
     h.json(['run', '-n', 'b', '-a', 'echoer', '-p', 'classified-prompt-text', '-e', 'SECRET_TOKEN=s3cr3t-value']);
     expect(h.cli(['wait', 'a', 'b']).code).toBe(0);

@@ -23,7 +23,11 @@ export function setupApp(rows = 30): { store: TuiStore; calls: Call[]; exits: nu
   store.setState((s) => reduceSnapshot(s, { seq: 10, runs: [working, idle, queued, ended] }, T0 + 5000));
   store.setState({
     conn: { state: 'up', pid: 99, startedAt: T0, error: null, since: T0, starting: false },
-    stats: statsOf({ caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }], queued: 1, active: 2 }),
+    stats: statsOf({
+      caps: [{ cap: 'global', limit: 2, active: 2, holders: [working.uuid, idle.uuid], queued: 1, oldest_wait_ms: 4000, waiting: [queued.uuid] }],
+      queued: 1,
+      active: 2,
+    }),
   });
   const calls: Call[] = [];
   const exits: number[] = [];

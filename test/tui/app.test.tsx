@@ -113,7 +113,8 @@ describe('App', () => {
     expect(hints).toContain('esc runs');
     expect(hints).not.toContain('n new');
     expect(hints).not.toContain('/ filter');
-    const selectedLine = (x: string): string => lines(x).find((l) => /^\s+(holds|waits)/.test(l) && store.getState().limiterKey !== null && l.includes(selectedName()))!;
+    const selectedLine = (x: string): string =>
+      lines(x).find((l) => /^\s+(holds|waits)/.test(l) && store.getState().limiterKey !== null && l.includes(selectedName()))!;
     const selectedName = (): string => {
       const s = store.getState();
       const it = limiterItems(s.stats!.caps)[s.limiterList.cursor]!;
@@ -145,12 +146,13 @@ describe('App', () => {
   it('tab to the event log: j/k select an event, enter opens its run, G follows the log again', async () => {
     const { inst, store } = setup();
     const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
-    store.setState((s) =>
-      reduceStream(s, [
-        msg(11, 'working', byName('worker-a'), { from: 'starting' }),
-        msg(12, 'something_new', null, { what: 'no run' }),
-        msg(13, 'idle', byName('idler-b'), { from: 'working', turn: 1 }),
-      ]).patch,
+    store.setState(
+      (s) =>
+        reduceStream(s, [
+          msg(11, 'working', byName('worker-a'), { from: 'starting' }),
+          msg(12, 'something_new', null, { what: 'no run' }),
+          msg(13, 'idle', byName('idler-b'), { from: 'working', turn: 1 }),
+        ]).patch,
     );
     await until(inst, (x) => x.includes('Events 3'));
     await press(inst, KEY.tab, KEY.tab);

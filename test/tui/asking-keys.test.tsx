@@ -62,7 +62,11 @@ describe('keys that ask first', () => {
     expect(store.getState().runs.byId[killed]!.name).toBe('worker-a');
     // The supervisor ends it: it moves to the bottom among the ended runs.
     const r = store.getState().runs.byId[killed]!;
-    store.setState((s) => reduceStream(s, [msg(11, 'ended', { ...r, status: 'ended', exit_reason: 'killed', ended_at: new Date(T0 + 6000).toISOString() }, { reason: 'killed' })]).patch);
+    store.setState(
+      (s) =>
+        reduceStream(s, [msg(11, 'ended', { ...r, status: 'ended', exit_reason: 'killed', ended_at: new Date(T0 + 6000).toISOString() }, { reason: 'killed' })])
+          .patch,
+    );
     const f = await until(inst, (x) => /■ ended\s+killed\s+worker-a/.test(x));
     expect(f).toMatch(/› ○ queued\s+global 2\/2\s+waiter-c/); // the row the cursor was on
     expect(store.getState().list.cursor).toBe(1);
@@ -111,7 +115,10 @@ describe('keys that ask first', () => {
     await press(inst, 'U');
     await until(inst, (x) => x.includes('no provider on hold here'));
     const held = run({ name: 'held-q', status: 'queued', provider: 'codex', queue_seq: 20 });
-    store.setState((s) => ({ ...reduceSnapshot(s, { seq: 12, runs: [...Object.values(s.runs.byId), held] }, s.now), stats: { ...s.stats!, holds: { codex: s.now + 3_600_000 } } }));
+    store.setState((s) => ({
+      ...reduceSnapshot(s, { seq: 12, runs: [...Object.values(s.runs.byId), held] }, s.now),
+      stats: { ...s.stats!, holds: { codex: s.now + 3_600_000 } },
+    }));
     await press(inst, 'G', 'k');
     await until(inst, (x) => /› ○ queued .*held-q/.test(x));
     await press(inst, 'U');

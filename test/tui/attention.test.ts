@@ -26,7 +26,13 @@ describe('what needs you', () => {
     expect(reason({ status: 'working', loop: { detected: true, warned: false, repetitions: 5 } })).toBe('loop detected');
     expect(reason({ status: 'working', budget: { tokens: { used: 85, limit: 100, fraction: 0.85, warn: true } } as never })).toBe('budget tokens 85%');
     expect(reason({ status: 'idle', interactive: true })).toBe('awaiting input');
-    for (const ok of [{ status: 'working' }, { status: 'idle', interactive: false }, { status: 'ended', exit_reason: 'completed' }, { status: 'ended', exit_reason: 'killed' }, { status: 'queued', held_until: iso(NOW + 60_000) }] as const) {
+    for (const ok of [
+      { status: 'working' },
+      { status: 'idle', interactive: false },
+      { status: 'ended', exit_reason: 'completed' },
+      { status: 'ended', exit_reason: 'killed' },
+      { status: 'queued', held_until: iso(NOW + 60_000) },
+    ] as const) {
       expect(reason(ok)).toBeNull();
     }
   });
@@ -39,7 +45,16 @@ describe('what needs you', () => {
   });
 
   it('a run blocked on a usage limit its agent waits out by itself says the agent waits, and counts its wait down, not the hold', () => {
-    const a = attentionOf(run({ status: 'blocked', blocked_kind: 'limit', held_until: iso(NOW + 3_600_000), agent_retry: { attempt: 1, max: 300, error: 'rate_limit', since: iso(NOW - 60_000), until: iso(NOW + 1_800_000) } }), NOW, {})!;
+    const a = attentionOf(
+      run({
+        status: 'blocked',
+        blocked_kind: 'limit',
+        held_until: iso(NOW + 3_600_000),
+        agent_retry: { attempt: 1, max: 300, error: 'rate_limit', since: iso(NOW - 60_000), until: iso(NOW + 1_800_000) },
+      }),
+      NOW,
+      {},
+    )!;
     expect(a.reason).toBe('limit, the agent waits');
     expect(needText(a, NOW)).toBe('limit, the agent waits 30m');
     expect(needText(a, NOW, 17)).toBe('agent waits 30m');

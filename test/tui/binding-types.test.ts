@@ -29,7 +29,8 @@ function errorsOf(snippets: Record<string, string>): Record<string, string[]> {
   return out;
 }
 
-const binding = (fields: string): string => `import type { Binding } from './binding.js';\nexport const b: Binding = { id: 'probe', keys: [{ input: 'Z' }], label: 'Z', contexts: ['list'], ${fields} };\n`;
+const binding = (fields: string): string =>
+  `import type { Binding } from './binding.js';\nexport const b: Binding = { id: 'probe', keys: [{ input: 'Z' }], label: 'Z', contexts: ['list'], ${fields} };\n`;
 
 describe('a binding that lacks what a key needs does not compile', () => {
   it('without a handler, without a description, in no context there is, or with a subject it is not given: each an error; whole ones compile', () => {

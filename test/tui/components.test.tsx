@@ -33,12 +33,28 @@ function storeWith(runs: ReturnType<typeof run>[], over: Partial<TuiState> = {},
 }
 
 const fleet = () => {
-  const working = run({ name: 'build-api', status: 'working', provider: 'claude', workload: 'batch', turns: 3, tokens: { input: 12_000, output: 3_400, cached: 0 }, cost_usd: 0.42, queue_seq: 1 });
+  const working = run({
+    name: 'build-api',
+    status: 'working',
+    provider: 'claude',
+    workload: 'batch',
+    turns: 3,
+    tokens: { input: 12_000, output: 3_400, cached: 0 },
+    cost_usd: 0.42,
+    queue_seq: 1,
+  });
   const idle = run({ name: 'chat-ui', status: 'idle', provider: 'jsonl', interactive: true, queue_seq: 2 });
   const blocked = run({ name: 'fix-login', status: 'blocked', blocked_kind: 'limit', queue_seq: 3 });
   // Their places as the supervisor gives them.
   const queued = run({ name: 'later-1', status: 'queued', queue_seq: 10, queue_position: 1, created_at: new Date(T0).toISOString() });
-  const queued2 = run({ name: 'later-2', status: 'queued', queue_seq: 11, queue_position: 2, created_at: new Date(T0).toISOString(), held_until: new Date(NOW + 60_000).toISOString() });
+  const queued2 = run({
+    name: 'later-2',
+    status: 'queued',
+    queue_seq: 11,
+    queue_position: 2,
+    created_at: new Date(T0).toISOString(),
+    held_until: new Date(NOW + 60_000).toISOString(),
+  });
   const ended = run({ name: 'old-job', status: 'ended', exit_reason: 'killed', exit_code: 143, queue_seq: 0 });
   const looping = run({ name: 'spinner', status: 'working', loop: { detected: true, warned: true, repetitions: 4 }, queue_seq: 4 });
   return { working, idle, blocked, queued, queued2, ended, looping, all: [working, idle, blocked, queued, queued2, ended, looping] };
@@ -95,16 +111,25 @@ describe('Header', () => {
       { host: 'b', heartbeat: '', alive: true, leases: 0, waiters: 2 },
       { host: 'c', heartbeat: '', alive: false, leases: 0, waiters: 0 },
     ];
-    store.setState({ stats: statsOf({ caps: [], paused: true, cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, machines } }) });
+    store.setState({
+      stats: statsOf({ caps: [], paused: true, cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, machines } }),
+    });
     const inst = renderPane(store, <Header width={140} />);
     const [l1, l2] = lines(inst.lastFrame()!);
     expect(l1).toContain('cluster prod · 2/3 machines up · db ok');
     expect(l2).toContain('⏸ queue paused: nothing starts (P resumes)');
     expect(l1).not.toContain('notifications');
     // Behind a transaction-mode pooler: notices from other machines do not arrive, and it polls.
-    store.setState({ stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, notifications: 'not arriving', machines } }) });
+    store.setState({
+      stats: statsOf({
+        caps: [],
+        cluster: { name: 'prod', host: 'a', available: true, since: NOW - 60_000, error: null, notifications: 'not arriving', machines },
+      }),
+    });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod · 2/3 machines up · db ok · no notifications: polling'));
-    store.setState({ stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }) });
+    store.setState({
+      stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }),
+    });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod ✗ database unavailable 12s: admitting nothing') && !f.includes('queue paused'));
     // On its own: no cluster word at all.
     store.setState({ stats: statsOf({ caps: [] }) });
@@ -165,11 +190,27 @@ describe('RunsTable', () => {
   });
 
   it('WHY says what holds each queued run, and stays true as stats change between run events (a hold counts down)', async () => {
-    const q = (name: string, provider: string, workload: string, seq: number) => run({ name, status: 'queued', provider, workload, queue_seq: seq, queue_position: seq, created_at: new Date(T0).toISOString() });
-    const runs = [q('held-1', 'codex', 'default', 1), q('prov-2', 'claude', 'default', 2), q('wl-3', 'gemini', 'batch', 3), q('g-4', 'jsonl', 'default', 4), q('g-5', 'jsonl', 'default', 5), q('g-6', 'jsonl', 'default', 6)];
+    const q = (name: string, provider: string, workload: string, seq: number) =>
+      run({ name, status: 'queued', provider, workload, queue_seq: seq, queue_position: seq, created_at: new Date(T0).toISOString() });
+    const runs = [
+      q('held-1', 'codex', 'default', 1),
+      q('prov-2', 'claude', 'default', 2),
+      q('wl-3', 'gemini', 'batch', 3),
+      q('g-4', 'jsonl', 'default', 4),
+      q('g-5', 'jsonl', 'default', 5),
+      q('g-6', 'jsonl', 'default', 6),
+    ];
     const store = storeWith(runs);
     const hold = NOW + ((4 * 24 + 23) * 3600 + 30) * 1000;
-    const cap = (cap: string, limit: number, active: number, extra: Record<string, unknown> = {}) => ({ cap, limit, active, holders: [], queued: 0, oldest_wait_ms: 0, ...extra });
+    const cap = (cap: string, limit: number, active: number, extra: Record<string, unknown> = {}) => ({
+      cap,
+      limit,
+      active,
+      holders: [],
+      queued: 0,
+      oldest_wait_ms: 0,
+      ...extra,
+    });
     const stats = (global: number, dflt: number, jsonl: number, fleetExceeded = false) =>
       statsOf({
         caps: [
@@ -214,7 +255,11 @@ describe('RunsTable', () => {
   });
 
   it('before any stats, WHY is what the server said with the run', () => {
-    const r = run({ name: 'told', status: 'queued', waiting: { reason: 'provider', name: 'claude', active: 3, limit: 3, reserved: null, until: null, position: 2 } });
+    const r = run({
+      name: 'told',
+      status: 'queued',
+      waiting: { reason: 'provider', name: 'claude', active: 3, limit: 3, reserved: null, until: null, position: 2 },
+    });
     const f = renderPane(storeWith([r]), <RunsTable width={120} body={3} />).lastFrame()!;
     expect(f).toMatch(/○ queued\s+provider claude 3\/3\s+told/);
   });
@@ -275,7 +320,16 @@ describe('RunsTable: runs that wait for runs', () => {
       after: [migrate.uuid],
       queue_position: null,
       // The supervisor last said migrate was queued; the TUI holds it working now.
-      waiting: { reason: 'after', name: null, active: null, limit: 1, reserved: null, until: null, position: null, inputs: [{ uuid: migrate.uuid, name: 'migrate', status: 'queued' }] },
+      waiting: {
+        reason: 'after',
+        name: null,
+        active: null,
+        limit: 1,
+        reserved: null,
+        until: null,
+        position: null,
+        inputs: [{ uuid: migrate.uuid, name: 'migrate', status: 'queued' }],
+      },
     });
     const store = storeWith([migrate, review]);
     const ls = lines(renderPane(store, <RunsTable width={160} body={5} />).lastFrame()!);
@@ -293,8 +347,28 @@ describe('LimiterPane', () => {
     store.setState({
       stats: statsOf({
         caps: [
-          { cap: 'global', limit: 4, active: 4, holders: [f.working.uuid, f.idle.uuid, f.blocked.uuid, f.looping.uuid], queued: 2, oldest_wait_ms: 120_000, reserved: 1, waiting: [f.queued.uuid, f.queued2.uuid], held_until: null },
-          { cap: 'provider:claude', limit: 2, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: NOW + 30_000 },
+          {
+            cap: 'global',
+            limit: 4,
+            active: 4,
+            holders: [f.working.uuid, f.idle.uuid, f.blocked.uuid, f.looping.uuid],
+            queued: 2,
+            oldest_wait_ms: 120_000,
+            reserved: 1,
+            waiting: [f.queued.uuid, f.queued2.uuid],
+            held_until: null,
+          },
+          {
+            cap: 'provider:claude',
+            limit: 2,
+            active: 1,
+            holders: [f.working.uuid],
+            queued: 0,
+            oldest_wait_ms: 0,
+            reserved: 0,
+            waiting: [],
+            held_until: NOW + 30_000,
+          },
           { cap: 'workload:batch', limit: 3, active: 1, holders: [f.working.uuid], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: null },
         ],
         queued: 2,
@@ -316,11 +390,15 @@ describe('LimiterPane', () => {
     const store = storeWith(f.all);
     const inst = renderPane(store, <LimiterPane width={90} body={3} />);
     expect(inst.lastFrame()).toContain('waiting for stats…');
-    store.setState({ stats: statsOf({ caps: [{ cap: 'global', limit: 1, active: 1, holders: [f.working.uuid], queued: 2, oldest_wait_ms: 5000, waiting: [f.queued.uuid, f.queued2.uuid] }] }) });
+    store.setState({
+      stats: statsOf({
+        caps: [{ cap: 'global', limit: 1, active: 1, holders: [f.working.uuid], queued: 2, oldest_wait_ms: 5000, waiting: [f.queued.uuid, f.queued2.uuid] }],
+      }),
+    });
     await until(inst, (x) => /global\s+█+ 1\/1\s+waiting 2 \(oldest 5.0s\): later-1, later-2/.test(x));
   });
 
-  it('a provider\'s usage windows ride on its cap\'s line (each account\'s apart); a provider without a cap gets a quota line', () => {
+  it("a provider's usage windows ride on its cap's line (each account's apart); a provider without a cap gets a quota line", () => {
     const f = fleet();
     const store = storeWith(f.all);
     const resets = new Date(NOW + 3 * 3_600_000).toISOString();
@@ -349,7 +427,9 @@ describe('LimiterPane', () => {
   it('the side pane gives each cap three lines', () => {
     const f = fleet();
     const store = storeWith(f.all);
-    store.setState({ stats: statsOf({ caps: [{ cap: 'global', limit: 2, active: 1, holders: [f.working.uuid], queued: 1, oldest_wait_ms: 1000, waiting: [f.queued.uuid] }] }) });
+    store.setState({
+      stats: statsOf({ caps: [{ cap: 'global', limit: 2, active: 1, holders: [f.working.uuid], queued: 1, oldest_wait_ms: 1000, waiting: [f.queued.uuid] }] }),
+    });
     const ls = lines(renderPane(store, <LimiterPane width={52} body={6} detailed />).lastFrame()!);
     expect(ls[1]).toMatch(/^global\s+█+░+ 1\/2$/);
     expect(ls[2]).toBe('  holders build-api');
@@ -373,7 +453,9 @@ describe('EventLog', () => {
     ls = lines(await until(inst, (x) => x.includes('scrolled 2 up')));
     expect(ls[4]).toMatch(/working\s+build-api\s+from idle/);
     // new events while scrolled up keep the view where it was
-    store.setState((s) => reduceStream(s, [msg(101, 'blocked', { ...f.idle, status: 'blocked', blocked_kind: 'question' }, { kind: 'question', from: 'idle' })]).patch);
+    store.setState(
+      (s) => reduceStream(s, [msg(101, 'blocked', { ...f.idle, status: 'blocked', blocked_kind: 'question' }, { kind: 'question', from: 'idle' })]).patch,
+    );
     await until(inst, (x) => x.includes('Events 33') && x.includes('scrolled 3 up'));
   });
 });
@@ -402,7 +484,12 @@ describe('Details', () => {
     const store = storeWith([r]);
     const doc = new TranscriptDoc(r.uuid, 'plain');
     doc.push(['first line', 'second line', 'last line']);
-    store.setState({ mode: 'details', details: { uuid: r.uuid, cpu: 12.5, rssBytes: 50 * 1024 * 1024, pids: [777, 778], scroll: 0 }, outputDoc: doc, outputVersion: 1 });
+    store.setState({
+      mode: 'details',
+      details: { uuid: r.uuid, cpu: 12.5, rssBytes: 50 * 1024 * 1024, pids: [777, 778], scroll: 0 },
+      outputDoc: doc,
+      outputVersion: 1,
+    });
     const inst = renderPane(store, <Details width={100} height={24} />);
     const f = inst.lastFrame()!;
     expect(f).toContain('Details: deep-dive');

@@ -94,7 +94,10 @@ describe('controller with a real supervisor', () => {
     await waitFor(() => store.getState().message?.text.includes('unterminated single quote'), 'a split error');
 
     // The log saw the transitions, each once.
-    const seqs = store.getState().log.slice(0, store.getState().log.size).map((e) => e.seq);
+    const seqs = store
+      .getState()
+      .log.slice(0, store.getState().log.size)
+      .map((e) => e.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
   });
@@ -102,7 +105,22 @@ describe('controller with a real supervisor', () => {
   it('send to an idle interactive agent, and the details pane reads /proc and the output', async () => {
     home = new Home({ concurrency: { max: 2 } });
 
-    const chat = home.run(['-n', 'chat', '--protocol', 'jsonl', '--interactive', '--', process.execPath, MOCK_AGENT, '--format', 'jsonl', '--scenario', 'interactive', '--delay', '50']);
+    const chat = home.run([
+      '-n',
+      'chat',
+      '--protocol',
+      'jsonl',
+      '--interactive',
+      '--',
+      process.execPath,
+      MOCK_AGENT,
+      '--format',
+      'jsonl',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '50',
+    ]);
     const { store, ctl } = start(home);
     await waitFor(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
     store.setState({ selected: chat.uuid, mode: 'details' });
@@ -152,25 +170,39 @@ describe('controller with a real supervisor', () => {
     const b = home.run(['-n', 'tag-b', '--', 'sh', '-c', 'sleep 30']);
     const c = home.run(['-n', 'tag-c', '--', 'sh', '-c', 'sleep 30']);
     const { store, ctl } = start(home);
-    await waitFor(() => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued', 'two working, one queued');
+    await waitFor(
+      () => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued',
+      'two working, one queued',
+    );
     // Every notice, even one the runs' endings replace before a poll could see it.
     const seen = notices(store);
     ctl.runs.killMany([a.uuid, b.uuid, c.uuid], false);
-    await waitFor(() => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'), () => `the summary among ${JSON.stringify(seen)}`);
-    await waitFor(() => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled', 'all three ended');
+    await waitFor(
+      () => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'),
+      () => `the summary among ${JSON.stringify(seen)}`,
+    );
+    await waitFor(
+      () => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled',
+      'all three ended',
+    );
   });
 
   it('resumeProvider lifts a usage-limit hold through the real supervisor', async () => {
     home = new Home({ concurrency: { max: 2 } });
     const limited = path.join(home.dir, 'limited.sh');
-    fs.writeFileSync(limited, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit","retry_after_s":3600}'\nexit 1\n`, { mode: 0o755 });
+    fs.writeFileSync(limited, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"blocked","kind":"limit","retry_after_s":3600}'\nexit 1\n`, {
+      mode: 0o755,
+    });
     home.run(['-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
     const { store, ctl } = start(home);
     await waitFor(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
     const seen = notices(store);
     ctl.runs.resumeProvider('claude');
     await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
-    await waitFor(() => seen.includes('claude resumed: its queued runs may start now'), () => `the notice among ${JSON.stringify(seen)}`);
+    await waitFor(
+      () => seen.includes('claude resumed: its queued runs may start now'),
+      () => `the notice among ${JSON.stringify(seen)}`,
+    );
   });
 
   it('o takes a run over: a working run stops at the end of its turn (taken_over), then its own CLI opens on its session in its folder; o again stops one now; a run without a session says why', async () => {
@@ -183,7 +215,28 @@ describe('controller with a real supervisor', () => {
     const work = path.join(home.dir, 'work');
     fs.mkdirSync(work);
     const claude = (name: string, delay: string): string =>
-      home!.run(['-n', name, '-a', 'claude', '--protocol', 'claude', '--interactive', '--cwd', work, '-p', 'go', '--', process.execPath, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', delay]).uuid;
+      home!.run([
+        '-n',
+        name,
+        '-a',
+        'claude',
+        '--protocol',
+        'claude',
+        '--interactive',
+        '--cwd',
+        work,
+        '-p',
+        'go',
+        '--',
+        process.execPath,
+        MOCK_AGENT,
+        '--format',
+        'claude',
+        '--scenario',
+        'interactive',
+        '--delay',
+        delay,
+      ]).uuid;
     const slow = claude('slow-turn', '1500');
     const fast = claude('stuck', '20000');
     const plain = home.run(['-n', 'plain', '--', 'sh', '-c', 'sleep 30']).uuid;
@@ -201,19 +254,33 @@ describe('controller with a real supervisor', () => {
     controller = ctl;
     ctl.start();
     const sessionOf = (uuid: string): string | null => store.getState().runs.byId[uuid]?.session_id ?? null;
-    await waitFor(() => statusOf(store, 'slow-turn') === 'working' && sessionOf(slow) && statusOf(store, 'stuck') === 'working' && sessionOf(fast) && statusOf(store, 'plain') === 'working', 'three working runs with sessions');
+    await waitFor(
+      () =>
+        statusOf(store, 'slow-turn') === 'working' &&
+        sessionOf(slow) &&
+        statusOf(store, 'stuck') === 'working' &&
+        sessionOf(fast) &&
+        statusOf(store, 'plain') === 'working',
+      'three working runs with sessions',
+    );
     const seen = notices(store);
     // A run that says no session (a plain command): o says why, and nothing stops.
     ctl.takeover.start(plain);
     expect(seen.at(-1)).toMatch(/^o: plain runs sh: o takes over Claude Code, Codex and Gemini runs only/);
     // Working: it finishes its turn first.
     ctl.takeover.start(slow);
-    await waitFor(() => seen.some((m) => m.startsWith('slow-turn stops at the end of its turn, then claude opens on its session')), () => `the promise among ${JSON.stringify(seen)}`);
+    await waitFor(
+      () => seen.some((m) => m.startsWith('slow-turn stops at the end of its turn, then claude opens on its session')),
+      () => `the promise among ${JSON.stringify(seen)}`,
+    );
     expect(handed).toEqual([]);
     await waitFor(() => statusOf(store, 'slow-turn') === 'ended:taken_over', 'the run to end taken over');
     await waitFor(() => fs.existsSync(record) && fs.readFileSync(record, 'utf8').includes('claude --resume'), 'the CLI to open');
     expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sessionOf(slow)} @ ${work}`);
-    expect(home.json<{ exit_reason: string; exit_detail: string }>(['show', 'slow-turn'])).toMatchObject({ exit_reason: 'taken_over', exit_detail: 'at the end of its turn' });
+    expect(home.json<{ exit_reason: string; exit_detail: string }>(['show', 'slow-turn'])).toMatchObject({
+      exit_reason: 'taken_over',
+      exit_detail: 'at the end of its turn',
+    });
     // A long turn: o asks, o again stops it now.
     ctl.takeover.start(fast);
     await waitFor(() => seen.some((m) => m.startsWith('stuck stops at the end of its turn')), 'the first o');
@@ -263,12 +330,17 @@ describe('controller with a real supervisor', () => {
     const r = home.run(['-n', 'name-A', '-w', 'wl-B', '--cwd', cwd, '--protocol', 'jsonl', '--', 'sh', file, `arg${NASTY}C`]);
     const { store, ctl } = start(home);
     await waitFor(() => store.getState().runs.byId[r.uuid]?.last_text?.includes('hi'), 'the agent to speak');
-    const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }));
+    const inst = render(
+      React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }),
+    );
     try {
       const plain = (f: string): void => {
         expect(f).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
         // The agent's JSON lines show its escapes as harmless text ("\u001b]52;…"); every other line shows no trace of them.
-        const prose = f.split('\n').filter((l) => !l.startsWith('{"type"')).join('\n');
+        const prose = f
+          .split('\n')
+          .filter((l) => !l.startsWith('{"type"'))
+          .join('\n');
         for (const leak of ['cHduZWQ=', 'pwned', '[2J']) expect(prose).not.toContain(leak);
         // The SGR's parameters, not a duration that happens to read "31ms" or "1m31s".
         expect(prose).not.toMatch(/(?<![\d.s])31m(?!s)/);
@@ -303,7 +375,10 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'late-urgent', '-w', 'urgent', '--', 'sh', '-c', 'sleep 30']);
     const { store } = start(home);
     const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
-    await waitFor(() => store.getState().stats && byName('late-urgent') && store.getState().view.positions[byName('late-urgent').uuid] === 1, 'the supervisor\'s positions');
+    await waitFor(
+      () => store.getState().stats && byName('late-urgent') && store.getState().view.positions[byName('late-urgent').uuid] === 1,
+      "the supervisor's positions",
+    );
     const ps = new Map(home.ps().map((r) => [r.name, r.queue_position]));
     expect(ps.get('late-urgent')).toBe(1);
     for (const n of ['first-in', 'second-in', 'late-urgent']) expect(store.getState().view.positions[byName(n).uuid]).toBe(ps.get(n));
@@ -323,7 +398,10 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'keep-2', '--', 'sh', '-c', 'sleep 30']);
     home.run(['-n', 'wait-3', '--', 'sh', '-c', 'sleep 30']);
     const { store, ctl } = start(home);
-    await waitFor(() => statusOf(store, 'keep-1') === 'working' && statusOf(store, 'keep-2') === 'working' && statusOf(store, 'wait-3') === 'queued', 'the fleet');
+    await waitFor(
+      () => statusOf(store, 'keep-1') === 'working' && statusOf(store, 'keep-2') === 'working' && statusOf(store, 'wait-3') === 'queued',
+      'the fleet',
+    );
     const before = Object.keys(store.getState().runs.byId).sort();
 
     expect(home.cli(['server', 'stop']).code).toBe(0);

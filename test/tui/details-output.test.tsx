@@ -74,7 +74,24 @@ describe('the details view shows the readable transcript', () => {
 
   it('follows a live run: what the agent says after a send shows in details without leaving them', async () => {
     home = new Home();
-    home.run(['-n', 'chat', '--interactive', '--protocol', 'claude', '-p', 'first ask', '--', process.execPath, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', '20']);
+    home.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--protocol',
+      'claude',
+      '-p',
+      'first ask',
+      '--',
+      process.execPath,
+      MOCK_AGENT,
+      '--format',
+      'claude',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '20',
+    ]);
     expect(home.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
     const ui = (app = liveApp(home, { columns: 120, rows: 40 }));
     await ui.until((f) => /◇ idle\s+.*chat/.test(f), 'the idle run');

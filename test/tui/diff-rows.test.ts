@@ -98,7 +98,19 @@ describe('the CHANGES column', () => {
     expect(layoutColumns(200).map((c) => c.key)).not.toContain('changes');
     expect(layoutColumns(200, false, true).map((c) => c.key)).toContain('changes');
     // After TURN, before TOKENS: the burn column went first.
-    expect(layoutColumns(120, false, true).map((c) => c.key)).toEqual(['status', 'reason', 'name', 'target', 'turn', 'elapsed', 'tokens', 'cost', 'budget', 'loop', 'changes']);
+    expect(layoutColumns(120, false, true).map((c) => c.key)).toEqual([
+      'status',
+      'reason',
+      'name',
+      'target',
+      'turn',
+      'elapsed',
+      'tokens',
+      'cost',
+      'budget',
+      'loop',
+      'changes',
+    ]);
     expect(layoutColumns(100, true, true).map((c) => c.key)).not.toContain('changes');
     expect(layoutColumns(100, true, true).map((c) => c.key)).toContain('budget');
   });
@@ -109,7 +121,12 @@ describe('the CHANGES column', () => {
     expect(spans.map((s) => s.text).join('')).toBe('   +12 −3');
     expect(spans.find((s) => s.text.includes('+12'))!.token).toBe('reason.ok');
     expect(spans.find((s) => s.text === '−3')!.token).toBe('reason.bad');
-    expect(rowSpans(run(), cols, T0, undefined, false).slice(1).map((s) => s.text.trim()).join('')).toBe('');
+    expect(
+      rowSpans(run(), cols, T0, undefined, false)
+        .slice(1)
+        .map((s) => s.text.trim())
+        .join(''),
+    ).toBe('');
     expect(computeView({ a: run({ uuid: 'a' }) }, { filter: '', showAll: true }).worktrees).toBe(false);
     expect(computeView({ a: run({ uuid: 'a', worktree: wt('/r') }) }, { filter: '', showAll: true }).worktrees).toBe(true);
   });

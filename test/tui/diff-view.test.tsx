@@ -13,7 +13,14 @@ import { KEY } from './helpers.js';
 import { Home, waitFor } from './home.js';
 import { liveApp, type LiveApp } from './live-app.js';
 
-const GIT_ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.com',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.com',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 class GitHome extends Home {
   override get env(): NodeJS.ProcessEnv {
@@ -63,8 +70,16 @@ describe('the diff view', () => {
     const r = repo();
     home.run(['--worktree', '-n', 'edit', '--cwd', r, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt && printf 'new\\n' > g.txt"]);
     home.run(['-n', 'inplace', '--cwd', r, '--', 'true']);
-    await waitFor(() => (home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 2 ? true : null), () => 'edit ended with its counts', 15_000);
-    await waitFor(() => (home!.ps().every((x) => x.status === 'ended') ? true : null), () => 'both ended', 15_000);
+    await waitFor(
+      () => (home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 2 ? true : null),
+      () => 'edit ended with its counts',
+      15_000,
+    );
+    await waitFor(
+      () => (home!.ps().every((x) => x.status === 'ended') ? true : null),
+      () => 'both ended',
+      15_000,
+    );
     const ui = open(home);
     let f = await ui.until((x) => x.includes('Runs'), 'the runs');
     if (f.includes('active only')) await ui.press('a');
@@ -95,7 +110,11 @@ describe('the diff view', () => {
     // Search: the pager's own.
     await ui.press('/', 'g', 'a', 'm', 'm', 'a', KEY.enter);
     // The whole diff is on screen: the match is shown reversed where it is.
-    await waitFor(() => (lineWith(ui.frame(), ' gamma').includes('\x1b[7m') ? true : null), () => `the match reversed:\n${ui.frame()}`, 15_000);
+    await waitFor(
+      () => (lineWith(ui.frame(), ' gamma').includes('\x1b[7m') ? true : null),
+      () => `the match reversed:\n${ui.frame()}`,
+      15_000,
+    );
     expect(lineWith(ui.frame(), ' alpha')).not.toContain('\x1b[7m');
     await ui.press(KEY.esc);
     f = await ui.until((x) => !x.includes('Diff: edit') && x.includes('CHANGES'), 'back to the list');

@@ -24,10 +24,22 @@ afterEach(() => {
   home = null;
 });
 
-const agent = (scenario: string, turns: number, extra: string[] = []): string[] => [process.execPath, MOCK_AGENT, '--format', 'jsonl', '--scenario', scenario, '--turns', String(turns), '--delay', '30', ...extra];
+const agent = (scenario: string, turns: number, extra: string[] = []): string[] => [
+  process.execPath,
+  MOCK_AGENT,
+  '--format',
+  'jsonl',
+  '--scenario',
+  scenario,
+  '--turns',
+  String(turns),
+  '--delay',
+  '30',
+  ...extra,
+];
 
 describe('events carry their row', () => {
-  it("after a burst of events, every row the TUI holds equals orcr show --json of that run", async () => {
+  it('after a burst of events, every row the TUI holds equals orcr show --json of that run', async () => {
     home = new Home({ concurrency: { max: 4 } });
     const h = home;
     const store = createTuiStore({ home: h.dir });
@@ -57,10 +69,14 @@ describe('events carry their row', () => {
     // Input to the interactive agent once it is idle (input_sent and the turn it starts), then it ends.
     await waitFor(() => h.ps().find((r) => r.name === 'chat')?.status === 'idle', 'chat idle', 30_000);
     await client.call('run.send', { ref: uuid('chat'), text: 'one more thing' });
-    await waitFor(() => {
-      const c = h.ps().find((r) => r.name === 'chat');
-      return c?.status === 'idle' && c.input_seq === 1;
-    }, 'chat done with the input', 30_000);
+    await waitFor(
+      () => {
+        const c = h.ps().find((r) => r.name === 'chat');
+        return c?.status === 'idle' && c.input_seq === 1;
+      },
+      'chat done with the input',
+      30_000,
+    );
     await client.call('run.kill', { refs: [uuid('chat'), uuid('sleeper-1')] });
 
     await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'every run ended', 60_000);
@@ -77,7 +93,12 @@ describe('events carry their row', () => {
     }
     // The burst had what it was meant to have.
     expect([...reasons].sort()).toEqual(expect.arrayContaining(['budget', 'canceled', 'completed', 'errored', 'killed']));
-    const types = new Set(store.getState().log.slice(0, store.getState().log.size).map((e) => e.type));
+    const types = new Set(
+      store
+        .getState()
+        .log.slice(0, store.getState().log.size)
+        .map((e) => e.type),
+    );
     for (const t of ['queued', 'starting', 'working', 'idle', 'ended', 'stop_requested', 'input_sent']) expect(types).toContain(t);
   });
 });

@@ -33,13 +33,17 @@ describe('the exit message', () => {
 
   it('many runs: counted by status, live ones first', () => {
     const t = byeText({ ...base, active: { queued: 2, working: 3, idle: 1 } });
-    expect(t).toBe('orcr-tui: bye. 6 runs (3 working, 1 idle, 2 queued) have not ended: they keep going under the supervisor (pid 4321) of /home/me/.orcr. `orcr ps` lists them.\n');
+    expect(t).toBe(
+      'orcr-tui: bye. 6 runs (3 working, 1 idle, 2 queued) have not ended: they keep going under the supervisor (pid 4321) of /home/me/.orcr. `orcr ps` lists them.\n',
+    );
     expect(sentences(t)).toHaveLength(3);
   });
 
   it('a supervisor gone, or never reached: says what is known', () => {
     const gone = byeText({ ...base, up: false, active: { working: 1 } });
-    expect(gone).toBe('orcr-tui: bye. When the supervisor (pid 4321) of /home/me/.orcr was last seen, 1 working run had not ended; it may still be going. `orcr ps` lists it.\n');
+    expect(gone).toBe(
+      'orcr-tui: bye. When the supervisor (pid 4321) of /home/me/.orcr was last seen, 1 working run had not ended; it may still be going. `orcr ps` lists it.\n',
+    );
     sentences(gone);
     const never = byeText({ ...base, pid: null, loaded: false, up: false, active: {} });
     expect(never).toBe('orcr-tui: bye. No runs were shown: the supervisor of /home/me/.orcr did not answer. `orcr ps` lists them once it runs.\n');
@@ -54,10 +58,16 @@ describe('the exit message', () => {
     const one = demoStoppedText({ stopped: 1, strays: 1, removed: true }, dir);
     expect(one).toBe('orcr-tui: the demo is stopped. 1 run was ended and its supervisor stopped. 1 stray process was killed. /tmp/orcr-demo-x is removed.\n');
     const many = demoStoppedText({ stopped: 12, strays: 3, removed: false }, dir);
-    expect(many).toBe('orcr-tui: the demo is stopped. 12 runs were ended and its supervisor stopped. 3 stray processes were killed. /tmp/orcr-demo-x could not be removed: remove it yourself.\n');
+    expect(many).toBe(
+      'orcr-tui: the demo is stopped. 12 runs were ended and its supervisor stopped. 3 stray processes were killed. /tmp/orcr-demo-x could not be removed: remove it yourself.\n',
+    );
     for (const t of [none, one, many]) sentences(t);
-    expect(demoFailedText(dir, 'connect ECONNREFUSED')).toBe('orcr-tui: could not stop the demo (connect ECONNREFUSED). To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n');
-    expect(demoLeftText(dir)).toBe('orcr-tui: left the demo as it was. To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n');
+    expect(demoFailedText(dir, 'connect ECONNREFUSED')).toBe(
+      'orcr-tui: could not stop the demo (connect ECONNREFUSED). To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n',
+    );
+    expect(demoLeftText(dir)).toBe(
+      'orcr-tui: left the demo as it was. To stop it yourself: ORCR_HOME=/tmp/orcr-demo-x orcr server stop --kill-agents, then remove the folder.\n',
+    );
   });
 
   it('a home path with control characters is printed as plain characters', () => {

@@ -10,7 +10,15 @@ import { initialState, type TuiState } from '../../src/tui/state/store.js';
 import { run, T0 } from './fixtures.js';
 
 const fleet = [
-  run({ name: 'review-api', provider: 'claude', workload: 'review', status: 'working', cost_usd: 0.8, turns: 4, tokens: { input: 9000, output: 1000, cached: 0 } }),
+  run({
+    name: 'review-api',
+    provider: 'claude',
+    workload: 'review',
+    status: 'working',
+    cost_usd: 0.8,
+    turns: 4,
+    tokens: { input: 9000, output: 1000, cached: 0 },
+  }),
   run({ name: 'review-ui', provider: 'codex', workload: 'review', status: 'queued', cost_usd: 0 }),
   run({ name: 'fix-login', provider: 'claude', workload: 'default', status: 'ended', exit_reason: 'errored', cost_usd: 0.3, turns: 2 }),
   run({ name: 'docs', provider: 'gemini', workload: 'default', status: 'blocked', blocked_kind: 'login', cost_usd: 0.51 }),
@@ -71,7 +79,8 @@ describe('the filter language', () => {
     expect(parseFilter('status:x*').problems).toHaveLength(1);
     expect(parseFilter('reason:erored').problems[0]).toMatch(/^reason:erored: no reason erored \(completed, errored, .*limit, login, question, unknown\)$/);
     expect(parseFilter('protocol:json').problems[0]).toBe('protocol:json: no protocol json (claude, codex, gemini, jsonl, plain)');
-    for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all']) expect(parseFilter(good).problems, good).toEqual([]);
+    for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all'])
+      expect(parseFilter(good).problems, good).toEqual([]);
   });
 
   it('the runs view and the filter reducer use it; a filter with a bad term is not applied, and says why', () => {

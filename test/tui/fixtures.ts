@@ -82,7 +82,19 @@ export function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
 }
 
 export function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
-  return { host: 'here', available: true, since: T0, error: null, notifications: 'arriving', notifications_detail: null, listen: 'url', machines: [], machines_at: null, seen_at: null, ...over };
+  return {
+    host: 'here',
+    available: true,
+    since: T0,
+    error: null,
+    notifications: 'arriving',
+    notifications_detail: null,
+    listen: 'url',
+    machines: [],
+    machines_at: null,
+    seen_at: null,
+    ...over,
+  };
 }
 
 export interface StatsOver extends Partial<Omit<StatsResult, 'caps' | 'cluster'>> {

@@ -28,7 +28,9 @@ export class Home extends TestHome {
 
   override cleanup(): void {
     try {
-      const active = this.ps().filter((r) => r.status !== 'ended').map((r) => r.uuid);
+      const active = this.ps()
+        .filter((r) => r.status !== 'ended')
+        .map((r) => r.uuid);
       if (active.length > 0) this.cli(['kill', '--force', ...active]);
     } catch {
       /* no supervisor: the pid files still find the groups */

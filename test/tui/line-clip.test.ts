@@ -15,13 +15,43 @@ const parts = fc.array(
 
 describe('clipParts', () => {
   it('cuts at the width with an ellipsis, counting terminal columns', () => {
-    expect(joined(clipParts([{ text: '○ queued', style: 0 }, { text: ' name-that-is-long', style: 1 }], 12))).toBe('○ queued na…');
+    expect(
+      joined(
+        clipParts(
+          [
+            { text: '○ queued', style: 0 },
+            { text: ' name-that-is-long', style: 1 },
+          ],
+          12,
+        ),
+      ),
+    ).toBe('○ queued na…');
     expect(joined(clipParts([{ text: 'abc', style: 0 }], 3))).toBe('abc');
-    expect(joined(clipParts([{ text: 'abc', style: 0 }, { text: '', style: 1 }], 3))).toBe('abc');
+    expect(
+      joined(
+        clipParts(
+          [
+            { text: 'abc', style: 0 },
+            { text: '', style: 1 },
+          ],
+          3,
+        ),
+      ),
+    ).toBe('abc');
     expect(joined(clipParts([{ text: 'abcd', style: 0 }], 3))).toBe('ab…');
     expect(clipParts([{ text: 'abcd', style: 0 }], 0)).toEqual([]);
     // Wide characters take two columns; one is never split at the edge.
-    expect(joined(clipParts([{ text: '世界-1 ', style: 0 }, { text: 'claude', style: 1 }], 8))).toBe('世界-1 …');
+    expect(
+      joined(
+        clipParts(
+          [
+            { text: '世界-1 ', style: 0 },
+            { text: 'claude', style: 1 },
+          ],
+          8,
+        ),
+      ),
+    ).toBe('世界-1 …');
     expect(joined(clipParts([{ text: '世界世界', style: 0 }], 4))).toBe('世…');
     expect(joined(clipParts([{ text: '🚀-agent', style: 0 }], 8))).toBe('🚀-agent');
   });

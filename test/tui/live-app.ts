@@ -44,7 +44,12 @@ export function liveApp(h: Home, size: { columns: number; rows: number }, opts: 
         await tick();
       }
     },
-    until: (pred, what) => waitFor(() => (pred(read()) ? read() : null), () => `${what}; last frame:\n${read()}`, 15_000),
+    until: (pred, what) =>
+      waitFor(
+        () => (pred(read()) ? read() : null),
+        () => `${what}; last frame:\n${read()}`,
+        15_000,
+      ),
     close: () => {
       inst.unmount();
       ctl.stop();

@@ -44,7 +44,9 @@ describe('older ended runs with a real supervisor', () => {
     const ctl = new Controller(store, ensureHome(home.dir), { quiet: true, env: { TERM: 'xterm' }, cwd: home.dir });
     controller = ctl;
     ctl.start();
-    const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }));
+    const inst = render(
+      React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }),
+    );
     try {
       const frame = (): string => inst.lastFrame() ?? '';
       await waitFor(() => frame().includes(`${OLD} older ended runs not shown — L loads 500 more`), 'the line saying older runs are left out');
@@ -94,7 +96,10 @@ describe('a home with more runs than the snapshot sends', () => {
     // The next page starts below the oldest ended run sent, not below the ancient active one.
     ctl.older.load();
     await waitFor(() => held().filter((r) => r.status === 'ended').length > ENDED_WINDOW, 'a page of older ended runs');
-    const names = held().filter((r) => r.status === 'ended').map((r) => r.name).sort();
+    const names = held()
+      .filter((r) => r.status === 'ended')
+      .map((r) => r.name)
+      .sort();
     expect(names[0]).not.toBe('later-0000');
     expect(names).toContain(`later-${String(5400 - ENDED_WINDOW - 1).padStart(4, '0')}`);
   });

@@ -67,7 +67,24 @@ describe('the transcript pager', () => {
 
   it('follows a live run: a send while it is open shows where it was asked, and what the agent says after it', async () => {
     home = new Home();
-    home.run(['-n', 'chat', '--interactive', '--protocol', 'claude', '-p', 'first ask', '--', process.execPath, MOCK_AGENT, '--format', 'claude', '--scenario', 'interactive', '--delay', '20']);
+    home.run([
+      '-n',
+      'chat',
+      '--interactive',
+      '--protocol',
+      'claude',
+      '-p',
+      'first ask',
+      '--',
+      process.execPath,
+      MOCK_AGENT,
+      '--format',
+      'claude',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '20',
+    ]);
     expect(home.cli(['wait', 'chat']).stdout.trim()).toBe('chat turn_complete');
     const ui = open(home);
     await ui.until((f) => /◇ idle\s+.*chat/.test(f), 'the idle run');

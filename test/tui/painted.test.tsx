@@ -68,7 +68,14 @@ describe('a <Line>', () => {
     { text: 'working ', token: 'text.muted' },
     { text: '█▍ 12s', token: 'meter.ok', inverse: true },
   ];
-  const boxed = (el: React.JSX.Element): string => renderToString(<Box flexDirection="column" width={40}>{el}<Text>next line</Text></Box>, { columns: 80 });
+  const boxed = (el: React.JSX.Element): string =>
+    renderToString(
+      <Box flexDirection="column" width={40}>
+        {el}
+        <Text>next line</Text>
+      </Box>,
+      { columns: 80 },
+    );
 
   it('draws what nested <Text>s drew, wide characters in their columns, the next line below it', () => {
     const old = boxed(

@@ -29,9 +29,27 @@ import { run, T0 } from './fixtures.js';
 
 const key = (over: Partial<Key> = {}): Key =>
   ({
-    upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false, home: false, end: false,
-    return: false, escape: false, ctrl: false, shift: false, tab: false, backspace: false, delete: false, meta: false,
-    super: false, hyper: false, capsLock: false, numLock: false, ...over,
+    upArrow: false,
+    downArrow: false,
+    leftArrow: false,
+    rightArrow: false,
+    pageDown: false,
+    pageUp: false,
+    home: false,
+    end: false,
+    return: false,
+    escape: false,
+    ctrl: false,
+    shift: false,
+    tab: false,
+    backspace: false,
+    delete: false,
+    meta: false,
+    super: false,
+    hyper: false,
+    capsLock: false,
+    numLock: false,
+    ...over,
   }) as Key;
 
 describe('windowed list (selection + scroll offset)', () => {
@@ -104,7 +122,9 @@ describe('columns', () => {
   it('a row is spans whose text adds up to the columns', () => {
     const cols = layoutColumns(120, true);
     const r = run({ status: 'queued', name: 'a-very-long-name-that-will-not-fit-in-the-column', created_at: new Date(T0).toISOString() });
-    const text = rowSpans(r, cols, T0 + 65_000, 3, true).map((s) => s.text).join('');
+    const text = rowSpans(r, cols, T0 + 65_000, 3, true)
+      .map((s) => s.text)
+      .join('');
     expect(text.startsWith('› ○ queued')).toBe(true);
     expect(text).toContain('#3 1m05s');
     expect(text).toContain('…');
@@ -123,7 +143,9 @@ describe('columns', () => {
       },
     });
     expect(fullestMeter(r, T0 + 90_000)).toEqual({ name: 'time_ms', fraction: 0.9 });
-    const text = rowSpans(r, layoutColumns(160), T0 + 90_000, undefined, false).map((s) => s.text).join('');
+    const text = rowSpans(r, layoutColumns(160), T0 + 90_000, undefined, false)
+      .map((s) => s.text)
+      .join('');
     expect(text).toContain('90%');
   });
 
@@ -141,7 +163,11 @@ describe('columns', () => {
 
 describe('layout', () => {
   it('fills rows - 1 and gives the runs table what is left', () => {
-    for (const [columns, rows] of [[80, 24], [120, 40], [200, 60]] as const) {
+    for (const [columns, rows] of [
+      [80, 24],
+      [120, 40],
+      [200, 60],
+    ] as const) {
       const l = computeLayout({ columns, rows, showEvents: true, caps: 6, waits: false });
       expect(l.height).toBe(rows - 1);
       expect(l.header + l.main + l.footer).toBe(rows - 1);
@@ -240,7 +266,10 @@ describe('themes', () => {
   });
 
   it('resolves palette names, reports bad tokens and colours', () => {
-    const { theme, problems } = parseTheme({ name: 'x', palette: { a: '#112233' }, tokens: { 'text.primary': 'a', focus: 'red', border: 'nope', 'made.up': 'a' } }, 'file');
+    const { theme, problems } = parseTheme(
+      { name: 'x', palette: { a: '#112233' }, tokens: { 'text.primary': 'a', focus: 'red', border: 'nope', 'made.up': 'a' } },
+      'file',
+    );
     expect(theme.colors).toEqual({ 'text.primary': '#112233', focus: 'red' });
     expect(problems).toHaveLength(2);
   });
@@ -352,9 +381,12 @@ describe('details output', () => {
 describe('notices', () => {
   it('summarizes what became blocked or ended', () => {
     expect(summarize([{ kind: 'blocked', uuid: 'u', name: 'a', detail: 'limit' }])).toBe('a blocked (limit)');
-    expect(summarize([{ kind: 'ended', uuid: 'u', name: 'a', detail: 'killed' }, { kind: 'ended', uuid: 'v', name: 'b', detail: 'completed' }])).toBe(
-      '2 runs ended: a killed, b completed',
-    );
+    expect(
+      summarize([
+        { kind: 'ended', uuid: 'u', name: 'a', detail: 'killed' },
+        { kind: 'ended', uuid: 'v', name: 'b', detail: 'completed' },
+      ]),
+    ).toBe('2 runs ended: a killed, b completed');
   });
 
   it('rings the bell, or sends OSC 9 where the terminal shows it', () => {
@@ -382,13 +414,17 @@ describe('key bursts', () => {
     expect(splitBurst('pasted text', k, true)).toBe(null);
     expect(splitBurst('jjk', k, false)!.map(([i]) => i)).toEqual(['j', 'j', 'k']);
     const parts = splitBurst('one more\rw', k, true)!;
-    expect(parts.map(([i, kk]) => [i, kk.return])).toEqual([['one more', false], ['', true], ['w', false]]);
+    expect(parts.map(([i, kk]) => [i, kk.return])).toEqual([
+      ['one more', false],
+      ['', true],
+      ['w', false],
+    ]);
     expect(splitBurst('\x1b[A', k, false)).toBe(null);
   });
 });
 
-describe('the spend view\'s usage windows', () => {
-  it('the supervisor\'s quotas, made safe, as lines after the fleet meters; a window near its end stands out', async () => {
+describe("the spend view's usage windows", () => {
+  it("the supervisor's quotas, made safe, as lines after the fleet meters; a window near its end stands out", async () => {
     const { normalizeSpend } = await import('../../src/tui/state/spend.js');
     const { spendLines } = await import('../../src/tui/view/spend.js');
     const s = normalizeSpend({

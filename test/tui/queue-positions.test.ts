@@ -40,7 +40,9 @@ function tui(h: LiveHome): Tui {
   const store = createTuiStore({ home: h.dir });
   const ctl = new Controller(store, ensureHome(h.dir), { env: { TERM: 'xterm' }, cwd: h.dir, statsIntervalMs: 3_600_000 });
   ctl.start();
-  const inst = render(React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 160, rows: 30 } }));
+  const inst = render(
+    React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 160, rows: 30 } }),
+  );
   const t: Tui = {
     store,
     frame: () => (inst.lastFrame() ?? '').replace(/\x1b\[[0-9;]*m/g, ''),
@@ -90,25 +92,44 @@ async function agree(t: Tui, h: LiveHome, what: string, expected: Map<string, nu
 }
 
 describe('the place in the queue the TUI shows', () => {
-  it('is the supervisor\'s, as places move without an event about the run', async () => {
+  it("is the supervisor's, as places move without an event about the run", async () => {
     const h = await home({ concurrency: { max: 1, workloads: { urgent: { priority: 5 } } } });
     await h.run(['-n', 'busy', '--', 'sleep', '600']);
     await until(async () => (await h.show('busy')).status === 'working', 'the slot to be taken');
     for (const n of ['n1', 'n2']) await h.run(['-n', n, '--', 'sleep', '600']);
     await h.run(['-n', 'u1', '-w', 'urgent', '--', 'sleep', '600']);
     const t = tui(h);
-    expect(await agree(t, h, 'at the start')).toEqual(new Map([['n1', 2], ['n2', 3], ['u1', 1]]));
+    expect(await agree(t, h, 'at the start')).toEqual(
+      new Map([
+        ['n1', 2],
+        ['n2', 3],
+        ['u1', 1],
+      ]),
+    );
 
     await h.run(['-n', 'u2', '-w', 'urgent', '--', 'sleep', '600']);
-    const ahead = new Map([['n1', 3], ['n2', 4], ['u1', 1], ['u2', 2]]);
+    const ahead = new Map([
+      ['n1', 3],
+      ['n2', 4],
+      ['u1', 1],
+      ['u2', 2],
+    ]);
     expect(await agree(t, h, 'a higher priority queued', ahead)).toEqual(ahead);
 
     await h.kill(['busy']);
-    const started = new Map([['n1', 2], ['n2', 3], ['u2', 1]]);
+    const started = new Map([
+      ['n1', 2],
+      ['n2', 3],
+      ['u2', 1],
+    ]);
     expect(await agree(t, h, 'the head started', started)).toEqual(started);
 
     h.writeConfig({ concurrency: { max: 1, workloads: { urgent: { priority: 5 }, default: { priority: 9 } } } });
-    const turned = new Map([['n1', 1], ['n2', 2], ['u2', 3]]);
+    const turned = new Map([
+      ['n1', 1],
+      ['n2', 2],
+      ['u2', 3],
+    ]);
     expect(await agree(t, h, 'the priorities changed', turned)).toEqual(turned);
   });
 });
@@ -124,7 +145,7 @@ describeWhen(need, `the place in a cluster's queue the TUI shows ${onPg()}`, () 
     await server?.destroy();
   });
 
-  it('counts the runs of other machines ahead of this one\'s, as the cluster does', async () => {
+  it("counts the runs of other machines ahead of this one's, as the cluster does", async () => {
     // Both supervisors share this process's event loop with the TUI: with a short lease_ttl a stall
     // under CI's load let the busy run's lease lapse, the other machine's run took the slot, and this
     // machine's run was first in a queue of one (CI saw 1 for 2). Nothing here waits on a lapse.
@@ -134,13 +155,13 @@ describeWhen(need, `the place in a cluster's queue the TUI shows ${onPg()}`, () 
     await m1.run(['-n', 'busy', '--', 'sleep', '600']);
     await until(async () => (await m1.show('busy')).status === 'working', 'the slot to be taken');
     await m2.run(['-n', 'theirs', '--', 'sleep', '600']);
-    await until(async () => (await m2.show('theirs')).queue_position === 1, 'the other machine\'s run at the head');
+    await until(async () => (await m2.show('theirs')).queue_position === 1, "the other machine's run at the head");
     await m1.run(['-n', 'mine', '--', 'sleep', '600']);
     const t = tui(m1);
     // Alone among this machine's runs, yet second in the cluster's queue.
-    expect(await agree(t, m1, 'behind the other machine\'s run')).toEqual(new Map([['mine', 2]]));
+    expect(await agree(t, m1, "behind the other machine's run")).toEqual(new Map([['mine', 2]]));
     // The other machine's run leaves the queue with no event here: this one moves up.
     await m2.kill(['theirs']);
-    expect(await agree(t, m1, 'the other machine\'s run gone', new Map([['mine', 1]]))).toEqual(new Map([['mine', 1]]));
+    expect(await agree(t, m1, "the other machine's run gone", new Map([['mine', 1]]))).toEqual(new Map([['mine', 1]]));
   });
 });

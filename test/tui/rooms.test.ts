@@ -36,9 +36,18 @@ export function importsOf(file: string, text: string): Import[] {
       add(node.moduleSpecifier.text, typeOnly);
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       add(node.moduleSpecifier.text, node.isTypeOnly);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       add(node.moduleReference.expression.text, node.isTypeOnly);
     }
     ts.forEachChild(node, visit);
@@ -71,13 +80,30 @@ interface Rule {
 
 const RULES: Rule[] = [
   { from: ['src/cli', 'src/tui', 'components'], forbid: ['src/journal', 'src/runtime'], why: 'clients reach run state only through the server' },
-  { from: ['src/sdk', 'src/mcp'], forbid: ['src/journal', 'src/runtime', 'src/cli', 'src/tui'], why: 'the SDK and orcr mcp are clients: run state through the server, shared code through src/client' },
+  {
+    from: ['src/sdk', 'src/mcp'],
+    forbid: ['src/journal', 'src/runtime', 'src/cli', 'src/tui'],
+    why: 'the SDK and orcr mcp are clients: run state through the server, shared code through src/client',
+  },
   { from: ['src/tui', 'components'], forbid: ['src/cli'], why: 'the TUI shares with the CLI only through src/client' },
-  { from: ['src/tui/state', 'src/tui/view'], forbid: ['src/tui/connection', 'src/tui/ink', 'src/tui/input/router', 'src/client', 'src/server'], types: true, why: 'state and view are pure: they never reach the connection' },
+  {
+    from: ['src/tui/state', 'src/tui/view'],
+    forbid: ['src/tui/connection', 'src/tui/ink', 'src/tui/input/router', 'src/client', 'src/server'],
+    types: true,
+    why: 'state and view are pure: they never reach the connection',
+  },
   { from: ['src/tui/input'], forbid: ['src/tui/connection', 'src/client'], types: true, why: 'a key reaches the world only through Actions' },
   // Type-only imports too: a type of the view's in the store means the store cannot be read, or changed, without the view model.
-  { from: ['src/tui/state'], forbid: ['src/tui/view', 'src/tui/input', 'components'], why: 'the store is read without the view model: what both need is below both (src/tui/model, src/text)' },
-  { from: ['src/tui/model'], forbid: ['src/tui/state', 'src/tui/view', 'src/tui/input', 'src/tui/connection', 'src/tui/ink', 'components', 'src/client', 'src/server'], why: 'the model is below the store and the view: it imports neither' },
+  {
+    from: ['src/tui/state'],
+    forbid: ['src/tui/view', 'src/tui/input', 'components'],
+    why: 'the store is read without the view model: what both need is below both (src/tui/model, src/text)',
+  },
+  {
+    from: ['src/tui/model'],
+    forbid: ['src/tui/state', 'src/tui/view', 'src/tui/input', 'src/tui/connection', 'src/tui/ink', 'components', 'src/client', 'src/server'],
+    why: 'the model is below the store and the view: it imports neither',
+  },
 ];
 
 /**
@@ -112,7 +138,9 @@ const all = (dirs: string[]): Import[] => dirs.flatMap(sources).flatMap((f) => i
 describe("rooms' import rules", () => {
   it('the checks catch what they are meant to (a rule that cannot fail proves nothing)', () => {
     const c = (file: string, text: string): Import[] => importsOf(file, text);
-    expect(c('components/X.tsx', "import { Controller } from '../src/tui/connection/controller.js';").map(componentProblem)[0]).toMatch(/components import only/);
+    expect(c('components/X.tsx', "import { Controller } from '../src/tui/connection/controller.js';").map(componentProblem)[0]).toMatch(
+      /components import only/,
+    );
     expect(c('components/X.tsx', "import { createTuiStore } from '../src/tui/state/store.js';").map(componentProblem)[0]).toMatch(/components import only/);
     expect(c('components/X.tsx', "import { type TuiState } from '../src/tui/state/store.js';").map(componentProblem)[0]).toBeNull();
     expect(c('components/X.tsx', "import { fit } from '../src/tui/view/format.js';").map(componentProblem)[0]).toBeNull();

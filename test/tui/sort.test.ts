@@ -18,7 +18,15 @@ const iso = (t: number): string => new Date(t).toISOString();
 const fleet = [
   run({ name: 'bravo', status: 'working', cost_usd: 0.2, tokens: { input: 100, output: 50, cached: 0 }, started_at: iso(T0 - 60_000) }),
   run({ name: 'alpha', status: 'queued', queue_position: 2, cost_usd: 0, started_at: null }),
-  run({ name: 'delta', status: 'ended', exit_reason: 'completed', cost_usd: 1.5, tokens: { input: 10, output: 5, cached: 0 }, started_at: iso(T0 - 600_000), ended_at: iso(T0 - 590_000) }),
+  run({
+    name: 'delta',
+    status: 'ended',
+    exit_reason: 'completed',
+    cost_usd: 1.5,
+    tokens: { input: 10, output: 5, cached: 0 },
+    started_at: iso(T0 - 600_000),
+    ended_at: iso(T0 - 590_000),
+  }),
   run({ name: 'charlie', status: 'queued', queue_position: 1, cost_usd: 0, started_at: null }),
   run({ name: 'echo', status: 'idle', cost_usd: 0.9, tokens: { input: 5000, output: 10, cached: 0 }, started_at: iso(T0 - 5_000) }),
 ];
@@ -59,7 +67,9 @@ describe('sorting the runs', () => {
   it('groups by provider or workload, the order inside each group kept; b cycles provider, workload, none', () => {
     const g = (group: 'provider' | 'workload', key: SortSpec['key'] = 'name'): string[] =>
       computeView(
-        Object.fromEntries([...fleet.map((r, i) => ({ ...r, provider: i % 2 ? 'zeta' : 'alpha', workload: r.name < 'c' ? 'w1' : 'w2' }))].map((r) => [r.uuid, r])),
+        Object.fromEntries(
+          [...fleet.map((r, i) => ({ ...r, provider: i % 2 ? 'zeta' : 'alpha', workload: r.name < 'c' ? 'w1' : 'w2' }))].map((r) => [r.uuid, r]),
+        ),
         { filter: '', showAll: true, sort: { key, reverse: false, group }, now: T0 },
       ).ids.map((id) => byId[id]!.name);
     // alpha: bravo, delta, echo (even places); zeta: alpha, charlie — each by name.

@@ -24,7 +24,11 @@ describe('the spend view', () => {
     home = new Home({ budgets: { fleet: { max_cost_usd: 10 } } });
     const agent = (n: string, tokens: number, cost: number): string => {
       const f = path.join(home!.dir, `${n}.sh`);
-      fs.writeFileSync(f, `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":${tokens},"output_tokens":0,"cost_usd":${cost}}'\necho '{"type":"turn_end"}'\n`, { mode: 0o755 });
+      fs.writeFileSync(
+        f,
+        `#!/bin/sh\necho '{"type":"turn_start"}'\necho '{"type":"usage","input_tokens":${tokens},"output_tokens":0,"cost_usd":${cost}}'\necho '{"type":"turn_end"}'\n`,
+        { mode: 0o755 },
+      );
       return f;
     };
     home.run(['-n', 'a1', '-a', 'alpha', '-w', 'review', '--protocol', 'jsonl', '--', agent('a1', 12_000, 3)]);

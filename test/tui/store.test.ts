@@ -75,7 +75,10 @@ describe('applySnapshot / applyEvents', () => {
   it('an event without a row (a run the server no longer knows) leaves the row as it is, and still tells of it', () => {
     const a = run({ status: 'working', name: 'gone' });
     const data = applySnapshot({ seq: 1, runs: [a] });
-    const out = applyEvents(data, [{ type: 'event', event: ev(2, 'ended', a.uuid, { reason: 'lost' }), run: null }, msg(3, 'supervisor_started', null, { pid: 1 })]);
+    const out = applyEvents(data, [
+      { type: 'event', event: ev(2, 'ended', a.uuid, { reason: 'lost' }), run: null },
+      msg(3, 'supervisor_started', null, { pid: 1 }),
+    ]);
     expect(out.data.byId[a.uuid]).toBe(data.byId[a.uuid]);
     expect(out.data.seq).toBe(3);
     expect(out.fresh).toHaveLength(2);
@@ -148,7 +151,13 @@ describe('computeView', () => {
 
   it('queue positions the supervisor sends (rows with positions) move the queued runs; stats leave the order alone', () => {
     const a = run({ status: 'queued', queue_seq: 1, workload: 'batch', queue_position: 1 });
-    const b = run({ status: 'queued', queue_seq: 2, workload: 'review', queue_position: 2, waiting: { reason: 'global', name: null, active: 1, limit: 1, reserved: null, until: null, position: 2 } });
+    const b = run({
+      status: 'queued',
+      queue_seq: 2,
+      workload: 'review',
+      queue_position: 2,
+      waiting: { reason: 'global', name: null, active: 1, limit: 1, reserved: null, until: null, position: 2 },
+    });
     const w = run({ status: 'working', queue_seq: 0 });
     let s = initialState();
     s = { ...s, ...reduceSnapshot(s, { seq: 1, runs: [w, a, b] }, T0) };
@@ -190,15 +199,23 @@ describe('store reducers', () => {
     let s = initialState({ now: T0 });
     const a = run({ status: 'working', name: 'alpha', queue_seq: 1 });
     const b = run({ status: 'queued', name: 'beta', queue_seq: 2 });
-    s = apply(s, reduceSnapshot(s, { seq: 5, runs: [a, b], events: [ev(4, 'queued', b.uuid, { provider: 'claude', workload: 'default' }), ev(5, 'usage', a.uuid, {})] }, T0));
+    s = apply(
+      s,
+      reduceSnapshot(
+        s,
+        { seq: 5, runs: [a, b], events: [ev(4, 'queued', b.uuid, { provider: 'claude', workload: 'default' }), ev(5, 'usage', a.uuid, {})] },
+        T0,
+      ),
+    );
     expect(s.loaded).toBe(true);
     expect(s.view.ids).toEqual([a.uuid, b.uuid]);
     expect(s.selected).toBe(a.uuid);
     expect(s.log.size).toBe(1); // usage events stay out of the log
-    const { patch, notable } = reduceStream(
-      s,
-      [msg(5, 'working', a), msg(6, 'starting', { ...b, status: 'starting' }), msg(7, 'ended', { ...a, status: 'ended', exit_reason: 'completed' }, { reason: 'completed' })],
-    );
+    const { patch, notable } = reduceStream(s, [
+      msg(5, 'working', a),
+      msg(6, 'starting', { ...b, status: 'starting' }),
+      msg(7, 'ended', { ...a, status: 'ended', exit_reason: 'completed' }, { reason: 'completed' }),
+    ]);
     s = apply(s, patch);
     expect(s.runs.byId[a.uuid]!.status).toBe('ended');
     expect(s.view.ids).toEqual([b.uuid, a.uuid]); // starting sorts before ended
@@ -216,7 +233,14 @@ describe('store reducers', () => {
     s = apply(s, reduceSnapshot(s, { seq: 3, runs: [a, b], events: [ev(2, 'queued', a.uuid), ev(3, 'queued', b.uuid)] }, T0));
     const b2 = { ...b, status: 'ended', exit_reason: 'killed' };
     const c = run({ status: 'queued' });
-    s = apply(s, reduceSnapshot(s, { seq: 9, runs: [b2, c], events: [ev(3, 'queued', b.uuid), ev(8, 'ended', b.uuid, { reason: 'killed' }), ev(9, 'queued', c.uuid)] }, T0));
+    s = apply(
+      s,
+      reduceSnapshot(
+        s,
+        { seq: 9, runs: [b2, c], events: [ev(3, 'queued', b.uuid), ev(8, 'ended', b.uuid, { reason: 'killed' }), ev(9, 'queued', c.uuid)] },
+        T0,
+      ),
+    );
     expect(Object.keys(s.runs.byId).sort()).toEqual([b.uuid, c.uuid].sort());
     expect(s.view.ids).toEqual([c.uuid, b.uuid]);
     expect(s.log.slice(0, s.log.size).map((e) => e.seq)).toEqual([2, 3, 8, 9]);
@@ -286,7 +310,11 @@ describe('stats and events text', () => {
       names: { u1: 'build\x1b]0;x\x07-1' },
       holds: { 'cl\x1b[2Jaude': T0 + 60_000 },
       warnings: ['bad \x1b[31mvalue'],
-      fleet: { exceeded: false, window: 'all', meters: { tokens: { used: 500, limit: 1000, fraction: 0.5, warn: false }, cost_usd: { used: 1, limit: null, fraction: null, warn: false } } },
+      fleet: {
+        exceeded: false,
+        window: 'all',
+        meters: { tokens: { used: 500, limit: 1000, fraction: 0.5, warn: false }, cost_usd: { used: 1, limit: null, fraction: null, warn: false } },
+      },
     });
     expect(st.caps[0]!.cap).toBe('provider:claude');
     expect(st.names).toEqual({ u1: 'build-1' });

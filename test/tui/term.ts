@@ -13,7 +13,10 @@ import { TUI, waitFor, type Home } from './home.js';
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 /** tmux is optional: only a take-over inside tmux needs it, and .ci/run installs it. */
-export const TMUX_NEED: Need = { reason: HAS_TMUX ? null : 'no tmux (apt-get install tmux): the take-over into a new tmux window is not tested', optional: true };
+export const TMUX_NEED: Need = {
+  reason: HAS_TMUX ? null : 'no tmux (apt-get install tmux): the take-over into a new tmux window is not tested',
+  optional: true,
+};
 
 /** Live processes (zombies aside) whose environment or command line names `dir`, this one aside. */
 export function processesMentioning(dir: string): number[] {
@@ -157,7 +160,9 @@ export class TmuxTerm {
 
   /** Start orcr-tui in a new window; the pane stays after it exits so its last words can be read. */
   start(name: string, args: string[] = [], env: Record<string, string> = {}): void {
-    const extra = Object.entries(env).map(([k, v]) => `${k}=${shq(v)} `).join('');
+    const extra = Object.entries(env)
+      .map(([k, v]) => `${k}=${shq(v)} `)
+      .join('');
     const cmd =
       `env -u CI -u CONTINUOUS_INTEGRATION ORCR_HOME=${shq(this.home.dir)} TERM=xterm-256color NO_COLOR=1 ${extra}` +
       `${shq(process.execPath)} ${shq(TUI)} ${args.map(shq).join(' ')}; echo "[exit $?]"; sleep 600`;
@@ -229,4 +234,3 @@ export class TmuxTerm {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
   }
 }
-

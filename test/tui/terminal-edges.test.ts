@@ -64,7 +64,9 @@ describe('orcr-tui at its edges', () => {
     t.keys('q');
     await t.waitFor((x) => x.includes('[exit 0]'), 'the exit');
     const pid = h.json<{ pid: number }>(['server', 'status']).pid;
-    expect(t.joined()).toContain(`orcr-tui: bye. 1 working run has not ended: it keeps going under the supervisor (pid ${pid}) of ${h.dir}. \`orcr ps\` lists it.`);
+    expect(t.joined()).toContain(
+      `orcr-tui: bye. 1 working run has not ended: it keeps going under the supervisor (pid ${pid}) of ${h.dir}. \`orcr ps\` lists it.`,
+    );
     h.cli(['kill', 'sleeper']);
     await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'the run to end');
     t.start('second');
@@ -86,7 +88,9 @@ describe('orcr-tui at its edges', () => {
     expect(keys).toContain('q quit');
     t.resize(30, 15);
     s = await t.waitFor((x) => x.includes('too small'), 'the notice');
-    expect(s.replace(/\s+/g, ' ')).toContain('orcr-tui: this terminal is 30x15, too small to show the runs: it needs at least 40x10. Make it larger, or press q to quit.');
+    expect(s.replace(/\s+/g, ' ')).toContain(
+      'orcr-tui: this terminal is 30x15, too small to show the runs: it needs at least 40x10. Make it larger, or press q to quit.',
+    );
     for (const l of s.split('\n')) expect(l.length).toBeLessThanOrEqual(30);
     // Keys that would act on a run do nothing while nothing is shown, and it says so
     // (which is also what shows the key was read before the terminal grows).

@@ -63,7 +63,7 @@ describe('user themes are named by their file', () => {
     expect(themeListNote(loadThemes([builtin]))).toBe('');
   });
 
-  it('a name a terminal cannot show is refused with the file named; dot files (editors\' temporaries) are skipped', () => {
+  it("a name a terminal cannot show is refused with the file named; dot files (editors' temporaries) are skipped", () => {
     const themes = userThemes({ 'bad\x1b[2J.json': '{}', '.mine.json': '{}', 'ok.json': '{}' });
     const set = loadThemes([builtin, themes]);
     expect([...set.themes.keys()].some((n) => n.includes('\x1b'))).toBe(false);

@@ -34,10 +34,40 @@ function claudeLines(n: number, from = 0): string[] {
   const out: string[] = [];
   for (let i = from; out.length < n; i++) {
     const id = `toolu_${i}`;
-    out.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `Step ${i}: reading src/m${i % 7}.ts` }] }, session_id: 's' }));
-    out.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- m${i % 7}` } }] }, session_id: 's' }));
-    out.push(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `ok ${i}\nTests 3 passed` }] }, session_id: 's' }));
-    if (i % 10 === 9) out.push(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 1, result: 'done', session_id: 's', total_cost_usd: i * 0.001, usage: { input_tokens: 100, output_tokens: 50 } }));
+    out.push(
+      JSON.stringify({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'text', text: `Step ${i}: reading src/m${i % 7}.ts` }] },
+        session_id: 's',
+      }),
+    );
+    out.push(
+      JSON.stringify({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test -- m${i % 7}` } }] },
+        session_id: 's',
+      }),
+    );
+    out.push(
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `ok ${i}\nTests 3 passed` }] },
+        session_id: 's',
+      }),
+    );
+    if (i % 10 === 9)
+      out.push(
+        JSON.stringify({
+          type: 'result',
+          subtype: 'success',
+          is_error: false,
+          num_turns: 1,
+          result: 'done',
+          session_id: 's',
+          total_cost_usd: i * 0.001,
+          usage: { input_tokens: 100, output_tokens: 50 },
+        }),
+      );
   }
   return out.slice(0, n);
 }

@@ -16,7 +16,9 @@ const other = run({ name: 'alone', status: 'working', queue_seq: 2 });
 const kidA = run({ name: 'kid-a', status: 'working', queue_seq: 3, parent: root.uuid, depth: 1 });
 const kidB = run({ name: 'kid-b', status: 'queued', queue_seq: 4, parent: root.uuid, depth: 1 });
 const grand = run({ name: 'grand', status: 'working', queue_seq: 5, parent: kidA.uuid, depth: 2 });
-const all = [root, other, kidA, kidB, grand].map((r) => (r.uuid === root.uuid ? { ...r, children: [kidA.uuid, kidB.uuid] } : r.uuid === kidA.uuid ? { ...r, children: [grand.uuid] } : r));
+const all = [root, other, kidA, kidB, grand].map((r) =>
+  r.uuid === root.uuid ? { ...r, children: [kidA.uuid, kidB.uuid] } : r.uuid === kidA.uuid ? { ...r, children: [grand.uuid] } : r,
+);
 const byId = Object.fromEntries(all.map((r) => [r.uuid, r]));
 const names = (ids: readonly string[]): string[] => ids.map((id) => byId[id]!.name);
 

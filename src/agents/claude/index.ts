@@ -76,6 +76,10 @@ function resumeArgv(command: readonly string[], session: string): string[] | nul
 /** A tool result's content: a string, or text blocks. */
 function contentText(c: unknown): string {
   if (typeof c === 'string') return c;
-  if (Array.isArray(c)) return c.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).filter(Boolean).join('\n');
+  if (Array.isArray(c))
+    return c
+      .map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : ''))
+      .filter(Boolean)
+      .join('\n');
   return '';
 }

@@ -86,7 +86,14 @@ function readRetry(obj: JsonObject): Retry {
   const status = num(obj.error_status);
   const login = status === 401 || status === 403 || error === 'authentication_failed' || (status !== 429 && mentionsLogin(error));
   const limit = !login && (status === 429 || mentionsLimit(error));
-  return { cause: login ? 'login' : limit ? 'limit' : null, error, status, attempt: optNum(obj.attempt), max: optNum(obj.max_retries), delay: optNum(obj.retry_delay_ms) };
+  return {
+    cause: login ? 'login' : limit ? 'limit' : null,
+    error,
+    status,
+    attempt: optNum(obj.attempt),
+    max: optNum(obj.max_retries),
+    delay: optNum(obj.retry_delay_ms),
+  };
 }
 
 function agentRetry(r: Retry, error: string): Signal {

@@ -25,11 +25,15 @@ export function codexMock(rng: Rng): Renderer {
         } else if (step.action === 'search') {
           const base = { id, type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { query: step.arg }, result: null, error: null };
           lines.push(item('item.started', { ...base, status: 'in_progress' }));
-          lines.push(item('item.completed', { ...base, result: { content: [{ type: 'text', text: 'no results' }], structured_content: null }, status: 'completed' }));
+          lines.push(
+            item('item.completed', { ...base, result: { content: [{ type: 'text', text: 'no results' }], structured_content: null }, status: 'completed' }),
+          );
         } else {
           const command = `bash -lc '${step.action === 'read' ? `cat ${step.arg}` : step.arg}'`;
           lines.push(item('item.started', { id, type: 'command_execution', command, aggregated_output: '', exit_code: null, status: 'in_progress' }));
-          lines.push(item('item.completed', { id, type: 'command_execution', command, aggregated_output: toolOutput(step) + '\n', exit_code: 0, status: 'completed' }));
+          lines.push(
+            item('item.completed', { id, type: 'command_execution', command, aggregated_output: toolOutput(step) + '\n', exit_code: 0, status: 'completed' }),
+          );
         }
       }
       lines.push(item('item.completed', { id: `item_${itemSeq++}`, type: 'agent_message', text: plan.final }));

@@ -28,7 +28,10 @@ export function geminiMock(rng: Rng): Renderer {
   const say = (text: string): string[] => {
     // Streamed in delta chunks, as the CLI does.
     const cut = Math.max(1, Math.floor(text.length / 2));
-    return [ev({ type: 'message', role: 'assistant', content: text.slice(0, cut), delta: true }), ev({ type: 'message', role: 'assistant', content: text.slice(cut), delta: true })];
+    return [
+      ev({ type: 'message', role: 'assistant', content: text.slice(0, cut), delta: true }),
+      ev({ type: 'message', role: 'assistant', content: text.slice(cut), delta: true }),
+    ];
   };
 
   return {
@@ -49,7 +52,7 @@ export function geminiMock(rng: Rng): Renderer {
       return lines;
     },
     limit() {
-      const message = '[API Error: got status: 429 Too Many Requests. Quota exceeded for quota metric \'Gemini 2.5 Pro Requests\'.]';
+      const message = "[API Error: got status: 429 Too Many Requests. Quota exceeded for quota metric 'Gemini 2.5 Pro Requests'.]";
       return [
         ev({ type: 'message', role: 'user', content: 'continue' }),
         ev({ type: 'error', severity: 'error', message }),
@@ -59,7 +62,8 @@ export function geminiMock(rng: Rng): Renderer {
     auth: () => ({
       code: 41,
       lines: [],
-      stderr: 'Please set an Auth method in your settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA',
+      stderr:
+        'Please set an Auth method in your settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA',
     }),
     parseInput: anyLine,
   };

@@ -62,7 +62,6 @@ export function planLoopTurn(rng: Rng, index: number, prompt: string): TurnPlan 
 function withUsage(rng: Rng, p: Omit<TurnPlan, 'usage' | 'cost'>): TurnPlan {
   const cacheWrite = rng.int(0, 3000);
   const usage = { input: cacheWrite + rng.int(10, 2000), output: rng.int(100, 1500), cached: rng.int(5000, 40000), cacheWrite };
-  const cost =
-    (usage.input - cacheWrite) * PRICE.input + cacheWrite * PRICE.cacheWrite + usage.cached * PRICE.cached + usage.output * PRICE.output;
+  const cost = (usage.input - cacheWrite) * PRICE.input + cacheWrite * PRICE.cacheWrite + usage.cached * PRICE.cached + usage.output * PRICE.output;
   return { ...p, usage, cost: Math.round(cost * 1e6) / 1e6 };
 }

@@ -25,9 +25,7 @@ function nodeCase(n: Node): string {
 
 function valueCases(nodes: Node[]): string[] {
   return nodes.flatMap((n) =>
-    n.flags
-      .filter((f) => f.value !== null)
-      .map((f) => `    ${f.spellings.map((s) => q(`${n.path} ${s}`)).join('|')}) __orcr_kind=${q(kindWord(f.value!))} ;;`),
+    n.flags.filter((f) => f.value !== null).map((f) => `    ${f.spellings.map((s) => q(`${n.path} ${s}`)).join('|')}) __orcr_kind=${q(kindWord(f.value!))} ;;`),
   );
 }
 

@@ -18,7 +18,10 @@ const q = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'
 function nodeCase(n: Node): string {
   const words = n.next.map((x) => q(x.word)).join(' ');
   const next = n.next.map((x) => q(x.summary ? `${x.word}\t${x.summary}` : x.word)).join(' ');
-  const flags = n.flags.flatMap((f) => f.spellings).map(q).join(' ');
+  const flags = n.flags
+    .flatMap((f) => f.spellings)
+    .map(q)
+    .join(' ');
   const operand = n.operands ? kindWord(n.operands.kind) : '';
   return [
     `        case ${q(n.path)}`,

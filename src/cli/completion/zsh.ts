@@ -21,7 +21,10 @@ const described = (word: string, summary: string): string => q(summary ? `${word
 function nodeCase(n: Node): string {
   const words = n.next.map((x) => q(x.word)).join(' ');
   const next = n.next.map((x) => described(x.word, x.summary)).join(' ');
-  const flags = n.flags.flatMap((f) => f.spellings).map(q).join(' ');
+  const flags = n.flags
+    .flatMap((f) => f.spellings)
+    .map(q)
+    .join(' ');
   const operand = n.operands ? kindWord(n.operands.kind) : '';
   return `    (${q(n.path)}) __orcr_words=(${words}) __orcr_next=(${next}) __orcr_flags=(${flags}) __orcr_operand=${q(operand)} __orcr_many=${n.operands?.many ? 1 : 0} ;;`;
 }

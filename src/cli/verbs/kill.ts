@@ -12,12 +12,27 @@ const killVerb: Verb = async (verb, rest, sh) => {
   if (after !== undefined && after.trim() === '') throw new UsageError('--after needs a run (name or uuid)', verb);
   // The status as the method table's enum: one of the active ones (ended runs need no kill), checked below.
   const status = ACTIVE_STATUSES.find((st) => st === values.status);
-  const filter = { all: values.all === true, status, provider: values.provider as string | undefined, workload: values.workload as string | undefined, name: values.name as string | undefined, ...(after !== undefined ? { after } : {}) };
-  const byFilter = filter.all || values.status !== undefined || filter.provider !== undefined || filter.workload !== undefined || filter.name !== undefined || after !== undefined;
+  const filter = {
+    all: values.all === true,
+    status,
+    provider: values.provider as string | undefined,
+    workload: values.workload as string | undefined,
+    name: values.name as string | undefined,
+    ...(after !== undefined ? { after } : {}),
+  };
+  const byFilter =
+    filter.all ||
+    values.status !== undefined ||
+    filter.provider !== undefined ||
+    filter.workload !== undefined ||
+    filter.name !== undefined ||
+    after !== undefined;
   if (byFilter && positionals.length > 0) throw new UsageError('kill takes runs, or a filter (--all, --status, -a, -w, --name, --after), not both', verb);
-  if (!byFilter && positionals.length === 0) throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB, --after RUN', verb);
+  if (!byFilter && positionals.length === 0)
+    throw new UsageError('kill needs runs, or a filter: --all, --status S, -a PROVIDER, -w WORKLOAD, --name GLOB, --after RUN', verb);
   if (!byFilter && (values.yes || values['dry-run'])) throw new UsageError('--yes and --dry-run go with a filter', verb);
-  if (values.status !== undefined && status === undefined) throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
+  if (values.status !== undefined && status === undefined)
+    throw new UsageError(`--status must be one of ${ACTIVE_STATUSES.join(', ')} (ended runs need no kill)`, verb);
   const orcr = await sh.sdk();
   try {
     let refs = positionals;
@@ -25,11 +40,21 @@ const killVerb: Verb = async (verb, rest, sh) => {
       const sel = await orcr.select(filter);
       if (values['dry-run'] || sel.length === 0) {
         if (sh.json) sh.printJson(sel.map((r) => ({ ...r, action: 'would_kill' })));
-        else sh.out(sel.length === 0 ? 'no active run matches' : [`would kill ${sel.length} run${sel.length === 1 ? '' : 's'}:`, ...sel.map((r) => `  ${safeLine(r.name)} ${r.status}`)].join('\n'));
+        else
+          sh.out(
+            sel.length === 0
+              ? 'no active run matches'
+              : [`would kill ${sel.length} run${sel.length === 1 ? '' : 's'}:`, ...sel.map((r) => `  ${safeLine(r.name)} ${r.status}`)].join('\n'),
+          );
         return 0;
       }
       if (!values.yes) {
-        const ok = await sh.confirm(`kill ${sel.length} run${sel.length === 1 ? '' : 's'} (${sel.slice(0, 5).map((r) => safeLine(r.name)).join(', ')}${sel.length > 5 ? ', …' : ''})?`);
+        const ok = await sh.confirm(
+          `kill ${sel.length} run${sel.length === 1 ? '' : 's'} (${sel
+            .slice(0, 5)
+            .map((r) => safeLine(r.name))
+            .join(', ')}${sel.length > 5 ? ', …' : ''})?`,
+        );
         if (ok === null) throw new UsageError(`kill would act on ${sel.length} runs: confirm with --yes (no terminal to ask on)`, verb);
         if (!ok) {
           sh.out('nothing killed');
@@ -38,7 +63,11 @@ const killVerb: Verb = async (verb, rest, sh) => {
       }
       refs = sel.map((r) => r.uuid);
     }
-    const results = await orcr.kill(refs, { force: values.force === true, keepChildren: values['keep-children'] === true, keepDependents: values['keep-dependents'] === true });
+    const results = await orcr.kill(refs, {
+      force: values.force === true,
+      keepChildren: values['keep-children'] === true,
+      keepDependents: values['keep-dependents'] === true,
+    });
     if (sh.json) sh.printJson(results);
     else {
       for (const r of results) {

@@ -20,7 +20,17 @@ const logsVerb: Verb = async (verb, rest, sh) => {
   const file = path.join(info.dir, values.stderr ? 'err' : 'out');
   // The transcript on a terminal, the lines as written when piped; stderr is no protocol: always raw.
   const mode: LogsMode = sh.json ? 'json' : values.stderr ? 'raw' : values.pretty ? 'pretty' : values.raw ? 'raw' : process.stdout.isTTY ? 'pretty' : 'raw';
-  if (values.follow) return followLogs(c, file, info.protocol, tail, mode, info.uuid, () => Client.reconnect(sh.home()), (text) => sh.write(text));
+  if (values.follow)
+    return followLogs(
+      c,
+      file,
+      info.protocol,
+      tail,
+      mode,
+      info.uuid,
+      () => Client.reconnect(sh.home()),
+      (text) => sh.write(text),
+    );
   c.close();
   printLogs(file, info.protocol, tail, mode, (text) => sh.write(text));
   return 0;

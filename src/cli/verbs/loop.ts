@@ -38,7 +38,8 @@ async function create(args: string[], io: Shell): Promise<number> {
   const [name, ...cron] = positionals;
   if (name === undefined) throw new UsageError('loop create needs a name', VERB);
   const onceAt = values['once-at'] as string | undefined;
-  if ((cron.length === 0) === (onceAt === undefined)) throw new UsageError('loop create needs a cron schedule ("0 9 * * 1-5") or --once-at TIME, not both', VERB);
+  if ((cron.length === 0) === (onceAt === undefined))
+    throw new UsageError('loop create needs a cron schedule ("0 9 * * 1-5") or --once-at TIME, not both', VERB);
   const max = values['max-concurrency'] === undefined ? 1 : wholeNumberFlag(values['max-concurrency'] as string, '--max-concurrency', 1);
   const overlap = (values.overlap as string | undefined) ?? 'queue';
   if (overlap !== 'queue' && overlap !== 'skip') throw new UsageError('--overlap must be queue or skip', VERB);
@@ -114,7 +115,8 @@ async function remove(args: string[], io: Shell): Promise<number> {
   }
   const res = await call(io, (l) => l.remove(name, { killActive: values['kill-active'] === true }));
   if (io.json) io.printJson(res);
-  else io.out(`loop ${safeLine(res.removed)} removed${res.killed.length > 0 ? ` (killing ${res.killed.length} run${res.killed.length === 1 ? '' : 's'})` : ''}`);
+  else
+    io.out(`loop ${safeLine(res.removed)} removed${res.killed.length > 0 ? ` (killing ${res.killed.length} run${res.killed.length === 1 ? '' : 's'})` : ''}`);
   return 0;
 }
 
@@ -147,7 +149,12 @@ async function runs(args: string[], io: Shell): Promise<number> {
   } else if (action === 'stop') {
     const res = { stopped: await call(io, (l) => l.stop(name)) };
     if (io.json) io.printJson(res);
-    else io.out(res.stopped.length === 0 ? `loop ${safeLine(name)} has no active run` : `stopping ${res.stopped.length} run${res.stopped.length === 1 ? '' : 's'} of loop ${safeLine(name)}`);
+    else
+      io.out(
+        res.stopped.length === 0
+          ? `loop ${safeLine(name)} has no active run`
+          : `stopping ${res.stopped.length} run${res.stopped.length === 1 ? '' : 's'} of loop ${safeLine(name)}`,
+      );
   } else {
     const list = await call(io, (l) => l.runs(name));
     if (io.json) io.printJson(list);
@@ -155,7 +162,14 @@ async function runs(args: string[], io: Shell): Promise<number> {
       io.out(
         table(
           ['RUN', 'STATUS', 'STARTED', 'ENDED', 'EXIT', 'AGENTS'],
-          list.map((r) => [r.name ?? `(pending${r.coalesced ? `, +${r.coalesced} coalesced` : ''})`, r.status, when(r.started_at ?? r.created_at), when(r.ended_at), r.exit_code === null ? '-' : String(r.exit_code), String(r.children)]),
+          list.map((r) => [
+            r.name ?? `(pending${r.coalesced ? `, +${r.coalesced} coalesced` : ''})`,
+            r.status,
+            when(r.started_at ?? r.created_at),
+            when(r.ended_at),
+            r.exit_code === null ? '-' : String(r.exit_code),
+            String(r.children),
+          ]),
         ),
       );
   }

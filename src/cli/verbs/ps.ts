@@ -19,7 +19,9 @@ const psVerbs: Verb = async (verb, rest, sh) => {
   const status = values.status as string | undefined;
   if (status && !isRunStatus(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
   // No cap on the listing: `ps --all` means all (filter with --status or -a); read page by page.
-  const runs = await sh.withSdk((o) => o.list({ all: values.all === true, status: status && isRunStatus(status) ? status : undefined, provider: values.provider as string | undefined }));
+  const runs = await sh.withSdk((o) =>
+    o.list({ all: values.all === true, status: status && isRunStatus(status) ? status : undefined, provider: values.provider as string | undefined }),
+  );
   if (sh.json) sh.printJson(values.tree ? treeOrder(runs).map(({ run }) => run) : runs);
   else sh.out(values.tree ? psTree(runs) : psTable(runs));
   return 0;

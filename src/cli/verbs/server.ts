@@ -45,7 +45,9 @@ async function server(verb: string, rest: string[], sh: Shell): Promise<number> 
     orcr.close();
     if (sh.json) sh.printJson({ running: true, ...st });
     else {
-      sh.out(`running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active run${st.active === 1 ? '' : 's'}, ${st.queued} queued`);
+      sh.out(
+        `running: pid ${st.pid}, home ${safeLine(st.home)}, up since ${new Date(st.started_at).toISOString()}, ${st.active} active run${st.active === 1 ? '' : 's'}, ${st.queued} queued`,
+      );
       if (st.degraded) sh.out(`DEGRADED: the journal cannot be written (${safeLine(st.degraded)}); nothing starts until it can`);
       if (st.paused) sh.out('queue paused: nothing starts until orcr queue resume');
       if (st.draining) sh.out('draining: nothing starts; it stops once the running agents have ended');
@@ -58,7 +60,8 @@ async function server(verb: string, rest: string[], sh: Shell): Promise<number> 
   const reply = await orcr.server.stop({
     mode,
     onAnswer: (r) => {
-      if (!sh.json && r.waiting_for) sh.out(`${mode === 'drain' ? 'draining' : 'killing'}: waiting for ${r.waiting_for} running agent${r.waiting_for === 1 ? '' : 's'} to end…`);
+      if (!sh.json && r.waiting_for)
+        sh.out(`${mode === 'drain' ? 'draining' : 'killing'}: waiting for ${r.waiting_for} running agent${r.waiting_for === 1 ? '' : 's'} to end…`);
       if (!sh.json && (r.queued ?? 0) > 0) sh.out(stayQueued(r.queued, r.paused === true));
     },
   });

@@ -38,7 +38,9 @@ function safeDiff(text: string): string {
 async function gc(verb: string, rest: string[], sh: Shell): Promise<number> {
   const { values } = sh.parse(verb, rest);
   const olderThan = values['older-than'] === undefined ? undefined : durationFlag(values['older-than'] as string, '--older-than');
-  const res = await sh.withSdk((o) => o.gc({ olderThan, dryRun: values['dry-run'] === true, branches: values.branches === true, force: values.force === true }));
+  const res = await sh.withSdk((o) =>
+    o.gc({ olderThan, dryRun: values['dry-run'] === true, branches: values.branches === true, force: values.force === true }),
+  );
   if (sh.json) sh.printJson(res);
   else {
     // A dry run and the gc after it say the same, in the same words.

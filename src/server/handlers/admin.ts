@@ -18,7 +18,11 @@ function notInCluster(s: Supervisor): RemoteError {
     );
   }
   const refused = s.configError;
-  if (refused) return new RemoteError('usage', `this supervisor is not in a cluster (it started without "cluster" in config.json; the last edit of config.json was refused: ${refused.message})`);
+  if (refused)
+    return new RemoteError(
+      'usage',
+      `this supervisor is not in a cluster (it started without "cluster" in config.json; the last edit of config.json was refused: ${refused.message})`,
+    );
   return new RemoteError('usage', 'this supervisor is not in a cluster (config.json has no "cluster")');
 }
 

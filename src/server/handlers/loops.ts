@@ -6,7 +6,13 @@ type LoopMethod = 'loop.create' | 'loop.list' | 'loop.get' | 'loop.pause' | 'loo
 
 export const loopHandlers: HandlerFamily<LoopMethod> = {
   'loop.create': (q, { supervisor: s }) => ({
-    loop: s.loops.create({ ...q, max_concurrency: q.max_concurrency ?? 1, overlap: q.overlap ?? 'queue', timeout_ms: q.timeout_ms ?? null, env: q.caller_env ?? null }),
+    loop: s.loops.create({
+      ...q,
+      max_concurrency: q.max_concurrency ?? 1,
+      overlap: q.overlap ?? 'queue',
+      timeout_ms: q.timeout_ms ?? null,
+      env: q.caller_env ?? null,
+    }),
   }),
   'loop.list': (_, { supervisor: s }) => ({ loops: s.loops.list() }),
   'loop.get': ({ name }, { supervisor: s }) => ({ loop: s.loops.show(name) }),

@@ -45,7 +45,15 @@ export const runHandlers: HandlerFamily<RunMethod> = {
       const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false, p.keep_children ?? false, p.keep_dependents ?? false)[0]!;
       const action = run.status === 'ended' ? 'already_ended' : after.status === 'ended' ? 'canceled' : 'killing';
       // `descendants` only when there were some: the shape of a kill without children stays as it was.
-      return { ref, name: after.name, uuid: after.uuid, action, status: after.status, exit_reason: after.exit_reason, ...(descendants.length > 0 ? { descendants } : {}) };
+      return {
+        ref,
+        name: after.name,
+        uuid: after.uuid,
+        action,
+        status: after.status,
+        exit_reason: after.exit_reason,
+        ...(descendants.length > 0 ? { descendants } : {}),
+      };
     });
     return { results };
   },

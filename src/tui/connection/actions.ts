@@ -190,7 +190,9 @@ export class RunActions implements RunPort {
     if (!c) return;
     c.call('queue.pause', { paused })
       .then((res) =>
-        this.session.set(info(res.paused ? `queue paused: nothing starts (${res.queued} queued) until P resumes it` : `queue resumed (${res.queued} queued)`, Date.now())),
+        this.session.set(
+          info(res.paused ? `queue paused: nothing starts (${res.queued} queued) until P resumes it` : `queue resumed (${res.queued} queued)`, Date.now()),
+        ),
       )
       .catch((e) => this.fail(paused ? 'pause the queue' : 'resume the queue', e));
   }

@@ -108,7 +108,8 @@ export class Controller implements Actions {
       // With the next frame; what the person may have changed meanwhile (scroll, banners, mode) is read then.
       this.session.batcher.defer((s) => {
         const patch: Patch = stats ? { now, ...reduceStats(s, stats) } : { now };
-        if (details && s.mode === 'details' && s.selected === details.uuid) patch.details = { ...details, scroll: keptScroll(s, details.uuid), raw: s.details?.uuid === details.uuid ? s.details.raw : false };
+        if (details && s.mode === 'details' && s.selected === details.uuid)
+          patch.details = { ...details, scroll: keptScroll(s, details.uuid), raw: s.details?.uuid === details.uuid ? s.details.raw : false };
         if (spend) patch.spend = spend;
         if (loops) patch.loops = loops;
         const kept = liveWaits(s.waits, now);

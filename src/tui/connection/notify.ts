@@ -19,9 +19,21 @@ export function summarize(notable: readonly Notable[]): string {
   const ended = notable.filter((n) => n.kind === 'ended');
   const parts: string[] = [];
   if (blocked.length === 1) parts.push(`${blocked[0]!.name} blocked (${blocked[0]!.detail})`);
-  else if (blocked.length > 1) parts.push(`${blocked.length} runs blocked: ${blocked.slice(0, 3).map((n) => n.name).join(', ')}${blocked.length > 3 ? ', …' : ''}`);
+  else if (blocked.length > 1)
+    parts.push(
+      `${blocked.length} runs blocked: ${blocked
+        .slice(0, 3)
+        .map((n) => n.name)
+        .join(', ')}${blocked.length > 3 ? ', …' : ''}`,
+    );
   if (ended.length === 1) parts.push(`${ended[0]!.name} ended: ${ended[0]!.detail}`);
-  else if (ended.length > 1) parts.push(`${ended.length} runs ended: ${ended.slice(0, 3).map((n) => `${n.name} ${n.detail}`).join(', ')}${ended.length > 3 ? ', …' : ''}`);
+  else if (ended.length > 1)
+    parts.push(
+      `${ended.length} runs ended: ${ended
+        .slice(0, 3)
+        .map((n) => `${n.name} ${n.detail}`)
+        .join(', ')}${ended.length > 3 ? ', …' : ''}`,
+    );
   return parts.join(' · ');
 }
 

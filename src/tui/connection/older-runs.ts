@@ -20,7 +20,12 @@ export class OlderRuns implements OlderPort {
     if (o.loading) return;
     if (o.before === null) return this.session.set(info('no older ended runs: every one is listed', Date.now()));
     if (o.extra >= ENDED_MAX - ENDED_WINDOW) {
-      return this.session.set(info(`holding ${ENDED_MAX.toLocaleString('en-US')} ended runs, the most the TUI keeps (a twice lets the older ones go; orcr ps --all lists every one)`, Date.now()));
+      return this.session.set(
+        info(
+          `holding ${ENDED_MAX.toLocaleString('en-US')} ended runs, the most the TUI keeps (a twice lets the older ones go; orcr ps --all lists every one)`,
+          Date.now(),
+        ),
+      );
     }
     const c = this.session.client;
     if (!c) return this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));

@@ -42,7 +42,21 @@ export interface SessionOptions {
 }
 
 /** Events after which slots or queues changed: refresh the limiter soon. */
-const SLOT_EVENTS = new Set(['queued', 'starting', 'spawned', 'working', 'idle', 'blocked', 'ended', 'adopted', 'config_reloaded', 'queue_paused', 'queue_resumed', 'cluster_unavailable', 'cluster_available']);
+const SLOT_EVENTS = new Set([
+  'queued',
+  'starting',
+  'spawned',
+  'working',
+  'idle',
+  'blocked',
+  'ended',
+  'adopted',
+  'config_reloaded',
+  'queue_paused',
+  'queue_resumed',
+  'cluster_unavailable',
+  'cluster_available',
+]);
 
 export class Session implements SessionPort {
   private current: ClientLike | null = null;

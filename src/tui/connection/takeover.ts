@@ -25,7 +25,9 @@ export async function openCli(cmd: TakeoverCommand, name: string, opts: Takeover
   const shown = [cmd.file, ...cmd.args].join(' ');
   if (env.TMUX) {
     const r = spawnSync('tmux', ['new-window', '-c', cmd.cwd, '-n', `orcr:${name}`.slice(0, 40), '--', cmd.file, ...cmd.args], { stdio: 'ignore', env });
-    return r.status === 0 ? { ok: true, text: `${name} taken over: ${shown} in a new tmux window` } : { ok: false, text: `could not open a tmux window for ${shown} (tmux exit ${r.status ?? r.signal})` };
+    return r.status === 0
+      ? { ok: true, text: `${name} taken over: ${shown} in a new tmux window` }
+      : { ok: false, text: `could not open a tmux window for ${shown} (tmux exit ${r.status ?? r.signal})` };
   }
   if (!opts.handOver) return { ok: false, text: 'no terminal to open the agent in' };
   let result: ReturnType<typeof spawnSync> | null = null;

@@ -28,8 +28,18 @@ export function watchThemes(dir: string, changed: () => void): ThemeWatch {
       changed();
     }, 20);
   };
-  const watcher = chokidar.watch(dir, { ignoreInitial: true, persistent: false, depth: 0, atomic: 50, awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 } });
-  watcher.on('add', kick).on('change', kick).on('unlink', kick).on('error', () => undefined);
+  const watcher = chokidar.watch(dir, {
+    ignoreInitial: true,
+    persistent: false,
+    depth: 0,
+    atomic: 50,
+    awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 },
+  });
+  watcher
+    .on('add', kick)
+    .on('change', kick)
+    .on('unlink', kick)
+    .on('error', () => undefined);
   // What is saved before chokidar's first scan ends is part of that scan, which
   // ignoreInitial keeps quiet: an edit in the first moments (a loaded machine
   // makes them seconds) would be missed. Once ready, a theme written since this

@@ -92,15 +92,25 @@ export class TranscriptFeed {
 
   private follow(doc: TranscriptDoc, file: string, dir: string, outEnd: number, errEnd: number): void {
     this.followers = [
-      new OutputFollower(file, outEnd, (lines) => {
-        // A send while the pager is open: its text was recorded before the output it causes.
-        doc.push(lines, readInputs(dir));
-        this.publish();
-      }, this.pollMs),
-      new OutputFollower(path.join(dir, 'err'), errEnd, (lines) => {
-        doc.pushStderr(lines);
-        this.publish();
-      }, this.pollMs),
+      new OutputFollower(
+        file,
+        outEnd,
+        (lines) => {
+          // A send while the pager is open: its text was recorded before the output it causes.
+          doc.push(lines, readInputs(dir));
+          this.publish();
+        },
+        this.pollMs,
+      ),
+      new OutputFollower(
+        path.join(dir, 'err'),
+        errEnd,
+        (lines) => {
+          doc.pushStderr(lines);
+          this.publish();
+        },
+        this.pollMs,
+      ),
     ];
     for (const f of this.followers) f.start();
   }

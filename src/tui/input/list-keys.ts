@@ -91,7 +91,10 @@ export function nextNeedingYou(c: KeyCall): void {
   // They lead the list: the next one below the cursor, or the first again.
   const at = lead.map((id) => ids.indexOf(id)).find((i) => i > s.list.cursor) ?? ids.indexOf(lead[0]!);
   const need = s.view.attention[ids[at]!]!;
-  c.set({ ...reduceScroll({ ...s, pane: 'runs' }, at - s.list.cursor), ...info(c, `${s.runs.byId[ids[at]!]?.name ?? 'run'}: ${need.reason} (${lead.length} need${lead.length === 1 ? 's' : ''} you)`) });
+  c.set({
+    ...reduceScroll({ ...s, pane: 'runs' }, at - s.list.cursor),
+    ...info(c, `${s.runs.byId[ids[at]!]?.name ?? 'run'}: ${need.reason} (${lead.length} need${lead.length === 1 ? 's' : ''} you)`),
+  });
 }
 
 /** `S`, `b` and `-`: a new order, said in the footer and remembered for the next session. */
@@ -104,7 +107,13 @@ export const resort =
   };
 
 export const nextSort = (s: TuiState): SortSpec => ({ key: nextSortKey(s.sort.key), reverse: false, group: s.sort.group ?? null });
-export const nextGrouping = (s: TuiState): SortSpec => ({ ...s.sort, group: nextGroup(s.sort.group ?? null, Object.values(s.runs.byId).some((r) => r.worktree)) });
+export const nextGrouping = (s: TuiState): SortSpec => ({
+  ...s.sort,
+  group: nextGroup(
+    s.sort.group ?? null,
+    Object.values(s.runs.byId).some((r) => r.worktree),
+  ),
+});
 export const reversed = (s: TuiState): SortSpec => ({ ...s.sort, reverse: !s.sort.reverse });
 
 export const foldable = (c: KeyCall): Refusal | null => {
@@ -118,7 +127,10 @@ export function fold(c: KeyCall): void {
   const s = c.s;
   const t = c.target!;
   const f = s.view.folded![t.uuid]!;
-  c.set({ ...reduceFold(s, t.uuid), ...info(c, f > 0 ? `${t.name}: its runs unfolded` : `${t.name}: ${plural(s.runs.byId[t.uuid]?.children.length ?? 0, 'child run')} folded under it`) });
+  c.set({
+    ...reduceFold(s, t.uuid),
+    ...info(c, f > 0 ? `${t.name}: its runs unfolded` : `${t.name}: ${plural(s.runs.byId[t.uuid]?.children.length ?? 0, 'child run')} folded under it`),
+  });
 }
 
 /** The filter as it was, selected: typing replaces it, an arrow key keeps it to edit. */

@@ -45,7 +45,8 @@ export function onTarget(act: (c: KeyCall, t: Target) => void): (c: KeyCall) => 
 
 const ended = (r: PublicRun | undefined): r is PublicRun => r?.status === 'ended';
 
-export const notEnded = (_c: KeyCall, t: Target): Refusal | null => (ended(t.run) ? refused(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`) : null);
+export const notEnded = (_c: KeyCall, t: Target): Refusal | null =>
+  ended(t.run) ? refused(`${t.name} has already ended (${t.run.exit_reason}): nothing to kill`) : null;
 
 export const runSubject = (c: KeyCall): Subject => ({ uuid: c.target!.uuid, name: c.target!.name });
 
@@ -120,7 +121,8 @@ const NOTHING_HELD = refused('no provider on hold here (select a held run, or a 
 
 export const held = (c: KeyCall): Refusal | null => (heldProviderOf(c) === null ? NOTHING_HELD : null);
 
-const queuedBehind = (c: KeyCall, provider: string): PublicRun[] => Object.values(c.s.runs.byId).filter((r) => r.status === 'queued' && r.provider === provider);
+const queuedBehind = (c: KeyCall, provider: string): PublicRun[] =>
+  Object.values(c.s.runs.byId).filter((r) => r.status === 'queued' && r.provider === provider);
 
 export function heldQueue(c: KeyCall): Refusal | null {
   const provider = heldProviderOf(c);

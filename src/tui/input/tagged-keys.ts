@@ -32,7 +32,11 @@ export function liveSubject(c: KeyCall): Subject {
   return { uuid: l[0]!.uuid, name: plural(l.length, 'tagged run'), uuids: l.map((r) => r.uuid) };
 }
 
-export const killTaggedNow = (c: KeyCall): void => killSeveral(c, live(c).map((r) => r.uuid));
+export const killTaggedNow = (c: KeyCall): void =>
+  killSeveral(
+    c,
+    live(c).map((r) => r.uuid),
+  );
 
 export function waitTagged(c: KeyCall): void {
   for (const r of c.tags) c.actions.runs.wait(r.uuid);
@@ -41,7 +45,13 @@ export function waitTagged(c: KeyCall): void {
 
 export function sendTagged(c: KeyCall): void {
   const idle = c.tags.filter((r) => r.status === 'idle');
-  c.openPrompt({ kind: 'send', text: '', target: null, targets: idle.map((r) => r.uuid), targetName: `${plural(idle.length, 'tagged run')}${skipped(c.tags.length - idle.length, 'not idle')}` });
+  c.openPrompt({
+    kind: 'send',
+    text: '',
+    target: null,
+    targets: idle.map((r) => r.uuid),
+    targetName: `${plural(idle.length, 'tagged run')}${skipped(c.tags.length - idle.length, 'not idle')}`,
+  });
 }
 
 export function rerunTagged(c: KeyCall): void {

@@ -17,7 +17,8 @@ export const pagerScroll =
     c.set(reducePagerScroll(c.s, by === 'page' ? page : by === '-page' ? -page : by));
   };
 
-export const openSearch = (c: KeyCall): void => c.openPrompt({ kind: 'search', text: c.s.pager?.search ?? '', target: null, targetName: null, selected: !!c.s.pager?.search });
+export const openSearch = (c: KeyCall): void =>
+  c.openPrompt({ kind: 'search', text: c.s.pager?.search ?? '', target: null, targetName: null, selected: !!c.s.pager?.search });
 
 export const searched = (c: KeyCall): Refusal | null => (c.s.pager?.search ? null : unavailable('nothing searched yet (/ searches)'));
 

@@ -22,7 +22,12 @@ export interface WindowAt<V extends string> {
 export type RowOf<D extends RowSource<never, unknown>> = ReturnType<D['rows']>[number];
 
 /** Rows of the view now showing, and the first row on screen (the last page while following). */
-export function pagerWindow<V extends string, D extends RowSource<V, unknown>>(doc: D, p: WindowAt<V>, width: number, height: number): { rows: RowOf<D>[]; top: number } {
+export function pagerWindow<V extends string, D extends RowSource<V, unknown>>(
+  doc: D,
+  p: WindowAt<V>,
+  width: number,
+  height: number,
+): { rows: RowOf<D>[]; top: number } {
   const rows = doc.rows(p.view, width, p.expanded) as RowOf<D>[];
   const maxTop = Math.max(0, rows.length - Math.max(1, height));
   return { rows, top: p.follow ? maxTop : Math.min(p.top, maxTop) };

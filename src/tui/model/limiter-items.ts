@@ -25,7 +25,13 @@ export function limiterItems(caps: readonly CapUsage[]): LimiterItem[] {
   if (items) return items;
   items = [];
   for (const c of caps) {
-    const item = (role: LimiterRole, uuid: string | null, place = 0): LimiterItem => ({ key: `${c.cap}\u0000${role}\u0000${uuid ?? ''}`, role, cap: c, uuid, place });
+    const item = (role: LimiterRole, uuid: string | null, place = 0): LimiterItem => ({
+      key: `${c.cap}\u0000${role}\u0000${uuid ?? ''}`,
+      role,
+      cap: c,
+      uuid,
+      place,
+    });
     items.push(item('cap', null));
     for (const u of c.holders) items.push(item('holder', u));
     c.waiting.forEach((u, i) => items!.push(item('waiter', u, i + 1)));

@@ -39,7 +39,9 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
         const waits = r.agent_retry?.until ? Date.parse(r.agent_retry.until) : NaN;
         if (Number.isFinite(waits) && waits > now) return { reason: 'limit, the agent waits', short: 'agent waits', at: at(), until: waits };
         const until = r.held_until ? Date.parse(r.held_until) : NaN;
-        return Number.isFinite(until) && until > now ? { reason: 'limit, held', short: 'held', at: at(), until } : { reason: 'usage limit', short: 'limit', at: at() };
+        return Number.isFinite(until) && until > now
+          ? { reason: 'limit, held', short: 'held', at: at(), until }
+          : { reason: 'usage limit', short: 'limit', at: at() };
       }
       return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, short: r.blocked_kind ?? 'blocked', at: at() };
     }
@@ -55,7 +57,12 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
   if (r.loop.detected) return { reason: 'loop detected', short: 'loop', at: at() };
   for (const name in r.budget) {
     const m = r.budget[name as keyof PublicRun['budget']];
-    if (m.warn) return { reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`, short: `budget ${Math.round((m.fraction ?? 0) * 100)}%`, at: at() };
+    if (m.warn)
+      return {
+        reason: `budget ${name === 'cost_usd' ? 'cost' : name} ${Math.round((m.fraction ?? 0) * 100)}%`,
+        short: `budget ${Math.round((m.fraction ?? 0) * 100)}%`,
+        at: at(),
+      };
   }
   if (r.status === 'idle' && r.interactive) return { reason: 'awaiting input', short: 'input?', at: at() };
   return null;

@@ -48,7 +48,6 @@ export function noteTotals(b: RunBurn | undefined, tokens: number, cost: number,
   return { minute: at_, tokens: next.tokens, cost: next.cost, seenTokens: Math.max(tokens, b.seenTokens), seenCost: Math.max(cost, b.seenCost) };
 }
 
-
 /**
  * A run's row as of `at`: its burn moved on, or undefined for a run that has
  * spent nothing yet and so has nothing to count from (most rows of a busy

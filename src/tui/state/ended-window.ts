@@ -105,7 +105,12 @@ export interface OlderPage {
  * held is as new as any: an ended run does not change), and the window grows
  * by what it added, up to ENDED_MAX.
  */
-export function addOlder(byId: Readonly<Record<string, PublicRun>>, older: Older, page: OlderPage, safe: (r: PublicRun) => PublicRun): Trimmed & { added: number } {
+export function addOlder(
+  byId: Readonly<Record<string, PublicRun>>,
+  older: Older,
+  page: OlderPage,
+  safe: (r: PublicRun) => PublicRun,
+): Trimmed & { added: number } {
   let out: Record<string, PublicRun> | null = null;
   let added = 0;
   for (const r of page.runs) {

@@ -114,5 +114,13 @@ export function describeEvent(ev: RunEvent): string {
 }
 
 export function logEntry(ev: RunEvent, name: string | null): LogEntry {
-  return { seq: ev.seq, ts: ev.ts, type: clean(ev.type), run: ev.run, name: name === null ? null : clean(name), text: clean(describeEvent(ev)), token: eventToken(ev) };
+  return {
+    seq: ev.seq,
+    ts: ev.ts,
+    type: clean(ev.type),
+    run: ev.run,
+    name: name === null ? null : clean(name),
+    text: clean(describeEvent(ev)),
+    token: eventToken(ev),
+  };
 }

@@ -51,7 +51,13 @@ const VOCABULARY: Record<string, { word: string; values: readonly string[] }> = 
 /** `review-*` → a whole-value, case-insensitive match; `*` any run of characters, `?` one. */
 function globTest(pattern: string): (v: string) => boolean {
   if (!/[*?]/.test(pattern)) return (v) => v.toLowerCase() === pattern;
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i');
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'i',
+  );
   return (v) => re.test(v);
 }
 

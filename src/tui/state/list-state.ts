@@ -65,12 +65,7 @@ export function listReducer(s: ListState, a: ListAction, count: number, height: 
  * keep the selected item selected where it still exists, else keep the
  * cursor's position. Returns the new state and the id now selected.
  */
-export function followSelection(
-  s: ListState,
-  selected: string | null,
-  ids: readonly string[],
-  height: number,
-): { list: ListState; selected: string | null } {
+export function followSelection(s: ListState, selected: string | null, ids: readonly string[], height: number): { list: ListState; selected: string | null } {
   let cursor = s.cursor;
   if (selected !== null) {
     const i = ids.indexOf(selected);

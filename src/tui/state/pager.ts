@@ -19,7 +19,12 @@ export function reduceOpenPager(s: TuiState, uuid: string, name: string): Patch 
 /** `d`: the run's diff, from its top; the document comes when the supervisor answers. */
 export function reduceOpenDiff(s: TuiState, uuid: string, name: string): Patch {
   const back: PagerState['back'] = s.mode === 'details' ? 'details' : 'list';
-  return { mode: 'pager', pager: { uuid, name, view: 'diff', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back }, pagerDoc: null, message: null };
+  return {
+    mode: 'pager',
+    pager: { uuid, name, view: 'diff', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back },
+    pagerDoc: null,
+    message: null,
+  };
 }
 
 export function reduceClosePager(s?: TuiState): Patch {

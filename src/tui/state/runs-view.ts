@@ -137,13 +137,27 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
   }
   if (sort.reverse) ids.reverse();
   const tree: ReturnType<typeof asTree> = nested ? asTree(ids, byId, opts.collapsed ?? {}, lead) : {};
-  return { ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids, positions, counts, total, attention, depth: tree.depth, folded: tree.folded, worktrees };
+  return {
+    ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids,
+    positions,
+    counts,
+    total,
+    attention,
+    depth: tree.depth,
+    folded: tree.folded,
+    worktrees,
+  };
 }
 
 /** Most changes at once that updateView takes on; past it, computing the whole view is as cheap. */
 const UPDATE_MAX = 64;
 const sameOptions = (a: ViewOptions, b: ViewOptions): boolean =>
-  a.filter === b.filter && a.showAll === b.showAll && (a.sort ?? DEFAULT_SORT) === (b.sort ?? DEFAULT_SORT) && a.now === b.now && a.seen === b.seen && a.collapsed === b.collapsed;
+  a.filter === b.filter &&
+  a.showAll === b.showAll &&
+  (a.sort ?? DEFAULT_SORT) === (b.sort ?? DEFAULT_SORT) &&
+  a.now === b.now &&
+  a.seen === b.seen &&
+  a.collapsed === b.collapsed;
 
 /**
  * The view computeView gives for `byId`, from the one it gave for the rows
@@ -155,7 +169,13 @@ const sameOptions = (a: ViewOptions, b: ViewOptions): boolean =>
  * needing a person — and only from a view computed with the same options;
  * null otherwise, and the caller computes the whole view.
  */
-export function updateView(prev: RunsView, oldById: Readonly<Record<string, PublicRun>>, byId: Readonly<Record<string, PublicRun>>, changed: ReadonlySet<string>, opts: ViewOptions): RunsView | null {
+export function updateView(
+  prev: RunsView,
+  oldById: Readonly<Record<string, PublicRun>>,
+  byId: Readonly<Record<string, PublicRun>>,
+  changed: ReadonlySet<string>,
+  opts: ViewOptions,
+): RunsView | null {
   const source = viewSources.get(prev);
   if (!source || source.byId !== oldById || !sameOptions(source.opts, opts)) return null;
   const sort = opts.sort ?? DEFAULT_SORT;
@@ -163,7 +183,8 @@ export function updateView(prev: RunsView, oldById: Readonly<Record<string, Publ
   if (changed.size > UPDATE_MAX) return null;
   const now = opts.now ?? Date.now();
   const seen = opts.seen ?? {};
-  const plain = (r: PublicRun | undefined): boolean => r === undefined || (r.status in STATUS_RANK && !r.parent && !r.worktree && attentionOf(r, now, seen) === null);
+  const plain = (r: PublicRun | undefined): boolean =>
+    r === undefined || (r.status in STATUS_RANK && !r.parent && !r.worktree && attentionOf(r, now, seen) === null);
   for (const u of changed) if (!plain(oldById[u]) || !plain(byId[u])) return null;
   const listed = (r: PublicRun | undefined): r is PublicRun => r !== undefined && (opts.showAll || r.status !== 'ended');
   const lead = Object.keys(prev.attention).length;

@@ -10,7 +10,20 @@ import { hasControls, safeLine } from '../../text/terminal-text.js';
 export const clean = (v: string): string => (hasControls(v) ? safeLine(v) : v);
 const cleanOrNull = (v: string | null): string | null => (v === null ? null : clean(v));
 
-const RUN_TEXT = ['name', 'provider', 'workload', 'protocol', 'status', 'exit_reason', 'exit_detail', 'blocked_kind', 'cwd', 'session_id', 'last_tool', 'last_text'] as const;
+const RUN_TEXT = [
+  'name',
+  'provider',
+  'workload',
+  'protocol',
+  'status',
+  'exit_reason',
+  'exit_detail',
+  'blocked_kind',
+  'cwd',
+  'session_id',
+  'last_tool',
+  'last_text',
+] as const;
 
 /** The run with every text field terminal-safe; the same object when nothing needed it. */
 export function safeRun(r: PublicRun): PublicRun {

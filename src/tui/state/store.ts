@@ -233,7 +233,6 @@ export function createTuiStore(over: Partial<TuiState> = {}): TuiStore {
   return createStore<TuiState>()(() => initialState(over));
 }
 
-
 // Notices carry names and the server's own words: made safe here, where every notice passes.
 export function info(text: string, now: number): Patch {
   return { message: { text: clean(text), kind: 'info', at: now } };

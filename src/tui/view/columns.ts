@@ -7,23 +7,11 @@ import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from '../model/tokens.js';
 import type { Attention } from '../state/attention.js';
 import { sparkline, type Rate } from './burn.js';
-import {
-  bar,
-  dur,
-  elapsedMs,
-  fit,
-  fullestMeter,
-  textWidth,
-  GOOD_REASONS,
-  meterToken,
-  percent,
-  shortId,
-  STATUS_GLYPH,
-  statusToken,
-} from './format.js';
+import { bar, dur, elapsedMs, fit, fullestMeter, textWidth, GOOD_REASONS, meterToken, percent, shortId, STATUS_GLYPH, statusToken } from './format.js';
 import { costText, tokensText } from '../model/numbers.js';
 
-export type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
+export type ColumnKey =
+  'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -249,13 +237,16 @@ export function rowSpans(
   // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
   const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
   const whyWidth = cols.find((c) => c.key === 'reason')?.width;
-  const reason: Why = need ? { text: needText(need, now, whyWidth), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' } : why;
+  const reason: Why = need
+    ? { text: needText(need, now, whyWidth), token: r.status === 'blocked' ? 'status.blocked' : r.status === 'idle' ? 'status.idle' : 'reason.bad' }
+    : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
     if (need && c.key === 'reason') out.push(...cellReason(reason!, c));
     else if (c.key === 'burn') out.push(...burnCell(burn, c));
     else if (tree && c.key === 'name') out.push(...treeName(r, tree, c));
-    else if (c.key === 'cost' && r.children.length > 0 && r.rollup.cost_usd > r.cost_usd) out.push({ text: fit(`Σ${costText(r.rollup.cost_usd)}`, c.width, c.align), token: 'text.primary' });
+    else if (c.key === 'cost' && r.children.length > 0 && r.rollup.cost_usd > r.cost_usd)
+      out.push({ text: fit(`Σ${costText(r.rollup.cost_usd)}`, c.width, c.align), token: 'text.primary' });
     else out.push(...cell(r, c, now, queuePos, why));
   });
   return out;

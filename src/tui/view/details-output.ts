@@ -23,7 +23,8 @@ export function detailsOutput(doc: TranscriptDoc | null, raw: boolean, width: nu
   const shown = rows.slice(Math.max(0, end - Math.max(0, height)), end);
   const lines = doc.raw.length;
   let title: string;
-  if (doc.loading) title = `${raw ? 'Raw output' : 'Transcript'} · reading ${doc.loading.read.toLocaleString('en-US')} of ${doc.loading.total.toLocaleString('en-US')} lines…`;
+  if (doc.loading)
+    title = `${raw ? 'Raw output' : 'Transcript'} · reading ${doc.loading.read.toLocaleString('en-US')} of ${doc.loading.total.toLocaleString('en-US')} lines…`;
   else if (lines === 0) title = raw ? 'Raw output (none yet)' : 'Transcript (nothing yet)';
   else if (rows.length === 0) title = 'Transcript (nothing to read yet; r: raw lines)';
   else title = raw ? `Raw output, ${lines.toLocaleString('en-US')} line${lines === 1 ? '' : 's'} (r: transcript)` : 'Transcript (r: raw lines)';

@@ -6,20 +6,7 @@ import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
-import {
-  bar,
-  bytesText,
-  dur,
-  elapsedMs,
-  GOOD_REASONS,
-  METER_LABEL,
-  meterText,
-  meterToken,
-  parseTime,
-  percent,
-  STATUS_GLYPH,
-  statusToken,
-} from './format.js';
+import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, METER_LABEL, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
 
 export interface ProcInfo {
@@ -49,7 +36,10 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
   } else if (r.status === 'queued') {
     const place = queuePos ?? r.queue_position;
-    status.push({ text: `${place === null || place === undefined ? (r.waiting?.reason === 'after' ? ' not in the queue yet' : ' #? in the queue') : ` #${place} in the queue`}, waiting ${dur(now - Date.parse(r.created_at))}`, token: 'text.muted' });
+    status.push({
+      text: `${place === null || place === undefined ? (r.waiting?.reason === 'after' ? ' not in the queue yet' : ' #? in the queue') : ` #${place} in the queue`}, waiting ${dur(now - Date.parse(r.created_at))}`,
+      token: 'text.muted',
+    });
     if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
@@ -82,7 +72,10 @@ function worktreeLine(r: PublicRun, w: NonNullable<PublicRun['worktree']>): Span
     { text: `+${w.added}`, token: 'reason.ok' },
     { text: ' ', token: 'text.muted' },
     { text: `−${w.removed}`, token: 'reason.bad' },
-    { text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · ${repoName(r) === null ? '' : `repo ${repoName(r)} `}from ${w.base} · ${w.state} · ${w.path}`, token: 'text.muted' },
+    {
+      text: ` in ${w.files} ${w.files === 1 ? 'file' : 'files'} · ${repoName(r) === null ? '' : `repo ${repoName(r)} `}from ${w.base} · ${w.state} · ${w.path}`,
+      token: 'text.muted',
+    },
   ];
 }
 
@@ -100,7 +93,15 @@ function meterLines(r: PublicRun, now: number, started: number | null): Span[][]
   });
   if (meters.every((m) => m.limit === null || m.fraction === null)) {
     // No ceilings at all: one line instead of four empty meters.
-    return [[label('ceilings'), { text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`, token: 'text.muted' }]];
+    return [
+      [
+        label('ceilings'),
+        {
+          text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`,
+          token: 'text.muted',
+        },
+      ],
+    ];
   }
   for (const m of meters) {
     const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
@@ -126,13 +127,21 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   lines.push([
     label('agent'),
     { text: `${r.provider}/${r.workload}`, token: 'text.primary' },
-    { text: ` · protocol ${r.protocol ?? '(detecting)'} · ${r.interactive ? 'interactive' : 'one-shot'}${r.session_id ? ` · session ${r.session_id}` : ''}`, token: 'text.muted' },
+    {
+      text: ` · protocol ${r.protocol ?? '(detecting)'} · ${r.interactive ? 'interactive' : 'one-shot'}${r.session_id ? ` · session ${r.session_id}` : ''}`,
+      token: 'text.muted',
+    },
   ]);
   lines.push(processLine(r, proc));
   lines.push([label('command'), { text: quoteArgv(r.command), token: 'text.primary' }]);
   lines.push([label('cwd'), { text: r.cwd, token: 'text.primary' }]);
   // `run --after`: what it waits (or waited) for, and what waits for it now.
-  if ((r.after ?? []).length > 0) lines.push([label('after'), { text: r.after.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }, { text: r.after_any ? ' · each to end, however' : ' · each to complete', token: 'text.muted' }]);
+  if ((r.after ?? []).length > 0)
+    lines.push([
+      label('after'),
+      { text: r.after.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' },
+      { text: r.after_any ? ' · each to end, however' : ' · each to complete', token: 'text.muted' },
+    ]);
   if ((r.dependents ?? []).length > 0) lines.push([label('waited by'), { text: r.dependents.map((u) => u.slice(0, 8)).join(', '), token: 'text.primary' }]);
   if (r.worktree) lines.push(worktreeLine(r, r.worktree));
   const started = parseTime(r.started_at);
@@ -156,13 +165,19 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
   lines.push([
     label('loop'),
     loop.detected || loop.warned
-      ? { text: `⟳ ${loop.detected ? 'detected' : ''}${loop.warned ? `${loop.detected ? ', ' : ''}warned` : ''} · ${loop.repetitions} repetitions`, token: loop.warned ? 'meter.warn' : 'reason.bad' }
+      ? {
+          text: `⟳ ${loop.detected ? 'detected' : ''}${loop.warned ? `${loop.detected ? ', ' : ''}warned` : ''} · ${loop.repetitions} repetitions`,
+          token: loop.warned ? 'meter.warn' : 'reason.bad',
+        }
       : { text: 'none', token: 'text.muted' },
   ]);
   if (r.last_tool || r.last_text) {
     lines.push([
       label('last'),
-      { text: `${r.last_tool ? `tool ${r.last_tool}` : ''}${r.last_tool && r.last_text ? ' · ' : ''}${r.last_text ? `"${r.last_text.replace(/\s+/g, ' ')}"` : ''}`, token: 'text.primary' },
+      {
+        text: `${r.last_tool ? `tool ${r.last_tool}` : ''}${r.last_tool && r.last_text ? ' · ' : ''}${r.last_text ? `"${r.last_text.replace(/\s+/g, ' ')}"` : ''}`,
+        token: 'text.primary',
+      },
     ]);
   }
   return lines;

@@ -66,7 +66,10 @@ export interface DemoRemoval {
 
 export function demoStoppedText(r: DemoRemoval, dir: string): string {
   dir = safeLine(dir);
-  const ended = r.stopped === 0 ? 'No run was still going, and its supervisor stopped.' : `${runs(r.stopped)} ${r.stopped === 1 ? 'was' : 'were'} ended and its supervisor stopped.`;
+  const ended =
+    r.stopped === 0
+      ? 'No run was still going, and its supervisor stopped.'
+      : `${runs(r.stopped)} ${r.stopped === 1 ? 'was' : 'were'} ended and its supervisor stopped.`;
   const strays = r.strays === 0 ? '' : ` ${r.strays} stray process${r.strays === 1 ? ' was' : 'es were'} killed.`;
   const removed = r.removed ? ` ${dir} is removed.` : ` ${dir} could not be removed: remove it yourself.`;
   return `${PREFIX}the demo is stopped. ${ended}${strays}${removed}\n`;

@@ -116,7 +116,10 @@ export function flowLines(items: readonly Span[], width: number, sep = '  '): Sp
 
 /** A paragraph in one colour, wrapped to the width. */
 export function noteLines(text: string, token: Token, width: number): Span[][] {
-  return wrap(text, Math.max(1, width - INDENT)).map((l) => [{ text: ' '.repeat(INDENT), token: 'text.muted' }, { text: l, token }]);
+  return wrap(text, Math.max(1, width - INDENT)).map((l) => [
+    { text: ' '.repeat(INDENT), token: 'text.muted' },
+    { text: l, token },
+  ]);
 }
 
 export interface HelpInput {
@@ -139,10 +142,18 @@ export function helpLines(width: number, h: HelpInput): Span[][] {
   themes.push({ text: '(t cycles; remembered in tui.json)', token: 'text.muted' });
   if (h.themeNote) themes.push({ text: `· ${h.themeNote}`, token: 'meter.warn' });
   lines.push(...flowLines(themes, width, ' '));
-  lines.push(...noteLines('tab focuses the limiter, then the event log: j/k select a holder, waiter or event, enter opens its run, x/w/s act on it.', 'text.muted', width));
   lines.push(
     ...noteLines(
-      h.demo ? 'q ends this demo: its agents and supervisor stop and its throw-away home is removed.' : 'q quits the TUI only: agents keep running under the supervisor.',
+      'tab focuses the limiter, then the event log: j/k select a holder, waiter or event, enter opens its run, x/w/s act on it.',
+      'text.muted',
+      width,
+    ),
+  );
+  lines.push(
+    ...noteLines(
+      h.demo
+        ? 'q ends this demo: its agents and supervisor stop and its throw-away home is removed.'
+        : 'q quits the TUI only: agents keep running under the supervisor.',
       'text.muted',
       width,
     ),

@@ -49,7 +49,10 @@ export function capLines(
   for (const q of quotasOf(c.cap, quotas)) meter.push({ text: ` · ${windowText(q, now)}`, token: quotaNear(q) ? 'event.hold' : 'text.muted' });
   const holders: Span[] =
     c.holders.length > 0
-      ? [{ text: 'holders ', token: 'text.muted' }, { text: names(c.holders, nameOf, detailed ? 4 : 2, c.holders.length), token: 'status.working' }]
+      ? [
+          { text: 'holders ', token: 'text.muted' },
+          { text: names(c.holders, nameOf, detailed ? 4 : 2, c.holders.length), token: 'status.working' },
+        ]
       : [{ text: 'no holders', token: 'text.muted' }];
   const waiting: Span[] =
     c.queued > 0
@@ -99,9 +102,15 @@ export function itemSpans(it: LimiterItem, nameOf: (uuid: string) => string, now
     case 'cap':
       return capLines(it.cap, nameOf, now, labelWidth, true, false, quotas)[0]!;
     case 'holder':
-      return [{ text: '    holds  ', token: 'text.muted' }, { text: nameOf(it.uuid!), token: 'status.working' }];
+      return [
+        { text: '    holds  ', token: 'text.muted' },
+        { text: nameOf(it.uuid!), token: 'status.working' },
+      ];
     case 'waiter':
-      return [{ text: `    waits  #${it.place} `, token: 'text.muted' }, { text: nameOf(it.uuid!), token: 'text.primary' }];
+      return [
+        { text: `    waits  #${it.place} `, token: 'text.muted' },
+        { text: nameOf(it.uuid!), token: 'text.primary' },
+      ];
     case 'more':
       return [{ text: `    … ${it.cap.queued - it.cap.waiting.length} more waiting (oldest ${dur(it.cap.oldest_wait_ms)})`, token: 'text.muted' }];
     case 'none':

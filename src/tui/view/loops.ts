@@ -27,7 +27,12 @@ function nextText(r: LoopRow, now: number): string {
 
 export function loopsHeader(width: number): Span[] {
   const { nameW, schedW } = widths(width);
-  return [{ text: `${fit('LOOP', nameW)} ${fit('SCHEDULE', schedW)} ${fit('STATE', FIXED.state)} ${fit('NEXT', FIXED.next)} ${fit('LAST', FIXED.last)} ${fit('RUNS', FIXED.runs)}`, token: 'text.muted' }];
+  return [
+    {
+      text: `${fit('LOOP', nameW)} ${fit('SCHEDULE', schedW)} ${fit('STATE', FIXED.state)} ${fit('NEXT', FIXED.next)} ${fit('LAST', FIXED.last)} ${fit('RUNS', FIXED.runs)}`,
+      token: 'text.muted',
+    },
+  ];
 }
 
 function widths(width: number): { nameW: number; schedW: number } {

@@ -26,14 +26,19 @@ function table(title: string, rows: readonly SpendRow[], width: number): Span[][
   const total = rows.reduce((a, r) => a + r.cost, 0);
   const tokens = rows.reduce((a, r) => a + r.tokens, 0);
   const nameW = Math.max(10, Math.min(24, width - 60));
-  const out: Span[][] = [[{ text: `${fit(title, nameW)}  ${fit('RUNS', 5, 'right')}  ${fit('TOKENS', 7, 'right')}  ${fit('COST', 9, 'right')}  SHARE`, token: 'text.muted' }]];
+  const out: Span[][] = [
+    [{ text: `${fit(title, nameW)}  ${fit('RUNS', 5, 'right')}  ${fit('TOKENS', 7, 'right')}  ${fit('COST', 9, 'right')}  SHARE`, token: 'text.muted' }],
+  ];
   if (rows.length === 0) out.push([{ text: '  nothing spent in the window', token: 'text.muted' }]);
   for (const r of rows) {
     // The share of the cost; of the tokens while nothing is priced.
     const share = total > 0 ? r.cost / total : tokens > 0 ? r.tokens / tokens : 0;
     const [filled, empty] = bar(share, 10);
     out.push([
-      { text: `${fit(r.key, nameW)}  ${fit(String(r.runs), 5, 'right')}  ${fit(tokensText(r.tokens), 7, 'right')}  ${fit(costText(r.cost), 9, 'right')}  `, token: 'text.primary' },
+      {
+        text: `${fit(r.key, nameW)}  ${fit(String(r.runs), 5, 'right')}  ${fit(tokensText(r.tokens), 7, 'right')}  ${fit(costText(r.cost), 9, 'right')}  `,
+        token: 'text.primary',
+      },
       { text: filled, token: 'meter.ok' },
       { text: empty, token: 'meter.empty' },
       { text: ` ${percent(share)}`, token: 'text.muted' },
@@ -61,7 +66,11 @@ export function spendLines(s: Spend, width: number): Span[][] {
   out.push(...s.meters.map(meterLine));
   if (s.meters.length === 0) out.push([{ text: 'no fleet budget set (budgets.fleet in config.json)', token: 'text.muted' }]);
   if (s.exceeded) out.push([{ text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }]);
-  for (const q of s.quotas) out.push([{ text: 'quota ', token: 'text.muted' }, { text: quotaText(q, s.at), token: quotaNear(q) ? 'event.hold' : 'text.primary' }]);
+  for (const q of s.quotas)
+    out.push([
+      { text: 'quota ', token: 'text.muted' },
+      { text: quotaText(q, s.at), token: quotaNear(q) ? 'event.hold' : 'text.primary' },
+    ]);
   out.push([], ...table('BY PROVIDER', s.providers, width), [], ...table('BY WORKLOAD', s.workloads, width), []);
   const minutes = Math.max(10, Math.min(60, width - 24));
   const series = minuteSeries(s, minutes);

@@ -23,14 +23,7 @@ export interface TokenStyle {
 }
 
 // Without a colour, these still need to look secondary (dim) or stand out (bold).
-const DIM_WITHOUT_COLOR: ReadonlySet<Token> = new Set([
-  'text.muted',
-  'border',
-  'status.queued',
-  'status.ended',
-  'meter.empty',
-  'event.system',
-]);
+const DIM_WITHOUT_COLOR: ReadonlySet<Token> = new Set(['text.muted', 'border', 'status.queued', 'status.ended', 'meter.empty', 'event.system']);
 const BOLD_WITHOUT_COLOR: ReadonlySet<Token> = new Set(['focus', 'status.blocked', 'reason.bad', 'meter.full', 'notice.error', 'event.error']);
 
 export function tokenStyle(theme: Theme, token: Token): TokenStyle {
@@ -44,8 +37,24 @@ export function tokenStyle(theme: Theme, token: Token): TokenStyle {
 export const NO_COLOR_THEME: Theme = { name: 'no-color', description: 'No colours at all.', colors: {} };
 
 const ANSI_NAMES = new Set([
-  'black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'gray', 'grey',
-  'blackBright', 'redBright', 'greenBright', 'yellowBright', 'blueBright', 'magentaBright', 'cyanBright', 'whiteBright',
+  'black',
+  'red',
+  'green',
+  'yellow',
+  'blue',
+  'magenta',
+  'cyan',
+  'white',
+  'gray',
+  'grey',
+  'blackBright',
+  'redBright',
+  'greenBright',
+  'yellowBright',
+  'blueBright',
+  'magentaBright',
+  'cyanBright',
+  'whiteBright',
 ]);
 
 function isColor(v: string): boolean {
@@ -128,7 +137,10 @@ export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeS
     let files: string[];
     try {
       // A dot file is an editor's or a copy's temporary, not a theme.
-      files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f.length > 5 && !f.startsWith('.')).sort();
+      files = fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.json') && f.length > 5 && !f.startsWith('.'))
+        .sort();
     } catch {
       continue;
     }
@@ -162,10 +174,7 @@ export function loadThemes(dirs: (string | null)[], previous?: ThemeSet): ThemeS
       }
     }
   }
-  const order = [
-    ...PREFERRED_ORDER.filter((n) => themes.has(n)),
-    ...[...themes.keys()].filter((n) => !PREFERRED_ORDER.includes(n)).sort(),
-  ];
+  const order = [...PREFERRED_ORDER.filter((n) => themes.has(n)), ...[...themes.keys()].filter((n) => !PREFERRED_ORDER.includes(n)).sort()];
   return { themes, order, problems, notices, replaced, files: sources };
 }
 

@@ -45,9 +45,17 @@ export function pagerTitle(name: string, view: PagerView): string {
   return view === 'transcript' ? `Transcript: ${name}` : view === 'raw' ? `Raw output: ${name}` : `Stderr: ${name}`;
 }
 
-export function pagerRight(top: number, shown: number, total: number, follow: boolean, working: boolean, loading?: { read: number; total: number } | null): string {
+export function pagerRight(
+  top: number,
+  shown: number,
+  total: number,
+  follow: boolean,
+  working: boolean,
+  loading?: { read: number; total: number } | null,
+): string {
   // A long output is still being parsed behind the first screen: say how far.
-  if (loading) return `${Math.min(total, top + 1)}-${Math.min(total, top + shown)} of ${total}+ · reading ${loading.read.toLocaleString('en-US')} of ${loading.total.toLocaleString('en-US')} lines…`;
+  if (loading)
+    return `${Math.min(total, top + 1)}-${Math.min(total, top + shown)} of ${total}+ · reading ${loading.read.toLocaleString('en-US')} of ${loading.total.toLocaleString('en-US')} lines…`;
   if (total === 0) return 'nothing yet';
   const at = `${Math.min(total, top + 1)}-${Math.min(total, top + shown)} of ${total}`;
   if (follow) return `${at} · ${working ? 'following' : 'end'}`;

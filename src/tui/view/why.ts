@@ -49,7 +49,14 @@ export function waitingToken(w: Waiting): Token {
 }
 
 /** `global 8/8`, `provider claude 3/3`, `hold codex 4d23h`, `queue #6`…, or null for a run that is not queued. */
-export function queuedWhy(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, opts: { short?: boolean } = {}, inputOf?: InputOf): { text: string; token: Token } | null {
+export function queuedWhy(
+  r: PublicRun,
+  stats: Stats | null,
+  position: number | undefined,
+  now: number,
+  opts: { short?: boolean } = {},
+  inputOf?: InputOf,
+): { text: string; token: Token } | null {
   const w = queuedWaiting(r, stats, position, now, inputOf);
   if (w === null) return null;
   return { text: waitingText(w, now, opts), token: waitingToken(w) };

@@ -86,9 +86,9 @@ describe('orcr --help', () => {
 describe("each verb's flags are declared once, and its help names them", () => {
   it("every flag the grammar declares is in the verb's usage, and every flag the usage names is declared", () => {
     for (const v of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
-      const declared = new Set([...spellings(VERBS[v]), '--json', '--help', '-h']);
+      const declared = new Set([...spellings(spec(v)), '--json', '--help', '-h']);
       const usage = VERB_USAGE[v];
-      for (const f of flagsOf(VERBS[v])) {
+      for (const f of flagsOf(spec(v))) {
         const named = f.some((s) => new RegExp(`(^|[\\s\\[(|])${s}(?![\\w-])`).test(usage));
         expect(named, `${v}: ${f.join(', ')} is declared but not in its usage`).toBe(true);
       }

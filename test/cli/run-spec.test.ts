@@ -333,7 +333,7 @@ describe('run spec: one schema, the same words everywhere', () => {
       [['events', '--since', '-1'], '--since must not be negative, got "-1"'],
       [['loop', 'create', 'l', '* * * * *', '--max-concurrency', '-1', '--', 'true'], '--max-concurrency must be 1 or more, got "-1"'],
       [['run', '--max-cost', '-1', '--', 'true'], '--max-cost must not be negative, got "-1"'],
-    ] as const) {
+    ] satisfies [string[], string][]) {
       const i = args.findIndex((a) => a.startsWith('--') && a !== '--' && args[args.indexOf(a) + 1]?.startsWith('-'));
       const joined = [...args.slice(0, i), `${args[i]}=${args[i + 1]}`, ...args.slice(i + 2)];
       for (const form of [args, joined]) {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
 import type { PublicRun } from '../../src/protocol/views.js';
+import type { ParamsOf } from '../../src/protocol/methods.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
 import { Home, MOCK_AGENT, waitFor } from './home.js';
@@ -51,7 +52,7 @@ describe('events carry their row', () => {
 
     client = await Client.connect(ensureHome(h.dir));
     const cwd = h.dir;
-    const specs = [
+    const specs: ParamsOf<'run.enqueue'>['specs'] = [
       ...Array.from({ length: 6 }, (_, i) => ({ name: `work-${i}`, protocol: 'jsonl', cwd, command: agent('work', 3) })),
       ...Array.from({ length: 2 }, (_, i) => ({ name: `crash-${i}`, protocol: 'jsonl', cwd, command: agent('crash', 2) })),
       // A turn ceiling below what the agent does: stop_requested, then ended by budget.
@@ -60,7 +61,7 @@ describe('events carry their row', () => {
       ...Array.from({ length: 3 }, (_, i) => ({ name: `exit-${i}`, cwd, command: ['sh', '-c', `exit ${i}`] })),
       ...Array.from({ length: 4 }, (_, i) => ({ name: `sleeper-${i}`, cwd, command: ['sleep', '30'] })),
     ];
-    const { runs } = await client.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+    const { runs } = await client.call('run.enqueue', { specs });
     const uuid = (name: string): string => runs.find((r) => r.name === name)!.uuid;
     // Two sleepers canceled while they wait, one killed while it works.
     await client.call('run.kill', { refs: [uuid('sleeper-2'), uuid('sleeper-3')] });
@@ -80,7 +81,7 @@ describe('events carry their row', () => {
     await client.call('run.kill', { refs: [uuid('chat'), uuid('sleeper-1')] });
 
     await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'every run ended', 60_000);
-    const { seq } = await client.call<{ seq: number }>('server.status');
+    const { seq } = await client.call('server.status');
     await waitFor(() => store.getState().runs.seq >= seq, `the TUI to apply every event up to seq ${seq}`);
 
     const held = store.getState().runs.byId;

@@ -31,7 +31,7 @@ function store(runs: ReturnType<typeof run>[], withStats = true): TuiStore {
       stats: statsOf({
         caps: [],
         holds: { claude: NOW + 90_000 },
-        fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } },
+        fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45, warn: false } } },
       }),
     });
   }

@@ -36,7 +36,7 @@ describe('older ended runs with a real supervisor', () => {
     const c = await Client.connect(ensureHome(home.dir));
     const n = ENDED_WINDOW + OLD;
     const specs = Array.from({ length: n }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `past-${String(i).padStart(4, '0')}` }));
-    const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+    const { runs } = await c.call('run.enqueue', { specs });
     await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
     c.close();
 
@@ -79,7 +79,7 @@ describe('a home with more runs than the snapshot sends', () => {
     const c = await Client.connect(ensureHome(home.dir));
     for (let k = 0; k < 5400; k += 900) {
       const specs = Array.from({ length: 900 }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `later-${String(k + i).padStart(4, '0')}` }));
-      const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      const { runs } = await c.call('run.enqueue', { specs });
       await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
     }
     c.close();

@@ -136,10 +136,10 @@ describe('columns', () => {
       status: 'working',
       started_at: new Date(T0).toISOString(),
       budget: {
-        turns: { used: 1, limit: 4, fraction: 0.25 },
-        tokens: { used: 0, limit: null, fraction: null },
-        cost_usd: { used: 0, limit: null, fraction: null },
-        time_ms: { used: 0, limit: 100_000, fraction: 0 },
+        turns: { used: 1, limit: 4, fraction: 0.25, warn: false },
+        tokens: { used: 0, limit: null, fraction: null, warn: false },
+        cost_usd: { used: 0, limit: null, fraction: null, warn: false },
+        time_ms: { used: 0, limit: 100_000, fraction: 0, warn: false },
       },
     });
     expect(fullestMeter(r, T0 + 90_000)).toEqual({ name: 'time_ms', fraction: 0.9 });

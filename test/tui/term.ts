@@ -144,7 +144,7 @@ export class Term {
 /** One private tmux server per test: a terminal we can type into and read, for what is about tmux itself. */
 export class TmuxTerm {
   private static n = 0;
-  readonly socket = `orcr-tui-test-${process.pid}-${++Term.n}`;
+  readonly socket = `orcr-tui-test-${process.pid}-${++TmuxTerm.n}`;
 
   constructor(
     private readonly home: Home,

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY } from './helpers.js';
-import { Home, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { Home } from './home.js';
 import { liveApp, type LiveApp } from './live-app.js';
 
 const GIT_ENV = {
@@ -70,12 +71,12 @@ describe('the diff view', () => {
     const r = repo();
     home.run(['--worktree', '-n', 'edit', '--cwd', r, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt && printf 'new\\n' > g.txt"]);
     home.run(['-n', 'inplace', '--cwd', r, '--', 'true']);
-    await waitFor(
+    await until(
       () => (home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 2 ? true : null),
       () => 'edit ended with its counts',
       15_000,
     );
-    await waitFor(
+    await until(
       () => (home!.ps().every((x) => x.status === 'ended') ? true : null),
       () => 'both ended',
       15_000,
@@ -110,7 +111,7 @@ describe('the diff view', () => {
     // Search: the pager's own.
     await ui.press('/', 'g', 'a', 'm', 'm', 'a', KEY.enter);
     // The whole diff is on screen: the match is shown reversed where it is.
-    await waitFor(
+    await until(
       () => (lineWith(ui.frame(), ' gamma').includes('\x1b[7m') ? true : null),
       () => `the match reversed:\n${ui.frame()}`,
       15_000,

@@ -5,13 +5,9 @@
 // its form: a declaration, a method, a constructor, an accessor, a function
 // expression or an arrow. The checker is shown to fail on a synthetic source.
 
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { houseFiles, parseSource, readSource } from '../support/house.js';
 
 const MAX_LINES = 80;
 
@@ -19,16 +15,6 @@ const MAX_LINES = 80;
 const LET_OFF: Readonly<Record<string, string>> = {
   'src/server/server.ts startServer': 'being split into the composition and its parts by the rework of src/server under way',
 };
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
 
 /** What a function is called where it is written: its own name, or the name it is bound to. */
 function nameOf(fn: ts.SignatureDeclaration, sf: ts.SourceFile): string {
@@ -41,7 +27,7 @@ function nameOf(fn: ts.SignatureDeclaration, sf: ts.SourceFile): string {
 
 /** `file:line name (N lines)` for each function in the source longer than `max` lines. */
 export function longFunctions(file: string, text: string, max = MAX_LINES): string[] {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = parseSource(file, text);
   const out: string[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isFunctionLike(n) && 'body' in n && n.body) {
@@ -60,8 +46,8 @@ export function longFunctions(file: string, text: string, max = MAX_LINES): stri
 const letOffKey = (finding: string): string => finding.replace(/^(\S+):\d+ (\S+) .*$/, '$1 $2');
 
 describe('function length', () => {
-  const files = [...sourceFiles('src'), ...sourceFiles('components')];
-  const long = files.flatMap((f) => longFunctions(f, fs.readFileSync(path.join(ROOT, f), 'utf8')));
+  const files = houseFiles();
+  const long = files.flatMap((f) => longFunctions(f, readSource(f)));
 
   it('has read the house', () => {
     expect(files.length).toBeGreaterThan(100);

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
 import { until } from '../support/harness.js';
+import { initRepo } from '../support/git.js';
 import { Home, MOCK_AGENT, TUI } from './home.js';
 import { itWhen } from '../support/skip.js';
 import { processesMentioning, Term, TmuxTerm, TMUX_NEED } from './term.js';
@@ -305,22 +306,10 @@ describe('orcr-tui in a real terminal', () => {
   });
 
   it('d on a worktree run shows its diff full-screen in a real terminal, file by file; esc goes back', async () => {
-    const gitEnv = {
-      GIT_AUTHOR_NAME: 'Test',
-      GIT_AUTHOR_EMAIL: 'test@example.com',
-      GIT_COMMITTER_NAME: 'Test',
-      GIT_COMMITTER_EMAIL: 'test@example.com',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
     home = new Home();
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tmux-repo-')));
     try {
-      const git = (...args: string[]): void => void spawnSync('git', args, { cwd: repo, env: { ...process.env, ...gitEnv } });
-      git('init', '-q', '-b', 'main');
-      fs.writeFileSync(path.join(repo, 'f.txt'), 'alpha\nbeta\ngamma\n');
-      git('add', '.');
-      git('commit', '-q', '-m', 'base');
+      initRepo(repo, { 'f.txt': 'alpha\nbeta\ngamma\n' });
       home.run(['--worktree', '-n', 'edit', '--cwd', repo, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt"]);
       await until(() => home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 1, 'the run to end with its counts');
       term = new Term(home, 120, 40);

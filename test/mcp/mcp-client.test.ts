@@ -11,18 +11,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
-import { useLiveHomes } from '../support/in-process.js';
+import { useStartedHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 /** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the test of it stopping and starting again. */
 const home = useHomes();
 /** Homes whose supervisor runs in this process, started before `orcr mcp` connects (most tests). */
-const live = useLiveHomes();
-async function liveHome(config?: unknown) {
-  const h = await live(config);
-  await h.startSupervisor();
-  return h;
-}
+const liveHome = useStartedHomes();
 
 const clients: Client[] = [];
 afterEach(async () => {

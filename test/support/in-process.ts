@@ -451,3 +451,13 @@ export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
     return h;
   };
 }
+
+/** useLiveHomes, each home's supervisor started at once: for a client that connects without starting one (the SDK, `orcr mcp`). */
+export function useStartedHomes(): (config?: unknown) => Promise<LiveHome> {
+  const live = useLiveHomes();
+  return async (config?: unknown) => {
+    const h = await live(config);
+    await h.startSupervisor();
+    return h;
+  };
+}

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { childrenOf, PtyScreen, type Colour } from '../support/terminal.js';
 import type { Need } from '../support/skip.js';
-import { TUI, waitFor, type Home } from './home.js';
+import { until } from '../support/harness.js';
+import { TUI, type Home } from './home.js';
 
 export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 /** tmux is optional: only a take-over inside tmux needs it, and .ci/run installs it. */
@@ -202,7 +203,7 @@ export class TmuxTerm {
   async waitFor(pred: (screen: string) => boolean, what: string, ms = 30_000): Promise<string> {
     let last = '';
     try {
-      return await waitFor(
+      return await until(
         () => {
           last = this.screen();
           return pred(last) ? last : null;

@@ -8,7 +8,6 @@
 import { clusterEditProblem } from '../config/cluster-edit.js';
 import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
-import type { Journal } from '../journal/journal.js';
 import { AdmissionLoop } from './admission-loop.js';
 import { wallNow, type WallClock } from './clock.js';
 import { Interpreter } from './effects.js';
@@ -49,9 +48,10 @@ export class Settings {
   }
 }
 
-export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {
+export function compose(home: Home, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {
   const config = settings.get;
-  const store = new RunStore(journal);
+  // The journal is opened by the run store and stays in it: every room writes through the store's unit of work.
+  const store = RunStore.open(home, settings.config);
   const lifecycle = new Lifecycle(log);
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });

@@ -97,7 +97,7 @@ export class Queries {
       now,
       heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
       loop: run.loop_flags ?? undefined,
-      children: this.p.store.journal.childrenOf(run.uuid),
+      children: this.p.store.reader.childrenOf(run.uuid),
       dependents: this.p.dependencies.dependentsOf(run.uuid),
     });
   }
@@ -134,7 +134,7 @@ export class Queries {
     const w = config.budgets.fleet.window;
     const now = monoNow();
     const since = w === 'all' ? 0 : now - w.rolling_ms;
-    const s = store.journal.spend(since, now, 60);
+    const s = store.reader.spend(since, now, 60);
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     return {
@@ -154,7 +154,7 @@ export class Queries {
     const names: Record<string, string> = {};
     for (const e of events) {
       if (e.run === null || Object.hasOwn(names, e.run)) continue;
-      const name = store.get(e.run)?.name ?? store.journal.nameOf(e.run);
+      const name = store.get(e.run)?.name ?? store.reader.nameOf(e.run);
       if (name !== null) names[e.run] = name;
     }
     return names;

@@ -45,7 +45,7 @@ export class Queueing {
    */
   enqueue(specs: RunSpec[], warnings: string[] = [], uuids?: readonly string[]): Run[] {
     const { store, slots, tree } = this.d;
-    const journal = store.journal;
+    const { reader } = store;
     const digests = uuids === undefined ? null : specs.map(specDigest);
     if (uuids !== undefined) {
       const made = uuids.map((u) => store.lookup(u));
@@ -73,7 +73,7 @@ export class Queueing {
     const plans = planRuns(
       config,
       specs,
-      { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) },
+      { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => reader.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) },
       now,
       this.d.worktreeDir(),
     );
@@ -89,7 +89,7 @@ export class Queueing {
     });
     const runs = store.transaction(() => {
       // Queue places in order (the journal's next place moves on only as each is inserted).
-      const first = journal.nextQueueSeq();
+      const first = reader.nextQueueSeq();
       const made = plans.map((plan, i) => ({
         ...plan.make(first + i),
         ...lineage[i]!,
@@ -123,19 +123,19 @@ export class Queueing {
   /** `orcr rerun`: a new queued run with an ended run's spec, named `<name>-2`, `-3`, … (its maker's environment too). */
   rerun(uuid: string): Run {
     const { store } = this.d;
-    const journal = store.journal;
+    const { reader } = store;
     const old = store.lookup(uuid);
     if (!old) throw new RemoteError('not_found', `no run ${uuid}`);
     if (old.status !== 'ended') throw new RemoteError('usage', `${old.name} is ${old.status}: rerun takes an ended run (kill it first)`);
     this.refuseOverBudget();
     const base = old.name.replace(/-\d+$/, '');
     let n = 2;
-    while (store.holderOfName(`${base}-${n}`) !== undefined || journal.runsByName(`${base}-${n}`).length > 0) n++;
+    while (store.holderOfName(`${base}-${n}`) !== undefined || reader.runsByName(`${base}-${n}`).length > 0) n++;
     const now = monoNow();
-    const env = journal.launchEnv(old.uuid);
+    const env = reader.launchEnv(old.uuid);
     const plan = planRun({ kind: 'rerun', of: old, name: `${base}-${n}`, now });
     return store.transaction(() => {
-      const run = plan.make(journal.nextQueueSeq());
+      const run = plan.make(reader.nextQueueSeq());
       this.insert(run, plan, {}, now, env ? { ...env.env } : null);
       store.emit({ kind: 'admit' });
       return run;

@@ -106,7 +106,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   // A journal that cannot be written from the start (a full disk) is the degraded state a supervisor
   // already knows from a disk that fills while it runs: reads are served, nothing starts, and it
   // resumes once a write succeeds — instead of exiting 1 and leaving even `orcr ps` without an answer.
-  const unwritable = supervisor.journal.unwritableAtOpen;
+  const unwritable = supervisor.unwritableAtOpen;
   if (unwritable !== null) supervisor.degrade(unwritable);
   else {
     try {

@@ -13,7 +13,7 @@ import { degraded, recovered, STOPPING, withDraining, withPaused } from '../core
 import { holdsSlot } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
-import { Journal, JournalUnavailable } from '../journal/journal.js';
+import { JournalUnavailable } from '../journal/journal.js';
 import { LocalLimiter } from '../limiter/local.js';
 import { processesGone } from '../runtime/launcher.js';
 import { clusterEditProblem } from '../config/cluster-edit.js';
@@ -31,7 +31,6 @@ import type { Worktrees } from './worktrees.js';
 export type { RunSpec } from '../config/run-spec.js';
 
 export class Supervisor {
-  readonly journal: Journal;
   /** What clients read: runs as they stand, pages of runs and events, the snapshot (the handlers' and transport's only way in). */
   readonly reads: Reads;
   private readonly settings: Settings;
@@ -48,12 +47,10 @@ export class Supervisor {
     /** The wall clock the loops' schedules are read by (clock.ts). */
     loopClock: WallClock = wallNow,
   ) {
-    // One clock for run and event times: wall time at start, advanced monotonically.
-    this.journal = new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow });
     this.settings = new Settings(config);
-    const h = compose(home, this.journal, this.settings, log, loopClock);
+    const h = compose(home, this.settings, log, loopClock);
     this.h = h;
-    this.reads = new Reads(this.journal, (uuid) => h.store.get(uuid) ?? null);
+    this.reads = new Reads(h.store.reader, (uuid) => h.store.get(uuid) ?? null);
     h.lifecycle.handle({ degrade: (reason) => this.degrade(reason), fail: (e) => this.fail(e) });
     const settings = this.settings;
     this.queries = new Queries({
@@ -82,7 +79,12 @@ export class Supervisor {
     // Told after each commit, like the clients; the journal outlives a degrade, so this is subscribed once.
     this.notifier = new Notifier({ log, view: (run) => this.queries.view(run), lookup: (uuid) => h.store.lookup(uuid) ?? null, now: Date.now });
     this.notifier.setConfig(config.notify);
-    this.journal.onEvent((event, row) => this.notifier.onEvent(event, row));
+    h.store.reader.onEvent((event, row) => this.notifier.onEvent(event, row));
+  }
+
+  /** Why the journal could not be written when it was opened (a full disk), or null: then the supervisor starts degraded. */
+  get unwritableAtOpen(): string | null {
+    return this.h.store.unwritableAtOpen;
   }
 
   /** Why the journal cannot be written, while it cannot. */
@@ -146,9 +148,9 @@ export class Supervisor {
     const active = rebuild(this.h.reconciling);
     lending.clear();
     // Kept through a rebuild after a degrade: a drain asked for before goes on.
-    lifecycle.mode = withPaused(recovered(lifecycle.mode), this.journal.getMeta('queue_paused') !== null);
+    lifecycle.mode = withPaused(recovered(lifecycle.mode), store.reader.getMeta('queue_paused') !== null);
     if (opts.draining === true) lifecycle.mode = withDraining(lifecycle.mode);
-    this.journal.appendEvent(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
+    store.event(null, { type: 'supervisor_started', data: { pid: process.pid, active: active.length } });
     // One unit of work for the whole reconciliation: a thousand re-adopted
     // runs would otherwise be a thousand commits between start and ready.
     store.transaction(() => {
@@ -207,8 +209,8 @@ export class Supervisor {
     const { store, lifecycle } = this.h;
     if (lifecycle.paused !== paused) {
       store.transaction(() => {
-        this.journal.setMeta('queue_paused', paused ? { at: monoNow() } : null);
-        this.journal.appendEvent(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
+        store.setMeta('queue_paused', paused ? { at: monoNow() } : null);
+        store.event(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
         store.afterCommit(() => {
           lifecycle.mode = withPaused(lifecycle.mode, paused);
         });
@@ -228,7 +230,7 @@ export class Supervisor {
     const running = (): Run[] => [...store.active()].filter((r) => holdsSlot(r.status));
     const killed = kill ? running().flatMap((r) => (r.pid !== null ? [{ pid: r.pid, start: r.pid_start }] : [])) : [];
     await new Promise<void>((resolve) => {
-      const off = this.journal.onEvent((e) => {
+      const off = store.reader.onEvent((e) => {
         if (e.type === 'ended' && running().length === 0) {
           off();
           resolve();
@@ -438,7 +440,7 @@ export class Supervisor {
   /** A config.json edit refused: the previous config stays in force, and the journal says why. */
   rejectConfig(message: string): void {
     this.queries.configError = { at: Date.now(), message };
-    this.journal.appendEvent(null, { type: 'config_rejected', data: { error: message } });
+    this.h.store.event(null, { type: 'config_rejected', data: { error: message } });
   }
 
   setConfig(cfg: Config): void {
@@ -450,7 +452,7 @@ export class Supervisor {
     fleet.loadUsage();
     fleet.check();
     store.emit({ kind: 'admit' });
-    this.journal.appendEvent(null, { type: 'config_reloaded', data: { warnings: cfg.warnings } });
+    store.event(null, { type: 'config_reloaded', data: { warnings: cfg.warnings } });
   }
 
   /** A journal that cannot be written, as thrown: degrade, and say it was absorbed; anything else is not. */
@@ -478,7 +480,7 @@ export class Supervisor {
     if (!slots.cluster) slots.limiter = new LocalLimiter(admissionPolicy(this.settings.config));
     this.probeTimer = setInterval(() => {
       try {
-        this.journal.setMeta('probe', monoNow());
+        store.setMeta('probe', monoNow());
       } catch {
         return;
       }
@@ -519,7 +521,7 @@ export class Supervisor {
     if (slots.cluster) lifecycle.background(slots.cluster.close());
     if (wasDegraded) {
       this.letGo();
-      this.journal.close();
+      store.close();
       return;
     }
     // Persist read offsets so a successor does not re-read applied output.
@@ -528,6 +530,6 @@ export class Supervisor {
       for (const run of [...store.active()]) if (watched.has(run.uuid)) store.save(run, null);
     });
     this.letGo();
-    this.journal.close();
+    store.close();
   }
 }

@@ -1,6 +1,7 @@
 // Queueing runs: a user's specs (all of them or none) and `orcr rerun`. Each
 // run is made by planRun, inserted with its `queued` event, and — once that
 // commits — put in the limiter's queue; admission looks again (an effect).
+// And the queue's pause (`orcr queue pause|resume`), journaled.
 
 import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
@@ -8,6 +9,7 @@ import type { RunSpec } from '../config/run-spec.js';
 import { canEnqueue } from '../core/admission.js';
 import { toWaiter } from '../core/run-record.js';
 import type { Run } from '../core/types.js';
+import { withPaused } from '../core/mode.js';
 import { monoNow } from './clock.js';
 import type { Fleet } from './fleet.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -26,7 +28,7 @@ export class Queueing {
       store: RunStore;
       slots: Slots;
       config: () => Config;
-      lifecycle: Pick<Lifecycle, 'background'>;
+      lifecycle: Pick<Lifecycle, 'background' | 'mode' | 'paused'>;
       fleet: Pick<Fleet, 'exceeded' | 'keepsOut'>;
       tree: Pick<RunTree, 'parentFor'>;
       dependencies: Pick<Dependencies, 'admit'>;
@@ -140,6 +142,27 @@ export class Queueing {
       store.emit({ kind: 'admit' });
       return run;
     });
+  }
+
+  /** `orcr queue pause|resume`: journaled, so it outlives a restart; nothing is admitted while paused. */
+  pause(paused: boolean): { paused: boolean; queued: number } {
+    const { store, lifecycle } = this.d;
+    if (lifecycle.paused !== paused) {
+      store.transaction(() => {
+        store.setMeta('queue_paused', paused ? { at: monoNow() } : null);
+        store.event(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
+        store.afterCommit(() => {
+          lifecycle.mode = withPaused(lifecycle.mode, paused);
+        });
+      });
+      store.emit({ kind: 'admit' });
+    }
+    return { paused: lifecycle.paused, queued: [...store.active()].filter((r) => r.status === 'queued').length };
+  }
+
+  /** The pause as the journal keeps it (at start: it outlives a restart). */
+  pausedInJournal(): boolean {
+    return this.d.store.reader.getMeta('queue_paused') !== null;
   }
 
   /**

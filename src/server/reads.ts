@@ -1,15 +1,14 @@
 // The supervisor's read side for clients: runs as they stand (the live row
 // where the run is active, the journal's otherwise), pages of runs and
-// events, the snapshot a subscriber starts from. The handlers and the
+// events, the snapshot a subscriber starts from, and what a subscriber is
+// sent: committed events and rows changed without one. The handlers and the
 // transport read through this, never the journal itself. Writes nothing:
-// it has the run store's reader (journal/reader.ts).
+// it has the run store's reader (journal/reader.ts) and its memory.
 
 import type { RunEvent } from '../core/events.js';
 import type { Run } from '../core/types.js';
-import type { JournalReader, ListQuery } from '../journal/reader.js';
-
-/** The run's live row, when it is active. */
-type LiveRow = (uuid: string) => Run | null;
+import type { ListQuery } from '../journal/reader.js';
+import type { RunStore } from './run-store.js';
 
 /** Every active run (a run that started long ago and still works is not left out), then the newest ended ones up to this many in all. */
 const SNAPSHOT_RUNS = 5000;
@@ -24,10 +23,16 @@ export interface Snapshot {
 }
 
 export class Reads {
-  constructor(
-    private readonly reader: JournalReader,
-    private readonly live: LiveRow,
-  ) {}
+  private readonly reader: RunStore['reader'];
+
+  constructor(private readonly store: Pick<RunStore, 'reader' | 'get' | 'onQuietSave'>) {
+    this.reader = store.reader;
+  }
+
+  /** The run's live row, when it is active. */
+  live(uuid: string): Run | null {
+    return this.store.get(uuid) ?? null;
+  }
 
   /** A run as it stands now, or null when the journal has none by that uuid. */
   getRun(uuid: string): Run | null {
@@ -70,5 +75,10 @@ export class Reads {
   /** Hears every committed event, with the row written with it. */
   onEvent(fn: (event: RunEvent, row: Run | null) => void): () => void {
     return this.reader.onEvent(fn);
+  }
+
+  /** Hears of a run's row changed without an event (its last text or tool, its meters), once committed: for clients that show rows live. */
+  onQuietChange(fn: (uuid: string) => void): void {
+    this.store.onQuietSave(fn);
   }
 }

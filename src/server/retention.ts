@@ -63,6 +63,12 @@ export class Retention {
     this.first = null;
   }
 
+  /** `retention.ended` in ms, or null for "never". */
+  keepMs(): number | null {
+    const keep = this.p.config().retention.ended;
+    return keep === 'never' ? null : keep;
+  }
+
   /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
     if (dryRun) return this.estimate(olderThanMs);

@@ -20,8 +20,10 @@ import { Connection, defaultLimits, openFileLimit, type ConnectionLimits } from 
 import { leadingId } from './frames.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
 import { PositionsFeed } from './positions-feed.js';
-import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
-import type { Supervisor } from './supervisor.js';
+import type { Handler, HandlerContext, Handlers, Rooms } from './handlers/index.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Queries } from './queries.js';
+import type { Reads } from './reads.js';
 
 /** Rows that changed without an event are sent at most this often. */
 const ROWS_EVERY_MS = 250;
@@ -56,9 +58,20 @@ interface Conn {
   gone: AbortController;
 }
 
+/** What the socket reads for itself: each committed event with its row, rows changed without one, the queue's places, the mode. */
+export interface Feed {
+  reads: Pick<Reads, 'onEvent' | 'getRun' | 'live' | 'onQuietChange' | 'lastSeq'>;
+  queries: Pick<Queries, 'view' | 'positions'>;
+  lifecycle: Pick<Lifecycle, 'degraded'>;
+  /** A journal that cannot be written, as thrown: the supervisor degrades, and it was absorbed; anything else is not. */
+  absorbs(e: unknown): e is Error;
+}
+
 export interface TransportDeps {
   home: Home;
-  supervisor: Supervisor;
+  /** What each handler is given (handlers/context.ts). */
+  rooms: Rooms;
+  feed: Feed;
   handlers: Handlers;
   log: (m: string) => void;
   /** `server.stop` asked for a stop; it happens after the reply is written. */
@@ -82,21 +95,22 @@ export interface Transport {
 }
 
 export async function listen(deps: TransportDeps): Promise<Transport> {
-  const { home, supervisor: s, log } = deps;
+  const { home, log } = deps;
+  const { reads, queries, lifecycle } = deps.feed;
   const conns = new Set<Conn>();
   /** Closed: the supervisor stops after this, and nothing its stop commits may reach for the journal it closes. */
   let closed = false;
   const limits: ConnectionLimits = { ...defaultLimits(openFileLimit(() => fs.readFileSync('/proc/self/limits', 'utf8'))), ...deps.limits };
   const send = (c: Conn, line: string): void => void c.flow.send(line);
 
-  s.reads.onEvent((event: RunEvent, written: Run | null) => {
+  reads.onEvent((event: RunEvent, written: Run | null) => {
     let line: string | null = null;
     for (const c of conns) {
       if (!c.subscribed) continue;
       if (line === null) {
         // The row written with the event is the state it explains; otherwise the run as it is now.
-        const run = written ?? (event.run ? s.reads.getRun(event.run) : null);
-        const msg: EventMessage = { type: 'event', event, run: run ? s.view(run) : null };
+        const run = written ?? (event.run ? reads.getRun(event.run) : null);
+        const msg: EventMessage = { type: 'event', event, run: run ? queries.view(run) : null };
         line = JSON.stringify(msg) + '\n';
       }
       send(c, line);
@@ -116,16 +130,16 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     quietTimer = null;
     const runs: PublicRun[] = [];
     for (const uuid of quiet) {
-      const run = s.getLive(uuid);
-      if (run) runs.push(s.view(run));
+      const run = reads.live(uuid);
+      if (run) runs.push(queries.view(run));
     }
     quiet.clear();
     if (runs.length === 0) return;
-    const msg: RowsMessage = { type: 'rows', seq: s.reads.lastSeq(), runs };
+    const msg: RowsMessage = { type: 'rows', seq: reads.lastSeq(), runs };
     const line = JSON.stringify(msg) + '\n';
     for (const c of conns) if (c.subscribed && c.rows) send(c, line);
   };
-  s.onQuietChange((uuid) => {
+  reads.onQuietChange((uuid) => {
     let wanted = false;
     for (const c of conns) wanted ||= c.rows;
     if (!wanted || closed) return;
@@ -139,7 +153,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
   // A queued run's place moves with other runs' events, not its own: the
   // places that moved follow the events that moved them (after the whole
   // commit's events, and at most every 50 ms), as one rows message.
-  const feed = new PositionsFeed();
+  const positions = new PositionsFeed();
   let positionsTimer: NodeJS.Timeout | null = null;
   let positionsAt = 0;
   const flushPositions = (): void => {
@@ -147,9 +161,9 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
     positionsAt = Date.now();
     let all: string | null = null;
     let changed: string | null = null;
-    const current = s.queuePositions();
-    const moved = feed.changes(current);
-    const seq = s.reads.lastSeq();
+    const current = queries.positions();
+    const moved = positions.changes(current);
+    const seq = reads.lastSeq();
     for (const c of conns) {
       if (!c.subscribed || !c.rows) continue;
       if (c.positionsDue) {
@@ -239,7 +253,7 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
 
   const server_: HandlerContext['server'] = { clients: () => conns.size, stop: deps.stop };
   const contextOf = (conn: Conn): HandlerContext => ({
-    supervisor: s,
+    ...deps.rooms,
     home,
     conn: {
       signal: conn.gone.signal,
@@ -283,12 +297,12 @@ export async function listen(deps: TransportDeps): Promise<Transport> {
       }
       if (!conn.flow.greeted) throw new RemoteError('version', 'say hello first');
       if (!isMethodName(method)) throw new RemoteError('usage', `unknown method "${method}"`);
-      if (s.degraded !== null && WRITES.has(method)) {
-        throw new RemoteError('unavailable', `the journal cannot be written (${s.degraded}); orcr starts and changes nothing until it can`);
+      if (lifecycle.degraded !== null && WRITES.has(method)) {
+        throw new RemoteError('unavailable', `the journal cannot be written (${lifecycle.degraded}); orcr starts and changes nothing until it can`);
       }
       reply(conn, id, null, await dispatch(method, params, contextOf(conn)));
     } catch (e) {
-      if (s.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
+      if (deps.feed.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
       else if (e instanceof RemoteError) reply(conn, id, { code: e.code, message: e.message });
       else if (e instanceof z.ZodError) {
         const issue = e.issues[0]!;

@@ -39,7 +39,7 @@ export class Dependencies {
   inputs(run: Run): (InputState | { uuid: string; gone: true })[] {
     const { store } = this.d;
     return (run.after ?? []).map((u) => {
-      const r = store.get(u) ?? store.journal.getRun(u);
+      const r = store.get(u) ?? store.reader.getRun(u);
       return r ? { uuid: r.uuid, name: r.name, status: r.status, exit_reason: r.exit_reason } : { uuid: u, gone: true as const };
     });
   }

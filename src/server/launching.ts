@@ -219,7 +219,7 @@ export class Launching {
     const until = monoNow() + held.delay;
     const message = `${limitName(code)} reached (${code}), admitting nothing until ${new Date(until).toISOString().slice(11, 19)}`;
     this.p.log(`${message}: ${deferred.length} launch${deferred.length === 1 ? '' : 'es'} will be retried`);
-    this.p.store.journal.appendEvent(null, { type: 'resource_limit', data: { limit: code, message, until } });
+    this.p.store.event(null, { type: 'resource_limit', data: { limit: code, message, until } });
   }
 
   /** Launch the next few of what waited for the OS (oldest first); lifted once nothing waits. */
@@ -275,7 +275,7 @@ export class Launching {
   private check(run: Run): Prepared {
     const { home } = this.p;
     // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
-    const base = this.p.store.journal.launchEnv(run.uuid);
+    const base = this.p.store.reader.launchEnv(run.uuid);
     const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: home.dir };
     // What it waited for (`run --after`), its uuids in order, space-separated: its agent can read their logs, diffs and records.
     if (run.after?.length) extraEnv.ORCR_AFTER = run.after.join(' ');

@@ -318,7 +318,7 @@ export class LiveRuns {
     this.runs.delete(uuid);
   }
 
-  /** Let go of every run (stopping, degrading); the journal keeps their offsets (see Supervisor.stop). */
+  /** Let go of every run (stopping, degrading); the journal keeps their offsets (stopping.ts saves them first). */
   detachAll(): void {
     for (const uuid of [...this.runs.keys()]) this.detach(uuid);
     if (this.sweepTimer) clearInterval(this.sweepTimer);

@@ -80,7 +80,7 @@ export class Notifier {
     return out;
   }
 
-  /** A committed event (journal.onEvent). Never throws: a notification is not worth a failed transition. */
+  /** A committed event (heard through the run store's reader). Never throws: a notification is not worth a failed transition. */
   onEvent(event: RunEvent, row: Run | null): void {
     if (this.stopped || this.queues.size === 0) return;
     try {

@@ -12,10 +12,11 @@ import { nestedDeeperThan } from '../text/json-depth.js';
 import { reply, type Conn } from './conn.js';
 import { leadingId } from './frames.js';
 import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
-import type { Supervisor } from './supervisor.js';
+import type { Feed } from './subscriber-feed.js';
 
 export interface RequestDeps {
-  supervisor: Supervisor;
+  /** The mode (writes refused while degraded) and how a journal fault is absorbed. */
+  feed: Pick<Feed, 'lifecycle' | 'absorbs'>;
   handlers: Handlers;
   log: (m: string) => void;
   /** What a handler is given for the connection it answers. */
@@ -47,7 +48,7 @@ export async function handleRequest(deps: RequestDeps, conn: Conn, line: string)
     return;
   }
   const { id, method, params } = req;
-  const s = deps.supervisor;
+  const { lifecycle } = deps.feed;
   try {
     if (method === 'hello') {
       // At once, not after a turn: the next request may be in the same chunk.
@@ -58,8 +59,8 @@ export async function handleRequest(deps: RequestDeps, conn: Conn, line: string)
     }
     if (!conn.flow.greeted) throw new RemoteError('version', 'say hello first');
     if (!isMethodName(method)) throw new RemoteError('usage', `unknown method "${method}"`);
-    if (s.degraded !== null && WRITES.has(method)) {
-      throw new RemoteError('unavailable', `the journal cannot be written (${s.degraded}); orcr starts and changes nothing until it can`);
+    if (lifecycle.degraded !== null && WRITES.has(method)) {
+      throw new RemoteError('unavailable', `the journal cannot be written (${lifecycle.degraded}); orcr starts and changes nothing until it can`);
     }
     reply(conn, id, null, await dispatch(deps.handlers, method, params, deps.contextOf(conn)));
   } catch (e) {
@@ -76,7 +77,7 @@ async function dispatch<M extends MethodName>(handlers: Handlers, method: M, raw
 }
 
 function answerFailure(deps: RequestDeps, conn: Conn, id: number | null, method: string, e: unknown): void {
-  if (deps.supervisor.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
+  if (deps.feed.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
   else if (e instanceof RemoteError) reply(conn, id, { code: e.code, message: e.message });
   else if (e instanceof z.ZodError) {
     const issue = e.issues[0]!;

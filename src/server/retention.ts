@@ -63,6 +63,12 @@ export class Retention {
     this.first = null;
   }
 
+  /** `retention.ended` in ms, or null for "never". */
+  keepMs(): number | null {
+    const keep = this.p.config().retention.ended;
+    return keep === 'never' ? null : keep;
+  }
+
   /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
     if (dryRun) return this.estimate(olderThanMs);
@@ -75,7 +81,7 @@ export class Retention {
   /** What collect would remove now, counted as collect counts it. */
   private async estimate(olderThanMs: number): Promise<GcResult> {
     const before = monoNow() - olderThanMs;
-    const plan = this.p.store.journal.retention.gcPlan(before);
+    const plan = this.p.store.reader.gcPlan(before);
     let dirs = 0;
     for (const [i, uuid] of plan.uuids.entries()) {
       dirs += dirBytes(runDir(this.p.home, uuid));
@@ -86,14 +92,13 @@ export class Retention {
 
   private async collect(olderThanMs: number): Promise<GcResult> {
     const { store, home } = this.p;
-    const journal = store.journal;
     const before = monoNow() - olderThanMs;
     let runs = 0;
     let bytes = 0;
     let events = 0;
     for (;;) {
       if (!this.p.lifecycle.writes()) break;
-      const gone = journal.retention.collectEnded(before, BATCH);
+      const gone = store.collectEnded(before, BATCH);
       runs += gone.uuids.length;
       events += gone.events;
       bytes += gone.bytes;
@@ -107,23 +112,23 @@ export class Retention {
     }
     for (;;) {
       if (!this.p.lifecycle.writes()) break;
-      const pruned = journal.retention.pruneEvents(before, EVENT_BATCH);
+      const pruned = store.pruneEvents(before, EVENT_BATCH);
       events += pruned.events;
       bytes += pruned.bytes;
       await yieldTurn();
       if (pruned.events < EVENT_BATCH) break;
     }
-    journal.retention.compactUsage(before);
+    store.compactUsage(before);
     // Freed pages back to the file system, a slice per turn.
     for (let i = 0; i < 1000 && this.p.lifecycle.writes(); i++) {
-      const size = journal.retention.fileBytes();
-      journal.retention.vacuumSome(2000);
+      const size = store.reader.fileBytes();
+      store.vacuumSome(2000);
       await yieldTurn();
-      if (journal.retention.fileBytes() >= size) break;
+      if (store.reader.fileBytes() >= size) break;
     }
-    if (this.p.lifecycle.writes()) journal.walCheckpoint();
+    if (this.p.lifecycle.writes()) store.checkpoint();
     if (runs > 0 || events > 0) {
-      journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
+      store.event(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
     }
     return { runs, bytes, events, dry_run: false, older_than_ms: olderThanMs };
   }

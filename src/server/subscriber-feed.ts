@@ -8,7 +8,9 @@ import type { PublicRun } from '../protocol/views.js';
 import type { EventMessage, RowsMessage } from '../protocol/wire.js';
 import type { Conn } from './conn.js';
 import { PositionsFeed } from './positions-feed.js';
-import type { Supervisor } from './supervisor.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Queries } from './queries.js';
+import type { Reads } from './reads.js';
 
 /** Rows that changed without an event are sent at most this often. */
 const ROWS_EVERY_MS = 250;
@@ -32,6 +34,15 @@ const QUEUE_EVENTS: ReadonlySet<string> = new Set([
 
 const send = (c: Conn, line: string): void => void c.flow.send(line);
 
+/** What the socket reads for itself: each committed event with its row, rows changed without one, the queue's places, the mode. */
+export interface Feed {
+  reads: Pick<Reads, 'onEvent' | 'getRun' | 'live' | 'onQuietChange' | 'lastSeq'>;
+  queries: Pick<Queries, 'view' | 'positions'>;
+  lifecycle: Pick<Lifecycle, 'degraded'>;
+  /** A journal that cannot be written, as thrown: the supervisor degrades, and it was absorbed; anything else is not. */
+  absorbs(e: unknown): e is Error;
+}
+
 export class SubscriberFeed {
   /** Closed: the supervisor stops after this, and nothing its stop commits may reach for the journal it closes. */
   private closed = false;
@@ -43,11 +54,11 @@ export class SubscriberFeed {
   private readonly positionsPoll: NodeJS.Timeout;
 
   constructor(
-    private readonly s: Supervisor,
+    private readonly s: Feed,
     private readonly conns: ReadonlySet<Conn>,
   ) {
     s.reads.onEvent((event, written) => this.event(event, written));
-    s.onQuietChange((uuid) => this.quietChange(uuid));
+    s.reads.onQuietChange((uuid) => this.quietChange(uuid));
     this.positionsPoll = setInterval(() => this.schedulePositions(), POSITIONS_POLL_MS);
     this.positionsPoll.unref();
   }
@@ -75,7 +86,7 @@ export class SubscriberFeed {
       if (line === null) {
         // The row written with the event is the state it explains; otherwise the run as it is now.
         const run = written ?? (event.run ? this.s.reads.getRun(event.run) : null);
-        const msg: EventMessage = { type: 'event', event, run: run ? this.s.view(run) : null };
+        const msg: EventMessage = { type: 'event', event, run: run ? this.s.queries.view(run) : null };
         line = JSON.stringify(msg) + '\n';
       }
       send(c, line);
@@ -108,8 +119,8 @@ export class SubscriberFeed {
     this.quietTimer = null;
     const runs: PublicRun[] = [];
     for (const uuid of this.quiet) {
-      const run = this.s.getLive(uuid);
-      if (run) runs.push(this.s.view(run));
+      const run = this.s.reads.live(uuid);
+      if (run) runs.push(this.s.queries.view(run));
     }
     this.quiet.clear();
     if (runs.length === 0) return;
@@ -133,7 +144,7 @@ export class SubscriberFeed {
     this.positionsAt = Date.now();
     let all: string | null = null;
     let changed: string | null = null;
-    const current = this.s.queuePositions();
+    const current = this.s.queries.positions();
     const moved = this.positions.changes(current);
     const seq = this.s.reads.lastSeq();
     for (const c of this.conns) {

@@ -9,14 +9,15 @@ import type { Home } from '../config/home.js';
 import { MAX_FRAME_BYTES, type StoppingMessage } from '../protocol/wire.js';
 import { reply, type Conn } from './conn.js';
 import { Connection, defaultLimits, openFileLimit, type ConnectionLimits } from './connection.js';
-import type { HandlerContext, Handlers } from './handlers/index.js';
+import type { HandlerContext, Handlers, Rooms } from './handlers/index.js';
 import { handleRequest, type RequestDeps } from './requests.js';
-import { SubscriberFeed } from './subscriber-feed.js';
-import type { Supervisor } from './supervisor.js';
+import { SubscriberFeed, type Feed } from './subscriber-feed.js';
 
 export interface TransportDeps {
   home: Home;
-  supervisor: Supervisor;
+  /** What each handler is given (handlers/context.ts). */
+  rooms: Rooms;
+  feed: Feed;
   handlers: Handlers;
   log: (m: string) => void;
   /** `server.stop` asked for a stop; it happens after the reply is written. */
@@ -55,13 +56,13 @@ class SocketTransport implements Transport {
 
   constructor(private readonly deps: TransportDeps) {
     this.limits = { ...defaultLimits(openFileLimit(() => fs.readFileSync('/proc/self/limits', 'utf8'))), ...deps.limits };
-    this.feed = new SubscriberFeed(deps.supervisor, this.conns);
+    this.feed = new SubscriberFeed(deps.feed, this.conns);
     const server: HandlerContext['server'] = { clients: () => this.conns.size, stop: deps.stop };
     this.requests = {
-      supervisor: deps.supervisor,
+      feed: deps.feed,
       handlers: deps.handlers,
       log: deps.log,
-      contextOf: (conn) => ({ supervisor: deps.supervisor, home: deps.home, conn: this.connContext(conn), server }),
+      contextOf: (conn) => ({ ...deps.rooms, home: deps.home, conn: this.connContext(conn), server }),
     };
     this.server = net.createServer((socket) => this.accept(socket));
   }

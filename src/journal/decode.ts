@@ -30,7 +30,7 @@ function fail(key: string, want: string, v: unknown): never {
 }
 
 /** `e` as thrown from inside `key`: its path gets the step (rethrow it). */
-export function within(key: string, e: unknown): unknown {
+function within(key: string, e: unknown): unknown {
   if (key !== '' && e instanceof Mismatch) e.path.unshift(key);
   return e;
 }
@@ -84,7 +84,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** An object, its fields to be read one by one. */
-export function fieldsOf(v: unknown, key: string): Record<string, unknown> {
+function fieldsOf(v: unknown, key: string): Record<string, unknown> {
   return isObject(v) ? v : fail(key, 'an object', v);
 }
 
@@ -122,9 +122,11 @@ export const anObject: Decoder<Record<string, unknown>> = fieldsOf;
 export const stringRecord: Decoder<Record<string, string>> = (v, key) => {
   const o = fieldsOf(v, key);
   const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(o)) {
+  try {
     // Defined, not assigned: a variable named __proto__ is a name like any other.
-    Object.defineProperty(out, k, { value: typeof x === 'string' ? x : fail(k, 'a string', x), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(o)) Object.defineProperty(out, k, { value: str(x, k), enumerable: true, writable: true, configurable: true });
+  } catch (e) {
+    throw within(key, e);
   }
   return out;
 };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { JournalRecordError } from '../../src/journal/decode.js';
 import { newRun } from '../../src/core/run-record.js';
 import type { Run } from '../../src/core/types.js';
 
@@ -188,9 +189,12 @@ describe('records of an older orcr', () => {
       ...oldestRecord('bad-3', 3),
       attempts: [{ n: 1, started_at: 1, ended_at: 2, reason: 'tired', detail: null, session_id: null, prompt: null }],
     });
+    writeRaw(file, { ...oldestRecord('bad-4', 4), env: { A: 1 } });
     const j = new Journal(file);
+    expect(() => j.getRun('bad-1')).toThrow(JournalRecordError);
     expect(() => j.getRun('bad-1')).toThrow(`the journal's record of run bad-1 does not read: turns: expected a number, found "3"`);
     expect(() => j.getRun('bad-2')).toThrow(`the journal's record of run bad-2 does not read: limits.max_turns: expected a number, found "five"`);
+    expect(() => j.getRun('bad-4')).toThrow(`the journal's record of run bad-4 does not read: env.A: expected a string, found 1`);
     expect(() => j.getRun('bad-3')).toThrow(/record of run bad-3 does not read: attempts\[0\]\.reason: expected one of completed, .*, found "tired"/);
     j.close();
   });

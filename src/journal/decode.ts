@@ -89,30 +89,47 @@ function fieldsOf(v: unknown, key: string): Record<string, unknown> {
 }
 
 /**
+ * How many fields or() and orElse() gave their defaults to, while the
+ * object() being read reads its own: a nested object() counts its own and
+ * puts the count back as it found it.
+ */
+let filled = 0;
+
+/**
  * An object read by `read`, which builds it field by field (naming each
- * field it reads, for the error); the fields `read` does not know are kept.
+ * field it reads, for the error; a field the record lacks is filled through
+ * or() or orElse() only); the fields `read` does not know are kept.
  */
 export function object<T extends object>(read: (o: Record<string, unknown>) => T): Decoder<T> {
   return (v, key) => {
     const o = fieldsOf(v, key);
+    const before = filled;
     let known: T;
+    let itsOwn: number;
     try {
       known = read(o);
+      itsOwn = filled - before;
     } catch (e) {
       throw within(key, e);
+    } finally {
+      filled = before;
     }
-    return keepingUnknown(known, o);
+    return keepingUnknown(known, o, itsOwn);
   };
 }
 
 /** `v` read by `d`, or `absent` when a record written before the field existed lacks it. */
 export function or<T>(v: unknown, key: string, d: Decoder<T>, absent: T): T {
-  return v === undefined ? absent : d(v, key);
+  if (v !== undefined) return d(v, key);
+  filled++;
+  return absent;
 }
 
 /** As `or`, the value for an absent field made afresh each time (an object or an array). */
 export function orElse<T>(v: unknown, key: string, d: Decoder<T>, fill: () => T): T {
-  return v === undefined ? fill() : d(v, key);
+  if (v !== undefined) return d(v, key);
+  filled++;
+  return fill();
 }
 
 /** Any object, its fields unchecked. */
@@ -131,11 +148,21 @@ export const stringRecord: Decoder<Record<string, string>> = (v, key) => {
   return out;
 };
 
+function countFields(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
 /**
  * `known`, as decoded, with every field of `raw` it does not have: a field a
- * later orcr added is kept through this one's rewrite of the record.
+ * later orcr added is kept through this one's rewrite of the record. `known`
+ * holds the fields of `raw` that it reads and the `filled` ones `raw` lacks,
+ * so `raw` has others only when it has more fields than that leaves: counted
+ * first, as looking each field up costs more than reading the record.
  */
-function keepingUnknown<T extends object>(known: T, raw: Record<string, unknown>): T {
+function keepingUnknown<T extends object>(known: T, raw: Record<string, unknown>, filled: number): T {
+  if (countFields(raw) <= countFields(known) - filled) return known;
   for (const k in raw) {
     if (!Object.hasOwn(known, k)) Object.defineProperty(known, k, { value: raw[k], enumerable: true, writable: true, configurable: true });
   }

@@ -42,15 +42,16 @@ const noAttempts = (): Attempt[] => [];
 const tokens = object<TokenCounts>((t) => ({ input: num(t.input, 'input'), output: num(t.output, 'output'), cached: num(t.cached, 'cached') }));
 
 // Every ceiling of core/limits' table, so that a new one needs no line here; one a record lacks (it came later) is none.
-const ceilingsOf = (l: Record<string, unknown>): CeilingValues =>
-  // Its keys are the table's names, CeilingValues' keys; Object.fromEntries types them as any string.
-  Object.fromEntries(CEILING_NAMES.map((k) => [k, or(l[k], k, nullNum, null)])) as CeilingValues;
+function ceilingsOf(l: Record<string, unknown>): CeilingValues {
+  const out: Record<string, number | null> = {};
+  for (const k of CEILING_NAMES) out[k] = or(l[k], k, nullNum, null);
+  // Its keys are CEILING_NAMES, CeilingValues' keys: TypeScript does not follow a loop over them.
+  return out as CeilingValues;
+}
 
-const limits = object<RunLimits>((l) => ({
-  ...ceilingsOf(l),
-  loop: loopAction(l.loop, 'loop'),
-  on_stall: or(l.on_stall, 'on_stall', stallAction, 'terminate'),
-}));
+const limits = object<RunLimits>((l) =>
+  Object.assign(ceilingsOf(l), { loop: loopAction(l.loop, 'loop'), on_stall: or(l.on_stall, 'on_stall', stallAction, 'terminate') }),
+);
 
 const loopState = object<LoopState>((s) => ({
   tools: strings(s.tools, 'tools'),

@@ -178,6 +178,10 @@ describe('records of an older orcr', () => {
     const r = j.getRun('new-1')!;
     j.updateRun({ ...r, turns: 1 }, null);
     expect(j.getRun('new-1')).toMatchObject({ turns: 1, from_the_future: { x: 1 }, limits: { max_turns: 5, on_stall: 'terminate', max_future: 3 } });
+    // And beside every field this orcr writes.
+    const today = newRun({ uuid: 'new-2', name: 'today', provider: 'p', workload: 'default', queue_seq: 2, command: ['true'], cwd: '/', now: 1 });
+    writeRaw(file, { ...today, from_the_future: 'y', tree: { ...today.tree, future_meter: 2 } });
+    expect(j.getRun('new-2')).toStrictEqual({ ...today, from_the_future: 'y', tree: { ...today.tree, future_meter: 2 } });
     j.close();
   });
 

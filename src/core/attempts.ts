@@ -99,7 +99,7 @@ export function afterExit(
   jitter = 0.5,
 ): AfterExit {
   const end = (note: string | null): AfterExit => ({ kind: 'end', reason: verdict.reason, detail: verdict.detail, note });
-  const done = run.attempts ?? [];
+  const done = run.attempts;
   const first = run.first_command ?? run.command;
   const attempt = (kind: 'continue' | 'retry'): Attempt => ({
     n: done.length + 1,
@@ -145,6 +145,6 @@ export function afterExit(
  */
 export function waitingDeadline(run: Run): number | null {
   if (run.status !== 'queued' || run.limits.timeout_ms === null) return null;
-  const first = run.attempts?.[0]?.started_at ?? null;
+  const first = run.attempts[0]?.started_at ?? null;
   return first === null ? null : first + run.limits.timeout_ms;
 }

@@ -139,7 +139,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
           cached: run.tokens.cached + sig.cached,
         },
         // A process reports its own total from zero: earlier attempts' (cost_base) come first.
-        cost_reported: sig.cost_usd_total !== undefined ? (run.cost_base ?? 0) + sig.cost_usd_total : run.cost_reported,
+        cost_reported: sig.cost_usd_total !== undefined ? run.cost_base + sig.cost_usd_total : run.cost_reported,
       };
     case 'tool':
       state.turn = { ...state.turn, tools: [...state.turn.tools, { name: sig.name, input: sig.input }] };
@@ -387,5 +387,5 @@ function settle(before: Run, wasStopped: boolean, acc: Progress, ctx: ProgressCo
 
 /** An interactive run started without a prompt: idle, not working, once its agent is ready. */
 export function awaitsFirstInput(run: Run): boolean {
-  return run.interactive && (run.prompt === null || run.prompt_argv === true) && run.input_seq === 0;
+  return run.interactive && (run.prompt === null || run.prompt_argv) && run.input_seq === 0;
 }

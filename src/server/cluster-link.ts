@@ -182,7 +182,7 @@ export class ClusterLink implements Limiter {
         if (!run || run.lease_id === id) continue;
         const events: EventInput[] = [];
         if (run.lease_id && !this.lostSaid.has(run.lease_id)) events.push(this.lostEvent(run.lease_id));
-        events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null && run.lease_id !== undefined } });
+        events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null } });
         store.save({ ...run, lease_id: id }, events);
         if (run.lease_id) lost.push(uuid);
       }

@@ -72,7 +72,7 @@ interface Held {
 
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
 export function stdinPrompt(run: Run): string | null {
-  return run.prompt_argv === true ? null : run.prompt;
+  return run.prompt_argv ? null : run.prompt;
 }
 
 /** The program a launch would run, or why it cannot (a LaunchError's own words). */
@@ -278,10 +278,10 @@ export class Launching {
     const base = this.p.store.reader.launchEnv(run.uuid);
     const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: home.dir };
     // What it waited for (`run --after`), its uuids in order, space-separated: its agent can read their logs, diffs and records.
-    if (run.after?.length) extraEnv.ORCR_AFTER = run.after.join(' ');
+    if (run.after.length) extraEnv.ORCR_AFTER = run.after.join(' ');
     const spec: LaunchSpec = {
       dir: runDir(home, run.uuid),
-      argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
+      argv: run.prompt_argv ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
       cwd: run.worktree ? Worktrees.cwdOf(run.worktree) : run.cwd,
       env: { ...(base?.env ?? process.env), ...extraEnv },
       stdinFifo: run.interactive || acceptsInput(run.protocol),

@@ -204,7 +204,7 @@ export class LiveRuns {
       tailer,
       dirWatch: null,
       adapter,
-      progress: run.loop_state ? { ...initialProgress(), loop: run.loop_state } : initialProgress(),
+      progress: { ...initialProgress(), loop: run.loop_state },
       timers: { guard: null, kill: null },
       // Re-adopted: counted from now (output times are not journaled).
       lastOutputAt: monoNow(),

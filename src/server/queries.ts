@@ -60,12 +60,12 @@ export class Queries {
       waiting = stopped
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
-      if (waiting) waiting = withResumes(waiting, run.attempts?.length ?? 0);
+      if (waiting) waiting = withResumes(waiting, run.attempts.length);
       // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
       if (!stopped && this.p.dependencies.holds(run.uuid)) {
         const v = this.p.dependencies.verdict(run);
         const left = v.kind === 'wait' ? v.left.map((i) => ({ uuid: i.uuid, name: i.name, status: i.status })) : [];
-        waiting = { reason: 'after', name: null, active: null, limit: run.after?.length ?? 0, reserved: null, until: null, position: null, inputs: left };
+        waiting = { reason: 'after', name: null, active: null, limit: run.after.length, reserved: null, until: null, position: null, inputs: left };
       }
       // A run of an account held (pause_at) waits outside the limiter until it lifts.
       const account = run.account ?? null;
@@ -82,17 +82,17 @@ export class Queries {
             until: new Date(accountHeld).toISOString(),
             position: null,
           },
-          run.attempts?.length ?? 0,
+          run.attempts.length,
         );
       }
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
-        const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');
+        const retried = run.attempts.filter((a) => a.kind === 'retry');
         waiting = {
           reason: 'retry',
           name: null,
           active: retried.length,
-          limit: run.retries ?? 0,
+          limit: run.retries,
           reserved: null,
           until: new Date(run.retry_at).toISOString(),
           position: null,

@@ -192,7 +192,7 @@ export function planRun(k: RunKind): RunPlan {
           cwd: old.cwd,
           env: old.env,
           prompt: old.prompt,
-          promptArgv: old.prompt_argv === true,
+          promptArgv: old.prompt_argv,
           interactive: old.interactive,
           limits: old.limits,
           now: k.now,

@@ -65,7 +65,16 @@ describe('afterExit', () => {
       kind: 'end',
       note: expect.stringMatching(/does not know how to resume/),
     });
-    const two = [1, 2].map((n) => ({ n, started_at: 0, ended_at: 0, reason: 'errored' as const, detail: 'limit', session_id: 'S1', prompt: null }));
+    const two = [1, 2].map((n) => ({
+      n,
+      kind: 'continue' as const,
+      started_at: 0,
+      ended_at: 0,
+      reason: 'errored' as const,
+      detail: 'limit',
+      session_id: 'S1',
+      prompt: null,
+    }));
     expect(afterExit(run({ attempts: two }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: 2 continuations already (max_continues)' });
   });
 });

@@ -29,9 +29,11 @@ describe('journal v5: parent', () => {
     const raw = new Database(file);
     for (let v = 0; v < 4; v++) raw.exec(MIGRATIONS[v]!);
     raw.pragma('user_version = 4');
-    const old = newRun({ uuid: 'old-1', name: 'old', provider: 'p', workload: 'w', queue_seq: 1, command: ['true'], cwd: '/', now: 1 });
-    delete old.parent;
-    delete old.depth;
+    const {
+      parent: _parent,
+      depth: _depth,
+      ...old
+    } = newRun({ uuid: 'old-1', name: 'old', provider: 'p', workload: 'w', queue_seq: 1, command: ['true'], cwd: '/', now: 1 });
     raw
       .prepare(`INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record) VALUES (?, ?, 'queued', 1, 'p', 'w', 1, ?)`)
       .run(old.uuid, old.name, JSON.stringify(old));

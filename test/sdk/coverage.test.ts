@@ -10,6 +10,7 @@ import { ensureHome } from '../../src/config/home.js';
 import { connect, Orcr, OrcrError } from '../../src/sdk/index.js';
 import { toOrcrError } from '../../src/sdk/errors.js';
 import { ERROR_EXIT, RemoteError } from '../../src/protocol/errors.js';
+import { METHODS, type MethodSpec } from '../../src/protocol/methods.js';
 import { useHomes } from '../support/harness.js';
 import { sdkCalls } from '../support/sdk-calls.js';
 
@@ -58,6 +59,15 @@ describe('the SDK covers the socket', () => {
       c.close();
       orcr.close();
     }
+  });
+
+  it('a tool the method table offers calls an SDK function that makes its method (orcr mcp calls it by that path)', () => {
+    const offered = METHOD_NAMES.flatMap((m) => {
+      const spec: MethodSpec = METHODS[m];
+      return spec.tool ? [[m, spec.tool.sdk] as const] : [];
+    });
+    expect(offered.length).toBeGreaterThan(0);
+    for (const [m, fn] of offered) expect(made.get(m), `${m}'s tool calls ${fn}`).toContain(fn);
   });
 
   it("the SDK's error codes are the supervisor's, each with the CLI's exit code (wait_timeout 3, conflict 4)", () => {

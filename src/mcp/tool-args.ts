@@ -78,7 +78,7 @@ function argsOf(
       const given = Object.fromEntries(Object.entries(raw).filter(([k, v]) => v !== null || !Object.hasOwn(schema.shape, k)));
       const r = schema.safeParse(given);
       if (!r.success) throw new OrcrError('usage', problemText(tool, schema, r.error, given));
-      return r.data as Record<string, unknown>;
+      return r.data;
     },
   };
 }

@@ -30,9 +30,8 @@ function bodiesOf(decl: ts.Declaration): ts.Node[] {
   return [];
 }
 
-const isPublic = (m: ts.ClassElement): boolean =>
-  (ts.getCombinedModifierFlags(m as ts.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) === 0;
-const isStatic = (m: ts.ClassElement): boolean => (ts.getCombinedModifierFlags(m as ts.Declaration) & ts.ModifierFlags.Static) !== 0;
+const isPublic = (m: ts.ClassElement): boolean => (ts.getCombinedModifierFlags(m) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) === 0;
+const isStatic = (m: ts.ClassElement): boolean => (ts.getCombinedModifierFlags(m) & ts.ModifierFlags.Static) !== 0;
 
 class Reader {
   private readonly checker: ts.TypeChecker;

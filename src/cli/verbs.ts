@@ -1,7 +1,8 @@
 // A command line to its verb: the verb's module (grammar.ts names it) is
 // loaded only when it is the verb given, so `orcr ps` loads none of what
-// `orcr logs` needs. A new verb is its entry in grammar.ts, its usage in
-// usage.ts and its module under verbs/.
+// `orcr logs` needs. A new verb is its entry in grammar.ts (its usage line
+// follows from it; usage.ts holds what a line cannot say) and its module
+// under verbs/.
 
 import { isVerb, spec, type VerbModule } from './grammar.js';
 import { CliExit, processIo, Shell, type CliIo, type Verb } from './shell.js';

@@ -101,6 +101,22 @@ describe("each verb's flags are declared once, and its help names them", () => {
     }
   });
 
+  it('every command, each subcommand too, has a usage line: `orcr PATH WORD`, or alike ones as `orcr PATH A|B`', () => {
+    const leaves = (path: string[], c: Command): string[][] =>
+      c.subcommands ? Object.entries(c.subcommands).flatMap(([w, sub]) => leaves([...path, w], sub)) : [path];
+    for (const v of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
+      const lines = VERB_USAGE[v].split('\n');
+      for (const path of leaves([v], spec(v))) {
+        const [word, parents] = [path.at(-1)!, path.slice(0, -1)];
+        const line = new RegExp(`^orcr ${[...parents, ''].join(' ')}([\\w-]+\\|)*${word}(\\|[\\w-]+)*( |$)`);
+        expect(
+          lines.some((l) => line.test(l)),
+          `${path.join(' ')} in ${JSON.stringify(VERB_USAGE[v])}`,
+        ).toBe(true);
+      }
+    }
+  });
+
   it('a verb refuses a flag it does not declare, naming it, and takes every one it does', () => {
     const r = orcr(['ps', '--frob']);
     expect(r.code).toBe(2);

@@ -108,7 +108,7 @@ describe('the lists that name protocols are the registry’s', () => {
     expect(PROTOCOLS).toEqual(['claude', 'codex', 'gemini', 'jsonl', 'plain']);
     expect(Object.keys(BUILTIN_PROVIDERS)).toEqual(PRESET_NAMES);
     expect(BUILTIN_PROVIDERS.claude).toEqual({
-      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
+      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-prompt-tool', 'stdio'],
       protocol: 'claude',
       interactive_input: true,
     });

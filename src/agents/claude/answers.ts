@@ -9,7 +9,7 @@ import { isObject, type JsonObject } from '../util.js';
 import { answerableQuestions, isAllowRules } from './asks.js';
 
 /** The CLI requires a denial's message; the model reads it as the tool's error. */
-export const DEFAULT_DENIAL = 'denied by orcr';
+const DEFAULT_DENIAL = 'denied by orcr';
 
 export function answerLine(ref: string, answer: AgentAnswer, asked: { input: unknown; offers: unknown }): string {
   return JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: ref, response: decision(answer, asked) } }) + '\n';

@@ -163,6 +163,11 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       return quota(acc, run, sig, ctx);
     case 'agent_retry':
       return agentRetry(events, run, sig, now);
+    case 'approval':
+    case 'approval_withdrawn':
+    case 'denied':
+      // The server's to journal and decide; a run's progress is not moved by them.
+      return run;
     case 'output':
       if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
         events.push({ type: 'working', data: { from: 'starting' } });

@@ -7,7 +7,22 @@ import type { Adapter, Signal } from '../../src/agents/signals.js';
 
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-export const SIGNAL_KINDS = new Set(['alive', 'turn_start', 'turn_end', 'usage', 'tool', 'text', 'result', 'blocked', 'output', 'quota', 'agent_retry']);
+export const SIGNAL_KINDS = new Set([
+  'alive',
+  'turn_start',
+  'turn_end',
+  'usage',
+  'tool',
+  'text',
+  'result',
+  'blocked',
+  'output',
+  'quota',
+  'agent_retry',
+  'approval',
+  'approval_withdrawn',
+  'denied',
+]);
 
 /** Every line, then end(): the whole signal stream of one process. */
 export function feed(adapter: Adapter, lines: readonly string[]): Signal[] {

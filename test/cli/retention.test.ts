@@ -46,6 +46,18 @@ describe('retention', () => {
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i));
   });
 
+  it('a gc asked while another collection runs collects what it was asked for, not what the other one did', async () => {
+    const h = await home();
+    await h.run(['-n', 'old', '--', 'true']);
+    expect(await h.waitCode('old')).toBe(0);
+    // Sent together on one connection: the second arrives while the first (the like of the hourly
+    // pass that retention.ended starts on its own) is still collecting.
+    const [wide, now] = await Promise.all([h.call<{ runs: number }>('gc', { older_than_ms: 3_600_000 }), h.call<{ runs: number }>('gc', { older_than_ms: 0 })]);
+    expect(wide.runs).toBe(0);
+    expect(now.runs).toBe(1);
+    expect(await h.ps({ all: true })).toEqual([]);
+  });
+
   it('a client resuming from before the oldest kept event is told so', async () => {
     const h = await home();
     await h.run(['-n', 'old', '--', 'true']);

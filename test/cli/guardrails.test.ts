@@ -282,7 +282,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     // It lifts on time by itself.
     expect((await h.settle(['acme-2'], 60_000)).map((r) => `${r.name} ${r.token}`)).toEqual(['acme-2 completed']);
     // (the supervisor's clock is monotonic from its start: allow it a little drift from Date.now)
-    expect(Date.now() + 100).toBeGreaterThanOrEqual(stats.holds.acme);
+    expect(Date.now() + 100).toBeGreaterThanOrEqual(stats.holds.acme!);
     const types = (await h.events<{ type: string }>()).map((e) => e.type);
     expect(types).toContain('hold');
     expect(types).toContain('hold_lifted');

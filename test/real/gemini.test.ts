@@ -126,7 +126,7 @@ describeWhen(
       expect(cmd.args).toEqual(['--resume', done.session_id]);
       // Headless here (the prompt on stdin), the same session the person would get interactively.
       const env = r.agentEnv({ GEMINI_CLI_TRUST_WORKSPACE: 'true' });
-      const file = path.join(env.PATH.split(':')[0]!, cmd.file);
+      const file = path.join(env.PATH!.split(':')[0]!, cmd.file);
       const resumed = await runCli(file, [...cmd.args, '--output-format', 'stream-json'], cmd.cwd, env, 'what was the word?');
       expect(resumed.code, resumed.stderr).toBe(0);
       const lines = resumed.stdout

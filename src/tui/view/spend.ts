@@ -55,7 +55,7 @@ export function minuteSeries(s: Spend, minutes: number): { tokens: number[]; cos
   for (const m of s.perMinute) {
     const i = minutes - 1 - (last - m.minute);
     if (i < 0 || i >= minutes) continue;
-    tokens[i] += m.tokens;
+    tokens[i]! += m.tokens;
     cost += m.cost;
   }
   return { tokens, cost };

@@ -9,7 +9,7 @@ import type { Span } from '../src/tui/view/columns.js';
 import { fitGroups, type Group } from '../src/tui/view/fit.js';
 import { textWidth } from '../src/tui/view/format.js';
 import { contextOf, fitHints, footerHints } from '../src/tui/view/key-hints.js';
-import type { Prompt, TuiState, WaitBanner } from '../src/tui/state/store.js';
+import type { Prompt, WaitBanner } from '../src/tui/state/store.js';
 
 export interface FooterProps {
   readonly width: number;

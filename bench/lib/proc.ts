@@ -223,14 +223,14 @@ export function timedShell(cmd: string, opts: SpawnOptions & { timeoutMs?: numbe
     trackGroup(pgid);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
       if (stdout.length < 1 << 20) stdout += c;
     });
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
       if (stderr.length < 1 << 20) stderr += c;
     });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(opts.input ?? '');
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
     const timer = opts.timeoutMs
       ? setTimeout(() => {
           killGroup(pgid);

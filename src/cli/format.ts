@@ -7,7 +7,7 @@ import { formatDuration } from '../config/duration.js';
 import { treeOrder } from '../core/run-tree.js';
 import { providerCap } from '../core/caps.js';
 import type { PublicRun, Result } from '../client/methods.js';
-import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
+import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
 import { quotaText, type QuotaView } from '../text/quota.js';

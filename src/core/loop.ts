@@ -235,9 +235,11 @@ function canonical(value: unknown, ancestors: object[] = [], depth = 0): unknown
         const name = (value as { name?: unknown }).name;
         return `[function ${typeof name === 'string' ? name : ''}]`;
       }
+      case 'object':
+        break; // null, arrays and objects: below
     }
     if (value === null) return null;
-    const obj = value as object;
+    const obj = value;
     if (ancestors.includes(obj)) return '[circular]';
     if (depth >= MAX_DEPTH) return '[too deep]';
     const path = [...ancestors, obj];

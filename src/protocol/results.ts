@@ -5,7 +5,7 @@
 import type { CapUsage } from '../core/admission.js';
 import type { RunEvent } from '../core/events.js';
 import type { ExitReason, Protocol, RunStatus } from '../core/types.js';
-import type { MeterView, PublicLoop, PublicRun } from './views.js';
+import type { MeterView, PublicRun } from './views.js';
 
 // ---------- runs ----------
 

@@ -5,7 +5,6 @@
 
 import { HIDDEN_ALL, scanHidden, unicodeEscape } from './hidden.js';
 
-// eslint-disable-next-line no-control-regex
 const RAW = /[\u007f-\u009f\u2028\u2029]/g;
 
 const escape = (c: string): string => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');

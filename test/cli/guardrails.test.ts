@@ -312,7 +312,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     expect(Object.keys(r.budget).sort()).toEqual(['cost_usd', 'time_ms', 'tokens', 'turns']);
     expect(r.budget.tokens).toMatchObject({ used: 850, limit: 1000, fraction: 0.85, warn: true });
     expect(r.budget.turns).toMatchObject({ used: 1, limit: 5, fraction: 0.2, warn: false });
-    expect(r.budget.time_ms!.limit).toBe(3_600_000);
+    expect(r.budget.time_ms.limit).toBe(3_600_000);
     expect(r.loop).toEqual({ detected: false, warned: false, repetitions: expect.any(Number) });
     expect(r).toHaveProperty('held_until', null);
     const warnings = (await h.events<{ type: string; data: { meter: string } }>()).filter((e) => e.type === 'budget_warning');

@@ -372,7 +372,7 @@ export class ServedHome extends Remote {
     const child = spawn(NODE, [CLI, 'serve'], { env: this.env, stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let exited = false;
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => this.log.push(c.trimEnd()));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => this.log.push(c.trimEnd()));
     child.once('exit', () => {
       exited = true;
       if (this.child === child) this.child = null;
@@ -440,7 +440,7 @@ export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
     homes = [];
     const results = await Promise.allSettled(closing.map((h) => h.cleanup()));
     const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
   });
   return async (config?: unknown) => {
     const h = LiveHome.create(config);

@@ -4,7 +4,7 @@
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
-import type { KillResult, PublicRun } from '../../client/methods.js';
+import type { KillResult } from '../../client/methods.js';
 import type { RunPort } from '../input/actions.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/safe-text.js';

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { Client } from '../../client/client.js';
 import { DEMO_CONFIG, demoSpecs } from '../../client/demo-fleet.js';
 import { ensureHome, homePaths } from '../../config/home.js';
-import type { PublicRun } from '../../client/methods.js';
 
 export interface DemoHome {
   dir: string;

@@ -34,7 +34,7 @@ export function limiterItems(caps: readonly CapUsage[]): LimiterItem[] {
     });
     items.push(item('cap', null));
     for (const u of c.holders) items.push(item('holder', u));
-    c.waiting.forEach((u, i) => items!.push(item('waiter', u, i + 1)));
+    c.waiting.forEach((u, i) => items.push(item('waiter', u, i + 1)));
     if (c.queued > c.waiting.length) items.push(item('more', null));
     if (c.holders.length === 0 && c.queued === 0) items.push(item('none', null));
   }

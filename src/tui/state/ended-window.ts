@@ -121,5 +121,5 @@ export function addOlder(
   }
   const extra = Math.min(ENDED_MAX - ENDED_WINDOW, older.extra + added);
   const hidden = page.next === null ? 0 : Math.max(0, older.hidden - added);
-  return { byId: out ?? (byId as Record<string, PublicRun>), older: { hidden, before: page.next, extra, loading: false }, added };
+  return { byId: out ?? byId, older: { hidden, before: page.next, extra, loading: false }, added };
 }

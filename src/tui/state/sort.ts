@@ -28,7 +28,7 @@ export function isSortSpec(v: unknown): v is SortSpec {
     typeof o === 'object' &&
     SORT_KEYS.includes(o.key as SortKey) &&
     typeof o.reverse === 'boolean' &&
-    (o.group === undefined || o.group === null || GROUP_KEYS.includes(o.group as GroupKey))
+    (o.group === undefined || o.group === null || GROUP_KEYS.includes(o.group))
   );
 }
 

@@ -79,18 +79,18 @@ export interface HolderRec {
 
 export const entryBefore = (x: Entry, y: Entry): boolean => x.seq < y.seq || (x.seq === y.seq && x.ord < y.ord);
 // Called only on a class in its workload's heap, which has a live entry past `skip`.
-export const cursor = (c: Klass): Entry => c.q[c.head + c.skip]!;
-export const classBefore = (x: Klass, y: Klass): boolean => entryBefore(cursor(x), cursor(y));
+const cursor = (c: Klass): Entry => c.q[c.head + c.skip]!;
+const classBefore = (x: Klass, y: Klass): boolean => entryBefore(cursor(x), cursor(y));
 export const workloadBefore = (x: WorkloadState, y: WorkloadState): boolean =>
   x.priority > y.priority || (x.priority === y.priority && classBefore(x.heap.a[0]!, y.heap.a[0]!));
-export const deadlineBefore = (x: Entry, y: Entry): boolean => x.waiter.enqueued_at < y.waiter.enqueued_at;
-export const placeClass = (c: Klass, i: number): void => {
+const deadlineBefore = (x: Entry, y: Entry): boolean => x.waiter.enqueued_at < y.waiter.enqueued_at;
+const placeClass = (c: Klass, i: number): void => {
   c.hpos = i;
 };
 export const placeWorkload = (w: WorkloadState, i: number): void => {
   w.tpos = i;
 };
-export const placeDeadline = (e: Entry, i: number): void => {
+const placeDeadline = (e: Entry, i: number): void => {
   e.dpos = i;
 };
 export const unused = (w: WorkloadState): number => (w.reserved > w.active ? w.reserved - w.active : 0);

@@ -36,7 +36,7 @@ export function quote(text: string): string {
 }
 
 /** Any value for a message: a string as quote() shows it, anything else as JSON with its hidden characters escaped. */
-export function quoteValue(value: unknown): string {
+function quoteValue(value: unknown): string {
   if (typeof value === 'string') return quote(value);
   return jsonText(value).replace(HIDDEN_ALL, unicodeEscape);
 }

@@ -171,7 +171,7 @@ export class Remote {
  * event loop of a supervisor in this process that must answer it): in a CLI
  * thread (harness.ts), or spawned for serve, mcp and ORCR_TEST_CLI=process.
  */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
   if (cliInThread(args)) return cliLineAsync(args, env, input);
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -89,7 +89,7 @@ export async function removeDemoHome(dir: string, timeoutMs = 15_000): Promise<R
  * has ORCR_HOME set — a shell someone pointed at the demo must survive it.
  * Linux only (/proc); elsewhere none are found.
  */
-export function processesOfHome(dir: string): number[] {
+function processesOfHome(dir: string): number[] {
   const mark = `ORCR_HOME=${dir}`;
   const out: number[] = [];
   let entries: string[];

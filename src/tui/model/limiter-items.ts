@@ -5,7 +5,7 @@
 
 import type { CapUsage } from '../../core/admission.js';
 
-export type LimiterRole = 'cap' | 'holder' | 'waiter' | 'more' | 'none';
+type LimiterRole = 'cap' | 'holder' | 'waiter' | 'more' | 'none';
 
 export interface LimiterItem {
   /** Stable across stats refreshes while the same run holds or waits on the same cap. */

@@ -34,7 +34,7 @@ export interface Older {
 export const NO_OLDER: Older = { hidden: 0, before: null, extra: 0, loading: false };
 
 /** Ended runs kept now. */
-export function bound(o: Older): number {
+function bound(o: Older): number {
   return Math.min(ENDED_MAX, ENDED_WINDOW + o.extra);
 }
 

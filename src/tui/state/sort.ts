@@ -17,7 +17,7 @@ export interface SortSpec {
   /** Runs of one provider, workload or repository together, groups by name, the order above inside each. */
   group?: GroupKey | null;
 }
-export const GROUP_KEYS = ['provider', 'workload', 'repo'] as const;
+const GROUP_KEYS = ['provider', 'workload', 'repo'] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];
 export const DEFAULT_SORT: SortSpec = { key: 'status', reverse: false };
 

@@ -48,7 +48,7 @@ function table(title: string, rows: readonly SpendRow[], width: number): Span[][
 }
 
 /** The last `minutes` minutes up to the figures' time, tokens in each (0 where nothing was spent). */
-export function minuteSeries(s: Spend, minutes: number): { tokens: number[]; cost: number } {
+function minuteSeries(s: Spend, minutes: number): { tokens: number[]; cost: number } {
   const last = Math.floor(s.at / 60_000);
   const tokens = new Array<number>(minutes).fill(0);
   let cost = 0;

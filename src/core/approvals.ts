@@ -5,12 +5,10 @@
 
 import { parseRules, ruleMatches, type AskSubject, type Rule, type RuleContext } from './approval-rules.js';
 
-export const VERDICTS = ['allow', 'deny'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+export type Verdict = 'allow' | 'deny';
 
 /** The ways a person's answer reaches orcr. */
-export const ANSWER_VIAS = ['tui', 'cli', 'sdk', 'mcp'] as const;
-export type AnswerVia = (typeof ANSWER_VIAS)[number];
+type AnswerVia = 'tui' | 'cli' | 'sdk' | 'mcp';
 
 /** Who decided a request. */
 export type Decider =
@@ -21,8 +19,7 @@ export type Decider =
   /** Nobody answered in time: the policy's on_timeout. */
   | { kind: 'deadline' };
 
-export const APPROVAL_STATES = ['pending', 'allowed', 'denied', 'withdrawn'] as const;
-export type ApprovalState = (typeof APPROVAL_STATES)[number];
+type ApprovalState = 'pending' | 'allowed' | 'denied' | 'withdrawn';
 
 /** One question of an agent's (Claude Code's AskUserQuestion), with the options it offers. */
 export interface Question {

@@ -10,7 +10,7 @@ import type { Loop } from '../core/loop-policy.js';
 import type { Run } from '../core/types.js';
 import type { EventListener, Journal, ListQuery } from './journal.js';
 
-export type { EventListener, ListQuery } from './journal.js';
+export type { ListQuery } from './journal.js';
 
 export interface JournalReader {
   /** Any run by uuid, as last committed (the run store's lookup prefers the live row). */

@@ -16,7 +16,6 @@ import { RUN_STATUSES } from '../core/types.js';
 import { RemoteError } from './errors.js';
 import type {
   ClusterForgotten,
-  ClusterState,
   ClusterStatus,
   Diff,
   EventsPage,

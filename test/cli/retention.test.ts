@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PublicRun } from '../../src/protocol/views.js';
 import { lineReader, until, useHomes } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 

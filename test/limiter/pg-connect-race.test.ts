@@ -45,7 +45,7 @@ async function droppingServer(): Promise<number> {
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
-  return (server!.address() as net.AddressInfo).port;
+  return (server.address() as net.AddressInfo).port;
 }
 
 it('a connection ended as it opens fails the call as the cluster being unavailable, and raises nothing uncaught', async () => {

@@ -74,6 +74,11 @@ export interface Approval {
   delivered: boolean;
 }
 
+/** A request as the journal keeps it: its Approval and, for a question, what it asks (bounded and escaped, with its options). */
+export interface ApprovalRecord extends Approval {
+  questions: Question[] | null;
+}
+
 /** The policy a run's requests are decided by: its own rules and those of every scope above it, merged. */
 export interface ApprovalPolicy {
   allow: readonly Rule[];
@@ -149,6 +154,16 @@ export function deadlineOf(policy: Pick<ApprovalPolicy, 'timeout_ms'>, askedAt: 
 /** A pending request whose deadline has come: decided by it. */
 export function expired(a: Pick<Approval, 'state' | 'deadline_at' | 'on_timeout'>, now: number): Verdict | null {
   return a.state === 'pending' && a.deadline_at !== null && a.deadline_at <= now ? a.on_timeout : null;
+}
+
+/**
+ * A run blocked on its requests goes on by itself when every pending one has
+ * a deadline (a person or the deadline decides it, and the agent is told):
+ * `orcr wait` waits through it, as through a limit that will be continued.
+ * One with no deadline waits for a person alone: the run has settled.
+ */
+export function decidedInTime(pending: readonly Pick<Approval, 'deadline_at'>[]): boolean {
+  return pending.length > 0 && pending.every((a) => a.deadline_at !== null);
 }
 
 /**

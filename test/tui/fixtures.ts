@@ -29,6 +29,8 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     exit_code: null,
     exit_note: null,
     blocked_kind: null,
+    asking: null,
+    denials: 0,
     queue_seq: n,
     queue_position: null,
     pid: status === 'queued' ? null : 4242,

@@ -9,6 +9,7 @@
 // decide; this only commits, and names the effects.
 
 import { acceptsInput } from '../agents/input.js';
+import { agentProtocol } from '../agents/registry.js';
 import type { Config } from '../config/load.js';
 import type { Effect } from '../core/effects.js';
 import { holdsSlot } from '../core/run-state.js';
@@ -22,6 +23,9 @@ import type { Guards } from './guards.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
+
+/** The longest request line read whole (its input a whole file); past it, the line is as cut as any other. */
+export const REQUEST_LINE_MAX = 64 * 1024 * 1024;
 
 export class Progress {
   constructor(
@@ -44,7 +48,12 @@ export class Progress {
     const run = this.d.store.get(uuid);
     if (!adapter || !run) return;
     const signals: ProgressSignal[] = [];
-    for (const line of lines) signals.push(...adapter.line(line.text));
+    const channel = agentProtocol(run.protocol ?? adapter.protocol?.() ?? null)?.approvals;
+    for (const line of lines) {
+      // A request cut at the line limit would never be answered, and its agent waits for the answer: it is read whole.
+      const whole = line.truncated && channel?.carriesRequest(line.text) ? this.d.live.wholeLine(uuid, line, REQUEST_LINE_MAX) : null;
+      signals.push(...adapter.line(whole ?? line.text));
+    }
     let next: Run = lines.length > 0 ? { ...run, out_offset: lines[lines.length - 1]!.end } : run;
     if (next.protocol === null && adapter.protocol) {
       const detected = adapter.protocol();

@@ -89,6 +89,18 @@ const rules = z.array(z.string({ error: 'must list rules as strings (Bash(npm te
   }
 });
 
+const deadlineMs = durationKey('must be more than 0 (use "never" for no deadline)');
+/** A request's deadline, or "never" (null): 0 would decide every request before anyone could see it. */
+const deadline = z
+  .union([z.string(), z.number()], { error: `must be "never", ${DURATION_FORM} or a number of milliseconds` })
+  .transform((v, ctx): number | null => {
+    if (v === 'never') return null;
+    const ms = deadlineMs.safeParse(v);
+    if (ms.success) return ms.data;
+    ctx.addIssue({ code: 'custom', message: ms.error.issues[0]!.message });
+    return z.NEVER;
+  });
+
 /**
  * How an agent's requests are decided (config, a provider's, a workload's):
  * the lists add up over the scopes, a deny anywhere denies; the deadline and
@@ -100,10 +112,7 @@ const approvals = z
     deny: rules.optional(),
     ask: rules.optional(),
     /** How long a person has; "never": no deadline. */
-    timeout: z
-      .union([z.literal('never'), durationKey('must be more than 0 (use "never" for no deadline)')])
-      .transform((v) => (v === 'never' ? null : v))
-      .optional(),
+    timeout: deadline.optional(),
     on_timeout: z.enum(VERDICTS, { error: `must be one of ${VERDICTS.join(', ')}` }).optional(),
   })
   .strict();

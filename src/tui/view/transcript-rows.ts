@@ -31,6 +31,9 @@ export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   'turn.failed': 'reason.bad',
   error: 'event.error',
   hold: 'event.hold',
+  approval: 'event.hold',
+  decision: 'reason.ok',
+  'decision.denied': 'reason.bad',
   raw: 'text.muted',
 };
 

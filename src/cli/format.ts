@@ -241,6 +241,8 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
       ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`],
     );
   }
+  const rules = [...r.rules.allow.map((x) => `allow ${x}`), ...r.rules.deny.map((x) => `deny ${x}`)];
+  if (rules.length > 0) lines.push(['rules', safeLine(rules.join(', '))]);
   if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
   if ((r.dependents ?? []).length > 0) lines.push(['waited for by', r.dependents.join(', ')]);
   if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);

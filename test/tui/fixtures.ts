@@ -31,6 +31,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     blocked_kind: null,
     asking: null,
     denials: 0,
+    rules: { allow: [], deny: [] },
     queue_seq: n,
     queue_position: null,
     pid: status === 'queued' ? null : 4242,

@@ -18,7 +18,7 @@ import { agentProtocol, AGENT_PROTOCOLS, createAdapter } from './registry.js';
 import type { Adapter, Signal } from './signals.js';
 import { isObject, parseObject, str } from './util.js';
 
-export type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'approval' | 'decision' | 'raw';
+type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'approval' | 'decision' | 'raw';
 
 export interface Entry {
   kind: EntryKind;

@@ -328,7 +328,7 @@ export function commandAt(verb: VerbName, ...subs: string[]): Command | null {
 }
 
 /** A command's flags with those of every subcommand below it: for a verb that parses its flags before it reads its subcommand. */
-export function flagsUnder(c: Command): FlagDecls {
+function flagsUnder(c: Command): FlagDecls {
   return Object.assign({}, c.flags, ...Object.values(c.subcommands ?? {}).map(flagsUnder)) as FlagDecls;
 }
 

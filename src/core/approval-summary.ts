@@ -7,7 +7,7 @@
 import type { Ask } from './approvals.js';
 
 /** The most a summary holds of what the request names (a command, a path, a URL, a question). */
-export const SUMMARY_SUBJECT_MAX = 160;
+const SUMMARY_SUBJECT_MAX = 160;
 
 /** `Bash: npm test`, `Write: src/a.ts (12 lines, 340 B)`, `Edit: src/a.ts (+3 −1)`, `WebFetch: https://…`, `question: Which database?` */
 /** `cwd`: the run's folder, which a path is shown from; null where it is not known (a path is shown whole). */

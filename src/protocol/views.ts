@@ -137,7 +137,7 @@ export interface ViewExtras {
 }
 
 /** The run's meters as clients see them: core's runMeters, rounded. */
-export function meterViews(run: Run, now: number): PublicRun['budget'] {
+function meterViews(run: Run, now: number): PublicRun['budget'] {
   const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
   // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
   const tree = rolledUp(run);

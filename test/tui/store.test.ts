@@ -112,7 +112,7 @@ describe('applySnapshot / applyEvents', () => {
 
   it('a rows message reaches the screen state through reduceStream, with no log line', () => {
     const a = run({ status: 'working' });
-    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) } as TuiState;
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) };
     const { patch } = reduceStream(s, [{ type: 'rows', seq: 3, runs: [{ ...a, last_text: 'hello' }] }]);
     expect(patch.runs?.byId[a.uuid]?.last_text).toBe('hello');
     expect(patch.log).toBeUndefined();

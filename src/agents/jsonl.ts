@@ -31,7 +31,8 @@ export const jsonl = defineProtocol({
   mock: async () => (await import('./mock/jsonl.js')).jsonlMock,
 });
 
-const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS);
+// An agent's own word for a block; `approval` is orcr's, for a request it holds (a jsonl agent never asks: it reads as unknown).
+const BLOCKED: ReadonlySet<string> = new Set(BLOCKED_KINDS.filter((k) => k !== 'approval'));
 
 export function createJsonlAdapter(): Adapter {
   const turns = createTurnTracker();

@@ -70,6 +70,12 @@ export interface AgentAnswer {
 interface ApprovalChannel {
   /** The whole line to write to the agent's stdin, newline included; `asked` is what the request carried (its approval signal's input and offers). */
   answer(ref: string, answer: AgentAnswer, asked: { input: unknown; offers: unknown }): string;
+  /**
+   * A line that carries a request, known from its first bytes: it is read
+   * whole even past the output's line limit, as a request's input may be a
+   * whole file (a 10 MB Write) and the agent waits for the answer to it.
+   */
+  carriesRequest(head: string): boolean;
 }
 
 interface TranscriptReading {

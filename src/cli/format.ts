@@ -10,6 +10,7 @@ import type { PublicRun, Result } from '../client/methods.js';
 import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
+import { approvalLine, askingText, denialsMark } from '../text/approvals.js';
 import { quotaText, type QuotaView } from '../text/quota.js';
 import { jsonText } from '../text/json-text.js';
 
@@ -102,6 +103,9 @@ export function plainNumber(n: number): string {
 function statusWord(r: PublicRun, now = Date.now()): string {
   if (r.status === 'ended') return `ended:${r.exit_reason}`;
   if (r.status === 'blocked') {
+    // On its agent's requests: `blocked:approval approve Bash: npm test +1 more`.
+    const asking = askingText(r);
+    if (asking) return `blocked:approval ${asking}`;
     // A limit its agent waits out by itself: `blocked:limit the agent waits until 16:50 (4h12m)`.
     const waits = agentWaitText(r, now, { short: true });
     return `blocked:${r.blocked_kind ?? 'unknown'}${waits ? ` ${waits}` : ''}`;
@@ -130,7 +134,8 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     // In a tree, a child sits two columns right of its parent.
     truncateDisplay('  '.repeat(levels?.[i] ?? 0) + safeLine(r.name), NAME_COLUMNS),
     r.uuid.slice(0, 8),
-    { text: statusWord(r, now), status: r.status },
+    // Tools its agent CLI refused by itself, nobody asked: `working ⊘ 2 denied`.
+    { text: [statusWord(r, now), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.status },
     `${r.provider}/${r.workload}`,
     String(r.turns),
     tokens(r.tokens.input + r.tokens.output),
@@ -236,21 +241,12 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
       ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`],
     );
   }
+  const rules = [...r.rules.allow.map((x) => `allow ${x}`), ...r.rules.deny.map((x) => `deny ${x}`)];
+  if (rules.length > 0) lines.push(['rules', safeLine(rules.join(', '))]);
   if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
   if ((r.dependents ?? []).length > 0) lines.push(['waited for by', r.dependents.join(', ')]);
   if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);
-  if (r.children.length > 0) {
-    const u = r.rollup;
-    lines.push(
-      ['children', r.children.join(', ')],
-      // Rolled up: this run and every descendant; its token and cost ceilings are read against these.
-      [
-        'tree tokens',
-        `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`,
-      ],
-      ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
-    );
-  }
+  lines.push(...treeLines(r));
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
   if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
   if (env) for (const [k, v] of Object.entries(env)) lines.push(['env', `${k}=${v}`]);
@@ -265,11 +261,34 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   }
   if ((r.attempts?.length ?? 0) > 0)
     lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
+  lines.push(...requestLines(r));
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
   lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);
   const w = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(w)}  ${safeLine(v)}`).join('\n');
+}
+
+/** A parent's children and what they spent with it, rolled up: its token and cost ceilings are read against these. */
+function treeLines(r: PublicRun): [string, string][] {
+  if (r.children.length === 0) return [];
+  const b = r.budget;
+  const u = r.rollup;
+  return [
+    ['children', r.children.join(', ')],
+    [
+      'tree tokens',
+      `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`,
+    ],
+    ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
+  ];
+}
+
+/** Its agent's requests, oldest first, each with who decided it, and the tool calls its CLI refused by itself. */
+function requestLines(r: PublicRun): [string, string][] {
+  const lines: [string, string][] = (r.approvals ?? []).map((a) => ['request', approvalLine(a)]);
+  if (r.denials) lines.push(['denied', `${r.denials} tool ${r.denials === 1 ? 'call' : 'calls'} refused by the agent CLI's own settings (nobody was asked)`]);
+  return lines;
 }
 
 /** `in 4m10s`, or `now` once the moment has passed. */

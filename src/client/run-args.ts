@@ -181,6 +181,14 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
     if (values.after === undefined) misuse('--after-any needs --after');
     spec.after_any = true;
   }
+  // Each rule as typed, one per flag: a rule may hold a comma (`Bash(a,b)`).
+  for (const list of ['allow', 'deny'] as const) {
+    const v = values[list];
+    if (v === undefined) continue;
+    spec[list] = v;
+    flagOf.set(list, typed.get(list) ?? `--${list}`);
+    raw.set(list, v.join(' '));
+  }
   if (values.base !== undefined && !values.worktree) misuse('--base needs --worktree');
   if (values.worktree) spec.worktree = values.base !== undefined ? { base: values.base } : true;
   // Files first, then -e: a flag overrides what a file says, as with docker.

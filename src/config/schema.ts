@@ -8,6 +8,8 @@ import { LOOP_ACTIONS, STALL_ACTIONS, type Protocol } from '../core/types.js';
 import { AGENT_PROTOCOLS, PROTOCOLS } from '../agents/registry.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 import { CEILING_NAMES, RUN_CEILINGS, type ConfigCeilingKey, type ConfigCeilings } from '../core/limits.js';
+import { parseRule } from '../core/approval-rules.js';
+import { VERDICTS } from '../core/approvals.js';
 
 const cap = z.number().int('must be a whole number').min(0, 'must not be negative');
 const positive = z.number().min(0, 'must not be negative');
@@ -79,6 +81,42 @@ const upTo100 = z
   .min(0, 'must be a whole number from 0 to 100')
   .max(100, 'must be a whole number from 0 to 100');
 
+/** A list of rules in Claude Code's permission syntax (`Bash(npm test:*)`, `Edit(src/**)`): a rule that does not read is named. */
+const rules = z.array(z.string({ error: 'must list rules as strings (Bash(npm test:*), Read, Edit(src/**))' })).superRefine((list, ctx) => {
+  for (const [i, text] of list.entries()) {
+    const r = parseRule(text);
+    if ('error' in r) ctx.addIssue({ code: 'custom', path: [i], message: `rule ${JSON.stringify(text).slice(0, 120)} ${r.error}` });
+  }
+});
+
+const deadlineMs = durationKey('must be more than 0 (use "never" for no deadline)');
+/** A request's deadline, or "never" (null): 0 would decide every request before anyone could see it. */
+const deadline = z
+  .union([z.string(), z.number()], { error: `must be "never", ${DURATION_FORM} or a number of milliseconds` })
+  .transform((v, ctx): number | null => {
+    if (v === 'never') return null;
+    const ms = deadlineMs.safeParse(v);
+    if (ms.success) return ms.data;
+    ctx.addIssue({ code: 'custom', message: ms.error.issues[0]!.message });
+    return z.NEVER;
+  });
+
+/**
+ * How an agent's requests are decided (config, a provider's, a workload's):
+ * the lists add up over the scopes, a deny anywhere denies; the deadline and
+ * what it decides come from the narrowest scope that says.
+ */
+const approvals = z
+  .object({
+    allow: rules.optional(),
+    deny: rules.optional(),
+    ask: rules.optional(),
+    /** How long a person has; "never": no deadline. */
+    timeout: deadline.optional(),
+    on_timeout: z.enum(VERDICTS, { error: `must be one of ${VERDICTS.join(', ')}` }).optional(),
+  })
+  .strict();
+
 const workload = z
   .object({
     worktree: worktreeChoice.optional(),
@@ -90,6 +128,8 @@ const workload = z
     retries: upTo100.optional(),
     /** An attempt that exits with one of these is never retried. */
     terminal_exit_codes: exitCodes.optional(),
+    /** Rules for the requests of this workload's runs. */
+    approvals: approvals.optional(),
   })
   .strict();
 
@@ -149,6 +189,8 @@ const provider = z
     resume_pace: duration.refine((ms) => ms <= 3_600_000, { message: 'must be at most 1h (0 starts them all at once)' }).optional(),
     /** What the resumed session is told. */
     continue_prompt: z.string().trim().min(1, 'must not be empty').max(10_000, 'must be at most 10,000 characters').optional(),
+    /** Rules for the requests of this provider's runs. */
+    approvals: approvals.optional(),
   })
   .strict();
 
@@ -235,6 +277,8 @@ export const configSchema = z
       })
       .strict()
       .default({ setup_timeout: 600_000 }),
+    /** How every run's requests are decided (a provider's, a workload's and a run's own rules add to these). */
+    approvals: approvals.optional(),
     /** Who to tell when a run needs a person (server/notify.ts). Absent: nobody is told. */
     notify: z
       .object({

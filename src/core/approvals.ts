@@ -5,10 +5,12 @@
 
 import { parseRules, ruleMatches, type AskSubject, type Rule, type RuleContext } from './approval-rules.js';
 
-export type Verdict = 'allow' | 'deny';
+export const VERDICTS = ['allow', 'deny'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /** The ways a person's answer reaches orcr. */
-type AnswerVia = 'tui' | 'cli' | 'sdk' | 'mcp';
+export const ANSWER_VIAS = ['tui', 'cli', 'sdk', 'mcp'] as const;
+export type AnswerVia = (typeof ANSWER_VIAS)[number];
 
 /** Who decided a request. */
 export type Decider =
@@ -19,7 +21,8 @@ export type Decider =
   /** Nobody answered in time: the policy's on_timeout. */
   | { kind: 'deadline' };
 
-type ApprovalState = 'pending' | 'allowed' | 'denied' | 'withdrawn';
+export const APPROVAL_STATES = ['pending', 'allowed', 'denied', 'withdrawn'] as const;
+export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
 /** One question of an agent's (Claude Code's AskUserQuestion), with the options it offers. */
 export interface Question {
@@ -69,6 +72,11 @@ export interface Approval {
   always_added: boolean;
   /** The answer was written to the agent's input (a restart writes an undelivered one again). */
   delivered: boolean;
+}
+
+/** A request as the journal keeps it: its Approval and, for a question, what it asks (bounded and escaped, with its options). */
+export interface ApprovalRecord extends Approval {
+  questions: Question[] | null;
 }
 
 /** The policy a run's requests are decided by: its own rules and those of every scope above it, merged. */
@@ -146,6 +154,16 @@ export function deadlineOf(policy: Pick<ApprovalPolicy, 'timeout_ms'>, askedAt: 
 /** A pending request whose deadline has come: decided by it. */
 export function expired(a: Pick<Approval, 'state' | 'deadline_at' | 'on_timeout'>, now: number): Verdict | null {
   return a.state === 'pending' && a.deadline_at !== null && a.deadline_at <= now ? a.on_timeout : null;
+}
+
+/**
+ * A run blocked on its requests goes on by itself when every pending one has
+ * a deadline (a person or the deadline decides it, and the agent is told):
+ * `orcr wait` waits through it, as through a limit that will be continued.
+ * One with no deadline waits for a person alone: the run has settled.
+ */
+export function decidedInTime(pending: readonly Pick<Approval, 'deadline_at'>[]): boolean {
+  return pending.length > 0 && pending.every((a) => a.deadline_at !== null);
 }
 
 /**

@@ -35,6 +35,8 @@ export type Effect =
   | { kind: 'close_input'; uuid: string }
   /** Text as an idle run's next input (a loop warning). */
   | { kind: 'send'; uuid: string; text: string }
+  /** A decided request's answer written to its agent's input, in its protocol's words; once written, the request is marked delivered. */
+  | { kind: 'answer'; id: number }
   /** The limiter hears of a provider hold journaled in the unit of work; admission looks again once it has. */
   | { kind: 'hold'; provider: string; until: number }
   /** The fleet budget's verdict is looked at again (`reload`: its window's usage re-read first). */

@@ -6,6 +6,7 @@
 // A new event type goes here (its data in EventData), then where it is appended,
 // then in the readers that show it (the TUI's event log, `orcr events`).
 
+import type { Decider, Verdict } from './approvals.js';
 import type { MeterName } from './budget.js';
 import type { BlockedKind, ExitReason, RunStatus, StallAction, TokenCounts } from './types.js';
 
@@ -90,6 +91,15 @@ export interface EventData {
   takeover_requested: { at: 'turn_end' };
   input_sent: { input_seq: number; bytes: number };
   input_failed: { error: string };
+  // ---- a run's requests (its agent asks before it acts) ----
+  /** The agent asks (`question`: it asks a person a question); `summary` bounded and escaped; `deadline_at` epoch ms, or null for none. Its input stays in the run's folder. */
+  approval_asked: { id: number; tool: string; summary: string; question: boolean; deadline_at: number | null };
+  /** A request decided: by a rule, a person (through what, and who), or its deadline. */
+  approval_decided: { id: number; verdict: Verdict; by: Decider; summary: string };
+  /** The agent no longer waits for an answer (`agent`: its turn was interrupted), or the run ended (`ended`) or went back to the queue (`requeued`). */
+  approval_withdrawn: { id: number; why: 'agent' | 'ended' | 'requeued' };
+  /** The agent CLI refused a tool by its own settings, nobody asked; `count`: the run's refusals so far. */
+  denied: { tool: string; message: string; count: number };
   /** The run waits on its descendants and lends them its slot meanwhile. */
   slot_lent: { waiting_on: number };
   slot_taken_back: Record<string, never>;

@@ -118,7 +118,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
         if (!state.stoppedFor) state.stoppedFor = { reason: 'budget', detail: 'turns' };
         return run;
       }
-      if (run.status === 'idle' || run.status === 'blocked' || run.status === 'starting') {
+      if (run.status === 'idle' || (run.status === 'blocked' && run.blocked_kind !== 'approval') || run.status === 'starting') {
         events.push({ type: 'working', data: { from: run.status } });
         // Input orcr sends moves the run on before the agent answers: a turn begun while idle is the agent's own,
         // going on after a limit by itself, so orcr must not tell it to go on again when the hold lifts.
@@ -166,7 +166,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'approval':
     case 'approval_withdrawn':
     case 'denied':
-      // The server's to journal and decide; a run's progress is not moved by them.
+      // The requests' room's (server/approval-intake.ts), which the supervisor hands them to: a run's progress is not moved by them.
       return run;
     case 'output':
       if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
@@ -349,9 +349,13 @@ function observeLoop(acc: Progress, run: Run, ctx: ProgressContext): Run {
   return next;
 }
 
-/** Activity after a block means the agent got past it (e.g. a retried rate limit). */
+/**
+ * Activity after a block means the agent got past it (e.g. a retried rate
+ * limit). Not a block on a request: that lasts until the request is answered
+ * or withdrawn (the requests' room lifts it), whatever the agent prints.
+ */
 function resumeFromBlocked(run: Run, events: ProgressEvent[], now: number): Run {
-  if (run.status !== 'blocked') return run;
+  if (run.status !== 'blocked' || run.blocked_kind === 'approval') return run;
   events.push({ type: 'working', data: { from: 'blocked' } });
   return transition(run, 'working', now);
 }

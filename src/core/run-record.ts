@@ -79,6 +79,8 @@ export function newRun(n: NewRun): Run {
     retries: 0,
     retry_at: null,
     attempts: [],
+    approvals: { allow: [], deny: [] },
+    denials: 0,
   };
 }
 

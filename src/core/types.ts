@@ -33,7 +33,7 @@ export const EXIT_REASONS = [
 ] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
 
-export const BLOCKED_KINDS = ['limit', 'login', 'question', 'unknown'] as const;
+export const BLOCKED_KINDS = ['limit', 'login', 'question', 'approval', 'unknown'] as const;
 export type BlockedKind = (typeof BLOCKED_KINDS)[number];
 
 /**
@@ -193,6 +193,14 @@ export interface Run {
   attempts: Attempt[];
   /** The command the run was made with, once a continuation replaced `command` by the resume command. Absent: `command` is it. */
   first_command?: string[];
+  /**
+   * The run's own rules for its agent's requests (core/approval-rules.ts'
+   * syntax), narrowest of the scopes merged: an "always" answer adds the
+   * request's rule to `allow`. Empty: none of its own.
+   */
+  approvals: { allow: string[]; deny: string[] };
+  /** Tool calls its agent CLI refused by its own settings, nobody asked (no prompt tool in use). */
+  denials: number;
 }
 
 export const WORKTREE_STATES = ['planned', 'ready', 'merged', 'kept', 'discarded', 'removed'] as const;

@@ -1,5 +1,5 @@
 // The journal: the only durable state, and with its tables' modules (runs,
-// events, launch environments, usage, meta, loops) and retention.ts (its
+// events, launch environments, usage, meta, loops, requests) and retention.ts (its
 // batches, as journal.retention, in this journal's transactions) the only
 // code that touches SQLite. A run's row and the event that explains its
 // change are written in one IMMEDIATE transaction, so a crash can never leave
@@ -10,7 +10,9 @@ import type { SpendRow } from '../protocol/results.js';
 import type Database from 'better-sqlite3';
 import type { EventInput, RunEvent } from '../core/events.js';
 import type { Run } from '../core/types.js';
+import type { ApprovalRecord } from '../core/approvals.js';
 import type { Loop } from '../core/loop-policy.js';
+import { ApprovalRows } from './approval-rows.js';
 import { openDatabase } from './database.js';
 import { JournalUnavailable, unavailableReason } from './errors.js';
 import { EventRows, eventFromRow } from './event-rows.js';
@@ -39,6 +41,7 @@ export class Journal {
   private readonly usage: Usage;
   private readonly meta: Meta;
   private readonly loopRows: LoopRows;
+  private readonly approvalRows: ApprovalRows;
   /** What retention reads and removes (retention.ts): in the same database, in this journal's transactions. */
   readonly retention: JournalRetention;
   /** Callbacks for every committed event, in seq order; the server broadcasts from here. */
@@ -66,6 +69,7 @@ export class Journal {
     this.usage = new Usage(this.db);
     this.meta = new Meta(this.db);
     this.loopRows = new LoopRows(this.db);
+    this.approvalRows = new ApprovalRows(this.db);
     this.queueSeq = this.runs.maxQueueSeq();
     this.retention = new JournalRetention(this.db, (fn) => this.transaction(fn));
   }
@@ -270,6 +274,45 @@ export class Journal {
 
   deleteLoop(name: string): void {
     this.transaction(() => this.loopRows.delete(name));
+  }
+
+  /** A new request's row (joins the caller's transaction): its id. */
+  insertApproval(a: Omit<ApprovalRecord, 'id'>): number {
+    return this.transaction(() => this.approvalRows.insert(a));
+  }
+
+  /** A request's new state (joins the caller's transaction). */
+  updateApproval(a: ApprovalRecord): void {
+    this.transaction(() => this.approvalRows.update(a));
+  }
+
+  approval(id: number): ApprovalRecord | null {
+    return this.approvalRows.get(id);
+  }
+
+  /** A run's request by its agent's ref, or null. */
+  approvalByRef(run: string, ref: string): ApprovalRecord | null {
+    return this.approvalRows.byRef(run, ref);
+  }
+
+  /** Every request of a run, oldest first. */
+  approvalsOf(run: string): ApprovalRecord[] {
+    return this.approvalRows.ofRun(run);
+  }
+
+  /** A run's pending requests, oldest first. */
+  pendingApprovalsOf(run: string): ApprovalRecord[] {
+    return this.approvalRows.pendingOfRun(run);
+  }
+
+  /** The home's pending requests, oldest first, at most `limit`. */
+  pendingApprovals(limit: number): ApprovalRecord[] {
+    return this.approvalRows.pending(limit);
+  }
+
+  /** The home's newest requests, newest first, at most `limit`. */
+  recentApprovals(limit: number): ApprovalRecord[] {
+    return this.approvalRows.recent(limit);
   }
 
   walCheckpoint(): void {

@@ -8,6 +8,7 @@ import type { SpendRow } from '../protocol/results.js';
 import type { RunEvent } from '../core/events.js';
 import type { Loop } from '../core/loop-policy.js';
 import type { Run } from '../core/types.js';
+import type { ApprovalRecord } from '../core/approvals.js';
 import type { EventListener, Journal, ListQuery } from './journal.js';
 
 export type { ListQuery } from './journal.js';
@@ -44,6 +45,18 @@ export interface JournalReader {
   /** Every loop, with the environment its runs start with. */
   loops(): { record: Loop; env: Record<string, string> | null }[];
   getMeta<T>(key: string): T | null;
+  /** A request by id, or null. */
+  approval(id: number): ApprovalRecord | null;
+  /** A run's request by its agent's ref, or null. */
+  approvalByRef(run: string, ref: string): ApprovalRecord | null;
+  /** Every request of a run, oldest first. */
+  approvalsOf(run: string): ApprovalRecord[];
+  /** A run's pending requests, oldest first. */
+  pendingApprovalsOf(run: string): ApprovalRecord[];
+  /** The home's pending requests, oldest first, at most `limit`. */
+  pendingApprovals(limit: number): ApprovalRecord[];
+  /** The home's newest requests, newest first, at most `limit`. */
+  recentApprovals(limit: number): ApprovalRecord[];
   /** Fleet usage from `sinceTs` on. */
   usageSince(sinceTs: number): { tokens: number; cost: number };
   spend(
@@ -79,6 +92,12 @@ export function readerOf(j: Journal): JournalReader {
     loopEvents: (name, limit) => j.loopEvents(name, limit),
     loops: () => j.loops(),
     getMeta: <T>(key: string) => j.getMeta<T>(key),
+    approval: (id) => j.approval(id),
+    approvalByRef: (run, ref) => j.approvalByRef(run, ref),
+    approvalsOf: (run) => j.approvalsOf(run),
+    pendingApprovalsOf: (run) => j.pendingApprovalsOf(run),
+    pendingApprovals: (limit) => j.pendingApprovals(limit),
+    recentApprovals: (limit) => j.recentApprovals(limit),
     usageSince: (since) => j.usageSince(since),
     spend: (since, now, minutes) => j.spend(since, now, minutes),
     gcPlan: (before) => j.retention.gcPlan(before),

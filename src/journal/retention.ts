@@ -50,6 +50,7 @@ export class JournalRetention {
       ),
       deleteRun: this.db.prepare<[string]>(`DELETE FROM runs WHERE uuid = ?`),
       deleteRunEvents: this.db.prepare<[string]>(`DELETE FROM events WHERE run = ?`),
+      deleteRunApprovals: this.db.prepare<[string]>(`DELETE FROM approvals WHERE run = ?`),
       lastEventBefore: this.db.prepare<[number], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
       deleteEventsUpTo: this.db.prepare<[number, number]>(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
       deleteUnusedEnvs: this.db.prepare<[]>(`DELETE FROM envs WHERE id NOT IN (SELECT env_id FROM runs WHERE env_id IS NOT NULL)`),
@@ -79,7 +80,7 @@ export class JournalRetention {
 
   /**
    * One batch of retention, one transaction: up to `limit` runs that ended
-   * before `before` go, with their own events. Returns their uuids (their
+   * before `before` go, with their own events and requests. Returns their uuids (their
    * directories are the caller's), how many events went with them, and the
    * bytes of the rows removed. Never touches a run that is not ended.
    */
@@ -91,6 +92,7 @@ export class JournalRetention {
       for (const { uuid, bytes: b } of rows) {
         const own = this.stmts.runEventBytes.get(uuid) ?? NONE;
         events += this.stmts.deleteRunEvents.run(uuid).changes;
+        this.stmts.deleteRunApprovals.run(uuid);
         this.stmts.deleteRun.run(uuid);
         bytes += b + own.bytes;
       }

@@ -100,6 +100,9 @@ const agentRetry = object<NonNullable<Run['agent_retry']>>((a) => ({
 }));
 const nullAgentRetry = nullable(agentRetry);
 
+const runApprovals = object<Run['approvals']>((a) => ({ allow: strings(a.allow, 'allow'), deny: strings(a.deny, 'deny') }));
+const noApprovals = (): Run['approvals'] => ({ allow: [], deny: [] });
+
 const attempts = arrayOf(
   object<Attempt>((a) => ({
     n: num(a.n, 'n'),
@@ -167,6 +170,8 @@ const run = object<Run>((r) => {
     retries: or(r.retries, 'retries', num, 0),
     retry_at: or(r.retry_at, 'retry_at', nullNum, null),
     attempts: orElse(r.attempts, 'attempts', attempts, noAttempts),
+    approvals: orElse(r.approvals, 'approvals', runApprovals, noApprovals),
+    denials: or(r.denials, 'denials', num, 0),
   };
   // Optional: absent says something (see Run), so absent stays absent.
   if (r.spec_digest !== undefined) read.spec_digest = str(r.spec_digest, 'spec_digest');

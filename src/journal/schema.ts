@@ -64,6 +64,24 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE loops (name TEXT PRIMARY KEY, record TEXT NOT NULL, env TEXT);
   `,
+  // v8: an agent's requests (a tool it wants to use, a question it asks),
+  // one row each: short ids for people to type, never reused in a home
+  // (AUTOINCREMENT: retention removes old ones); one row per request of a
+  // run (its agent's ref), so a request read twice is journaled once; the
+  // pending ones found without reading every record. The input asked about
+  // stays in the run's folder, never here.
+  `
+  CREATE TABLE approvals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    state TEXT NOT NULL,
+    asked_at INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (run, ref)
+  );
+  CREATE INDEX approvals_pending ON approvals (asked_at, id) WHERE state = 'pending';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

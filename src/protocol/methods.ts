@@ -11,10 +11,14 @@
 import { z } from 'zod';
 import { MAX_DURATION_MS } from '../config/duration.js';
 import { checkRunSpecs, runSpecSchema } from '../config/run-spec.js';
+import { MESSAGE_MAX } from '../core/approval-answers.js';
+import { ANSWER_VIAS, VERDICTS } from '../core/approvals.js';
 import type { RunEvent } from '../core/events.js';
 import { RUN_STATUSES } from '../core/types.js';
 import { RemoteError } from './errors.js';
 import type {
+  ApprovalAnswered,
+  ApprovalGot,
   ClusterForgotten,
   ClusterStatus,
   Diff,
@@ -38,7 +42,7 @@ import type {
   WorktreeFinished,
 } from './results.js';
 import { PAGE } from './wire.js';
-import type { PublicLoop, PublicLoopRun, PublicRun } from './views.js';
+import type { PublicApproval, PublicLoop, PublicLoopRun, PublicRun } from './views.js';
 
 /**
  * A method offered as a tool of orcr mcp: its name and description for a
@@ -209,6 +213,46 @@ export const METHODS = {
     params: z.object({ ref: runRef, stat: z.boolean().optional() }),
     writes: false,
     doc: "A worktree run's changes against its base.",
+  }),
+
+  // ---------- requests (an agent asks before it acts) ----------
+  'approval.list': method<{ approvals: PublicApproval[] }>()({
+    params: z.object({
+      run: runRef.describe("one run's requests (default: the fleet's)").optional(),
+      all: flag.describe('decided and withdrawn requests too (default: pending only)').optional(),
+    }),
+    writes: false,
+    doc: "Requests waiting for a person, oldest first, across the fleet or of one run; `all` adds decided ones (a run's every one; the fleet's newest page).",
+  }),
+  'approval.get': method<ApprovalGot>()({
+    params: z.object({ id: z.number({ error: "must be a request's id, a whole number" }).int("must be a request's id, a whole number").positive() }),
+    writes: false,
+    doc: 'One request, and what its agent asked whole (its JSON cut at 1 MiB, with `truncated`).',
+  }),
+  'approval.answer': method<{ results: ApprovalAnswered[] }>()({
+    params: z.object({
+      targets: z
+        .array(z.string().min(1, 'must not be empty'), { error: "must be a non-empty array of request ids or runs (a run's pending requests)" })
+        .min(1, { error: "must be a non-empty array of request ids or runs (a run's pending requests)" })
+        .describe("request ids (12), or runs: each of a run's pending requests"),
+      verdict: z.enum(VERDICTS, { error: `must be one of ${VERDICTS.join(', ')}` }),
+      message: z
+        .string({ error: 'must be a string' })
+        .max(MESSAGE_MAX, `must be at most ${MESSAGE_MAX} characters`)
+        .describe('with deny: what the agent is told')
+        .optional(),
+      answers: z
+        .array(z.union([z.string(), z.array(z.string())]), { error: 'must be an array: one answer per question (a list of labels for a multi-select one)' })
+        .describe("a question's answers, one per question, each an option it offers")
+        .optional(),
+      always: flag.describe('with allow: allow the like of it for the rest of the run (the rule the agent offers)').optional(),
+      via: z.enum(ANSWER_VIAS, { error: `must be one of ${ANSWER_VIAS.join(', ')}` }),
+      who: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters').optional(),
+      // The answering client's ORCR_RUN: a run never answers its own requests, nor a run below it.
+      caller: z.string({ error: 'must be a string' }).optional(),
+    }),
+    writes: true,
+    doc: "Answer requests (allow or deny): by id, or a run's pending ones; refused (conflict) for one no longer waiting, and (refused) from inside the asking run or below it.",
   }),
 
   // ---------- events ----------

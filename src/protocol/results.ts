@@ -4,8 +4,10 @@
 
 import type { CapUsage } from '../core/admission.js';
 import type { RunEvent } from '../core/events.js';
+import type { ApprovalState } from '../core/approvals.js';
 import type { ExitReason, Protocol, RunStatus } from '../core/types.js';
-import type { MeterView, PublicRun } from './views.js';
+import type { ErrorCode } from './errors.js';
+import type { MeterView, PublicApproval, PublicRun } from './views.js';
 
 // ---------- runs ----------
 
@@ -49,6 +51,29 @@ export interface RunSelected {
   uuid: string;
   name: string;
   status: RunStatus;
+}
+
+// ---------- requests ----------
+
+/** A request and what its agent asked, whole, or its JSON text cut at 1 MiB (`truncated`). */
+export interface ApprovalGot {
+  approval: PublicApproval;
+  input: unknown;
+  truncated?: boolean;
+}
+
+/**
+ * One request answered, or one target refused (`error`: its code and why —
+ * `conflict` when it no longer waits, naming who decided it; `refused` when
+ * the caller is the asking run or below it; `usage` for an answer it does
+ * not take; `not_found`). `state`: the request's after the answer.
+ */
+export interface ApprovalAnswered {
+  target: string;
+  id: number | null;
+  run: string | null;
+  state: ApprovalState | null;
+  error?: { code: ErrorCode; message: string };
 }
 
 export interface Diff {

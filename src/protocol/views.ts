@@ -3,6 +3,8 @@
 // in the README; environment values and the prompt stay inside the
 // supervisor), and of a loop. The result types of the methods are in results.ts.
 
+import { bounded } from '../core/approval-summary.js';
+import { deciderText, type ApprovalRecord, type ApprovalState, type Decider, type Question, type Verdict } from '../core/approvals.js';
 import { roundCost, roundFraction, runMeters, type MeterName } from '../core/budget.js';
 import type { LoopRunStatus, Overlap } from '../core/loop-policy.js';
 import { rolledUp } from '../core/run-tree.js';
@@ -30,6 +32,18 @@ export interface PublicRun {
   /** Why its usage limit or passing failure did not go on (`not retried: exit code 1 is terminal`); null when there is nothing to say. */
   exit_note: string | null;
   blocked_kind: BlockedKind | null;
+  /**
+   * Blocked on its agent's requests (kind `approval`): the oldest pending one
+   * (its id, its summary, whether it is a question, its deadline) and how many
+   * more wait; null otherwise.
+   */
+  asking: { id: number; summary: string; question: boolean; deadline_at: string | null; more: number } | null;
+  /** Tool calls its agent CLI refused by its own settings (nobody was asked). */
+  denials: number;
+  /** Its own rules for what its agent asks (`run --allow/--deny`, and an "always" answer's), besides config's. */
+  rules: { allow: string[]; deny: string[] };
+  /** Every request of the run, oldest first: in `show` (run.get) only. */
+  approvals?: PublicApproval[];
   queue_seq: number;
   /** A queued run's place in admission order (1 = next), as of this view; a subscriber with `rows` is sent it again as it moves (RowsMessage.positions). */
   queue_position: number | null;
@@ -116,6 +130,10 @@ export interface ViewExtras {
   now?: number;
   children?: string[];
   dependents?: string[];
+  /** Its pending requests, oldest first (a run blocked on them). */
+  pending?: readonly ApprovalRecord[];
+  /** Every request of the run (show). */
+  approvals?: readonly ApprovalRecord[];
 }
 
 /** The run's meters as clients see them: core's runMeters, rounded. */
@@ -146,6 +164,10 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     exit_code: run.exit_code,
     exit_note: run.exit_note,
     blocked_kind: run.blocked_kind,
+    asking: askingView(run, extras.pending ?? []),
+    denials: run.denials,
+    rules: { allow: [...run.approvals.allow], deny: [...run.approvals.deny] },
+    ...(extras.approvals ? { approvals: extras.approvals.map((a) => publicApproval(a, run.name)) } : {}),
     queue_seq: run.queue_seq,
     queue_position: run.status === 'queued' ? (extras.queuePosition ?? null) : null,
     pid: run.pid,
@@ -200,6 +222,72 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
           files: run.worktree.files,
         }
       : null,
+  };
+}
+
+function askingView(run: Run, pending: readonly ApprovalRecord[]): PublicRun['asking'] {
+  const first = pending[0];
+  if (run.status !== 'blocked' || run.blocked_kind !== 'approval' || !first) return null;
+  return { id: first.id, summary: first.summary, question: first.question, deadline_at: iso(first.deadline_at), more: pending.length - 1 };
+}
+
+/** One request of an agent's, as clients see it: bounded and escaped text only (its input is `approval.get`'s). */
+export interface PublicApproval {
+  /** Short, for people to type. */
+  id: number;
+  run: string;
+  /** The run's name. */
+  name: string;
+  tool: string;
+  /** `Bash: npm test`, `Write: src/a.ts (340 B)`, `question: Which database?`. */
+  summary: string;
+  question: boolean;
+  /** A question's questions, with the options each offers; null for a tool. */
+  questions: Question[] | null;
+  /** The rule an "always" answer adds to the run's allow list, or null when the agent offers none. */
+  always: string | null;
+  state: ApprovalState;
+  asked_at: string;
+  /** When its deadline decides it (its policy's on_timeout), or null for never. */
+  deadline_at: string | null;
+  on_timeout: Verdict;
+  decided_at: string | null;
+  /** Who decided: a rule (which, of which list), a person (through what, and who), or the deadline. */
+  by: Decider | null;
+  /** The same in words: `the allow rule Bash(npm test:*)`, `the CLI (pts/3)`, `its deadline`. */
+  decided_by: string | null;
+  /** A denial's words to the agent. */
+  message: string | null;
+  /** A question's answers, in its questions' order. */
+  answers: string[] | null;
+  always_added: boolean;
+  /** The answer reached the agent's input. */
+  delivered: boolean;
+}
+
+export function publicApproval(a: ApprovalRecord, name: string): PublicApproval {
+  // A person's words and an agent's labels are shown as summaries are: escaped, bounded.
+  const by: Decider | null = a.by?.kind === 'person' && a.by.who !== null ? { ...a.by, who: bounded(a.by.who, 200) } : a.by;
+  return {
+    id: a.id,
+    run: a.run,
+    name,
+    tool: a.tool,
+    summary: a.summary,
+    question: a.question,
+    questions: a.questions,
+    always: a.always,
+    state: a.state,
+    asked_at: iso(a.asked_at)!,
+    deadline_at: iso(a.deadline_at),
+    on_timeout: a.on_timeout,
+    decided_at: iso(a.decided_at),
+    by,
+    decided_by: a.by === null ? null : deciderText(by),
+    message: a.message === null ? null : bounded(a.message, 2000),
+    answers: a.answers === null ? null : a.answers.map((x) => bounded(x, 400)),
+    always_added: a.always_added,
+    delivered: a.delivered,
   };
 }
 

@@ -30,8 +30,13 @@ const { O_WRONLY, O_NONBLOCK } = fs.constants;
  * on SIGUSR1). Until close(), a write to a FIFO that does not exist yet (or
  * has no reader yet) is kept and retried on a short timer.
  */
+/** Told once whether a write reached the pipe whole (true) or was dropped (false). */
+export type Written = (ok: boolean) => void;
+
 export class FifoWriter {
-  private queue: Buffer[] = [];
+  private queue: { buf: Buffer; done: Written | null }[] = [];
+  /** What was handed to the socket and not yet said to be in the pipe. */
+  private flying = new Set<Written>();
   private queued = 0;
   private socket: net.Socket | null = null;
   private inflight = 0;
@@ -52,16 +57,22 @@ export class FifoWriter {
     return this.queued + this.inflight;
   }
 
-  /** Queue text (UTF-8) or bytes. False once closed: nothing was queued. */
-  write(data: string | Uint8Array): boolean {
+  /**
+   * Queue text (UTF-8) or bytes. False once closed: nothing was queued.
+   * `done` hears once whether it all reached the pipe or was dropped.
+   */
+  write(data: string | Uint8Array, done?: Written): boolean {
     if (this.closed) return false;
     // A copy: the caller may reuse its buffer before the pipe has room.
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    if (buf.length === 0) return true;
+    if (buf.length === 0) {
+      done?.(true);
+      return true;
+    }
     if (this.socket) {
-      this.send(this.socket, buf);
+      this.send(this.socket, buf, done ?? null);
     } else {
-      this.queue.push(buf);
+      this.queue.push({ buf, done: done ?? null });
       this.queued += buf.length;
       if (this.timer === null) this.open();
     }
@@ -120,13 +131,18 @@ export class FifoWriter {
     const queue = this.queue;
     this.queue = [];
     this.queued = 0;
-    for (const b of queue) this.send(socket, b);
+    for (const q of queue) this.send(socket, q.buf, q.done);
   }
 
-  private send(socket: net.Socket, buf: Buffer): void {
+  private send(socket: net.Socket, buf: Buffer, done: Written | null): void {
     this.inflight += buf.length;
+    if (done) this.flying.add(done);
     socket.write(buf, (err) => {
       if (err || socket !== this.socket) return; // the 'error' listener reports it
+      if (done) {
+        this.flying.delete(done);
+        done(true);
+      }
       this.inflight -= buf.length;
       if (this.inflight === 0) {
         this.socket = null;
@@ -146,9 +162,12 @@ export class FifoWriter {
     const socket = this.socket;
     this.socket = null;
     socket?.destroy();
+    const lost = [...this.flying, ...this.queue.flatMap((q) => (q.done ? [q.done] : []))];
+    this.flying = new Set();
     this.queue = [];
     this.queued = 0;
     this.inflight = 0;
+    for (const done of lost) done(false);
     this.wakeIdle();
   }
 

@@ -24,6 +24,8 @@ let held = 0;
 
 export interface TailLine {
   text: string;
+  /** Byte offset of the line's first byte: where a cut line can be read whole again (readLineAt). */
+  start: number;
   /** Byte offset just past this line's newline: where a restart resumes. */
   end: number;
   /** The line was longer than MAX_LINE_BYTES and was cut. */
@@ -163,7 +165,7 @@ export class Tailer {
       const end = chunkPos + nl + 1;
       let text = Buffer.concat(this.partial, Math.min(this.partialLen, MAX_LINE_BYTES)).toString('utf8');
       if (text.endsWith('\r')) text = text.slice(0, -1);
-      out.push({ text, end, truncated: this.partialDropped });
+      out.push({ text, start: this.offset, end, truncated: this.partialDropped });
       this.offset = end;
       this.resetPartial();
       start = nl + 1;
@@ -190,10 +192,42 @@ export class Tailer {
     if (this.partialLen === 0) return null;
     const text = Buffer.concat(this.partial).toString('utf8');
     const end = this.offset + this.partialLen;
-    const line = { text, end, truncated: this.partialDropped };
+    const line = { text, start: this.offset, end, truncated: this.partialDropped };
     this.offset = end;
     this.resetPartial();
     return line;
+  }
+
+  /**
+   * A line of the file read whole, past MAX_LINE_BYTES, from `start` to its
+   * newline (`end` as the tailer gave it), when it is at most `max` bytes:
+   * for the few lines a reader must have whole. Null when it is longer, or
+   * the file cannot be read.
+   */
+  static readLineAt(file: string, start: number, end: number, max: number): string | null {
+    const length = end - start - 1;
+    if (length < 0 || length > max) return null;
+    let fd: number;
+    try {
+      fd = fs.openSync(file, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const n = fs.readSync(fd, buf, got, length - got, start + got);
+        if (n === 0) return null;
+        got += n;
+      }
+      const text = buf.toString('utf8');
+      return text.endsWith('\r') ? text.slice(0, -1) : text;
+    } catch {
+      return null;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   get position(): number {

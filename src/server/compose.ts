@@ -8,8 +8,17 @@
 // subscribers (`feed`), and the facade (supervisor.ts) the lifecycle's rooms.
 
 import type { Home } from '../config/home.js';
+import type { Config } from '../config/load.js';
+import type { Run } from '../core/types.js';
 import { AdmissionLoop } from './admission-loop.js';
-import { wallNow, type WallClock } from './clock.js';
+import { decidedInTime } from '../core/approvals.js';
+import { ApprovalBook } from './approval-book.js';
+import { ApprovalDeadlines } from './approval-deadlines.js';
+import { ApprovalDecisions } from './approval-decisions.js';
+import { ApprovalDelivery } from './approval-delivery.js';
+import { ApprovalIntake } from './approval-intake.js';
+import { Approvals } from './approvals.js';
+import { monoNow, wallNow, type WallClock } from './clock.js';
 import { ClusterJoin } from './cluster-join.js';
 import { ConfigReload } from './config-reload.js';
 import { Degrading } from './degrading.js';
@@ -53,22 +62,19 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
   const lifecycle = new Lifecycle(log);
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
-  const ending = new Ending({ store, host: () => slots.host });
+  const book = new ApprovalBook({ store, now: monoNow });
+  const ending = new Ending({ store, host: () => slots.host, approvals: book });
   const dependencies = new Dependencies({ store, ending });
-  const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
+  const continuing = new Continuing({ store, ending, approvals: book, config, host: () => slots.host, log });
   const lending = new Lending({ store, slots, lifecycle });
-  // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
-  const waits = new Waits({
-    store,
-    continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue',
-    lend: (caller, uuids) => lending.forWait(caller, uuids),
-  });
+  const waits = new Waits({ store, continues: goesOn(book, continuing), lend: (caller, uuids) => lending.forWait(caller, uuids) });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
   const guards = new Guards({ store, live, config });
   const stops = new Stops({ store, live, ending, config });
   const tree = new RunTree({ home, store, live, config });
   const input = new RunInput({ home, store, live, fleet, lifecycle });
-  const progress = new Progress({ store, live, config, fleet, guards, tree });
+  const { intake, delivery, approvals } = requestRooms({ home, store, config, lifecycle, input, live, book, log });
+  const progress = new Progress({ store, live, config, fleet, guards, tree, approvals: intake });
   const exits = new Exits({ store, live, progress, ending, continuing });
   const worktrees = new Worktrees({ home, store, config, lifecycle });
   const launching = new Launching({ home, store, log, lifecycle, worktrees, ending, live, input });
@@ -76,7 +82,7 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
   const loops = new Loops({ store, lifecycle, launching, stops, live, now: loopClock });
   const retention = new Retention({ home, store, config, lifecycle });
   const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, dependencies, worktreeDir: () => worktrees.dir });
-  const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet, dependencies });
+  const interpreter = new Interpreter({ store, slots, lifecycle, stops, live, guards, input, admission, waits, fleet, dependencies, delivery });
   store.onEffects((effects) => interpreter.apply(effects));
   live.listen({
     onLines: (uuid, lines) => progress.onLines(uuid, lines),
@@ -95,7 +101,9 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
   notifier.setConfig(settings.config.notify);
   store.reader.onEvent((event, row) => notifier.onEvent(event, row));
   // The lifecycle's rooms: start and let go, degrade and probe, reload config, drain and stop, join a cluster.
-  const startUp = new StartUp({ store, lifecycle, reconciling, lending, queueing, continuing, dependencies, slots, retention, loops, admission, fleet, live });
+  // What start-up arms and lets go: timers, watches, helpers.
+  const armed = { retention, loops, admission, fleet, live, approvals };
+  const startUp = new StartUp({ store, lifecycle, reconciling, lending, queueing, continuing, dependencies, slots, ...armed });
   const degrading = new Degrading({ store, lifecycle, launching, slots, config, log, startUp });
   lifecycle.handle({ degrade: (reason) => degrading.degrade(reason), fail: (e) => degrading.fail(e) });
   const configReload = new ConfigReload({ settings, store, slots, fleet, notifier, log });
@@ -113,12 +121,45 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
     retention,
     fleet,
     loops,
+    approvals,
     lifecycle,
     settings,
     cluster: () => slots.cluster,
   };
   const feed: Feed = { reads, queries, lifecycle, absorbs: (e) => degrading.absorbs(e) };
   return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, rooms, feed };
+}
+
+/**
+ * A blocked run that will go on by itself, which a wait waits through: a
+ * one-shot agent on a usage limit it will be continued for, and a run on
+ * requests that each have a deadline (a person or the deadline decides them).
+ */
+function goesOn(book: Pick<ApprovalBook, 'pending'>, continuing: Pick<Continuing, 'decide'>): (run: Run) => boolean {
+  return (run) =>
+    run.blocked_kind === 'approval'
+      ? decidedInTime(book.pending(run.uuid))
+      : !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue';
+}
+
+/** The rooms of agents' requests: taken from output, decided, answered, delivered, and decided by their deadlines. */
+function requestRooms(d: {
+  home: Home;
+  store: RunStore;
+  config: () => Config;
+  lifecycle: Lifecycle;
+  input: RunInput;
+  live: LiveRuns;
+  book: ApprovalBook;
+  log: (msg: string) => void;
+}) {
+  const { home, store, lifecycle, log } = d;
+  const decisions = new ApprovalDecisions({ store, input: d.input });
+  const deadlines = new ApprovalDeadlines({ store, decisions, lifecycle });
+  const intake = new ApprovalIntake({ home, store, config: d.config, book: d.book, decisions, deadlines, log });
+  const delivery = new ApprovalDelivery({ home, store, input: d.input, lifecycle, log });
+  const approvals = new Approvals({ home, store, decisions, deadlines, delivery, live: d.live });
+  return { intake, delivery, approvals };
 }
 
 export type House = ReturnType<typeof compose>;

@@ -22,6 +22,7 @@ import { transition } from '../core/run-state.js';
 import type { ExitReason, Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
+import type { ApprovalBook } from './approval-book.js';
 import { monoNow } from './clock.js';
 import type { Ending } from './ending.js';
 import type { RunStore } from './run-store.js';
@@ -31,7 +32,14 @@ export class Continuing {
   private readonly deadlines = new Map<string, LongTimeout>();
 
   constructor(
-    private readonly d: { store: RunStore; ending: Pick<Ending, 'end'>; config: () => Config; host: () => string | null; log: (line: string) => void },
+    private readonly d: {
+      store: RunStore;
+      ending: Pick<Ending, 'end'>;
+      approvals: Pick<ApprovalBook, 'withdrawAll'>;
+      config: () => Config;
+      host: () => string | null;
+      log: (line: string) => void;
+    },
   ) {}
 
   /**
@@ -139,6 +147,8 @@ export class Continuing {
     const n = after.attempt.n + 1;
     const a = after.attempt;
     store.transaction(() => {
+      // The attempt's agent is gone: its next one is not asked again (a resumed session never is).
+      this.d.approvals.withdrawAll(uuid, 'requeued');
       const lease = run.lease_id && host !== null ? [{ type: 'lease_released' as const, data: { lease: run.lease_id, host } }] : [];
       const event = retry
         ? {

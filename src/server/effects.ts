@@ -10,6 +10,7 @@ import { RemoteError } from '../protocol/errors.js';
 import { toWaiter } from '../core/run-record.js';
 import { setLongTimeout } from '../runtime/long-timer.js';
 import type { AdmissionLoop } from './admission-loop.js';
+import type { ApprovalDelivery } from './approval-delivery.js';
 import type { Fleet } from './fleet.js';
 import type { Guards } from './guards.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -32,6 +33,7 @@ export interface Carriers {
   waits: Pick<Waits, 'settle'>;
   fleet: Pick<Fleet, 'check' | 'loadUsage' | 'keepsOut'>;
   dependencies: Pick<Dependencies, 'onEnded'>;
+  delivery: Pick<ApprovalDelivery, 'deliver'>;
 }
 
 export class Interpreter {
@@ -116,6 +118,8 @@ export class Interpreter {
           throw err;
         }
         return;
+      case 'answer':
+        return c.delivery.deliver(e.id);
       case 'hold':
         c.lifecycle.background(c.slots.limiter.hold(e.provider, e.until).then(() => c.store.emit({ kind: 'admit' })));
         return;

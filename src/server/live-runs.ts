@@ -183,6 +183,12 @@ export class LiveRuns {
     return live.input;
   }
 
+  /** A line of the run's output read whole from its file, past the tailer's limit (a request carrying a whole file), when at most `max` bytes. */
+  wholeLine(uuid: string, line: TailLine, max: number): string | null {
+    const live = this.runs.get(uuid);
+    return live ? Tailer.readLineAt(live.tailer.file, line.start, line.end, max) : null;
+  }
+
   /** Read what the agent wrote last (the run is ending): the complete lines go to onLines, the partial one comes back. */
   drain(uuid: string): TailLine | null {
     const live = this.runs.get(uuid);

@@ -2,22 +2,30 @@
 // pure run reducer (core/run-progress), and the result — the run, its events,
 // its holds and fleet usage, its spend rolled up into its ancestors, and the
 // effects that follow (a stop, input closed, a loop warning sent, a guard
-// re-armed, waits settled) — is committed as one unit of work. The reducer
-// decides; this only commits, and names the effects.
+// re-armed, waits settled) — is committed as one unit of work. Its agent's
+// requests (and their withdrawals, and the CLI's own refusals) are taken
+// apart, in their place among the lines, by the requests' room
+// (approval-intake.ts), in the same unit of work. The reducer and the rules
+// decide; this only commits, and names the effects.
 
 import { acceptsInput } from '../agents/input.js';
+import { agentProtocol } from '../agents/registry.js';
 import type { Config } from '../config/load.js';
 import type { Effect } from '../core/effects.js';
 import { holdsSlot } from '../core/run-state.js';
-import { applySignals, type Progress as Applied, type ProgressSignal } from '../core/run-progress.js';
+import { applySignals, type Progress as Applied, type ProgressContext, type ProgressSignal } from '../core/run-progress.js';
 import type { Run } from '../core/types.js';
 import type { TailLine } from '../runtime/tailer.js';
+import { isRequestSignal, type ApprovalIntake } from './approval-intake.js';
 import { monoNow } from './clock.js';
 import type { Fleet } from './fleet.js';
 import type { Guards } from './guards.js';
 import type { LiveRuns } from './live-runs.js';
 import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
+
+/** The longest request line read whole (its input a whole file); past it, the line is as cut as any other. */
+const REQUEST_LINE_MAX = 64 * 1024 * 1024;
 
 export class Progress {
   constructor(
@@ -28,6 +36,7 @@ export class Progress {
       fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'add' | 'hold' | 'noteQuota' | 'liftedAt' | 'holdAccount' | 'accountHeldUntil'>;
       guards: Pick<Guards, 'heard'>;
       tree: Pick<RunTree, 'rollUp'>;
+      approvals: Pick<ApprovalIntake, 'take'>;
     },
   ) {}
 
@@ -39,7 +48,12 @@ export class Progress {
     const run = this.d.store.get(uuid);
     if (!adapter || !run) return;
     const signals: ProgressSignal[] = [];
-    for (const line of lines) signals.push(...adapter.line(line.text));
+    const channel = agentProtocol(run.protocol ?? adapter.protocol?.() ?? null)?.approvals;
+    for (const line of lines) {
+      // A request cut at the line limit would never be answered, and its agent waits for the answer: it is read whole.
+      const whole = line.truncated && channel?.carriesRequest(line.text) ? this.d.live.wholeLine(uuid, line, REQUEST_LINE_MAX) : null;
+      signals.push(...adapter.line(whole ?? line.text));
+    }
     let next: Run = lines.length > 0 ? { ...run, out_offset: lines[lines.length - 1]!.end } : run;
     if (next.protocol === null && adapter.protocol) {
       const detected = adapter.protocol();
@@ -58,12 +72,41 @@ export class Progress {
   }
 
   private apply(uuid: string, run: Run, signals: ProgressSignal[]): void {
-    const { live, store, fleet } = this.d;
+    const { live, store } = this.d;
     const state = live.progress(uuid)!;
     const before = store.get(uuid)!;
     const now = monoNow();
+    const ctx = this.context(run, now);
+    store.transaction(() => {
+      let acc: Applied = { run, state, events: [], effects: [] };
+      let lines: ProgressSignal[] = [];
+      const reduce = (): void => {
+        const r = applySignals(acc.run, acc.state, lines, ctx);
+        acc = { run: r.run, state: r.state, events: [...acc.events, ...r.events], effects: [...acc.effects, ...r.effects] };
+        lines = [];
+      };
+      for (const sig of signals) {
+        if (!isRequestSignal(sig)) {
+          lines.push(sig);
+          continue;
+        }
+        // A request comes between the lines before it and those after: the run as they left it, and they find it blocked.
+        if (lines.length > 0) reduce();
+        const took = this.d.approvals.take(acc.run, sig, now);
+        acc = { ...acc, run: took.run, events: [...acc.events, ...took.events] };
+      }
+      reduce();
+      // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
+      if (acc.state.loop !== state.loop) acc.run = { ...acc.run, loop_state: acc.state.loop };
+      this.commit(before, acc);
+    });
+  }
+
+  /** What the reducer reads beside the run: prices, holds, the fleet's verdict. */
+  private context(run: Run, now: number): ProgressContext {
+    const { fleet } = this.d;
     const config = this.d.config();
-    const result = applySignals(run, state, signals, {
+    return {
       now,
       price: config.providers[run.provider]?.price ?? null,
       fleetExceeded: fleet.exceeded,
@@ -73,10 +116,7 @@ export class Progress {
       pauseAt: config.providers[run.provider]?.pause_at ?? null,
       liftedAt: fleet.liftedAt(run.provider),
       accountHeldUntil: fleet.accountHeldUntil(run.provider, run.account ?? null, now),
-    });
-    // The loop window travels with the run: a supervisor that re-adopts it goes on counting.
-    if (result.state.loop !== state.loop) result.run = { ...result.run, loop_state: result.state.loop };
-    this.commit(before, result);
+    };
   }
 
   /**

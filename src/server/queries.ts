@@ -46,7 +46,8 @@ export interface RunFilter {
 export class Queries {
   constructor(private readonly p: QuerySources) {}
 
-  view(run: Run): PublicRun {
+  /** A run as clients see it; `approvals`: with every request of it (show). */
+  view(run: Run, opts: { approvals?: boolean } = {}): PublicRun {
     const { fleet, lifecycle } = this.p;
     const { limiter } = this.p.slots;
     const now = monoNow();
@@ -105,6 +106,9 @@ export class Queries {
       loop: run.loop_flags ?? undefined,
       children: this.p.store.reader.childrenOf(run.uuid),
       dependents: this.p.dependencies.dependentsOf(run.uuid),
+      // Its WHY names what it waits on: read only for a run blocked on requests.
+      pending: run.status === 'blocked' && run.blocked_kind === 'approval' ? this.p.store.reader.pendingApprovalsOf(run.uuid) : [],
+      ...(opts.approvals ? { approvals: this.p.store.reader.approvalsOf(run.uuid) } : {}),
     });
   }
 

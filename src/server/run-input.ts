@@ -1,6 +1,7 @@
-// Input to a live agent: `send` (an idle run starts a turn) and closing stdin
-// when a one-shot turn is done (a prompt, its first input, is in the run's
-// directory before it starts: the wrapper writes it, launching.ts). Bytes go
+// Input to a live agent: `send` (an idle run starts a turn), an answer to a
+// request it waits on (approval-delivery.ts builds the line), and closing
+// stdin when a one-shot turn is done (a prompt, its first input, is in the
+// run's directory before it starts: the wrapper writes it, launching.ts). Bytes go
 // through the run's FifoWriter, which writes as the pipe drains; what each
 // protocol expects is the agents' business (agents/input.ts).
 
@@ -10,7 +11,7 @@ import { inputLine } from '../agents/input.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import { runDir } from '../config/home.js';
-import { FifoWriter } from '../runtime/fifo-writer.js';
+import { FifoWriter, type Written } from '../runtime/fifo-writer.js';
 import { monoNow } from './clock.js';
 import type { Home } from '../config/home.js';
 import type { Fleet } from './fleet.js';
@@ -50,7 +51,20 @@ export class RunInput {
    * never refused for it.
    */
   record(run: Run, text: string, first = false): void {
-    const dir = runDir(this.p.home, run.uuid);
+    this.append(run.uuid, { text }, first);
+  }
+
+  /**
+   * A request's decision in the same record, where it came in the output
+   * (the agent waits for it: right after the request): what the transcript
+   * shows under the request. Best effort, as an input's.
+   */
+  recordDecision(uuid: string, decision: { ref: string; verdict: string; by: string; message: string | null; answers: string[] | null }): void {
+    this.append(uuid, { decision });
+  }
+
+  private append(uuid: string, entry: object, first = false): void {
+    const dir = runDir(this.p.home, uuid);
     try {
       let outBytes = 0;
       try {
@@ -59,13 +73,25 @@ export class RunInput {
       } catch {
         /* no output yet */
       }
-      fs.appendFileSync(path.join(dir, 'inputs'), JSON.stringify({ text, out_bytes: outBytes, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
+      fs.appendFileSync(path.join(dir, 'inputs'), JSON.stringify({ ...entry, out_bytes: outBytes, at: new Date().toISOString() }) + '\n', { mode: 0o600 });
     } catch {
       /* the run directory is gone: nothing to show it in */
     }
   }
 
-  private write(run: Run, line: string): void {
+  /**
+   * A line to a live run's agent that is no input of a turn (an answer to
+   * its request): written in order with its other input; `done` hears
+   * whether it reached the pipe. False when the run is not watched here, or
+   * its agent reads no input from orcr (no FIFO): nothing was written.
+   */
+  deliver(uuid: string, line: string, done: Written): boolean {
+    const run = this.p.store.get(uuid);
+    if (!run || !fs.existsSync(path.join(runDir(this.p.home, uuid), 'in'))) return false;
+    return this.write(run, line, done);
+  }
+
+  private write(run: Run, line: string, done?: Written): boolean {
     // Until the wrapper has made and opened the FIFO the writer retries; past
     // the pipe's 64 KiB it writes the rest as the agent reads.
     const writer = this.p.live.writer(
@@ -81,7 +107,7 @@ export class RunInput {
           },
         }),
     );
-    writer?.write(line);
+    return writer?.write(line, done) ?? false;
   }
 
   /** Ask the wrapper to close the agent's stdin (EOF), ending a one-shot agent. */

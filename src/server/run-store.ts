@@ -14,6 +14,7 @@ import type { Home } from '../config/home.js';
 import type { Effect } from '../core/effects.js';
 import type { Loop } from '../core/loop-policy.js';
 import type { Run } from '../core/types.js';
+import type { ApprovalRecord } from '../core/approvals.js';
 import type { EventInput } from '../core/events.js';
 import { Journal } from '../journal/journal.js';
 import { readerOf, type JournalReader } from '../journal/reader.js';
@@ -198,6 +199,16 @@ export class RunStore {
   /** Fleet usage added to its minute. */
   addUsage(at: number, tokens: number, cost: number): void {
     this.transaction(() => this.journal.addUsage(at, tokens, cost));
+  }
+
+  /** A new request's row, in the caller's unit of work (its events go with the run's): its id. */
+  insertApproval(a: Omit<ApprovalRecord, 'id'>): number {
+    return this.transaction(() => this.journal.insertApproval(a));
+  }
+
+  /** A request's new state, in the caller's unit of work (alone: a quiet save, as when its answer is delivered). */
+  saveApproval(a: ApprovalRecord): void {
+    this.transaction(() => this.journal.updateApproval(a));
   }
 
   /** A loop's row (`env` only when it is made). */

@@ -280,6 +280,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
       ...(account !== null ? { account } : {}),
       ...(spec.on_limit !== undefined ? { on_limit: spec.on_limit } : {}),
       ...(spec.max_continues !== undefined ? { max_continues: spec.max_continues } : {}),
+      approvals: { allow: spec.allow ?? [], deny: spec.deny ?? [] },
     };
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };

@@ -1,12 +1,14 @@
 // The supervisor set going, and let go. At start (and again once a degraded
 // journal is writable): memory rebuilt from the journal (reconcile.ts), what
 // changed while no supervisor watched repaired in one unit of work, then the
-// timers and helpers armed. letGo lets every one of them go again (a degrade,
+// timers and helpers armed (requests' deadlines among them, and answers
+// decided but not yet written sent again). letGo lets every one of them go again (a degrade,
 // a stop); the journal is not touched.
 
 import { holdsSlot } from '../core/run-state.js';
 import { recovered, withDraining, withPaused } from '../core/mode.js';
 import type { AdmissionLoop } from './admission-loop.js';
+import type { Approvals } from './approvals.js';
 import type { Continuing } from './continuing.js';
 import type { Dependencies } from './dependencies.js';
 import type { Fleet } from './fleet.js';
@@ -36,6 +38,7 @@ export class StartUp {
       admission: Pick<AdmissionLoop, 'stop'>;
       fleet: Pick<Fleet, 'stop'>;
       live: Pick<LiveRuns, 'detachAll'>;
+      approvals: Pick<Approvals, 'start' | 'stop'>;
     },
   ) {}
 
@@ -59,6 +62,8 @@ export class StartUp {
     });
     // Runs waiting between attempts: their --timeout still runs out while they wait.
     for (const run of active) continuing.watch(run);
+    // Requests still pending wait for their deadline again; answers decided but never written are written now.
+    this.p.approvals.start();
     // Dependents whose inputs ended while no supervisor watched go on (or are canceled) now.
     store.transaction(() => this.p.dependencies.recheck());
     // A shared limiter learns this journal's runs once it can be reached.
@@ -70,7 +75,8 @@ export class StartUp {
 
   /** Every watch, timer and helper let go; the journal untouched. */
   letGo(): void {
-    const { retention, loops, admission, fleet, live, continuing } = this.p;
+    const { retention, loops, admission, fleet, live, continuing, approvals } = this.p;
+    approvals.stop();
     retention.stop();
     loops.stop();
     admission.stop();

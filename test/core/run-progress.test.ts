@@ -60,6 +60,34 @@ describe('signals', () => {
       [],
     ],
     ['usage after a block resumes work', run('blocked'), [{ kind: 'usage', input: 1, output: 1, cached: 0 }], { status: 'working' }, ['working']],
+    [
+      'a block on a request lasts whatever the agent prints: its answer lifts it, not its words',
+      run('blocked', { blocked_kind: 'approval' }),
+      [
+        { kind: 'usage', input: 1, output: 1, cached: 0 },
+        { kind: 'text', text: 'still here' },
+        { kind: 'tool', name: 'Bash', input: {} },
+        { kind: 'turn_start' },
+      ],
+      { status: 'blocked', blocked_kind: 'approval' },
+      [],
+    ],
+    [
+      "requests, their withdrawals and the CLI refusals are not the reducer's",
+      run('working'),
+      [
+        {
+          kind: 'approval',
+          ask: { ref: 'r', tool: 'Bash', subject: 'ls', tool_use_id: null, size: null, questions: null, always: null },
+          input: {},
+          offers: null,
+        },
+        { kind: 'approval_withdrawn', ref: 'r' },
+        { kind: 'denied', tool: 'Bash', tool_use_id: null, message: 'no' },
+      ],
+      { status: 'working' },
+      [],
+    ],
     ['tool: last tool', run('working'), [{ kind: 'tool', name: 'Bash', input: { command: 'ls' } }], { last_tool: 'Bash' }, []],
     ['text: last text, cut to 500', run('working'), [{ kind: 'text', text: 'y'.repeat(600) }], { last_text: 'y'.repeat(500) }, []],
     [

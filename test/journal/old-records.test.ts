@@ -140,6 +140,8 @@ describe('records of an older orcr', () => {
       retries: 0,
       retry_at: null,
       attempts: [],
+      approvals: { allow: [], deny: [] },
+      denials: 0,
     };
     const read = j.getRun('old-1');
     expect(read).toStrictEqual(expected);

@@ -175,6 +175,25 @@ describe('FifoWriter', () => {
     expect(await r.result).toEqual({ got: 23, sha: sha(Buffer.from('first line\nsecond line\n')) });
   });
 
+  it('tells each write that asks whether it reached the pipe: once it is in, or when it is dropped', async () => {
+    const file = path.join(tmp(), 'in');
+    const heard: string[] = [];
+    const w = new FifoWriter(file);
+    cleanup.push(() => w.close());
+    w.write('one\n', (ok) => heard.push(`one ${ok}`));
+    w.write('two\n');
+    w.write('three\n', (ok) => heard.push(`three ${ok}`));
+    expect(heard).toEqual([]);
+    const r = reader(file, 14, { make: true });
+    expect(await r.result).toMatchObject({ got: 14 });
+    await until(() => heard.length === 2, 'both writes to be told');
+    expect(heard).toEqual(['one true', 'three true']);
+    const lost = new FifoWriter(path.join(tmp(), 'never'));
+    lost.write('pending\n', (ok) => heard.push(`pending ${ok}`));
+    lost.close();
+    expect(heard).toEqual(['one true', 'three true', 'pending false']);
+  });
+
   it('says when the path is not a FIFO, and drops nothing silently', async () => {
     const file = path.join(tmp(), 'in');
     fs.writeFileSync(file, '');

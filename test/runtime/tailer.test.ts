@@ -66,6 +66,20 @@ describe('tailer', () => {
     expect(lines[1]).toMatchObject({ text: 'after', truncated: false, end: 3 * MAX_LINE_BYTES + 7 });
   });
 
+  it('says where each line starts; a cut line reads whole again from there, when it is not longer than asked', () => {
+    const { file, lines, t } = setup();
+    const long = 'y'.repeat(2 * MAX_LINE_BYTES);
+    fs.appendFileSync(file, `first\n${long}\r\nlast\n`);
+    t.read();
+    expect(lines.map((l) => l.start)).toEqual([0, 6, 6 + long.length + 2]);
+    const cut = lines[1]!;
+    expect(cut.truncated).toBe(true);
+    expect(Tailer.readLineAt(file, cut.start, cut.end, 4 * MAX_LINE_BYTES)).toBe(long);
+    expect(Tailer.readLineAt(file, cut.start, cut.end, MAX_LINE_BYTES)).toBeNull();
+    expect(Tailer.readLineAt(file, lines[0]!.start, lines[0]!.end, 100)).toBe('first');
+    expect(Tailer.readLineAt(path.join(path.dirname(file), 'gone'), 0, 6, 100)).toBeNull();
+  });
+
   it('resumes from a byte offset without repeating lines', () => {
     const { file } = setup();
     fs.appendFileSync(file, 'a\nb\nc\n');

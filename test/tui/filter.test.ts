@@ -77,7 +77,9 @@ describe('the filter language', () => {
     expect(parseFilter('s:queued,wroking').problems).toEqual(['s:queued,wroking: no status wroking (queued, starting, working, idle, blocked, ended)']);
     expect(parseFilter('-status:nope').problems).toHaveLength(1);
     expect(parseFilter('status:x*').problems).toHaveLength(1);
-    expect(parseFilter('reason:erored').problems[0]).toMatch(/^reason:erored: no reason erored \(completed, errored, .*limit, login, question, unknown\)$/);
+    expect(parseFilter('reason:erored').problems[0]).toMatch(
+      /^reason:erored: no reason erored \(completed, errored, .*limit, login, question, approval, unknown\)$/,
+    );
     expect(parseFilter('protocol:json').problems[0]).toBe('protocol:json: no protocol json (claude, codex, gemini, jsonl, plain)');
     for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all'])
       expect(parseFilter(good).problems, good).toEqual([]);

@@ -29,8 +29,8 @@ export const claude = defineProtocol({
   input: {
     line: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: 'default' }) + '\n',
   },
-  // `--permission-prompt-tool stdio`: a control_response a line, by request_id.
-  approvals: { answer: answerLine },
+  // `--permission-prompt-tool stdio`: a control_response a line, by request_id; the CLI prints `type` first.
+  approvals: { answer: answerLine, carriesRequest: (head) => /^\{\s*"type"\s*:\s*"control_request"/.test(head) },
   resume: resumeArgv,
   // Its login, and its usage windows.
   accountEnv: 'CLAUDE_CONFIG_DIR',

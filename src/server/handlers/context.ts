@@ -3,6 +3,7 @@
 // forwards), the home, its own connection and the server's few controls.
 
 import type { Home } from '../../config/home.js';
+import type { Approvals } from '../approvals.js';
 import type { MethodName, ParsedParamsOf, ResultOf } from '../../protocol/methods.js';
 import type { ClusterLink } from '../cluster-link.js';
 import type { Fleet } from '../fleet.js';
@@ -34,6 +35,8 @@ export interface Rooms {
   retention: Pick<Retention, 'gc' | 'keepMs'>;
   fleet: Pick<Fleet, 'resume'>;
   loops: Pick<Loops, 'create' | 'list' | 'show' | 'setPaused' | 'remove' | 'events' | 'fire' | 'stopRuns' | 'runs'>;
+  /** Agents' requests: the pending ones, one with its input, answers. */
+  approvals: Pick<Approvals, 'list' | 'get' | 'answer'>;
   lifecycle: Pick<Lifecycle, 'startedAt' | 'degraded'>;
   settings: Pick<Settings, 'error' | 'clusterPending'>;
   /** This machine's membership of a cluster, or null on its own. */

@@ -2,6 +2,7 @@
 // method without a handler, or one answering the wrong type, does not compile.
 
 import { adminHandlers } from './admin.js';
+import { approvalHandlers } from './approvals.js';
 import type { Handlers } from './context.js';
 import { fleetHandlers } from './fleet.js';
 import { loopHandlers } from './loops.js';
@@ -10,4 +11,4 @@ import { streamHandlers } from './streams.js';
 
 export type { Handler, HandlerContext, Handlers, Rooms } from './context.js';
 
-export const HANDLERS: Handlers = { ...adminHandlers, ...runHandlers, ...streamHandlers, ...fleetHandlers, ...loopHandlers };
+export const HANDLERS: Handlers = { ...adminHandlers, ...runHandlers, ...streamHandlers, ...fleetHandlers, ...loopHandlers, ...approvalHandlers };

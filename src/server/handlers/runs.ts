@@ -25,7 +25,9 @@ export const runHandlers: HandlerFamily<RunMethod> = {
   'run.get': ({ ref, env }, { queries }) => {
     const run = queries.resolve(ref);
     // Values of -e only on request (show --env): they may be secrets.
-    return env ? { run: queries.view(run), env: run.env } : { run: queries.view(run) };
+    // Its requests too: show lists them.
+    const view = queries.view(run, { approvals: true });
+    return env ? { run: view, env: run.env } : { run: view };
   },
   'run.kill': (p, { queries, kills, tree }) => {
     // Ref by ref: an unknown one is reported and the others are still acted on

@@ -29,6 +29,9 @@ const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   'turn.failed': 'reason.bad',
   error: 'event.error',
   hold: 'event.hold',
+  approval: 'event.hold',
+  decision: 'reason.ok',
+  'decision.denied': 'reason.bad',
   raw: 'text.muted',
 };
 

@@ -17,6 +17,7 @@ const MODULES: Readonly<Record<VerbModule, Loader>> = {
   ps: () => import('./verbs/ps.js'),
   kill: () => import('./verbs/kill.js'),
   wait: () => import('./verbs/wait.js'),
+  approvals: () => import('./verbs/approvals.js'),
   logs: () => import('./verbs/logs.js'),
   events: () => import('./verbs/events.js'),
   stats: () => import('./verbs/stats.js'),

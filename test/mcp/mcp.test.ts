@@ -126,7 +126,7 @@ describe('orcr mcp', () => {
 
     const list = await peer.request('tools/list', {});
     const tools = list.result.tools as { name: string; description: string; inputSchema: { type: string; properties: object; required?: string[] } }[];
-    expect(tools.map((t) => t.name).sort()).toEqual(['kill', 'logs', 'ps', 'run', 'send', 'show', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['approvals', 'approve', 'deny', 'kill', 'logs', 'ps', 'run', 'send', 'show', 'wait']);
     for (const t of tools) {
       expect(t.description.length, t.name).toBeGreaterThan(20);
       expect(t.inputSchema.type, t.name).toBe('object');

@@ -61,7 +61,7 @@ function programAnswerer(): Answerer {
 const refsOf = (runs: RunRef | readonly RunRef[]): string[] => (Array.isArray(runs) ? runs : [runs as RunRef]).map(refOf);
 
 /** A Duration in milliseconds; a bad one is OrcrError `usage` naming `what`. */
-export function durationMs(d: Duration, what: string): number {
+function durationMs(d: Duration, what: string): number {
   if (typeof d === 'number') return d;
   try {
     return parseDuration(d);

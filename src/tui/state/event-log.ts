@@ -6,6 +6,7 @@ import { clock, costText, tokensText } from '../model/numbers.js';
 import type { Token } from '../model/tokens.js';
 import { clean } from './safe-text.js';
 import { agentRetryText } from '../../text/waiting.js';
+import { deciderText } from '../../core/approvals.js';
 
 export interface LogEntry {
   seq: number;
@@ -36,10 +37,14 @@ function reasonToken(reason: unknown): Token {
   }
 }
 
-export function eventToken(ev: RunEvent): Token {
+function eventToken(ev: RunEvent): Token {
   const t = ev.type;
   if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
   if (t === 'kill_requested') return 'event.kill';
+  // A request for a person stands out as a block does; a CLI's own refusal as an error.
+  if (t === 'approval_asked') return 'event.hold';
+  if (t === 'denied') return 'event.error';
+  if (t === 'approval_decided') return 'event.input';
   if (t === 'blocked' || t === 'continued' || t === 'retrying' || t === 'agent_retry' || t.includes('hold')) return 'event.hold';
   if (t.startsWith('loop')) return 'event.loop';
   if (t.includes('budget')) return 'event.budget';
@@ -104,6 +109,14 @@ export function describeEvent(ev: RunEvent): string {
       return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
     case 'resource_limit':
       return s(ev.data.message);
+    case 'approval_asked':
+      return `#${s(ev.data.id)} asks: ${s(ev.data.summary)}${ev.data.deadline_at === null ? '' : ` (decided by its deadline at ${clock(ev.data.deadline_at)})`}`;
+    case 'approval_decided':
+      return `#${s(ev.data.id)} ${ev.data.verdict === 'allow' ? 'allowed' : 'denied'} by ${deciderText(ev.data.by)}: ${s(ev.data.summary)}`;
+    case 'approval_withdrawn':
+      return `#${s(ev.data.id)} withdrawn (${ev.data.why === 'agent' ? 'the agent no longer waits' : ev.data.why === 'ended' ? 'the run ended' : 'the run went back to the queue'})`;
+    case 'denied':
+      return `${s(ev.data.tool)} refused by the agent CLI's own settings (${s(ev.data.count)} so far): ${s(ev.data.message)}`;
     case 'supervisor_started':
       return `pid ${s(ev.data.pid)}, ${s(ev.data.active)} active`;
     default: {

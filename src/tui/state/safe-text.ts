@@ -44,6 +44,12 @@ export function safeRun(r: PublicRun): PublicRun {
     out ??= { ...r };
     out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
   }
+  // A request's summary is escaped by the supervisor; an older or a stranger one may not have been.
+  const a = r.asking;
+  if (a && hasControls(a.summary)) {
+    out ??= { ...r };
+    out.asking = { ...a, summary: safeLine(a.summary) };
+  }
   // A repository's folder is named by whoever made it: the table and details show it.
   const wt = r.worktree;
   if (wt && [wt.repo, wt.path, wt.branch, wt.base].some(hasControls)) {

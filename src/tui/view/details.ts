@@ -6,6 +6,7 @@ import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
+import { askingText, denialsMark } from '../../text/approvals.js';
 import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, METER_LABEL, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
 
@@ -18,7 +19,7 @@ export interface ProcInfo {
 const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
 
 /** Shell-quote an argv for display, so what is shown could be pasted. */
-export function quoteArgv(argv: readonly string[]): string {
+function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
@@ -31,6 +32,9 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     );
   } else if (r.status === 'blocked') {
     status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
+    // What its agent asks, and how many more wait.
+    const asking = askingText(r);
+    if (asking) status.push({ text: ` · ${asking}`, token: 'status.blocked' });
     // A limit its agent waits out by itself: it goes on by itself, orcr only holds its provider meanwhile.
     const waits = agentWaitText(r, now, { short: true });
     if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
@@ -43,6 +47,8 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
+  const denied = denialsMark(r);
+  if (denied) status.push({ text: ` · ${denied}`, token: 'reason.bad' });
   const held = r.held_until ? Date.parse(r.held_until) : null;
   if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
   return status;

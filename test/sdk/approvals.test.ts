@@ -41,7 +41,8 @@ describe('orcr.approvals', () => {
     // Then each of the run's requests, by the run (its name), denied with words the agent reads.
     await until(
       async () => {
-        if ((await requests(h, 'asks')).length > 0) for (const res of await orcr.approvals.deny('asks', { message: 'no: read the docs' })) expect(res.error).toBeUndefined();
+        if ((await requests(h, 'asks')).length > 0)
+          for (const res of await orcr.approvals.deny('asks', { message: 'no: read the docs' })) expect(res.error).toBeUndefined();
         return (await h.show('asks')).status === 'ended';
       },
       'the run to end',
@@ -52,20 +53,28 @@ describe('orcr.approvals', () => {
     expect(told.every((t) => t.content === 'no: read the docs')).toBe(true);
   });
 
-  it('a question answered with its labels; a second answer is refused (conflict, naming who); every target refused: it throws the first one's code, naming each', async () => {
+  it("a question answered with its labels; a second answer is refused (conflict, naming who); every target refused: it throws the first one's code, naming each", async () => {
     const h = await home({ approvals: { allow: ['Bash', 'Write', 'Edit'] } });
     await h.run(['-n', 'q', '--protocol', 'claude', '-p', 'go', '--', ...askingMock('ask-question')]);
     const orcr = await sdk(h);
     const q = await nextRequest(h, 'the question');
     const options = q.questions![0]!.options.map((o) => o.label);
-    await expect(orcr.approvals.approve(q.id)).rejects.toMatchObject({ code: 'usage', exitCode: 2, message: expect.stringContaining(JSON.stringify(options[0])) });
+    await expect(orcr.approvals.approve(q.id)).rejects.toMatchObject({
+      code: 'usage',
+      exitCode: 2,
+      message: expect.stringContaining(JSON.stringify(options[0])),
+    });
     const answer = q.questions![0]!.multi ? [[options[0]!, options[1]!]] : [options[0]!];
     expect(await orcr.approvals.approve(q.id, { answers: answer })).toMatchObject([{ id: q.id, state: 'allowed' }]);
     expect((await request(h, q.id)).answers).toEqual([q.questions![0]!.multi ? `${options[0]}, ${options[1]}` : options[0]]);
 
     const again = await orcr.approvals.deny(q.id).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(OrcrError);
-    expect(again).toMatchObject({ code: 'conflict', exitCode: 4, message: expect.stringMatching(/^request \d+ was already allowed by the SDK \(.*pid \d+\)$/) });
+    expect(again).toMatchObject({
+      code: 'conflict',
+      exitCode: 4,
+      message: expect.stringMatching(/^request \d+ was already allowed by the SDK \(.*pid \d+\)$/),
+    });
     // One refused, one not found: every target refused, so it throws the first's code, naming each.
     await expect(orcr.approvals.approve([q.id, 999999])).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('no request 999999') });
     await expect(orcr.approvals.approve(0)).rejects.toMatchObject({ code: 'usage', message: "a request's id is a whole number from 1, got 0" });

@@ -133,9 +133,9 @@ export const VERBS = {
     summary: 'what agents asked before using a tool, waiting for you',
     module: 'approvals',
     json: true,
-    flags: { all: { type: 'boolean' }, run: { type: 'string', value: 'run' } },
-    operands: { kind: 'text', name: 'ID' },
-    usage: ['orcr approvals [--all] [--run RUN] [--json]', 'orcr approvals ID [--json]'],
+    flags: { all: { type: 'boolean' } },
+    operands: { kind: 'run', name: 'RUN|ID' },
+    usage: ['orcr approvals [--all] [RUN] [--json]', 'orcr approvals ID [--json]'],
   },
   approve: {
     group: 'start',

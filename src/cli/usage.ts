@@ -51,8 +51,8 @@ of the loops, one a line, from the running supervisor; nothing, and exit 0, when
 };
 
 /** What approve and deny say of who answers and what they exit with. */
-const ANSWERS = `Your answer is recorded with this terminal (or this process), and the run it is given from ($ORCR_RUN):
-a run cannot answer its own requests, nor those of a run above it (refused, exit 7).
+const ANSWERS = `Each answer is recorded as the CLI's, with your user name and this terminal (or this process), and
+the run it is given from ($ORCR_RUN): a run never answers its own requests, nor those of a run above it (refused, 7).
 Each target gets a line; exit 0 when each was answered, else the highest of: 2 an answer the request
 does not take, 4 no longer waiting (answered already: by whom is said; or withdrawn), 6 no such request
 or run, 7 refused.`;
@@ -95,8 +95,10 @@ A filter acts on the active runs it matches, after a y/N question (--yes: none; 
 At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
 Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
   wait: 'From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.',
-  approvals: `Oldest first. DEADLINE: when nobody answering decides it, and how (deny in 58m; none: it waits for you).
---all: decided and withdrawn ones too, with who decided; --run RUN: one run's. A question's options are numbered.`,
+  approvals: `Oldest first, across the fleet; RUN: one run's. Columns ID, RUN, AGE, DEADLINE, WHAT.
+DEADLINE: when nobody answering decides it, and how (deny in 58m; none: it waits for you).
+--all: decided and withdrawn ones too, with who decided (STATE). A question's options are numbered.
+A word of digits is a request's id: give a run named so by its uuid.`,
   approve: `ID: a request's id (orcr approvals lists them); RUN: each request the run has waiting.
 --answer answers a question: once per question, in order, an option's label or its number; a multi-select
 question takes several, comma-separated (--answer 1,3, --answer Lint,Tests).

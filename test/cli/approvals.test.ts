@@ -13,6 +13,9 @@ import { useLiveHomes, type LiveHome } from '../support/in-process.js';
 
 const home = useLiveHomes();
 
+/** Who answered through the CLI: the user (or uid), then the terminal or the process. */
+const WHO = /^(?:[\w.@+-]+|uid \d+), (?:pid \d+|pts\/\d+|tty\w*)$/;
+
 const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Answer each request of the run with `orcr ARGS RUN` as it comes, until the run has ended. */
@@ -42,14 +45,14 @@ describe('orcr approvals', () => {
     expect(row).toMatch(new RegExp(`^${first.id}\\s+asks\\s+\\S+\\s+deny in (1h|59m\\d\\ds)\\s+${escaped(first.summary)}$`));
     expect(more).toEqual([]);
     expect(await h.json(['approvals'])).toEqual(await requests(h));
-    expect(await h.json(['approvals', '--run', 'asks'])).toEqual(await requests(h));
+    expect(await h.json(['approvals', 'asks'])).toEqual(await requests(h));
 
     const ok = await h.cli(['approve', String(first.id)]);
     expect(ok).toEqual({ code: 0, stdout: `${first.id} allowed (${first.summary})\n`, stderr: '' });
     const decided = await request(h, first.id);
     expect(decided).toMatchObject({ state: 'allowed', by: { kind: 'person', via: 'cli' } });
-    // The terminal it was typed at, or (none here) the process.
-    expect(decided.by!.who).toMatch(/^(pid \d+|pts\/\d+|tty\w*)$/);
+    // The user, and the terminal it was typed at, or (none here) the process.
+    expect(decided.by!.who).toMatch(WHO);
 
     // The rest by the run's name: each request it has waiting.
     await answerUntilEnded(h, 'asks', ['approve']);
@@ -59,7 +62,7 @@ describe('orcr approvals', () => {
     const all = await h.cli(['approvals', '--all']);
     expect(all.stdout.split('\n')[0]).toMatch(/^ID\s+RUN\s+AGE\s+STATE\s+WHAT$/);
     expect(all.stdout).toMatch(
-      new RegExp(`^${first.id}\\s+asks\\s+\\S+\\s+allowed by the CLI \\((pid \\d+|pts/\\d+|tty\\w*)\\)\\s+${escaped(first.summary)}$`, 'm'),
+      new RegExp(`^${first.id}\\s+asks\\s+\\S+\\s+allowed by the CLI \\(${WHO.source.slice(1, -1)}\\)\\s+${escaped(first.summary)}$`, 'm'),
     );
   });
 
@@ -111,7 +114,7 @@ describe('orcr approvals', () => {
     expect(won.code).toBe(0);
     expect(lost.code).toBe(4);
     const state = (await request(h, a.id)).state;
-    expect(lost.stderr).toMatch(new RegExp(`^orcr: ${id} refused: request ${id} was already ${state} by the CLI \\((pid \\d+|pts/\\d+|tty\\w*)\\)\\n$`));
+    expect(lost.stderr).toMatch(new RegExp(`^orcr: ${id} refused: request ${id} was already ${state} by the CLI \\(${WHO.source.slice(1, -1)}\\)\\n$`));
 
     // Each target its line; the exit code the highest of theirs.
     const mixed = await h.cli(['approve', id, '999999']);
@@ -122,6 +125,31 @@ describe('orcr approvals', () => {
     ]);
     const json = await h.json<{ target: string; id: number | null; state: string | null; error?: { code: string } }[]>(['approve', id], [4]);
     expect(json).toEqual([{ target: id, id: a.id, run: r.uuid, state, error: { code: 'conflict', message: expect.stringMatching(/already/) } }]);
+  });
+
+  it('the worst input is a usage error (2) saying what is wrong, escaped, before anything is asked; a run named with a newline is none (6)', async () => {
+    const h = await home();
+    const cases: [string[], RegExp][] = [
+      [['approve', '99999999999999999999'], /^orcr: "99999999999999999999" is no request id: it is past the largest one \(9007199254740991\)/],
+      [['approvals', '99999999999999999999'], /^orcr: "99999999999999999999" is no request id: it is past the largest one/],
+      [['deny', '-1'], /^orcr: "-1" is no request id: they are whole numbers from 1/],
+      [['approvals', '-1'], /^orcr: "-1" is no request id/],
+      [['approve', ''], /^orcr: an empty target names no request: give an id, or a run's name or uuid$/],
+      [['approvals', ''], /^orcr: an empty word names no run/],
+      [['deny', '1', '-m', 'x'.repeat(1024 * 1024)], /^orcr: -m is 1048576 characters long: at most 2000/],
+      [['deny', '1', '-m', 'stop\x1b[2J\x07 now'], /^orcr: -m holds a control character \("\\u001b" at character 5\)/],
+      [['deny', '1', '-m', ' '], /^orcr: -m needs the words the agent is told$/],
+      [['approvals', '1', '2'], /^orcr: approvals takes one run/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await h.cli(args);
+      expect(r.code, args.join(' ').slice(0, 80)).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toMatch(message);
+      expect(r.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+    }
+    expect(await h.cli(['deny', 'a\nb'])).toEqual({ code: 6, stdout: '', stderr: 'orcr: no run "a\\nb"\n' });
+    expect(await h.cli(['approvals', 'a\nb'])).toEqual({ code: 6, stdout: '', stderr: 'orcr: no run "a\\nb"\n' });
   });
 
   it('a question: approve without --answer lists its options (2), an unknown label (2); answered by number, and by label', async () => {
@@ -199,7 +227,7 @@ describe('orcr approvals', () => {
     expect(shown.stdout).toContain('"description": "x\\u202eevil"');
     for (const out of [listed.stdout, shown.stdout]) expect(out).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]/);
     expect(await h.json(['approvals', String(req.id)])).toMatchObject({ approval: { id: req.id }, input: { command, description: 'x\u202eevil' } });
-    expect((await h.cli(['approvals', 'nope'])).code).toBe(2);
+    expect(await h.cli(['approvals', 'nope'])).toMatchObject({ code: 6, stderr: 'orcr: no run "nope"\n' });
     expect((await h.cli(['approvals', '999999'])).code).toBe(6);
   });
 });

@@ -95,6 +95,11 @@ describe('orcr.approvals', () => {
     });
     expect((await request(h, req.id)).state).toBe('pending');
     const overseer = await sdk(h, { ORCR_RUN: other.uuid });
+    // Words with a control character are refused, whoever gives them (the CLI, the SDK, MCP): the agent is told plain text.
+    await expect(overseer.approvals.deny(req.id, { message: 'no\x1b[2J' })).rejects.toMatchObject({
+      code: 'usage',
+      message: 'the message holds a control character: the agent is told plain text (newlines and tabs aside)',
+    });
     expect(await overseer.approvals.approve({ uuid: r.uuid })).toMatchObject([{ id: req.id, state: 'allowed' }]);
     expect((await request(h, req.id)).by!.who).toMatch(new RegExp(`pid ${process.pid}, run overseer \\(${other.uuid}\\)$`));
   });

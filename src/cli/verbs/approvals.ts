@@ -7,10 +7,12 @@
 // run's own requests and those of the runs above it.
 
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import tty from 'node:tty';
 import type { ApprovalAnswered, PublicApproval } from '../../client/methods.js';
 import type { Orcr } from '../../sdk/client.js';
+import { MESSAGE_CONTROL, MESSAGE_MAX } from '../../core/approval-answers.js';
 import { exitCodeOf, type ErrorCode } from '../../protocol/errors.js';
 import { OrcrError } from '../../sdk/errors.js';
 import type { Answerer } from '../../sdk/families.js';
@@ -30,44 +32,70 @@ interface Outcome {
   code: number;
 }
 
-/** The terminal this command was typed at (`pts/3`), from stdin or stdout; else this process. */
+/** Who typed this command: the user, and the terminal (`alice, pts/3`) from stdin or stdout, else this process. */
 function cliAnswerer(): Answerer {
+  const user = userName();
   for (const fd of [0, 1]) {
     if (!tty.isatty(fd)) continue;
     try {
       const dev = fs.readlinkSync(`/proc/self/fd/${fd}`);
-      if (dev.startsWith('/dev/')) return { via: 'cli', who: dev.slice('/dev/'.length) };
+      if (dev.startsWith('/dev/')) return { via: 'cli', who: `${user}, ${dev.slice('/dev/'.length)}` };
     } catch {
       // No /proc: the process will do.
     }
   }
-  return { via: 'cli', who: `pid ${process.pid}` };
+  return { via: 'cli', who: `${user}, pid ${process.pid}` };
 }
+
+/** The login name, when it is a plain one; else the uid (a container's user may have no name). */
+function userName(): string {
+  try {
+    const { username } = os.userInfo();
+    if (/^[\w.@+-]{1,64}$/.test(username)) return username;
+  } catch {
+    // No passwd entry for this uid.
+  }
+  return `uid ${process.getuid?.() ?? '?'}`;
+}
+
+/** Digits as a message shows them: the first 40, and how many there were past that. */
+const digits = (word: string): string => (word.length <= 40 ? quote(word) : `${quote(word.slice(0, 40))}… (${word.length} digits)`);
 
 /** A request's id as typed, or null for a word that is not one (a run). */
 function idOf(word: string, verb: string): number | null {
   if (!/^\d+$/.test(word)) return null;
   const id = Number(word);
-  if (!Number.isSafeInteger(id) || id < 1)
-    throw new UsageError(`${quote(word)} is no request id: they are whole numbers from 1 (orcr approvals lists them)`, verb);
+  if (id < 1) throw new UsageError(`${digits(word)} is no request id: they are whole numbers from 1 (orcr approvals lists them)`, verb);
+  if (!Number.isSafeInteger(id))
+    throw new UsageError(`${digits(word)} is no request id: it is past the largest one (${Number.MAX_SAFE_INTEGER}); orcr approvals lists them`, verb);
   return id;
 }
 
+/** `-1` where an id goes: said to be no id, before the parser takes it for a flag it does not know. */
+function negativeId(verb: string, rest: readonly string[]): void {
+  const end = rest.indexOf('--');
+  for (const [i, a] of (end < 0 ? rest : rest.slice(0, end)).entries()) {
+    const flagValue = i > 0 && /^(-m|--message|--answer)$/.test(rest[i - 1]!);
+    if (/^-\d+$/.test(a) && !flagValue) throw new UsageError(`${digits(a)} is no request id: they are whole numbers from 1 (orcr approvals lists them)`, verb);
+  }
+}
+
 async function list(verb: string, rest: string[], sh: Shell): Promise<number> {
+  negativeId(verb, rest);
   const { values, positionals } = sh.parse(verb, rest);
   const all = values.all === true;
-  const run = values.run as string | undefined;
-  if (positionals.length > 1) throw new UsageError('approvals takes one request id, to show it whole', verb);
-  if (positionals.length === 1) {
-    if (all || run !== undefined) throw new UsageError('approvals ID shows one request; --all and --run go with the list', verb);
-    const id = idOf(positionals[0]!, verb);
-    if (id === null) throw new UsageError(`${quote(positionals[0]!)} is no request id: approvals takes a number (--run RUN lists a run's)`, verb);
+  if (positionals.length > 1) throw new UsageError('approvals takes one run (its requests), or one request id (shown whole)', verb);
+  const word = positionals[0];
+  if (word !== undefined && word.trim() === '') throw new UsageError("an empty word names no run: give a run's name or uuid, or a request's id", verb);
+  const id = word === undefined ? null : idOf(word, verb);
+  if (id !== null) {
+    if (all) throw new UsageError('approvals ID shows one request whole; --all goes with the list', verb);
     const got = await sh.withSdk((o) => o.approvals.get(id));
     if (sh.json) sh.printJson(got);
     else sh.out(approvalText(got, Date.now(), path.join(sh.home().runs, got.approval.run, 'approvals', `${id}.json`)));
     return 0;
   }
-  if (run !== undefined && run.trim() === '') throw new UsageError('--run needs a run (name or uuid)', verb);
+  const run = word;
   const shown = await sh.withSdk((o) => o.approvals.list({ run, all }));
   if (sh.json) sh.printJson(shown);
   else if (shown.length > 0) sh.out(approvalsTable(shown, Date.now(), all));
@@ -83,6 +111,18 @@ function otherVerbsFlag(verb: string, rest: readonly string[]): void {
   if (verb === 'deny' && rest.some((a) => /^--(always|answer)(=|$)/.test(a))) throw new UsageError('--always and --answer go with approve', verb);
 }
 
+/** -m: words the agent reads, within the supervisor's bound, with no control character but a newline or a tab. */
+function checkMessage(message: string, verb: string): void {
+  if (message.trim() === '') throw new UsageError('-m needs the words the agent is told', verb);
+  if (message.length > MESSAGE_MAX) throw new UsageError(`-m is ${message.length} characters long: at most ${MESSAGE_MAX} (say why, in a few lines)`, verb);
+  const at = message.search(MESSAGE_CONTROL);
+  if (at >= 0)
+    throw new UsageError(
+      `-m holds a control character (${quote(message.charAt(at))} at character ${at + 1}): the agent is told plain text, newlines and tabs aside`,
+      verb,
+    );
+}
+
 /** What the answer says: allow with a question's answers and "always", or deny with the agent's message. */
 interface Given {
   verdict: Verdict;
@@ -93,6 +133,7 @@ interface Given {
 
 async function answer(verb: 'approve' | 'deny', rest: string[], sh: Shell): Promise<number> {
   otherVerbsFlag(verb, rest);
+  negativeId(verb, rest);
   const { values, positionals } = sh.parse(verb, rest);
   if (positionals.length === 0) throw new UsageError(`${verb} needs request ids, or runs (each request a run has waiting): orcr approvals lists them`, verb);
   for (const t of positionals) {
@@ -100,7 +141,7 @@ async function answer(verb: 'approve' | 'deny', rest: string[], sh: Shell): Prom
     idOf(t, verb);
   }
   const message = values.message as string | undefined;
-  if (message !== undefined && message.trim() === '') throw new UsageError('-m needs the words the agent is told', verb);
+  if (message !== undefined) checkMessage(message, verb);
   const given: Given = {
     verdict: verb === 'approve' ? 'allow' : 'deny',
     always: values.always === true,

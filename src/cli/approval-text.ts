@@ -28,14 +28,14 @@ export function optionsText(q: Question): string {
 const ago = (at: string, now: number): string => formatDuration(Math.max(0, now - Date.parse(at)));
 
 /** When and how its deadline decides it: `deny in 58m`, `allow now`, `none` (it waits for a person). */
-export function deadlineText(a: Pick<PublicApproval, 'deadline_at' | 'on_timeout'>, now: number): string {
+function deadlineText(a: Pick<PublicApproval, 'deadline_at' | 'on_timeout'>, now: number): string {
   if (a.deadline_at === null) return 'none';
   const left = Date.parse(a.deadline_at) - now;
   return left > 0 ? `${a.on_timeout} in ${formatDuration(Math.ceil(left / 1000) * 1000)}` : `${a.on_timeout} now`;
 }
 
 /** A decided request's state: `allowed by the CLI (pts/3)`, `denied by its deadline`, `withdrawn`. */
-export function decidedText(a: PublicApproval): string {
+function decidedText(a: PublicApproval): string {
   if (a.state === 'withdrawn') return 'withdrawn by the agent';
   return a.decided_by === null ? a.state : `${a.state} by ${a.decided_by}`;
 }

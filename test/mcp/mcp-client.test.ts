@@ -214,17 +214,17 @@ describe('orcr mcp under the official MCP client', () => {
     const TIMEOUT_MS = 3000;
     const started = Date.now();
     const seen: { progress: number; total?: number }[] = [];
-    let killed: Promise<unknown> | null = null;
+    const killed: Promise<unknown>[] = [];
     const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '10m' } }, undefined, {
       timeout: TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       onprogress: (p) => {
         seen.push(p);
-        if (killed === null && Date.now() - started > 2 * TIMEOUT_MS) killed = call(client, 'kill', { runs: ['long'], force: true });
+        if (killed.length === 0 && Date.now() - started > 2 * TIMEOUT_MS) killed.push(call(client, 'kill', { runs: ['long'], force: true }));
       },
     })) as { content: { text: string }[] };
     expect(Date.now() - started).toBeGreaterThan(2 * TIMEOUT_MS);
-    await killed;
+    await Promise.all(killed);
     expect(JSON.parse(r.content[0]!.text)).toMatchObject([{ name: 'long', token: 'killed' }]);
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen[0]).toMatchObject({ total: 600 });

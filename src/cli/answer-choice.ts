@@ -7,7 +7,7 @@
 // given, since only the agent's exact one can match.
 
 import type { Question } from '../core/approvals.js';
-import { quote } from '../text/json-text.js';
+import { previewValue } from '../text/json-text.js';
 import { optionsText } from './approval-text.js';
 
 /** The answers an approve sends, one per question. */
@@ -36,7 +36,7 @@ function answerTo(q: Question, value: string, i: number, of: number): string | s
     if (picked.every((p) => p !== null)) return [...new Set(picked)];
   }
   if (shownOtherwise(q)) return value;
-  return { error: `${quote(value)} is not an option of ${named(q, i, of)}: ${optionsText(q)}` };
+  return { error: `${previewValue(value)} is not an option of ${named(q, i, of)}: ${optionsText(q)}` };
 }
 
 /**

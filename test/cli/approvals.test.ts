@@ -170,6 +170,11 @@ describe('orcr approvals', () => {
     const wrong = await h.cli(['approve', String(q.id), '--answer', 'No such option']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(`"No such option" is not an option of the question "${q.questions![0]!.question}": `);
+    // A megabyte of it is shown cut.
+    const huge = await h.cli(['approve', String(q.id), '--answer', 'x'.repeat(1024 * 1024)]);
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toMatch(/^orcr: \d+ not answered: "x{78}… is not an option of the question/);
+    expect(huge.stderr.length).toBeLessThan(3000);
     const tooFar = await h.cli(['approve', String(q.id), '--answer', String(labels.length + 1)]);
     expect(tooFar.code).toBe(2);
     expect((await request(h, q.id)).state).toBe('pending');

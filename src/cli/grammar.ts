@@ -48,7 +48,22 @@ export type Group = keyof typeof GROUPS;
 
 /** The modules of verbs/ (one may carry several verbs). */
 export type VerbModule =
-  'run' | 'ps' | 'kill' | 'wait' | 'logs' | 'events' | 'stats' | 'server' | 'worktree' | 'cluster' | 'loop' | 'mcp' | 'serve' | 'help' | 'completion';
+  | 'run'
+  | 'ps'
+  | 'kill'
+  | 'wait'
+  | 'approvals'
+  | 'logs'
+  | 'events'
+  | 'stats'
+  | 'server'
+  | 'worktree'
+  | 'cluster'
+  | 'loop'
+  | 'mcp'
+  | 'serve'
+  | 'help'
+  | 'completion';
 
 export interface VerbSpec extends Command {
   readonly group: Group;
@@ -72,6 +87,8 @@ const run: Operands = { kind: 'run' };
 const runs: Operands = { kind: 'run', many: true };
 const loop: Operands = { kind: 'loop' };
 const text: Operands = { kind: 'text', many: true };
+/** Request ids, or runs (each request a run has waiting): runs are what a completion can offer. */
+const requests: Operands = { kind: 'run', many: true, name: 'ID|RUN' };
 
 // In the order orcr --help lists them, group by group.
 export const VERBS = {
@@ -110,6 +127,31 @@ export const VERBS = {
     flags: { all: { type: 'boolean' }, timeout: { type: 'string' } },
     operands: runs,
     usage: ['orcr wait <run>...|--all [--timeout DUR] [--json]'],
+  },
+  approvals: {
+    group: 'start',
+    summary: 'what agents asked before using a tool, waiting for you',
+    module: 'approvals',
+    json: true,
+    flags: { all: { type: 'boolean' } },
+    operands: { kind: 'run', name: 'RUN|ID' },
+    usage: ['orcr approvals [--all] [RUN] [--json]', 'orcr approvals ID [--json]'],
+  },
+  approve: {
+    group: 'start',
+    summary: "allow agents' requests: by id, or each one a run has waiting",
+    module: 'approvals',
+    json: true,
+    flags: { always: { type: 'boolean' }, answer: { type: 'string', multiple: true, meta: 'LABEL' } },
+    operands: requests,
+  },
+  deny: {
+    group: 'start',
+    summary: "refuse agents' requests, telling them why (-m)",
+    module: 'approvals',
+    json: true,
+    flags: { message: { type: 'string', short: 'm', meta: 'TEXT' } },
+    operands: requests,
   },
   ps: {
     group: 'watch',

@@ -10,6 +10,7 @@ import { parseDuration } from '../config/duration.js';
 import { ConfigError } from '../config/errors.js';
 import { ensureHome, homeDir, HomeError, type Home } from '../config/home.js';
 import type { Orcr } from '../sdk/client.js';
+import type { Answerer } from '../sdk/families.js';
 import { OrcrError } from '../sdk/errors.js';
 import { exitCodeOf, RemoteError } from '../protocol/errors.js';
 import { jsonText } from '../text/json-text.js';
@@ -113,9 +114,9 @@ export class Shell {
    * The SDK on this home, starting a supervisor when none runs (as every verb
    * does), connecting at its first call: a wait makes its own connection only.
    */
-  async sdk(opts: { autoStart?: boolean; killAgents?: boolean; now?: boolean } = {}): Promise<Orcr> {
+  async sdk(opts: { autoStart?: boolean; killAgents?: boolean; now?: boolean; answerer?: Answerer } = {}): Promise<Orcr> {
     const { Orcr } = await import('../sdk/client.js');
-    return Orcr.open(this.home(), { autoStart: opts.autoStart ?? true, killAgents: opts.killAgents, lazy: opts.now !== true });
+    return Orcr.open(this.home(), { autoStart: opts.autoStart ?? true, killAgents: opts.killAgents, lazy: opts.now !== true, answerer: opts.answerer });
   }
 
   /** Run `fn` with the SDK, closing it after. */

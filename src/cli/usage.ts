@@ -32,6 +32,7 @@ const NOTES: { readonly [P in CommandPath]?: string } = {
   queue: 'while paused nothing starts; runs still queue',
   send: `the text from stdin: off the command line, which every local user
 can read in /proc/PID/cmdline while orcr runs`,
+  approvals: 'one request whole: its input, the "always" rule it offers, its questions',
   spend: "tokens and cost by provider and by workload over the fleet budget's window, and the last hour",
   'provider resume': 'lift a usage-limit hold early; exit 4 if NAME is not on hold',
   demo: 'DIR: a new or empty folder; to end it: orcr server stop --kill-agents, then remove the folder',
@@ -48,6 +49,13 @@ runs and loops, asked of the running supervisor as you type; it never starts one
   __complete: `for the completion scripts: the names of the active and recent runs, or
 of the loops, one a line, from the running supervisor; nothing, and exit 0, when none runs`,
 };
+
+/** What approve and deny say of who answers and what they exit with. */
+const ANSWERS = `Each answer is recorded as the CLI's, with your user name and this terminal (or this process), and
+the run it is given from ($ORCR_RUN): a run never answers its own requests, nor those of a run above it (refused, 7).
+Each target gets a line; exit 0 when each was answered, else the highest of: 2 an answer the request
+does not take, 4 no longer waiting (answered already: by whom is said; or withdrawn), 6 no such request
+or run, 7 refused.`;
 
 /** Below a command's usage lines, indented: what its flags and operands do. */
 const DETAILS: { readonly [P in CommandPath]?: string } = {
@@ -87,6 +95,18 @@ A filter acts on the active runs it matches, after a y/N question (--yes: none; 
 At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
 Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
   wait: 'From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.',
+  approvals: `Oldest first, across the fleet; RUN: one run's. Columns ID, RUN, AGE, DEADLINE, WHAT.
+DEADLINE: when nobody answering decides it, and how (deny in 58m; none: it waits for you).
+--all: decided and withdrawn ones too, with who decided (STATE). A question's options are numbered.
+A word of digits is a request's id: give a run named so by its uuid.`,
+  approve: `ID: a request's id (orcr approvals lists them); RUN: each request the run has waiting.
+--answer answers a question: once per question, in order, an option's label or its number; a multi-select
+question takes several, comma-separated (--answer 1,3, --answer Lint,Tests).
+--always: allow the like of it from now on in the run (the rule the request offers; orcr approvals ID shows it).
+${ANSWERS}`,
+  deny: `ID: a request's id (orcr approvals lists them); RUN: each request the run has waiting.
+-m TEXT: what the agent is told (say why, and what to do instead); it goes on with its turn.
+${ANSWERS}`,
   logs: `--pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
 each tool call on one line with its result folded, turn ends with usage and cost.
 --raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.`,
@@ -210,8 +230,9 @@ const FOOTER = `orcr help VERB (or orcr VERB --help): a verb's flags and what th
 Home: $ORCR_HOME (default ~/.orcr); any verb starts the supervisor if none runs.
 NO_COLOR turns colour off; FORCE_COLOR=1 turns it on when not on a terminal.
 Exit codes: 0 ok, 1 internal error, 2 usage or config error, 3 wait timed out,
-4 a target is blocked, 5 a target ended other than completed, 6 no such run,
-7 refused (queue full, supervisor unavailable).`;
+4 a target is blocked or already answered, 5 a target ended other than
+completed, 6 no such run or request, 7 refused (queue full, supervisor
+unavailable, a run answering its own request).`;
 
 /** orcr --help: the verbs, one line each, by group, as git, kubectl and pueue list theirs. */
 export function mainUsage(): string {

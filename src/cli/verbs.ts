@@ -17,6 +17,7 @@ const MODULES: Readonly<Record<VerbModule, Loader>> = {
   ps: () => import('./verbs/ps.js'),
   kill: () => import('./verbs/kill.js'),
   wait: () => import('./verbs/wait.js'),
+  approvals: () => import('./verbs/approvals.js'),
   logs: () => import('./verbs/logs.js'),
   events: () => import('./verbs/events.js'),
   stats: () => import('./verbs/stats.js'),
@@ -56,9 +57,10 @@ async function main(argv: string[], sh: Shell): Promise<number> {
 
 /**
  * One command line, through `io`: its exit code, and whether a failure ended
- * it (then the process exits at once, whatever a verb left open).
- * @public — the tests' CLI thread (test/support/cli-thread.mjs) imports it from
- * the built file by path, which knip cannot follow.
+ * it (then the process exits at once, whatever a verb left open). The tests'
+ * CLI thread (test/support/cli-thread.mjs) imports it from the built file by
+ * a path knip cannot follow, hence the tag.
+ * @public
  */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
   const rest = argv.slice(1);

@@ -5,8 +5,10 @@
 
 import type { MethodName, ParamsOf, ResultOf } from '../protocol/methods.js';
 
-export type { PublicLoop, PublicLoopRun, PublicRun } from '../protocol/views.js';
+export type { PublicApproval, PublicLoop, PublicLoopRun, PublicRun } from '../protocol/views.js';
 export type {
+  ApprovalAnswered,
+  ApprovalGot,
   ClusterState,
   ClusterStatus,
   FinishMode,

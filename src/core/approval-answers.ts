@@ -9,6 +9,9 @@ import type { ApprovalRecord, Question, Verdict } from './approvals.js';
 /** The most a denial's words to the model may hold. */
 export const MESSAGE_MAX = 2000;
 
+/** What a denial's words may not hold: a control character but the newline and the tab (the agent reads them, and every screen shows them). */
+export const MESSAGE_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
 /** An answer as a person gives it: a question's answers one per question, several labels for a multi-select one. */
 export interface GivenAnswer {
   verdict: Verdict;
@@ -38,6 +41,8 @@ export function checkAnswer(
   const message = given.message ?? null;
   if (message !== null && given.verdict !== 'deny') return { error: 'a message goes with a denial only (it is what the agent is told)' };
   if (message !== null && message.length > MESSAGE_MAX) return { error: `the message is longer than ${MESSAGE_MAX} characters` };
+  if (message !== null && MESSAGE_CONTROL.test(message))
+    return { error: 'the message holds a control character: the agent is told plain text (newlines and tabs aside)' };
   const always = given.always === true;
   if (always && given.verdict !== 'allow') return { error: '"always" goes with allow only' };
   if (always && a.always === null) return { error: `request ${a.id} offers no rule to allow the like of it from now on` };

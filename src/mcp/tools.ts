@@ -1,6 +1,6 @@
 // The tools `orcr mcp` offers an agent, each a call of the SDK: those the
-// method table offers (an entry's `tool`: ps, show, kill, send, each calling
-// the SDK function the entry names), and, written here, those that take what
+// method table offers (an entry's `tool`: ps, show, kill, send, approvals,
+// approve and deny, each calling the SDK function the entry names), and, written here, those that take what
 // no method does (run, wait, logs). Their arguments are the params of the
 // methods those calls make, read from the method table (./tool-args.ts):
 // their JSON Schema for the model and their check are the table's zod
@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { PRESET_NAMES } from '../agents/registry.js';
 import { runSpecLineSchema } from '../config/run-spec.js';
-import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec, type ToolSpec } from '../protocol/methods.js';
+import { METHOD_NAMES, METHODS, toolsOf, type MethodName, type MethodSpec, type ToolSpec } from '../protocol/methods.js';
 import { OrcrError } from '../sdk/errors.js';
 import type { Orcr } from '../sdk/client.js';
 import type { RunSpec } from '../sdk/spec.js';
@@ -77,7 +77,7 @@ function offered(spec: ToolSpec, method: MethodName): Tool {
 
 const OFFERED: readonly Tool[] = METHOD_NAMES.flatMap((m) => {
   const spec: MethodSpec = METHODS[m];
-  return spec.tool ? [offered(spec.tool, m)] : [];
+  return toolsOf(spec).map((t) => offered(t, m));
 });
 
 export const TOOLS: readonly Tool[] = [

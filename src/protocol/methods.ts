@@ -70,7 +70,13 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
   readonly result?: R;
   /** Parses the parameters instead of `params` where the answer must say more than zod's first issue (run.enqueue). */
   parse?: (raw: Record<string, unknown>) => z.output<P>;
-  tool?: ToolSpec;
+  /** The tool orcr mcp offers over it, or several (approve and deny over approval.answer, each its own SDK function). */
+  tool?: ToolSpec | readonly ToolSpec[];
+}
+
+/** The tools a method offers: none, its one, or its several. */
+export function toolsOf(spec: MethodSpec): readonly ToolSpec[] {
+  return spec.tool === undefined ? [] : Array.isArray(spec.tool) ? (spec.tool as readonly ToolSpec[]) : [spec.tool as ToolSpec];
 }
 
 /** A method with result type R: `method<R>()({ params, writes, doc })`. */
@@ -81,7 +87,7 @@ const method =
     writes: boolean;
     doc: string;
     parse?: (raw: Record<string, unknown>) => z.output<P>;
-    tool?: ToolSpec<keyof z.output<P> & string>;
+    tool?: ToolSpec<keyof z.output<P> & string> | readonly ToolSpec<keyof z.output<P> & string>[];
   }): MethodSpec<P, R> =>
     spec;
 
@@ -100,6 +106,11 @@ const name = z.object({ name: z.string() });
 const ref = z.object({ ref: runRef });
 const env = z.record(z.string(), z.string());
 const none = z.object({});
+// A request's id as a number (as approval.list gives it) or as digits, or a run: the handlers get the text.
+const TARGET = "must be a request's id (12) or a run's name or uuid";
+const approvalTarget = z
+  .union([z.string().min(1, { error: `${TARGET}, not empty` }), z.number().int({ error: TARGET }).positive({ error: TARGET })], { error: TARGET })
+  .transform(String);
 
 export const METHODS = {
   hello: method<Hello>()({
@@ -223,6 +234,13 @@ export const METHODS = {
     }),
     writes: false,
     doc: "Requests waiting for a person, oldest first, across the fleet or of one run; `all` adds decided ones (a run's every one; the fleet's newest page).",
+    tool: {
+      name: 'approvals',
+      description:
+        'The requests agents of this fleet made before using a tool (or asking a question), waiting for an answer, oldest first, as `orcr approvals --json` lists them: each with its id, its run, a one-line summary (`Bash: npm test`), the rule an "always" answer would add, a question\'s options, and when its deadline decides it (on_timeout). Answer them with approve or deny; a request of your own run, or of a run above you, is not yours to answer.',
+      sdk: 'approvals.list',
+      options: { run: 'run', all: 'all' },
+    },
   }),
   'approval.get': method<ApprovalGot>()({
     params: z.object({ id: z.number({ error: "must be a request's id, a whole number" }).int("must be a request's id, a whole number").positive() }),
@@ -232,7 +250,7 @@ export const METHODS = {
   'approval.answer': method<{ results: ApprovalAnswered[] }>()({
     params: z.object({
       targets: z
-        .array(z.string().min(1, 'must not be empty'), { error: "must be a non-empty array of request ids or runs (a run's pending requests)" })
+        .array(approvalTarget, { error: "must be a non-empty array of request ids or runs (a run's pending requests)" })
         .min(1, { error: "must be a non-empty array of request ids or runs (a run's pending requests)" })
         .describe("request ids (12), or runs: each of a run's pending requests"),
       verdict: z.enum(VERDICTS, { error: `must be one of ${VERDICTS.join(', ')}` }),
@@ -253,6 +271,25 @@ export const METHODS = {
     }),
     writes: true,
     doc: "Answer requests (allow or deny): by id, or a run's pending ones; refused (conflict) for one no longer waiting, and (refused) from inside the asking run or below it.",
+    // The verdict is the tool's, and who answers (via, who, caller) the SDK's: never the model's to say.
+    tool: [
+      {
+        name: 'approve',
+        description:
+          'Allow requests an agent made before using a tool: by id ("12"), or a run\'s name or uuid (each request it has waiting). Allow only what is routine and safe for the run\'s task; leave the rest to a person (the deadline denies what nobody answers). A question is answered with "answers": one per question, in order, each an option\'s label (a list of labels for a multi-select one). "always" adds the rule the request offers to the run, so the like of it is allowed without asking. You cannot answer your own run\'s requests, nor those of a run above you: the supervisor refuses. One result per request; a request already answered is refused (conflict), naming who answered it.',
+        sdk: 'approvals.approve',
+        args: { targets: 'targets' },
+        options: { always: 'always', answers: 'answers' },
+      },
+      {
+        name: 'deny',
+        description:
+          'Deny requests an agent made before using a tool: by id ("12"), or a run\'s name or uuid (each request it has waiting). "message" is what the agent is told (say why, and what to do instead); it goes on with its turn. You cannot answer your own run\'s requests, nor those of a run above you: the supervisor refuses. One result per request; a request already answered is refused (conflict), naming who answered it.',
+        sdk: 'approvals.deny',
+        args: { targets: 'targets' },
+        options: { message: 'message' },
+      },
+    ],
   }),
 
   // ---------- events ----------

@@ -19,7 +19,7 @@ import { parseDuration } from '../config/duration.js';
 import { ensureHome, homeDir, type Home } from '../config/home.js';
 import type { RunEvent } from '../core/events.js';
 import { guard, OrcrError, toOrcrError } from './errors.js';
-import { Cluster, Loops, Providers, Queue, Server, Worktrees } from './families.js';
+import { Approvals, Cluster, Loops, Providers, Queue, Server, Worktrees, type Answerer } from './families.js';
 import type { Duration, RunSpec } from './spec.js';
 import { subscribe, type EventItem } from './subscription.js';
 
@@ -52,6 +52,12 @@ export type { KillResult };
 export type ListOptions = ListFilter;
 
 const refOf = (r: RunRef): string => (typeof r === 'string' ? r : r.uuid);
+
+/** A program's answers are recorded as the SDK's, from this process: `review.mjs, pid 4242` (its script's name when it is a plain one). */
+function programAnswerer(): Answerer {
+  const script = path.basename(process.argv[1] ?? '');
+  return { via: 'sdk', who: /^[\w.@+-]{1,64}$/.test(script) ? `${script}, pid ${process.pid}` : `pid ${process.pid}` };
+}
 const refsOf = (runs: RunRef | readonly RunRef[]): string[] => (Array.isArray(runs) ? runs : [runs as RunRef]).map(refOf);
 
 /** A Duration in milliseconds; a bad one is OrcrError `usage` naming `what`. */
@@ -79,11 +85,15 @@ export class Orcr {
   readonly queue: Queue;
   /** `orcr provider resume`. */
   readonly providers: Providers;
+  /** `orcr approvals`, `orcr approve`, `orcr deny`: the requests agents make before they use a tool. */
+  readonly approvals: Approvals;
 
   private constructor(
     private readonly session: Session,
     private readonly env: Record<string, string>,
+    answerer: Answerer,
   ) {
+    this.approvals = new Approvals(session, env, answerer);
     this.loops = new Loops(session, env);
     this.worktrees = new Worktrees(session);
     this.cluster = new Cluster(session);
@@ -101,12 +111,14 @@ export class Orcr {
 
   /**
    * As connect, to a home already resolved (the CLI resolves it once per
-   * process); `lazy`: connect at the first call rather than now.
+   * process); `lazy`: connect at the first call rather than now; `answerer`:
+   * who answers requests through it (the CLI, orcr mcp), the SDK and this
+   * process by default.
    */
-  static async open(home: Home, opts: Omit<ConnectOptions, 'home'> & { lazy?: boolean } = {}): Promise<Orcr> {
+  static async open(home: Home, opts: Omit<ConnectOptions, 'home'> & { lazy?: boolean; answerer?: Answerer } = {}): Promise<Orcr> {
     return guard(async () => {
       const session = await Session.open(home, { autoStart: opts.autoStart ?? true, killAgents: opts.killAgents, lazy: opts.lazy });
-      return new Orcr(session, opts.callerEnv ?? callerEnv());
+      return new Orcr(session, opts.callerEnv ?? callerEnv(), opts.answerer ?? programAnswerer());
     });
   }
 

@@ -2,10 +2,11 @@
 // are: `orcr.loops.create(…)` is `orcr loop create`, `orcr.server.stop()` is
 // `orcr server stop`. Each is one typed call through the program's session.
 
-import type { Caller, FinishMode, Method, ParamsArg, PublicLoop, Result } from '../client/methods.js';
+import type { ApprovalAnswered, ApprovalGot, Caller, FinishMode, Method, ParamsArg, PublicApproval, PublicLoop, Result } from '../client/methods.js';
 import type { Session } from '../client/session.js';
+import type { AnswerVia } from '../core/approvals.js';
 import type { RunEvent } from '../core/events.js';
-import { guard } from './errors.js';
+import { guard, OrcrError } from './errors.js';
 
 type Calls = Caller & Pick<Session, 'callThenGone'>;
 type RunRef = string | { uuid: string };
@@ -164,5 +165,88 @@ export class Providers extends Family {
   /** End a provider's usage-limit hold now; false when it was not on hold. */
   async resume(provider: string): Promise<boolean> {
     return (await this.call('provider.resume', { provider })).resumed;
+  }
+}
+
+/** Who answers requests through this connection, as the supervisor records it: through what, and who (a terminal, a process). */
+export interface Answerer {
+  via: AnswerVia;
+  who: string | null;
+}
+
+/** A request: its id (a number, or its digits), a request as `list` gives it; or a run (uuid, prefix, name, a run object): each request it has waiting. */
+export type ApprovalTarget = number | string | { id: number } | { uuid: string };
+
+function targetOf(t: ApprovalTarget): string {
+  if (typeof t === 'string') return t;
+  const id = typeof t === 'number' ? t : 'id' in t ? t.id : null;
+  if (id === null) return (t as { uuid: string }).uuid;
+  if (!Number.isSafeInteger(id) || id < 1) throw new OrcrError('usage', `a request's id is a whole number from 1, got ${JSON.stringify(id)}`);
+  return String(id);
+}
+
+const targetsOf = (t: ApprovalTarget | readonly ApprovalTarget[]): string[] =>
+  (Array.isArray(t) ? (t as readonly ApprovalTarget[]) : [t as ApprovalTarget]).map(targetOf);
+
+/**
+ * The requests agents make before they use a tool (`orcr approvals`,
+ * `approve`, `deny`). Every answer records who gave it — this connection's
+ * answerer, and the run it answers from (the environment's ORCR_RUN) — and
+ * the supervisor refuses a run answering its own requests or those of a run
+ * above it.
+ */
+export class Approvals extends Family {
+  constructor(
+    session: Calls,
+    private readonly env: Record<string, string>,
+    private readonly answerer: Answerer,
+  ) {
+    super(session);
+  }
+
+  /** Pending requests, oldest first: the fleet's, or one run's; `all` adds decided and withdrawn ones. */
+  async list(opts: { run?: RunRef; all?: boolean } = {}): Promise<PublicApproval[]> {
+    return (await this.call('approval.list', { run: opts.run === undefined ? undefined : refOf(opts.run), all: opts.all === true })).approvals;
+  }
+
+  /** One request, with what its agent asked whole (`truncated`, and the JSON text cut at 1 MiB, when it is larger). */
+  get(id: number | { id: number }): Promise<ApprovalGot> {
+    return guard(() => this.session.call('approval.get', { id: Number(targetOf(id)) }));
+  }
+
+  /**
+   * Allow: each target's request, or each request a run has waiting. A
+   * question takes `answers`, one per question in order, each an option's
+   * label (a list of them for a multi-select one); `always` adds the rule the
+   * request offers to the run's allow list. One result per request answered
+   * or target refused (`error`: `conflict` when it no longer waits, naming
+   * who decided it; `refused` from inside the asking run or below it); when
+   * every one is refused it throws the first refusal's OrcrError.
+   */
+  approve(
+    targets: ApprovalTarget | readonly ApprovalTarget[],
+    opts: { always?: boolean; answers?: readonly (string | readonly string[])[] } = {},
+  ): Promise<ApprovalAnswered[]> {
+    return this.answer(targets, {
+      verdict: 'allow',
+      always: opts.always === true ? true : undefined,
+      answers: opts.answers?.map((a) => (typeof a === 'string' ? a : [...a])),
+    });
+  }
+
+  /** Deny: as approve; `message` is what the agent is told. */
+  deny(targets: ApprovalTarget | readonly ApprovalTarget[], opts: { message?: string } = {}): Promise<ApprovalAnswered[]> {
+    return this.answer(targets, { verdict: 'deny', message: opts.message });
+  }
+
+  private answer(
+    targets: ApprovalTarget | readonly ApprovalTarget[],
+    given: { verdict: 'allow' | 'deny'; message?: string; answers?: (string | string[])[]; always?: boolean },
+  ): Promise<ApprovalAnswered[]> {
+    return guard(async () => {
+      const caller = this.env.ORCR_RUN;
+      const by = { via: this.answerer.via, who: this.answerer.who ?? undefined, caller: caller ? caller : undefined };
+      return (await this.session.call('approval.answer', { targets: targetsOf(targets), ...given, ...by })).results;
+    });
   }
 }

@@ -7,13 +7,15 @@ import { Orcr, type ConnectOptions } from './client.js';
 
 export { Orcr } from './client.js';
 export type { ConnectOptions, KillResult, ListOptions, Run, RunRef, WaitResult } from './client.js';
-export type { Cluster, LoopSpec, Loops, Providers, Queue, Server, Worktrees } from './families.js';
+export type { ApprovalTarget, Approvals, Cluster, LoopSpec, Loops, Providers, Queue, Server, Worktrees } from './families.js';
 export { OrcrError, type OrcrErrorCode } from './errors.js';
 export { NodeTooOld } from './node-guard.js';
 export type { Duration, RunSpec } from './spec.js';
 export type { EventItem } from './subscription.js';
 export type { RunEvent } from '../core/events.js';
 export type {
+  ApprovalAnswered,
+  ApprovalGot,
   ClusterState,
   ClusterStatus,
   FinishMode,
@@ -23,6 +25,7 @@ export type {
   Method,
   Methods,
   Params,
+  PublicApproval,
   PublicLoop,
   PublicLoopRun,
   Result,

@@ -134,6 +134,10 @@ describe("a person's answer, checked", () => {
       error: expect.stringMatching(/request 4 offers no rule/),
     });
     expect(checkAnswer(tool, null, { verdict: 'deny', message: 'x'.repeat(MESSAGE_MAX + 1) })).toEqual({ error: expect.stringMatching(/longer than/) });
+    // A control character but a newline or a tab: refused, whoever answers; the agent is told plain text.
+    for (const c of ['\x1b', '\x07', '\r', '\x7f', '\u009b'])
+      expect(checkAnswer(tool, null, { verdict: 'deny', message: `no${c}[2J` })).toEqual({ error: expect.stringMatching(/control character/) });
+    expect(checkAnswer(tool, null, { verdict: 'deny', message: 'no:\n\tuse the fixtures' })).toMatchObject({ message: 'no:\n\tuse the fixtures' });
     expect(checkAnswer(tool, null, { verdict: 'allow', answers: ['a'] })).toEqual({ error: 'request 4 asks no question: it takes allow or deny' });
   });
 

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
 import { useStartedHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
+import { askingAgent } from '../support/asking-agent.js';
 
 /** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the test of it stopping and starting again. */
 const home = useHomes();
@@ -47,7 +48,7 @@ describe('orcr mcp under the official MCP client', () => {
     const client = await connected(await liveHome());
     expect(client.getServerVersion()).toMatchObject({ name: 'orcr' });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['kill', 'logs', 'ps', 'run', 'send', 'show', 'wait']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['approvals', 'approve', 'deny', 'kill', 'logs', 'ps', 'run', 'send', 'show', 'wait']);
 
     // The client's own validator, on an Ajv that checks each schema against the meta-schema and refuses unknown keywords.
     const ajv = new Ajv2020({ strict: true, validateSchema: true, allErrors: true });
@@ -60,6 +61,9 @@ describe('orcr mcp under the official MCP client', () => {
       send: { run: 'x', text: 'hi' },
       kill: { runs: ['x'], force: true },
       ps: { all: true, status: 'ended', provider: 'claude' },
+      approvals: { run: 'x', all: true },
+      approve: { targets: ['12', 13, 'x'], always: true, answers: ['A', ['B', 'C']] },
+      deny: { targets: ['x'], message: 'not now' },
     };
     const bad: Record<string, Record<string, unknown>> = {
       run: { command: [] },
@@ -69,6 +73,9 @@ describe('orcr mcp under the official MCP client', () => {
       send: { run: 'x' },
       kill: { runs: 'x' },
       ps: { status: 'bogus' },
+      approvals: { all: 'yes' },
+      approve: { targets: [] },
+      deny: { targets: ['x'], message: 5 },
     };
     for (const t of tools) {
       expect(ajv.validateSchema(t.inputSchema), `${t.name}: ${ajv.errorsText()}`).toBe(true);
@@ -116,6 +123,10 @@ describe('orcr mcp under the official MCP client', () => {
       ['run', { command: ['true'], max_turns: 'x' }, /"max_turns" must be a whole number/],
       ['ps', { status: 'bogus' }, /^"status" must be one of queued/],
       ['kill', { runs: ['x'], hard: true }, /^kill takes no argument "hard" \(it takes: runs, force\)$/],
+      // Who answers is the SDK's to say, and the verdict the tool's: never the model's.
+      ['approve', { targets: ['1'], via: 'cli' }, /^approve takes no argument "via" \(it takes: targets, always, answers\)$/],
+      ['deny', { targets: ['1'], verdict: 'allow' }, /^deny takes no argument "verdict" \(it takes: targets, message\)$/],
+      ['approve', { targets: [0] }, /^"targets\[0\]" must be a request's id \(12\) or a run's name or uuid/],
     ];
     for (const [name, args, message] of cases) {
       const r = await call(client, name, args);
@@ -129,6 +140,51 @@ describe('orcr mcp under the official MCP client', () => {
     expect(await call(client, 'show', { run: '' })).toEqual({ isError: true, value: { error: { code: 'not_found', message: 'no run ""', exit_code: 6 } } });
   });
 
+  it('approvals, approve, deny: a model answers requests (recorded as an MCP client, by its name), never those of its own run', async () => {
+    const h = await liveHome();
+    const asker = askingAgent(h, 'asker', {
+      asks: [
+        { tool: 'Bash', input: { command: 'npm test' } },
+        { tool: 'Bash', input: { command: 'rm -rf /' } },
+      ],
+    });
+    const run = await h.run(['-n', 'asker', '--protocol', 'claude', '-p', 'go', '--', ...asker.argv]);
+    const client = await connected(h);
+    const first = await until(async () => (await call(client, 'approvals', {})).value[0], 'the first request');
+    expect(first).toMatchObject({ name: 'asker', summary: 'Bash: npm test', state: 'pending', on_timeout: 'deny' });
+    expect(await call(client, 'approve', { targets: [first.id] })).toEqual({
+      isError: false,
+      value: [{ target: String(first.id), id: first.id, run: run.uuid, state: 'allowed' }],
+    });
+    const second = await until(async () => (await call(client, 'approvals', { run: 'asker' })).value[0], 'the second request');
+    expect(second.summary).toBe('Bash: rm -rf /');
+    // From inside the asking run (as its own orcr mcp would be): refused, and it still waits.
+    const inside = await connected(h, { ORCR_RUN: run.uuid });
+    const refused = await call(inside, 'deny', { targets: ['asker'], message: 'no' });
+    expect(refused).toMatchObject({
+      isError: true,
+      value: { error: { code: 'refused', exit_code: 7, message: expect.stringMatching(/^a run cannot answer its own requests/) } },
+    });
+    expect((await call(client, 'approvals', {})).value).toHaveLength(1);
+    expect((await call(client, 'deny', { targets: ['asker'], message: 'never that' })).value).toMatchObject([{ id: second.id, state: 'denied' }]);
+    await until(async () => (await call(client, 'show', { run: 'asker' })).value.status === 'ended', 'the run to end');
+    const all = (await call(client, 'approvals', { run: 'asker', all: true })).value;
+    expect(all.map((a: { decided_by: string }) => a.decided_by)).toEqual([
+      expect.stringMatching(/^an MCP client \(orcr-test, orcr mcp pid \d+\)$/),
+      expect.stringMatching(/^an MCP client \(orcr-test, orcr mcp pid \d+\)$/),
+    ]);
+    expect(asker.answers().map((l) => (l as { response: { response: { behavior: string; message?: string } } }).response.response)).toEqual([
+      expect.objectContaining({ behavior: 'allow' }),
+      expect.objectContaining({ behavior: 'deny', message: 'never that' }),
+    ]);
+    // A second answer: conflict, naming who gave the first.
+    expect((await call(client, 'approve', { targets: [second.id] })).value.error).toMatchObject({
+      code: 'conflict',
+      exit_code: 4,
+      message: expect.stringMatching(/was already denied by an MCP client \(orcr-test/),
+    });
+  });
+
   it('an aborted wait stops: the call rejects and the supervisor drops its wait (the slot it lent comes back)', async () => {
     const h = await liveHome({ concurrency: { max: 1 } });
     const parent = await holdingRun(h, 'parent');
@@ -140,29 +196,39 @@ describe('orcr mcp under the official MCP client', () => {
     ac.abort('enough');
     expect(await waiting).toMatchObject({ message: expect.stringContaining('enough') });
     await until(async () => (await eventTypes(h, parent.uuid)).includes('slot_taken_back'), 'the slot back');
-    // The server is still there for the next call.
-    expect((await call(client, 'show', { run: 'kid' })).value.status).toBe('working');
+    // The server is still there for the next calls (the kid, started on the lent slot, goes on: working once its wrapper says so).
+    await until(async () => (await call(client, 'show', { run: 'kid' })).value.status === 'working', 'the kid at work');
   });
 
   it("progress keeps a long wait alive past the client's request timeout (resetTimeoutOnProgress)", async () => {
     const h = await liveHome();
-    const client = await connected(h, { ORCR_MCP_PROGRESS_MS: '150' });
+    const client = await connected(h, { ORCR_MCP_PROGRESS_MS: '100' });
     await call(client, 'run', { name: 'long', command: ['sleep', '600'] });
-    // Without progress the client gives up at its timeout…
-    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, { timeout: 1500 })).rejects.toMatchObject({
+    // Without progress the client gives up at its timeout (the wait would go on for 10 minutes).
+    await expect(client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '10m' } }, undefined, { timeout: 1000 })).rejects.toMatchObject({
       code: -32001,
     });
-    // …with it, the wait runs to its own end.
+    // With it, the call outlives its timeout: once progress has come for longer than that, twice over, the run is
+    // killed, and the wait returns its end. Progress every 100 ms against a 3 s timeout: a machine that stalls the
+    // server for less than 3 s does not end the call early; nothing here waits on a clock of the test's own.
+    const TIMEOUT_MS = 3000;
+    const started = Date.now();
     const seen: { progress: number; total?: number }[] = [];
-    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '5s' } }, undefined, {
-      timeout: 1500,
+    const killed: Promise<unknown>[] = [];
+    const r = (await client.callTool({ name: 'wait', arguments: { runs: ['long'], timeout: '10m' } }, undefined, {
+      timeout: TIMEOUT_MS,
       resetTimeoutOnProgress: true,
-      onprogress: (p) => seen.push(p),
+      onprogress: (p) => {
+        seen.push(p);
+        if (killed.length === 0 && Date.now() - started > 2 * TIMEOUT_MS) killed.push(call(client, 'kill', { runs: ['long'], force: true }));
+      },
     })) as { content: { text: string }[] };
-    expect(JSON.parse(r.content[0]!.text)).toMatchObject([{ name: 'long', token: 'pending' }]);
-    expect(seen.length).toBeGreaterThanOrEqual(5);
-    expect(seen[0]).toMatchObject({ total: 5 });
-    await call(client, 'kill', { runs: ['long'], force: true });
+    expect(Date.now() - started).toBeGreaterThan(2 * TIMEOUT_MS);
+    await Promise.all(killed);
+    expect(JSON.parse(r.content[0]!.text)).toMatchObject([{ name: 'long', token: 'killed' }]);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(seen[0]).toMatchObject({ total: 600 });
+    for (const [i, p] of seen.slice(1).entries()) expect(p.progress).toBeGreaterThan(seen[i]!.progress);
   });
 
   it('after the supervisor is stopped and another starts, the same client goes on', async () => {

@@ -10,7 +10,7 @@ import { ensureHome } from '../../src/config/home.js';
 import { connect, Orcr, OrcrError } from '../../src/sdk/index.js';
 import { toOrcrError } from '../../src/sdk/errors.js';
 import { ERROR_EXIT, RemoteError } from '../../src/protocol/errors.js';
-import { METHODS, type MethodSpec } from '../../src/protocol/methods.js';
+import { METHODS, toolsOf, type MethodSpec } from '../../src/protocol/methods.js';
 import { useHomes } from '../support/harness.js';
 import { sdkCalls } from '../support/sdk-calls.js';
 
@@ -64,8 +64,10 @@ describe('the SDK covers the socket', () => {
   it('a tool the method table offers calls an SDK function that makes its method (orcr mcp calls it by that path)', () => {
     const offered = METHOD_NAMES.flatMap((m) => {
       const spec: MethodSpec = METHODS[m];
-      return spec.tool ? [[m, spec.tool.sdk] as const] : [];
+      return toolsOf(spec).map((t) => [m, t.sdk] as const);
     });
+    // approve and deny: two tools over one method, each its own SDK function.
+    expect(offered.filter(([m]) => m === 'approval.answer').map(([, fn]) => fn)).toEqual(['approvals.approve', 'approvals.deny']);
     expect(offered.length).toBeGreaterThan(0);
     for (const [m, fn] of offered) expect(made.get(m), `${m}'s tool calls ${fn}`).toContain(fn);
   });

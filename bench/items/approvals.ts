@@ -7,7 +7,8 @@
 // event pushed to a client subscribed as the TUI subscribes (the TUI learns of
 // requests that way, not by asking). Then the supervisor's CPU while every
 // request waits. Then each answered in turn: from sending `approval.answer`
-// to the agent's tool result in its output (the tool ran). Runs are started
+// to the agent's tool result in its output (the tool ran), and to the
+// method's reply (the supervisor writes the answer before it replies). Runs are started
 // one after another, each once the previous one's request is listed, so a
 // request is measured with up to N − 1 others waiting, never beside a burst
 // of agents starting.
@@ -114,11 +115,14 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     const waiting = (await client.call('approval.list', {})).approvals.length;
 
     const toTool: number[] = [];
+    const replied: number[] = [];
     for (const a of asked) {
       const before = fs.readFileSync(a.out, 'utf8').length;
       const t0 = performance.now();
       const tool = whenFile(a.out, (t) => t.slice(before).includes('"tool_result"'));
       await client.call('approval.answer', { targets: [String(a.id)], verdict: 'allow', via: 'cli' });
+      // The supervisor writes the answer to the agent's input before it replies: the rest is the agent's.
+      replied.push(performance.now() - t0);
       toTool.push((await tool) - t0);
     }
     client.close();
@@ -130,6 +134,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         fig(I, 'request → listed by approval.list (p99)', 'ms', [pct(listed, 99)], { target: '< 100 ms', meets: (m) => m < 100, ceiling: 1000 }),
         fig(I, `request → approval_asked pushed to a subscriber (median of ${n})`, 'ms', [median(push)]),
         fig(I, 'request → approval_asked pushed (p99)', 'ms', [pct(push, 99)], { target: '< 100 ms', meets: (m) => m < 100, ceiling: 1000 }),
+        fig(I, `answer → approval.answer replied, the answer written (median of ${n})`, 'ms', [median(replied)]),
+        fig(I, 'answer → approval.answer replied (p99)', 'ms', [pct(replied, 99)]),
         fig(I, `answer → the agent's tool runs (median of ${n})`, 'ms', [median(toTool)]),
         fig(I, "answer → the agent's tool runs (p99)", 'ms', [pct(toTool, 99)], { target: '< 100 ms', meets: (m) => m < 100, ceiling: 1000 }),
         fig(I, `supervisor CPU while ${waiting} requests wait (${windows} × 5 s)`, '% core', cpu, { target: '< 2%', meets: (m) => m < 2, ceiling: 20 }),

@@ -24,8 +24,9 @@ import { cluster } from './items/cluster.js';
 import { retention } from './items/retention.js';
 import { scale } from './items/scale.js';
 import { graph } from './items/graph.js';
+import { approvals } from './items/approvals.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph, approvals];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

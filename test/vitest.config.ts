@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 // `npm run agents:install`) runs behind its own command, `npm run test:real`
 // (ORCR_TEST_REAL=1); `npm test` runs everything else, the recorded
 // transcripts of test/real included.
-const LIVE = ['test/real/claude.test.ts', 'test/real/claude-mcp.test.ts', 'test/real/codex.test.ts', 'test/real/gemini.test.ts', 'test/real/record.test.ts'];
+const LIVE = [
+  'test/real/claude.test.ts',
+  'test/real/claude-approvals.test.ts',
+  'test/real/claude-mcp.test.ts',
+  'test/real/codex.test.ts',
+  'test/real/gemini.test.ts',
+  'test/real/record.test.ts',
+];
 
 export default defineConfig({
   root: fileURLToPath(new URL('..', import.meta.url)),

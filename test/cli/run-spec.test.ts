@@ -6,6 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { until, useHomes, type TestHome } from '../support/harness.js';
+import { PROTOCOLS } from '../../src/agents/registry.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useHomes();
@@ -103,7 +104,7 @@ const CASES: Case[] = [
     line: 'protocol',
     value: 'xml',
     flag: { args: ['--protocol', 'xml'], name: '--protocol', raw: 'xml' },
-    message: 'must be one of claude, codex, gemini, jsonl, plain',
+    message: `must be one of ${PROTOCOLS.join(', ')}`,
   },
   {
     line: 'loop',

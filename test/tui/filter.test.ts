@@ -3,6 +3,7 @@
 
 import './no-ci.js';
 import { describe, expect, it } from 'vitest';
+import { PROTOCOLS } from '../../src/agents/registry.js';
 import { parseFilter } from '../../src/tui/state/filter.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
 import { reduceFilter, reduceSnapshot } from '../../src/tui/state/reducers.js';
@@ -80,7 +81,7 @@ describe('the filter language', () => {
     expect(parseFilter('reason:erored').problems[0]).toMatch(
       /^reason:erored: no reason erored \(completed, errored, .*limit, login, question, approval, unknown\)$/,
     );
-    expect(parseFilter('protocol:json').problems[0]).toBe('protocol:json: no protocol json (claude, codex, gemini, jsonl, plain)');
+    expect(parseFilter('protocol:json').problems[0]).toBe(`protocol:json: no protocol json (${PROTOCOLS.join(', ')})`);
     for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all'])
       expect(parseFilter(good).problems, good).toEqual([]);
   });

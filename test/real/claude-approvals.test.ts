@@ -42,13 +42,15 @@ type Verdict = 'allow' | 'deny';
  * supervisor answers; the one place a test answers, so it can move to
  * `orcr approve` / `orcr deny` in one edit.
  */
+/** A person's answer, given as one would: `orcr approve ID [--answer LABEL]…` or `orcr deny ID [-m TEXT]`. */
 async function answer(home: Rig, target: string | number, verdict: Verdict, opts: { message?: string; answers?: string[]; always?: boolean } = {}) {
-  const remote = new Remote(home.home.dir, () => home.home.env);
-  try {
-    return await remote.call<{ results: { id: number; state: string }[] }>('approval.answer', { targets: [String(target)], verdict, via: 'cli', ...opts });
-  } finally {
-    remote.disconnect();
-  }
+  const args = verdict === 'allow' ? ['approve', String(target)] : ['deny', String(target)];
+  if (opts.message !== undefined) args.push('-m', opts.message);
+  for (const a of opts.answers ?? []) args.push('--answer', a);
+  if (opts.always === true) args.push('--always');
+  const r = await home.cli([...args, '--json']);
+  if (r.code !== 0) throw new Error(`orcr ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return { results: JSON.parse(r.stdout) as { id: number; state: string }[] };
 }
 
 async function approvals(r: Rig, run: string, all = false): Promise<Approval[]> {

@@ -1,5 +1,6 @@
 // Two lines: where we are and whether the supervisor is up; then the run
-// counts by status, fleet budget meters (when reported) and provider holds.
+// counts by status, the requests waiting for you, fleet budget meters (when
+// reported) and provider holds.
 // A third while config.json is refused or had values clamped: a person edits
 // that file by hand and should not have to read server.log to learn it did
 // not take.
@@ -174,12 +175,16 @@ interface FleetLine {
   exceeded: boolean;
   holds: Stats['holds'] | undefined;
   quotas: Stats['quotas'] | undefined;
+  /** Requests waiting for a person across the fleet. */
+  asking: number;
 }
 
 /** The second line: the counts, then what stops runs from starting, the meters and the burn rate, as the width allows. */
 function secondLine(f: FleetLine, width: number, now: number): Span[] {
   // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
   const groups: Group[] = [{ spans: countSpans(f.counts, f.total, width), priority: 100 }];
+  // What waits for you goes last of all: an agent stands still until someone answers (`!` opens the queue).
+  if (f.asking > 0) groups.push({ spans: [BAR, { text: `⚑ ${f.asking} to approve`, token: 'status.blocked' }], priority: 95 });
   if (f.paused) groups.push({ spans: [BAR, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
   const burn = burnGroup(f.burn);
   if (burn) groups.push(burn);
@@ -221,12 +226,13 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const cluster = useTui((s) => s.stats?.cluster ?? null);
   const burns = useTui((s) => s.burn);
   const listMode = useTui((s) => s.mode === 'list');
+  const asking = useTui((s) => s.requests.ids.length);
   // The rate moves with the minute buckets (and new spend), not with every second's tick.
   const minute = Math.floor(now / 60_000);
   const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
 
   const line1 = firstLine(home, conn, cluster, width, now, loaded, listMode);
-  const line2 = secondLine({ counts, total, paused, burn, fleet, exceeded, holds, quotas }, width, now);
+  const line2 = secondLine({ counts, total, paused, burn, fleet, exceeded, holds, quotas, asking }, width, now);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />

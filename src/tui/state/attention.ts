@@ -1,4 +1,4 @@
-// Which runs need a person, and why: blocked on a login or a question, held on
+// Which runs need a person, and why: blocked on a login, a question or its agent's request, held on
 // a usage limit (the run that hit it; the runs queued behind the hold just wait), errored (or stopped by a budget or a loop), over a budget's
 // warning line, looping, stalled (a turn silent past its turn timeout, warned
 // only), or an interactive agent idle and waiting for input.
@@ -24,6 +24,15 @@ export interface Attention {
   since?: number;
 }
 
+/**
+ * A run waiting on its agent's request, as WHY says it: `approve Bash: npm
+ * test`, `question: Which database?`, `+2` when more wait. Cut at the end
+ * when it must be: the tool and its subject come first.
+ */
+export function askingText(a: NonNullable<PublicRun['asking']>): string {
+  return `${a.question ? '' : 'approve '}${a.summary}${a.more > 0 ? ` +${a.more}` : ''}`;
+}
+
 export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<string, true>>): Attention | null {
   // Most runs need no one: decide that before parsing any time (this runs for every row on every frame).
   const at = (): number => Date.parse(r.status_at) || 0;
@@ -43,6 +52,7 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
           ? { reason: 'limit, held', short: 'held', at: at(), until }
           : { reason: 'usage limit', short: 'limit', at: at() };
       }
+      if (r.blocked_kind === 'approval' && r.asking) return { reason: askingText(r.asking), at: at() };
       return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, short: r.blocked_kind ?? 'blocked', at: at() };
     }
     case 'queued':

@@ -6,6 +6,14 @@ import { clock, costText, tokensText } from '../model/numbers.js';
 import type { Token } from '../model/tokens.js';
 import { clean } from './safe-text.js';
 import { agentRetryText } from '../../text/waiting.js';
+import { deciderText } from '../../core/approvals.js';
+
+/** Why a request no longer waits, in words. */
+const WITHDRAWN: Readonly<Record<string, string>> = {
+  agent: 'the agent no longer waits (its turn was interrupted)',
+  ended: 'the run ended',
+  requeued: 'the run went back to the queue',
+};
 
 export interface LogEntry {
   seq: number;
@@ -38,6 +46,9 @@ function reasonToken(reason: unknown): Token {
 
 export function eventToken(ev: RunEvent): Token {
   const t = ev.type;
+  if (t === 'approval_asked') return 'event.hold';
+  if (t === 'approval_decided') return ev.data.verdict === 'deny' ? 'event.kill' : 'event.transition';
+  if (t === 'denied') return 'event.kill';
   if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
   if (t === 'kill_requested') return 'event.kill';
   if (t === 'blocked' || t === 'continued' || t === 'retrying' || t === 'agent_retry' || t.includes('hold')) return 'event.hold';
@@ -104,6 +115,14 @@ export function describeEvent(ev: RunEvent): string {
       return `${ev.data.scope === 'fleet' ? 'fleet ' : ''}budget reset`;
     case 'resource_limit':
       return s(ev.data.message);
+    case 'approval_asked':
+      return `#${s(ev.data.id)} ${ev.data.question ? '' : 'asks '}${s(ev.data.summary)} (! answers)`;
+    case 'approval_decided':
+      return `#${s(ev.data.id)} ${ev.data.verdict === 'deny' ? 'denied' : 'allowed'} by ${deciderText(ev.data.by)}: ${s(ev.data.summary)}`;
+    case 'approval_withdrawn':
+      return `#${s(ev.data.id)} withdrawn: ${WITHDRAWN[ev.data.why] ?? s(ev.data.why)}`;
+    case 'denied':
+      return `${s(ev.data.tool)} refused by the agent CLI's own settings (${s(ev.data.count)} so far): ${s(ev.data.message)}`;
     case 'supervisor_started':
       return `pid ${s(ev.data.pid)}, ${s(ev.data.active)} active`;
     default: {

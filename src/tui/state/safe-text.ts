@@ -44,6 +44,11 @@ export function safeRun(r: PublicRun): PublicRun {
     out ??= { ...r };
     out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
   }
+  // A request's summary is the agent's words: escaped by the supervisor, made safe here all the same, like every field.
+  if (r.asking && hasControls(r.asking.summary)) {
+    out ??= { ...r };
+    out.asking = { ...r.asking, summary: safeLine(r.asking.summary) };
+  }
   // A repository's folder is named by whoever made it: the table and details show it.
   const wt = r.worktree;
   if (wt && [wt.repo, wt.path, wt.branch, wt.base].some(hasControls)) {

@@ -143,12 +143,13 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
     case 'status':
       return one(`${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, statusToken(r.status));
     case 'reason':
-      if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
+      if (r.status === 'ended') return endedReason(r, c);
       if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
       if (why) return one(why.text, why.token);
       // Quiet but not stuck: the agent CLI is retrying the API by itself.
       if (r.agent_retry) return one(agentRetryText(r.agent_retry), 'event.hold');
       if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
+      if (r.denials > 0) return one(deniedText(r.denials), 'meter.warn');
       return one('', 'text.muted');
     case 'name':
       // ⇠N: it waits (or waited) for N runs (`run --after`); its details name them. Marked in the flat list and the tree alike.
@@ -281,6 +282,21 @@ function changesCell(r: PublicRun, c: Column): Span[] {
     { text: text.slice(0, at), token: 'reason.ok' },
     { text: ' ', token: 'text.muted' },
     { text: minus, token: 'reason.bad' },
+  ];
+}
+
+/** `⊘ 2 denied`: tool calls the agent CLI refused by its own settings, nobody asked (its events say which). */
+export const deniedText = (n: number): string => `⊘ ${n} denied`;
+
+/** An ended run's exit reason, and `⊘2` after it when its agent CLI refused some of its tool calls and the column has room. */
+function endedReason(r: PublicRun, c: Column): Span[] {
+  const reason = r.exit_reason ?? '';
+  const token: Token = GOOD_REASONS.has(reason) ? 'reason.ok' : 'reason.bad';
+  const mark = r.denials > 0 ? ` ⊘${r.denials}` : '';
+  if (!mark || textWidth(reason + mark) > c.width) return [{ text: fit(reason, c.width, c.align), token }];
+  return [
+    { text: reason, token },
+    { text: fit(mark, c.width - textWidth(reason), c.align), token: 'meter.warn' },
   ];
 }
 

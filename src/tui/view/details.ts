@@ -3,7 +3,9 @@
 // process and output figures come in from the store, never read here.
 
 import type { PublicRun } from '../../protocol/views.js';
-import type { Span, Why } from './columns.js';
+import { deniedText, type Span, type Why } from './columns.js';
+import { askingText } from '../state/attention.js';
+import { coarse } from './approvals.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
 import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, METER_LABEL, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
@@ -34,6 +36,7 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     // A limit its agent waits out by itself: it goes on by itself, orcr only holds its provider meanwhile.
     const waits = agentWaitText(r, now, { short: true });
     if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
+    if (r.asking) status.push(...askingSpans(r.asking, now));
   } else if (r.status === 'queued') {
     const place = queuePos ?? r.queue_position;
     status.push({
@@ -46,6 +49,19 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
   const held = r.held_until ? Date.parse(r.held_until) : null;
   if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
   return status;
+}
+
+/** What a run blocked on its agent's request waits for: `#12 approve Bash: npm test · 2 more · deadline in 58m · ! answers`. */
+function askingSpans(a: NonNullable<PublicRun['asking']>, now: number): Span[] {
+  const deadline = parseTime(a.deadline_at);
+  return [
+    { text: ` · #${a.id} `, token: 'text.accent' },
+    { text: askingText({ ...a, more: 0 }), token: 'status.blocked' },
+    {
+      text: `${a.more > 0 ? ` · ${a.more} more` : ''}${deadline !== null ? ` · its deadline decides in ${coarse(deadline - now)}` : ''} · ! answers`,
+      token: 'text.muted',
+    },
+  ];
 }
 
 function processLine(r: PublicRun, proc: ProcInfo | null): Span[] {
@@ -161,6 +177,12 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     },
   ]);
   lines.push(...meterLines(r, now, started));
+  if (r.denials > 0)
+    lines.push([
+      label('denied'),
+      { text: deniedText(r.denials), token: 'meter.warn' },
+      { text: ': tool calls its agent CLI refused by its own settings, nobody asked (the event log names them)', token: 'text.muted' },
+    ]);
   const loop = r.loop;
   lines.push([
     label('loop'),

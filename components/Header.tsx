@@ -31,7 +31,7 @@ export function hasConfigNotice(stats: Stats | null): boolean {
   return stats !== null && (stats.configError !== null || stats.warnings.length > 0 || stats.degraded !== null);
 }
 
-export function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'degraded'>): Span[] {
+function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'degraded'>): Span[] {
   const out: Span[] = [];
   // The journal cannot be written (a full disk): first, since nothing starts until it can.
   if (stats.degraded) {
@@ -76,7 +76,7 @@ function fleetSpans(m: FleetMeter): Span[] {
 }
 
 /** The cluster as this machine sees it: its name, the machines up, and whether its database answers. */
-export function clusterSpans(c: ClusterInfo, now: number): Span[] {
+function clusterSpans(c: ClusterInfo, now: number): Span[] {
   const out: Span[] = [
     { text: '  │ ', token: 'border' },
     { text: `cluster ${c.name}`, token: 'text.accent' },

@@ -23,10 +23,10 @@ import type { JsonObject } from './util.js';
  * when nothing else claims the line (Codex's bare `error` notice).
  */
 export const CERTAINTY = { own: 3, shape: 2, generic: 1, fallback: 0 } as const;
-export type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
+type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
 
 /** What a protocol's agent reads on stdin after its prompt (a multi-turn session). */
-export interface AgentInput {
+interface AgentInput {
   /** One input, as the line the agent reads. */
   line(text: string): string;
   /** It prints a line before its first input (orcr jsonl's `ready`); others say nothing until they get one. */
@@ -34,7 +34,7 @@ export interface AgentInput {
 }
 
 /** The built-in provider preset of the agent CLI that speaks the protocol (config.json's providers.NAME refines it). */
-export interface Preset {
+interface Preset {
   /** Without `{prompt}`: the prompt goes to stdin. */
   command: readonly string[];
   /** The prompt is the first input line (formatted for the protocol), later input comes with `send`. */
@@ -67,7 +67,7 @@ export interface AgentAnswer {
 }
 
 /** How a protocol's agent asks orcr before it acts, and takes the answer on its stdin. */
-export interface ApprovalChannel {
+interface ApprovalChannel {
   /** The whole line to write to the agent's stdin, newline included; `asked` is what the request carried (its approval signal's input and offers). */
   answer(ref: string, answer: AgentAnswer, asked: { input: unknown; offers: unknown }): string;
   /**
@@ -78,7 +78,7 @@ export interface ApprovalChannel {
   carriesRequest(head: string): boolean;
 }
 
-export interface TranscriptReading {
+interface TranscriptReading {
   /** The line types `read` looks at: a cheap test before a line is parsed a second time. */
   types: readonly string[];
   read(obj: JsonObject): TranscriptExtra[];

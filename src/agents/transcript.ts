@@ -10,6 +10,7 @@
 // codex's completed `command_execution` items, gemini's `tool_result`
 // events. Pure: no I/O.
 
+import { bounded, summarize } from '../core/approval-summary.js';
 import type { Protocol } from '../core/types.js';
 import { createDetectingAdapter, type DetectingAdapter } from './detecting.js';
 import type { TranscriptExtra } from './protocol.js';
@@ -17,7 +18,7 @@ import { agentProtocol, AGENT_PROTOCOLS, createAdapter } from './registry.js';
 import type { Adapter, Signal } from './signals.js';
 import { isObject, parseObject, str } from './util.js';
 
-export type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'raw';
+type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'approval' | 'decision' | 'raw';
 
 export interface Entry {
   kind: EntryKind;
@@ -25,16 +26,26 @@ export interface Entry {
   text: string;
   /** The output line it came from (0-based), or -1 for an input record. */
   line: number;
-  /** A failed tool result, a failed turn. */
+  /** A failed tool result, a failed turn, a denied request. */
   failed?: boolean;
 }
 
-/** An input the supervisor recorded: its text and the size of the output file when it was written. */
-export interface InputRecord {
-  text: string;
-  /** Output bytes written before this input: it is shown before the line that starts there. */
-  out_bytes: number;
+/** How a request was decided, as the supervisor records it beside the inputs (who in words). */
+export interface DecisionRecord {
+  ref: string;
+  verdict: 'allow' | 'deny';
+  by: string;
+  message: string | null;
+  answers: string[] | null;
 }
+
+/**
+ * An input the supervisor recorded (its text), or a request's decision,
+ * with the size of the output file when it was written: it is shown before
+ * the line that starts there (a decision, right after the request its
+ * agent waited on).
+ */
+export type InputRecord = { text: string; out_bytes: number } | { decision: DecisionRecord; out_bytes: number };
 
 export interface TranscriptBuilder {
   /** One output line (without its newline): the entries it adds. */
@@ -106,10 +117,14 @@ function createInputs(initial: readonly InputRecord[]): Inputs {
     place(upTo, out) {
       while (nextInput < inputs.length && inputs[nextInput]!.out_bytes <= upTo) {
         const rec = inputs[nextInput]!;
-        out.push({ kind: nextInput === 0 ? 'prompt' : 'input', text: rec.text, line: -1 });
+        nextInput++;
+        if ('decision' in rec) {
+          out.push(decisionEntry(rec.decision));
+          continue;
+        }
+        out.push({ kind: promptShown ? 'input' : 'prompt', text: rec.text, line: -1 });
         lastInput = rec.text;
         promptShown = true;
-        nextInput++;
       }
     },
     echoed(text, at, out) {
@@ -180,6 +195,13 @@ function createSignalReader(inputs: Inputs): SignalReader {
             out,
           );
           return;
+        case 'approval':
+          // The agent waits on it; its decision (recorded beside the inputs) follows it.
+          out.push({ kind: 'approval', text: `asks: ${summarize(s.ask, null)}`, line: at });
+          return;
+        case 'denied':
+          out.push({ kind: 'decision', text: `${bounded(s.tool, 60)} refused by the agent CLI's own settings: ${s.message}`, line: at, failed: true });
+          return;
         case 'output':
           out.push({ kind: 'raw', text: s.line, line: at });
           return;
@@ -198,6 +220,17 @@ function createSignalReader(inputs: Inputs): SignalReader {
         problem('error', x.text, x.text, at, out);
       }
     },
+  };
+}
+
+/** A request's decision, as the transcript shows it under the request. */
+function decisionEntry(d: DecisionRecord): Entry {
+  const said = d.message ? `: ${d.message}` : d.answers ? `: ${d.answers.join('; ')}` : '';
+  return {
+    kind: 'decision',
+    text: `${d.verdict === 'allow' ? 'allowed' : 'denied'} by ${d.by}${said}`,
+    line: -1,
+    ...(d.verdict === 'deny' ? { failed: true } : {}),
   };
 }
 

@@ -7,9 +7,10 @@ import { formatDuration } from '../config/duration.js';
 import { treeOrder } from '../core/run-tree.js';
 import { providerCap } from '../core/caps.js';
 import type { PublicRun, Result } from '../client/methods.js';
-import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
+import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
+import { approvalLine, askingText, denialsMark } from '../text/approvals.js';
 import { quotaText, type QuotaView } from '../text/quota.js';
 import { jsonText } from '../text/json-text.js';
 
@@ -33,7 +34,7 @@ const COLORS: Record<string, string> = {
   ended: '\x1b[37m',
 };
 
-export function paintStatus(status: string, text = status, color = useColor()): string {
+function paintStatus(status: string, text = status, color = useColor()): string {
   return color && COLORS[status] ? `${COLORS[status]}${text}\x1b[0m` : text;
 }
 
@@ -61,7 +62,7 @@ export function table(headers: string[], rows: Cell[][], color = useColor()): st
 const trimZeros = (s: string): string => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
 
 /** 950, 12.3k, 100k, 1.2M. */
-export function tokens(n: number): string {
+function tokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 999_950) return `${trimZeros((n / 1000).toFixed(1))}k`;
   return `${trimZeros((n / 1_000_000).toFixed(1))}M`;
@@ -81,14 +82,14 @@ export function sizeText(n: number): string {
 }
 
 /** $0, $0.0123, $1, $12.5 — at most 4 decimals, 6 for amounts under a cent. */
-export function usd(n: number): string {
+function usd(n: number): string {
   if (!Number.isFinite(n)) return `$${n}`;
   const abs = Math.abs(n);
   return `$${trimZeros(n.toFixed(abs > 0 && abs < 0.01 ? 6 : 4))}`;
 }
 
 /** $0.12 for a table cell; a cost under a cent is not shown as nothing. */
-export function usdShort(n: number): string {
+function usdShort(n: number): string {
   if (n === 0) return '-';
   if (n > 0 && n < 0.005) return '<$0.01';
   return `$${n.toFixed(2)}`;
@@ -99,9 +100,12 @@ export function plainNumber(n: number): string {
   return Number.isInteger(n) || !Number.isFinite(n) ? String(n) : trimZeros(n.toFixed(6));
 }
 
-export function statusWord(r: PublicRun, now = Date.now()): string {
+function statusWord(r: PublicRun, now = Date.now()): string {
   if (r.status === 'ended') return `ended:${r.exit_reason}`;
   if (r.status === 'blocked') {
+    // On its agent's requests: `blocked:approval approve Bash: npm test +1 more`.
+    const asking = askingText(r);
+    if (asking) return `blocked:approval ${asking}`;
     // A limit its agent waits out by itself: `blocked:limit the agent waits until 16:50 (4h12m)`.
     const waits = agentWaitText(r, now, { short: true });
     return `blocked:${r.blocked_kind ?? 'unknown'}${waits ? ` ${waits}` : ''}`;
@@ -115,7 +119,7 @@ export function statusWord(r: PublicRun, now = Date.now()): string {
   return r.status;
 }
 
-export function elapsed(r: PublicRun, now = Date.now()): string {
+function elapsed(r: PublicRun, now = Date.now()): string {
   const start = r.started_at ? Date.parse(r.started_at) : Date.parse(r.created_at);
   const end = r.ended_at ? Date.parse(r.ended_at) : now;
   return formatDuration(Math.max(0, end - start));
@@ -130,7 +134,8 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     // In a tree, a child sits two columns right of its parent.
     truncateDisplay('  '.repeat(levels?.[i] ?? 0) + safeLine(r.name), NAME_COLUMNS),
     r.uuid.slice(0, 8),
-    { text: statusWord(r, now), status: r.status },
+    // Tools its agent CLI refused by itself, nobody asked: `working ⊘ 2 denied`.
+    { text: [statusWord(r, now), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.status },
     `${r.provider}/${r.workload}`,
     String(r.turns),
     tokens(r.tokens.input + r.tokens.output),
@@ -173,7 +178,7 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
 }
 
 /** `+12 −3`: lines added and removed against the run's base. */
-export function changes(w: { added: number; removed: number }): string {
+function changes(w: { added: number; removed: number }): string {
   return `+${w.added} −${w.removed}`;
 }
 
@@ -236,21 +241,12 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
       ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`],
     );
   }
+  const rules = [...r.rules.allow.map((x) => `allow ${x}`), ...r.rules.deny.map((x) => `deny ${x}`)];
+  if (rules.length > 0) lines.push(['rules', safeLine(rules.join(', '))]);
   if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
   if ((r.dependents ?? []).length > 0) lines.push(['waited for by', r.dependents.join(', ')]);
   if (r.parent !== null || r.depth > 0) lines.push(['parent', `${r.parent ?? '-'} (depth ${r.depth})`]);
-  if (r.children.length > 0) {
-    const u = r.rollup;
-    lines.push(
-      ['children', r.children.join(', ')],
-      // Rolled up: this run and every descendant; its token and cost ceilings are read against these.
-      [
-        'tree tokens',
-        `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`,
-      ],
-      ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
-    );
-  }
+  lines.push(...treeLines(r));
   if (r.loop.detected || r.loop.warned) lines.push(['loop', `detected, ${r.loop.repetitions} repetitions${r.loop.warned ? ', warned' : ''}`]);
   if (r.held_until) lines.push(['hold', `provider ${r.provider} on hold ${until(Date.parse(r.held_until), now)}`]);
   if (env) for (const [k, v] of Object.entries(env)) lines.push(['env', `${k}=${v}`]);
@@ -265,6 +261,7 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   }
   if ((r.attempts?.length ?? 0) > 0)
     lines.push([`attempt ${r.attempts.length + 1}`, r.status === 'ended' ? `its last: ${r.exit_reason ?? 'ended'}` : `now (${r.status})`]);
+  lines.push(...requestLines(r));
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
   lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);
@@ -272,14 +269,36 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   return lines.map(([k, v]) => `${k.padEnd(w)}  ${safeLine(v)}`).join('\n');
 }
 
+/** A parent's children and what they spent with it, rolled up: its token and cost ceilings are read against these. */
+function treeLines(r: PublicRun): [string, string][] {
+  if (r.children.length === 0) return [];
+  const b = r.budget;
+  const u = r.rollup;
+  return [
+    ['children', r.children.join(', ')],
+    [
+      'tree tokens',
+      `${ofLimit(tokens(u.tokens.input + u.tokens.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(u.tokens.input)}, out ${tokens(u.tokens.output)}, cached ${tokens(u.tokens.cached)})`,
+    ],
+    ['tree cost', ofLimit(usd(u.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
+  ];
+}
+
+/** Its agent's requests, oldest first, each with who decided it, and the tool calls its CLI refused by itself. */
+function requestLines(r: PublicRun): [string, string][] {
+  const lines: [string, string][] = (r.approvals ?? []).map((a) => ['request', approvalLine(a)]);
+  if (r.denials) lines.push(['denied', `${r.denials} tool ${r.denials === 1 ? 'call' : 'calls'} refused by the agent CLI's own settings (nobody was asked)`]);
+  return lines;
+}
+
 /** `in 4m10s`, or `now` once the moment has passed. */
-export function until(at: number, now = Date.now()): string {
+function until(at: number, now = Date.now()): string {
   const left = at - now;
   return left > 0 ? `in ${formatDuration(left)}` : 'now';
 }
 
 /** Holder names, cut to fit: `a, b, c +12`. */
-export function nameList(names: string[], columns = 60): string {
+function nameList(names: string[], columns = 60): string {
   if (names.length === 0) return '-';
   let text = '';
   for (let i = 0; i < names.length; i++) {

@@ -87,7 +87,7 @@ export const VERBS = {
       '         [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]',
       '         [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]',
       '         [--on-limit continue|end] [--max-continues N] [--after RUN[,RUN...]]... [--after-any]',
-      '         [--interactive] [--idle-after DUR]',
+      '         [--interactive] [--idle-after DUR] [--allow RULE]... [--deny RULE]...',
       '         [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]',
       '         [-- COMMAND ARGS...]',
       'orcr run --from FILE|- [--json]',
@@ -328,7 +328,7 @@ export function commandAt(verb: VerbName, ...subs: string[]): Command | null {
 }
 
 /** A command's flags with those of every subcommand below it: for a verb that parses its flags before it reads its subcommand. */
-export function flagsUnder(c: Command): FlagDecls {
+function flagsUnder(c: Command): FlagDecls {
   return Object.assign({}, c.flags, ...Object.values(c.subcommands ?? {}).map(flagsUnder)) as FlagDecls;
 }
 

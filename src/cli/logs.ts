@@ -55,6 +55,9 @@ const ROW_COLORS: Partial<Record<RowStyle, string>> = {
   'turn.failed': '\x1b[31m',
   error: '\x1b[31m',
   hold: '\x1b[35m',
+  approval: '\x1b[35m',
+  decision: '\x1b[32m',
+  'decision.denied': '\x1b[31m',
   raw: '\x1b[2m',
 };
 

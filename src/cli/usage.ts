@@ -63,6 +63,10 @@ agent's session when the limit resets (default for claude and codex, at most 5 t
 --after RUN (repeat it, or a,b,c): queued, but not started until each RUN has completed (--after-any: ended
 however); it holds no slot meanwhile, and is canceled if one ends otherwise. Its agent gets ORCR_AFTER (their
 uuids, space-separated). In --from lines: "after": ["name", ...], naming other lines or any run.
+--allow RULE, --deny RULE (repeat them): what its agent asks to do (Claude Code asks orcr before a tool its own settings
+do not allow) is answered by these rules first, in Claude Code's syntax — Read, Bash(npm test:*), Bash(git log *),
+Edit(src/**), WebFetch(domain:example.com), mcp__server — then by config.json's approvals, then by a person (orcr
+approvals, orcr approve, orcr deny, the TUI), then by the deadline. A deny wins; a question is always a person's.
 --worktree: the agent works in a new git worktree of cwd's repository, on branch orcr/<name> from REF (default HEAD).
 --base RUN (with --after RUN): from that run's worktree as it left it, uncommitted work included.
 From inside a run ($ORCR_RUN set) the new run is its child; --detach: not its child.

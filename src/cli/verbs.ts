@@ -58,7 +58,7 @@ async function main(argv: string[], sh: Shell): Promise<number> {
  * One command line, through `io`: its exit code, and whether a failure ended
  * it (then the process exits at once, whatever a verb left open).
  */
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
+async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
   const rest = argv.slice(1);
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
   const sh = new Shell(json, VERSION, io);

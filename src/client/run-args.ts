@@ -90,7 +90,7 @@ function parseFlags(args: string[], allowPositionals: boolean) {
  * holds at most 128 KiB per argument, and shows it to every local user);
  * `-p @@TEXT` is the prompt `@TEXT`.
  */
-export function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
+function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
   if (value === '-') {
     try {
       return stdin();
@@ -118,7 +118,7 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `=`, quotes and spaces kept), `#` comments and blank lines. A bad line is
  * named by its number, never shown: it may hold a secret.
  */
-export function readEnvFile(file: string, cwd: string): Record<string, string> {
+function readEnvFile(file: string, cwd: string): Record<string, string> {
   let text: string;
   try {
     text = fs.readFileSync(path.resolve(cwd, file), 'utf8');
@@ -180,6 +180,14 @@ export function parseRunArgs(args: string[], cwd: string, io: RunIO = {}): RunSp
   if (values['after-any']) {
     if (values.after === undefined) misuse('--after-any needs --after');
     spec.after_any = true;
+  }
+  // Each rule as typed, one per flag: a rule may hold a comma (`Bash(a,b)`).
+  for (const list of ['allow', 'deny'] as const) {
+    const v = values[list];
+    if (v === undefined) continue;
+    spec[list] = v;
+    flagOf.set(list, typed.get(list) ?? `--${list}`);
+    raw.set(list, v.join(' '));
   }
   if (values.base !== undefined && !values.worktree) misuse('--base needs --worktree');
   if (values.worktree) spec.worktree = values.base !== undefined ? { base: values.base } : true;

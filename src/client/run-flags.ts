@@ -26,6 +26,8 @@ export const RUN_FLAGS = {
   detach: { type: 'boolean' },
   after: { type: 'string', multiple: true, value: 'run' },
   'after-any': { type: 'boolean' },
+  allow: { type: 'string', multiple: true, meta: 'RULE' },
+  deny: { type: 'string', multiple: true, meta: 'RULE' },
   'idle-after': { type: 'string' },
   cwd: { type: 'string', value: 'dir' },
   env: { type: 'string', short: 'e', multiple: true },

@@ -6,6 +6,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DecisionRecord, InputRecord } from '../agents/transcript.js';
 
 export function outputFile(homeDir: string, uuid: string): string {
   return path.join(homeDir, 'runs', uuid, 'out');
@@ -64,7 +65,7 @@ export function readAll(file: string): { lines: string[]; wholeEnd: number } {
 }
 
 /** Longest line kept whole; the rest of a longer line is dropped. */
-export const MAX_LINE_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
 
 /**
@@ -175,16 +176,30 @@ export class OutputFollower {
   }
 }
 
-/** The inputs the supervisor recorded for a run (prompt first): `runs/<uuid>/inputs`, one JSON line each. */
-export function readInputs(runDirectory: string): { text: string; out_bytes: number }[] {
-  const out: { text: string; out_bytes: number }[] = [];
+/** The inputs the supervisor recorded for a run (prompt first), and its requests' decisions: `runs/<uuid>/inputs`, one JSON line each. */
+export function readInputs(runDirectory: string): InputRecord[] {
+  const out: InputRecord[] = [];
   for (const l of readLines(path.join(runDirectory, 'inputs'))) {
     try {
-      const v = JSON.parse(l) as { text?: unknown; out_bytes?: unknown };
-      if (typeof v.text === 'string') out.push({ text: v.text, out_bytes: typeof v.out_bytes === 'number' ? v.out_bytes : 0 });
+      const v = JSON.parse(l) as { text?: unknown; out_bytes?: unknown; decision?: unknown };
+      const at = typeof v.out_bytes === 'number' ? v.out_bytes : 0;
+      if (typeof v.text === 'string') out.push({ text: v.text, out_bytes: at });
+      else if (isDecision(v.decision)) out.push({ decision: v.decision, out_bytes: at });
     } catch {
       // A line cut by a crash: the others still read.
     }
   }
   return out;
+}
+
+function isDecision(d: unknown): d is DecisionRecord {
+  if (typeof d !== 'object' || d === null) return false;
+  const o = d as Record<string, unknown>;
+  return (
+    typeof o.ref === 'string' &&
+    (o.verdict === 'allow' || o.verdict === 'deny') &&
+    typeof o.by === 'string' &&
+    (o.message === null || typeof o.message === 'string') &&
+    (o.answers === null || (Array.isArray(o.answers) && o.answers.every((a) => typeof a === 'string')))
+  );
 }

@@ -12,13 +12,14 @@ import { argStrlenProblem, overArgStrlen } from './exec-limits.js';
 import { DURATION_FORM, DurationError, durationRangeProblem, NOT_ZERO, parseDuration } from './duration.js';
 import { CEILING_NAMES, lineAliases, RUN_CEILINGS, type CeilingName, type LineCeilings } from '../core/limits.js';
 import { LOOP_ACTIONS, STALL_ACTIONS } from '../core/types.js';
+import { parseRule } from '../core/approval-rules.js';
 import { PRESET_NAMES, PROTOCOLS } from '../agents/registry.js';
 import { hasControls } from '../text/terminal-text.js';
 import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
 import { previewValue, quote } from '../text/json-text.js';
 
 /** Longest name (run, provider, workload), in characters. */
-export const MAX_LABEL = 200;
+const MAX_LABEL = 200;
 
 const ENV = 'must map variable names (not empty, no "=") to strings';
 const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
@@ -123,6 +124,17 @@ const upTo100 = z
   .min(0, 'must be a whole number from 0 to 100')
   .max(100, 'must be a whole number from 0 to 100');
 
+/** A run's approval rules: each in Claude Code's rule syntax, checked as core/approval-rules.ts reads them. */
+const rules = z
+  .array(z.string({ error: 'must be a rule (a string)' }), { error: 'must be a list of rules' })
+  .max(100, 'must be at most 100 rules')
+  .superRefine((list, ctx) => {
+    for (const [i, text] of list.entries()) {
+      const r = parseRule(text);
+      if ('error' in r) ctx.addIssue({ code: 'custom', path: [i], message: `rule ${previewValue(text, 60)} ${r.error}` });
+    }
+  });
+
 /** A ceiling's value by its unit (core/limits.ts). */
 const CEILING_VALUE = { count: whole, usd, duration } as const;
 type CeilingValue<K extends CeilingName> = z.ZodOptional<(typeof CEILING_VALUE)[(typeof RUN_CEILINGS)[K]['unit']]>;
@@ -172,6 +184,10 @@ export const runSpecSchema = z
         .optional(),
       /** With `after`: go once each has ended, however it ended. */
       after_any: z.boolean({ error: 'must be true or false' }).optional(),
+      /** Rules (Claude Code's syntax: `Bash(npm test:*)`, `Edit(src/**)`) that answer the run's agent's requests before a person is asked. */
+      allow: rules.optional(),
+      /** Rules that refuse them; a deny wins over any allow. */
+      deny: rules.optional(),
       /** Made from inside a run (caller_env.ORCR_RUN) but not its child: no parent, no roll-up, not killed with it. */
       detach: z.boolean({ error: 'must be true or false' }).optional(),
       /** A git worktree of cwd's repository on a new branch orcr/<name>, from `base` (default: HEAD). */
@@ -216,7 +232,7 @@ export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: str
 // ---------- `run --from` lines ----------
 
 /** A line's own spellings, for people writing files (core/limits.ts): durations under short names, and a shorter cost key. */
-export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases();
+const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases();
 
 /** Schema fields a line names by an alias only, or not at all (the CLI fills caller_env). */
 const NOT_IN_LINES = new Set<string>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].line !== k), 'caller_env']);
@@ -314,6 +330,10 @@ export const runSpecLineSchema = z
     loop: wire.loop,
     after: wire.after.describe("runs to wait for: names of other lines of the file, or any run's name or uuid; this run starts once each has completed"),
     after_any: wire.after_any.describe('with "after": start once each has ended, however it ended'),
+    allow: wire.allow.describe(
+      'rules that allow what its agent asks to do, in Claude Code\'s syntax: "Read", "Bash(npm test:*)", "Edit(src/**)", "WebFetch(domain:example.com)"',
+    ),
+    deny: wire.deny.describe('rules that refuse what its agent asks to do (a deny wins over an allow)'),
     detach: wire.detach.describe('not a child of the calling run: no roll-up, not killed with it'),
     worktree: wire.worktree.describe('a git worktree of cwd on a new branch orcr/<name> (from "base", default HEAD)'),
   })

@@ -12,8 +12,8 @@ import type { RuleContext } from './approval-rules.js';
 import { deadlineOf, decideByRules, type ApprovalPolicy, type ApprovalRecord, type Ask, type Question } from './approvals.js';
 
 /** Questions a record keeps at most, and options of each: an agent asks 1–4 of 2–4 (Claude Code's AskUserQuestion). */
-export const MAX_QUESTIONS = 10;
-export const MAX_OPTIONS = 20;
+const MAX_QUESTIONS = 10;
+const MAX_OPTIONS = 20;
 
 /** A new request's record (its id is the journal's), decided by the rules or pending. */
 export function newApproval(ask: Ask, o: { run: string; cwd: string; home: string; policy: ApprovalPolicy; now: number }): Omit<ApprovalRecord, 'id'> {

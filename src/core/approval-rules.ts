@@ -43,7 +43,8 @@ export function parseRule(text: string): Rule | { error: string } {
   if (text !== text.trim()) return { error: 'has spaces around it' };
   const open = text.indexOf('(');
   if (open === -1) {
-    if (!TOOL_NAME.test(text) && !MCP_WILDCARD.test(text)) return { error: 'is not a tool name (Bash, Read, Edit, WebFetch, mcp__server__tool…) or TOOL(SPECIFIER)' };
+    if (!TOOL_NAME.test(text) && !MCP_WILDCARD.test(text))
+      return { error: 'is not a tool name (Bash, Read, Edit, WebFetch, mcp__server__tool…) or TOOL(SPECIFIER)' };
     return { text, tool: text, specifier: null };
   }
   const tool = text.slice(0, open);
@@ -105,13 +106,13 @@ function mcpMatches(rule: Rule, tool: string): boolean {
  * and newlines outside quotes — enough to keep a chained command from riding
  * on an allowed prefix, not a shell parser.
  */
-export function commandMatches(specifier: string, command: string): boolean {
+function commandMatches(specifier: string, command: string): boolean {
   const parts = commandParts(command);
   return parts.length > 0 && parts.every((p) => onePartMatches(specifier, p));
 }
 
 /** A deny rule needs one part: `Bash(rm:*)` denies `cd x && rm -rf y`. */
-export function commandPartMatches(specifier: string, command: string): boolean {
+function commandPartMatches(specifier: string, command: string): boolean {
   return commandParts(command).some((p) => onePartMatches(specifier, p));
 }
 
@@ -163,7 +164,7 @@ export function commandParts(command: string): string[] {
 }
 
 /** `*` is any run of characters; everything else is itself. */
-export function globMatches(pattern: string, text: string): boolean {
+function globMatches(pattern: string, text: string): boolean {
   const re = new RegExp('^' + pattern.split('*').map(escapeRegExp).join('[\\s\\S]*') + '$');
   return re.test(text);
 }

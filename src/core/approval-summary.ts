@@ -7,17 +7,18 @@
 import type { Ask } from './approvals.js';
 
 /** The most a summary holds of what the request names (a command, a path, a URL, a question). */
-export const SUMMARY_SUBJECT_MAX = 160;
+const SUMMARY_SUBJECT_MAX = 160;
 
 /** `Bash: npm test`, `Write: src/a.ts (12 lines, 340 B)`, `Edit: src/a.ts (+3 −1)`, `WebFetch: https://…`, `question: Which database?` */
-export function summarize(ask: Pick<Ask, 'tool' | 'subject' | 'size' | 'questions'>, cwd: string): string {
+/** `cwd`: the run's folder, which a path is shown from; null where it is not known (a path is shown whole). */
+export function summarize(ask: Pick<Ask, 'tool' | 'subject' | 'size' | 'questions'>, cwd: string | null): string {
   if (ask.questions && ask.questions.length > 0) {
     const more = ask.questions.length > 1 ? ` (+${ask.questions.length - 1} more)` : '';
     return `question: ${bounded(ask.questions[0]!.question)}${more}`;
   }
   const tool = bounded(ask.tool, 60);
   if (ask.subject === null) return tool;
-  const subject = bounded(ask.subject.startsWith(cwd + '/') ? ask.subject.slice(cwd.length + 1) : ask.subject);
+  const subject = bounded(cwd !== null && ask.subject.startsWith(cwd + '/') ? ask.subject.slice(cwd.length + 1) : ask.subject);
   return `${tool}: ${subject}${sizeText(ask.size)}`;
 }
 

@@ -26,7 +26,7 @@
 import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 import { CEILING_NAMES, type CeilingName } from './limits.js';
 
-export const WARN_FRACTION = 0.8;
+const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
 
 export type MeterName = 'turns' | 'tokens' | 'cost_usd' | 'time_ms';

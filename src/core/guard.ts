@@ -16,7 +16,7 @@ export interface GuardClocks {
   stopping: boolean;
 }
 
-export type GuardAction =
+type GuardAction =
   | { kind: 'stop'; reason: ExitReason; detail: string | null }
   /** Silent past its turn timeout: warned or stopped, per its on_stall. */
   | { kind: 'stall'; silentMs: number; since: number };

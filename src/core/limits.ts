@@ -8,7 +8,7 @@
 // the merge of scopes (core/budget.ts) are made from this table, so a new
 // ceiling is one entry here, its meter, its flag and its words for people.
 
-export type CeilingUnit = 'count' | 'usd' | 'duration';
+type CeilingUnit = 'count' | 'usd' | 'duration';
 
 interface Ceiling {
   unit: CeilingUnit;

@@ -3,7 +3,7 @@
 // the supervisor's notifier (server/notify.ts) owns the timer and the sinks.
 
 /** The notification kinds config `notify.events` names. */
-export const NOTIFY_EVENTS = ['ended_not_completed', 'blocked', 'awaiting_input', 'hold', 'budget', 'loop'] as const;
+export const NOTIFY_EVENTS = ['ended_not_completed', 'blocked', 'approval', 'awaiting_input', 'hold', 'budget', 'loop'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 export function isNotifyEvent(v: string): v is NotifyEvent {
@@ -21,7 +21,10 @@ export interface EventFacts {
  * The kind of notification an event is, or null when nobody needs telling.
  * A usage limit is told as `hold`, by the hold event that comes with it (it
  * holds the whole provider, not one run; a run blocked by a limit already
- * held adds nothing), and an end by budget as `budget`: one cause, one item.
+ * held adds nothing), an end by budget as `budget`, and an agent's request
+ * as `approval` by its own event (naming what it asks), not by the block
+ * that comes with it: one cause, one item. A request a rule decided asks
+ * nobody.
  */
 export function notableKind(e: EventFacts): NotifyEvent | null {
   switch (e.type) {
@@ -31,7 +34,9 @@ export function notableKind(e: EventFacts): NotifyEvent | null {
       return reason === 'budget' ? 'budget' : 'ended_not_completed';
     }
     case 'blocked':
-      return e.data.kind === 'limit' ? null : 'blocked';
+      return e.data.kind === 'limit' || e.data.kind === 'approval' ? null : 'blocked';
+    case 'approval_asked':
+      return 'approval';
     case 'idle':
       // Only an interactive run goes idle; a row that says otherwise is not waiting on anyone.
       return e.run?.interactive === true ? 'awaiting_input' : null;
@@ -109,6 +114,7 @@ export interface SummaryItem {
 const KIND_TEXT: Record<NotifyEvent, { one: string; many: string }> = {
   ended_not_completed: { one: 'ended', many: 'runs ended not completed' },
   blocked: { one: 'blocked', many: 'runs blocked' },
+  approval: { one: 'asks', many: 'requests wait' },
   awaiting_input: { one: 'awaits input', many: 'runs await input' },
   hold: { one: 'hold', many: 'holds' },
   budget: { one: 'budget', many: 'budget notices' },
@@ -123,6 +129,8 @@ function detail(it: SummaryItem): string {
       return String(d.reason) + (d.detail ? ` (${String(d.detail)})` : '');
     case 'blocked':
       return String(d.kind);
+    case 'approval_asked':
+      return String(d.summary);
     case 'hold':
       return `provider ${String(d.provider)}${typeof d.until === 'number' ? ` until ${new Date(d.until).toISOString()}` : ''}`;
     case 'budget_warning':

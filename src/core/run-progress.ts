@@ -52,9 +52,9 @@ export interface ProgressContext {
   takesInput: boolean;
 }
 
-export type ProgressEvent = EventInput;
+type ProgressEvent = EventInput;
 
-export type ProgressEffect =
+type ProgressEffect =
   /** Close the agent's stdin: a one-shot agent's turn is done. */
   | { kind: 'close_input' }
   /** Hold the provider (a usage limit) until then; journaled with the run's events. */
@@ -257,7 +257,7 @@ function agentRetry(events: ProgressEvent[], run: Run, sig: Extract<ProgressSign
 const inRefusedTurn = (state: ProgressState): boolean => state.stoppedFor?.reason === 'budget' && state.stoppedFor.detail === 'turns';
 
 /** The longest hold an agent's words can set: a year, orcr's longest duration. */
-export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
+const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
 /**
  * A limit's reset said again within this of the hold in force is that hold: a
@@ -265,7 +265,7 @@ export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
  * (Claude Code says one reset in its rate_limit_event and again in each
  * api_retry while it waits).
  */
-export const SAME_HOLD_MS = 2000;
+const SAME_HOLD_MS = 2000;
 
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {

@@ -44,11 +44,11 @@ export function decideParent(ref: string | undefined, found: Run | null, maxDept
   return { kind: 'child', parent: found.uuid, depth };
 }
 
-export function depthOf(run: Run): number {
+function depthOf(run: Run): number {
   return run.depth;
 }
 
-export function parentOf(run: Run): string | null {
+function parentOf(run: Run): string | null {
   return run.parent;
 }
 
@@ -140,7 +140,7 @@ export function descendantsOf(root: string, runs: Iterable<Run>): Run[] {
 }
 
 /** The run's tree meters (tokens, cost) against its own ceilings; only meaningful once it has descendants. */
-export function treeMeters(run: Run): Meter[] {
+function treeMeters(run: Run): Meter[] {
   const u = rolledUp(run);
   return [meter('tokens', u.tokens.input + u.tokens.output, run.limits.max_tokens), meter('cost_usd', u.cost_usd, run.limits.max_cost_usd)];
 }

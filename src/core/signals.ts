@@ -49,7 +49,7 @@ export type Signal =
  * Kept out of `Signal`: adapters emit it only when asked (`{ modelTurns: true }`),
  * and their `line()` then returns `ExtendedSignal[]`.
  */
-export interface ModelTurnSignal {
+interface ModelTurnSignal {
   kind: 'model_turn';
 }
 

@@ -107,7 +107,7 @@ function migrate(db: Database.Database): void {
   const from = checkVersion(db);
   for (let v = from; v < SCHEMA_VERSION; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
+      db.exec(MIGRATIONS[v]!); // v < SCHEMA_VERSION, which is MIGRATIONS.length
       db.pragma(`user_version = ${v + 1}`);
     }).immediate();
   }

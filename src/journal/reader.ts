@@ -11,7 +11,7 @@ import type { Run } from '../core/types.js';
 import type { ApprovalRecord } from '../core/approvals.js';
 import type { EventListener, Journal, ListQuery } from './journal.js';
 
-export type { EventListener, ListQuery } from './journal.js';
+export type { ListQuery } from './journal.js';
 
 export interface JournalReader {
   /** Any run by uuid, as last committed (the run store's lookup prefers the live row). */

@@ -25,8 +25,7 @@ import { adoptLease, claimLeases, dropLease, dropLeaseOf, dropWaiter, grantLease
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
-export { ClusterConflict, ClusterRefused, ClusterUnavailable } from './pg-errors.js';
-export { policyDiff } from './pg-join.js';
+export { ClusterRefused, ClusterUnavailable } from './pg-errors.js';
 export type { NotificationState } from './pg-wake.js';
 
 export interface PgLimiterOptions {

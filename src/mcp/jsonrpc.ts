@@ -10,7 +10,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
-export type Id = string | number;
+type Id = string | number;
 
 /** A failure the client caused, answered as a JSON-RPC error (anything else thrown is -32603). */
 export class RpcError extends Error {
@@ -22,11 +22,11 @@ export class RpcError extends Error {
   }
 }
 
-export const PARSE_ERROR = -32700;
+const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
+const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
+const INTERNAL_ERROR = -32603;
 
 /** What a handler gets besides its params. */
 export interface CallContext {

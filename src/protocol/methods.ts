@@ -20,7 +20,6 @@ import type {
   ApprovalAnswered,
   ApprovalGot,
   ClusterForgotten,
-  ClusterState,
   ClusterStatus,
   Diff,
   EventsPage,

@@ -40,6 +40,8 @@ export interface PublicRun {
   asking: { id: number; summary: string; question: boolean; deadline_at: string | null; more: number } | null;
   /** Tool calls its agent CLI refused by its own settings (nobody was asked). */
   denials: number;
+  /** Its own rules for what its agent asks (`run --allow/--deny`, and an "always" answer's), besides config's. */
+  rules: { allow: string[]; deny: string[] };
   /** Every request of the run, oldest first: in `show` (run.get) only. */
   approvals?: PublicApproval[];
   queue_seq: number;
@@ -135,7 +137,7 @@ export interface ViewExtras {
 }
 
 /** The run's meters as clients see them: core's runMeters, rounded. */
-export function meterViews(run: Run, now: number): PublicRun['budget'] {
+function meterViews(run: Run, now: number): PublicRun['budget'] {
   const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
   // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
   const tree = rolledUp(run);
@@ -164,6 +166,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     blocked_kind: run.blocked_kind,
     asking: askingView(run, extras.pending ?? []),
     denials: run.denials,
+    rules: { allow: [...run.approvals.allow], deny: [...run.approvals.deny] },
     ...(extras.approvals ? { approvals: extras.approvals.map((a) => publicApproval(a, run.name)) } : {}),
     queue_seq: run.queue_seq,
     queue_position: run.status === 'queued' ? (extras.queuePosition ?? null) : null,

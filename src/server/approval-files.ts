@@ -17,7 +17,7 @@ export interface Asked {
   questions: Question[] | null;
 }
 
-export function askedFile(home: Home, run: string, id: number): string {
+function askedFile(home: Home, run: string, id: number): string {
   return path.join(runDir(home, run), 'approvals', `${id}.json`);
 }
 

@@ -29,7 +29,7 @@ export function isRequestSignal(s: { kind: string }): s is RequestSignal {
 }
 
 /** A scope's `approvals` as config.json holds it (its timeout parsed: null for never). */
-export type ApprovalsConfig = { allow?: string[]; deny?: string[]; ask?: string[]; timeout?: number | null; on_timeout?: 'allow' | 'deny' } | undefined;
+type ApprovalsConfig = { allow?: string[]; deny?: string[]; ask?: string[]; timeout?: number | null; on_timeout?: 'allow' | 'deny' } | undefined;
 
 /** What config.json says, scope by scope, as core merges it. */
 function source(c: ApprovalsConfig): PolicySource | null {

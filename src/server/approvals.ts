@@ -24,7 +24,7 @@ import { resolveRef } from './refs.js';
 import type { RunStore } from './run-store.js';
 
 /** `approval.get` gives the input whole up to this much JSON; past it, the text cut here. */
-export const INPUT_SHOWN_MAX = 1024 * 1024;
+const INPUT_SHOWN_MAX = 1024 * 1024;
 
 /** Who answers: through what, who (a terminal, a process), and the run they answer from (their ORCR_RUN), if any. */
 export interface Answerer {

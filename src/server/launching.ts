@@ -71,7 +71,7 @@ interface Held {
 }
 
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
-export function stdinPrompt(run: Run): string | null {
+function stdinPrompt(run: Run): string | null {
   return run.prompt_argv ? null : run.prompt;
 }
 

@@ -25,7 +25,7 @@ import type { RunStore } from './run-store.js';
 import type { RunTree } from './run-tree.js';
 
 /** The longest request line read whole (its input a whole file); past it, the line is as cut as any other. */
-export const REQUEST_LINE_MAX = 64 * 1024 * 1024;
+const REQUEST_LINE_MAX = 64 * 1024 * 1024;
 
 export class Progress {
   constructor(

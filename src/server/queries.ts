@@ -5,7 +5,6 @@
 
 import type { QuotaReport, SpendReply, Stats } from '../protocol/results.js';
 import type { MeterView } from '../protocol/views.js';
-import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction } from '../core/budget.js';
 import { holdsSlot } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
@@ -21,9 +20,7 @@ import type { Slots } from './slots.js';
 import type { RunStore } from './run-store.js';
 import { resolveRef } from './refs.js';
 import type { Dependencies } from './dependencies.js';
-import { RemoteError } from '../protocol/errors.js';
 import { publicRun, type PublicRun } from '../protocol/views.js';
-import { quote } from '../text/json-text.js';
 
 /** What queries read, each at call time (the limiter, the config and the mode change under them). */
 export interface QuerySources {

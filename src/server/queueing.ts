@@ -55,13 +55,13 @@ export class Queueing {
         throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
       if (made.every((r) => r !== null)) {
         // A repeat of the request (sent again after a dropped connection) is answered with its runs; the same uuid with another spec is not a repeat.
-        const other = made.findIndex((r, i) => r!.spec_digest !== undefined && r!.spec_digest !== digests![i]);
+        const other = made.findIndex((r, i) => r.spec_digest !== undefined && r.spec_digest !== digests![i]);
         if (other >= 0)
           throw new RemoteError(
             'conflict',
             `the uuid ${uuids[other]!} names the run ${JSON.stringify(made[other]!.name)}, made from another spec; nothing was queued`,
           );
-        return made as Run[];
+        return made;
       }
     }
     const now = monoNow();

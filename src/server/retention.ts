@@ -35,6 +35,7 @@ function dirBytes(dir: string): number {
 
 export class Retention {
   private timer: NodeJS.Timeout | null = null;
+  /** The last collection asked for, while it runs (the next one waits for it). */
   private running: Promise<GcResult> | null = null;
 
   constructor(private readonly p: { home: Home; store: RunStore; config: () => Config; lifecycle: Pick<Lifecycle, 'background' | 'writes'> }) {}
@@ -69,13 +70,23 @@ export class Retention {
     return keep === 'never' ? null : keep;
   }
 
-  /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
+  /**
+   * Collect ended runs older than `olderThanMs`, one collection at a time: a
+   * call made while another collects waits for it, then collects what it
+   * asked for itself (the one running may be the hourly pass, cutting at
+   * retention.ended, not at this call's age). A pass after another finds
+   * little left: one indexed query.
+   */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
     if (dryRun) return this.estimate(olderThanMs);
-    this.running ??= this.collect(olderThanMs).finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    const mine = (this.running ?? Promise.resolve(null)).catch(() => null).then(() => this.collect(olderThanMs));
+    this.running = mine;
+    void mine
+      .finally(() => {
+        if (this.running === mine) this.running = null;
+      })
+      .catch(() => undefined);
+    return mine;
   }
 
   /** What collect would remove now, counted as collect counts it. */

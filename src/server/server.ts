@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import net from 'node:net';
-import { ensureHome, homePaths, type Home } from '../config/home.js';
+import { ensureHome, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { lockFile } from '../journal/home-lock.js';
 import { JournalUnavailable } from '../journal/journal.js';
@@ -179,5 +179,3 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
 
   return { supervisor, close, uncaught: (e) => supervisor.absorbs(e), connections: () => transport.connections() };
 }
-
-export { homePaths };

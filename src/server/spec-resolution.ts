@@ -24,7 +24,7 @@ import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../r
 import { RemoteError } from '../protocol/errors.js';
 import { accountOf } from '../agents/accounts.js';
 
-export interface Resolved {
+interface Resolved {
   command: string[];
   provider: string;
   protocol: Protocol | null;
@@ -39,7 +39,7 @@ function presetFor(config: Config, name: string): ProviderPreset | undefined {
   return builtin || configured ? { ...builtin, ...configured } : undefined;
 }
 
-export function resolveSpec(config: Config, spec: RunSpec): Resolved {
+function resolveSpec(config: Config, spec: RunSpec): Resolved {
   let command = spec.command && spec.command.length > 0 ? spec.command : null;
   let provider = spec.provider ?? null;
   let protocol: Protocol | null = spec.protocol ?? null;
@@ -154,7 +154,7 @@ export interface RunPlan {
 }
 
 /** The specs of one call, checked together: names and worktree folders may not repeat among them. */
-export interface SpecBatch {
+interface SpecBatch {
   config: Config;
   book: NameBook;
   now: number;
@@ -280,6 +280,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
       ...(account !== null ? { account } : {}),
       ...(spec.on_limit !== undefined ? { on_limit: spec.on_limit } : {}),
       ...(spec.max_continues !== undefined ? { max_continues: spec.max_continues } : {}),
+      approvals: { allow: spec.allow ?? [], deny: spec.deny ?? [] },
     };
   };
   return { make, launchEnv: spec.caller_env ?? null, queued: {}, admission: 'limiter' };

@@ -22,7 +22,7 @@ interface Wait {
   timer: LongTimeout | null;
 }
 
-export function settleToken(run: Run, minInput: number): SettleToken | null {
+function settleToken(run: Run, minInput: number): SettleToken | null {
   if (run.status === 'ended') return run.exit_reason ?? 'ended';
   // A run asked to die is on its way to `ended`: its idle or blocked is the
   // moment before, and a wait answered with it would tell `kill; wait` that

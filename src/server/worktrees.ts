@@ -77,7 +77,7 @@ export class Worktrees {
         if (fs.existsSync(from.path)) commit = await snapshotCommit(from.path);
         else {
           const tip = await git(from.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${from.branch}^{commit}`]);
-          if (tip.code !== 0) return `worktree: ${base!.name}'s worktree and its branch ${from.branch} are both gone: nothing to build on (--base)`;
+          if (tip.code !== 0) return `worktree: ${base.name}'s worktree and its branch ${from.branch} are both gone: nothing to build on (--base)`;
           commit = tip.stdout.trim();
         }
         w = { ...w, base_commit: commit };

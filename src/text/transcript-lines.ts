@@ -8,7 +8,21 @@ import type { Entry } from '../agents/transcript.js';
 import { displayWidth, truncateDisplay } from './display-width.js';
 import { safeLine, safeText } from './terminal-text.js';
 
-export type RowStyle = 'prompt' | 'input' | 'text' | 'tool' | 'result' | 'result.failed' | 'turn' | 'turn.failed' | 'error' | 'hold' | 'raw';
+export type RowStyle =
+  | 'prompt'
+  | 'input'
+  | 'text'
+  | 'tool'
+  | 'result'
+  | 'result.failed'
+  | 'turn'
+  | 'turn.failed'
+  | 'error'
+  | 'hold'
+  | 'approval'
+  | 'decision'
+  | 'decision.denied'
+  | 'raw';
 
 export interface Row {
   text: string;
@@ -45,6 +59,10 @@ export function entryRows(e: Entry, width: number, expanded = false): Row[] {
       return block('✗ ', '  ', e.text, w, 'error');
     case 'hold':
       return block('⏸ hold ', '  ', e.text, w, 'hold');
+    case 'approval':
+      return block('? ', '  ', e.text, w, 'approval');
+    case 'decision':
+      return block(e.failed ? '  ⊘ ' : '  ✓ ', '    ', e.text, w, e.failed ? 'decision.denied' : 'decision');
     case 'raw':
       return block('', '', e.text, w, 'raw');
   }

@@ -80,8 +80,40 @@ describe('transcript of each protocol', () => {
         .join(' ')
         .replace(/\s+/g, ' '),
     ).toBe(`${'word '.repeat(30)}漢字漢字 end`.replace(/\s+/g, ' '));
-    // eslint-disable-next-line no-control-regex
     for (const r of rows) expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(toolLine('Bash', { command: "bash -lc 'npm test'" })).toBe('Bash npm test');
+  });
+
+  it("shows each request where the agent asked it, its decision under it, and the CLI's own refusals", () => {
+    const ask = (ref: string, command: string): string =>
+      JSON.stringify({
+        type: 'control_request',
+        request_id: ref,
+        request: { subtype: 'can_use_tool', tool_name: 'Bash', input: { command }, tool_use_id: `t-${ref}` },
+      });
+    const lines = [
+      JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', tools: [] }),
+      ask('a', 'npm test'),
+      ask('b', 'rm -rf /'),
+      JSON.stringify({ type: 'system', subtype: 'permission_denied', tool_name: 'Write', tool_use_id: 't-w', message: 'not granted', session_id: 's' }),
+    ];
+    const after = (n: number): number => lines.slice(0, n).reduce((a, l) => a + Buffer.byteLength(l) + 1, 0);
+    const entries = buildTranscript(lines, 'claude', {
+      inputs: [
+        { text: 'go', out_bytes: 0 },
+        { decision: { ref: 'a', verdict: 'allow', by: 'the CLI (pts/3)', message: null, answers: null }, out_bytes: after(2) },
+        { decision: { ref: 'b', verdict: 'deny', by: 'the deny rule Bash(rm:*)', message: 'never', answers: null }, out_bytes: after(3) },
+      ],
+    });
+    expect(entries.filter((e) => e.kind !== 'turn').map((e) => `${e.kind} ${e.text}${e.failed ? ' (failed)' : ''}`)).toEqual([
+      'prompt go',
+      'approval asks: Bash: npm test',
+      'decision allowed by the CLI (pts/3)',
+      'approval asks: Bash: rm -rf /',
+      'decision denied by the deny rule Bash(rm:*): never (failed)',
+      "decision Write refused by the agent CLI's own settings: not granted (failed)",
+    ]);
+    expect(entryRows(entries[2]!, 80).map((r) => [r.text, r.style])).toEqual([['  ✓ allowed by the CLI (pts/3)', 'decision']]);
+    expect(entryRows(entries[4]!, 80).map((r) => r.style)).toEqual(['decision.denied']);
   });
 });

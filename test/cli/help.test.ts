@@ -151,7 +151,6 @@ describe('what a stranger types where a verb goes', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toMatch(message);
-    // eslint-disable-next-line no-control-regex
     expect(r.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
     const json = orcr([...args, '--json']);
     expect(json.code).toBe(2);
@@ -173,7 +172,7 @@ describe('what a stranger types where a verb goes', () => {
   it("with NO_COLOR, and with colour forced, no escape sequence in the list, a verb's help or an error", () => {
     for (const e of [env, { ...env, NO_COLOR: undefined, FORCE_COLOR: '1' }]) {
       for (const args of [['--help'], ['help', 'run'], ['help', 'nope'], ['nope']]) {
-        const r = orcr(args, { env: e as NodeJS.ProcessEnv });
+        const r = orcr(args, { env: e });
         expect(r.stdout + r.stderr).not.toContain('\x1b');
       }
     }

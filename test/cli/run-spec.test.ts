@@ -269,9 +269,9 @@ describe('run spec: one schema, the same words everywhere', () => {
       '5',
     ]);
     expect(flags.cwd).toBe(sub);
-    expect(flags.budget.turns!.limit).toBe(3);
-    expect(flags.budget.cost_usd!.limit).toBe(0.5);
-    expect(flags.budget.time_ms!.limit).toBe(120_000);
+    expect(flags.budget.turns.limit).toBe(3);
+    expect(flags.budget.cost_usd.limit).toBe(0.5);
+    expect(flags.budget.time_ms.limit).toBe(120_000);
     const file = path.join(h.dir, 'runs.jsonl');
     fs.writeFileSync(
       file,
@@ -280,9 +280,9 @@ describe('run spec: one schema, the same words everywhere', () => {
     const r = h.cli(['run', '--from', file]);
     expect(r.code, r.stderr).toBe(0);
     const line = h.json<PublicRun>(['show', 'line']);
-    expect(line.budget.time_ms!.limit).toBe(90_000);
-    expect(line.budget.cost_usd!.limit).toBe(0.25);
-    expect(line.budget.tokens!.limit).toBe(100);
+    expect(line.budget.time_ms.limit).toBe(90_000);
+    expect(line.budget.cost_usd.limit).toBe(0.25);
+    expect(line.budget.tokens.limit).toBe(100);
     // A relative cwd in a line is taken from where orcr runs (here: where the tests run).
     expect(line.cwd).toBe(process.cwd());
     h.cli(['kill', 'flags', 'line']);

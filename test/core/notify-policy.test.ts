@@ -17,6 +17,13 @@ describe('notable events', () => {
   it('a block is blocked, except a usage limit, which is told once, by its hold', () => {
     for (const kind of ['login', 'question', 'unknown']) expect(notableKind({ type: 'blocked', data: { kind }, run: plain })).toBe('blocked');
     expect(notableKind({ type: 'blocked', data: { kind: 'limit' }, run: plain })).toBeNull();
+    // A request is told by its own event, naming what it asks; the block that comes with it adds nothing.
+    expect(notableKind({ type: 'blocked', data: { kind: 'approval' }, run: plain })).toBeNull();
+    expect(notableKind({ type: 'approval_asked', data: { id: 1, summary: 'Bash: npm test' }, run: plain })).toBe('approval');
+    expect(notableKind({ type: 'approval_decided', data: { id: 1 }, run: plain })).toBeNull();
+    expect(summarize({ items: [{ kind: 'approval', name: 'build', type: 'approval_asked', data: { summary: 'Bash: npm test' } }], omitted: 0 })).toBe(
+      'build asks: Bash: npm test',
+    );
     expect(notableKind({ type: 'hold', data: { provider: 'claude' }, run: plain })).toBe('hold');
   });
 

@@ -51,7 +51,7 @@ describe('orcr mcp under the official MCP client', () => {
 
     // The client's own validator, on an Ajv that checks each schema against the meta-schema and refuses unknown keywords.
     const ajv = new Ajv2020({ strict: true, validateSchema: true, allErrors: true });
-    const validator = new AjvJsonSchemaValidator(ajv as never);
+    const validator = new AjvJsonSchemaValidator(ajv);
     const good: Record<string, Record<string, unknown>> = {
       run: { command: ['true'], name: 'x', timeout: '1m', max_turns: 3, env: { A: 'b' }, protocol: 'jsonl', loop: 'warn' },
       wait: { runs: ['x'], timeout: '30s' },
@@ -72,7 +72,7 @@ describe('orcr mcp under the official MCP client', () => {
     };
     for (const t of tools) {
       expect(ajv.validateSchema(t.inputSchema), `${t.name}: ${ajv.errorsText()}`).toBe(true);
-      const check = validator.getValidator(t.inputSchema as never);
+      const check = validator.getValidator(t.inputSchema);
       expect(check(good[t.name]).valid, t.name).toBe(true);
       expect(check(bad[t.name]).valid, t.name).toBe(false);
       expect(check({ ...good[t.name], nonsense: 1 }).valid, `${t.name} takes no unknown argument`).toBe(false);

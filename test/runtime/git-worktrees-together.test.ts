@@ -20,7 +20,7 @@ describe('worktrees of one repository, together', () => {
     const names = Array.from({ length: 20 }, (_, i) => `w${i}`);
     const made = await Promise.allSettled(names.map((n) => addWorktree(repo, `${repo}-${n}`, `orcr/${n}`, base)));
     onTestFinished(() => names.forEach((n) => fs.rmSync(`${repo}-${n}`, { recursive: true, force: true })));
-    expect(made.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(made.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
     const at = await Promise.all(names.map((n) => checkedOutAt(repo, `orcr/${n}`)));
     expect(at).toEqual(names.map((n) => `${repo}-${n}`));
     await Promise.all(names.map((n) => removeLeftovers(repo, `${repo}-${n}`, `orcr/${n}`, base)));

@@ -41,7 +41,7 @@ describe('an answer while the supervisor is degraded', () => {
     const env = { ...process.env, ORCR_HOME: dir, NO_COLOR: '1' };
     const serve = spawn(NODE, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
-    serve.stderr!.on('data', (c) => (log += c));
+    serve.stderr.on('data', (c) => (log += c));
     const h = remote(dir);
     closers.push(() => {
       h.disconnect();

@@ -83,6 +83,26 @@ describe('answers that are refused', () => {
   });
 });
 
+describe('a request the agent withdraws', () => {
+  it('its turn interrupted, the agent no longer waits: the request is withdrawn, the run back at work, and an answer to it a conflict', async () => {
+    const h = await home();
+    const a = askingAgent(h, 'cancel', { asks: [{ ...bash('make deploy'), cancel: true }, bash('make test')] });
+    const r = await h.run(['-n', 'cancel', '--protocol', 'claude', '-p', 'go', '--', ...a.argv]);
+    const second = await until(async () => (await every(h, 'cancel')).find((x) => x.state === 'pending'), 'the second request');
+    const [first] = await every(h, 'cancel');
+    expect(first).toMatchObject({ state: 'withdrawn', summary: 'Bash: make deploy' });
+    expect(await answer(h, { targets: [String(first!.id)], verdict: 'allow' }).catch((e: unknown) => e)).toMatchObject({
+      code: 'conflict',
+      message: `request ${first!.id} was withdrawn by the agent (its turn was interrupted, or the run ended)`,
+    });
+    await answer(h, { targets: [String(second.id)], verdict: 'allow' });
+    await ended(h, 'cancel');
+    const events = (await h.events<{ type: string; run: string; data: unknown }>()).filter((e) => e.run === r.uuid);
+    expect(events.filter((e) => e.type === 'approval_withdrawn').map((e) => e.data)).toEqual([{ id: first!.id, why: 'agent' }]);
+    expect(a.answers()).toHaveLength(1);
+  });
+});
+
 describe("a run's clocks while a person is asked", () => {
   it('no stall while a request waits (its turn timeout long past); its own --timeout runs on and ends it', async () => {
     const h = await home();

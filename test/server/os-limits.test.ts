@@ -34,8 +34,8 @@ async function serveUnder(h: TestHome, prefix: string[]): Promise<Limited> {
   const argv = [...prefix, NODE, CLI, 'serve'];
   const child = spawn(argv[0]!, argv.slice(1), { env: h.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (err += c));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c: string) => (err += c));
   closers.push(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -225,7 +225,7 @@ describe('out of processes', () => {
         process.exit(0);
       });`;
     const [sh, ...args] = [...inCgroup(dir), NODE, '--input-type=module', '-e', script];
-    const child = spawn(sh!, args, { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(sh, args, { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));

@@ -18,6 +18,8 @@ export interface Asking {
   input: Record<string, unknown>;
   /** Claude Code's permission_suggestions. */
   offers?: unknown[];
+  /** Its turn is interrupted while it waits: it withdraws the request (control_cancel_request) and goes on without the tool. */
+  cancel?: boolean;
 }
 
 export interface AskingAgent {
@@ -76,6 +78,11 @@ for (const [i, a] of spec.asks.entries()) {
   out({ type: 'assistant', message: { id: 'm' + i, role: 'assistant', content: [{ type: 'tool_use', id, name: a.tool, input: a.input }], usage } });
   out({ type: 'control_request', request_id: ref, request: { subtype: 'can_use_tool', tool_name: a.tool, display_name: a.tool, input: a.input, permission_suggestions: a.offers, tool_use_id: id } });
   let got = null;
+  if (a.cancel) {
+    out({ type: 'control_cancel_request', request_id: ref });
+    out({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'interrupted', is_error: true }] } });
+    continue;
+  }
   while (!closed) {
     const l = await next();
     if (l === null) closed = true;

@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 
 export type Api = 'anthropic' | 'gemini' | 'openai';
 
-export interface ToolCall {
+interface ToolCall {
   name: string;
   input: Record<string, unknown>;
   /** Tool-use id; generated (unique across the server's life) when absent. */

@@ -17,7 +17,7 @@ import type { Need } from './skip.js';
 
 export type { AgentName };
 
-export const installed: Record<AgentName, boolean> = {
+const installed: Record<AgentName, boolean> = {
   claude: isInstalled('claude'),
   codex: isInstalled('codex'),
   gemini: isInstalled('gemini'),

@@ -17,7 +17,7 @@ import { RemoteError } from '../../src/protocol/errors.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
 
-export const CHAOS_CONFIG = {
+const CHAOS_CONFIG = {
   concurrency: {
     max: 6,
     providers: { alpha: 2, beta: 2, gamma: 3, delta: 2 },
@@ -353,7 +353,7 @@ function cliOut(h: TestHome, args: string[]): string {
 }
 
 /** Processes whose argv mentions the home: agents, wrappers (the supervisor is excluded: it is stopped last). */
-export function leftovers(dir: string): string[] {
+function leftovers(dir: string): string[] {
   const out: string[] = [];
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;

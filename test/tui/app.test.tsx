@@ -2,7 +2,6 @@
 // show up as frames (prompts, confirmations, help, details) and as actions.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { attentionOf } from '../../src/tui/state/attention.js';
 import { reduceSeen, reduceSnapshot } from '../../src/tui/state/reducers.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
-import { initialState, type TuiState } from '../../src/tui/state/store.js';
+import { initialState } from '../../src/tui/state/store.js';
 import { needText } from '../../src/tui/view/columns.js';
 import { run, T0 } from './fixtures.js';
 
@@ -20,6 +20,12 @@ describe('what needs you', () => {
     expect(reason({ status: 'blocked', blocked_kind: 'login' })).toBe('blocked: login');
     expect(reason({ status: 'blocked', blocked_kind: 'question' })).toBe('blocked: question');
     expect(reason({ status: 'blocked', blocked_kind: 'limit' })).toBe('usage limit');
+    // Its agent asks: what it asks, the oldest request first.
+    const asking = { id: 4, summary: 'Bash: npm test', question: false, deadline_at: null, more: 1 };
+    expect(reason({ status: 'blocked', blocked_kind: 'approval', asking })).toBe('approve Bash: npm test +1 more');
+    expect(reason({ status: 'blocked', blocked_kind: 'approval', asking: { ...asking, question: true, summary: 'question: Which DB?', more: 0 } })).toBe(
+      'answer: Which DB?',
+    );
     expect(reason({ status: 'ended', exit_reason: 'errored', exit_code: 2 })).toBe('errored (exit 2)');
     expect(reason({ status: 'ended', exit_reason: 'budget' })).toBe('budget: over budget');
     expect(reason({ status: 'ended', exit_reason: 'loop' })).toBe('loop');
@@ -76,7 +82,7 @@ describe('what needs you', () => {
     expect(names(v.ids)).toEqual(['asks', 'old-error', 'done', 'fine']);
     // Looked at: the ended one takes its place among the ended again.
     const s0 = initialState({ now: NOW });
-    const s = { ...s0, ...reduceSnapshot(s0, { seq: 1, runs: [old, ask, fine, done] }, NOW) } as TuiState;
+    const s = { ...s0, ...reduceSnapshot(s0, { seq: 1, runs: [old, ask, fine, done] }, NOW) };
     const patch = reduceSeen(s, old.uuid);
     expect(patch.seen).toEqual({ [old.uuid]: true });
     expect(names(patch.view!.ids)).toEqual(['asks', 'fine', 'old-error', 'done']);
@@ -99,5 +105,26 @@ describe('a stalled turn', () => {
     expect(v.ids[0]).toBe(stalled.uuid);
     expect(v.attention[stalled.uuid]?.reason).toBe('stalled');
     expect(attentionOf(run({ status: 'working', stalled_since: null }), NOW, {})).toBeNull();
+  });
+});
+
+describe('what a run asks, and what its CLI refused, in its row and details', () => {
+  it('the WHY cell of a run blocked on a request names it; a run whose CLI refused tools is marked', async () => {
+    const { layoutColumns, rowSpans } = await import('../../src/tui/view/columns.js');
+    const { detailLines } = await import('../../src/tui/view/details.js');
+    // A run that needs you widens the WHY column (the view asks for it when one is listed).
+    const cols = layoutColumns(200, false, false, true);
+    const text = (spans: { text: string }[]): string => spans.map((s) => s.text).join('');
+    const asks = run({
+      status: 'blocked',
+      blocked_kind: 'approval',
+      asking: { id: 4, summary: 'Bash: npm test', question: false, deadline_at: null, more: 0 },
+    });
+    // As wide as the WHY column lets it be (the details pane has it whole).
+    expect(text(rowSpans(asks, cols, NOW, undefined, false))).toMatch(/ approve Bash: npm *… /);
+    expect(text(detailLines(asks, null, NOW, undefined)[1]!)).toContain('blocked approval · approve Bash: npm test');
+    const refused = run({ status: 'working', denials: 2 });
+    expect(text(rowSpans(refused, cols, NOW, undefined, false))).toContain('⊘ 2 denied');
+    expect(detailLines(refused, null, NOW, undefined).map(text).join('\n')).toContain('⊘ 2 denied');
   });
 });

@@ -2,7 +2,6 @@
 // the text a person would read.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { hasConfigNotice, Header } from '../../components/Header.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/tui/state/filter.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
 import { reduceFilter, reduceSnapshot } from '../../src/tui/state/reducers.js';
-import { initialState, type TuiState } from '../../src/tui/state/store.js';
+import { initialState } from '../../src/tui/state/store.js';
 import { run, T0 } from './fixtures.js';
 
 const fleet = [
@@ -77,7 +77,9 @@ describe('the filter language', () => {
     expect(parseFilter('s:queued,wroking').problems).toEqual(['s:queued,wroking: no status wroking (queued, starting, working, idle, blocked, ended)']);
     expect(parseFilter('-status:nope').problems).toHaveLength(1);
     expect(parseFilter('status:x*').problems).toHaveLength(1);
-    expect(parseFilter('reason:erored').problems[0]).toMatch(/^reason:erored: no reason erored \(completed, errored, .*limit, login, question, unknown\)$/);
+    expect(parseFilter('reason:erored').problems[0]).toMatch(
+      /^reason:erored: no reason erored \(completed, errored, .*limit, login, question, approval, unknown\)$/,
+    );
     expect(parseFilter('protocol:json').problems[0]).toBe('protocol:json: no protocol json (claude, codex, gemini, jsonl, plain)');
     for (const good of ['status:w*', 'status:QUEUED', 'reason:login', 'reason:taken_over', 'protocol:jsonl', 'provider:anything-at-all'])
       expect(parseFilter(good).problems, good).toEqual([]);
@@ -87,7 +89,7 @@ describe('the filter language', () => {
     const byId = Object.fromEntries(fleet.map((r) => [r.uuid, r]));
     const view = computeView(byId, { filter: 'status:working,blocked', showAll: true });
     expect(view.ids.map((id) => byId[id]!.name).sort()).toEqual(['docs', 'review-api']);
-    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 1, runs: fleet }, T0) } as TuiState;
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 1, runs: fleet }, T0) };
     const good = reduceFilter({ ...s, showAll: true }, 'provider:gemini');
     expect(good.view!.ids.map((id) => byId[id]!.name)).toEqual(['docs']);
     expect(good.problem).toBeUndefined();

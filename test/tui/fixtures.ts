@@ -31,6 +31,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     blocked_kind: null,
     asking: null,
     denials: 0,
+    rules: { allow: [], deny: [] },
     queue_seq: n,
     queue_position: null,
     pid: status === 'queued' ? null : 4242,
@@ -110,11 +111,11 @@ export function foreignMsg(seq: number, type: string, r: PublicRun | null, data:
 type StatsResult = ResultOf<'stats'>;
 
 /** A cap's usage as stats reports it, with what a test does not say at its idle value. */
-export function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
+function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
   return { limit: 1, active: 0, holders: [], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: null, priority: null, ...over };
 }
 
-export function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
+function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
   return {
     host: 'here',
     available: true,
@@ -136,7 +137,7 @@ export interface StatsOver extends Partial<Omit<StatsResult, 'caps' | 'cluster'>
 }
 
 /** A `stats` result as the supervisor sends it: what the test says, the rest as on an idle supervisor. */
-export function statsResult(over: StatsOver = {}): StatsResult {
+function statsResult(over: StatsOver = {}): StatsResult {
   const { caps = [], cluster = null, ...rest } = over;
   return {
     names: {},

@@ -3,7 +3,6 @@
 // optional parts first; what must still be cut ends with an ellipsis.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';

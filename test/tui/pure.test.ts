@@ -27,30 +27,29 @@ import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/view/forma
 import { readPrefs, writePrefs } from '../../src/tui/state/prefs.js';
 import { run, T0 } from './fixtures.js';
 
-const key = (over: Partial<Key> = {}): Key =>
-  ({
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...over,
-  }) as Key;
+const key = (over: Partial<Key> = {}): Key => ({
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+  ...over,
+});
 
 describe('windowed list (selection + scroll offset)', () => {
   it('moves the offset only when the cursor leaves the window', () => {

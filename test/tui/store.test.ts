@@ -112,7 +112,7 @@ describe('applySnapshot / applyEvents', () => {
 
   it('a rows message reaches the screen state through reduceStream, with no log line', () => {
     const a = run({ status: 'working' });
-    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) } as TuiState;
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) };
     const { patch } = reduceStream(s, [{ type: 'rows', seq: 3, runs: [{ ...a, last_text: 'hello' }] }]);
     expect(patch.runs?.byId[a.uuid]?.last_text).toBe('hello');
     expect(patch.log).toBeUndefined();
@@ -337,5 +337,15 @@ describe('stats and events text', () => {
     expect(describeEvent(ev(1, 'blocked', 'u', { kind: 'limit', from: 'working', retry_after_s: 30 }))).toBe('limit, retry after 30s (from working)');
     expect(describeEvent(ev(1, 'loop_detected', 'u', { by: 'tool', action: 'warn' }))).toBe('by tool, action warn');
     expect(describeEvent(foreignEv(1, 'something_new', null, { a: 1, b: 'x' }))).toBe('a=1 b=x');
+    expect(describeEvent(ev(1, 'approval_asked', 'u', { id: 7, tool: 'Bash', summary: 'Bash: npm test', question: false, deadline_at: null }))).toBe(
+      '#7 asks: Bash: npm test',
+    );
+    expect(
+      describeEvent(ev(1, 'approval_decided', 'u', { id: 7, verdict: 'deny', by: { kind: 'rule', rule: 'Bash(rm:*)', list: 'deny' }, summary: 'Bash: rm x' })),
+    ).toBe('#7 denied by the deny rule Bash(rm:*): Bash: rm x');
+    expect(describeEvent(ev(1, 'approval_withdrawn', 'u', { id: 7, why: 'ended' }))).toBe('#7 withdrawn (the run ended)');
+    expect(describeEvent(ev(1, 'denied', 'u', { tool: 'Write', message: 'not granted', count: 2 }))).toBe(
+      "Write refused by the agent CLI's own settings (2 so far): not granted",
+    );
   });
 });

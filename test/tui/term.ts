@@ -12,7 +12,7 @@ import type { Need } from '../support/skip.js';
 import { until } from '../support/harness.js';
 import { TUI, type Home } from './home.js';
 
-export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 /** tmux is optional: only a take-over inside tmux needs it, and .ci/run installs it. */
 export const TMUX_NEED: Need = {
   reason: HAS_TMUX ? null : 'no tmux (apt-get install tmux): the take-over into a new tmux window is not tested',
@@ -37,7 +37,7 @@ export function processesMentioning(dir: string): number[] {
   return out;
 }
 
-export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command a window runs: orcr-tui, then its exit status on the screen,

@@ -161,7 +161,7 @@ function decision(d: unknown): Reply {
     (d.updatedInput === undefined || isRecord(d.updatedInput)) &&
     (d.updatedPermissions === undefined || Array.isArray(d.updatedPermissions))
   ) {
-    return { allow: true, input: (d.updatedInput as Record<string, unknown> | undefined) ?? null };
+    return { allow: true, input: d.updatedInput ?? null };
   }
   if (d.behavior === 'deny' && typeof d.message === 'string') return { allow: false, message: d.message };
   return { allow: false, message: INVALID };

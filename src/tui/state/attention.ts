@@ -1,4 +1,5 @@
-// Which runs need a person, and why: blocked on a login, a question or its agent's request, held on
+// Which runs need a person, and why: blocked on its agent's request (what it
+// asks), a login or a question, held on
 // a usage limit (the run that hit it; the runs queued behind the hold just wait), errored (or stopped by a budget or a loop), over a budget's
 // warning line, looping, stalled (a turn silent past its turn timeout, warned
 // only), or an interactive agent idle and waiting for input.
@@ -7,6 +8,7 @@
 // as long as its state says so. Pure: time is a parameter.
 
 import type { PublicRun } from '../../protocol/views.js';
+import { askingText } from '../../text/approvals.js';
 
 /** Ends a person should hear of: not completed, and not by their own hand. */
 const BAD_ENDS = new Set(['errored', 'failed', 'timeout', 'budget', 'loop', 'lost', 'expired', 'lease_lost']);
@@ -22,15 +24,6 @@ export interface Attention {
   until?: number;
   /** Since when (ms) it has been so, counted up where it is shown: how long a stalled run has been silent. */
   since?: number;
-}
-
-/**
- * A run waiting on its agent's request, as WHY says it: `approve Bash: npm
- * test`, `question: Which database?`, `+2` when more wait. Cut at the end
- * when it must be: the tool and its subject come first.
- */
-export function askingText(a: NonNullable<PublicRun['asking']>): string {
-  return `${a.question ? '' : 'approve '}${a.summary}${a.more > 0 ? ` +${a.more}` : ''}`;
 }
 
 export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<string, true>>): Attention | null {
@@ -52,7 +45,9 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
           ? { reason: 'limit, held', short: 'held', at: at(), until }
           : { reason: 'usage limit', short: 'limit', at: at() };
       }
-      if (r.blocked_kind === 'approval' && r.asking) return { reason: askingText(r.asking), at: at() };
+      // Its agent asks: what it asks is the reason (`approve Bash: npm test`), `approve` when the column is narrow.
+      const asking = askingText(r);
+      if (asking) return { reason: asking, short: r.asking?.question ? 'answer?' : 'approve?', at: at() };
       return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, short: r.blocked_kind ?? 'blocked', at: at() };
     }
     case 'queued':

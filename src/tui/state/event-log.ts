@@ -8,13 +8,6 @@ import { clean } from './safe-text.js';
 import { agentRetryText } from '../../text/waiting.js';
 import { deciderText } from '../../core/approvals.js';
 
-/** Why a request no longer waits, in words. */
-const WITHDRAWN: Readonly<Record<string, string>> = {
-  agent: 'the agent no longer waits (its turn was interrupted)',
-  ended: 'the run ended',
-  requeued: 'the run went back to the queue',
-};
-
 export interface LogEntry {
   seq: number;
   ts: number;
@@ -44,13 +37,14 @@ function reasonToken(reason: unknown): Token {
   }
 }
 
-export function eventToken(ev: RunEvent): Token {
+function eventToken(ev: RunEvent): Token {
   const t = ev.type;
-  if (t === 'approval_asked') return 'event.hold';
-  if (t === 'approval_decided') return ev.data.verdict === 'deny' ? 'event.kill' : 'event.transition';
-  if (t === 'denied') return 'event.kill';
   if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
   if (t === 'kill_requested') return 'event.kill';
+  // A request for a person stands out as a block does; a CLI's own refusal as an error.
+  if (t === 'approval_asked') return 'event.hold';
+  if (t === 'denied') return 'event.error';
+  if (t === 'approval_decided') return 'event.input';
   if (t === 'blocked' || t === 'continued' || t === 'retrying' || t === 'agent_retry' || t.includes('hold')) return 'event.hold';
   if (t.startsWith('loop')) return 'event.loop';
   if (t.includes('budget')) return 'event.budget';
@@ -116,11 +110,11 @@ export function describeEvent(ev: RunEvent): string {
     case 'resource_limit':
       return s(ev.data.message);
     case 'approval_asked':
-      return `#${s(ev.data.id)} ${ev.data.question ? '' : 'asks '}${s(ev.data.summary)} (! answers)`;
+      return `#${s(ev.data.id)} asks: ${s(ev.data.summary)}${ev.data.deadline_at === null ? '' : ` (decided by its deadline at ${clock(ev.data.deadline_at)})`}`;
     case 'approval_decided':
-      return `#${s(ev.data.id)} ${ev.data.verdict === 'deny' ? 'denied' : 'allowed'} by ${deciderText(ev.data.by)}: ${s(ev.data.summary)}`;
+      return `#${s(ev.data.id)} ${ev.data.verdict === 'allow' ? 'allowed' : 'denied'} by ${deciderText(ev.data.by)}: ${s(ev.data.summary)}`;
     case 'approval_withdrawn':
-      return `#${s(ev.data.id)} withdrawn: ${WITHDRAWN[ev.data.why] ?? s(ev.data.why)}`;
+      return `#${s(ev.data.id)} withdrawn (${ev.data.why === 'agent' ? 'the agent no longer waits' : ev.data.why === 'ended' ? 'the run ended' : 'the run went back to the queue'})`;
     case 'denied':
       return `${s(ev.data.tool)} refused by the agent CLI's own settings (${s(ev.data.count)} so far): ${s(ev.data.message)}`;
     case 'supervisor_started':

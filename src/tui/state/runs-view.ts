@@ -259,7 +259,7 @@ export function updateView(
   for (const u of changed) {
     const old = oldById[u];
     if (!old) continue;
-    counts[old.status as RunStatus]--;
+    counts[old.status]--;
     total--;
     if (old.status === 'queued') queueMoved = true;
     if (!listed(old)) continue;
@@ -270,7 +270,7 @@ export function updateView(
   for (const u of changed) {
     const r = byId[u];
     if (!r) continue;
-    counts[r.status as RunStatus]++;
+    counts[r.status]++;
     total++;
     if (r.status === 'queued') queueMoved = true;
     if (!listed(r)) continue;

@@ -119,7 +119,10 @@ export function applyEvents(data: RunsData, msgs: readonly Incoming[]): Applied 
       changed.add(uuid);
     }
     const name = next?.name ?? (byId ?? data.byId)[uuid]?.name ?? uuid.slice(0, 8);
-    if (ev.type === 'blocked') {
+    // A request is told by its own event, naming what it asks (the block that comes with it adds nothing).
+    if (ev.type === 'approval_asked') {
+      notable.push({ kind: 'blocked', uuid, name, detail: clean(`asks: ${String(ev.data.summary)}`) });
+    } else if (ev.type === 'blocked' && ev.data.kind !== 'approval') {
       notable.push({ kind: 'blocked', uuid, name, detail: clean(String(ev.data.kind ?? next?.blocked_kind ?? 'unknown')) });
     } else if (ev.type === 'ended') {
       notable.push({ kind: 'ended', uuid, name, detail: clean(String(ev.data.reason ?? next?.exit_reason ?? 'ended')) });

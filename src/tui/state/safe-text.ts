@@ -44,10 +44,11 @@ export function safeRun(r: PublicRun): PublicRun {
     out ??= { ...r };
     out.waiting = { ...w, name: cleanOrNull(w.name), until: cleanOrNull(w.until) };
   }
-  // A request's summary is the agent's words: escaped by the supervisor, made safe here all the same, like every field.
-  if (r.asking && hasControls(r.asking.summary)) {
+  // A request's summary is escaped by the supervisor; an older or a stranger one may not have been.
+  const a = r.asking;
+  if (a && hasControls(a.summary)) {
     out ??= { ...r };
-    out.asking = { ...r.asking, summary: safeLine(r.asking.summary) };
+    out.asking = { ...a, summary: safeLine(a.summary) };
   }
   // A repository's folder is named by whoever made it: the table and details show it.
   const wt = r.worktree;

@@ -57,7 +57,7 @@ export interface Confirm {
   back: Mode;
 }
 
-export interface Message {
+interface Message {
   text: string;
   kind: 'info' | 'error';
   at: number;
@@ -183,7 +183,7 @@ export interface TuiState {
 export type TuiStore = StoreApi<TuiState>;
 export type Patch = Partial<TuiState>;
 
-export const LOG_CAPACITY = 2000;
+const LOG_CAPACITY = 2000;
 const EMPTY_VIEW: RunsView = { ids: [], positions: {}, counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 }, total: 0, attention: {} };
 
 export function initialState(over: Partial<TuiState> = {}): TuiState {

@@ -3,6 +3,7 @@
 // computed outside render, so a row is one <Text> with nested spans.
 
 import { agentRetryText } from '../../text/waiting.js';
+import { askingText, denialsMark } from '../../text/approvals.js';
 import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from '../model/tokens.js';
 import type { Attention } from '../state/attention.js';
@@ -10,8 +11,7 @@ import { sparkline, type Rate } from './burn.js';
 import { bar, dur, elapsedMs, fit, fullestMeter, textWidth, GOOD_REASONS, meterToken, percent, shortId, STATUS_GLYPH, statusToken } from './format.js';
 import { costText, tokensText } from '../model/numbers.js';
 
-export type ColumnKey =
-  'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
+type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -53,7 +53,7 @@ const DEFS: readonly ColumnDef[] = [
 ];
 
 /** Columns before the first cell: the selection marker and a space. */
-export const MARKER_WIDTH = 2;
+const MARKER_WIDTH = 2;
 const GAP = 1;
 
 /** Widths a flexible column would like before spare room is shared out. */
@@ -144,13 +144,15 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
       return one(`${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, statusToken(r.status));
     case 'reason':
       if (r.status === 'ended') return endedReason(r, c);
-      if (r.status === 'blocked') return one(r.blocked_kind ?? 'unknown', 'status.blocked');
+      // On its agent's requests: what it asks (`approve Bash: npm test`), not only that it waits.
+      if (r.status === 'blocked') return one(askingText(r) ?? r.blocked_kind ?? 'unknown', 'status.blocked');
       if (why) return one(why.text, why.token);
       // Quiet but not stuck: the agent CLI is retrying the API by itself.
       if (r.agent_retry) return one(agentRetryText(r.agent_retry), 'event.hold');
       if (r.status === 'queued' && r.held_until && Date.parse(r.held_until) > now) return one('held', 'event.hold');
-      if (r.denials > 0) return one(deniedText(r.denials), 'meter.warn');
-      return one('', 'text.muted');
+      // Tools its agent CLI refused by itself, nobody asked.
+      const denied = denialsMark(r);
+      return denied ? one(denied, 'reason.bad') : one('', 'text.muted');
     case 'name':
       // ⇠N: it waits (or waited) for N runs (`run --after`); its details name them. Marked in the flat list and the tree alike.
       return one((r.after ?? []).length > 0 ? `${r.name} ⇠${r.after.length}` : r.name, 'text.primary');
@@ -284,9 +286,6 @@ function changesCell(r: PublicRun, c: Column): Span[] {
     { text: minus, token: 'reason.bad' },
   ];
 }
-
-/** `⊘ 2 denied`: tool calls the agent CLI refused by its own settings, nobody asked (its events say which). */
-export const deniedText = (n: number): string => `⊘ ${n} denied`;
 
 /** An ended run's exit reason, and `⊘2` after it when its agent CLI refused some of its tool calls and the column has room. */
 function endedReason(r: PublicRun, c: Column): Span[] {

@@ -3,11 +3,11 @@
 // process and output figures come in from the store, never read here.
 
 import type { PublicRun } from '../../protocol/views.js';
-import { deniedText, type Span, type Why } from './columns.js';
-import { askingText } from '../state/attention.js';
+import type { Span, Why } from './columns.js';
 import { coarse } from './approvals.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
+import { askingText, denialsMark } from '../../text/approvals.js';
 import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, METER_LABEL, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
 
@@ -20,7 +20,7 @@ export interface ProcInfo {
 const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
 
 /** Shell-quote an argv for display, so what is shown could be pasted. */
-export function quoteArgv(argv: readonly string[]): string {
+function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
@@ -36,6 +36,7 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     // A limit its agent waits out by itself: it goes on by itself, orcr only holds its provider meanwhile.
     const waits = agentWaitText(r, now, { short: true });
     if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
+    // What its agent asks, and how many more wait.
     if (r.asking) status.push(...askingSpans(r.asking, now));
   } else if (r.status === 'queued') {
     const place = queuePos ?? r.queue_position;
@@ -51,14 +52,13 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
   return status;
 }
 
-/** What a run blocked on its agent's request waits for: `#12 approve Bash: npm test · 2 more · deadline in 58m · ! answers`. */
+/** What a run blocked on its agent's request waits for: `approve Bash: npm test · #12 · 2 more · deadline in 58m · ! answers`. */
 function askingSpans(a: NonNullable<PublicRun['asking']>, now: number): Span[] {
   const deadline = parseTime(a.deadline_at);
   return [
-    { text: ` · #${a.id} `, token: 'text.accent' },
-    { text: askingText({ ...a, more: 0 }), token: 'status.blocked' },
+    { text: ` · ${askingText({ status: 'blocked', blocked_kind: 'approval', asking: { ...a, more: 0 } }) ?? a.summary}`, token: 'status.blocked' },
     {
-      text: `${a.more > 0 ? ` · ${a.more} more` : ''}${deadline !== null ? ` · its deadline decides in ${coarse(deadline - now)}` : ''} · ! answers`,
+      text: ` · #${a.id}${a.more > 0 ? ` · ${a.more} more` : ''}${deadline !== null ? ` · its deadline decides in ${coarse(deadline - now)}` : ''} · ! answers`,
       token: 'text.muted',
     },
   ];
@@ -177,10 +177,11 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     },
   ]);
   lines.push(...meterLines(r, now, started));
-  if (r.denials > 0)
+  const denied = denialsMark(r);
+  if (denied)
     lines.push([
       label('denied'),
-      { text: deniedText(r.denials), token: 'meter.warn' },
+      { text: denied, token: 'reason.bad' },
       { text: ': tool calls its agent CLI refused by its own settings, nobody asked (the event log names them)', token: 'text.muted' },
     ]);
   const loop = r.loop;

@@ -28,7 +28,7 @@ export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
   'diff.context': 'text.primary',
 };
 
-export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
+const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   prompt: 'text.accent',
   input: 'text.accent',
   text: 'text.primary',
@@ -39,6 +39,9 @@ export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   'turn.failed': 'reason.bad',
   error: 'event.error',
   hold: 'event.hold',
+  approval: 'event.hold',
+  decision: 'reason.ok',
+  'decision.denied': 'reason.bad',
   raw: 'text.muted',
 };
 
@@ -53,7 +56,13 @@ export function rowToken(style: RowStyle | DiffStyle | InputStyle): Token {
 export const followed = isTranscript;
 
 /** What the pager waits for before its document comes: "reading the diff…". */
-export const READING: Readonly<Record<PagerView, string>> = { transcript: 'the output', raw: 'the output', stderr: 'the output', diff: 'the diff', input: 'the request' };
+export const READING: Readonly<Record<PagerView, string>> = {
+  transcript: 'the output',
+  raw: 'the output',
+  stderr: 'the output',
+  diff: 'the diff',
+  input: 'the request',
+};
 
 /** The pager's title: whose transcript (or diff), which view, and where in it. */
 export function pagerTitle(name: string, view: PagerView): string {

@@ -133,14 +133,14 @@ function firstLine(home: string, conn: ConnState, cluster: ClusterInfo | null, w
   ];
 }
 
-/** The run counts by status, then the total. */
-function countSpans(counts: RunsView['counts'], total: number, width: number): Span[] {
+/** The run counts by status, then the total; `terse`: the glyphs without their words (`● 3 · ▲ 2`). */
+function countSpans(counts: RunsView['counts'], total: number, width: number, terse = false): Span[] {
   const out: Span[] = [];
   for (const st of STATUSES) {
     // Narrow: zero counts make way for the meters and holds.
     if (width < 110 && counts[st] === 0) continue;
     if (out.length) out.push({ text: ' · ', token: 'text.muted' });
-    out.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
+    out.push({ text: `${STATUS_GLYPH[st]} ${counts[st]}${terse ? '' : ` ${st}`}`, token: counts[st] ? statusToken(st) : 'text.muted' });
   }
   out.push({ text: ` (${total})`, token: 'text.muted' });
   return out;
@@ -182,9 +182,12 @@ interface FleetLine {
 /** The second line: the counts, then what stops runs from starting, the meters and the burn rate, as the width allows. */
 function secondLine(f: FleetLine, width: number, now: number): Span[] {
   // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
-  const groups: Group[] = [{ spans: countSpans(f.counts, f.total, width), priority: 100 }];
-  // What waits for you goes last of all: an agent stands still until someone answers (`!` opens the queue).
-  if (f.asking > 0) groups.push({ spans: [BAR, { text: `⚑ ${f.asking} to approve`, token: 'status.blocked' }], priority: 95 });
+  const asking: Span[] = f.asking > 0 ? [BAR, { text: `⚑ ${f.asking} to approve`, token: 'status.blocked' }] : [];
+  // An agent stands still until someone answers: what waits is kept, the counts lose their words first.
+  let counts = countSpans(f.counts, f.total, width);
+  if (spansWidth(counts) + spansWidth(asking) > width) counts = countSpans(f.counts, f.total, width, true);
+  const groups: Group[] = [{ spans: counts, priority: 100 }];
+  if (f.asking > 0) groups.push({ spans: asking, priority: 99 }, { spans: [{ text: ' (! opens)', token: 'text.muted' }], priority: 35 });
   if (f.paused) groups.push({ spans: [BAR, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
   const burn = burnGroup(f.burn);
   if (burn) groups.push(burn);

@@ -30,6 +30,7 @@ export const APPROVAL_BINDINGS: readonly Binding[] = [
     // `!` marks the runs that need you in the list: the queue is what they wait for.
     description: 'approvals queue (! as on the runs that need you)',
     contexts: ['list', 'details', 'approvals'],
+    footer: { rank: 85, panes: ['runs'], hint: 'approvals' },
     handler: q.toggleQueue,
   },
   { id: 'approvals-up', ...UP, contexts: QUEUE, handler: q.queueMove(-1) },

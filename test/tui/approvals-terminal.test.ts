@@ -44,7 +44,7 @@ describe('the approvals queue in a real terminal', () => {
     // The control characters are not the terminal's: nothing turned red or rang, the text stays on its row.
     expect(s).not.toContain('\x1b');
     expect(s).not.toContain('\x07');
-    expect(s).toMatch(/y allows · n denies/);
+    expect(s).toMatch(/keys +y allow · n deny with words · enter input · space tag/);
 
     t.keys('y');
     await t.waitFor((x) => x.includes('Approvals · none waiting'), 'the request answered');

@@ -51,12 +51,16 @@ export function queueColumns(width: number, reqs: readonly Request[]): QueueColu
 
 export function queueHeader(w: QueueColumns): Span[] {
   return [
-    { text: `  ${fit('ID', FIXED.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`, token: 'text.muted' },
+    {
+      text: `  ${fit('ID', FIXED.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`,
+      token: 'text.muted',
+    },
   ];
 }
 
 export function queueRowSpans(r: Request, w: QueueColumns, q: QueueView, now: number): Span[] {
-  const mark: Span = q.selected === r.id ? { text: '› ', token: 'focus' } : q.tagged[r.id] ? { text: '+ ', token: 'focus' } : { text: '  ', token: 'text.muted' };
+  const mark: Span =
+    q.selected === r.id ? { text: '› ', token: 'focus' } : q.tagged[r.id] ? { text: '+ ', token: 'focus' } : { text: '  ', token: 'text.muted' };
   return [
     mark,
     { text: `${fit(`#${r.id}`, FIXED.id)} `, token: 'text.accent' },
@@ -79,7 +83,11 @@ function deadlineLine(r: Request, now: number): Span[] {
   const decides = r.onTimeout === null ? 'decided' : r.onTimeout === 'deny' ? 'denied' : 'allowed';
   const left = r.deadlineAt - now;
   const when = left <= 0 ? 'now' : `in ${coarse(left)}`;
-  return [label('deadline'), { text: `${decides} ${when} if nobody answers`, token: deadlineToken(r, now) }, { text: ` (at ${clock(r.deadlineAt)})`, token: 'text.muted' }];
+  return [
+    label('deadline'),
+    { text: `${decides} ${when} if nobody answers`, token: deadlineToken(r, now) },
+    { text: ` (at ${clock(r.deadlineAt)})`, token: 'text.muted' },
+  ];
 }
 
 /** A question's lines: each question, its options numbered, those picked so far marked; the one digits answer now first among equals. */
@@ -91,7 +99,11 @@ function questionLines(r: Request, q: QueueView): Span[][] {
   r.questions.forEach((question, i) => {
     const head = r.questions!.length > 1 ? `${i + 1}/${r.questions!.length}${i === at ? ' ▸' : ''}` : 'question';
     const kind = [question.header, question.multi ? 'one or more' : null].filter(Boolean).join(', ');
-    lines.push([label(head), { text: question.question, token: i === at ? 'text.accent' : 'text.primary' }, { text: kind ? ` (${kind})` : '', token: 'text.muted' }]);
+    lines.push([
+      label(head),
+      { text: question.question, token: i === at ? 'text.accent' : 'text.primary' },
+      { text: kind ? ` (${kind})` : '', token: 'text.muted' },
+    ]);
     question.options.forEach((o, k) => {
       const picked = (chosen[i] ?? []).includes(k);
       const box = question.multi ? (picked ? '[x] ' : '[ ] ') : picked ? '● ' : '';
@@ -108,20 +120,24 @@ function questionLines(r: Request, q: QueueView): Span[][] {
 function keysLine(r: Request, q: QueueView): Span[] {
   const tags = Object.keys(q.tagged).length;
   const keys = (text: string): Span[] => [label('keys'), { text, token: 'text.muted' }];
-  if (tags > 0) return keys(`${tags} tagged: y allows them all · n denies them all · A allows each for the rest of its run · esc untags`);
+  if (tags > 0) return keys(`${tags} tagged: y allows them all · n denies them all · A always · esc untags`);
   if (r.question) {
     const question = r.questions?.[currentQuestion(q, r)];
     const n = question?.options.length ?? 0;
     if (n === 0) return keys('n declines it · enter the whole input');
     return keys(question?.multi ? `1–${n} toggles · enter sends · n declines it` : `1–${n} chooses · n declines it · v the whole input`);
   }
-  return keys(`y allows · n denies (with words) · ${r.always ? 'A allows always · ' : ''}enter the whole input · space tags`);
+  return keys(`y allow · n deny with words · ${r.always ? 'A always · ' : ''}enter input · space tag`);
 }
 
 /** The selected request, below the list. */
 export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
   const lines: Span[][] = [
-    [label('run'), { text: r.name, token: 'text.accent' }, { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' }],
+    [
+      label('run'),
+      { text: r.name, token: 'text.accent' },
+      { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' },
+    ],
   ];
   if (r.question) lines.push(...questionLines(r, q));
   else {
@@ -132,7 +148,12 @@ export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
       r.partial
         ? [label('always'), { text: 'reading what it offers…', token: 'text.muted' }]
         : r.always
-          ? [label('always'), { text: 'A allows ', token: 'text.muted' }, { text: r.always, token: 'text.accent' }, { text: ' for the rest of the run', token: 'text.muted' }]
+          ? [
+              label('always'),
+              { text: 'A allows ', token: 'text.muted' },
+              { text: r.always, token: 'text.accent' },
+              { text: ' for the rest of the run', token: 'text.muted' },
+            ]
           : [label('always'), { text: 'no rule offered: y allows it this once', token: 'text.muted' }],
     );
   }

@@ -1,7 +1,8 @@
 // The approvals queue in a real terminal (a pseudo-terminal read by a terminal
 // emulator, test/support/terminal.ts), 80x24 and NO_COLOR: the header counts
 // the request, `!` opens the queue on it — a long command with control
-// characters shown on one line, escaped and cut — and `y` unblocks the run,
+// characters shown on one line, escaped and cut; enter reads it whole, written
+// out — and `y` unblocks the run,
 // which goes back to work and completes.
 
 import './no-ci.js';
@@ -45,6 +46,14 @@ describe('the approvals queue in a real terminal', () => {
     expect(s).not.toContain('\x1b');
     expect(s).not.toContain('\x07');
     expect(s).toMatch(/keys +y allow · n deny with words · enter input · space tag/);
+
+    // enter: the whole command in the pager, its control characters written out; esc back to the queue.
+    t.keys('Enter');
+    const input = await t.waitFor((x) => x.includes('Request #') && x.includes('command'), 'the whole input');
+    expect(input).toContain("printf '\\x1b[31mred\\x07'");
+    expect(input).toContain('--grep slow --grep slow');
+    t.keys('Escape');
+    await t.waitFor((x) => x.includes('Approvals · 1 waiting'), 'back to the queue');
 
     t.keys('y');
     await t.waitFor((x) => x.includes('Approvals · none waiting'), 'the request answered');

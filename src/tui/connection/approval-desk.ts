@@ -35,7 +35,7 @@ const DONE: Record<Verdict, string> = { allow: 'allowed', deny: 'denied' };
 const named = (r: Request | undefined, id: number): string => (r ? `#${id} (${r.name}: ${r.summary})` : `#${id}`);
 
 /** What an answer did, for the footer: each request decided, or why not (the supervisor's words). */
-export function answeredText(
+function answeredText(
   verdict: Verdict,
   ids: readonly number[],
   results: readonly ApprovalAnswered[],
@@ -46,7 +46,11 @@ export function answeredText(
   const done = results.length - refused.length;
   const verb = opts.answers ? 'answered' : DONE[verdict];
   const what = ids.length === 1 ? named(known[ids[0]!], ids[0]!) : `${done} of ${ids.length} requests`;
-  const extra = opts.always ? ', and its like for the rest of its run' : opts.answers ? `: ${opts.answers.map((a) => (typeof a === 'string' ? a : a.join(', '))).join('; ')}` : '';
+  const extra = opts.always
+    ? ', and its like for the rest of its run'
+    : opts.answers
+      ? `: ${opts.answers.map((a) => (typeof a === 'string' ? a : a.join(', '))).join('; ')}`
+      : '';
   if (refused.length === 0) return { text: ids.length === 1 ? `${verb} ${what}${extra}` : `${verb} ${ids.length} requests${extra}`, kind: 'info' };
   const why = refused.map((r) => r.error!.message).join('; ');
   return { text: done > 0 ? `${verb} ${what}; not answered: ${why}` : `not answered: ${why}`, kind: 'error' };

@@ -44,7 +44,6 @@ const PAGER: readonly KeyContext[] = ['pager', 'diff'];
 /** The full-screen views esc leaves, where theme, help and quit work too. */
 const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend', 'loops', 'approvals'];
 
-
 export const BINDINGS: readonly Binding[] = [
   { id: 'up', ...UP, contexts: NAV, handler: list.scroll(-1) },
   { id: 'pager-up', ...UP, contexts: PAGER, handler: views.pagerScroll(-1) },

@@ -27,11 +27,10 @@ function escapeChar(ch: string): string {
   return ch;
 }
 
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /** One line with every control character written out. */
-export function visible(line: string): string {
+function visible(line: string): string {
   if (!UNSAFE.test(line)) return line;
   let out = '';
   for (const ch of line) out += escapeChar(ch);
@@ -54,7 +53,10 @@ function indented(lines: readonly string[], indent: number, width: number): Inpu
 export function inputRows(id: number, input: unknown, truncated: boolean, width: number): InputRow[] {
   const out: InputRow[] = [];
   if (truncated) {
-    out.push({ text: `cut at 1 MiB: what follows is the start of its JSON (the whole input is approvals/${id}.json in the run's folder)`, style: 'input.note' });
+    out.push({
+      text: `cut at 1 MiB: what follows is the start of its JSON (the whole input is approvals/${id}.json in the run's folder)`,
+      style: 'input.note',
+    });
     out.push({ text: '', style: 'input.note' });
   }
   if (truncated || input === null || typeof input !== 'object' || Array.isArray(input)) return [...out, ...indented(valueLines(input), 0, width)];

@@ -8,7 +8,7 @@
 import type { Request, Requests } from './approvals.js';
 
 /** A question being answered by digits: the question it is at, and the options picked for each so far (indexes). */
-export interface Picks {
+interface Picks {
   id: number;
   at: number;
   chosen: readonly (readonly number[])[];
@@ -79,7 +79,7 @@ export function taggedQueue(s: Held): QueueView {
 }
 
 /** A question's answers as approval.answer takes them: a label for each question, the labels of a multi-select one. */
-export function answersOf(r: Request, chosen: readonly (readonly number[])[]): (string | string[])[] {
+function answersOf(r: Request, chosen: readonly (readonly number[])[]): (string | string[])[] {
   return (r.questions ?? []).map((q, i) => {
     const labels = (chosen[i] ?? []).map((k) => q.options[k]!.label);
     return q.multi ? labels : labels[0]!;

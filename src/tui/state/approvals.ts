@@ -60,7 +60,7 @@ function safeQuestion(q: Question): Question {
   };
 }
 
-export function requestOf(a: PublicApproval): Request {
+function requestOf(a: PublicApproval): Request {
   return {
     id: a.id,
     run: a.run,

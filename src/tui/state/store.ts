@@ -22,8 +22,8 @@ import type { PagerDoc, PagerState } from './pager-state.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'approvals' | 'confirm' | 'prompt';
-export type PromptKind = 'filter' | 'send' | 'new' | 'search' | 'deny';
+type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'approvals' | 'confirm' | 'prompt';
+type PromptKind = 'filter' | 'send' | 'new' | 'search' | 'deny';
 
 export interface Prompt {
   kind: PromptKind;

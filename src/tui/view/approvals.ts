@@ -24,7 +24,7 @@ export function coarse(ms: number): string {
 }
 
 /** `deny in 58m`, `allow in 5s`, `deny now`, `no deadline`; `in 58m` before the list said what the deadline decides. */
-export function deadlineText(r: Request, now: number): string {
+function deadlineText(r: Request, now: number): string {
   if (r.deadlineAt === null) return 'no deadline';
   const verb = r.onTimeout ?? '';
   const left = r.deadlineAt - now;

@@ -2,16 +2,14 @@
 // theme token; its title and where it stands. Which rows show is
 // model/doc-window.ts'. Pure: the Pager component asks, nothing here reads the store.
 
-import type { Row, RowStyle } from '../../text/transcript-lines.js';
+import type { RowStyle } from '../../text/transcript-lines.js';
 import { isTranscript, type PagerView } from '../state/transcript-doc.js';
-import type { DiffRow, DiffStyle } from '../model/diff.js';
-import type { InputRow, InputStyle } from '../model/request-input.js';
+import type { DiffStyle } from '../model/diff.js';
+import type { InputStyle } from '../model/request-input.js';
 import type { Token } from '../model/tokens.js';
 
-export type PagerRow = Row | DiffRow | InputRow;
-
 /** A request's input: its fields' names stand out, a cut is said in the notice colour. */
-export const INPUT_TOKEN: Readonly<Record<InputStyle, Token>> = {
+const INPUT_TOKEN: Readonly<Record<InputStyle, Token>> = {
   'input.note': 'meter.warn',
   'input.key': 'text.accent',
   'input.value': 'text.primary',

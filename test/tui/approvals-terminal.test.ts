@@ -7,6 +7,8 @@
 
 import './no-ci.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../../src/client/client.js';
+import { ensureHome } from '../../src/config/home.js';
 import { askingAgent } from '../support/asking-agent.js';
 import { until } from '../support/harness.js';
 import { Home } from './home.js';
@@ -14,10 +16,13 @@ import { Term } from './term.js';
 
 let home: Home | null = null;
 let term: Term | null = null;
+let rpc: Client | null = null;
 
 afterEach(() => {
   term?.kill();
   term = null;
+  rpc?.close();
+  rpc = null;
   home?.cleanup();
   home = null;
 });
@@ -29,7 +34,10 @@ describe('the approvals queue in a real terminal', () => {
     const command = `printf '\x1b[31mred\x07' && npm test -- --reporter verbose ${'--grep slow '.repeat(12)}`;
     const a = askingAgent(h, 'asker', { asks: [{ tool: 'Bash', input: { command } }] });
     h.run(['-n', 'asker', '--protocol', 'claude', '-p', 'go', '--', ...a.argv]);
-    await until(() => h.ps().find((r) => r.name === 'asker')?.status === 'blocked', 'the run to be blocked on its request');
+    // Read through the socket, not a CLI process per look.
+    const c = (rpc = await Client.connect(ensureHome(h.dir)));
+    const status = async (): Promise<string> => (await c.call('run.get', { ref: 'asker' })).run.status;
+    await until(async () => (await status()) === 'blocked', 'the run to be blocked on its request', 30_000, 100);
 
     term = new Term(h, 80, 24);
     term.start('first');
@@ -57,8 +65,8 @@ describe('the approvals queue in a real terminal', () => {
 
     t.keys('y');
     await t.waitFor((x) => x.includes('Approvals · none waiting'), 'the request answered');
-    await until(() => h.ps().find((r) => r.name === 'asker')?.status === 'ended', 'the run to end');
-    expect(h.ps().find((r) => r.name === 'asker')).toMatchObject({ status: 'ended', exit_reason: 'completed' });
+    await until(async () => (await status()) === 'ended', 'the run to end', 30_000, 100);
+    expect((await c.call('run.get', { ref: 'asker' })).run).toMatchObject({ status: 'ended', exit_reason: 'completed' });
     expect(a.answers()[0]).toMatchObject({ response: { response: { behavior: 'allow' } } });
     t.keys('!');
     const list = await t.waitFor((x) => /■ ended\s+completed\s+asker|completed.*asker/.test(x), 'the run completed in the list');

@@ -20,10 +20,14 @@ import { liveApp, type LiveApp } from './live-app.js';
 
 let home: Home | null = null;
 let app: LiveApp | null = null;
+/** The test's own connection to the supervisor: what it checks is read through the socket, not a CLI process per look. */
+let rpc: Client | null = null;
 
 afterEach(() => {
   app?.close();
   app = null;
+  rpc?.close();
+  rpc = null;
   home?.cleanup();
   home = null;
 });
@@ -37,20 +41,21 @@ function asker(h: Home, name: string, asks: Asking[]): ReturnType<typeof askingA
   return a;
 }
 
+async function client(h: Home): Promise<Client> {
+  rpc ??= await Client.connect(ensureHome(h.dir));
+  return rpc;
+}
+
 /** The requests of the run `name` (every one, with `all`), oldest first, as the supervisor has them. */
 async function requests(h: Home, name: string | null, all = false): Promise<PublicApproval[]> {
-  const c = await Client.connect(ensureHome(h.dir));
-  try {
-    return (await c.call('approval.list', { ...(name ? { run: name } : {}), ...(all ? { all: true } : {}) })).approvals;
-  } finally {
-    c.close();
-  }
+  const c = await client(h);
+  return (await c.call('approval.list', { ...(name ? { run: name } : {}), ...(all ? { all: true } : {}) })).approvals;
 }
 const approvals = (h: Home, name: string): Promise<PublicApproval[]> => requests(h, name, true);
 const pendingOf = (h: Home, name: string): Promise<PublicApproval> =>
-  waitFor(async () => (await requests(h, null)).find((a) => a.name === name) ?? null, `${name}'s request to be pending`);
+  waitFor(async () => (await requests(h, null)).find((a) => a.name === name) ?? null, `${name}'s request to be pending`, 30_000, 100);
 const ended = (h: Home, name: string): Promise<unknown> =>
-  waitFor(() => (h.ps().find((r) => r.name === name)?.status === 'ended' ? true : null), `${name} to end`);
+  waitFor(async () => ((await (await client(h)).call('run.get', { ref: name })).run.status === 'ended' ? true : null), `${name} to end`, 30_000, 100);
 const line = (f: string, text: string): string => f.split('\n').find((l) => l.includes(text)) ?? '';
 
 describe('the approvals queue', () => {
@@ -204,12 +209,7 @@ describe('the approvals queue', () => {
     app = liveApp(h, { columns: 120, rows: 30 }, { plain: true });
     const { until } = app;
     await until((f) => f.includes('⚑ 1 to approve'), 'the request');
-    const c = await Client.connect(ensureHome(h.dir));
-    try {
-      await c.call('approval.answer', { targets: [String(req.id)], verdict: 'deny', message: 'no', via: 'cli' });
-    } finally {
-      c.close();
-    }
+    await (await client(h)).call('approval.answer', { targets: [String(req.id)], verdict: 'deny', message: 'no', via: 'cli' });
     // As the TUI would send it had its y crossed the CLI's answer.
     app.ctl.approvals.answer([req.id], 'allow');
     const f = await until((x) => x.includes('not answered:'), 'the refusal');

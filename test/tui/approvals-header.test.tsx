@@ -2,7 +2,6 @@
 // width: on a narrow terminal the run counts lose their words before it goes.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { Header } from '../../components/Header.js';

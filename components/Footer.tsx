@@ -15,16 +15,17 @@ export interface FooterProps {
   readonly width: number;
 }
 
-const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run', search: 'search' };
+const PROMPT_LABEL: Record<Prompt['kind'], string> = { filter: 'filter', send: 'send', new: 'new run', search: 'search', deny: 'deny' };
 const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
   filter: 'text to match in name, id, provider, workload, status',
   send: 'a line of input for the agent',
   new: '-a PROVIDER -p PROMPT [-n NAME] [-w WORKLOAD]   or   [-n NAME] -- COMMAND ARGS…',
   search: 'text to find in the transcript (n next, N previous)',
+  deny: 'what the agent is told (enter alone: the default words)',
 };
 
 function promptSpans(p: Prompt): Span[] {
-  const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
+  const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : p.kind === 'deny' ? `deny ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
   const spans: Span[] = [{ text: `${label}> `, token: 'focus' }];
   if (p.selected && p.text !== '') {
     spans.push(

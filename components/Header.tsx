@@ -1,5 +1,6 @@
 // Two lines: where we are and whether the supervisor is up; then the run
-// counts by status, fleet budget meters (when reported) and provider holds.
+// counts by status, the requests waiting for you, fleet budget meters (when
+// reported) and provider holds.
 // A third while config.json is refused or had values clamped: a person edits
 // that file by hand and should not have to read server.log to learn it did
 // not take.
@@ -132,14 +133,14 @@ function firstLine(home: string, conn: ConnState, cluster: ClusterInfo | null, w
   ];
 }
 
-/** The run counts by status, then the total. */
-function countSpans(counts: RunsView['counts'], total: number, width: number): Span[] {
+/** The run counts by status, then the total; `terse`: the glyphs without their words (`● 3 · ▲ 2`). */
+function countSpans(counts: RunsView['counts'], total: number, width: number, terse = false): Span[] {
   const out: Span[] = [];
   for (const st of STATUSES) {
     // Narrow: zero counts make way for the meters and holds.
     if (width < 110 && counts[st] === 0) continue;
     if (out.length) out.push({ text: ' · ', token: 'text.muted' });
-    out.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
+    out.push({ text: `${STATUS_GLYPH[st]} ${counts[st]}${terse ? '' : ` ${st}`}`, token: counts[st] ? statusToken(st) : 'text.muted' });
   }
   out.push({ text: ` (${total})`, token: 'text.muted' });
   return out;
@@ -174,12 +175,19 @@ interface FleetLine {
   exceeded: boolean;
   holds: Stats['holds'] | undefined;
   quotas: Stats['quotas'] | undefined;
+  /** Requests waiting for a person across the fleet. */
+  asking: number;
 }
 
 /** The second line: the counts, then what stops runs from starting, the meters and the burn rate, as the width allows. */
 function secondLine(f: FleetLine, width: number, now: number): Span[] {
   // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
-  const groups: Group[] = [{ spans: countSpans(f.counts, f.total, width), priority: 100 }];
+  const asking: Span[] = f.asking > 0 ? [BAR, { text: `⚑ ${f.asking} to approve`, token: 'status.blocked' }] : [];
+  // An agent stands still until someone answers: what waits is kept, the counts lose their words first.
+  let counts = countSpans(f.counts, f.total, width);
+  if (spansWidth(counts) + spansWidth(asking) > width) counts = countSpans(f.counts, f.total, width, true);
+  const groups: Group[] = [{ spans: counts, priority: 100 }];
+  if (f.asking > 0) groups.push({ spans: asking, priority: 99 }, { spans: [{ text: ' (! opens)', token: 'text.muted' }], priority: 35 });
   if (f.paused) groups.push({ spans: [BAR, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
   const burn = burnGroup(f.burn);
   if (burn) groups.push(burn);
@@ -221,12 +229,13 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const cluster = useTui((s) => s.stats?.cluster ?? null);
   const burns = useTui((s) => s.burn);
   const listMode = useTui((s) => s.mode === 'list');
+  const asking = useTui((s) => s.requests.ids.length);
   // The rate moves with the minute buckets (and new spend), not with every second's tick.
   const minute = Math.floor(now / 60_000);
   const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
 
   const line1 = firstLine(home, conn, cluster, width, now, loaded, listMode);
-  const line2 = secondLine({ counts, total, paused, burn, fleet, exceeded, holds, quotas }, width, now);
+  const line2 = secondLine({ counts, total, paused, burn, fleet, exceeded, holds, quotas, asking }, width, now);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />

@@ -7,7 +7,7 @@
 import React from 'react';
 import { Box, Text } from 'ink';
 import { Line, PaneTitle, useTui } from './context.js';
-import { pagerRight, pagerTitle, rowToken } from '../src/tui/view/transcript-rows.js';
+import { followed, pagerRight, pagerTitle, READING, rowToken } from '../src/tui/view/transcript-rows.js';
 import { pagerWindow } from '../src/tui/model/doc-window.js';
 
 export interface PagerProps {
@@ -18,13 +18,13 @@ export interface PagerProps {
 export function Pager({ width, height }: PagerProps): React.JSX.Element {
   const pager = useTui((s) => s.pager);
   const doc = useTui((s) => s.pagerDoc);
-  const working = useTui((s) => (s.pager && s.pager.view !== 'diff' ? s.runs.byId[s.pager.uuid]?.status !== 'ended' : false));
+  const working = useTui((s) => (s.pager && followed(s.pager.view) ? s.runs.byId[s.pager.uuid]?.status !== 'ended' : false));
   const body = Math.max(1, height - 1);
   if (!pager || !doc) {
     return (
       <Box flexDirection="column" width={width} height={height}>
         <PaneTitle title={pager ? pagerTitle(pager.name, pager.view) : 'Transcript'} width={width} focused right="esc back" />
-        <Line spans={[{ text: pager?.view === 'diff' ? '  reading the diff…' : '  reading the output…', token: 'text.muted' }]} width={width} />
+        <Line spans={[{ text: `  reading ${READING[pager?.view ?? 'transcript']}…`, token: 'text.muted' }]} width={width} />
       </Box>
     );
   }

@@ -56,6 +56,9 @@ export const PRESET_NAMES: readonly ProtocolName[] = protocolsWith((p) => p.pres
 /** The formats orcr-mock-agent speaks (`--format NAME`): the protocols with a mock renderer. */
 export const MOCK_FORMATS: readonly ProtocolName[] = protocolsWith((p) => p.mock !== undefined);
 
+/** The formats in which orcr-mock-agent asks before it acts (`--scenario ask`): their protocol carries requests and answers. */
+export const ASKING_MOCK_FORMATS: readonly ProtocolName[] = protocolsWith((p) => p.mock !== undefined && p.approvals !== undefined);
+
 /** Its agents report their own cost (else: tokens × a configured price). */
 export function reportsOwnCost(protocol: Protocol | null | undefined): boolean {
   return agentProtocol(protocol)?.reportsCost === true;

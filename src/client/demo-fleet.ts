@@ -1,18 +1,21 @@
 // The demo fleet that `orcr demo` and `orcr-tui --demo` both queue: its
 // config and its run specs, a mix of simulated agents (orcr-mock-agent) across
-// formats, scenarios, providers and workloads. Data only: nothing here starts,
+// formats, scenarios, providers and workloads — among the first to start, two
+// that ask before they act and one that asks a question, so a newcomer meets
+// the approvals queue in the first minute. Data only: nothing here starts,
 // connects or writes.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceptsInput } from '../agents/input.js';
-import { MOCK_FORMATS } from '../agents/registry.js';
+import { ASKING_MOCK_FORMATS, MOCK_FORMATS } from '../agents/registry.js';
 import type { RunSpec } from '../config/run-spec.js';
 
 export const DEMO_CONFIG = {
   concurrency: {
     max: 8,
-    providers: { claude: 3, codex: 2, gemini: 2 },
+    // The runs that ask hold their slots while they wait for a person: room for them and for the rest.
+    providers: { claude: 5, codex: 2, gemini: 2 },
     workloads: { review: { reserved: 1, priority: 5 }, batch: { max: 3 } },
   },
   timings: { kill_grace: '3s', limit_hold: '45s', idle_after: '5m' },
@@ -27,10 +30,31 @@ function mockAgentPath(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../agents/mock-agent.js');
 }
 
-/** The demo fleet: a mix of formats and scenarios across providers and workloads. */
+/** What the asking runs work on: each command, new file or edit is asked first; the last one asks a question first. */
+const ASKING = [
+  { scenario: 'ask', prompt: 'Add a health check endpoint' },
+  { scenario: 'ask', prompt: 'Fix the flaky login test' },
+  { scenario: 'ask-question', prompt: 'Set up the database layer' },
+] as const;
+
+/** Runs that ask before they act, in a format whose requests orcr reads (its protocol says so), queued first. */
+function askingSpecs(cwd: string, agent: string[]): RunSpec[] {
+  const format = ASKING_MOCK_FORMATS[0];
+  if (!format) return [];
+  return ASKING.map((a, i) => ({
+    name: `${a.scenario}-${format}-${i + 1}`,
+    provider: format,
+    protocol: format,
+    cwd,
+    prompt: a.prompt,
+    command: [...agent, '--format', format, '--scenario', a.scenario, '--delay', '400', '--seed', String(i + 1)],
+  }));
+}
+
+/** The demo fleet: a mix of formats and scenarios across providers and workloads; the runs that ask lead it. */
 export function demoSpecs(cwd: string): RunSpec[] {
   const agent = [process.execPath, mockAgentPath()];
-  const specs: RunSpec[] = [];
+  const specs: RunSpec[] = askingSpecs(cwd, agent);
   const scenarios: { scenario: string; turns: number; delay: number; workload?: string; extra?: Partial<RunSpec> }[] = [
     { scenario: 'work', turns: 4, delay: 400 },
     { scenario: 'work', turns: 8, delay: 700, workload: 'batch' },

@@ -9,6 +9,7 @@ import { StoreContext, ThemeContext, useTui } from '../../components/context.js'
 import { Details } from '../../components/Details.js';
 import { Spend } from '../../components/Spend.js';
 import { Loops } from '../../components/Loops.js';
+import { Approvals } from '../../components/Approvals.js';
 import { Pager } from '../../components/Pager.js';
 import { EventLog } from '../../components/EventLog.js';
 import { Footer } from '../../components/Footer.js';
@@ -90,6 +91,8 @@ function Screen({ store, themes, size }: { store: TuiStore; themes: ThemeSet; si
     main = <Spend width={layout.width} height={layout.main} />;
   } else if (mode === 'loops') {
     main = <Loops width={layout.width} height={layout.main} />;
+  } else if (mode === 'approvals') {
+    main = <Approvals width={layout.width} height={layout.main} />;
   } else if (mode === 'help') {
     main = <Help width={layout.width} height={layout.main} themes={themes.order} theme={theme} themeNote={themeListNote(themes)} />;
   } else {

@@ -1,7 +1,8 @@
 // The TUI's only contact with the outside world, put together: the session
 // (snapshot, stream, reconnects), the stats poll, and the rooms that carry
 // out what keys ask (the Actions ports: run actions, take-over, older runs,
-// the views' reads, the output followed, the saved prefs), on one
+// the views' reads, the approvals queue's answers, the output followed, the
+// saved prefs), on one
 // once-a-second clock. Each port is the room itself: nothing here forwards a
 // call. Components never see any of it.
 
@@ -10,6 +11,7 @@ import type { Actions } from '../input/actions.js';
 import { reduceStats } from '../state/reducers.js';
 import type { Patch, TuiStore } from '../state/store.js';
 import { liveWaits, RunActions } from './actions.js';
+import { ApprovalDesk, answererName } from './approval-desk.js';
 import { keptScroll } from './details-refresh.js';
 import { OlderRuns } from './older-runs.js';
 import { OutputFollow } from './output-follow.js';
@@ -41,6 +43,7 @@ export class Controller implements Actions {
   readonly older: OlderRuns;
   readonly session: Session;
   readonly views: ViewReads;
+  readonly approvals: ApprovalDesk;
   readonly output: OutputFollow;
   readonly prefs: SavedPrefs;
   private readonly stats: StatsPoll;
@@ -67,12 +70,15 @@ export class Controller implements Actions {
       frameMs: opts.frameMs ?? 66,
       reconnectDelayMs: opts.reconnectDelayMs ?? 1000,
       wantStats: (delayMs) => this.stats.request(delayMs),
+      wantRequests: (fresh) => this.approvals.refresh(fresh),
     });
     this.stats = new StatsPoll(store, this.session);
     this.runs = new RunActions(store, this.session, { cwd: opts.cwd });
     this.takeover = new Takeover(store, this.session, { env: opts.env, handOver: opts.handOver });
     this.older = new OlderRuns(store, this.session);
     this.views = new ViewReads(this.session);
+    // An answer from inside a run says so: the supervisor refuses a run's answer to its own requests.
+    this.approvals = new ApprovalDesk(store, this.session, { who: answererName(), caller: (opts.env ?? process.env).ORCR_RUN || null });
     this.output = new OutputFollow(store, this.session, home);
     this.prefs = new SavedPrefs(home.dir, this.session);
   }

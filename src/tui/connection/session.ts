@@ -11,6 +11,7 @@ import { RemoteError } from '../../protocol/errors.js';
 import { applyDeferred, FrameBatcher, type Deferred } from './batcher.js';
 import { notificationBytes, summarize } from './notify.js';
 import { reduceSnapshot, reduceStream } from '../state/reducers.js';
+import { asksIn } from '../state/approvals.js';
 import { clean } from '../state/safe-text.js';
 import type { Incoming, Snapshot } from '../state/runs.js';
 import { info, type Patch, type TuiState, type TuiStore } from '../state/store.js';
@@ -39,6 +40,8 @@ export interface SessionOptions {
   reconnectDelayMs: number;
   /** The snapshot is in, or slots may have moved: stats are worth asking for now. */
   wantStats: (delayMs: number) => void;
+  /** The pending requests are worth reading: on a new connection (`fresh`: the whole truth), or after new ones were asked. */
+  wantRequests?: (fresh: boolean) => void;
 }
 
 /** Events after which slots or queues changed: refresh the limiter soon. */
@@ -210,6 +213,7 @@ export class Session implements SessionPort {
     this.batcher.release();
     this.batcher.flush();
     this.opts.wantStats(0);
+    this.opts.wantRequests?.(true);
   }
 
   /**
@@ -248,12 +252,14 @@ export class Session implements SessionPort {
   private applyFrame(msgs: Incoming[], deferred: Deferred[]): void {
     const now = Date.now();
     let slotChange = false;
+    let asked = false;
     let bell: string | null = null;
     this.set((s0) => {
       const { patch: early, state: s } = applyDeferred(s0, deferred);
       if (msgs.length === 0) return early;
       const { patch, notable } = reduceStream(s, msgs);
       slotChange = msgs.some((m) => m.type === 'event' && SLOT_EVENTS.has(m.event.type));
+      asked = asksIn(msgs);
       if (notable.length > 0) {
         const text = summarize(notable);
         Object.assign(patch, info(text, now));
@@ -267,5 +273,6 @@ export class Session implements SessionPort {
       this.opts.writeTerminal?.(notificationBytes(bell, this.opts.env ?? process.env));
     }
     if (slotChange) this.opts.wantStats(250);
+    if (asked) this.opts.wantRequests?.(false);
   }
 }

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Home } from '../../config/home.js';
 import { OutputFollower, outputFile, readAll, readInputs } from '../../client/run-output.js';
 import type { TuiStore } from '../state/store.js';
-import { TranscriptDoc } from '../state/transcript-doc.js';
+import { isTranscript, TranscriptDoc } from '../state/transcript-doc.js';
 
 /** Lines parsed before the first screen is shown, and per turn of the event loop after it. */
 export const FIRST_LINES = 2_000;
@@ -145,8 +145,8 @@ export class TranscriptFeed {
     this.store.setState((s) => ({
       outputDoc: doc,
       outputVersion: s.outputVersion + 1,
-      // The pager over this run's transcript (not over its diff, which has a document of its own).
-      ...(s.pager && s.pager.uuid === doc.uuid && s.pager.view !== 'diff' ? { pagerDoc: doc, pager: { ...s.pager, version: s.pager.version + 1 } } : {}),
+      // The pager over this run's transcript (not over its diff or a request's input, which have documents of their own).
+      ...(s.pager && s.pager.uuid === doc.uuid && isTranscript(s.pager.view) ? { pagerDoc: doc, pager: { ...s.pager, version: s.pager.version + 1 } } : {}),
     }));
   }
 }

@@ -3,6 +3,7 @@
 // connection/controller.ts puts together, forwarding nothing). Declared here,
 // beside the bindings that use them, so input never imports the connection.
 
+import type { Verdict } from '../../core/approvals.js';
 import type { SortSpec } from '../state/sort.js';
 
 /** Runs and the queue, at the supervisor (connection/actions.ts). */
@@ -50,6 +51,24 @@ export interface ViewsPort {
   fireLoop(name: string): void;
 }
 
+/** How a request is answered beyond its verdict. */
+export interface AnswerOptions {
+  /** With deny: what the agent is told (none: its protocol's default words). */
+  message?: string;
+  /** With allow: the rule the request offers, added to its run's allow list for the rest of the run. */
+  always?: boolean;
+  /** With allow, for a question: one answer per question (a multi-select one's labels). */
+  answers?: (string | string[])[];
+}
+
+/** The approvals queue's answers and reads (connection/approval-desk.ts). */
+export interface ApprovalsPort {
+  /** Answer requests, all in one call: each is decided, or the footer says why not (someone answered first). */
+  answer(ids: readonly number[], verdict: Verdict, opts?: AnswerOptions): void;
+  /** enter/v in the queue: read the request's whole input into the pager. */
+  inputOpened(id: number): void;
+}
+
 /** A run's output, followed while details, the transcript or a diff show it (connection/output-follow.ts). */
 export interface OutputPort {
   /** Details opened on the selected run: sample its processes, read its output and follow it. */
@@ -76,6 +95,7 @@ export interface Actions {
   older: OlderPort;
   session: SessionPort;
   views: ViewsPort;
+  approvals: ApprovalsPort;
   output: OutputPort;
   prefs: PrefsPort;
 }

@@ -4,11 +4,15 @@
 // key up here; the footer and the help are made from this list
 // (view/key-hints.ts), so they cannot drift from what the keys do. A key with
 // a meaning of its own in a view is a binding of that view, beside the others
-// of its key; help shows such a key once. The order is help's order.
+// of its key; help shows such a key once. The order is help's order. The
+// approvals queue's bindings are written in approval-bindings.ts and take
+// their place in this map.
 
 import { reduceDetailsRaw } from '../state/navigation.js';
 import { info } from '../state/store.js';
-import type { Binding, FooterPlace } from './binding.js';
+import type { Binding } from './binding.js';
+import { APPROVAL_BINDINGS } from './approval-bindings.js';
+import { BACK, DOWN, FIRST, JK, LAST, PAGE_DOWN, PAGE_UP, UP, VIEW_BACK } from './key-specs.js';
 import * as prompt from './prompt-keys.js';
 import {
   held,
@@ -38,19 +42,7 @@ import type { KeyContext } from './keys.js';
 const NAV: readonly KeyContext[] = ['list', 'details'];
 const PAGER: readonly KeyContext[] = ['pager', 'diff'];
 /** The full-screen views esc leaves, where theme, help and quit work too. */
-const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend', 'loops'];
-
-const UP = { keys: [{ key: 'upArrow' }, { input: 'k' }], label: '↑/k', description: 'up' } as const;
-const DOWN = { keys: [{ key: 'downArrow' }, { input: 'j' }], label: '↓/j', description: 'down' } as const;
-const PAGE_UP = { keys: [{ key: 'pageUp' }, { input: 'b', ctrl: true }], label: 'PgUp', description: 'page up' } as const;
-const PAGE_DOWN = { keys: [{ key: 'pageDown' }, { input: 'f', ctrl: true }], label: 'PgDn', description: 'page down' } as const;
-const FIRST = { keys: [{ input: 'g' }, { key: 'home' }], label: 'g', description: 'first' } as const;
-const LAST = { keys: [{ input: 'G' }, { key: 'end' }], label: 'G', description: 'last' } as const;
-const BACK = { keys: [{ key: 'escape' }], label: 'esc', description: 'clear/back' } as const;
-/** A view's way out, first in its footer. */
-const VIEW_BACK = { rank: 5, hint: 'back', always: true } as const;
-/** The movement keys, as the footer writes them: "j/k scroll". */
-const JK = (hint: string): FooterPlace => ({ rank: 10, label: 'j/k', hint });
+const VIEWS: readonly KeyContext[] = ['list', 'details', 'pager', 'diff', 'help', 'spend', 'loops', 'approvals'];
 
 export const BINDINGS: readonly Binding[] = [
   { id: 'up', ...UP, contexts: NAV, handler: list.scroll(-1) },
@@ -392,6 +384,7 @@ export const BINDINGS: readonly Binding[] = [
     disabled: views.loopSelected,
     handler: views.fireLoop,
   },
+  ...APPROVAL_BINDINGS,
   {
     id: 'fold',
     keys: [{ input: 'z' }],

@@ -7,11 +7,11 @@ import type { Key } from 'ink';
 import { safeLine } from '../../text/terminal-text.js';
 
 /**
- * Where a binding works: a mode of the screen, the pager showing a diff
- * (`diff`: no raw, stderr or tool-result views), or `tagged` — the list with
+ * Where a binding works: a mode of the screen, the pager showing a diff or
+ * a request's input (`diff`: no raw, stderr or tool-result views), or `tagged` — the list with
  * runs tagged, whose bindings come before the list's own.
  */
-export type KeyContext = 'list' | 'tagged' | 'details' | 'pager' | 'diff' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
+export type KeyContext = 'list' | 'tagged' | 'details' | 'pager' | 'diff' | 'help' | 'spend' | 'loops' | 'approvals' | 'confirm' | 'prompt';
 
 type KeyName = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape' | 'tab' | 'backspace' | 'delete';
 

@@ -1,4 +1,4 @@
-// Keys while a prompt is up (filter, search, send, new run): editing its
+// Keys while a prompt is up (filter, search, send, new run, a denial's words): editing its
 // text, submitting it, esc back to where it was opened from; any key no
 // binding of the prompt's claims is typed into it. The filter applies as it
 // is typed, unless it does not read.
@@ -32,6 +32,15 @@ export function submit(c: KeyCall): void {
   if (p.kind === 'send' && p.targets) for (const t of p.targets) c.actions.runs.send(t, p.text);
   else if (p.kind === 'send') c.actions.runs.send(p.target!, p.text);
   else if (p.kind === 'new') c.actions.runs.enqueue(p.text);
+  else if (p.kind === 'deny') denyWith(c, p);
+}
+
+/** A denial's words (none: the agent's default ones) to each request the prompt was opened for; their tags go with them. */
+function denyWith(c: KeyCall, p: Prompt): void {
+  const message = p.text.trim();
+  c.actions.approvals.answer(p.ids ?? [], 'deny', message ? { message: p.text } : {});
+  const s = c.state();
+  if (Object.keys(s.queue.tagged).length > 0) c.set({ queue: { ...s.queue, tagged: {} } });
 }
 
 export function cancel(c: KeyCall): void {

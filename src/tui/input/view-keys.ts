@@ -6,6 +6,7 @@
 import { clampCursor } from '../state/loops.js';
 import { reduceClosePager, reduceExpand, reducePagerScroll, reducePagerView, reduceSearch } from '../state/pager.js';
 import type { TuiState } from '../state/store.js';
+import { isTranscript } from '../state/transcript-doc.js';
 import { unavailable, type KeyCall, type Refusal } from './binding.js';
 
 type By = number | 'page' | '-page' | 'top' | 'bottom';
@@ -36,7 +37,7 @@ export const expand = (c: KeyCall): void => c.set(reduceExpand(c.s, c.now()));
 
 export function closePager(c: KeyCall): void {
   c.set(reduceClosePager(c.s));
-  if (c.s.pager?.view !== 'diff') c.actions.output.transcriptClosed();
+  if (c.s.pager && isTranscript(c.s.pager.view)) c.actions.output.transcriptClosed();
 }
 
 // ---- the loops view

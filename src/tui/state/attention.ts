@@ -45,9 +45,10 @@ export function attentionOf(r: PublicRun, now: number, seen: Readonly<Record<str
           ? { reason: 'limit, held', short: 'held', at: at(), until }
           : { reason: 'usage limit', short: 'limit', at: at() };
       }
-      // Its agent asks: what it asks is the reason (`approve Bash: npm test`), `approve` when the column is narrow.
+      // Its agent asks: what it asks is the reason (`approve Bash: npm test`), cut at its end when the column is narrow —
+      // the verb and the tool lead, so a cut one still says more than a short word would.
       const asking = askingText(r);
-      if (asking) return { reason: asking, short: r.asking?.question ? 'answer?' : 'approve?', at: at() };
+      if (asking) return { reason: asking, at: at() };
       return { reason: `blocked: ${r.blocked_kind ?? 'unknown'}`, short: r.blocked_kind ?? 'blocked', at: at() };
     }
     case 'queued':

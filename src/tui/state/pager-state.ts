@@ -4,6 +4,7 @@
 // these, pager.ts moves them, model/doc-window.ts says which rows show.
 
 import type { DiffDoc } from './diff-doc.js';
+import type { InputDoc } from './input-doc.js';
 import type { PagerView, TranscriptDoc } from './transcript-doc.js';
 
 export interface PagerState {
@@ -21,9 +22,11 @@ export interface PagerState {
   expanded: number[];
   /** Bumped when the document grows, so the pager redraws. */
   version: number;
-  /** Where esc goes: details for a transcript; the list or details for a diff (`d` opens it from either). */
-  back?: 'details' | 'list';
+  /** Where esc goes: details for a transcript; the list or details for a diff (`d` opens it from either); the queue for a request's input. */
+  back?: 'details' | 'list' | 'approvals';
+  /** The request whose input it shows (view `input`). */
+  request?: number;
 }
 
-/** What the pager pages: a transcript (fed as the run writes) or a diff. */
-export type PagerDoc = TranscriptDoc | DiffDoc;
+/** What the pager pages: a transcript (fed as the run writes), a diff or a request's input. */
+export type PagerDoc = TranscriptDoc | DiffDoc | InputDoc;

@@ -6,7 +6,7 @@
 
 import type { Patch, TuiState } from './store.js';
 import { info } from './store.js';
-import type { PagerView } from './transcript-doc.js';
+import { isTranscript, type PagerView } from './transcript-doc.js';
 import type { PagerState } from './pager-state.js';
 import { pagerWindow } from '../model/doc-window.js';
 
@@ -22,6 +22,16 @@ export function reduceOpenDiff(s: TuiState, uuid: string, name: string): Patch {
   return {
     mode: 'pager',
     pager: { uuid, name, view: 'diff', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back },
+    pagerDoc: null,
+    message: null,
+  };
+}
+
+/** enter/v in the approvals queue: request `id`'s whole input, from its top; the document comes when the supervisor answers. */
+export function reduceOpenInput(s: TuiState, id: number, run: string, title: string): Patch {
+  return {
+    mode: 'pager',
+    pager: { uuid: run, name: title, view: 'input', top: 0, follow: false, search: '', match: null, expanded: [], version: 0, back: 'approvals', request: id },
     pagerDoc: null,
     message: null,
   };
@@ -45,7 +55,7 @@ export function reducePagerScroll(s: TuiState, delta: number | 'top' | 'bottom')
 /** Switch to a view (or back to the transcript when it is showing): the end, as when the pager opened. */
 export function reducePagerView(s: TuiState, view: PagerView): Patch {
   const p = s.pager;
-  if (!p || p.view === 'diff') return {};
+  if (!p || !isTranscript(p.view)) return {};
   const next = p.view === view ? 'transcript' : view;
   return { pager: { ...p, view: next, follow: true, top: 0, match: null } };
 }

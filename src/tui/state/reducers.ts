@@ -4,11 +4,13 @@
 
 import { parseFilter } from './filter.js';
 import { noteRun, type Burns, type RunBurn } from './burn.js';
-import type { PublicRun } from '../../protocol/views.js';
+import type { PublicApproval, PublicRun } from '../../protocol/views.js';
 import { QUIET_EVENTS, logEntry, type LogEntry } from './event-log.js';
 import { followSelection, clampList } from './list-state.js';
 import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
+import { applyList, applyRequestEvents } from './approvals.js';
+import { followQueue } from './approval-queue.js';
 import { applyEvents, applySnapshot, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
 import { safeRun } from './safe-text.js';
 import { computeView, updateView, type ViewOptions } from './runs-view.js';
@@ -19,7 +21,7 @@ import type { Patch, TuiState } from './store.js';
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
 function inDetails(s: TuiState): boolean {
   // The pager shows the same run, over its details.
-  const over = (m: string | undefined): boolean => m === 'details' || m === 'pager';
+  const over = (m: string | undefined): boolean => m === 'details' || m === 'pager' || (m === 'approvals' && s.queueBack === 'details');
   return over(s.mode) || (s.mode === 'confirm' && over(s.confirm?.back)) || (s.mode === 'prompt' && over(s.prompt?.back));
 }
 
@@ -140,9 +142,17 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
     .filter((m) => !QUIET_EVENTS.has(m.event.type))
     .map((m) => ({ seq: m.event.seq, ev: logEntry(m.event, m.run?.name ?? (m.event.run ? (byId[m.event.run]?.name ?? null) : null)) }));
   Object.assign(patch, pushLog(s, entries));
+  const requests = applyRequestEvents(s.requests, applied.fresh, byId);
+  if (requests !== s.requests) Object.assign(patch, { requests, queue: followQueue(s.queue, requests) });
   // Keep the runs' seq even when only quiet events arrived.
   if (!patch.runs && applied.data.seq !== s.runs.seq) patch.runs = applied.data;
   return { patch, notable: applied.notable };
+}
+
+/** approval.list's answer: the whole truth on a new connection (`fresh`), else what the events have not said yet. */
+export function reduceRequestList(s: TuiState, list: readonly PublicApproval[], fresh: boolean): Patch {
+  const requests = applyList(s.requests, list, fresh);
+  return { requests, queue: followQueue(s.queue, requests) };
 }
 
 /** Fresh stats (the queue's order is not theirs to change: the supervisor sends each run's place). */

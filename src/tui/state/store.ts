@@ -11,6 +11,8 @@ import { Ring } from './ring.js';
 import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
 import type { LoopsView } from './loops.js';
+import { NO_REQUESTS, type Requests } from './approvals.js';
+import { NO_QUEUE, type QueueView } from './approval-queue.js';
 import { clean } from './safe-text.js';
 import { DEFAULT_SORT, type SortSpec } from './sort.js';
 import type { RunsData } from './runs.js';
@@ -20,8 +22,8 @@ import type { PagerDoc, PagerState } from './pager-state.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
-type PromptKind = 'filter' | 'send' | 'new' | 'search';
+type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'approvals' | 'confirm' | 'prompt';
+type PromptKind = 'filter' | 'send' | 'new' | 'search' | 'deny';
 
 export interface Prompt {
   kind: PromptKind;
@@ -31,6 +33,8 @@ export interface Prompt {
   /** Tagged runs a `send` goes to, each the same text (instead of `target`). */
   targets?: readonly string[];
   targetName: string | null;
+  /** The requests a `deny` answers, each with the same message. */
+  ids?: readonly number[];
   /** The whole text is selected (the filter as it was): typing replaces it, an arrow key keeps it. */
   selected?: boolean;
   /** Where esc / submit returns to. */
@@ -132,6 +136,11 @@ export interface TuiState {
   /** The loops view's rows (`@`), read from the supervisor while it shows, and its selected row. */
   loops: LoopsView | null;
   loopsCursor: number;
+  /** The requests waiting for a person across the fleet, oldest first (approval.list, then the events). */
+  requests: Requests;
+  /** The approvals queue (`!`): its selection, tags and a question's picks; and where esc leaves it for. */
+  queue: QueueView;
+  queueBack: Mode;
   /** Runs whose children are folded away (`z`). */
   collapsed: Readonly<Record<string, true>>;
   /** What each run spent, minute by minute, as its totals grew (burn rates and sparklines). */
@@ -209,6 +218,9 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     spend: null,
     loops: null,
     loopsCursor: 0,
+    requests: NO_REQUESTS,
+    queue: NO_QUEUE,
+    queueBack: 'list',
     list: { cursor: 0, offset: 0 },
     selected: null,
     killPin: null,

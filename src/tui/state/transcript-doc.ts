@@ -9,8 +9,11 @@ import { createTranscript, type Entry, type InputRecord, type TranscriptBuilder 
 import type { Protocol } from '../../core/types.js';
 import { entryRows, rawRows, type Row } from '../../text/transcript-lines.js';
 
-/** What the pager shows: a transcript's three views, or a run's diff (`d`, a DiffDoc). */
-export type PagerView = 'transcript' | 'raw' | 'stderr' | 'diff';
+/** What the pager shows: a transcript's three views, a run's diff (`d`, a DiffDoc) or a request's input (enter in the approvals queue, an InputDoc). */
+export type PagerView = 'transcript' | 'raw' | 'stderr' | 'diff' | 'input';
+
+/** A view of a run's output, followed as it grows (the others are snapshots read once). */
+export const isTranscript = (v: PagerView): boolean => v === 'transcript' || v === 'raw' || v === 'stderr';
 
 interface RowCache {
   key: string;

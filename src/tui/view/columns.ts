@@ -143,7 +143,7 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
     case 'status':
       return one(`${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, statusToken(r.status));
     case 'reason':
-      if (r.status === 'ended') return one(r.exit_reason ?? '', GOOD_REASONS.has(r.exit_reason ?? '') ? 'reason.ok' : 'reason.bad');
+      if (r.status === 'ended') return endedReason(r, c);
       // On its agent's requests: what it asks (`approve Bash: npm test`), not only that it waits.
       if (r.status === 'blocked') return one(askingText(r) ?? r.blocked_kind ?? 'unknown', 'status.blocked');
       if (why) return one(why.text, why.token);
@@ -284,6 +284,18 @@ function changesCell(r: PublicRun, c: Column): Span[] {
     { text: text.slice(0, at), token: 'reason.ok' },
     { text: ' ', token: 'text.muted' },
     { text: minus, token: 'reason.bad' },
+  ];
+}
+
+/** An ended run's exit reason, and `⊘2` after it when its agent CLI refused some of its tool calls and the column has room. */
+function endedReason(r: PublicRun, c: Column): Span[] {
+  const reason = r.exit_reason ?? '';
+  const token: Token = GOOD_REASONS.has(reason) ? 'reason.ok' : 'reason.bad';
+  const mark = r.denials > 0 ? ` ⊘${r.denials}` : '';
+  if (!mark || textWidth(reason + mark) > c.width) return [{ text: fit(reason, c.width, c.align), token }];
+  return [
+    { text: reason, token },
+    { text: fit(mark, c.width - textWidth(reason), c.align), token: 'meter.warn' },
   ];
 }
 

@@ -4,6 +4,7 @@
 
 import type { PublicRun } from '../../protocol/views.js';
 import type { Span, Why } from './columns.js';
+import { coarse } from './approvals.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
 import { askingText, denialsMark } from '../../text/approvals.js';
@@ -32,12 +33,11 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     );
   } else if (r.status === 'blocked') {
     status.push({ text: ` ${r.blocked_kind ?? 'unknown'}`, token: 'status.blocked' });
-    // What its agent asks, and how many more wait.
-    const asking = askingText(r);
-    if (asking) status.push({ text: ` · ${asking}`, token: 'status.blocked' });
     // A limit its agent waits out by itself: it goes on by itself, orcr only holds its provider meanwhile.
     const waits = agentWaitText(r, now, { short: true });
     if (waits) status.push({ text: ` · ${waits}`, token: 'event.hold' });
+    // What its agent asks, and how many more wait.
+    if (r.asking) status.push(...askingSpans(r.asking, now));
   } else if (r.status === 'queued') {
     const place = queuePos ?? r.queue_position;
     status.push({
@@ -47,11 +47,21 @@ function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why
     if (why) status.push({ text: ' · held back by ', token: 'text.muted' }, { text: why.text, token: why.token });
   }
   status.push({ text: ` · since ${clock(Date.parse(r.status_at))}`, token: 'text.muted' });
-  const denied = denialsMark(r);
-  if (denied) status.push({ text: ` · ${denied}`, token: 'reason.bad' });
   const held = r.held_until ? Date.parse(r.held_until) : null;
   if (held !== null && held > now) status.push({ text: ` · ${r.provider} on hold for ${dur(held - now)}`, token: 'event.hold' });
   return status;
+}
+
+/** What a run blocked on its agent's request waits for: `approve Bash: npm test · #12 · 2 more · deadline in 58m · ! answers`. */
+function askingSpans(a: NonNullable<PublicRun['asking']>, now: number): Span[] {
+  const deadline = parseTime(a.deadline_at);
+  return [
+    { text: ` · ${askingText({ status: 'blocked', blocked_kind: 'approval', asking: { ...a, more: 0 } }) ?? a.summary}`, token: 'status.blocked' },
+    {
+      text: ` · #${a.id}${a.more > 0 ? ` · ${a.more} more` : ''}${deadline !== null ? ` · its deadline decides in ${coarse(deadline - now)}` : ''} · ! answers`,
+      token: 'text.muted',
+    },
+  ];
 }
 
 function processLine(r: PublicRun, proc: ProcInfo | null): Span[] {
@@ -167,6 +177,13 @@ export function detailLines(r: PublicRun, proc: ProcInfo | null, now: number, qu
     },
   ]);
   lines.push(...meterLines(r, now, started));
+  const denied = denialsMark(r);
+  if (denied)
+    lines.push([
+      label('denied'),
+      { text: denied, token: 'reason.bad' },
+      { text: ': tool calls its agent CLI refused by its own settings, nobody asked (the event log names them)', token: 'text.muted' },
+    ]);
   const loop = r.loop;
   lines.push([
     label('loop'),

@@ -6,11 +6,12 @@ import type { Binding } from '../input/binding.js';
 import { BINDINGS } from '../input/bindings.js';
 import type { KeyContext } from '../input/keys.js';
 import type { Pane, TuiState } from '../state/store.js';
+import { isTranscript } from '../state/transcript-doc.js';
 import { textWidth } from './format.js';
 
-/** The keys' context: the mode, but the pager showing a diff has keys of its own. */
+/** The keys' context: the mode, but the pager showing a document read once (a diff, a request's input) has keys of its own. */
 export function contextOf(s: Pick<TuiState, 'mode' | 'pager'>): KeyContext {
-  return s.mode === 'pager' && s.pager?.view === 'diff' ? 'diff' : s.mode;
+  return s.mode === 'pager' && s.pager && !isTranscript(s.pager.view) ? 'diff' : s.mode;
 }
 
 export interface Hint {
@@ -64,6 +65,7 @@ function whereIn(contexts: ReadonlySet<KeyContext>): string {
   const only = (...cs: KeyContext[]): boolean => [...contexts].every((c) => cs.includes(c));
   if (only('pager', 'diff')) return 'pager: ';
   if (only('loops')) return 'loops: ';
+  if (only('approvals')) return 'approvals: ';
   if (only('details')) return 'details: ';
   if (only('details', 'pager', 'diff')) return 'details, pager: ';
   return '';

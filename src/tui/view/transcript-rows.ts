@@ -3,9 +3,17 @@
 // model/doc-window.ts'. Pure: the Pager component asks, nothing here reads the store.
 
 import type { RowStyle } from '../../text/transcript-lines.js';
-import type { PagerView } from '../state/transcript-doc.js';
+import { isTranscript, type PagerView } from '../state/transcript-doc.js';
 import type { DiffStyle } from '../model/diff.js';
+import type { InputStyle } from '../model/request-input.js';
 import type { Token } from '../model/tokens.js';
+
+/** A request's input: its fields' names stand out, a cut is said in the notice colour. */
+const INPUT_TOKEN: Readonly<Record<InputStyle, Token>> = {
+  'input.note': 'meter.warn',
+  'input.key': 'text.accent',
+  'input.value': 'text.primary',
+};
 
 /** A diff row's colour, by what the line is. */
 export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
@@ -35,14 +43,29 @@ const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   raw: 'text.muted',
 };
 
-/** A row's colour, a transcript's or a diff's. */
-export function rowToken(style: RowStyle | DiffStyle): Token {
-  return style in DIFF_TOKEN ? DIFF_TOKEN[style as DiffStyle] : ROW_TOKEN[style as RowStyle];
+/** A row's colour, a transcript's, a diff's or an input's. */
+export function rowToken(style: RowStyle | DiffStyle | InputStyle): Token {
+  if (style in DIFF_TOKEN) return DIFF_TOKEN[style as DiffStyle];
+  if (style in INPUT_TOKEN) return INPUT_TOKEN[style as InputStyle];
+  return ROW_TOKEN[style as RowStyle];
 }
+
+/** The pager follows a run's output as it grows; a diff or an input is read once. */
+export const followed = isTranscript;
+
+/** What the pager waits for before its document comes: "reading the diff…". */
+export const READING: Readonly<Record<PagerView, string>> = {
+  transcript: 'the output',
+  raw: 'the output',
+  stderr: 'the output',
+  diff: 'the diff',
+  input: 'the request',
+};
 
 /** The pager's title: whose transcript (or diff), which view, and where in it. */
 export function pagerTitle(name: string, view: PagerView): string {
   if (view === 'diff') return `Diff: ${name}`;
+  if (view === 'input') return `Request ${name}`;
   return view === 'transcript' ? `Transcript: ${name}` : view === 'raw' ? `Raw output: ${name}` : `Stderr: ${name}`;
 }
 

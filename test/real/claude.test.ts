@@ -258,10 +258,12 @@ describeWhen(
 
     it('a subscription usage limit under CLAUDE_CODE_RETRY_WATCHDOG=1: the CLI waits for the reset itself, saying so; orcr shows the agent waiting, holds the provider once, and neither queues nor resumes the run', async () => {
       const r = await rig();
-      // 33 s: the CLI restates its wait every 30 s, so one restatement is seen.
-      const resetsAt = Math.floor(Date.now() / 1000) + 33;
-      r.server.fallback('anthropic', (): Step =>
-        Date.now() / 1000 < resetsAt
+      // 33 s from the first request (not from the launch: a slow start would eat
+      // into it): the CLI restates its wait every 30 s, so one restatement is seen.
+      let resetsAt = Infinity;
+      r.server.fallback('anthropic', (): Step => {
+        if (resetsAt === Infinity) resetsAt = Math.floor(Date.now() / 1000) + 33;
+        return Date.now() / 1000 < resetsAt
           ? httpError(429, {
               message: "This request would exceed your account's rate limit. Please try again later.",
               headers: {
@@ -271,8 +273,8 @@ describeWhen(
                 'anthropic-ratelimit-unified-overage-status': 'rejected',
               },
             })
-          : text('Carried on and done.', { input: 30, output: 5 }),
-      );
+          : text('Carried on and done.', { input: 30, output: 5 });
+      });
       const run = await r.run('claude', 'waits', 'write the summary', [], { CLAUDE_CODE_OAUTH_TOKEN: 'test-oauth-token', CLAUDE_CODE_RETRY_WATCHDOG: '1' }, [
         'ANTHROPIC_API_KEY',
       ]);

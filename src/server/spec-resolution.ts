@@ -90,6 +90,21 @@ function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): v
   }
 }
 
+/** checkCommand, once per program, cwd and PATH in a call (`known`): the same answer for every spec of a fan-out. */
+function checkCommandOnce(command: string[], cwd: string, env: NodeJS.ProcessEnv, known: Map<string, RemoteError | null> | undefined): void {
+  const key = `${command[0]!}\0${cwd}\0${env.PATH ?? ''}`;
+  const seen = known?.get(key);
+  if (seen === null) return;
+  if (seen !== undefined) throw seen;
+  try {
+    checkCommand(command, cwd, env);
+    known?.set(key, null);
+  } catch (e) {
+    if (e instanceof RemoteError) known?.set(key, e);
+    throw e;
+  }
+}
+
 /**
  * What execve would refuse (E2BIG at admission), refused at enqueue: the
  * command as it will be run (a preset's `{prompt}` filled in) and the
@@ -165,6 +180,8 @@ export interface SpecBatch {
   /** Earlier specs of the call with a name and a worktree: what `--base NAME` of a later one builds on. */
   worktrees?: Map<string, { repo: string; branch: string }>;
   paths: Set<string>;
+  /** Program, cwd and PATH already checked in this call, and what the check said: a fan-out of one command looks once. */
+  checked?: Map<string, RemoteError | null>;
 }
 
 /** Where a run comes from: a user's spec, an ended run's rerun, or a loop's fire. */
@@ -226,7 +243,17 @@ export function planRun(k: RunKind): RunPlan {
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): RunPlan[] {
-  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Map(), paths: new Set(), worktrees: new Map() };
+  const batch: SpecBatch = {
+    config,
+    book,
+    now,
+    worktreeDir,
+    size: specs.length,
+    names: new Map(),
+    paths: new Set(),
+    worktrees: new Map(),
+    checked: new Map(),
+  };
   return specs.map((spec, index) => planRun({ kind: 'spec', spec, index, batch }));
 }
 
@@ -249,7 +276,7 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   const wt = want === false ? null : baseRun !== null ? planOnRun(spec, baseRun, i, batch) : gitChecked(() => planWorktree(spec.cwd, baseRef));
   if (wt !== null && spec.name !== undefined) batch.worktrees?.set(spec.name, { repo: wt.repo, branch: `orcr/${spec.name}` });
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
-  if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
+  if (wt === null) checkCommandOnce(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env }, batch.checked);
   const limits = runLimits(config, r.provider, spec);
   checkAgentFits(config, spec, r, limits);
   const uuid = crypto.randomUUID();

@@ -17,7 +17,7 @@ export interface DetailsProps {
 }
 
 /** Lines of the record shown above the output (the rest of the height goes to the output tail). */
-export function recordHeight(total: number, height: number): number {
+function recordHeight(total: number, height: number): number {
   return Math.min(total, Math.max(4, height - 6));
 }
 

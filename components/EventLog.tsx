@@ -14,7 +14,7 @@ export interface EventLogProps {
   readonly body: number;
 }
 
-export function eventSpans(e: LogEntry, nameWidth: number): Span[] {
+function eventSpans(e: LogEntry, nameWidth: number): Span[] {
   return [
     { text: clock(e.ts) + ' ', token: 'text.muted' },
     { text: fit(e.type, 14) + ' ', token: e.token },

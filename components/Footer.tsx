@@ -9,7 +9,7 @@ import type { Span } from '../src/tui/view/columns.js';
 import { fitGroups, type Group } from '../src/tui/view/fit.js';
 import { textWidth } from '../src/tui/view/format.js';
 import { contextOf, fitHints, footerHints } from '../src/tui/view/key-hints.js';
-import type { Prompt, TuiState, WaitBanner } from '../src/tui/state/store.js';
+import type { Prompt, WaitBanner } from '../src/tui/state/store.js';
 
 export interface FooterProps {
   readonly width: number;
@@ -23,7 +23,7 @@ const PROMPT_PLACEHOLDER: Record<Prompt['kind'], string> = {
   search: 'text to find in the transcript (n next, N previous)',
 };
 
-export function promptSpans(p: Prompt): Span[] {
+function promptSpans(p: Prompt): Span[] {
   const label = p.kind === 'send' ? `send to ${p.targetName ?? '?'}` : PROMPT_LABEL[p.kind];
   const spans: Span[] = [{ text: `${label}> `, token: 'focus' }];
   if (p.selected && p.text !== '') {
@@ -40,7 +40,7 @@ export function promptSpans(p: Prompt): Span[] {
   return spans;
 }
 
-export function waitSpans(waits: readonly WaitBanner[]): Span[] {
+function waitSpans(waits: readonly WaitBanner[]): Span[] {
   const out: Span[] = [];
   for (const w of waits) {
     if (out.length) out.push({ text: '  │  ', token: 'border' });

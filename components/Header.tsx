@@ -14,7 +14,8 @@ import { clock, tokensText } from '../src/tui/model/numbers.js';
 import { activeHolds, STATUSES } from '../src/tui/view/format.js';
 import type { ClusterInfo, FleetMeter, Stats } from '../src/tui/state/stats.js';
 import type { ConnState } from '../src/tui/state/store.js';
-import { fleetRate, sparkline } from '../src/tui/view/burn.js';
+import type { RunsView } from '../src/tui/state/runs-view.js';
+import { fleetRate, sparkline, type Rate } from '../src/tui/view/burn.js';
 import { rateText } from '../src/tui/view/columns.js';
 import { fitGroups, spansWidth, tailFit, type Group } from '../src/tui/view/fit.js';
 import { quotaNear, quotaText } from '../src/tui/view/quota.js';
@@ -29,7 +30,7 @@ export function hasConfigNotice(stats: Stats | null): boolean {
   return stats !== null && (stats.configError !== null || stats.warnings.length > 0 || stats.degraded !== null);
 }
 
-export function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'degraded'>): Span[] {
+function configSpans(stats: Pick<Stats, 'configError' | 'warnings' | 'degraded'>): Span[] {
   const out: Span[] = [];
   // The journal cannot be written (a full disk): first, since nothing starts until it can.
   if (stats.degraded) {
@@ -74,7 +75,7 @@ function fleetSpans(m: FleetMeter): Span[] {
 }
 
 /** The cluster as this machine sees it: its name, the machines up, and whether its database answers. */
-export function clusterSpans(c: ClusterInfo, now: number): Span[] {
+function clusterSpans(c: ClusterInfo, now: number): Span[] {
   const out: Span[] = [
     { text: '  │ ', token: 'border' },
     { text: `cluster ${c.name}`, token: 'text.accent' },
@@ -111,6 +112,88 @@ function supervisorGroups(conn: ConnState, now: number, loaded: boolean, listMod
   return sup;
 }
 
+/** The first line: orcr, the home's path, the supervisor's state and the cluster's. */
+function firstLine(home: string, conn: ConnState, cluster: ClusterInfo | null, width: number, now: number, loaded: boolean, listMode: boolean): Span[] {
+  // The supervisor's state first; its pid, uptime and cluster make way on a narrow terminal, then the home's path shrinks.
+  const sup = supervisorGroups(conn, now, loaded, listMode);
+  if (cluster && conn.state === 'up') {
+    const spans = clusterSpans(cluster, now);
+    sup.push({ spans, priority: cluster.available ? 30 : 90 });
+  }
+  const homeText = tildify(home);
+  // The path keeps up to 32 columns of itself before the pid and uptime are shown ("…/orcr-demo-x"); what they leave it, after.
+  const homeWant = Math.min(textWidth(homeText), Math.max(12, Math.min(32, width - 7 - spansWidth(sup[0]!.spans))));
+  const right = fitGroups(sup, width - 7 - homeWant);
+  return [
+    { text: 'orcr ', token: 'text.accent' },
+    { text: tailFit(homeText, Math.max(1, width - 7 - spansWidth(right))), token: 'text.primary' },
+    { text: '  ', token: 'text.primary' },
+    ...right,
+  ];
+}
+
+/** The run counts by status, then the total. */
+function countSpans(counts: RunsView['counts'], total: number, width: number): Span[] {
+  const out: Span[] = [];
+  for (const st of STATUSES) {
+    // Narrow: zero counts make way for the meters and holds.
+    if (width < 110 && counts[st] === 0) continue;
+    if (out.length) out.push({ text: ' · ', token: 'text.muted' });
+    out.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
+  }
+  out.push({ text: ` (${total})`, token: 'text.muted' });
+  return out;
+}
+
+const BAR: Span = { text: '  │ ', token: 'border' };
+
+/** The fleet's burn rate, with a sparkline of its last minutes; null while nothing is spent. */
+function burnGroup(burn: Rate): Group | null {
+  if (!(burn.tokensPerMin > 0 || burn.costPerHour > 0)) return null;
+  const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : '']
+    .filter(Boolean)
+    .join(' · ');
+  return {
+    spans: [
+      BAR,
+      { text: 'burn ', token: 'text.muted' },
+      { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' },
+      { text: ` ${rate}`, token: 'text.primary' },
+    ],
+    priority: 40,
+  };
+}
+
+/** What the second line shows of the fleet. */
+interface FleetLine {
+  counts: RunsView['counts'];
+  total: number;
+  paused: boolean;
+  burn: Rate;
+  fleet: FleetMeter[] | undefined;
+  exceeded: boolean;
+  holds: Stats['holds'] | undefined;
+  quotas: Stats['quotas'] | undefined;
+}
+
+/** The second line: the counts, then what stops runs from starting, the meters and the burn rate, as the width allows. */
+function secondLine(f: FleetLine, width: number, now: number): Span[] {
+  // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
+  const groups: Group[] = [{ spans: countSpans(f.counts, f.total, width), priority: 100 }];
+  if (f.paused) groups.push({ spans: [BAR, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
+  const burn = burnGroup(f.burn);
+  if (burn) groups.push(burn);
+  for (const m of f.fleet ?? []) groups.push({ spans: [BAR, ...fleetSpans(m)], priority: 60 });
+  if (f.exceeded) groups.push({ spans: [BAR, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }], priority: 85 });
+  const held = f.holds ? activeHolds(f.holds, now) : [];
+  if (held.length > 0)
+    groups.push({ spans: [BAR, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
+  // A usage window near its end (80%, or the agent's warning): before the limit stops runs midway.
+  const near = (f.quotas ?? []).filter(quotaNear);
+  if (near.length > 0) groups.push({ spans: [BAR, { text: near.map((q) => quotaText(q, now)).join(', '), token: 'meter.warn' }], priority: 70 });
+  return fitGroups(groups, width);
+}
+
 export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const home = useTui((s) => s.home);
   const conn = useTui(
@@ -138,62 +221,12 @@ export function Header({ width, height = 2 }: HeaderProps): React.JSX.Element {
   const cluster = useTui((s) => s.stats?.cluster ?? null);
   const burns = useTui((s) => s.burn);
   const listMode = useTui((s) => s.mode === 'list');
-
-  // The supervisor's state first; its pid, uptime and cluster make way on a narrow terminal, then the home's path shrinks.
-  const sup = supervisorGroups(conn, now, loaded, listMode);
-  if (cluster && conn.state === 'up') {
-    const spans = clusterSpans(cluster, now);
-    sup.push({ spans, priority: cluster.available ? 30 : 90 });
-  }
-  const homeText = tildify(home);
-  // The path keeps up to 32 columns of itself before the pid and uptime are shown ("…/orcr-demo-x"); what they leave it, after.
-  const homeWant = Math.min(textWidth(homeText), Math.max(12, Math.min(32, width - 7 - spansWidth(sup[0]!.spans))));
-  const right = fitGroups(sup, width - 7 - homeWant);
-  const line1: Span[] = [
-    { text: 'orcr ', token: 'text.accent' },
-    { text: tailFit(homeText, Math.max(1, width - 7 - spansWidth(right))), token: 'text.primary' },
-    { text: '  ', token: 'text.primary' },
-    ...right,
-  ];
-
-  const counts2: Span[] = [];
-  for (const st of STATUSES) {
-    // Narrow: zero counts make way for the meters and holds.
-    if (width < 110 && counts[st] === 0) continue;
-    if (counts2.length) counts2.push({ text: ' · ', token: 'text.muted' });
-    counts2.push({ text: `${STATUS_GLYPH[st]} ${counts[st]} ${st}`, token: counts[st] ? statusToken(st) : 'text.muted' });
-  }
-  counts2.push({ text: ` (${total})`, token: 'text.muted' });
-  // What stops runs from starting stays longest; the meters, then the burn rate, make way first.
-  const groups: Group[] = [{ spans: counts2, priority: 100 }];
-  const bar2: Span = { text: '  │ ', token: 'border' };
-  if (paused) groups.push({ spans: [bar2, { text: '⏸ queue paused: nothing starts (P resumes)', token: 'meter.warn' }], priority: 90 });
   // The rate moves with the minute buckets (and new spend), not with every second's tick.
   const minute = Math.floor(now / 60_000);
   const burn = useMemo(() => fleetRate(burns, minute * 60_000), [burns, minute]);
-  if (burn.tokensPerMin > 0 || burn.costPerHour > 0) {
-    const rate = [burn.tokensPerMin > 0 ? `${tokensText(Math.round(burn.tokensPerMin))} tok/min` : '', burn.costPerHour > 0 ? rateText(burn) : '']
-      .filter(Boolean)
-      .join(' · ');
-    groups.push({
-      spans: [
-        bar2,
-        { text: 'burn ', token: 'text.muted' },
-        { text: sparkline(burn.spark.slice(-6)), token: 'meter.ok' },
-        { text: ` ${rate}`, token: 'text.primary' },
-      ],
-      priority: 40,
-    });
-  }
-  for (const m of fleet ?? []) groups.push({ spans: [bar2, ...fleetSpans(m)], priority: 60 });
-  if (exceeded) groups.push({ spans: [bar2, { text: 'fleet budget exceeded: nothing new starts', token: 'reason.bad' }], priority: 85 });
-  const held = holds ? activeHolds(holds, now) : [];
-  if (held.length > 0)
-    groups.push({ spans: [bar2, { text: `hold ${held.map((h) => `${h.provider} ${dur(h.until - now)}`).join(', ')}`, token: 'event.hold' }], priority: 80 });
-  // A usage window near its end (80%, or the agent's warning): before the limit stops runs midway.
-  const near = (quotas ?? []).filter(quotaNear);
-  if (near.length > 0) groups.push({ spans: [bar2, { text: near.map((q) => quotaText(q, now)).join(', '), token: 'meter.warn' }], priority: 70 });
-  const line2 = fitGroups(groups, width);
+
+  const line1 = firstLine(home, conn, cluster, width, now, loaded, listMode);
+  const line2 = secondLine({ counts, total, paused, burn, fleet, exceeded, holds, quotas }, width, now);
   return (
     <Box flexDirection="column" width={width} height={height}>
       <Line spans={line1} width={width} />

@@ -18,7 +18,7 @@ import { paintLine } from '../src/tui/view/painted.js';
 export const StoreContext = createContext<TuiStore | null>(null);
 export const ThemeContext = createContext<Theme>(NO_COLOR_THEME);
 
-export function useTuiStore(): TuiStore {
+function useTuiStore(): TuiStore {
   const store = useContext(StoreContext);
   if (!store) throw new Error('orcr-tui components need a StoreContext provider');
   return store;
@@ -28,7 +28,7 @@ export function useTui<T>(selector: (s: TuiState) => T): T {
   return useStore(useTuiStore(), selector);
 }
 
-export function useTheme(): Theme {
+function useTheme(): Theme {
   return useContext(ThemeContext);
 }
 
@@ -47,7 +47,7 @@ export interface LineProps {
 }
 
 /** Adjacent spans that look the same become one: fewer nodes and escape sequences per frame. */
-export function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyle & { inverse?: boolean }>[] {
+function mergeSpans(theme: Theme, spans: readonly Span[]): Part<TokenStyle & { inverse?: boolean }>[] {
   const out: { text: string; style: TokenStyle & { inverse?: boolean }; key: string }[] = [];
   for (const sp of spans) {
     if (sp.text === '') continue;
@@ -91,7 +91,7 @@ function LineImpl({ spans, width, inverse, dim, bold }: LineProps): React.JSX.El
 }
 
 /** Spans that read the same: callers build new arrays every render, mostly of the same words. */
-export function sameSpans(a: readonly Span[], b: readonly Span[]): boolean {
+function sameSpans(a: readonly Span[], b: readonly Span[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {

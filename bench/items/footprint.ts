@@ -71,7 +71,7 @@ async function idleShellKb(): Promise<number> {
   const sh = spawn('/bin/sh', ['-c', 'read x'], { stdio: ['pipe', 'ignore', 'ignore'] });
   await sleep(200);
   const kb = rssKb(sh.pid!);
-  sh.stdin!.end('\n');
+  sh.stdin.end('\n');
   sh.kill('SIGKILL');
   return kb;
 }
@@ -242,7 +242,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         I,
         `ratio RSS orcr / pm2`,
         '×',
-        o.map((w, i) => w.rssMb / p![i]!.rssMb),
+        o.map((w, i) => w.rssMb / p[i]!.rssMb),
       ),
     );
     figures.push(
@@ -250,7 +250,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
         I,
         `ratio CPU orcr / pm2`,
         '×',
-        o.map((w, i) => w.cpu / p![i]!.cpu),
+        o.map((w, i) => w.cpu / p[i]!.cpu),
       ),
     );
   }

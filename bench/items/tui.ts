@@ -149,7 +149,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
     let frames = 0;
     let lastFrameAt = 0;
     let text = '';
-    p.stdout!.on('data', (d: Buffer) => {
+    p.stdout.on('data', (d: Buffer) => {
       const at = performance.now();
       const chunk = d.toString('latin1');
       const marks = chunk.split('\x1b[?2026h').length - 1;
@@ -172,7 +172,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
       for (let k = 0; k < presses; k++) {
         const before = frames;
         const sent = performance.now();
-        p.stdin!.write(k % 2 ? 'k' : 'j');
+        p.stdin.write(k % 2 ? 'k' : 'j');
         // Bounded by the clock, not by a count of sleeps (2 ms sleeps are far longer on a loaded machine, and 250 of them far shorter than 5 s on an idle one).
         while (frames === before) {
           if (performance.now() - sent > 5000) throw new Error('a keypress drew no frame in 5 s');
@@ -191,7 +191,7 @@ async function scaleFigures(I: string, presses: number): Promise<Figure[]> {
         fig(I, `  TUI RSS`, 'MB', [rss], { target: '< 150 MB', meets: (m) => m < 150, ceiling: 2000 }),
       ];
     } finally {
-      p.stdin!.write('q');
+      p.stdin.write('q');
       await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
       killGroup(p.pid!);
       untrackGroup(p.pid!);
@@ -292,8 +292,8 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       }
     };
     let stderr = '';
-    p.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    p.stdout!.on('data', (d: Buffer) => {
+    p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    p.stdout.on('data', (d: Buffer) => {
       const at = performance.now();
       bytes += d.length;
       const text = carry + d.toString('latin1');
@@ -402,7 +402,7 @@ async function run(ctx: Ctx): Promise<ItemResult> {
       ];
       return { figures, skipped: [] };
     } finally {
-      p.stdin!.write('q');
+      p.stdin.write('q');
       await Promise.race([new Promise((r) => p.once('exit', r)), sleep(3000)]);
       killGroup(p.pid!);
       untrackGroup(p.pid!);

@@ -10,7 +10,7 @@ import type { TuiStore } from '../../src/tui/state/store.js';
 const noop = (): void => undefined;
 /** Actions that do nothing (every port, every method): the scripts change the store themselves. */
 const NO_PORT = new Proxy({}, { get: () => noop });
-export const NO_ACTIONS = new Proxy({}, { get: () => NO_PORT }) as Actions;
+const NO_ACTIONS = new Proxy({}, { get: () => NO_PORT }) as Actions;
 
 export interface FakeTerminalOptions {
   actions?: Actions;

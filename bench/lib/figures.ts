@@ -1,8 +1,6 @@
 // Figures: a median of repeated runs with its min–max, a target printed beside
 // it, and for the quick form an order-of-magnitude floor or ceiling.
 
-export type Better = 'higher' | 'lower';
-
 export interface Figure {
   /** Which bench item (1–7, or "latency"). */
   item: string;
@@ -66,7 +64,7 @@ export function fig(item: string, name: string, unit: string, xs: readonly numbe
   return f;
 }
 
-export function fmt(n: number): string {
+function fmt(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const a = Math.abs(n);
   if (a >= 1000) return Math.round(n).toLocaleString('en-US');

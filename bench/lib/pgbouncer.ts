@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { asRoot, freePort, logTail, PG_USER, sbin, serverParent, type PgServer } from './pg-server.js';
 
-export function findPgBouncer(): string | null {
+function findPgBouncer(): string | null {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/sbin', '/usr/bin'];
   return dirs.map((d) => path.join(d, 'pgbouncer')).find(executable) ?? null;
 }

@@ -8,7 +8,7 @@ import { groupAlive, signalGroup } from '../../src/runtime/launcher.js';
 
 let tck: number | null = null;
 /** Clock ticks per second (USER_HZ) for /proc/PID/stat times. */
-export function clkTck(): number {
+function clkTck(): number {
   if (tck === null) {
     try {
       tck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -53,7 +53,7 @@ export function stat(pid: number): Stat | null {
 }
 
 /** A process's argv (/proc/PID/cmdline), or [] when it is gone. */
-export function argv(pid: number): string[] {
+function argv(pid: number): string[] {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   } catch {
@@ -90,14 +90,7 @@ export function pssKb(pid: number): number {
   }
 }
 
-export function allPids(): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number);
-}
-
-export function children(pid: number): number[] {
+function children(pid: number): number[] {
   const out: number[] = [];
   try {
     for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
@@ -118,16 +111,6 @@ export function descendants(pid: number): number[] {
       out.push(c);
       todo.push(c);
     }
-  }
-  return out;
-}
-
-/** Every live (non-zombie) process whose process group is pgid. */
-export function groupMembers(pgid: number): Stat[] {
-  const out: Stat[] = [];
-  for (const pid of allPids()) {
-    const s = stat(pid);
-    if (s && s.pgid === pgid && s.state !== 'Z') out.push(s);
   }
   return out;
 }
@@ -178,8 +161,6 @@ export function killGroup(pgid: number, sig: NodeJS.Signals = 'SIGKILL'): boolea
   return signalGroup(pgid, sig);
 }
 
-export { groupAlive };
-
 /** Wait until no process is left in the group (or the time runs out). */
 export async function waitGroupGone(pgid: number, timeoutMs = 5000): Promise<boolean> {
   const end = Date.now() + timeoutMs;
@@ -223,14 +204,14 @@ export function timedShell(cmd: string, opts: SpawnOptions & { timeoutMs?: numbe
     trackGroup(pgid);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
       if (stdout.length < 1 << 20) stdout += c;
     });
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
       if (stderr.length < 1 << 20) stderr += c;
     });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(opts.input ?? '');
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
     const timer = opts.timeoutMs
       ? setTimeout(() => {
           killGroup(pgid);

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { which } from './proc.js';
 
-export const PM2_VERSION = '7.0.4';
+const PM2_VERSION = '7.0.4';
 
 export type Tool = { ok: true; path: string; version: string } | { ok: false; reason: string };
 
@@ -49,7 +49,7 @@ export function ensureParallel(install: boolean, log: (m: string) => void): Tool
   return { ok: false, reason: `apt-get install parallel failed (exit ${r.status}); ${HOW_PARALLEL}` };
 }
 
-export function benchCache(): string {
+function benchCache(): string {
   const c = process.env.ORCR_BENCH_CACHE;
   return c && c.trim() !== '' ? path.resolve(c) : path.join(os.homedir(), '.cache', 'orcr-bench');
 }

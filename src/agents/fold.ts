@@ -75,6 +75,13 @@ export function foldSignals(signals: Iterable<Signal>): SignalFold {
       case 'output':
         f.output_lines++;
         break;
+      // Not among the totals: the run reducer (src/core/run-progress.ts) keeps what these say.
+      case 'quota':
+      case 'agent_retry':
+      case 'approval':
+      case 'approval_withdrawn':
+      case 'denied':
+        break;
     }
   }
   return f;

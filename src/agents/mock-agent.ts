@@ -3,13 +3,13 @@
 // Gemini CLI or orcr's own JSONL, for tests, the bench and `orcr demo`.
 // Deterministic for a given --seed (timing aside). Plain Node, no dependencies.
 
-import { createInterface } from 'node:readline';
-import { planLoopTurn, planTurn, type TurnPlan } from './mock/plan.js';
-import type { Renderer } from './mock/render.js';
+import { planAskTurn, planLoopTurn, planTurn, type TurnPlan } from './mock/plan.js';
+import type { Asking, Renderer, Reply } from './mock/render.js';
 import { createRng, type Rng } from './mock/rng.js';
+import { readStdin, type Stdin } from './mock/stdin.js';
 import { agentProtocol, MOCK_FORMATS } from './registry.js';
 
-const SCENARIOS = ['work', 'interactive', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
+const SCENARIOS = ['work', 'interactive', 'ask', 'ask-question', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Options {
@@ -31,6 +31,13 @@ scenarios:
   interactive   one turn for --prompt if given, then one turn per stdin input; exit 0 at stdin EOF
                 (claude: {"type":"user","message":{"role":"user","content":"..."}},
                  jsonl: {"type":"input","text":"..."}, codex/gemini: any line)
+  ask           as interactive, but each command, new file or edit is asked first and waits for
+                the answer on stdin (claude: a can_use_tool control_request, answered by a
+                {"type":"control_response","response":{"subtype":"success","request_id":"...",
+                "response":{"behavior":"allow"|"deny",...}}} line; other ids are ignored, a line
+                that is not JSON exits 1, a request waiting at stdin EOF is denied)
+  ask-question  as ask, and the first turn first asks a question (AskUserQuestion, 2-3 options)
+                and goes with the answer it gets (updatedInput.answers, keyed by the question)
   slow-start    waits --delay x 10 before its first line, then works
   never-starts  prints nothing and sleeps until killed
   crash         one turn, then exits 3 in the middle of the next
@@ -166,8 +173,50 @@ async function run(opts: Options): Promise<void> {
       return exitAfterFlush(a.code);
     }
 
-    case 'interactive':
-      return interactive(r, opts, nextPlan);
+    case 'interactive': {
+      const stdin = readStdin((line) => textInput(r.parseInput(line)), fatal);
+      return interactive(r, opts, stdin, (text) => emit(r.turn(nextPlan(text)), delay));
+    }
+
+    case 'ask':
+    case 'ask-question': {
+      const asking = r.asking;
+      if (!asking) fail(`--format ${opts.format} never asks: no scenario ${opts.scenario}`);
+      const stdin = readStdin(asking.read, fatal);
+      const question = opts.scenario === 'ask-question';
+      const plan = (text: string): TurnPlan => {
+        const index = turn++;
+        return planAskTurn(rng, index, text, question && index === 0);
+      };
+      return interactive(r, opts, stdin, (text) => askingTurn(asking, plan(text), stdin, delay));
+    }
+  }
+}
+
+const textInput = (text: string | null) => (text === null ? null : { kind: 'input' as const, text });
+
+/** A line its CLI could not read: it says so and exits 1 at once. */
+function fatal(stderr: string): void {
+  process.stderr.write(stderr + '\n');
+  void exitAfterFlush(1);
+}
+
+/** A turn that asks before its tools: each request printed once its answer is listened for, and its reply handed back. */
+async function askingTurn(asking: Asking, plan: TurnPlan, stdin: Stdin, delay: number): Promise<void> {
+  const steps = asking.turn(plan);
+  let reply: Reply | undefined;
+  for (let step = steps.next(); !step.done; step = steps.next(reply)) {
+    await emit(step.value.lines, delay);
+    reply = undefined;
+    const ask = step.value.ask;
+    if (!ask) continue;
+    if (stdin.closed) {
+      reply = asking.closed;
+      continue;
+    }
+    const replied = stdin.answer(ask.ref, asking.closed);
+    await emit([ask.line], delay);
+    reply = await replied;
   }
 }
 
@@ -176,34 +225,11 @@ async function run(opts: Options): Promise<void> {
  * per stdin input, in order; exit 0 at EOF. Without one it waits for input,
  * as Claude Code in stream-json input mode does.
  */
-async function interactive(r: Renderer, opts: Options, nextPlan: (prompt: string) => TurnPlan): Promise<void> {
-  const inputs: string[] = [];
-  let closed = false;
-  let wake: (() => void) | null = null;
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  rl.on('line', (line) => {
-    const text = r.parseInput(line);
-    if (text === null) return;
-    inputs.push(text);
-    wake?.();
-  });
-  rl.on('close', () => {
-    closed = true;
-    wake?.();
-  });
-
+async function interactive(r: Renderer, opts: Options, stdin: Stdin, turn: (text: string) => Promise<void>): Promise<void> {
   await emit(r.start(), opts.delay);
-  if (opts.promptGiven) await emit(r.turn(nextPlan(opts.prompt)), opts.delay);
-  for (;;) {
-    const text = inputs.shift();
-    if (text !== undefined) {
-      await emit(r.turn(nextPlan(text)), opts.delay);
-      continue;
-    }
-    if (closed) return exitAfterFlush(0);
-    await new Promise<void>((resolve) => (wake = resolve));
-    wake = null;
-  }
+  if (opts.promptGiven) await turn(opts.prompt);
+  for (let text = await stdin.nextInput(); text !== null; text = await stdin.nextInput()) await turn(text);
+  return exitAfterFlush(0);
 }
 
 // Exit promptly and conventionally (128 + signal number) when told to stop,

@@ -1,11 +1,12 @@
 // What orcr knows of one agent protocol, in one record: how its output is
-// recognized and read, how input is written to its agent, how its sessions
-// are carried on and taken over, which login it runs under, whether it
-// reports its own cost, the agent CLI preset that speaks it, and how the mock
-// agent speaks it. Each protocol's module holds its record; registry.ts lists
+// recognized and read, how input is written to its agent, how it is answered
+// when it asks before it acts, how its sessions are carried on and taken
+// over, which login it runs under, whether it reports its own cost, the agent
+// CLI preset that speaks it, and how the mock agent speaks it. Each protocol's module holds its record; registry.ts lists
 // them once, and every list of protocols (names, presets, the zod enums, the
 // messages that name them) is derived from there.
 
+import type { Verdict } from '../core/approvals.js';
 import type { ResumeArgv } from '../core/attempts.js';
 import type { Renderer } from './mock/render.js';
 import type { Rng } from './mock/rng.js';
@@ -22,10 +23,10 @@ import type { JsonObject } from './util.js';
  * when nothing else claims the line (Codex's bare `error` notice).
  */
 export const CERTAINTY = { own: 3, shape: 2, generic: 1, fallback: 0 } as const;
-export type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
+type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
 
 /** What a protocol's agent reads on stdin after its prompt (a multi-turn session). */
-export interface AgentInput {
+interface AgentInput {
   /** One input, as the line the agent reads. */
   line(text: string): string;
   /** It prints a line before its first input (orcr jsonl's `ready`); others say nothing until they get one. */
@@ -33,7 +34,7 @@ export interface AgentInput {
 }
 
 /** The built-in provider preset of the agent CLI that speaks the protocol (config.json's providers.NAME refines it). */
-export interface Preset {
+interface Preset {
   /** Without `{prompt}`: the prompt goes to stdin. */
   command: readonly string[];
   /** The prompt is the first input line (formatted for the protocol), later input comes with `send`. */
@@ -54,7 +55,24 @@ export type TranscriptExtra =
   /** `replacesOutput`: the adapter kept the line as output; the error says what it is instead. */
   | { kind: 'error'; text: string; replacesOutput?: boolean };
 
-export interface TranscriptReading {
+/** orcr's answer to an agent's request, as decided (core/approvals.ts). */
+export interface AgentAnswer {
+  verdict: Verdict;
+  /** A denial's words to the model; null: the protocol's default. */
+  message: string | null;
+  /** A question's answers, one per question in its order (a multi-select's labels already joined); null when none were chosen. */
+  answers: string[] | null;
+  /** Allow the like of it for the rest of the session too (the agent's own offer, when it made one). */
+  always: boolean;
+}
+
+/** How a protocol's agent asks orcr before it acts, and takes the answer on its stdin. */
+interface ApprovalChannel {
+  /** The whole line to write to the agent's stdin, newline included; `asked` is what the request carried (its approval signal's input and offers). */
+  answer(ref: string, answer: AgentAnswer, asked: { input: unknown; offers: unknown }): string;
+}
+
+interface TranscriptReading {
   /** The line types `read` looks at: a cheap test before a line is parsed a second time. */
   types: readonly string[];
   read(obj: JsonObject): TranscriptExtra[];
@@ -67,6 +85,8 @@ export interface AgentProtocol<N extends string = string> {
   readonly detect?: (type: string, first: JsonObject) => Certainty | null;
   /** A new reader of one run's output lines. */
   readonly adapter: (options: AdapterOptions) => ExtendedAdapter;
+  /** The agent asks orcr before it uses a tool and takes the answer on its input (absent: it never asks). */
+  readonly approvals?: ApprovalChannel;
   /** Absent: the agent takes no input after its prompt (one-shot). */
   readonly input?: AgentInput;
   /** The command that carries a session on, from the run's first command (core/attempts.ts asks). Absent: its sessions are not resumed. */

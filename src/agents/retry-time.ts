@@ -176,7 +176,7 @@ function ianaZone(name: string): Zone | undefined {
   return (ms) => {
     const p: Record<string, number> = {};
     for (const part of fmt.formatToParts(ms)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour! % 24, p.minute!, p.second!);
+    const wall = Date.UTC(p.year!, p.month! - 1, p.day, p.hour! % 24, p.minute, p.second);
     return wall - (ms - (((ms % 1000) + 1000) % 1000));
   };
 }

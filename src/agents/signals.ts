@@ -4,7 +4,7 @@
 
 import type { ExtendedSignal, Signal } from '../core/signals.js';
 
-export type { ExtendedSignal, ModelTurnSignal, Signal } from '../core/signals.js';
+export type { ExtendedSignal, Signal } from '../core/signals.js';
 
 export interface Adapter<S = Signal> {
   /** Feed one complete output line (without its newline). */

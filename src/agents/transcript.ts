@@ -17,7 +17,7 @@ import { agentProtocol, AGENT_PROTOCOLS, createAdapter } from './registry.js';
 import type { Adapter, Signal } from './signals.js';
 import { isObject, parseObject, str } from './util.js';
 
-export type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'raw';
+type EntryKind = 'prompt' | 'input' | 'text' | 'tool' | 'tool_result' | 'turn' | 'error' | 'hold' | 'raw';
 
 export interface Entry {
   kind: EntryKind;

@@ -7,7 +7,7 @@ import { formatDuration } from '../config/duration.js';
 import { treeOrder } from '../core/run-tree.js';
 import { providerCap } from '../core/caps.js';
 import type { PublicRun, Result } from '../client/methods.js';
-import { displayWidth, padDisplay, truncateDisplay } from '../text/display-width.js';
+import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
 import { quotaText, type QuotaView } from '../text/quota.js';
@@ -33,7 +33,7 @@ const COLORS: Record<string, string> = {
   ended: '\x1b[37m',
 };
 
-export function paintStatus(status: string, text = status, color = useColor()): string {
+function paintStatus(status: string, text = status, color = useColor()): string {
   return color && COLORS[status] ? `${COLORS[status]}${text}\x1b[0m` : text;
 }
 
@@ -61,7 +61,7 @@ export function table(headers: string[], rows: Cell[][], color = useColor()): st
 const trimZeros = (s: string): string => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
 
 /** 950, 12.3k, 100k, 1.2M. */
-export function tokens(n: number): string {
+function tokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 999_950) return `${trimZeros((n / 1000).toFixed(1))}k`;
   return `${trimZeros((n / 1_000_000).toFixed(1))}M`;
@@ -81,14 +81,14 @@ export function sizeText(n: number): string {
 }
 
 /** $0, $0.0123, $1, $12.5 — at most 4 decimals, 6 for amounts under a cent. */
-export function usd(n: number): string {
+function usd(n: number): string {
   if (!Number.isFinite(n)) return `$${n}`;
   const abs = Math.abs(n);
   return `$${trimZeros(n.toFixed(abs > 0 && abs < 0.01 ? 6 : 4))}`;
 }
 
 /** $0.12 for a table cell; a cost under a cent is not shown as nothing. */
-export function usdShort(n: number): string {
+function usdShort(n: number): string {
   if (n === 0) return '-';
   if (n > 0 && n < 0.005) return '<$0.01';
   return `$${n.toFixed(2)}`;
@@ -99,7 +99,7 @@ export function plainNumber(n: number): string {
   return Number.isInteger(n) || !Number.isFinite(n) ? String(n) : trimZeros(n.toFixed(6));
 }
 
-export function statusWord(r: PublicRun, now = Date.now()): string {
+function statusWord(r: PublicRun, now = Date.now()): string {
   if (r.status === 'ended') return `ended:${r.exit_reason}`;
   if (r.status === 'blocked') {
     // A limit its agent waits out by itself: `blocked:limit the agent waits until 16:50 (4h12m)`.
@@ -115,7 +115,7 @@ export function statusWord(r: PublicRun, now = Date.now()): string {
   return r.status;
 }
 
-export function elapsed(r: PublicRun, now = Date.now()): string {
+function elapsed(r: PublicRun, now = Date.now()): string {
   const start = r.started_at ? Date.parse(r.started_at) : Date.parse(r.created_at);
   const end = r.ended_at ? Date.parse(r.ended_at) : now;
   return formatDuration(Math.max(0, end - start));
@@ -173,7 +173,7 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
 }
 
 /** `+12 −3`: lines added and removed against the run's base. */
-export function changes(w: { added: number; removed: number }): string {
+function changes(w: { added: number; removed: number }): string {
   return `+${w.added} −${w.removed}`;
 }
 
@@ -273,13 +273,13 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
 }
 
 /** `in 4m10s`, or `now` once the moment has passed. */
-export function until(at: number, now = Date.now()): string {
+function until(at: number, now = Date.now()): string {
   const left = at - now;
   return left > 0 ? `in ${formatDuration(left)}` : 'now';
 }
 
 /** Holder names, cut to fit: `a, b, c +12`. */
-export function nameList(names: string[], columns = 60): string {
+function nameList(names: string[], columns = 60): string {
   if (names.length === 0) return '-';
   let text = '';
   for (let i = 0; i < names.length; i++) {

@@ -1,10 +1,10 @@
 // The verbs, declared once: each one's group and one-line summary (orcr
 // --help), its subcommands, its flags and what its operands are. The verbs'
 // parsers read their flags from here (Shell.parse), `orcr --help` lists the
-// verbs from here, and the shell completion scripts are generated from here;
-// the long help of each verb is usage.ts (a verb missing there does not
-// compile), and the module that carries it out is named here (verbs.ts
-// loads it). Data only: loading this costs a verb's start-up nothing.
+// verbs from here, each verb's usage lines are made from here (usage.ts, which
+// adds the notes a line cannot say), and the shell completion scripts are
+// generated from here; the module that carries a verb out is named here
+// (verbs.ts loads it). Data only: loading this costs a verb's start-up nothing.
 
 import { ACTIVE_STATUSES, RUN_STATUSES } from '../core/types.js';
 import type { FlagDecls, ValueKind } from '../client/flag-decl.js';
@@ -16,6 +16,8 @@ export type { FlagDecl, FlagDecls, ValueKind } from '../client/flag-decl.js';
 export interface Operands {
   readonly kind: ValueKind;
   readonly many?: boolean;
+  /** What its usage line calls it, where its kind does not say it (a run is `<run>`, a loop `NAME`, one of a few words `a|b`). */
+  readonly name?: string;
 }
 
 /** A verb, or a subcommand of one. */
@@ -26,6 +28,11 @@ export interface Command {
   readonly operands?: Operands;
   /** Takes `-- COMMAND ARGS...`: what follows `--` is a program and its arguments. */
   readonly command?: boolean;
+  /**
+   * Its usage lines, written out where the rule — `orcr PATH OPERANDS [FLAG]... [--json]`
+   * — cannot say them: flags that exclude each other, operands among the flags, several forms.
+   */
+  readonly usage?: readonly string[];
 }
 
 export const GROUPS = {
@@ -75,9 +82,26 @@ export const VERBS = {
     json: true,
     flags: RUN_FLAGS,
     command: true,
+    usage: [
+      'orcr run [-a PROVIDER] [-n NAME] [-w WORKLOAD] [-p PROMPT|@FILE|-] [--protocol P]',
+      '         [--max-turns N] [--max-tokens N] [--max-cost USD] [--timeout DUR]',
+      '         [--loop warn|terminate|off] [--turn-timeout DUR] [--on-stall warn|terminate] [--retries N]',
+      '         [--on-limit continue|end] [--max-continues N] [--after RUN[,RUN...]]... [--after-any]',
+      '         [--interactive] [--idle-after DUR]',
+      '         [--cwd DIR] [-e KEY=VALUE | -e KEY]... [--env-from FILE]... [--detach] [--worktree [--base REF]] [--json]',
+      '         [-- COMMAND ARGS...]',
+      'orcr run --from FILE|- [--json]',
+    ],
   },
   rerun: { group: 'start', summary: "queue an ended run's spec again, as NAME-2, -3, …", module: 'run', json: true, operands: run },
-  send: { group: 'start', summary: 'give an idle run its next input (- reads it from stdin)', module: 'run', json: true, operands: run },
+  send: {
+    group: 'start',
+    summary: 'give an idle run its next input (- reads it from stdin)',
+    module: 'run',
+    json: true,
+    operands: run,
+    usage: ['orcr send <run> <text>... [--json]', 'orcr send <run> -'],
+  },
   wait: {
     group: 'start',
     summary: 'until runs are idle, blocked or ended; its exit code says how',
@@ -85,13 +109,19 @@ export const VERBS = {
     json: true,
     flags: { all: { type: 'boolean' }, timeout: { type: 'string' } },
     operands: runs,
+    usage: ['orcr wait <run>...|--all [--timeout DUR] [--json]'],
   },
   ps: {
     group: 'watch',
     summary: 'list the active runs (--all: ended ones too)',
     module: 'ps',
     json: true,
-    flags: { all: { type: 'boolean' }, status: { type: 'string', value: RUN_STATUSES }, provider: { type: 'string', short: 'a' }, tree: { type: 'boolean' } },
+    flags: {
+      all: { type: 'boolean' },
+      status: { type: 'string', value: RUN_STATUSES, meta: 'S' },
+      provider: { type: 'string', short: 'a' },
+      tree: { type: 'boolean' },
+    },
   },
   show: {
     group: 'watch',
@@ -114,13 +144,14 @@ export const VERBS = {
       raw: { type: 'boolean' },
     },
     operands: run,
+    usage: ['orcr logs <run> [--tail N] [--follow] [--pretty | --raw | --json] [--stderr]'],
   },
   events: {
     group: 'watch',
     summary: "the journal's events, replayed or followed",
     module: 'events',
     json: true,
-    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string' } },
+    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string', meta: 'SEQ' } },
   },
   diff: {
     group: 'watch',
@@ -149,6 +180,10 @@ export const VERBS = {
       after: { type: 'string', value: 'run' },
     },
     operands: runs,
+    usage: [
+      "orcr kill <run>... [--force] [--keep-children] [--keep-dependents] [--json]  (a run's descendants go with it unless --keep-children)",
+      'orcr kill (--all | --status S | -a PROVIDER | -w WORKLOAD | --name GLOB | --after RUN)... [--yes] [--dry-run] [--force] [--json]',
+    ],
   },
   worktree: {
     group: 'act',
@@ -156,7 +191,11 @@ export const VERBS = {
     module: 'worktree',
     json: true,
     subcommands: {
-      finish: { flags: { merge: { type: 'boolean' }, 'keep-branch': { type: 'boolean' }, discard: { type: 'boolean' } }, operands: run },
+      finish: {
+        flags: { merge: { type: 'boolean' }, 'keep-branch': { type: 'boolean' }, discard: { type: 'boolean' } },
+        operands: run,
+        usage: ['orcr worktree finish <run> (--merge | --keep-branch | --discard) [--json]'],
+      },
       prune: { flags: { force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } } },
     },
   },
@@ -165,7 +204,7 @@ export const VERBS = {
     summary: 'remove old ended runs with their events and worktrees',
     module: 'worktree',
     json: true,
-    flags: { 'older-than': { type: 'string' }, 'dry-run': { type: 'boolean' }, branches: { type: 'boolean' }, force: { type: 'boolean' } },
+    flags: { 'older-than': { type: 'string', meta: 'DUR' }, 'dry-run': { type: 'boolean' }, branches: { type: 'boolean' }, force: { type: 'boolean' } },
   },
   stats: { group: 'fleet', summary: 'every cap: active and limit, holders, queue, holds', module: 'stats', json: true },
   spend: { group: 'fleet', summary: 'tokens and cost by provider and by workload', module: 'stats', json: true },
@@ -181,7 +220,7 @@ export const VERBS = {
     summary: "lift a provider's usage-limit hold early",
     module: 'server',
     json: true,
-    subcommands: { resume: { operands: { kind: 'text' } } },
+    subcommands: { resume: { operands: { kind: 'text', name: 'NAME' } } },
   },
   loop: {
     group: 'loops',
@@ -199,6 +238,10 @@ export const VERBS = {
         },
         operands: text,
         command: true,
+        usage: [
+          'orcr loop create NAME ("CRON" | --once-at TIME) [--max-concurrency N] [--overlap queue|skip]',
+          '         [--timeout DUR] [--tz ZONE] [--json] -- COMMAND ARGS...',
+        ],
       },
       ls: none,
       logs: { operands: loop },
@@ -213,20 +256,30 @@ export const VERBS = {
     summary: "the supervisor's status; stop it (its agents go on, or not)",
     module: 'server',
     json: true,
-    subcommands: { status: none, stop: { flags: { drain: { type: 'boolean' }, 'kill-agents': { type: 'boolean' } } } },
+    subcommands: {
+      status: none,
+      stop: { flags: { drain: { type: 'boolean' }, 'kill-agents': { type: 'boolean' } }, usage: ['orcr server stop [--drain | --kill-agents] [--json]'] },
+    },
   },
   cluster: {
     group: 'supervisor',
     summary: "the machines sharing this home's caps; the cluster's SQL",
     module: 'cluster',
     json: true,
-    subcommands: { status: none, schema: none, forget: { operands: { kind: 'text' } } },
+    subcommands: { status: none, schema: none, forget: { operands: { kind: 'text', name: 'HOST' } } },
   },
   serve: { group: 'supervisor', summary: 'the supervisor, in the foreground (any verb starts one)', module: 'serve', json: false },
   demo: { group: 'more', summary: 'a simulated fleet in a throw-away home', module: 'mcp', json: true, flags: { home: { type: 'string', value: 'dir' } } },
   mcp: { group: 'more', summary: 'the Model Context Protocol on stdio, for agents', module: 'mcp', json: false },
   completion: { group: 'more', summary: 'a completion script for bash, zsh or fish', module: 'completion', json: false, operands: { kind: SHELLS } },
-  help: { group: 'more', summary: "this list, or one verb's flags and what they do", module: 'help', json: true, operands: { kind: 'verb', many: true } },
+  help: {
+    group: 'more',
+    summary: "this list, or one verb's flags and what they do",
+    module: 'help',
+    json: true,
+    operands: { kind: 'verb', many: true },
+    usage: ['orcr help [VERB [SUBCOMMAND...]] [--json]'],
+  },
   __complete: {
     group: 'more',
     summary: 'names for the completion scripts',
@@ -238,6 +291,11 @@ export const VERBS = {
 } as const satisfies Readonly<Record<string, VerbSpec>>;
 
 export type VerbName = keyof typeof VERBS;
+
+/** The words a command is reached by, below `orcr`: `ps`, `loop run start`. */
+type PathsOf<C, P extends string> =
+  P | (C extends { readonly subcommands: infer S } ? { [K in keyof S & string]: PathsOf<S[K], `${P} ${K}`> }[keyof S & string] : never);
+export type CommandPath = { [V in VerbName]: PathsOf<(typeof VERBS)[V], V> }[VerbName];
 
 export function isVerb(word: string): word is VerbName {
   return Object.hasOwn(VERBS, word);
@@ -270,7 +328,7 @@ export function commandAt(verb: VerbName, ...subs: string[]): Command | null {
 }
 
 /** A command's flags with those of every subcommand below it: for a verb that parses its flags before it reads its subcommand. */
-export function flagsUnder(c: Command): FlagDecls {
+function flagsUnder(c: Command): FlagDecls {
   return Object.assign({}, c.flags, ...Object.values(c.subcommands ?? {}).map(flagsUnder)) as FlagDecls;
 }
 

@@ -90,6 +90,89 @@ export function printLogs(file: string, protocol: string | null, tail: number | 
   if (lines.length) write(lines.map(shown).join('\n') + '\n');
 }
 
+/** How a followed run's lines are written in `mode`: through the adapter (--json), the transcript (pretty), or as written. */
+function followedLines(file: string, protocol: string | null, mode: LogsMode, out: (text: string) => void) {
+  const adapter = adapterFor(protocol);
+  const inputsOf = (): ReturnType<typeof readInputs> => readInputs(path.dirname(file));
+  const transcript = createTranscript(protocolOf(protocol), { inputs: mode === 'pretty' ? inputsOf() : [] });
+  const write = mode === 'pretty' ? transcriptWriter(out) : null;
+  const emit = (line: string): void => {
+    if (mode === 'json') for (const s of adapter.line(line)) out(jsonText(s) + '\n');
+    else if (write) write(transcript.line(line));
+    else out(shown(line) + '\n');
+  };
+  return {
+    emit,
+    /** What the run had written before the follow began, or its tail. */
+    existing: (existing: string[], tail: number | null): void => {
+      if (write) {
+        // --tail counts transcript entries here, as without --follow.
+        const entries: Entry[] = existing.flatMap((l) => transcript.line(l));
+        write(tail === null ? entries : entries.slice(Math.max(0, entries.length - tail)));
+      } else {
+        // Feed skipped lines to the adapter too, so turn and usage state stay right.
+        const start = tail === null ? 0 : Math.max(0, existing.length - tail);
+        existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
+      }
+    },
+    /** New lines: a send while following has its text recorded before the output it causes. */
+    more: (lines: string[]): void => {
+      if (write) transcript.setInputs(inputsOf());
+      lines.forEach(emit);
+    },
+    /** The run is over: the transcript's last entries. */
+    end: (): void => {
+      if (write) {
+        transcript.setInputs(inputsOf());
+        write(transcript.end());
+      }
+    },
+  };
+}
+
+/**
+ * Settles once the run has ended (0), following the supervisor through its
+ * restarts; rejects when it is stopped on purpose or cannot be reached again.
+ * `drain` runs once, with the client in use, before it settles.
+ */
+function untilEnded(client: Client, uuid: string, reconnect: () => Promise<Client>, drain: (current: Client) => void): Promise<number> {
+  let current = client;
+  return new Promise<number>((resolve, reject) => {
+    // Once: the close that finishing causes is not a supervisor gone away to reconnect to.
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      drain(current);
+      resolve(0);
+    };
+    const attach = async (cl: Client): Promise<void> => {
+      current = cl;
+      cl.onEvent((m) => {
+        if (m.event.run === uuid && m.event.type === 'ended') finish();
+      });
+      cl.onClose((stopped) => {
+        if (done) return;
+        if (stopped) {
+          done = true;
+          drain(current);
+          reject(new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the run goes on, no more output is followed'));
+          return;
+        }
+        reconnect().then(attach, (e: unknown) => {
+          done = true;
+          drain(current);
+          reject(e);
+        });
+      });
+      await cl.call('subscribe', {});
+      const now = await cl.call('run.resolve', { ref: uuid });
+      if (now.status === 'ended') finish();
+    };
+    attach(client).catch(reject);
+  });
+}
+
 /**
  * Print what is there (or its tail), then stream new lines until the run
  * ends. A supervisor that restarts is followed to the next one (never
@@ -105,85 +188,23 @@ export async function followLogs(
   reconnect: () => Promise<Client>,
   out: (text: string) => void,
 ): Promise<number> {
-  const adapter = adapterFor(protocol);
-  const inputsOf = (): ReturnType<typeof readInputs> => readInputs(path.dirname(file));
-  const transcript = createTranscript(protocolOf(protocol), { inputs: mode === 'pretty' ? inputsOf() : [] });
-  const write = mode === 'pretty' ? transcriptWriter(out) : null;
+  const log = followedLines(file, protocol, mode, out);
   const { lines: existing, wholeEnd } = readAll(file);
-  const start = tail === null ? 0 : Math.max(0, existing.length - tail);
-  const emit = (line: string): void => {
-    if (mode === 'json') for (const s of adapter.line(line)) out(jsonText(s) + '\n');
-    else if (write) write(transcript.line(line));
-    else out(shown(line) + '\n');
-  };
-  if (write) {
-    // --tail counts transcript entries here, as without --follow.
-    const entries: Entry[] = existing.flatMap((l) => transcript.line(l));
-    write(tail === null ? entries : entries.slice(Math.max(0, entries.length - tail)));
-  } else {
-    // Feed skipped lines to the adapter too, so turn and usage state stay right.
-    existing.forEach((l, i) => (i >= start ? emit(l) : adapter.line(l)));
-  }
-  const follower = new OutputFollower(
-    file,
-    wholeEnd,
-    (lines) => {
-      // A send while following: its text is recorded before the output it causes.
-      if (write) transcript.setInputs(inputsOf());
-      lines.forEach(emit);
-    },
-    250,
-  );
-  let current = client;
-  const drain = (): void => {
+  log.existing(existing, tail);
+  const follower = new OutputFollower(file, wholeEnd, log.more, 250);
+  const drain = (current: Client): void => {
     follower.read();
     const last = follower.flushPartial();
-    if (last !== null) emit(last);
-    if (write) {
-      transcript.setInputs(inputsOf());
-      write(transcript.end());
-    }
+    if (last !== null) log.emit(last);
+    log.end();
     follower.close();
     current.close();
   };
   // The follower's timers do not hold the process open; this does, until the run ends.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   try {
-    return await new Promise<number>((resolve, reject) => {
-      // Once: the close that finishing causes is not a supervisor gone away to reconnect to.
-      let done = false;
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        drain();
-        resolve(0);
-      };
-      const attach = async (cl: Client): Promise<void> => {
-        current = cl;
-        cl.onEvent((m) => {
-          if (m.event.run === uuid && m.event.type === 'ended') finish();
-        });
-        cl.onClose((stopped) => {
-          if (done) return;
-          if (stopped) {
-            done = true;
-            drain();
-            reject(new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); the run goes on, no more output is followed'));
-            return;
-          }
-          reconnect().then(attach, (e: unknown) => {
-            done = true;
-            drain();
-            reject(e);
-          });
-        });
-        await cl.call('subscribe', {});
-        const now = await cl.call('run.resolve', { ref: uuid });
-        if (now.status === 'ended') finish();
-      };
-      follower.start();
-      attach(client).catch(reject);
-    });
+    follower.start();
+    return await untilEnded(client, uuid, reconnect, drain);
   } finally {
     clearInterval(keepAlive);
   }

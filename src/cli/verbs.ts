@@ -1,7 +1,8 @@
 // A command line to its verb: the verb's module (grammar.ts names it) is
 // loaded only when it is the verb given, so `orcr ps` loads none of what
-// `orcr logs` needs. A new verb is its entry in grammar.ts, its usage in
-// usage.ts and its module under verbs/.
+// `orcr logs` needs. A new verb is its entry in grammar.ts (its usage line
+// follows from it; usage.ts holds what a line cannot say) and its module
+// under verbs/.
 
 import { isVerb, spec, type VerbModule } from './grammar.js';
 import { CliExit, processIo, Shell, type CliIo, type Verb } from './shell.js';
@@ -57,7 +58,7 @@ async function main(argv: string[], sh: Shell): Promise<number> {
  * One command line, through `io`: its exit code, and whether a failure ended
  * it (then the process exits at once, whatever a verb left open).
  */
-export async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
+async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
   const rest = argv.slice(1);
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
   const sh = new Shell(json, VERSION, io);

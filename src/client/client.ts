@@ -237,7 +237,7 @@ function connectOnce(file: string): Promise<net.Socket> {
 }
 
 /** The orcr CLI entry, for starting `orcr serve` detached. */
-export function cliEntry(): string {
+function cliEntry(): string {
   const here = fileURLToPath(import.meta.url);
   // Compiled: dist/src/client/client.js → dist/src/cli/main.js. Run from source
   // (tests import the .ts file): use the build beside it.
@@ -255,7 +255,7 @@ export function cliEntry(): string {
 export const SUPERVISOR_NODE_ARGS: readonly string[] = ['--max-semi-space-size=2'];
 
 /** A supervisor a client started: how it ended if it did (null: not yet), whether it began to run at all. */
-export interface Started {
+interface Started {
   exited: string | null;
   running: boolean;
   pid: number | null;
@@ -265,7 +265,7 @@ export interface Started {
  * Start `orcr serve` in its own session with output to server.log. Racing
  * starters are fine: the supervisor's lock lets exactly one of them live.
  */
-export function startDetached(home: Home, killAgents = false): Started {
+function startDetached(home: Home, killAgents = false): Started {
   ensureHome(home.dir);
   // The log names runs, paths and errors: owner-only, whatever the umask, even if an older orcr made it looser.
   const out = fs.openSync(home.log, 'a', 0o600);

@@ -23,7 +23,7 @@ export const DEMO_CONFIG = {
   },
 };
 
-export function mockAgentPath(): string {
+function mockAgentPath(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../agents/mock-agent.js');
 }
 

@@ -41,21 +41,68 @@ export interface FollowOptions {
 
 type Step = { item: FollowItem } | { error: unknown } | { end: true };
 
+/** The steps as they come, handed out in order: items, then the end, or an error that stops the follow. */
+class Steps {
+  private readonly queue: Step[] = [];
+  private wake: (() => void) | null = null;
+
+  push(s: Step): void {
+    this.queue.push(s);
+    this.wake?.();
+    this.wake = null;
+  }
+
+  iterator(stop: () => void): AsyncIterableIterator<FollowItem> {
+    const it: AsyncIterableIterator<FollowItem> = {
+      next: async () => {
+        while (this.queue.length === 0) await new Promise<void>((r) => (this.wake = r));
+        const s = this.queue.shift()!;
+        if ('item' in s) return { value: s.item, done: false };
+        if ('error' in s) {
+          stop();
+          throw s.error;
+        }
+        this.queue.unshift(s);
+        return { value: undefined, done: true };
+      },
+      async return() {
+        stop();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return it;
+      },
+    };
+    return it;
+  }
+}
+
+type Emit = (event: RunEvent, run: PublicRun | null, name: string | null) => void;
+
+/** Emits replayed events, each with its run's row as it is now when `withRows` (one run.get per run). */
+function replayer(c: Client, withRows: boolean, emit: Emit): (events: RunEvent[], names: Record<string, string> | undefined) => Promise<void> {
+  const rows = new Map<string, PublicRun | null>();
+  return async (events, names) => {
+    if (withRows) {
+      const missing = [...new Set(events.map((e) => e.run).filter((u): u is string => u !== null && !rows.has(u)))];
+      await Promise.all(missing.map(async (uuid) => rows.set(uuid, await currentRow(c, uuid))));
+    }
+    for (const e of events) {
+      const run = e.run === null ? null : (rows.get(e.run) ?? null);
+      emit(e, run, run?.name ?? nameIn(names, e));
+    }
+  };
+}
+
 export function follow(home: Home, opts: FollowOptions): AsyncIterableIterator<FollowItem> {
-  const queue: Step[] = [];
-  let wake: (() => void) | null = null;
+  const steps = new Steps();
   let client: Client | null = null;
   let closed = false;
   let last = opts.since;
-  const push = (s: Step): void => {
-    queue.push(s);
-    wake?.();
-    wake = null;
-  };
-  const emit = (event: RunEvent, run: PublicRun | null, name: string | null): void => {
+  const emit: Emit = (event, run, name) => {
     if (event.seq <= last) return;
     last = event.seq;
-    push({ item: { event, run, name } });
+    steps.push({ item: { event, run, name } });
   };
 
   async function attach(first: boolean): Promise<void> {
@@ -71,22 +118,12 @@ export function follow(home: Home, opts: FollowOptions): AsyncIterableIterator<F
     });
     c.onClose((stopped) => {
       if (closed) return;
-      if (stopped) push({ error: new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); no more events') });
-      else attach(false).catch((e: unknown) => push({ error: e }));
+      if (stopped) steps.push({ error: new RemoteError('stopped', 'the supervisor was stopped (orcr server stop); no more events') });
+      else attach(false).catch((e: unknown) => steps.push({ error: e }));
     });
     const res = await c.call('subscribe', { since: last });
     if (res.pruned) opts.onPruned(last + 1, res.pruned.first_seq);
-    const rows = new Map<string, PublicRun | null>();
-    const replay = async (events: RunEvent[], names: Record<string, string> | undefined): Promise<void> => {
-      if (opts.rows) {
-        const missing = [...new Set(events.map((e) => e.run).filter((u): u is string => u !== null && !rows.has(u)))];
-        await Promise.all(missing.map(async (uuid) => rows.set(uuid, await currentRow(c, uuid))));
-      }
-      for (const e of events) {
-        const run = e.run === null ? null : (rows.get(e.run) ?? null);
-        emit(e, run, run?.name ?? nameIn(names, e));
-      }
-    };
+    const replay = replayer(c, opts.rows === true, emit);
     await replay(res.events ?? [], res.names);
     // A replay longer than a page: the rest by pages, live events held meanwhile.
     for (let more = res.more === true; more;) {
@@ -101,31 +138,10 @@ export function follow(home: Home, opts: FollowOptions): AsyncIterableIterator<F
   const stop = (): void => {
     closed = true;
     client?.close();
-    push({ end: true });
+    steps.push({ end: true });
   };
-  attach(true).catch((e: unknown) => push({ error: e }));
-
-  const it: AsyncIterableIterator<FollowItem> = {
-    async next() {
-      while (queue.length === 0) await new Promise<void>((r) => (wake = r));
-      const s = queue.shift()!;
-      if ('item' in s) return { value: s.item, done: false };
-      if ('error' in s) {
-        stop();
-        throw s.error;
-      }
-      queue.unshift(s);
-      return { value: undefined, done: true };
-    },
-    async return() {
-      stop();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]() {
-      return it;
-    },
-  };
-  return it;
+  attach(true).catch((e: unknown) => steps.push({ error: e }));
+  return steps.iterator(stop);
 }
 
 /** The name of an event's run, from the names a reply carries. */

@@ -33,7 +33,7 @@ export async function listRuns(c: Caller, filter: ListFilter): Promise<PublicRun
 }
 
 /** Most events one `events` call answers. */
-export const EVENT_PAGE = 10_000;
+const EVENT_PAGE = 10_000;
 
 /** The journal's events after `since`, a page at a time (with the names of their runs), to its end as of each read. */
 export async function* eventPages(c: Caller, since: number): AsyncGenerator<{ events: RunEvent[]; names: Record<string, string> }> {

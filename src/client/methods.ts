@@ -19,7 +19,6 @@ export type {
   SpendReply,
   Stats,
 } from '../protocol/results.js';
-export type { ErrorCode as RemoteErrorCode } from '../protocol/errors.js';
 export { ERROR_CODES as REMOTE_ERROR_CODES } from '../protocol/errors.js';
 export { METHOD_NAMES } from '../protocol/methods.js';
 
@@ -28,8 +27,6 @@ export type Method = MethodName;
 export type Methods = { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> } };
 
 export type RunFilter = ParamsOf<'run.select'>;
-export type SubscribeReply = ResultOf<'subscribe'>;
-export type LoopCreateParams = ParamsOf<'loop.create'>;
 
 export type Params<M extends Method> = Methods[M]['params'];
 export type Result<M extends Method> = Methods[M]['result'];

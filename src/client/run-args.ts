@@ -90,7 +90,7 @@ function parseFlags(args: string[], allowPositionals: boolean) {
  * holds at most 128 KiB per argument, and shows it to every local user);
  * `-p @@TEXT` is the prompt `@TEXT`.
  */
-export function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
+function readPrompt(value: string, flag: string, cwd: string, stdin: () => string): string {
   if (value === '-') {
     try {
       return stdin();
@@ -118,7 +118,7 @@ const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `=`, quotes and spaces kept), `#` comments and blank lines. A bad line is
  * named by its number, never shown: it may hold a secret.
  */
-export function readEnvFile(file: string, cwd: string): Record<string, string> {
+function readEnvFile(file: string, cwd: string): Record<string, string> {
   let text: string;
   try {
     text = fs.readFileSync(path.resolve(cwd, file), 'utf8');

@@ -64,7 +64,7 @@ export function readAll(file: string): { lines: string[]; wholeEnd: number } {
 }
 
 /** Longest line kept whole; the rest of a longer line is dropped. */
-export const MAX_LINE_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 const READ_CHUNK = 256 * 1024;
 
 /**

@@ -46,7 +46,7 @@ export class DurationError extends Error {
 }
 
 /** A duration well written but outside orcr's range (negative, or past a year): the problem says the range, not the form. */
-export class DurationRangeError extends DurationError {
+class DurationRangeError extends DurationError {
   override name = 'DurationRangeError';
 }
 

@@ -18,7 +18,7 @@ const POINTER = 8;
 const MIN_ARG_MAX = 128 * 1024;
 const MAX_ARG_MAX = 6 * 1024 * 1024;
 
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, '')} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MiB`;

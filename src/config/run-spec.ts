@@ -18,7 +18,7 @@ import { hiddenProblem, MAX_STACKED, type HiddenKind } from '../text/hidden.js';
 import { previewValue, quote } from '../text/json-text.js';
 
 /** Longest name (run, provider, workload), in characters. */
-export const MAX_LABEL = 200;
+const MAX_LABEL = 200;
 
 const ENV = 'must map variable names (not empty, no "=") to strings';
 const ARGV = 'must be a non-empty array of strings (the program and its arguments)';
@@ -216,7 +216,7 @@ export function jsonProblemText(p: SpecProblem, obj: unknown, fieldName: (f: str
 // ---------- `run --from` lines ----------
 
 /** A line's own spellings, for people writing files (core/limits.ts): durations under short names, and a shorter cost key. */
-export const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases();
+const LINE_ALIASES: Readonly<Record<string, keyof RunSpec>> = lineAliases();
 
 /** Schema fields a line names by an alias only, or not at all (the CLI fills caller_env). */
 const NOT_IN_LINES = new Set<string>([...CEILING_NAMES.filter((k) => RUN_CEILINGS[k].line !== k), 'caller_env']);

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { checkDurationMs, DURATION_FORM, parseDuration } from './duration.js';
-import { LOOP_ACTIONS, STALL_ACTIONS, type LoopAction, type Protocol } from '../core/types.js';
+import { LOOP_ACTIONS, STALL_ACTIONS, type Protocol } from '../core/types.js';
 import { AGENT_PROTOCOLS, PROTOCOLS } from '../agents/registry.js';
 import { NOTIFY_EVENTS, isNotifyEvent, type NotifyEvent } from '../core/notify-policy.js';
 import { CEILING_NAMES, RUN_CEILINGS, type ConfigCeilingKey, type ConfigCeilings } from '../core/limits.js';
@@ -56,7 +56,7 @@ const notifyEvent = z.string().transform((v, ctx): NotifyEvent => {
 });
 
 /** `"worktree": true` or `{ "base": "main" }`: runs of this provider or workload get a worktree. */
-export const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().min(1, 'must not be empty').optional() }).strict()], {
+const worktreeChoice = z.union([z.boolean(), z.object({ base: z.string().min(1, 'must not be empty').optional() }).strict()], {
   error: 'must be true, false or {"base": "REF"}',
 });
 
@@ -303,5 +303,3 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = Objec
     preset ? [[name, { command: [...preset.command], protocol: name, ...(preset.interactive_input ? { interactive_input: true } : {}) }]] : [],
   ),
 );
-
-export type { LoopAction };

@@ -92,7 +92,7 @@ export class AdmissionIndex {
   setHolds(holds: Readonly<Record<string, number>>): void {
     // Null prototype: a provider named "__proto__" must be an own key here too.
     const copy: Record<string, number> = Object.create(null) as Record<string, number>;
-    for (const name of Object.keys(holds)) copy[name] = holds[name];
+    for (const name of Object.keys(holds)) copy[name] = holds[name]!;
     this.holdsObj = copy;
     for (const p of this.providers.values()) p.hold = this.holdOf(p.name);
     this.parking.unparkHeld();
@@ -120,7 +120,7 @@ export class AdmissionIndex {
     const e: Entry = { waiter, seq: waiter.queue_seq, ord: ++this.ordCounter, cls: c, dpos: -1 };
     const q = c.q;
     let newHead: boolean;
-    if (q.length === c.head || !(e.seq < q[q.length - 1].seq)) {
+    if (q.length === c.head || !(e.seq < q[q.length - 1]!.seq)) {
       newHead = q.length === c.head;
       q.push(e);
     } else {
@@ -213,7 +213,9 @@ export class AdmissionIndex {
         this.parking.parkWorkload(w, PARKED_CAP);
         continue;
       }
-      const c = w.heap.a[0];
+      // A workload is in the top heap only while its class heap is not empty,
+      // and a class is in that heap only while it has a live entry past `skip`.
+      const c = w.heap.a[0]!;
       const p = c.p;
       if (p.active >= p.limit) {
         this.parking.parkClass(c, PARKED_CAP);
@@ -223,7 +225,7 @@ export class AdmissionIndex {
         this.parking.parkClass(c, PARKED_HOLD);
         continue;
       }
-      const e = c.q[c.head + c.skip];
+      const e = c.q[c.head + c.skip]!;
       if (w.maxWait !== null && now - e.waiter.enqueued_at > w.maxWait) {
         // Due to end `expired`, not to start: pass over it for this call only.
         if (c.skip === 0) (touched ??= []).push(c);
@@ -272,7 +274,7 @@ export class AdmissionIndex {
   nextDeadline(now: number): number | null {
     let next = nextExpiry(this.workloads.values(), now);
     for (const provider of Object.keys(this.holdsObj)) {
-      const until = this.holdsObj[provider];
+      const until = this.holdsObj[provider]!;
       if (until > now && until < next) next = until;
     }
     return next === Infinity ? null : next;
@@ -377,7 +379,7 @@ export class AdmissionIndex {
   // ---------- internals ----------
 
   private holdOf(provider: string): number {
-    return Object.hasOwn(this.holdsObj, provider) ? this.holdsObj[provider] : NaN;
+    return Object.hasOwn(this.holdsObj, provider) ? this.holdsObj[provider]! : NaN;
   }
 
   private providerState(name: string): ProviderState {

@@ -78,18 +78,19 @@ export interface HolderRec {
 }
 
 export const entryBefore = (x: Entry, y: Entry): boolean => x.seq < y.seq || (x.seq === y.seq && x.ord < y.ord);
-export const cursor = (c: Klass): Entry => c.q[c.head + c.skip];
-export const classBefore = (x: Klass, y: Klass): boolean => entryBefore(cursor(x), cursor(y));
+// Called only on a class in its workload's heap, which has a live entry past `skip`.
+const cursor = (c: Klass): Entry => c.q[c.head + c.skip]!;
+const classBefore = (x: Klass, y: Klass): boolean => entryBefore(cursor(x), cursor(y));
 export const workloadBefore = (x: WorkloadState, y: WorkloadState): boolean =>
-  x.priority > y.priority || (x.priority === y.priority && classBefore(x.heap.a[0], y.heap.a[0]));
-export const deadlineBefore = (x: Entry, y: Entry): boolean => x.waiter.enqueued_at < y.waiter.enqueued_at;
-export const placeClass = (c: Klass, i: number): void => {
+  x.priority > y.priority || (x.priority === y.priority && classBefore(x.heap.a[0]!, y.heap.a[0]!));
+const deadlineBefore = (x: Entry, y: Entry): boolean => x.waiter.enqueued_at < y.waiter.enqueued_at;
+const placeClass = (c: Klass, i: number): void => {
   c.hpos = i;
 };
 export const placeWorkload = (w: WorkloadState, i: number): void => {
   w.tpos = i;
 };
-export const placeDeadline = (e: Entry, i: number): void => {
+const placeDeadline = (e: Entry, i: number): void => {
   e.dpos = i;
 };
 export const unused = (w: WorkloadState): number => (w.reserved > w.active ? w.reserved - w.active : 0);
@@ -101,7 +102,7 @@ export function searchClass(c: Klass, e: Entry): number {
   let hi = c.q.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (entryBefore(c.q[mid], e)) lo = mid + 1;
+    if (entryBefore(c.q[mid]!, e)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -143,7 +144,7 @@ export function configureWorkload(policy: AdmissionPolicy, w: WorkloadState): vo
   } else if (w.deadlines === null) {
     const h = new Heap<Entry>(deadlineBefore, placeDeadline);
     for (const c of w.classes.values()) {
-      for (let i = c.head; i < c.q.length; i++) if (!Number.isNaN(c.q[i].waiter.enqueued_at)) h.push(c.q[i]);
+      for (let i = c.head; i < c.q.length; i++) if (!Number.isNaN(c.q[i]!.waiter.enqueued_at)) h.push(c.q[i]!);
     }
     w.deadlines = h;
   }
@@ -159,7 +160,7 @@ function walkPast(h: Heap<Entry>, past: (e: Entry) => boolean, onPast: (e: Entry
   while (stack.length > 0) {
     const i = stack.pop()!;
     if (i >= h.a.length) continue;
-    const e = h.a[i];
+    const e = h.a[i]!;
     if (!past(e)) {
       edge?.(e);
       continue;

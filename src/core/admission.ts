@@ -76,11 +76,11 @@ const WAITING_SHOWN = 5;
 // Object.hasOwn, not `in`/indexing: workload and provider names are user text,
 // and "constructor" or "__proto__" must not resolve to Object.prototype members.
 export function workloadPolicy(policy: AdmissionPolicy, workload: string): WorkloadPolicy {
-  return Object.hasOwn(policy.workloads, workload) ? policy.workloads[workload] : DEFAULT_WORKLOAD;
+  return Object.hasOwn(policy.workloads, workload) ? policy.workloads[workload]! : DEFAULT_WORKLOAD;
 }
 
 export function providerLimit(policy: AdmissionPolicy, provider: string): number {
-  return Object.hasOwn(policy.providers, provider) ? policy.providers[provider] : policy.max;
+  return Object.hasOwn(policy.providers, provider) ? policy.providers[provider]! : policy.max;
 }
 
 /**
@@ -95,7 +95,7 @@ export function effectiveReserved(wp: WorkloadPolicy): number {
 function heldUntil(input: AdmissionInput, provider: string): number | null {
   const holds = input.holds;
   if (holds === undefined || !Object.hasOwn(holds, provider)) return null;
-  const until = holds[provider];
+  const until = holds[provider]!;
   return input.now < until ? until : null;
 }
 
@@ -127,7 +127,7 @@ function countHolders(holders: readonly SlotHolder[]): Counts {
  */
 function admissionOrder(policy: AdmissionPolicy, waiters: readonly Waiter[]): (readonly Waiter[])[] {
   const distinct = new Set<number>([DEFAULT_WORKLOAD.priority]);
-  for (const name of Object.keys(policy.workloads)) distinct.add(policy.workloads[name].priority);
+  for (const name of Object.keys(policy.workloads)) distinct.add(policy.workloads[name]!.priority);
   if (distinct.size === 1) return [waiters];
   const priorities = [...distinct].sort((a, b) => b - a);
   const buckets = new Map<number, Waiter[]>(priorities.map((p) => [p, []]));
@@ -150,7 +150,7 @@ export function decide(input: AdmissionInput): string[] {
   const reserved = new Map<string, number>();
   let unusedTotal = 0;
   for (const name of Object.keys(policy.workloads)) {
-    const r = effectiveReserved(policy.workloads[name]);
+    const r = effectiveReserved(policy.workloads[name]!);
     if (r <= 0) continue;
     reserved.set(name, r);
     unusedTotal += Math.max(0, r - (byWorkload.get(name) ?? 0));
@@ -209,7 +209,7 @@ export function nextDeadline(input: AdmissionInput): number | null {
   }
   if (input.holds !== undefined) {
     for (const provider of Object.keys(input.holds)) {
-      const until = input.holds[provider];
+      const until = input.holds[provider]!;
       if (until > now && until < next) next = until;
     }
   }

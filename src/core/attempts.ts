@@ -9,7 +9,7 @@ import { PLAIN_PROTOCOL, type Attempt, type ExitReason, type Run } from './types
 
 export type { Attempt } from './types.js';
 
-export type OnLimit = 'continue' | 'end';
+type OnLimit = 'continue' | 'end';
 
 /**
  * The command that carries the agent's session on, from the run's first
@@ -34,13 +34,13 @@ export interface ContinuePolicy {
 }
 
 /** The shell's "found but cannot run" and "no such program": no retry makes them pass. */
-export const ALWAYS_TERMINAL: readonly number[] = [126, 127];
+const ALWAYS_TERMINAL: readonly number[] = [126, 127];
 
 export const DEFAULT_CONTINUE_PROMPT = 'You were stopped by a usage limit, which has now reset. Continue where you left off.';
 export const DEFAULT_RETRY_PROMPT = 'Your last attempt was cut off by an error that has passed. Continue where you left off.';
 export const DEFAULT_MAX_CONTINUES = 5;
 /** The first retry waits about this long; each next one twice as long, up to RETRY_MAX_MS. */
-export const RETRY_BASE_MS = 2000;
+const RETRY_BASE_MS = 2000;
 export const RETRY_MAX_MS = 300_000;
 
 export type AfterExit =
@@ -99,7 +99,7 @@ export function afterExit(
   jitter = 0.5,
 ): AfterExit {
   const end = (note: string | null): AfterExit => ({ kind: 'end', reason: verdict.reason, detail: verdict.detail, note });
-  const done = run.attempts ?? [];
+  const done = run.attempts;
   const first = run.first_command ?? run.command;
   const attempt = (kind: 'continue' | 'retry'): Attempt => ({
     n: done.length + 1,
@@ -145,6 +145,6 @@ export function afterExit(
  */
 export function waitingDeadline(run: Run): number | null {
   if (run.status !== 'queued' || run.limits.timeout_ms === null) return null;
-  const first = run.attempts?.[0]?.started_at ?? null;
+  const first = run.attempts[0]?.started_at ?? null;
   return first === null ? null : first + run.limits.timeout_ms;
 }

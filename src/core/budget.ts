@@ -26,7 +26,7 @@
 import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 import { CEILING_NAMES, type CeilingName } from './limits.js';
 
-export const WARN_FRACTION = 0.8;
+const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
 
 export type MeterName = 'turns' | 'tokens' | 'cost_usd' | 'time_ms';
@@ -83,7 +83,7 @@ export function runMeters(usage: RunUsage, limits: RunLimits): Meter[] {
  * ended without its start being seen.)
  */
 export function mayBeginTurn(turns: number, maxTurns: number | null | undefined): boolean {
-  // Anything but a number is "no ceiling", as in mergeLimits (limits read back from older journals may lack the field).
+  // Anything but a number is "no ceiling", as in mergeLimits.
   return typeof maxTurns !== 'number' || Number.isNaN(maxTurns) || turns < maxTurns;
 }
 
@@ -130,7 +130,7 @@ export function mergeLimits(...scopes: Partial<RunLimits>[]): RunLimits {
       const v = scope[key];
       if (typeof v !== 'number' || Number.isNaN(v)) continue;
       const cur = out[key];
-      out[key] = cur === null || cur === undefined ? v : Math.min(cur, v);
+      out[key] = cur === null ? v : Math.min(cur, v);
     }
     if (isLoopAction(scope.loop)) out.loop = scope.loop;
     if (isStallAction(scope.on_stall)) out.on_stall = scope.on_stall;

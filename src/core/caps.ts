@@ -4,8 +4,6 @@
 // scripts read; in code it is a Cap, turned into that string and back only
 // here, so the form is written once.
 
-export type CapKind = 'global' | 'provider' | 'workload';
-
 export type Cap = { kind: 'global' } | { kind: 'provider' | 'workload'; name: string };
 
 export const GLOBAL_CAP: Cap = Object.freeze({ kind: 'global' });

@@ -181,7 +181,7 @@ function offsetAt(ms: number, zone: string): number {
  * hour (earliest first); none in a skipped one, where the one returned is
  * shifted forward by the gap (`gap: true`).
  */
-export function wallToInstants(w: Wall, zone: string): { instants: number[]; gap: boolean } {
+function wallToInstants(w: Wall, zone: string): { instants: number[]; gap: boolean } {
   const local = wallUtc(w);
   // Offsets a day either side: no zone changes its offset twice within two days.
   const before = offsetAt(local - 86_400_000, zone);

@@ -3,7 +3,7 @@
 // form is the journal's: `{seq, ts, run, type, data}` (run: the run's uuid, or
 // null for an event about the fleet, a loop, the cluster or the supervisor).
 //
-// A new event type goes here (and in EVENT_TYPES), then where it is appended,
+// A new event type goes here (its data in EventData), then where it is appended,
 // then in the readers that show it (the TUI's event log, `orcr events`).
 
 import type { MeterName } from './budget.js';
@@ -132,76 +132,6 @@ export interface EventData {
 
 export type EventType = keyof EventData;
 
-/** Every event type, in the order above. */
-export const EVENT_TYPES = [
-  'queued',
-  'starting',
-  'spawned',
-  'working',
-  'idle',
-  'blocked',
-  'ended',
-  'continued',
-  'retrying',
-  'after_dropped',
-  'agent_retry',
-  'adopted',
-  'usage',
-  'budget_warning',
-  'budget_exceeded',
-  'budget_reset',
-  'hold',
-  'hold_lifted',
-  'loop_detected',
-  'stall',
-  'stall_ended',
-  'kill_requested',
-  'stop_requested',
-  'takeover_requested',
-  'input_sent',
-  'input_failed',
-  'slot_lent',
-  'slot_taken_back',
-  'diffstat',
-  'worktree_finished',
-  'worktree_removed',
-  'lease_acquired',
-  'lease_released',
-  'lease_lost',
-  'cluster_joined',
-  'cluster_unavailable',
-  'cluster_available',
-  'cluster_over_cap',
-  'supervisor_started',
-  'config_reloaded',
-  'config_rejected',
-  'resource_limit',
-  'launch_retried',
-  'queue_paused',
-  'queue_resumed',
-  'gc',
-  'loop_created',
-  'loop_fired',
-  'loop_pending',
-  'loop_coalesced',
-  'loop_skipped',
-  'loop_missed',
-  'loop_timed_out',
-  'loop_pending_dropped',
-  'loop_removed',
-  'loop_paused',
-  'loop_resumed',
-] as const satisfies readonly EventType[];
-
-// Every key of EventData is listed above (a type listed twice or missing fails here).
-type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
-const allListed: [Missing] extends [never] ? true : Missing = true;
-void allListed;
-
-export function isEventType(t: string): t is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(t);
-}
-
 /** A loop's event as the loops room writes it: the loop's name is added at the write. */
 export type LoopEventInput = { [T in EventType]: EventData[T] extends { loop: string } ? { type: T; data: WithoutLoop<EventData[T]> } : never }[EventType];
 // Distributed over a union of shapes (loop_fired has two).
@@ -218,9 +148,6 @@ export type EventInput = { [T in EventType]: EventOf<T> }[EventType];
 
 /** One event as the journal holds it and the socket sends it. */
 export type RunEvent = { [T in EventType]: { seq: number; ts: number; run: string | null; type: T; data: EventData[T] } }[EventType];
-
-/** The journaled event of type T. */
-export type RunEventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
 
 /** Build an event input (the type and its data checked together). */
 export function event<T extends EventType>(type: T, data: EventData[T]): EventOf<T> {

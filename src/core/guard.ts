@@ -16,7 +16,7 @@ export interface GuardClocks {
   stopping: boolean;
 }
 
-export type GuardAction =
+type GuardAction =
   | { kind: 'stop'; reason: ExitReason; detail: string | null }
   /** Silent past its turn timeout: warned or stopped, per its on_stall. */
   | { kind: 'stall'; silentMs: number; since: number };
@@ -46,14 +46,14 @@ export function nextGuard(run: Run, clocks: GuardClocks, maxStartingMs: number, 
   }
   if (run.limits.timeout_ms !== null && run.status !== 'starting' && run.status !== 'queued' && run.status !== 'ended') {
     // A continued or retried run's --timeout covers the whole run: from its first attempt's start, the waits between included.
-    const first = run.attempts?.[0]?.started_at ?? null;
+    const first = run.attempts[0]?.started_at ?? null;
     const from = first !== null ? Math.min(clocks.startedAt, first) : clocks.startedAt;
     consider(from + run.limits.timeout_ms, { kind: 'stop', reason: 'timeout', detail: null });
   }
   if (run.kill_requested_at === null) {
     // A turn that began after the last output (input sent to an idle run) counts from its start.
     const lastOutputAt = Math.max(clocks.lastOutputAt, run.status_at);
-    const stalled = run.stalled_since !== null && run.stalled_since !== undefined;
+    const stalled = run.stalled_since !== null;
     const v = stallVerdict({ status: run.status, turnTimeoutMs: run.limits.turn_timeout_ms, lastOutputAt, stalled, now });
     if (v.kind === 'wait') consider(v.at, { kind: 'stall', silentMs: v.at - lastOutputAt, since: lastOutputAt });
     else if (v.kind === 'stall') consider(now, { kind: 'stall', silentMs: v.silentMs, since: lastOutputAt });

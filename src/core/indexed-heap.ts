@@ -25,10 +25,10 @@ export class Heap<T> {
     this.up(this.a.length - 1);
   }
 
-  /** Remove the item at position i. */
+  /** Remove the item at position i (one that `place` gave: always in range). */
   removeAt(i: number): void {
     const a = this.a;
-    const gone = a[i];
+    const gone = a[i]!;
     const last = a.pop()!;
     if (i < a.length) {
       a[i] = last;
@@ -50,11 +50,11 @@ export class Heap<T> {
 
   private up(i: number): boolean {
     const a = this.a;
-    const x = a[i];
+    const x = a[i]!;
     const start = i;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = a[parent];
+      const p = a[parent]!;
       if (!this.before(x, p)) break;
       a[i] = p;
       this.place(p, i);
@@ -69,15 +69,16 @@ export class Heap<T> {
   private down(i: number): void {
     const a = this.a;
     const n = a.length;
-    const x = a[i];
+    const x = a[i]!;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      const c = r < n && this.before(a[r], a[l]) ? r : l;
-      if (!this.before(a[c], x)) break;
-      a[i] = a[c];
-      this.place(a[i], i);
+      const c = r < n && this.before(a[r]!, a[l]!) ? r : l;
+      const y = a[c]!;
+      if (!this.before(y, x)) break;
+      a[i] = y;
+      this.place(y, i);
       i = c;
     }
     a[i] = x;

@@ -8,7 +8,7 @@
 // the merge of scopes (core/budget.ts) are made from this table, so a new
 // ceiling is one entry here, its meter, its flag and its words for people.
 
-export type CeilingUnit = 'count' | 'usd' | 'duration';
+type CeilingUnit = 'count' | 'usd' | 'duration';
 
 interface Ceiling {
   unit: CeilingUnit;
@@ -22,8 +22,6 @@ interface Ceiling {
   flag: string;
   /** What a model or a program reads of it (the line schema's description). */
   doc?: string;
-  /** Added after runs were first journaled: a run recorded before has none (RunLimits has it optional). */
-  later?: true;
 }
 
 export const RUN_CEILINGS = {
@@ -51,7 +49,6 @@ export const RUN_CEILINGS = {
     line: 'turn_timeout',
     flag: 'turn-timeout',
     doc: 'a turn silent this long is a stall: a duration or milliseconds',
-    later: true,
   },
 } as const satisfies Record<string, Ceiling>;
 
@@ -66,10 +63,8 @@ export type ConfigCeilingKey = keyof ConfigCeilings;
 export type LineCeilings = { [K in CeilingName as Ceilings[K]['line']]: K };
 export type CeilingFlag = Ceilings[CeilingName]['flag'];
 
-/** The ceilings a run journaled before them lacks. */
-type Later = { [K in CeilingName]: Ceilings[K] extends { later: true } ? K : never }[CeilingName];
 /** Every ceiling as RunLimits holds it: a number, or null for none at this scope. */
-export type CeilingValues = { [K in Exclude<CeilingName, Later>]: number | null } & { [K in Later]?: number | null };
+export type CeilingValues = { [K in CeilingName]: number | null };
 
 /** The ceilings whose RunLimits name is not their line's, by their line names (and aliases): `timeout` → `timeout_ms`. */
 export function lineAliases(): Record<string, CeilingName> {

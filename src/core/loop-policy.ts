@@ -99,8 +99,7 @@ export function dueAt(schedule: LoopSchedule, due: number | null, now: number): 
   return { kind: 'missed', first: due, count, next };
 }
 
-export const LOOP_RUN_STATUSES = ['pending', 'running', 'stopping', 'ok', 'failed', 'timeout', 'stopped', 'canceled'] as const;
-export type LoopRunStatus = (typeof LOOP_RUN_STATUSES)[number];
+export type LoopRunStatus = 'pending' | 'running' | 'stopping' | 'ok' | 'failed' | 'timeout' | 'stopped' | 'canceled';
 
 /** A loop run's status, from its orcr run's; `stopping`: a guard is stopping it (a timeout), which the row does not show. */
 export function loopRunStatus(run: Pick<Run, 'status' | 'exit_reason' | 'kill_requested_at'>, stopping = false): LoopRunStatus {

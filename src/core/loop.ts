@@ -90,7 +90,7 @@ export type LoopEffect = { kind: 'none' } | { kind: 'warn'; message: string; by:
 
 const NONE: LoopEffect = Object.freeze({ kind: 'none' });
 
-export const LOOP_WARNING: Readonly<Record<'tool' | 'text', string>> = Object.freeze({
+const LOOP_WARNING: Readonly<Record<'tool' | 'text', string>> = Object.freeze({
   tool:
     'WARNING from the supervisor: you appear to be repeating the same tool calls with identical arguments. ' +
     'You seem to be stuck in a loop. Try a different approach, use different parameters, ' +
@@ -192,7 +192,7 @@ export function toolSignature(calls: { name: string; input: unknown }[]): string
 }
 
 /** JSON of `value` with object keys sorted recursively; never throws. */
-export function stableStringify(value: unknown): string {
+function stableStringify(value: unknown): string {
   try {
     return JSON.stringify(canonical(value)) ?? 'null';
   } catch {
@@ -235,9 +235,11 @@ function canonical(value: unknown, ancestors: object[] = [], depth = 0): unknown
         const name = (value as { name?: unknown }).name;
         return `[function ${typeof name === 'string' ? name : ''}]`;
       }
+      case 'object':
+        break; // null, arrays and objects: below
     }
     if (value === null) return null;
-    const obj = value as object;
+    const obj = value;
     if (ancestors.includes(obj)) return '[circular]';
     if (depth >= MAX_DEPTH) return '[too deep]';
     const path = [...ancestors, obj];

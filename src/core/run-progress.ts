@@ -52,9 +52,9 @@ export interface ProgressContext {
   takesInput: boolean;
 }
 
-export type ProgressEvent = EventInput;
+type ProgressEvent = EventInput;
 
-export type ProgressEffect =
+type ProgressEffect =
   /** Close the agent's stdin: a one-shot agent's turn is done. */
   | { kind: 'close_input' }
   /** Hold the provider (a usage limit) until then; journaled with the run's events. */
@@ -139,7 +139,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
           cached: run.tokens.cached + sig.cached,
         },
         // A process reports its own total from zero: earlier attempts' (cost_base) come first.
-        cost_reported: sig.cost_usd_total !== undefined ? (run.cost_base ?? 0) + sig.cost_usd_total : run.cost_reported,
+        cost_reported: sig.cost_usd_total !== undefined ? run.cost_base + sig.cost_usd_total : run.cost_reported,
       };
     case 'tool':
       state.turn = { ...state.turn, tools: [...state.turn.tools, { name: sig.name, input: sig.input }] };
@@ -163,6 +163,11 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
       return quota(acc, run, sig, ctx);
     case 'agent_retry':
       return agentRetry(events, run, sig, now);
+    case 'approval':
+    case 'approval_withdrawn':
+    case 'denied':
+      // The server's to journal and decide; a run's progress is not moved by them.
+      return run;
     case 'output':
       if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
         events.push({ type: 'working', data: { from: 'starting' } });
@@ -252,7 +257,7 @@ function agentRetry(events: ProgressEvent[], run: Run, sig: Extract<ProgressSign
 const inRefusedTurn = (state: ProgressState): boolean => state.stoppedFor?.reason === 'budget' && state.stoppedFor.detail === 'turns';
 
 /** The longest hold an agent's words can set: a year, orcr's longest duration. */
-export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
+const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
 
 /**
  * A limit's reset said again within this of the hold in force is that hold: a
@@ -260,7 +265,7 @@ export const MAX_HOLD_MS = 365 * 24 * 3600 * 1000;
  * (Claude Code says one reset in its rate_limit_event and again in each
  * api_retry while it waits).
  */
-export const SAME_HOLD_MS = 2000;
+const SAME_HOLD_MS = 2000;
 
 /** A usage limit holds the run's provider for the time the agent named, else the configured hold; never shortens one. */
 function hold(acc: Progress, run: Run, retryAfterS: number | null, ctx: ProgressContext): void {
@@ -387,5 +392,5 @@ function settle(before: Run, wasStopped: boolean, acc: Progress, ctx: ProgressCo
 
 /** An interactive run started without a prompt: idle, not working, once its agent is ready. */
 export function awaitsFirstInput(run: Run): boolean {
-  return run.interactive && (run.prompt === null || run.prompt_argv === true) && run.input_seq === 0;
+  return run.interactive && (run.prompt === null || run.prompt_argv) && run.input_seq === 0;
 }

@@ -2,6 +2,7 @@
 // the supervisor, tests and benchmarks build the same shape.
 
 import { NO_LIMITS } from './budget.js';
+import { initialLoopState } from './loop.js';
 import type { Protocol, Run, RunLimits, RunWorktree } from './types.js';
 
 export interface NewRun {
@@ -60,11 +61,24 @@ export function newRun(n: NewRun): Run {
     kill_requested_at: null,
     out_offset: 0,
     cost_reported: null,
+    exit_note: null,
+    cost_base: 0,
     warned_meters: [],
+    lease_id: null,
+    loop_state: initialLoopState(),
     loop_flags: { detected: false, warned: false, repetitions: 0 },
+    stalled_since: null,
     parent: n.parent ?? null,
     depth: n.depth ?? 0,
-    ...(n.worktree ? { worktree: n.worktree } : {}),
+    tree: { tokens: { input: 0, output: 0, cached: 0 }, cost_usd: 0 },
+    worktree: n.worktree ?? null,
+    agent_retry: null,
+    limited_at: null,
+    after: [],
+    after_any: false,
+    retries: 0,
+    retry_at: null,
+    attempts: [],
   };
 }
 

@@ -14,7 +14,7 @@ const LEGAL: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   ended: [],
 };
 
-export function canTransition(from: RunStatus, to: RunStatus): boolean {
+function canTransition(from: RunStatus, to: RunStatus): boolean {
   return LEGAL[from].includes(to);
 }
 
@@ -22,7 +22,7 @@ export function holdsSlot(status: RunStatus): boolean {
   return SLOT_STATUSES.has(status);
 }
 
-export class IllegalTransition extends Error {
+class IllegalTransition extends Error {
   override readonly name = 'IllegalTransition';
 }
 

@@ -20,8 +20,6 @@ export interface TreeUsage {
   cost_usd: number;
 }
 
-export const NO_TREE_USAGE: Readonly<TreeUsage> = Object.freeze({ tokens: Object.freeze({ input: 0, output: 0, cached: 0 }), cost_usd: 0 });
-
 /** The parent a new run gets, or why it gets none or is refused. */
 export type ParentDecision =
   | { kind: 'root' }
@@ -46,17 +44,17 @@ export function decideParent(ref: string | undefined, found: Run | null, maxDept
   return { kind: 'child', parent: found.uuid, depth };
 }
 
-export function depthOf(run: Run): number {
-  return run.depth ?? 0;
+function depthOf(run: Run): number {
+  return run.depth;
 }
 
-export function parentOf(run: Run): string | null {
-  return run.parent ?? null;
+function parentOf(run: Run): string | null {
+  return run.parent;
 }
 
 /** The run's own usage plus its descendants'. */
 export function rolledUp(run: Run): TreeUsage {
-  const t = run.tree ?? NO_TREE_USAGE;
+  const t = run.tree;
   return {
     tokens: { input: run.tokens.input + t.tokens.input, output: run.tokens.output + t.tokens.output, cached: run.tokens.cached + t.tokens.cached },
     cost_usd: roundUsd(run.cost_usd + t.cost_usd),
@@ -78,7 +76,7 @@ export function usageDelta(before: Run, after: Run): TreeUsage | null {
 
 /** An ancestor with a descendant's increment added to its tree. */
 export function addToTree(ancestor: Run, d: TreeUsage): Run {
-  const t = ancestor.tree ?? NO_TREE_USAGE;
+  const t = ancestor.tree;
   return {
     ...ancestor,
     tree: {
@@ -142,7 +140,7 @@ export function descendantsOf(root: string, runs: Iterable<Run>): Run[] {
 }
 
 /** The run's tree meters (tokens, cost) against its own ceilings; only meaningful once it has descendants. */
-export function treeMeters(run: Run): Meter[] {
+function treeMeters(run: Run): Meter[] {
   const u = rolledUp(run);
   return [meter('tokens', u.tokens.input + u.tokens.output, run.limits.max_tokens), meter('cost_usd', u.cost_usd, run.limits.max_cost_usd)];
 }

@@ -2,6 +2,7 @@
 // adapter (src/agents) emits and the run reducer (run-progress.ts) consumes,
 // so a new agent CLI is one new adapter. Types only.
 
+import type { Ask } from './approvals.js';
 import type { BlockedKind } from './types.js';
 
 export type Signal =
@@ -29,6 +30,12 @@ export type Signal =
   | { kind: 'quota'; window: string; status: string; utilization?: number; resets_at?: number }
   /** The agent CLI retrying a failed API call by itself (Claude's api_retry): not stuck, waiting `delay_ms`. */
   | { kind: 'agent_retry'; attempt?: number; max?: number; error: string; delay_ms?: number }
+  /** The agent asks before it uses a tool, or asks a question, and waits for the answer on its input (Claude Code's can_use_tool control request). `input` and `offers` (the agent's own suggestions for allowing the like of it from now on) are kept whole in the run's folder, never in events. */
+  | { kind: 'approval'; ask: Ask; input: unknown; offers: unknown }
+  /** The agent no longer waits for that answer (Claude Code's control_cancel_request: its turn was interrupted). */
+  | { kind: 'approval_withdrawn'; ref: string }
+  /** The agent CLI refused a tool by its own settings, nobody asked (no prompt tool in use): what the model was told. */
+  | { kind: 'denied'; tool: string; tool_use_id: string | null; message: string }
   /** A line that is not part of the protocol: kept as plain output. */
   | { kind: 'output'; line: string };
 
@@ -42,7 +49,7 @@ export type Signal =
  * Kept out of `Signal`: adapters emit it only when asked (`{ modelTurns: true }`),
  * and their `line()` then returns `ExtendedSignal[]`.
  */
-export interface ModelTurnSignal {
+interface ModelTurnSignal {
   kind: 'model_turn';
 }
 

@@ -54,14 +54,11 @@ export { LOOP_ACTIONS, type LoopAction } from './loop.js';
 export const STALL_ACTIONS = ['warn', 'terminate'] as const;
 export type StallAction = (typeof STALL_ACTIONS)[number];
 
-/**
- * Per-run ceilings, as core/limits.ts declares them (one absent in an older
- * record is none); null means "no ceiling at this scope".
- */
+/** Per-run ceilings, as core/limits.ts declares them; null means "no ceiling at this scope". */
 export type RunLimits = CeilingValues & {
   loop: LoopAction;
-  /** What a stall gets. Absent in older records: terminate. */
-  on_stall?: StallAction;
+  /** What a stall gets. */
+  on_stall: StallAction;
 };
 
 export interface TokenCounts {
@@ -70,12 +67,19 @@ export interface TokenCounts {
   cached: number;
 }
 
+export const ATTEMPT_KINDS = ['continue', 'retry'] as const;
+type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+
+/** A run's own choice when a usage limit stops it (`run --on-limit`). */
+export const ON_LIMIT_CHOICES = ['continue', 'end'] as const;
+type OnLimitChoice = (typeof ON_LIMIT_CHOICES)[number];
+
 /** One attempt of a run that went on past it (core/attempts.ts). */
 export interface Attempt {
   /** 1 for the first. */
   n: number;
-  /** `continue`: a usage limit stopped it; `retry`: it failed for a passing reason. Absent in the first records: continue. */
-  kind?: 'continue' | 'retry';
+  /** `continue`: a usage limit stopped it; `retry`: it failed for a passing reason. */
+  kind: AttemptKind;
   started_at: number | null;
   ended_at: number;
   /** Why it stopped, as an exit would have said. */
@@ -88,7 +92,10 @@ export interface Attempt {
 
 /**
  * A run as the supervisor holds it and the journal stores it. Times are epoch
- * milliseconds here; the CLI renders them as ISO-8601.
+ * milliseconds here; the CLI renders them as ISO-8601. A record journaled
+ * before one of its fields existed reads with that field's default
+ * (journal/run-decoder.ts); an optional field is one whose absence says
+ * something no value of it would.
  */
 export interface Run {
   uuid: string;
@@ -108,8 +115,8 @@ export interface Run {
   /** A finer cause for the exit reason, e.g. "fleet_budget", "idle_reaped", "ENOENT". */
   exit_detail: string | null;
   exit_code: number | null;
-  /** Why a usage limit or a passing failure did not go on (not continued, not retried), when it did not. Absent: nothing to say. */
-  exit_note?: string | null;
+  /** Why a usage limit or a passing failure did not go on (not continued, not retried), when it did not; null: nothing to say. */
+  exit_note: string | null;
   blocked_kind: BlockedKind | null;
   queue_seq: number;
   pid: number | null;
@@ -120,8 +127,8 @@ export interface Run {
   /** Environment additions from `-e`. Never copied into events. */
   env: Record<string, string>;
   prompt: string | null;
-  /** The prompt goes in argv (a config preset's `{prompt}`, expanded at launch), not to stdin. Absent in older records: stdin. */
-  prompt_argv?: boolean;
+  /** The prompt goes in argv (a config preset's `{prompt}`, expanded at launch), not to stdin. */
+  prompt_argv: boolean;
   interactive: boolean;
   limits: RunLimits;
   turns: number;
@@ -142,51 +149,54 @@ export interface Run {
   out_offset: number;
   /** The agent's own cumulative cost report, when its protocol gives one; else cost comes from prices. */
   cost_reported: number | null;
-  /** What the processes of earlier attempts reported in all: a new process's totals count from it. Absent: 0. */
-  cost_base?: number;
+  /** What the processes of earlier attempts reported in all: a new process's totals count from it. */
+  cost_base: number;
   /** Meters that already crossed 80% (warned once each). */
   warned_meters: string[];
-  /** The limiter's lease for the slot this run holds (from its promotion on; kept when re-adopted). Absent in older records. */
-  lease_id?: string | null;
-  /** The loop detector's window, kept with the run so that a re-adopted agent keeps its detection state. Absent in older records. */
-  loop_state?: LoopState;
+  /** The limiter's lease for the slot this run holds (from its promotion on; kept when re-adopted), or null. */
+  lease_id: string | null;
+  /** The loop detector's window, kept with the run so that a re-adopted agent keeps its detection state. */
+  loop_state: LoopState;
   /** The loop detector's flags as of the last turn. */
   loop_flags: { detected: boolean; warned: boolean; repetitions: number };
   /**
    * Silent since then (epoch ms of its last output): a stall was warned
-   * (`on_stall: warn`) and no output came since. Absent or null: not stalled.
+   * (`on_stall: warn`) and no output came since. null: not stalled.
    */
-  stalled_since?: number | null;
-  /** The run whose process made this one (its ORCR_RUN), or null. Absent in older records: null. */
-  parent?: string | null;
-  /** Ancestors above it: 0 for a run made from outside orcr. Absent in older records: 0. */
-  depth?: number;
-  /** What its descendants spent (its own usage is tokens / cost_usd). Absent: nothing. */
-  tree?: { tokens: TokenCounts; cost_usd: number };
-  /** The git worktree the run works in (`run --worktree`). Absent: the run works in its cwd. */
-  worktree?: RunWorktree | null;
-  /** The agent CLI is retrying a failed API call by itself (attempt of max, the error, since): cleared when it works again. Absent or null: not. */
-  agent_retry?: { attempt: number | null; max: number | null; error: string; delay_ms: number | null; at: number } | null;
+  stalled_since: number | null;
+  /** The run whose process made this one (its ORCR_RUN), or null. */
+  parent: string | null;
+  /** Ancestors above it: 0 for a run made from outside orcr. */
+  depth: number;
+  /** What its descendants spent (its own usage is tokens / cost_usd): zero for none. */
+  tree: { tokens: TokenCounts; cost_usd: number };
+  /** The git worktree the run works in (`run --worktree`). null: the run works in its cwd. */
+  worktree: RunWorktree | null;
+  /** The agent CLI is retrying a failed API call by itself (attempt of max, the error, since): cleared when it works again. null: not. */
+  agent_retry: { attempt: number | null; max: number | null; error: string; delay_ms: number | null; at: number } | null;
   /** `run --on-limit` / `--max-continues`: its own choice over its provider's. Absent: the provider's. */
-  on_limit?: 'continue' | 'end';
+  on_limit?: OnLimitChoice;
   max_continues?: number;
-  /** An interactive run idle after a turn a usage limit cut short (epoch ms): sent its provider's continue_prompt when the hold lifts. Absent or null: not. */
-  limited_at?: number | null;
-  /** Runs it waits for (`run --after`), their uuids in the order given: it is admitted once each has completed. */
-  after?: string[];
+  /** An interactive run idle after a turn a usage limit cut short (epoch ms): sent its provider's continue_prompt when the hold lifts. null: not. */
+  limited_at: number | null;
+  /** Runs it waits for (`run --after`), their uuids in the order given: it is admitted once each has completed. Empty: none. */
+  after: string[];
   /** With `after`: once each has ended, however. */
-  after_any?: boolean;
+  after_any: boolean;
   /** The agent account it runs as, when its environment names one (agents/accounts.ts): its quotas are kept apart. */
   account?: string;
-  /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). Absent: 0. */
-  retries?: number;
-  /** A retry waits until then (epoch ms) before it takes its queue place. Absent or null: no wait. */
-  retry_at?: number | null;
-  /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Absent: this is its first. */
-  attempts?: Attempt[];
+  /** Retries of passing failures it may have (`run --retries`, else its workload's or provider's `retries`). */
+  retries: number;
+  /** A retry waits until then (epoch ms) before it takes its queue place. null: no wait. */
+  retry_at: number | null;
+  /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Empty: this is its first. */
+  attempts: Attempt[];
   /** The command the run was made with, once a continuation replaced `command` by the resume command. Absent: `command` is it. */
   first_command?: string[];
 }
+
+export const WORKTREE_STATES = ['planned', 'ready', 'merged', 'kept', 'discarded', 'removed'] as const;
+type WorktreeState = (typeof WORKTREE_STATES)[number];
 
 /**
  * A run's worktree. `planned` at enqueue (journaled before anything is made,
@@ -204,7 +214,7 @@ export interface RunWorktree {
   base_branch: string | null;
   /** `--base RUN`: made at launch from that run's worktree as it was left (runtime/git-worktree's snapshotCommit). */
   base_run?: string;
-  state: 'planned' | 'ready' | 'merged' | 'kept' | 'discarded' | 'removed';
+  state: WorktreeState;
   added: number;
   removed: number;
   files: number;

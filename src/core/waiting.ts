@@ -6,23 +6,8 @@
 import type { CapUsage } from './admission.js';
 import { capKey, GLOBAL_CAP, parseCap, providerCap, workloadCap } from './caps.js';
 
-export const WAITING_REASONS = [
-  'after',
-  'retry',
-  'hold',
-  'pace',
-  'fleet',
-  'provider',
-  'workload',
-  'global',
-  'reserved',
-  'expiring',
-  'next',
-  'unavailable',
-  'cluster',
-  'paused',
-] as const;
-export type WaitingReason = (typeof WAITING_REASONS)[number];
+type WaitingReason =
+  'after' | 'retry' | 'hold' | 'pace' | 'fleet' | 'provider' | 'workload' | 'global' | 'reserved' | 'expiring' | 'next' | 'unavailable' | 'cluster' | 'paused';
 
 /** What stops a queued run, with the figures a user needs to judge it. */
 export interface Waiting {

@@ -4,6 +4,7 @@
 
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { codeOf, messageOf } from './errors.js';
 
 export interface HeldLock {
   /** Let go of it (closing is enough: the transaction is never committed). */
@@ -23,7 +24,7 @@ export function lockFile(file: string): HeldLock | null {
   try {
     fd = fs.openSync(file, O_RDWR | O_CREAT | O_NOFOLLOW, 0o600);
   } catch (e) {
-    throw new Error(`cannot open the lock file ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot open the lock file ${file}: ${messageOf(e)}`);
   }
   try {
     const st = fs.fstatSync(fd);
@@ -39,7 +40,7 @@ export function lockFile(file: string): HeldLock | null {
   try {
     db = new Database(file, { timeout: 0 });
   } catch (e) {
-    throw new Error(`cannot open the lock file ${file}: ${(e as Error).message}`);
+    throw new Error(`cannot open the lock file ${file}: ${messageOf(e)}`);
   }
   try {
     // Takes the lock at once; nothing is ever written, so the file stays empty. The rollback journal in
@@ -48,8 +49,8 @@ export function lockFile(file: string): HeldLock | null {
     db.exec('BEGIN EXCLUSIVE');
   } catch (e) {
     db.close();
-    if ((e as { code?: string }).code === 'SQLITE_BUSY') return null;
-    throw new Error(`cannot lock ${file}: ${(e as Error).message} (remove the file while no supervisor runs)`);
+    if (codeOf(e) === 'SQLITE_BUSY') return null;
+    throw new Error(`cannot lock ${file}: ${messageOf(e)} (remove the file while no supervisor runs)`);
   }
   return { close: () => db.close() };
 }

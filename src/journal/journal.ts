@@ -1,93 +1,44 @@
-// The journal: the only durable state, and with retention.ts (its batches,
-// as journal.retention, in this journal's transactions) the only code that
-// touches SQLite. A run's row and the event that explains its change are
-// written in one IMMEDIATE transaction, so a crash can never leave one
-// without the other.
+// The journal: the only durable state, and with its tables' modules (runs,
+// events, launch environments, usage, meta, loops) and retention.ts (its
+// batches, as journal.retention, in this journal's transactions) the only
+// code that touches SQLite. A run's row and the event that explains its
+// change are written in one IMMEDIATE transaction, so a crash can never leave
+// one without the other. Records read back are decoded, checked, with the
+// defaults of fields older records lack (run-decoder.ts).
 
 import type { SpendRow } from '../protocol/results.js';
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { EventInput, RunEvent } from '../core/events.js';
-import { worktreeLive, type Run } from '../core/types.js';
+import type { Run } from '../core/types.js';
 import type { Loop } from '../core/loop-policy.js';
-import { roundCost } from '../core/budget.js';
+import { openDatabase } from './database.js';
+import { JournalUnavailable, unavailableReason } from './errors.js';
+import { EventRows, eventFromRow } from './event-rows.js';
+import { LaunchEnvs } from './launch-envs.js';
+import { LoopRows } from './loop-rows.js';
+import { Meta } from './meta.js';
 import { JournalRetention } from './retention.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './schema.js';
+import { RunRows, type ListQuery } from './run-rows.js';
+import { Usage } from './usage.js';
 
-/** One provider's or workload's spend in a window. */
-export class JournalVersionError extends Error {
-  override readonly name = 'JournalVersionError';
-}
-
-/** The store cannot be written right now (disk full, read-only, I/O error); nothing was committed. */
-export class JournalUnavailable extends Error {
-  override readonly name = 'JournalUnavailable';
-}
-
-const UNAVAILABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
+export { JournalUnavailable, JournalVersionError } from './errors.js';
+export type { ListQuery } from './run-rows.js';
 
 /** Hears every committed event, with the run row written beside it (null for events about no row change). */
 export type EventListener = (event: RunEvent, run: Run | null) => void;
 
-export interface ListQuery {
-  all?: boolean;
-  status?: string;
-  provider?: string;
-  limit?: number;
-  /** Only runs queued before this queue_seq (the next page back). */
-  before?: number;
-}
-
-interface RunRow {
-  record: string;
-}
-interface EventRow {
-  seq: number;
-  ts: number;
-  run: string | null;
-  type: string;
-  data: string;
-}
-
-/** An event read back: this journal wrote it, so its data has its type's shape. */
-const rowEvent = (r: EventRow): RunEvent => ({ seq: r.seq, ts: r.ts, run: r.run, type: r.type, data: JSON.parse(r.data) }) as RunEvent;
-
-/**
- * The journal tells who ran what, where and when: owner-only (0600) whatever
- * the umask. SQLite makes the -wal and -shm files with the database file's
- * mode, so a new database file is made here first; looser files from before
- * are tightened.
- */
-function ownerOnly(file: string): void {
-  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
-  } catch (e) {
-    // There already, or a place SQLite will refuse with its own, better message (read-only, missing directory).
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return;
-    fd = -1;
-  }
-  if (fd >= 0) {
-    fs.fchmodSync(fd, 0o600); // a umask can take bits away from the mode asked for, even the owner's
-    fs.closeSync(fd);
-  }
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
-    } catch {
-      /* missing (SQLite makes it with the database's mode), or on a read-only file system */
-    }
-  }
-}
-
 export class Journal {
   readonly db: Database.Database;
   /** Why the store could not be written when it was opened (a full disk), or null: the supervisor then starts degraded. */
-  readonly unwritableAtOpen: string | null = null;
-  private queueSeq = 0;
+  readonly unwritableAtOpen: string | null;
+  private queueSeq: number;
   private readonly stmts;
+  private readonly runs: RunRows;
+  private readonly events: EventRows;
+  private readonly envs: LaunchEnvs;
+  private readonly usage: Usage;
+  private readonly meta: Meta;
+  private readonly loopRows: LoopRows;
   /** What retention reads and removes (retention.ts): in the same database, in this journal's transactions. */
   readonly retention: JournalRetention;
   /** Callbacks for every committed event, in seq order; the server broadcasts from here. */
@@ -95,114 +46,28 @@ export class Journal {
   /** Events of the open transaction, each with the run row it wrote (if any). */
   private pending: { event: RunEvent; run: Run | null }[] = [];
   private depth = 0;
-  /** Environment objects already stored (by identity), and parsed ones by id: launches of one fan-out read one. */
-  private readonly envIds = new WeakMap<object, string>();
-  private readonly parsedEnvs = new Map<string, Record<string, string>>();
 
   /** The clock events are stamped with: the owner's, so that event and run times agree (the supervisor's is monotonic wall time). */
   private readonly now: () => number;
 
   constructor(file: string, opts: { synchronous?: 'normal' | 'full'; readonly?: boolean; now?: () => number } = {}) {
     this.now = opts.now ?? Date.now;
-    if (!opts.readonly) ownerOnly(file);
-    this.db = new Database(file, { readonly: opts.readonly ?? false, timeout: 5000 });
-    if (!opts.readonly) {
-      try {
-        this.db.pragma('journal_mode = WAL');
-        this.setUp(opts.synchronous);
-      } catch (e) {
-        const code = (e as { code?: unknown }).code;
-        if (typeof code !== 'string' || !UNAVAILABLE.test(code)) throw e;
-        // A full disk: the WAL's shared-memory index cannot grow, so not even a read works. With the
-        // exclusive locking mode SQLite keeps that index in memory (only this process opens the journal):
-        // reads work, writes fail until there is room, and the supervisor starts degraded.
-        this.db.close();
-        this.db = new Database(file, { timeout: 5000 });
-        this.db.pragma('locking_mode = EXCLUSIVE');
-        this.db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-        // A store never made (no schema) cannot be served: the original error says why.
-        if (this.userVersion() === 0) throw e;
-        this.checkVersion();
-        this.unwritableAtOpen = `${code}: ${(e as Error).message}`;
-      }
-    } else {
-      this.checkVersion();
-    }
+    const opened = openDatabase(file, opts);
+    this.db = opened.db;
+    this.unwritableAtOpen = opened.unwritableAtOpen;
     this.stmts = {
       begin: this.db.prepare('BEGIN IMMEDIATE'),
       commit: this.db.prepare('COMMIT'),
       rollback: this.db.prepare('ROLLBACK'),
-      insertRun: this.db.prepare(
-        `INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record, parent, worktree)
-         VALUES (@uuid, @name, @status, @queue_seq, @provider, @workload, @created_at, @record, @parent, @worktree)`,
-      ),
-      updateRun: this.db.prepare(`UPDATE runs SET status = @status, record = @record, ended_at = @ended_at, worktree = @worktree WHERE uuid = @uuid`),
-      // A run whose worktree may still exist is kept: its row is what tells gc and prune whose it is.
-      withWorktree: this.db.prepare(`SELECT record FROM runs WHERE worktree IS NOT NULL ORDER BY queue_seq`),
-      firstSeq: this.db.prepare(`SELECT MIN(seq) AS seq FROM events`),
-      insertEnv: this.db.prepare(`INSERT INTO envs (id, env) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`),
-      setRunEnv: this.db.prepare(`UPDATE runs SET env_id = ? WHERE uuid = ?`),
-      runEnvId: this.db.prepare(`SELECT env_id FROM runs WHERE uuid = ?`),
-      getEnv: this.db.prepare(`SELECT env FROM envs WHERE id = ?`),
-      insertEvent: this.db.prepare(`INSERT INTO events (ts, run, type, data) VALUES (?, ?, ?, ?)`),
-      getRun: this.db.prepare(`SELECT record FROM runs WHERE uuid = ?`),
-      nameOf: this.db.prepare(`SELECT name FROM runs WHERE uuid = ?`),
-      children: this.db.prepare(`SELECT uuid FROM runs WHERE parent = ? ORDER BY queue_seq`),
-      byName: this.db.prepare(`SELECT record FROM runs WHERE name = ? ORDER BY queue_seq DESC LIMIT 50`),
-      byPrefix: this.db.prepare(`SELECT record FROM runs WHERE uuid >= ? AND uuid < ? ORDER BY uuid LIMIT 3`),
-      active: this.db.prepare(`SELECT record FROM runs WHERE status != 'ended' ORDER BY queue_seq`),
-      eventsSince: this.db.prepare(`SELECT seq, ts, run, type, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`),
-      lastSeq: this.db.prepare(`SELECT COALESCE(MAX(seq), 0) AS seq FROM events`),
-      maxQueueSeq: this.db.prepare(`SELECT COALESCE(MAX(queue_seq), 0) AS q FROM runs`),
-      getMeta: this.db.prepare(`SELECT value FROM meta WHERE key = ?`),
-      setMeta: this.db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`),
-      delMeta: this.db.prepare(`DELETE FROM meta WHERE key = ?`),
-      addUsage: this.db.prepare(
-        `INSERT INTO usage_minutes (minute, tokens, cost) VALUES (?, ?, ?)
-         ON CONFLICT(minute) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost`,
-      ),
-      usageSince: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost FROM usage_minutes WHERE minute >= ?`),
     };
-    this.queueSeq = (this.stmts.maxQueueSeq.get() as { q: number }).q;
+    this.runs = new RunRows(this.db);
+    this.events = new EventRows(this.db);
+    this.envs = new LaunchEnvs(this.db);
+    this.usage = new Usage(this.db);
+    this.meta = new Meta(this.db);
+    this.loopRows = new LoopRows(this.db);
+    this.queueSeq = this.runs.maxQueueSeq();
     this.retention = new JournalRetention(this.db, (fn) => this.transaction(fn));
-  }
-
-  private setUp(synchronous: 'normal' | 'full' | undefined): void {
-    // NORMAL in WAL mode loses nothing when the process crashes (only on power
-    // loss); FULL is offered for those who need that too.
-    this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    // Truncate the WAL back to this size after each checkpoint: bounded on disk.
-    this.db.pragma('journal_size_limit = 16777216');
-    // A new store hands pages that retention frees back to the file system
-    // (auto_vacuum can only be chosen before the first table exists).
-    if (this.userVersion() === 0) this.db.pragma('auto_vacuum = INCREMENTAL');
-    this.migrate();
-  }
-
-  private userVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
-  }
-
-  private checkVersion(): number {
-    const v = this.userVersion();
-    if (v > SCHEMA_VERSION) {
-      throw new JournalVersionError(
-        `the journal ${this.db.name} has schema version ${v}, but this orcr understands up to ${SCHEMA_VERSION}: it was written by a newer orcr; upgrade orcr (the journal was not touched)`,
-      );
-    }
-    return v;
-  }
-
-  private migrate(): void {
-    const from = this.checkVersion();
-    for (let v = from; v < SCHEMA_VERSION; v++) {
-      this.db
-        .transaction(() => {
-          this.db.exec(MIGRATIONS[v]!);
-          this.db.pragma(`user_version = ${v + 1}`);
-        })
-        .immediate();
-    }
   }
 
   onEvent(fn: EventListener): () => void {
@@ -231,10 +96,8 @@ export class Journal {
     } catch (e) {
       this.pending = [];
       if (this.db.inTransaction) this.stmts.rollback.run();
-      const code = (e as { code?: unknown }).code;
-      if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-        throw new JournalUnavailable(`${code}: ${(e as Error).message}`);
-      }
+      const unavailable = unavailableReason(e);
+      if (unavailable !== null) throw new JournalUnavailable(unavailable);
       throw e;
     } finally {
       this.depth--;
@@ -257,10 +120,11 @@ export class Journal {
   }
 
   private append(run: string | null, ev: EventInput, ts: number, row: Run | null = null): RunEvent {
-    // An untyped caller (a script, an older test) may leave data out: the column wants an object.
-    const data = ev.data ?? {};
-    const info = this.stmts.insertEvent.run(ts, run, ev.type, JSON.stringify(data));
-    const event = { seq: Number(info.lastInsertRowid), ts, run, type: ev.type, data } as RunEvent;
+    // An untyped caller (a script, an older test) may leave data out: the column wants an object, and
+    // the listeners hear the event as it reads back.
+    const data = JSON.stringify(ev.data ?? {});
+    const seq = this.events.insert(ts, run, ev.type, data);
+    const event: RunEvent = ev.data === undefined ? eventFromRow({ seq, ts, run, type: ev.type, data }) : { seq, ts, run, ...ev };
     this.pending.push({ event, run: row });
     return event;
   }
@@ -271,19 +135,8 @@ export class Journal {
    */
   insertRun(run: Run, ev: EventInput, ts = this.now(), launchEnv: Record<string, string> | null = null): RunEvent {
     return this.transaction(() => {
-      this.stmts.insertRun.run({
-        uuid: run.uuid,
-        name: run.name,
-        status: run.status,
-        queue_seq: run.queue_seq,
-        provider: run.provider,
-        workload: run.workload,
-        created_at: run.created_at,
-        record: JSON.stringify(run),
-        parent: run.parent ?? null,
-        worktree: worktreeLive(run.worktree) ? run.worktree.path : null,
-      });
-      if (launchEnv !== null) this.stmts.setRunEnv.run(this.envId(launchEnv), run.uuid);
+      this.runs.insert(run);
+      if (launchEnv !== null) this.envs.attach(run.uuid, launchEnv);
       if (run.queue_seq > this.queueSeq) this.queueSeq = run.queue_seq;
       return this.append(run.uuid, ev, ts, run);
     });
@@ -292,13 +145,7 @@ export class Journal {
   /** Persist a run's new state, with the event that explains it (or none for meter-only updates). */
   updateRun(run: Run, ev: EventInput | null, ts = this.now()): RunEvent | null {
     return this.transaction(() => {
-      this.stmts.updateRun.run({
-        uuid: run.uuid,
-        status: run.status,
-        record: JSON.stringify(run),
-        ended_at: run.ended_at,
-        worktree: worktreeLive(run.worktree) ? run.worktree.path : null,
-      });
+      this.runs.update(run);
       return ev ? this.append(run.uuid, ev, ts, run) : null;
     });
   }
@@ -310,32 +157,16 @@ export class Journal {
 
   /** A run's name without reading its record, or null when there is no such run. */
   nameOf(uuid: string): string | null {
-    return (this.stmts.nameOf.get(uuid) as { name: string } | undefined)?.name ?? null;
+    return this.runs.nameOf(uuid);
   }
 
   getRun(uuid: string): Run | null {
-    const row = this.stmts.getRun.get(uuid) as RunRow | undefined;
-    return row ? (JSON.parse(row.record) as Run) : null;
+    return this.runs.get(uuid);
   }
 
   /** The uuids of the runs a run made, in queue order. */
   childrenOf(uuid: string): string[] {
-    return (this.stmts.children.all(uuid) as { uuid: string }[]).map((r) => r.uuid);
-  }
-
-  /**
-   * The id of an environment, stored once. A fan-out's runs share one object
-   * (hashed once); the same environment from another request hashes to the
-   * same id.
-   */
-  private envId(env: Record<string, string>): string {
-    const known = this.envIds.get(env);
-    if (known !== undefined) return known;
-    const text = JSON.stringify(env, Object.keys(env).sort());
-    const id = crypto.createHash('sha256').update(text).digest('base64url');
-    this.stmts.insertEnv.run(id, text);
-    this.envIds.set(env, id);
-    return id;
+    return this.runs.childrenOf(uuid);
   }
 
   /**
@@ -343,90 +174,70 @@ export class Journal {
    * without one start with the supervisor's). Parsed once per environment.
    */
   launchEnv(uuid: string): { id: string; env: Readonly<Record<string, string>> } | null {
-    const id = (this.stmts.runEnvId.get(uuid) as { env_id: string | null } | undefined)?.env_id ?? null;
-    if (id === null) return null;
-    let env = this.parsedEnvs.get(id);
-    if (env === undefined) {
-      const row = this.stmts.getEnv.get(id) as { env: string } | undefined;
-      if (!row) return null;
-      env = JSON.parse(row.env) as Record<string, string>;
-      if (this.parsedEnvs.size >= 64) this.parsedEnvs.clear();
-      this.parsedEnvs.set(id, env);
-    }
-    return { id, env };
+    return this.envs.of(uuid);
   }
 
   /** Runs whose worktree may still exist, active or ended. */
   runsWithWorktree(): Run[] {
-    return (this.stmts.withWorktree.all() as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return this.runs.withWorktree();
   }
 
   runsByName(name: string): Run[] {
-    return (this.stmts.byName.all(name) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return this.runs.byName(name);
   }
 
   /** Up to 3 runs whose uuid starts with prefix: enough to tell unique from ambiguous. */
   runsByPrefix(prefix: string): Run[] {
-    const p = prefix.toLowerCase();
-    const hi = p.slice(0, -1) + String.fromCharCode(p.charCodeAt(p.length - 1) + 1);
-    return (this.stmts.byPrefix.all(p, hi) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return this.runs.byPrefix(prefix);
   }
 
   /** Every run that is not ended, in queue order: what the supervisor rebuilds its state from. */
   activeRuns(): Run[] {
-    return (this.stmts.active.all() as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return this.runs.active();
   }
 
   listRuns(q: ListQuery): Run[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (!q.all && !q.status) where.push(`status != 'ended'`);
-    if (q.status) {
-      where.push('status = ?');
-      args.push(q.status);
-    }
-    if (q.provider) {
-      where.push('provider = ?');
-      args.push(q.provider);
-    }
-    if (q.before !== undefined) {
-      where.push('queue_seq < ?');
-      args.push(q.before);
-    }
-    const sql = `SELECT record FROM (SELECT record, queue_seq FROM runs ${
-      where.length ? 'WHERE ' + where.join(' AND ') : ''
-    } ORDER BY queue_seq DESC LIMIT ?) ORDER BY queue_seq`;
-    args.push(q.limit ?? 10_000);
-    return (this.db.prepare(sql).all(...args) as RunRow[]).map((r) => JSON.parse(r.record) as Run);
+    return this.runs.list(q);
   }
 
   countRuns(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM runs').get() as { n: number }).n;
+    return this.runs.count();
+  }
+
+  /** The newest runs of a workload (a loop's: `loop:NAME`), newest first. */
+  runsByWorkload(provider: string, workload: string, limit: number): Run[] {
+    return this.runs.byWorkload(provider, workload, limit);
   }
 
   eventsSince(seq: number, limit = 10_000): RunEvent[] {
-    return (this.stmts.eventsSince.all(seq, limit) as EventRow[]).map(rowEvent);
+    return this.events.since(seq, limit);
   }
 
   lastSeq(): number {
-    return (this.stmts.lastSeq.get() as { seq: number }).seq;
+    return this.events.last();
+  }
+
+  /** The oldest event kept (0 when none): a client resuming from before it has missed what was pruned. */
+  firstSeq(): number {
+    return this.events.first();
+  }
+
+  /** The newest events about a loop (its scheduler's decisions), oldest first. */
+  loopEvents(name: string, limit: number): RunEvent[] {
+    return this.events.ofLoop(name, limit);
   }
 
   getMeta<T>(key: string): T | null {
-    const row = this.stmts.getMeta.get(key) as { value: string } | undefined;
-    return row ? (JSON.parse(row.value) as T) : null;
+    return this.meta.get<T>(key);
   }
 
   setMeta(key: string, value: unknown): void {
-    this.transaction(() => {
-      if (value === null || value === undefined) this.stmts.delMeta.run(key);
-      else this.stmts.setMeta.run(key, JSON.stringify(value));
-    });
+    this.transaction(() => this.meta.set(key, value));
   }
 
   /** Add a fleet usage increment to its minute (joins the caller's transaction). */
   addUsage(ts: number, tokens: number, cost: number): void {
-    this.transaction(() => this.stmts.addUsage.run(Math.floor(ts / 60_000), tokens, cost));
+    this.transaction(() => this.usage.add(ts, tokens, cost));
   }
 
   /**
@@ -439,76 +250,26 @@ export class Journal {
     nowTs: number,
     minutes: number,
   ): { providers: SpendRow[]; workloads: SpendRow[]; perMinute: { minute: number; tokens: number; cost: number }[] } {
-    const by = (col: 'provider' | 'workload'): SpendRow[] =>
-      (
-        this.db
-          .prepare(
-            `SELECT ${col} AS key, COUNT(*) AS runs,
-               COALESCE(SUM(json_extract(record, '$.tokens.input') + json_extract(record, '$.tokens.output')), 0) AS tokens,
-               COALESCE(SUM(json_extract(record, '$.cost_usd')), 0) AS cost
-             FROM runs WHERE status != 'ended' OR ended_at >= ? GROUP BY ${col} ORDER BY cost DESC, tokens DESC, key`,
-          )
-          .all(sinceTs) as SpendRow[]
-      ).map((r) => ({ ...r, cost: roundCost(r.cost) }));
-    const last = Math.floor(nowTs / 60_000);
-    const rows = this.db.prepare(`SELECT minute, tokens, cost FROM usage_minutes WHERE minute > ? ORDER BY minute`).all(last - minutes) as {
-      minute: number;
-      tokens: number;
-      cost: number;
-    }[];
-    return { providers: by('provider'), workloads: by('workload'), perMinute: rows.map((r) => ({ ...r, cost: roundCost(r.cost) })) };
+    return this.usage.spend(sinceTs, nowTs, minutes);
   }
 
   /** Fleet usage from `sinceTs` on (minute resolution); 0 for all time. */
   usageSince(sinceTs: number): { tokens: number; cost: number } {
-    const sum = this.stmts.usageSince.get(Math.floor(sinceTs / 60_000)) as { tokens: number; cost: number };
-    // A sum of REALs carries float noise (6.199999…); costs are kept to a millionth of a dollar.
-    return { tokens: sum.tokens, cost: roundCost(sum.cost) };
+    return this.usage.since(sinceTs);
   }
-
-  // ---------- loops ----------
 
   /** Every loop, with the environment its runs start with. */
   loops(): { record: Loop; env: Record<string, string> | null }[] {
-    return (this.db.prepare('SELECT record, env FROM loops ORDER BY name').all() as { record: string; env: string | null }[]).map((r) => ({
-      record: JSON.parse(r.record) as Loop,
-      env: r.env === null ? null : (JSON.parse(r.env) as Record<string, string>),
-    }));
+    return this.loopRows.all();
   }
 
   /** Insert or update a loop (joins the caller's transaction); `env` only on insert. */
   saveLoop(loop: Loop, env?: Record<string, string> | null): void {
-    this.transaction(() => {
-      if (env !== undefined)
-        this.db
-          .prepare('INSERT INTO loops (name, record, env) VALUES (?, ?, ?)')
-          .run(loop.name, JSON.stringify(loop), env === null ? null : JSON.stringify(env));
-      else this.db.prepare('UPDATE loops SET record = ? WHERE name = ?').run(JSON.stringify(loop), loop.name);
-    });
+    this.transaction(() => (env !== undefined ? this.loopRows.insert(loop, env) : this.loopRows.update(loop)));
   }
 
   deleteLoop(name: string): void {
-    this.transaction(() => this.db.prepare('DELETE FROM loops WHERE name = ?').run(name));
-  }
-
-  /** The newest runs of a workload (a loop's: `loop:NAME`), newest first. */
-  runsByWorkload(provider: string, workload: string, limit: number): Run[] {
-    return (
-      this.db.prepare('SELECT record FROM runs WHERE provider = ? AND workload = ? ORDER BY queue_seq DESC LIMIT ?').all(provider, workload, limit) as RunRow[]
-    ).map((r) => JSON.parse(r.record) as Run);
-  }
-
-  /** The newest events about a loop (its scheduler's decisions), oldest first. */
-  loopEvents(name: string, limit: number): RunEvent[] {
-    const rows = this.db
-      .prepare(`SELECT seq, ts, run, type, data FROM events WHERE substr(type, 1, 5) = 'loop_' AND json_extract(data, '$.loop') = ? ORDER BY seq DESC LIMIT ?`)
-      .all(name, limit) as EventRow[];
-    return rows.reverse().map(rowEvent);
-  }
-
-  /** The oldest event kept (0 when none): a client resuming from before it has missed what was pruned. */
-  firstSeq(): number {
-    return (this.stmts.firstSeq.get() as { seq: number | null }).seq ?? 0;
+    this.transaction(() => this.loopRows.delete(name));
   }
 
   walCheckpoint(): void {

@@ -6,6 +6,18 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 
+interface Bytes {
+  bytes: number;
+}
+interface Counted extends Bytes {
+  n: number;
+}
+interface RunBytes extends Bytes {
+  uuid: string;
+}
+/** What an aggregate over no rows sums to (an aggregate always gives its one row: this is for the type). */
+const NONE: Counted = { n: 0, bytes: 0 };
+
 /** The journal's transaction(): nested calls join the outer one. */
 export type Transact = <T>(fn: () => T) => T;
 
@@ -17,32 +29,36 @@ export class JournalRetention {
     private readonly transact: Transact,
   ) {
     this.stmts = {
-      oldEnded: this.db.prepare(
+      oldEnded: this.db.prepare<[number, number], RunBytes>(
         `SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL ORDER BY ended_at LIMIT ?`,
       ),
-      oldEndedAll: this.db.prepare(`SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`),
-      runEventBytes: this.db.prepare(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run = ?`),
-      gcOwnEvents: this.db.prepare(
+      oldEndedAll: this.db.prepare<[number], RunBytes>(
+        `SELECT uuid, length(CAST(record AS BLOB)) AS bytes FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL`,
+      ),
+      runEventBytes: this.db.prepare<[string], Bytes>(`SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run = ?`),
+      gcOwnEvents: this.db.prepare<[number], Counted>(
         `SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM events WHERE run IN (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < ? AND worktree IS NULL)`,
       ),
       // The log's part pruneEvents takes once the runs are gone: up to the last event before the time that is not theirs.
-      gcLogEvents: this.db.prepare(
+      gcLogEvents: this.db.prepare<{ before: number }, Counted>(
         `WITH gone AS (SELECT uuid FROM runs WHERE status = 'ended' AND ended_at < @before AND worktree IS NULL),
               kept AS (SELECT seq, ts, data FROM events WHERE run IS NULL OR run NOT IN (SELECT uuid FROM gone))
          SELECT COUNT(*) AS n, COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM kept WHERE seq <= (SELECT MAX(seq) FROM kept WHERE ts < @before)`,
       ),
-      eventBytesUpTo: this.db.prepare(
+      eventBytesUpTo: this.db.prepare<[number, number], Bytes>(
         `SELECT COALESCE(SUM(length(CAST(data AS BLOB))), 0) AS bytes FROM (SELECT data FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`,
       ),
-      deleteRun: this.db.prepare(`DELETE FROM runs WHERE uuid = ?`),
-      deleteRunEvents: this.db.prepare(`DELETE FROM events WHERE run = ?`),
-      oldestEvent: this.db.prepare(`SELECT ts FROM events ORDER BY seq LIMIT 1`),
-      lastEventBefore: this.db.prepare(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
-      deleteEventsUpTo: this.db.prepare(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
-      deleteUnusedEnvs: this.db.prepare(`DELETE FROM envs WHERE id NOT IN (SELECT env_id FROM runs WHERE env_id IS NOT NULL)`),
-      oldUsage: this.db.prepare(`SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost, COUNT(*) AS n FROM usage_minutes WHERE minute < ?`),
-      deleteOldUsage: this.db.prepare(`DELETE FROM usage_minutes WHERE minute < ?`),
-      addUsage: this.db.prepare(
+      deleteRun: this.db.prepare<[string]>(`DELETE FROM runs WHERE uuid = ?`),
+      deleteRunEvents: this.db.prepare<[string]>(`DELETE FROM events WHERE run = ?`),
+      oldestEvent: this.db.prepare<[], { ts: number }>(`SELECT ts FROM events ORDER BY seq LIMIT 1`),
+      lastEventBefore: this.db.prepare<[number], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM events WHERE ts < ?`),
+      deleteEventsUpTo: this.db.prepare<[number, number]>(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE seq <= ? ORDER BY seq LIMIT ?)`),
+      deleteUnusedEnvs: this.db.prepare<[]>(`DELETE FROM envs WHERE id NOT IN (SELECT env_id FROM runs WHERE env_id IS NOT NULL)`),
+      oldUsage: this.db.prepare<[number], { n: number; tokens: number; cost: number }>(
+        `SELECT COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(cost), 0) AS cost, COUNT(*) AS n FROM usage_minutes WHERE minute < ?`,
+      ),
+      deleteOldUsage: this.db.prepare<[number]>(`DELETE FROM usage_minutes WHERE minute < ?`),
+      addUsage: this.db.prepare<[number, number, number]>(
         `INSERT INTO usage_minutes (minute, tokens, cost) VALUES (?, ?, ?)
          ON CONFLICT(minute) DO UPDATE SET tokens = tokens + excluded.tokens, cost = cost + excluded.cost`,
       ),
@@ -56,9 +72,9 @@ export class JournalRetention {
    * bytes of those rows (the records and the events' data).
    */
   gcPlan(before: number): { uuids: string[]; events: number; bytes: number } {
-    const uuids = this.stmts.oldEndedAll.all(before) as { uuid: string; bytes: number }[];
-    const own = this.stmts.gcOwnEvents.get(before) as { n: number; bytes: number };
-    const log = this.stmts.gcLogEvents.get({ before }) as { n: number; bytes: number };
+    const uuids = this.stmts.oldEndedAll.all(before);
+    const own = this.stmts.gcOwnEvents.get(before) ?? NONE;
+    const log = this.stmts.gcLogEvents.get({ before }) ?? NONE;
     return { uuids: uuids.map((r) => r.uuid), events: own.n + log.n, bytes: uuids.reduce((a, r) => a + r.bytes, 0) + own.bytes + log.bytes };
   }
 
@@ -70,11 +86,11 @@ export class JournalRetention {
    */
   collectEnded(before: number, limit: number): { uuids: string[]; events: number; bytes: number } {
     return this.transact(() => {
-      const rows = this.stmts.oldEnded.all(before, limit) as { uuid: string; bytes: number }[];
+      const rows = this.stmts.oldEnded.all(before, limit);
       let events = 0;
       let bytes = 0;
       for (const { uuid, bytes: b } of rows) {
-        const own = this.stmts.runEventBytes.get(uuid) as { bytes: number };
+        const own = this.stmts.runEventBytes.get(uuid) ?? NONE;
         events += this.stmts.deleteRunEvents.run(uuid).changes;
         this.stmts.deleteRun.run(uuid);
         bytes += b + own.bytes;
@@ -96,9 +112,9 @@ export class JournalRetention {
    * leaves the log's old part for a later pass.
    */
   lastEventBefore(before: number): number | null {
-    const oldest = this.stmts.oldestEvent.get() as { ts: number } | undefined;
+    const oldest = this.stmts.oldestEvent.get();
     if (oldest === undefined || oldest.ts >= before) return null;
-    return (this.stmts.lastEventBefore.get(before) as { seq: number | null }).seq;
+    return this.stmts.lastEventBefore.get(before)?.seq ?? null;
   }
 
   /**
@@ -108,7 +124,7 @@ export class JournalRetention {
    */
   pruneEvents(last: number, limit: number): { events: number; bytes: number } {
     return this.transact(() => {
-      const { bytes } = this.stmts.eventBytesUpTo.get(last, limit) as { bytes: number };
+      const { bytes } = this.stmts.eventBytesUpTo.get(last, limit) ?? NONE;
       return { events: this.stmts.deleteEventsUpTo.run(last, limit).changes, bytes };
     });
   }
@@ -117,8 +133,8 @@ export class JournalRetention {
   compactUsage(before: number): void {
     const minute = Math.floor(before / 60_000);
     this.transact(() => {
-      const old = this.stmts.oldUsage.get(minute) as { tokens: number; cost: number; n: number };
-      if (old.n <= 1) return;
+      const old = this.stmts.oldUsage.get(minute);
+      if (old === undefined || old.n <= 1) return;
       this.stmts.deleteOldUsage.run(minute);
       this.stmts.addUsage.run(minute - 1, old.tokens, old.cost);
     });

@@ -25,6 +25,14 @@ export class ClusterDb {
     // query_timeout: a bound on the client's side too, for a server that does not answer at all.
     this.pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000, query_timeout: 15_000 });
     this.pool.on('error', () => undefined);
+    // pg-pool listens for a client's errors only while it is idle. A server
+    // that ends a connection between two queries, or in the same packet as
+    // it says the connection is ready (a restart terminating its backends),
+    // raises 'error' on a client handed out and listened to by nobody: an
+    // uncaught error, and the supervisor would die with the database instead
+    // of failing closed. Every client is listened to from its first moment;
+    // the query in flight, if any, is rejected by the client itself.
+    this.pool.on('connect', (c) => c.on('error', () => undefined));
   }
 
   /** This machine's clock against the database's; a jump is taken, jitter is not. */
@@ -49,23 +57,9 @@ export class ClusterDb {
     return this.tx((c) => c.query<T>(sql, params));
   }
 
-  /**
-   * A client from the pool, guarded while it is out: pg-pool listens for
-   * errors on idle clients only, so a connection the server ends between two
-   * queries of a checked-out client (a restart, "terminating connection due to
-   * administrator command") would be an uncaught 'error' — the supervisor would
-   * die with the database instead of failing closed.
-   */
-  async checkout(): Promise<pg.PoolClient> {
-    const c = await this.pool.connect();
-    const swallow = (): void => undefined;
-    c.on('error', swallow);
-    const release = c.release.bind(c);
-    c.release = (err?: Error | boolean) => {
-      c.removeListener('error', swallow);
-      release(err);
-    };
-    return c;
+  /** A client of the pool's own (release it), for the join's statements that need one connection. */
+  checkout(): Promise<pg.PoolClient> {
+    return this.pool.connect();
   }
 
   async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -23,10 +23,10 @@ export interface JoinOptions {
 }
 
 /** One statement may wait this long at join (a schema applied by another machine meanwhile). */
-export const JOIN_TIMEOUTS = "SET LOCAL lock_timeout = '20s'; SET LOCAL statement_timeout = '30s'";
+const JOIN_TIMEOUTS = "SET LOCAL lock_timeout = '20s'; SET LOCAL statement_timeout = '30s'";
 
 /** Keys of two policies that differ, as config.json names them, with the cluster's value and this machine's. */
-export function policyDiff(cluster: AdmissionPolicy, mine: AdmissionPolicy): { key: string; cluster: unknown; mine: unknown }[] {
+function policyDiff(cluster: AdmissionPolicy, mine: AdmissionPolicy): { key: string; cluster: unknown; mine: unknown }[] {
   const out: { key: string; cluster: unknown; mine: unknown }[] = [];
   const add = (key: string, a: unknown, b: unknown): void => {
     if (a !== b) out.push({ key, cluster: a, mine: b });
@@ -45,7 +45,7 @@ export function policyDiff(cluster: AdmissionPolicy, mine: AdmissionPolicy): { k
 }
 
 /** `concurrency.max is 3 in the cluster, 4 here; …` */
-export function differenceText(diff: readonly { key: string; cluster: unknown; mine: unknown }[]): string {
+function differenceText(diff: readonly { key: string; cluster: unknown; mine: unknown }[]): string {
   const value = (key: string, v: unknown): string =>
     v === undefined || v === null ? 'unset' : key.endsWith('.max_wait') && typeof v === 'number' ? formatDuration(v) : String(v);
   return diff.map((d) => `${d.key} is ${value(d.key, d.cluster)} in the cluster, ${value(d.key, d.mine)} here`).join('; ');

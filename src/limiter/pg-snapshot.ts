@@ -4,15 +4,7 @@
 // overlap (a grant's, a refresh's): the one that began last is kept.
 
 import type pg from 'pg';
-import {
-  capUsage,
-  expired as expiredOf,
-  nextDeadline as nextDeadlineOf,
-  type AdmissionPolicy,
-  type CapUsage,
-  type SlotHolder,
-  type Waiter,
-} from '../core/admission.js';
+import { capUsage, expired as expiredOf, nextDeadline as nextDeadlineOf, type AdmissionPolicy, type CapUsage, type Waiter } from '../core/admission.js';
 import { AdmissionIndex } from '../core/admission-index.js';
 import { pacedWaiting, withPaceHolds, type Pace } from '../core/pace.js';
 import type { Waiting } from '../core/waiting.js';
@@ -199,7 +191,7 @@ export class ClusterSnapshot {
   private view(): AdmissionIndex {
     if (this.index) return this.index;
     const ix = new AdmissionIndex(this.policy, heldBy(this.snap));
-    for (const h of this.snap.holders) ix.acquire(h as SlotHolder);
+    for (const h of this.snap.holders) ix.acquire(h);
     for (const w of this.snap.waiters) ix.enqueue(w);
     this.index = ix;
     return ix;

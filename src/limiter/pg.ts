@@ -21,11 +21,11 @@ import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
 import { addUsageAt, deleteHold, savePaces, upsertHold, usageSinceMinute } from './pg-fleet.js';
 import { beat, dropHost, dropStale, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
+import { adoptLease, claimLeases, dropLease, dropLeaseOf, dropWaiter, grantLeases } from './pg-leases.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
-export { ClusterConflict, ClusterRefused, ClusterUnavailable } from './pg-errors.js';
-export { policyDiff } from './pg-join.js';
+export { ClusterRefused, ClusterUnavailable } from './pg-errors.js';
 export type { NotificationState } from './pg-wake.js';
 
 export interface PgLimiterOptions {
@@ -179,15 +179,14 @@ export class PgLimiter implements Limiter {
       (async () => {
         await this.resyncing;
         const done = await this.db.tx(async (c) => {
-          const w = await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = $2`, [this.o.cluster, uuid]);
           // Every waiter behind it moves up: the other machines' places are stale until they read again.
-          if ((w.rowCount ?? 0) > 0) {
+          if (await dropWaiter(c, this.o.cluster, uuid)) {
             await this.changed(c, 'cancel');
             return true;
           }
-          const l = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND uuid = $2 AND host = $3`, [this.o.cluster, uuid, this.o.host]);
-          if ((l.rowCount ?? 0) > 0) await this.changed(c, 'release');
-          return (l.rowCount ?? 0) > 0;
+          const released = await dropLeaseOf(c, this.o.cluster, this.o.host, uuid);
+          if (released) await this.changed(c, 'release');
+          return released;
         });
         await this.refresh();
         return done;
@@ -203,19 +202,7 @@ export class PgLimiter implements Limiter {
     const ttl = this.o.leaseTtlMs;
     return this.write(
       (async () => {
-        await this.db.tx(async (c) => {
-          const own = await c.query(
-            `UPDATE orcr_lease SET expires_at = now() + ($4 || ' milliseconds')::interval, claimed = true WHERE cluster = $1 AND uuid = $2 AND host = $3`,
-            [this.o.cluster, lease.uuid, this.o.host, String(ttl)],
-          );
-          if ((own.rowCount ?? 0) > 0) return;
-          await c.query(
-            `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at, claimed)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, now() + ($8 || ' milliseconds')::interval, true)
-             ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, expires_at = excluded.expires_at, claimed = true`,
-            [this.o.cluster, lease.uuid, this.o.host, lease.name ?? lease.uuid, lease.provider, lease.workload, Math.round(lease.granted_at), String(ttl)],
-          );
-        });
+        await this.db.tx((c) => adoptLease(c, this.o.cluster, this.o.host, lease, ttl));
         await this.refresh();
       })(),
     );
@@ -263,7 +250,7 @@ export class PgLimiter implements Limiter {
     // After this machine's own writes: a run it just queued, a slot it just freed.
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
     const ttl = this.o.leaseTtlMs;
-    const mine = await this.db.tx(async (c) => {
+    return this.db.tx(async (c) => {
       // The cluster row's lock: one admission pass at a time, cluster-wide.
       const row = (await c.query(`SELECT policy FROM orcr_cluster WHERE name = $1 FOR UPDATE`, [this.o.cluster])).rows[0] as
         { policy: AdmissionPolicy } | undefined;
@@ -281,49 +268,17 @@ export class PgLimiter implements Limiter {
       if (promote.length > 0) {
         const byUuid = new Map(state.waiters.map((w) => [w.uuid, w]));
         const rows = promote.map((u) => byUuid.get(u)!);
-        const ins = await c.query<{ id: string; uuid: string; host: string; name: string; provider: string; workload: string }>(
-          `INSERT INTO orcr_lease (cluster, uuid, host, name, provider, workload, granted_at, expires_at)
-           SELECT $1, u, h, n, p, w, $7, now() + ($8 || ' milliseconds')::interval
-           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(u, h, n, p, w)
-           RETURNING id, uuid, host, name, provider, workload`,
-          [
-            this.o.cluster,
-            rows.map((r) => r.uuid),
-            rows.map((r) => r.host),
-            rows.map((r) => r.name),
-            rows.map((r) => r.provider),
-            rows.map((r) => r.workload),
-            Math.round(now),
-            String(ttl),
-          ],
-        );
-        granted = ins.rows.map((r) => ({
-          id: String(r.id),
-          uuid: r.uuid,
-          host: r.host,
-          name: r.name,
-          provider: r.provider,
-          workload: r.workload,
-          granted_at: Math.round(now),
-          leftMs: ttl,
-        }));
-        await c.query(`DELETE FROM orcr_waiter WHERE cluster = $1 AND uuid = ANY($2::text[])`, [this.o.cluster, promote]);
+        granted = await grantLeases(c, this.o.cluster, rows, now, ttl);
         // Machines with new grants take them on this notice.
         if (rows.some((r) => r.host !== this.o.host)) await this.changed(c, 'grant');
       }
       // Ours, whoever granted them (this pass, or another machine's).
-      const claimed = await c.query<{ id: string; uuid: string; provider: string; workload: string; name: string; granted_at: string }>(
-        `UPDATE orcr_lease SET claimed = true WHERE cluster = $1 AND host = $2 AND NOT claimed RETURNING id, uuid, provider, workload, name, granted_at`,
-        [this.o.cluster, this.o.host],
-      );
+      const claimed = await claimLeases(c, this.o.cluster, this.o.host);
       // The cluster as this transaction leaves it: no second read for the snapshot.
       const promoted = new Set(promote);
       this.view.set(seq, { holders: [...state.holders, ...granted], waiters: state.waiters.filter((w) => !promoted.has(w.uuid)), holds: state.holds, paces });
-      return claimed.rows;
+      return claimed;
     });
-    return mine
-      .map((r) => ({ id: String(r.id), uuid: r.uuid, provider: r.provider, workload: r.workload, name: r.name, granted_at: Number(r.granted_at) }))
-      .sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   renew(leaseId: string, _now: number): Promise<boolean> {
@@ -367,9 +322,9 @@ export class PgLimiter implements Limiter {
       (async () => {
         await this.resyncing;
         const r = await this.db.tx(async (c) => {
-          const d = await c.query(`DELETE FROM orcr_lease WHERE cluster = $1 AND id = $2 AND host = $3`, [this.o.cluster, leaseId, this.o.host]);
-          if ((d.rowCount ?? 0) > 0) await this.changed(c, 'release');
-          return (d.rowCount ?? 0) > 0;
+          const released = await dropLease(c, this.o.cluster, this.o.host, leaseId);
+          if (released) await this.changed(c, 'release');
+          return released;
         });
         await this.refresh();
         return r;

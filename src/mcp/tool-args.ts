@@ -50,11 +50,24 @@ export function fromMethod<
   params: A,
   opts: { required?: readonly R[]; own?: O } = {},
 ): ToolArgs<z.output<z.ZodObject<{ [K in keyof A]: K extends R ? Unwrapped<ShapeOf<M>[A[K]]> : ShapeOf<M>[A[K]] } & O>>> {
+  return argsOf(method, params, opts) as never;
+}
+
+/** The arguments of a tool the method table offers (its entry's `tool`): the params it names, under the tool's names. */
+export function offeredArgs(method: MethodName, params: Readonly<Record<string, string>>): ToolArgs<Record<string, unknown>> {
+  return argsOf(method, params, {});
+}
+
+function argsOf(
+  method: MethodName,
+  params: Readonly<Record<string, string>>,
+  opts: { required?: readonly string[]; own?: z.ZodRawShape },
+): ToolArgs<Record<string, unknown>> {
   const table = (METHODS[method].params as z.ZodObject).shape;
   const shape: Record<string, z.ZodType> = {};
   for (const [arg, param] of Object.entries(params)) {
     const field = table[param]!;
-    shape[arg] = (opts.required as readonly string[] | undefined)?.includes(arg) && field instanceof z.ZodOptional ? field.unwrap() : field;
+    shape[arg] = opts.required?.includes(arg) && field instanceof z.ZodOptional ? field.unwrap() : field;
   }
   const schema = z.object({ ...shape, ...opts.own }).strict();
   return {
@@ -65,7 +78,7 @@ export function fromMethod<
       const given = Object.fromEntries(Object.entries(raw).filter(([k, v]) => v !== null || !Object.hasOwn(schema.shape, k)));
       const r = schema.safeParse(given);
       if (!r.success) throw new OrcrError('usage', problemText(tool, schema, r.error, given));
-      return r.data as never;
+      return r.data;
     },
   };
 }

@@ -1,21 +1,24 @@
-// The tools `orcr mcp` offers an agent: run, wait, show, logs, send, kill,
-// ps, each a call of the SDK. Their arguments are the params of the methods
-// those calls make, read from the method table (./tool-args.ts): their JSON
-// Schema for the model and their check are the table's zod schemas. The run
-// tool's is the run-spec line schema's own, the one the SDK's RunSpec type is
-// read from: a field added there is offered here.
+// The tools `orcr mcp` offers an agent, each a call of the SDK: those the
+// method table offers (an entry's `tool`: ps, show, kill, send, each calling
+// the SDK function the entry names), and, written here, those that take what
+// no method does (run, wait, logs). Their arguments are the params of the
+// methods those calls make, read from the method table (./tool-args.ts):
+// their JSON Schema for the model and their check are the table's zod
+// schemas. The run tool's is the run-spec line schema's own, the one the
+// SDK's RunSpec type is read from: a field added there is offered here.
 // Results are text content holding JSON, as the CLI's --json prints it; a
 // refused call is a tool error the model can read.
 
 import { z } from 'zod';
 import { PRESET_NAMES } from '../agents/registry.js';
 import { runSpecLineSchema } from '../config/run-spec.js';
+import { METHOD_NAMES, METHODS, type MethodName, type MethodSpec, type ToolSpec } from '../protocol/methods.js';
 import { OrcrError } from '../sdk/errors.js';
 import type { Orcr } from '../sdk/client.js';
 import type { RunSpec } from '../sdk/spec.js';
 import { INVALID_PARAMS, RpcError, type CallContext } from './jsonrpc.js';
 import { waitWithProgress } from './progress.js';
-import { fromMethod, inputSchema, specArgs, type ArgsFrom, type ToolArgs } from './tool-args.js';
+import { fromMethod, inputSchema, offeredArgs, specArgs, type ArgsFrom, type ToolArgs } from './tool-args.js';
 
 export interface Tool {
   name: string;
@@ -46,6 +49,37 @@ const WHOLE = 'must be a whole number of at least 1';
 const TAIL = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).describe('how many lines, from the end (default 100)').optional();
 const STDERR = z.boolean({ error: 'must be true or false' }).describe("the run's error output instead of its output").optional();
 
+/** The SDK function at a path (`show`, `server.status`), bound to what holds it. */
+function sdkFunction(orcr: Orcr, path: string): (...args: unknown[]) => Promise<unknown> {
+  const words = path.split('.');
+  const owner = words.slice(0, -1).reduce<Record<string, unknown>>((o, w) => o[w] as Record<string, unknown>, orcr as unknown as Record<string, unknown>);
+  const fn = owner[words.at(-1)!];
+  if (typeof fn !== 'function') throw new Error(`the method table offers a tool over ${path}, which is no function of the SDK`);
+  return (fn as (...args: unknown[]) => Promise<unknown>).bind(owner);
+}
+
+const camel = (name: string): string => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** A tool a method table entry offers: its SDK function called with its args in their order, then its options (those given) as one object. */
+function offered(spec: ToolSpec, method: MethodName): Tool {
+  const args = Object.keys(spec.args ?? {});
+  const options = Object.keys(spec.options ?? {});
+  return tool({
+    name: spec.name,
+    description: spec.description,
+    args: offeredArgs(method, { ...spec.args, ...spec.options }),
+    call: (orcr, a) => {
+      const given = Object.fromEntries(options.filter((o) => a[o] !== undefined).map((o) => [camel(o), a[o]]));
+      return sdkFunction(orcr, spec.sdk)(...args.map((k) => a[k]), ...(spec.options ? [given] : []));
+    },
+  });
+}
+
+const OFFERED: readonly Tool[] = METHOD_NAMES.flatMap((m) => {
+  const spec: MethodSpec = METHODS[m];
+  return spec.tool ? [offered(spec.tool, m)] : [];
+});
+
 export const TOOLS: readonly Tool[] = [
   tool({
     name: 'run',
@@ -61,36 +95,12 @@ export const TOOLS: readonly Tool[] = [
     call: (orcr, a, ctx) => waitWithProgress(orcr, a.runs, a.timeout, ctx),
   }),
   tool({
-    name: 'show',
-    description: 'A run: status, exit reason, turns, tokens, cost, budgets, its last text and tool.',
-    args: fromMethod('run.get', { run: 'ref' }),
-    call: (orcr, a) => orcr.show(a.run),
-  }),
-  tool({
     name: 'logs',
     description: "The last lines of a run's output as the agent wrote them (stderr: its error output).",
     args: fromMethod('run.resolve', { run: 'ref' }, { own: { tail: TAIL, stderr: STDERR } }),
     call: async (orcr, a) => ({ lines: await orcr.logs(a.run, { tail: a.tail, stderr: a.stderr }) }),
   }),
-  tool({
-    name: 'send',
-    description: 'Send input to an idle interactive run: it starts a new turn on it.',
-    args: fromMethod('run.send', { run: 'ref', text: 'text' }),
-    call: (orcr, a) => orcr.send(a.run, a.text),
-  }),
-  tool({
-    name: 'kill',
-    description: 'Stop runs: a queued one is canceled, a live one gets TERM, then KILL after the grace period (at once with force).',
-    args: fromMethod('run.kill', { runs: 'refs', force: 'force' }),
-    call: (orcr, a) => orcr.kill(a.runs, { force: a.force }),
-  }),
-  tool({
-    name: 'ps',
-    description:
-      'The runs of this home, oldest first, as `orcr ps --json` lists them: the active ones (queued, starting, working, idle, blocked) by default; "all" adds ended ones. Filter by "status" or "provider".',
-    args: fromMethod('run.list', { all: 'all', status: 'status', provider: 'provider' }),
-    call: (orcr, a) => orcr.list(a),
-  }),
+  ...OFFERED,
 ];
 
 /** The answer to tools/list. */

@@ -1,8 +1,9 @@
 // Every method the socket serves, once: its parameters (a zod schema the
 // server parses them with), whether it writes (refused while the journal
-// cannot be written), a line of what it does, and its result type. The
-// server's dispatch and its list of writes derive from this table, and so do
-// the clients' types (ParamsOf / ResultOf).
+// cannot be written), a line of what it does, its result type, and whether
+// orcr mcp offers it as a tool. The server's dispatch and its list of writes
+// derive from this table, and so do the clients' types (ParamsOf / ResultOf)
+// and the tools it offers (src/mcp/tools.ts).
 //
 // A new method goes here, then in a handler module (src/server/handlers/),
 // whose index fails to compile until it has one.
@@ -15,7 +16,6 @@ import { RUN_STATUSES } from '../core/types.js';
 import { RemoteError } from './errors.js';
 import type {
   ClusterForgotten,
-  ClusterState,
   ClusterStatus,
   Diff,
   EventsPage,
@@ -40,6 +40,23 @@ import type {
 import { PAGE } from './wire.js';
 import type { PublicLoop, PublicLoopRun, PublicRun } from './views.js';
 
+/**
+ * A method offered as a tool of orcr mcp: its name and description for a
+ * model, the SDK function it calls (its path on a connected Orcr: `show`,
+ * `server.status`), and which params it takes under which names — `args`
+ * passed to that function first, in their order, then `options` as one
+ * object, each under its name in camelCase: `kill(runs, { force })`. The
+ * arguments' schemas are the params' own.
+ */
+export interface ToolSpec<K extends string = string> {
+  readonly name: string;
+  readonly description: string;
+  readonly sdk: string;
+  /** Tool argument → the param it is. */
+  readonly args?: Readonly<Record<string, K>>;
+  readonly options?: Readonly<Record<string, K>>;
+}
+
 export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
   params: P;
   /** Changes state: refused while the journal cannot be written. */
@@ -49,12 +66,19 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
   readonly result?: R;
   /** Parses the parameters instead of `params` where the answer must say more than zod's first issue (run.enqueue). */
   parse?: (raw: Record<string, unknown>) => z.output<P>;
+  tool?: ToolSpec;
 }
 
 /** A method with result type R: `method<R>()({ params, writes, doc })`. */
 const method =
   <R>() =>
-  <P extends z.ZodType>(spec: { params: P; writes: boolean; doc: string; parse?: (raw: Record<string, unknown>) => z.output<P> }): MethodSpec<P, R> =>
+  <P extends z.ZodType>(spec: {
+    params: P;
+    writes: boolean;
+    doc: string;
+    parse?: (raw: Record<string, unknown>) => z.output<P>;
+    tool?: ToolSpec<keyof z.output<P> & string>;
+  }): MethodSpec<P, R> =>
     spec;
 
 // Each field's refusal is worded to follow its name (`"status" must be one
@@ -114,11 +138,19 @@ export const METHODS = {
     }),
     writes: false,
     doc: 'A page of runs, newest first (active ones; all with `all`); `before` pages back.',
+    tool: {
+      name: 'ps',
+      description:
+        'The runs of this home, oldest first, as `orcr ps --json` lists them: the active ones (queued, starting, working, idle, blocked) by default; "all" adds ended ones. Filter by "status" or "provider".',
+      sdk: 'list',
+      options: { all: 'all', status: 'status', provider: 'provider' },
+    },
   }),
   'run.get': method<{ run: PublicRun; env?: Record<string, string> }>()({
     params: z.object({ ref: runRef, env: z.boolean().optional() }),
     writes: false,
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
+    tool: { name: 'show', description: 'A run: status, exit reason, turns, tokens, cost, budgets, its last text and tool.', sdk: 'show', args: { run: 'ref' } },
   }),
   'run.kill': method<{ results: KillResult[] }>()({
     params: z.object({
@@ -129,11 +161,19 @@ export const METHODS = {
     }),
     writes: true,
     doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled. What waits for a killed run (run --after) is canceled with it, unless keep_dependents: then it waits for its other inputs only.',
+    tool: {
+      name: 'kill',
+      description: 'Stop runs: a queued one is canceled, a live one gets TERM, then KILL after the grace period (at once with force).',
+      sdk: 'kill',
+      args: { runs: 'refs' },
+      options: { force: 'force' },
+    },
   }),
   'run.send': method<{ run: PublicRun }>()({
     params: z.object({ ref: runRef, text: z.string({ error: 'must be a string' }).describe('the input: the next turn') }),
     writes: true,
     doc: 'Input to an idle run.',
+    tool: { name: 'send', description: 'Send input to an idle interactive run: it starts a new turn on it.', sdk: 'send', args: { run: 'ref', text: 'text' } },
   }),
   'run.wait': method<{ settled: Settled[] }>()({
     params: z.object({

@@ -5,7 +5,7 @@
 import type { CapUsage } from '../core/admission.js';
 import type { RunEvent } from '../core/events.js';
 import type { ExitReason, Protocol, RunStatus } from '../core/types.js';
-import type { MeterView, PublicLoop, PublicRun } from './views.js';
+import type { MeterView, PublicRun } from './views.js';
 
 // ---------- runs ----------
 
@@ -18,7 +18,7 @@ export interface Settled {
   token: SettleToken;
 }
 
-export type KillAction = 'killing' | 'canceled' | 'already_ended' | 'not_found';
+type KillAction = 'killing' | 'canceled' | 'already_ended' | 'not_found';
 
 /** One ref of `run.kill`; `descendants` only when there were some (the runs ended with it). */
 export interface KillResult {
@@ -105,7 +105,7 @@ export interface Stats {
 }
 
 /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
-export interface ConfigError {
+interface ConfigError {
   at: number;
   message: string;
 }
@@ -221,9 +221,9 @@ export interface WorktreeFinished {
 // ---------- the cluster ----------
 
 /** Whether other machines' notices reach this one; `not arriving` (a transaction-mode pooler): a fast poll stands in. */
-export type NotificationState = 'unknown' | 'arriving' | 'not arriving';
+type NotificationState = 'unknown' | 'arriving' | 'not arriving';
 
-export interface ClusterMachine {
+interface ClusterMachine {
   host: string;
   heartbeat: string;
   alive: boolean;

@@ -119,7 +119,7 @@ export interface ViewExtras {
 }
 
 /** The run's meters as clients see them: core's runMeters, rounded. */
-export function meterViews(run: Run, now: number): PublicRun['budget'] {
+function meterViews(run: Run, now: number): PublicRun['budget'] {
   const elapsed = run.started_at === null ? 0 : (run.ended_at ?? now) - run.started_at;
   // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
   const tree = rolledUp(run);
@@ -144,7 +144,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     exit_reason: run.exit_reason,
     exit_detail: run.exit_detail,
     exit_code: run.exit_code,
-    exit_note: run.exit_note ?? null,
+    exit_note: run.exit_note,
     blocked_kind: run.blocked_kind,
     queue_seq: run.queue_seq,
     queue_position: run.status === 'queued' ? (extras.queuePosition ?? null) : null,
@@ -158,16 +158,16 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     cost_usd: run.cost_usd,
     budget: meterViews(run, now),
     loop: extras.loop ?? { detected: false, warned: false, repetitions: 0 },
-    stalled_since: run.status === 'ended' ? null : iso(run.stalled_since ?? null),
+    stalled_since: run.status === 'ended' ? null : iso(run.stalled_since),
     held_until: extras.heldUntil ? iso(extras.heldUntil) : null,
     waiting: run.status === 'queued' ? (extras.waiting ?? null) : null,
-    lease: run.status === 'ended' || run.status === 'queued' ? null : (run.lease_id ?? null),
+    lease: run.status === 'ended' || run.status === 'queued' ? null : run.lease_id,
     env_keys: Object.keys(run.env),
     session_id: run.session_id,
     agent_retry: run.agent_retry && run.status !== 'ended' ? agentRetryView(run.agent_retry) : null,
-    attempts: (run.attempts ?? []).map((a) => ({
+    attempts: run.attempts.map((a) => ({
       n: a.n,
-      kind: a.kind ?? 'continue',
+      kind: a.kind,
       started_at: iso(a.started_at),
       ended_at: iso(a.ended_at)!,
       reason: a.reason,
@@ -180,11 +180,11 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     started_at: iso(run.started_at),
     ended_at: iso(run.ended_at),
     status_at: iso(run.status_at)!,
-    parent: run.parent ?? null,
-    depth: run.depth ?? 0,
+    parent: run.parent,
+    depth: run.depth,
     children: extras.children ?? [],
-    after: run.after ?? [],
-    after_any: run.after_any === true,
+    after: run.after,
+    after_any: run.after_any,
     dependents: extras.dependents ?? [],
     rollup: tree,
     worktree: run.worktree

@@ -11,7 +11,6 @@
 // their parameters and results are in methods.ts.
 
 import type { RunEvent } from '../core/events.js';
-import type { ErrorBody } from './errors.js';
 import type { PublicRun } from './views.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -23,14 +22,6 @@ export const MAX_NESTING = 100;
 export const socketPathLimit = 107;
 /** The most runs or events one reply carries: every listing is paged. */
 export const PAGE = 10_000;
-
-export interface Request {
-  id: number;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export type Reply = { id: number | null; result: unknown } | { id: number | null; error: ErrorBody };
 
 /** A committed event, with the run as it stood when it was written (null for an event about no run). */
 export interface EventMessage {
@@ -60,6 +51,3 @@ export interface RowsMessage {
 export interface StoppingMessage {
   type: 'stopping';
 }
-
-/** What the server pushes unasked. */
-export type PushMessage = EventMessage | RowsMessage | StoppingMessage;

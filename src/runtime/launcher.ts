@@ -259,7 +259,7 @@ function ownUmask(): string {
  * descriptors) is reported through the child's `error` event, a tick later:
  * it is listened to, or it would reach the process's top.
  */
-export function startWrapper(spec: LaunchSpec, program: string): Launched {
+function startWrapper(spec: LaunchSpec, program: string): Launched {
   const child = spawnDetached(spec, program);
   if (child.pid === undefined) throw new LaunchError('could not start /bin/sh', 'ESPAWN');
   return { pid: child.pid, pidStart: processStartTime(child.pid), child };
@@ -349,7 +349,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
  * sessions of their own (Claude Code runs each Bash command under setsid), so
  * a signal to the group misses them; the variable survives re-parenting.
  */
-export function runProcesses(uuid: string): number[] {
+function runProcesses(uuid: string): number[] {
   const needle = `ORCR_RUN=${uuid}`;
   const out: number[] = [];
   let entries: string[];

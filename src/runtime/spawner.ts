@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled helper beside this module (dist/src/runtime/spawn-helper.js). */
-export const HELPER_SCRIPT = fileURLToPath(new URL('./spawn-helper.js', import.meta.url));
+const HELPER_SCRIPT = fileURLToPath(new URL('./spawn-helper.js', import.meta.url));
 
 export class SpawnHelperGone extends Error {}
 

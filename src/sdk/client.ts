@@ -55,7 +55,7 @@ const refOf = (r: RunRef): string => (typeof r === 'string' ? r : r.uuid);
 const refsOf = (runs: RunRef | readonly RunRef[]): string[] => (Array.isArray(runs) ? runs : [runs as RunRef]).map(refOf);
 
 /** A Duration in milliseconds; a bad one is OrcrError `usage` naming `what`. */
-export function durationMs(d: Duration, what: string): number {
+function durationMs(d: Duration, what: string): number {
   if (typeof d === 'number') return d;
   try {
     return parseDuration(d);

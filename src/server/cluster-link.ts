@@ -40,7 +40,7 @@ export type ClusterConfig = NonNullable<Config['cluster']>;
 const STATUS_DEADLINE_MS = 3000;
 
 /** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
-export function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
   return env.ORCR_CLUSTER_URL && env.ORCR_CLUSTER_URL.trim() !== '' ? env.ORCR_CLUSTER_URL : (cfg.url ?? null);
 }
 
@@ -117,11 +117,11 @@ export class ClusterLink implements Limiter {
 
   /** This home's lasting id in the cluster's list of machines (kept in the journal). */
   private homeId(): string {
-    const journal = this.p.store.journal;
-    let id = journal.getMeta<string>('home_id');
+    const { store } = this.p;
+    let id = store.reader.getMeta<string>('home_id');
     if (!id) {
       id = crypto.randomUUID();
-      journal.setMeta('home_id', id);
+      store.setMeta('home_id', id);
     }
     return id;
   }
@@ -141,7 +141,7 @@ export class ClusterLink implements Limiter {
     await this.resync(afterOutage);
     if (!this.joinedOnce) {
       this.joinedOnce = true;
-      this.p.store.journal.appendEvent(null, { type: 'cluster_joined', data: { cluster: this.name, host: this.host } });
+      this.p.store.event(null, { type: 'cluster_joined', data: { cluster: this.name, host: this.host } });
     }
     this.beat ??= setInterval(() => this.p.background(this.heartbeat()), Math.max(250, Math.floor(this.cfg.lease_ttl / 3)));
     this.beat.unref();
@@ -182,7 +182,7 @@ export class ClusterLink implements Limiter {
         if (!run || run.lease_id === id) continue;
         const events: EventInput[] = [];
         if (run.lease_id && !this.lostSaid.has(run.lease_id)) events.push(this.lostEvent(run.lease_id));
-        events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null && run.lease_id !== undefined } });
+        events.push({ type: 'lease_acquired', data: { lease: id, host: this.host, again: run.lease_id !== null } });
         store.save({ ...run, lease_id: id }, events);
         if (run.lease_id) lost.push(uuid);
       }
@@ -207,7 +207,7 @@ export class ClusterLink implements Limiter {
     if (over.length === 0) return;
     const what = over.map((c) => `${c.cap} ${c.active}/${c.limit}`).join(', ');
     this.p.log(`cluster over its caps after re-taking leases (${what}): admitting nothing until it is under again`);
-    this.p.store.journal.appendEvent(null, { type: 'cluster_over_cap', data: { caps: over.map((c) => ({ cap: c.cap, active: c.active, limit: c.limit })) } });
+    this.p.store.event(null, { type: 'cluster_over_cap', data: { caps: over.map((c) => ({ cap: c.cap, active: c.active, limit: c.limit })) } });
   }
 
   /**
@@ -265,7 +265,7 @@ export class ClusterLink implements Limiter {
       this.unavailableSaid = true;
       this.p.log(`cluster unavailable: ${this.error}; admitting nothing until it is back (runs still queue, agents go on)`);
       const data = { cluster: this.name, error: this.error };
-      this.p.background(Promise.resolve().then(() => this.p.store.journal.appendEvent(null, { type: 'cluster_unavailable', data })));
+      this.p.background(Promise.resolve().then(() => this.p.store.event(null, { type: 'cluster_unavailable', data })));
     }
     this.retry ??= setInterval(
       () => {
@@ -291,7 +291,7 @@ export class ClusterLink implements Limiter {
       this.retry = null;
       await this.start(wasJoined);
       this.p.log('cluster available: admitting');
-      if (this.unavailableSaid) this.p.store.journal.appendEvent(null, { type: 'cluster_available', data: { cluster: this.name } });
+      if (this.unavailableSaid) this.p.store.event(null, { type: 'cluster_available', data: { cluster: this.name } });
       this.unavailableSaid = false;
     } catch (e) {
       // Back and gone again (a resync that failed): fail closed again, and keep trying.

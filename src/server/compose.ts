@@ -1,16 +1,18 @@
 // The composition root: every room of the supervisor built once, in
-// dependency order, each given only the few collaborators it uses. Three
-// late ties are made here and only here: the run store hands committed
-// effects to the interpreter, live runs tell progress and exits what they
-// hear, and the lifecycle hands faults to the facade. No room holds another
-// through a shared bag; the facade (supervisor.ts) keeps what it exposes.
+// dependency order, each given only the few collaborators it uses. The late
+// ties are made here and only here: the run store hands committed effects to
+// the interpreter, live runs tell progress and exits what they hear, the
+// lifecycle hands faults to the degrading room, and the notifier hears each
+// committed event. No room holds another through a shared bag; the handlers
+// get the rooms' narrow ports (`rooms`), the socket what it sends its
+// subscribers (`feed`), and the facade (supervisor.ts) the lifecycle's rooms.
 
-import { clusterEditProblem } from '../config/cluster-edit.js';
-import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
-import type { Journal } from '../journal/journal.js';
 import { AdmissionLoop } from './admission-loop.js';
 import { wallNow, type WallClock } from './clock.js';
+import { ClusterJoin } from './cluster-join.js';
+import { ConfigReload } from './config-reload.js';
+import { Degrading } from './degrading.js';
 import { Interpreter } from './effects.js';
 import { Ending } from './ending.js';
 import { Exits } from './exits.js';
@@ -18,50 +20,48 @@ import { Continuing } from './continuing.js';
 import { Dependencies } from './dependencies.js';
 import { Fleet } from './fleet.js';
 import { Guards } from './guards.js';
+import type { Rooms } from './handlers/context.js';
+import { Kills } from './kills.js';
 import { Launching } from './launching.js';
 import { Lending } from './lending.js';
 import { Lifecycle } from './lifecycle.js';
 import { LiveRuns } from './live-runs.js';
 import { Loops } from './loops.js';
+import { Notifier } from './notify.js';
 import { Progress } from './progress.js';
+import { Queries } from './queries.js';
 import { Queueing } from './queueing.js';
+import { Reads } from './reads.js';
 import type { Reconciling } from './reconcile.js';
 import { Retention } from './retention.js';
 import { RunInput } from './run-input.js';
 import { RunStore } from './run-store.js';
 import { RunTree } from './run-tree.js';
+import type { Settings } from './settings.js';
 import { Slots } from './slots.js';
+import { StartUp } from './start-up.js';
+import { Stopping } from './stopping.js';
 import { Stops } from './stops.js';
+import type { Feed } from './subscriber-feed.js';
 import { Waits } from './waits.js';
 import { Worktrees } from './worktrees.js';
 
-/** The config in force: replaced whole on a reload, read by the rooms at call time. */
-export class Settings {
-  /** config.json as last read: the config in force, unless an edit of it was refused (a cluster edit waits for a restart). */
-  onDisk: Config;
-  constructor(public config: Config) {
-    this.onDisk = config;
-  }
-  readonly get = (): Config => this.config;
-  /** Why config.json's "cluster" is not the one in force (an edit waiting for the next start), or null. */
-  clusterPending(): string | null {
-    return clusterEditProblem(this.config.cluster, this.onDisk.cluster);
-  }
-}
-
-export function compose(home: Home, journal: Journal, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {
+export function compose(home: Home, settings: Settings, log: (msg: string) => void, loopClock: WallClock = wallNow) {
   const config = settings.get;
-  const store = new RunStore(journal);
+  // The journal is opened by the run store and stays in it: every room writes through the store's unit of work.
+  const store = RunStore.open(home, settings.config);
   const lifecycle = new Lifecycle(log);
   const slots = new Slots(settings.config);
   const live = new LiveRuns({ home, store, log });
   const ending = new Ending({ store, host: () => slots.host });
   const dependencies = new Dependencies({ store, ending });
   const continuing = new Continuing({ store, ending, config, host: () => slots.host, log });
+  const lending = new Lending({ store, slots, lifecycle });
   // A one-shot agent blocked on a usage limit exits and is continued: a wait goes on through it.
   const waits = new Waits({
     store,
     continues: (run) => !run.interactive && run.blocked_kind === 'limit' && continuing.decide(run, { reason: 'errored', detail: 'limit' }).kind === 'continue',
+    lend: (caller, uuids) => lending.forWait(caller, uuids),
   });
   const fleet = new Fleet({ store, slots, config, lifecycle, ending, promptAfterHold: (run) => continuing.promptAfterHold(run) });
   const guards = new Guards({ store, live, config });
@@ -73,7 +73,6 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
   const worktrees = new Worktrees({ home, store, config, lifecycle });
   const launching = new Launching({ home, store, log, lifecycle, worktrees, ending, live, input });
   const admission = new AdmissionLoop({ store, slots, lifecycle, fleet, ending, launching });
-  const lending = new Lending({ store, slots, lifecycle });
   const loops = new Loops({ store, lifecycle, launching, stops, live, now: loopClock });
   const retention = new Retention({ home, store, config, lifecycle });
   const queueing = new Queueing({ store, slots, config, lifecycle, fleet, tree, dependencies, worktreeDir: () => worktrees.dir });
@@ -88,27 +87,38 @@ export function compose(home: Home, journal: Journal, settings: Settings, log: (
     },
   });
   const reconciling: Reconciling = { home, store, slots, config, fleet, live, stops, exits, launching, dependencies };
-  return {
-    store,
-    lifecycle,
-    slots,
-    live,
-    fleet,
-    continuing,
-    dependencies,
-    stops,
+  const kills = new Kills({ store, stops, dependencies, live });
+  const queries = new Queries({ store, slots, fleet, dependencies, config, lifecycle, settings });
+  const reads = new Reads(store);
+  // Told after each commit, like the clients; the journal outlives a degrade, so this is subscribed once.
+  const notifier = new Notifier({ log, view: (run) => queries.view(run), lookup: (uuid) => store.lookup(uuid) ?? null, now: Date.now });
+  notifier.setConfig(settings.config.notify);
+  store.reader.onEvent((event, row) => notifier.onEvent(event, row));
+  // The lifecycle's rooms: start and let go, degrade and probe, reload config, drain and stop, join a cluster.
+  const startUp = new StartUp({ store, lifecycle, reconciling, lending, queueing, continuing, dependencies, slots, retention, loops, admission, fleet, live });
+  const degrading = new Degrading({ store, lifecycle, launching, slots, config, log, startUp });
+  lifecycle.handle({ degrade: (reason) => degrading.degrade(reason), fail: (e) => degrading.fail(e) });
+  const configReload = new ConfigReload({ settings, store, slots, fleet, notifier, log });
+  const stopping = new Stopping({ store, lifecycle, kills, input, waits, launching, slots, live, notifier, degrading, startUp });
+  const clusterJoin = new ClusterJoin({ home, settings, store, slots, lifecycle, dependencies, fleet, log });
+  const rooms: Rooms = {
+    reads,
+    queries,
+    queueing,
+    kills,
     tree,
     input,
-    worktrees,
-    launching,
-    admission,
-    lending,
-    loops,
-    retention,
-    queueing,
     waits,
-    reconciling,
+    worktrees,
+    retention,
+    fleet,
+    loops,
+    lifecycle,
+    settings,
+    cluster: () => slots.cluster,
   };
+  const feed: Feed = { reads, queries, lifecycle, absorbs: (e) => degrading.absorbs(e) };
+  return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, rooms, feed };
 }
 
 export type House = ReturnType<typeof compose>;

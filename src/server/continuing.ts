@@ -73,7 +73,7 @@ export class Continuing {
       on_limit: run.on_limit ?? p?.on_limit ?? (resumable ? 'continue' : 'end'),
       max_continues: run.max_continues ?? p?.max_continues ?? DEFAULT_MAX_CONTINUES,
       prompt: p?.continue_prompt ?? DEFAULT_CONTINUE_PROMPT,
-      retries: run.retries ?? 0,
+      retries: run.retries,
       terminal_exit_codes: [...(this.workload(run)?.terminal_exit_codes ?? []), ...(p?.terminal_exit_codes ?? [])],
       resume,
     };
@@ -120,10 +120,10 @@ export class Continuing {
     const policy = this.policy(run);
     const retry = after.kind === 'retry';
     const fresh = retry && !after.resumes;
-    const firstPrompt = run.attempts?.[0]?.prompt ?? run.prompt;
+    const firstPrompt = run.attempts[0]?.prompt ?? run.prompt;
     const now = Date.now();
     const next = transition(run, 'queued', monoNow(), {
-      attempts: [...(run.attempts ?? []), after.attempt],
+      attempts: [...run.attempts, after.attempt],
       first_command: run.first_command ?? run.command,
       command: after.argv,
       prompt: fresh ? firstPrompt : retry ? DEFAULT_RETRY_PROMPT : policy.prompt,
@@ -131,7 +131,7 @@ export class Continuing {
       pid_start: null,
       lease_id: null,
       stalled_since: null,
-      cost_base: run.cost_reported ?? run.cost_base ?? 0,
+      cost_base: run.cost_reported ?? run.cost_base,
       retry_at: retry ? now + after.delay_ms : null,
       ...(fresh ? { session_id: null } : {}),
     });
@@ -146,7 +146,7 @@ export class Continuing {
             data: {
               from,
               attempt: n,
-              of: (run.retries ?? 0) + 1,
+              of: run.retries + 1,
               why: after.why,
               reason: a.reason,
               detail: a.detail,
@@ -162,7 +162,7 @@ export class Continuing {
     this.watch(next);
     this.d.log(
       retry
-        ? `run ${run.name} (${uuid}) failed for a passing reason (${after.why}): retry ${n - 1} of ${run.retries ?? 0} in ${Math.round(after.delay_ms / 100) / 10}s, ${after.resumes ? `resuming session ${a.session_id}` : 'afresh'}`
+        ? `run ${run.name} (${uuid}) failed for a passing reason (${after.why}): retry ${n - 1} of ${run.retries} in ${Math.round(after.delay_ms / 100) / 10}s, ${after.resumes ? `resuming session ${a.session_id}` : 'afresh'}`
         : `run ${run.name} (${uuid}) stopped on a usage limit: queued again to continue session ${a.session_id} (attempt ${n})`,
     );
   }

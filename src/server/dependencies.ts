@@ -38,14 +38,14 @@ export class Dependencies {
   /** Each input as it stands now (active from memory, ended from the journal). */
   inputs(run: Run): (InputState | { uuid: string; gone: true })[] {
     const { store } = this.d;
-    return (run.after ?? []).map((u) => {
-      const r = store.get(u) ?? store.journal.getRun(u);
+    return run.after.map((u) => {
+      const r = store.get(u) ?? store.reader.getRun(u);
       return r ? { uuid: r.uuid, name: r.name, status: r.status, exit_reason: r.exit_reason } : { uuid: u, gone: true as const };
     });
   }
 
   verdict(run: Run): DependencyVerdict {
-    return dependencyVerdict(run.after_any === true, this.inputs(run));
+    return dependencyVerdict(run.after_any, this.inputs(run));
   }
 
   /**
@@ -54,7 +54,7 @@ export class Dependencies {
    * canceled here, its input having failed already.
    */
   admit(run: Run): boolean {
-    if (!run.after?.length) return false;
+    if (!run.after.length) return false;
     const v = this.verdict(run);
     if (v.kind === 'ready') return false;
     if (v.kind === 'cancel') this.cancel(run.uuid, v.detail);
@@ -68,7 +68,7 @@ export class Dependencies {
     this.held.clear();
     const held = new Set<string>();
     for (const run of active) {
-      if (run.status !== 'queued' || !run.after?.length) continue;
+      if (run.status !== 'queued' || !run.after.length) continue;
       const v = this.verdict(run);
       if (v.kind === 'ready') continue;
       held.add(run.uuid);
@@ -115,7 +115,7 @@ export class Dependencies {
     for (const dep of waiting) {
       const run = store.get(dep);
       if (!run || run.status !== 'queued') continue;
-      const left = (run.after ?? []).filter((u) => u !== uuid);
+      const left = run.after.filter((u) => u !== uuid);
       store.save({ ...run, after: left }, { type: 'after_dropped', data: { input: uuid, name, left } });
       this.look(dep);
     }
@@ -147,7 +147,7 @@ export class Dependencies {
       return;
     }
     const v = this.verdict(run);
-    this.untrack(uuid, run.after ?? []);
+    this.untrack(uuid, run.after);
     if (v.kind === 'wait') return this.track(uuid, v.left);
     if (v.kind === 'cancel') return this.cancel(uuid, v.detail);
     // Its queue place is its queue_seq: it goes in where it was queued, not behind what came since;

@@ -61,10 +61,10 @@ export class Fleet {
    * a limiter built from the journal.
    */
   load(): Record<string, number> {
-    const journal = this.p.store.journal;
-    this.journaled = journal.getMeta<Record<string, number>>('holds') ?? {};
-    this.accounts = journal.getMeta<Record<string, number>>('account_holds') ?? {};
-    this.exceeded = journal.getMeta('fleet_exceeded') !== null;
+    const { reader } = this.p.store;
+    this.journaled = reader.getMeta<Record<string, number>>('holds') ?? {};
+    this.accounts = reader.getMeta<Record<string, number>>('account_holds') ?? {};
+    this.exceeded = reader.getMeta('fleet_exceeded') !== null;
     this.loadUsage();
     this.timer ??= setInterval(() => {
       this.loadUsage();
@@ -88,7 +88,7 @@ export class Fleet {
   loadUsage(): void {
     const w = this.p.config().budgets.fleet.window;
     const since = w === 'all' ? 0 : monoNow() - w.rolling_ms;
-    this.usage = this.p.slots.limiter.usageSince(since) ?? this.p.store.journal.usageSince(since);
+    this.usage = this.p.slots.limiter.usageSince(since) ?? this.p.store.reader.usageSince(since);
   }
 
   meters(): Meter[] {
@@ -98,7 +98,7 @@ export class Fleet {
   /** A run spent this much (journaled in the caller's unit of work; counted once it commits, and told to the cluster). */
   add(tokens: number, cost: number): void {
     const at = monoNow();
-    this.p.store.journal.addUsage(at, tokens, cost);
+    this.p.store.addUsage(at, tokens, cost);
     this.p.store.afterCommit(() => {
       this.usage = { tokens: this.usage.tokens + tokens, cost: this.usage.cost + cost };
       this.p.lifecycle.background(this.p.slots.limiter.addUsage(at, tokens, cost));
@@ -111,7 +111,7 @@ export class Fleet {
     const v = fleetVerdict(this.meters(), this.exceeded, this.warned);
     for (const m of v.warn) {
       this.warned.add(m.name);
-      store.journal.appendEvent(null, {
+      store.event(null, {
         type: 'budget_warning',
         data: { scope: 'fleet', meter: m.name, used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction) },
       });
@@ -120,8 +120,8 @@ export class Fleet {
     if (change.kind === 'trip') {
       const trip = change.meter;
       store.transaction(() => {
-        store.journal.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
-        store.journal.appendEvent(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
+        store.setMeta('fleet_exceeded', { at: monoNow(), meter: trip.name });
+        store.event(null, { type: 'budget_exceeded', data: { scope: 'fleet', meter: trip.name, used: roundCost(trip.used), limit: trip.limit } });
         // Nothing new starts; this machine's queued runs are canceled; in-flight runs finish their turn.
         for (const run of [...store.active()]) if (run.status === 'queued') this.p.ending.end(run.uuid, 'canceled', 'fleet_budget', null);
         store.afterCommit(() => {
@@ -131,8 +131,8 @@ export class Fleet {
       store.emit(...[...store.active()].filter((r) => r.status === 'idle').map((r) => ({ kind: 'close_input' as const, uuid: r.uuid })));
     } else if (change.kind === 'reset') {
       store.transaction(() => {
-        store.journal.setMeta('fleet_exceeded', null);
-        store.journal.appendEvent(null, { type: 'budget_reset', data: { scope: 'fleet' } });
+        store.setMeta('fleet_exceeded', null);
+        store.event(null, { type: 'budget_reset', data: { scope: 'fleet' } });
         store.afterCommit(() => {
           this.exceeded = false;
           this.warned.clear();
@@ -177,7 +177,7 @@ export class Fleet {
     const held = Math.max(this.journaled[provider] ?? -Infinity, this.holds[provider] ?? -Infinity);
     if (held >= until) return;
     const holds = { ...this.journaled, [provider]: until };
-    this.p.store.journal.setMeta('holds', holds);
+    this.p.store.setMeta('holds', holds);
     this.p.store.afterCommit(() => {
       this.journaled = holds;
     });
@@ -195,7 +195,7 @@ export class Fleet {
     if ((this.accounts[key] ?? -Infinity) >= until) return;
     const accounts = { ...this.accounts, [key]: until };
     const { store } = this.p;
-    store.journal.setMeta('account_holds', accounts);
+    store.setMeta('account_holds', accounts);
     store.afterCommit(() => {
       this.accounts = accounts;
     });
@@ -243,8 +243,8 @@ export class Fleet {
     const rest = Object.fromEntries(Object.entries(this.journaled).filter(([p]) => !lifted.some(([q]) => q === p)));
     const { store } = this.p;
     store.transaction(() => {
-      for (const [p, until] of lifted) store.journal.appendEvent(null, { type: 'hold_lifted', data: { provider: p, early: until > now } });
-      store.journal.setMeta('holds', Object.keys(rest).length ? rest : null);
+      for (const [p, until] of lifted) store.event(null, { type: 'hold_lifted', data: { provider: p, early: until > now } });
+      store.setMeta('holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
         this.journaled = rest;
         for (const [p, until] of lifted) {
@@ -272,8 +272,8 @@ export class Fleet {
     const rest = Object.fromEntries(Object.entries(this.accounts).filter(([key]) => !gone.has(key)));
     const { store } = this.p;
     store.transaction(() => {
-      for (const [key, until] of lifted) store.journal.appendEvent(null, { type: 'hold_lifted', data: { ...splitKey(key), early: until > now } });
-      store.journal.setMeta('account_holds', Object.keys(rest).length ? rest : null);
+      for (const [key, until] of lifted) store.event(null, { type: 'hold_lifted', data: { ...splitKey(key), early: until > now } });
+      store.setMeta('account_holds', Object.keys(rest).length ? rest : null);
       store.afterCommit(() => {
         this.accounts = rest;
       });

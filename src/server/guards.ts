@@ -70,7 +70,7 @@ export class Guards {
       store.emit({ kind: 'stop', uuid, reason: due.reason, detail: due.detail });
       return;
     }
-    const action = run.limits.on_stall ?? 'terminate';
+    const action = run.limits.on_stall;
     const data = { silent_ms: due.silentMs, turn_timeout_ms: run.limits.turn_timeout_ms, action };
     if (action === 'terminate') {
       store.transaction(() => {

@@ -71,8 +71,8 @@ interface Held {
 }
 
 /** The prompt to write to the agent's stdin, if it takes it there (not in argv). */
-export function stdinPrompt(run: Run): string | null {
-  return run.prompt_argv === true ? null : run.prompt;
+function stdinPrompt(run: Run): string | null {
+  return run.prompt_argv ? null : run.prompt;
 }
 
 /** The program a launch would run, or why it cannot (a LaunchError's own words). */
@@ -219,7 +219,7 @@ export class Launching {
     const until = monoNow() + held.delay;
     const message = `${limitName(code)} reached (${code}), admitting nothing until ${new Date(until).toISOString().slice(11, 19)}`;
     this.p.log(`${message}: ${deferred.length} launch${deferred.length === 1 ? '' : 'es'} will be retried`);
-    this.p.store.journal.appendEvent(null, { type: 'resource_limit', data: { limit: code, message, until } });
+    this.p.store.event(null, { type: 'resource_limit', data: { limit: code, message, until } });
   }
 
   /** Launch the next few of what waited for the OS (oldest first); lifted once nothing waits. */
@@ -275,13 +275,13 @@ export class Launching {
   private check(run: Run): Prepared {
     const { home } = this.p;
     // The environment of the client that made the run (else, for older runs, ours), then -e, then orcr's own.
-    const base = this.p.store.journal.launchEnv(run.uuid);
+    const base = this.p.store.reader.launchEnv(run.uuid);
     const extraEnv: Record<string, string> = { ...run.env, ORCR_RUN: run.uuid, ORCR_RUN_NAME: run.name, ORCR_HOME: home.dir };
     // What it waited for (`run --after`), its uuids in order, space-separated: its agent can read their logs, diffs and records.
-    if (run.after?.length) extraEnv.ORCR_AFTER = run.after.join(' ');
+    if (run.after.length) extraEnv.ORCR_AFTER = run.after.join(' ');
     const spec: LaunchSpec = {
       dir: runDir(home, run.uuid),
-      argv: run.prompt_argv === true ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
+      argv: run.prompt_argv ? run.command.map((a) => a.split('{prompt}').join(run.prompt ?? '')) : run.command,
       cwd: run.worktree ? Worktrees.cwdOf(run.worktree) : run.cwd,
       env: { ...(base?.env ?? process.env), ...extraEnv },
       stdinFifo: run.interactive || acceptsInput(run.protocol),

@@ -1,9 +1,11 @@
 // The supervisor's lifecycle mode (core/mode) and what to do with an error
 // off the request path. Every room that must not write, admit or start while
-// degraded, paused, draining or stopping asks this one object; the facade
-// (supervisor.ts) changes the mode and says how a fault is handled.
+// degraded, paused, draining or stopping asks this one object; the
+// lifecycle's rooms (start-up, degrading, stopping, and queueing's pause)
+// change the mode, and degrading.ts says how a fault is handled.
 
 import { admits, degradedReason, isDraining, isPaused, RUNNING, writes, type Mode } from '../core/mode.js';
+import { monoNow } from './clock.js';
 
 export interface FaultHandler {
   /** The journal refused a write: fail closed and rebuild once it is writable. */
@@ -14,11 +16,13 @@ export interface FaultHandler {
 
 export class Lifecycle {
   mode: Mode = RUNNING;
+  /** When this supervisor was made (hello and server status say it). */
+  readonly startedAt = monoNow();
   private handler: FaultHandler | null = null;
 
   constructor(readonly log: (msg: string) => void) {}
 
-  /** Set once, by the composition root: the facade handles faults. */
+  /** Set once, by the composition root: the degrading room handles faults. */
   handle(h: FaultHandler): void {
     this.handler = h;
   }

@@ -204,7 +204,7 @@ export class LiveRuns {
       tailer,
       dirWatch: null,
       adapter,
-      progress: run.loop_state ? { ...initialProgress(), loop: run.loop_state } : initialProgress(),
+      progress: { ...initialProgress(), loop: run.loop_state },
       timers: { guard: null, kill: null },
       // Re-adopted: counted from now (output times are not journaled).
       lastOutputAt: monoNow(),
@@ -322,7 +322,7 @@ export class LiveRuns {
     this.runs.delete(uuid);
   }
 
-  /** Let go of every run (stopping, degrading); the journal keeps their offsets (see Supervisor.stop). */
+  /** Let go of every run (stopping, degrading); the journal keeps their offsets (stopping.ts saves them first). */
   detachAll(): void {
     for (const uuid of [...this.runs.keys()]) this.detach(uuid);
     if (this.sweepTimer) clearInterval(this.sweepTimer);

@@ -35,7 +35,7 @@ import {
 } from '../core/loop-policy.js';
 import { transition } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
-import type { EventInput, LoopEventInput } from '../core/events.js';
+import type { EventInput, LoopEventInput, RunEvent } from '../core/events.js';
 import { setLongTimeout, type LongTimeout } from '../runtime/long-timer.js';
 import { monoNow, type WallClock } from './clock.js';
 import type { Launching } from './launching.js';
@@ -83,7 +83,7 @@ export class Loops {
   ) {
     // A loop run's end may let its pending run start. Heard after the commit;
     // acted on in a turn of its own, outside the unit of work that ended it.
-    p.store.journal.onEvent((event, row) => {
+    p.store.reader.onEvent((event, row) => {
       if (event.type === 'ended' && row && isLoopRun(row)) setImmediate(() => this.onRunEnded(row));
     });
   }
@@ -92,10 +92,9 @@ export class Loops {
 
   /** After the runs are reconciled: load the loops, skip what was missed while no supervisor ran, re-arm. */
   start(): void {
-    const { journal } = this.p.store;
     this.loops.clear();
     this.envs.clear();
-    for (const { record, env } of journal.loops()) {
+    for (const { record, env } of this.p.store.reader.loops()) {
       this.loops.set(record.name, record);
       this.envs.set(record.name, env);
     }
@@ -154,9 +153,9 @@ export class Loops {
   private write(loop: Loop, events: LoopEventInput[], run: Run | null = null): void {
     const { store } = this.p;
     store.transaction(() => {
-      store.journal.saveLoop(loop);
-      for (const e of events)
-        store.journal.appendEvent(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } } as EventInput, undefined, run);
+      store.saveLoop(loop);
+      // `run`, when given, was saved in this unit of work: the row the events are written beside.
+      for (const e of events) store.event(run?.uuid ?? null, { type: e.type, data: { loop: loop.name, ...e.data } } as EventInput);
       store.afterCommit(() => {
         if (this.loops.has(loop.name)) this.loops.set(loop.name, loop);
       });
@@ -209,8 +208,8 @@ export class Loops {
     };
     const { store } = this.p;
     store.transaction(() => {
-      store.journal.saveLoop(loop, env);
-      store.journal.appendEvent(null, {
+      store.saveLoop(loop, env);
+      store.event(null, {
         type: 'loop_created',
         data: { loop: loop.name, schedule: 'cron' in schedule ? schedule.cron : 'once', tz: 'tz' in schedule ? schedule.tz : null, next_fire_at: iso(next) },
       });
@@ -260,12 +259,11 @@ export class Loops {
   /** A loop run, queued and promoted in one unit of work (no limiter: see the top), then launched. */
   private startRun(loop: Loop, events: LoopEventInput[]): Run {
     const { store } = this.p;
-    const { journal } = store;
     const now = monoNow();
     let n = loop.fired + 1;
     while (store.holderOfName(`${loop.name}.${n}`) !== undefined) n++;
     const plan = planRun({ kind: 'loop', loop, name: `${loop.name}.${n}`, launchEnv: this.envs.get(loop.name) ?? null, now });
-    const run = plan.make(journal.nextQueueSeq());
+    const run = plan.make(store.reader.nextQueueSeq());
     const starting = transition(run, 'starting', now);
     store.transaction(() => {
       store.insert(
@@ -366,8 +364,8 @@ export class Loops {
     }
     const { store, stops } = this.p;
     store.transaction(() => {
-      store.journal.deleteLoop(name);
-      store.journal.appendEvent(null, {
+      store.deleteLoop(name);
+      store.event(null, {
         type: 'loop_removed',
         data: { loop: name, killed: active.map((r) => r.uuid), pending_dropped: loop.pending !== null },
       });
@@ -399,7 +397,7 @@ export class Loops {
 
   view(loop: Loop): PublicLoop {
     const s = loop.schedule;
-    const last = this.p.store.journal.runsByWorkload(LOOP_PROVIDER, loopWorkload(loop.name), 20).find((r) => r.status === 'ended') ?? null;
+    const last = this.p.store.reader.runsByWorkload(LOOP_PROVIDER, loopWorkload(loop.name), 20).find((r) => r.status === 'ended') ?? null;
     return {
       name: loop.name,
       schedule: 'cron' in s ? s.cron : `once at ${iso(s.once_at)}`,
@@ -423,7 +421,7 @@ export class Loops {
   /** `loop run ls`: the pending run (if any), then the runs, newest first. */
   runs(name: string, limit = 100): PublicLoopRun[] {
     const loop = this.get(name);
-    const { journal } = this.p.store;
+    const { reader } = this.p.store;
     const out: PublicLoopRun[] = [];
     if (loop.pending !== null) {
       out.push({
@@ -442,7 +440,7 @@ export class Loops {
         coalesced: loop.pending.coalesced,
       });
     }
-    for (const stored of journal.runsByWorkload(LOOP_PROVIDER, loopWorkload(name), limit)) {
+    for (const stored of reader.runsByWorkload(LOOP_PROVIDER, loopWorkload(name), limit)) {
       const r = this.p.store.get(stored.uuid) ?? stored;
       out.push({
         uuid: r.uuid,
@@ -456,15 +454,15 @@ export class Loops {
         created_at: iso(r.created_at)!,
         started_at: iso(r.started_at),
         ended_at: iso(r.ended_at),
-        children: journal.childrenOf(r.uuid).length,
+        children: reader.childrenOf(r.uuid).length,
       });
     }
     return out;
   }
 
-  events(name: string, limit = 200): ReturnType<RunStore['journal']['loopEvents']> {
+  events(name: string, limit = 200): RunEvent[] {
     // A removed loop's history stays readable; a name that never was a loop is not found.
-    const events = this.p.store.journal.loopEvents(name, limit);
+    const events = this.p.store.reader.loopEvents(name, limit);
     if (events.length === 0) this.get(name);
     return events;
   }

@@ -8,7 +8,7 @@ import type { Message, Sink } from './notify-sinks.js';
 /** Tries per notification: the first and three retries. */
 export const ATTEMPTS = 4;
 /** Pause before the first retry; doubled before each next one (0.5s, 1s, 2s). */
-export const BACKOFF_MS = 500;
+const BACKOFF_MS = 500;
 /** Notifications waiting for one sink, at most. */
 export const MAX_QUEUED = 100;
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** How long one attempt may take before it counts as failed. */
-export const ATTEMPT_TIMEOUT_MS = 5_000;
+const ATTEMPT_TIMEOUT_MS = 5_000;
 
 export interface Message {
   /** The webhook payload (also a command's stdin). */

@@ -16,7 +16,7 @@ import type { PublicRun } from '../protocol/views.js';
 export type NotifyConfig = NonNullable<Config['notify']>;
 
 /** A run as a notification shows it: the public view without the agent's last words (they may quote a secret it read). */
-export type NotifiedRun = Omit<PublicRun, 'last_text'>;
+type NotifiedRun = Omit<PublicRun, 'last_text'>;
 
 interface Item extends SummaryItem {
   seq: number;
@@ -80,7 +80,7 @@ export class Notifier {
     return out;
   }
 
-  /** A committed event (journal.onEvent). Never throws: a notification is not worth a failed transition. */
+  /** A committed event (heard through the run store's reader). Never throws: a notification is not worth a failed transition. */
   onEvent(event: RunEvent, row: Run | null): void {
     if (this.stopped || this.queues.size === 0) return;
     try {
@@ -133,7 +133,7 @@ export class Notifier {
 }
 
 /** The webhook's JSON (a command's stdin) and the one line for ntfy and the desktop. */
-export function render(batch: Batch<Item>): Message {
+function render(batch: Batch<Item>): Message {
   const text = safeLine(summarize(batch)).slice(0, 1000);
   const payload = {
     source: 'orcr',

@@ -1,62 +1,68 @@
 // What clients read: a run's public view (with its budget meters and what
-// holds it back), a user's reference resolved to a run, and the caps. Reads
-// the store, the limiter and the fleet; writes nothing.
+// holds it back), a user's reference resolved to a run, the active runs a
+// filter selects, and the caps. Reads the store, the limiter and the fleet;
+// writes nothing.
 
 import type { QuotaReport, SpendReply, Stats } from '../protocol/results.js';
 import type { MeterView } from '../protocol/views.js';
-import type { CapUsage } from '../core/admission.js';
 import { roundCost, roundFraction } from '../core/budget.js';
+import { holdsSlot } from '../core/run-state.js';
 import type { Run } from '../core/types.js';
 import type { RunEvent } from '../core/events.js';
 import { withResumes, type Waiting } from '../core/waiting.js';
 import { passingFailure } from '../core/attempts.js';
 import { monoNow } from './clock.js';
 import type { Config } from '../config/load.js';
-import type { Limiter } from '../limiter/limiter.js';
-import type { ClusterLink } from './cluster-link.js';
 import type { Fleet } from './fleet.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Settings } from './settings.js';
+import type { Slots } from './slots.js';
 import type { RunStore } from './run-store.js';
 import { resolveRef } from './refs.js';
 import type { Dependencies } from './dependencies.js';
-import { RemoteError } from '../protocol/errors.js';
 import { publicRun, type PublicRun } from '../protocol/views.js';
-import { quote } from '../text/json-text.js';
 
-/** What queries read, each at call time (the limiter and config change under them). */
+/** What queries read, each at call time (the limiter, the config and the mode change under them). */
 export interface QuerySources {
   readonly store: RunStore;
-  readonly limiter: Limiter;
+  readonly slots: Pick<Slots, 'limiter' | 'cluster'>;
   readonly fleet: Pick<Fleet, 'exceeded' | 'heldUntil' | 'meters' | 'holds' | 'quotas' | 'accountHeldUntil' | 'accountHolds'>;
   readonly dependencies: Pick<Dependencies, 'holds' | 'verdict' | 'dependentsOf'>;
-  readonly config: Config;
-  readonly cluster: ClusterLink | null;
-  readonly paused: boolean;
-  readonly draining: boolean;
-  readonly degraded: string | null;
+  readonly config: () => Config;
+  readonly lifecycle: Pick<Lifecycle, 'paused' | 'draining' | 'degraded'>;
+  readonly settings: Pick<Settings, 'error'>;
+}
+
+/** The active runs `orcr kill --all/--status/-a/-w/--name GLOB` (and `--after REF`) names. */
+export interface RunFilter {
+  all?: boolean;
+  status?: string;
+  provider?: string;
+  workload?: string;
+  name?: string;
+  after?: string;
 }
 
 export class Queries {
-  /** The last config.json edit that was refused (the previous config stays in force), until a good one loads. */
-  configError: { at: number; message: string } | null = null;
-
   constructor(private readonly p: QuerySources) {}
 
   view(run: Run): PublicRun {
-    const { limiter, fleet } = this.p;
+    const { fleet, lifecycle } = this.p;
+    const { limiter } = this.p.slots;
     const now = monoNow();
     let waiting: Waiting | null = null;
     if (run.status === 'queued') {
       // Admission order (priority, then first come): where the run really stands, and what holds it.
-      const stopped = this.p.degraded !== null ? 'unavailable' : this.p.paused || this.p.draining ? 'paused' : null;
+      const stopped = lifecycle.degraded !== null ? 'unavailable' : lifecycle.paused || lifecycle.draining ? 'paused' : null;
       waiting = stopped
         ? { reason: stopped, name: null, active: null, limit: null, reserved: null, until: null, position: limiter.position(run.uuid) }
         : limiter.waitingFor(run.uuid, now, fleet.exceeded);
-      if (waiting) waiting = withResumes(waiting, run.attempts?.length ?? 0);
+      if (waiting) waiting = withResumes(waiting, run.attempts.length);
       // A dependent waiting for its inputs is in no queue yet (server/dependencies.ts).
       if (!stopped && this.p.dependencies.holds(run.uuid)) {
         const v = this.p.dependencies.verdict(run);
         const left = v.kind === 'wait' ? v.left.map((i) => ({ uuid: i.uuid, name: i.name, status: i.status })) : [];
-        waiting = { reason: 'after', name: null, active: null, limit: run.after?.length ?? 0, reserved: null, until: null, position: null, inputs: left };
+        waiting = { reason: 'after', name: null, active: null, limit: run.after.length, reserved: null, until: null, position: null, inputs: left };
       }
       // A run of an account held (pause_at) waits outside the limiter until it lifts.
       const account = run.account ?? null;
@@ -73,17 +79,17 @@ export class Queries {
             until: new Date(accountHeld).toISOString(),
             position: null,
           },
-          run.attempts?.length ?? 0,
+          run.attempts.length,
         );
       }
       // A retry waiting out its backoff is not in the limiter's queue yet.
       if (!stopped && run.retry_at && run.retry_at > Date.now()) {
-        const retried = (run.attempts ?? []).filter((a) => a.kind === 'retry');
+        const retried = run.attempts.filter((a) => a.kind === 'retry');
         waiting = {
           reason: 'retry',
           name: null,
           active: retried.length,
-          limit: run.retries ?? 0,
+          limit: run.retries,
           reserved: null,
           until: new Date(run.retry_at).toISOString(),
           position: null,
@@ -97,7 +103,7 @@ export class Queries {
       now,
       heldUntil: run.status === 'ended' ? null : fleet.heldUntil(run.provider, now),
       loop: run.loop_flags ?? undefined,
-      children: this.p.store.journal.childrenOf(run.uuid),
+      children: this.p.store.reader.childrenOf(run.uuid),
       dependents: this.p.dependencies.dependentsOf(run.uuid),
     });
   }
@@ -108,13 +114,53 @@ export class Queries {
    */
   positions(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const [uuid, pos] of this.p.limiter.positions()) if (this.p.store.get(uuid)?.status === 'queued') out.set(uuid, pos);
+    for (const [uuid, pos] of this.p.slots.limiter.positions()) if (this.p.store.get(uuid)?.status === 'queued') out.set(uuid, pos);
     return out;
   }
 
   /** Resolve a user's reference: uuid, unique uuid prefix, or name (an active run's before an ended one's). */
   resolve(ref: string): Run {
     return resolveRef(this.p.store, ref);
+  }
+
+  /** The active runs a filter matches, in queue order. */
+  select(f: RunFilter): Run[] {
+    const input = f.after === undefined ? null : this.resolve(f.after).uuid;
+    const glob =
+      f.name === undefined
+        ? null
+        : new RegExp(
+            '^' +
+              f.name
+                .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+                .replace(/\*/g, '.*')
+                .replace(/\?/g, '.') +
+              '$',
+            's',
+          );
+    return [...this.p.store.active()]
+      .filter(
+        (r) =>
+          (f.status === undefined || r.status === f.status) &&
+          (f.provider === undefined || r.provider === f.provider) &&
+          (f.workload === undefined || r.workload === f.workload) &&
+          (glob === null || glob.test(r.name)) &&
+          (input === null || (r.after ?? []).includes(input)),
+      )
+      .sort((a, b) => a.queue_seq - b.queue_seq);
+  }
+
+  /** This home's active runs: those running an agent (slot holders) and those queued (what a stop leaves for the next supervisor). */
+  counts(): { running: number; queued: number; active: number } {
+    let running = 0;
+    let queued = 0;
+    let active = 0;
+    for (const r of this.p.store.active()) {
+      active++;
+      if (holdsSlot(r.status)) running++;
+      else if (r.status === 'queued') queued++;
+    }
+    return { running, queued, active };
   }
 
   /** The usage windows in force, for stats and spend. */
@@ -130,11 +176,11 @@ export class Queries {
    * fleet's meters against its budget, and the last hour minute by minute.
    */
   spend(): SpendReply {
-    const { fleet, store, config } = this.p;
-    const w = config.budgets.fleet.window;
+    const { fleet, store } = this.p;
+    const w = this.p.config().budgets.fleet.window;
     const now = monoNow();
     const since = w === 'all' ? 0 : now - w.rolling_ms;
-    const s = store.journal.spend(since, now, 60);
+    const s = store.reader.spend(since, now, 60);
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     return {
@@ -154,14 +200,16 @@ export class Queries {
     const names: Record<string, string> = {};
     for (const e of events) {
       if (e.run === null || Object.hasOwn(names, e.run)) continue;
-      const name = store.get(e.run)?.name ?? store.journal.nameOf(e.run);
+      const name = store.get(e.run)?.name ?? store.reader.nameOf(e.run);
       if (name !== null) names[e.run] = name;
     }
     return names;
   }
 
   stats(): Stats {
-    const { limiter, fleet, store, config } = this.p;
+    const { fleet, store } = this.p;
+    const { limiter, cluster } = this.p.slots;
+    const config = this.p.config();
     const meters: Record<string, MeterView> = {};
     for (const m of fleet.meters()) meters[m.name] = { used: roundCost(m.used), limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
     const w = config.budgets.fleet.window;
@@ -178,11 +226,11 @@ export class Queries {
       quotas: this.quotaViews(),
       fleet: { exceeded: fleet.exceeded, window: w === 'all' ? 'all' : `${w.rolling_ms}ms`, meters },
       warnings: [...config.warnings],
-      config_error: this.configError,
-      cluster: this.p.cluster?.state() ?? null,
-      paused: this.p.paused,
-      draining: this.p.draining,
-      degraded: this.p.degraded,
+      config_error: this.p.settings.error,
+      cluster: cluster?.state() ?? null,
+      paused: this.p.lifecycle.paused,
+      draining: this.p.lifecycle.draining,
+      degraded: this.p.lifecycle.degraded,
     };
   }
 }

@@ -1,6 +1,7 @@
 // Queueing runs: a user's specs (all of them or none) and `orcr rerun`. Each
 // run is made by planRun, inserted with its `queued` event, and — once that
 // commits — put in the limiter's queue; admission looks again (an effect).
+// And the queue's pause (`orcr queue pause|resume`), journaled.
 
 import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
@@ -8,6 +9,7 @@ import type { RunSpec } from '../config/run-spec.js';
 import { canEnqueue } from '../core/admission.js';
 import { toWaiter } from '../core/run-record.js';
 import type { Run } from '../core/types.js';
+import { withPaused } from '../core/mode.js';
 import { monoNow } from './clock.js';
 import type { Fleet } from './fleet.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -26,7 +28,7 @@ export class Queueing {
       store: RunStore;
       slots: Slots;
       config: () => Config;
-      lifecycle: Pick<Lifecycle, 'background'>;
+      lifecycle: Pick<Lifecycle, 'background' | 'mode' | 'paused'>;
       fleet: Pick<Fleet, 'exceeded' | 'keepsOut'>;
       tree: Pick<RunTree, 'parentFor'>;
       dependencies: Pick<Dependencies, 'admit'>;
@@ -45,7 +47,7 @@ export class Queueing {
    */
   enqueue(specs: RunSpec[], warnings: string[] = [], uuids?: readonly string[]): Run[] {
     const { store, slots, tree } = this.d;
-    const journal = store.journal;
+    const { reader } = store;
     const digests = uuids === undefined ? null : specs.map(specDigest);
     if (uuids !== undefined) {
       const made = uuids.map((u) => store.lookup(u));
@@ -53,13 +55,13 @@ export class Queueing {
         throw new RemoteError('usage', 'some of these uuids name runs already and some do not; nothing was queued');
       if (made.every((r) => r !== null)) {
         // A repeat of the request (sent again after a dropped connection) is answered with its runs; the same uuid with another spec is not a repeat.
-        const other = made.findIndex((r, i) => r!.spec_digest !== undefined && r!.spec_digest !== digests![i]);
+        const other = made.findIndex((r, i) => r.spec_digest !== undefined && r.spec_digest !== digests![i]);
         if (other >= 0)
           throw new RemoteError(
             'conflict',
             `the uuid ${uuids[other]!} names the run ${JSON.stringify(made[other]!.name)}, made from another spec; nothing was queued`,
           );
-        return made as Run[];
+        return made;
       }
     }
     const now = monoNow();
@@ -73,7 +75,7 @@ export class Queueing {
     const plans = planRuns(
       config,
       specs,
-      { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => journal.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) },
+      { holderOfName: (n) => store.holderOfName(n), isUuidPrefix: (t) => reader.runsByPrefix(t).length > 0, runWorktree: (ref) => this.runWorktree(ref) },
       now,
       this.d.worktreeDir(),
     );
@@ -89,7 +91,7 @@ export class Queueing {
     });
     const runs = store.transaction(() => {
       // Queue places in order (the journal's next place moves on only as each is inserted).
-      const first = journal.nextQueueSeq();
+      const first = reader.nextQueueSeq();
       const made = plans.map((plan, i) => ({
         ...plan.make(first + i),
         ...lineage[i]!,
@@ -123,23 +125,44 @@ export class Queueing {
   /** `orcr rerun`: a new queued run with an ended run's spec, named `<name>-2`, `-3`, … (its maker's environment too). */
   rerun(uuid: string): Run {
     const { store } = this.d;
-    const journal = store.journal;
+    const { reader } = store;
     const old = store.lookup(uuid);
     if (!old) throw new RemoteError('not_found', `no run ${uuid}`);
     if (old.status !== 'ended') throw new RemoteError('usage', `${old.name} is ${old.status}: rerun takes an ended run (kill it first)`);
     this.refuseOverBudget();
     const base = old.name.replace(/-\d+$/, '');
     let n = 2;
-    while (store.holderOfName(`${base}-${n}`) !== undefined || journal.runsByName(`${base}-${n}`).length > 0) n++;
+    while (store.holderOfName(`${base}-${n}`) !== undefined || reader.runsByName(`${base}-${n}`).length > 0) n++;
     const now = monoNow();
-    const env = journal.launchEnv(old.uuid);
+    const env = reader.launchEnv(old.uuid);
     const plan = planRun({ kind: 'rerun', of: old, name: `${base}-${n}`, now });
     return store.transaction(() => {
-      const run = plan.make(journal.nextQueueSeq());
+      const run = plan.make(reader.nextQueueSeq());
       this.insert(run, plan, {}, now, env ? { ...env.env } : null);
       store.emit({ kind: 'admit' });
       return run;
     });
+  }
+
+  /** `orcr queue pause|resume`: journaled, so it outlives a restart; nothing is admitted while paused. */
+  pause(paused: boolean): { paused: boolean; queued: number } {
+    const { store, lifecycle } = this.d;
+    if (lifecycle.paused !== paused) {
+      store.transaction(() => {
+        store.setMeta('queue_paused', paused ? { at: monoNow() } : null);
+        store.event(null, { type: paused ? 'queue_paused' : 'queue_resumed', data: {} });
+        store.afterCommit(() => {
+          lifecycle.mode = withPaused(lifecycle.mode, paused);
+        });
+      });
+      store.emit({ kind: 'admit' });
+    }
+    return { paused: lifecycle.paused, queued: [...store.active()].filter((r) => r.status === 'queued').length };
+  }
+
+  /** The pause as the journal keeps it (at start: it outlives a restart). */
+  pausedInJournal(): boolean {
+    return this.d.store.reader.getMeta('queue_paused') !== null;
   }
 
   /**

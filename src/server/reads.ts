@@ -1,14 +1,14 @@
 // The supervisor's read side for clients: runs as they stand (the live row
 // where the run is active, the journal's otherwise), pages of runs and
-// events, the snapshot a subscriber starts from. The handlers and the
-// transport read through this, never the journal itself. Writes nothing.
+// events, the snapshot a subscriber starts from, and what a subscriber is
+// sent: committed events and rows changed without one. The handlers and the
+// transport read through this, never the journal itself. Writes nothing:
+// it has the run store's reader (journal/reader.ts) and its memory.
 
 import type { RunEvent } from '../core/events.js';
 import type { Run } from '../core/types.js';
-import type { Journal, ListQuery } from '../journal/journal.js';
-
-/** The run's live row, when it is active. */
-type LiveRow = (uuid: string) => Run | null;
+import type { ListQuery } from '../journal/reader.js';
+import type { RunStore } from './run-store.js';
 
 /** Every active run (a run that started long ago and still works is not left out), then the newest ended ones up to this many in all. */
 const SNAPSHOT_RUNS = 5000;
@@ -23,19 +23,25 @@ export interface Snapshot {
 }
 
 export class Reads {
-  constructor(
-    private readonly journal: Journal,
-    private readonly live: LiveRow,
-  ) {}
+  private readonly reader: RunStore['reader'];
+
+  constructor(private readonly store: Pick<RunStore, 'reader' | 'get' | 'onQuietSave'>) {
+    this.reader = store.reader;
+  }
+
+  /** The run's live row, when it is active. */
+  live(uuid: string): Run | null {
+    return this.store.get(uuid) ?? null;
+  }
 
   /** A run as it stands now, or null when the journal has none by that uuid. */
   getRun(uuid: string): Run | null {
-    return this.live(uuid) ?? this.journal.getRun(uuid);
+    return this.live(uuid) ?? this.reader.getRun(uuid);
   }
 
   /** The journal's runs for a query (newest first), each as it stands now. */
   listRuns(q: ListQuery): Run[] {
-    return this.journal.listRuns(q).map((r) => this.live(r.uuid) ?? r);
+    return this.reader.listRuns(q).map((r) => this.live(r.uuid) ?? r);
   }
 
   /**
@@ -45,29 +51,34 @@ export class Reads {
    * home is what its memory peaks on).
    */
   snapshot(ended?: number, limit = SNAPSHOT_RUNS): Snapshot {
-    const active = this.journal.listRuns({ limit: SNAPSHOT_ACTIVE });
+    const active = this.reader.listRuns({ limit: SNAPSHOT_ACTIVE });
     const room = Math.max(0, limit - active.length);
-    const endedRuns = room === 0 || ended === 0 ? [] : this.journal.listRuns({ status: 'ended', limit: Math.min(room, ended ?? room) });
+    const endedRuns = room === 0 || ended === 0 ? [] : this.reader.listRuns({ status: 'ended', limit: Math.min(room, ended ?? room) });
     const runs = [...endedRuns, ...active].sort((a, b) => a.queue_seq - b.queue_seq).map((r) => this.live(r.uuid) ?? r);
-    return { runs, total: this.journal.countRuns() };
+    return { runs, total: this.reader.countRuns() };
   }
 
   eventsSince(seq: number, limit: number): RunEvent[] {
-    return this.journal.eventsSince(seq, limit);
+    return this.reader.eventsSince(seq, limit);
   }
 
   /** The newest event's seq (0 for none). */
   lastSeq(): number {
-    return this.journal.lastSeq();
+    return this.reader.lastSeq();
   }
 
   /** The oldest event the journal still holds (retention removes older ones). */
   firstSeq(): number {
-    return this.journal.firstSeq();
+    return this.reader.firstSeq();
   }
 
   /** Hears every committed event, with the row written with it. */
   onEvent(fn: (event: RunEvent, row: Run | null) => void): () => void {
-    return this.journal.onEvent(fn);
+    return this.reader.onEvent(fn);
+  }
+
+  /** Hears of a run's row changed without an event (its last text or tool, its meters), once committed: for clients that show rows live. */
+  onQuietChange(fn: (uuid: string) => void): void {
+    this.store.onQuietSave(fn);
   }
 }

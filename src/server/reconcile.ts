@@ -37,7 +37,7 @@ export interface Reconciling {
 
 /** Memory is the journal's active runs; the limiter holds their queue places and slots. */
 export function rebuild(p: Reconciling): Run[] {
-  const active = p.store.journal.activeRuns();
+  const active = p.store.reader.activeRuns();
   p.store.load(active);
   const holds = p.fleet.load();
   // Dependents still waiting for their inputs stay out of the limiter (server/dependencies.ts).

@@ -36,6 +36,7 @@ function dirBytes(dir: string): number | null {
 
 export class Retention {
   private timer: NodeJS.Timeout | null = null;
+  /** The last collection asked for, while it runs (the next one waits for it). */
   private running: Promise<GcResult> | null = null;
 
   constructor(private readonly p: { home: Home; store: RunStore; config: () => Config; lifecycle: Pick<Lifecycle, 'background' | 'writes'> }) {}
@@ -64,19 +65,35 @@ export class Retention {
     this.first = null;
   }
 
-  /** Collect ended runs older than `olderThanMs`; one collection at a time (a second call shares the first). */
+  /** `retention.ended` in ms, or null for "never". */
+  keepMs(): number | null {
+    const keep = this.p.config().retention.ended;
+    return keep === 'never' ? null : keep;
+  }
+
+  /**
+   * Collect ended runs older than `olderThanMs`, one collection at a time: a
+   * call made while another collects waits for it, then collects what it
+   * asked for itself (the one running may be the hourly pass, cutting at
+   * retention.ended, not at this call's age). A pass after another finds
+   * little left: one indexed query.
+   */
   gc(olderThanMs: number, dryRun: boolean): Promise<GcResult> {
     if (dryRun) return this.estimate(olderThanMs);
-    this.running ??= this.collect(olderThanMs).finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    const mine = (this.running ?? Promise.resolve(null)).catch(() => null).then(() => this.collect(olderThanMs));
+    this.running = mine;
+    void mine
+      .finally(() => {
+        if (this.running === mine) this.running = null;
+      })
+      .catch(() => undefined);
+    return mine;
   }
 
   /** What collect would remove now, counted as collect counts it. */
   private async estimate(olderThanMs: number): Promise<GcResult> {
     const before = monoNow() - olderThanMs;
-    const plan = this.p.store.journal.retention.gcPlan(before);
+    const plan = this.p.store.reader.gcPlan(before);
     let dirs = 0;
     for (const [i, uuid] of plan.uuids.entries()) {
       dirs += dirBytes(runDir(this.p.home, uuid)) ?? 0;
@@ -87,14 +104,13 @@ export class Retention {
 
   private async collect(olderThanMs: number): Promise<GcResult> {
     const { store, home } = this.p;
-    const journal = store.journal;
     const before = monoNow() - olderThanMs;
     let runs = 0;
     let bytes = 0;
     let events = 0;
     for (;;) {
       if (!this.p.lifecycle.writes()) break;
-      const gone = journal.retention.collectEnded(before, BATCH);
+      const gone = store.collectEnded(before, BATCH);
       runs += gone.uuids.length;
       events += gone.events;
       bytes += gone.bytes;
@@ -110,26 +126,26 @@ export class Retention {
       if (gone.uuids.length < BATCH) break;
     }
     // Found once a pass, not once a batch: it reads the whole log, and events written meanwhile are newer than `before`.
-    const last = this.p.lifecycle.writes() ? journal.retention.lastEventBefore(before) : null;
+    const last = this.p.lifecycle.writes() ? store.reader.lastEventBefore(before) : null;
     while (last !== null) {
       if (!this.p.lifecycle.writes()) break;
-      const pruned = journal.retention.pruneEvents(last, EVENT_BATCH);
+      const pruned = store.pruneEvents(last, EVENT_BATCH);
       events += pruned.events;
       bytes += pruned.bytes;
       await yieldTurn();
       if (pruned.events < EVENT_BATCH) break;
     }
-    journal.retention.compactUsage(before);
+    store.compactUsage(before);
     // Freed pages back to the file system, a slice per turn.
     for (let i = 0; i < 1000 && this.p.lifecycle.writes(); i++) {
-      const size = journal.retention.fileBytes();
-      journal.retention.vacuumSome(2000);
+      const size = store.reader.fileBytes();
+      store.vacuumSome(2000);
       await yieldTurn();
-      if (journal.retention.fileBytes() >= size) break;
+      if (store.reader.fileBytes() >= size) break;
     }
-    if (this.p.lifecycle.writes()) journal.walCheckpoint();
+    if (this.p.lifecycle.writes()) store.checkpoint();
     if (runs > 0 || events > 0) {
-      journal.appendEvent(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
+      store.event(null, { type: 'gc', data: { runs, events, bytes, older_than_ms: olderThanMs } });
     }
     return { runs, bytes, events, dry_run: false, older_than_ms: olderThanMs };
   }

@@ -1,16 +1,23 @@
-// The single writer of run rows, and the memory of the active ones. Every
-// change goes through a unit of work: rows and events are written in one
-// journal transaction, and memory (the active runs, their names, and what
-// callers register with afterCommit) changes only once that commit has
-// succeeded — "journal first, memory second" by construction. What the unit
-// of work decided should happen next comes as effects (core/effects), handed
-// to the one interpreter once it commits. It never starts a process or
-// decides a transition.
+// The single writer of the journal, and the memory of the active runs. Every
+// change goes through a unit of work: rows (runs, loops, meta, usage minutes,
+// launch environments) and events are written in one journal transaction,
+// and memory (the active runs, their names, and what callers register with
+// afterCommit) changes only once that commit has succeeded — "journal first,
+// memory second" by construction. What the unit of work decided should happen
+// next comes as effects (core/effects), handed to the one interpreter once it
+// commits. It opens and holds the journal: an event is appended one way, here;
+// the other rooms read through its reader (journal/reader.ts). It never
+// starts a process or decides a transition.
 
+import type { Config } from '../config/load.js';
+import type { Home } from '../config/home.js';
 import type { Effect } from '../core/effects.js';
+import type { Loop } from '../core/loop-policy.js';
 import type { Run } from '../core/types.js';
 import type { EventInput } from '../core/events.js';
-import type { Journal } from '../journal/journal.js';
+import { Journal } from '../journal/journal.js';
+import { readerOf, type JournalReader } from '../journal/reader.js';
+import { monoNow } from './clock.js';
 
 export class RunStore {
   private readonly runs = new Map<string, Run>();
@@ -28,7 +35,23 @@ export class RunStore {
   /** Told of a row saved without an event (text, tool, meters), once it is committed. */
   private quietListeners: ((uuid: string) => void)[] = [];
 
-  constructor(readonly journal: Journal) {}
+  /** What the journal holds, read (journal/reader.ts): how the rooms and the clients' reads see it. The journal itself stays here. */
+  readonly reader: JournalReader;
+
+  /** This home's journal, opened: the one place a supervisor's is, so every write goes through this store. */
+  static open(home: Home, config: Config): RunStore {
+    // One clock for run and event times: wall time at start, advanced monotonically.
+    return new RunStore(new Journal(home.db, { synchronous: config.journal.synchronous, now: monoNow }));
+  }
+
+  constructor(private readonly journal: Journal) {
+    this.reader = readerOf(journal);
+  }
+
+  /** Why the journal could not be written when it was opened (a full disk), or null: the supervisor then starts degraded. */
+  get unwritableAtOpen(): string | null {
+    return this.journal.unwritableAtOpen;
+  }
 
   /**
    * Run fn as one unit of work (nested calls join it). If the journal
@@ -160,9 +183,62 @@ export class RunStore {
     if (shown) this.quiet(run.uuid);
   }
 
-  /** An event about a run that does not change its row, written beside the row as it stands. */
-  event(uuid: string, ev: EventInput): void {
-    this.journal.appendEvent(uuid, ev, undefined, this.get(uuid) ?? null);
+  /** An event that changes no row: about a run (written beside its row as it stands), or about none (null). */
+  event(uuid: string | null, ev: EventInput): void {
+    this.transaction(() => {
+      this.journal.appendEvent(uuid, ev, undefined, uuid === null ? null : (this.get(uuid) ?? null));
+    });
+  }
+
+  /** A value of the journal's meta table (holds, the queue's pause, this home's id); null removes it. */
+  setMeta(key: string, value: unknown): void {
+    this.transaction(() => this.journal.setMeta(key, value));
+  }
+
+  /** Fleet usage added to its minute. */
+  addUsage(at: number, tokens: number, cost: number): void {
+    this.transaction(() => this.journal.addUsage(at, tokens, cost));
+  }
+
+  /** A loop's row (`env` only when it is made). */
+  saveLoop(loop: Loop, env?: Record<string, string> | null): void {
+    this.transaction(() => this.journal.saveLoop(loop, env));
+  }
+
+  deleteLoop(name: string): void {
+    this.transaction(() => this.journal.deleteLoop(name));
+  }
+
+  // ---------- retention's batches (journal/retention.ts): ended runs only, which memory does not hold ----------
+
+  /** Up to `limit` runs ended before `before` removed, with their events. */
+  collectEnded(before: number, limit: number): { uuids: string[]; events: number; bytes: number } {
+    return this.transaction(() => this.journal.retention.collectEnded(before, limit));
+  }
+
+  /** The event log's oldest part, a batch: up to `limit` of the events up to `last` (reader.lastEventBefore). */
+  pruneEvents(last: number, limit: number): { events: number; bytes: number } {
+    return this.transaction(() => this.journal.retention.pruneEvents(last, limit));
+  }
+
+  /** Usage minutes from before `before` folded into one row. */
+  compactUsage(before: number): void {
+    this.transaction(() => this.journal.retention.compactUsage(before));
+  }
+
+  /** Freed pages back to the file system: not in a unit of work (SQLite vacuums outside a transaction). */
+  vacuumSome(pages: number): void {
+    this.journal.retention.vacuumSome(pages);
+  }
+
+  /** The WAL folded into the database file and truncated (outside a unit of work). */
+  checkpoint(): void {
+    this.journal.walCheckpoint();
+  }
+
+  /** The supervisor stops: the journal is closed. */
+  close(): void {
+    this.journal.close();
   }
 
   // ---------- reads ----------

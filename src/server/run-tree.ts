@@ -64,7 +64,7 @@ export class RunTree {
    * (each to be stopped once the work commits).
    */
   rollUp(before: Run, after: Run): { run: Run; meter: Meter }[] {
-    if ((after.parent ?? null) === null) return [];
+    if (after.parent === null) return [];
     const d = usageDelta(before, after);
     if (d === null) return [];
     const tripped: { run: Run; meter: Meter }[] = [];

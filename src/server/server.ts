@@ -1,18 +1,19 @@
 // The supervisor process, composed: the home and its config, the
 // single-instance lock, the supervisor, and the socket in front of it
-// (transport.ts, dispatching to handlers/). Also reloads config.json when it
-// changes.
+// (transport.ts, dispatching to handlers/ with the supervisor's rooms); the
+// watches of config.json (config-watch.ts: reloaded when it changes) and of
+// the home (home-watch.ts).
 
 import fs from 'node:fs';
 import net from 'node:net';
-import chokidar from 'chokidar';
-import { ensureHome, homePaths, type Home } from '../config/home.js';
+import { ensureHome, type Home } from '../config/home.js';
 import { loadConfig, type Config } from '../config/load.js';
 import { lockFile } from '../journal/home-lock.js';
 import { JournalUnavailable } from '../journal/journal.js';
 import { socketPathLimit } from '../protocol/wire.js';
 import { HANDLERS } from './handlers/index.js';
 import type { WallClock } from './clock.js';
+import { watchConfig } from './config-watch.js';
 import { watchHome } from './home-watch.js';
 import { Supervisor } from './supervisor.js';
 import type { ConnectionLimits } from './connection.js';
@@ -87,14 +88,40 @@ export interface ServerOptions {
   limits?: Partial<ConnectionLimits>;
 }
 
-export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
-  const stopped = (): void => opts.onStopped?.();
+/** The home made ready and its config read; a socket path too long for a Unix socket is refused. */
+function openHome(dir: string, log: (m: string) => void): { home: Home; config: Config } {
   const home = ensureHome(dir);
   const config: Config = loadConfig(home.config);
   for (const w of config.warnings) log(`warning: ${w}`);
   if (Buffer.byteLength(home.socket) > socketPathLimit) {
     throw new Error(`the socket path ${home.socket} is too long for a Unix socket; use a shorter ORCR_HOME`);
   }
+  return { home, config };
+}
+
+/**
+ * Start supervising. A journal that cannot be written from the start (a full disk) is the degraded
+ * state a supervisor already knows from a disk that fills while it runs: reads are served, nothing
+ * starts, and it resumes once a write succeeds — instead of exiting 1 and leaving even `orcr ps`
+ * without an answer.
+ */
+function bringUp(supervisor: Supervisor, draining: boolean): void {
+  const unwritable = supervisor.unwritableAtOpen;
+  if (unwritable !== null) {
+    supervisor.degrade(unwritable);
+    return;
+  }
+  try {
+    supervisor.start({ draining });
+  } catch (e) {
+    if (!(e instanceof JournalUnavailable)) throw e;
+    supervisor.degrade(e.message);
+  }
+}
+
+export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
+  const stopped = (): void => opts.onStopped?.();
+  const { home, config } = openHome(dir, log);
   const lock = await acquireLock(home);
   const supervisor = new Supervisor(home, config, log, opts.loopClock);
   try {
@@ -103,26 +130,15 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     lock.close();
     throw e;
   }
-  // A journal that cannot be written from the start (a full disk) is the degraded state a supervisor
-  // already knows from a disk that fills while it runs: reads are served, nothing starts, and it
-  // resumes once a write succeeds — instead of exiting 1 and leaving even `orcr ps` without an answer.
-  const unwritable = supervisor.journal.unwritableAtOpen;
-  if (unwritable !== null) supervisor.degrade(unwritable);
-  else {
-    try {
-      supervisor.start({ draining: opts.killAgents === true });
-    } catch (e) {
-      if (!(e instanceof JournalUnavailable)) throw e;
-      supervisor.degrade(e.message);
-    }
-  }
+  bringUp(supervisor, opts.killAgents === true);
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));
   };
   const transport = await listen({
     home,
-    supervisor,
+    rooms: supervisor.rooms,
+    feed: supervisor.feed,
     handlers: HANDLERS,
     log,
     limits: opts.limits,
@@ -131,35 +147,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
       else drainThenExit(mode === 'kill_agents');
     },
   });
-
-  // Reload config.json when it changes; a bad edit keeps the old config and
-  // says why. chokidar follows editors that save by writing a temporary file
-  // and renaming it over this one (vim, VS Code), and waits for a write to
-  // finish before the file is read.
-  const reload = (): void => {
-    try {
-      const next = loadConfig(home.config);
-      const refusal = supervisor.readConfig(next);
-      if (refusal) throw new Error(refusal);
-      supervisor.setConfig(next);
-    } catch (e) {
-      log(`config rejected, the previous config stays in force: ${(e as Error).message}`);
-      supervisor.rejectConfig((e as Error).message);
-    }
-  };
-  const watcher = chokidar.watch(home.config, {
-    ignoreInitial: true,
-    persistent: false,
-    atomic: 50,
-    awaitWriteFinish: { stabilityThreshold: 60, pollInterval: 20 },
-  });
-  watcher
-    .on('add', reload)
-    .on('change', reload)
-    .on('unlink', reload)
-    .on('error', () => undefined);
-  // Watching once this returns: an edit made just after the start is not missed.
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  // A bad edit keeps the old config and says why.
+  const configWatch = await watchConfig(home.config, () => supervisor.reloadConfig(() => loadConfig(home.config)));
 
   // The home deleted or replaced under us: this supervisor no longer owns it (a new one may start for a
   // recreated home). Nothing more is admitted; it stops, and its agents are left to whoever owns them now.
@@ -174,7 +163,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   const close = (): Promise<void> => {
     closing ??= (async () => {
       homeWatch.close();
-      await watcher.close();
+      await configWatch.close();
       await transport.close();
       supervisor.stop();
       lock.close();
@@ -190,5 +179,3 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
 
   return { supervisor, close, uncaught: (e) => supervisor.absorbs(e), connections: () => transport.connections() };
 }
-
-export { homePaths };

@@ -24,7 +24,7 @@ import { checkBranchFree, GitError, planWorktree, type WorktreePlan } from '../r
 import { RemoteError } from '../protocol/errors.js';
 import { accountOf } from '../agents/accounts.js';
 
-export interface Resolved {
+interface Resolved {
   command: string[];
   provider: string;
   protocol: Protocol | null;
@@ -39,7 +39,7 @@ function presetFor(config: Config, name: string): ProviderPreset | undefined {
   return builtin || configured ? { ...builtin, ...configured } : undefined;
 }
 
-export function resolveSpec(config: Config, spec: RunSpec): Resolved {
+function resolveSpec(config: Config, spec: RunSpec): Resolved {
   let command = spec.command && spec.command.length > 0 ? spec.command : null;
   let provider = spec.provider ?? null;
   let protocol: Protocol | null = spec.protocol ?? null;
@@ -186,7 +186,7 @@ export interface RunPlan {
 }
 
 /** The specs of one call, checked together: names and worktree folders may not repeat among them. */
-export interface SpecBatch {
+interface SpecBatch {
   config: Config;
   book: NameBook;
   now: number;
@@ -228,7 +228,7 @@ export function planRun(k: RunKind): RunPlan {
           cwd: old.cwd,
           env: old.env,
           prompt: old.prompt,
-          promptArgv: old.prompt_argv === true,
+          promptArgv: old.prompt_argv,
           interactive: old.interactive,
           limits: old.limits,
           now: k.now,

@@ -22,7 +22,7 @@ interface Wait {
   timer: LongTimeout | null;
 }
 
-export function settleToken(run: Run, minInput: number): SettleToken | null {
+function settleToken(run: Run, minInput: number): SettleToken | null {
   if (run.status === 'ended') return run.exit_reason ?? 'ended';
   // A run asked to die is on its way to `ended`: its idle or blocked is the
   // moment before, and a wait answered with it would tell `kill; wait` that
@@ -42,16 +42,33 @@ export class Waits {
   /**
    * @param p.continues  a run blocked now will be continued, not ended (a one-shot agent on a usage limit it
    *                     will be queued again for): its `blocked` is a moment of the run, not where it settles
+   * @param p.lend       a wait by a run (its ORCR_RUN) on its own descendants lends them its slot meanwhile
+   *                     (lending.ts): returns what gives it back
    */
-  constructor(private readonly p: { store: Pick<RunStore, 'get' | 'lookup'>; continues?: (run: Run) => boolean }) {}
+  constructor(
+    private readonly p: {
+      store: Pick<RunStore, 'get' | 'lookup'>;
+      continues?: (run: Run) => boolean;
+      lend?: (caller: string | undefined, uuids: readonly string[]) => () => void;
+    },
+  ) {}
 
   /** How many waits are open (server.status). */
   get open(): number {
     return this.all.size;
   }
 
-  /** Settles when every run has; with a timeout, the unsettled ones come back `pending`. An aborted wait is dropped. */
-  wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {
+  /**
+   * Settles when every run has; with a timeout, the unsettled ones come back
+   * `pending`. An aborted wait is dropped. `caller`: the waiting client's
+   * ORCR_RUN, whose slot is lent while it waits on its own descendants.
+   */
+  wait(uuids: string[], timeoutMs: number | null, signal?: AbortSignal, caller?: string): Promise<Settled[]> {
+    const giveBack = this.p.lend?.(caller, uuids) ?? (() => undefined);
+    return this.settled(uuids, timeoutMs, signal).finally(giveBack);
+  }
+
+  private settled(uuids: string[], timeoutMs: number | null, signal?: AbortSignal): Promise<Settled[]> {
     // Nothing to wait for (`wait --all` on an idle fleet): settled at once.
     if (uuids.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {

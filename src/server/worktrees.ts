@@ -41,7 +41,7 @@ export class Worktrees {
   private readonly busy = new Set<string>();
 
   constructor(private readonly p: { home: Home; store: RunStore; config: () => Config; lifecycle: Pick<Lifecycle, 'background' | 'writes' | 'log'> }) {
-    p.store.journal.onEvent((e, row) => {
+    p.store.reader.onEvent((e, row) => {
       if ((e.type === 'idle' || e.type === 'ended') && row && worktreeLive(row.worktree) && row.worktree.state === 'ready') {
         p.lifecycle.background(this.refresh(row.uuid).catch(() => undefined));
       }
@@ -77,7 +77,7 @@ export class Worktrees {
         if (fs.existsSync(from.path)) commit = await snapshotCommit(from.path);
         else {
           const tip = await git(from.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${from.branch}^{commit}`]);
-          if (tip.code !== 0) return `worktree: ${base!.name}'s worktree and its branch ${from.branch} are both gone: nothing to build on (--base)`;
+          if (tip.code !== 0) return `worktree: ${base.name}'s worktree and its branch ${from.branch} are both gone: nothing to build on (--base)`;
           commit = tip.stdout.trim();
         }
         w = { ...w, base_commit: commit };
@@ -264,7 +264,7 @@ export class Worktrees {
   /** `orcr gc`: the worktrees of ended runs. */
   async collect(opts: { force: boolean; branches: boolean; dryRun: boolean }): Promise<LetGo[]> {
     const out: LetGo[] = [];
-    for (const run of this.p.store.journal.runsWithWorktree()) {
+    for (const run of this.p.store.reader.runsWithWorktree()) {
       if (run.status !== 'ended' || !worktreeLive(run.worktree) || this.busy.has(run.uuid)) continue;
       this.busy.add(run.uuid);
       try {
@@ -287,7 +287,7 @@ export class Worktrees {
   async prune(opts: { force: boolean; dryRun: boolean }): Promise<LetGo[]> {
     const out: LetGo[] = [];
     const owned = new Set<string>();
-    for (const run of this.p.store.journal.runsWithWorktree()) {
+    for (const run of this.p.store.reader.runsWithWorktree()) {
       owned.add(run.worktree!.path);
       if (run.status === 'ended' && run.worktree!.state === 'planned' && !this.busy.has(run.uuid)) {
         out.push(await this.letGo(run.uuid, run.worktree!, { ...opts, branches: false }));

@@ -24,7 +24,7 @@ function mixedWidth(text: string): number {
   let other = 0;
   let width = 0;
   for (const m of text.matchAll(/[^\x20-\x7e]+/g)) {
-    if (JOINS_BACK.test(m[0]) && m.index! > 0) return stringWidth(text);
+    if (JOINS_BACK.test(m[0]) && m.index > 0) return stringWidth(text);
     other += m[0].length;
     width += m[0].length > 16 ? stringWidth(m[0]) : shortWidth(m[0]);
   }

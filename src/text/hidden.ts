@@ -29,7 +29,7 @@ export type HiddenKind = 'hidden' | 'baseless' | 'stacked';
  * character), or a mark in a pile of more than MAX_STACKED (the whole pile).
  */
 export function scanHidden(text: string): { char: string; kind: HiddenKind | null }[] {
-  const out = [...text].map((char) => ({ char, kind: HIDDEN.test(char) ? ('hidden' as HiddenKind) : null }));
+  const out: { char: string; kind: HiddenKind | null }[] = [...text].map((char) => ({ char, kind: HIDDEN.test(char) ? 'hidden' : null }));
   for (let i = 0; i < out.length; i++) {
     if (out[i]!.kind !== null || !MARK.test(out[i]!.char)) continue;
     const prev = out[i - 1];

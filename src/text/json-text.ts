@@ -5,7 +5,6 @@
 
 import { HIDDEN_ALL, scanHidden, unicodeEscape } from './hidden.js';
 
-// eslint-disable-next-line no-control-regex
 const RAW = /[\u007f-\u009f\u2028\u2029]/g;
 
 const escape = (c: string): string => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
@@ -37,7 +36,7 @@ export function quote(text: string): string {
 }
 
 /** Any value for a message: a string as quote() shows it, anything else as JSON with its hidden characters escaped. */
-export function quoteValue(value: unknown): string {
+function quoteValue(value: unknown): string {
   if (typeof value === 'string') return quote(value);
   return jsonText(value).replace(HIDDEN_ALL, unicodeEscape);
 }

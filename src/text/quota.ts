@@ -22,7 +22,7 @@ export interface QuotaView {
 }
 
 /** How an account is named in a line: its folder's last part (`/home/me/.claude-work` is `.claude-work`). */
-export function accountLabel(account: string): string {
+function accountLabel(account: string): string {
   return (
     account
       .split('/')

@@ -9,11 +9,9 @@
  * escapes. Their 8-bit C1 forms (U+009B CSI, U+009D OSC, …) too.
  */
 const SEQUENCES =
-  // eslint-disable-next-line no-control-regex
   /(?:\x1b\[|\u009b)[\x20-\x3f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[\s\S]*?(?:\x07|\x1b\\|\u009c|$)|\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
 
 /** C0 controls (but tab and newline, handled apart), DEL and C1 controls. */
-// eslint-disable-next-line no-control-regex
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 // Bidi overrides and isolates can make a line read differently from its bytes.
@@ -44,6 +42,5 @@ export function safeText(text: string): string {
 
 /** Does the text hold anything safeLine would change (a control or a sequence)? */
 export function hasControls(text: string): boolean {
-  // eslint-disable-next-line no-control-regex
   return /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.test(text);
 }

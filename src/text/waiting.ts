@@ -6,7 +6,7 @@ import { formatDuration } from '../config/duration.js';
 import type { Waiting } from '../core/waiting.js';
 import { localClock } from './clock.js';
 
-export type { Waiting, WaitingReason } from '../core/waiting.js';
+export type { Waiting } from '../core/waiting.js';
 
 /** The agent's own retry of a failed API call, as `retrying overloaded 3/10`. */
 export function agentRetryText(r: { attempt: number | null; max: number | null; error: string }): string {

@@ -20,12 +20,12 @@ import { Controller } from './connection/controller.js';
 import { createDemoHome, removeDemoHome, type DemoHome } from './connection/demo-home.js';
 import { readPrefs } from './state/prefs.js';
 import { DEFAULT_SORT } from './state/sort.js';
-import { createTuiStore, error, info } from './state/store.js';
-import { restoreTerminal } from './ink/terminal.js';
+import { createTuiStore, error, info, type TuiStore } from './state/store.js';
 import type { TerminalLender } from './ink/lender.js';
 import { builtinThemeDir, initialThemeName, loadThemes, themeMessage, type ThemeSet } from './view/theme.js';
-import { watchThemes, type ThemeWatch } from './connection/theme-watch.js';
-import { byeText, demoFailedText, demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
+import { watchThemes } from './connection/theme-watch.js';
+import { demoLeftText, demoStoppedText, demoStoppingText } from './view/farewell.js';
+import { Shutdown } from './shutdown.js';
 
 function die(message: string, code: number, usage = false): never {
   process.stderr.write(`orcr-tui: ${message}\n${usage ? USAGE + '\n' : ''}`);
@@ -67,7 +67,8 @@ async function createDemoQuietly(): Promise<DemoHome> {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+/** The arguments, or null when only the usage was asked for; a bad one, or no terminal to draw on, ends the process. */
+function readArgs(argv: string[]): TuiArgs | null {
   let args: TuiArgs;
   try {
     args = parseTuiArgs(argv);
@@ -76,7 +77,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (args.help) {
     process.stdout.write(USAGE + '\n');
-    return;
+    return null;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     die('needs an interactive terminal (stdin and stdout must be a TTY); for scripts use `orcr ps`, `orcr events --follow`', 2);
@@ -88,33 +89,39 @@ async function main(argv: string[]): Promise<void> {
       2,
     );
   }
+  return args;
+}
 
-  let home: Home;
-  let demo: DemoHome | null = null;
+/** The home shown: ORCR_HOME's, or with --demo a throw-away one with a simulated fleet. */
+async function openHome(args: TuiArgs): Promise<{ home: Home; demo: DemoHome | null }> {
   try {
-    if (args.demo) {
-      // Refused before the fleet exists: a demo that cannot open must leave nothing behind.
-      if (args.theme !== undefined && !loadThemes([builtinThemeDir()]).themes.has(args.theme)) {
-        die(`no theme named "${args.theme}" (have: ${loadThemes([builtinThemeDir()]).order.join(', ')})`, 2);
-      }
-      process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
-      demo = await createDemoQuietly();
-      process.env.ORCR_HOME = demo.dir;
-      home = ensureHome(demo.dir);
-    } else {
-      home = ensureHome(homeDir());
+    if (!args.demo) return { home: ensureHome(homeDir()), demo: null };
+    // Refused before the fleet exists: a demo that cannot open must leave nothing behind.
+    if (args.theme !== undefined && !loadThemes([builtinThemeDir()]).themes.has(args.theme)) {
+      die(`no theme named "${args.theme}" (have: ${loadThemes([builtinThemeDir()]).order.join(', ')})`, 2);
     }
+    process.stderr.write('orcr-tui: creating a demo home with a simulated fleet…\n');
+    const demo = await createDemoQuietly();
+    process.env.ORCR_HOME = demo.dir;
+    return { home: ensureHome(demo.dir), demo };
   } catch (e) {
     die((e as Error).message, e instanceof HomeError ? 2 : 7);
   }
+}
 
+/** The themes (built in, then the home's own) and the one to start with. */
+function readThemes(args: TuiArgs, home: Home): { userThemes: string; themes: ThemeSet; theme: string } {
   const userThemes = path.join(home.dir, 'themes');
-  let themes = loadThemes([builtinThemeDir(), userThemes]);
+  const themes = loadThemes([builtinThemeDir(), userThemes]);
   if (args.theme !== undefined && !themes.themes.has(args.theme)) {
     die(`no theme named "${args.theme}" (have: ${themes.order.join(', ')})`, 2);
   }
   const theme = initialThemeName({ flag: args.theme, remembered: readPrefs(home.dir).theme, env: process.env, available: themes });
+  return { userThemes, themes, theme };
+}
 
+/** Ink and React, loaded only now: what they read as they load is set first. */
+async function loadInk() {
   // Ink buffers every frame until exit when it thinks it runs in CI; a TUI
   // on a real terminal must draw, whatever CI says. Decide before ink loads.
   delete process.env.CI;
@@ -123,13 +130,11 @@ async function main(argv: string[]): Promise<void> {
   // Ink renders the whole tree per update); a user's terminal wants production.
   process.env.NODE_ENV ??= 'production';
   // Nothing imported above may load ink or react (test/tui/production-react.test.ts): they read NODE_ENV as they load.
-  const [{ render }, { App }, React, { LendTerminal }] = await Promise.all([import('ink'), import('./app.js'), import('react'), import('./ink/lender.js')]);
+  return Promise.all([import('ink'), import('./app.js'), import('react'), import('./ink/lender.js')]);
+}
 
-  const lender: TerminalLender = { lend: null };
-  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
-  const said = themeMessage(themes);
-  if (said) store.setState((said.kind === 'error' ? error : info)(said.text, Date.now()));
-  const controller = new Controller(store, home, {
+function makeController(store: TuiStore, home: Home, args: TuiArgs, lender: TerminalLender): Controller {
+  return new Controller(store, home, {
     quiet: args.quiet,
     // `o`: the agent's CLI gets this terminal (the main screen, cooked input, a
     // cursor), and Ink draws the whole frame again after it.
@@ -142,105 +147,68 @@ async function main(argv: string[]): Promise<void> {
       if (process.stdout.writable) process.stdout.write(bytes);
     },
   });
+}
 
-  let instance: { unmount: () => void; rerender: (tree: React.ReactNode) => void } | null = null;
-  // Ink leaves the alternate screen in its unmount; only if that never ran does restoreTerminal.
-  let unmounted = false;
-  let themeWatch: ThemeWatch | null = null;
-  let exiting = false;
-  let stoppingDemo = false;
-  // The terminal may be gone (SIGHUP): nothing written may stop the shutdown.
-  const say = (text: string): void => {
-    try {
-      if (process.stdout.writable) process.stdout.write(text);
-    } catch {
-      /* no terminal */
-    }
-  };
-  const finish = (code: number, farewell: string | null, err?: unknown, signal = false): void => {
-    if (exiting) {
-      // A second ctrl-c or TERM while the demo is taken down: leave now, and say what is left.
-      if (stoppingDemo && signal) {
-        say(demoLeftText(demo!.dir));
-        process.exit(code);
-      }
-      return;
-    }
-    exiting = true;
-    const s = store.getState();
-    controller.stop();
-    void themeWatch?.close();
-    try {
-      instance?.unmount();
-      unmounted = true;
-    } catch {
-      /* already unmounted */
-    }
-    restoreTerminal({ leftAlt: unmounted || instance === null });
-    if (err) process.stderr.write(`orcr-tui: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    if (demo) {
-      const dir = demo.dir;
-      stoppingDemo = true;
-      process.stdout.on('error', () => undefined);
-      say(demoStoppingText(dir));
-      removeDemoHome(dir)
-        .then((r) => say(demoStoppedText(r, dir)))
-        .catch((e: unknown) => say(demoFailedText(dir, (e as Error).message)))
-        .finally(() => process.exit(code));
-      return;
-    }
-    if (farewell) {
-      const active: Record<string, number> = {};
-      for (const id in s.runs.byId) {
-        const st = s.runs.byId[id]!.status;
-        if (st !== 'ended') active[st] = (active[st] ?? 0) + 1;
-      }
-      say(byeText({ home: home.dir, pid: s.conn.pid, loaded: s.loaded, up: s.conn.state === 'up', active }));
-    }
-    process.exit(code);
-  };
+const renderOptions = () => ({
+  patchConsole: false,
+  exitOnCtrlC: false,
+  // Both ends are terminals (checked first), whatever CI variables say.
+  interactive: true,
+  alternateScreen: true,
+  // Only the lines that changed are written (a frame of 50 rows where the
+  // event log moved is a few lines, not the whole screen: less to send over
+  // ssh, less for the terminal to parse). ORCR_TUI_INCREMENTAL=0 draws whole
+  // frames, for a terminal that mis-tracks the cursor.
+  incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== '0',
+  // The stream's frames are paced by the FrameBatcher (at most one store
+  // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
+  // kept pushing every other frame back a whole period (10 frames/s, twice the
+  // latency). At 60 it never delays a batcher frame and still caps key repeat.
+  maxFps: 60,
+});
 
-  process.on('SIGTERM', () => finish(143, null, undefined, true));
-  // The terminal is gone: no one is there to ask twice, so a demo is still taken down
-  // (its frame writes fail first, and SIGHUP must not cut that shutdown short).
-  process.on('SIGHUP', () => finish(129, null));
-  process.on('SIGINT', () => finish(130, 'bye', undefined, true));
-  process.on('uncaughtException', (e) => finish(1, null, e));
-  process.on('unhandledRejection', (e) => finish(1, null, e));
+// A theme edited while the TUI runs is redrawn at once; one that no longer reads keeps its last good form.
+function themesReloaded(store: TuiStore, themes: ThemeSet, userThemes: string): void {
+  const now = Date.now();
+  const current = store.getState().theme;
+  if (!themes.themes.has(current)) {
+    const next = themes.themes.has('dark') ? 'dark' : themes.order[0]!;
+    store.setState({ theme: next, ...info(`theme ${current} is gone from ${userThemes}: showing ${next}`, now) });
+  } else {
+    const said = themeMessage(themes, `themes reloaded from ${userThemes}`)!;
+    store.setState((said.kind === 'error' ? error : info)(said.text, now));
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const args = readArgs(argv);
+  if (args === null) return;
+  const { home, demo } = await openHome(args);
+  const { userThemes, themes: firstThemes, theme } = readThemes(args, home);
+  let themes = firstThemes;
+  const [{ render }, { App }, React, { LendTerminal }] = await loadInk();
+
+  const lender: TerminalLender = { lend: null };
+  const store = createTuiStore({ home: home.dir, theme, demo: demo !== null, sort: readPrefs(home.dir).sort ?? DEFAULT_SORT });
+  const said = themeMessage(themes);
+  if (said) store.setState((said.kind === 'error' ? error : info)(said.text, Date.now()));
+  const controller = makeController(store, home, args, lender);
+  const shutdown = new Shutdown(store, controller, home, demo);
+  shutdown.listen();
 
   const app = (set: ThemeSet): React.ReactElement =>
-    React.createElement(LendTerminal, { lender }, React.createElement(App, { store, actions: controller, themes: set, onExit: () => finish(0, 'bye') }));
-  instance = render(app(themes), {
-    patchConsole: false,
-    exitOnCtrlC: false,
-    // Both ends are terminals (checked above), whatever CI variables say.
-    interactive: true,
-    alternateScreen: true,
-    // Only the lines that changed are written (a frame of 50 rows where the
-    // event log moved is a few lines, not the whole screen: less to send over
-    // ssh, less for the terminal to parse). ORCR_TUI_INCREMENTAL=0 draws whole
-    // frames, for a terminal that mis-tracks the cursor.
-    incrementalRendering: process.env.ORCR_TUI_INCREMENTAL !== '0',
-    // The stream's frames are paced by the FrameBatcher (at most one store
-    // change per 50 ms). Ink's own throttle is a debounce: at the same 50 ms it
-    // kept pushing every other frame back a whole period (10 frames/s, twice the
-    // latency). At 60 it never delays a batcher frame and still caps key repeat.
-    maxFps: 60,
-  });
+    React.createElement(
+      LendTerminal,
+      { lender },
+      React.createElement(App, { store, actions: controller, themes: set, onExit: () => shutdown.finish(0, 'bye') }),
+    );
+  const instance = render(app(themes), renderOptions());
+  shutdown.instance = instance;
   controller.start();
-  // A theme edited while the TUI runs is redrawn at once; one that no longer reads keeps its last good form.
-  themeWatch = watchThemes(userThemes, () => {
+  shutdown.themeWatch = watchThemes(userThemes, () => {
     themes = loadThemes([builtinThemeDir(), userThemes], themes);
-    instance?.rerender(app(themes));
-    const now = Date.now();
-    const current = store.getState().theme;
-    if (!themes.themes.has(current)) {
-      const next = themes.themes.has('dark') ? 'dark' : themes.order[0]!;
-      store.setState({ theme: next, ...info(`theme ${current} is gone from ${userThemes}: showing ${next}`, now) });
-    } else {
-      const said = themeMessage(themes, `themes reloaded from ${userThemes}`)!;
-      store.setState((said.kind === 'error' ? error : info)(said.text, now));
-    }
+    instance.rerender(app(themes));
+    themesReloaded(store, themes, userThemes);
   });
 }
 

@@ -5,9 +5,24 @@ import { fileURLToPath } from 'node:url';
 import type { Protocol } from '../../src/core/types.js';
 import type { Adapter, Signal } from '../../src/agents/signals.js';
 
-export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-export const SIGNAL_KINDS = new Set(['alive', 'turn_start', 'turn_end', 'usage', 'tool', 'text', 'result', 'blocked', 'output', 'quota', 'agent_retry']);
+export const SIGNAL_KINDS = new Set([
+  'alive',
+  'turn_start',
+  'turn_end',
+  'usage',
+  'tool',
+  'text',
+  'result',
+  'blocked',
+  'output',
+  'quota',
+  'agent_retry',
+  'approval',
+  'approval_withdrawn',
+  'denied',
+]);
 
 /** Every line, then end(): the whole signal stream of one process. */
 export function feed(adapter: Adapter, lines: readonly string[]): Signal[] {
@@ -17,7 +32,7 @@ export function feed(adapter: Adapter, lines: readonly string[]): Signal[] {
   return out;
 }
 
-export interface Expected {
+interface Expected {
   turns: number;
   tokens: { input: number; output: number; cached: number };
   cost_usd: number;

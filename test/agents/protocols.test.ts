@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_PROTOCOLS, agentProtocol, createAdapter, detectProtocol, foldSignals, PROTOCOLS } from '../../src/agents/index.js';
 import { acceptsInput, inputLine } from '../../src/agents/input.js';
 import { accountOf } from '../../src/agents/accounts.js';
-import { planTurn } from '../../src/agents/mock/plan.js';
+import { planAskTurn, planTurn } from '../../src/agents/mock/plan.js';
+import type { Reply } from '../../src/agents/mock/render.js';
+import type { Signal } from '../../src/agents/signals.js';
 import { createRng } from '../../src/agents/mock/rng.js';
 import { MOCK_FORMATS, PRESET_NAMES, reportsOwnCost } from '../../src/agents/registry.js';
 import { BUILTIN_PROVIDERS } from '../../src/config/schema.js';
@@ -86,6 +88,33 @@ describe("a record's parts agree", () => {
     expect(r.parseInput(inputLine(name, 'keep going').trimEnd())).toBe('keep going');
   });
 
+  it.each(AGENT_PROTOCOLS.filter((p) => p.approvals && p.mock).map((p) => p.name))(
+    '%s: the mock agent’s requests are read as approvals, and the record’s answers are read by the mock agent as answers to them',
+    async (name) => {
+      const p = agentProtocol(name)!;
+      const asking = (await p.mock!())(createRng(3)).asking!;
+      const a = createAdapter(name);
+      const steps = asking.turn(planAskTurn(createRng(4), 0, 'go', true));
+      const refs: string[] = [];
+      let reply: Reply | undefined;
+      for (let step = steps.next(); !step.done; step = steps.next(reply)) {
+        for (const l of step.value.lines) a.line(l);
+        reply = undefined;
+        if (!step.value.ask) continue;
+        const [signal] = a.line(step.value.ask.line);
+        expect(signal).toMatchObject({ kind: 'approval', ask: { ref: step.value.ask.ref } });
+        const asked = signal as Extract<Signal, { kind: 'approval' }>;
+        refs.push(asked.ask.ref);
+        const verdict = refs.length % 2 === 0 ? 'deny' : 'allow';
+        const answer = p.approvals!.answer(asked.ask.ref, { verdict, message: null, answers: asked.ask.questions ? ['Yes'] : null, always: true }, asked);
+        const read = asking.read(answer.trimEnd());
+        expect(read).toMatchObject({ kind: 'answer', ref: asked.ask.ref, reply: { allow: verdict === 'allow' } });
+        reply = (read as { reply: Reply }).reply;
+      }
+      expect(refs.length).toBeGreaterThanOrEqual(2);
+    },
+  );
+
   it('a protocol that takes no input is written the text itself; an unknown one reads as plain', () => {
     expect(acceptsInput('codex')).toBe(false);
     expect(inputLine('codex', 'hi')).toBe('hi\n');
@@ -108,7 +137,7 @@ describe('the lists that name protocols are the registry’s', () => {
     expect(PROTOCOLS).toEqual(['claude', 'codex', 'gemini', 'jsonl', 'plain']);
     expect(Object.keys(BUILTIN_PROVIDERS)).toEqual(PRESET_NAMES);
     expect(BUILTIN_PROVIDERS.claude).toEqual({
-      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
+      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-prompt-tool', 'stdio'],
       protocol: 'claude',
       interactive_input: true,
     });

@@ -80,7 +80,6 @@ describe('transcript of each protocol', () => {
         .join(' ')
         .replace(/\s+/g, ' '),
     ).toBe(`${'word '.repeat(30)}漢字漢字 end`.replace(/\s+/g, ' '));
-    // eslint-disable-next-line no-control-regex
     for (const r of rows) expect(r.text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(toolLine('Bash', { command: "bash -lc 'npm test'" })).toBe('Bash npm test');
   });

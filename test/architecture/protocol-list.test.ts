@@ -6,16 +6,12 @@
 // string that names two or more in a sentence ("claude or jsonl"). The few
 // places let off say why, and the check is shown to fail on a file that breaks it.
 
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { AGENT_PROTOCOLS, PROTOCOLS, protocolsWith } from '../../src/agents/registry.js';
 import { PLAIN_PROTOCOL } from '../../src/core/types.js';
 import { VERB_USAGE } from '../../src/cli/usage.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { houseFiles, parseSource, readSource } from '../support/house.js';
 
 /** Files let off, each with its reason. */
 const LET_OFF: Readonly<Record<string, string>> = {
@@ -25,19 +21,9 @@ const LET_OFF: Readonly<Record<string, string>> = {
   'src/cli/usage.ts': 'help text, written out so that no command but those that read output loads the adapters; checked against the registry below',
 };
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
-
 /** Where a source names protocols: `line: what`, for each string, key or sentence that does. */
 export function namings(file: string, text: string, names: readonly string[]): string[] {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = parseSource(file, text);
   const known = new Set(names);
   // In a sentence, "plain" is mostly a word ("plain text"): only the others make a list there.
   const words = new RegExp(`\\b(${names.filter((n) => n !== PLAIN_PROTOCOL).join('|')})\\b`, 'g');
@@ -76,9 +62,9 @@ describe('the protocol list appears in one file', () => {
   });
 
   it('no code outside src/agents names an agent protocol (comments aside)', () => {
-    const found = [...sourceFiles('src'), ...sourceFiles('components')]
+    const found = houseFiles()
       .filter((f) => !f.startsWith('src/agents/') && !Object.hasOwn(LET_OFF, f))
-      .flatMap((f) => namings(f, fs.readFileSync(path.join(ROOT, f), 'utf8'), PROTOCOLS));
+      .flatMap((f) => namings(f, readSource(f), PROTOCOLS));
     expect(found).toEqual([]);
   });
 

@@ -4,31 +4,17 @@
 // the server; the CLI reaches neither the journal nor the runtime; no module
 // is over 500 lines. The checker is shown to fail on a graph that breaks each rule.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { houseFiles, parseSource, readSource } from '../support/house.js';
 
 /** A repository path (no extension) → the repository paths (no extension) or package names it imports. */
 type Graph = Map<string, string[]>;
 
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
-
 /** Every module a file imports or re-exports, statically or with import(), type-only ones too. */
 function importsOf(file: string): string[] {
-  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = parseSource(file, readSource(file));
   const out: string[] = [];
   const add = (spec: string): void => {
     out.push(spec.startsWith('.') ? path.posix.join(path.posix.dirname(file), spec).replace(/\.(jsx?|tsx?)$/, '') : spec);
@@ -47,7 +33,7 @@ function importsOf(file: string): string[] {
 
 function houseGraph(): Graph {
   const g: Graph = new Map();
-  for (const f of [...sourceFiles('src'), ...sourceFiles('components')]) g.set(f.replace(/\.tsx?$/, ''), importsOf(f));
+  for (const f of houseFiles()) g.set(f.replace(/\.tsx?$/, ''), importsOf(f));
   // An import of a folder's index names that file.
   for (const [file, targets] of g)
     g.set(
@@ -135,8 +121,8 @@ describe('the rooms', () => {
   });
 
   it('has no module of more than 500 lines (a room that grows past it is split by what it holds)', () => {
-    const long = [...sourceFiles('src'), ...sourceFiles('components')]
-      .map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8').split('\n').length - 1] as const)
+    const long = houseFiles()
+      .map((f) => [f, readSource(f).split('\n').length - 1] as const)
       .filter(([, n]) => n > 500)
       .map(([f, n]) => `${f}: ${n} lines`);
     expect(long).toEqual([]);

@@ -92,7 +92,7 @@ describe('fleet operations', () => {
 
     const k = await live();
     const agent = await k.run(['-n', 'long', '--', 'sleep', '300']);
-    const pid = (await until(async () => (await k.show('long')).status === 'working' && (await k.show('long')).pid, 'long to work'))!;
+    const pid = await until(async () => (await k.show('long')).status === 'working' && (await k.show('long')).pid, 'long to work');
     expect((await k.cli(['server', 'stop', '--kill-agents'])).code).toBe(0);
     // Gone before the stop answered: not only its run ended, its wrapper too (it once lingered a moment under load).
     expect(alive(pid)).toBe(false);

@@ -77,7 +77,7 @@ describe('orcr foundation', () => {
     expect(runs.map((r) => r.exit_reason)).toEqual(Array(6).fill('completed'));
     const byUuid = new Map(runs.map((r) => [r.uuid, r]));
     const events = await h.events();
-    const starts = events.filter((e) => e.type === 'starting').map((e) => byUuid.get(e.run!)!.name);
+    const starts = events.filter((e) => e.type === 'starting').map((e) => byUuid.get(e.run)!.name);
     // p1-c is held back by its provider cap only, so p2-a passes it.
     expect(starts.slice(0, 3)).toEqual(['p1-a', 'p1-b', 'p2-a']);
     expect(new Set(starts).size).toBe(6);

@@ -282,7 +282,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     // It lifts on time by itself.
     expect((await h.settle(['acme-2'], 60_000)).map((r) => `${r.name} ${r.token}`)).toEqual(['acme-2 completed']);
     // (the supervisor's clock is monotonic from its start: allow it a little drift from Date.now)
-    expect(Date.now() + 100).toBeGreaterThanOrEqual(stats.holds.acme);
+    expect(Date.now() + 100).toBeGreaterThanOrEqual(stats.holds.acme!);
     const types = (await h.events<{ type: string }>()).map((e) => e.type);
     expect(types).toContain('hold');
     expect(types).toContain('hold_lifted');
@@ -312,7 +312,7 @@ while IFS= read -r line; do echo "$line" >> "${h.dir}/inputs"; turn; done
     expect(Object.keys(r.budget).sort()).toEqual(['cost_usd', 'time_ms', 'tokens', 'turns']);
     expect(r.budget.tokens).toMatchObject({ used: 850, limit: 1000, fraction: 0.85, warn: true });
     expect(r.budget.turns).toMatchObject({ used: 1, limit: 5, fraction: 0.2, warn: false });
-    expect(r.budget.time_ms!.limit).toBe(3_600_000);
+    expect(r.budget.time_ms.limit).toBe(3_600_000);
     expect(r.loop).toEqual({ detected: false, warned: false, repetitions: expect.any(Number) });
     expect(r).toHaveProperty('held_until', null);
     const warnings = (await h.events<{ type: string; data: { meter: string } }>()).filter((e) => e.type === 'budget_warning');

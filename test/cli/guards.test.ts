@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { lineReader, MOCK_AGENT, NODE, until } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
-import type { PublicRun } from '../../src/protocol/views.js';
 
 /** Homes whose supervisor runs in this process; what the CLI prints is still the spawned CLI's. */
 const home = useLiveHomes();

@@ -86,9 +86,9 @@ describe('orcr --help', () => {
 describe("each verb's flags are declared once, and its help names them", () => {
   it("every flag the grammar declares is in the verb's usage, and every flag the usage names is declared", () => {
     for (const v of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
-      const declared = new Set([...spellings(VERBS[v]), '--json', '--help', '-h']);
+      const declared = new Set([...spellings(spec(v)), '--json', '--help', '-h']);
       const usage = VERB_USAGE[v];
-      for (const f of flagsOf(VERBS[v])) {
+      for (const f of flagsOf(spec(v))) {
         const named = f.some((s) => new RegExp(`(^|[\\s\\[(|])${s}(?![\\w-])`).test(usage));
         expect(named, `${v}: ${f.join(', ')} is declared but not in its usage`).toBe(true);
       }
@@ -98,6 +98,22 @@ describe("each verb's flags are declared once, and its help names them", () => {
       // Words that name another verb's flag without that verb before it.
       others.push(...(({ show: ['-e'] } as Record<string, string[]>)[v] ?? []));
       for (const n of named) if (!others.includes(n)) expect(declared.has(n), `${v}: its usage names ${n}, which it does not declare`).toBe(true);
+    }
+  });
+
+  it('every command, each subcommand too, has a usage line: `orcr PATH WORD`, or alike ones as `orcr PATH A|B`', () => {
+    const leaves = (path: string[], c: Command): string[][] =>
+      c.subcommands ? Object.entries(c.subcommands).flatMap(([w, sub]) => leaves([...path, w], sub)) : [path];
+    for (const v of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
+      const lines = VERB_USAGE[v].split('\n');
+      for (const path of leaves([v], spec(v))) {
+        const [word, parents] = [path.at(-1)!, path.slice(0, -1)];
+        const line = new RegExp(`^orcr ${[...parents, ''].join(' ')}([\\w-]+\\|)*${word}(\\|[\\w-]+)*( |$)`);
+        expect(
+          lines.some((l) => line.test(l)),
+          `${path.join(' ')} in ${JSON.stringify(VERB_USAGE[v])}`,
+        ).toBe(true);
+      }
     }
   });
 
@@ -135,7 +151,6 @@ describe('what a stranger types where a verb goes', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.split('\n')[0]).toMatch(message);
-    // eslint-disable-next-line no-control-regex
     expect(r.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
     const json = orcr([...args, '--json']);
     expect(json.code).toBe(2);
@@ -157,7 +172,7 @@ describe('what a stranger types where a verb goes', () => {
   it("with NO_COLOR, and with colour forced, no escape sequence in the list, a verb's help or an error", () => {
     for (const e of [env, { ...env, NO_COLOR: undefined, FORCE_COLOR: '1' }]) {
       for (const args of [['--help'], ['help', 'run'], ['help', 'nope'], ['nope']]) {
-        const r = orcr(args, { env: e as NodeJS.ProcessEnv });
+        const r = orcr(args, { env: e });
         expect(r.stdout + r.stderr).not.toContain('\x1b');
       }
     }

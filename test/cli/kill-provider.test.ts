@@ -2,9 +2,8 @@
 // found; provider resume of a provider not on hold says so and fails.
 
 import { describe, expect, it } from 'vitest';
-import { until, useHomes } from '../support/harness.js';
+import { until } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
-import type { PublicRun } from '../../src/protocol/views.js';
 
 const home = useLiveHomes();
 

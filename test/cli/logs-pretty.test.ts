@@ -14,7 +14,6 @@ import { useLiveHomes } from '../support/in-process.js';
 const home = useLiveHomes();
 
 // ESC, BEL and every other C0 control but newline; DEL and C1.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 /** A one-shot agent printing a recorded Claude Code session (stream-json), then exiting 0. */
@@ -77,7 +76,6 @@ describe('orcr logs --pretty', () => {
     expect(forced).toContain('\u001b[33m⏺ Bash npm test\u001b[0m');
     expect(forced).toMatch(/^ {2}x +y +z *$/m);
     // Only the colours orcr added: SGR sequences, nothing else.
-    // eslint-disable-next-line no-control-regex
     expect(forced.replace(/\u001b\[[0-9;]*m/g, '')).not.toMatch(CONTROL);
     const plain = (await h.cli(['logs', 'tx', '--pretty'], { env: { ...colourEnv, FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout;
     expect(plain).not.toMatch(CONTROL);

@@ -41,9 +41,9 @@ interface Ev {
 }
 
 /** `orcr loop run ls NAME --json`. */
-const runs = async (h: { dir: string }, name: string): Promise<LoopRun[]> => (await (await loopsOf(h)).runs(name)) as LoopRun[];
+const runs = async (h: { dir: string }, name: string): Promise<LoopRun[]> => await (await loopsOf(h)).runs(name);
 /** `orcr loop logs NAME --json`. */
-const events = async (h: { dir: string }, name: string): Promise<Ev[]> => (await (await loopsOf(h)).events(name)) as Ev[];
+const events = async (h: { dir: string }, name: string): Promise<Ev[]> => await (await loopsOf(h)).events(name);
 /** `orcr loop run start NAME --json`. */
 const start = async (h: { dir: string }, name: string): Promise<{ action: string }> => (await loopsOf(h)).start(name);
 

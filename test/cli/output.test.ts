@@ -24,7 +24,6 @@ const HOSTILE = 'copy \u001b]52;c;cm0gLXJmIH4=\u0007 title \u001b]0;pwned\u0007 
 const TOOL = 'Bash\u001b]0;t\u0007\u001b[2J';
 
 /** ESC, BEL and every other C0 control but newline; DEL and C1. */
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 describe('bytes reaching the terminal', () => {
@@ -86,7 +85,6 @@ describe('bytes reaching the terminal', () => {
 
 /** Display width of our test names: CJK and the emoji take two columns. */
 const width = (s: string): number => [...s].reduce((w, c) => w + (c.codePointAt(0)! >= 0x1100 ? 2 : 1), 0);
-// eslint-disable-next-line no-control-regex
 const unpaint = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
 
 /** Display columns where each cell starts: column 0, and any non-space after two or more spaces. */

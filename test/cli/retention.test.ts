@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { PublicRun } from '../../src/protocol/views.js';
 import { lineReader, until, useHomes } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 
@@ -44,6 +43,18 @@ describe('retention', () => {
     // What remains of the log has no gap.
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i));
+  });
+
+  it('a gc asked while another collection runs collects what it was asked for, not what the other one did', async () => {
+    const h = await home();
+    await h.run(['-n', 'old', '--', 'true']);
+    expect(await h.waitCode('old')).toBe(0);
+    // Sent together on one connection: the second arrives while the first (the like of the hourly
+    // pass that retention.ended starts on its own) is still collecting.
+    const [wide, now] = await Promise.all([h.call<{ runs: number }>('gc', { older_than_ms: 3_600_000 }), h.call<{ runs: number }>('gc', { older_than_ms: 0 })]);
+    expect(wide.runs).toBe(0);
+    expect(now.runs).toBe(1);
+    expect(await h.ps({ all: true })).toEqual([]);
   });
 
   it('a client resuming from before the oldest kept event is told so', async () => {

@@ -9,7 +9,6 @@ import { Client } from '../../src/client/client.js';
 import { homePaths } from '../../src/config/home.js';
 import { script, until, useHomes } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
-import type { PublicRun } from '../../src/protocol/views.js';
 
 /** Homes whose supervisor runs in this process (most tests). */
 const home = useLiveHomes();
@@ -317,9 +316,9 @@ echo '{"type":"result","ok":true}'
     expect(await h.wait('a')).toBe('a completed');
     const run = await h.show('a');
     expect(run.cost_usd).toBe(0.3);
-    expect(run.budget.cost_usd!.used).toBe(0.3);
-    expect(run.budget.cost_usd!.fraction).toBe(0.03);
-    expect(Number.isInteger(run.budget.time_ms!.used)).toBe(true);
+    expect(run.budget.cost_usd.used).toBe(0.3);
+    expect(run.budget.cost_usd.fraction).toBe(0.03);
+    expect(Number.isInteger(run.budget.time_ms.used)).toBe(true);
     for (const e of await h.events()) {
       expect(Number.isInteger(e.ts)).toBe(true);
       expect(JSON.stringify(e.data)).not.toMatch(/\d\.\d{7,}/);

@@ -285,9 +285,9 @@ describe('run spec: one schema, the same words everywhere', () => {
       '5',
     ]);
     expect(flags.cwd).toBe(sub);
-    expect(flags.budget.turns!.limit).toBe(3);
-    expect(flags.budget.cost_usd!.limit).toBe(0.5);
-    expect(flags.budget.time_ms!.limit).toBe(120_000);
+    expect(flags.budget.turns.limit).toBe(3);
+    expect(flags.budget.cost_usd.limit).toBe(0.5);
+    expect(flags.budget.time_ms.limit).toBe(120_000);
     const file = path.join(h.dir, 'runs.jsonl');
     fs.writeFileSync(
       file,
@@ -296,9 +296,9 @@ describe('run spec: one schema, the same words everywhere', () => {
     const r = h.cli(['run', '--from', file]);
     expect(r.code, r.stderr).toBe(0);
     const line = h.json<PublicRun>(['show', 'line']);
-    expect(line.budget.time_ms!.limit).toBe(90_000);
-    expect(line.budget.cost_usd!.limit).toBe(0.25);
-    expect(line.budget.tokens!.limit).toBe(100);
+    expect(line.budget.time_ms.limit).toBe(90_000);
+    expect(line.budget.cost_usd.limit).toBe(0.25);
+    expect(line.budget.tokens.limit).toBe(100);
     // A relative cwd in a line is taken from where orcr runs (here: where the tests run).
     expect(line.cwd).toBe(process.cwd());
     h.cli(['kill', 'flags', 'line']);
@@ -349,7 +349,7 @@ describe('run spec: one schema, the same words everywhere', () => {
       [['events', '--since', '-1'], '--since must not be negative, got "-1"'],
       [['loop', 'create', 'l', '* * * * *', '--max-concurrency', '-1', '--', 'true'], '--max-concurrency must be 1 or more, got "-1"'],
       [['run', '--max-cost', '-1', '--', 'true'], '--max-cost must not be negative, got "-1"'],
-    ] as const) {
+    ] satisfies [string[], string][]) {
       const i = args.findIndex((a) => a.startsWith('--') && a !== '--' && args[args.indexOf(a) + 1]?.startsWith('-'));
       const joined = [...args.slice(0, i), `${args[i]}=${args[i + 1]}`, ...args.slice(i + 2)];
       for (const form of [args, joined]) {

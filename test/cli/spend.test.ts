@@ -2,7 +2,7 @@
 // budget's window, the fleet's meters, and the last hour.
 
 import { describe, expect, it } from 'vitest';
-import { script, useHomes } from '../support/harness.js';
+import { script } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 
 const home = useLiveHomes();

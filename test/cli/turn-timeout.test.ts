@@ -14,12 +14,6 @@ const home = useLiveHomes();
 /** Homes whose supervisor is a process of its own, started by the spawned CLI: to kill it, or to see the CLI refuse a config. */
 const spawned = useHomes();
 
-interface Ev {
-  run: string | null;
-  type: string;
-  data: Record<string, unknown>;
-}
-
 describe('turn timeout', () => {
   it('ends a run whose turn goes silent past --turn-timeout as timeout, detail stall, and journals the stall', async () => {
     const h = await home({ timings: { kill_grace: '1s' } });

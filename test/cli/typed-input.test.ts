@@ -5,17 +5,15 @@
 // of one file with the same name are named both.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 
 const home = useLiveHomes();
 
 function file(text: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-from-'));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const f = path.join(dir, 'runs.jsonl');
+  const f = path.join(tempDir('orcr-from-'), 'runs.jsonl');
   fs.writeFileSync(f, text);
   return f;
 }

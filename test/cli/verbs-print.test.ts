@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { lineReader, script, until } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
-import type { PublicRun } from '../../src/protocol/views.js';
 
 /** Homes whose supervisor runs in this process; what the verbs print is the spawned CLI's. */
 const home = useLiveHomes();

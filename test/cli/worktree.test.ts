@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { CLI, NODE, until, useHomes } from '../support/harness.js';
+import { GIT_IDENTITY, initRepo } from '../support/git.js';
 import { useLiveHomes, useServedHomes, type LiveHome, type Remote } from '../support/in-process.js';
 
 /** Homes whose supervisor runs in this process (most tests); what the CLI prints is still the spawned CLI's. */
@@ -17,15 +18,6 @@ const home = useLiveHomes();
 const served = useServedHomes();
 /** Homes whose supervisor the spawned CLI starts, with the PATH it is given. */
 const spawned = useHomes();
-/** Who commits: the test's author, and no global or system git config. */
-const GIT_IDENTITY = {
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 const GIT_ENV = { ...process.env, ...GIT_IDENTITY };
 // The supervisor runs in this process (this file's own worker): its git, its
 // agents and the CLIs spawned here all see the test's identity, as they did
@@ -56,12 +48,7 @@ function git(cwd: string, ...args: string[]): string {
 function repo(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
   temps.push(dir);
-  git(dir, 'init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(dir, 'f.txt'), 'one\ntwo\n');
-  fs.writeFileSync(path.join(dir, '.gitignore'), '.env\n');
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'base');
-  return dir;
+  return initRepo(dir, { 'f.txt': 'one\ntwo\n', '.gitignore': '.env\n' });
 }
 
 /** A home whose supervisor commits as the test's author (a finish may commit an agent's work): the process's environment has it. */

@@ -67,7 +67,7 @@ export interface Admission {
 export type MakeAdmission = (p: AdmissionPolicy, holds?: Readonly<Record<string, number>>) => Admission;
 
 /** The pure engine, fed plain arrays the way the supervisor once kept them. */
-export const pureEngine: MakeAdmission = (p, holds = {}) => {
+const pureEngine: MakeAdmission = (p, holds = {}) => {
   let holders: SlotHolder[] = [];
   let waiters: Waiter[] = [];
   const input = (now: number): AdmissionInput => ({ policy: p, holders, waiters, holds, now });
@@ -106,7 +106,7 @@ export const pureEngine: MakeAdmission = (p, holds = {}) => {
 };
 
 /** The incremental index; its views go through snapshot(), the form the pure engine reads. */
-export const indexEngine: MakeAdmission = (p, holds = {}) => {
+const indexEngine: MakeAdmission = (p, holds = {}) => {
   const ix = new AdmissionIndex(p, holds);
   return {
     enqueue: (w) => ix.enqueue(w),

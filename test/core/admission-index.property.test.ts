@@ -106,7 +106,7 @@ const uuids = (xs: readonly { uuid: string }[]) => xs.map((x) => x.uuid);
 
 /** Admission order, restated: priority desc, then queue order. */
 function admissionOrder(m: Model): string[] {
-  const prio = (w: Waiter) => (Object.hasOwn(m.policy.workloads, w.workload) ? m.policy.workloads[w.workload].priority : 0);
+  const prio = (w: Waiter) => (Object.hasOwn(m.policy.workloads, w.workload) ? m.policy.workloads[w.workload]!.priority : 0);
   return m.waiters
     .map((w, i) => ({ w, i }))
     .sort((a, b) => prio(b.w) - prio(a.w) || a.i - b.i)
@@ -129,7 +129,7 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
   switch (op.t) {
     case 'enqueue': {
       m.seq++;
-      const w: Waiter = { uuid: `r${m.seq}`, provider: PROVIDERS[op.p], workload: WORKLOADS[op.w], queue_seq: m.seq, enqueued_at: m.now - op.age };
+      const w: Waiter = { uuid: `r${m.seq}`, provider: PROVIDERS[op.p]!, workload: WORKLOADS[op.w]!, queue_seq: m.seq, enqueued_at: m.now - op.age };
       m.known.set(w.uuid, w);
       m.waiters.push(w);
       ix.enqueue(w);
@@ -152,13 +152,13 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
     }
     case 'end': {
       if (m.holders.length === 0) break;
-      const [h] = m.holders.splice(op.i % m.holders.length, 1);
+      const h = m.holders.splice(op.i % m.holders.length, 1)[0]!;
       expect(ix.release(h.uuid)).toBe(true);
       break;
     }
     case 'kill': {
       if (m.waiters.length === 0) break;
-      const [w] = m.waiters.splice(op.i % m.waiters.length, 1);
+      const w = m.waiters.splice(op.i % m.waiters.length, 1)[0]!;
       expect(ix.remove(w.uuid)).toBe(true);
       break;
     }
@@ -166,7 +166,7 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
       // A promotion whose journal write failed: the run goes back with its old queue_seq.
       const promoted = m.holders.filter((h) => m.known.has(h.uuid));
       if (promoted.length === 0) break;
-      const h = promoted[op.i % promoted.length];
+      const h = promoted[op.i % promoted.length]!;
       const w = m.known.get(h.uuid)!;
       m.holders = m.holders.filter((x) => x.uuid !== h.uuid);
       const at = m.waiters.findIndex((x) => x.queue_seq > w.queue_seq);
@@ -177,7 +177,7 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
     }
     case 'adopt': {
       // A run found holding a slot (re-adopted at start-up), whatever the caps say.
-      const h = { uuid: `a${++m.adopted}`, provider: PROVIDERS[op.p], workload: WORKLOADS[op.w] };
+      const h = { uuid: `a${++m.adopted}`, provider: PROVIDERS[op.p]!, workload: WORKLOADS[op.w]! };
       m.holders.push(h);
       ix.acquire(h);
       break;
@@ -185,7 +185,7 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
     case 'steal': {
       // A queued run promoted by some other path.
       if (m.waiters.length === 0) break;
-      const [w] = m.waiters.splice(op.i % m.waiters.length, 1);
+      const w = m.waiters.splice(op.i % m.waiters.length, 1)[0]!;
       const h = { uuid: w.uuid, provider: w.provider, workload: w.workload };
       m.holders.push(h);
       ix.acquire(h);
@@ -196,7 +196,7 @@ function step(m: Model, ix: AdmissionIndex, op: Op): void {
       ix.setPolicy(op.policy);
       break;
     case 'hold':
-      m.holds = { ...m.holds, [PROVIDERS[op.p]]: m.now + op.ms };
+      m.holds = { ...m.holds, [PROVIDERS[op.p]!]: m.now + op.ms };
       ix.setHolds(m.holds);
       break;
     case 'unhold':

@@ -87,7 +87,7 @@ describe('AdmissionIndex queue and holders', () => {
 
   it('an earlier queue_seq arriving late (an undone promotion) goes back to its place', () => {
     const ix = index(policy({ max: 1 }), [], [waiter('a'), waiter('b'), waiter('c')]);
-    const a = ix.waiting()[0];
+    const a = ix.waiting()[0]!;
     expect(ix.decide(NOW)).toEqual(['a']);
     // The journal write failed: put it back.
     ix.release('a');

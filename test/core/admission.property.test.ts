@@ -43,7 +43,7 @@ const policyArb: fc.Arbitrary<AdmissionPolicy> = fc
   .map(({ max, providerCaps, workloads }) => {
     const providers: Record<string, number> = {};
     providerCaps.forEach((cap, i) => {
-      if (cap !== null) providers[PROVIDERS[i]] = cap; // null: left unlisted
+      if (cap !== null) providers[PROVIDERS[i]!] = cap; // null: left unlisted
     });
     // Config validation keeps Σreserved ≤ max; trim later reservations to fit.
     let room = max;
@@ -52,7 +52,7 @@ const policyArb: fc.Arbitrary<AdmissionPolicy> = fc
       if (wp === null) return;
       const reserved = Math.min(wp.reserved, room);
       room -= reserved;
-      wls[WORKLOADS[i]] = { ...wp, reserved };
+      wls[WORKLOADS[i]!] = { ...wp, reserved };
     });
     return { max, providers, workloads: wls, max_queued: null };
   });
@@ -71,8 +71,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 const wpOf = (p: AdmissionPolicy, w: string): WorkloadPolicy =>
-  own(p.workloads, w) ? p.workloads[w] : { reserved: 0, priority: 0, max: null, max_wait_ms: null };
-const providerLimit = (p: AdmissionPolicy, name: string) => (own(p.providers, name) ? p.providers[name] : p.max);
+  own(p.workloads, w) ? p.workloads[w]! : { reserved: 0, priority: 0, max: null, max_wait_ms: null };
+const providerLimit = (p: AdmissionPolicy, name: string) => (own(p.providers, name) ? p.providers[name]! : p.max);
 const workloadLimit = (p: AdmissionPolicy, name: string) => wpOf(p, name).max ?? p.max;
 // A reservation above the workload's own max is unusable and so not enforced.
 const reservedOf = (p: AdmissionPolicy, name: string) => {
@@ -99,7 +99,7 @@ function active(holders: readonly SlotHolder[], cap: string): number {
 
 function limitOf(p: AdmissionPolicy, cap: string): number {
   if (cap === 'global') return p.max;
-  const [kind, name] = cap.split(':');
+  const [kind, name] = cap.split(':') as [string, string];
   return kind === 'provider' ? providerLimit(p, name) : workloadLimit(p, name);
 }
 
@@ -112,7 +112,7 @@ function reservedAgainst(p: AdmissionPolicy, holders: readonly SlotHolder[], w: 
   return sum;
 }
 
-const isHeld = (m: Model, provider: string, at: number) => own(m.holds, provider) && at < m.holds[provider];
+const isHeld = (m: Model, provider: string, at: number) => own(m.holds, provider) && at < m.holds[provider]!;
 const isOverdue = (m: Model, w: Waiter, at: number) => {
   const mw = wpOf(m.policy, w.workload).max_wait_ms;
   return mw !== null && at - w.enqueued_at > mw;
@@ -206,7 +206,7 @@ function run(ops: Op[], initial: AdmissionPolicy): void {
     switch (op.t) {
       case 'enqueue':
         m.seq++;
-        m.waiters.push({ uuid: `r${m.seq}`, provider: PROVIDERS[op.p], workload: WORKLOADS[op.w], queue_seq: m.seq, enqueued_at: m.now });
+        m.waiters.push({ uuid: `r${m.seq}`, provider: PROVIDERS[op.p]!, workload: WORKLOADS[op.w]!, queue_seq: m.seq, enqueued_at: m.now });
         break;
       case 'decide':
         decideStep(m);
@@ -221,7 +221,7 @@ function run(ops: Op[], initial: AdmissionPolicy): void {
         m.policy = op.policy;
         break;
       case 'hold':
-        m.holds = { ...m.holds, [PROVIDERS[op.p]]: m.now + op.ms };
+        m.holds = { ...m.holds, [PROVIDERS[op.p]!]: m.now + op.ms };
         break;
       case 'tick':
         m.now += op.ms;

@@ -34,10 +34,11 @@ describe('afterExit', () => {
       attempt: { n: 1, kind: 'continue', started_at: 1000, ended_at: 5000, reason: 'errored', detail: 'limit', session_id: 'S1', prompt: null },
       argv: ['claude', '--resume', 'S1', '-p', '--verbose'],
     });
+    if (a.kind !== 'continue') throw new Error(`expected a continue, got ${a.kind}`);
     // A second limit: built from first_command, not from the resume command.
     const again = afterExit(
       run({
-        attempts: [(a as { attempt: never }).attempt],
+        attempts: [a.attempt],
         first_command: ['claude', '-p', '--verbose'],
         command: ['claude', '--resume', 'S1', '-p', '--verbose'],
       }),
@@ -64,7 +65,16 @@ describe('afterExit', () => {
       kind: 'end',
       note: expect.stringMatching(/does not know how to resume/),
     });
-    const two = [1, 2].map((n) => ({ n, started_at: 0, ended_at: 0, reason: 'errored' as const, detail: 'limit', session_id: 'S1', prompt: null }));
+    const two = [1, 2].map((n) => ({
+      n,
+      kind: 'continue' as const,
+      started_at: 0,
+      ended_at: 0,
+      reason: 'errored' as const,
+      detail: 'limit',
+      session_id: 'S1',
+      prompt: null,
+    }));
     expect(afterExit(run({ attempts: two }), limit, policy, 1)).toMatchObject({ kind: 'end', note: 'not continued: 2 continuations already (max_continues)' });
   });
 });

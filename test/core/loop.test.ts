@@ -147,7 +147,7 @@ describe('observeTurn', () => {
     const a = tool('a');
     const { effects, full, state } = run([a, a, a, tool('b'), a, a, a]);
     expect(effects).toEqual(['none', 'none', 'warn', 'none', 'none', 'none', 'warn']);
-    const w = full[2];
+    const w = full[2]!;
     expect(w.kind === 'warn' && w.message.length > 0).toBe(true);
     expect(state).toMatchObject({ warned: true, detections: 2 });
   });

@@ -139,6 +139,26 @@ describe('signals', () => {
     expect(done.run).toMatchObject({ status: 'idle', limited_at: null });
   });
 
+  it('approval, approval_withdrawn, denied: the server’s to handle; the run, its state and its effects are as they were', () => {
+    const ask = { ref: 'r1', tool: 'Bash', subject: 'ls', tool_use_id: 't1', size: null, questions: null, always: 'Bash(ls)' };
+    const signals: ProgressSignal[] = [
+      { kind: 'approval', ask, input: { command: 'ls' }, offers: null },
+      { kind: 'approval_withdrawn', ref: 'r1' },
+      { kind: 'denied', tool: 'Write', tool_use_id: 't2', message: 'not granted' },
+    ];
+    for (const before of [
+      run('working'),
+      run('idle', { interactive: true }),
+      run('blocked', { agent_retry: { attempt: 1, max: 3, error: 'e', delay_ms: 1, at: 0 } }),
+    ]) {
+      const p = applySignals(before, initialProgress(), signals, ctx());
+      expect(p.run).toEqual(before);
+      expect(p.state).toEqual(initialProgress());
+      expect(p.events).toEqual([]);
+      expect(p.effects).toEqual([]);
+    }
+  });
+
   it('result remembers the verdict for the exit reason', () => {
     const p = applySignals(run('working'), initialProgress(), [{ kind: 'result', ok: false, detail: 'login' }], ctx());
     expect(p.state).toMatchObject({ lastResultOk: false, lastResultDetail: 'login' });

@@ -57,7 +57,7 @@ describe('run tree', () => {
     expect(treeTrip(rolled)).toMatchObject({ name: 'tokens', used: 1050, limit: 1000 });
     expect(treeTrip(parent)).toBeNull();
     // Cost sums keep to a millionth of a dollar (no 0.30000000000000004).
-    expect(addToTree(addToTree(mk('q'), { ...d, cost_usd: 0.1 }), { ...d, cost_usd: 0.2 }).tree!.cost_usd).toBe(0.3);
+    expect(addToTree(addToTree(mk('q'), { ...d, cost_usd: 0.1 }), { ...d, cost_usd: 0.2 }).tree.cost_usd).toBe(0.3);
   });
 
   it('walks ancestors nearest first, and survives a missing run and a cycle', () => {

@@ -9,6 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/schema.js';
 import { newRun } from '../../src/core/run-record.js';
+import { event, type EventOf } from '../../src/core/events.js';
+import type { Run } from '../../src/core/types.js';
+
+/** The queued event as the supervisor writes it for a run made by another. */
+const queued = (r: Run): EventOf<'queued'> =>
+  event('queued', { name: r.name, provider: r.provider, workload: r.workload, queue_seq: r.queue_seq, parent: r.parent, depth: r.depth });
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -23,9 +29,11 @@ describe('journal v5: parent', () => {
     const raw = new Database(file);
     for (let v = 0; v < 4; v++) raw.exec(MIGRATIONS[v]!);
     raw.pragma('user_version = 4');
-    const old = newRun({ uuid: 'old-1', name: 'old', provider: 'p', workload: 'w', queue_seq: 1, command: ['true'], cwd: '/', now: 1 });
-    delete old.parent;
-    delete old.depth;
+    const {
+      parent: _parent,
+      depth: _depth,
+      ...old
+    } = newRun({ uuid: 'old-1', name: 'old', provider: 'p', workload: 'w', queue_seq: 1, command: ['true'], cwd: '/', now: 1 });
     raw
       .prepare(`INSERT INTO runs (uuid, name, status, queue_seq, provider, workload, created_at, record) VALUES (?, ?, 'queued', 1, 'p', 'w', 1, ?)`)
       .run(old.uuid, old.name, JSON.stringify(old));
@@ -58,8 +66,8 @@ describe('journal v5: parent', () => {
       parent: 'old-1',
       depth: 1,
     });
-    j.insertRun(kid, { type: 'queued' });
-    j.insertRun(kid2, { type: 'queued' });
+    j.insertRun(kid, queued(kid));
+    j.insertRun(kid2, queued(kid2));
     expect(j.childrenOf('old-1')).toEqual(['kid-1', 'kid-2']);
     expect(j.childrenOf('kid-1')).toEqual([]);
     expect(j.getRun('kid-1')).toMatchObject({ parent: 'old-1', depth: 1 });

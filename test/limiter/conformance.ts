@@ -8,7 +8,7 @@ import type { AdmissionPolicy, Waiter } from '../../src/core/admission.js';
 import type { Limiter } from '../../src/limiter/limiter.js';
 import { NOW, policy, waiter, wl } from '../core/admission-fixtures.js';
 
-export interface LimiterUnderTest {
+interface LimiterUnderTest {
   limiter: Limiter;
   /** A second instance over the same store (a restart, or another machine), if the implementation has one. */
   reopen?: () => Promise<Limiter>;

@@ -20,10 +20,6 @@ afterEach(() => {
   else process.env.TMPDIR = saved;
 });
 
-function ours(parent: string): string[] {
-  return fs.readdirSync(parent).filter((n) => n.startsWith('orcr-pg-'));
-}
-
 describeWhen({ reason: skip, optional: process.env.ORCR_TEST_PG_URL !== undefined }, `the test PostgreSQL server (${onPg()})`, () => {
   itWhen(
     { reason: asRoot ? null : 'not root: the server runs as the user who runs the tests', optional: true },

@@ -11,18 +11,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { CLI, MOCK_AGENT, NODE, ROOT, script, until, useHomes } from '../support/harness.js';
-import { useLiveHomes } from '../support/in-process.js';
+import { useStartedHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 /** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the test of it stopping and starting again. */
 const home = useHomes();
 /** Homes whose supervisor runs in this process, started before `orcr mcp` connects (most tests). */
-const live = useLiveHomes();
-async function liveHome(config?: unknown) {
-  const h = await live(config);
-  await h.startSupervisor();
-  return h;
-}
+const liveHome = useStartedHomes();
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -56,7 +51,7 @@ describe('orcr mcp under the official MCP client', () => {
 
     // The client's own validator, on an Ajv that checks each schema against the meta-schema and refuses unknown keywords.
     const ajv = new Ajv2020({ strict: true, validateSchema: true, allErrors: true });
-    const validator = new AjvJsonSchemaValidator(ajv as never);
+    const validator = new AjvJsonSchemaValidator(ajv);
     const good: Record<string, Record<string, unknown>> = {
       run: { command: ['true'], name: 'x', timeout: '1m', max_turns: 3, env: { A: 'b' }, protocol: 'jsonl', loop: 'warn' },
       wait: { runs: ['x'], timeout: '30s' },
@@ -77,7 +72,7 @@ describe('orcr mcp under the official MCP client', () => {
     };
     for (const t of tools) {
       expect(ajv.validateSchema(t.inputSchema), `${t.name}: ${ajv.errorsText()}`).toBe(true);
-      const check = validator.getValidator(t.inputSchema as never);
+      const check = validator.getValidator(t.inputSchema);
       expect(check(good[t.name]).valid, t.name).toBe(true);
       expect(check(bad[t.name]).valid, t.name).toBe(false);
       expect(check({ ...good[t.name], nonsense: 1 }).valid, `${t.name} takes no unknown argument`).toBe(false);

@@ -6,18 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, NODE, ROOT, until, useHomes } from '../support/harness.js';
-import { useLiveHomes } from '../support/in-process.js';
+import { useStartedHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 /** Homes whose supervisor the spawned CLI or `orcr mcp` starts: for the tests of it stopping and starting again. */
 const home = useHomes();
 /** Homes whose supervisor runs in this process, started before `orcr mcp` connects (most tests). */
-const live = useLiveHomes();
-async function liveHome(config?: unknown) {
-  const h = await live(config);
-  await h.startSupervisor();
-  return h;
-}
+const liveHome = useStartedHomes();
 
 interface Reply {
   id: number | string | null;

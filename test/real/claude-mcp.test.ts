@@ -5,10 +5,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CLI, NODE } from '../support/harness.js';
 import { text, toolCall, type RecordedRequest } from '../support/model-server.js';
-import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { agentBin } from '../support/install-agents.mjs';
 

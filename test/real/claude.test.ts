@@ -5,10 +5,10 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { MOCK_AGENT, NODE } from '../support/harness.js';
 import { hang, httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { roundCost } from '../../src/core/budget.js';
 

@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { httpError, text, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { roundCost } from '../../src/core/budget.js';
 

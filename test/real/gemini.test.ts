@@ -5,10 +5,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { takeoverCommand } from '../../src/client/takeover.js';
 import { httpError, text, toolCall, type RecordedRequest, type Step } from '../support/model-server.js';
-import { announce, needAgent, installed, useRigs } from '../support/real-agents.js';
+import { announce, needAgent, useRigs } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 
 announce('gemini');
@@ -125,8 +125,8 @@ describeWhen(
       if ('why' in cmd) throw new Error(cmd.why);
       expect(cmd.args).toEqual(['--resume', done.session_id]);
       // Headless here (the prompt on stdin), the same session the person would get interactively.
-      const env = { ...r.agentEnv(), GEMINI_CLI_TRUST_WORKSPACE: 'true' };
-      const file = path.join(env.PATH.split(':')[0]!, cmd.file);
+      const env = r.agentEnv({ GEMINI_CLI_TRUST_WORKSPACE: 'true' });
+      const file = path.join(env.PATH!.split(':')[0]!, cmd.file);
       const resumed = await runCli(file, [...cmd.args, '--output-format', 'stream-json'], cmd.cwd, env, 'what was the word?');
       expect(resumed.code, resumed.stderr).toBe(0);
       const lines = resumed.stdout

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, it } from 'vitest';
+import { afterEach } from 'vitest';
 import { httpError, text, toolCall, type Step } from '../support/model-server.js';
 import { needAgent, Rig } from '../support/real-agents.js';
 import { describeWhen, itWhen } from '../support/skip.js';

@@ -56,7 +56,7 @@ function objects(name: string): any[] {
 }
 
 describe('real transcripts: every one is detected as its protocol, and without model turns unless asked', () => {
-  const all = fs.readdirSync(DIR).flatMap((p) => fs.readdirSync(path.join(DIR, p)).map((f) => [p as Protocol, `${p}/${f}`] as const));
+  const all = fs.readdirSync(DIR).flatMap((p) => fs.readdirSync(path.join(DIR, p)).map((f) => [p, `${p}/${f}`] as const));
   it.each(all)('%s: %s', (protocol, name) => {
     const first = lines(name).find((l) => l.startsWith('{'))!;
     expect(detectProtocol(first)).toBe(protocol);

@@ -69,7 +69,7 @@ function reader(file: string, want: number, opts: { make?: boolean; napEvery?: n
   let onOpen: () => void;
   const opened = new Promise<void>((r) => (onOpen = r));
   const result = new Promise<{ got: number; sha: string }>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
+    child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       if (out.startsWith('open\n')) onOpen();
       const last = out.split('\n').find((l) => l.startsWith('{'));

@@ -2,27 +2,12 @@
 // files a run makes: the real /bin/sh wrapper, real processes.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { launch, prepareRunDirAsync, readExitStatus, readRunStatus, signalGroup } from '../../src/runtime/launcher.js';
-import { until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { launch, prepareRunDirAsync, readExitStatus, readRunStatus } from '../../src/runtime/launcher.js';
+import { until, useRunDirs } from '../support/harness.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  // A test that failed half-way may leave its wrapper waiting: take the whole group down.
-  for (const d of dirs.splice(0)) {
-    const pid = readRunStatus(path.join(d, 'run')).pid;
-    if (pid !== null) signalGroup(pid, 'SIGKILL');
-    fs.rmSync(d, { recursive: true, force: true });
-  }
-});
-
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-launch-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = useRunDirs('orcr-launch-');
 
 describe('readRunStatus', () => {
   it('reads the pid, then the exit status once its line is whole', () => {

@@ -6,11 +6,10 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkLaunch, launch, prepareRunDir, readRunStatus, signalGroup, wrapperArgs, type LaunchSpec } from '../../src/runtime/launcher.js';
-import { alive, until } from '../support/harness.js';
+import { alive, until, useRunDirs } from '../support/harness.js';
 import { itWhen } from '../support/skip.js';
 
 const SIG = { HUP: 1, INT: 2, QUIT: 3, TERM: 15 } as const;
@@ -18,20 +17,7 @@ const SIG = { HUP: 1, INT: 2, QUIT: 3, TERM: 15 } as const;
 // build the native addons from source), so this is not an optional skip.
 const NEEDS_PYTHON = spawnSync('python3', ['-c', 'pass']).status === 0 ? null : 'python3 not found (node-gyp needs it to build the native addons)';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) {
-    const pid = readRunStatus(path.join(d, 'run')).pid;
-    if (pid !== null) signalGroup(pid, 'SIGKILL');
-    fs.rmSync(d, { recursive: true, force: true });
-  }
-});
-
-function home(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-wrap-'));
-  dirs.push(d);
-  return d;
-}
+const home = useRunDirs('orcr-wrap-');
 
 function spec(h: string, argv: string[], stdinFifo: boolean): LaunchSpec {
   return { dir: path.join(h, 'run'), argv, cwd: h, env: { PATH: process.env.PATH }, stdinFifo };

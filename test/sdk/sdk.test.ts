@@ -8,18 +8,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connect, OrcrError, type EventItem } from '../../src/sdk/index.js';
 import { CLI, MOCK_AGENT, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
-import { remote, useLiveHomes } from '../support/in-process.js';
+import { remote, useStartedHomes } from '../support/in-process.js';
 import { eventTypes, holdingRun } from '../support/slot-lending.js';
 
 /** Homes whose supervisor the SDK (or a spawned CLI) starts: a process of its own. */
 const home = useHomes();
 /** Homes whose supervisor runs in this process, started before the SDK connects (most tests). */
-const live = useLiveHomes();
-async function liveHome(config?: unknown) {
-  const h = await live(config);
-  await h.startSupervisor();
-  return h;
-}
+const liveHome = useStartedHomes();
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {

@@ -7,19 +7,16 @@
 // speak its stream-json.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { NODE, script, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { NODE, script, tempDir, until } from '../support/harness.js';
 import { useLiveHomes } from '../support/in-process.js';
 import { SHORT_HOLD_MS } from '../../src/core/run-progress.js';
 
 const home = useLiveHomes();
 
 function place(): { dir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-reset-'));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir };
+  return { dir: tempDir('orcr-reset-') };
 }
 
 /** Claude Code's stand-in: its first call stops on a usage limit saying `text`; a `--resume` call finishes, unless the file `again` exists (then it stops again). */

@@ -7,12 +7,11 @@
 // limit is a `result` with is_error and api_error_status 429; `--resume ID`
 // carries the session on and prints its own init with the same session_id).
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { NODE, script, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { NODE, script, tempDir, until } from '../support/harness.js';
+import { initRepo } from '../support/git.js';
 import { useLiveHomes, useServedHomes } from '../support/in-process.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { PublicRun } from '../../src/protocol/views.js';
@@ -58,9 +57,7 @@ process.stdin.setEncoding('utf8').on('data', (d) => {
 
 /** A folder for the stand-in and its calls, outside the home (the config names it before the home exists). */
 function place(): { dir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-standin-'));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir };
+  return { dir: tempDir('orcr-standin-') };
 }
 
 interface Call {
@@ -90,7 +87,8 @@ describe('continue after a usage limit', () => {
     const agent = standIn(at);
     const h = await home({
       concurrency: { max: 2 },
-      timings: { limit_hold: '2s' },
+      // Held until lifted by hand below: a hold of seconds could lift before a CLI started on a loaded machine reads it.
+      timings: { limit_hold: '10m' },
       providers: { claude: { command: [agent], continue_prompt: 'Go on, the limit has reset.' } },
     });
     const first = await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
@@ -99,7 +97,8 @@ describe('continue after a usage limit', () => {
     // Queued again, held with its provider: WHY says when it resumes.
     const held = await requeued(h, 'work');
     expect(held.waiting).toMatchObject({ reason: 'hold', name: 'claude', resumes: true });
-    expect((await h.cli(['ps'])).stdout).toMatch(/limit claude · resumes (\d\d:\d\d \([\d.]+s\)|now)/);
+    expect((await h.cli(['ps'])).stdout).toMatch(/limit claude · resumes \d\d:\d\d \((9m[0-5]\ds|10m)\)/);
+    expect((await h.cli(['provider', 'resume', 'claude'])).code).toBe(0);
     expect(await waited).toBe('work completed');
     const ended = await h.show('work');
     expect(ended.exit_reason).toBe('completed');
@@ -166,14 +165,7 @@ describe('continue after a usage limit', () => {
   it("a run in a worktree continues in the same worktree, its first attempt's uncommitted work still there, and its diff holds both attempts' work", async () => {
     const at = place();
     const agent = standIn(at);
-    const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
-    onTestFinished(() => fs.rmSync(repo, { recursive: true, force: true }));
-    const git = (...args: string[]): string =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo, encoding: 'utf8' });
-    git('init', '-q', '-b', 'main');
-    fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
-    git('add', '.');
-    git('commit', '-q', '-m', 'base');
+    const repo = initRepo(tempDir('orcr-repo-'), { 'f.txt': 'one\n' });
     const h = await home({ timings: { limit_hold: '1s' }, providers: { claude: { command: [agent] } } });
     await h.run(['-n', 'work', '-a', 'claude', '--worktree', '--cwd', repo, '-e', 'LEAVE_WORK=1', '-p', 'go']);
     expect(await h.wait('work')).toBe('work completed');

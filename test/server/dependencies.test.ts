@@ -4,34 +4,20 @@
 // the line, --after-any, a graph refused whole, a dependent waiting across a
 // supervisor SIGKILL, and a waiting dependent that holds no slot.
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { CLI, NODE, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, NODE, tempDir, until } from '../support/harness.js';
+import { initRepo } from '../support/git.js';
 import { useLiveHomes, useServedHomes } from '../support/in-process.js';
 import { connect } from '../../src/sdk/index.js';
 
 const home = useLiveHomes();
 const served = useServedHomes();
 
-function temp(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 /** A repository on branch main with one commit. */
 function repo(): string {
-  const dir = temp('orcr-dep-repo-');
-  const git = (...args: string[]): string =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(dir, 'base.txt'), 'base\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'base');
-  return dir;
+  return initRepo(tempDir('orcr-dep-repo-'), { 'base.txt': 'base\n' });
 }
 
 /** A shell line that appends the run's name to LOG. */
@@ -41,7 +27,7 @@ const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync
 
 describe('runs that wait for runs', () => {
   it('a diamond (a → b, c → d) runs in order; d gets ORCR_AFTER and reads both diffs; b and c wait holding no slot', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const r = repo();
     const log = path.join(t, 'order.log');
     const gate = path.join(t, 'go');
@@ -88,7 +74,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('a failure in b cancels d (and what waits on d) but not c; --after-any runs after the failure', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const h = await home({ concurrency: { max: 4 } });
     await h.runFrom([
       { name: 'a', cwd: t, command: ['true'] },
@@ -106,7 +92,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('--after a run that already ended: completed starts at once, failed cancels at once', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const h = await home({});
     await h.run(['-n', 'ok', '--cwd', t, '--', 'true']);
     await h.run(['-n', 'bad', '--cwd', t, '--', 'false']);
@@ -119,7 +105,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('a graph with a cycle, a self-reference or an unknown name queues nothing (exit 2, naming the line)', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const h = await home({});
     const file = (name: string, specs: object[]): string => {
       const f = path.join(t, name);
@@ -161,7 +147,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('a dependent waiting across a supervisor SIGKILL starts once its input ends', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const gate = path.join(t, 'go');
     const h = served({});
     await h.start();
@@ -176,7 +162,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('killing a run cancels what waits for it; --keep-dependents leaves them waiting for their other inputs; kill --after finds them', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const gate = path.join(t, 'go');
     const h = await home({ concurrency: { max: 4 } });
     const wait = ['sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done`];
@@ -213,7 +199,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('a fleet budget that cancels the queue cancels waiting dependents too', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const agent = path.join(t, 'spend.sh');
     fs.writeFileSync(
       agent,
@@ -230,7 +216,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('the SDK takes "after" in its run specs, and kill({ keepDependents })', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const h = await home({});
     await h.startSupervisor();
     const orcr = await connect({ home: h.dir });
@@ -249,7 +235,7 @@ describe('runs that wait for runs', () => {
   });
 
   it("--worktree --base RUN builds on that run's work as it left it (uncommitted too); its diff is its own; --base RUN needs --after RUN", async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const r = repo();
     const h = await home({});
     await h.runFrom([
@@ -281,7 +267,7 @@ describe('runs that wait for runs', () => {
   });
 
   it('an input retried after a passing failure has not ended: what waits for it waits on, and starts once it completes', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const once = path.join(t, 'failed-once');
     // Claude Code's stand-in: the first call ends on an overloaded API (a passing failure), the next completes.
     const agent = path.join(t, 'claude');
@@ -314,7 +300,7 @@ process.stdin.resume().once('data', () => {
   });
 
   it("a workload's max_wait counts from when a dependent is let go, not from when it was queued", async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const gate = path.join(t, 'go');
     const h = await home({ concurrency: { workloads: { quick: { max_wait: '2s' } } } });
     await h.run(['-n', 'slow', '--cwd', t, '--', 'sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.02; done`]);
@@ -327,7 +313,7 @@ process.stdin.resume().once('data', () => {
   });
 
   it('a waiting dependent holds no slot: with a cap of 1, a → b completes', async () => {
-    const t = temp('orcr-dep-');
+    const t = tempDir('orcr-dep-');
     const h = await home({ concurrency: { max: 1 } });
     // b first in the queue: were it holding the one slot, a could never start.
     await h.runFrom([

@@ -52,7 +52,7 @@ describe('a full disk at start', () => {
 
     const serve = spawn(NODE, [CLI, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
-    serve.stderr!.on('data', (c) => (log += c));
+    serve.stderr.on('data', (c) => (log += c));
     closers.push(() => void serve.kill('SIGKILL'));
     const status = await until(
       () => {

@@ -81,7 +81,7 @@ describe('the single-instance lock', () => {
         return new Promise<number | null>((resolve) => {
           // The winner keeps running: it counts as "still running" once the losers have all exited.
           c.on('exit', (code) => resolve(code));
-          c.stderr!.on('data', (d: Buffer) => {
+          c.stderr.on('data', (d: Buffer) => {
             if (d.toString().includes('supervisor ready')) resolve(null);
           });
         });

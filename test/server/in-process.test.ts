@@ -41,7 +41,7 @@ describe('in-process supervisors', () => {
     const h = await LiveHome.start();
     try {
       const r = await h.run(['-n', 'sleeper', '--', 'sleep', '30']);
-      const pid = (await until(async () => (await h.show('sleeper')).pid, 'the agent to start'))!;
+      const pid = await until(async () => (await h.show('sleeper')).pid, 'the agent to start');
       await h.restart();
       expect(alive(pid)).toBe(true);
       expect((await h.show(r.uuid)).status).toBe('working');

@@ -3,13 +3,14 @@
 // and starts what it could not start once it can. Real supervisors under
 // real limits (prlimit), real agents, real sockets.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, CLI, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { initRepo } from '../support/git.js';
 import { remote, type Remote } from '../support/in-process.js';
 import { itWhen } from '../support/skip.js';
 
@@ -33,8 +34,8 @@ async function serveUnder(h: TestHome, prefix: string[]): Promise<Limited> {
   const argv = [...prefix, NODE, CLI, 'serve'];
   const child = spawn(argv[0]!, argv.slice(1), { env: h.env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (err += c));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (c: string) => (err += c));
   closers.push(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
@@ -224,7 +225,7 @@ describe('out of processes', () => {
         process.exit(0);
       });`;
     const [sh, ...args] = [...inCgroup(dir), NODE, '--input-type=module', '-e', script];
-    const child = spawn(sh!, args, { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(sh, args, { env: h.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -271,16 +272,7 @@ describe('out of processes', () => {
   itInPidsCgroup('a run whose worktree git cannot make for want of a process waits, and starts in it once there is room', async (dir) => {
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-repo-')));
     closers.push(() => fs.rmSync(repo, { recursive: true, force: true }));
-    const git = (...args: string[]): string =>
-      execFileSync('git', args, {
-        cwd: repo,
-        encoding: 'utf8',
-        env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-      });
-    git('init', '-q', '-b', 'main');
-    fs.writeFileSync(path.join(repo, 'f.txt'), 'one\n');
-    git('add', '.');
-    git('commit', '-q', '-m', 'base');
+    initRepo(repo, { 'f.txt': 'one\n' });
     const h = home({ concurrency: { max: 1 } });
     const s = await serveUnder(h, inCgroup(dir));
     // The slot held, the worktree run queued (its repository checked while there is room).

@@ -6,10 +6,9 @@
 // at start-up, and retried like it.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { alive, NODE, script, until } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { alive, NODE, script, tempDir, until } from '../support/harness.js';
 import { Journal } from '../../src/journal/journal.js';
 import { useServedHomes, type ServedHome } from '../support/in-process.js';
 
@@ -17,9 +16,7 @@ const served = useServedHomes();
 const SESSION = '9d2b6c1e-3a4f-4b8d-8e7a-1f0c5d9e2a64';
 
 function place(): { dir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-away-'));
-  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir };
+  return { dir: tempDir('orcr-away-') };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PublicRun } from '../../src/protocol/views.js';
 import type { TestHome } from './harness.js';
 
 /** Every process started for these homes' runs, by run uuid (ORCR_RUN in its environment). */
-export function liveRuns(dirs: string[]): Set<string> {
+function liveRuns(dirs: string[]): Set<string> {
   const out = new Set<string>();
   for (const e of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;

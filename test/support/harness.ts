@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { afterEach } from 'vitest';
-import { readRunStatus } from '../../src/runtime/launcher.js';
+import { afterEach, onTestFinished } from 'vitest';
+import { readRunStatus, signalGroup } from '../../src/runtime/launcher.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = path.join(ROOT, 'dist/src/cli/main.js');
@@ -184,6 +184,27 @@ export function killRunGroups(dir: string): void {
   }
 }
 
+/**
+ * A factory of scratch folders for the runtime's tests, a run directory at
+ * `run` in each: removed after the test, the wrapper started there killed
+ * with its group first (a test that failed half-way may leave it waiting).
+ */
+export function useRunDirs(prefix: string): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) {
+      const pid = readRunStatus(path.join(d, 'run')).pid;
+      if (pid !== null) signalGroup(pid, 'SIGKILL');
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+  return () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(d);
+    return d;
+  };
+}
+
 /** A factory of test homes, each cleaned up after its test. */
 export function useHomes(): (config?: unknown) => TestHome {
   let homes: TestHome[] = [];
@@ -252,6 +273,13 @@ export function lineReader(child: ChildProcess): { lines: string[]; waitFor: (pr
     }
   });
   return { lines, waitFor: (pred, what, ms) => until(() => pred(lines), what, ms).then(() => undefined) };
+}
+
+/** A new folder in the system's temp folder (by its real path), removed once the test is over, passed or failed. */
+export function tempDir(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** A script file in the home, for stand-in agents. */

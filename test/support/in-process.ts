@@ -171,7 +171,7 @@ export class Remote {
  * event loop of a supervisor in this process that must answer it): in a CLI
  * thread (harness.ts), or spawned for serve, mcp and ORCR_TEST_CLI=process.
  */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
+function spawnCli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliResult> {
   if (cliInThread(args)) return cliLineAsync(args, env, input);
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -372,7 +372,7 @@ export class ServedHome extends Remote {
     const child = spawn(NODE, [CLI, 'serve'], { env: this.env, stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let exited = false;
-    child.stderr!.setEncoding('utf8').on('data', (c: string) => this.log.push(c.trimEnd()));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => this.log.push(c.trimEnd()));
     child.once('exit', () => {
       exited = true;
       if (this.child === child) this.child = null;
@@ -440,7 +440,7 @@ export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
     homes = [];
     const results = await Promise.allSettled(closing.map((h) => h.cleanup()));
     const failed = results.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
   });
   return async (config?: unknown) => {
     const h = LiveHome.create(config);
@@ -448,6 +448,16 @@ export function useLiveHomes(): (config?: unknown) => Promise<LiveHome> {
     onTestFailed(() => {
       if (h.log.length > 0) process.stderr.write(`supervisor log of ${h.dir}:\n${h.log.join('\n')}\n`);
     });
+    return h;
+  };
+}
+
+/** useLiveHomes, each home's supervisor started at once: for a client that connects without starting one (the SDK, `orcr mcp`). */
+export function useStartedHomes(): (config?: unknown) => Promise<LiveHome> {
+  const live = useLiveHomes();
+  return async (config?: unknown) => {
+    const h = await live(config);
+    await h.startSupervisor();
     return h;
   };
 }

@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 
 export type Api = 'anthropic' | 'gemini' | 'openai';
 
-export interface ToolCall {
+interface ToolCall {
   name: string;
   input: Record<string, unknown>;
   /** Tool-use id; generated (unique across the server's life) when absent. */
@@ -61,6 +61,9 @@ export type Step =
 
 export type StepSource = Step | ((req: RecordedRequest) => Step);
 
+/** A step that answers (text, tool calls, usage), as text() and toolCall() build it. */
+export type Reply = Extract<Step, { kind: 'reply' }>;
+
 export interface RecordedRequest {
   seq: number;
   api: Api | 'unknown';
@@ -76,8 +79,8 @@ export interface RecordedRequest {
   at: number;
 }
 
-export const text = (t: string, usage?: Usage): Step => ({ kind: 'reply', text: t, ...(usage ? { usage } : {}) });
-export const toolCall = (name: string, input: Record<string, unknown>, usage?: Usage, extra?: { text?: string; id?: string }): Step => ({
+export const text = (t: string, usage?: Usage): Reply => ({ kind: 'reply', text: t, ...(usage ? { usage } : {}) });
+export const toolCall = (name: string, input: Record<string, unknown>, usage?: Usage, extra?: { text?: string; id?: string }): Reply => ({
   kind: 'reply',
   tools: [{ name, input, ...(extra?.id ? { id: extra.id } : {}) }],
   ...(extra?.text ? { text: extra.text } : {}),

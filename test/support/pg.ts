@@ -8,7 +8,7 @@ import { pgSource, pgUnavailable } from '../../bench/lib/pg-server.js';
 import { pgBouncerUnavailable } from '../../bench/lib/pgbouncer.js';
 import type { Need } from './skip.js';
 
-export { findPgBin, pgSource, pgUnavailable, PgServer } from '../../bench/lib/pg-server.js';
+export { pgUnavailable, PgServer } from '../../bench/lib/pg-server.js';
 
 /** What the PostgreSQL suites need: a server of some kind (npm always has one for Linux and macOS). */
 export const pgNeed = (): Need => ({ reason: pgUnavailable() });

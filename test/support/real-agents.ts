@@ -12,12 +12,12 @@ import { CLI, NODE, TestHome, until, type CliResult, type Truthy } from './harne
 import { ModelServer, type ModelServerOptions } from './model-server.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 // Plain JS, shared with the installer so the pins live in one place.
-import { AGENTS, agentBin, cacheDir, isInstalled } from './install-agents.mjs';
+import { AGENTS, agentBin, cacheDir, isInstalled, type AgentName } from './install-agents.mjs';
 import type { Need } from './skip.js';
 
-export type AgentName = 'claude' | 'codex' | 'gemini';
+export type { AgentName };
 
-export const installed: Record<AgentName, boolean> = {
+const installed: Record<AgentName, boolean> = {
   claude: isInstalled('claude'),
   codex: isInstalled('codex'),
   gemini: isInstalled('gemini'),
@@ -26,14 +26,14 @@ export const installed: Record<AgentName, boolean> = {
 /** Why a real-agent test cannot run here (null: it can); optional, as the live suite is behind its own command. */
 export function needAgent(agent: AgentName): Need {
   if (installed[agent]) return { reason: null };
-  const a = (AGENTS as Record<AgentName, { pkg: string; version: string }>)[agent];
+  const a = AGENTS[agent];
   return { reason: `${a.pkg}@${a.version} is not installed (npm run agents:install)`, optional: true };
 }
 
 /** Say clearly, once per file, why a real-agent suite is skipped. */
 export function announce(agent: AgentName): void {
   if (installed[agent]) return;
-  const a = (AGENTS as Record<AgentName, { pkg: string; version: string }>)[agent];
+  const a = AGENTS[agent];
   console.warn(
     `[test/real] SKIPPED: ${a.pkg}@${a.version} is not installed in ${cacheDir()} — run \`npm run agents:install\` to test orcr against the real ${agent} CLI.`,
   );

@@ -36,8 +36,8 @@ const KEYS: Record<string, string> = {
 };
 
 /** A key name (`Enter`, `C-c`, `Up`) or a single character, as the bytes a terminal sends for it. */
-export function keyBytes(key: string): string {
-  if (KEYS[key] !== undefined) return KEYS[key]!;
+function keyBytes(key: string): string {
+  if (KEYS[key] !== undefined) return KEYS[key];
   const ctrl = key.match(/^C-([a-z@\[\\\]^_])$/i);
   if (ctrl) return String.fromCharCode(ctrl[1]!.toUpperCase().charCodeAt(0) & 0x1f);
   return key;

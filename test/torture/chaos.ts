@@ -17,7 +17,7 @@ import { RemoteError } from '../../src/protocol/errors.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { CLI, NODE, TestHome, alive, script, until } from '../support/harness.js';
 
-export const CHAOS_CONFIG = {
+const CHAOS_CONFIG = {
   concurrency: {
     max: 6,
     providers: { alpha: 2, beta: 2, gamma: 3, delta: 2 },
@@ -64,6 +64,8 @@ interface Planned {
   after: string | null;
   uuid: string | null;
   userKilled: boolean;
+  /** How long a plain run works, in seconds (its agent's argument). */
+  secs: string;
 }
 
 export async function runChaos(opts: { seconds: number; seed?: number; minConfirmed?: number; log?: (s: string) => void }): Promise<ChaosResult> {
@@ -150,7 +152,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
       const c = await connect();
       // Keep the queue at a depth the fleet can drain (a long run would
       // otherwise pile up thousands of waiters and spend its end draining them).
-      const depth = await c.call<{ queued: number }>('stats').then(
+      const depth = await c.call('stats').then(
         (st) => st.queued,
         () => 0,
       );
@@ -175,14 +177,14 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
           after: i > 0 && rand() < 0.3 ? burst[Math.floor(rand() * i)]!.name : null,
           uuid: null,
           userKilled: false,
+          secs: long ? (0.6 + rand() * 1.2).toFixed(2) : (0.02 + rand() * 0.2).toFixed(2),
         });
-        (burst[i] as Planned & { secs: string }).secs = long ? (0.6 + rand() * 1.2).toFixed(2) : (0.02 + rand() * 0.2).toFixed(2);
       }
       planned.push(...burst);
       const crashNow = Date.now() >= nextCrash;
       const pid = c.server?.pid ?? null;
       const enqueue = c
-        .call<{ runs: { uuid: string; name: string }[] }>('run.enqueue', {
+        .call('run.enqueue', {
           specs: burst.map((p) => ({
             name: p.name,
             provider: p.provider,
@@ -190,7 +192,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
             cwd: h.dir,
             ...(p.after !== null ? { after: [p.after] } : {}),
             ...(p.kind === 'plain'
-              ? { protocol: 'jsonl', command: [agent, p.provider, p.workload, (p as Planned & { secs: string }).secs, String(p.code)] }
+              ? { protocol: 'jsonl', command: [agent, p.provider, p.workload, p.secs, String(p.code)] }
               : {
                   protocol: 'claude',
                   command: [claude, p.kind],
@@ -244,7 +246,7 @@ echo '{"type":"result","subtype":"success","is_error":false,"result":"done","ses
       async () => {
         const c = await connect();
         await c.call('run.wait', { all: true, timeout_ms: 120_000 });
-        const st = await c.call<{ active: number; queued: number }>('stats');
+        const st = await c.call('stats');
         return st.active === 0 && st.queued === 0;
       },
       'the fleet to drain',
@@ -351,7 +353,7 @@ function cliOut(h: TestHome, args: string[]): string {
 }
 
 /** Processes whose argv mentions the home: agents, wrappers (the supervisor is excluded: it is stopped last). */
-export function leftovers(dir: string): string[] {
+function leftovers(dir: string): string[] {
   const out: string[] = [];
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;

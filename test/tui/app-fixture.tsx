@@ -3,7 +3,6 @@
 // press keys at.
 
 import './no-ci.js';
-import React from 'react';
 import { render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';

@@ -2,7 +2,6 @@
 // show up as frames (prompts, confirmations, help, details) and as actions.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
@@ -14,7 +13,7 @@ import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
 import { readAll } from '../../src/client/run-output.js';
 import { TranscriptDoc } from '../../src/tui/state/transcript-doc.js';
 import { limiterItems } from '../../src/tui/model/limiter-items.js';
-import { msg, run, statsOf, T0 } from './fixtures.js';
+import { foreignMsg, msg, offType, run, statsOf, T0 } from './fixtures.js';
 import { setupApp as setup, themes } from './app-fixture.js';
 import { fakeActions, KEY, lines, press, tick, until } from './helpers.js';
 
@@ -150,7 +149,7 @@ describe('App', () => {
       (s) =>
         reduceStream(s, [
           msg(11, 'working', byName('worker-a'), { from: 'starting' }),
-          msg(12, 'something_new', null, { what: 'no run' }),
+          foreignMsg(12, 'something_new', null, { what: 'no run' }),
           msg(13, 'idle', byName('idler-b'), { from: 'working', turn: 1 }),
         ]).patch,
     );
@@ -258,7 +257,7 @@ describe('App', () => {
             { seq: 8, ts: T0, run: bad.uuid, type: 'ended', data: { reason: `r-${NASTY}`, detail: `d-${NASTY}`, exit_code: 1 } },
             { seq: 9, ts: T0, run: null, type: `e-${NASTY}`, data: { what: NASTY } },
             { seq: 10, ts: T0, run: null, type: 'hold', data: { provider: NASTY, until: T0 + 60_000 } },
-          ],
+          ].map(offType),
         },
         T0 + 5000,
       ),

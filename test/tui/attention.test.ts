@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { attentionOf } from '../../src/tui/state/attention.js';
 import { reduceSeen, reduceSnapshot } from '../../src/tui/state/reducers.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
-import { initialState, type TuiState } from '../../src/tui/state/store.js';
+import { initialState } from '../../src/tui/state/store.js';
 import { needText } from '../../src/tui/view/columns.js';
 import { run, T0 } from './fixtures.js';
 
@@ -76,7 +76,7 @@ describe('what needs you', () => {
     expect(names(v.ids)).toEqual(['asks', 'old-error', 'done', 'fine']);
     // Looked at: the ended one takes its place among the ended again.
     const s0 = initialState({ now: NOW });
-    const s = { ...s0, ...reduceSnapshot(s0, { seq: 1, runs: [old, ask, fine, done] }, NOW) } as TuiState;
+    const s = { ...s0, ...reduceSnapshot(s0, { seq: 1, runs: [old, ask, fine, done] }, NOW) };
     const patch = reduceSeen(s, old.uuid);
     expect(patch.seen).toEqual({ [old.uuid]: true });
     expect(names(patch.view!.ids)).toEqual(['asks', 'fine', 'old-error', 'done']);

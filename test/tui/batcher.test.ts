@@ -5,11 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { applyDeferred, FrameBatcher, type Deferred } from '../../src/tui/connection/batcher.js';
 import { initialState } from '../../src/tui/state/store.js';
-import type { StreamMessage } from '../../src/client/client.js';
+import type { Incoming } from '../../src/tui/state/runs.js';
 import { msg, run } from './fixtures.js';
 
 interface Flush {
-  msgs: StreamMessage[];
+  msgs: Incoming[];
   deferred: Deferred[];
 }
 
@@ -28,6 +28,9 @@ function rig(gap = 50): { b: FrameBatcher; flushes: Flush[]; next: () => Promise
   return { b, flushes, next };
 }
 
+/** A flushed message's journal position (these tests push event messages only). */
+const seqOf = (m: Incoming): number => (m.type === 'event' ? m.event.seq : m.seq);
+
 describe('FrameBatcher', () => {
   it('sends messages and deferred changes of the same moment in one flush', async () => {
     const { b, flushes, next } = rig();
@@ -36,7 +39,7 @@ describe('FrameBatcher', () => {
     b.defer({ now: 5 });
     b.push(msg(2, 'starting', r));
     const f = await next();
-    expect(f.msgs.map((m) => m.event.seq)).toEqual([1, 2]);
+    expect(f.msgs.map(seqOf)).toEqual([1, 2]);
     expect(f.deferred).toEqual([{ now: 5 }]);
     expect(flushes).toHaveLength(1);
     b.stop();
@@ -68,7 +71,7 @@ describe('FrameBatcher', () => {
     expect(b.pending).toBe(1);
     b.release();
     const f2 = await next();
-    expect(f2.msgs.map((m) => m.event.seq)).toEqual([1]);
+    expect(f2.msgs.map(seqOf)).toEqual([1]);
     b.stop();
   });
 

@@ -2,13 +2,12 @@
 // rate over the last five minutes, the fleet's, and their sparklines.
 
 import './no-ci.js';
-import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { Header } from '../../components/Header.js';
 import { RunsTable } from '../../components/RunsTable.js';
 import { noteTotals } from '../../src/tui/state/burn.js';
 import { reduceSnapshot, reduceStream } from '../../src/tui/state/reducers.js';
-import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
+import { createTuiStore, initialState } from '../../src/tui/state/store.js';
 import { fleetRate, rateOf, sparkline } from '../../src/tui/view/burn.js';
 import { lines, renderPane } from './helpers.js';
 import { ev, run, T0 } from './fixtures.js';
@@ -48,7 +47,7 @@ describe('burn', () => {
     store.setState((s) => reduceSnapshot(s, { seq: 1, runs: [r0] }, at(0)));
     const grown = { ...r0, tokens: { input: 13_000, output: 2_000, cached: 0 }, cost_usd: 0.7 };
     const msg = { type: 'event' as const, event: { ...ev(2, 'usage', r0.uuid, {}), ts: at(1) }, run: grown };
-    store.setState((s) => reduceStream(s as TuiState, [msg]).patch);
+    store.setState((s) => reduceStream(s, [msg]).patch);
     const b = store.getState().burn[r0.uuid]!;
     expect(rateOf(b, at(2)).tokensPerMin).toBe(2800);
     store.setState({ conn: { state: 'up', pid: 1, startedAt: T0, error: null, since: T0, starting: false } });

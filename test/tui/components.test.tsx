@@ -2,7 +2,6 @@
 // the text a person would read.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { hasConfigNotice, Header } from '../../components/Header.js';
@@ -81,7 +80,9 @@ describe('Header', () => {
     const store = storeWith([]);
     const inst = renderPane(store, <Header width={100} />);
     expect(inst.lastFrame()).not.toContain('fleet');
-    store.setState({ stats: statsOf({ caps: [], fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } } }) });
+    store.setState({
+      stats: statsOf({ caps: [], fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45, warn: false } } } }),
+    });
     return until(inst, (f) => f.includes('fleet cost') && f.includes('$4.50/$10.00 45%'));
   });
 
@@ -267,7 +268,7 @@ describe('RunsTable', () => {
   it('renders only the visible window of 1,000 runs and follows the selection', async () => {
     const runs = Array.from({ length: 1000 }, (_, i) => run({ name: `job-${String(i).padStart(4, '0')}`, status: 'queued', queue_seq: 1000 + i }));
     const store = storeWith(runs);
-    store.setState((s) => reduceViewport(s, { width: 100, runsHeight: 8, limiterHeight: 2, eventsHeight: 2, detailsOutputHeight: 4 }));
+    store.setState((s) => reduceViewport(s, { ...s.viewport, width: 100, runsHeight: 8, limiterHeight: 2, eventsHeight: 2, detailsOutputHeight: 4 }));
     const inst = renderPane(store, <RunsTable width={100} body={8} />);
     let ls = lines(inst.lastFrame()!);
     expect(ls).toHaveLength(10);
@@ -473,10 +474,10 @@ describe('Details', () => {
       cost_usd: 0.1234,
       started_at: new Date(T0).toISOString(),
       budget: {
-        turns: { used: 3, limit: 4, fraction: 0.75 },
-        tokens: { used: 2000, limit: 20_000, fraction: 0.1 },
-        cost_usd: { used: 0.1234, limit: null, fraction: null },
-        time_ms: { used: 0, limit: 600_000, fraction: 0 },
+        turns: { used: 3, limit: 4, fraction: 0.75, warn: false },
+        tokens: { used: 2000, limit: 20_000, fraction: 0.1, warn: false },
+        cost_usd: { used: 0.1234, limit: null, fraction: null, warn: false },
+        time_ms: { used: 0, limit: 600_000, fraction: 0, warn: false },
       },
       loop: { detected: true, warned: true, repetitions: 5 },
       last_tool: 'Bash',

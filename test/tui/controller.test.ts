@@ -14,7 +14,8 @@ import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { ensureHome } from '../../src/config/home.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
-import { Home, MOCK_AGENT, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { Home, MOCK_AGENT } from './home.js';
 
 let home: Home | null = null;
 let controller: Controller | null = null;
@@ -56,42 +57,42 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'next-b', '--', 'sh', '-c', 'sleep 0.3']);
     const c = home.run(['-n', 'later-c', '--', 'sh', '-c', 'sleep 30']);
     const { store, ctl, bells } = start(home);
-    await waitFor(() => store.getState().loaded && store.getState().conn.state === 'up', 'the snapshot');
-    await waitFor(() => statusOf(store, 'long-a') === 'working' && statusOf(store, 'next-b') === 'queued', 'working + queued');
+    await until(() => store.getState().loaded && store.getState().conn.state === 'up', 'the snapshot');
+    await until(() => statusOf(store, 'long-a') === 'working' && statusOf(store, 'next-b') === 'queued', 'working + queued');
     expect(store.getState().view.positions[Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!.uuid]).toBe(1);
-    const global = await waitFor(() => store.getState().stats?.caps.find((cap) => cap.cap === 'global' && cap.active === 1 && cap.queued === 2), 'stats');
+    const global = await until(() => store.getState().stats?.caps.find((cap) => cap.cap === 'global' && cap.active === 1 && cap.queued === 2), 'stats');
     expect(global.holders).toEqual([a.uuid]);
     expect(global.waiting).toHaveLength(2);
 
     const seen = notices(store);
-    const said = (text: string, what: string) => waitFor(() => seen.includes(text), `the footer to say "${text}" (${what})`);
+    const said = (text: string, what: string) => until(() => seen.includes(text), `the footer to say "${text}" (${what})`);
     ctl.runs.kill(c.uuid, false); // queued → canceled
     await said('canceled later-c: it had not started', 'a queued run killed');
-    await waitFor(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
+    await until(() => statusOf(store, 'later-c') === 'ended:canceled', 'canceled in place');
 
     ctl.runs.kill(a.uuid, false);
     await said('kill sent to long-a', 'the kill');
-    await waitFor(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
-    await waitFor(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
+    await until(() => statusOf(store, 'long-a') === 'ended:killed', 'killed in place');
+    await until(() => store.getState().message?.text.includes('long-a ended: killed'), 'the notice');
     expect(bells).toContain('\x07');
     ctl.runs.kill(a.uuid, false);
     await said('long-a had already ended (killed): nothing to kill', 'a kill of an ended run');
     ctl.runs.send(a.uuid, 'hello?');
-    await waitFor(() => seen.find((t) => t.startsWith('send to long-a: the run has ended')), "the server's refusal, in its words");
+    await until(() => seen.find((t) => t.startsWith('send to long-a: the run has ended')), "the server's refusal, in its words");
     const b = Object.values(store.getState().runs.byId).find((r) => r.name === 'next-b')!;
     ctl.runs.wait(b.uuid);
     expect(seen.at(-1)).toBe('waiting on next-b until it is idle or ended…');
-    await waitFor(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
+    await until(() => store.getState().waits.find((w) => w.uuid === b.uuid && w.state === 'settled'), 'the wait to settle');
     expect(store.getState().waits.find((w) => w.uuid === b.uuid)!.token).toBe('completed');
     await said('wait on next-b: completed', 'the wait');
 
     ctl.runs.enqueue(`-n typed -- sh -c 'echo "from the prompt"; exit 3'`);
-    await waitFor(() => seen.find((t) => /^queued typed \([0-9a-f]{8}\)$/.test(t)), 'the new run queued, by name');
-    await waitFor(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
+    await until(() => seen.find((t) => /^queued typed \([0-9a-f]{8}\)$/.test(t)), 'the new run queued, by name');
+    await until(() => statusOf(store, 'typed') === 'ended:errored', 'the typed run to end');
     ctl.runs.enqueue(`--bogus`);
-    await waitFor(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
+    await until(() => store.getState().message?.kind === 'error' && store.getState().message!.text.includes('new run'), 'a usage error in the footer');
     ctl.runs.enqueue(`-- sh -c 'unterminated`);
-    await waitFor(() => store.getState().message?.text.includes('unterminated single quote'), 'a split error');
+    await until(() => store.getState().message?.text.includes('unterminated single quote'), 'a split error');
 
     // The log saw the transitions, each once.
     const seqs = store
@@ -122,25 +123,25 @@ describe('controller with a real supervisor', () => {
       '50',
     ]);
     const { store, ctl } = start(home);
-    await waitFor(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
+    await until(() => statusOf(store, 'chat') === 'idle', 'chat idle', 30_000);
     store.setState({ selected: chat.uuid, mode: 'details' });
     ctl.output.detailsOpened();
-    await waitFor(() => {
+    await until(() => {
       const d = store.getState().details;
       const doc = store.getState().outputDoc;
       return d && d.uuid === chat.uuid && d.pids.length > 0 && d.rssBytes! > 0 && doc?.uuid === chat.uuid && doc.raw.length > 0;
     }, 'details with processes and output');
     ctl.output.refresh();
-    await waitFor(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
+    await until(() => store.getState().details?.cpu !== null, 'a CPU figure from two samples');
     ctl.runs.send(chat.uuid, 'one more thing');
-    await waitFor(() => store.getState().message?.text === 'sent to chat (input #1)', 'sent');
-    await waitFor(() => {
+    await until(() => store.getState().message?.text === 'sent to chat (input #1)', 'sent');
+    await until(() => {
       const r = store.getState().runs.byId[chat.uuid];
       return r && r.status === 'idle' && r.input_seq === 1;
     }, 'the turn to end');
     // An empty line is refused here, with a word in the footer: the agent gets no empty turn.
     ctl.runs.send(chat.uuid, '');
-    await waitFor(() => store.getState().message?.text === 'nothing sent to chat: the line was empty', 'the refusal in the footer');
+    await until(() => store.getState().message?.text === 'nothing sent to chat: the line was empty', 'the refusal in the footer');
     expect(store.getState().message?.kind).toBe('error');
     expect(home.json<{ input_seq: number; status: string }>(['show', chat.uuid])).toMatchObject({ input_seq: 1, status: 'idle' });
   });
@@ -150,18 +151,18 @@ describe('controller with a real supervisor', () => {
     const done = home.run(['-n', 'done', '--', 'true']);
     expect(home.cli(['wait', 'done']).code).toBe(0);
     const { store, ctl } = start(home);
-    await waitFor(() => statusOf(store, 'done') === 'ended:completed' && store.getState().stats, 'the ended run and stats');
+    await until(() => statusOf(store, 'done') === 'ended:completed' && store.getState().stats, 'the ended run and stats');
     ctl.runs.pauseQueue(true);
-    await waitFor(() => store.getState().stats?.paused === true, 'stats to say paused');
+    await until(() => store.getState().stats?.paused === true, 'stats to say paused');
     expect(store.getState().message?.text).toMatch(/^queue paused: nothing starts \(0 queued\)/);
     ctl.runs.rerun(done.uuid);
-    await waitFor(() => statusOf(store, 'done-2') === 'queued', 'the rerun, queued behind the pause');
+    await until(() => statusOf(store, 'done-2') === 'queued', 'the rerun, queued behind the pause');
     expect(home.json<{ waiting: { reason: string } }>(['show', 'done-2']).waiting.reason).toBe('paused');
     // The row's WHY agrees with the supervisor, whatever the caps say.
     const rerun = Object.values(store.getState().runs.byId).find((r) => r.name === 'done-2')!;
     expect(queuedWhy(rerun, store.getState().stats, 1, Date.now())?.text).toBe('queue paused');
     ctl.runs.pauseQueue(false);
-    await waitFor(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
+    await until(() => statusOf(store, 'done-2') === 'ended:completed' && store.getState().stats?.paused === false, 'the rerun to run once resumed');
   });
 
   it('killMany kills the tagged runs in one request and says what each came to', async () => {
@@ -170,18 +171,18 @@ describe('controller with a real supervisor', () => {
     const b = home.run(['-n', 'tag-b', '--', 'sh', '-c', 'sleep 30']);
     const c = home.run(['-n', 'tag-c', '--', 'sh', '-c', 'sleep 30']);
     const { store, ctl } = start(home);
-    await waitFor(
+    await until(
       () => statusOf(store, 'tag-a') === 'working' && statusOf(store, 'tag-b') === 'working' && statusOf(store, 'tag-c') === 'queued',
       'two working, one queued',
     );
     // Every notice, even one the runs' endings replace before a poll could see it.
     const seen = notices(store);
     ctl.runs.killMany([a.uuid, b.uuid, c.uuid], false);
-    await waitFor(
+    await until(
       () => seen.includes('3 runs: kill sent to 2, 1 canceled before they started'),
       () => `the summary among ${JSON.stringify(seen)}`,
     );
-    await waitFor(
+    await until(
       () => ['tag-a', 'tag-b'].every((n) => statusOf(store, n) === 'ended:killed') && statusOf(store, 'tag-c') === 'ended:canceled',
       'all three ended',
     );
@@ -195,11 +196,11 @@ describe('controller with a real supervisor', () => {
     });
     home.run(['-n', 'hit', '-a', 'claude', '--protocol', 'jsonl', '--', limited]);
     const { store, ctl } = start(home);
-    await waitFor(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
+    await until(() => (store.getState().stats?.holds.claude ?? 0) > Date.now(), 'the hold in stats');
     const seen = notices(store);
     ctl.runs.resumeProvider('claude');
-    await waitFor(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
-    await waitFor(
+    await until(() => store.getState().stats && store.getState().stats!.holds.claude === undefined, 'the hold lifted');
+    await until(
       () => seen.includes('claude resumed: its queued runs may start now'),
       () => `the notice among ${JSON.stringify(seen)}`,
     );
@@ -254,7 +255,7 @@ describe('controller with a real supervisor', () => {
     controller = ctl;
     ctl.start();
     const sessionOf = (uuid: string): string | null => store.getState().runs.byId[uuid]?.session_id ?? null;
-    await waitFor(
+    await until(
       () =>
         statusOf(store, 'slow-turn') === 'working' &&
         sessionOf(slow) &&
@@ -269,13 +270,13 @@ describe('controller with a real supervisor', () => {
     expect(seen.at(-1)).toMatch(/^o: plain runs sh: o takes over Claude Code, Codex and Gemini runs only/);
     // Working: it finishes its turn first.
     ctl.takeover.start(slow);
-    await waitFor(
+    await until(
       () => seen.some((m) => m.startsWith('slow-turn stops at the end of its turn, then claude opens on its session')),
       () => `the promise among ${JSON.stringify(seen)}`,
     );
     expect(handed).toEqual([]);
-    await waitFor(() => statusOf(store, 'slow-turn') === 'ended:taken_over', 'the run to end taken over');
-    await waitFor(() => fs.existsSync(record) && fs.readFileSync(record, 'utf8').includes('claude --resume'), 'the CLI to open');
+    await until(() => statusOf(store, 'slow-turn') === 'ended:taken_over', 'the run to end taken over');
+    await until(() => fs.existsSync(record) && fs.readFileSync(record, 'utf8').includes('claude --resume'), 'the CLI to open');
     expect(fs.readFileSync(record, 'utf8').trim()).toBe(`claude --resume ${sessionOf(slow)} @ ${work}`);
     expect(home.json<{ exit_reason: string; exit_detail: string }>(['show', 'slow-turn'])).toMatchObject({
       exit_reason: 'taken_over',
@@ -283,10 +284,10 @@ describe('controller with a real supervisor', () => {
     });
     // A long turn: o asks, o again stops it now.
     ctl.takeover.start(fast);
-    await waitFor(() => seen.some((m) => m.startsWith('stuck stops at the end of its turn')), 'the first o');
+    await until(() => seen.some((m) => m.startsWith('stuck stops at the end of its turn')), 'the first o');
     ctl.takeover.start(fast);
-    await waitFor(() => statusOf(store, 'stuck') === 'ended:taken_over', 'the second o to stop it');
-    await waitFor(() => fs.readFileSync(record, 'utf8').trim().split('\n').length === 2, 'the second CLI');
+    await until(() => statusOf(store, 'stuck') === 'ended:taken_over', 'the second o to stop it');
+    await until(() => fs.readFileSync(record, 'utf8').trim().split('\n').length === 2, 'the second CLI');
     expect(home.json<{ exit_detail: string }>(['show', 'stuck']).exit_detail).toBe('stopped mid-turn');
     expect(handed).toHaveLength(2);
     expect(statusOf(store, 'plain')).toBe('working');
@@ -302,10 +303,10 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'loner', '--', 'sh', '-c', 'sleep 30']);
     const { store } = start(home);
     const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n);
-    await waitFor(() => byName('kid')?.status === 'working', 'the child to work');
+    await until(() => byName('kid')?.status === 'working', 'the child to work');
     const boss = byName('boss')!;
     expect(byName('kid')!.parent).toBe(boss.uuid);
-    await waitFor(() => store.getState().view.depth?.[byName('kid')!.uuid] === 1, 'the child indented under its parent');
+    await until(() => store.getState().view.depth?.[byName('kid')!.uuid] === 1, 'the child indented under its parent');
     const ids = store.getState().view.ids;
     expect(ids.indexOf(byName('kid')!.uuid)).toBe(ids.indexOf(boss.uuid) + 1);
   });
@@ -329,7 +330,7 @@ describe('controller with a real supervisor', () => {
     // Names and workloads with control characters are refused at `orcr run`; every other field is the agent's to fill.
     const r = home.run(['-n', 'name-A', '-w', 'wl-B', '--cwd', cwd, '--protocol', 'jsonl', '--', 'sh', file, `arg${NASTY}C`]);
     const { store, ctl } = start(home);
-    await waitFor(() => store.getState().runs.byId[r.uuid]?.last_text?.includes('hi'), 'the agent to speak');
+    await until(() => store.getState().runs.byId[r.uuid]?.last_text?.includes('hi'), 'the agent to speak');
     const inst = render(
       React.createElement(App, { store, actions: ctl, themes: loadThemes([builtinThemeDir()]), onExit: () => undefined, size: { columns: 120, rows: 40 } }),
     );
@@ -346,13 +347,13 @@ describe('controller with a real supervisor', () => {
         expect(prose).not.toMatch(/(?<![\d.s])31m(?!s)/);
         expect(f.split('\n')).toHaveLength(39);
       };
-      let f = await waitFor(() => {
+      let f = await until(() => {
         const x = inst.lastFrame() ?? '';
         return /● working\s+name-A/.test(x) && x.includes('wl-B') ? x : null;
       }, 'the row');
       plain(f);
       inst.stdin.write('\r');
-      f = await waitFor(() => {
+      f = await until(() => {
         const x = inst.lastFrame() ?? '';
         return x.includes('Details: name-A') && x.includes('raw out') ? x : null;
       }, 'the details with the output');
@@ -375,7 +376,7 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'late-urgent', '-w', 'urgent', '--', 'sh', '-c', 'sleep 30']);
     const { store } = start(home);
     const byName = (n: string) => Object.values(store.getState().runs.byId).find((r) => r.name === n)!;
-    await waitFor(
+    await until(
       () => store.getState().stats && byName('late-urgent') && store.getState().view.positions[byName('late-urgent').uuid] === 1,
       "the supervisor's positions",
     );
@@ -386,10 +387,10 @@ describe('controller with a real supervisor', () => {
     expect(queuedWhy(byName('second-in'), s.stats, s.view.positions[byName('second-in').uuid], Date.now())?.text).toBe('global 1/1');
 
     home.writeConfig('{ "concurrency": { "max": "eight" } }');
-    const err = await waitFor(() => store.getState().stats?.configError, 'the refused config in stats');
+    const err = await until(() => store.getState().stats?.configError, 'the refused config in stats');
     expect(err.message).toMatch(/concurrency\.max/);
     home.writeConfig(config);
-    await waitFor(() => store.getState().stats && store.getState().stats!.configError === null, 'a good config clears it');
+    await until(() => store.getState().stats && store.getState().stats!.configError === null, 'a good config clears it');
   });
 
   it('says when the supervisor goes away, keeps the rows, and re-subscribes when it is back', async () => {
@@ -398,14 +399,14 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'keep-2', '--', 'sh', '-c', 'sleep 30']);
     home.run(['-n', 'wait-3', '--', 'sh', '-c', 'sleep 30']);
     const { store, ctl } = start(home);
-    await waitFor(
+    await until(
       () => statusOf(store, 'keep-1') === 'working' && statusOf(store, 'keep-2') === 'working' && statusOf(store, 'wait-3') === 'queued',
       'the fleet',
     );
     const before = Object.keys(store.getState().runs.byId).sort();
 
     expect(home.cli(['server', 'stop']).code).toBe(0);
-    await waitFor(() => store.getState().conn.state === 'down', 'down');
+    await until(() => store.getState().conn.state === 'down', 'down');
     expect(store.getState().message?.text).toContain('the supervisor went away');
     expect(Object.keys(store.getState().runs.byId).sort()).toEqual(before); // last state kept
 
@@ -413,10 +414,10 @@ describe('controller with a real supervisor', () => {
     home.run(['-n', 'added-4', '--', 'sh', '-c', 'sleep 30']); // auto-starts a supervisor
     const keep1 = home.ps().find((r) => r.name === 'keep-1')!;
     home.cli(['kill', keep1.uuid]);
-    await waitFor(() => store.getState().conn.state === 'up', 'reconnected', 30_000);
-    await waitFor(() => statusOf(store, 'added-4') !== undefined && statusOf(store, 'keep-1') === 'ended:killed', 'the new snapshot');
+    await until(() => store.getState().conn.state === 'up', 'reconnected', 30_000);
+    await until(() => statusOf(store, 'added-4') !== undefined && statusOf(store, 'keep-1') === 'ended:killed', 'the new snapshot');
     const ps = home.ps();
-    await waitFor(() => {
+    await until(() => {
       const mine = Object.values(store.getState().runs.byId);
       const now = home!.ps();
       return mine.length === now.length && now.every((r) => statusOf(store, r.name) === (r.status === 'ended' ? `ended:${r.exit_reason}` : r.status));
@@ -424,6 +425,6 @@ describe('controller with a real supervisor', () => {
     expect(Object.keys(store.getState().runs.byId)).toHaveLength(ps.length);
     expect(store.getState().view.ids).toHaveLength(ps.length);
     ctl.session.reconnect();
-    await waitFor(() => store.getState().message?.text === 'connected', 'r while connected says so');
+    await until(() => store.getState().message?.text === 'connected', 'r while connected says so');
   });
 });

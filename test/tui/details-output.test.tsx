@@ -33,15 +33,15 @@ function outputPane(frame: string): string[] {
 
 describe('the details view shows the readable transcript', () => {
   it('a finished Claude run reads as a conversation; r shows the raw lines and goes back; the footer says r', async () => {
-    home = new Home();
+    const h = (home = new Home());
     const lines = fs.readFileSync(path.join(ROOT, 'test/fixtures/claude/two-turns.jsonl'), 'utf8').split('\n').filter(Boolean);
-    const agent = path.join(home.dir, 'claude.sh');
+    const agent = path.join(h.dir, 'claude.sh');
     fs.writeFileSync(agent, `#!/bin/sh\n${lines.map((l) => `printf '%s\\n' '${l.replace(/'/g, `'\\''`)}'`).join('\n')}\nexit 0\n`, { mode: 0o755 });
-    home.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
     // The session meets a rate limit (claude's api_retry, blocked a moment): a wait begun then settles there. Read it once ended.
-    await until(() => home.json<{ status: string }>(['show', 'tx']).status === 'ended', 'the run to end');
-    expect(home.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
-    const ui = (app = liveApp(home, { columns: 120, rows: 40 }));
+    await until(() => h.json<{ status: string }>(['show', 'tx']).status === 'ended', 'the run to end');
+    expect(h.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
+    const ui = (app = liveApp(h, { columns: 120, rows: 40 }));
     await ui.until((f) => /■ ended\s+completed\s+tx/.test(f), 'the run');
     await ui.press(KEY.enter);
     let f = await ui.until((x) => x.includes('Details: tx') && x.includes('── turn 2 done'), 'the transcript in details');

@@ -4,27 +4,19 @@
 // goes back; a run without a worktree says why in the footer.
 
 import './color-on.js';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY } from './helpers.js';
-import { Home, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { GIT_IDENTITY, initRepo } from '../support/git.js';
+import { Home } from './home.js';
 import { liveApp, type LiveApp } from './live-app.js';
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 
 class GitHome extends Home {
   override get env(): NodeJS.ProcessEnv {
-    return { ...super.env, ...GIT_ENV };
+    return { ...super.env, ...GIT_IDENTITY };
   }
 }
 
@@ -44,12 +36,7 @@ afterEach(() => {
 function repo(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-diffrepo-')));
   temps.push(dir);
-  const git = (...args: string[]): void => void execFileSync('git', args, { cwd: dir, env: { ...process.env, ...GIT_ENV } });
-  git('init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(dir, 'f.txt'), 'alpha\nbeta\ngamma\n');
-  git('add', '.');
-  git('commit', '-q', '-m', 'base');
-  return dir;
+  return initRepo(dir, { 'f.txt': 'alpha\nbeta\ngamma\n' });
 }
 
 // A foreground colour as Ink writes it (the theme's hex colours come out at the
@@ -70,12 +57,12 @@ describe('the diff view', () => {
     const r = repo();
     home.run(['--worktree', '-n', 'edit', '--cwd', r, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt && printf 'new\\n' > g.txt"]);
     home.run(['-n', 'inplace', '--cwd', r, '--', 'true']);
-    await waitFor(
+    await until(
       () => (home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 2 ? true : null),
       () => 'edit ended with its counts',
       15_000,
     );
-    await waitFor(
+    await until(
       () => (home!.ps().every((x) => x.status === 'ended') ? true : null),
       () => 'both ended',
       15_000,
@@ -110,7 +97,7 @@ describe('the diff view', () => {
     // Search: the pager's own.
     await ui.press('/', 'g', 'a', 'm', 'm', 'a', KEY.enter);
     // The whole diff is on screen: the match is shown reversed where it is.
-    await waitFor(
+    await until(
       () => (lineWith(ui.frame(), ' gamma').includes('\x1b[7m') ? true : null),
       () => `the match reversed:\n${ui.frame()}`,
       15_000,

@@ -4,7 +4,6 @@
 // terminal would get.
 
 import './color-on.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from 'ink-testing-library';
 import { RunsTable } from '../../components/RunsTable.js';

@@ -7,9 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
 import type { PublicRun } from '../../src/protocol/views.js';
+import type { ParamsOf } from '../../src/protocol/methods.js';
 import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
-import { Home, MOCK_AGENT, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { Home, MOCK_AGENT } from './home.js';
 
 let home: Home | null = null;
 let controller: Controller | null = null;
@@ -46,12 +48,12 @@ describe('events carry their row', () => {
     controller = new Controller(store, ensureHome(h.dir), { quiet: true, cwd: h.dir, statsIntervalMs: 200 });
     controller.start();
     // Subscribed before the burst: every row below comes from the stream, not from a snapshot.
-    await waitFor(() => store.getState().conn.state === 'up', 'the TUI connected');
+    await until(() => store.getState().conn.state === 'up', 'the TUI connected');
     expect(store.getState().runs.byId).toEqual({});
 
     client = await Client.connect(ensureHome(h.dir));
     const cwd = h.dir;
-    const specs = [
+    const specs: ParamsOf<'run.enqueue'>['specs'] = [
       ...Array.from({ length: 6 }, (_, i) => ({ name: `work-${i}`, protocol: 'jsonl', cwd, command: agent('work', 3) })),
       ...Array.from({ length: 2 }, (_, i) => ({ name: `crash-${i}`, protocol: 'jsonl', cwd, command: agent('crash', 2) })),
       // A turn ceiling below what the agent does: stop_requested, then ended by budget.
@@ -60,16 +62,16 @@ describe('events carry their row', () => {
       ...Array.from({ length: 3 }, (_, i) => ({ name: `exit-${i}`, cwd, command: ['sh', '-c', `exit ${i}`] })),
       ...Array.from({ length: 4 }, (_, i) => ({ name: `sleeper-${i}`, cwd, command: ['sleep', '30'] })),
     ];
-    const { runs } = await client.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+    const { runs } = await client.call('run.enqueue', { specs });
     const uuid = (name: string): string => runs.find((r) => r.name === name)!.uuid;
     // Two sleepers canceled while they wait, one killed while it works.
     await client.call('run.kill', { refs: [uuid('sleeper-2'), uuid('sleeper-3')] });
-    await waitFor(() => h.ps().find((r) => r.name === 'sleeper-0')?.status === 'working', 'a sleeper working', 30_000);
+    await until(() => h.ps().find((r) => r.name === 'sleeper-0')?.status === 'working', 'a sleeper working', 30_000);
     await client.call('run.kill', { refs: [uuid('sleeper-0')] });
     // Input to the interactive agent once it is idle (input_sent and the turn it starts), then it ends.
-    await waitFor(() => h.ps().find((r) => r.name === 'chat')?.status === 'idle', 'chat idle', 30_000);
+    await until(() => h.ps().find((r) => r.name === 'chat')?.status === 'idle', 'chat idle', 30_000);
     await client.call('run.send', { ref: uuid('chat'), text: 'one more thing' });
-    await waitFor(
+    await until(
       () => {
         const c = h.ps().find((r) => r.name === 'chat');
         return c?.status === 'idle' && c.input_seq === 1;
@@ -79,9 +81,9 @@ describe('events carry their row', () => {
     );
     await client.call('run.kill', { refs: [uuid('chat'), uuid('sleeper-1')] });
 
-    await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'every run ended', 60_000);
-    const { seq } = await client.call<{ seq: number }>('server.status');
-    await waitFor(() => store.getState().runs.seq >= seq, `the TUI to apply every event up to seq ${seq}`);
+    await until(() => h.ps().every((r) => r.status === 'ended'), 'every run ended', 60_000);
+    const { seq } = await client.call('server.status');
+    await until(() => store.getState().runs.seq >= seq, `the TUI to apply every event up to seq ${seq}`);
 
     const held = store.getState().runs.byId;
     expect(Object.keys(held).sort()).toEqual(runs.map((r) => r.uuid).sort());

@@ -3,7 +3,6 @@
 // filter reads (enter does not close the prompt over a bad term).
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';

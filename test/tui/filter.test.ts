@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFilter } from '../../src/tui/state/filter.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
 import { reduceFilter, reduceSnapshot } from '../../src/tui/state/reducers.js';
-import { initialState, type TuiState } from '../../src/tui/state/store.js';
+import { initialState } from '../../src/tui/state/store.js';
 import { run, T0 } from './fixtures.js';
 
 const fleet = [
@@ -87,7 +87,7 @@ describe('the filter language', () => {
     const byId = Object.fromEntries(fleet.map((r) => [r.uuid, r]));
     const view = computeView(byId, { filter: 'status:working,blocked', showAll: true });
     expect(view.ids.map((id) => byId[id]!.name).sort()).toEqual(['docs', 'review-api']);
-    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 1, runs: fleet }, T0) } as TuiState;
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 1, runs: fleet }, T0) };
     const good = reduceFilter({ ...s, showAll: true }, 'provider:gemini');
     expect(good.view!.ids.map((id) => byId[id]!.name)).toEqual(['docs']);
     expect(good.problem).toBeUndefined();

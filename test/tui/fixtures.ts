@@ -2,7 +2,7 @@
 // events and stats results in the protocol's shapes.
 
 import type { StreamMessage } from '../../src/client/client.js';
-import type { RunEvent } from '../../src/core/events.js';
+import type { EventData, EventType, RunEvent } from '../../src/core/events.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import type { CapUsage } from '../../src/core/admission.js';
 import type { ResultOf } from '../../src/protocol/methods.js';
@@ -27,6 +27,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     exit_reason: null,
     exit_detail: null,
     exit_code: null,
+    exit_note: null,
     blocked_kind: null,
     queue_seq: n,
     queue_position: null,
@@ -39,15 +40,20 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     tokens: { input: 0, output: 0, cached: 0 },
     cost_usd: 0,
     budget: {
-      turns: { used: 0, limit: null, fraction: null },
-      tokens: { used: 0, limit: null, fraction: null },
-      cost_usd: { used: 0, limit: null, fraction: null },
-      time_ms: { used: 0, limit: null, fraction: null },
+      turns: { used: 0, limit: null, fraction: null, warn: false },
+      tokens: { used: 0, limit: null, fraction: null, warn: false },
+      cost_usd: { used: 0, limit: null, fraction: null, warn: false },
+      time_ms: { used: 0, limit: null, fraction: null, warn: false },
     },
     held_until: null,
+    env_keys: [],
+    lease: null,
+    waiting: null,
     loop: { detected: false, warned: false, repetitions: 0 },
     stalled_since: null,
     session_id: null,
+    agent_retry: null,
+    attempts: [],
     last_tool: null,
     last_text: null,
     created_at: iso(T0),
@@ -66,22 +72,47 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
   };
 }
 
-export function ev(seq: number, type: string, runId: string | null, data: Record<string, unknown> = {}): RunEvent {
-  return { seq, ts: T0 + seq * 1000, run: runId, type, data };
+/**
+ * An event of a known type, with what the test says of its data: the TUI reads
+ * the fields it shows and must not trip on the ones a test leaves out.
+ */
+export function ev<T extends EventType>(seq: number, type: T, runId: string | null, data?: Partial<EventData[T]>): RunEvent;
+export function ev(seq: number, type: EventType, runId: string | null, data: Record<string, unknown> = {}): RunEvent {
+  return offType({ seq, ts: T0 + seq * 1000, run: runId, type, data });
 }
 
-export function msg(seq: number, type: string, r: PublicRun | null, data: Record<string, unknown> = {}): StreamMessage {
+export function msg<T extends EventType>(seq: number, type: T, r: PublicRun | null, data: Partial<EventData[T]> = {}): StreamMessage {
   return { type: 'event', event: ev(seq, type, r ? r.uuid : null, data), run: r };
+}
+
+/** An event as it may arrive off the protocol's types, on purpose: a newer supervisor's type, or data a broken or hostile peer sends. */
+export interface OffTypeEvent {
+  seq: number;
+  ts: number;
+  run: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export const offType = (e: OffTypeEvent): RunEvent => e as RunEvent;
+
+/** An event of a type this TUI does not know (a newer supervisor's). */
+export function foreignEv(seq: number, type: string, runId: string | null, data: Record<string, unknown>): RunEvent {
+  return offType({ seq, ts: T0 + seq * 1000, run: runId, type, data });
+}
+
+export function foreignMsg(seq: number, type: string, r: PublicRun | null, data: Record<string, unknown>): StreamMessage {
+  return { type: 'event', event: foreignEv(seq, type, r ? r.uuid : null, data), run: r };
 }
 
 type StatsResult = ResultOf<'stats'>;
 
 /** A cap's usage as stats reports it, with what a test does not say at its idle value. */
-export function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
+function capUsage(over: Partial<CapUsage> & { cap: string }): CapUsage {
   return { limit: 1, active: 0, holders: [], queued: 0, oldest_wait_ms: 0, reserved: 0, waiting: [], held_until: null, priority: null, ...over };
 }
 
-export function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
+function clusterState(over: Partial<ClusterState> & { name: string }): ClusterState {
   return {
     host: 'here',
     available: true,
@@ -103,7 +134,7 @@ export interface StatsOver extends Partial<Omit<StatsResult, 'caps' | 'cluster'>
 }
 
 /** A `stats` result as the supervisor sends it: what the test says, the rest as on an idle supervisor. */
-export function statsResult(over: StatsOver = {}): StatsResult {
+function statsResult(over: StatsOver = {}): StatsResult {
   const { caps = [], cluster = null, ...rest } = over;
   return {
     names: {},

@@ -4,11 +4,10 @@
 
 import path from 'node:path';
 import type { PublicRun } from '../../src/protocol/views.js';
-import { TestHome, until } from '../support/harness.js';
+import { TestHome } from '../support/harness.js';
 
 export { CLI, MOCK_AGENT, ROOT } from '../support/harness.js';
 export const TUI = path.join(path.dirname(new URL(import.meta.url).pathname), '../../dist/src/tui/main.js');
-export const waitFor = until;
 
 export class Home extends TestHome {
   override get env(): NodeJS.ProcessEnv {

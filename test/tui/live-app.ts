@@ -10,7 +10,8 @@ import { Controller } from '../../src/tui/connection/controller.js';
 import { createTuiStore, type TuiStore } from '../../src/tui/state/store.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
 import { tick } from './helpers.js';
-import { waitFor, type Home } from './home.js';
+import { until } from '../support/harness.js';
+import type { Home } from './home.js';
 
 export interface LiveApp {
   store: TuiStore;
@@ -45,7 +46,7 @@ export function liveApp(h: Home, size: { columns: number; rows: number }, opts: 
       }
     },
     until: (pred, what) =>
-      waitFor(
+      until(
         () => (pred(read()) ? read() : null),
         () => `${what}; last frame:\n${read()}`,
         15_000,

@@ -3,7 +3,6 @@
 // optional parts first; what must still be cut ends with an ellipsis.
 
 import './no-ci.js';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render } from 'ink-testing-library';
 import { App } from '../../src/tui/app.js';
@@ -31,7 +30,7 @@ function store(runs: ReturnType<typeof run>[], withStats = true): TuiStore {
       stats: statsOf({
         caps: [],
         holds: { claude: NOW + 90_000 },
-        fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45 } } },
+        fleet: { exceeded: false, window: 'all', meters: { cost_usd: { used: 4.5, limit: 10, fraction: 0.45, warn: false } } },
       }),
     });
   }

@@ -14,7 +14,8 @@ import { Controller } from '../../src/tui/connection/controller.js';
 import { ENDED_WINDOW } from '../../src/tui/state/ended-window.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
 import { builtinThemeDir, loadThemes } from '../../src/tui/view/theme.js';
-import { Home, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { Home } from './home.js';
 
 let home: Home | null = null;
 let controller: Controller | null = null;
@@ -36,7 +37,7 @@ describe('older ended runs with a real supervisor', () => {
     const c = await Client.connect(ensureHome(home.dir));
     const n = ENDED_WINDOW + OLD;
     const specs = Array.from({ length: n }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `past-${String(i).padStart(4, '0')}` }));
-    const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+    const { runs } = await c.call('run.enqueue', { specs });
     await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
     c.close();
 
@@ -49,7 +50,7 @@ describe('older ended runs with a real supervisor', () => {
     );
     try {
       const frame = (): string => inst.lastFrame() ?? '';
-      await waitFor(() => frame().includes(`${OLD} older ended runs not shown — L loads 500 more`), 'the line saying older runs are left out');
+      await until(() => frame().includes(`${OLD} older ended runs not shown — L loads 500 more`), 'the line saying older runs are left out');
       const held = (): PublicRun[] => Object.values(store.getState().runs.byId);
       expect(held().filter((r) => r.status === 'ended')).toHaveLength(ENDED_WINDOW);
       expect(held().find((r) => r.name === 'holder')?.status).toBe('working');
@@ -57,14 +58,14 @@ describe('older ended runs with a real supervisor', () => {
       expect(held().some((r) => r.name === 'past-0000')).toBe(false);
 
       inst.stdin.write('L');
-      await waitFor(() => frame().includes(`loaded ${OLD} older ended runs (none older)`), 'the page to come in');
+      await until(() => frame().includes(`loaded ${OLD} older ended runs (none older)`), 'the page to come in');
       expect(held().filter((r) => r.status === 'ended')).toHaveLength(n);
       expect(held().find((r) => r.name === 'past-0000')?.exit_reason).toBe('canceled');
       expect(frame()).not.toContain('older ended runs not shown');
       expect(frame()).toContain(`Runs ${n + 1}/${n + 1}`);
 
       inst.stdin.write('L');
-      await waitFor(() => frame().includes('no older ended runs: every one is listed'), 'nothing more to load');
+      await until(() => frame().includes('no older ended runs: every one is listed'), 'nothing more to load');
     } finally {
       inst.unmount();
     }
@@ -79,7 +80,7 @@ describe('a home with more runs than the snapshot sends', () => {
     const c = await Client.connect(ensureHome(home.dir));
     for (let k = 0; k < 5400; k += 900) {
       const specs = Array.from({ length: 900 }, (_, i) => ({ cwd: home!.dir, command: ['true'], name: `later-${String(k + i).padStart(4, '0')}` }));
-      const { runs } = await c.call<{ runs: PublicRun[] }>('run.enqueue', { specs });
+      const { runs } = await c.call('run.enqueue', { specs });
       await c.call('run.kill', { refs: runs.map((r) => r.uuid) });
     }
     c.close();
@@ -87,7 +88,7 @@ describe('a home with more runs than the snapshot sends', () => {
     const ctl = new Controller(store, ensureHome(home.dir), { quiet: true, env: { TERM: 'xterm' }, cwd: home.dir });
     controller = ctl;
     ctl.start();
-    await waitFor(() => store.getState().loaded, 'the snapshot');
+    await until(() => store.getState().loaded, 'the snapshot');
     const held = (): PublicRun[] => Object.values(store.getState().runs.byId);
     expect(held().find((r) => r.name === 'ancient')?.status).toBe('working');
     // 4,999 ended ones were sent (the window keeps 1,000); the rest are counted, not lost.
@@ -95,7 +96,7 @@ describe('a home with more runs than the snapshot sends', () => {
     expect(older.hidden).toBe(5400 - ENDED_WINDOW);
     // The next page starts below the oldest ended run sent, not below the ancient active one.
     ctl.older.load();
-    await waitFor(() => held().filter((r) => r.status === 'ended').length > ENDED_WINDOW, 'a page of older ended runs');
+    await until(() => held().filter((r) => r.status === 'ended').length > ENDED_WINDOW, 'a page of older ended runs');
     const names = held()
       .filter((r) => r.status === 'ended')
       .map((r) => r.name)

@@ -29,16 +29,16 @@ function open(h: Home): LiveApp {
 
 describe('the transcript pager', () => {
   it('reads a finished Claude run as a conversation; searches, expands, shows raw lines and stderr; esc goes back', async () => {
-    home = new Home();
+    const h = (home = new Home());
     const lines = fs.readFileSync(path.join(ROOT, 'test/fixtures/claude/two-turns.jsonl'), 'utf8').split('\n').filter(Boolean);
-    const agent = path.join(home.dir, 'claude.sh');
+    const agent = path.join(h.dir, 'claude.sh');
     const body = lines.map((l) => `printf '%s\\n' '${l.replace(/'/g, `'\\''`)}'`).join('\n');
     fs.writeFileSync(agent, `#!/bin/sh\n${body}\necho 'warning: on stderr' >&2\nexit 0\n`, { mode: 0o755 });
-    home.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
+    h.run(['-n', 'tx', '--protocol', 'claude', '-p', 'Make the tests pass', '--', agent]);
     // The session meets a rate limit (claude's api_retry, blocked a moment): a wait begun then settles there. Read it once ended.
-    await until(() => home.json<{ status: string }>(['show', 'tx']).status === 'ended', 'the run to end');
-    expect(home.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
-    const ui = open(home);
+    await until(() => h.json<{ status: string }>(['show', 'tx']).status === 'ended', 'the run to end');
+    expect(h.cli(['wait', 'tx']).stdout.trim()).toBe('tx completed');
+    const ui = open(h);
     await ui.until((f) => /■ ended\s+completed\s+tx/.test(f), 'the run');
     await ui.press(KEY.enter);
     await ui.until((f) => f.includes('Details: tx'), 'the details');

@@ -27,30 +27,29 @@ import { fit, fullestMeter, textWidth, truncate } from '../../src/tui/view/forma
 import { readPrefs, writePrefs } from '../../src/tui/state/prefs.js';
 import { run, T0 } from './fixtures.js';
 
-const key = (over: Partial<Key> = {}): Key =>
-  ({
-    upArrow: false,
-    downArrow: false,
-    leftArrow: false,
-    rightArrow: false,
-    pageDown: false,
-    pageUp: false,
-    home: false,
-    end: false,
-    return: false,
-    escape: false,
-    ctrl: false,
-    shift: false,
-    tab: false,
-    backspace: false,
-    delete: false,
-    meta: false,
-    super: false,
-    hyper: false,
-    capsLock: false,
-    numLock: false,
-    ...over,
-  }) as Key;
+const key = (over: Partial<Key> = {}): Key => ({
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+  ...over,
+});
 
 describe('windowed list (selection + scroll offset)', () => {
   it('moves the offset only when the cursor leaves the window', () => {
@@ -136,10 +135,10 @@ describe('columns', () => {
       status: 'working',
       started_at: new Date(T0).toISOString(),
       budget: {
-        turns: { used: 1, limit: 4, fraction: 0.25 },
-        tokens: { used: 0, limit: null, fraction: null },
-        cost_usd: { used: 0, limit: null, fraction: null },
-        time_ms: { used: 0, limit: 100_000, fraction: 0 },
+        turns: { used: 1, limit: 4, fraction: 0.25, warn: false },
+        tokens: { used: 0, limit: null, fraction: null, warn: false },
+        cost_usd: { used: 0, limit: null, fraction: null, warn: false },
+        time_ms: { used: 0, limit: 100_000, fraction: 0, warn: false },
       },
     });
     expect(fullestMeter(r, T0 + 90_000)).toEqual({ name: 'time_ms', fraction: 0.9 });

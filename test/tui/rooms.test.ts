@@ -4,11 +4,10 @@
 // see only the view model, and inside src/tui the pure rooms stay pure: the
 // store never reads the view (what both need is in src/tui/model, below both).
 
-import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './home.js';
+import { parseSource, readSource, sourceFiles } from '../support/house.js';
 
 interface Import {
   /** Repository path of the importing file. */
@@ -21,7 +20,7 @@ interface Import {
 
 /** Every module the file's text imports or re-exports, statically or with import(). */
 export function importsOf(file: string, text: string): Import[] {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = parseSource(file, text);
   const out: Import[] = [];
   const add = (spec: string, typeOnly: boolean): void => {
     const target = spec.startsWith('.') ? path.posix.join(path.posix.dirname(file), spec).replace(/\.jsx?$/, '') : spec;
@@ -53,16 +52,6 @@ export function importsOf(file: string, text: string): Import[] {
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return out;
-}
-
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.posix.join(dir, e.name);
-    if (e.isDirectory()) out.push(...sources(rel));
-    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(rel);
-  }
   return out;
 }
 
@@ -133,7 +122,7 @@ export function ruleProblems(i: Import): string[] {
   return out;
 }
 
-const all = (dirs: string[]): Import[] => dirs.flatMap(sources).flatMap((f) => importsOf(f, fs.readFileSync(path.join(ROOT, f), 'utf8')));
+const all = (dirs: string[]): Import[] => dirs.flatMap((d) => sourceFiles(d)).flatMap((f) => importsOf(f, readSource(f)));
 
 describe("rooms' import rules", () => {
   it('the checks catch what they are meant to (a rule that cannot fail proves nothing)', () => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutputFollower, readAll, readTail } from '../../src/client/run-output.js';
-import { waitFor } from './home.js';
+import { until } from '../support/harness.js';
 
 let dir: string | null = null;
 let follower: OutputFollower | null = null;
@@ -37,7 +37,7 @@ describe('run output, read-only', () => {
     fs.appendFileSync(f, snow.subarray(0, cut));
     fs.appendFileSync(f, snow.subarray(cut));
     fs.appendFileSync(f, 'next\nlast, no newline');
-    await waitFor(() => got.length === 2, 'two whole lines');
+    await until(() => got.length === 2, 'two whole lines');
     expect(got).toEqual(['partial ☃ done', 'next']);
     follower.read();
     expect(follower.flushPartial()).toBe('last, no newline');
@@ -51,7 +51,7 @@ describe('run output, read-only', () => {
     follower = new OutputFollower(f, readAll(f).wholeEnd, (ls) => got.push(...ls), 20);
     follower.start();
     fs.writeFileSync(f, 'new\n');
-    await waitFor(() => got.includes('new'), 'the line after the truncation');
+    await until(() => got.includes('new'), 'the line after the truncation');
     expect(got).toEqual(['new']);
   });
 

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { readPrefs, writePrefs } from '../../src/tui/state/prefs.js';
 import { nextSortKey, reduceSnapshot, reduceSort } from '../../src/tui/state/reducers.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
-import { SORT_KEYS, type SortSpec } from '../../src/tui/state/sort.js';
-import { initialState, type TuiState } from '../../src/tui/state/store.js';
+import { SORT_KEYS, type SortKey, type SortSpec } from '../../src/tui/state/sort.js';
+import { initialState } from '../../src/tui/state/store.js';
 import { sortWords } from '../../src/tui/view/format.js';
 import { run, T0 } from './fixtures.js';
 
@@ -53,12 +53,12 @@ describe('sorting the runs', () => {
   });
 
   it('S cycles the columns and back to status; the words say which way', () => {
-    const seen = [SORT_KEYS[0]!];
+    const seen: SortKey[] = [SORT_KEYS[0]];
     for (let i = 0; i < SORT_KEYS.length; i++) seen.push(nextSortKey(seen.at(-1)!));
     expect(seen).toEqual(['status', 'elapsed', 'cost', 'tokens', 'name', 'status']);
     expect(sortWords({ key: 'cost', reverse: false })).toBe('cost, largest first');
     expect(sortWords({ key: 'name', reverse: true })).toBe('name, Z→A');
-    const s = { ...initialState({ now: T0 }), ...reduceSnapshot(initialState({ now: T0 }), { seq: 1, runs: fleet }, T0) } as TuiState;
+    const s = { ...initialState({ now: T0 }), ...reduceSnapshot(initialState({ now: T0 }), { seq: 1, runs: fleet }, T0) };
     const patch = reduceSort(s, { key: 'name', reverse: false });
     expect(patch.sort).toEqual({ key: 'name', reverse: false });
     expect(patch.view!.ids.map((id) => byId[id]!.name)[0]).toBe('alpha');

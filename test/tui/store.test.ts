@@ -8,7 +8,8 @@ import { describeEvent } from '../../src/tui/state/event-log.js';
 import { createTuiStore, initialState, type TuiState } from '../../src/tui/state/store.js';
 import { reduceFilter, reduceShowAll, reduceSnapshot, reduceStats, reduceStream } from '../../src/tui/state/reducers.js';
 import { reduceList, reduceOpenDetails, reduceCloseDetails, reduceViewport } from '../../src/tui/state/navigation.js';
-import { ev, msg, run, statsOf, T0 } from './fixtures.js';
+import { ev, foreignEv, msg, run, statsOf, T0 } from './fixtures.js';
+import type { PublicRun } from '../../src/protocol/views.js';
 
 function apply(s: TuiState, patch: Partial<TuiState>): TuiState {
   return { ...s, ...patch };
@@ -57,8 +58,15 @@ describe('applySnapshot / applyEvents', () => {
     const a = run({ status: 'working', turns: 1 });
     const data = applySnapshot({ seq: 1, runs: [a] });
     const usage = { ...a, turns: 2, tokens: { input: 10, output: 5, cached: 0 }, cost_usd: 0.5 };
-    const blocked = { ...usage, status: 'blocked', blocked_kind: 'login' };
-    const ended = { ...blocked, status: 'ended', blocked_kind: null, exit_reason: 'killed', exit_code: 143, ended_at: new Date(T0 + 4000).toISOString() };
+    const blocked: PublicRun = { ...usage, status: 'blocked', blocked_kind: 'login' };
+    const ended: PublicRun = {
+      ...blocked,
+      status: 'ended',
+      blocked_kind: null,
+      exit_reason: 'killed',
+      exit_code: 143,
+      ended_at: new Date(T0 + 4000).toISOString(),
+    };
     const out = applyEvents(data, [
       msg(2, 'usage', usage, { turns: 2 }),
       msg(3, 'blocked', blocked, { from: 'working', kind: 'login' }),
@@ -94,7 +102,7 @@ describe('applySnapshot / applyEvents', () => {
     expect(out.fresh).toEqual([]);
     expect(out.data.seq).toBe(4);
     // Sent before event 5, read after it: event 5's row is the newer one.
-    const idle = { ...a, status: 'idle', last_text: 'all done' };
+    const idle: PublicRun = { ...a, status: 'idle', last_text: 'all done' };
     const late = applyEvents(data, [msg(5, 'idle', idle), { type: 'rows', seq: 4, runs: [said] }]);
     expect(late.data.byId[a.uuid]).toEqual(idle);
     // In order, the rows after the event win.
@@ -104,7 +112,7 @@ describe('applySnapshot / applyEvents', () => {
 
   it('a rows message reaches the screen state through reduceStream, with no log line', () => {
     const a = run({ status: 'working' });
-    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) } as TuiState;
+    const s = { ...initialState(), ...reduceSnapshot(initialState(), { seq: 3, runs: [a] }, T0) };
     const { patch } = reduceStream(s, [{ type: 'rows', seq: 3, runs: [{ ...a, last_text: 'hello' }] }]);
     expect(patch.runs?.byId[a.uuid]?.last_text).toBe('hello');
     expect(patch.log).toBeUndefined();
@@ -231,7 +239,7 @@ describe('store reducers', () => {
     const a = run({ status: 'working' });
     const b = run({ status: 'working' });
     s = apply(s, reduceSnapshot(s, { seq: 3, runs: [a, b], events: [ev(2, 'queued', a.uuid), ev(3, 'queued', b.uuid)] }, T0));
-    const b2 = { ...b, status: 'ended', exit_reason: 'killed' };
+    const b2: PublicRun = { ...b, status: 'ended', exit_reason: 'killed' };
     const c = run({ status: 'queued' });
     s = apply(
       s,
@@ -253,13 +261,13 @@ describe('store reducers', () => {
     let s = initialState();
     const runs = Array.from({ length: 30 }, (_, i) => run({ status: 'queued', queue_seq: 100 + i }));
     s = apply(s, reduceSnapshot(s, { seq: 1, runs }, T0));
-    s = apply(s, reduceViewport(s, { width: 100, runsHeight: 10, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
+    s = apply(s, reduceViewport(s, { ...s.viewport, width: 100, runsHeight: 10, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
     s = apply(s, reduceList(s, { type: 'down', n: 12 }));
     expect(s.list).toEqual({ cursor: 12, offset: 3 });
     expect(s.selected).toBe(runs[12]!.uuid);
     s = apply(s, reduceList(s, { type: 'last' }));
     expect(s.list).toEqual({ cursor: 29, offset: 20 });
-    s = apply(s, reduceViewport(s, { width: 100, runsHeight: 25, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
+    s = apply(s, reduceViewport(s, { ...s.viewport, width: 100, runsHeight: 25, limiterHeight: 3, eventsHeight: 3, detailsOutputHeight: 5 }));
     expect(s.list).toEqual({ cursor: 29, offset: 5 });
   });
 
@@ -328,6 +336,6 @@ describe('stats and events text', () => {
     expect(describeEvent(ev(1, 'ended', 'u', { reason: 'killed', detail: null, exit_code: 143 }))).toBe('killed, exit 143');
     expect(describeEvent(ev(1, 'blocked', 'u', { kind: 'limit', from: 'working', retry_after_s: 30 }))).toBe('limit, retry after 30s (from working)');
     expect(describeEvent(ev(1, 'loop_detected', 'u', { by: 'tool', action: 'warn' }))).toBe('by tool, action warn');
-    expect(describeEvent(ev(1, 'something_new', null, { a: 1, b: 'x' }))).toBe('a=1 b=x');
+    expect(describeEvent(foreignEv(1, 'something_new', null, { a: 1, b: 'x' }))).toBe('a=1 b=x');
   });
 });

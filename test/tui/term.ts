@@ -9,9 +9,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { childrenOf, PtyScreen, type Colour } from '../support/terminal.js';
 import type { Need } from '../support/skip.js';
-import { TUI, waitFor, type Home } from './home.js';
+import { until } from '../support/harness.js';
+import { TUI, type Home } from './home.js';
 
-export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0;
 /** tmux is optional: only a take-over inside tmux needs it, and .ci/run installs it. */
 export const TMUX_NEED: Need = {
   reason: HAS_TMUX ? null : 'no tmux (apt-get install tmux): the take-over into a new tmux window is not tested',
@@ -36,7 +37,7 @@ export function processesMentioning(dir: string): number[] {
   return out;
 }
 
-export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command a window runs: orcr-tui, then its exit status on the screen,
@@ -144,7 +145,7 @@ export class Term {
 /** One private tmux server per test: a terminal we can type into and read, for what is about tmux itself. */
 export class TmuxTerm {
   private static n = 0;
-  readonly socket = `orcr-tui-test-${process.pid}-${++Term.n}`;
+  readonly socket = `orcr-tui-test-${process.pid}-${++TmuxTerm.n}`;
 
   constructor(
     private readonly home: Home,
@@ -202,7 +203,7 @@ export class TmuxTerm {
   async waitFor(pred: (screen: string) => boolean, what: string, ms = 30_000): Promise<string> {
     let last = '';
     try {
-      return await waitFor(
+      return await until(
         () => {
           last = this.screen();
           return pred(last) ? last : null;

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtinThemeDir } from '../../src/tui/view/theme.js';
-import { Home, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { Home } from './home.js';
 import { processesMentioning, Term } from './term.js';
 
 let home: Home | null = null;
@@ -56,7 +57,7 @@ describe('orcr-tui at its edges', () => {
     home = new Home();
     const h = home;
     h.run(['-n', 'sleeper', '--', 'sh', '-c', 'sleep 60']);
-    await waitFor(() => h.ps().find((r) => r.name === 'sleeper')?.status === 'working', 'the run to work');
+    await until(() => h.ps().find((r) => r.name === 'sleeper')?.status === 'working', 'the run to work');
     term = new Term(h, 120, 30);
     const t = term;
     t.start('first');
@@ -68,7 +69,7 @@ describe('orcr-tui at its edges', () => {
       `orcr-tui: bye. 1 working run has not ended: it keeps going under the supervisor (pid ${pid}) of ${h.dir}. \`orcr ps\` lists it.`,
     );
     h.cli(['kill', 'sleeper']);
-    await waitFor(() => h.ps().every((r) => r.status === 'ended'), 'the run to end');
+    await until(() => h.ps().every((r) => r.status === 'ended'), 'the run to end');
     t.start('second');
     await t.waitFor((x) => x.includes('sleeper') && /■ ended/.test(x), 'the TUI again');
     t.keys('q');
@@ -133,10 +134,10 @@ describe('orcr-tui at its edges', () => {
       await t.waitFor((x) => x.includes('creating a demo home'), 'the demo being made');
       t.keys('C-c');
       await t.waitFor((x) => /\[exit (130|0)\]/.test(x), 'the TUI to exit', 60_000);
-      await waitFor(() => fs.readdirSync(tmp).length === 0, 'the demo home to be removed', 30_000);
+      await until(() => fs.readdirSync(tmp).length === 0, 'the demo home to be removed', 30_000);
       // The demo's processes name its home (TMPDIR/orcr-demo-…); the pane's shell names only TMPDIR.
       const demoHomes = path.join(tmp, 'orcr-demo-');
-      await waitFor(() => processesMentioning(demoHomes).length === 0, 'every process of the demo to be gone', 30_000);
+      await until(() => processesMentioning(demoHomes).length === 0, 'every process of the demo to be gone', 30_000);
     } finally {
       for (const pid of processesMentioning(path.join(tmp, 'orcr-demo-'))) process.kill(pid, 'SIGKILL');
       fs.rmSync(tmp, { recursive: true, force: true });

@@ -12,7 +12,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../../src/client/client.js';
 import { ensureHome } from '../../src/config/home.js';
-import { Home, MOCK_AGENT, TUI, waitFor } from './home.js';
+import { until } from '../support/harness.js';
+import { initRepo } from '../support/git.js';
+import { Home, MOCK_AGENT, TUI } from './home.js';
 import { itWhen } from '../support/skip.js';
 import { processesMentioning, Term, TmuxTerm, TMUX_NEED } from './term.js';
 
@@ -94,7 +96,7 @@ describe('orcr-tui in a real terminal', () => {
     h.run(['-n', 'q-4', '--', 'sh', '-c', 'sleep 120']);
     h.run(['-n', 'q-5', '--', 'sh', '-c', 'sleep 120']);
     const chatSettled = HAS_MOCK ? 'idle' : 'working';
-    await waitFor(() => {
+    await until(() => {
       const st = psStatus(h);
       return st.get('done-1') === 'ended:completed' && st.get('work-2') === 'working' && st.get('chat-3') === chatSettled && st.get('q-4') === 'queued';
     }, 'the fleet to settle');
@@ -224,13 +226,13 @@ describe('orcr-tui in a real terminal', () => {
       const c = t.colourOf(0, 'orcr');
       return c === 'default' ? null : c;
     };
-    const red = await waitFor(accent, 'the header in colour');
+    const red = await until(accent, 'the header in colour');
     // Truecolour, or its nearest of 256 where the TUI chose the palette.
     const RED = /^(#ff0000|p196)$/;
     const BLUE = /^(#0000ff|p21)$/;
     expect(red).toMatch(RED);
     save(theme('#0000ff'));
-    const blue = await waitFor(() => (BLUE.test(accent() ?? '') ? accent() : null), 'the edited theme to be drawn');
+    const blue = await until(() => (BLUE.test(accent() ?? '') ? accent() : null), 'the edited theme to be drawn');
     expect(blue).not.toBe(red);
     await t.waitFor((x) => x.includes('themes reloaded'), 'the footer to say so');
     // Half an edit saved: refused, and the theme stays blue.
@@ -239,7 +241,7 @@ describe('orcr-tui in a real terminal', () => {
     expect(accent()).toMatch(BLUE);
     // Saved in place (truncated and written), as VS Code does by default.
     fs.writeFileSync(file, theme('#00ff00'));
-    await waitFor(() => /^(#00ff00|p46)$/.test(accent() ?? ''), 'the in-place save to be drawn');
+    await until(() => /^(#00ff00|p46)$/.test(accent() ?? ''), 'the in-place save to be drawn');
   });
 
   /** A home with one ended Claude run (of the mock agent) and a stand-in `claude` CLI in bin/ that records what it was given. */
@@ -297,31 +299,19 @@ describe('orcr-tui in a real terminal', () => {
     await t.waitFor((x) => rowStatus(x, 'done-claude') === 'ended:completed', 'the second TUI');
     t.keys('g', 'o');
     await t.waitFor((x) => x.includes('done-claude taken over: claude --resume') && x.includes('in a new tmux window'), 'the notice');
-    await waitFor(
+    await until(
       () => spawnSync('tmux', ['-L', t.socket, 'list-windows', '-a', '-F', '#{window_name}'], { encoding: 'utf8' }).stdout.includes('orcr:done-claude'),
       'the new window',
     );
   });
 
   it('d on a worktree run shows its diff full-screen in a real terminal, file by file; esc goes back', async () => {
-    const gitEnv = {
-      GIT_AUTHOR_NAME: 'Test',
-      GIT_AUTHOR_EMAIL: 'test@example.com',
-      GIT_COMMITTER_NAME: 'Test',
-      GIT_COMMITTER_EMAIL: 'test@example.com',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
     home = new Home();
     const repo = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-tmux-repo-')));
     try {
-      const git = (...args: string[]): void => void spawnSync('git', args, { cwd: repo, env: { ...process.env, ...gitEnv } });
-      git('init', '-q', '-b', 'main');
-      fs.writeFileSync(path.join(repo, 'f.txt'), 'alpha\nbeta\ngamma\n');
-      git('add', '.');
-      git('commit', '-q', '-m', 'base');
+      initRepo(repo, { 'f.txt': 'alpha\nbeta\ngamma\n' });
       home.run(['--worktree', '-n', 'edit', '--cwd', repo, '--', 'sh', '-c', "printf 'alpha\\nBETA\\ngamma\\n' > f.txt"]);
-      await waitFor(() => home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 1, 'the run to end with its counts');
+      await until(() => home!.ps().find((x) => x.name === 'edit')?.worktree?.added === 1, 'the run to end with its counts');
       term = new Term(home, 120, 40);
       const t = term;
       t.start('first');
@@ -456,8 +446,8 @@ describe('orcr-tui in a real terminal', () => {
       expect(before.length).toBeGreaterThan(1);
       // The terminal goes away: the TUI's next frame fails to write, then SIGHUP comes.
       t.close();
-      await waitFor(() => !fs.existsSync(dir), 'the demo home to be removed', 30_000);
-      await waitFor(() => processesMentioning(dir).length === 0, 'every process of the demo to be gone', 30_000);
+      await until(() => !fs.existsSync(dir), 'the demo home to be removed', 30_000);
+      await until(() => processesMentioning(dir).length === 0, 'every process of the demo to be gone', 30_000);
       for (const pid of before) expect(alive(pid), `process ${pid} of the demo`).toBe(false);
     } finally {
       // Whatever the TUI left behind does not outlive the test.

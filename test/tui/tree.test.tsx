@@ -2,12 +2,11 @@
 // indented, foldable with z; the parent's cost is its tree's.
 
 import './no-ci.js';
-import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { RunsTable } from '../../components/RunsTable.js';
 import { reduceFold, reduceSnapshot } from '../../src/tui/state/reducers.js';
 import { computeView } from '../../src/tui/state/runs-view.js';
-import { createTuiStore, type TuiState } from '../../src/tui/state/store.js';
+import { createTuiStore } from '../../src/tui/state/store.js';
 import { lines, renderPane } from './helpers.js';
 import { run, T0 } from './fixtures.js';
 
@@ -47,7 +46,7 @@ describe('the run tree', () => {
     expect(row('kid-a')).toMatch(/  ▾ kid-a\s/);
     expect(row('grand')).toMatch(/    grand\s/);
     expect(row('kid-b')).toMatch(/  kid-b\s/);
-    store.setState((s) => reduceFold(s as TuiState, root.uuid));
+    store.setState((s) => reduceFold(s, root.uuid));
     await new Promise((r) => setImmediate(r));
     ls = lines(inst.lastFrame()!);
     expect(row('lead')).toMatch(/▸ lead \+3\s/);

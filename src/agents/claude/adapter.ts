@@ -36,6 +36,15 @@
 //   result's words ("You've hit your limit · resets 5pm (Europe/Berlin)"),
 //   or a blocking `rate_limit_event`'s `resetsAt`, read against `now`.
 //
+// Requests (`--permission-prompt-tool stdio`, claude/asks.ts): a can_use_tool
+// control_request is an `approval`, a control_cancel_request withdraws it;
+// the CLI's own refusals (`system`/`permission_denied`) are `denied`. A
+// result's `permission_denials` are not read: with a prompt tool they list
+// orcr's own denials too, and without one the system lines said them already.
+// A turn a refusal with `interrupt` ended (`error_during_execution`,
+// terminal_reason `aborted_tools`) reads as the failed result it is: orcr's
+// answers never interrupt.
+//
 // Model turns (option `modelTurns`): one `model_turn` per assistant message,
 // emitted when the next message begins or the turn's result arrives — after
 // all of that message's lines, which share one message.id.
@@ -43,6 +52,7 @@
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from '../signals.js';
 import { createTurnTracker } from '../turns.js';
 import { jsonLinesAdapter, isObject, str, withModelTurns, type JsonObject } from '../util.js';
+import { cancelled, canUseTool, permissionDenied } from './asks.js';
 import { createTurnLimits } from './limits.js';
 import { createAssistantMessages } from './messages.js';
 import { createResults } from './result.js';
@@ -62,6 +72,7 @@ function createCore(now: () => number): ExtendedAdapter {
   function system(obj: JsonObject): Signal[] {
     const subtype = str(obj.subtype);
     if (subtype === 'init') return turns.alive({ session_id: str(obj.session_id), model: str(obj.model) });
+    if (subtype === 'permission_denied') return permissionDenied(obj);
     return subtype === 'api_retry' ? limits.apiRetry(obj) : [];
   }
 
@@ -88,6 +99,12 @@ function createCore(now: () => number): ExtendedAdapter {
     return out;
   }
 
+  /** The CLI asking orcr: a tool it wants to use is an approval; what else it asks (hooks, MCP) is not answered here. */
+  function controlRequest(obj: JsonObject): ExtendedSignal[] | null {
+    const request = obj.request;
+    return isObject(request) && request.subtype === 'can_use_tool' ? one(canUseTool(obj)) : [];
+  }
+
   function handle(obj: JsonObject): ExtendedSignal[] | null {
     const type = obj.type;
     if (typeof type !== 'string') return null;
@@ -106,7 +123,12 @@ function createCore(now: () => number): ExtendedAdapter {
       case 'stream_event':
         // Partial-message events (--include-partial-messages) open the turn early.
         return turns.start();
+      case 'control_request':
+        return controlRequest(obj);
+      case 'control_cancel_request':
+        return one(cancelled(obj));
       default:
+        // Answers to requests orcr sends (control_response), and what else the channel carries.
         return type.startsWith('control_') ? [] : null;
     }
   }
@@ -115,4 +137,9 @@ function createCore(now: () => number): ExtendedAdapter {
     const left = turns.inTurn ? messages.takeSnapshots() : null;
     return left ? [{ kind: 'usage', ...left }] : [];
   });
+}
+
+/** A signal, or null (the line kept as output) when the line could not say one. */
+function one(signal: Signal | null): Signal[] | null {
+  return signal ? [signal] : null;
 }

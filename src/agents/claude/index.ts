@@ -1,19 +1,24 @@
 // Claude Code (`claude -p --output-format stream-json`): its record. The
-// adapter that reads it is claude/adapter.ts; the mock agent's renderer,
-// mock/claude.ts.
+// adapter that reads it is claude/adapter.ts; its requests are read in
+// claude/asks.ts and answered in claude/answers.ts; the mock agent's
+// renderer, mock/claude.ts.
 
 import { CERTAINTY, defineProtocol, type TranscriptExtra } from '../protocol.js';
 import { isObject, present } from '../util.js';
 import { createClaudeAdapter } from './adapter.js';
+import { answerLine } from './answers.js';
 
 export { createClaudeAdapter } from './adapter.js';
 
 const STAMPED_TYPES = new Set(['assistant', 'user', 'result', 'rate_limit_event', 'stream_event']);
+const CONTROL_TYPES = new Set(['control_request', 'control_response', 'control_cancel_request']);
 
 export const claude = defineProtocol({
   name: 'claude',
-  // System lines, and messages and results stamped with its session_id.
+  // System lines, messages and results stamped with its session_id, and its
+  // control channel (an answer to `initialize` comes before the init line).
   detect(type, obj) {
+    if (CONTROL_TYPES.has(type)) return CERTAINTY.own;
     if (type === 'system' && (obj.subtype === 'init' || present(obj, 'session_id'))) return CERTAINTY.own;
     if (STAMPED_TYPES.has(type) && typeof obj.session_id === 'string') return CERTAINTY.own;
     if (type === 'assistant' && isObject(obj.message)) return CERTAINTY.own;
@@ -24,6 +29,8 @@ export const claude = defineProtocol({
   input: {
     line: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null, session_id: 'default' }) + '\n',
   },
+  // `--permission-prompt-tool stdio`: a control_response a line, by request_id.
+  approvals: { answer: answerLine },
   resume: resumeArgv,
   // Its login, and its usage windows.
   accountEnv: 'CLAUDE_CONFIG_DIR',
@@ -32,12 +39,16 @@ export const claude = defineProtocol({
   /**
    * Multi-turn (`--input-format stream-json`): the prompt is its first input
    * message, `send` adds turns, and closing stdin ends it. `--verbose` is
-   * required with stream-json in print mode. Tool permissions are the user's
-   * (settings.json `permissions.allow`, or `--allowedTools` in a config
-   * override); as root the CLI refuses `--dangerously-skip-permissions`.
+   * required with stream-json in print mode. `--permission-prompt-tool
+   * stdio`: a tool the user's settings do not allow (settings.json
+   * `permissions.allow`, or `--allowedTools`) is asked of orcr on stdout and
+   * waits for the answer on stdin; it also lets the model ask questions
+   * (AskUserQuestion). A config override of the provider's command that
+   * leaves the flag out gets the CLI's own refusals instead. As root the CLI
+   * refuses `--dangerously-skip-permissions`.
    */
   preset: {
-    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json'],
+    command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-prompt-tool', 'stdio'],
     interactive_input: true,
     takeover: { title: 'Claude Code', args: (session) => ['--resume', session] },
   },

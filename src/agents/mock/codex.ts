@@ -20,8 +20,9 @@ export function codexMock(rng: Rng): Renderer {
       lines.push(item('item.completed', { id: `item_${itemSeq++}`, type: 'reasoning', text: `**${plan.intro}**` }));
       for (const step of plan.tools) {
         const id = `item_${itemSeq++}`;
-        if (step.action === 'edit') {
-          lines.push(item('item.completed', { id, type: 'file_change', changes: [{ path: step.arg, kind: 'update' }], status: 'completed' }));
+        if (step.action === 'edit' || step.action === 'write') {
+          const kind = step.action === 'edit' ? 'update' : 'add';
+          lines.push(item('item.completed', { id, type: 'file_change', changes: [{ path: step.arg, kind }], status: 'completed' }));
         } else if (step.action === 'search') {
           const base = { id, type: 'mcp_tool_call', server: 'docs', tool: 'search', arguments: { query: step.arg }, result: null, error: null };
           lines.push(item('item.started', { ...base, status: 'in_progress' }));

@@ -3,7 +3,7 @@
 
 import type { Action, ToolStep } from './plan.js';
 import type { Rng } from './rng.js';
-import { anyLine, j, uuid, toolOutput, type Renderer } from './render.js';
+import { anyLine, j, uuid, toolOutput, WRITTEN, type Renderer } from './render.js';
 
 export function geminiMock(rng: Rng): Renderer {
   const session = uuid(rng);
@@ -74,6 +74,7 @@ function geminiTool(step: ToolStep): [string, Record<string, unknown>] {
     shell: ['run_shell_command', { command: step.arg }],
     read: ['read_file', { absolute_path: `/w/repo/${step.arg}` }],
     edit: ['replace', { file_path: `/w/repo/${step.arg}`, old_string: 'TODO', new_string: 'DONE' }],
+    write: ['write_file', { file_path: `/w/repo/${step.arg}`, content: WRITTEN }],
     search: ['search_file_content', { pattern: step.arg }],
   };
   return map[step.action];

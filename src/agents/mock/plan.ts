@@ -4,7 +4,7 @@
 
 import type { Rng } from './rng.js';
 
-export type Action = 'shell' | 'read' | 'edit' | 'search';
+export type Action = 'shell' | 'read' | 'edit' | 'write' | 'search';
 
 export interface ToolStep {
   action: Action;
@@ -12,10 +12,19 @@ export interface ToolStep {
   arg: string;
 }
 
+/** A question the agent asks before its tools (the `ask-question` scenario). */
+export interface PlannedQuestion {
+  question: string;
+  header: string;
+  options: { label: string; description: string }[];
+  multi: boolean;
+}
+
 export interface TurnPlan {
   index: number;
   prompt: string;
   tools: ToolStep[];
+  question?: PlannedQuestion;
   intro: string;
   final: string;
   /** Normalized usage, as the adapters report it (input excludes cache reads). */
@@ -56,6 +65,51 @@ export function planLoopTurn(rng: Rng, index: number, prompt: string): TurnPlan 
     tools: [{ action: 'shell', arg: 'npm test' }],
     intro: 'The tests still fail; running them again.',
     final: 'Still failing. Trying again.',
+  });
+}
+
+const QUESTIONS: readonly PlannedQuestion[] = [
+  {
+    question: 'Which database should the service use?',
+    header: 'Database',
+    options: [
+      { label: 'Postgres', description: 'Relational, the default' },
+      { label: 'SQLite', description: 'A file, no server' },
+      { label: 'MySQL', description: 'What production runs' },
+    ],
+    multi: false,
+  },
+  {
+    question: 'Which checks should run before merging?',
+    header: 'Checks',
+    options: [
+      { label: 'Lint', description: 'eslint' },
+      { label: 'Tests', description: 'vitest' },
+    ],
+    multi: true,
+  },
+];
+
+/**
+ * The `ask` scenarios: each step one that an agent CLI asks about before it
+ * runs (a command, a new file, an edit), and with `question` a question first.
+ * Its own planner, so the other scenarios' turns stay as their seeds made them.
+ */
+export function planAskTurn(rng: Rng, index: number, prompt: string, question: boolean): TurnPlan {
+  const tools: ToolStep[] = [];
+  const count = rng.int(1, 3);
+  for (let i = 0; i < count; i++) {
+    const action = rng.pick<Action>(['shell', 'write', 'edit']);
+    tools.push({ action, arg: action === 'shell' ? rng.pick(COMMANDS) : rng.pick(FILES) });
+  }
+  const asked = question ? { question: rng.pick(QUESTIONS) } : {};
+  return withUsage(rng, {
+    index,
+    prompt,
+    tools,
+    ...asked,
+    intro: `Working on: ${prompt}`,
+    final: `Turn ${index + 1} done: ${tools.length} step${tools.length === 1 ? '' : 's'} taken.`,
   });
 }
 

@@ -19,6 +19,28 @@ export interface Renderer {
   auth(): { lines: string[]; stderr?: string; code: number };
   /** One stdin line in interactive mode → the input text, or null to ignore it. */
   parseInput(line: string): string | null;
+  /** How it asks before its tools (the `ask` scenarios); absent: the format never asks. */
+  asking?: Asking;
+}
+
+/** What a request was answered: go on (with the input as the answer gave it back, null when it gave none), or take the refusal's words as the tool's error. */
+export type Reply = { allow: true; input: Record<string, unknown> | null } | { allow: false; message: string };
+
+/** A turn that asks, a step at a time: lines to print, then, when it asks, its request, whose reply the turn is handed back. */
+export interface AskStep {
+  lines: string[];
+  ask?: { ref: string; line: string };
+}
+
+/** A stdin line, to an agent that asks: an input, an answer, a line that ends it (its CLI exits 1 on one), or nothing it acts on. */
+export type StdinLine = { kind: 'input'; text: string } | { kind: 'answer'; ref: string; reply: Reply } | { kind: 'fatal'; stderr: string } | null;
+
+export interface Asking {
+  /** One turn: each step printed, each request's reply handed back before the next step (undefined for a step that asked nothing). */
+  turn(plan: TurnPlan): Generator<AskStep, void, Reply | undefined>;
+  read(line: string): StdinLine;
+  /** What a request gets when stdin closes while it waits, or is closed when it would ask. */
+  readonly closed: Reply;
 }
 
 export const j = (o: unknown): string => JSON.stringify(o);
@@ -40,6 +62,9 @@ export const anyLine = (line: string): string | null => (line.trim() === '' ? nu
 
 export const USAGE_LIMIT_EPOCH = 1767225600; // fixed, so transcripts stay deterministic
 
+/** What the mock agent's `write` steps put in their file. */
+export const WRITTEN = 'export const done = true;\n';
+
 export function toolOutput(step: ToolStep): string {
   switch (step.action) {
     case 'shell':
@@ -48,6 +73,8 @@ export function toolOutput(step: ToolStep): string {
       return `// ${step.arg}\nexport {};`;
     case 'edit':
       return `The file ${step.arg} has been updated.`;
+    case 'write':
+      return `File created successfully at: ${step.arg}`;
     case 'search':
       return `src/index.ts:1: ${step.arg}`;
   }

@@ -29,28 +29,34 @@ function valueCases(nodes: Node[]): string[] {
   );
 }
 
-export function bashScript(): string {
-  const nodes = completionTable();
-  return `# orcr's completion for bash (4 or later), made by \`orcr completion bash\` (orcr ${VERSION}).
-# Load it from ~/.bashrc:  source <(orcr completion bash)
+/** What the script says of itself, and how to load it. */
+const HEADER = `# orcr's completion for bash (4 or later), made by \`orcr completion bash\` (orcr ${VERSION}).
+# Load it from ~/.bashrc:  source <(orcr completion bash)`;
 
-# What may follow the words that lead to node $1: the next words, the flags, what its operands are.
+/** __orcr_node: the table's nodes, each with what may follow it. */
+function nodeFunction(nodes: Node[]): string {
+  return `# What may follow the words that lead to node $1: the next words, the flags, what its operands are.
 __orcr_node() {
   __orcr_next='' __orcr_flags='' __orcr_operand='' __orcr_many=0
   case $1 in
 ${nodes.map(nodeCase).join('\n')}
   esac
+}`;
 }
 
-# What the value of flag $2 at node $1 is; empty for a flag that takes none.
+/** __orcr_value_of: each flag that takes a value, with its kind. */
+function valueOfFunction(nodes: Node[]): string {
+  return `# What the value of flag $2 at node $1 is; empty for a flag that takes none.
 __orcr_value_of() {
   __orcr_kind=''
   case "$1 $2" in
 ${valueCases(nodes).join('\n')}
   esac
+}`;
 }
 
-# Names of the running supervisor's runs or loops ($1) that begin with $2, quoted for the command line.
+/** Run and loop names from a running supervisor, each quoted by %q. */
+const NAMES_FUNCTION = `# Names of the running supervisor's runs or loops ($1) that begin with $2, quoted for the command line.
 __orcr_names() {
   local bin=\${COMP_WORDS[0]} name quoted
   [[ $bin == '~/'* ]] && bin=$HOME/\${bin#'~/'}
@@ -58,9 +64,10 @@ __orcr_names() {
     printf -v quoted '%q' "$name"
     [[ $quoted == "$2"* ]] && COMPREPLY+=("$quoted")
   done < <("$bin" __complete "$1" 2>/dev/null)
-}
+}`;
 
-# Values of kind $1 that begin with $2.
+/** A value of each kind: fixed words, files, folders, run or loop names. */
+const VALUE_FUNCTION = `# Values of kind $1 that begin with $2.
 __orcr_value() {
   case $1 in
     words:*) mapfile -t COMPREPLY < <(compgen -W "\${1#words:}" -- "$2") ;;
@@ -69,9 +76,10 @@ __orcr_value() {
     run) __orcr_names runs "$2" ;;
     loop) __orcr_names loops "$2" ;;
   esac
-}
+}`;
 
-_orcr() {
+/** The completion itself: the words walked to a node, then what the word under the cursor may be; registered for orcr. */
+const COMPLETION_FUNCTION = `_orcr() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev at='' word i=1 npos=0 dd=0 start=0
   local __orcr_next __orcr_flags __orcr_operand __orcr_many __orcr_kind
   COMPREPLY=()
@@ -137,4 +145,9 @@ _orcr() {
 
 complete -F _orcr orcr
 `;
+
+/** The whole script: its parts in order, a blank line between each. */
+export function bashScript(): string {
+  const nodes = completionTable();
+  return [HEADER, nodeFunction(nodes), valueOfFunction(nodes), NAMES_FUNCTION, VALUE_FUNCTION, COMPLETION_FUNCTION].join('\n\n');
 }

@@ -40,12 +40,13 @@ function valueCases(nodes: Node[]): string[] {
   );
 }
 
-export function fishScript(): string {
-  const nodes = completionTable();
-  return `# orcr's completion for fish, made by \`orcr completion fish\` (orcr ${VERSION}).
-# Install it:  orcr completion fish > ~/.config/fish/completions/orcr.fish
+/** What the script says of itself, and how to install it. */
+const HEADER = `# orcr's completion for fish, made by \`orcr completion fish\` (orcr ${VERSION}).
+# Install it:  orcr completion fish > ~/.config/fish/completions/orcr.fish`;
 
-# What may follow the words that lead to node $argv[1]: the next words (and, tab-separated, what each is), the flags, the operands.
+/** __orcr_node: the table's nodes, each with what may follow it. */
+function nodeFunction(nodes: Node[]): string {
+  return `# What may follow the words that lead to node $argv[1]: the next words (and, tab-separated, what each is), the flags, the operands.
 function __orcr_node
     set -g __orcr_words
     set -g __orcr_next
@@ -55,17 +56,22 @@ function __orcr_node
     switch "$argv[1]"
 ${nodes.map(nodeCase).join('\n')}
     end
-end
+end`;
+}
 
-# What the value of flag $argv[2] at node $argv[1] is; empty for a flag that takes none.
+/** __orcr_value_of: each flag that takes a value, with its kind. */
+function valueOfFunction(nodes: Node[]): string {
+  return `# What the value of flag $argv[2] at node $argv[1] is; empty for a flag that takes none.
 function __orcr_value_of
     set -g __orcr_kind ''
     switch "$argv[1] $argv[2]"
 ${valueCases(nodes).join('\n')}
     end
-end
+end`;
+}
 
-# Values of kind $argv[1] for the token $argv[2], each after $argv[3] (a "--flag=" typed with it).
+/** A value of each kind: fixed words, files, folders, run or loop names. */
+const VALUES_FUNCTION = `# Values of kind $argv[1] for the token $argv[2], each after $argv[3] (a "--flag=" typed with it).
 function __orcr_values
     set -l kind $argv[1]
     set -l cur $argv[2]
@@ -93,9 +99,10 @@ function __orcr_values
                 printf '%s%s\\n' $prefix $name
             end
     end
-end
+end`;
 
-# What may stand at the cursor, given the tokens before it.
+/** The tokens walked to a node, then what may stand at the cursor; registered for orcr. */
+const COMPLETE_FUNCTION = `# What may stand at the cursor, given the tokens before it.
 function __orcr_complete
     set -l tokens (commandline -opc)
     set -l cur (commandline -ct)
@@ -154,4 +161,9 @@ end
 complete -c orcr -e
 complete -c orcr -f -a '(__orcr_complete)'
 `;
+
+/** The whole script: its parts in order, a blank line between each. */
+export function fishScript(): string {
+  const nodes = completionTable();
+  return [HEADER, nodeFunction(nodes), valueOfFunction(nodes), VALUES_FUNCTION, COMPLETE_FUNCTION].join('\n\n');
 }

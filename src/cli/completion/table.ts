@@ -7,7 +7,7 @@
 import { PROTOCOLS } from '../../agents/registry.js';
 import { shownVerbs, spec, type Command, type Operands, type ValueKind } from '../grammar.js';
 
-export interface FlagSpelling {
+interface FlagSpelling {
   /** `--name` and, when it has one, `-n`. */
   readonly spellings: readonly string[];
   /** What its value is; null for a flag that takes none. */

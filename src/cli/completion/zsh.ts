@@ -37,32 +37,38 @@ function valueCases(nodes: Node[]): string[] {
   );
 }
 
-export function zshScript(): string {
-  const nodes = completionTable();
-  return `#compdef orcr
+/** What the script says of itself, how to install it, and its registration when sourced. */
+const HEADER = `#compdef orcr
 # orcr's completion for zsh, made by \`orcr completion zsh\` (orcr ${VERSION}).
 # Install it on fpath:  orcr completion zsh > ~/.zfunc/_orcr, with fpath=(~/.zfunc $fpath) before compinit
 # in ~/.zshrc; or load it after compinit:  source <(orcr completion zsh)
 
-(( $+functions[compdef] )) && compdef _orcr orcr
+(( $+functions[compdef] )) && compdef _orcr orcr`;
 
-# What may follow the words that lead to node $1: the next words (with their summaries), the flags, the operands.
+/** __orcr_node: the table's nodes, each with what may follow it. */
+function nodeFunction(nodes: Node[]): string {
+  return `# What may follow the words that lead to node $1: the next words (with their summaries), the flags, the operands.
 __orcr_node() {
   __orcr_words=() __orcr_next=() __orcr_flags=() __orcr_operand='' __orcr_many=0
   case $1 in
 ${nodes.map(nodeCase).join('\n')}
   esac
+}`;
 }
 
-# What the value of flag $2 at node $1 is; empty for a flag that takes none.
+/** __orcr_value_of: each flag that takes a value, with its kind. */
+function valueOfFunction(nodes: Node[]): string {
+  return `# What the value of flag $2 at node $1 is; empty for a flag that takes none.
 __orcr_value_of() {
   __orcr_kind=''
   case "$1 $2" in
 ${valueCases(nodes).join('\n')}
   esac
+}`;
 }
 
-# Offer values of kind $1: __orcr_offer says how, reply holds the words.
+/** How the values of each kind are offered: fixed words, files, folders, run or loop names. */
+const OFFER_KIND_FUNCTION = `# Offer values of kind $1: __orcr_offer says how, reply holds the words.
 __orcr_offer_kind() {
   local bin=\${words[1]}
   [[ $bin == '~/'* ]] && bin=$HOME/\${bin#'~/'}
@@ -74,9 +80,10 @@ __orcr_offer_kind() {
     (loop) __orcr_offer=words reply=(\${(f)"$("$bin" __complete loops 2>/dev/null)"}) ;;
   esac
   reply=(\${reply:#})
-}
+}`;
 
-# What to offer for the word under the cursor (words[CURRENT]): sets __orcr_offer (described, words, files,
+/** The words walked to a node, then what the word under the cursor may be. */
+const CANDIDATES_FUNCTION = `# What to offer for the word under the cursor (words[CURRENT]): sets __orcr_offer (described, words, files,
 # dirs, command, or nothing), reply, __orcr_start (where the command after -- begins) and __orcr_prefixed
 # (the word is --flag=value: offer values after the "=").
 __orcr_candidates() {
@@ -121,9 +128,10 @@ __orcr_candidates() {
   elif [[ -n $__orcr_operand ]] && (( __orcr_many || npos == 0 )); then
     __orcr_offer_kind "$__orcr_operand"
   fi
-}
+}`;
 
-_orcr() {
+/** _orcr: the candidates handed to zsh's completion system; run at once when autoloaded. */
+const COMPLETION_FUNCTION = `_orcr() {
   local __orcr_offer __orcr_start __orcr_prefixed __orcr_kind __orcr_operand __orcr_many
   local -a reply __orcr_words __orcr_next __orcr_flags
   __orcr_candidates
@@ -145,4 +153,9 @@ if [[ $funcstack[1] == _orcr ]]; then
   _orcr "$@"
 fi
 `;
+
+/** The whole script: its parts in order, a blank line between each. */
+export function zshScript(): string {
+  const nodes = completionTable();
+  return [HEADER, nodeFunction(nodes), valueOfFunction(nodes), OFFER_KIND_FUNCTION, CANDIDATES_FUNCTION, COMPLETION_FUNCTION].join('\n\n');
 }

@@ -2,7 +2,7 @@
 // verb's usage (as `orcr VERB --help` prints it); --json gives the same from
 // the grammar, for a program that lists or documents orcr's verbs.
 
-import { commandAt, GROUPS, isVerb, shownVerbs, spec, type Command, type FlagDecls, type VerbName } from '../grammar.js';
+import { commandAt, GROUPS, isVerb, shownVerbs, spec, type Command, type FlagDecls } from '../grammar.js';
 import type { Verb } from '../shell.js';
 import { mainUsage, VERB_USAGE, verbUsage } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -36,7 +36,7 @@ const helpVerb: Verb = async (verb, rest, sh) => {
     );
   }
   if (sh.json) {
-    const c = spec(name as VerbName);
+    const c = spec(name);
     sh.printJson({ verb: name, group: GROUPS[c.group], summary: c.summary, usage: VERB_USAGE[name], flags: flagList(c.flags), subcommands: subcommandList(c) });
   } else sh.out(verbUsage(name));
   return 0;

@@ -1,12 +1,46 @@
-// What a handler gets: its parsed parameters, and this context — the
-// supervisor, the home, its own connection and the server's few controls.
+// What a handler gets: its parsed parameters, and this context — the rooms it
+// may reach, each through a narrow port (compose.ts hands them over: nothing
+// forwards), the home, its own connection and the server's few controls.
 
 import type { Home } from '../../config/home.js';
 import type { MethodName, ParsedParamsOf, ResultOf } from '../../protocol/methods.js';
-import type { Supervisor } from '../supervisor.js';
+import type { ClusterLink } from '../cluster-link.js';
+import type { Fleet } from '../fleet.js';
+import type { Kills } from '../kills.js';
+import type { Lifecycle } from '../lifecycle.js';
+import type { Loops } from '../loops.js';
+import type { Queries } from '../queries.js';
+import type { Queueing } from '../queueing.js';
+import type { Reads } from '../reads.js';
+import type { Retention } from '../retention.js';
+import type { RunInput } from '../run-input.js';
+import type { RunTree } from '../run-tree.js';
+import type { Settings } from '../settings.js';
+import type { Waits } from '../waits.js';
+import type { Worktrees } from '../worktrees.js';
 
-export interface HandlerContext {
-  supervisor: Supervisor;
+/** The supervisor's rooms as the handlers see them. */
+export interface Rooms {
+  /** Runs and events as clients page through them, and the snapshot. */
+  reads: Pick<Reads, 'listRuns' | 'snapshot' | 'eventsSince' | 'lastSeq' | 'firstSeq'>;
+  /** Public views, references, selections, counts, stats and spend. */
+  queries: Pick<Queries, 'view' | 'resolve' | 'select' | 'counts' | 'stats' | 'spend' | 'eventNames'>;
+  queueing: Pick<Queueing, 'enqueue' | 'rerun' | 'pause'>;
+  kills: Pick<Kills, 'kill' | 'takeover'>;
+  tree: Pick<RunTree, 'activeDescendants' | 'waitAllTargets'>;
+  input: Pick<RunInput, 'send'>;
+  waits: Pick<Waits, 'wait' | 'open'>;
+  worktrees: Pick<Worktrees, 'collect' | 'prune' | 'finish' | 'diff'>;
+  retention: Pick<Retention, 'gc' | 'keepMs'>;
+  fleet: Pick<Fleet, 'resume'>;
+  loops: Pick<Loops, 'create' | 'list' | 'show' | 'setPaused' | 'remove' | 'events' | 'fire' | 'stopRuns' | 'runs'>;
+  lifecycle: Pick<Lifecycle, 'startedAt' | 'degraded'>;
+  settings: Pick<Settings, 'error' | 'clusterPending'>;
+  /** This machine's membership of a cluster, or null on its own. */
+  cluster(): Pick<ClusterLink, 'name' | 'host' | 'state' | 'machines' | 'forget'> | null;
+}
+
+export interface HandlerContext extends Rooms {
   home: Home;
   /** The calling connection. */
   conn: {

@@ -8,6 +8,6 @@ import { loopHandlers } from './loops.js';
 import { runHandlers } from './runs.js';
 import { streamHandlers } from './streams.js';
 
-export type { Handler, HandlerContext, Handlers } from './context.js';
+export type { Handler, HandlerContext, Handlers, Rooms } from './context.js';
 
 export const HANDLERS: Handlers = { ...adminHandlers, ...runHandlers, ...streamHandlers, ...fleetHandlers, ...loopHandlers };

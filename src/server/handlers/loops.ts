@@ -5,8 +5,8 @@ import type { HandlerFamily } from './context.js';
 type LoopMethod = 'loop.create' | 'loop.list' | 'loop.get' | 'loop.pause' | 'loop.remove' | 'loop.events' | 'loop.start' | 'loop.stop' | 'loop.runs';
 
 export const loopHandlers: HandlerFamily<LoopMethod> = {
-  'loop.create': (q, { supervisor: s }) => ({
-    loop: s.loops.create({
+  'loop.create': (q, { loops }) => ({
+    loop: loops.create({
       ...q,
       max_concurrency: q.max_concurrency ?? 1,
       overlap: q.overlap ?? 'queue',
@@ -14,12 +14,12 @@ export const loopHandlers: HandlerFamily<LoopMethod> = {
       env: q.caller_env ?? null,
     }),
   }),
-  'loop.list': (_, { supervisor: s }) => ({ loops: s.loops.list() }),
-  'loop.get': ({ name }, { supervisor: s }) => ({ loop: s.loops.show(name) }),
-  'loop.pause': (q, { supervisor: s }) => ({ loop: s.loops.setPaused(q.name, q.paused) }),
-  'loop.remove': (q, { supervisor: s }) => s.loops.remove(q.name, q.kill_active ?? false),
-  'loop.events': (q, { supervisor: s }) => ({ events: s.loops.events(q.name, q.limit ?? 200) }),
-  'loop.start': ({ name }, { supervisor: s }) => s.loops.fire(name, 'hand', null),
-  'loop.stop': ({ name }, { supervisor: s }) => ({ stopped: s.loops.stopRuns(name) }),
-  'loop.runs': (q, { supervisor: s }) => ({ runs: s.loops.runs(q.name, q.limit ?? 100) }),
+  'loop.list': (_, { loops }) => ({ loops: loops.list() }),
+  'loop.get': ({ name }, { loops }) => ({ loop: loops.show(name) }),
+  'loop.pause': (q, { loops }) => ({ loop: loops.setPaused(q.name, q.paused) }),
+  'loop.remove': (q, { loops }) => loops.remove(q.name, q.kill_active ?? false),
+  'loop.events': (q, { loops }) => ({ events: loops.events(q.name, q.limit ?? 200) }),
+  'loop.start': ({ name }, { loops }) => loops.fire(name, 'hand', null),
+  'loop.stop': ({ name }, { loops }) => ({ stopped: loops.stopRuns(name) }),
+  'loop.runs': (q, { loops }) => ({ runs: loops.runs(q.name, q.limit ?? 100) }),
 };

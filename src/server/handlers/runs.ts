@@ -9,30 +9,30 @@ import type { HandlerFamily } from './context.js';
 type RunMethod = 'run.enqueue' | 'run.list' | 'run.get' | 'run.kill' | 'run.send' | 'run.resolve' | 'run.select' | 'run.takeover' | 'run.rerun' | 'run.diff';
 
 export const runHandlers: HandlerFamily<RunMethod> = {
-  'run.enqueue': (p, { supervisor: s }) => {
+  'run.enqueue': (p, { queueing, queries }) => {
     const warnings: string[] = [];
-    const runs = s.enqueue(p.specs, warnings, p.uuids).map((r) => s.view(r));
+    const runs = queueing.enqueue(p.specs, warnings, p.uuids).map((r) => queries.view(r));
     return warnings.length > 0 ? { runs, warnings } : { runs };
   },
-  'run.list': (q, { supervisor: s }) => {
+  'run.list': (q, { reads, queries }) => {
     // A page at most (the newest first): a home of months holds a million runs; `before` pages back.
     const limit = Math.min(q.limit ?? PAGE, PAGE);
-    const rows = s.reads.listRuns({ ...q, limit: limit + 1 });
+    const rows = reads.listRuns({ ...q, limit: limit + 1 });
     const more = rows.length > limit;
-    const runs = (more ? rows.slice(1) : rows).map((r) => s.view(r));
+    const runs = (more ? rows.slice(1) : rows).map((r) => queries.view(r));
     return { runs, next: more ? runs[0]!.queue_seq : null };
   },
-  'run.get': ({ ref, env }, { supervisor: s }) => {
-    const run = s.resolve(ref);
+  'run.get': ({ ref, env }, { queries }) => {
+    const run = queries.resolve(ref);
     // Values of -e only on request (show --env): they may be secrets.
-    return env ? { run: s.view(run), env: run.env } : { run: s.view(run) };
+    return env ? { run: queries.view(run), env: run.env } : { run: queries.view(run) };
   },
-  'run.kill': (p, { supervisor: s }) => {
+  'run.kill': (p, { queries, kills, tree }) => {
     // Ref by ref: an unknown one is reported and the others are still acted on
     // (an ambiguous one refuses the whole call before anything is killed).
     const found = p.refs.map((ref) => {
       try {
-        return { ref, run: s.resolve(ref) };
+        return { ref, run: queries.resolve(ref) };
       } catch (e) {
         if (e instanceof RemoteError && e.code === 'not_found') return { ref, run: null };
         throw e;
@@ -41,8 +41,8 @@ export const runHandlers: HandlerFamily<RunMethod> = {
     if (found.every((f) => f.run === null)) throw new RemoteError('not_found', `no run ${p.refs.map(quote).join(', ')}`);
     const results = found.map(({ ref, run }): KillResult => {
       if (!run) return { ref, name: null, uuid: null, action: 'not_found', status: null, exit_reason: null };
-      const descendants = run.status === 'ended' || p.keep_children ? [] : s.activeDescendants(run.uuid).map((d) => d.uuid);
-      const after = run.status === 'ended' ? run : s.kill([run.uuid], p.force ?? false, p.keep_children ?? false, p.keep_dependents ?? false)[0]!;
+      const descendants = run.status === 'ended' || p.keep_children ? [] : tree.activeDescendants(run.uuid).map((d) => d.uuid);
+      const after = run.status === 'ended' ? run : kills.kill([run.uuid], p.force ?? false, p.keep_children ?? false, p.keep_dependents ?? false)[0]!;
       const action = run.status === 'ended' ? 'already_ended' : after.status === 'ended' ? 'canceled' : 'killing';
       // `descendants` only when there were some: the shape of a kill without children stays as it was.
       return {
@@ -57,13 +57,13 @@ export const runHandlers: HandlerFamily<RunMethod> = {
     });
     return { results };
   },
-  'run.send': (p, { supervisor: s }) => ({ run: s.view(s.send(s.resolve(p.ref).uuid, p.text)) }),
-  'run.resolve': ({ ref }, { supervisor: s, home }) => {
-    const r = s.resolve(ref);
+  'run.send': (p, { queries, input }) => ({ run: queries.view(input.send(queries.resolve(p.ref).uuid, p.text)) }),
+  'run.resolve': ({ ref }, { queries, home }) => {
+    const r = queries.resolve(ref);
     return { uuid: r.uuid, name: r.name, dir: `${home.runs}/${r.uuid}`, protocol: r.protocol, status: r.status };
   },
-  'run.select': (f, { supervisor: s }) => ({ runs: s.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) }),
-  'run.takeover': (p, { supervisor: s }) => ({ run: s.view(s.takeover(s.resolve(p.ref).uuid, p.now ?? false)) }),
-  'run.rerun': ({ ref }, { supervisor: s }) => ({ run: s.view(s.rerun(s.resolve(ref).uuid)) }),
-  'run.diff': async (q, { supervisor: s }) => await s.diff(s.resolve(q.ref).uuid, q.stat ?? false),
+  'run.select': (f, { queries }) => ({ runs: queries.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) }),
+  'run.takeover': (p, { queries, kills }) => ({ run: queries.view(kills.takeover(queries.resolve(p.ref).uuid, p.now ?? false)) }),
+  'run.rerun': ({ ref }, { queries, queueing }) => ({ run: queries.view(queueing.rerun(queries.resolve(ref).uuid)) }),
+  'run.diff': async (q, { queries, worktrees }) => await worktrees.diff(queries.resolve(q.ref).uuid, q.stat ?? false),
 };

@@ -4,7 +4,7 @@
 // rendering: the store is the only way back to the person.
 
 import { callerEnv, parseRunArgs } from '../../client/run-args.js';
-import type { KillResult, PublicRun } from '../../client/methods.js';
+import type { KillResult } from '../../client/methods.js';
 import type { RunPort } from '../input/actions.js';
 import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/safe-text.js';
@@ -12,7 +12,7 @@ import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
 import type { ClientLike, Session } from './session.js';
 
 /** How long a settled wait's banner stays before it gives its line back. */
-export const WAIT_BANNER_MS = 60_000;
+const WAIT_BANNER_MS = 60_000;
 
 /** The banners still worth a line at `now`: those waiting, and those settled within the last minute. */
 export function liveWaits(waits: readonly WaitBanner[], now: number): WaitBanner[] {
@@ -20,9 +20,9 @@ export function liveWaits(waits: readonly WaitBanner[], now: number): WaitBanner
 }
 
 /** What the server did with a kill (run.kill's per-target result). */
-export type KillOutcome = Pick<KillResult, 'action' | 'exit_reason'>;
+type KillOutcome = Pick<KillResult, 'action' | 'exit_reason'>;
 
-export function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
+function killResult(name: string, outcome: KillOutcome | undefined, force: boolean): string {
   switch (outcome?.action) {
     case 'canceled':
       return `canceled ${name}: it had not started`;

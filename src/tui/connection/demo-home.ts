@@ -9,7 +9,6 @@ import path from 'node:path';
 import { Client } from '../../client/client.js';
 import { DEMO_CONFIG, demoSpecs } from '../../client/demo-fleet.js';
 import { ensureHome, homePaths } from '../../config/home.js';
-import type { PublicRun } from '../../client/methods.js';
 
 export interface DemoHome {
   dir: string;
@@ -90,7 +89,7 @@ export async function removeDemoHome(dir: string, timeoutMs = 15_000): Promise<R
  * has ORCR_HOME set — a shell someone pointed at the demo must survive it.
  * Linux only (/proc); elsewhere none are found.
  */
-export function processesOfHome(dir: string): number[] {
+function processesOfHome(dir: string): number[] {
   const mark = `ORCR_HOME=${dir}`;
   const out: number[] = [];
   let entries: string[];

@@ -8,7 +8,7 @@ import { safeLine } from '../../text/terminal-text.js';
 /** Terminals that turn OSC 9 into a desktop notification. */
 const OSC9_TERMINALS = new Set(['iTerm.app', 'WezTerm', 'ghostty', 'vscode', 'WarpTerminal']);
 
-export function supportsOsc9(env: NodeJS.ProcessEnv): boolean {
+function supportsOsc9(env: NodeJS.ProcessEnv): boolean {
   if (env.TERM_PROGRAM && OSC9_TERMINALS.has(env.TERM_PROGRAM)) return true;
   return (env.TERM ?? '').includes('kitty') || env.KITTY_WINDOW_ID !== undefined;
 }

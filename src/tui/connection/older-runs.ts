@@ -2,7 +2,7 @@
 // before the window's cursor, joined to the store. The list says how many
 // there are (view/older.ts); this only fetches them.
 
-import { ENDED_MAX, ENDED_WINDOW, OLDER_PAGE, type OlderPage } from '../state/ended-window.js';
+import { ENDED_MAX, ENDED_WINDOW, OLDER_PAGE } from '../state/ended-window.js';
 import { reduceOlderPage } from '../state/reducers.js';
 import { error, info, type TuiStore } from '../state/store.js';
 import type { Session } from './session.js';

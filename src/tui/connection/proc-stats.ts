@@ -46,7 +46,7 @@ export interface GroupSample {
 let sysconf: { clkTck: number; pageSize: number } | null = null;
 
 /** CLK_TCK and the page size (getconf), with the usual Linux values if getconf is missing. */
-export function systemConstants(): { clkTck: number; pageSize: number } {
+function systemConstants(): { clkTck: number; pageSize: number } {
   if (sysconf) return sysconf;
   const ask = (name: string, dflt: number): number => {
     try {

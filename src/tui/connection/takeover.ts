@@ -20,7 +20,7 @@ export interface TakeoverOptions {
 }
 
 /** Open the CLI; a message for the footer. */
-export async function openCli(cmd: TakeoverCommand, name: string, opts: TakeoverOptions): Promise<{ ok: boolean; text: string }> {
+async function openCli(cmd: TakeoverCommand, name: string, opts: TakeoverOptions): Promise<{ ok: boolean; text: string }> {
   const env = opts.env ?? process.env;
   const shown = [cmd.file, ...cmd.args].join(' ');
   if (env.TMUX) {

@@ -10,7 +10,6 @@
 
 import path from 'node:path';
 import type { Home } from '../../config/home.js';
-import type { Protocol } from '../../core/types.js';
 import { OutputFollower, outputFile, readAll, readInputs } from '../../client/run-output.js';
 import type { TuiStore } from '../state/store.js';
 import { TranscriptDoc } from '../state/transcript-doc.js';
@@ -49,7 +48,7 @@ export class TranscriptFeed {
     const run = s.runs.byId[uuid];
     const file = outputFile(this.home.dir, uuid);
     const dir = path.dirname(file);
-    const doc = new TranscriptDoc(uuid, (run?.protocol ?? null) as Protocol | null, readInputs(dir));
+    const doc = new TranscriptDoc(uuid, run?.protocol ?? null, readInputs(dir));
     this.doc = doc;
     const out = readAll(file);
     const err = readAll(path.join(dir, 'err'));

@@ -4,8 +4,8 @@
 // Ink draws, enters the alternate screen, and lends the terminal out for a
 // take-over (suspendTerminal); this never draws.
 
-export const LEAVE_ALT = '\x1b[?1049l';
-export const SHOW_CURSOR = '\x1b[?25h';
+const LEAVE_ALT = '\x1b[?1049l';
+const SHOW_CURSOR = '\x1b[?25h';
 
 /** Idempotent; safe from signal and error handlers, and when the terminal is gone. */
 export function restoreTerminal(opts: { leftAlt: boolean }, out: NodeJS.WriteStream = process.stdout, input: NodeJS.ReadStream = process.stdin): void {

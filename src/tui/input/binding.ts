@@ -90,13 +90,13 @@ interface BindingBase {
   help?: boolean;
 }
 
-export interface PlainBinding extends BindingBase {
+interface PlainBinding extends BindingBase {
   dangerous?: undefined;
   handler: (c: KeyCall) => void;
 }
 
 /** Asks y/n first (the one confirmation, router.ts): the question names what the key acts on. */
-export interface DangerousBinding extends BindingBase {
+interface DangerousBinding extends BindingBase {
   dangerous: {
     /** The question's verb: "kill", "cancel". */
     verb: string;

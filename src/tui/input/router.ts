@@ -29,7 +29,7 @@ export interface RouterDeps {
 export { splitBurst };
 
 /** Where a key is looked up, first match first: with runs tagged, their bindings come before the list's. */
-export function keyContexts(s: TuiState): KeyContext[] {
+function keyContexts(s: TuiState): KeyContext[] {
   if (s.mode === 'prompt') return s.prompt ? ['prompt'] : [];
   if (s.mode === 'list' && Object.keys(s.tagged).some((id) => s.runs.byId[id])) return ['tagged', 'list'];
   return [contextOf(s)];

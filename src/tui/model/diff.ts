@@ -74,7 +74,7 @@ export function parseDiff(text: string): DiffFile[] {
 const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The diff as rows before wrapping: the summary, then each file's header and lines, all made safe. */
-export function diffLines(text: string): DiffRow[] {
+function diffLines(text: string): DiffRow[] {
   const files = parseDiff(text);
   if (files.length === 0) return [];
   const rows: DiffRow[] = [];

@@ -5,7 +5,7 @@
 
 import type { CapUsage } from '../../core/admission.js';
 
-export type LimiterRole = 'cap' | 'holder' | 'waiter' | 'more' | 'none';
+type LimiterRole = 'cap' | 'holder' | 'waiter' | 'more' | 'none';
 
 export interface LimiterItem {
   /** Stable across stats refreshes while the same run holds or waits on the same cap. */
@@ -34,7 +34,7 @@ export function limiterItems(caps: readonly CapUsage[]): LimiterItem[] {
     });
     items.push(item('cap', null));
     for (const u of c.holders) items.push(item('holder', u));
-    c.waiting.forEach((u, i) => items!.push(item('waiter', u, i + 1)));
+    c.waiting.forEach((u, i) => items.push(item('waiter', u, i + 1)));
     if (c.queued > c.waiting.length) items.push(item('more', null));
     if (c.holders.length === 0 && c.queued === 0) items.push(item('none', null));
   }

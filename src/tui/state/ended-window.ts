@@ -34,7 +34,7 @@ export interface Older {
 export const NO_OLDER: Older = { hidden: 0, before: null, extra: 0, loading: false };
 
 /** Ended runs kept now. */
-export function bound(o: Older): number {
+function bound(o: Older): number {
   return Math.min(ENDED_MAX, ENDED_WINDOW + o.extra);
 }
 
@@ -121,5 +121,5 @@ export function addOlder(
   }
   const extra = Math.min(ENDED_MAX - ENDED_WINDOW, older.extra + added);
   const hidden = page.next === null ? 0 : Math.max(0, older.hidden - added);
-  return { byId: out ?? (byId as Record<string, PublicRun>), older: { hidden, before: page.next, extra, loading: false }, added };
+  return { byId: out ?? byId, older: { hidden, before: page.next, extra, loading: false }, added };
 }

@@ -36,7 +36,7 @@ function reasonToken(reason: unknown): Token {
   }
 }
 
-export function eventToken(ev: RunEvent): Token {
+function eventToken(ev: RunEvent): Token {
   const t = ev.type;
   if (t === 'ended' || t === 'stop_requested') return reasonToken(ev.data.reason);
   if (t === 'kill_requested') return 'event.kill';

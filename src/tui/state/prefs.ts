@@ -11,7 +11,7 @@ export interface Prefs {
   sort?: SortSpec;
 }
 
-export function prefsPath(homeDir: string): string {
+function prefsPath(homeDir: string): string {
   return path.join(homeDir, 'tui.json');
 }
 

@@ -17,7 +17,7 @@ import type { Stats } from './stats.js';
 import type { Patch, TuiState } from './store.js';
 
 /** Details (or a prompt or confirmation over them) is showing the selected run. */
-export function inDetails(s: TuiState): boolean {
+function inDetails(s: TuiState): boolean {
   // The pager shows the same run, over its details.
   const over = (m: string | undefined): boolean => m === 'details' || m === 'pager';
   return over(s.mode) || (s.mode === 'confirm' && over(s.confirm?.back)) || (s.mode === 'prompt' && over(s.prompt?.back));
@@ -29,7 +29,7 @@ export function inDetails(s: TuiState): boolean {
  * While details show a run, that run stays selected even when the list no
  * longer has it (it ended, and only active runs are listed).
  */
-export function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, sort = s.sort, changed?: ReadonlySet<string>): Patch {
+function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, sort = s.sort, changed?: ReadonlySet<string>): Patch {
   const opts: ViewOptions = { filter, showAll, sort, now: s.now, seen: s.seen, collapsed: s.collapsed };
   // A frame of the stream changes a few runs: the view moves them, when it can, instead of going over every run.
   const view = (changed && updateView(s.view, s.runs.byId, runs.byId, changed, opts)) || computeView(runs.byId, opts);

@@ -48,27 +48,44 @@ export function computeView(byId: Readonly<Record<string, PublicRun>>, opts: Vie
   return view;
 }
 
-function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
+/** What one pass over every run finds: the counts, the queue's places, and the listed runs by where they go. */
+interface Tally {
+  counts: Record<RunStatus, number>;
+  positions: Record<string, number>;
+  total: number;
+  /** Listed runs that need a person, with why. */
+  needy: { r: PublicRun; a: Attention }[];
+  /** Listed queued runs that do not. */
+  queued: PublicRun[];
+  /** The other listed runs. */
+  others: PublicRun[];
+  /** Some listed run has a parent: only then is there a tree to lay out. */
+  nested: boolean;
+  worktrees: boolean;
+}
+
+function tally(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions, now: number): Tally {
   const filter = parseFilter(opts.filter);
-  const counts: Record<RunStatus, number> = { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 };
-  const others: PublicRun[] = [];
-  const positions: Record<string, number> = {};
-  const shown: PublicRun[] = [];
-  const needy: { r: PublicRun; a: Attention }[] = [];
-  const now = opts.now ?? Date.now();
   const seen = opts.seen ?? {};
-  // Any listed run with a parent: only then is there a tree to lay out.
-  let nested = false;
-  let total = 0;
-  let worktrees = false;
+  const t: Tally = {
+    counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 },
+    positions: {},
+    total: 0,
+    needy: [],
+    queued: [],
+    others: [],
+    nested: false,
+    worktrees: false,
+  };
+  const counts = t.counts;
   for (const uuid in byId) {
     const r = byId[uuid]!;
-    total++;
+    t.total++;
     // A switch, not `status in counts`: this loop runs over every run on every frame.
     switch (r.status) {
       case 'queued':
         counts.queued++;
-        if (r.queue_position !== null) positions[uuid] = r.queue_position;
+        if (r.queue_position !== null) t.positions[uuid] = r.queue_position;
         break;
       case 'ended':
         counts.ended++;
@@ -90,62 +107,69 @@ function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewO
     // An ended run that needs you is listed even with active runs only: it is why you look.
     if (!opts.showAll && r.status === 'ended' && a === null) continue;
     if (!filter.empty && !filter.test(r)) continue;
-    if (r.worktree) worktrees = true;
-    if (r.parent) nested = true;
-    if (a !== null) needy.push({ r, a });
-    else if (r.status === 'queued') shown.push(r);
-    else others.push(r);
+    if (r.worktree) t.worktrees = true;
+    if (r.parent) t.nested = true;
+    if (a !== null) t.needy.push({ r, a });
+    else if (r.status === 'queued') t.queued.push(r);
+    else t.others.push(r);
   }
+  return t;
+}
+
+/** The listed runs that do not lead, in the order chosen (before the tree). */
+function listOrder(t: Tally, byId: Readonly<Record<string, PublicRun>>, sort: SortSpec, now: number): string[] {
   // The listed queued runs go, in the supervisor's admission order, where queued runs sort.
-  const listedQueue = shown.sort(queueCompare);
-  others.sort(compareRuns);
+  const listedQueue = t.queued.sort(queueCompare);
+  const others = t.others.sort(compareRuns);
   const ids: string[] = [];
   const queuedRank = STATUS_RANK.queued!;
   let i = 0;
   for (; i < others.length && (STATUS_RANK[others[i]!.status] ?? 9) < queuedRank; i++) ids.push(others[i]!.uuid);
   for (const r of listedQueue) ids.push(r.uuid);
   for (; i < others.length; i++) ids.push(others[i]!.uuid);
-  // The runs that need you lead, newest first, whatever the order of the rest.
-  needy.sort((x, y) => y.a.at - x.a.at || x.r.queue_seq - y.r.queue_seq);
-  const attention: Record<string, Attention> = {};
-  for (const { r, a } of needy) attention[r.uuid] = a;
-  const lead = needy.map(({ r }) => r.uuid);
-  const sort = opts.sort ?? DEFAULT_SORT;
   if (sort.group) {
     // Grouped: a stable sort by the group's name keeps the chosen order inside each group.
     const g = sort.group;
     const inOrder = sort.key !== 'status' ? [...others, ...listedQueue].sort(sortCompare(sort.key, now)) : ids.map((id) => byId[id]!);
     if (sort.reverse) inOrder.reverse();
     const key = new Map(inOrder.map((r) => [r.uuid, groupName(r, g)]));
-    const grouped = inOrder
+    return inOrder
       .map((r) => r.uuid)
       .sort((a, b) => {
         const [ra, na] = key.get(a)!;
         const [rb, nb] = key.get(b)!;
         return ra - rb || (na < nb ? -1 : na > nb ? 1 : 0);
       });
-    const t = nested ? asTree(grouped, byId, opts.collapsed ?? {}, lead) : {};
-    return { ids: [...lead, ...(t.ids ?? grouped)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
   }
   if (sort.key !== 'status') {
     // Positions stay the admission order's; only the listing is ordered otherwise.
     const rows = [...others, ...listedQueue].sort(sortCompare(sort.key, now));
     if (sort.reverse) rows.reverse();
-    const sorted = rows.map((r) => r.uuid);
-    const t = nested ? asTree(sorted, byId, opts.collapsed ?? {}, lead) : {};
-    return { ids: [...lead, ...(t.ids ?? sorted)], positions, counts, total, attention, depth: t.depth, folded: t.folded, worktrees };
+    return rows.map((r) => r.uuid);
   }
   if (sort.reverse) ids.reverse();
-  const tree: ReturnType<typeof asTree> = nested ? asTree(ids, byId, opts.collapsed ?? {}, lead) : {};
+  return ids;
+}
+
+function computeWholeView(byId: Readonly<Record<string, PublicRun>>, opts: ViewOptions): RunsView {
+  const now = opts.now ?? Date.now();
+  const t = tally(byId, opts, now);
+  const order = listOrder(t, byId, opts.sort ?? DEFAULT_SORT, now);
+  // The runs that need you lead, newest first, whatever the order of the rest.
+  t.needy.sort((x, y) => y.a.at - x.a.at || x.r.queue_seq - y.r.queue_seq);
+  const attention: Record<string, Attention> = {};
+  for (const { r, a } of t.needy) attention[r.uuid] = a;
+  const lead = t.needy.map(({ r }) => r.uuid);
+  const tree: ReturnType<typeof asTree> = t.nested ? asTree(order, byId, opts.collapsed ?? {}, lead) : {};
   return {
-    ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...ids] : ids,
-    positions,
-    counts,
-    total,
+    ids: tree.ids ? [...lead, ...tree.ids] : lead.length ? [...lead, ...order] : order,
+    positions: t.positions,
+    counts: t.counts,
+    total: t.total,
     attention,
     depth: tree.depth,
     folded: tree.folded,
-    worktrees,
+    worktrees: t.worktrees,
   };
 }
 
@@ -158,6 +182,45 @@ const sameOptions = (a: ViewOptions, b: ViewOptions): boolean =>
   a.now === b.now &&
   a.seen === b.seen &&
   a.collapsed === b.collapsed;
+
+// The order computeView lists runs in: by status, queued runs in admission order, the others by queue_seq.
+function compareListed(a: PublicRun, b: PublicRun): number {
+  const d = STATUS_RANK[a.status]! - STATUS_RANK[b.status]!;
+  if (d !== 0) return d;
+  return a.status === 'queued' ? queueCompare(a, b) : a.queue_seq - b.queue_seq;
+}
+
+/** Puts run `u` (its row `r`) into `ids`, sorted after the first `lead`, where it sorts; false when a listed run has no row. */
+function insertSorted(ids: string[], lead: number, u: string, r: PublicRun, byId: Readonly<Record<string, PublicRun>>): boolean {
+  let lo = lead;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const other = byId[ids[mid]!];
+    if (!other) return false;
+    if (compareListed(other, r) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  ids.splice(lo, 0, u);
+  return true;
+}
+
+/** The queue's places with those of the changed runs as they are now. */
+function positionsAfter(
+  prev: Readonly<Record<string, number>>,
+  changed: ReadonlySet<string>,
+  byId: Readonly<Record<string, PublicRun>>,
+): Record<string, number> {
+  // A loop, not a spread: V8 copies an object of thousands of keys faster so.
+  const next: Record<string, number> = {};
+  for (const u in prev) next[u] = prev[u]!;
+  for (const u of changed) {
+    const r = byId[u];
+    if (r?.status === 'queued' && r.queue_position !== null) next[u] = r.queue_position;
+    else delete next[u];
+  }
+  return next;
+}
 
 /**
  * The view computeView gives for `byId`, from the one it gave for the rows
@@ -196,7 +259,7 @@ export function updateView(
   for (const u of changed) {
     const old = oldById[u];
     if (!old) continue;
-    counts[old.status as RunStatus]--;
+    counts[old.status]--;
     total--;
     if (old.status === 'queued') queueMoved = true;
     if (!listed(old)) continue;
@@ -204,42 +267,16 @@ export function updateView(
     if (at < 0) return null;
     ids.splice(at, 1);
   }
-  // The order computeView lists runs in: by status, queued runs in admission order, the others by queue_seq.
-  const compare = (a: PublicRun, b: PublicRun): number => {
-    const d = STATUS_RANK[a.status]! - STATUS_RANK[b.status]!;
-    if (d !== 0) return d;
-    return a.status === 'queued' ? queueCompare(a, b) : a.queue_seq - b.queue_seq;
-  };
   for (const u of changed) {
     const r = byId[u];
     if (!r) continue;
-    counts[r.status as RunStatus]++;
+    counts[r.status]++;
     total++;
     if (r.status === 'queued') queueMoved = true;
     if (!listed(r)) continue;
-    let lo = lead;
-    let hi = ids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const other = byId[ids[mid]!];
-      if (!other) return null;
-      if (compare(other, r) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    ids.splice(lo, 0, u);
+    if (!insertSorted(ids, lead, u, r, byId)) return null;
   }
-  let positions = prev.positions;
-  if (queueMoved) {
-    // A loop, not a spread: V8 copies an object of thousands of keys faster so.
-    const next: Record<string, number> = {};
-    for (const u in prev.positions) next[u] = prev.positions[u]!;
-    for (const u of changed) {
-      const r = byId[u];
-      if (r?.status === 'queued' && r.queue_position !== null) next[u] = r.queue_position;
-      else delete next[u];
-    }
-    positions = next;
-  }
+  const positions = queueMoved ? positionsAfter(prev.positions, changed, byId) : prev.positions;
   // The runs that lead keep their place (their rows did not change); a countdown in their reason is read afresh.
   const attention: Record<string, Attention> = {};
   for (let i = 0; i < lead; i++) {

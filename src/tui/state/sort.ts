@@ -17,7 +17,7 @@ export interface SortSpec {
   /** Runs of one provider, workload or repository together, groups by name, the order above inside each. */
   group?: GroupKey | null;
 }
-export const GROUP_KEYS = ['provider', 'workload', 'repo'] as const;
+const GROUP_KEYS = ['provider', 'workload', 'repo'] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];
 export const DEFAULT_SORT: SortSpec = { key: 'status', reverse: false };
 
@@ -28,7 +28,7 @@ export function isSortSpec(v: unknown): v is SortSpec {
     typeof o === 'object' &&
     SORT_KEYS.includes(o.key as SortKey) &&
     typeof o.reverse === 'boolean' &&
-    (o.group === undefined || o.group === null || GROUP_KEYS.includes(o.group as GroupKey))
+    (o.group === undefined || o.group === null || GROUP_KEYS.includes(o.group))
   );
 }
 

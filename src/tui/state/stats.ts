@@ -75,7 +75,7 @@ function toCluster(c: ClusterState | null): ClusterInfo | null {
 }
 
 /** The meters with a ceiling, by name (a meter without one has nothing to fill). */
-export function fleetMeters(meters: Readonly<Record<string, MeterView>>): FleetMeter[] {
+function fleetMeters(meters: Readonly<Record<string, MeterView>>): FleetMeter[] {
   return Object.entries(meters)
     .filter(([, m]) => m.limit !== null)
     .map(([name, m]) => ({ name: clean(name), used: m.used, limit: m.limit, fraction: m.fraction ?? (m.limit ? m.used / m.limit : null) }));

@@ -20,8 +20,8 @@ import type { PagerDoc, PagerState } from './pager-state.js';
 import type { TranscriptDoc } from './transcript-doc.js';
 
 export type Pane = 'runs' | 'limiter' | 'events';
-export type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
-export type PromptKind = 'filter' | 'send' | 'new' | 'search';
+type Mode = 'list' | 'details' | 'pager' | 'help' | 'spend' | 'loops' | 'confirm' | 'prompt';
+type PromptKind = 'filter' | 'send' | 'new' | 'search';
 
 export interface Prompt {
   kind: PromptKind;
@@ -53,7 +53,7 @@ export interface Confirm {
   back: Mode;
 }
 
-export interface Message {
+interface Message {
   text: string;
   kind: 'info' | 'error';
   at: number;
@@ -174,7 +174,7 @@ export interface TuiState {
 export type TuiStore = StoreApi<TuiState>;
 export type Patch = Partial<TuiState>;
 
-export const LOG_CAPACITY = 2000;
+const LOG_CAPACITY = 2000;
 const EMPTY_VIEW: RunsView = { ids: [], positions: {}, counts: { queued: 0, starting: 0, working: 0, idle: 0, blocked: 0, ended: 0 }, total: 0, attention: {} };
 
 export function initialState(over: Partial<TuiState> = {}): TuiState {

@@ -10,8 +10,7 @@ import { sparkline, type Rate } from './burn.js';
 import { bar, dur, elapsedMs, fit, fullestMeter, textWidth, GOOD_REASONS, meterToken, percent, shortId, STATUS_GLYPH, statusToken } from './format.js';
 import { costText, tokensText } from '../model/numbers.js';
 
-export type ColumnKey =
-  'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
+type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -53,7 +52,7 @@ const DEFS: readonly ColumnDef[] = [
 ];
 
 /** Columns before the first cell: the selection marker and a space. */
-export const MARKER_WIDTH = 2;
+const MARKER_WIDTH = 2;
 const GAP = 1;
 
 /** Widths a flexible column would like before spare room is shared out. */

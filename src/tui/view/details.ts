@@ -18,7 +18,7 @@ export interface ProcInfo {
 const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
 
 /** Shell-quote an argv for display, so what is shown could be pasted. */
-export function quoteArgv(argv: readonly string[]): string {
+function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 

@@ -4,7 +4,7 @@
 
 import { formatDuration } from '../../config/duration.js';
 import { displayWidth, truncateDisplay } from '../../text/display-width.js';
-import { RUN_STATUSES, type RunStatus } from '../../core/types.js';
+import { RUN_STATUSES } from '../../core/types.js';
 import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from '../model/tokens.js';
 import { tokensText } from '../model/numbers.js';
@@ -121,7 +121,6 @@ export function percent(fraction: number): string {
 
 /** Every status a run can have, in the order the header counts them. */
 export const STATUSES = RUN_STATUSES;
-export type Status = RunStatus;
 
 export const STATUS_GLYPH: Readonly<Record<string, string>> = {
   queued: '○',

@@ -9,7 +9,7 @@ import type { Span } from './columns.js';
 import { STATUS_GLYPH, STATUSES, statusToken, textWidth } from './format.js';
 import type { Token } from '../model/tokens.js';
 
-export interface HelpEntry {
+interface HelpEntry {
   label: string;
   hint: string;
 }
@@ -55,7 +55,7 @@ function layIn(entries: readonly HelpEntry[], width: number, k: number, labelW: 
  * The keys' lines: as many columns as make the list shortest (each
  * description at least MIN_HINT wide), or fewer when that is as short.
  */
-export function keyLines(entries: readonly HelpEntry[], width: number): Span[][] {
+function keyLines(entries: readonly HelpEntry[], width: number): Span[][] {
   if (entries.length === 0) return [];
   const labelW = Math.max(...entries.map((e) => textWidth(e.label)));
   let best: Laid | null = null;
@@ -87,7 +87,7 @@ export function keyLines(entries: readonly HelpEntry[], width: number): Span[][]
 }
 
 /** Items laid left to right, `sep` apart, a new line when the next does not fit; an item wider than a line is wrapped. */
-export function flowLines(items: readonly Span[], width: number, sep = '  '): Span[][] {
+function flowLines(items: readonly Span[], width: number, sep = '  '): Span[][] {
   const room = Math.max(1, width - INDENT);
   const out: Span[][] = [];
   let line: Span[] = [];
@@ -115,7 +115,7 @@ export function flowLines(items: readonly Span[], width: number, sep = '  '): Sp
 }
 
 /** A paragraph in one colour, wrapped to the width. */
-export function noteLines(text: string, token: Token, width: number): Span[][] {
+function noteLines(text: string, token: Token, width: number): Span[][] {
   return wrap(text, Math.max(1, width - INDENT)).map((l) => [
     { text: ' '.repeat(INDENT), token: 'text.muted' },
     { text: l, token },

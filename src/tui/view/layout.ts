@@ -36,7 +36,7 @@ export function tooSmall(columns: number, rows: number): boolean {
   return columns < MIN_COLUMNS || rows < MIN_ROWS;
 }
 /** From this width the limiter goes beside the runs table. */
-export const SIDE_LIMITER_COLUMNS = 160;
+const SIDE_LIMITER_COLUMNS = 160;
 const SIDE_LIMITER_WIDTH = 52;
 
 export function computeLayout(input: LayoutInput): Layout {

@@ -30,7 +30,7 @@ function colour(text: string, color: string): string {
 }
 
 /** A text in a style, in the order Ink's <Text> applies it: dim, colour, bold, inverse. */
-export function paint(text: string, style: PaintStyle): string {
+function paint(text: string, style: PaintStyle): string {
   let out = text;
   if (style.dimColor) out = chalk.dim(out);
   if (style.color) out = colour(out, style.color);

@@ -48,14 +48,14 @@ function table(title: string, rows: readonly SpendRow[], width: number): Span[][
 }
 
 /** The last `minutes` minutes up to the figures' time, tokens in each (0 where nothing was spent). */
-export function minuteSeries(s: Spend, minutes: number): { tokens: number[]; cost: number } {
+function minuteSeries(s: Spend, minutes: number): { tokens: number[]; cost: number } {
   const last = Math.floor(s.at / 60_000);
   const tokens = new Array<number>(minutes).fill(0);
   let cost = 0;
   for (const m of s.perMinute) {
     const i = minutes - 1 - (last - m.minute);
     if (i < 0 || i >= minutes) continue;
-    tokens[i] += m.tokens;
+    tokens[i]! += m.tokens;
     cost += m.cost;
   }
   return { tokens, cost };

@@ -2,12 +2,10 @@
 // theme token; its title and where it stands. Which rows show is
 // model/doc-window.ts'. Pure: the Pager component asks, nothing here reads the store.
 
-import type { Row, RowStyle } from '../../text/transcript-lines.js';
+import type { RowStyle } from '../../text/transcript-lines.js';
 import type { PagerView } from '../state/transcript-doc.js';
-import type { DiffRow, DiffStyle } from '../model/diff.js';
+import type { DiffStyle } from '../model/diff.js';
 import type { Token } from '../model/tokens.js';
-
-export type PagerRow = Row | DiffRow;
 
 /** A diff row's colour, by what the line is. */
 export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
@@ -20,7 +18,7 @@ export const DIFF_TOKEN: Readonly<Record<DiffStyle, Token>> = {
   'diff.context': 'text.primary',
 };
 
-export const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
+const ROW_TOKEN: Readonly<Record<RowStyle, Token>> = {
   prompt: 'text.accent',
   input: 'text.accent',
   text: 'text.primary',

@@ -18,7 +18,7 @@ export type InputOf = (uuid: string) => { name: string; status: string } | undef
  * line: what it waits for is the server's word, its inputs' statuses as the
  * TUI holds them now (`inputOf`), since they move without the dependent.
  */
-export function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, inputOf?: InputOf): Waiting | null {
+function queuedWaiting(r: PublicRun, stats: Stats | null, position: number | undefined, now: number, inputOf?: InputOf): Waiting | null {
   if (r.status !== 'queued') return null;
   if (r.waiting?.reason === 'after') {
     if (inputOf === undefined) return r.waiting;
@@ -41,7 +41,7 @@ export function queuedWaiting(r: PublicRun, stats: Stats | null, position: numbe
   return withResumes(w, r.attempts?.length ?? 0);
 }
 
-export function waitingToken(w: Waiting): Token {
+function waitingToken(w: Waiting): Token {
   if (w.reason === 'hold' || w.reason === 'pace' || w.reason === 'retry') return 'event.hold';
   if (w.reason === 'fleet') return 'event.budget';
   if (w.reason === 'expiring' || w.reason === 'unavailable') return 'reason.bad';

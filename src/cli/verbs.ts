@@ -56,9 +56,12 @@ async function main(argv: string[], sh: Shell): Promise<number> {
 
 /**
  * One command line, through `io`: its exit code, and whether a failure ended
- * it (then the process exits at once, whatever a verb left open).
+ * it (then the process exits at once, whatever a verb left open). Exported
+ * for the tests' CLI thread (test/support/cli-thread.mjs), which imports the
+ * built file by a path knip cannot follow.
+ * @public
  */
-async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<{ code: number; failed: boolean }> {
   const rest = argv.slice(1);
   const json = rest.includes('--json') && !rest.slice(0, rest.indexOf('--json')).includes('--');
   const sh = new Shell(json, VERSION, io);

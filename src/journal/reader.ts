@@ -66,6 +66,8 @@ export interface JournalReader {
   ): { providers: SpendRow[]; workloads: SpendRow[]; perMinute: { minute: number; tokens: number; cost: number }[] };
   /** What a collection before `before` would remove (retention's dry run). */
   gcPlan(before: number): { uuids: string[]; events: number; bytes: number };
+  /** Where the event log's part from before `before` ends, or null when none is (retention.ts' lastEventBefore). */
+  lastEventBefore(before: number): number | null;
   /** The journal's size on disk (database and WAL), in bytes. */
   fileBytes(): number;
   /** Hears every committed event, with the row written beside it; returns how to stop hearing. */
@@ -101,6 +103,7 @@ export function readerOf(j: Journal): JournalReader {
     usageSince: (since) => j.usageSince(since),
     spend: (since, now, minutes) => j.spend(since, now, minutes),
     gcPlan: (before) => j.retention.gcPlan(before),
+    lastEventBefore: (before) => j.retention.lastEventBefore(before),
     fileBytes: () => j.retention.fileBytes(),
     onEvent: (fn) => j.onEvent(fn),
   } satisfies JournalReader);

@@ -33,8 +33,8 @@ import { Unreadable } from './os-limits.js';
 // wrapper gone with `wrap` and no `run` never started its agent — a launch to
 // try again, not an agent that vanished.
 //
-// The run's own files (status, err) are made under umask 077, as `out` and
-// the FIFO are made 0600 whatever the umask; the agent gets the umask the
+// The run's own files (status, out, err) are made under umask 077, as the
+// FIFO is made 0600 whatever the umask; the agent gets the umask the
 // supervisor had ($4), so the files it makes in its folder are as its user
 // expects.
 //
@@ -146,16 +146,24 @@ export function resolveProgram(program: string, cwd: string, envPath: string | u
 }
 
 /**
- * The run directory and its output file (which the tailer watches from the
- * start). Everything else — the status file, `err`, and the input FIFO
- * (mkfifo has no Node API, and spawnSync would fork the whole supervisor) — is
- * made by the wrapper, off the supervisor's event loop.
+ * The run directory, and the prompt file when there is one. Everything else
+ * — the status file, `out`, `err`, and the input FIFO (mkfifo has no Node
+ * API, and spawnSync would fork the whole supervisor) — is made by the
+ * wrapper: it opens `out` and `err` for its agent anyway, and a run's reader
+ * takes a missing `out` for one with nothing in it yet.
  */
 export function prepareRunDir(dir: string, promptFile: string | null = null): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let made = true;
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') made = false;
+    else if (code === 'ENOENT') made = fs.mkdirSync(dir, { recursive: true, mode: 0o700 }) !== undefined;
+    else throw e;
+  }
   // A run continued after a usage limit starts again in its directory: the last attempt's `exit` must not read as this one's.
-  fs.rmSync(path.join(dir, 'status'), { force: true });
-  fs.closeSync(fs.openSync(path.join(dir, 'out'), 'a', 0o600));
+  if (!made) fs.rmSync(path.join(dir, 'status'), { force: true });
   if (promptFile !== null) fs.writeFileSync(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });
 }
 
@@ -163,13 +171,23 @@ export function prepareRunDir(dir: string, promptFile: string | null = null): vo
  * prepareRunDir on libuv's thread pool. Making an inode is kernel work that
  * is slow on some file systems (ext4 on a busy disk): done on the event loop
  * it made the supervisor itself the limit on a fleet of short jobs; on the
- * pool it runs beside the loop, several at a time.
+ * pool it runs beside the loop, several at a time. Each call to the pool is
+ * a round trip through another thread on the way from a slot's release to the
+ * next spawn, so a new run's directory is one call (mkdir): a directory just
+ * made holds no status to remove.
  */
 export async function prepareRunDirAsync(dir: string, promptFile: string | null = null): Promise<void> {
-  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-  await fs.promises.rm(path.join(dir, 'status'), { force: true });
-  const fh = await fs.promises.open(path.join(dir, 'out'), 'a', 0o600);
-  await fh.close();
+  let made = true;
+  try {
+    await fs.promises.mkdir(dir, { mode: 0o700 });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') made = false;
+    // The home's `runs` is not there yet (its first run).
+    else if (code === 'ENOENT') made = (await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined;
+    else throw e;
+  }
+  if (!made) await fs.promises.rm(path.join(dir, 'status'), { force: true });
   if (promptFile !== null) await fs.promises.writeFile(path.join(dir, 'prompt'), promptFile, { mode: 0o600 });
 }
 

@@ -13,7 +13,7 @@ import { initialProgress, type ProgressState } from '../core/run-progress.js';
 import type { ExitReason, Protocol, Run } from '../core/types.js';
 import { runDir, type Home } from '../config/home.js';
 import type { FifoWriter } from '../runtime/fifo-writer.js';
-import { isOurProcess, processExists, readExitStatus, readRunStatus, type RunStatus } from '../runtime/launcher.js';
+import { isOurProcess, processExists, readRunStatus, type RunStatus } from '../runtime/launcher.js';
 import type { LongTimeout } from '../runtime/long-timer.js';
 import { Unreadable } from '../runtime/os-limits.js';
 import { Tailer, type TailLine } from '../runtime/tailer.js';
@@ -262,24 +262,28 @@ export class LiveRuns {
   private onStatus(uuid: string): void {
     const live = this.runs.get(uuid);
     if (!live) return;
-    let code: number | null;
+    let st: RunStatus;
     try {
-      code = readExitStatus(runDir(this.d.home, uuid));
+      st = readRunStatus(runDir(this.d.home, uuid));
     } catch (e) {
       if (!(e instanceof Unreadable)) throw e;
       this.unreadable(uuid, live, e.message);
       return;
     }
-    if (code !== null) this.hearExit(uuid);
+    if (st.exit !== null) this.hearExit(uuid, st);
   }
 
-  /** The process is gone (or its status says so): its status and its last output read, then its end told. */
-  private hearExit(uuid: string): void {
+  /**
+   * The process is gone (or its status says so): its status and its last
+   * output read, then its end told. `read`: the status as just read (its
+   * `exit` line), not read twice.
+   */
+  private hearExit(uuid: string, read?: RunStatus): void {
     const live = this.runs.get(uuid);
     if (!live || live.exited) return;
     let st: RunStatus;
     try {
-      st = readRunStatus(runDir(this.d.home, uuid));
+      st = read ?? readRunStatus(runDir(this.d.home, uuid));
     } catch (e) {
       if (!(e instanceof Unreadable)) throw e;
       this.unreadable(uuid, live, e.message);

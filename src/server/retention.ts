@@ -17,7 +17,8 @@ const BATCH = 500;
 const EVENT_BATCH = 5000;
 const yieldTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-function dirBytes(dir: string): number {
+/** The bytes of a run directory's files; null when there is no such directory. */
+function dirBytes(dir: string): number | null {
   let n = 0;
   try {
     for (const f of fs.readdirSync(dir)) {
@@ -27,8 +28,8 @@ function dirBytes(dir: string): number {
         /* gone */
       }
     }
-  } catch {
-    /* no directory */
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
   }
   return n;
 }
@@ -95,7 +96,7 @@ export class Retention {
     const plan = this.p.store.reader.gcPlan(before);
     let dirs = 0;
     for (const [i, uuid] of plan.uuids.entries()) {
-      dirs += dirBytes(runDir(this.p.home, uuid));
+      dirs += dirBytes(runDir(this.p.home, uuid)) ?? 0;
       if (i % BATCH === BATCH - 1) await yieldTurn();
     }
     return { runs: plan.uuids.length, bytes: plan.bytes + dirs, events: plan.events, dry_run: true, older_than_ms: olderThanMs };
@@ -115,15 +116,20 @@ export class Retention {
       bytes += gone.bytes;
       for (const uuid of gone.uuids) {
         const dir = runDir(home, uuid);
-        bytes += dirBytes(dir);
+        const had = dirBytes(dir);
+        // A run that never started has no directory: nothing to remove (a removal that finds none still costs a thrown error).
+        if (had === null) continue;
+        bytes += had;
         await fs.promises.rm(dir, { recursive: true, force: true });
       }
       await yieldTurn();
       if (gone.uuids.length < BATCH) break;
     }
-    for (;;) {
+    // Found once a pass, not once a batch: it reads the whole log, and events written meanwhile are newer than `before`.
+    const last = this.p.lifecycle.writes() ? store.reader.lastEventBefore(before) : null;
+    while (last !== null) {
       if (!this.p.lifecycle.writes()) break;
-      const pruned = store.pruneEvents(before, EVENT_BATCH);
+      const pruned = store.pruneEvents(last, EVENT_BATCH);
       events += pruned.events;
       bytes += pruned.bytes;
       await yieldTurn();

@@ -227,9 +227,9 @@ export class RunStore {
     return this.transaction(() => this.journal.retention.collectEnded(before, limit));
   }
 
-  /** The event log's oldest part, a batch. */
-  pruneEvents(before: number, limit: number): { events: number; bytes: number } {
-    return this.transaction(() => this.journal.retention.pruneEvents(before, limit));
+  /** The event log's oldest part, a batch: up to `limit` of the events up to `last` (reader.lastEventBefore). */
+  pruneEvents(last: number, limit: number): { events: number; bytes: number } {
+    return this.transaction(() => this.journal.retention.pruneEvents(last, limit));
   }
 
   /** Usage minutes from before `before` folded into one row. */

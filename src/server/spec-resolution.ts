@@ -73,8 +73,16 @@ function resolveSpec(config: Config, spec: RunSpec): Resolved {
   return { command, provider, protocol, promptArgv };
 }
 
+type RunEnv = Readonly<Record<string, string | undefined>>;
+
+/** The environment a spec's run starts with: its caller's, plus `env`; the caller's itself (not a copy) when it adds nothing. */
+function runEnv(spec: RunSpec): RunEnv {
+  const caller = spec.caller_env ?? process.env;
+  return spec.env === undefined || Object.keys(spec.env).length === 0 ? caller : { ...caller, ...spec.env };
+}
+
 /** What would fail at launch, refused at enqueue instead: a cwd that is not a directory, a program not found on the run's PATH. */
-function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+function checkCommand(command: string[], cwd: string, env: RunEnv): void {
   let dir: fs.Stats;
   try {
     dir = fs.statSync(cwd);
@@ -90,18 +98,42 @@ function checkCommand(command: string[], cwd: string, env: NodeJS.ProcessEnv): v
   }
 }
 
+/** checkCommand, once per program, cwd and PATH in a call (`known`): the same answer for every spec of a fan-out. */
+function checkCommandOnce(command: string[], cwd: string, env: RunEnv, known: Map<string, RemoteError | null> | undefined): void {
+  const key = `${command[0]!}\0${cwd}\0${env.PATH ?? ''}`;
+  const seen = known?.get(key);
+  if (seen === null) return;
+  if (seen !== undefined) throw seen;
+  try {
+    checkCommand(command, cwd, env);
+    known?.set(key, null);
+  } catch (e) {
+    if (e instanceof RemoteError) known?.set(key, e);
+    throw e;
+  }
+}
+
 /**
  * What execve would refuse (E2BIG at admission), refused at enqueue: the
  * command as it will be run (a preset's `{prompt}` filled in) and the
  * environment the run starts with, against this supervisor's ARG_MAX.
  */
-function checkExecSize(r: Resolved, spec: RunSpec, where: string): void {
+function checkExecSize(r: Resolved, spec: RunSpec, env: RunEnv, where: string, known: SpecBatch['sized']): void {
   const argv = r.promptArgv ? r.command.map((a) => a.split('{prompt}').join(spec.prompt ?? '')) : r.command;
-  const env = { ...(spec.caller_env ?? process.env), ...spec.env };
-  const problem = execProblem(argv, env, argMax(), {
-    argv: r.promptArgv ? `the command of provider ${JSON.stringify(r.provider)} with the prompt in it ({prompt})` : 'the command',
-    env: 'the environment (the caller\'s, plus "env")',
-  });
+  // Asked once per environment and command in a call: a fan-out's specs share their caller's environment.
+  const key = `${r.promptArgv ? r.provider : ''}\0${argv.join('\0')}`;
+  let seen = known?.get(env);
+  let problem = seen?.get(key);
+  if (problem === undefined) {
+    problem = execProblem(argv, env, argMax(), {
+      argv: r.promptArgv ? `the command of provider ${JSON.stringify(r.provider)} with the prompt in it ({prompt})` : 'the command',
+      env: 'the environment (the caller\'s, plus "env")',
+    });
+    if (known !== undefined) {
+      if (seen === undefined) known.set(env, (seen = new Map()));
+      seen.set(key, problem);
+    }
+  }
   if (problem !== null) throw new RemoteError('usage', where + problem);
 }
 
@@ -165,6 +197,10 @@ interface SpecBatch {
   /** Earlier specs of the call with a name and a worktree: what `--base NAME` of a later one builds on. */
   worktrees?: Map<string, { repo: string; branch: string }>;
   paths: Set<string>;
+  /** Program, cwd and PATH already checked in this call, and what the check said: a fan-out of one command looks once. */
+  checked?: Map<string, RemoteError | null>;
+  /** What execve would say of each environment and command of this call (checkExecSize). */
+  sized?: Map<RunEnv, Map<string, string | null>>;
 }
 
 /** Where a run comes from: a user's spec, an ended run's rerun, or a loop's fire. */
@@ -226,14 +262,26 @@ export function planRun(k: RunKind): RunPlan {
  * name come at insert). One bad spec refuses them all: nothing is queued.
  */
 export function planRuns(config: Config, specs: readonly RunSpec[], book: NameBook, now: number, worktreeDir = ''): RunPlan[] {
-  const batch: SpecBatch = { config, book, now, worktreeDir, size: specs.length, names: new Map(), paths: new Set(), worktrees: new Map() };
+  const batch: SpecBatch = {
+    config,
+    book,
+    now,
+    worktreeDir,
+    size: specs.length,
+    names: new Map(),
+    paths: new Set(),
+    worktrees: new Map(),
+    checked: new Map(),
+    sized: new Map(),
+  };
   return specs.map((spec, index) => planRun({ kind: 'spec', spec, index, batch }));
 }
 
 function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   const { config, book, now, worktreeDir, names, paths } = batch;
   const r = resolveSpec(config, spec);
-  checkExecSize(r, spec, batch.size > 1 ? `spec ${i + 1}: ` : '');
+  const env = runEnv(spec);
+  checkExecSize(r, spec, env, batch.size > 1 ? `spec ${i + 1}: ` : '', batch.sized);
   if (spec.name !== undefined) checkName(spec.name, i, names, book);
   const workload = spec.workload ?? config.concurrency.default_workload;
   const want = spec.worktree ?? config.concurrency.workloads[workload]?.worktree ?? config.providers[r.provider]?.worktree ?? false;
@@ -249,12 +297,12 @@ function planSpec(spec: RunSpec, i: number, batch: SpecBatch): RunPlan {
   const wt = want === false ? null : baseRun !== null ? planOnRun(spec, baseRun, i, batch) : gitChecked(() => planWorktree(spec.cwd, baseRef));
   if (wt !== null && spec.name !== undefined) batch.worktrees?.set(spec.name, { repo: wt.repo, branch: `orcr/${spec.name}` });
   // The program is looked for where the agent will start: the same place in its worktree holds the same tracked files.
-  if (wt === null) checkCommand(r.command, spec.cwd, { ...(spec.caller_env ?? process.env), ...spec.env });
+  if (wt === null) checkCommandOnce(r.command, spec.cwd, env, batch.checked);
   const limits = runLimits(config, r.provider, spec);
   checkAgentFits(config, spec, r, limits);
   const uuid = crypto.randomUUID();
   const retries = spec.retries ?? config.concurrency.workloads[workload]?.retries ?? config.providers[r.provider]?.retries ?? 0;
-  const account = accountOf(r.protocol, { ...(spec.caller_env ?? process.env), ...spec.env });
+  const account = accountOf(r.protocol, env);
   const make = (queueSeq: number): Run => {
     const name = spec.name ?? `${r.provider}-${queueSeq}`;
     const run = newRun({

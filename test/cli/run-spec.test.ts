@@ -247,6 +247,22 @@ describe('run spec: one schema, the same words everywhere', () => {
     );
   });
 
+  it('a call looks for a program once per cwd and PATH: a fan-out of one is queued, one not found where its spec starts refuses the call', async () => {
+    const h = home();
+    const sub = path.join(h.dir, 'sub');
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(sub, 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+    const tool = { cwd: sub, command: ['./tool'] };
+    h.cli(['ps']);
+    // ./tool is found under sub for the first two, and looked for again under the home for the third.
+    expect(await enqueueError(h, [tool, tool, { cwd: h.dir, command: ['./tool'] }])).toMatch(/^cannot run .*\.\/tool.*: .*tool: no such file$/);
+    const onPath = (dir: string): { cwd: string; command: string[]; env: { PATH: string } } => ({ cwd: sub, command: ['tool'], env: { PATH: dir } });
+    expect(await enqueueError(h, [onPath(sub), onPath(sub), onPath('/nowhere')])).toMatch(/tool: command not found in PATH$/);
+    expect(h.cli(['ps', '--all']).stdout).not.toMatch(/tool/);
+    const lines = Array.from({ length: 3 }, () => JSON.stringify(tool)).join('\n');
+    expect(h.cli(['run', '--from', '-'], { input: lines }).code).toBe(0);
+  });
+
   it('queues good specs from flags and lines with the values given, durations and the cost alias converted', () => {
     const h = home({ providers: { p: { price: { input_per_mtok: 1, output_per_mtok: 1 } } } });
     const sub = path.join(h.dir, 'sub');

@@ -7,6 +7,8 @@ import { formatDuration } from '../config/duration.js';
 import { treeOrder } from '../core/run-tree.js';
 import { providerCap } from '../core/caps.js';
 import type { PublicRun, Result } from '../client/methods.js';
+import type { MeterView } from '../protocol/views.js';
+import { METER_NAMES, RUN_METERS, type MeterName, type MeterUnit } from '../core/budget.js';
 import { displayWidth, truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
 import { agentRetryText, agentWaitText, waitingText } from '../text/waiting.js';
@@ -198,10 +200,49 @@ function ofLimit(used: string, limit: string | null): string {
   return limit === null ? used : `${used} / ${limit}`;
 }
 
+const WRITE: Readonly<Record<MeterUnit, (n: number) => string>> = { count: (n) => String(n), tokens, usd, duration: formatDuration };
+
+interface ShowMeter {
+  /** Its line's label, when not the meter's. */
+  label?: string;
+  /** What the line says was used, when not the meter's; null: `-`. */
+  used?: (r: PublicRun) => number | null;
+  /** Written after `used / ceiling`. */
+  more?: (r: PublicRun) => string;
+  /** Lines that go under it. */
+  after?: (r: PublicRun) => [string, string][];
+}
+
+/**
+ * Where `show` writes a meter otherwise than as its label and `used / ceiling`:
+ * its tokens and cost are the run's own (its tree's are the tree lines, read
+ * against the same ceilings), broken down for tokens; time is `elapsed`, `-`
+ * before it starts; the inputs it was sent go under its turns.
+ */
+const SHOW_METER: { readonly [M in MeterName]?: ShowMeter } = {
+  turns: { after: (r) => (r.input_seq > 0 ? [['inputs', String(r.input_seq)]] : []) },
+  tokens: {
+    used: (r) => r.tokens.input + r.tokens.output,
+    more: ({ tokens: t }) => ` (in ${tokens(t.input)}, out ${tokens(t.output)}, cached ${tokens(t.cached)})`,
+  },
+  cost_usd: { used: (r) => r.cost_usd },
+  time_ms: { label: 'elapsed', used: (r) => (r.started_at === null ? null : (r.budget.time_ms?.used ?? 0)) },
+};
+
+/** A line for each of the run's meters, in core's order (core/budget.ts); one an older supervisor does not send reads `-`. */
+function meterLines(r: PublicRun): [string, string][] {
+  return METER_NAMES.flatMap((name): [string, string][] => {
+    const how = SHOW_METER[name] ?? {};
+    const write = WRITE[RUN_METERS[name].unit];
+    const m: MeterView | undefined = r.budget[name];
+    const used = how.used ? how.used(r) : (m?.used ?? null);
+    const text = ofLimit(used === null ? '-' : write(used), m?.limit != null ? write(m.limit) : null) + (how.more?.(r) ?? '');
+    return [[how.label ?? RUN_METERS[name].label, text], ...(how.after?.(r) ?? [])];
+  });
+}
+
 /** `show`: one labelled line per fact; with `env` (show --env), one `env` line per variable and its value. */
 export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<string, string>>): string {
-  const b = r.budget;
-  const started = r.started_at !== null;
   const lines: [string, string][] = [
     ['name', r.name],
     ['uuid', r.uuid],
@@ -221,17 +262,7 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
     ['command', jsonText(r.command)],
     ['cwd', r.cwd],
     ['pid', r.pid === null ? '-' : String(r.pid)],
-    ['turns', ofLimit(String(r.turns), b.turns?.limit != null ? String(b.turns.limit) : null)],
-  );
-  if (r.input_seq > 0) lines.push(['inputs', String(r.input_seq)]);
-  const t = r.tokens;
-  lines.push(
-    [
-      'tokens',
-      `${ofLimit(tokens(t.input + t.output), b.tokens?.limit != null ? tokens(b.tokens.limit) : null)} (in ${tokens(t.input)}, out ${tokens(t.output)}, cached ${tokens(t.cached)})`,
-    ],
-    ['cost', ofLimit(usd(r.cost_usd), b.cost_usd?.limit != null ? usd(b.cost_usd.limit) : null)],
-    ['elapsed', ofLimit(started ? formatDuration(b.time_ms?.used ?? 0) : '-', b.time_ms?.limit != null ? formatDuration(b.time_ms.limit) : null)],
+    ...meterLines(r),
   );
   if (r.worktree) {
     const w = r.worktree;

@@ -23,13 +23,11 @@
 //   sample exactly rolling_ms old has left the window; samples stamped in
 //   the future, e.g. by clock skew, count).
 
-import { STALL_ACTIONS, type LoopAction, type RunLimits, type StallAction, type TokenCounts } from './types.js';
+import { STALL_ACTIONS, type LoopAction, type Run, type RunLimits, type StallAction, type TokenCounts } from './types.js';
 import { CEILING_NAMES, type CeilingName } from './limits.js';
 
 const WARN_FRACTION = 0.8;
 const COST_TOLERANCE = 1e-9;
-
-export type MeterName = 'turns' | 'tokens' | 'cost_usd' | 'time_ms';
 
 export interface Meter {
   name: MeterName;
@@ -41,6 +39,7 @@ export interface Meter {
   tripped: boolean;
 }
 
+/** What a run's meters read: its own counts, its tree's tokens and cost (rolled up), and the time it has run. */
 export interface RunUsage {
   turns: number;
   tokens: TokenCounts;
@@ -49,9 +48,46 @@ export interface RunUsage {
   elapsed_ms: number;
 }
 
+/** A run's usage as its meters read it: `tree` is its tokens and cost rolled up over its descendants (core/run-tree.ts' rolledUp). */
+export function runUsage(run: Readonly<Run>, tree: { tokens: TokenCounts; cost_usd: number }, elapsed_ms: number): RunUsage {
+  return { turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms };
+}
+
 /** Tokens that count against `max_tokens`: input + output, never cached. */
 export function countedTokens(t: TokenCounts): number {
   return t.input + t.output;
+}
+
+/** How a meter's amounts are written for people; each reader (show, the TUI) has one writer per unit. */
+export type MeterUnit = 'count' | 'tokens' | 'usd' | 'duration';
+
+export interface MeterDecl {
+  /** The ceiling it is read against (core/limits.ts). */
+  ceiling: CeilingName;
+  /** Its name for people: show's line and the TUI's meter. */
+  label: string;
+  unit: MeterUnit;
+  used: (u: RunUsage) => number;
+}
+
+/**
+ * A run's meters, declared once, in the order they are checked, listed and
+ * shown: runMeters, the socket's budget, `orcr show` and the TUI's meters
+ * follow from this table.
+ */
+export const RUN_METERS = {
+  turns: { ceiling: 'max_turns', label: 'turns', unit: 'count', used: (u) => u.turns },
+  tokens: { ceiling: 'max_tokens', label: 'tokens', unit: 'tokens', used: (u) => countedTokens(u.tokens) },
+  cost_usd: { ceiling: 'max_cost_usd', label: 'cost', unit: 'usd', used: (u) => u.cost_usd },
+  time_ms: { ceiling: 'timeout_ms', label: 'time', unit: 'duration', used: (u) => u.elapsed_ms },
+} as const satisfies Record<string, MeterDecl>;
+
+export type MeterName = keyof typeof RUN_METERS;
+export const METER_NAMES = Object.keys(RUN_METERS) as MeterName[];
+
+/** A meter's declaration by a name a client was sent, or undefined for a name this build does not know (a newer supervisor's). */
+export function meterDecl(name: string): MeterDecl | undefined {
+  return Object.hasOwn(RUN_METERS, name) ? RUN_METERS[name as MeterName] : undefined;
 }
 
 export function meter(name: MeterName, used: number, limit: number | null): Meter {
@@ -65,14 +101,12 @@ export function meter(name: MeterName, used: number, limit: number | null): Mete
   return { name, used, limit, fraction, warn, tripped };
 }
 
-/** The run's meters in a fixed order: turns, tokens, cost_usd, time_ms. */
+/** The run's meters, in RUN_METERS' order. */
 export function runMeters(usage: RunUsage, limits: RunLimits): Meter[] {
-  return [
-    meter('turns', usage.turns, limits.max_turns),
-    meter('tokens', countedTokens(usage.tokens), limits.max_tokens),
-    meter('cost_usd', usage.cost_usd, limits.max_cost_usd),
-    meter('time_ms', usage.elapsed_ms, limits.timeout_ms),
-  ];
+  return METER_NAMES.map((name) => {
+    const m: MeterDecl = RUN_METERS[name];
+    return meter(name, m.used(usage), limits[m.ceiling]);
+  });
 }
 
 /**

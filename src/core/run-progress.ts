@@ -5,7 +5,7 @@
 
 import type { EventInput } from './events.js';
 import { rolledUp } from './run-tree.js';
-import { countedTokens, firstTrip, mayBeginTurn, roundFraction, runCost, runMeters, tripReason, type Price } from './budget.js';
+import { countedTokens, firstTrip, mayBeginTurn, roundFraction, runCost, runMeters, runUsage, tripReason, type Price } from './budget.js';
 import { initialLoopState, loopConfigFor, observeTurn, type LoopState, type TurnRecord } from './loop.js';
 import { transition } from './run-state.js';
 import type { ExtendedSignal } from './signals.js';
@@ -372,7 +372,7 @@ function settle(before: Run, wasStopped: boolean, acc: Progress, ctx: ProgressCo
   // Time is the guard timer's: only the meters output moves are checked here.
   // Tokens and cost are read rolled up: what its descendants spent counts against a parent's ceilings.
   const tree = rolledUp(run);
-  const meters = runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: 0 }, { ...run.limits, timeout_ms: null });
+  const meters = runMeters(runUsage(run, tree, 0), { ...run.limits, timeout_ms: null });
   for (const m of meters) {
     if (m.warn && !m.tripped && !run.warned_meters.includes(m.name)) {
       run = { ...run, warned_meters: [...run.warned_meters, m.name] };

@@ -5,7 +5,7 @@
 
 import { bounded } from '../core/approval-summary.js';
 import { deciderText, type ApprovalRecord, type ApprovalState, type Decider, type Question, type Verdict } from '../core/approvals.js';
-import { roundCost, roundFraction, runMeters, type MeterName } from '../core/budget.js';
+import { roundCost, roundFraction, runMeters, runUsage, type MeterName } from '../core/budget.js';
 import type { LoopRunStatus, Overlap } from '../core/loop-policy.js';
 import { rolledUp } from '../core/run-tree.js';
 import type { BlockedKind, ExitReason, Protocol, Run, RunStatus, RunWorktree, TokenCounts } from '../core/types.js';
@@ -142,7 +142,7 @@ function meterViews(run: Run, now: number): PublicRun['budget'] {
   // Tokens and cost rolled up: a parent's ceilings are read against its whole tree.
   const tree = rolledUp(run);
   const budget: Partial<PublicRun['budget']> = {};
-  for (const m of runMeters({ turns: run.turns, tokens: tree.tokens, cost_usd: tree.cost_usd, elapsed_ms: elapsed }, run.limits)) {
+  for (const m of runMeters(runUsage(run, tree, elapsed), run.limits)) {
     budget[m.name] = { used: m.name === 'cost_usd' ? roundCost(m.used) : m.used, limit: m.limit, fraction: roundFraction(m.fraction), warn: m.warn };
   }
   // runMeters gives every meter, in a fixed order.

@@ -8,7 +8,7 @@ import { coarse } from './approvals.js';
 import { repoName } from '../state/sort.js';
 import { agentWaitText } from '../../text/waiting.js';
 import { askingText, denialsMark } from '../../text/approvals.js';
-import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, METER_LABEL, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
+import { bar, bytesText, dur, elapsedMs, GOOD_REASONS, meterLabel, meterText, meterToken, parseTime, percent, STATUS_GLYPH, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
 
 export interface ProcInfo {
@@ -108,19 +108,19 @@ function meterLines(r: PublicRun, now: number, started: number | null): Span[][]
     return { name, used, limit: m.limit, fraction };
   });
   if (meters.every((m) => m.limit === null || m.fraction === null)) {
-    // No ceilings at all: one line instead of four empty meters.
+    // No ceilings at all: one line instead of a column of empty meters.
     return [
       [
         label('ceilings'),
         {
-          text: `none (${meters.map((m) => `${METER_LABEL[m.name] ?? m.name} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`,
+          text: `none (${meters.map((m) => `${meterLabel(m.name)} ${meterText(m.name, m.used, null).replace(' (no ceiling)', '')}`).join(' · ')})`,
           token: 'text.muted',
         },
       ],
     ];
   }
   for (const m of meters) {
-    const spans: Span[] = [label(`${METER_LABEL[m.name] ?? m.name}`)];
+    const spans: Span[] = [label(meterLabel(m.name))];
     if (m.limit === null || m.fraction === null) {
       spans.push({ text: `${'·'.repeat(12)} ${meterText(m.name, m.used, null)}`, token: 'text.muted' });
     } else {

@@ -4,6 +4,7 @@
 
 import { formatDuration } from '../../config/duration.js';
 import { displayWidth, truncateDisplay } from '../../text/display-width.js';
+import { meterDecl, type MeterUnit } from '../../core/budget.js';
 import { RUN_STATUSES } from '../../core/types.js';
 import type { PublicRun } from '../../protocol/views.js';
 import type { Token } from '../model/tokens.js';
@@ -174,18 +175,24 @@ export function fullestMeter(r: PublicRun, now: number): { name: string; fractio
   return best;
 }
 
-/** "turns 3/4", "tokens 12k/20k", "cost $0.12/$1.00", "time 1m02s/10m00s". */
+const METER_WRITERS: Readonly<Record<MeterUnit, (v: number) => string>> = {
+  count: (v) => String(v),
+  tokens: tokensText,
+  usd: (v) => `$${v.toFixed(2)}`,
+  duration: dur,
+};
+
+/** "turns 3/4", "tokens 12k/20k", "cost $0.12/$1.00", "time 1m02s/10m00s": each amount as its meter's unit (core/budget.ts) writes it. */
 export function meterText(name: string, used: number, limit: number | null): string {
-  const show = (v: number): string => {
-    if (name === 'tokens') return tokensText(v);
-    if (name === 'cost_usd') return `$${v.toFixed(2)}`;
-    if (name === 'time_ms') return dur(v);
-    return String(v);
-  };
+  // A meter this build does not know (a newer supervisor's) is written as a count.
+  const show = METER_WRITERS[meterDecl(name)?.unit ?? 'count'];
   return limit === null ? `${show(used)} (no ceiling)` : `${show(used)}/${show(limit)}`;
 }
 
-export const METER_LABEL: Readonly<Record<string, string>> = { turns: 'turns', tokens: 'tokens', cost_usd: 'cost', time_ms: 'time' };
+/** A meter's name for people (core/budget.ts), or its own name for one this build does not know. */
+export function meterLabel(name: string): string {
+  return meterDecl(name)?.label ?? name;
+}
 
 /** Holds still in force at `now`, soonest lifting first. */
 export function activeHolds(holds: Readonly<Record<string, number>>, now: number): { provider: string; until: number }[] {

@@ -49,7 +49,7 @@ describe('the approvals queue in a real terminal', () => {
     // No line wraps: every row fits the 80 columns, the request's row cut with an ellipsis.
     expect(rows.every((l) => l.length <= 80)).toBe(true);
     const row = rows.find((l) => l.includes('asker') && l.includes('Bash:'));
-    expect(row).toMatch(/^› #\d+\s+asker\s+\S+\s+deny in \d+m\s+Bash: printf .*…$/);
+    expect(row).toMatch(/^› #\d+\s+asker\s+\S+\s+deny in (?:1h|\d+m)\s+Bash: printf .*…$/);
     // The control characters are not the terminal's: nothing turned red or rang, the text stays on its row.
     expect(s).not.toContain('\x1b');
     expect(s).not.toContain('\x07');

@@ -77,7 +77,7 @@ describe('the approvals queue', () => {
     let f = await until((x) => x.includes('Approvals · 2 waiting') && x.includes('make lint'), 'the queue');
     // Oldest first, across the fleet; the selected one's tool, subject and rule under the list.
     expect(f.indexOf('Bash: npm test')).toBeLessThan(f.indexOf('Bash: make lint'));
-    expect(line(f, 'Bash: npm test')).toMatch(/^› #\d+\s+builds\s+\S+\s+deny in \d+m\s+Bash: npm test/);
+    expect(line(f, 'Bash: npm test')).toMatch(/^› #\d+\s+builds\s+\S+\s+deny in (?:1h|\d+m)\s+Bash: npm test/);
     expect(f).toContain('A allows Bash(npm test) for the rest of the run');
 
     // enter: the request's whole input in the pager; esc back to the queue.
@@ -166,7 +166,7 @@ describe('the approvals queue', () => {
           header: 'Checks',
           options: [
             { label: 'lint', description: 'eslint' },
-            { label: 'types', description: 'tsc' },
+            { label: 'types', description: 'the type checker' },
             { label: 'tests', description: 'vitest' },
           ],
           multiSelect: true,
@@ -212,7 +212,8 @@ describe('the approvals queue', () => {
     await (await client(h)).call('approval.answer', { targets: [String(req.id)], verdict: 'deny', message: 'no', via: 'cli' });
     // As the TUI would send it had its y crossed the CLI's answer.
     app.ctl.approvals.answer([req.id], 'allow');
-    const f = await until((x) => x.includes('not answered:'), 'the refusal');
+    // Any frame: the run's end, right after, takes the footer's line.
+    const f = await app.untilDrawn((x) => x.includes('not answered:'), 'the refusal');
     expect(line(f, 'not answered:')).toMatch(new RegExp(`not answered: request ${req.id} was already denied by the CLI`));
   });
 });

@@ -22,6 +22,8 @@ export interface LiveApp {
   press(...keys: string[]): Promise<void>;
   /** Wait (15 s at most) for a frame that `pred` accepts: with `plain`, read without its colours. */
   until(pred: (frame: string) => boolean, what: string): Promise<string>;
+  /** The same over every frame drawn so far, not only the last: for a line a later one may replace (the footer's). */
+  untilDrawn(pred: (frame: string) => boolean, what: string): Promise<string>;
   /** Unmount and stop: the test's afterEach calls it before the home is cleaned up. */
   close(): void;
 }
@@ -48,6 +50,12 @@ export function liveApp(h: Home, size: { columns: number; rows: number }, opts: 
     until: (pred, what) =>
       until(
         () => (pred(read()) ? read() : null),
+        () => `${what}; last frame:\n${read()}`,
+        15_000,
+      ),
+    untilDrawn: (pred, what) =>
+      until(
+        () => inst.frames.map((f) => (opts.plain ? f.replace(SGR, '') : f)).find(pred) ?? null,
         () => `${what}; last frame:\n${read()}`,
         15_000,
       ),

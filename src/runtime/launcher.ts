@@ -406,6 +406,24 @@ export interface RunStatus {
   ran: boolean;
 }
 
+/**
+ * A run started again (continued, retried) whose new launch was journaled but
+ * not carried out when its supervisor died still has the earlier attempt's
+ * status file until the launch removes it: written no later than that attempt
+ * ended, it is removed, so its `exit` is not read as this attempt's.
+ */
+export function forgetEarlierExit(dir: string, attemptEndedAt: number): void {
+  const file = path.join(dir, 'status');
+  let mtime: number;
+  try {
+    mtime = fs.statSync(file).mtimeMs;
+  } catch {
+    // None (the usual case), or unreadable now: readRunStatus says which.
+    return;
+  }
+  if (mtime <= attemptEndedAt) fs.rmSync(file, { force: true });
+}
+
 export function readRunStatus(dir: string): RunStatus {
   let text: string;
   const file = path.join(dir, 'status');

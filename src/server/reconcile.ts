@@ -11,7 +11,7 @@ import { PLAIN_PROTOCOL, type Run } from '../core/types.js';
 import { admissionPolicy, type Config } from '../config/load.js';
 import { runDir, type Home } from '../config/home.js';
 import { LocalLimiter } from '../limiter/local.js';
-import { findWrapper, isOurProcess, isWrapperOf, readRunStatus } from '../runtime/launcher.js';
+import { findWrapper, forgetEarlierExit, isOurProcess, isWrapperOf, readRunStatus } from '../runtime/launcher.js';
 import { Unreadable } from '../runtime/os-limits.js';
 import { monoNow } from './clock.js';
 import type { Exits } from './exits.js';
@@ -73,6 +73,8 @@ export function rebuild(p: Reconciling): Run[] {
  */
 export function reconcile(p: Reconciling, run: Run): void {
   const dir = runDir(p.home, run.uuid);
+  const earlier = run.attempts.at(-1);
+  if (earlier !== undefined && run.pid === null) forgetEarlierExit(dir, earlier.ended_at);
   let pid = run.pid;
   // A crash right after a spawn can leave neither a journaled pid nor (for a
   // few instructions of the wrapper) a status file: look for the wrapper itself

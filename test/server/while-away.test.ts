@@ -119,6 +119,28 @@ describe('what an agent did while no supervisor ran', () => {
     expect((await h.show('away')).exit_code).toBe(0);
   });
 
+  it("a run started again whose new launch was journaled but not carried out when the supervisor died does not read the last attempt's exit as its own", async () => {
+    const at = place();
+    const a = gated(at, 'limit');
+    a.open();
+    // A limit that names no reset holds the provider for timings.limit_hold (5 min): the run waits, queued, its attempt 1 ended with exit 1.
+    const h = served({ providers: { claude: { command: [a.agent] } } });
+    await h.start();
+    const r = await h.run(['-n', 'again', '-a', 'claude', '-p', 'go']);
+    await until(async () => (await h.show('again')).attempts.length === 1, 'attempt 1 to end on its limit');
+    await h.killSupervisor();
+    expect(fs.readFileSync(path.join(h.runDir(r.uuid), 'status'), 'utf8')).toMatch(/^exit 1$/m);
+    // The hold lifted and the next supervisor promoted it, then died before the launch removed attempt 1's status.
+    const journal = new Journal(path.join(h.dir, 'orcr.db'));
+    const row = journal.getRun(r.uuid)!;
+    journal.updateRun({ ...row, status: 'starting', pid: null, pid_start: null }, null);
+    journal.close();
+    await h.start();
+    expect((await h.settle(['again'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    expect((await h.show('again')).attempts).toMatchObject([{ n: 1, kind: 'continue' }]);
+    expect(a.calls()).toHaveLength(2);
+  });
+
   it('a prompt is not lost when the supervisor dies before the agent could be given it: the agent gets it once, and the run completes', async () => {
     const at = place();
     // The wrapper makes the agent's FIFO only once the gate opens: the supervisor is killed before it exists.

@@ -50,7 +50,11 @@ export class Exits {
       killRequested: current.kill_requested_at !== null,
       stoppedFor: state?.stoppedFor ?? undefined,
       lastResultOk: state?.lastResultOk ?? null,
-      lastResultDetail: current.status === 'blocked' && current.blocked_kind === 'login' ? 'login' : (state?.lastResultDetail ?? null),
+      // A block journaled before a restart says what the reducer's memory no longer does.
+      lastResultDetail:
+        current.status === 'blocked' && current.blocked_kind === 'login'
+          ? 'login'
+          : (state?.lastResultDetail ?? (current.status === 'blocked' && current.blocked_kind === 'limit' ? 'limit' : null)),
       vanished: vanished && code === null,
     };
     const after = this.d.continuing.decide(current, { ...exitReason(current, facts), code });

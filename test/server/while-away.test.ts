@@ -141,6 +141,42 @@ describe('what an agent did while no supervisor ran', () => {
     expect(a.calls()).toHaveLength(2);
   });
 
+  it('a limit read by one supervisor, whose agent exits while none runs, is continued by the next (the block journaled says what its memory lost)', async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    const log = path.join(at.dir, 'calls.jsonl');
+    // Says its limit at once, then waits for the gate to exit 1: the supervisor reads the limit and dies before the exit.
+    const agent = script(
+      at,
+      'claude',
+      `#!${NODE}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(args) + '\\n');
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+const usage = { input_tokens: 10, output_tokens: 5 };
+out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
+if (args.includes('--resume')) {
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
+  process.exit(0);
+}
+out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: ${JSON.stringify(SESSION)}, usage });
+const wait = () => (fs.existsSync(${JSON.stringify(gate)}) ? process.exit(1) : setTimeout(wait, 20));
+wait();
+`,
+    );
+    const h = served({ providers: { claude: { command: [agent] } }, timings: { limit_hold: '1s' } });
+    await h.start();
+    const r = await h.run(['-n', 'held', '-a', 'claude', '-p', 'go']);
+    await until(async () => (await h.show('held')).blocked_kind === 'limit', 'the limit to be read');
+    await h.killSupervisor();
+    fs.writeFileSync(gate, '');
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    expect((await h.settle(['held'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    expect((await h.show('held')).attempts).toMatchObject([{ n: 1, kind: 'continue' }]);
+  });
+
   it('a prompt is not lost when the supervisor dies before the agent could be given it: the agent gets it once, and the run completes', async () => {
     const at = place();
     // The wrapper makes the agent's FIFO only once the gate opens: the supervisor is killed before it exists.

@@ -25,7 +25,9 @@ export default defineConfig({
     // spend much of their time waiting on them (a database stopped, a lease
     // running out, an agent's turn): on 2 cores five files at once keep both
     // busy — the whole suite 505 s at 3 -> 424 s at 5 here, the same hour,
-    // all passing (1,485 tests; it was 718 s -> 634 s from 1 to 3 earlier).
+    // all passing (1,485 tests; a clean clone later that hour at 5: 523 s,
+    // so the gain is within this shared machine's noise; 718 s -> 634 s from
+    // 1 to 3 earlier).
     maxWorkers: 5,
     testTimeout: 60_000,
     hookTimeout: 60_000,

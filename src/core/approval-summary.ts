@@ -46,7 +46,8 @@ export function bounded(text: string, max = SUMMARY_SUBJECT_MAX): string {
   return out;
 }
 
-function escapeChar(ch: string): string {
+/** One character as it is shown of an agent's text: a control, a line separator or a bidi mark written out (`\n`, `\x1b`, `\u202e`), anything else itself. */
+export function escapeChar(ch: string): string {
   const c = ch.codePointAt(0)!;
   if (ch === '\n') return '\\n';
   if (ch === '\r') return '\\r';

@@ -6,6 +6,7 @@
 // `\u202e`) and no escape sequence reaches the terminal. The pager's
 // document (state/input-doc.ts) makes them, the view colours them by style. Pure.
 
+import { escapeChar } from '../../core/approval-summary.js';
 import { wrap } from '../../text/transcript-lines.js';
 
 export type InputStyle = 'input.note' | 'input.key' | 'input.value';
@@ -15,16 +16,9 @@ export interface InputRow {
   style: InputStyle;
 }
 
-function escapeChar(ch: string): string {
-  const c = ch.codePointAt(0)!;
-  if (ch === '\t') return '  ';
-  if (ch === '\r') return '\\r';
-  if (c < 0x20 || c === 0x7f) return '\\x' + c.toString(16).padStart(2, '0');
-  // C1 controls, line separators, bidi overrides and isolates: each can make a line read other than it is.
-  if ((c >= 0x80 && c <= 0x9f) || c === 0x2028 || c === 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) {
-    return '\\u' + c.toString(16).padStart(4, '0');
-  }
-  return ch;
+/** A character written out as requests' summaries write it (core's escapeChar), a tab as two spaces: the pager keeps its columns. */
+function shown(ch: string): string {
+  return ch === '\t' ? '  ' : escapeChar(ch);
 }
 
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -33,7 +27,7 @@ const UNSAFE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 function visible(line: string): string {
   if (!UNSAFE.test(line)) return line;
   let out = '';
-  for (const ch of line) out += escapeChar(ch);
+  for (const ch of line) out += shown(ch);
   return out;
 }
 

@@ -25,10 +25,16 @@ import type { JsonObject } from './util.js';
 export const CERTAINTY = { own: 3, shape: 2, generic: 1, fallback: 0 } as const;
 type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
 
+/** Where an input goes: the run's session (a two-way protocol's thread), and the input's number in the run (1: its prompt). */
+export interface InputContext {
+  session: string | null;
+  seq: number;
+}
+
 /** What a protocol's agent reads on stdin after its prompt (a multi-turn session). */
 interface AgentInput {
   /** One input, as the line the agent reads. */
-  line(text: string): string;
+  line(text: string, ctx: InputContext): string;
   /** It prints a line before its first input (orcr jsonl's `ready`); others say nothing until they get one. */
   announcesFirst?: boolean;
 }
@@ -45,6 +51,19 @@ interface Preset {
    * names it to a person.
    */
   takeover?: { title: string; args: (session: string) => string[] };
+}
+
+/**
+ * A two-way protocol (JSON-RPC: Codex's app-server, ACP) where orcr, the
+ * client, opens the agent's session and starts each of its turns. The
+ * opening is written by the run's wrapper before anything else (on disk
+ * before the launch, so exactly once whoever dies); the agent's answer to it
+ * is the `opened` signal, and orcr then sends the attempt's prompt as the
+ * first turn (input.line, with the session).
+ */
+interface Conversation {
+  /** The opening lines: a new session, or, given one, the same session resumed (a continuation, a retry that resumes). */
+  opening(ctx: { cwd: string; session: string | null }): string;
 }
 
 /** A tool result or user message a line carries that the signals leave out, read for the transcript. */
@@ -95,6 +114,8 @@ export interface AgentProtocol<N extends string = string> {
   readonly approvals?: ApprovalChannel;
   /** Absent: the agent takes no input after its prompt (one-shot). */
   readonly input?: AgentInput;
+  /** Present: orcr opens the agent's session and starts its turns (a JSON-RPC protocol); its `input` writes each turn. */
+  readonly conversation?: Conversation;
   /** The command that carries a session on, from the run's first command (core/attempts.ts asks). Absent: its sessions are not resumed. */
   readonly resume?: ResumeArgv;
   /** The environment variable whose folder holds the agent's login (and its usage windows). */

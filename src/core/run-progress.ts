@@ -65,6 +65,10 @@ type ProgressEffect =
   | { kind: 'stop'; reason: ExitReason; detail: string | null }
   /** Send this text as the next input (a loop warning to an idle interactive agent). */
   | { kind: 'send'; text: string }
+  /** A two-way protocol's session opened: its prompt goes to it now, as its first turn. */
+  | { kind: 'first_input' }
+  /** Write this line back to the agent at once (its protocol's answer to a request orcr does not serve). */
+  | { kind: 'reply'; line: string }
   /** Add to the fleet's usage. */
   | { kind: 'fleet_usage'; tokens: number; cost: number }
   /** The provider's latest standing in a usage window (kept by the fleet, shown in stats and the TUI). */
@@ -168,6 +172,16 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'denied':
       // The requests' room's (server/approval-intake.ts), which the supervisor hands them to: a run's progress is not moved by them.
       return run;
+    case 'opened':
+      return opened(acc, run, sig.session_id, now);
+    case 'reply':
+      acc.effects.push({ kind: 'reply', line: sig.line });
+      return run;
+    case 'protocol_error':
+      events.push({ type: 'protocol_error', data: { message: sig.message.slice(0, 500), fatal: sig.fatal } });
+      // Its session cannot go on: stopped, and ended errored with the reason (settle issues the stop).
+      if (sig.fatal && !state.stoppedFor) state.stoppedFor = { reason: 'errored', detail: `protocol: ${sig.message.slice(0, 200)}` };
+      return run;
     case 'output':
       if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
         events.push({ type: 'working', data: { from: 'starting' } });
@@ -188,6 +202,31 @@ function alive(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, {
     next = transition(next, 'working', now);
     events.push({ type: 'working', data: { from: 'starting' } });
   }
+  return next;
+}
+
+/**
+ * A two-way protocol's session is open. While the attempt is still
+ * `starting`, orcr starts its first turn: the prompt goes now (counted as
+ * input, the run at work), or, without one, the run waits for input. The
+ * same answer read again (after a restart, the run no longer starting)
+ * changes nothing but the session: the prompt is never sent twice.
+ */
+function opened(acc: Progress, run: Run, session: string, now: number): Run {
+  const next = { ...run, session_id: session };
+  if (next.status !== 'starting') return next;
+  if (next.prompt !== null && !next.prompt_argv) {
+    const seq = next.input_seq + 1;
+    acc.events.push({ type: 'working', data: { from: 'starting', input_seq: seq } });
+    acc.effects.push({ kind: 'first_input' });
+    return transition(next, 'working', now, { input_seq: seq });
+  }
+  if (next.interactive) {
+    acc.events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+    return transition(next, 'idle', now);
+  }
+  // One-shot with nothing to ask: let it exit.
+  acc.effects.push({ kind: 'close_input' });
   return next;
 }
 

@@ -85,7 +85,7 @@ describe("a record's parts agree", () => {
 
   it.each(AGENT_PROTOCOLS.filter((p) => p.input && p.mock).map((p) => p.name))('%s: the mock agent reads the input line its protocol writes', async (name) => {
     const r = (await agentProtocol(name)!.mock!())(createRng(1));
-    expect(r.parseInput(inputLine(name, 'keep going').trimEnd())).toBe('keep going');
+    expect(r.parseInput(inputLine(name, 'keep going', { session: null, seq: 2 }).trimEnd())).toBe('keep going');
   });
 
   it.each(AGENT_PROTOCOLS.filter((p) => p.approvals && p.mock).map((p) => p.name))(
@@ -117,7 +117,7 @@ describe("a record's parts agree", () => {
 
   it('a protocol that takes no input is written the text itself; an unknown one reads as plain', () => {
     expect(acceptsInput('codex')).toBe(false);
-    expect(inputLine('codex', 'hi')).toBe('hi\n');
+    expect(inputLine('codex', 'hi', { session: null, seq: 2 })).toBe('hi\n');
     expect(acceptsInput('no-such')).toBe(false);
     expect(reportsOwnCost('no-such')).toBe(false);
     expect(foldSignals(createAdapter('no-such').line('{"type":"ready"}')).alive).toBe(true);

@@ -177,12 +177,20 @@ function createCore(now: () => number): ExtendedAdapter {
 const API_TROUBLE =
   /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
 
-/** A failed turn's result, its cause blocked first: a usage limit ("You've hit your usage limit…", "429 Too Many Requests"), a login, the API. */
+/** A failed turn's result (exec's `turn.failed`). */
 function turnFailed(obj: JsonObject, now: number): Signal[] {
+  return turnFailure(isObject(obj.error) ? str(obj.error.message) : str(obj.error), now);
+}
+
+/**
+ * A failed Codex turn's result, its cause blocked first: a usage limit
+ * ("You've hit your usage limit…", "429 Too Many Requests"; `limit` says so
+ * where the agent names it apart), a login, the API. Shared by exec and the app-server.
+ */
+export function turnFailure(message: string | undefined, now: number, limit = false): Signal[] {
   const out: Signal[] = [];
-  const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
   let detail = 'turn.failed';
-  if (mentionsLimit(message)) {
+  if (limit || mentionsLimit(message)) {
     const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
     const retry = statedRetryAfter(message, now);
     if (retry !== undefined) sig.retry_after_s = retry;

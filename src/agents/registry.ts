@@ -12,13 +12,14 @@
 import type { Protocol } from '../core/types.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex.js';
+import { codexApp } from './codex-app/index.js';
 import { gemini } from './gemini.js';
 import { jsonl } from './jsonl.js';
 import { plain } from './plain.js';
 import type { AgentProtocol } from './protocol.js';
 import type { Adapter, AdapterOptions, ExtendedAdapter, PlainAdapterOptions } from './signals.js';
 
-const REGISTERED = [claude, codex, gemini, jsonl, plain] as const;
+const REGISTERED = [claude, codex, codexApp, gemini, jsonl, plain] as const;
 
 /** A registered protocol's name. */
 export type ProtocolName = (typeof REGISTERED)[number]['name'];

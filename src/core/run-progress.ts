@@ -113,6 +113,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     if (sig.kind === 'blocked' && sig.blocked === 'limit') hold(acc, run, sig.retry_after_s ?? null, ctx);
     return run;
   }
+  if (sig.kind === 'opened' || sig.kind === 'reply' || sig.kind === 'protocol_error') return twoWay(acc, run, sig, now);
   switch (sig.kind) {
     case 'alive':
       return alive(events, run, sig, now);
@@ -172,16 +173,6 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'denied':
       // The requests' room's (server/approval-intake.ts), which the supervisor hands them to: a run's progress is not moved by them.
       return run;
-    case 'opened':
-      return opened(acc, run, sig.session_id, now);
-    case 'reply':
-      acc.effects.push({ kind: 'reply', line: sig.line });
-      return run;
-    case 'protocol_error':
-      events.push({ type: 'protocol_error', data: { message: sig.message.slice(0, 500), fatal: sig.fatal } });
-      // Its session cannot go on: stopped, and ended errored with the reason (settle issues the stop).
-      if (sig.fatal && !state.stoppedFor) state.stoppedFor = { reason: 'errored', detail: `protocol: ${sig.message.slice(0, 200)}` };
-      return run;
     case 'output':
       if (run.status === 'starting' && (run.protocol === PLAIN_PROTOCOL || run.protocol === null)) {
         events.push({ type: 'working', data: { from: 'starting' } });
@@ -203,6 +194,19 @@ function alive(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, {
     events.push({ type: 'working', data: { from: 'starting' } });
   }
   return next;
+}
+
+/** A two-way protocol's session opened; what its reader says back to its agent, or of it: a reply written at once; a broken protocol, an event (fatal: the run stopped, ended errored with the reason). */
+function twoWay(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'opened' | 'reply' | 'protocol_error' }>, now: number): Run {
+  if (sig.kind === 'opened') return opened(acc, run, sig.session_id, now);
+  if (sig.kind === 'reply') {
+    acc.effects.push({ kind: 'reply', line: sig.line });
+    return run;
+  }
+  acc.events.push({ type: 'protocol_error', data: { message: sig.message.slice(0, 500), fatal: sig.fatal } });
+  // Settle issues the stop.
+  if (sig.fatal && !acc.state.stoppedFor) acc.state.stoppedFor = { reason: 'errored', detail: `protocol: ${sig.message.slice(0, 200)}` };
+  return run;
 }
 
 /**

@@ -1,0 +1,165 @@
+// Codex's app-server (`codex app-server`, JSON-RPC lines without the
+// "jsonrpc" member) → signals. orcr is its client: its requests carry ids
+// that say what they were for (ids.ts), so an answer read again after a
+// restart means the same thing. The thread's answer opens the session
+// (`opened`: orcr then starts the first turn); a turn's notifications are
+// its work; its token usage is the thread's running total
+// (`thread/tokenUsage/updated`, diffed as exec's); a failed turn names its
+// cause as exec's does (codex.ts' turnFailure), a usage limit by Codex's own
+// `codexErrorInfo` too. Its requests before it acts are asks.ts'.
+
+import { createCumulativeCounter } from '../cumulative.js';
+import { turnFailure } from '../codex.js';
+import { createRpcAdapter, type RpcDialect } from '../rpc/adapter.js';
+import type { AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from '../signals.js';
+import { createTurnTracker } from '../turns.js';
+import { isObject, num, str, withModelTurns, type JsonObject } from '../util.js';
+import { COMMAND_APPROVAL, FILE_APPROVAL, USER_INPUT, commandApproval, fileApproval, userInput } from './asks.js';
+import { OWN, ownRequest } from './ids.js';
+
+export function createCodexAppAdapter(options: AdapterOptions = {}): ExtendedAdapter {
+  return withModelTurns(createRpcAdapter(dialect(options.now ?? Date.now)), options);
+}
+
+function dialect(now: () => number): RpcDialect {
+  const turns = createTurnTracker();
+  const usage = createCumulativeCounter();
+  /** The last error Codex gave up on (`willRetry: false`), for the turn it fails. */
+  let lastError: { message: string; limit: boolean } | null = null;
+
+  const item = itemReader(turns);
+
+  function completed(params: unknown): ExtendedSignal[] {
+    const turn = isObject(params) && isObject(params.turn) ? params.turn : {};
+    const out: ExtendedSignal[] = turns.start();
+    const status = str(turn.status);
+    if (status === 'completed') out.push({ kind: 'result', ok: true });
+    else if (status === 'interrupted') out.push({ kind: 'result', ok: false, detail: 'interrupted' });
+    else {
+      const error = isObject(turn.error) ? turn.error : null;
+      const message = (error && str(error.message)) ?? lastError?.message;
+      out.push(...turnFailure(message, now(), (error !== null && isLimit(error)) || lastError?.limit === true));
+    }
+    lastError = null;
+    out.push(...turns.end());
+    return out;
+  }
+
+  return {
+    write: (message) => JSON.stringify(message) + '\n',
+    result(id, result) {
+      const own = ownRequest(id);
+      if (own === null) return null;
+      if (own.kind === OWN.open) return opened(result, turns);
+      return [];
+    },
+    error(id, e) {
+      const own = id === null ? null : ownRequest(id);
+      if (own === null) return id === null ? [{ kind: 'protocol_error', message: `Codex could not read a line of orcr's: ${e.message}`, fatal: false }] : null;
+      if (own.kind === OWN.turn) return [...turns.start(), ...turnFailure(e.message, now()), ...turns.end()];
+      return [{ kind: 'protocol_error', message: `Codex refused to ${own.kind === OWN.open ? 'open its thread' : 'start'}: ${e.message}`, fatal: true }];
+    },
+    requests: {
+      [COMMAND_APPROVAL]: (id, params) => wrap(turns.start(), commandApproval(id, params)),
+      [FILE_APPROVAL]: (id, params) => wrap(turns.start(), fileApproval(id, params, item.changes)),
+      [USER_INPUT]: (id, params) => wrap(turns.start(), userInput(id, params)),
+    },
+    notifications: {
+      'turn/started': () => turns.begin(),
+      'item/started': (p) => item.read(p, false),
+      'item/completed': (p) => item.read(p, true),
+      'thread/tokenUsage/updated': (p) => tokenUsage(p, usage),
+      'turn/completed': completed,
+      error(p) {
+        const e = isObject(p) && isObject(p.error) ? p.error : null;
+        const message = (e && str(e.message)) ?? 'error';
+        if (isObject(p) && p.willRetry === true) return [...turns.ensureAlive(), { kind: 'agent_retry', error: message }];
+        // Given up on: the turn it fails names it.
+        lastError = { message, limit: e !== null && isLimit(e) };
+        return [];
+      },
+    },
+  };
+}
+
+/**
+ * Items as they start and finish: each finished one counted once (by id), a
+ * patch's files kept from its start until it is done (its request names
+ * only the item).
+ */
+function itemReader(turns: ReturnType<typeof createTurnTracker>): {
+  read(params: unknown, done: boolean): ExtendedSignal[];
+  changes(itemId: string): unknown[] | null;
+} {
+  const seen = new Set<string>();
+  const changes = new Map<string, unknown[]>();
+  return {
+    changes: (itemId) => changes.get(itemId) ?? null,
+    read(params, done) {
+      const it = isObject(params) && isObject(params.item) ? params.item : null;
+      if (!it) return [];
+      const out: ExtendedSignal[] = turns.start();
+      const id = str(it.id);
+      if (!done) {
+        if (id !== undefined && it.type === 'fileChange' && Array.isArray(it.changes)) changes.set(id, it.changes);
+        return out;
+      }
+      if (id !== undefined) {
+        if (seen.has(id)) return out;
+        seen.add(id);
+        changes.delete(id);
+      }
+      const sig = itemSignal(it);
+      if (sig) out.push(sig, { kind: 'model_turn' });
+      return out;
+    },
+  };
+}
+
+/** The thread's answer opens the session; orcr then starts the first turn. */
+function opened(result: unknown, turns: ReturnType<typeof createTurnTracker>): ExtendedSignal[] {
+  const thread = isObject(result) && isObject(result.thread) ? str(result.thread.id) : undefined;
+  if (!thread) return [{ kind: 'protocol_error', message: 'Codex opened a thread without an id', fatal: true }];
+  return [{ kind: 'opened', session_id: thread }, ...turns.alive({ session_id: thread })];
+}
+
+function wrap(before: ExtendedSignal[], sig: Signal | null): ExtendedSignal[] | null {
+  return sig ? [...before, sig] : null;
+}
+
+/** Codex names a usage limit apart from its words (`codexErrorInfo`: "usageLimitExceeded", or an object keyed so). */
+function isLimit(error: JsonObject): boolean {
+  const info = error.codexErrorInfo;
+  return info === 'usageLimitExceeded' || (isObject(info) && Object.hasOwn(info, 'usageLimitExceeded'));
+}
+
+/** The thread's running total as an increment (Codex's input includes its cached input, as exec's does). */
+function tokenUsage(params: unknown, usage: ReturnType<typeof createCumulativeCounter>): Signal[] {
+  const total = isObject(params) && isObject(params.tokenUsage) && isObject(params.tokenUsage.total) ? params.tokenUsage.total : null;
+  if (!total) return [];
+  const cached = num(total.cachedInputTokens);
+  const delta = usage.next({ input: Math.max(0, num(total.inputTokens) - cached), output: num(total.outputTokens), cached });
+  return delta.input || delta.output || delta.cached ? [{ kind: 'usage', ...delta }] : [];
+}
+
+/** A finished item as exec's adapter names it: shell, apply_patch, an MCP tool, a web search, the agent's words. */
+function itemSignal(it: JsonObject): Signal | null {
+  switch (str(it.type)) {
+    case 'agentMessage': {
+      const text = str(it.text);
+      return text ? { kind: 'text', text } : null;
+    }
+    case 'commandExecution':
+      return { kind: 'tool', name: 'shell', input: { command: it.command ?? null } };
+    case 'fileChange':
+      return { kind: 'tool', name: 'apply_patch', input: { changes: Array.isArray(it.changes) ? it.changes : [] } };
+    case 'mcpToolCall': {
+      const name = [str(it.server), str(it.tool)].filter(Boolean).join('.');
+      return name ? { kind: 'tool', name, input: it.arguments ?? null } : null;
+    }
+    case 'webSearch':
+      return { kind: 'tool', name: 'web_search', input: { query: it.query ?? null } };
+    default:
+      return null;
+  }
+}

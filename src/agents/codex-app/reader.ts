@@ -9,7 +9,7 @@
 // `codexErrorInfo` too. Its requests before it acts are asks.ts'.
 
 import { createCumulativeCounter } from '../cumulative.js';
-import { turnFailure } from '../codex.js';
+import { turnFailure } from '../failure.js';
 import { createRpcAdapter, type RpcDialect } from '../rpc/adapter.js';
 import type { AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from '../signals.js';
 import { createTurnTracker } from '../turns.js';

@@ -53,7 +53,16 @@ export type Step =
       /** Pause between SSE events (a slow stream). */
       chunkDelayMs?: number;
     }
-  | { kind: 'error'; status: number; message?: string; retryAfterS?: number; errorType?: string; headers?: Record<string, string> }
+  | {
+      kind: 'error';
+      status: number;
+      message?: string;
+      retryAfterS?: number;
+      errorType?: string;
+      headers?: Record<string, string>;
+      /** More fields of the OpenAI error object (Codex reads `resets_at`, `plan_type` of a `usage_limit_reached`). */
+      fields?: Record<string, unknown>;
+    }
   /** Send headers and the opening event, then nothing: the stream never ends. */
   | { kind: 'hang' }
   /** Accept the request, then drop the connection. */
@@ -92,7 +101,8 @@ export const httpError = (
     message?: string;
     retryAfterS?: number;
     errorType?: string;
-    /** More response headers (Anthropic's unified rate-limit headers). */ headers?: Record<string, string>;
+    /** More response headers (Anthropic's unified rate-limit headers, Codex's `x-codex-*`). */ headers?: Record<string, string>;
+    /** More fields of the OpenAI error object. */ fields?: Record<string, unknown>;
   } = {},
 ): Step => ({
   kind: 'error',
@@ -437,12 +447,12 @@ export class ModelServer {
     if (step.kind === 'reply' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'error') {
       const type = ({ 401: 'invalid_request_error', 429: 'rate_limit_exceeded', 500: 'server_error' } as Record<number, string>)[step.status] ?? 'server_error';
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...(step.headers ?? {}) };
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
       return json(
         res,
         step.status,
-        { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}` } },
+        { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}`, ...(step.fields ?? {}) } },
         headers,
       );
     }

@@ -11,11 +11,13 @@ const API_TROUBLE =
 
 /**
  * A failed turn's result, its cause blocked first: a usage limit ("You've hit
- * your usage limit…", "429 Too Many Requests", "RESOURCE_EXHAUSTED"; `limit`
- * says so where the agent names it apart), a login, the API (a passing
- * failure: `--retries`), else `turn.failed`.
+ * your usage limit…", "429 Too Many Requests", "RESOURCE_EXHAUSTED"), a
+ * login, the API (a passing failure: `--retries`), else `turn.failed`;
+ * `named`: the cause as the agent named it apart from its words (Codex's
+ * codexErrorInfo), which wins.
  */
-export function turnFailure(message: string | undefined, now: number, limit = false): Signal[] {
+export function turnFailure(message: string | undefined, now: number, named: 'limit' | 'api_error' | null = null): Signal[] {
+  const limit = named === 'limit';
   const out: Signal[] = [];
   let detail = 'turn.failed';
   if (limit || mentionsLimit(message)) {
@@ -27,7 +29,7 @@ export function turnFailure(message: string | undefined, now: number, limit = fa
   } else if (mentionsLogin(message)) {
     out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
     detail = 'login';
-  } else if (message !== undefined && API_TROUBLE.test(message)) {
+  } else if (named === 'api_error' || (message !== undefined && API_TROUBLE.test(message))) {
     // The API or the network failed after the agent's own retries: a passing failure (`--retries`).
     detail = 'api_error';
   }
@@ -36,4 +38,3 @@ export function turnFailure(message: string | undefined, now: number, limit = fa
   out.push(sig);
   return out;
 }
-

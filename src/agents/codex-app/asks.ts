@@ -9,7 +9,6 @@
 import type { Ask, Question } from '../../core/approvals.js';
 import { parseRule } from '../../core/approval-rules.js';
 import type { Signal } from '../signals.js';
-import { refOf, type RpcId } from '../rpc/frames.js';
 import { isObject, str, type JsonObject } from '../util.js';
 
 export const COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
@@ -22,30 +21,31 @@ export interface CodexOffers {
   decisions: unknown[] | null;
 }
 
-/** A command's request; null when it lacks what an answer needs. */
-export function commandApproval(id: RpcId, params: unknown): Signal | null {
+/** A command's request (its `ref`, the request's id as refs are kept: rpc/frames.ts); null when it lacks what an answer needs. */
+export function commandApproval(ref: string, params: unknown): Signal | null {
   if (!isObject(params)) return null;
   const command = str(params.command) ?? null;
   const decisions = Array.isArray(params.availableDecisions) ? params.availableDecisions : null;
-  const ask = base(id, 'Bash', command, params);
-  // "For the rest of the session": the same command, as a rule orcr can read back.
-  const always = command !== null && offers(decisions, 'acceptForSession') ? ruleOrNull(`Bash(${command})`) : null;
+  const ask = base(ref, 'Bash', command, params);
+  // "From now on": the same command, as a rule of the run's (orcr answers its next asks); Codex is told
+  // acceptForSession too where it offers it (answers.ts).
+  const always = command !== null ? ruleOrNull(`Bash(${command})`) : null;
   return approval({ ...ask, always }, params, { method: COMMAND_APPROVAL, decisions });
 }
 
 /** A patch's request: its files are in the item Codex started before it asked (`changes` by item id). */
-export function fileApproval(id: RpcId, params: unknown, changes: (itemId: string) => unknown[] | null): Signal | null {
+export function fileApproval(ref: string, params: unknown, changes: (itemId: string) => unknown[] | null): Signal | null {
   if (!isObject(params)) return null;
   const itemId = str(params.itemId);
   const files = (itemId !== undefined ? changes(itemId) : null) ?? [];
   const paths = files.flatMap((c) => (isObject(c) && typeof c.path === 'string' ? [c.path] : []));
   const decisions = Array.isArray(params.availableDecisions) ? params.availableDecisions : null;
-  const ask = base(id, 'Edit', paths[0] ?? str(params.grantRoot) ?? null, params);
+  const ask = base(ref, 'Edit', paths[0] ?? str(params.grantRoot) ?? null, params);
   return approval(ask, { ...params, changes: files }, { method: FILE_APPROVAL, decisions });
 }
 
 /** Questions for a person; null when none can be answered. */
-export function userInput(id: RpcId, params: unknown): Signal | null {
+export function userInput(ref: string, params: unknown): Signal | null {
   if (!isObject(params) || !Array.isArray(params.questions)) return null;
   const questions: Question[] = params.questions.flatMap((q) =>
     isObject(q) && typeof q.id === 'string' && typeof q.question === 'string'
@@ -62,12 +62,12 @@ export function userInput(id: RpcId, params: unknown): Signal | null {
       : [],
   );
   if (questions.length === 0) return null;
-  const ask = { ...base(id, 'AskUserQuestion', null, params), questions };
+  const ask = { ...base(ref, 'AskUserQuestion', null, params), questions };
   return approval(ask, params, { method: USER_INPUT, decisions: null });
 }
 
-function base(id: RpcId, tool: string, subject: string | null, params: JsonObject): Ask {
-  return { ref: refOf(id), tool, subject, tool_use_id: str(params.itemId) ?? null, size: null, questions: null, always: null };
+function base(ref: string, tool: string, subject: string | null, params: JsonObject): Ask {
+  return { ref, tool, subject, tool_use_id: str(params.itemId) ?? null, size: null, questions: null, always: null };
 }
 
 function approval(ask: Ask, input: JsonObject, offered: CodexOffers): Signal {

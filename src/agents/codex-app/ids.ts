@@ -20,14 +20,19 @@ export function ownRequest(id: RpcId): Own | null {
 
 const line = (message: object): string => JSON.stringify(message) + '\n';
 
-/** initialize, initialized, and the thread: started in `cwd`, or resumed. Written before Codex says a word. */
+/**
+ * initialize, initialized, and the thread: started in `cwd`, or resumed
+ * (without its turns in the answer: a long thread's history would be one
+ * huge line, and Codex 0.171 warns that whole-history hydration is
+ * deprecated). Written before Codex says a word.
+ */
 export function openingLines(ctx: { cwd: string; session: string | null }, version: string): string {
   return (
     line({ method: 'initialize', id: 'orcr:init', params: { clientInfo: { name: 'orcr', title: 'orcr', version } } }) +
     line({ method: 'initialized' }) +
     line(
       ctx.session
-        ? { method: 'thread/resume', id: 'orcr:open', params: { threadId: ctx.session } }
+        ? { method: 'thread/resume', id: 'orcr:open', params: { threadId: ctx.session, excludeTurns: true } }
         : { method: 'thread/start', id: 'orcr:open', params: { cwd: ctx.cwd } },
     )
   );

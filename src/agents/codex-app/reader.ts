@@ -11,6 +11,7 @@
 import { createCumulativeCounter } from '../cumulative.js';
 import { turnFailure } from '../failure.js';
 import { createRpcAdapter, type RpcDialect } from '../rpc/adapter.js';
+import { refOf } from '../rpc/frames.js';
 import type { AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from '../signals.js';
 import { createTurnTracker } from '../turns.js';
 import { isObject, num, str, withModelTurns, type JsonObject } from '../util.js';
@@ -18,14 +19,16 @@ import { COMMAND_APPROVAL, FILE_APPROVAL, USER_INPUT, commandApproval, fileAppro
 import { OWN, ownRequest } from './ids.js';
 
 export function createCodexAppAdapter(options: AdapterOptions = {}): ExtendedAdapter {
-  return withModelTurns(createRpcAdapter(dialect(options.now ?? Date.now)), options);
+  return withModelTurns(createRpcAdapter(dialect(options.now ?? Date.now, options.attempt ?? 0)), options);
 }
 
-function dialect(now: () => number): RpcDialect {
+function dialect(now: () => number, attempt: number): RpcDialect {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
+  /** When the account's spent window resets (epoch ms), as Codex last said: a limit's end where its words name none. */
+  let resetAt: number | null = null;
   /** The last error Codex gave up on (`willRetry: false`), for the turn it fails. */
-  let lastError: { message: string; limit: boolean } | null = null;
+  let lastError: { message: string; named: Named } | null = null;
 
   const item = itemReader(turns);
 
@@ -38,7 +41,7 @@ function dialect(now: () => number): RpcDialect {
     else {
       const error = isObject(turn.error) ? turn.error : null;
       const message = (error && str(error.message)) ?? lastError?.message;
-      out.push(...turnFailure(message, now(), (error !== null && isLimit(error)) || lastError?.limit === true));
+      out.push(...withReset(turnFailure(message, now(), (error && named(error)) ?? lastError?.named ?? null), resetAt, now()));
     }
     lastError = null;
     out.push(...turns.end());
@@ -60,9 +63,9 @@ function dialect(now: () => number): RpcDialect {
       return [{ kind: 'protocol_error', message: `Codex refused to ${own.kind === OWN.open ? 'open its thread' : 'start'}: ${e.message}`, fatal: true }];
     },
     requests: {
-      [COMMAND_APPROVAL]: (id, params) => wrap(turns.start(), commandApproval(id, params)),
-      [FILE_APPROVAL]: (id, params) => wrap(turns.start(), fileApproval(id, params, item.changes)),
-      [USER_INPUT]: (id, params) => wrap(turns.start(), userInput(id, params)),
+      [COMMAND_APPROVAL]: (id, params) => wrap(turns.start(), commandApproval(refOf(id, attempt), params)),
+      [FILE_APPROVAL]: (id, params) => wrap(turns.start(), fileApproval(refOf(id, attempt), params, item.changes)),
+      [USER_INPUT]: (id, params) => wrap(turns.start(), userInput(refOf(id, attempt), params)),
     },
     notifications: {
       'turn/started': () => turns.begin(),
@@ -70,12 +73,17 @@ function dialect(now: () => number): RpcDialect {
       'item/completed': (p) => item.read(p, true),
       'thread/tokenUsage/updated': (p) => tokenUsage(p, usage),
       'turn/completed': completed,
+      'account/rateLimits/updated'(p) {
+        const read = rateLimits(p);
+        resetAt = read.spentUntil;
+        return read.signals;
+      },
       error(p) {
         const e = isObject(p) && isObject(p.error) ? p.error : null;
         const message = (e && str(e.message)) ?? 'error';
         if (isObject(p) && p.willRetry === true) return [...turns.ensureAlive(), { kind: 'agent_retry', error: message }];
         // Given up on: the turn it fails names it.
-        lastError = { message, limit: e !== null && isLimit(e) };
+        lastError = { message, named: e && named(e) };
         return [];
       },
     },
@@ -123,14 +131,49 @@ function opened(result: unknown, turns: ReturnType<typeof createTurnTracker>): E
   return [{ kind: 'opened', session_id: thread }, ...turns.alive({ session_id: thread })];
 }
 
+/** Codex's windows (primary, secondary) as quota signals, and when a spent one resets. */
+function rateLimits(params: unknown): { signals: Signal[]; spentUntil: number | null } {
+  const limits = isObject(params) && isObject(params.rateLimits) ? params.rateLimits : {};
+  const signals: Signal[] = [];
+  let spentUntil: number | null = null;
+  for (const w of [limits.primary, limits.secondary]) {
+    if (!isObject(w) || typeof w.usedPercent !== 'number') continue;
+    const mins = num(w.windowDurationMins);
+    const resets = typeof w.resetsAt === 'number' ? w.resetsAt * 1000 : undefined;
+    const spent = w.usedPercent >= 100;
+    const sig: Signal = { kind: 'quota', window: WINDOWS[mins] ?? `${mins}m`, status: spent ? 'rejected' : 'allowed', utilization: w.usedPercent / 100 };
+    if (resets !== undefined) sig.resets_at = resets;
+    signals.push(sig);
+    if (spent && resets !== undefined) spentUntil = Math.max(spentUntil ?? 0, resets);
+  }
+  return { signals, spentUntil };
+}
+
+/** Claude Code's names of the usage windows, by their length in minutes. */
+const WINDOWS: Readonly<Record<number, string>> = { 300: 'five_hour', 10080: 'seven_day' };
+
+/** A limit whose words name no end ends when Codex said its spent window resets. */
+function withReset(signals: Signal[], resetAt: number | null, now: number): Signal[] {
+  if (resetAt === null || resetAt <= now) return signals;
+  return signals.map((s) =>
+    s.kind === 'blocked' && s.blocked === 'limit' && s.retry_after_s === undefined ? { ...s, retry_after_s: Math.ceil((resetAt - now) / 1000) } : s,
+  );
+}
+
 function wrap(before: ExtendedSignal[], sig: Signal | null): ExtendedSignal[] | null {
   return sig ? [...before, sig] : null;
 }
 
-/** Codex names a usage limit apart from its words (`codexErrorInfo`: "usageLimitExceeded", or an object keyed so). */
-function isLimit(error: JsonObject): boolean {
+type Named = 'limit' | 'api_error' | null;
+
+/** A cause Codex names apart from its words (`codexErrorInfo`): a usage limit, or the API's trouble after its own retries. */
+function named(error: JsonObject): Named {
   const info = error.codexErrorInfo;
-  return info === 'usageLimitExceeded' || (isObject(info) && Object.hasOwn(info, 'usageLimitExceeded'));
+  const key = typeof info === 'string' ? info : isObject(info) ? Object.keys(info)[0] : undefined;
+  if (key === 'usageLimitExceeded') return 'limit';
+  if (key === 'internalServerError' || key === 'serverOverloaded' || key === 'responseStreamDisconnected' || key === 'responseStreamConnectionFailed')
+    return 'api_error';
+  return null;
 }
 
 /** The thread's running total as an increment (Codex's input includes its cached input, as exec's does). */

@@ -51,15 +51,23 @@ function idOf(v: unknown): RpcId | null {
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : null;
 }
 
-/** An id as an approval's `ref` (the journal keeps strings): its JSON, so `7` and `"7"` stay apart. */
-export function refOf(id: RpcId): string {
-  return JSON.stringify(id);
+/**
+ * An agent's request id as an approval's `ref` (the journal keeps strings):
+ * its JSON, so `7` and `"7"` stay apart, after the number of the agent
+ * process's attempt — an agent's ids are its process's own (Codex counts
+ * from 0 in each), and a run's next attempt must not read as the last one's
+ * request read again.
+ */
+export function refOf(id: RpcId, attempt: number): string {
+  return `${attempt}:${JSON.stringify(id)}`;
 }
 
 /** The id an approval's `ref` names, or null for a ref that is none. */
 export function idOfRef(ref: string): RpcId | null {
+  const m = /^\d+:(.*)$/s.exec(ref);
+  if (!m) return null;
   try {
-    return idOf(JSON.parse(ref));
+    return idOf(JSON.parse(m[1]!));
   } catch {
     return null;
   }

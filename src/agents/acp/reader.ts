@@ -19,17 +19,20 @@ import { PERMISSION, permission, toolOf } from './asks.js';
 import { ownRequest } from './ids.js';
 
 export function createAcpAdapter(options: AdapterOptions = {}): ExtendedAdapter {
-  return withModelTurns(createRpcAdapter(dialect(options.now ?? Date.now, options.attempt ?? 0)), options);
+  return withModelTurns(createRpcAdapter(dialect(options)), options);
 }
 
 /** Its stop reasons that are a turn done as asked; the others (refusal, cancelled, the agent's own ceilings) are not. */
 const DONE = new Set(['end_turn']);
 
-function dialect(now: () => number, attempt: number): RpcDialect {
+function dialect(options: AdapterOptions): RpcDialect {
+  const now = options.now ?? Date.now;
+  const attempt = options.attempt ?? 0;
   const turns = createTurnTracker();
   const words = wordsOf();
   const seenCalls = new Set<string>();
-  let open = false;
+  // Read by an earlier supervisor already, or not yet: a loaded session's replay comes before its answer.
+  let open = options.opened === true;
 
   function opened(session: string | undefined): ExtendedSignal[] {
     if (!session) return [{ kind: 'protocol_error', message: 'the agent opened a session without an id', fatal: true }];

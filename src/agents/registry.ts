@@ -10,6 +10,7 @@
 // wins, protocol.ts' CERTAINTY).
 
 import type { Protocol } from '../core/types.js';
+import { acp } from './acp/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex.js';
 import { codexApp } from './codex-app/index.js';
@@ -19,7 +20,7 @@ import { plain } from './plain.js';
 import type { AgentProtocol } from './protocol.js';
 import type { Adapter, AdapterOptions, ExtendedAdapter, PlainAdapterOptions } from './signals.js';
 
-const REGISTERED = [claude, codex, codexApp, gemini, jsonl, plain] as const;
+const REGISTERED = [claude, codex, codexApp, gemini, acp, jsonl, plain] as const;
 
 /** A registered protocol's name. */
 export type ProtocolName = (typeof REGISTERED)[number]['name'];

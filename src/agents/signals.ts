@@ -27,6 +27,12 @@ export interface AdapterOptions {
    * requests carry it.
    */
   attempt?: number;
+  /**
+   * A two-way protocol's session was opened before this reader began (its
+   * answer read by an earlier supervisor: the run is past `starting`): what
+   * follows is the run's work, not a loaded session's replay.
+   */
+  opened?: boolean;
 }
 
 /** Options of an adapter that emits plain `Signal`s only. */

@@ -134,7 +134,7 @@ describe("a record's parts agree", () => {
 describe('the lists that name protocols are the registry’s', () => {
   it('names, presets and mock formats', () => {
     expect(PROTOCOLS).toEqual(AGENT_PROTOCOLS.map((p) => p.name));
-    expect(PROTOCOLS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'jsonl', 'plain']);
+    expect(PROTOCOLS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'acp', 'jsonl', 'plain']);
     expect(Object.keys(BUILTIN_PROVIDERS)).toEqual(PRESET_NAMES);
     expect(BUILTIN_PROVIDERS.claude).toEqual({
       command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-prompt-tool', 'stdio'],

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // orcr-mock-agent: a simulated coding agent that speaks Claude Code, Codex
-// (exec, or its app-server as a JSON-RPC server: mock/serve.ts), Gemini CLI
-// or orcr's own JSONL, for tests, the bench and `orcr demo`. Deterministic
-// for a given --seed (timing aside). Plain Node, no dependencies.
+// (exec, or its app-server), Gemini CLI, ACP or orcr's own JSONL — the two
+// JSON-RPC ones as a server (mock/serve.ts) — for tests, the bench and `orcr
+// demo`. Deterministic for a given --seed (timing aside). Plain Node, no
+// dependencies.
 
 import { askingTurn, emit, exitAfterFlush, fatal, sleep } from './mock/emit.js';
 import { planAskTurn, planLoopTurn, planTurn, SCENARIOS, type Scenario, type TurnPlan } from './mock/plan.js';
@@ -45,13 +46,16 @@ scenarios:
   loop          the same tool call with the same input, every turn, until killed
   auth          not logged in; exits 1 (gemini: 41)
 
-codex-app is a JSON-RPC server on stdin/stdout, as \`codex app-server\` is: it prints
-nothing until asked, answers initialize and thread/start or thread/resume (the given
-thread), runs one turn per turn/start, asks as item/commandExecution/requestApproval,
-item/fileChange/requestApproval or item/tool/requestUserInput and waits for the response
-with that id, and exits 0 at stdin EOF, even mid-turn. --turns and --prompt are not its;
-crash exits 3 in its second turn; limit and auth fail each turn as the CLI does (usage
-limit, 401) and it lives on; loop is one turn that never ends.
+codex-app and acp are JSON-RPC servers on stdin/stdout, as \`codex app-server\` and
+Gemini CLI's --acp are: nothing is printed until asked; initialize, then a new session
+(thread/start, session/new) or the one named (thread/resume, session/load); one turn per
+turn/start or session/prompt (answered at once, or at the turn's end); before a command or
+an edit a request (item/.../requestApproval with availableDecisions, a question as
+item/tool/requestUserInput; session/request_permission with options) that waits for the
+response with its id; exit 0 at stdin EOF, even mid-turn. --turns and --prompt are not
+theirs; crash exits 3 in the second turn; limit fails each turn as the CLI reports a usage
+limit, auth as it reports no login (codex-app: each turn, 401; acp: the session refused),
+and the server lives on; loop is one turn that never ends.
 `;
 
 function fail(message: string): never {

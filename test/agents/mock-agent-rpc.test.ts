@@ -1,18 +1,17 @@
-// The mock agent as Codex's app-server (`--format codex-app`), spawned for
-// real: driven by the very lines orcr writes (the record's opening, each
-// turn's turn/start, each request's answer: codex-app/ids.ts, answers.ts),
-// and its output read by orcr's own adapter, as a run's would be.
+// The mock agent as a JSON-RPC server (`--format codex-app`: Codex's
+// app-server; `--format acp`: an ACP agent as Gemini CLI's), spawned for
+// real: driven by the very lines orcr writes (the protocol record's opening,
+// each input, each request's answer: codex-app/ids.ts, answers.ts and
+// acp's), and its output read by orcr's own adapter, as a run's would be.
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createAdapter, foldSignals } from '../../src/agents/index.js';
-import { answerLine } from '../../src/agents/codex-app/answers.js';
-import { openingLines, turnLine } from '../../src/agents/codex-app/ids.js';
-import { idOfRef } from '../../src/agents/rpc/frames.js';
+import { agentProtocol, createAdapter, foldSignals } from '../../src/agents/index.js';
 import type { AgentAnswer } from '../../src/agents/protocol.js';
+import { idOfRef } from '../../src/agents/rpc/frames.js';
 import type { ExtendedSignal, Signal } from '../../src/agents/signals.js';
 import { until } from '../support/harness.js';
 import { assertTurnsPaired } from './helpers.js';
@@ -32,21 +31,22 @@ interface Server {
   /** Every stdout line, parsed. */
   out: Line[];
   stderr: () => string;
-  /** The thread orcr's adapter read as opened, once it has. */
-  session: () => string;
   approvals: () => Approval[];
   turnsEnded: () => number;
   until(pred: () => boolean, what?: string): Promise<void>;
+  /** The record's opening (a new session, or `session` carried on); the session orcr's adapter read as opened. */
   open(session?: string | null): Promise<string>;
+  /** The record's input line: a turn of the session. */
   turn(text: string, seq: number): void;
   answer(a: Approval, answer: Partial<AgentAnswer>): void;
   exited: Promise<number | null>;
 }
 
-/** The mock as a child, its stdout through the codex-app adapter; `decide` answers each request as it is read (null: left waiting). */
-function startServer(args: string[], decide: ((a: Approval, nth: number) => Partial<AgentAnswer> | null) | null = null): Server {
-  const child = spawn(process.execPath, [BIN, '--format', 'codex-app', '--delay', '0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const adapter = createAdapter('codex-app', { modelTurns: true });
+/** The mock as a child, its stdout through the protocol's adapter; `decide` answers each request as it is read (null: left waiting). */
+function startServer(format: 'codex-app' | 'acp', args: string[], decide: ((a: Approval, nth: number) => Partial<AgentAnswer> | null) | null = null): Server {
+  const record = agentProtocol(format)!;
+  const child = spawn(process.execPath, [BIN, '--format', format, '--delay', '0', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const adapter = createAdapter(format, { modelTurns: true });
   const signals: ExtendedSignal[] = [];
   const out: Line[] = [];
   let err = '';
@@ -58,18 +58,18 @@ function startServer(args: string[], decide: ((a: Approval, nth: number) => Part
     signals,
     out,
     stderr: () => err,
-    session: () => opened()!,
     approvals,
     turnsEnded: () => signals.filter((s) => s.kind === 'turn_end').length,
     until: (pred, what = 'the mock to go on') =>
       until(pred, () => `${what}; signals: ${JSON.stringify(signals.map((s) => s.kind))}; stderr: ${err}`, 15_000).then(() => undefined),
     async open(session = null) {
-      child.stdin.write(openingLines({ cwd: process.cwd(), session }, '0.0.0-test'));
-      await m.until(() => opened() !== undefined, 'the thread to open');
+      child.stdin.write(record.conversation!.opening({ cwd: process.cwd(), session }));
+      await m.until(() => opened() !== undefined, 'the session to open');
       return opened()!;
     },
-    turn: (text, seq) => child.stdin.write(turnLine(text, { session: opened() ?? null, seq })),
-    answer: (a, answer) => child.stdin.write(answerLine(a.ask.ref, { verdict: 'allow', message: null, answers: null, always: false, ...answer }, a)),
+    turn: (text, seq) => child.stdin.write(record.input!.line(text, { session: opened() ?? null, seq })),
+    answer: (a, answer) =>
+      child.stdin.write(record.approvals!.answer(a.ask.ref, { verdict: 'allow', message: null, answers: null, always: false, ...answer }, a)),
     exited: new Promise((resolve) => child.on('exit', (code) => resolve(code))),
   };
   const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
@@ -94,7 +94,7 @@ const completed = (out: Line[]): Map<string, Line> =>
 
 describe('mock agent: codex-app, a JSON-RPC server', () => {
   it('answers the opening, opens a thread, runs a turn per turn/start with tools, words and usage; a second turn; exit 0 at EOF', async () => {
-    const m = startServer(['--seed', '11']);
+    const m = startServer('codex-app', ['--seed', '11']);
     // It says nothing before it is asked.
     expect(m.out).toEqual([]);
     const thread = await m.open();
@@ -134,12 +134,12 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('resumes the thread it is named: thread/resume is answered with the same id, and a turn runs on it', async () => {
-    const a = startServer(['--seed', '3']);
+    const a = startServer('codex-app', ['--seed', '3']);
     const thread = await a.open();
     a.child.stdin.end();
     expect(await a.exited).toBe(0);
 
-    const b = startServer(['--seed', '3']);
+    const b = startServer('codex-app', ['--seed', '3']);
     expect(await b.open(thread)).toBe(thread);
     expect(b.out.find((o) => o.id === 'orcr:open')).toMatchObject({ result: { thread: { id: thread } } });
     expect(b.out.some((o) => o.method === 'thread/started')).toBe(false);
@@ -157,7 +157,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
 
   it('ask: each command or file change is asked (its item started first) and waits; accepted it runs, declined the model is told and goes on', async () => {
     // The first request allowed, the next denied, and so on.
-    const m = startServer(['--scenario', 'ask', '--seed', '7'], (_a, nth) => (nth % 2 === 0 ? {} : { verdict: 'deny', message: 'not now' }));
+    const m = startServer('codex-app', ['--scenario', 'ask', '--seed', '7'], (_a, nth) => (nth % 2 === 0 ? {} : { verdict: 'deny', message: 'not now' }));
     await m.open();
     m.turn('go', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -194,7 +194,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('waits for the answer to its own request: another id changes nothing, and stdin closing with one waiting exits 0 at once', async () => {
-    const m = startServer(['--scenario', 'ask', '--seed', '2']);
+    const m = startServer('codex-app', ['--scenario', 'ask', '--seed', '2']);
     await m.open();
     m.turn('go', 1);
     await m.until(() => m.approvals().length === 1);
@@ -210,7 +210,9 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('ask-question: asks the question (item/tool/requestUserInput) and goes with the answer orcr sends', async () => {
-    const m = startServer(['--scenario', 'ask-question', '--seed', '3'], (a) => (a.ask.questions ? { answers: [a.ask.questions[0]!.options[1]!.label] } : {}));
+    const m = startServer('codex-app', ['--scenario', 'ask-question', '--seed', '3'], (a) =>
+      a.ask.questions ? { answers: [a.ask.questions[0]!.options[1]!.label] } : {},
+    );
     await m.open();
     m.turn('set up the database', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -226,7 +228,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('a denied question is answered with nothing, and the model goes with its default', async () => {
-    const m = startServer(['--scenario', 'ask-question', '--seed', '3'], (a) => (a.ask.questions ? { verdict: 'deny' } : {}));
+    const m = startServer('codex-app', ['--scenario', 'ask-question', '--seed', '3'], (a) => (a.ask.questions ? { verdict: 'deny' } : {}));
     await m.open();
     m.turn('go', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -236,7 +238,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('limit: the turn fails on the usage limit as the CLI reports it (blocked limit); the server lives on until EOF', async () => {
-    const m = startServer(['--scenario', 'limit']);
+    const m = startServer('codex-app', ['--scenario', 'limit']);
     await m.open();
     m.turn('go', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -251,7 +253,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('auth: each turn fails on a 401 (blocked login)', async () => {
-    const m = startServer(['--scenario', 'auth']);
+    const m = startServer('codex-app', ['--scenario', 'auth']);
     await m.open();
     m.turn('go', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -261,7 +263,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('crash: its second turn dies half-way with exit 3', async () => {
-    const m = startServer(['--scenario', 'crash', '--seed', '5']);
+    const m = startServer('codex-app', ['--scenario', 'crash', '--seed', '5']);
     await m.open();
     m.turn('one', 1);
     await m.until(() => m.turnsEnded() === 1);
@@ -271,7 +273,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('loop: one turn that never ends, the same command again and again; SIGTERM ends it', async () => {
-    const m = startServer(['--scenario', 'loop']);
+    const m = startServer('codex-app', ['--scenario', 'loop']);
     await m.open();
     m.turn('go', 1);
     await m.until(() => plain(m.signals).filter((s) => s.kind === 'tool').length >= 5);
@@ -283,7 +285,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
   });
 
   it('answers what it does not serve as Codex does: -32600, a line that is no JSON said on stderr, and goes on', async () => {
-    const m = startServer([]);
+    const m = startServer('codex-app', []);
     m.child.stdin.write(JSON.stringify({ id: 'e1', method: 'thread/start', params: {} }) + '\n');
     await m.until(() => m.out.length === 1);
     expect(m.out[0]).toEqual({ error: { code: -32600, message: 'Not initialized' }, id: 'e1' });
@@ -304,7 +306,7 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
 
   it('is deterministic for a seed (timing aside)', async () => {
     const run = async (): Promise<Line[]> => {
-      const m = startServer(['--seed', '9']);
+      const m = startServer('codex-app', ['--seed', '9']);
       await m.open();
       m.turn('go', 1);
       await m.until(() => m.turnsEnded() === 1);
@@ -313,5 +315,166 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
       return m.out;
     };
     expect(await run()).toEqual(await run());
+  });
+});
+
+/** The session/update notifications of the mock's output, by their kind. */
+const updates = (out: Line[], kind: string): Line[] =>
+  out.filter((o) => o.method === 'session/update' && o.params.update.sessionUpdate === kind).map((o) => o.params.update);
+
+describe('mock agent: acp, a JSON-RPC server as Gemini CLI’s --acp', () => {
+  it('answers initialize, opens a session, runs a turn per session/prompt (answered at its end); a second turn; exit 0 at EOF', async () => {
+    const m = startServer('acp', ['--seed', '11']);
+    expect(m.out).toEqual([]);
+    const session = await m.open();
+    expect(m.out[0]).toMatchObject({ jsonrpc: '2.0', id: 'orcr:init', result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } });
+    expect(m.out.find((o) => o.id === 'orcr:open')).toMatchObject({ jsonrpc: '2.0', result: { sessionId: session } });
+
+    m.turn('Fix the tests', 1);
+    await m.until(() => m.turnsEnded() === 1);
+    const fold1 = foldSignals(plain(m.signals));
+    expect(fold1).toMatchObject({ turns: 1, ok: true, session_id: session });
+    expect(fold1.tools.length).toBeGreaterThanOrEqual(1);
+    expect(fold1.last_text).toMatch(/^Turn 1 done: \d steps? taken\.$/);
+    expect(fold1.tokens.input + fold1.tokens.cached).toBeGreaterThan(0);
+    // The prompt is answered last, when its turn is done.
+    const answer = m.out.findIndex((o) => o.id === 'orcr:turn:1');
+    expect(m.out[answer]).toMatchObject({ result: { stopReason: 'end_turn', usage: { inputTokens: expect.any(Number) } } });
+    expect(m.out.slice(answer + 1)).toEqual([]);
+    // Each tool call started, then completed, under one id.
+    const calls = updates(m.out, 'tool_call');
+    expect(calls.length).toBe(fold1.tools.length);
+    for (const c of calls) expect(updates(m.out, 'tool_call_update').find((u) => u.toolCallId === c.toolCallId)).toMatchObject({ status: 'completed' });
+
+    m.turn('And the docs', 2);
+    await m.until(() => m.turnsEnded() === 2);
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+    assertTurnsPaired(plain(m.signals));
+    expect(foldSignals(plain(m.signals))).toMatchObject({ turns: 2, ok: true, output_lines: 0 });
+    expect(m.signals.filter((s) => s.kind === 'protocol_error')).toEqual([]);
+  });
+
+  it('loads the session it is named: its history replayed before the answer (not this run’s work), then a turn on it', async () => {
+    const m = startServer('acp', ['--seed', '3']);
+    const session = await m.open('sess-earlier');
+    expect(session).toBe('sess-earlier');
+    const answered = m.out.findIndex((o) => o.id === 'orcr:load:sess-earlier');
+    expect(
+      m.out
+        .slice(0, answered)
+        .filter((o) => o.method === 'session/update')
+        .map((o) => o.params.update.sessionUpdate),
+    ).toEqual(['user_message_chunk', 'agent_message_chunk']);
+    expect(plain(m.signals).filter((s) => s.kind === 'text')).toEqual([]);
+    m.turn('go on', 2);
+    await m.until(() => m.turnsEnded() === 1);
+    expect(m.out.filter((o) => o.method === 'session/update').every((o) => o.params.sessionId === session)).toBe(true);
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+  });
+
+  it('ask: a command or an edit is asked (session/request_permission with its options) and waits; allowed it runs, rejected the model is told', async () => {
+    const m = startServer('acp', ['--scenario', 'ask', '--seed', '7'], (_a, nth) => (nth % 2 === 0 ? {} : { verdict: 'deny' }));
+    await m.open();
+    m.turn('go', 1);
+    await m.until(() => m.turnsEnded() === 1);
+    m.turn('again', 2);
+    await m.until(() => m.turnsEnded() === 2);
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+
+    const asked = m.approvals();
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    const requests = m.out.filter((o) => o.method === 'session/request_permission');
+    expect(requests.map((r) => r.id)).toEqual(asked.map((_a, i) => i));
+    expect(asked.map((a) => idOfRef(a.ask.ref))).toEqual(asked.map((_a, i) => i));
+    asked.forEach((a, nth) => {
+      const request = requests[nth]!;
+      expect(request.params.options.map((o: Line) => o.kind)).toEqual(['allow_always', 'allow_once', 'reject_once']);
+      expect(['Bash', 'Edit']).toContain(a.ask.tool);
+      expect(a.ask.tool_use_id).toBe(request.params.toolCall.toolCallId);
+      const done = updates(m.out, 'tool_call_update').find((u) => u.toolCallId === a.ask.tool_use_id);
+      if (nth % 2 === 0) expect(done).toMatchObject({ status: 'completed' });
+      else expect(done).toBeUndefined();
+    });
+    // What the model said of each refusal (its words gathered with what it said next, up to its next tool call).
+    const said = plain(m.signals)
+      .flatMap((s) => (s.kind === 'text' ? [s.text] : []))
+      .join('\n');
+    expect(said.match(/Tool "(run_shell_command|write_file|replace)" was canceled by the user\. Going on without it\./g)).toHaveLength(
+      asked.filter((_a, nth) => nth % 2 === 1).length,
+    );
+    expect(foldSignals(plain(m.signals))).toMatchObject({ turns: 2, ok: true });
+  });
+
+  it('waits for the answer to its own request: another id changes nothing, and stdin closing with one waiting exits 0 at once', async () => {
+    const m = startServer('acp', ['--scenario', 'ask', '--seed', '2']);
+    await m.open();
+    m.turn('go', 1);
+    await m.until(() => m.approvals().length === 1);
+    m.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 99, result: { outcome: { outcome: 'selected', optionId: 'proceed_once' } } }) + '\n');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(m.out.at(-1)).toMatchObject({ id: 0, method: 'session/request_permission' });
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+    expect(m.out.some((o) => o.id === 'orcr:turn:1')).toBe(false);
+  });
+
+  it('limit: the prompt is answered with the 429 error Gemini gives (blocked limit); the agent lives on until EOF', async () => {
+    const m = startServer('acp', ['--scenario', 'limit']);
+    await m.open();
+    m.turn('go', 1);
+    await m.until(() => m.turnsEnded() === 1);
+    expect(m.out.find((o) => o.id === 'orcr:turn:1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'orcr:turn:1',
+      error: { code: 429, message: 'Rate limit exceeded. Try again later.' },
+    });
+    expect(foldSignals(plain(m.signals))).toMatchObject({ ok: false, blocked: { kind: 'limit' } });
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+  });
+
+  it('auth: the session is refused with ACP’s auth_required (-32000)', async () => {
+    const m = startServer('acp', ['--scenario', 'auth']);
+    m.child.stdin.write(agentProtocol('acp')!.conversation!.opening({ cwd: process.cwd(), session: null }));
+    await m.until(() => m.out.some((o) => o.id === 'orcr:open'));
+    expect(m.out.find((o) => o.id === 'orcr:open')).toEqual({ jsonrpc: '2.0', id: 'orcr:open', error: { code: -32000, message: 'Authentication required.' } });
+    expect(m.signals.some((s) => s.kind === 'opened')).toBe(false);
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+  });
+
+  it('answers a method it does not serve -32601, a line that is no JSON said on stderr; a prompt to another session is refused', async () => {
+    const m = startServer('acp', []);
+    await m.open();
+    m.child.stdin.write('this is not json\n' + JSON.stringify({ jsonrpc: '2.0', id: 'e1', method: 'no/such', params: {} }) + '\n');
+    await m.until(() => m.out.some((o) => o.id === 'e1'));
+    expect(m.out.find((o) => o.id === 'e1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'e1',
+      error: { code: -32601, message: '"Method not found": no/such', data: { method: 'no/such' } },
+    });
+    expect(m.stderr()).toMatch(/Failed to parse JSON message: this is not json/);
+    m.child.stdin.write(
+      JSON.stringify({ jsonrpc: '2.0', id: 'e2', method: 'session/prompt', params: { sessionId: 'other', prompt: [{ type: 'text', text: 'x' }] } }) + '\n',
+    );
+    await m.until(() => m.out.some((o) => o.id === 'e2'));
+    expect(m.out.find((o) => o.id === 'e2')).toMatchObject({ error: { code: -32602, message: 'Session not found: other' } });
+    m.turn('still there?', 1);
+    await m.until(() => m.turnsEnded() === 1);
+    m.child.stdin.end();
+    expect(await m.exited).toBe(0);
+  });
+
+  it('loop: one prompt that never ends, the same command again and again', async () => {
+    const m = startServer('acp', ['--scenario', 'loop']);
+    await m.open();
+    m.turn('go', 1);
+    await m.until(() => plain(m.signals).filter((s) => s.kind === 'tool').length >= 5);
+    m.child.kill('SIGTERM');
+    expect(await m.exited).toBe(143);
+    expect(new Set(plain(m.signals).flatMap((s) => (s.kind === 'tool' ? [JSON.stringify(s)] : []))).size).toBe(1);
   });
 });

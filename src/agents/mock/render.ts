@@ -36,6 +36,8 @@ export interface Serving {
   read(line: string): StdinLine;
   /** A turn that never ends (the `loop` scenario): its opening lines, then one model call at a time, each the same tool call. */
   loop(plan: TurnPlan): Generator<string[], never>;
+  /** Not logged in from the start (the `auth` scenario), where its CLI says so before any turn (ACP: the session refused); absent: each turn fails (`auth`). */
+  loggedOut?(): void;
 }
 
 /**

@@ -22,6 +22,7 @@ type Turn = (text: string, index: number) => Promise<void>;
 export async function serve(r: Renderer, server: Serving, opts: ServeOptions): Promise<void> {
   // Slow to come up: nothing is read, so nothing is answered, until then.
   if (opts.scenario === 'slow-start') await sleep(opts.delay * 10);
+  if (opts.scenario === 'auth') server.loggedOut?.();
   const stdin = readStdin(server.read, fatal, {
     print: (lines) => lines.forEach((l) => void writeLine(l)),
     warn: (text) => process.stderr.write(text + '\n'),

@@ -1,9 +1,10 @@
-// Runs of Codex's app-server protocol through a real supervisor and the real
-// CLI, the built mock agent serving it (`--format codex-app`): orcr writes the
-// opening, starts the first turn once the thread is open, blocks the run on
-// each request the agent sends and writes back the answer a person gave
-// (`orcr approve`, `orcr deny`); an interactive run takes its next turn from
-// `orcr send`, on the same thread.
+// Runs of the two-way protocols (Codex's app-server, ACP) through a real
+// supervisor and the real CLI, the built mock agent serving them (`--format
+// codex-app`, `--format acp`): orcr writes the opening, starts the first
+// turn once the session is open, blocks the run on each request the agent
+// sends and writes back the answer a person gave (`orcr approve`, `orcr
+// deny`); an interactive run takes its next turn from `orcr send`, on the
+// same session.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,11 +15,11 @@ import { useLiveHomes, type LiveHome } from '../support/in-process.js';
 
 const home = useLiveHomes();
 
-const mock = (scenario: string, seed = 7): string[] => [
+const mock = (scenario: string, seed = 7, format = 'codex-app'): string[] => [
   NODE,
   MOCK_AGENT,
   '--format',
-  'codex-app',
+  format,
   '--scenario',
   scenario,
   '--seed',
@@ -114,6 +115,69 @@ describe('codex-app through a supervisor, the mock agent serving', () => {
     const inputs = lines.filter((o) => o.method === 'item/completed' && o.params.item.type === 'userMessage');
     expect(inputs.map((o) => o.params.item.content[0].text)).toEqual(['first', 'second']);
     // Its tokens counted, the thread's running total diffed.
+    expect((await h.show('chat')).tokens.input).toBeGreaterThan(0);
+    await h.kill(['chat']);
+    await until(async () => (await h.show('chat')).status === 'ended', 'chat to end');
+  });
+});
+
+/** The session/update notifications the agent printed, by their kind. */
+const updates = (lines: Line[], kind: string): Line[] =>
+  lines.filter((o) => o.method === 'session/update' && o.params.update.sessionUpdate === kind).map((o) => o.params.update);
+
+describe('acp through a supervisor, the mock agent serving', () => {
+  it('ask: the run waits blocked on the permission request; orcr approve lets each tool run and the run completes', async () => {
+    const h = await home();
+    const r = await h.run(['-n', 'acp', '--protocol', 'acp', '-p', 'add a health check', '--', ...mock('ask', 7, 'acp')]);
+    const first = await nextRequest(h, 'a request', 'acp');
+    expect(first.summary).toMatch(/^(Bash|Edit)\b/);
+    const blocked = await h.show('acp');
+    expect(blocked).toMatchObject({ status: 'blocked', blocked_kind: 'approval', asking: { id: first.id } });
+    expect(blocked.session_id).toBe(out(h, r.uuid).find((o) => o.id === 'orcr:open')!.result.sessionId);
+
+    const answered = await answerUntilEnded(h, 'acp', ['approve']);
+    expect(await h.show('acp')).toMatchObject({ status: 'ended', exit_reason: 'completed', turns: 1, asking: null });
+    const lines = out(h, r.uuid);
+    const asked = lines.filter((o) => o.method === 'session/request_permission');
+    expect(asked).toHaveLength(answered);
+    // Each tool allowed ran.
+    for (const a of asked)
+      expect(updates(lines, 'tool_call_update').find((u) => u.toolCallId === a.params.toolCall.toolCallId)).toMatchObject({ status: 'completed' });
+    expect(lines.find((o) => o.id === 'orcr:turn:1')).toMatchObject({ result: { stopReason: 'end_turn' } });
+  });
+
+  it('ask: orcr deny — each tool is rejected (not run), the model goes on, and the run completes', async () => {
+    const h = await home();
+    const r = await h.run(['-n', 'no', '--protocol', 'acp', '-p', 'go', '--', ...mock('ask', 3, 'acp')]);
+    await nextRequest(h, 'a request', 'no');
+    const denied = await answerUntilEnded(h, 'no', ['deny']);
+    expect(denied).toBeGreaterThanOrEqual(1);
+    expect(await h.show('no')).toMatchObject({ status: 'ended', exit_reason: 'completed' });
+    const lines = out(h, r.uuid);
+    for (const a of lines.filter((o) => o.method === 'session/request_permission'))
+      expect(updates(lines, 'tool_call_update').some((u) => u.toolCallId === a.params.toolCall.toolCallId)).toBe(false);
+    const said = updates(lines, 'agent_message_chunk')
+      .map((u) => u.content.text as string)
+      .join('');
+    expect(said.match(/was canceled by the user\. Going on without it\./g)).toHaveLength(denied);
+  });
+
+  it('interactive: the prompt is turn 1 once the session is open; orcr send prompts turn 2 in the same session', async () => {
+    const h = await home();
+    const r = await h.run(['-n', 'chat', '--interactive', '--protocol', 'acp', '-p', 'first', '--', ...mock('interactive', 7, 'acp')]);
+    expect((await h.cli(['wait', 'chat', '--timeout', '20s'])).stdout.trim()).toBe('chat turn_complete');
+    const one = await h.show('chat');
+    expect(one).toMatchObject({ status: 'idle', turns: 1, last_text: expect.stringMatching(/^Turn 1 done: /) });
+    const sent = await h.cli(['send', 'chat', 'second']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect((await h.cli(['wait', 'chat', '--timeout', '20s'])).stdout.trim()).toBe('chat turn_complete');
+    expect(await h.show('chat')).toMatchObject({ status: 'idle', turns: 2, session_id: one.session_id });
+    const lines = out(h, r.uuid);
+    expect(lines.filter((o) => typeof o.id === 'string' && o.id.startsWith('orcr:turn:')).map((o) => [o.id, o.result?.stopReason])).toEqual([
+      ['orcr:turn:1', 'end_turn'],
+      ['orcr:turn:2', 'end_turn'],
+    ]);
+    expect(lines.filter((o) => o.method === 'session/update').every((o) => o.params.sessionId === one.session_id)).toBe(true);
     expect((await h.show('chat')).tokens.input).toBeGreaterThan(0);
     await h.kill(['chat']);
     await until(async () => (await h.show('chat')).status === 'ended', 'chat to end');

@@ -75,10 +75,26 @@ describe("a record's parts agree", () => {
   it.each(MOCK_FORMATS)('%s: the mock agent’s turn is detected as its protocol and read by its adapter', async (name) => {
     const p = agentProtocol(name)!;
     const r = (await p.mock!())(createRng(3));
-    const lines = [...r.start(), ...r.turn(planTurn(createRng(4), 0, 'go'))];
-    expect(detectProtocol(lines.find((l) => l.startsWith('{'))!)).toBe(name);
     const a = createAdapter(name);
-    const fold = foldSignals(lines.flatMap((l) => a.line(l)));
+    const signals: Signal[] = [];
+    const read = (lines: readonly string[]): void => lines.forEach((l) => signals.push(...a.line(l)));
+    if (p.conversation) {
+      // A two-way protocol's agent says nothing before orcr opens its session (so it is never detected: orcr spoke first),
+      // and works on what orcr sends it: the opening, then the first input.
+      for (const l of p.conversation.opening({ cwd: '/w', session: null }).trimEnd().split('\n')) {
+        const served = r.server!.read(l);
+        if (served?.kind === 'served') read(served.lines);
+      }
+      const session = signals.flatMap((s) => (s.kind === 'opened' ? [s.session_id] : []))[0] ?? null;
+      expect(session).not.toBeNull();
+      const first = r.server!.read(inputLine(name, 'go', { session, seq: 1 }).trimEnd());
+      expect(first).toMatchObject({ kind: 'input', text: 'go' });
+      if (first?.kind === 'input') read(first.reply ?? []);
+    }
+    const lines = [...r.start(), ...r.turn(planTurn(createRng(4), 0, 'go'))];
+    if (!p.conversation) expect(detectProtocol(lines.find((l) => l.startsWith('{'))!)).toBe(name);
+    read(lines);
+    const fold = foldSignals(signals);
     expect(fold.turns).toBe(1);
     expect(fold.cost_usd !== undefined && fold.cost_usd > 0).toBe(p.reportsCost);
   });
@@ -101,14 +117,15 @@ describe("a record's parts agree", () => {
         for (const l of step.value.lines) a.line(l);
         reply = undefined;
         if (!step.value.ask) continue;
-        const [signal] = a.line(step.value.ask.line);
-        expect(signal).toMatchObject({ kind: 'approval', ask: { ref: step.value.ask.ref } });
+        const signal = a.line(step.value.ask.line).find((s) => s.kind === 'approval');
+        expect(signal).toMatchObject({ kind: 'approval' });
         const asked = signal as Extract<Signal, { kind: 'approval' }>;
         refs.push(asked.ask.ref);
         const verdict = refs.length % 2 === 0 ? 'deny' : 'allow';
         const answer = p.approvals!.answer(asked.ask.ref, { verdict, message: null, answers: asked.ask.questions ? ['Yes'] : null, always: true }, asked);
         const read = asking.read(answer.trimEnd());
-        expect(read).toMatchObject({ kind: 'answer', ref: asked.ask.ref, reply: { allow: verdict === 'allow' } });
+        // The answer reaches the request that waits for it (orcr's ref may say more: a two-way protocol's names the agent's attempt).
+        expect(read).toMatchObject({ kind: 'answer', ref: step.value.ask.ref, reply: { allow: verdict === 'allow' } });
         reply = (read as { reply: Reply }).reply;
       }
       expect(refs.length).toBeGreaterThanOrEqual(2);
@@ -142,6 +159,6 @@ describe('the lists that name protocols are the registry’s', () => {
       interactive_input: true,
     });
     expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
-    expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'gemini', 'jsonl']);
+    expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'acp', 'jsonl']);
   });
 });

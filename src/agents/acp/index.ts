@@ -22,6 +22,7 @@ export const acp = defineProtocol({
   // The same command: the session goes on through the opening (`session/load`), where the agent offers it.
   resume: (command) => (command.length > 0 ? [...command] : null),
   reportsCost: false,
+  mock: async () => (await import('../mock/acp.js')).acpMock,
   preset: {
     command: ['gemini', '--acp'],
   },

@@ -23,6 +23,7 @@ export const codexApp = defineProtocol({
   // The same command: the thread goes on through the opening (`thread/resume`), not the argv.
   resume: (command) => (command.length > 0 ? [...command] : null),
   accountEnv: 'CODEX_HOME',
+  mock: async () => (await import('../mock/codex-app.js')).codexAppMock,
   reportsCost: false,
   // A command's output and exit code, a patch refused, and the errors Codex gave up on.
   transcript: {

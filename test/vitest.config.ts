@@ -11,6 +11,8 @@ const LIVE = [
   'test/real/claude-mcp.test.ts',
   'test/real/codex.test.ts',
   'test/real/gemini.test.ts',
+  'test/real/gemini-acp.test.ts',
+  'test/real/gemini-acp-sessions.test.ts',
   'test/real/record.test.ts',
 ];
 

@@ -13,6 +13,8 @@ const LIVE = [
   'test/real/codex-app.test.ts',
   'test/real/codex-app-probe.test.ts',
   'test/real/gemini.test.ts',
+  'test/real/gemini-acp.test.ts',
+  'test/real/gemini-acp-sessions.test.ts',
   'test/real/record.test.ts',
 ];
 

@@ -46,6 +46,8 @@ export type Step =
   | {
       kind: 'reply';
       text?: string;
+      /** Gemini only: a thought part (`thought: true`) streamed before the text, e.g. "**Subject**\nwhat it thinks". */
+      thought?: string;
       tools?: ToolCall[];
       usage?: Usage;
       /** Wait this long before answering at all. */
@@ -414,6 +416,9 @@ export class ModelServer {
       return;
     }
     const gap = step.kind === 'reply' ? (step.chunkDelayMs ?? 0) : 0;
+    if (step.kind === 'reply' && step.thought) {
+      await sse(null, { candidates: [{ content: { role: 'model', parts: [{ text: step.thought, thought: true }] }, index: 0 }], modelVersion: model }, gap);
+    }
     // Text in pieces, then the function calls and usage in the last chunk.
     const textParts = parts.filter((x) => 'text' in x);
     const callParts = parts.filter((x) => !('text' in x));

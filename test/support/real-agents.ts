@@ -51,6 +51,22 @@ export class RealHome extends TestHome {
   }
 }
 
+/** Gemini CLI's `~/.gemini/settings.json` for the rig; `allowed: []` leaves every tool to be approved (ACP asks the client). */
+export function geminiSettings(opts: { allowed?: string[] } = {}): Record<string, unknown> {
+  return {
+    // GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
+    // headless mode refuses (exit 41): name the API-key method.
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    // A fixed model skips the routing classifier's extra model calls.
+    model: { name: 'gemini-2.5-flash' },
+    // Headless, tools that need approval are not even offered.
+    tools: { allowed: opts.allowed ?? ['run_shell_command'] },
+    // Fewer silent retries of 429s (each is a stderr line only).
+    general: { maxAttempts: 2, disableAutoUpdate: true, disableUpdateNag: true },
+    privacy: { usageStatisticsEnabled: false },
+  };
+}
+
 export interface RigOptions {
   config?: unknown;
   server?: ModelServerOptions;
@@ -121,25 +137,7 @@ export class Rig {
 
     const gemini = path.join(this.agentHome, '.gemini');
     fs.mkdirSync(gemini, { recursive: true });
-    fs.writeFileSync(
-      path.join(gemini, 'settings.json'),
-      JSON.stringify(
-        {
-          // GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
-          // headless mode refuses (exit 41): name the API-key method.
-          security: { auth: { selectedType: 'gemini-api-key' } },
-          // A fixed model skips the routing classifier's extra model calls.
-          model: { name: 'gemini-2.5-flash' },
-          // Headless, tools that need approval are not even offered.
-          tools: { allowed: ['run_shell_command'] },
-          // Fewer silent retries of 429s (each is a stderr line only).
-          general: { maxAttempts: 2, disableAutoUpdate: true, disableUpdateNag: true },
-          privacy: { usageStatisticsEnabled: false },
-        },
-        null,
-        2,
-      ),
-    );
+    fs.writeFileSync(path.join(gemini, 'settings.json'), JSON.stringify(geminiSettings(), null, 2));
   }
 
   /** The environment a run needs: the CLIs on PATH, HOME, the server's address, keys. */

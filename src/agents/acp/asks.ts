@@ -51,7 +51,8 @@ export function toolOf(call: JsonObject): string {
 /** What it acts on: a command, a path, a URL, from its raw input or its locations. */
 function subjectOf(tool: string, call: JsonObject): string | null {
   const raw = isObject(call.rawInput) ? call.rawInput : {};
-  if (tool === 'Bash') return str(raw.command) ?? null;
+  // Gemini names a command only in its title.
+  if (tool === 'Bash') return str(raw.command) ?? str(call.title) ?? null;
   if (tool === 'WebFetch') return str(raw.url) ?? null;
   const location = Array.isArray(call.locations) ? call.locations.find((l) => isObject(l) && typeof l.path === 'string') : undefined;
   return (isObject(location) ? str(location.path) : undefined) ?? str(raw.file_path) ?? str(raw.absolute_path) ?? str(raw.path) ?? null;

@@ -14,7 +14,7 @@ import { createRpcAdapter, type RpcDialect } from '../rpc/adapter.js';
 import { refOf } from '../rpc/frames.js';
 import type { AdapterOptions, ExtendedAdapter, ExtendedSignal, Signal } from '../signals.js';
 import { createTurnTracker } from '../turns.js';
-import { isObject, num, str, withModelTurns, type JsonObject } from '../util.js';
+import { isObject, mentionsLogin, num, str, withModelTurns, type JsonObject } from '../util.js';
 import { PERMISSION, permission, toolOf } from './asks.js';
 import { ownRequest } from './ids.js';
 
@@ -30,29 +30,36 @@ function dialect(options: AdapterOptions): RpcDialect {
   const attempt = options.attempt ?? 0;
   const turns = createTurnTracker();
   const words = wordsOf();
-  const seenCalls = new Set<string>();
-  // Read by an earlier supervisor already, or not yet: a loaded session's replay comes before its answer.
+  const calls = callsOf();
+  // Read by an earlier supervisor already, or not yet: a loaded session's replay begins before its answer.
   let open = options.opened === true;
+  // And goes on after it (Gemini 0.61): its updates are let pass until the agent shows work of its own.
+  let replaying = false;
 
-  function opened(session: string | undefined): ExtendedSignal[] {
+  function opened(session: string | undefined, loaded: boolean): ExtendedSignal[] {
     if (!session) return [{ kind: 'protocol_error', message: 'the agent opened a session without an id', fatal: true }];
     open = true;
+    replaying = loaded;
     return [{ kind: 'opened', session_id: session }, ...turns.alive({ session_id: session })];
   }
 
   function update(params: unknown): ExtendedSignal[] {
     if (!open || !isObject(params) || !isObject(params.update)) return [];
     const u = params.update;
+    if (replaying) {
+      replaying = !endsReplay(u);
+      if (replaying) return [];
+    }
     switch (str(u.sessionUpdate)) {
       case 'agent_message_chunk':
         words.add(u.content);
         return turns.start();
       case 'agent_thought_chunk':
       case 'plan':
-      case 'tool_call_update':
         return turns.start();
       case 'tool_call':
-        return [...turns.start(), ...words.flush(), ...toolCall(u, seenCalls)];
+      case 'tool_call_update':
+        return [...turns.start(), ...calls.seen(u, words)];
       case 'usage_update':
         return usageUpdate(u);
       default:
@@ -62,7 +69,8 @@ function dialect(options: AdapterOptions): RpcDialect {
 
   function turnEnded(result: unknown): ExtendedSignal[] {
     const r = isObject(result) ? result : {};
-    const out: ExtendedSignal[] = [...turns.start(), ...words.flush(), ...turnUsage(r.usage)];
+    replaying = false;
+    const out: ExtendedSignal[] = [...turns.start(), ...words.flush(), ...turnUsage(r)];
     const reason = str(r.stopReason) ?? 'end_turn';
     out.push(DONE.has(reason) ? { kind: 'result', ok: true } : { kind: 'result', ok: false, detail: reason === 'cancelled' ? 'interrupted' : reason });
     return [...out, ...turns.end()];
@@ -73,8 +81,8 @@ function dialect(options: AdapterOptions): RpcDialect {
     result(id, result) {
       const own = ownRequest(id);
       if (own === null) return null;
-      if (own.kind === 'open') return opened(isObject(result) ? str(result.sessionId) : undefined);
-      if (own.kind === 'load') return opened(own.session);
+      if (own.kind === 'open') return opened(isObject(result) ? str(result.sessionId) : undefined, false);
+      if (own.kind === 'load') return opened(own.session, true);
       if (own.kind === 'turn') return turnEnded(result);
       return [];
     },
@@ -82,11 +90,18 @@ function dialect(options: AdapterOptions): RpcDialect {
       const own = id === null ? null : ownRequest(id);
       if (own === null)
         return id === null ? [{ kind: 'protocol_error', message: `the agent could not read a line of orcr's: ${e.message}`, fatal: false }] : null;
-      if (own.kind === 'turn') return [...turns.start(), ...words.flush(), ...turnFailure(errorText(e), now()), ...turns.end()];
+      if (own.kind === 'turn') return [...turns.start(), ...words.flush(), ...turnFailure(errorText(e), now(), namedByCode(e.code)), ...turns.end()];
       const what = own.kind === 'load' ? `load session ${own.session}` : own.kind === 'open' ? 'open a session' : 'start';
-      return [{ kind: 'protocol_error', message: `the agent refused to ${what}: ${e.message}`, fatal: true }];
+      // A login it lacks is said as a login (the TUI's, ps's "login"), then the run cannot go on.
+      const login: Signal[] = mentionsLogin(e.message) || /api key/i.test(e.message) ? [{ kind: 'blocked', blocked: 'login', message: e.message }] : [];
+      return [...login, { kind: 'protocol_error', message: `the agent refused to ${what}: ${e.message}`, fatal: true }];
     },
-    requests: { [PERMISSION]: (id, params) => wrap(turns.start(), words.flush(), permission(refOf(id, attempt), params)) },
+    requests: {
+      [PERMISSION]: (id, params) => {
+        calls.asked(params);
+        return wrap(turns.start(), words.flush(), permission(refOf(id, attempt), params));
+      },
+    },
     notifications: { 'session/update': update },
   };
 }
@@ -106,14 +121,47 @@ function wordsOf(): { add(content: unknown): void; flush(): ExtendedSignal[] } {
   };
 }
 
-/** A tool call, once per id (its updates and a repeat of it are the same call). */
-function toolCall(u: JsonObject, seen: Set<string>): ExtendedSignal[] {
-  const id = str(u.toolCallId);
-  if (id !== undefined) {
-    if (seen.has(id)) return [];
-    seen.add(id);
-  }
-  return [{ kind: 'tool', name: toolOf(u), input: u.rawInput ?? { title: u.title ?? null } }, { kind: 'model_turn' }];
+/**
+ * Tool calls, each counted once by id: at its `tool_call`, or, for one the
+ * agent asked permission for first (Gemini announces it no other way), at
+ * its first update that says it runs or ran, as the request described it.
+ */
+function callsOf(): { asked(params: unknown): void; seen(u: JsonObject, words: ReturnType<typeof wordsOf>): ExtendedSignal[] } {
+  const counted = new Set<string>();
+  const pending = new Map<string, JsonObject>();
+  return {
+    asked(params) {
+      const call = isObject(params) && isObject(params.toolCall) ? params.toolCall : null;
+      const id = call ? str(call.toolCallId) : undefined;
+      if (call && id !== undefined && !counted.has(id)) pending.set(id, call);
+    },
+    seen(u, words) {
+      const id = str(u.toolCallId);
+      if (id !== undefined && counted.has(id)) return [];
+      const asked = id !== undefined ? pending.get(id) : undefined;
+      // An update of a call never announced nor asked about (or one that did not run): nothing to count.
+      if (u.sessionUpdate === 'tool_call_update' && (!asked || (u.status !== 'in_progress' && u.status !== 'completed'))) return [];
+      if (id !== undefined) {
+        counted.add(id);
+        pending.delete(id);
+      }
+      const call = asked ? { ...asked, ...u } : u;
+      return [...words.flush(), { kind: 'tool', name: toolOf(call), input: call.rawInput ?? { title: call.title ?? null } }, { kind: 'model_turn' }];
+    },
+  };
+}
+
+/** An update no loaded session's replay carries: the agent at work (a thought, a call under way) or done setting up (its commands). */
+function endsReplay(u: JsonObject): boolean {
+  const kind = str(u.sessionUpdate);
+  if (kind === 'available_commands_update' || kind === 'agent_thought_chunk' || kind === 'plan') return true;
+  return (kind === 'tool_call' || kind === 'tool_call_update') && (u.status === 'pending' || u.status === 'in_progress');
+}
+
+/** A turn's error named by its code, where an agent gives its API's HTTP status (Gemini): a limit, or the API's trouble. */
+function namedByCode(code: number | null): 'limit' | 'api_error' | null {
+  if (code === 429) return 'limit';
+  return code !== null && code >= 500 && code < 600 ? 'api_error' : null;
 }
 
 /** The session's cumulative cost, when the agent reports one in dollars. */
@@ -123,12 +171,26 @@ function usageUpdate(u: JsonObject): Signal[] {
   return [{ kind: 'usage', input: 0, output: 0, cached: 0, cost_usd_total: cost.amount }];
 }
 
-/** A turn's tokens, when the prompt's answer carries them. */
-function turnUsage(usage: unknown): Signal[] {
-  if (!isObject(usage)) return [];
-  const cached = num(usage.cachedReadTokens);
-  const input = Math.max(0, num(usage.inputTokens) - cached);
-  const output = num(usage.outputTokens);
+/**
+ * A turn's tokens, where the prompt's answer carries them: ACP's `usage`, or
+ * Gemini's `_meta.quota.token_count` (its input includes cached tokens; it
+ * names none apart).
+ */
+function turnUsage(result: JsonObject): Signal[] {
+  let input = 0;
+  let output = 0;
+  let cached = 0;
+  if (isObject(result.usage)) {
+    cached = num(result.usage.cachedReadTokens);
+    input = Math.max(0, num(result.usage.inputTokens) - cached);
+    output = num(result.usage.outputTokens);
+  } else {
+    const meta = isObject(result._meta) && isObject(result._meta.quota) && isObject(result._meta.quota.token_count) ? result._meta.quota.token_count : null;
+    if (meta) {
+      input = num(meta.input_tokens);
+      output = num(meta.output_tokens);
+    }
+  }
   return input || output || cached ? [{ kind: 'usage', input, output, cached }] : [];
 }
 

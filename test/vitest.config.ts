@@ -10,6 +10,7 @@ const LIVE = [
   'test/real/claude-approvals.test.ts',
   'test/real/claude-mcp.test.ts',
   'test/real/codex.test.ts',
+  'test/real/codex-app.test.ts',
   'test/real/codex-app-probe.test.ts',
   'test/real/gemini.test.ts',
   'test/real/record.test.ts',

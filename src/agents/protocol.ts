@@ -98,7 +98,7 @@ interface ApprovalChannel {
 }
 
 interface TranscriptReading {
-  /** The line types `read` looks at: a cheap test before a line is parsed a second time. */
+  /** The line types `read` looks at (its `type`, a JSON-RPC `method`, an ACP `sessionUpdate`): a cheap test before a line is parsed a second time. */
   types: readonly string[];
   read(obj: JsonObject): TranscriptExtra[];
 }

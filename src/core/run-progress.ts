@@ -203,10 +203,11 @@ function twoWay(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'o
     acc.effects.push({ kind: 'reply', line: sig.line });
     return run;
   }
-  acc.events.push({ type: 'protocol_error', data: { message: sig.message.slice(0, 500), fatal: sig.fatal } });
+  const message = sig.message.slice(0, 500);
+  acc.events.push({ type: 'protocol_error', data: { message, fatal: sig.fatal } });
   // Settle issues the stop.
   if (sig.fatal && !acc.state.stoppedFor) acc.state.stoppedFor = { reason: 'errored', detail: `protocol: ${sig.message.slice(0, 200)}` };
-  return run;
+  return { ...run, protocol_errors: { count: run.protocol_errors.count + 1, last: message } };
 }
 
 /**

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { createAdapter } from '../../src/agents/registry.js';
 import { answerLine } from '../../src/agents/codex-app/answers.js';
 import { openingLines, turnLine } from '../../src/agents/codex-app/ids.js';
+import { scriptOf, shellWords } from '../../src/agents/codex-app/command.js';
+import { parseRule, ruleMatches, type Rule } from '../../src/core/approval-rules.js';
 import type { ExtendedSignal } from '../../src/agents/signals.js';
 
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'codex-app');
@@ -54,9 +56,10 @@ describe('codex-app reads the genuine app-server', () => {
   it('a command outside the policy asks: Bash and its command, the ref scoped to the attempt; orcr accepts by the request id', () => {
     const s = read('approval-command-accept', { attempt: 2 });
     const [ask] = of(s, 'approval');
-    expect(ask!.ask).toMatchObject({ ref: '2:0', tool: 'Bash' });
-    expect(ask!.ask.subject).toContain('touch');
-    expect(ask!.ask.always).toMatch(/^Bash\(/);
+    // The script Codex's shell runs, not its `/bin/bash -lc '…'` form: what orcr's rules read.
+    expect(ask!.ask).toMatchObject({ ref: '2:0', tool: 'Bash', subject: 'touch /tmp/orcr-real/work/marker && echo made-it' });
+    // A chained command offers no rule for "always": a Bash rule is held to each part, and no part is the whole.
+    expect(ask!.ask.always).toBeNull();
     expect(of(s, 'tool').map((t) => t.name)).toContain('shell');
     const allow = answerLine('2:0', { verdict: 'allow', message: null, answers: null, always: false }, { input: ask!.input, offers: ask!.offers });
     expect(allow).toBe('{"id":0,"result":{"decision":"accept"}}\n');
@@ -65,6 +68,19 @@ describe('codex-app reads the genuine app-server', () => {
     // Not offered here (untrusted offers accept, an execpolicy amendment, cancel): "always" is orcr's own rule, Codex hears accept.
     const always = answerLine('2:0', { verdict: 'allow', message: null, answers: null, always: true }, { input: ask!.input, offers: ask!.offers });
     expect(always).toBe('{"id":0,"result":{"decision":"accept"}}\n');
+  });
+
+  it('a single command offers itself as the rule for "always", without its shell; user rules read the script, a deny rule a part of it', () => {
+    const [ask] = of(read('stdin-closed-mid-turn', { proc: 2 }), 'approval');
+    expect(ask!.ask).toMatchObject({ subject: 'touch /tmp/orcr-real/work/marker', always: 'Bash(touch /tmp/orcr-real/work/marker)' });
+    const [chained] = of(read('approval-command-accept'), 'approval');
+    const ctx = { cwd: '/tmp/orcr-real/work', home: '/root' };
+    const rule = (text: string) => parseRule(text) as Rule;
+    // Before: `/bin/bash -lc '…'` was the subject, and no rule written as for Claude Code matched it.
+    expect(ruleMatches(rule('Bash(touch /tmp/orcr-real/work/marker)'), ask!.ask, ctx)).toBe(true);
+    expect(ruleMatches(rule('Bash(touch:*)'), ask!.ask, ctx)).toBe(true);
+    expect(ruleMatches(rule('Bash(echo:*)'), chained!.ask, ctx, 'any')).toBe(true);
+    expect(ruleMatches(rule('Bash(touch:*)'), chained!.ask, ctx)).toBe(false);
   });
 
   it('a patch asks as Edit of its file, read from the item Codex started before it asked', () => {
@@ -140,5 +156,32 @@ describe('codex-app when the peer breaks the protocol', () => {
   it('a request orcr cannot read is answered invalid params, so Codex does not wait on it', () => {
     const s = adapter().line('{"method":"item/commandExecution/requestApproval","id":4,"params":"nonsense"}');
     expect(s).toContainEqual({ kind: 'reply', line: '{"id":4,"error":{"code":-32602,"message":"Invalid params"}}\n' });
+  });
+});
+
+describe('codex-app: the script of a command as Codex names it', () => {
+  it('unwraps `SHELL -lc SCRIPT` in the quoting Codex writes (single and double quotes run together)', () => {
+    expect(scriptOf("/bin/bash -lc 'touch a && echo b'")).toBe('touch a && echo b');
+    // As the genuine CLI named `printf 'real %s\n' "$(pwd)" > one.txt && cat one.txt` (test/real/codex-app.test.ts).
+    expect(scriptOf(`/bin/bash -lc "printf 'real %s\\n' \\""'$(pwd)" > one.txt && cat one.txt'`)).toBe(`printf 'real %s\\n' "$(pwd)" > one.txt && cat one.txt`);
+    expect(scriptOf("bash -c 'it'\\''s'")).toBe("it's");
+    expect(scriptOf('/usr/bin/zsh -lc ls')).toBe('ls');
+    expect(scriptOf('sh -c "a \\$HOME b"')).toBe('a $HOME b');
+  });
+
+  it('anything else is no script: another program, other flags, shell syntax or an expansion around it, broken quotes', () => {
+    for (const c of [
+      'ls -la',
+      "python -c 'print(1)'",
+      "/bin/bash -lc 'a' 'b'",
+      "/bin/bash -x -c 'a'",
+      "/bin/bash -lc 'a'; rm x",
+      '/bin/bash -lc "$(x)"',
+      "/bin/bash -lc 'open",
+      '/bin/bash -lc "open',
+    ])
+      expect(scriptOf(c), c).toBeNull();
+    expect(shellWords('a \'b c\'"d" e\\ f')).toEqual(['a', 'b cd', 'e f']);
+    expect(shellWords('')).toEqual([]);
   });
 });

@@ -197,8 +197,15 @@ export class Rig {
     return JSON.parse(r.stdout) as T;
   }
 
-  /** `orcr run -a AGENT -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run. */
-  run(agent: AgentName, name: string, prompt: string, args: string[] = [], env: Record<string, string> = {}, drop: string[] = []): Promise<PublicRun> {
+  /** `orcr run -a AGENT -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run (AGENT a built-in preset: codex-app is Codex too). */
+  run(
+    agent: AgentName | 'codex-app',
+    name: string,
+    prompt: string,
+    args: string[] = [],
+    env: Record<string, string> = {},
+    drop: string[] = [],
+  ): Promise<PublicRun> {
     return this.json<PublicRun>(['run', '-a', agent, '-n', name, '-p', prompt, '--cwd', this.work, ...this.envArgs(env, drop), ...args]);
   }
 

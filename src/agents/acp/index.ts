@@ -7,7 +7,8 @@
 // run's folder, and a request for orcr's is answered "method not found".
 
 import { VERSION } from '../../cli/version.js';
-import { defineProtocol } from '../protocol.js';
+import { defineProtocol, type TranscriptExtra } from '../protocol.js';
+import { isObject } from '../util.js';
 import { answerLine } from './answers.js';
 import { openingLines, promptLine } from './ids.js';
 import { createAcpAdapter } from './reader.js';
@@ -25,4 +26,27 @@ export const acp = defineProtocol({
   preset: {
     command: ['gemini', '--acp'],
   },
+  // A tool call's outcome: its text content, once it completed or failed.
+  transcript: {
+    types: ['tool_call_update'],
+    read(obj): TranscriptExtra[] {
+      const u = isObject(obj.params) && isObject(obj.params.update) ? obj.params.update : null;
+      if (u?.sessionUpdate !== 'tool_call_update' || (u.status !== 'completed' && u.status !== 'failed')) return [];
+      return [{ kind: 'tool_result', text: contentText(u.content), failed: u.status === 'failed' }];
+    },
+  },
 });
+
+/** A tool call's content: its text blocks, and a diff as the file it changes. */
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((c) => {
+      if (!isObject(c)) return '';
+      if (c.type === 'diff') return typeof c.path === 'string' ? `(changed ${c.path})` : '';
+      const block = isObject(c.content) ? c.content : null;
+      return block && typeof block.text === 'string' ? block.text : '';
+    })
+    .filter(Boolean)
+    .join('\n');
+}

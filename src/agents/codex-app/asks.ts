@@ -7,9 +7,10 @@
 // (its params, and the method with the decisions Codex offered).
 
 import type { Ask, Question } from '../../core/approvals.js';
-import { parseRule } from '../../core/approval-rules.js';
+import { commandParts, parseRule } from '../../core/approval-rules.js';
 import type { Signal } from '../signals.js';
 import { isObject, str, type JsonObject } from '../util.js';
+import { scriptOf } from './command.js';
 
 export const COMMAND_APPROVAL = 'item/commandExecution/requestApproval';
 export const FILE_APPROVAL = 'item/fileChange/requestApproval';
@@ -21,15 +22,21 @@ export interface CodexOffers {
   decisions: unknown[] | null;
 }
 
-/** A command's request (its `ref`, the request's id as refs are kept: rpc/frames.ts); null when it lacks what an answer needs. */
+/**
+ * A command's request (its `ref`, the request's id as refs are kept:
+ * rpc/frames.ts); null when it lacks what an answer needs. Its subject is the
+ * script Codex's shell would run (command.ts): what orcr's rules read.
+ */
 export function commandApproval(ref: string, params: unknown): Signal | null {
   if (!isObject(params)) return null;
   const command = str(params.command) ?? null;
+  const script = command !== null ? (scriptOf(command) ?? command) : null;
   const decisions = Array.isArray(params.availableDecisions) ? params.availableDecisions : null;
-  const ask = base(ref, 'Bash', command, params);
+  const ask = base(ref, 'Bash', script, params);
   // "From now on": the same command, as a rule of the run's (orcr answers its next asks); Codex is told
-  // acceptForSession too where it offers it (answers.ts).
-  const always = command !== null ? ruleOrNull(`Bash(${command})`) : null;
+  // acceptForSession too where it offers it (answers.ts). A chained command is none: a Bash rule is held
+  // to each of a command's parts (core/approval-rules.ts), and no part is the whole.
+  const always = script !== null && commandParts(script).length === 1 ? ruleOrNull(`Bash(${script})`) : null;
   return approval({ ...ask, always }, params, { method: COMMAND_APPROVAL, decisions });
 }
 

@@ -7,7 +7,8 @@
 // after a limit by `thread/resume` in the same command.
 
 import { VERSION } from '../../cli/version.js';
-import { defineProtocol } from '../protocol.js';
+import { defineProtocol, type TranscriptExtra } from '../protocol.js';
+import { isObject, str } from '../util.js';
 import { answerLine } from './answers.js';
 import { openingLines, turnLine } from './ids.js';
 import { createCodexAppAdapter } from './reader.js';
@@ -24,6 +25,23 @@ export const codexApp = defineProtocol({
   accountEnv: 'CODEX_HOME',
   mock: async () => (await import('../mock/codex-app.js')).codexAppMock,
   reportsCost: false,
+  // A command's output and exit code, a patch refused, and the errors Codex gave up on.
+  transcript: {
+    types: ['item/completed', 'error'],
+    read(obj): TranscriptExtra[] {
+      const params = isObject(obj.params) ? obj.params : {};
+      if (obj.method === 'error' && isObject(params.error) && params.willRetry !== true)
+        return typeof params.error.message === 'string' ? [{ kind: 'error', text: params.error.message }] : [];
+      const it = obj.method === 'item/completed' && isObject(params.item) ? params.item : null;
+      if (it?.type !== 'commandExecution') return [];
+      const code = typeof it.exitCode === 'number' ? it.exitCode : null;
+      const text = (str(it.aggregatedOutput) ?? '').replace(/\n$/, '');
+      const declined = it.status === 'declined';
+      return [
+        { kind: 'tool_result', text: declined ? 'declined' : text || (code !== null ? `exit ${code}` : ''), failed: declined || (code !== null && code !== 0) },
+      ];
+    },
+  },
   preset: {
     command: ['codex', 'app-server'],
     takeover: { title: 'Codex', args: (session) => ['resume', session] },

@@ -50,6 +50,18 @@ function dialect(now: () => number, attempt: number): RpcDialect {
 
   return {
     write: (message) => JSON.stringify(message) + '\n',
+    // Most items are counted only as they finish, and some not at all: their start (a patch's aside) and those finishing
+    // say no more than that the turn is on.
+    peek(method, text) {
+      if (method !== 'item/started' && method !== 'item/completed') return null;
+      const type = ITEM_TYPE.exec(text)?.[1];
+      if (type === undefined) return null;
+      return (method === 'item/started' && type !== 'fileChange') || UNCOUNTED_ITEMS.has(type) ? turns.start() : null;
+    },
+    ignoresResult: (id) => {
+      const own = ownRequest(id);
+      return own !== null && own.kind !== OWN.open;
+    },
     result(id, result) {
       const own = ownRequest(id);
       if (own === null) return null;
@@ -163,6 +175,11 @@ function withReset(signals: Signal[], resetAt: number | null, now: number): Sign
 function wrap(before: ExtendedSignal[], sig: Signal | null): ExtendedSignal[] | null {
   return sig ? [...before, sig] : null;
 }
+
+/** An item's type, where Codex prints it: first in the item, at the head of the line. */
+const ITEM_TYPE = /^\{"method":"item\/(?:started|completed)","params":\{"item":\{"type":"(\w+)"/;
+/** Items that are no work of the model's to count: the user's own message, its reasoning, its plans. */
+const UNCOUNTED_ITEMS = new Set(['userMessage', 'reasoning', 'plan', 'contextCompaction', 'enteredReviewMode', 'exitedReviewMode']);
 
 type Named = 'limit' | 'api_error' | null;
 

@@ -26,9 +26,19 @@ export interface RpcDialect {
   requests: Readonly<Record<string, (id: RpcId, params: unknown) => Read>>;
   /** The agent's notifications orcr reads, by method; any other is let pass (the spec lets a client ignore them). */
   notifications: Readonly<Record<string, (params: unknown) => Read>>;
+  /** A notification read from its line's text without parsing it (one whose head says all that matters), or null to parse it. */
+  peek?(method: string, text: string): ExtendedSignal[] | null;
+  /** The answer to this request id of orcr's needs no reading (it is read no further than its head). */
+  ignoresResult?(id: string): boolean;
   /** The process exited: what the dialect held back. */
   end?(): ExtendedSignal[];
 }
+
+/** A notification's head as the agents print it: its method, then its params (no id before them), with or without `"jsonrpc"` first. */
+const NOTIFICATION_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"method":"([^"\\]{1,100})","params":/;
+
+/** An answer's head as the agents print it: a string id, then its result. */
+const RESULT_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"id":"([^"\\]{1,200})","result":/;
 
 /** The longest piece of a broken line a protocol error quotes. */
 const QUOTE = 80;
@@ -41,6 +51,16 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
   const broke = (message: string): Signal => ({ kind: 'protocol_error', message, fatal: false });
 
   function line(text: string): ExtendedSignal[] {
+    // A notification orcr lets pass (Codex's message deltas: most of its lines) is known from its head, and not parsed.
+    const head = NOTIFICATION_HEAD.exec(text);
+    if (head) {
+      if (!Object.hasOwn(dialect.notifications, head[1]!)) return [];
+      const quick = dialect.peek?.(head[1]!, text);
+      if (quick) return quick;
+    }
+    // So is an answer to one of orcr's requests whose content does not matter (a turn started: its notifications say the rest).
+    const answered = RESULT_HEAD.exec(text);
+    if (answered && dialect.ignoresResult?.(answered[1]!)) return [];
     const frame = readFrame(text);
     if (frame === null) {
       // Text that does not even try to be JSON is no frame: kept as output (a CLI's stray print).

@@ -175,7 +175,8 @@ describe('mock agent: codex-app, a JSON-RPC server', () => {
       const started = m.out.find((o) => o.method === 'item/started' && o.params.item.id === a.ask.tool_use_id)!;
       expect(m.out.indexOf(started)).toBeLessThan(m.out.findIndex((o) => o.id === idOfRef(a.ask.ref) && o.method));
       if (a.ask.tool === 'Bash') {
-        expect(a.ask.subject).toBe(started.params.item.command);
+        // What rules match is the script inside Codex's `/bin/bash -lc '…'`.
+        expect(`/bin/bash -lc '${a.ask.subject}'`).toBe(started.params.item.command);
         expect((a.offers as { decisions: unknown[] }).decisions).toEqual(['accept', { acceptWithExecpolicyAmendment: expect.anything() }, 'cancel']);
       } else expect(a.ask.subject).toBe(started.params.item.changes[0].path);
       expect(items.get(a.ask.tool_use_id!)!.status).toBe(nth % 2 === 0 ? 'completed' : 'declined');

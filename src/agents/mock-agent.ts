@@ -53,7 +53,7 @@ turn/start or session/prompt (answered at once, or at the turn's end); before a 
 an edit a request (item/.../requestApproval with availableDecisions, a question as
 item/tool/requestUserInput; session/request_permission with options) that waits for the
 response with its id; exit 0 at stdin EOF, even mid-turn. --turns and --prompt are not
-theirs; crash exits 3 in the second turn; limit fails each turn as the CLI reports a usage
+theirs; crash exits 3 half-way through its first turn; limit fails each turn as the CLI reports a usage
 limit, auth as it reports no login (codex-app: each turn, 401; acp: the session refused),
 and the server lives on; loop is one turn that never ends.
 `;

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { acceptsInput } from '../agents/input.js';
-import { ASKING_MOCK_FORMATS, MOCK_FORMATS } from '../agents/registry.js';
+import { agentProtocol, ASKING_MOCK_FORMATS, MOCK_FORMATS } from '../agents/registry.js';
 import type { RunSpec } from '../config/run-spec.js';
 
 export const DEMO_CONFIG = {
@@ -81,6 +81,8 @@ export function demoSpecs(cwd: string): RunSpec[] {
         workload: s.workload,
         cwd,
         command: [...agent, '--format', format, '--scenario', s.scenario, '--turns', String(s.turns), '--delay', String(s.delay), '--seed', String(i)],
+        // A two-way protocol's agent works only on the turns orcr starts: without a prompt it would do nothing.
+        ...(agentProtocol(format)?.conversation ? { prompt: 'Fix the failing tests' } : {}),
         ...(s.extra ?? {}),
       });
     }

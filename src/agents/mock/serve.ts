@@ -46,9 +46,9 @@ function turnOf(r: Renderer, server: Serving, opts: ServeOptions, stdin: Stdin):
       return (text, i) => askingTurn(asking, planAskTurn(rng, i, text, question && i === 0), stdin, delay);
     }
     case 'crash':
+      // Its first turn dies half-way: a run given one turn (a one-shot run) sees the crash too.
       return async (text, i) => {
         const lines = r.turn(planTurn(rng, i, text));
-        if (i === 0) return emit(lines, delay);
         await emit(lines.slice(0, Math.max(1, Math.floor(lines.length / 2))), delay);
         return exitAfterFlush(3);
       };

@@ -185,3 +185,20 @@ describe('codex-app: the script of a command as Codex names it', () => {
     expect(shellWords('')).toEqual([]);
   });
 });
+
+describe('codex-app usage across a resume', () => {
+  it("a resumed thread's total, restated before the new process's first turn, is not counted again", () => {
+    const first = read('resume-after-kill', { proc: 1 });
+    const second = read('resume-after-kill', { proc: 2 });
+    const sum = (s: ExtendedSignal[]): number => of(s, 'usage').reduce((n, u) => n + u.input + u.output + u.cached, 0);
+    expect(sum(first)).toBeGreaterThan(0);
+    // The second process counts only its own turn: less than the thread's whole total it restates.
+    const lines = printed('resume-after-kill', 2).map(
+      (l) => JSON.parse(l) as { method?: string; params?: { tokenUsage?: { total?: Record<string, number> } } },
+    );
+    const totals = lines.filter((o) => o.method === 'thread/tokenUsage/updated').map((o) => o.params!.tokenUsage!.total!);
+    const last = totals.at(-1)!;
+    const lastAll = Math.max(0, last.inputTokens! - last.cachedInputTokens!) + last.outputTokens! + last.cachedInputTokens!;
+    expect(sum(first) + sum(second)).toBe(lastAll);
+  });
+});

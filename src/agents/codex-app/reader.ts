@@ -25,6 +25,8 @@ export function createCodexAppAdapter(options: AdapterOptions = {}): ExtendedAda
 function dialect(now: () => number, attempt: number): RpcDialect {
   const turns = createTurnTracker();
   const usage = createCumulativeCounter();
+  /** This process has begun a turn (a resumed thread's total, restated before it, is no new usage). */
+  let begun = false;
   /** When the account's spent window resets (epoch ms), as Codex last said: a limit's end where its words name none. */
   let resetAt: number | null = null;
   /** The last error Codex gave up on (`willRetry: false`), for the turn it fails. */
@@ -50,18 +52,7 @@ function dialect(now: () => number, attempt: number): RpcDialect {
 
   return {
     write: (message) => JSON.stringify(message) + '\n',
-    // Most items are counted only as they finish, and some not at all: their start (a patch's aside) and those finishing
-    // say no more than that the turn is on.
-    peek(method, text) {
-      if (method !== 'item/started' && method !== 'item/completed') return null;
-      const type = ITEM_TYPE.exec(text)?.[1];
-      if (type === undefined) return null;
-      return (method === 'item/started' && type !== 'fileChange') || UNCOUNTED_ITEMS.has(type) ? turns.start() : null;
-    },
-    ignoresResult: (id) => {
-      const own = ownRequest(id);
-      return own !== null && own.kind !== OWN.open;
-    },
+    ...heads(turns),
     result(id, result) {
       const own = ownRequest(id);
       if (own === null) return null;
@@ -80,10 +71,17 @@ function dialect(now: () => number, attempt: number): RpcDialect {
       [USER_INPUT]: (id, params) => wrap(turns.start(), userInput(refOf(id, attempt), params)),
     },
     notifications: {
-      'turn/started': () => turns.begin(),
+      'turn/started': () => {
+        begun = true;
+        return turns.begin();
+      },
       'item/started': (p) => item.read(p, false),
       'item/completed': (p) => item.read(p, true),
-      'thread/tokenUsage/updated': (p) => tokenUsage(p, usage),
+      // Before this process's first turn, a total is the resumed thread's, restated: counted by the attempts before.
+      'thread/tokenUsage/updated': (p) => {
+        const counted = tokenUsage(p, usage);
+        return begun ? counted : [];
+      },
       'turn/completed': completed,
       'account/rateLimits/updated'(p) {
         const read = rateLimits(p);
@@ -98,6 +96,27 @@ function dialect(now: () => number, attempt: number): RpcDialect {
         lastError = { message, named: e && named(e) };
         return [];
       },
+    },
+  };
+}
+
+/**
+ * What is read from a line's head alone: most items are counted only as they
+ * finish, and some not at all — their start (a patch's aside) and those
+ * finishing say no more than that the turn is on; the answers to orcr's
+ * requests but the thread's need no reading.
+ */
+function heads(turns: ReturnType<typeof createTurnTracker>): Pick<RpcDialect, 'peek' | 'ignoresResult'> {
+  return {
+    peek(method, text) {
+      if (method !== 'item/started' && method !== 'item/completed') return null;
+      const type = ITEM_TYPE.exec(text)?.[1];
+      if (type === undefined) return null;
+      return (method === 'item/started' && type !== 'fileChange') || UNCOUNTED_ITEMS.has(type) ? turns.start() : null;
+    },
+    ignoresResult: (id) => {
+      const own = ownRequest(id);
+      return own !== null && own.kind !== OWN.open;
     },
   };
 }

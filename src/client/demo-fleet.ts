@@ -17,7 +17,8 @@ export const DEMO_CONFIG = {
     max: 10,
     // The runs that ask hold their slots while they wait for a person: room for them and for the rest.
     providers: { claude: 5, codex: 2, 'codex-app': 2, gemini: 2, acp: 2 },
-    workloads: { review: { reserved: 1, priority: 5 }, batch: { max: 3 } },
+    // The runs that ask lead the queue (the first thing a newcomer should meet), ahead of review's.
+    workloads: { asks: { priority: 9 }, review: { reserved: 1, priority: 5 }, batch: { max: 3 } },
   },
   timings: { kill_grace: '3s', limit_hold: '45s', idle_after: '5m' },
   providers: {
@@ -52,6 +53,7 @@ function askingSpecs(cwd: string, agent: string[]): RunSpec[] {
     name: `${a.scenario}-${format}-${n}`,
     provider: format,
     protocol: format,
+    workload: 'asks',
     cwd,
     prompt: a.prompt,
     command: [...agent, '--format', format, '--scenario', a.scenario, '--delay', '400', '--seed', String(n)],

@@ -58,7 +58,9 @@ export const codex = defineProtocol({
    * that is not a git repository or a trusted project). Its prompt comes on
    * stdin (`-`), closed once written.
    */
+  // `codex-exec`: the `codex` preset is the app-server's (codex-app/); this protocol keeps its name for the journals and configs that name it.
   preset: {
+    name: 'codex-exec',
     command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'],
     takeover: { title: 'Codex', args: (session) => ['resume', session] },
   },

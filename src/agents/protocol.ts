@@ -41,6 +41,12 @@ interface AgentInput {
 
 /** The built-in provider preset of the agent CLI that speaks the protocol (config.json's providers.NAME refines it). */
 interface Preset {
+  /**
+   * The provider's name, where it is not the protocol's: `codex` runs
+   * Codex's app-server (protocol codex-app), `codex-exec` its `exec --json`
+   * stream (protocol codex), whose name old journals and configs keep.
+   */
+  name?: string;
   /** Without `{prompt}`: the prompt goes to stdin. */
   command: readonly string[];
   /** The prompt is the first input line (formatted for the protocol), later input comes with `send`. */

@@ -158,7 +158,11 @@ describe('the lists that name protocols are the registry’s', () => {
       protocol: 'claude',
       interactive_input: true,
     });
-    expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
+    // The `codex` preset is Codex's app-server; its exec stream keeps the protocol name `codex` under the preset `codex-exec`.
+    expect(PRESET_NAMES).toEqual(['claude', 'codex-exec', 'codex', 'gemini', 'gemini-acp']);
+    expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'app-server'], protocol: 'codex-app' });
+    expect(BUILTIN_PROVIDERS['codex-exec']).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
+    expect(BUILTIN_PROVIDERS['gemini-acp']).toEqual({ command: ['gemini', '--acp'], protocol: 'acp' });
     expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'acp', 'jsonl']);
   });
 });

@@ -1,5 +1,5 @@
 // orcr supervising the REAL Codex on its app-server (`codex app-server`,
-// JSON-RPC over stdio: the built-in preset `codex-app`), through the real
+// JSON-RPC over stdio: the built-in preset `codex`), through the real
 // `orcr` CLI and a real supervisor, with the rig's model provider pointed at
 // the scripted model server. What the model server is sent is the proof that
 // orcr's lines reached the genuine CLI and did what they say: a command's
@@ -37,7 +37,7 @@ interface Approval {
  * thread/start may still ask for it.)
  */
 const ASKING = {
-  providers: { 'codex-app': { command: ['codex', 'app-server', '-c', 'approval_policy="on-request"', '-c', 'sandbox_mode="workspace-write"'] } },
+  providers: { codex: { command: ['codex', 'app-server', '-c', 'approval_policy="on-request"', '-c', 'sandbox_mode="workspace-write"'] } },
 };
 
 /** Codex 0.171.0 offers `exec_command {cmd}` for a model it has no metadata for. */
@@ -79,7 +79,7 @@ describeWhen(
       const r = await rig({ config: ASKING });
       const script = `printf 'real %s\\n' "$(pwd)" > one.txt && cat one.txt`;
       r.server.script('openai', escalated(script), escalated('echo by-rule'), text('Ran them.'));
-      const run = await r.run('codex-app', 'allowed', 'write one.txt', ['--allow', 'Bash(echo by-rule)']);
+      const run = await r.run('codex', 'allowed', 'write one.txt', ['--allow', 'Bash(echo by-rule)']);
       const asked = await pending(r, 'allowed', run.uuid);
       // The command as the model wrote it, not Codex's `/bin/bash -lc "…"'…'` of it.
       expect(asked).toMatchObject({ run: run.uuid, tool: 'Bash', state: 'pending', summary: `Bash: ${script}` });
@@ -104,7 +104,7 @@ describeWhen(
     it('`orcr deny -m`: the command does not run, the model is sent Codex’s rejection, and the run goes on to complete', async () => {
       const r = await rig({ config: ASKING });
       r.server.script('openai', escalated('touch nope.txt && echo made'), text('Understood, not done.'));
-      const run = await r.run('codex-app', 'denied', 'make nope.txt');
+      const run = await r.run('codex', 'denied', 'make nope.txt');
       const asked = await pending(r, 'denied', run.uuid);
       await answer(r, ['deny', String(asked.id), '-m', 'Not in this folder.']);
       const shown = await r.ended('denied');
@@ -119,7 +119,7 @@ describeWhen(
     it('--interactive, then `orcr send`: a second turn of the same thread (the model sees the first turn; the session unchanged)', async () => {
       const r = await rig();
       r.server.script('openai', text('Noted: banana.', { input: 100, output: 7 }), text('The word was banana.', { input: 150, output: 6 }));
-      const run = await r.run('codex-app', 'chat', 'remember the word banana', ['--interactive']);
+      const run = await r.run('codex', 'chat', 'remember the word banana', ['--interactive']);
       const idle = await r.waitFor('chat', (x) => x.status === 'idle' || x.status === 'ended', 'idle after the first turn', 30_000);
       expect(idle.status, r.describe(run.uuid)).toBe('idle');
       expect(idle.session_id).toBeTruthy();
@@ -136,7 +136,7 @@ describeWhen(
     });
 
     it('a usage limit: the run is held, and its next attempt resumes the same thread (thread/resume) and completes', async () => {
-      const r = await rig({ config: { providers: { 'codex-app': { continue_prompt: 'The limit has reset; carry on.' } } } });
+      const r = await rig({ config: { providers: { codex: { continue_prompt: 'The limit has reset; carry on.' } } } });
       r.server.script(
         'openai',
         // The reset a few seconds after the request (as Codex reads it: x-codex-primary-reset-at, epoch seconds).
@@ -152,7 +152,7 @@ describeWhen(
           }),
         text('Carried on and done.', { input: 30, output: 5 }),
       );
-      const run = await r.run('codex-app', 'capped', 'write the summary');
+      const run = await r.run('codex', 'capped', 'write the summary');
       const queued = await r.waitFor('capped', (x) => (x.attempts?.length ?? 0) >= 1, 'continued after the limit', 30_000);
       const thread = queued.attempts[0]!.session_id!;
       expect(thread, r.describe(run.uuid)).toBeTruthy();

@@ -195,9 +195,9 @@ export class Rig {
     return JSON.parse(r.stdout) as T;
   }
 
-  /** `orcr run -a AGENT -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run (AGENT a built-in preset: codex-app is Codex too). */
+  /** `orcr run -a PRESET -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run (PRESET a built-in one: `codex` is Codex's app-server, `codex-exec` its exec stream, `gemini-acp` Gemini CLI over ACP). */
   run(
-    agent: AgentName | 'codex-app',
+    agent: Exclude<AgentName, 'codex'> | 'codex' | 'codex-exec' | 'gemini-acp',
     name: string,
     prompt: string,
     args: string[] = [],

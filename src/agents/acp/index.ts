@@ -24,6 +24,7 @@ export const acp = defineProtocol({
   reportsCost: false,
   mock: async () => (await import('../mock/acp.js')).acpMock,
   preset: {
+    name: 'gemini-acp',
     command: ['gemini', '--acp'],
   },
   // A tool call's outcome: its text content, once it completed or failed.

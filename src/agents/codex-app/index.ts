@@ -42,7 +42,9 @@ export const codexApp = defineProtocol({
       ];
     },
   },
+  // The `codex` preset: what Codex's own IDE extension drives, carrying all that `exec --json` did and more.
   preset: {
+    name: 'codex',
     command: ['codex', 'app-server'],
     takeover: { title: 'Codex', args: (session) => ['resume', session] },
   },

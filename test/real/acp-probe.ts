@@ -181,7 +181,7 @@ export class AcpProbe {
 }
 
 /** What orcr will declare: no file system, no terminal; the agent does both itself. */
-export const CLIENT_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+const CLIENT_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
 
 export const INITIALIZE = { protocolVersion: 1, clientCapabilities: CLIENT_CAPABILITIES };
 

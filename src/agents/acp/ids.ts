@@ -22,7 +22,7 @@ export function ownRequest(id: RpcId): Own | null {
 const line = (message: object): string => JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n';
 
 /** The ACP version orcr speaks. */
-export const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 1;
 
 /**
  * initialize, then a new session in `cwd` or the given one loaded. orcr

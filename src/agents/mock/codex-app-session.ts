@@ -10,7 +10,7 @@ import type { TurnPlan } from './plan.js';
 import type { Rng } from './rng.js';
 import { j, USAGE_LIMIT_EPOCH } from './render.js';
 
-export const CLI_VERSION = '0.171.0';
+const CLI_VERSION = '0.171.0';
 const MODEL = 'gpt-5-codex';
 
 /** What a request of the server's own asked: a decision (a command, a file change) or answers to questions. */

@@ -21,7 +21,7 @@ export function readFrame(line: string): RpcFrame | null {
   return obj ? frameOf(obj) : null;
 }
 
-export function frameOf(obj: JsonObject): RpcFrame {
+function frameOf(obj: JsonObject): RpcFrame {
   const id = idOf(obj.id);
   const hasId = Object.hasOwn(obj, 'id') && obj.id !== null;
   if (typeof obj.method === 'string') {

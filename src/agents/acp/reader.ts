@@ -22,6 +22,11 @@ export function createAcpAdapter(options: AdapterOptions = {}): ExtendedAdapter 
   return withModelTurns(createRpcAdapter(dialect(options)), options);
 }
 
+/** An update's kind, where an agent prints it: first in the update, at the head of the line. */
+const UPDATE_KIND = /^\{"jsonrpc":"2\.0","method":"session\/update","params":\{"sessionId":"[^"\\]{1,200}","update":\{"sessionUpdate":"(\w+)"/;
+/** Updates whose kind is all orcr reads of them. */
+const HEAD_ONLY = new Set(['available_commands_update', 'current_mode_update', 'agent_thought_chunk']);
+
 /** Its stop reasons that are a turn done as asked; the others (refusal, cancelled, the agent's own ceilings) are not. */
 const DONE = new Set(['end_turn']);
 
@@ -67,15 +72,6 @@ function dialect(options: AdapterOptions): RpcDialect {
     }
   }
 
-  function turnEnded(result: unknown): ExtendedSignal[] {
-    const r = isObject(result) ? result : {};
-    replaying = false;
-    const out: ExtendedSignal[] = [...turns.start(), ...words.flush(), ...turnUsage(r)];
-    const reason = str(r.stopReason) ?? 'end_turn';
-    out.push(DONE.has(reason) ? { kind: 'result', ok: true } : { kind: 'result', ok: false, detail: reason === 'cancelled' ? 'interrupted' : reason });
-    return [...out, ...turns.end()];
-  }
-
   return {
     write: (message) => JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n',
     result(id, result) {
@@ -83,18 +79,16 @@ function dialect(options: AdapterOptions): RpcDialect {
       if (own === null) return null;
       if (own.kind === 'open') return opened(isObject(result) ? str(result.sessionId) : undefined, false);
       if (own.kind === 'load') return opened(own.session, true);
-      if (own.kind === 'turn') return turnEnded(result);
-      return [];
+      if (own.kind !== 'turn') return [];
+      replaying = false;
+      return turnEnded(result, turns, words);
     },
     error(id, e) {
       const own = id === null ? null : ownRequest(id);
       if (own === null)
         return id === null ? [{ kind: 'protocol_error', message: `the agent could not read a line of orcr's: ${e.message}`, fatal: false }] : null;
       if (own.kind === 'turn') return [...turns.start(), ...words.flush(), ...turnFailure(errorText(e), now(), namedByCode(e.code)), ...turns.end()];
-      const what = own.kind === 'load' ? `load session ${own.session}` : own.kind === 'open' ? 'open a session' : 'start';
-      // A login it lacks is said as a login (the TUI's, ps's "login"), then the run cannot go on.
-      const login: Signal[] = mentionsLogin(e.message) || /api key/i.test(e.message) ? [{ kind: 'blocked', blocked: 'login', message: e.message }] : [];
-      return [...login, { kind: 'protocol_error', message: `the agent refused to ${what}: ${e.message}`, fatal: true }];
+      return refused(own, e.message);
     },
     requests: {
       [PERMISSION]: (id, params) => {
@@ -103,7 +97,32 @@ function dialect(options: AdapterOptions): RpcDialect {
       },
     },
     notifications: { 'session/update': update },
+    // Updates that say no more than their kind (a list of commands, a thought, the mode) are read from the line's head alone.
+    peek(method, text) {
+      const kind = method === 'session/update' ? UPDATE_KIND.exec(text)?.[1] : undefined;
+      if (kind === undefined || !open || !HEAD_ONLY.has(kind)) return null;
+      if (replaying) replaying = !endsReplay({ sessionUpdate: kind });
+      return replaying || kind !== 'agent_thought_chunk' ? [] : turns.start();
+    },
+    // initialize's answer (its auth methods, the agent's capabilities) changes nothing orcr does.
+    ignoresResult: (id) => id === 'orcr:init',
   };
+}
+
+/** A prompt answered: its turn ends, with its tokens where the answer carries them, done as asked or not (its stop reason). */
+function turnEnded(result: unknown, turns: ReturnType<typeof createTurnTracker>, words: ReturnType<typeof wordsOf>): ExtendedSignal[] {
+  const r = isObject(result) ? result : {};
+  const out: ExtendedSignal[] = [...turns.start(), ...words.flush(), ...turnUsage(r)];
+  const reason = str(r.stopReason) ?? 'end_turn';
+  out.push(DONE.has(reason) ? { kind: 'result', ok: true } : { kind: 'result', ok: false, detail: reason === 'cancelled' ? 'interrupted' : reason });
+  return [...out, ...turns.end()];
+}
+
+/** The agent would not open or load its session (or start): the run cannot go on; a login it lacks is said as one (the TUI's, ps's "login"). */
+function refused(own: Exclude<ReturnType<typeof ownRequest>, null>, message: string): Signal[] {
+  const what = own.kind === 'load' ? `load session ${own.session}` : own.kind === 'open' ? 'open a session' : 'start';
+  const login: Signal[] = mentionsLogin(message) || /api key/i.test(message) ? [{ kind: 'blocked', blocked: 'login', message }] : [];
+  return [...login, { kind: 'protocol_error', message: `the agent refused to ${what}: ${message}`, fatal: true }];
 }
 
 /** The agent's message, in chunks until something else happens: one text signal, one model turn. */

@@ -25,6 +25,8 @@ export const acp = defineProtocol({
   mock: async () => (await import('../mock/acp.js')).acpMock,
   preset: {
     command: ['gemini', '--acp'],
+    // The session an ACP run opened is one of Gemini CLI's own (test/real/acp.test.ts): the TUI resumes it by its id.
+    takeover: { title: 'Gemini', args: (session) => ['--resume', session] },
   },
   // A tool call's outcome: its text content, once it completed or failed.
   transcript: {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 // (ORCR_TEST_REAL=1); `npm test` runs everything else, the recorded
 // transcripts of test/real included.
 const LIVE = [
+  'test/real/acp.test.ts',
   'test/real/claude.test.ts',
   'test/real/claude-approvals.test.ts',
   'test/real/claude-mcp.test.ts',

@@ -92,6 +92,29 @@ describe('acp reads the genuine gemini --acp', () => {
     expect(of(read('error-401'), 'blocked')).toEqual([expect.objectContaining({ blocked: 'login' })]);
   });
 
+  it("a limit is held into a later minute than the session was opened in (Gemini's next attempt loads it, and a load in that minute destroys it)", () => {
+    // The 429 says 7 s; the session was opened at `opened`, the prompt refused at `failed`.
+    const retry = (opened: string, failed: string): number | undefined => {
+      let clock = Date.parse(opened);
+      const a = createAdapter('acp', { now: () => clock });
+      const lines = printed('error-429');
+      const out = lines.slice(0, -1).flatMap((l) => a.line(l));
+      clock = Date.parse(failed);
+      out.push(...a.line(lines.at(-1)!));
+      return of(out, 'blocked')[0]?.retry_after_s;
+    };
+    expect(retry('2026-12-06T22:00:00Z', '2026-12-06T22:00:00Z')).toBe(61);
+    expect(retry('2026-12-06T22:00:05Z', '2026-12-06T22:00:50Z')).toBe(11);
+    // A minute later already: the 7 s it said.
+    expect(retry('2026-12-06T22:00:05Z', '2026-12-06T22:01:30Z')).toBe(7);
+  });
+
+  it('a load refused: the run cannot go on, and says why as Gemini does (in the error’s data)', () => {
+    expect(of(read('load-same-minute'), 'protocol_error')).toEqual([
+      expect.objectContaining({ fatal: true, message: expect.stringMatching(/refused to load session .*: Internal error: No previous sessions found/) }),
+    ]);
+  });
+
   it('no key: the session is refused, and the run cannot go on', () => {
     const s = read('error-no-key');
     // (The probe's own `authenticate` after it is an answer to no request of orcr's: told, not fatal.)

@@ -26,6 +26,8 @@ export const acp = defineProtocol({
   preset: {
     name: 'gemini-acp',
     command: ['gemini', '--acp'],
+    // The session an ACP run opened is one of Gemini CLI's own (test/real/acp.test.ts): the TUI resumes it by its id.
+    takeover: { title: 'Gemini', args: (session) => ['--resume', session] },
   },
   // A tool call's outcome: its text content, once it completed or failed.
   transcript: {

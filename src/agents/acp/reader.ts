@@ -40,10 +40,13 @@ function dialect(options: AdapterOptions): RpcDialect {
   let open = options.opened === true;
   // And goes on after it (Gemini 0.61): its updates are let pass until the agent shows work of its own.
   let replaying = false;
+  // When this process opened or loaded its session (unknown to a later supervisor's reader): a limit's hold goes past that minute.
+  let openedAt: number | null = null;
 
   function opened(session: string | undefined, loaded: boolean): ExtendedSignal[] {
     if (!session) return [{ kind: 'protocol_error', message: 'the agent opened a session without an id', fatal: true }];
     open = true;
+    openedAt = now();
     replaying = loaded;
     return [{ kind: 'opened', session_id: session }, ...turns.alive({ session_id: session })];
   }
@@ -87,8 +90,12 @@ function dialect(options: AdapterOptions): RpcDialect {
       const own = id === null ? null : ownRequest(id);
       if (own === null)
         return id === null ? [{ kind: 'protocol_error', message: `the agent could not read a line of orcr's: ${e.message}`, fatal: false }] : null;
-      if (own.kind === 'turn') return [...turns.start(), ...words.flush(), ...turnFailure(errorText(e), now(), namedByCode(e.code)), ...turns.end()];
-      return refused(own, e.message);
+      if (own.kind === 'turn') {
+        const failure = pastTheMinute(turnFailure(errorText(e), now(), namedByCode(e.code)), openedAt ?? now(), now());
+        return [...turns.start(), ...words.flush(), ...failure, ...turns.end()];
+      }
+      // Gemini says why only in the error's data ("Internal error", data.details "No previous sessions found…").
+      return refused(own, errorText(e));
     },
     requests: {
       [PERMISSION]: (id, params) => {
@@ -175,6 +182,21 @@ function endsReplay(u: JsonObject): boolean {
   const kind = str(u.sessionUpdate);
   if (kind === 'available_commands_update' || kind === 'agent_thought_chunk' || kind === 'plan') return true;
   return (kind === 'tool_call' || kind === 'tool_call_update') && (u.status === 'pending' || u.status === 'in_progress');
+}
+
+/**
+ * A limit held into a later UTC minute than the one the session was opened
+ * (or loaded) in, a second's margin: the run's next attempt loads the
+ * session, and Gemini CLI 0.61 names a session's file by that minute — a load
+ * in the same minute writes over the saved history and is refused (test/real
+ * README, "Gemini CLI --acp", 14). A stated retry that is later already
+ * stands; a limit that states none is held as long as configured.
+ */
+function pastTheMinute(signals: Signal[], openedAt: number, now: number): Signal[] {
+  const wait = Math.ceil((Math.floor(openedAt / 60_000) * 60_000 + 61_000 - now) / 1000);
+  return signals.map((s) =>
+    s.kind === 'blocked' && s.blocked === 'limit' && s.retry_after_s !== undefined && s.retry_after_s < wait ? { ...s, retry_after_s: wait } : s,
+  );
 }
 
 /** A turn's error named by its code, where an agent gives its API's HTTP status (Gemini): a limit, or the API's trouble. */

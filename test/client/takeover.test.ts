@@ -28,7 +28,7 @@ describe('takeoverCommand', () => {
   });
 
   it('an ACP run of Gemini CLI (`gemini --acp`) is taken over as a Gemini run: its session is one of the CLI’s own', () => {
-    expect(takeoverCommand(run({ provider: 'acp', command: ['gemini', '--acp'], session_id: 'a1' }))).toEqual({
+    expect(takeoverCommand(run({ provider: 'gemini-acp', command: ['gemini', '--acp'], session_id: 'a1' }))).toEqual({
       file: 'gemini',
       args: ['--resume', 'a1'],
       cwd: '/w',

@@ -58,21 +58,7 @@ function dialect(options: AdapterOptions): RpcDialect {
       replaying = !endsReplay(u);
       if (replaying) return [];
     }
-    switch (str(u.sessionUpdate)) {
-      case 'agent_message_chunk':
-        words.add(u.content);
-        return turns.start();
-      case 'agent_thought_chunk':
-      case 'plan':
-        return turns.start();
-      case 'tool_call':
-      case 'tool_call_update':
-        return [...turns.start(), ...calls.seen(u, words)];
-      case 'usage_update':
-        return usageUpdate(u);
-      default:
-        return [];
-    }
+    return readUpdate(u, turns, words, calls);
   }
 
   return {
@@ -114,6 +100,30 @@ function dialect(options: AdapterOptions): RpcDialect {
     // initialize's answer (its auth methods, the agent's capabilities) changes nothing orcr does.
     ignoresResult: (id) => id === 'orcr:init',
   };
+}
+
+/** One update of the session's work: the agent's words, its thoughts and plans, its tool calls, its cost. */
+function readUpdate(
+  u: JsonObject,
+  turns: ReturnType<typeof createTurnTracker>,
+  words: ReturnType<typeof wordsOf>,
+  calls: ReturnType<typeof callsOf>,
+): ExtendedSignal[] {
+  switch (str(u.sessionUpdate)) {
+    case 'agent_message_chunk':
+      words.add(u.content);
+      return turns.start();
+    case 'agent_thought_chunk':
+    case 'plan':
+      return turns.start();
+    case 'tool_call':
+    case 'tool_call_update':
+      return [...turns.start(), ...calls.seen(u, words)];
+    case 'usage_update':
+      return usageUpdate(u);
+    default:
+      return [];
+  }
 }
 
 /** A prompt answered: its turn ends, with its tokens where the answer carries them, done as asked or not (its stop reason). */

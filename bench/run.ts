@@ -25,8 +25,9 @@ import { retention } from './items/retention.js';
 import { scale } from './items/scale.js';
 import { graph } from './items/graph.js';
 import { approvals } from './items/approvals.js';
+import { adapters } from './items/adapters.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph, approvals];
+const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph, approvals, adapters];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -6,11 +6,16 @@ import { fileURLToPath } from 'node:url';
 // (ORCR_TEST_REAL=1); `npm test` runs everything else, the recorded
 // transcripts of test/real included.
 const LIVE = [
+  'test/real/acp.test.ts',
   'test/real/claude.test.ts',
   'test/real/claude-approvals.test.ts',
   'test/real/claude-mcp.test.ts',
   'test/real/codex.test.ts',
+  'test/real/codex-app.test.ts',
+  'test/real/codex-app-probe.test.ts',
   'test/real/gemini.test.ts',
+  'test/real/gemini-acp.test.ts',
+  'test/real/gemini-acp-sessions.test.ts',
   'test/real/record.test.ts',
 ];
 

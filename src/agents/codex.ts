@@ -32,9 +32,10 @@
 
 import type { Adapter, AdapterOptions, ExtendedAdapter, ExtendedSignal, PlainAdapterOptions, Signal } from './signals.js';
 import { createCumulativeCounter } from './cumulative.js';
+import { turnFailure } from './failure.js';
 import { CERTAINTY, defineProtocol } from './protocol.js';
 import { createTurnTracker } from './turns.js';
-import { jsonLinesAdapter, isObject, mentionsLimit, mentionsLogin, num, statedRetryAfter, str, withModelTurns, type JsonObject } from './util.js';
+import { jsonLinesAdapter, isObject, num, str, withModelTurns, type JsonObject } from './util.js';
 
 const DOTTED_TYPES = new Set(['thread.started', 'turn.started', 'turn.completed', 'turn.failed', 'request_user_input']);
 
@@ -57,7 +58,9 @@ export const codex = defineProtocol({
    * that is not a git repository or a trusted project). Its prompt comes on
    * stdin (`-`), closed once written.
    */
+  // `codex-exec`: the `codex` preset is the app-server's (codex-app/); this protocol keeps its name for the journals and configs that name it.
   preset: {
+    name: 'codex-exec',
     command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'],
     takeover: { title: 'Codex', args: (session) => ['resume', session] },
   },
@@ -173,32 +176,9 @@ function createCore(now: () => number): ExtendedAdapter {
   return jsonLinesAdapter<ExtendedSignal>(handle, () => []);
 }
 
-/** Words of a failure the API or the network caused (not the agent's work): 5xx, overloaded, a dropped stream. */
-const API_TROUBLE =
-  /stream disconnected|overloaded|internal server error|bad gateway|service unavailable|gateway timeout|\b(500|502|503|504|529)\b|ECONNRESET|ETIMEDOUT/i;
-
-/** A failed turn's result, its cause blocked first: a usage limit ("You've hit your usage limit…", "429 Too Many Requests"), a login, the API. */
+/** A failed turn's result (exec's `turn.failed`). */
 function turnFailed(obj: JsonObject, now: number): Signal[] {
-  const out: Signal[] = [];
-  const message = isObject(obj.error) ? str(obj.error.message) : str(obj.error);
-  let detail = 'turn.failed';
-  if (mentionsLimit(message)) {
-    const sig: Signal = { kind: 'blocked', blocked: 'limit', message: message ?? 'usage limit' };
-    const retry = statedRetryAfter(message, now);
-    if (retry !== undefined) sig.retry_after_s = retry;
-    out.push(sig);
-    detail = 'limit';
-  } else if (mentionsLogin(message)) {
-    out.push({ kind: 'blocked', blocked: 'login', message: message ?? 'login' });
-    detail = 'login';
-  } else if (message !== undefined && API_TROUBLE.test(message)) {
-    // The API or the network failed after Codex's own retries: a passing failure (`--retries`).
-    detail = 'api_error';
-  }
-  const sig: Signal = { kind: 'result', ok: false, detail };
-  if (message !== undefined) sig.text = message;
-  out.push(sig);
-  return out;
+  return turnFailure(isObject(obj.error) ? str(obj.error.message) : str(obj.error), now);
 }
 
 function itemSignal(it: JsonObject): Signal | null {

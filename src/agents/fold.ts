@@ -44,7 +44,8 @@ export function foldSignals(signals: Iterable<Signal>): SignalFold {
   for (const s of signals) {
     switch (s.kind) {
       case 'alive':
-        f.alive = true;
+      case 'opened':
+        if (s.kind === 'alive') f.alive = true;
         if (s.session_id) f.session_id = s.session_id;
         break;
       case 'turn_start':
@@ -81,6 +82,8 @@ export function foldSignals(signals: Iterable<Signal>): SignalFold {
       case 'approval':
       case 'approval_withdrawn':
       case 'denied':
+      case 'reply':
+      case 'protocol_error':
         break;
     }
   }

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// orcr-mock-agent: a simulated coding agent that speaks Claude Code, Codex,
-// Gemini CLI or orcr's own JSONL, for tests, the bench and `orcr demo`.
-// Deterministic for a given --seed (timing aside). Plain Node, no dependencies.
+// orcr-mock-agent: a simulated coding agent that speaks Claude Code, Codex
+// (exec, or its app-server), Gemini CLI, ACP or orcr's own JSONL — the two
+// JSON-RPC ones as a server (mock/serve.ts) — for tests, the bench and `orcr
+// demo`. Deterministic for a given --seed (timing aside). Plain Node, no
+// dependencies.
 
-import { planAskTurn, planLoopTurn, planTurn, type TurnPlan } from './mock/plan.js';
-import type { Asking, Renderer, Reply } from './mock/render.js';
+import { askingTurn, emit, exitAfterFlush, fatal, sleep } from './mock/emit.js';
+import { planAskTurn, planLoopTurn, planTurn, SCENARIOS, type Scenario, type TurnPlan } from './mock/plan.js';
+import type { Renderer } from './mock/render.js';
 import { createRng, type Rng } from './mock/rng.js';
+import { serve } from './mock/serve.js';
 import { readStdin, type Stdin } from './mock/stdin.js';
 import { agentProtocol, MOCK_FORMATS } from './registry.js';
-
-const SCENARIOS = ['work', 'interactive', 'ask', 'ask-question', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
-type Scenario = (typeof SCENARIOS)[number];
 
 interface Options {
   format: string;
@@ -44,6 +45,17 @@ scenarios:
   limit         one turn, then hits a usage limit; exits 1 a while later
   loop          the same tool call with the same input, every turn, until killed
   auth          not logged in; exits 1 (gemini: 41)
+
+codex-app and acp are JSON-RPC servers on stdin/stdout, as \`codex app-server\` and
+Gemini CLI's --acp are: nothing is printed until asked; initialize, then a new session
+(thread/start, session/new) or the one named (thread/resume, session/load); one turn per
+turn/start or session/prompt (answered at once, or at the turn's end); before a command or
+an edit a request (item/.../requestApproval with availableDecisions, a question as
+item/tool/requestUserInput; session/request_permission with options) that waits for the
+response with its id; exit 0 at stdin EOF, even mid-turn. --turns and --prompt are not
+theirs; crash exits 3 half-way through its first turn; limit fails each turn as the CLI reports a usage
+limit, auth as it reports no login (codex-app: each turn, 401; acp: the session refused),
+and the server lives on; loop is one turn that never ends.
 `;
 
 function fail(message: string): never {
@@ -100,29 +112,6 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One write per line; waits for the pipe to drain so a slow reader is not flooded. */
-function writeLine(line: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (process.stdout.write(line + '\n')) resolve();
-    else process.stdout.once('drain', resolve);
-  });
-}
-
-async function emit(lines: readonly string[], delay: number): Promise<void> {
-  for (const line of lines) {
-    await writeLine(line);
-    await sleep(delay);
-  }
-}
-
-async function exitAfterFlush(code: number): Promise<never> {
-  // process.exit can drop buffered pipe output; write an empty chunk and wait for it.
-  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-  process.exit(code);
-}
-
 async function run(opts: Options): Promise<void> {
   const rng: Rng = createRng(opts.seed);
   const r: Renderer = (await agentProtocol(opts.format)!.mock!())(rng);
@@ -130,11 +119,13 @@ async function run(opts: Options): Promise<void> {
   let turn = 0;
   const nextPlan = (prompt: string): TurnPlan => planTurn(rng, turn++, prompt);
 
-  switch (opts.scenario) {
-    case 'never-starts':
-      setInterval(() => {}, 1 << 30);
-      return;
+  if (opts.scenario === 'never-starts') {
+    setInterval(() => {}, 1 << 30);
+    return;
+  }
+  if (r.server) return serve(r, r.server, { ...opts, rng });
 
+  switch (opts.scenario) {
     case 'slow-start':
       await sleep(delay * 10);
       await emit(r.start(), delay);
@@ -194,31 +185,6 @@ async function run(opts: Options): Promise<void> {
 }
 
 const textInput = (text: string | null) => (text === null ? null : { kind: 'input' as const, text });
-
-/** A line its CLI could not read: it says so and exits 1 at once. */
-function fatal(stderr: string): void {
-  process.stderr.write(stderr + '\n');
-  void exitAfterFlush(1);
-}
-
-/** A turn that asks before its tools: each request printed once its answer is listened for, and its reply handed back. */
-async function askingTurn(asking: Asking, plan: TurnPlan, stdin: Stdin, delay: number): Promise<void> {
-  const steps = asking.turn(plan);
-  let reply: Reply | undefined;
-  for (let step = steps.next(); !step.done; step = steps.next(reply)) {
-    await emit(step.value.lines, delay);
-    reply = undefined;
-    const ask = step.value.ask;
-    if (!ask) continue;
-    if (stdin.closed) {
-      reply = asking.closed;
-      continue;
-    }
-    const replied = stdin.answer(ask.ref, asking.closed);
-    await emit([ask.line], delay);
-    reply = await replied;
-  }
-}
 
 /**
  * One turn for an argv prompt (if given, as `claude "do x"` would), then one

@@ -25,16 +25,28 @@ import type { JsonObject } from './util.js';
 export const CERTAINTY = { own: 3, shape: 2, generic: 1, fallback: 0 } as const;
 type Certainty = (typeof CERTAINTY)[keyof typeof CERTAINTY];
 
+/** Where an input goes: the run's session (a two-way protocol's thread), and the input's number in the run (1: its prompt). */
+export interface InputContext {
+  session: string | null;
+  seq: number;
+}
+
 /** What a protocol's agent reads on stdin after its prompt (a multi-turn session). */
 interface AgentInput {
   /** One input, as the line the agent reads. */
-  line(text: string): string;
+  line(text: string, ctx: InputContext): string;
   /** It prints a line before its first input (orcr jsonl's `ready`); others say nothing until they get one. */
   announcesFirst?: boolean;
 }
 
 /** The built-in provider preset of the agent CLI that speaks the protocol (config.json's providers.NAME refines it). */
 interface Preset {
+  /**
+   * The provider's name, where it is not the protocol's: `codex` runs
+   * Codex's app-server (protocol codex-app), `codex-exec` its `exec --json`
+   * stream (protocol codex), whose name old journals and configs keep.
+   */
+  name?: string;
   /** Without `{prompt}`: the prompt goes to stdin. */
   command: readonly string[];
   /** The prompt is the first input line (formatted for the protocol), later input comes with `send`. */
@@ -45,6 +57,19 @@ interface Preset {
    * names it to a person.
    */
   takeover?: { title: string; args: (session: string) => string[] };
+}
+
+/**
+ * A two-way protocol (JSON-RPC: Codex's app-server, ACP) where orcr, the
+ * client, opens the agent's session and starts each of its turns. The
+ * opening is written by the run's wrapper before anything else (on disk
+ * before the launch, so exactly once whoever dies); the agent's answer to it
+ * is the `opened` signal, and orcr then sends the attempt's prompt as the
+ * first turn (input.line, with the session).
+ */
+interface Conversation {
+  /** The opening lines: a new session, or, given one, the same session resumed (a continuation, a retry that resumes). */
+  opening(ctx: { cwd: string; session: string | null }): string;
 }
 
 /** A tool result or user message a line carries that the signals leave out, read for the transcript. */
@@ -79,7 +104,7 @@ interface ApprovalChannel {
 }
 
 interface TranscriptReading {
-  /** The line types `read` looks at: a cheap test before a line is parsed a second time. */
+  /** The line types `read` looks at (its `type`, a JSON-RPC `method`, an ACP `sessionUpdate`): a cheap test before a line is parsed a second time. */
   types: readonly string[];
   read(obj: JsonObject): TranscriptExtra[];
 }
@@ -95,6 +120,8 @@ export interface AgentProtocol<N extends string = string> {
   readonly approvals?: ApprovalChannel;
   /** Absent: the agent takes no input after its prompt (one-shot). */
   readonly input?: AgentInput;
+  /** Present: orcr opens the agent's session and starts its turns (a JSON-RPC protocol); its `input` writes each turn. */
+  readonly conversation?: Conversation;
   /** The command that carries a session on, from the run's first command (core/attempts.ts asks). Absent: its sessions are not resumed. */
   readonly resume?: ResumeArgv;
   /** The environment variable whose folder holds the agent's login (and its usage windows). */

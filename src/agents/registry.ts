@@ -10,15 +10,17 @@
 // wins, protocol.ts' CERTAINTY).
 
 import type { Protocol } from '../core/types.js';
+import { acp } from './acp/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex.js';
+import { codexApp } from './codex-app/index.js';
 import { gemini } from './gemini.js';
 import { jsonl } from './jsonl.js';
 import { plain } from './plain.js';
 import type { AgentProtocol } from './protocol.js';
 import type { Adapter, AdapterOptions, ExtendedAdapter, PlainAdapterOptions } from './signals.js';
 
-const REGISTERED = [claude, codex, gemini, jsonl, plain] as const;
+const REGISTERED = [claude, codex, codexApp, gemini, acp, jsonl, plain] as const;
 
 /** A registered protocol's name. */
 export type ProtocolName = (typeof REGISTERED)[number]['name'];
@@ -44,14 +46,18 @@ export function protocolsWith(has: (p: AgentProtocol) => boolean): ProtocolName[
   return REGISTERED.filter(has).map((p) => p.name);
 }
 
-/** The protocol whose built-in preset is named `provider` (a preset is named for its protocol), or null. */
+/** A record's built-in preset's name: its own, or its protocol's. */
+const presetName = (p: AgentProtocol): string | null => (p.preset ? (p.preset.name ?? p.name) : null);
+
+const BY_PRESET: ReadonlyMap<string, AgentProtocol> = new Map(AGENT_PROTOCOLS.flatMap((p) => (p.preset ? [[presetName(p)!, p] as const] : [])));
+
+/** The protocol whose built-in preset is named `provider` (a preset is named for its protocol, or as its record says), or null. */
 export function presetProtocol(provider: string): AgentProtocol | null {
-  const p = agentProtocol(provider);
-  return p?.preset ? p : null;
+  return BY_PRESET.get(provider) ?? null;
 }
 
-/** The built-in presets' names (each is its protocol's). */
-export const PRESET_NAMES: readonly ProtocolName[] = protocolsWith((p) => p.preset !== undefined);
+/** The built-in presets' names. */
+export const PRESET_NAMES: readonly string[] = AGENT_PROTOCOLS.flatMap((p) => presetName(p) ?? []);
 
 /** The formats orcr-mock-agent speaks (`--format NAME`): the protocols with a mock renderer. */
 export const MOCK_FORMATS: readonly ProtocolName[] = protocolsWith((p) => p.mock !== undefined);

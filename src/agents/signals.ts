@@ -21,6 +21,18 @@ export interface AdapterOptions {
    * again at 8:49 AM") rather than a delay. Default Date.now; tests pass a fixed one.
    */
   now?: () => number;
+  /**
+   * Which attempt of its run the agent process is (0 for the first): a
+   * two-way protocol's request ids are its process's own, so the refs of its
+   * requests carry it.
+   */
+  attempt?: number;
+  /**
+   * A two-way protocol's session was opened before this reader began (its
+   * answer read by an earlier supervisor: the run is past `starting`): what
+   * follows is the run's work, not a loaded session's replay.
+   */
+  opened?: boolean;
 }
 
 /** Options of an adapter that emits plain `Signal`s only. */

@@ -61,10 +61,11 @@ export interface TranscriptOptions {
   inputs?: readonly InputRecord[];
 }
 
-/** The line types a protocol's transcript reading looks at (tool results, echoed user messages, errors): a cheap test before a second parse. */
+/** The line types a protocol's transcript reading looks at (tool results, echoed user messages, errors, plans): a cheap test before a second parse. */
 const EXTRA_TYPE_NAMES = [...new Set(AGENT_PROTOCOLS.flatMap((p) => p.transcript?.types ?? []))];
 const escaped = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const EXTRAS_TYPES = new RegExp(`"type"\\s*:\\s*"(?:${EXTRA_TYPE_NAMES.map(escaped).join('|')})"`);
+// A line's type: its `type` (the stream protocols), a JSON-RPC notification's `method`, or an ACP update's `sessionUpdate`.
+const EXTRAS_TYPES = new RegExp(`"(?:type|method|sessionUpdate)"\\s*:\\s*"(?:${EXTRA_TYPE_NAMES.map(escaped).join('|')})"`);
 
 export function createTranscript(protocol: Protocol | null, options: TranscriptOptions = {}): TranscriptBuilder {
   const detecting: DetectingAdapter | null = protocol === null ? createDetectingAdapter() : null;

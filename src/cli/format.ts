@@ -318,6 +318,8 @@ function treeLines(r: PublicRun): [string, string][] {
 /** Its agent's requests, oldest first, each with who decided it, and the tool calls its CLI refused by itself. */
 function requestLines(r: PublicRun): [string, string][] {
   const lines: [string, string][] = (r.approvals ?? []).map((a) => ['request', approvalLine(a)]);
+  if (r.protocol_errors.count)
+    lines.push(['errors', `${r.protocol_errors.count} in its agent's protocol (orcr events); the last: ${safeLine(r.protocol_errors.last ?? '')}`]);
   if (r.denials) lines.push(['denied', `${r.denials} tool ${r.denials === 1 ? 'call' : 'calls'} refused by the agent CLI's own settings (nobody was asked)`]);
   return lines;
 }

@@ -67,7 +67,7 @@ that never got going, the agent's API errors after its own retries) is tried aga
 2 s, 4 s, 8 s… (up to 5 min, ±20%), within --timeout; it resumes the agent's session where there is one.
 Never retried: completed, budget, loop, killed, a usage limit (that continues the run when the limit resets).
 --on-limit continue|end, --max-continues N (0-100): a usage limit queues the run again and resumes its
-agent's session when the limit resets (default for claude and codex, at most 5 times), or ends it.
+agent's session when the limit resets (default for claude, codex, codex-app and acp, at most 5 times), or ends it.
 --after RUN (repeat it, or a,b,c): queued, but not started until each RUN has completed (--after-any: ended
 however); it holds no slot meanwhile, and is canceled if one ends otherwise. Its agent gets ORCR_AFTER (their
 uuids, space-separated). In --from lines: "after": ["name", ...], naming other lines or any run.

@@ -15,7 +15,8 @@ export interface TakeoverCommand {
 
 /** "Claude Code, Codex and Gemini": the CLIs that can be. */
 function takenOver(): string {
-  const titles = AGENT_PROTOCOLS.flatMap((p) => (p.preset?.takeover ? [p.preset.takeover.title] : []));
+  // One CLI may speak two protocols (Codex's exec and app-server; Gemini's stream-json and ACP): named once.
+  const titles = [...new Set(AGENT_PROTOCOLS.flatMap((p) => (p.preset?.takeover ? [p.preset.takeover.title] : [])))];
   return titles.length > 1 ? `${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}` : (titles[0] ?? 'no');
 }
 

@@ -338,12 +338,13 @@ export interface ProviderPreset {
 /**
  * Presets for the agent CLIs orcr knows, used when config.json does not
  * override them: each protocol's record has its CLI's (src/agents), checked
- * against the real CLIs (test/real/README.md), named for the protocol.
+ * against the real CLIs (test/real/README.md), named for the protocol or as
+ * its record says (`codex` is the app-server's, `codex-exec` exec's).
  * Prompts never travel in argv: /proc/PID/cmdline shows argv to every local
  * user, and Linux caps one argument at 128 KiB.
  */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, ProviderPreset>> = Object.fromEntries(
   AGENT_PROTOCOLS.flatMap(({ name, preset }) =>
-    preset ? [[name, { command: [...preset.command], protocol: name, ...(preset.interactive_input ? { interactive_input: true } : {}) }]] : [],
+    preset ? [[preset.name ?? name, { command: [...preset.command], protocol: name, ...(preset.interactive_input ? { interactive_input: true } : {}) }]] : [],
   ),
 );

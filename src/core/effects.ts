@@ -33,6 +33,10 @@ export type Effect =
   | { kind: 'guard'; uuid: string }
   /** The wrapper closes the agent's stdin: a one-shot turn is done. */
   | { kind: 'close_input'; uuid: string }
+  /** A two-way protocol's session opened: the attempt's prompt goes to it as its first turn (the run is already `working`, its input_seq counted). */
+  | { kind: 'first_input'; uuid: string }
+  /** A line the protocol writes back to the agent at once (a JSON-RPC error to a request orcr does not serve). */
+  | { kind: 'reply'; uuid: string; line: string }
   /** Text as an idle run's next input (a loop warning). */
   | { kind: 'send'; uuid: string; text: string }
   /** A decided request's answer written to its agent's input, in its protocol's words; once written, the request is marked delivered. */

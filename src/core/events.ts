@@ -91,6 +91,8 @@ export interface EventData {
   takeover_requested: { at: 'turn_end' };
   input_sent: { input_seq: number; bytes: number };
   input_failed: { error: string };
+  /** The agent broke its protocol (a malformed frame, an answer to nothing, a request orcr does not serve); `fatal`: the run is stopped for it. */
+  protocol_error: { message: string; fatal: boolean };
   // ---- a run's requests (its agent asks before it acts) ----
   /** The agent asks (`question`: it asks a person a question); `summary` bounded and escaped; `deadline_at` epoch ms, or null for none. Its input stays in the run's folder. */
   approval_asked: { id: number; tool: string; summary: string; question: boolean; deadline_at: number | null };

@@ -65,6 +65,10 @@ type ProgressEffect =
   | { kind: 'stop'; reason: ExitReason; detail: string | null }
   /** Send this text as the next input (a loop warning to an idle interactive agent). */
   | { kind: 'send'; text: string }
+  /** A two-way protocol's session opened: its prompt goes to it now, as its first turn. */
+  | { kind: 'first_input' }
+  /** Write this line back to the agent at once (its protocol's answer to a request orcr does not serve). */
+  | { kind: 'reply'; line: string }
   /** Add to the fleet's usage. */
   | { kind: 'fleet_usage'; tokens: number; cost: number }
   /** The provider's latest standing in a usage window (kept by the fleet, shown in stats and the TUI). */
@@ -109,6 +113,7 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     if (sig.kind === 'blocked' && sig.blocked === 'limit') hold(acc, run, sig.retry_after_s ?? null, ctx);
     return run;
   }
+  if (sig.kind === 'opened' || sig.kind === 'reply' || sig.kind === 'protocol_error') return twoWay(acc, run, sig, now);
   switch (sig.kind) {
     case 'alive':
       return alive(events, run, sig, now);
@@ -188,6 +193,45 @@ function alive(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, {
     next = transition(next, 'working', now);
     events.push({ type: 'working', data: { from: 'starting' } });
   }
+  return next;
+}
+
+/** A two-way protocol's session opened; what its reader says back to its agent, or of it: a reply written at once; a broken protocol, an event (fatal: the run stopped, ended errored with the reason). */
+function twoWay(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'opened' | 'reply' | 'protocol_error' }>, now: number): Run {
+  if (sig.kind === 'opened') return opened(acc, run, sig.session_id, now);
+  if (sig.kind === 'reply') {
+    acc.effects.push({ kind: 'reply', line: sig.line });
+    return run;
+  }
+  const message = sig.message.slice(0, 500);
+  acc.events.push({ type: 'protocol_error', data: { message, fatal: sig.fatal } });
+  // Settle issues the stop.
+  if (sig.fatal && !acc.state.stoppedFor) acc.state.stoppedFor = { reason: 'errored', detail: `protocol: ${sig.message.slice(0, 200)}` };
+  return { ...run, protocol_errors: { count: run.protocol_errors.count + 1, last: message } };
+}
+
+/**
+ * A two-way protocol's session is open. While the attempt is still
+ * `starting`, orcr starts its first turn: the prompt goes now (counted as
+ * input, the run at work), or, without one, the run waits for input. The
+ * same answer read again (after a restart, the run no longer starting)
+ * changes nothing but the session: the prompt is never sent twice.
+ */
+function opened(acc: Progress, run: Run, session: string, now: number): Run {
+  const next = { ...run, session_id: session };
+  if (next.status !== 'starting') return next;
+  if (next.prompt !== null && !next.prompt_argv) {
+    const seq = next.input_seq + 1;
+    acc.events.push({ type: 'working', data: { from: 'starting', input_seq: seq } });
+    acc.effects.push({ kind: 'first_input' });
+    return transition(next, 'working', now, { input_seq: seq });
+  }
+  if (next.interactive) {
+    acc.events.push({ type: 'idle', data: { from: 'starting', turn: 0 } });
+    return transition(next, 'idle', now);
+  }
+  // One-shot with nothing to ask: let it exit.
+  acc.effects.push({ kind: 'close_input' });
   return next;
 }
 

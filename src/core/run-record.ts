@@ -81,6 +81,7 @@ export function newRun(n: NewRun): Run {
     attempts: [],
     approvals: { allow: [], deny: [] },
     denials: 0,
+    protocol_errors: { count: 0, last: null },
   };
 }
 

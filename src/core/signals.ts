@@ -37,7 +37,17 @@ export type Signal =
   /** The agent CLI refused a tool by its own settings, nobody asked (no prompt tool in use): what the model was told. */
   | { kind: 'denied'; tool: string; tool_use_id: string | null; message: string }
   /** A line that is not part of the protocol: kept as plain output. */
-  | { kind: 'output'; line: string };
+  | { kind: 'output'; line: string }
+  /**
+   * A two-way protocol's session is open (Codex app-server's thread, an ACP
+   * session): the agent takes input now, the first of this attempt (its
+   * prompt) included. orcr, not the agent, starts each turn there.
+   */
+  | { kind: 'opened'; session_id: string }
+  /** A line orcr writes back to the agent at once: the protocol's answer to a request orcr does not serve (a JSON-RPC error). */
+  | { kind: 'reply'; line: string }
+  /** The agent broke its protocol (a malformed or oversized frame, an answer to nothing): the run is told; `fatal` when its session cannot go on. */
+  | { kind: 'protocol_error'; message: string; fatal: boolean };
 
 /**
  * One model message finished: a Claude `assistant` message (all lines of one

@@ -201,6 +201,8 @@ export interface Run {
   approvals: { allow: string[]; deny: string[] };
   /** Tool calls its agent CLI refused by its own settings, nobody asked (no prompt tool in use). */
   denials: number;
+  /** Its agent broke its two-way protocol (a malformed frame, an answer to nothing, a request orcr does not serve): how often, and the last time's words. */
+  protocol_errors: { count: number; last: string | null };
 }
 
 export const WORKTREE_STATES = ['planned', 'ready', 'merged', 'kept', 'discarded', 'removed'] as const;

@@ -91,6 +91,11 @@ const worktree = object<RunWorktree>((w) => {
 });
 const nullWorktree = nullable(worktree);
 
+const protocolErrors = object<Run['protocol_errors']>((p) => ({
+  count: num(p.count, 'protocol_errors.count'),
+  last: nullable(str)(p.last, 'protocol_errors.last'),
+}));
+
 const agentRetry = object<NonNullable<Run['agent_retry']>>((a) => ({
   attempt: nullNum(a.attempt, 'attempt'),
   max: nullNum(a.max, 'max'),
@@ -172,6 +177,7 @@ const run = object<Run>((r) => {
     attempts: orElse(r.attempts, 'attempts', attempts, noAttempts),
     approvals: orElse(r.approvals, 'approvals', runApprovals, noApprovals),
     denials: or(r.denials, 'denials', num, 0),
+    protocol_errors: orElse(r.protocol_errors, 'protocol_errors', protocolErrors, () => ({ count: 0, last: null })),
   };
   // Optional: absent says something (see Run), so absent stays absent.
   if (r.spec_digest !== undefined) read.spec_digest = str(r.spec_digest, 'spec_digest');

@@ -40,6 +40,8 @@ export interface PublicRun {
   asking: { id: number; summary: string; question: boolean; deadline_at: string | null; more: number } | null;
   /** Tool calls its agent CLI refused by its own settings (nobody was asked). */
   denials: number;
+  /** Its agent broke its two-way protocol: how often, and the last time's words (the events say each). */
+  protocol_errors: { count: number; last: string | null };
   /** Its own rules for what its agent asks (`run --allow/--deny`, and an "always" answer's), besides config's. */
   rules: { allow: string[]; deny: string[] };
   /** Every request of the run, oldest first: in `show` (run.get) only. */
@@ -166,6 +168,7 @@ export function publicRun(run: Run, extras: ViewExtras = {}): PublicRun {
     blocked_kind: run.blocked_kind,
     asking: askingView(run, extras.pending ?? []),
     denials: run.denials,
+    protocol_errors: run.protocol_errors,
     rules: { allow: [...run.approvals.allow], deny: [...run.approvals.deny] },
     ...(extras.approvals ? { approvals: extras.approvals.map((a) => publicApproval(a, run.name)) } : {}),
     queue_seq: run.queue_seq,

@@ -28,7 +28,7 @@ export interface Carriers {
   stops: Pick<Stops, 'stop' | 'kill' | 'stopBelow'>;
   live: Pick<LiveRuns, 'detach'>;
   guards: Pick<Guards, 'arm'>;
-  input: Pick<RunInput, 'close' | 'send'>;
+  input: Pick<RunInput, 'close' | 'send' | 'first' | 'deliver'>;
   admission: Pick<AdmissionLoop, 'schedule'>;
   waits: Pick<Waits, 'settle'>;
   fleet: Pick<Fleet, 'check' | 'loadUsage' | 'keepsOut'>;
@@ -109,6 +109,11 @@ export class Interpreter {
         if (run) c.input.close(run);
         return;
       }
+      case 'first_input':
+        return c.input.first(e.uuid);
+      case 'reply':
+        c.input.deliver(e.uuid, e.line, () => {});
+        return;
       case 'send':
         try {
           c.input.send(e.uuid, e.text);

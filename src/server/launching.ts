@@ -9,7 +9,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { acceptsInput, announcesBeforeInput, inputLine } from '../agents/input.js';
+import { acceptsInput, announcesBeforeInput, firstInput } from '../agents/input.js';
 import { awaitsFirstInput } from '../core/run-progress.js';
 import { transition } from '../core/run-state.js';
 import { PLAIN_PROTOCOL, type Run } from '../core/types.js';
@@ -289,8 +289,10 @@ export class Launching {
     // A one-shot agent reads its prompt to EOF from a file; one with a FIFO gets it as the first line the
     // wrapper writes there. Either way it is on disk before the wrapper starts: a supervisor that dies
     // during the launch loses no prompt, and the next one sends none twice.
-    const prompt = stdinPrompt(run);
-    if (prompt !== null) spec.promptFile = inputLine(run.protocol, prompt);
+    // A two-way protocol's first lines are its opening instead (its session resumed on a later attempt that keeps it):
+    // the prompt follows as the first turn once the agent has answered.
+    const first = firstInput(run.protocol, stdinPrompt(run), { cwd: spec.cwd, session: run.session_id });
+    if (first !== null) spec.promptFile = first;
     // Its worktree is not made yet: the program is looked for once it is.
     if (run.worktree) return { run, spec, extraEnv, base, program: null, error: null };
     return { run, spec, extraEnv, base, ...programOf(spec) };

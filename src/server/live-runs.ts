@@ -202,7 +202,9 @@ export class LiveRuns {
   /** Follow a spawned run: its output and its exit (its guard is the caller's effect). */
   watch(run: Run, child: ChildProcess | null): void {
     const dir = runDir(this.d.home, run.uuid);
-    const adapter = run.protocol ? createAdapter(run.protocol, { modelTurns: true }) : createDetectingAdapter({ modelTurns: true });
+    const adapter = run.protocol
+      ? createAdapter(run.protocol, { modelTurns: true, attempt: run.attempts.length, opened: run.status !== 'starting' })
+      : createDetectingAdapter({ modelTurns: true });
     // No poll timer per tailer: the one sweep re-reads them all.
     const tailer = new Tailer(path.join(dir, 'out'), run.out_offset, (lines) => this.listeners.onLines(run.uuid, lines), 0);
     const live: Live = {

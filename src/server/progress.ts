@@ -176,6 +176,8 @@ export class Progress {
         if (e.reason === 'budget') out.push({ kind: 'stop_below', uuid, reason: 'budget', detail: 'parent_budget', force: false });
       } else if (e.kind === 'close_input') out.push({ kind: 'close_input', uuid });
       else if (e.kind === 'send') out.push({ kind: 'send', uuid, text: e.text });
+      else if (e.kind === 'first_input') out.push({ kind: 'first_input', uuid });
+      else if (e.kind === 'reply') out.push({ kind: 'reply', uuid, line: e.line });
     }
     if (holdsSlot(before.status) !== holdsSlot(run.status)) out.push({ kind: 'admit' });
     if (effects.some((e) => e.kind === 'fleet_usage')) out.push({ kind: 'fleet', reload: false });

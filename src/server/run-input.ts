@@ -32,7 +32,7 @@ export class RunInput {
     if (run.status !== 'idle') throw new RemoteError('not_idle', `the run is ${run.status}, not idle: input goes only to an idle run`);
     if (this.p.fleet.exceeded) throw new RemoteError('refused', 'the fleet budget is exceeded (budgets.fleet): no new turns');
     const next = transition(run, 'working', monoNow(), { input_seq: run.input_seq + 1, limited_at: null });
-    const line = inputLine(run.protocol, text);
+    const line = inputLine(run.protocol, text, { session: run.session_id, seq: next.input_seq });
     this.p.store.save(next, [
       { type: 'working', data: { from: 'idle', input_seq: next.input_seq } },
       { type: 'input_sent', data: { input_seq: next.input_seq, bytes: Buffer.byteLength(line) } },
@@ -41,6 +41,21 @@ export class RunInput {
     this.write(next, line);
     this.p.store.emit({ kind: 'guard', uuid });
     return next;
+  }
+
+  /**
+   * A two-way protocol's session opened while its attempt was starting: its
+   * prompt, as the first turn (the reducer made the run `working` and
+   * counted the input in the same unit of work as the answer it read, so a
+   * restart that reads that answer again sends nothing). Recorded in
+   * `inputs` at the launch already.
+   */
+  first(uuid: string): void {
+    const run = this.p.store.get(uuid);
+    if (!run || run.status === 'ended' || run.prompt === null) return;
+    const line = inputLine(run.protocol, run.prompt, { session: run.session_id, seq: run.input_seq });
+    this.p.store.event(uuid, { type: 'input_sent', data: { input_seq: run.input_seq, bytes: Buffer.byteLength(line) } });
+    this.write(run, line);
   }
 
   /**

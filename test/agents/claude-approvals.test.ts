@@ -181,8 +181,8 @@ describe('claude: a request is an approval', () => {
     expect(extra).toMatchObject([{ kind: 'approval', ask: { ref: 'r1', tool: 'Bash', subject: 'ls', tool_use_id: null } }]);
   });
 
-  it('only Claude Code’s record asks', () => {
-    expect(AGENT_PROTOCOLS.filter((p) => p.approvals).map((p) => p.name)).toEqual(['claude']);
+  it('the records that ask: Claude Code and the two-way protocols (Codex app-server, ACP)', () => {
+    expect(AGENT_PROTOCOLS.filter((p) => p.approvals).map((p) => p.name)).toEqual(['claude', 'codex-app', 'acp']);
   });
 });
 

@@ -22,6 +22,9 @@ export const SIGNAL_KINDS = new Set([
   'approval',
   'approval_withdrawn',
   'denied',
+  'opened',
+  'reply',
+  'protocol_error',
 ]);
 
 /** Every line, then end(): the whole signal stream of one process. */

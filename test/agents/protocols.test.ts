@@ -75,17 +75,33 @@ describe("a record's parts agree", () => {
   it.each(MOCK_FORMATS)('%s: the mock agent’s turn is detected as its protocol and read by its adapter', async (name) => {
     const p = agentProtocol(name)!;
     const r = (await p.mock!())(createRng(3));
-    const lines = [...r.start(), ...r.turn(planTurn(createRng(4), 0, 'go'))];
-    expect(detectProtocol(lines.find((l) => l.startsWith('{'))!)).toBe(name);
     const a = createAdapter(name);
-    const fold = foldSignals(lines.flatMap((l) => a.line(l)));
+    const signals: Signal[] = [];
+    const read = (lines: readonly string[]): void => lines.forEach((l) => signals.push(...a.line(l)));
+    if (p.conversation) {
+      // A two-way protocol's agent says nothing before orcr opens its session (so it is never detected: orcr spoke first),
+      // and works on what orcr sends it: the opening, then the first input.
+      for (const l of p.conversation.opening({ cwd: '/w', session: null }).trimEnd().split('\n')) {
+        const served = r.server!.read(l);
+        if (served?.kind === 'served') read(served.lines);
+      }
+      const session = signals.flatMap((s) => (s.kind === 'opened' ? [s.session_id] : []))[0] ?? null;
+      expect(session).not.toBeNull();
+      const first = r.server!.read(inputLine(name, 'go', { session, seq: 1 }).trimEnd());
+      expect(first).toMatchObject({ kind: 'input', text: 'go' });
+      if (first?.kind === 'input') read(first.reply ?? []);
+    }
+    const lines = [...r.start(), ...r.turn(planTurn(createRng(4), 0, 'go'))];
+    if (!p.conversation) expect(detectProtocol(lines.find((l) => l.startsWith('{'))!)).toBe(name);
+    read(lines);
+    const fold = foldSignals(signals);
     expect(fold.turns).toBe(1);
     expect(fold.cost_usd !== undefined && fold.cost_usd > 0).toBe(p.reportsCost);
   });
 
   it.each(AGENT_PROTOCOLS.filter((p) => p.input && p.mock).map((p) => p.name))('%s: the mock agent reads the input line its protocol writes', async (name) => {
     const r = (await agentProtocol(name)!.mock!())(createRng(1));
-    expect(r.parseInput(inputLine(name, 'keep going').trimEnd())).toBe('keep going');
+    expect(r.parseInput(inputLine(name, 'keep going', { session: null, seq: 2 }).trimEnd())).toBe('keep going');
   });
 
   it.each(AGENT_PROTOCOLS.filter((p) => p.approvals && p.mock).map((p) => p.name))(
@@ -101,14 +117,15 @@ describe("a record's parts agree", () => {
         for (const l of step.value.lines) a.line(l);
         reply = undefined;
         if (!step.value.ask) continue;
-        const [signal] = a.line(step.value.ask.line);
-        expect(signal).toMatchObject({ kind: 'approval', ask: { ref: step.value.ask.ref } });
+        const signal = a.line(step.value.ask.line).find((s) => s.kind === 'approval');
+        expect(signal).toMatchObject({ kind: 'approval' });
         const asked = signal as Extract<Signal, { kind: 'approval' }>;
         refs.push(asked.ask.ref);
         const verdict = refs.length % 2 === 0 ? 'deny' : 'allow';
         const answer = p.approvals!.answer(asked.ask.ref, { verdict, message: null, answers: asked.ask.questions ? ['Yes'] : null, always: true }, asked);
         const read = asking.read(answer.trimEnd());
-        expect(read).toMatchObject({ kind: 'answer', ref: asked.ask.ref, reply: { allow: verdict === 'allow' } });
+        // The answer reaches the request that waits for it (orcr's ref may say more: a two-way protocol's names the agent's attempt).
+        expect(read).toMatchObject({ kind: 'answer', ref: step.value.ask.ref, reply: { allow: verdict === 'allow' } });
         reply = (read as { reply: Reply }).reply;
       }
       expect(refs.length).toBeGreaterThanOrEqual(2);
@@ -117,7 +134,7 @@ describe("a record's parts agree", () => {
 
   it('a protocol that takes no input is written the text itself; an unknown one reads as plain', () => {
     expect(acceptsInput('codex')).toBe(false);
-    expect(inputLine('codex', 'hi')).toBe('hi\n');
+    expect(inputLine('codex', 'hi', { session: null, seq: 2 })).toBe('hi\n');
     expect(acceptsInput('no-such')).toBe(false);
     expect(reportsOwnCost('no-such')).toBe(false);
     expect(foldSignals(createAdapter('no-such').line('{"type":"ready"}')).alive).toBe(true);
@@ -134,14 +151,18 @@ describe("a record's parts agree", () => {
 describe('the lists that name protocols are the registry’s', () => {
   it('names, presets and mock formats', () => {
     expect(PROTOCOLS).toEqual(AGENT_PROTOCOLS.map((p) => p.name));
-    expect(PROTOCOLS).toEqual(['claude', 'codex', 'gemini', 'jsonl', 'plain']);
+    expect(PROTOCOLS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'acp', 'jsonl', 'plain']);
     expect(Object.keys(BUILTIN_PROVIDERS)).toEqual(PRESET_NAMES);
     expect(BUILTIN_PROVIDERS.claude).toEqual({
       command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--input-format', 'stream-json', '--permission-prompt-tool', 'stdio'],
       protocol: 'claude',
       interactive_input: true,
     });
-    expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
-    expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'gemini', 'jsonl']);
+    // The `codex` preset is Codex's app-server; its exec stream keeps the protocol name `codex` under the preset `codex-exec`.
+    expect(PRESET_NAMES).toEqual(['claude', 'codex-exec', 'codex', 'gemini', 'gemini-acp']);
+    expect(BUILTIN_PROVIDERS.codex).toEqual({ command: ['codex', 'app-server'], protocol: 'codex-app' });
+    expect(BUILTIN_PROVIDERS['codex-exec']).toEqual({ command: ['codex', 'exec', '--json', '--skip-git-repo-check', '-'], protocol: 'codex' });
+    expect(BUILTIN_PROVIDERS['gemini-acp']).toEqual({ command: ['gemini', '--acp'], protocol: 'acp' });
+    expect(MOCK_FORMATS).toEqual(['claude', 'codex', 'codex-app', 'gemini', 'acp', 'jsonl']);
   });
 });

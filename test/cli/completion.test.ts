@@ -208,7 +208,7 @@ describe('bash', () => {
     expect(r[0]).toEqual(['queued', 'starting', 'working', 'idle', 'blocked']);
     expect(r[1]).toEqual(['queued']);
     expect(r[2]).toEqual(['--status=queued']);
-    expect(r[3]).toEqual(['claude', 'codex']);
+    expect(r[3]).toEqual(['claude', 'codex', 'codex-app']);
     expect(r[4]).toEqual(['warn', 'terminate', 'off']);
     expect(r[5]).toEqual(['queue', 'skip']);
     expect(r[6]).toEqual(['sub dir']);

@@ -148,7 +148,7 @@ describe('a prompt beside an explicit command', () => {
 describe('prompts never travel in argv', () => {
   it.each([
     [
-      'codex',
+      'codex-exec',
       '{"type":"thread.started","thread_id":"t1"}\n{"type":"turn.started"}\n{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"done"}}\n{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}',
     ],
     [
@@ -162,7 +162,7 @@ describe('prompts never travel in argv', () => {
     const argvFile = path.join(h.dir, 'argv');
     const stdinFile = path.join(h.dir, 'stdin');
     // A stand-in for the real CLI: records its argv and stdin, then speaks its format.
-    script(h, `bin/${agent}`, `#!/bin/sh\nprintf '%s\\n' "$@" > ${argvFile}\ncat > ${stdinFile}\ncat <<'EOF'\n${transcript}\nEOF\n`);
+    script(h, `bin/${agent.replace(/-exec$/, '')}`, `#!/bin/sh\nprintf '%s\\n' "$@" > ${argvFile}\ncat > ${stdinFile}\ncat <<'EOF'\n${transcript}\nEOF\n`);
     const secret = 'SECRET-PROMPT-' + 'x'.repeat(200_000);
     const promptFile = path.join(h.dir, 'prompt.txt');
     fs.writeFileSync(promptFile, secret);

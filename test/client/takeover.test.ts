@@ -1,6 +1,6 @@
 // Taking a run over (`o`): which interactive command opens its session, from
 // its protocol's record, or why there is none. The genuine CLIs are checked in
-// test/real (Gemini's `--resume ID`: gemini.test.ts).
+// test/real (Gemini's `--resume ID`: gemini.test.ts, and of an ACP run: acp.test.ts).
 
 import { describe, expect, it } from 'vitest';
 import { takeoverCommand } from '../../src/client/takeover.js';
@@ -23,6 +23,14 @@ describe('takeoverCommand', () => {
     ).toEqual({
       file: 'gemini',
       args: ['--resume', '3abcb565-4a1c-45c5-a5bd-e3ff9c6e951b'],
+      cwd: '/w',
+    });
+  });
+
+  it('an ACP run of Gemini CLI (`gemini --acp`) is taken over as a Gemini run: its session is one of the CLI’s own', () => {
+    expect(takeoverCommand(run({ provider: 'gemini-acp', command: ['gemini', '--acp'], session_id: 'a1' }))).toEqual({
+      file: 'gemini',
+      args: ['--resume', 'a1'],
       cwd: '/w',
     });
   });

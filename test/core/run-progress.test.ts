@@ -353,3 +353,47 @@ describe('effects', () => {
     expect({ r, st }).toEqual(copy);
   });
 });
+
+describe('a two-way protocol opened (orcr starts its turns)', () => {
+  const opened: ProgressSignal = { kind: 'opened', session_id: 'th-1' };
+  const effects = (p: { effects: { kind: string }[] }): string[] => p.effects.map((e) => e.kind);
+
+  it('starting with a prompt: at work, the prompt counted as input 1 and sent as the first turn', () => {
+    const p = applySignals(run('starting', { prompt: 'fix it' }), initialProgress(), [opened], ctx());
+    expect(p.run).toMatchObject({ status: 'working', session_id: 'th-1', input_seq: 1 });
+    expect(types(p)).toEqual(['working']);
+    expect(effects(p)).toContain('first_input');
+  });
+
+  it('the same answer read again (a restart re-reads it) sends nothing twice', () => {
+    const first = applySignals(run('starting', { prompt: 'fix it' }), initialProgress(), [opened], ctx());
+    const again = applySignals(first.run, first.state, [opened], ctx());
+    expect(effects(again)).not.toContain('first_input');
+    expect(again.run.input_seq).toBe(1);
+    expect(types(again)).toEqual([]);
+  });
+
+  it('a later attempt (input counted before) sends its own prompt, numbered on', () => {
+    const p = applySignals(run('starting', { prompt: 'go on', input_seq: 3 }), initialProgress(), [opened], ctx());
+    expect(p.run.input_seq).toBe(4);
+    expect(effects(p)).toContain('first_input');
+  });
+
+  it('an interactive run without a prompt waits for input; a one-shot one without a prompt is let exit', () => {
+    const idle = applySignals(run('starting', { interactive: true }), initialProgress(), [opened], ctx());
+    expect(idle.run.status).toBe('idle');
+    expect(effects(idle)).not.toContain('first_input');
+    const oneShot = applySignals(run('starting'), initialProgress(), [opened], ctx());
+    expect(effects(oneShot)).toContain('close_input');
+  });
+
+  it('a reply is written back; a protocol error is an event, and a fatal one stops the run errored with its reason', () => {
+    const reply = applySignals(run('working'), initialProgress(), [{ kind: 'reply', line: '{"id":1}\n' }], ctx());
+    expect(reply.effects).toContainEqual({ kind: 'reply', line: '{"id":1}\n' });
+    const soft = applySignals(run('working'), initialProgress(), [{ kind: 'protocol_error', message: 'bad frame', fatal: false }], ctx());
+    expect(soft.events).toEqual([{ type: 'protocol_error', data: { message: 'bad frame', fatal: false } }]);
+    expect(soft.effects.filter((e) => e.kind === 'stop')).toEqual([]);
+    const fatal = applySignals(run('working'), initialProgress(), [{ kind: 'protocol_error', message: 'no session', fatal: true }], ctx());
+    expect(fatal.effects).toContainEqual({ kind: 'stop', reason: 'errored', detail: 'protocol: no session' });
+  });
+});

@@ -142,6 +142,7 @@ describe('records of an older orcr', () => {
       attempts: [],
       approvals: { allow: [], deny: [] },
       denials: 0,
+      protocol_errors: { count: 0, last: null },
     };
     const read = j.getRun('old-1');
     expect(read).toStrictEqual(expected);

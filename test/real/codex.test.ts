@@ -52,14 +52,14 @@ describeWhen(
   'real Codex CLI',
   () => {
     it('one scripted turn: runs the tool call, completes, and its tokens (and priced cost) match the CLI’s turn.completed', async () => {
-      const r = await rig({ config: { providers: { codex: { price: { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 } } } } });
+      const r = await rig({ config: { providers: { 'codex-exec': { price: { input_per_mtok: 1.25, output_per_mtok: 10, cached_input_per_mtok: 0.125 } } } } });
       const marker = path.join(r.work, 'codex-marker');
       r.server.script(
         'openai',
         codexShell(`touch ${marker} && echo made-it`, { input: 900, output: 40, cached: 300 }),
         text('The marker is there.', { input: 1000, output: 12, cached: 1200 }),
       );
-      const run = await r.run('codex', 'cx', 'make the marker');
+      const run = await r.run('codex-exec', 'cx', 'make the marker');
       expect(run.command).toContain('--skip-git-repo-check');
       const shown = await r.ended('cx');
       expect(shown.exit_reason, r.describe(run.uuid)).toBe('completed');
@@ -86,7 +86,7 @@ describeWhen(
     it('a usage limit: blocked limit, the provider held; with --on-limit end the run ends errored with detail limit', async () => {
       const r = await rig({ config: { timings: { limit_hold: '45s' } } });
       r.server.fallback('openai', httpError(429, { errorType: 'usage_limit_reached', message: 'The usage limit has been reached' }));
-      const run = await r.run('codex', 'capped', 'do it', ['--on-limit', 'end']);
+      const run = await r.run('codex-exec', 'capped', 'do it', ['--on-limit', 'end']);
       const shown = await r.ended('capped');
       const events = await r.events(run.uuid);
       expect(
@@ -96,20 +96,20 @@ describeWhen(
       const failed = r.outLines(run.uuid).find((o) => o.type === 'turn.failed');
       expect(failed.error.message).toMatch(/usage limit/i);
       const stats = await r.json<{ holds: Record<string, number> }>(['stats']);
-      expect(Object.keys(stats.holds)).toContain('codex');
+      expect(Object.keys(stats.holds)).toContain('codex-exec');
       expect(shown.exit_reason).toBe('errored');
       expect(shown.exit_detail).toBe('limit');
     });
 
     it('a usage limit that resets: orcr holds, then continues the same thread with `codex exec resume`, and the run completes as one run of two attempts', async () => {
-      const r = await rig({ config: { timings: { limit_hold: '3s' }, providers: { codex: { continue_prompt: 'The limit has reset; carry on.' } } } });
+      const r = await rig({ config: { timings: { limit_hold: '3s' }, providers: { 'codex-exec': { continue_prompt: 'The limit has reset; carry on.' } } } });
       let limited = true;
       r.server.fallback('openai', (): Step =>
         limited
           ? httpError(429, { errorType: 'usage_limit_reached', message: 'The usage limit has been reached' })
           : text('Carried on and done.', { input: 30, output: 5 }),
       );
-      const run = await r.run('codex', 'resumed', 'write the summary');
+      const run = await r.run('codex-exec', 'resumed', 'write the summary');
       const queued = await r.waitFor('resumed', (x) => x.status === 'queued' && (x.attempts?.length ?? 0) === 1, 'queued again to continue', 90_000);
       const thread = queued.attempts[0]!.session_id!;
       expect(thread, r.describe(run.uuid)).toBeTruthy();
@@ -130,7 +130,7 @@ describeWhen(
     it('auth failure (a rejected key): errored with detail login', async () => {
       const r = await rig();
       r.server.fallback('openai', httpError(401, { message: 'Incorrect API key provided' }));
-      const run = await r.run('codex', 'badkey', 'do it');
+      const run = await r.run('codex-exec', 'badkey', 'do it');
       const shown = await r.ended('badkey');
       const events = await r.events(run.uuid);
       expect(
@@ -144,7 +144,7 @@ describeWhen(
 
     it('auth failure (no key at all): errored with detail login, before any request', async () => {
       const r = await rig();
-      const run = await r.run('codex', 'nokey', 'do it', [], {}, ['MOCK_API_KEY']);
+      const run = await r.run('codex-exec', 'nokey', 'do it', [], {}, ['MOCK_API_KEY']);
       const shown = await r.ended('nokey');
       expect(r.outLines(run.uuid).find((o) => o.type === 'turn.failed').error.message, r.describe(run.uuid)).toMatch(/MOCK_API_KEY/);
       expect(r.server.mainRequests('openai')).toEqual([]);
@@ -155,7 +155,7 @@ describeWhen(
     it('offline: Codex waits for the network forever; orcr shows it blocked, and the run timeout ends it', async () => {
       const r = await rig();
       r.configureAgents({ baseUrl: `http://127.0.0.1:${await closedPort()}/v1` });
-      const run = await r.run('codex', 'offline', 'do it', ['--timeout', '25s']);
+      const run = await r.run('codex-exec', 'offline', 'do it', ['--timeout', '25s']);
       const blocked = await r.waitFor('offline', (x) => x.status === 'blocked' || x.status === 'ended', 'blocked', 25_000);
       expect(blocked.blocked_kind, r.describe(run.uuid)).toBe('unknown');
       expect(r.outLines(run.uuid).some((o) => o.type === 'error' && /waiting for network/i.test(o.message))).toBe(true);
@@ -167,7 +167,7 @@ describeWhen(
     it('repeating one tool call is a loop: orcr sees each item as a model turn, and terminate ends it `loop`', async () => {
       const r = await rig();
       r.server.fallback('openai', codexShell('echo same', { input: 50, output: 5 }));
-      const run = await r.run('codex', 'loopy', 'keep checking', ['--loop', 'terminate', '--timeout', '45s']);
+      const run = await r.run('codex-exec', 'loopy', 'keep checking', ['--loop', 'terminate', '--timeout', '45s']);
       const shown = await r.ended('loopy');
       expect(shown.loop.detected, r.describe(run.uuid)).toBe(true);
       expect(shown.exit_reason).toBe('loop');
@@ -176,7 +176,7 @@ describeWhen(
 
     it('--interactive is refused: codex exec takes no input after its prompt (with a pipe on stdin it waits for EOF)', async () => {
       const r = await rig();
-      const res = await r.cli(['run', '-a', 'codex', '-n', 'ci', '-p', 'hi', '--interactive', '--cwd', r.work, ...r.envArgs()]);
+      const res = await r.cli(['run', '-a', 'codex-exec', '-n', 'ci', '-p', 'hi', '--interactive', '--cwd', r.work, ...r.envArgs()]);
       expect(res.code, res.stdout + res.stderr).toBe(2);
       expect(res.stderr).toMatch(/interactive/);
     });

@@ -46,6 +46,8 @@ export type Step =
   | {
       kind: 'reply';
       text?: string;
+      /** Gemini only: a thought part (`thought: true`) streamed before the text, e.g. "**Subject**\nwhat it thinks". */
+      thought?: string;
       tools?: ToolCall[];
       usage?: Usage;
       /** Wait this long before answering at all. */
@@ -53,7 +55,16 @@ export type Step =
       /** Pause between SSE events (a slow stream). */
       chunkDelayMs?: number;
     }
-  | { kind: 'error'; status: number; message?: string; retryAfterS?: number; errorType?: string; headers?: Record<string, string> }
+  | {
+      kind: 'error';
+      status: number;
+      message?: string;
+      retryAfterS?: number;
+      errorType?: string;
+      headers?: Record<string, string>;
+      /** More fields of the OpenAI error object (Codex reads `resets_at`, `plan_type` of a `usage_limit_reached`). */
+      fields?: Record<string, unknown>;
+    }
   /** Send headers and the opening event, then nothing: the stream never ends. */
   | { kind: 'hang' }
   /** Accept the request, then drop the connection. */
@@ -92,7 +103,8 @@ export const httpError = (
     message?: string;
     retryAfterS?: number;
     errorType?: string;
-    /** More response headers (Anthropic's unified rate-limit headers). */ headers?: Record<string, string>;
+    /** More response headers (Anthropic's unified rate-limit headers, Codex's `x-codex-*`). */ headers?: Record<string, string>;
+    /** More fields of the OpenAI error object. */ fields?: Record<string, unknown>;
   } = {},
 ): Step => ({
   kind: 'error',
@@ -404,6 +416,9 @@ export class ModelServer {
       return;
     }
     const gap = step.kind === 'reply' ? (step.chunkDelayMs ?? 0) : 0;
+    if (step.kind === 'reply' && step.thought) {
+      await sse(null, { candidates: [{ content: { role: 'model', parts: [{ text: step.thought, thought: true }] }, index: 0 }], modelVersion: model }, gap);
+    }
     // Text in pieces, then the function calls and usage in the last chunk.
     const textParts = parts.filter((x) => 'text' in x);
     const callParts = parts.filter((x) => !('text' in x));
@@ -437,12 +452,12 @@ export class ModelServer {
     if (step.kind === 'reply' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'error') {
       const type = ({ 401: 'invalid_request_error', 429: 'rate_limit_exceeded', 500: 'server_error' } as Record<number, string>)[step.status] ?? 'server_error';
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...(step.headers ?? {}) };
       if (step.retryAfterS !== undefined) headers['retry-after'] = String(step.retryAfterS);
       return json(
         res,
         step.status,
-        { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}` } },
+        { error: { type: step.errorType ?? type, code: step.errorType ?? type, message: step.message ?? `scripted ${step.status}`, ...(step.fields ?? {}) } },
         headers,
       );
     }

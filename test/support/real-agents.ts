@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLI, NODE, TestHome, until, type CliResult, type Truthy } from './harness.js';
 import { ModelServer, type ModelServerOptions } from './model-server.js';
 import type { PublicRun } from '../../src/protocol/views.js';
@@ -39,21 +40,48 @@ export function announce(agent: AgentName): void {
   );
 }
 
+const WALL_CLOCK = fileURLToPath(new URL('./wall-clock.mjs', import.meta.url));
+
 /** Variables that would point an agent at a real account or a real config. */
 const LEAKY = /^(ANTHROPIC_|CLAUDE|OPENAI_|CODEX_|GEMINI_|GOOGLE_|VERTEX|AWS_BEARER|XDG_)/;
 
 /** A TestHome whose supervisor (and so every agent) starts from a clean environment. */
 export class RealHome extends TestHome {
+  /** More for every process of the home: its clients, the supervisor, the agents it starts. */
+  extraEnv: Record<string, string> = {};
+
   override get env(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!LEAKY.test(k)) env[k] = v;
-    return { ...env, ORCR_HOME: this.dir, NO_COLOR: '1' };
+    return { ...env, ORCR_HOME: this.dir, NO_COLOR: '1', ...this.extraEnv };
   }
+}
+
+/** Gemini CLI's `~/.gemini/settings.json` for the rig; `allowed: []` leaves every tool to be approved (ACP asks the client). */
+export function geminiSettings(opts: { allowed?: string[] } = {}): Record<string, unknown> {
+  return {
+    // GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
+    // headless mode refuses (exit 41): name the API-key method.
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    // A fixed model skips the routing classifier's extra model calls.
+    model: { name: 'gemini-2.5-flash' },
+    // Headless, tools that need approval are not even offered.
+    tools: { allowed: opts.allowed ?? ['run_shell_command'] },
+    // Fewer silent retries of 429s (each is a stderr line only).
+    general: { maxAttempts: 2, disableAutoUpdate: true, disableUpdateNag: true },
+    privacy: { usageStatisticsEnabled: false },
+  };
 }
 
 export interface RigOptions {
   config?: unknown;
   server?: ModelServerOptions;
+  /**
+   * Every process of the rig (orcr's clients, the supervisor, the agents)
+   * reads the wall clock through test/support/wall-clock.mjs, moved by
+   * `moveClock`: for what depends on the minute (Gemini's session files).
+   */
+  movableClock?: boolean;
 }
 
 /**
@@ -69,21 +97,35 @@ export class Rig {
   readonly work: string;
   /** `orcr` clients still running (a timed-out test leaves its `wait` behind). */
   private readonly inflight = new Set<import('node:child_process').ChildProcess>();
+  /** The offset file of a movable clock (RigOptions.movableClock). */
+  private readonly clockFile: string;
 
-  private constructor(home: RealHome, server: ModelServer) {
+  private constructor(home: RealHome, server: ModelServer, movableClock: boolean) {
     this.home = home;
     this.server = server;
     const base = fs.mkdtempSync(path.join(os.tmpdir(), 'orcr-real-'));
     this.agentHome = path.join(base, 'home');
     this.work = path.join(base, 'work');
     for (const d of [this.agentHome, this.work, path.join(this.agentHome, 'tmp')]) fs.mkdirSync(d, { recursive: true });
+    this.clockFile = path.join(base, 'clock');
+    if (movableClock) {
+      fs.writeFileSync(this.clockFile, '0');
+      // NODE_OPTIONS reaches every node process, Gemini's relaunched child too.
+      home.extraEnv = { NODE_OPTIONS: `--import=${pathToFileURL(WALL_CLOCK).href}`, ORCR_TEST_WALL_CLOCK_FILE: this.clockFile };
+    }
   }
 
   static async create(opts: RigOptions = {}): Promise<Rig> {
     const server = await new ModelServer(opts.server).start();
-    const rig = new Rig(new RealHome(opts.config), server);
+    const rig = new Rig(new RealHome(opts.config), server, opts.movableClock === true);
     rig.configureAgents();
     return rig;
+  }
+
+  /** Move the wall clock of every process of the rig to `offsetS` seconds from the real one (RigOptions.movableClock). */
+  moveClock(offsetS: number): void {
+    if (!fs.existsSync(this.clockFile)) throw new Error('this rig has no movable clock (RigOptions.movableClock)');
+    fs.writeFileSync(this.clockFile, String(offsetS));
   }
 
   /** Settings files for each CLI: the model server, permissions, no telemetry. */
@@ -121,25 +163,7 @@ export class Rig {
 
     const gemini = path.join(this.agentHome, '.gemini');
     fs.mkdirSync(gemini, { recursive: true });
-    fs.writeFileSync(
-      path.join(gemini, 'settings.json'),
-      JSON.stringify(
-        {
-          // GOOGLE_GEMINI_BASE_URL alone selects the "gateway" auth type, which
-          // headless mode refuses (exit 41): name the API-key method.
-          security: { auth: { selectedType: 'gemini-api-key' } },
-          // A fixed model skips the routing classifier's extra model calls.
-          model: { name: 'gemini-2.5-flash' },
-          // Headless, tools that need approval are not even offered.
-          tools: { allowed: ['run_shell_command'] },
-          // Fewer silent retries of 429s (each is a stderr line only).
-          general: { maxAttempts: 2, disableAutoUpdate: true, disableUpdateNag: true },
-          privacy: { usageStatisticsEnabled: false },
-        },
-        null,
-        2,
-      ),
-    );
+    fs.writeFileSync(path.join(gemini, 'settings.json'), JSON.stringify(geminiSettings(), null, 2));
   }
 
   /** The environment a run needs: the CLIs on PATH, HOME, the server's address, keys. */
@@ -197,8 +221,15 @@ export class Rig {
     return JSON.parse(r.stdout) as T;
   }
 
-  /** `orcr run -a AGENT -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run. */
-  run(agent: AgentName, name: string, prompt: string, args: string[] = [], env: Record<string, string> = {}, drop: string[] = []): Promise<PublicRun> {
+  /** `orcr run -a PRESET -n NAME -p PROMPT --cwd WORK -e … [ARGS]`, returning the run (PRESET a built-in one: `codex` is Codex's app-server, `codex-exec` its exec stream, `gemini-acp` Gemini CLI over ACP). */
+  run(
+    agent: Exclude<AgentName, 'codex'> | 'codex' | 'codex-exec' | 'gemini-acp',
+    name: string,
+    prompt: string,
+    args: string[] = [],
+    env: Record<string, string> = {},
+    drop: string[] = [],
+  ): Promise<PublicRun> {
     return this.json<PublicRun>(['run', '-a', agent, '-n', name, '-p', prompt, '--cwd', this.work, ...this.envArgs(env, drop), ...args]);
   }
 

@@ -31,6 +31,7 @@ export function run(over: Partial<PublicRun> = {}): PublicRun {
     blocked_kind: null,
     asking: null,
     denials: 0,
+    protocol_errors: { count: 0, last: null },
     rules: { allow: [], deny: [] },
     queue_seq: n,
     queue_position: null,

@@ -4,6 +4,10 @@
 
 import type { Rng } from './rng.js';
 
+/** What the mock agent does in a whole run (`--scenario`): its usage text says each. */
+export const SCENARIOS = ['work', 'interactive', 'ask', 'ask-question', 'slow-start', 'never-starts', 'crash', 'limit', 'loop', 'auth'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
 export type Action = 'shell' | 'read' | 'edit' | 'write' | 'search';
 
 export interface ToolStep {

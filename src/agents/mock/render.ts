@@ -21,10 +21,31 @@ export interface Renderer {
   parseInput(line: string): string | null;
   /** How it asks before its tools (the `ask` scenarios); absent: the format never asks. */
   asking?: Asking;
+  /**
+   * A JSON-RPC server (Codex's app-server, ACP): it prints nothing of its
+   * own accord, orcr opens its session and starts each turn on stdin, and
+   * `turn`, `limit`, `auth` and `asking` render the turn orcr started
+   * last. Absent: the CLI prints its turns as it runs.
+   */
+  server?: Serving;
 }
 
-/** What a request was answered: go on (with the input as the answer gave it back, null when it gave none), or take the refusal's words as the tool's error. */
-export type Reply = { allow: true; input: Record<string, unknown> | null } | { allow: false; message: string };
+/** A JSON-RPC server's stdin: what orcr asks of it, served at once or as a turn. */
+export interface Serving {
+  /** Every stdin line: orcr's requests and notifications, and its answers to the server's own requests (`asking.read` is this). */
+  read(line: string): StdinLine;
+  /** A turn that never ends (the `loop` scenario): its opening lines, then one model call at a time, each the same tool call. */
+  loop(plan: TurnPlan): Generator<string[], never>;
+  /** Not logged in from the start (the `auth` scenario), where its CLI says so before any turn (ACP: the session refused); absent: each turn fails (`auth`). */
+  loggedOut?(): void;
+}
+
+/**
+ * What a request was answered: go on (with the input as the answer gave it
+ * back, null when it gave none), or take the refusal's words as the tool's
+ * error; `stop`: the turn ends there (Codex's `cancel`).
+ */
+export type Reply = { allow: true; input: Record<string, unknown> | null } | { allow: false; message: string; stop?: boolean };
 
 /** A turn that asks, a step at a time: lines to print, then, when it asks, its request, whose reply the turn is handed back. */
 export interface AskStep {
@@ -32,8 +53,19 @@ export interface AskStep {
   ask?: { ref: string; line: string };
 }
 
-/** A stdin line, to an agent that asks: an input, an answer, a line that ends it (its CLI exits 1 on one), or nothing it acts on. */
-export type StdinLine = { kind: 'input'; text: string } | { kind: 'answer'; ref: string; reply: Reply } | { kind: 'fatal'; stderr: string } | null;
+/**
+ * A stdin line, to an agent that asks: an input, an answer, a line that ends
+ * it (its CLI exits 1 on one), or nothing it acts on. To a JSON-RPC server
+ * also a request it answers at once (`served`: its lines, and what it says
+ * on stderr); an input's `reply` is printed as it is read (the answer to the
+ * request that started the turn).
+ */
+export type StdinLine =
+  | { kind: 'input'; text: string; reply?: string[] }
+  | { kind: 'answer'; ref: string; reply: Reply }
+  | { kind: 'fatal'; stderr: string }
+  | { kind: 'served'; lines: string[]; stderr?: string }
+  | null;
 
 export interface Asking {
   /** One turn: each step printed, each request's reply handed back before the next step (undefined for a step that asked nothing). */

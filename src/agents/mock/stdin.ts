@@ -2,7 +2,8 @@
 // turns to come, in order, and an answer handed to the request that waits for
 // it (an answer to any other request is let go, as the real CLI does). A
 // request is waited on before it is printed, so no answer, however quick,
-// arrives before anyone listens.
+// arrives before anyone listens. A JSON-RPC server's requests that are no
+// turn are served as they are read.
 
 import { createInterface } from 'node:readline';
 import type { Reply, StdinLine } from './render.js';
@@ -15,8 +16,15 @@ export interface Stdin {
   readonly closed: boolean;
 }
 
-/** Reads stdin from now on: `read` says what each line is; a fatal one goes to `fatal`. */
-export function readStdin(read: (line: string) => StdinLine, fatal: (stderr: string) => void): Stdin {
+/** A JSON-RPC server's own: what it prints and says as it reads, and what it does when stdin closes. */
+export interface ServerOut {
+  print(lines: string[]): void;
+  warn(stderr: string): void;
+  closed(): void;
+}
+
+/** Reads stdin from now on: `read` says what each line is; a fatal one goes to `fatal`, what a server serves at once to `server`. */
+export function readStdin(read: (line: string) => StdinLine, fatal: (stderr: string) => void, server?: ServerOut): Stdin {
   const inputs: string[] = [];
   let closed = false;
   let wake: (() => void) | null = null;
@@ -32,7 +40,12 @@ export function readStdin(read: (line: string) => StdinLine, fatal: (stderr: str
     const got = read(line);
     if (got === null) return;
     if (got.kind === 'fatal') fatal(got.stderr);
-    else if (got.kind === 'input') {
+    else if (got.kind === 'served') {
+      if (got.stderr !== undefined) server?.warn(got.stderr);
+      server?.print(got.lines);
+    } else if (got.kind === 'input') {
+      // The answer to the request that started the turn goes before anything of the turn.
+      if (got.reply) server?.print(got.reply);
       inputs.push(got.text);
       wake?.();
     } else if (waiting?.ref === got.ref) settle(got.reply);
@@ -41,6 +54,7 @@ export function readStdin(read: (line: string) => StdinLine, fatal: (stderr: str
     closed = true;
     wake?.();
     settle(null);
+    server?.closed();
   });
 
   return {

@@ -43,7 +43,7 @@ function eventToken(ev: RunEvent): Token {
   if (t === 'kill_requested') return 'event.kill';
   // A request for a person stands out as a block does; a CLI's own refusal as an error.
   if (t === 'approval_asked') return 'event.hold';
-  if (t === 'denied') return 'event.error';
+  if (t === 'denied' || t === 'protocol_error') return 'event.error';
   if (t === 'approval_decided') return 'event.input';
   if (t === 'blocked' || t === 'continued' || t === 'retrying' || t === 'agent_retry' || t.includes('hold')) return 'event.hold';
   if (t.startsWith('loop')) return 'event.loop';
@@ -117,6 +117,8 @@ export function describeEvent(ev: RunEvent): string {
       return `#${s(ev.data.id)} withdrawn (${ev.data.why === 'agent' ? 'the agent no longer waits' : ev.data.why === 'ended' ? 'the run ended' : 'the run went back to the queue'})`;
     case 'denied':
       return `${s(ev.data.tool)} refused by the agent CLI's own settings (${s(ev.data.count)} so far): ${s(ev.data.message)}`;
+    case 'protocol_error':
+      return `protocol error${ev.data.fatal ? ' (the run cannot go on)' : ''}: ${s(ev.data.message)}`;
     case 'supervisor_started':
       return `pid ${s(ev.data.pid)}, ${s(ev.data.active)} active`;
     default: {

@@ -38,17 +38,38 @@ function streamLines(protocol: string, names: readonly string[]): string[] {
   );
 }
 
-/** A two-way protocol's recorded session: the lines its CLI printed (the probe's records of both directions, `out` kept). */
+/**
+ * A two-way protocol's recorded sessions: the lines its CLI printed (the
+ * probe's records of both directions, `out` kept), its answers' ids as orcr
+ * names its own requests (the probes named them their own way).
+ */
 function recordedLines(dir: string, names: readonly string[]): string[] {
-  return names.flatMap((n) =>
-    fs
+  return names.flatMap((n) => {
+    const recs = fs
       .readFileSync(path.join(FIXTURES, dir, `${n}.jsonl`), 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { dir: string; line?: unknown })
+      .map((l) => JSON.parse(l) as { dir: string; line?: Record<string, unknown> });
+    const ours = orcrIds(recs.filter((r) => r.dir === 'in').map((r) => r.line));
+    return recs
       .filter((r) => r.dir === 'out' && r.line !== undefined)
-      .map((r) => JSON.stringify(r.line)),
-  );
+      .map((r) => JSON.stringify('result' in r.line! || 'error' in r.line! ? { ...r.line, id: ours.get(r.line!.id) ?? r.line!.id } : r.line));
+  });
+}
+
+/** The ids orcr gives the requests a probe wrote: initialize, the session or thread opened or loaded, each turn. */
+function orcrIds(sent: (Record<string, unknown> | undefined)[]): Map<unknown, string> {
+  const ours = new Map<unknown, string>();
+  let turn = 0;
+  for (const m of sent) {
+    if (!m || typeof m.method !== 'string' || m.id === undefined) continue;
+    const params = (m.params ?? {}) as { sessionId?: string };
+    if (m.method === 'initialize') ours.set(m.id, 'orcr:init');
+    else if (['thread/start', 'thread/resume', 'session/new'].includes(m.method)) ours.set(m.id, 'orcr:open');
+    else if (m.method === 'session/load') ours.set(m.id, `orcr:load:${params.sessionId}`);
+    else if (m.method === 'turn/start' || m.method === 'session/prompt') ours.set(m.id, `orcr:turn:${++turn}`);
+  }
+  return ours;
 }
 
 function turnsOf(protocol: Protocol, lines: readonly string[]): number {

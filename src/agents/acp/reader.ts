@@ -24,6 +24,8 @@ export function createAcpAdapter(options: AdapterOptions = {}): ExtendedAdapter 
 
 /** An update's kind, where an agent prints it: first in the update, at the head of the line. */
 const UPDATE_KIND = /^\{"jsonrpc":"2\.0","method":"session\/update","params":\{"sessionId":"[^"\\]{1,200}","update":\{"sessionUpdate":"(\w+)"/;
+/** A new session's answer as Gemini prints it: its id first. */
+const NEW_SESSION = /^\{"jsonrpc":"2\.0","id":"orcr:open","result":\{"sessionId":"([^"\\]{1,200})"/;
 /** Updates whose kind is all orcr reads of them. */
 const HEAD_ONLY = new Set(['available_commands_update', 'current_mode_update', 'agent_thought_chunk']);
 
@@ -99,6 +101,11 @@ function dialect(options: AdapterOptions): RpcDialect {
     },
     // initialize's answer (its auth methods, the agent's capabilities) changes nothing orcr does.
     ignoresResult: (id) => id === 'orcr:init',
+    // A new session's answer is long (its modes, its models); its id comes first.
+    peekResult(id, text) {
+      const session = id === 'orcr:open' ? NEW_SESSION.exec(text)?.[1] : undefined;
+      return session === undefined ? null : opened(session, false);
+    },
   };
 }
 

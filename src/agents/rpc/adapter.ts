@@ -30,6 +30,8 @@ export interface RpcDialect {
   peek?(method: string, text: string): ExtendedSignal[] | null;
   /** The answer to this request id of orcr's needs no reading (it is read no further than its head). */
   ignoresResult?(id: string): boolean;
+  /** An answer to this request id of orcr's read from its line's text without parsing it, or null to parse it. */
+  peekResult?(id: string, text: string): ExtendedSignal[] | null;
   /** The process exited: what the dialect held back. */
   end?(): ExtendedSignal[];
 }
@@ -60,7 +62,11 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
     }
     // So is an answer to one of orcr's requests whose content does not matter (a turn started: its notifications say the rest).
     const answered = RESULT_HEAD.exec(text);
-    if (answered && dialect.ignoresResult?.(answered[1]!)) return [];
+    if (answered) {
+      if (dialect.ignoresResult?.(answered[1]!)) return [];
+      const quick = dialect.peekResult?.(answered[1]!, text);
+      if (quick) return quick;
+    }
     const frame = readFrame(text);
     if (frame === null) {
       // Text that does not even try to be JSON is no frame: kept as output (a CLI's stray print).

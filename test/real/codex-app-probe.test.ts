@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { hang, httpError, text, type Step } from '../support/model-server.js';
-import { announce, needAgent, useRigs, type Rig } from '../support/real-agents.js';
+import { announce, needProbe, useRigs, type Rig } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { until } from '../support/harness.js';
 import { agentBin } from '../support/install-agents.mjs';
@@ -89,7 +89,7 @@ const itemDone = (app: AppServer, itemId: string): Promise<any> =>
   app.line((l) => l.method === 'item/completed' && l.params.item.id === itemId, `item/completed ${itemId}`);
 
 describeWhen(
-  needAgent('codex'),
+  needProbe('codex'),
   'codex app-server (probe)',
   () => {
     it('handshake, pipelined; string ids echoed; a text turn; a second turn on the same thread sees the first; stdin closed when idle: exit 0', async () => {

@@ -10,7 +10,7 @@
 import { expect, it } from 'vitest';
 import { until } from '../support/harness.js';
 import { hang, httpError, text, toolCall, type Step } from '../support/model-server.js';
-import { announce, needAgent } from '../support/real-agents.js';
+import { announce, needProbe } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { childrenOf, clockEnv, conversation, INITIALIZE, prompt, running, useWorlds, type AcpWorld } from './acp-probe.js';
 
@@ -45,7 +45,7 @@ async function killedSession(w: AcpWorld, fixture?: string): Promise<{ sid: stri
 const lastHistory = (w: AcpWorld): string[] => conversation(w.server.mainRequests('gemini').at(-1)!).slice(1);
 
 describeWhen(
-  needAgent('gemini'),
+  needProbe('gemini'),
   'Gemini CLI --acp sessions (probe)',
   () => {
     it('session/load in a new process a minute later (pipelined after initialize): history replayed around the result, the turn goes on; the next CLI start deletes the session', async () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { until } from '../support/harness.js';
 import { hang, httpError, text, toolCall, type Reply } from '../support/model-server.js';
-import { announce, needAgent } from '../support/real-agents.js';
+import { announce, needProbe } from '../support/real-agents.js';
 import { describeWhen } from '../support/skip.js';
 import { cmdline, descendants, functionResponses, INITIALIZE, conversation, prompt, useWorlds, type AcpProbe } from './acp-probe.js';
 
@@ -36,7 +36,7 @@ function clean(p: AcpProbe, asked = 0): void {
 }
 
 describeWhen(
-  needAgent('gemini'),
+  needProbe('gemini'),
   'Gemini CLI --acp (probe)',
   () => {
     it('handshake pipelined with string ids, no authenticate; a turn with a tool call and a thought; a second turn keeps the history; usage in _meta', async () => {

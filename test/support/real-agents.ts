@@ -31,6 +31,17 @@ export function needAgent(agent: AgentName): Need {
   return { reason: `${a.pkg}@${a.version} is not installed (npm run agents:install)`, optional: true };
 }
 
+/**
+ * A probe of an agent CLI's protocol (what it sends and takes, recorded as
+ * the fixtures test/agents reads): run when a pin moves, with ORCR_PROBE=1,
+ * not on every live run — the suites through orcr (codex-app, acp) show what
+ * orcr does with the same CLI.
+ */
+export function needProbe(agent: AgentName): Need {
+  if (process.env.ORCR_PROBE !== '1') return { reason: `a probe of ${agent}'s protocol: ORCR_PROBE=1 runs it (when its pin moves)`, optional: true };
+  return needAgent(agent);
+}
+
 /** Say clearly, once per file, why a real-agent suite is skipped. */
 export function announce(agent: AgentName): void {
   if (installed[agent]) return;

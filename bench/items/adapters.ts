@@ -53,7 +53,7 @@ function recordedLines(dir: string, names: readonly string[]): string[] {
     const ours = orcrIds(recs.filter((r) => r.dir === 'in').map((r) => r.line));
     return recs
       .filter((r) => r.dir === 'out' && r.line !== undefined)
-      .map((r) => JSON.stringify('result' in r.line! || 'error' in r.line! ? { ...r.line, id: ours.get(r.line!.id) ?? r.line!.id } : r.line));
+      .map((r) => JSON.stringify('result' in r.line! || 'error' in r.line! ? { ...r.line, id: ours.get(r.line.id) ?? r.line.id } : r.line));
   });
 }
 

@@ -28,7 +28,8 @@ describe('guards', () => {
       'chat',
       '--interactive',
       '--idle-after',
-      '1500ms',
+      // Long enough for the second `orcr wait` (a CLI's start: past 1.5 s at load 18) to find it still idle.
+      '5s',
       '--protocol',
       'jsonl',
       '--',

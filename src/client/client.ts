@@ -126,9 +126,12 @@ export class Client implements Caller {
   /**
    * Connect again after a lost connection, without starting a supervisor:
    * only a verb a user types starts one. Waits up to `graceMs` for one to be
-   * back (a restart in progress), then gives up with `unavailable`.
+   * back (a restart in progress), then gives up with `unavailable`. 15 s, not
+   * 5: on a busy machine (two cores, load 20) the verb that starts the next
+   * supervisor and that supervisor's own start together took over 5 s, and a
+   * `wait` gave up on a restart that was on its way (CI, stop 45).
    */
-  static async reconnect(home: Home, graceMs = 5000): Promise<Client> {
+  static async reconnect(home: Home, graceMs = 15_000): Promise<Client> {
     const deadline = Date.now() + graceMs;
     for (;;) {
       try {

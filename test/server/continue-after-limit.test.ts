@@ -137,8 +137,9 @@ describe('continue after a usage limit', () => {
   it('a run waiting to continue survives a supervisor SIGKILL: the next supervisor keeps it queued with its attempt and resumes it when the hold lifts', async () => {
     const at = place();
     const agent = standIn(at);
-    // Long enough for the kill and the restart on a loaded machine.
-    const h = served({ timings: { limit_hold: '6s' }, providers: { claude: { command: [agent] } } });
+    // A hold of hours, lifted by hand once the next supervisor has shown it
+    // kept: a hold of seconds ran out during a kill and restart at load 8.
+    const h = served({ timings: { limit_hold: '5h' }, providers: { claude: { command: [agent] } } });
     await h.start();
     await h.run(['-n', 'work', '-a', 'claude', '-p', 'Fix the failing tests']);
     await requeued(h, 'work');
@@ -146,6 +147,7 @@ describe('continue after a usage limit', () => {
     await h.start();
     const back = await h.show('work');
     expect([back.status, back.attempts.length, back.waiting?.reason]).toEqual(['queued', 1, 'hold']);
+    expect((await h.cli(['provider', 'resume', 'claude'])).stdout.trim()).toBe('claude resumed');
     expect((await h.settle(['work'], 60_000)).map((r) => r.token)).toEqual(['completed']);
     expect(calls(at).map((c) => c.args)).toEqual([[], ['--resume', SESSION]]);
   });

@@ -2,9 +2,11 @@
 // EXISTS), so a supervisor applies them at join, and a role that may not run
 // DDL gets them from `orcr cluster schema` to apply as a migration. Version 2
 // added columns to tables of version 1 (ALTER … IF NOT EXISTS), version 3 a
-// table: a database of any version takes the whole text.
+// table: a database of any version takes the whole text. Version 4 added the
+// fleet view (each machine's runs as `ps` shows them) and the commands one
+// machine leaves for another's supervisor.
 
-export const CLUSTER_SCHEMA_VERSION = 3;
+export const CLUSTER_SCHEMA_VERSION = 4;
 
 export const CLUSTER_SCHEMA = `
 CREATE TABLE IF NOT EXISTS orcr_cluster (
@@ -83,6 +85,41 @@ CREATE TABLE IF NOT EXISTS orcr_pace (
   next_at     timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (cluster, provider)
 );
+-- Version 4.
+-- The public face of each machine's runs, written by its supervisor (coalesced):
+-- what \`ps\` shows, never prompts, environment values, tool inputs or output.
+-- updated_at and ended_at are the database's clock (ages never trust a machine's).
+CREATE TABLE IF NOT EXISTS orcr_run (
+  cluster     text NOT NULL,
+  host        text NOT NULL,
+  uuid        text NOT NULL,
+  name        text NOT NULL,
+  status      text NOT NULL,
+  face        jsonb NOT NULL,
+  ended_at    timestamptz,
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (cluster, uuid)
+);
+CREATE INDEX IF NOT EXISTS orcr_run_host ON orcr_run (cluster, host);
+CREATE INDEX IF NOT EXISTS orcr_run_name ON orcr_run (cluster, name);
+-- A command for one machine's supervisor (kill, send, approve, …): a socket
+-- method and its params, carried out there (the only writer of its journal)
+-- and answered in \`answer\` ({result} or {error: {code, message}}).
+CREATE TABLE IF NOT EXISTS orcr_command (
+  id          bigserial PRIMARY KEY,
+  cluster     text NOT NULL,
+  host        text NOT NULL,
+  from_host   text NOT NULL,
+  method      text NOT NULL,
+  params      jsonb NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  taken_at    timestamptz,
+  done_at     timestamptz,
+  answer      jsonb
+);
+CREATE INDEX IF NOT EXISTS orcr_command_todo ON orcr_command (cluster, host, id) WHERE done_at IS NULL;
+-- Whether a machine carries out other machines' commands (cluster.accept_commands).
+ALTER TABLE orcr_host ADD COLUMN IF NOT EXISTS accept_commands boolean NOT NULL DEFAULT true;
 `;
 
 /** The tables and the version-2 columns a joining machine needs, to tell whether the schema must be applied. */
@@ -98,9 +135,22 @@ export const REQUIRED_COLUMNS: readonly (readonly [table: string, column: string
   ['orcr_hold', 'expires_at'],
   ['orcr_usage', 'minute'],
   ['orcr_pace', 'next_at'],
+  ['orcr_run', 'face'],
+  ['orcr_command', 'answer'],
+  ['orcr_host', 'accept_commands'],
 ];
 
-export const CLUSTER_TABLES = ['orcr_cluster', 'orcr_host', 'orcr_waiter', 'orcr_lease', 'orcr_hold', 'orcr_usage', 'orcr_pace'] as const;
+export const CLUSTER_TABLES = [
+  'orcr_cluster',
+  'orcr_host',
+  'orcr_waiter',
+  'orcr_lease',
+  'orcr_hold',
+  'orcr_usage',
+  'orcr_pace',
+  'orcr_run',
+  'orcr_command',
+] as const;
 
 /** Missing (table.column) of REQUIRED_COLUMNS, read from the catalog of the connection's search path. */
 export const MISSING_COLUMNS_SQL = `
@@ -116,5 +166,5 @@ export const MISSING_PRIVILEGES_SQL = `
 SELECT 'table ' || t AS missing FROM unnest($1::text[]) AS t
   WHERE NOT has_table_privilege(t, 'SELECT, INSERT, UPDATE, DELETE')
 UNION ALL
-SELECT 'sequence ' || s FROM (VALUES (pg_get_serial_sequence('orcr_waiter', 'seq')), (pg_get_serial_sequence('orcr_lease', 'id'))) AS q(s)
+SELECT 'sequence ' || s FROM (VALUES (pg_get_serial_sequence('orcr_waiter', 'seq')), (pg_get_serial_sequence('orcr_lease', 'id')), (pg_get_serial_sequence('orcr_command', 'id'))) AS q(s)
   WHERE s IS NOT NULL AND NOT has_sequence_privilege(s, 'USAGE')`;

@@ -22,8 +22,11 @@ export function createAcpAdapter(options: AdapterOptions = {}): ExtendedAdapter 
   return withModelTurns(createRpcAdapter(dialect(options)), options);
 }
 
-/** An update's kind, where an agent prints it: first in the update, at the head of the line. */
-const UPDATE_KIND = /^\{"jsonrpc":"2\.0","method":"session\/update","params":\{"sessionId":"[^"\\]{1,200}","update":\{"sessionUpdate":"(\w+)"/;
+/** An update's kind, where an agent prints it: first in the update, at the head of the line; a tool call's id right after it. */
+const UPDATE_KIND =
+  /^\{"jsonrpc":"2\.0","method":"session\/update","params":\{"sessionId":"[^"\\]{1,200}","update":\{"sessionUpdate":"(\w+)"(?:,"toolCallId":"([^"\\]{1,200})")?/;
+/** The rest of a message chunk as Gemini prints it, read from where its kind ends: its text, a JSON string, and the line's end. */
+const CHUNK_TEXT = /,"content":\{"type":"text","text":("(?:[^"\\]|\\.)*")\}\}\}\}$/y;
 /** A new session's answer as Gemini prints it: its id first. */
 const NEW_SESSION = /^\{"jsonrpc":"2\.0","id":"orcr:open","result":\{"sessionId":"([^"\\]{1,200})"/;
 /** Updates whose kind is all orcr reads of them. */
@@ -92,10 +95,24 @@ function dialect(options: AdapterOptions): RpcDialect {
       },
     },
     notifications: { 'session/update': update },
-    // Updates that say no more than their kind (a list of commands, a thought, the mode) are read from the line's head alone.
+    // Updates that say no more than their kind (a list of commands, a thought, the mode) are read from the line's head alone;
+    // so is a later update of a tool call already counted (its progress, its end: a third of a working session's lines),
+    // and a chunk of the agent's words.
     peek(method, text) {
-      const kind = method === 'session/update' ? UPDATE_KIND.exec(text)?.[1] : undefined;
-      if (kind === undefined || !open || !HEAD_ONLY.has(kind)) return null;
+      const head = method === 'session/update' ? UPDATE_KIND.exec(text) : null;
+      const kind = head?.[1];
+      if (kind === undefined || !open) return null;
+      if (kind === 'tool_call_update' && !replaying && head![2] !== undefined && calls.counted(head![2])) return turns.start();
+      // A chunk of the agent's words (most lines of a turn that talks): its text alone parsed.
+      if (kind === 'agent_message_chunk' && !replaying) {
+        CHUNK_TEXT.lastIndex = head![0].length;
+        const chunk = CHUNK_TEXT.exec(text)?.[1];
+        if (chunk !== undefined) {
+          words.add({ type: 'text', text: JSON.parse(chunk) as string });
+          return turns.start();
+        }
+      }
+      if (!HEAD_ONLY.has(kind)) return null;
       if (replaying) replaying = !endsReplay({ sessionUpdate: kind });
       return replaying || kind !== 'agent_thought_chunk' ? [] : turns.start();
     },
@@ -169,10 +186,15 @@ function wordsOf(): { add(content: unknown): void; flush(): ExtendedSignal[] } {
  * agent asked permission for first (Gemini announces it no other way), at
  * its first update that says it runs or ran, as the request described it.
  */
-function callsOf(): { asked(params: unknown): void; seen(u: JsonObject, words: ReturnType<typeof wordsOf>): ExtendedSignal[] } {
+function callsOf(): {
+  asked(params: unknown): void;
+  seen(u: JsonObject, words: ReturnType<typeof wordsOf>): ExtendedSignal[];
+  counted(id: string): boolean;
+} {
   const counted = new Set<string>();
   const pending = new Map<string, JsonObject>();
   return {
+    counted: (id) => counted.has(id),
     asked(params) {
       const call = isObject(params) && isObject(params.toolCall) ? params.toolCall : null;
       const id = call ? str(call.toolCallId) : undefined;

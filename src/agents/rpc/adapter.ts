@@ -61,7 +61,7 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
       if (quick) return quick;
     }
     // So is an answer to one of orcr's requests whose content does not matter (a turn started: its notifications say the rest).
-    const answered = RESULT_HEAD.exec(text);
+    const answered = head ? null : RESULT_HEAD.exec(text);
     if (answered) {
       if (dialect.ignoresResult?.(answered[1]!)) return [];
       const quick = dialect.peekResult?.(answered[1]!, text);

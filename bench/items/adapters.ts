@@ -129,7 +129,7 @@ const PAIRS: readonly [Protocol, Protocol][] = [
 function run(ctx: Ctx): Promise<ItemResult> {
   const all = samples();
   const rounds = ctx.quick ? 5 : 21;
-  const ms = 40;
+  const ms = 150;
   const ns = new Map<Protocol, number[]>(all.map((s) => [s.protocol, []]));
   for (let r = 0; r < rounds; r++) for (const s of all) ns.get(s.protocol)!.push(perLine(s, ms));
   ctx.log(`adapters: ${all.map((s) => `${s.protocol} ${s.lines.length} lines`).join(', ')}`);

@@ -95,24 +95,14 @@ function dialect(options: AdapterOptions): RpcDialect {
       },
     },
     notifications: { 'session/update': update },
-    // Updates that say no more than their kind (a list of commands, a thought, the mode) are read from the line's head alone;
-    // so is a later update of a tool call already counted (its progress, its end: a third of a working session's lines),
-    // and a chunk of the agent's words.
+    // Updates that say no more than their kind (a list of commands, a thought, the mode) are read from the line's head
+    // alone; so, out of a replay, are a counted call's later updates and a chunk of words (workFromHead).
     peek(method, text) {
       const head = method === 'session/update' ? UPDATE_KIND.exec(text) : null;
       const kind = head?.[1];
       if (kind === undefined || !open) return null;
-      if (kind === 'tool_call_update' && !replaying && head![2] !== undefined && calls.counted(head![2])) return turns.start();
-      // A chunk of the agent's words (most lines of a turn that talks): its text alone parsed.
-      if (kind === 'agent_message_chunk' && !replaying) {
-        CHUNK_TEXT.lastIndex = head![0].length;
-        const chunk = CHUNK_TEXT.exec(text)?.[1];
-        if (chunk !== undefined) {
-          words.add({ type: 'text', text: JSON.parse(chunk) as string });
-          return turns.start();
-        }
-      }
-      if (!HEAD_ONLY.has(kind)) return null;
+      const work = replaying ? null : workFromHead(head!, text, turns, words, calls);
+      if (work || !HEAD_ONLY.has(kind)) return work;
       if (replaying) replaying = !endsReplay({ sessionUpdate: kind });
       return replaying || kind !== 'agent_thought_chunk' ? [] : turns.start();
     },
@@ -124,6 +114,24 @@ function dialect(options: AdapterOptions): RpcDialect {
       return session === undefined ? null : opened(session, false);
     },
   };
+}
+
+/** A later update of a call already counted (a third of a working session's lines), or a chunk of the agent's words (its text alone parsed), read from the line's head; null: parse it. */
+function workFromHead(
+  head: RegExpExecArray,
+  text: string,
+  turns: ReturnType<typeof createTurnTracker>,
+  words: ReturnType<typeof wordsOf>,
+  calls: ReturnType<typeof callsOf>,
+): ExtendedSignal[] | null {
+  const [, kind, call] = head;
+  if (kind === 'tool_call_update') return call !== undefined && calls.counted(call) ? turns.start() : null;
+  if (kind !== 'agent_message_chunk') return null;
+  CHUNK_TEXT.lastIndex = head[0].length;
+  const chunk = CHUNK_TEXT.exec(text)?.[1];
+  if (chunk === undefined) return null;
+  words.add({ type: 'text', text: JSON.parse(chunk) as string });
+  return turns.start();
 }
 
 /** One update of the session's work: the agent's words, its thoughts and plans, its tool calls, its cost. */

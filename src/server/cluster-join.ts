@@ -6,6 +6,8 @@
 import { admissionPolicy } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import type { Dependencies } from './dependencies.js';
+import type { Faces } from './fleet-faces.js';
+import type { FleetView } from './fleet-view.js';
 import type { Fleet } from './fleet.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RunStore } from './run-store.js';
@@ -13,6 +15,9 @@ import type { Settings } from './settings.js';
 import type { Slots } from './slots.js';
 
 export class ClusterJoin {
+  /** The fleet's runs as the cluster's database tells (a member's or a viewer's), null on its own. */
+  view: FleetView | null = null;
+
   constructor(
     private readonly p: {
       home: Home;
@@ -23,6 +28,7 @@ export class ClusterJoin {
       dependencies: Pick<Dependencies, 'holds'>;
       fleet: Pick<Fleet, 'keepsOut'>;
       log: (msg: string) => void;
+      faces: Faces;
     },
   ) {}
 
@@ -31,7 +37,10 @@ export class ClusterJoin {
     const cfg = settings.config.cluster;
     if (!cfg) return;
     // Loaded only here: a machine on its own never loads the PostgreSQL driver.
-    const { ClusterLink } = await import('./cluster-link.js');
+    const { ClusterLink, clusterUrl } = await import('./cluster-link.js');
+    await this.openView(cfg, clusterUrl(cfg));
+    // A viewer reads the fleet and joins nothing.
+    if (cfg.viewer) return;
     const link = new ClusterLink(
       {
         home: this.p.home,
@@ -47,5 +56,23 @@ export class ClusterJoin {
     await link.connect();
     slots.cluster = link;
     slots.limiter = link;
+  }
+
+  /** The fleet view's reader (and, for a member, its publisher's connection): a pool of its own, two connections. */
+  private async openView(cfg: NonNullable<Settings['config']['cluster']>, url: string | null): Promise<void> {
+    if (!url) return;
+    const [{ ClusterDb }, { FleetView }, { monoNow }] = await Promise.all([import('../limiter/pg-db.js'), import('./fleet-view.js'), import('./clock.js')]);
+    const host = cfg.host ?? (await import('node:os')).hostname();
+    const db = new ClusterDb(url, monoNow, 2);
+    const { settings } = this.p;
+    const now = (): NonNullable<Settings['config']['cluster']> => settings.config.cluster ?? cfg;
+    this.view = new FleetView({
+      db,
+      cluster: cfg.name,
+      host,
+      local: cfg.viewer ? null : this.p.faces,
+      staleAfterMs: () => now().stale_after ?? now().lease_ttl,
+      goneAfterMs: () => now().gone_after,
+    });
   }
 }

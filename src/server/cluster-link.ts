@@ -40,7 +40,7 @@ export type ClusterConfig = NonNullable<Config['cluster']>;
 const STATUS_DEADLINE_MS = 3000;
 
 /** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
-function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+export function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
   return env.ORCR_CLUSTER_URL && env.ORCR_CLUSTER_URL.trim() !== '' ? env.ORCR_CLUSTER_URL : (cfg.url ?? null);
 }
 

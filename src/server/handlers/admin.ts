@@ -9,7 +9,7 @@ import type { HandlerFamily, Rooms } from './context.js';
  * Why `cluster status` (or `forget`) has no cluster to answer for, as config.json stands: a "cluster"
  * added while the supervisor runs waits for its next start (joining live is not done), and says how.
  */
-function notInCluster(settings: Rooms['settings']): RemoteError {
+export function notInCluster(settings: Rooms['settings']): RemoteError {
   if (settings.clusterPending() !== null) {
     return new RemoteError(
       'usage',

@@ -7,6 +7,7 @@ import type { Approvals } from '../approvals.js';
 import type { MethodName, ParsedParamsOf, ResultOf } from '../../protocol/methods.js';
 import type { ClusterLink } from '../cluster-link.js';
 import type { Fleet } from '../fleet.js';
+import type { FleetView } from '../fleet-view.js';
 import type { Kills } from '../kills.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Loops } from '../loops.js';
@@ -41,6 +42,8 @@ export interface Rooms {
   settings: Pick<Settings, 'error' | 'clusterPending'>;
   /** This machine's membership of a cluster, or null on its own. */
   cluster(): Pick<ClusterLink, 'name' | 'host' | 'state' | 'machines' | 'forget'> | null;
+  /** The fleet's runs on every machine, as the cluster's database tells: a member's or a viewer's; null on its own. */
+  fleetView(): Pick<FleetView, 'runs' | 'run'> | null;
 }
 
 export interface HandlerContext extends Rooms {

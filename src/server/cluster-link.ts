@@ -32,6 +32,8 @@ export interface ClusterDeps {
   background: (work: Promise<unknown>) => void;
   /** A queued run kept out of every queue, waiting for its inputs (server/dependencies.ts). */
   held: (run: Run) => boolean;
+  /** Joined, or back after an outage, the cluster agreeing with the journal again. */
+  started?: () => void;
 }
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
@@ -146,6 +148,7 @@ export class ClusterLink implements Limiter {
     this.beat ??= setInterval(() => this.p.background(this.heartbeat()), Math.max(250, Math.floor(this.cfg.lease_ttl / 3)));
     this.beat.unref();
     this.p.store.emit({ kind: 'admit' });
+    this.p.started?.();
   }
 
   /** Our queued runs wait in the cluster; our live runs hold their leases (a lease that lapsed is taken again, under a new id). */

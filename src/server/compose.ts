@@ -108,9 +108,9 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
   const degrading = new Degrading({ store, lifecycle, launching, slots, config, log, startUp });
   lifecycle.handle({ degrade: (reason) => degrading.degrade(reason), fail: (e) => degrading.fail(e) });
   const configReload = new ConfigReload({ settings, store, slots, fleet, notifier, log });
-  const stopping = new Stopping({ store, lifecycle, kills, input, waits, launching, slots, live, notifier, degrading, startUp });
   const faces = localFaces({ store, queries, book });
   const clusterJoin = new ClusterJoin({ home, settings, store, slots, lifecycle, dependencies, fleet, log, faces });
+  const stopping = new Stopping({ store, lifecycle, kills, input, waits, launching, slots, live, notifier, degrading, startUp, fleetView: clusterJoin });
   const rooms: Rooms = {
     reads,
     queries,

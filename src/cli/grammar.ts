@@ -175,7 +175,10 @@ export const VERBS = {
     json: true,
     flags: { env: { type: 'boolean' }, cluster: { type: 'boolean' } },
     operands: run,
-    usage: ['orcr show <run> [--env] [--json]', 'orcr show HOST:RUN [--json]  (a run of another machine of the cluster)'],
+    usage: [
+      'orcr show <run> [--env] [--json]',
+      'orcr show HOST:RUN [--cluster] [--json]  (a run of another machine of the cluster; --cluster: a bare name looked up there first)',
+    ],
   },
   logs: {
     group: 'watch',

@@ -11,13 +11,8 @@ import type { ClusterRunFace } from '../protocol/views.js';
 import type { ClusterDb } from './pg-db.js';
 
 /** The channel a flush notifies, per cluster: readers (a wait on another machine's run, a TUI) LISTEN on it. */
-export function viewChannel(cluster: string): string {
+function viewChannel(cluster: string): string {
   return 'orcr_view_' + crypto.createHash('sha256').update(cluster).digest('hex').slice(0, 22);
-}
-
-/** A face to write: ended_at is the database's now() when the run ended on this flush's watch (its own time is in the face). */
-export interface FaceRow {
-  face: ClusterRunFace;
 }
 
 /** One flush: faces upserted, runs the journal no longer has deleted, readers told. One transaction. */
@@ -70,7 +65,7 @@ export interface ViewRow {
   published_at: string;
 }
 
-export interface ViewMachine {
+interface ViewMachine {
   host: string;
   age_ms: number;
   accept_commands: boolean;

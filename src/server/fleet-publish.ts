@@ -21,7 +21,7 @@ const RETRY_MS = 1000;
 /** How often rows past their time are swept. */
 const SWEEP_MS = 10_000;
 
-export interface PublishSettings {
+interface PublishSettings {
   intervalMs: number;
   batch: number;
   retentionMs: number;

@@ -34,6 +34,8 @@ export interface FleetViewDeps {
   local: LocalFaces | null;
   staleAfterMs: () => number;
   goneAfterMs: () => number;
+  /** This machine's publisher's counts (a member's), null for a viewer. */
+  publishing: () => { flushes: number; pending: number } | null;
 }
 
 type Filter = ParsedParamsOf<'cluster.runs'>;
@@ -68,7 +70,7 @@ export class FleetView {
     const machines = read.machines
       .filter((m) => freshness(m.age_ms, this.p.staleAfterMs(), this.p.goneAfterMs()) !== 'gone')
       .map((m) => ({ ...m, stale: freshness(m.age_ms, this.p.staleAfterMs(), this.p.goneAfterMs()) === 'stale' }));
-    return { cluster: this.p.cluster, host: this.p.host, runs, machines, as_of: read.as_of, stale_since: staleSince, error };
+    return { cluster: this.p.cluster, host: this.p.host, runs, machines, as_of: read.as_of, stale_since: staleSince, error, publishing: this.p.publishing() };
   }
 
   /** One run: `HOST:REF`, or a bare ref this machine has not and exactly one other machine has. */

@@ -196,6 +196,9 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
         'the viewer to see a:seen',
       );
       expect(viewer.cli(['ps', '--cluster']).stdout).toMatch(/^a\s+a:seen/m);
+      const status = viewer.cli(['cluster', 'status']);
+      expect(status.code).toBe(2);
+      expect(status.stderr).toMatch(/a viewer of cluster/);
       const hosts = await admin.query(`SELECT host FROM orcr_host WHERE cluster = $1 ORDER BY host`, [name]);
       expect(hosts.rows.map((x: { host: string }) => x.host)).toEqual(['a', 'b', 'c']);
       // The role cannot write: a member with it would be refused at start.

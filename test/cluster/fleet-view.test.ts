@@ -175,6 +175,19 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(a.cli(['approvals', '--cluster']).stdout).toMatch(/no request waits for an answer on any machine/);
   });
 
+  it('an ended run leaves the fleet view view_retention after its end', async () => {
+    const { ms } = machines(server.url, { view_retention: '2s' });
+    const [a, b] = ms;
+    b.json(['run', '-n', 'brief', '--', 'true']);
+    expect(b.cli(['wait', 'brief', '--timeout', '30s']).code).toBe(0);
+    await until(() => statuses(a, ['--all'])['b:brief'] === 'ended', 'a to see b:brief ended', 15_000, 100);
+    const ended = Date.parse(b.json<PublicRun>(['show', 'brief']).ended_at!);
+    await until(() => statuses(a, ['--all'])['b:brief'] === undefined, 'b:brief to leave the view', 15_000, 100);
+    // Swept within a second of its time (the sweep runs every half of the retention, at least 1 s apart).
+    expect(Date.now() - ended).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - ended).toBeLessThan(6000);
+  });
+
   it('a viewer with a role that can only SELECT reads the fleet and joins nothing', async () => {
     const { name, ms } = machines();
     const [a] = ms;

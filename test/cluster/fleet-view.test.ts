@@ -12,6 +12,7 @@ import { PgBouncer } from '../../bench/lib/pgbouncer.js';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { connect, type Orcr } from '../../src/sdk/index.js';
+import { askingMock } from '../support/approvals.js';
 import { alive, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
 import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
@@ -173,6 +174,20 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     const spend = a.json<{ by_machine: { key: string; runs: number }[] }>(['spend', '--cluster']);
     expect(spend.by_machine.find((x) => x.key === 'b')?.runs).toBe(1);
     expect(a.cli(['approvals', '--cluster']).stdout).toMatch(/no request waits for an answer on any machine/);
+    // A request pending on b: listed on a as b:ID with its summary; the run blocked, and why.
+    b.json(['run', '-n', 'asks', '--protocol', 'claude', '-p', 'go', '--', ...askingMock('ask')]);
+    const pending = await until(
+      () => a.json<{ approvals: { id: string; run: string; summary: string }[] }>(['approvals', '--cluster']).approvals[0],
+      'a to list b:asks request',
+      15_000,
+      100,
+    );
+    expect(pending.id).toMatch(/^b:\d+$/);
+    expect(pending.run).toBe('b:asks');
+    expect(pending.summary).toMatch(/^(Bash|Write|Edit): /);
+    expect(a.cli(['approvals', '--cluster']).stdout).toMatch(new RegExp(`^${pending.id}\\s+b:asks\\s+\\w+: `, 'm'));
+    expect(a.cli(['ps', '--cluster']).stdout).toMatch(/^b\s+b:asks\s+\w{8}\s+blocked approve \w+: /m);
+    b.cli(['kill', 'asks']);
   });
 
   it('an ended run leaves the fleet view view_retention after its end', async () => {

@@ -77,9 +77,11 @@ export class FleetView {
   async run(ref: string): Promise<ClusterRunReply> {
     const { read, staleSince } = await this.read(true);
     const runs = this.merge(read);
-    const hosts = new Set([...read.machines.map((m) => m.host), this.p.host]);
     const local = this.p.local;
-    const found = lookupPublished(ref, this.p.host, hosts, runs, (r) => local?.find(r) != null);
+    // A viewer is no machine of the cluster: every HOST: is another's, even one named as its own host.
+    const self = local ? this.p.host : '';
+    const hosts = new Set([...read.machines.map((m) => m.host), ...(local ? [self] : [])]);
+    const found = lookupPublished(ref, self, hosts, runs, (r) => local?.find(r) != null);
     const reply = (run: ClusterRun): ClusterRunReply => ({ run, as_of: read.as_of, stale_since: staleSince });
     if (found.kind === 'found') return reply(found.run);
     if (found.kind === 'ambiguous')

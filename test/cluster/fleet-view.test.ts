@@ -224,6 +224,8 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
         'the viewer to see a:seen',
       );
       expect(viewer.cli(['ps', '--cluster']).stdout).toMatch(/^a\s+a:seen/m);
+      expect(viewer.json<{ run: { host: string; status: string } }>(['show', 'a:seen']).run).toMatchObject({ host: 'a', status: 'working' });
+      expect(viewer.json<{ run: { ref: string } }>(['show', 'seen']).run.ref).toBe('a:seen');
       const status = viewer.cli(['cluster', 'status']);
       expect(status.code).toBe(2);
       expect(status.stderr).toMatch(/a viewer of cluster/);

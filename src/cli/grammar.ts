@@ -200,7 +200,11 @@ export const VERBS = {
     summary: "the journal's events, replayed or followed",
     module: 'events',
     json: true,
-    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string', meta: 'SEQ' } },
+    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string', meta: 'SEQ' }, cluster: { type: 'boolean' } },
+    usage: [
+      'orcr events [--follow] [--since SEQ] [--json]',
+      "orcr events --cluster [--follow] [--json]  (the fleet's status changes: each run's last, then each as seen)",
+    ],
   },
   diff: {
     group: 'watch',

@@ -13,7 +13,7 @@ import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { connect, type Orcr } from '../../src/sdk/index.js';
 import { askingMock } from '../support/approvals.js';
-import { alive, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { alive, lineReader, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
 import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
 
@@ -188,6 +188,25 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(a.cli(['approvals', '--cluster']).stdout).toMatch(new RegExp(`^${pending.id}\\s+b:asks\\s+\\w+: `, 'm'));
     expect(a.cli(['ps', '--cluster']).stdout).toMatch(/^b\s+b:asks\s+\w{8}\s+blocked approve \w+: /m);
     b.cli(['kill', 'asks']);
+  });
+
+  it("events --cluster lists each run's last change; --follow prints each change of any machine as it is seen", async () => {
+    const { ms } = machines();
+    const [a, b] = ms;
+    worker(b, 'watched');
+    await until(() => statuses(a)['b:watched'] === 'working', 'a to see b:watched', 15_000, 100);
+    const listed = a.json<{ run: string; status: string }[]>(['events', '--cluster']);
+    expect(listed.find((c) => c.run === 'b:watched')?.status).toBe('working');
+    const child = a.spawn(['events', '--cluster', '--follow']);
+    try {
+      const out = lineReader(child);
+      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking$/.test(x)), 'the follow to list b:watched working');
+      release(b, 'watched');
+      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking → ended/.test(x)), 'the follow to print b:watched ended', 10_000);
+    } finally {
+      child.kill();
+    }
+    expect(a.cli(['events', '--cluster', '--since', '3']).code).toBe(2);
   });
 
   it('an ended run leaves the fleet view view_retention after its end', async () => {

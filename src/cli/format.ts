@@ -64,7 +64,7 @@ export function table(headers: string[], rows: Cell[][], color = useColor()): st
 const trimZeros = (s: string): string => (s.includes('.') ? s.replace(/\.?0+$/, '') : s);
 
 /** 950, 12.3k, 100k, 1.2M. */
-function tokens(n: number): string {
+export function tokens(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 999_950) return `${trimZeros((n / 1000).toFixed(1))}k`;
   return `${trimZeros((n / 1_000_000).toFixed(1))}M`;
@@ -84,14 +84,14 @@ export function sizeText(n: number): string {
 }
 
 /** $0, $0.0123, $1, $12.5 — at most 4 decimals, 6 for amounts under a cent. */
-function usd(n: number): string {
+export function usd(n: number): string {
   if (!Number.isFinite(n)) return `$${n}`;
   const abs = Math.abs(n);
   return `$${trimZeros(n.toFixed(abs > 0 && abs < 0.01 ? 6 : 4))}`;
 }
 
 /** $0.12 for a table cell; a cost under a cent is not shown as nothing. */
-function usdShort(n: number): string {
+export function usdShort(n: number): string {
   if (n === 0) return '-';
   if (n > 0 && n < 0.005) return '<$0.01';
   return `$${n.toFixed(2)}`;

@@ -25,7 +25,8 @@ import {
 /** In parentheses after a command's (last) usage line: what it does or what its flags mean, where the line does not say. */
 const NOTES: { readonly [P in CommandPath]?: string } = {
   run: 'one JSON run spec per line',
-  ps: '--tree: children indented under their parent',
+  ps: `--tree: children indented under their parent; --cluster: every machine's runs (a MACHINE column,
+another machine's as HOST:NAME), as each published them; --host HOST: one machine's`,
   show: '--env: the values of its -e variables too',
   rerun: 'queue a new run with the same spec; its name gets -2, -3, …',
   'loop run': 'start: fire now; stop: stop its active runs; ls: its runs',

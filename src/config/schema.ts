@@ -317,6 +317,17 @@ export const configSchema = z
         forget_after: duration.default(24 * 3600_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
         on_conflict: z.enum(['refuse', 'replace']).default('refuse'),
         on_lease_lost: z.enum(['keep', 'stop']).default('keep'),
+        /** A viewer reads the fleet (ps --cluster, the TUI) and joins nothing: no runs of its own in the cluster, SELECT is all it needs. */
+        viewer: z.boolean().default(false),
+        /** How long an ended run stays in the fleet view (from its end, on the database's clock). */
+        view_retention: duration.default(3600_000),
+        /** A machine whose heartbeat is older than this has its runs shown stale (default: lease_ttl). */
+        stale_after: duration.refine((ms) => ms >= 1000, 'must be at least 1s').optional(),
+        /** ... and not at all (its rows deleted by any member) once older than this. */
+        gone_after: duration.default(600_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
+        /** The fleet view's writes: at most one flush this often, of at most publish_batch runs. */
+        publish_interval: duration.default(100).refine((ms) => ms >= 10, 'must be at least 10ms'),
+        publish_batch: z.number().int().min(1).max(10_000).default(500),
       })
       .strict()
       .optional(),

@@ -21,9 +21,10 @@ export class ClusterDb {
   constructor(
     url: string,
     private readonly now: () => number,
+    max = 4,
   ) {
     // query_timeout: a bound on the client's side too, for a server that does not answer at all.
-    this.pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000, query_timeout: 15_000 });
+    this.pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 10_000, query_timeout: 15_000 });
     this.pool.on('error', () => undefined);
     // pg-pool listens for a client's errors only while it is idle. A server
     // that ends a connection between two queries, or in the same packet as

@@ -20,6 +20,8 @@ import type {
   ApprovalAnswered,
   ApprovalGot,
   ClusterForgotten,
+  ClusterRunReply,
+  ClusterRunsReply,
   ClusterStatus,
   Diff,
   EventsPage,
@@ -353,6 +355,21 @@ export const METHODS = {
     doc: 'Stop the supervisor (agents keep running), after a drain, or killing them.',
   }),
   'cluster.status': method<ClusterStatus>()({ params: none, writes: false, doc: "The cluster's machines, as its database tells." }),
+  'cluster.runs': method<ClusterRunsReply>()({
+    params: z.object({
+      all: flag.describe('ended runs too (default: active runs only)').optional(),
+      status: status.describe('only runs in this status').optional(),
+      provider: z.string({ error: 'must be a string' }).describe('only runs of this provider').optional(),
+      host: z.string({ error: 'must be a string' }).min(1, { error: 'must be a host name, not empty' }).describe('only runs of this machine').optional(),
+    }),
+    writes: false,
+    doc: "Every machine's runs, as each published them into the cluster's database (the last good read, with stale_since, while it is away).",
+  }),
+  'cluster.run': method<ClusterRunReply>()({
+    params: z.object({ ref: runRef.min(1, { error: 'must name a run: HOST:NAME, HOST:UUID-PREFIX or a name' }) }),
+    writes: false,
+    doc: 'One run of the fleet: HOST:NAME (or HOST:UUID-PREFIX), or a bare name another machine has (refused as ambiguous when several do).',
+  }),
   'cluster.forget': method<ClusterForgotten>()({ params: z.object({ host: z.string().min(1) }), writes: true, doc: 'Forget a machine that left the cluster.' }),
 
   // ---------- loops ----------

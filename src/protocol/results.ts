@@ -7,7 +7,7 @@ import type { RunEvent } from '../core/events.js';
 import type { ApprovalState } from '../core/approvals.js';
 import type { ExitReason, Protocol, RunStatus } from '../core/types.js';
 import type { ErrorCode } from './errors.js';
-import type { MeterView, PublicApproval, PublicRun } from './views.js';
+import type { ClusterRun, FleetMachine, MeterView, PublicApproval, PublicRun } from './views.js';
 
 // ---------- runs ----------
 
@@ -295,4 +295,28 @@ export type FireOutcome = { action: 'started'; run: string; name: string } | { a
 export interface LoopRemoved {
   removed: string;
   killed: string[];
+}
+
+/** `cluster.runs`: the fleet's runs on every machine, as the cluster's database tells. */
+export interface ClusterRunsReply {
+  cluster: string;
+  /** This machine's host name (its runs are named plainly). */
+  host: string;
+  runs: ClusterRun[];
+  machines: FleetMachine[];
+  /** When this view was read (ISO, the database's clock). */
+  as_of: string;
+  /** The database did not answer: this is the last good read, from then (ISO); null when it is current. */
+  stale_since: string | null;
+  /** Why it did not answer, when stale_since is set. */
+  error: string | null;
+  /** This machine's publishing of its own runs: flushes committed since its start (one transaction each), runs waiting for the next; null for a viewer. */
+  publishing: { flushes: number; pending: number } | null;
+}
+
+/** `cluster.run`: one run of the fleet, with the view's freshness. */
+export interface ClusterRunReply {
+  run: ClusterRun;
+  as_of: string;
+  stale_since: string | null;
 }

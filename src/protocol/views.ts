@@ -335,3 +335,106 @@ export interface PublicLoopRun {
   /** A pending run only: fires folded into it. */
   coalesced?: number;
 }
+
+/**
+ * The public face of one run as its machine publishes it into the cluster's
+ * database (orcr_run.face): what `ps` shows and no more — never its prompt,
+ * command, directory, environment, tool inputs (beyond a request's summary)
+ * or output. Declared once: the publisher writes it, readers read it.
+ */
+export interface ClusterRunFace {
+  uuid: string;
+  name: string;
+  provider: string;
+  workload: string;
+  status: RunStatus;
+  /** Why it is where it is, in words, as `ps` says it after the status (`#2 provider a 2/2`, `approve Bash: npm test`), or null. */
+  why: string | null;
+  exit_reason: ExitReason | null;
+  exit_detail: string | null;
+  exit_code: number | null;
+  blocked_kind: BlockedKind | null;
+  interactive: boolean;
+  queue_position: number | null;
+  turns: number;
+  tokens: TokenCounts;
+  cost_usd: number;
+  /** Turns, tokens, cost and time against its ceilings. */
+  budget: Record<MeterName, MeterView>;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  status_at: string;
+  /** Its parent's uuid (on the same machine), or null. */
+  parent: string | null;
+  /** The runs it waits for (uuids), in the order given. */
+  after: string[];
+  after_any: boolean;
+  /** Its worktree's branch and changes (no path). */
+  worktree: { branch: string; base: string; state: RunWorktree['state']; added: number; removed: number; files: number } | null;
+  /** Its agent's requests waiting for a person, oldest first: their ids are this machine's (`HOST:ID` elsewhere). */
+  approvals: { id: number; summary: string; question: boolean; deadline_at: string | null }[];
+}
+
+/** One run of the fleet as a member reads it: the face its machine published, whose it is, and how fresh. */
+export interface ClusterRun extends ClusterRunFace {
+  /** The machine that runs it (its cluster host name). */
+  host: string;
+  /** How this machine names it: the plain name for its own runs, `HOST:NAME` for another machine's. */
+  ref: string;
+  /** It is this machine's own. */
+  local: boolean;
+  /** Its machine stopped renewing its heartbeat: this is the last it said. */
+  stale: boolean;
+  /** When its machine last published it (the database's clock, ISO). */
+  published_at: string;
+}
+
+/** A machine of the fleet as readers see it: ages are the database's clock's. */
+export interface FleetMachine {
+  host: string;
+  stale: boolean;
+  /** Since its last heartbeat, ms. */
+  age_ms: number;
+  accept_commands: boolean;
+}
+
+/** A run's public face for the fleet view: the whitelist of its view, with its WHY in words and its pending requests' summaries. */
+export function clusterFace(r: PublicRun, why: string | null, pending: readonly ApprovalRecord[]): ClusterRunFace {
+  return {
+    uuid: r.uuid,
+    name: r.name,
+    provider: r.provider,
+    workload: r.workload,
+    status: r.status,
+    why,
+    exit_reason: r.exit_reason,
+    exit_detail: r.exit_detail,
+    exit_code: r.exit_code,
+    blocked_kind: r.blocked_kind,
+    interactive: r.interactive,
+    queue_position: r.queue_position,
+    turns: r.turns,
+    tokens: { ...r.tokens },
+    cost_usd: r.cost_usd,
+    budget: r.budget,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    status_at: r.status_at,
+    parent: r.parent,
+    after: [...r.after],
+    after_any: r.after_any,
+    worktree: r.worktree
+      ? {
+          branch: r.worktree.branch,
+          base: r.worktree.base,
+          state: r.worktree.state,
+          added: r.worktree.added,
+          removed: r.worktree.removed,
+          files: r.worktree.files,
+        }
+      : null,
+    approvals: pending.map((a) => ({ id: a.id, summary: a.summary, question: a.question, deadline_at: iso(a.deadline_at) })),
+  };
+}

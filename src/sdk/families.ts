@@ -6,6 +6,7 @@ import type { ApprovalAnswered, ApprovalGot, Caller, FinishMode, Method, ParamsA
 import type { Session } from '../client/session.js';
 import type { AnswerVia } from '../core/approvals.js';
 import type { RunEvent } from '../core/events.js';
+import type { RunStatus } from '../core/types.js';
 import { guard, OrcrError } from './errors.js';
 
 type Calls = Caller & Pick<Session, 'callThenGone'>;
@@ -121,6 +122,16 @@ export class Cluster extends Family {
   /** The cluster this supervisor is in and its machines (OrcrError `usage` when it is in none). */
   status(): Promise<Result<'cluster.status'>> {
     return this.call('cluster.status');
+  }
+
+  /** Every machine's runs, as each published them (`orcr ps --cluster`); OrcrError `usage` outside a cluster. */
+  runs(filter: { all?: boolean; status?: RunStatus; provider?: string; host?: string } = {}): Promise<Result<'cluster.runs'>> {
+    return this.call('cluster.runs', filter);
+  }
+
+  /** One run of the fleet: `HOST:NAME`, or a bare name one other machine has (`orcr show HOST:RUN`). */
+  run(ref: string): Promise<Result<'cluster.run'>> {
+    return this.call('cluster.run', { ref });
   }
 
   /** Drop a machine that left the cluster: its row, queue places and leases. */

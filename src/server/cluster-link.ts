@@ -32,6 +32,8 @@ export interface ClusterDeps {
   background: (work: Promise<unknown>) => void;
   /** A queued run kept out of every queue, waiting for its inputs (server/dependencies.ts). */
   held: (run: Run) => boolean;
+  /** Joined, or back after an outage, the cluster agreeing with the journal again. */
+  started?: () => void;
 }
 
 export type ClusterConfig = NonNullable<Config['cluster']>;
@@ -40,7 +42,7 @@ export type ClusterConfig = NonNullable<Config['cluster']>;
 const STATUS_DEADLINE_MS = 3000;
 
 /** The database URL: ORCR_CLUSTER_URL wins, so a secret can stay out of config.json. */
-function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
+export function clusterUrl(cfg: ClusterConfig, env: NodeJS.ProcessEnv = process.env): string | null {
   return env.ORCR_CLUSTER_URL && env.ORCR_CLUSTER_URL.trim() !== '' ? env.ORCR_CLUSTER_URL : (cfg.url ?? null);
 }
 
@@ -146,6 +148,7 @@ export class ClusterLink implements Limiter {
     this.beat ??= setInterval(() => this.p.background(this.heartbeat()), Math.max(250, Math.floor(this.cfg.lease_ttl / 3)));
     this.beat.unref();
     this.p.store.emit({ kind: 'admit' });
+    this.p.started?.();
   }
 
   /** Our queued runs wait in the cluster; our live runs hold their leases (a lease that lapsed is taken again, under a new id). */

@@ -28,6 +28,7 @@ import { Exits } from './exits.js';
 import { Continuing } from './continuing.js';
 import { Dependencies } from './dependencies.js';
 import { Fleet } from './fleet.js';
+import { localFaces } from './fleet-faces.js';
 import { Guards } from './guards.js';
 import type { Rooms } from './handlers/context.js';
 import { Kills } from './kills.js';
@@ -107,8 +108,9 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
   const degrading = new Degrading({ store, lifecycle, launching, slots, config, log, startUp });
   lifecycle.handle({ degrade: (reason) => degrading.degrade(reason), fail: (e) => degrading.fail(e) });
   const configReload = new ConfigReload({ settings, store, slots, fleet, notifier, log });
-  const stopping = new Stopping({ store, lifecycle, kills, input, waits, launching, slots, live, notifier, degrading, startUp });
-  const clusterJoin = new ClusterJoin({ home, settings, store, slots, lifecycle, dependencies, fleet, log });
+  const faces = localFaces({ store, queries, book });
+  const clusterJoin = new ClusterJoin({ home, settings, store, slots, lifecycle, dependencies, fleet, log, faces });
+  const stopping = new Stopping({ store, lifecycle, kills, input, waits, launching, slots, live, notifier, degrading, startUp, fleetView: clusterJoin });
   const rooms: Rooms = {
     reads,
     queries,
@@ -125,6 +127,7 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
     lifecycle,
     settings,
     cluster: () => slots.cluster,
+    fleetView: () => clusterJoin.view,
   };
   const feed: Feed = { reads, queries, lifecycle, absorbs: (e) => degrading.absorbs(e) };
   return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, rooms, feed };

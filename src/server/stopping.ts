@@ -33,6 +33,8 @@ export class Stopping {
       notifier: Pick<Notifier, 'stop'>;
       degrading: Pick<Degrading, 'stop'>;
       startUp: Pick<StartUp, 'letGo'>;
+      /** The fleet view's publisher and reader. */
+      fleetView: { close(): Promise<void> };
     },
   ) {}
 
@@ -77,6 +79,7 @@ export class Stopping {
     launching.close();
     // Leases stay: the agents go on, and a supervisor back within lease_ttl keeps them.
     if (slots.cluster) lifecycle.background(slots.cluster.close());
+    lifecycle.background(this.p.fleetView.close());
     if (wasDegraded) {
       this.p.startUp.letGo();
       store.close();

@@ -19,6 +19,7 @@ import type { Answerer } from '../../sdk/families.js';
 import { quote } from '../../text/json-text.js';
 import { safeLine } from '../../text/terminal-text.js';
 import { chosenAnswers } from '../answer-choice.js';
+import { approvalsCluster } from '../fleet.js';
 import { approvalsTable, approvalText } from '../approval-text.js';
 import type { Shell, Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
@@ -83,6 +84,7 @@ function negativeId(verb: string, rest: readonly string[]): void {
 async function list(verb: string, rest: string[], sh: Shell): Promise<number> {
   negativeId(verb, rest);
   const { values, positionals } = sh.parse(verb, rest);
+  if (values.cluster === true) return approvalsCluster(verb, values, positionals, sh);
   const all = values.all === true;
   if (positionals.length > 1) throw new UsageError('approvals takes one run (its requests), or one request id (shown whole)', verb);
   const word = positionals[0];

@@ -2,7 +2,8 @@
 
 import { isRunStatus, RUN_STATUSES } from '../../core/types.js';
 import { treeOrder } from '../../core/run-tree.js';
-import { psTable, psTree, showRun } from '../format.js';
+import { psCluster, showAnywhere } from '../fleet.js';
+import { psTable, psTree } from '../format.js';
 import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 
@@ -10,12 +11,11 @@ const psVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'show') {
     const { values, positionals } = sh.parse(verb, rest);
     if (positionals.length !== 1) throw new UsageError('show takes exactly one run', verb);
-    const { env, ...run } = await sh.withSdk((o) => o.show(positionals[0]!, { env: values.env === true }));
-    if (sh.json) sh.printJson(env ? { ...run, env } : run);
-    else sh.out(showRun(run, Date.now(), env));
-    return 0;
+    return showAnywhere(verb, positionals[0]!, values, sh);
   }
   const { values } = sh.parse(verb, rest);
+  if (values.cluster === true) return psCluster(verb, values, sh);
+  if (values.host !== undefined) throw new UsageError('--host goes with --cluster: one machine of the fleet', verb);
   const status = values.status as string | undefined;
   if (status && !isRunStatus(status)) throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}`, verb);
   // No cap on the listing: `ps --all` means all (filter with --status or -a); read page by page.

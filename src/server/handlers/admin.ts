@@ -9,13 +9,19 @@ import type { HandlerFamily, Rooms } from './context.js';
  * Why `cluster status` (or `forget`) has no cluster to answer for, as config.json stands: a "cluster"
  * added while the supervisor runs waits for its next start (joining live is not done), and says how.
  */
-function notInCluster(settings: Rooms['settings']): RemoteError {
+export function notInCluster(settings: Rooms['settings']): RemoteError {
   if (settings.clusterPending() !== null) {
     return new RemoteError(
       'usage',
       'this supervisor is not in a cluster yet: config.json\'s "cluster" was added after it started, and takes effect at its next start (orcr server stop, then any verb starts it again, in the cluster)',
     );
   }
+  const viewing = settings.config.cluster;
+  if (viewing?.viewer)
+    return new RemoteError(
+      'usage',
+      `this home is a viewer of cluster ${viewing.name} (cluster.viewer): it reads the fleet (orcr ps --cluster, show HOST:RUN) and is no machine of it`,
+    );
   const refused = settings.error;
   if (refused)
     return new RemoteError(

@@ -7,6 +7,7 @@ import type { Approvals } from '../approvals.js';
 import type { MethodName, ParsedParamsOf, ResultOf } from '../../protocol/methods.js';
 import type { ClusterLink } from '../cluster-link.js';
 import type { Fleet } from '../fleet.js';
+import type { FleetView } from '../fleet-view.js';
 import type { Kills } from '../kills.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { Loops } from '../loops.js';
@@ -38,9 +39,11 @@ export interface Rooms {
   /** Agents' requests: the pending ones, one with its input, answers. */
   approvals: Pick<Approvals, 'list' | 'get' | 'answer'>;
   lifecycle: Pick<Lifecycle, 'startedAt' | 'degraded'>;
-  settings: Pick<Settings, 'error' | 'clusterPending'>;
+  settings: Pick<Settings, 'error' | 'clusterPending' | 'config'>;
   /** This machine's membership of a cluster, or null on its own. */
   cluster(): Pick<ClusterLink, 'name' | 'host' | 'state' | 'machines' | 'forget'> | null;
+  /** The fleet's runs on every machine, as the cluster's database tells: a member's or a viewer's; null on its own. */
+  fleetView(): Pick<FleetView, 'runs' | 'run'> | null;
 }
 
 export interface HandlerContext extends Rooms {

@@ -5,10 +5,19 @@ import { adminHandlers } from './admin.js';
 import { approvalHandlers } from './approvals.js';
 import type { Handlers } from './context.js';
 import { fleetHandlers } from './fleet.js';
+import { fleetViewHandlers } from './fleet-view.js';
 import { loopHandlers } from './loops.js';
 import { runHandlers } from './runs.js';
 import { streamHandlers } from './streams.js';
 
 export type { Handler, HandlerContext, Handlers, Rooms } from './context.js';
 
-export const HANDLERS: Handlers = { ...adminHandlers, ...runHandlers, ...streamHandlers, ...fleetHandlers, ...loopHandlers, ...approvalHandlers };
+export const HANDLERS: Handlers = {
+  ...adminHandlers,
+  ...runHandlers,
+  ...streamHandlers,
+  ...fleetHandlers,
+  ...loopHandlers,
+  ...approvalHandlers,
+  ...fleetViewHandlers,
+};

@@ -317,6 +317,10 @@ export const configSchema = z
         forget_after: duration.default(24 * 3600_000).refine((ms) => ms >= 1000, 'must be at least 1s'),
         on_conflict: z.enum(['refuse', 'replace']).default('refuse'),
         on_lease_lost: z.enum(['keep', 'stop']).default('keep'),
+        /** Whether this machine carries out commands other machines send it (kill b:fix, approve b:12); said in its orcr_host row. */
+        accept_commands: z.boolean({ error: 'must be true or false' }).default(true),
+        /** How long a command to another machine waits to be taken, then answered, before the caller says it got no answer. */
+        command_timeout: duration.default(10_000).refine((ms) => ms >= 100, 'must be at least 100ms'),
       })
       .strict()
       .optional(),

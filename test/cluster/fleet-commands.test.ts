@@ -30,7 +30,7 @@ if (!need.reason) {
   });
 }
 
-type ClusterExtra = { accept_commands?: boolean; url?: string; lease_ttl?: string };
+type ClusterExtra = { accept_commands?: boolean; url?: string; lease_ttl?: string; command_timeout?: string };
 
 /** Machines a, b, c (or the hosts given) in one new cluster; each supervisor up. */
 function machines(hosts: string[] = ['a', 'b', 'c'], extra: Record<string, ClusterExtra> = {}): Record<string, TestHome> {
@@ -192,8 +192,9 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     c!.json(['run', '-n', 'x', '--', 'sh', '-c', 'sleep 600']);
     await working(c!, 'x');
     c!.cli(['server', 'stop']);
-    // lease_ttl is 2 s: past it, c is stale.
-    await new Promise((r) => setTimeout(r, 2500));
+    // lease_ttl is 2 s: past it, c is stale (as the database's clock tells a's cluster status).
+    type Status = { machines: { host: string; alive: boolean }[] };
+    await until(() => a!.json<Status>(['cluster', 'status']).machines.find((m) => m.host === 'c')?.alive === false, 'c to be stale', 10_000, 200);
     const t0 = Date.now();
     const k = a!.cli(['kill', 'c:x']);
     expect(Date.now() - t0).toBeLessThan(2000);
@@ -247,6 +248,56 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     } finally {
       await db.end();
     }
+  });
+});
+
+describeWhen(need, `commands that cannot go, or get no answer ${onPg()}`, () => {
+  it('the database away: refused at once (exit 7), and nothing is queued to go later', async () => {
+    const { a, b } = machines(['a', 'b']);
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const cluster = a!.json<{ name: string }>(['cluster', 'status']).name;
+    await server.pause();
+    try {
+      await until(() => a!.json<{ available: boolean }>(['cluster', 'status']).available === false, 'a to find the database away', 20_000, 200);
+      const t0 = Date.now();
+      const k = a!.cli(['kill', 'b:long']);
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(k.code).toBe(7);
+      expect(k.stderr).toMatch(/the cluster database is unavailable \(.*\): nothing was sent to machine b/);
+    } finally {
+      await server.resume();
+    }
+    await until(() => a!.json<{ available: boolean }>(['cluster', 'status']).available, 'a to be back', 30_000, 200);
+    const db = new pg.Client(server.url);
+    await db.connect();
+    try {
+      expect((await db.query(`SELECT id FROM orcr_command WHERE cluster = $1`, [cluster])).rows).toEqual([]);
+    } finally {
+      await db.end();
+    }
+    expect(b!.json<PublicRun>(['show', 'long']).status).toBe('working');
+  });
+
+  it('a machine whose supervisor does not take the command in time: said so (exit 7), withdrawn, never carried out later', async () => {
+    const { a, b } = machines(['a', 'b'], { a: { command_timeout: '500ms' }, b: { lease_ttl: '30s' } });
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const pid = b!.serverPid()!;
+    process.kill(pid, 'SIGSTOP');
+    let k: { code: number; stderr: string };
+    try {
+      k = await cliAsync(a!, ['kill', 'b:long']);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(k.code).toBe(7);
+    expect(k.stderr).toMatch(/machine b did not take the command within 500ms \(nothing was done there: the command is withdrawn\)/);
+    // b back: it finds nothing to carry out, and its run goes on.
+    expect(b!.cli(['stats']).code).toBe(0);
+    // What is checked is that nothing happens: a few of b's polls (250 ms apart at most while notices are unknown) go by.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(b!.json<PublicRun>(['show', 'long']).status).toBe('working');
   });
 });
 

@@ -26,8 +26,25 @@ import { scale } from './items/scale.js';
 import { graph } from './items/graph.js';
 import { approvals } from './items/approvals.js';
 import { adapters } from './items/adapters.js';
+import { fleetCommands } from './items/fleet-commands.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph, approvals, adapters];
+const ITEMS: Item[] = [
+  throughput,
+  makespan,
+  admission,
+  journal,
+  footprint,
+  recovery,
+  tui,
+  latency,
+  cluster,
+  retention,
+  scale,
+  graph,
+  approvals,
+  adapters,
+  fleetCommands,
+];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

@@ -39,7 +39,10 @@ const POLL_UNHEARD_MS = 250;
 const WATCH_MS = 2000;
 
 interface Pending {
-  wake: () => void;
+  /** Set while it sleeps between two reads of its row. */
+  wake: (() => void) | null;
+  /** A notice came while its row was being read: read it again at once. */
+  heard: boolean;
 }
 
 export class ClusterCalls {
@@ -49,7 +52,10 @@ export class ClusterCalls {
   constructor(private readonly p: CallsDeps) {
     this.now = p.now ?? Date.now;
     p.link.listenNotices((payload) => {
-      if (payload.startsWith('answer:')) this.pending.get(payload.slice(7))?.wake();
+      const p = payload.startsWith('answer:') ? this.pending.get(payload.slice(7)) : undefined;
+      if (!p) return;
+      p.heard = true;
+      p.wake?.();
     });
   }
 
@@ -108,6 +114,7 @@ export class ClusterCalls {
     const { timeoutMs } = this.p;
     let watched = started;
     let lastError: string | null = null;
+    this.pending.set(id, { wake: null, heard: false });
     try {
       for (;;) {
         if (signal.aborted) throw new RemoteError('stopped', 'the caller went away');
@@ -138,6 +145,8 @@ export class ClusterCalls {
       // The caller gave up (its client went away, or no answer came): whatever its machine still does for it is dropped there.
       await port.abandon(id).catch(() => undefined);
       throw e;
+    } finally {
+      this.pending.delete(id);
     }
   }
 
@@ -157,15 +166,21 @@ export class ClusterCalls {
   }
 
   private sleep(id: string, signal: AbortSignal): Promise<void> {
+    const p = this.pending.get(id)!;
+    if (p.heard) {
+      p.heard = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.pending.delete(id);
+        p.wake = null;
+        p.heard = false;
         resolve();
       };
       const timer = setTimeout(done, this.p.link.noticesArrive ? POLL_HEARD_MS : POLL_UNHEARD_MS);
-      this.pending.set(id, { wake: done });
+      p.wake = done;
       signal.addEventListener('abort', done, { once: true });
     });
   }

@@ -142,6 +142,8 @@ export const METHODS = {
     params: z.object({ specs: z.array(runSpecSchema).min(1), caller_env: env.optional(), uuids: z.array(z.uuid()).optional() }),
     writes: true,
     doc: 'Queue runs (all or none); caller_env is the environment they start with; uuids (one per spec) make a repeat answer with the runs already queued.',
+    // `after: ["b:fix"]`: another machine's run, resolved there to its uuid (b:UUID) before the runs are queued here.
+    remote: { after: 'specs' },
     // Every bad spec is named, with its number, in one answer.
     parse: (raw) => {
       const checked = checkRunSpecs(raw.specs, raw.caller_env);
@@ -181,6 +183,7 @@ export const METHODS = {
     params: z.object({ ref: runRef, env: z.boolean().optional() }),
     writes: false,
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
+    remote: { refs: 'ref' },
     tool: { name: 'show', description: 'A run: status, exit reason, turns, tokens, cost, budgets, its last text and tool.', sdk: 'show', args: { run: 'ref' } },
   }),
   'run.kill': method<{ results: KillResult[] }>()({

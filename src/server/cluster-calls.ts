@@ -10,13 +10,14 @@
 // may not write orcr_command. A command nobody takes in time is withdrawn,
 // so it is never carried out late.
 
-import { machineVerdict, placeCall, renameAnswer, ago } from '../core/cluster-commands.js';
+import { machineVerdict, placeCall, remoteInput, renameAnswer, ago } from '../core/cluster-commands.js';
 import { splitRef } from '../core/cluster-ref.js';
 import { ClusterRefused, ClusterUnavailable } from '../limiter/pg-errors.js';
 import type { CommandState, PgCommands } from '../limiter/pg-commands.js';
 import { isErrorCode, RemoteError } from '../protocol/errors.js';
 import { METHODS, type MethodName } from '../protocol/methods.js';
 import { quote } from '../text/json-text.js';
+import type { Forwarded } from './requests.js';
 import type { ClusterLink } from './cluster-link.js';
 
 export type CallLink = Pick<ClusterLink, 'name' | 'host' | 'commands' | 'listenNotices' | 'noticesArrive' | 'hosts' | 'down'>;
@@ -60,16 +61,17 @@ export class ClusterCalls {
   }
 
   /** The call carried out on another machine; undefined, at once, for a call that can only be this machine's. */
-  forward(method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Promise<{ result: unknown } | undefined> | undefined {
+  forward(method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Forwarded | undefined {
     const spec = METHODS[method].remote;
     if (!spec) return undefined;
+    if (spec.after !== undefined) return this.inputsOf(spec.after, params, signal);
     const hostParam = spec.host === undefined ? undefined : params[spec.host];
     const refs = spec.refs === undefined ? [] : [params[spec.refs]].flat().filter((r): r is string => typeof r === 'string');
     if (hostParam === undefined && !refs.some((r) => splitRef(r) !== null)) return undefined;
     return this.place(method, params, refs, signal);
   }
 
-  private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Promise<{ result: unknown } | undefined> {
+  private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Forwarded {
     const { link } = this.p;
     let hosts = await link.hosts();
     // A machine that joined since the list was read: read it again before calling the ref a local name.
@@ -81,6 +83,37 @@ export class ClusterCalls {
     const answer = await this.send(place.host, method, place.params, signal);
     if (answer.error) throw new RemoteError(isErrorCode(answer.error.code) ? answer.error.code : 'internal', renameWords(answer.error.message, place.renamed));
     return { result: renameAnswer(answer.result, place.host, place.renamed) };
+  }
+
+  /**
+   * Run specs whose `after` names another machine's runs (run --after b:fix):
+   * each such run looked up there (run.get, as a command) and named by its
+   * uuid (b:UUID), so the runs are queued here with inputs their machine
+   * settles (cluster-inputs.ts). Undefined when none does.
+   */
+  private inputsOf(key: string, params: Record<string, unknown>, signal: AbortSignal): Forwarded | undefined {
+    const specs = params[key];
+    if (!Array.isArray(specs)) return undefined;
+    const refs = specs.flatMap((s: { after?: unknown }) => (Array.isArray(s.after) ? s.after : [])).filter((r): r is string => typeof r === 'string');
+    if (!refs.some((r) => splitRef(r) !== null && remoteInput(r) === null)) return undefined;
+    return (async () => {
+      const names = new Set(specs.map((s: { name?: unknown }) => s.name).filter((n) => typeof n === 'string'));
+      const resolved = new Map<string, string>();
+      for (const ref of new Set(refs)) {
+        // A name of the same call wins, as it does here (core/dependencies' planGraph).
+        if (names.has(ref) || splitRef(ref) === null || remoteInput(ref) !== null) continue;
+        const got = await this.forward('run.get', { ref }, signal);
+        if (got && 'result' in got) {
+          const run = (got.result as { run: { uuid: string } }).run;
+          resolved.set(ref, `${splitRef(ref)!.host}:${run.uuid}`);
+        }
+      }
+      if (resolved.size === 0) return undefined;
+      const rewritten = specs.map((s: { after?: unknown }) =>
+        Array.isArray(s.after) ? { ...s, after: s.after.map((r: unknown) => (typeof r === 'string' ? (resolved.get(r) ?? r) : r)) } : s,
+      );
+      return { params: { ...params, [key]: rewritten } };
+    })();
   }
 
   private port(host: string, what: string): PgCommands {

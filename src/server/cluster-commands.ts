@@ -7,6 +7,8 @@ import type { Home } from '../config/home.js';
 import type { ClusterConfig, ClusterLink } from './cluster-link.js';
 import { ClusterCalls } from './cluster-calls.js';
 import { ClusterInbox } from './cluster-inbox.js';
+import { ClusterInputs } from './cluster-inputs.js';
+import type { Dependencies } from './dependencies.js';
 import type { Handlers, Rooms } from './handlers/index.js';
 import { RemoteError } from '../protocol/errors.js';
 import { answerCommand, type RequestDeps } from './requests.js';
@@ -19,7 +21,15 @@ export interface ClusterCommands {
 export function clusterCommands(
   link: ClusterLink,
   cfg: ClusterConfig,
-  d: { rooms: Rooms; feed: RequestDeps['feed']; handlers: Handlers; home: Home; log: (m: string) => void },
+  d: {
+    rooms: Rooms;
+    feed: RequestDeps['feed'];
+    handlers: Handlers;
+    home: Home;
+    log: (m: string) => void;
+    /** Runs that wait for other machines' runs (run --after b:fix). */
+    dependencies: Pick<Dependencies, 'readRemote' | 'remoteWaitedOn' | 'onEnded'>;
+  },
 ): ClusterCommands {
   const { rooms, home } = d;
   const calls = new ClusterCalls({
@@ -48,5 +58,13 @@ export function clusterCommands(
       answerCommand(d, method, params, { ...rooms, home, conn: { signal, subscribe: refuse }, server: { clients: () => 0, stop: refuse } }),
   });
   inbox.start();
-  return { forward: (method, params, signal) => calls.forward(method, params, signal), close: () => inbox.close() };
+  const inputs = new ClusterInputs({ calls, dependencies: d.dependencies, log: d.log });
+  inputs.start();
+  return {
+    forward: (method, params, signal) => calls.forward(method, params, signal),
+    close: () => {
+      inbox.close();
+      inputs.close();
+    },
+  };
 }

@@ -127,7 +127,7 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
     cluster: () => slots.cluster,
   };
   const feed: Feed = { reads, queries, lifecycle, absorbs: (e) => degrading.absorbs(e) };
-  return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, slots, rooms, feed };
+  return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, slots, dependencies, rooms, feed };
 }
 
 /**

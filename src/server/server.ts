@@ -141,6 +141,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
           handlers: HANDLERS,
           home,
           log,
+          dependencies: supervisor.remoteInputs,
         })
       : null;
 

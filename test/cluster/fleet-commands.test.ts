@@ -173,6 +173,30 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     expect(again.stderr).toMatch(/via cluster/);
   });
 
+  it('run --after b:RUN on c starts when it completes on b; one after a run of b that failed is canceled', async () => {
+    const { b, c } = machines();
+    const go = path.join(b!.dir, 'go');
+    b!.json(['run', '-n', 'first', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    b!.json(['run', '-n', 'bad', '--', 'sh', '-c', 'exit 3']);
+    await working(b!, 'first');
+    const dep = c!.cli(['run', '-n', 'dep', '--after', 'b:first', '--json', '--', 'sh', '-c', 'true']);
+    expect(dep.code, dep.stderr).toBe(0);
+    const lost = c!.cli(['run', '-n', 'lost', '--after', 'b:bad', '--json', '--', 'sh', '-c', 'true']);
+    expect(lost.code, lost.stderr).toBe(0);
+    await until(() => c!.json<PublicRun>(['show', 'lost']).status === 'ended', 'lost to be canceled');
+    expect(c!.json<PublicRun>(['show', 'lost'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'dependency b:bad ended errored' });
+    // Still waiting: its input works on b.
+    expect(c!.json<PublicRun>(['show', 'dep']).status).toBe('queued');
+    fs.writeFileSync(go, '');
+    const w = await cliAsync(c!, ['wait', 'dep', '--timeout', '20s']);
+    expect(w, w.stderr).toMatchObject({ code: 0, stdout: 'dep completed\n' });
+    expect(b!.json<PublicRun>(['show', 'first'])).toMatchObject({ status: 'ended', exit_reason: 'completed' });
+    // An unknown run of b is refused at once, as an unknown local one is, and nothing is queued.
+    const none = c!.cli(['run', '-n', 'never', '--after', 'b:nothing', '--', 'true']);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/no run "b:nothing"/);
+  });
+
   it('queue pause --host b and provider resume --host b act on b', () => {
     const { a, b } = machines();
     const p = a!.cli(['queue', 'pause', '--host', 'b']);

@@ -67,8 +67,32 @@ export class ClusterCalls {
     if (spec.after !== undefined) return this.inputsOf(spec.after, params, signal);
     const hostParam = spec.host === undefined ? undefined : params[spec.host];
     const refs = spec.refs === undefined ? [] : [params[spec.refs]].flat().filter((r): r is string => typeof r === 'string');
-    if (hostParam === undefined && !refs.some((r) => splitRef(r) !== null)) return undefined;
-    return this.place(method, params, refs, signal);
+    // A bare name no local run answers to may be another machine's (as published in orcr_run).
+    const elsewhere = refs.filter((r) => splitRef(r) === null && r !== '' && !/^\d+$/.test(r) && !this.p.localExists(r));
+    if (hostParam === undefined && elsewhere.length === 0 && !refs.some((r) => splitRef(r) !== null)) return undefined;
+    return this.withHosts(spec.refs, params, elsewhere).then((p) => this.place(method, p, p === params ? refs : ([p[spec.refs!]].flat() as string[]), signal));
+  }
+
+  /**
+   * Each bare ref no local run answers to, looked up among other machines'
+   * published runs: one machine has it → `HOST:REF`; several → ambiguous,
+   * naming each; none → left as it is (no such run, as here).
+   */
+  private async withHosts(key: string | undefined, params: Record<string, unknown>, bare: readonly string[]): Promise<Record<string, unknown>> {
+    if (key === undefined || bare.length === 0) return params;
+    const c = this.p.link.commands();
+    if ('unavailable' in c) return params;
+    const found = new Map<string, string>();
+    for (const ref of bare) {
+      const hosts = await c.port.hostsOfRun(ref).catch(() => []);
+      if (hosts.length > 1)
+        throw new RemoteError('ambiguous', `${quote(ref)} names runs of several machines: ${hosts.map((h) => `${h}:${ref}`).join(', ')}; say which`);
+      if (hosts.length === 1) found.set(ref, `${hosts[0]!}:${ref}`);
+    }
+    if (found.size === 0) return params;
+    const raw = params[key];
+    const swap = (r: unknown): unknown => (typeof r === 'string' ? (found.get(r) ?? r) : r);
+    return { ...params, [key]: Array.isArray(raw) ? raw.map(swap) : swap(raw) };
   }
 
   private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Forwarded {

@@ -197,6 +197,38 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     expect(none.stderr).toMatch(/no run "b:nothing"/);
   });
 
+  it("a bare name no local run has is another machine's when one machine publishes it; several: refused as ambiguous, naming each", async () => {
+    const { a, b, c } = machines();
+    const solo = b!.json<PublicRun>(['run', '-n', 'solo', '--', 'sh', '-c', 'sleep 600']);
+    const twinB = b!.json<PublicRun>(['run', '-n', 'twin', '--', 'sh', '-c', 'sleep 600']);
+    const twinC = c!.json<PublicRun>(['run', '-n', 'twin', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'solo');
+    // The rows the fleet view publishes (orcr_run), written here as that view writes them.
+    const cluster = a!.json<{ name: string }>(['cluster', 'status']).name;
+    const db = new pg.Client(server.url);
+    await db.connect();
+    try {
+      for (const [host, run] of [
+        ['b', solo],
+        ['b', twinB],
+        ['c', twinC],
+      ] as const) {
+        await db.query(
+          `INSERT INTO orcr_run (cluster, host, uuid, name, status, face) VALUES ($1, $2, $3, $4, 'working', '{}') ON CONFLICT (cluster, uuid) DO NOTHING`,
+          [cluster, host, run.uuid, run.name],
+        );
+      }
+    } finally {
+      await db.end();
+    }
+    const twin = a!.cli(['kill', 'twin']);
+    expect(twin.code).toBe(2);
+    expect(twin.stderr).toMatch(/"twin" names runs of several machines: b:twin, c:twin/);
+    const k = a!.cli(['kill', 'solo']);
+    expect(k, k.stderr).toMatchObject({ code: 0, stdout: 'b:solo killing\n' });
+    await until(() => agentPids(solo.uuid).length === 0, 'solo gone from /proc on b', 10_000);
+  });
+
   it('queue pause --host b and provider resume --host b act on b', () => {
     const { a, b } = machines();
     const p = a!.cli(['queue', 'pause', '--host', 'b']);

@@ -335,6 +335,31 @@ describeWhen(need, `commands that cannot go, or get no answer ${onPg()}`, () => 
     expect(b!.json<PublicRun>(['show', 'long']).status).toBe('working');
   });
 
+  it('wait b:RUN given up by its client (Ctrl-C): the wait on b is dropped too', async () => {
+    const { a, b } = machines(['a', 'b']);
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const child = a!.spawn(['wait', 'b:long']);
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 1, 'the wait to be open on b');
+    child.kill('SIGINT');
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 0, 'the wait on b dropped', 10_000, 100);
+  });
+
+  it('wait b:RUN whose machine stops answering meanwhile: said within seconds (exit 7), not waited on for ever', async () => {
+    const { a, b } = machines(['a', 'b']);
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const waiting = cliAsync(a!, ['wait', 'b:long']);
+    // The wait is on its way on b (its command taken) before b goes.
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 1, 'the wait to be open on b');
+    process.kill(b!.serverPid()!, 'SIGKILL');
+    const t0 = Date.now();
+    const w = await waiting;
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(w.code).toBe(7);
+    expect(w.stderr).toMatch(/machine b stopped answering while the call was on its way \(last heard \ds ago\)/);
+  });
+
   it('a machine whose supervisor does not take the command in time: said so (exit 7), withdrawn, never carried out later', async () => {
     const { a, b } = machines(['a', 'b'], { a: { command_timeout: '500ms' }, b: { lease_ttl: '30s' } });
     b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);

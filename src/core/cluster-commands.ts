@@ -5,7 +5,7 @@
 // renamed for the caller. Pure: the hosts, the local names and the ages are
 // given; time is the database's, passed in as ages.
 
-import { placeRef, splitRef } from './cluster-ref.js';
+import { placeRef, remoteName, splitRef } from './cluster-ref.js';
 
 /**
  * How a method's call travels to another machine (its entry in the method
@@ -160,10 +160,10 @@ export function renameAnswer(value: unknown, host: string, renamed: ReadonlyMap<
   if (Array.isArray(value)) return value.map((v) => renameAnswer(v, host, renamed, depth + 1));
   const o: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) o[k] = renameAnswer(v, host, renamed, depth + 1);
-  if (typeof o.uuid === 'string' && typeof o.name === 'string') o.name = `${host}:${o.name}`;
+  if (typeof o.uuid === 'string' && typeof o.name === 'string') o.name = remoteName(host, o.name);
   if (typeof o.id === 'number' && 'run' in o) {
     o.host = host;
-    if (typeof o.name === 'string' && !o.name.startsWith(`${host}:`)) o.name = `${host}:${o.name}`;
+    if (typeof o.name === 'string' && !o.name.startsWith(`${host}:`)) o.name = remoteName(host, o.name);
   }
   for (const k of ['ref', 'target'] as const) {
     const v = o[k];

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { RemoteError } from '../protocol/errors.js';
 import type { ErrorBody } from '../protocol/errors.js';
-import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
+import { isMethodName, METHODS, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
 import { MAX_NESTING } from '../protocol/wire.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
 import { reply, type Conn } from './conn.js';
@@ -107,6 +107,12 @@ async function dispatch<M extends MethodName>(
   const away = await forward(params);
   if (away && 'result' in away) return away.result;
   if (away) params = away.params as typeof params;
+  // `--host` that no forward took: this machine's own name, or no cluster to find the machine in.
+  const onHost = METHODS[method].remote?.host;
+  const named = onHost === undefined ? undefined : (params as Record<string, unknown>)[onHost];
+  if (named !== undefined && named !== ctx.cluster()?.host) {
+    throw new RemoteError('usage', `${JSON.stringify(named)} names a machine of a cluster, and this supervisor is not in one (config.json has no "cluster")`);
+  }
   const { degraded } = deps.feed.lifecycle;
   if (degraded !== null && WRITES.has(method)) {
     throw new RemoteError('unavailable', `the journal cannot be written (${degraded}); orcr starts and changes nothing until it can`);

@@ -241,6 +241,10 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     const r = a!.cli(['provider', 'resume', 'claude', '--host', 'b']);
     expect(r).toMatchObject({ code: 4, stderr: expect.stringMatching(/claude is not on hold on b/) });
     expect(a!.cli(['queue', 'pause', '--host', 'nowhere'])).toMatchObject({ code: 6, stderr: expect.stringMatching(/no machine "nowhere"/) });
+    // A home on its own has no machine to name: a usage error, and its own queue is left as it is.
+    const alone = home({});
+    expect(alone.cli(['queue', 'pause', '--host', 'b'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not in one/) });
+    expect(alone.json<{ paused: boolean }>(['stats']).paused).toBe(false);
   });
 
   it('a machine not heard from within lease_ttl is refused at once (exit 7, naming it and when it was last heard)', async () => {

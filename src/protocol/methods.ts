@@ -183,7 +183,6 @@ export const METHODS = {
     params: z.object({ ref: runRef, env: z.boolean().optional() }),
     writes: false,
     doc: 'One run by uuid, uuid prefix or name; `env` adds the values of its -e variables.',
-    remote: { refs: 'ref' },
     tool: { name: 'show', description: 'A run: status, exit reason, turns, tokens, cost, budgets, its last text and tool.', sdk: 'show', args: { run: 'ref' } },
   }),
   'run.kill': method<{ results: KillResult[] }>()({
@@ -226,7 +225,7 @@ export const METHODS = {
   'run.resolve': method<RunResolved>()({
     params: ref,
     writes: false,
-    doc: "A run's uuid, name, directory, protocol and status (another machine's with its `host`: its directory is there).",
+    doc: "A run's uuid, name, directory, protocol, status and exit reason (another machine's with its `host`: its directory is there).",
     remote: { refs: 'ref' },
   }),
   'run.select': method<{ runs: RunSelected[] }>()({

@@ -111,7 +111,7 @@ export class ClusterCalls {
 
   /**
    * Run specs whose `after` names another machine's runs (run --after b:fix):
-   * each such run looked up there (run.get, as a command) and named by its
+   * each such run looked up there (run.resolve, as a command) and named by its
    * uuid (b:UUID), so the runs are queued here with inputs their machine
    * settles (cluster-inputs.ts). Undefined when none does.
    */
@@ -126,11 +126,8 @@ export class ClusterCalls {
       for (const ref of new Set(refs)) {
         // A name of the same call wins, as it does here (core/dependencies' planGraph).
         if (names.has(ref) || splitRef(ref) === null || remoteInput(ref) !== null) continue;
-        const got = await this.forward('run.get', { ref }, signal);
-        if (got && 'result' in got) {
-          const run = (got.result as { run: { uuid: string } }).run;
-          resolved.set(ref, `${splitRef(ref)!.host}:${run.uuid}`);
-        }
+        const got = await this.forward('run.resolve', { ref }, signal);
+        if (got && 'result' in got) resolved.set(ref, `${splitRef(ref)!.host}:${(got.result as { uuid: string }).uuid}`);
       }
       if (resolved.size === 0) return undefined;
       const rewritten = specs.map((s: { after?: unknown }) =>

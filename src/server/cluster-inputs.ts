@@ -1,5 +1,5 @@
 // Runs that wait for another machine's runs (run --after b:fix): every
-// second, each such input not ended yet is read on its machine (run.get, as
+// second, each such input not ended yet is read on its machine (run.resolve, as
 // a command through cluster-calls.ts) and, once it has ended — or its machine
 // no longer has it — the dependents waiting for it look again, as they do
 // when a local input ends (completed: released to the queue; ended otherwise:
@@ -7,7 +7,7 @@
 
 import type { InputState } from '../core/dependencies.js';
 import { RemoteError } from '../protocol/errors.js';
-import type { PublicRun } from '../protocol/views.js';
+import type { RunResolved } from '../protocol/results.js';
 import type { ClusterCalls } from './cluster-calls.js';
 import type { Dependencies } from './dependencies.js';
 
@@ -52,9 +52,9 @@ export class ClusterInputs {
   /** The input as its machine tells now; null when it cannot be asked (its machine away: wait on). */
   private async read(id: string): Promise<InputState | { uuid: string; gone: true } | null> {
     try {
-      const got = await this.p.calls.forward('run.get', { ref: id }, this.abort.signal);
+      const got = await this.p.calls.forward('run.resolve', { ref: id }, this.abort.signal);
       if (!got || !('result' in got)) return null;
-      const run = (got.result as { run: PublicRun }).run;
+      const run = got.result as RunResolved;
       return { uuid: id, name: run.name, status: run.status, exit_reason: run.exit_reason };
     } catch (e) {
       if (e instanceof RemoteError && e.code === 'not_found' && /^no run /.test(e.message)) return { uuid: id, gone: true };

@@ -138,6 +138,10 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     const logs = a!.cli(['logs', 'b:chat', '--raw', '--tail', '2']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout.trimEnd().split('\n')).toEqual(b!.cli(['logs', 'chat', '--raw', '--tail', '2']).stdout.trimEnd().split('\n'));
+    // diff b:RUN: answered by b as b answers it (a run without a worktree: the same refusal and exit code).
+    const [there, here] = [a!.cli(['diff', 'b:chat']), b!.cli(['diff', 'chat'])];
+    expect(there.code).toBe(here.code);
+    expect(there.stderr).toBe(here.stderr.replaceAll('"chat"', '"b:chat"'));
   });
 
   it("approve b:RUN and deny b:ID from a answer b's agent, which goes on; b records who answered and from which machine", async () => {

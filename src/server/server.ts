@@ -119,6 +119,14 @@ function bringUp(supervisor: Supervisor, draining: boolean): void {
   }
 }
 
+/** Commands between machines (cluster-commands.ts), loaded only in a cluster, as the link is; a home that joined nothing refuses to act. */
+async function clusterCommandsOf(supervisor: Supervisor, cfg: NonNullable<Config['cluster']>, home: Home, log: (m: string) => void) {
+  const { clusterCommands, notAMember, localRun } = await import('./cluster-commands.js');
+  const link = supervisor.clusterLink;
+  if (!link) return notAMember(cfg.name, localRun(supervisor.rooms));
+  return clusterCommands(link, cfg, { rooms: supervisor.rooms, feed: supervisor.feed, handlers: HANDLERS, home, log, dependencies: supervisor.remoteInputs });
+}
+
 export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
   const stopped = (): void => opts.onStopped?.();
   const { home, config } = openHome(dir, log);
@@ -131,6 +139,8 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     throw e;
   }
   bringUp(supervisor, opts.killAgents === true);
+  // Commands between machines: loaded only in a cluster, as the link is.
+  const commands = config.cluster ? await clusterCommandsOf(supervisor, config.cluster, home, log) : null;
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));
@@ -142,6 +152,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     handlers: HANDLERS,
     log,
     limits: opts.limits,
+    ...(commands ? { forward: commands.forward } : {}),
     stop: (mode) => {
       if (mode === 'leave') setImmediate(() => void close().then(stopped));
       else drainThenExit(mode === 'kill_agents');
@@ -165,6 +176,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
       homeWatch.close();
       await configWatch.close();
       await transport.close();
+      commands?.close();
       supervisor.stop();
       lock.close();
       try {

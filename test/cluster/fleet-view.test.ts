@@ -138,7 +138,15 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     const [a, b, c] = ms;
     worker(b, 'fix');
     worker(c, 'fix');
-    await until(() => Object.keys(statuses(a)).length === 2, 'a to see both fixes', 15_000, 100);
+    await until(
+      () => {
+        const s = statuses(a);
+        return s['b:fix'] === 'working' && s['c:fix'] === 'working';
+      },
+      'a to see both fixes working',
+      15_000,
+      100,
+    );
     const amb = a.cli(['show', 'fix']);
     expect(amb.code, amb.stderr + amb.stdout).toBe(2);
     expect(amb.stderr).toMatch(/b:fix, c:fix/);

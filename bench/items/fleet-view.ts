@@ -3,11 +3,11 @@
 // on one machine is seen on another. One machine with 200 working runs, each
 // a perl one-liner of orcr's jsonl protocol printing a usage report a second
 // (200 journal events a second in all, each marking its run for the next
-// flush): the publisher's flushes per second over a window (each flush is one
-// transaction; `cluster.runs` says how many it committed), and beside it the
-// database's committed transactions per second (`pg_stat_database`: the
-// limiter's own writes too — it adds each usage report to the fleet's usage
-// in a transaction of its own). Then a second machine, and short runs on the
+// flush): the database's committed transactions per second over a window
+// (`pg_stat_database`: every write of the machine's, the view's flushes, the
+// fleet usage's batches, the heartbeat), and of them the publisher's flushes
+// (each one transaction; `cluster.runs` says how many it committed). Then a
+// second machine, and short runs on the
 // busy one while the 200 go on: each run's `ended` event, heard by a
 // subscribed client, to the second machine's `cluster.runs` (polled every
 // 10 ms over its socket) listing it ended.
@@ -167,14 +167,13 @@ async function run(ctx: Ctx): Promise<ItemResult> {
     const lat = await visible(ctx, busy, other, ctx.quick ? 20 : 100);
     return {
       figures: [
-        fig(I, `publishing transactions/s of a machine with ${RUNS} working runs (${Math.round(l.eventsPerSec)} journal events/s)`, 'tx/s', [l.flushesPerSec], {
+        fig(I, `the database's transactions/s, a machine with ${RUNS} working runs (${Math.round(l.eventsPerSec)} journal events/s)`, 'tx/s', [l.txPerSec], {
           target: '< 20',
           meets: (m) => m < 20,
-          ceiling: 200,
+          ceiling: 2000,
+          note: "every transaction the server committed: the view's flushes, the fleet usage's batches (pg-usage), heartbeats, the limiter's reads",
         }),
-        fig(I, "  the database's transactions/s meanwhile, in all", 'tx/s', [l.txPerSec], {
-          note: 'the limiter adds each usage report to the fleet usage in a transaction of its own (pg-fleet addUsageAt)',
-        }),
+        fig(I, "  of which the fleet view's flushes", 'tx/s', [l.flushesPerSec], { ceiling: 200 }),
         fig(I, 'a run ended on the busy machine → listed ended on another (median)', 'ms', [median(lat)], {
           target: '< 250 ms',
           meets: (m) => m < 250,

@@ -73,15 +73,6 @@ export async function savePaces(
   }
 }
 
-/** Count usage in the database's minute `minute`. */
-export async function addUsageAt(db: ClusterDb, cluster: string, minute: number, tokens: number, cost: number): Promise<void> {
-  await db.q(
-    `INSERT INTO orcr_usage (cluster, minute, tokens, cost) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (cluster, minute) DO UPDATE SET tokens = orcr_usage.tokens + excluded.tokens, cost = orcr_usage.cost + excluded.cost`,
-    [cluster, minute, tokens, cost],
-  );
-}
-
 /** The fleet's usage from the database's minute `minute` on (cost to the micro-dollar). */
 export async function usageSinceMinute(db: ClusterDb, cluster: string, minute: number): Promise<{ tokens: number; cost: number }> {
   const r = await db.q<{ tokens: string; cost: number }>(

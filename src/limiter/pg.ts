@@ -19,7 +19,8 @@ import type { Lease, Limiter } from './limiter.js';
 import { ClusterDb } from './pg-db.js';
 import { ClusterUnavailable, classify } from './pg-errors.js';
 import { joinCluster } from './pg-join.js';
-import { addUsageAt, deleteHold, savePaces, upsertHold, usageSinceMinute } from './pg-fleet.js';
+import { deleteHold, savePaces, upsertHold, usageSinceMinute } from './pg-fleet.js';
+import { UsageBatch } from './pg-usage.js';
 import { beat, dropHost, dropStale, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
 import { adoptLease, claimLeases, dropLease, dropLeaseOf, dropWaiter, grantLeases } from './pg-leases.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
@@ -67,6 +68,8 @@ export class PgLimiter implements Limiter {
   /** The cluster as last read: every listing and position answers from it. */
   private readonly view: ClusterSnapshot;
   private fleetUsage: { tokens: number; cost: number } | null = null;
+  /** This machine's usage reports, summed and written in batches (pg-usage). */
+  private readonly usageBatch: UsageBatch;
   private closed = false;
   /** Waiters of the current turn, and their one insert. */
   private toEnqueue: Waiter[] | null = null;
@@ -91,6 +94,7 @@ export class PgLimiter implements Limiter {
   private constructor(private readonly o: PgLimiterOptions) {
     this.db = new ClusterDb(o.url, o.now ?? Date.now);
     this.commands = new PgCommands(this.db, o.cluster, o.host);
+    this.usageBatch = new UsageBatch(this.db, o.cluster);
     this.channel = 'orcr_' + crypto.createHash('sha256').update(o.cluster).digest('hex').slice(0, 24);
     this.now = o.now ?? Date.now;
     this.view = new ClusterSnapshot(o.host, o.policy, this.now);
@@ -385,8 +389,8 @@ export class PgLimiter implements Limiter {
   }
 
   /** Counted in the database's minute of `at`: a fleet window is the same minutes for every machine. */
-  async addUsage(at: number, tokens: number, cost: number): Promise<void> {
-    await addUsageAt(this.db, this.o.cluster, Math.floor(this.db.toDb(at) / 60_000), tokens, cost);
+  addUsage(at: number, tokens: number, cost: number): Promise<void> {
+    return this.usageBatch.add(Math.floor(this.db.toDb(at) / 60_000), tokens, cost);
   }
 
   /** The cluster's usage in the window of the last loadUsage (the window is the fleet budget's, the same at every call). */
@@ -396,6 +400,8 @@ export class PgLimiter implements Limiter {
 
   /** Read the cluster's usage since then (this machine's clock; 0: all of it) into the snapshot (usageSince answers from it). */
   async loadUsage(at: number): Promise<{ tokens: number; cost: number }> {
+    // This machine's own reports first, so that they are in what it reads.
+    await this.usageBatch.flush();
     const minute = at <= 0 ? Number.MIN_SAFE_INTEGER : Math.floor(this.db.toDb(at) / 60_000);
     this.fleetUsage = await usageSinceMinute(this.db, this.o.cluster, minute);
     return { ...this.fleetUsage };
@@ -453,6 +459,7 @@ export class PgLimiter implements Limiter {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.usageBatch.flush().catch(() => undefined);
     await this.wake?.close();
     await this.db.end();
   }

@@ -10,7 +10,7 @@
 import type { ClusterDb } from './pg-db.js';
 
 /** At most one write of the fleet's usage this often. */
-export const USAGE_INTERVAL_MS = 250;
+const USAGE_INTERVAL_MS = 250;
 
 interface Sum {
   tokens: number;

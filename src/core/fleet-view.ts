@@ -92,3 +92,8 @@ export function lookupPublished<R extends Published>(
   if (others.length > 1) return { kind: 'ambiguous', names: others.map((r) => remoteName(r.host, r.name)) };
   return { kind: 'local', ref: place.ref };
 }
+
+/** The refusal of a ref several machines' runs answer to, naming each. */
+export function ambiguousText(ref: string, names: readonly string[]): string {
+  return `"${ref}" names runs of several machines: ${names.join(', ')}; say which (HOST:NAME)`;
+}

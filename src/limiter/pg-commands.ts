@@ -10,6 +10,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { MachineRow, Refusal } from '../core/cluster-commands.js';
+import type { Published } from '../core/fleet-view.js';
 import type { ClusterDb } from './pg-db.js';
 import { ClusterRefused } from './pg-errors.js';
 
@@ -125,14 +126,14 @@ export class PgCommands {
     return r.rows.map((x) => String(x.id));
   }
 
-  /** The machines other than this one that publish a run answering to `ref` (its name, or a uuid prefix) in orcr_run. */
-  async hostsOfRun(ref: string): Promise<string[]> {
+  /** Other machines' published runs that may answer to `ref` (its name, or a uuid prefix): core/fleet-view's lookupPublished decides. */
+  async runsAnswering(ref: string): Promise<Published[]> {
     const prefix = /^[0-9a-f-]{4,}$/i.test(ref) ? ref.toLowerCase() : null;
-    const r = await this.db.q<{ host: string }>(
-      `SELECT DISTINCT host FROM orcr_run WHERE cluster = $1 AND host <> $2 AND (name = $3 OR ($4::text IS NOT NULL AND uuid LIKE $4 || '%')) ORDER BY host`,
+    const r = await this.db.q<Published>(
+      `SELECT host, uuid, name, status FROM orcr_run WHERE cluster = $1 AND host <> $2 AND (name = $3 OR ($4::text IS NOT NULL AND uuid LIKE $4 || '%')) ORDER BY host, updated_at`,
       [this.cluster, this.host, ref, prefix],
     );
-    return r.rows.map((x) => x.host);
+    return r.rows;
   }
 
   /** A machine's heartbeat age and whether it takes commands (null: no such machine). */

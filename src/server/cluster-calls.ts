@@ -11,7 +11,8 @@
 // so it is never carried out late.
 
 import { machineVerdict, placeCall, remoteInput, renameAnswer, ago } from '../core/cluster-commands.js';
-import { splitRef } from '../core/cluster-ref.js';
+import { remoteName, splitRef } from '../core/cluster-ref.js';
+import { ambiguousText, lookupPublished } from '../core/fleet-view.js';
 import { ClusterRefused, ClusterUnavailable } from '../limiter/pg-errors.js';
 import type { CommandState, PgCommands } from '../limiter/pg-commands.js';
 import { isErrorCode, RemoteError } from '../protocol/errors.js';
@@ -84,10 +85,11 @@ export class ClusterCalls {
     if ('unavailable' in c) return params;
     const found = new Map<string, string>();
     for (const ref of bare) {
-      const hosts = await c.port.hostsOfRun(ref).catch(() => []);
-      if (hosts.length > 1)
-        throw new RemoteError('ambiguous', `${quote(ref)} names runs of several machines: ${hosts.map((h) => `${h}:${ref}`).join(', ')}; say which`);
-      if (hosts.length === 1) found.set(ref, `${hosts[0]!}:${ref}`);
+      const rows = await c.port.runsAnswering(ref).catch(() => []);
+      // As the fleet view looks a bare name up (cluster.run): the same runs, the same refusal.
+      const hit = lookupPublished(ref, this.p.link.host, new Set(rows.map((r) => r.host)), rows, () => false);
+      if (hit.kind === 'ambiguous') throw new RemoteError('ambiguous', ambiguousText(ref, hit.names));
+      if (hit.kind === 'found') found.set(ref, remoteName(hit.run.host, ref));
     }
     if (found.size === 0) return params;
     const raw = params[key];

@@ -6,7 +6,7 @@
 // is the last good read, with when it was (stale_since) and why: a view that
 // is old is said to be, never an error the user cannot act on.
 
-import { freshness, lookupPublished } from '../core/fleet-view.js';
+import { ambiguousText, freshness, lookupPublished } from '../core/fleet-view.js';
 import { remoteName } from '../core/cluster-ref.js';
 import type { ClusterDb } from '../limiter/pg-db.js';
 import { readView, type ViewRead, type ViewRow } from '../limiter/pg-runs.js';
@@ -84,8 +84,7 @@ export class FleetView {
     const found = lookupPublished(ref, self, hosts, runs, (r) => local?.find(r) != null);
     const reply = (run: ClusterRun): ClusterRunReply => ({ run, as_of: read.as_of, stale_since: staleSince });
     if (found.kind === 'found') return reply(found.run);
-    if (found.kind === 'ambiguous')
-      throw new RemoteError('ambiguous', `"${ref}" names runs of several machines: ${found.names.join(', ')}; say which (HOST:NAME)`);
+    if (found.kind === 'ambiguous') throw new RemoteError('ambiguous', ambiguousText(ref, found.names));
     if (found.kind === 'local') {
       const face = local?.find(found.ref) ?? null;
       if (face) return reply(this.asRun(face, this.p.host, false, read.as_of));

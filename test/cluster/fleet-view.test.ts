@@ -270,6 +270,11 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
           }
         })(),
       ).rejects.toThrow(/permission denied/);
+      // And the viewer cannot act: a kill of a's run is refused, and the run works on.
+      const kill = viewer.cli(['kill', 'a:seen']);
+      expect(kill.code, kill.stderr).toBe(7);
+      expect(kill.stderr).toMatch(/not one of its machines|viewer/);
+      expect(a.json<PublicRun>(['show', 'seen']).status).toBe('working');
     } finally {
       release(a, 'seen');
       await admin.end();

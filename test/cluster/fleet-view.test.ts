@@ -13,7 +13,9 @@ import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { connect, type Orcr } from '../../src/sdk/index.js';
 import { askingMock } from '../support/approvals.js';
-import { alive, lineReader, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { spawn } from 'node:child_process';
+import { alive, CLI, lineReader, NODE, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { wallClockArgs } from '../support/wall-clock.js';
 import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
 
@@ -112,6 +114,29 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     // Active only by default: the ended run leaves ps --cluster.
     expect(statuses(c)['b:w-b']).toBeUndefined();
     for (const m of [a, c]) release(m, m === a ? 'w-a' : 'w-c');
+  });
+
+  it("a machine whose clock is an hour behind is not shown stale: ages are the database's clock's", async () => {
+    const name = `v${process.pid}-${++clusters}`;
+    const [a, b] = ['a', 'b'].map((host) => home({ cluster: { url: server.url, name, host, lease_ttl: '1500ms', stale_after: '2s', gone_after: '5s' } }));
+    // b's supervisor reads its wall clock an hour behind the database's and a's.
+    const sup = spawn(NODE, [...wallClockArgs(), CLI, 'serve'], { env: { ...b!.env, ORCR_TEST_WALL_CLOCK_OFFSET: '-3600' }, stdio: 'ignore' });
+    try {
+      await until(() => b!.serverPid() === sup.pid, "b's supervisor, an hour behind, to be ready");
+      expect(a!.cli(['stats']).code).toBe(0);
+      worker(b!, 'late');
+      await until(() => statuses(a!)['b:late'] === 'working', 'a to see b:late working');
+      // Beyond stale_after, with b beating as it does: current, never stale nor gone.
+      const since = Date.now();
+      await until(() => Date.now() - since > 3000, 'longer than stale_after', 10_000, 250);
+      const seen = fleet(a!);
+      expect(seen.machines.find((m) => m.host === 'b')).toMatchObject({ stale: false });
+      expect(seen.runs.find((r) => r.ref === 'b:late')).toMatchObject({ status: 'working', stale: false });
+      release(b!, 'late');
+    } finally {
+      sup.kill('SIGTERM');
+      await new Promise((r) => sup.once('exit', r));
+    }
   });
 
   it('a machine SIGKILLed shows its runs stale, then gone', async () => {

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { RemoteError } from '../protocol/errors.js';
 import type { ErrorBody } from '../protocol/errors.js';
-import { isMethodName, METHODS, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
+import { isMethodName, METHODS, parseParams, WRITES, type MethodName, type ParsedParamsOf } from '../protocol/methods.js';
 import { MAX_NESTING } from '../protocol/wire.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
 import { reply, type Conn } from './conn.js';
@@ -102,7 +102,17 @@ async function dispatch<M extends MethodName>(
   ctx: HandlerContext,
   forward: (parsed: Record<string, unknown>) => Forwarded | undefined,
 ): Promise<unknown> {
-  let params = parseParams(method, raw);
+  const { degraded } = deps.feed.lifecycle;
+  const unwritable = (): RemoteError =>
+    new RemoteError('unavailable', `the journal cannot be written (${degraded}); orcr starts and changes nothing until it can`);
+  let params: ParsedParamsOf<M>;
+  try {
+    params = parseParams(method, raw);
+  } catch (e) {
+    // A write that cannot be carried out here is told so, whatever its params.
+    if (degraded !== null && WRITES.has(method)) throw unwritable();
+    throw e;
+  }
   // Before the journal's state is asked: another machine's journal is not this one's.
   const away = await forward(params);
   if (away && 'result' in away) return away.result;
@@ -113,10 +123,7 @@ async function dispatch<M extends MethodName>(
   if (named !== undefined && named !== ctx.cluster()?.host) {
     throw new RemoteError('usage', `${JSON.stringify(named)} names a machine of a cluster, and this supervisor is not in one (config.json has no "cluster")`);
   }
-  const { degraded } = deps.feed.lifecycle;
-  if (degraded !== null && WRITES.has(method)) {
-    throw new RemoteError('unavailable', `the journal cannot be written (${degraded}); orcr starts and changes nothing until it can`);
-  }
+  if (degraded !== null && WRITES.has(method)) throw unwritable();
   const handler = deps.handlers[method] as Handler<M>;
   return handler(params, ctx);
 }

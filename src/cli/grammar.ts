@@ -83,6 +83,8 @@ export type ShellName = (typeof SHELLS)[number];
 export const COMPLETE_KINDS = ['runs', 'loops'] as const;
 
 const none: Command = {};
+/** `--host HOST`: another machine of the cluster does it (its supervisor, through the cluster's database). */
+const onMachine: Command = { flags: { host: { type: 'string', meta: 'HOST' } } };
 const run: Operands = { kind: 'run' };
 const runs: Operands = { kind: 'run', many: true };
 const loop: Operands = { kind: 'loop' };
@@ -273,14 +275,14 @@ export const VERBS = {
     summary: 'pause admission, or resume it (runs still queue)',
     module: 'server',
     json: true,
-    subcommands: { pause: none, resume: none },
+    subcommands: { pause: onMachine, resume: onMachine },
   },
   provider: {
     group: 'fleet',
     summary: "lift a provider's usage-limit hold early",
     module: 'server',
     json: true,
-    subcommands: { resume: { operands: { kind: 'text', name: 'NAME' } } },
+    subcommands: { resume: { operands: { kind: 'text', name: 'NAME' }, flags: onMachine.flags } },
   },
   loop: {
     group: 'loops',

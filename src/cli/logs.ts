@@ -74,9 +74,21 @@ function transcriptWriter(write: (text: string) => void): (entries: Entry[]) => 
 
 /** Print a run's output (or its tail) through `write` (stdout). */
 export function printLogs(file: string, protocol: string | null, tail: number | null, mode: LogsMode, write: (text: string) => void): void {
-  let lines = readLines(file);
+  printLines(readLines(file), path.dirname(file), protocol, tail, mode, write);
+}
+
+/** Lines of a run's output printed in `mode`; `dir`: its folder here (the inputs sent, for the transcript), null for another machine's run. */
+export function printLines(
+  read: string[],
+  dir: string | null,
+  protocol: string | null,
+  tail: number | null,
+  mode: LogsMode,
+  write: (text: string) => void,
+): void {
+  let lines = read;
   if (mode === 'pretty') {
-    const t = createTranscript(protocolOf(protocol), { inputs: readInputs(path.dirname(file)) });
+    const t = createTranscript(protocolOf(protocol), { inputs: dir === null ? [] : readInputs(dir) });
     let e = lines.flatMap((l) => t.line(l));
     e.push(...t.end());
     if (tail !== null) e = e.slice(Math.max(0, e.length - tail));

@@ -88,29 +88,37 @@ Durations: 500ms, 30s, 1m30s, 2h, 3d (largest unit first), at most 365d; --timeo
 --idle-after must be more than 0 (leave one out for no limit). Names: at most 200 characters; no control,
 invisible or line-separating characters, no combining mark first or stacked over 2 (a refused name is shown
 escaped: "a\\u200bb").`,
-  kill: `What waits for a killed run (run --after) is canceled with it, unless --keep-dependents: it then waits for its
+  kill: `In a cluster, HOST:RUN names a run of another machine: its supervisor kills it (through the cluster's database).
+What waits for a killed run (run --after) is canceled with it, unless --keep-dependents: it then waits for its
 other inputs only. --after RUN selects the runs waiting for RUN.
 A filter acts on the active runs it matches, after a y/N question (--yes: none; no terminal: --yes is required).`,
   loop: `CRON: five fields (minute hour day-of-month month day-of-week), kept in your time zone.
 --once-at: 30m (from now), 2026-12-02T09:00:00Z, 14:30 or "2026-12-02 09:00" (local).
 At --max-concurrency (default 1): queue keeps one pending run (later fires coalesce), skip drops the fire.
 Fires missed while asleep or without a supervisor are skipped and logged, never run late.`,
-  wait: 'From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.',
+  wait: `From inside a run ($ORCR_RUN set) --all leaves out that run and its ancestors.
+In a cluster, HOST:RUN waits for a run of another machine: same answers and exit codes.`,
+  send: 'In a cluster, HOST:RUN sends to a run of another machine (its supervisor writes the input).',
+  queue: '--host HOST: pause or resume admission on another machine of the cluster.',
+  'provider resume': '--host HOST: lift the hold on another machine of the cluster.',
   approvals: `Oldest first, across the fleet; RUN: one run's. Columns ID, RUN, AGE, DEADLINE, WHAT.
 DEADLINE: when nobody answering decides it, and how (deny in 58m; none: it waits for you).
 --all: decided and withdrawn ones too, with who decided (STATE). A question's options are numbered.
 A word of digits is a request's id: give a run named so by its uuid.`,
   approve: `ID: a request's id (orcr approvals lists them); RUN: each request the run has waiting.
+In a cluster, HOST:ID and HOST:RUN answer another machine's requests; it records you and this machine.
 --answer answers a question: once per question, in order, an option's label or its number; a multi-select
 question takes several, comma-separated (--answer 1,3, --answer Lint,Tests).
 --always: allow the like of it from now on in the run (the rule the request offers; orcr approvals ID shows it).
 ${ANSWERS}`,
   deny: `ID: a request's id (orcr approvals lists them); RUN: each request the run has waiting.
+In a cluster, HOST:ID and HOST:RUN answer another machine's requests; it records you and this machine.
 -m TEXT: what the agent is told (say why, and what to do instead); it goes on with its turn.
 ${ANSWERS}`,
   logs: `--pretty (the default on a terminal): the transcript — prompt and inputs, what the agent said,
 each tool call on one line with its result folded, turn ends with usage and cost.
---raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.`,
+--raw (the default when piped): the lines as written. --tail N counts transcript entries when pretty.
+HOST:RUN (in a cluster): another machine's run, its last lines (at most 10,000 and 256 KiB); no --follow.`,
   events: "One event a line: SEQ, time, type, the run's short id and name (- for none), data; tab-separated.",
   server: `--drain: admit nothing more, wait for the running agents to end, then stop; --kill-agents: kill them first.
 Without either the agents go on, and the next supervisor re-adopts them.

@@ -44,6 +44,10 @@ export class Client implements Caller {
   server: Result<'hello'> | null = null;
   /** The supervisor said it was stopping on purpose (`orcr server stop`, SIGTERM) before it closed. */
   stopped = false;
+  /** The connection is gone (a call's `unavailable` then is the connection's, not the supervisor's answer). */
+  get gone(): boolean {
+    return this.socket.destroyed;
+  }
   /** Why the supervisor closed this connection, when it said (an error for no request: too many connections, a frame too large). */
   private refusal: RemoteError | null = null;
 

@@ -51,7 +51,9 @@ export async function waitRuns(home: Home, targets: WaitTargets, opts: WaitOptio
       return res.settled;
     } catch (e) {
       signal?.throwIfAborted();
-      if (!(e instanceof RemoteError) || e.code !== 'unavailable') throw e;
+      // The connection lost (a restart): waited through. An answer `unavailable` (another machine that
+      // stopped answering, told by this supervisor) is said, not asked again.
+      if (!(e instanceof RemoteError) || e.code !== 'unavailable' || !conn.gone) throw e;
     } finally {
       signal?.removeEventListener('abort', abort);
       conn.close();

@@ -328,6 +328,10 @@ export const configSchema = z
         /** The fleet view's writes: at most one flush this often, of at most publish_batch runs. */
         publish_interval: duration.default(100).refine((ms) => ms >= 10, 'must be at least 10ms'),
         publish_batch: z.number().int().min(1).max(10_000).default(500),
+        /** Whether this machine carries out commands other machines send it (kill b:fix, approve b:12); said in its orcr_host row. */
+        accept_commands: z.boolean({ error: 'must be true or false' }).default(true),
+        /** How long a command to another machine waits to be taken, then answered, before the caller says it got no answer. */
+        command_timeout: duration.default(10_000).refine((ms) => ms >= 100, 'must be at least 100ms'),
       })
       .strict()
       .optional(),

@@ -18,6 +18,8 @@ export interface JoinOptions {
   policy: AdmissionPolicy;
   onConflict: 'refuse' | 'replace';
   leaseTtlMs: number;
+  /** Whether this machine carries out other machines' commands (cluster.accept_commands; default true). */
+  acceptCommands?: boolean;
   /** Who this is: a home's lasting id, its folder and the machine it is on. */
   identity?: { homeId: string; home: string; machine: string };
 }
@@ -108,8 +110,9 @@ async function claimHost(c: pg.PoolClient, o: JoinOptions): Promise<void> {
     );
   }
   await c.query(
-    `INSERT INTO orcr_host (cluster, host, home_id, home, machine) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now(), home_id = excluded.home_id, home = excluded.home, machine = excluded.machine`,
-    [o.cluster, o.host, id?.homeId ?? null, id?.home ?? null, id?.machine ?? null],
+    `INSERT INTO orcr_host (cluster, host, home_id, home, machine, accept_commands) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now(), home_id = excluded.home_id, home = excluded.home, machine = excluded.machine,
+       accept_commands = excluded.accept_commands`,
+    [o.cluster, o.host, id?.homeId ?? null, id?.home ?? null, id?.machine ?? null, o.acceptCommands ?? true],
   );
 }

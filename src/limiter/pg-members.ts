@@ -66,8 +66,12 @@ export async function resyncRows(
 }
 
 /** This machine's heartbeat and its leases' renewal, machines silent for forgetAfter dropped; the ids of the leases still alive. */
-export async function beat(c: pg.PoolClient, cluster: string, host: string, ttl: string, forgetAfter: string): Promise<Set<string>> {
-  await c.query(`INSERT INTO orcr_host (cluster, host) VALUES ($1, $2) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now()`, [cluster, host]);
+export async function beat(c: pg.PoolClient, cluster: string, host: string, ttl: string, forgetAfter: string, accept = true): Promise<Set<string>> {
+  // accept_commands follows config.json (cluster.accept_commands), so other machines read it in our row.
+  await c.query(
+    `INSERT INTO orcr_host (cluster, host, accept_commands) VALUES ($1, $2, $3) ON CONFLICT (cluster, host) DO UPDATE SET heartbeat = now(), accept_commands = $3`,
+    [cluster, host, accept],
+  );
   const r = await c.query<{ id: string }>(
     `UPDATE orcr_lease SET expires_at = now() + ($3 || ' milliseconds')::interval WHERE cluster = $1 AND host = $2 AND expires_at >= now() RETURNING id`,
     [cluster, host, ttl],

@@ -27,6 +27,8 @@ export interface WakeOptions {
   onState: (state: NotificationState, why: string) => void;
   pollMs: number;
   fastPollMs?: number;
+  /** A second channel on the same connection: this machine's own (commands and answers addressed to it, pg-commands). */
+  also?: { channel: string; onNotice: (payload: string) => void };
   probeEveryMs?: number;
   probeTimeoutMs?: number;
 }
@@ -60,6 +62,10 @@ export class Wakeup {
     c.on('error', () => undefined);
     c.on('notification', (n) => {
       const payload = n.payload ?? '';
+      if (this.o.also && n.channel === this.o.also.channel) {
+        this.o.also.onNotice(payload);
+        return;
+      }
       if (payload.startsWith('probe:')) {
         if (this.probe && payload === `probe:${this.probe.token}`) this.probe.heard();
         return;
@@ -73,6 +79,7 @@ export class Wakeup {
     });
     await c.connect();
     await c.query(`LISTEN ${this.o.channel}`);
+    if (this.o.also) await c.query(`LISTEN ${this.o.also.channel}`);
     this.listener = c;
   }
 

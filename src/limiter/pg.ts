@@ -23,6 +23,7 @@ import { addUsageAt, deleteHold, savePaces, upsertHold, usageSinceMinute } from 
 import { beat, dropHost, dropStale, insertWaiters, listMachines, renewLease, resyncRows, type Machine } from './pg-members.js';
 import { adoptLease, claimLeases, dropLease, dropLeaseOf, dropWaiter, grantLeases } from './pg-leases.js';
 import { ClusterSnapshot, readSnapshot, type Snapshot } from './pg-snapshot.js';
+import { hostChannel, PgCommands } from './pg-commands.js';
 import { Wakeup, type NotificationState } from './pg-wake.js';
 
 export { ClusterRefused, ClusterUnavailable } from './pg-errors.js';
@@ -42,12 +43,16 @@ export interface PgLimiterOptions {
   onConflict: 'refuse' | 'replace';
   /** Another machine changed something (a slot freed, a grant for us): run an admission pass. */
   onWake?: () => void;
+  /** A notice on this machine's own channel: a command for it, or an answer to one of its commands (pg-commands). */
+  onNotice?: (payload: string) => void;
   /** Whether notifications arrive changed. */
   onNotifications?: (state: NotificationState, why: string) => void;
   /** While notifications arrive, how often to check anyway for a change none told of (default 5 s). */
   pollMs?: number;
   /** A machine silent this long is dropped from the cluster's list (default: a day). */
   forgetAfterMs?: number;
+  /** Whether this machine carries out other machines' commands (said in its orcr_host row; default true). */
+  acceptCommands?: boolean;
   /** Who this machine is, to refuse a second home under the same host name. */
   identity?: { homeId: string; home: string; machine: string };
   /** This machine's clock, in which the times given and returned are (default Date.now). */
@@ -80,9 +85,12 @@ export class PgLimiter implements Limiter {
    */
   private resyncing: Promise<void> = Promise.resolve();
   private readonly now: () => number;
+  /** Commands to and from other machines, over the same connections. */
+  readonly commands: PgCommands;
 
   private constructor(private readonly o: PgLimiterOptions) {
     this.db = new ClusterDb(o.url, o.now ?? Date.now);
+    this.commands = new PgCommands(this.db, o.cluster, o.host);
     this.channel = 'orcr_' + crypto.createHash('sha256').update(o.cluster).digest('hex').slice(0, 24);
     this.now = o.now ?? Date.now;
     this.view = new ClusterSnapshot(o.host, o.policy, this.now);
@@ -112,6 +120,7 @@ export class PgLimiter implements Limiter {
         },
         readChange: async () => (await l.db.q<{ change: string }>(`SELECT change FROM orcr_cluster WHERE name = $1`, [o.cluster])).rows[0]?.change ?? '0',
         onWake: () => l.o.onWake?.(),
+        also: { channel: hostChannel(o.cluster, o.host), onNotice: (payload) => l.o.onNotice?.(payload) },
         onState: (state, why) => l.o.onNotifications?.(state, why),
         pollMs: o.pollMs ?? 5000,
       });
@@ -293,7 +302,9 @@ export class PgLimiter implements Limiter {
    */
   async heartbeat(held: readonly string[]): Promise<string[]> {
     const ttl = String(this.o.leaseTtlMs);
-    const alive = await this.db.tx((c) => beat(c, this.o.cluster, this.o.host, ttl, String(this.o.forgetAfterMs ?? 24 * 3600_000)));
+    const alive = await this.db.tx((c) =>
+      beat(c, this.o.cluster, this.o.host, ttl, String(this.o.forgetAfterMs ?? 24 * 3600_000), this.o.acceptCommands ?? true),
+    );
     await this.db.measureOffset().catch(() => undefined);
     await this.wake?.ensureListening();
     return held.filter((id) => !alive.has(id));

@@ -13,6 +13,7 @@ import { MAX_DURATION_MS } from '../config/duration.js';
 import { checkRunSpecs, runSpecSchema } from '../config/run-spec.js';
 import { MESSAGE_MAX } from '../core/approval-answers.js';
 import { ANSWER_VIAS, VERDICTS } from '../core/approvals.js';
+import type { RemoteSpec } from '../core/cluster-commands.js';
 import type { RunEvent } from '../core/events.js';
 import { RUN_STATUSES } from '../core/types.js';
 import { RemoteError } from './errors.js';
@@ -35,6 +36,7 @@ import type {
   RunPage,
   RunResolved,
   RunSelected,
+  RunTail,
   ServerStatus,
   Settled,
   SpendReply,
@@ -74,6 +76,12 @@ export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
   parse?: (raw: Record<string, unknown>) => z.output<P>;
   /** The tool orcr mcp offers over it, or several (approve and deny over approval.answer, each its own SDK function). */
   tool?: ToolSpec | readonly ToolSpec[];
+  /**
+   * A call on another machine's runs travels there (issue 43): which param holds the refs (`b:fix`), or
+   * names the machine (`--host b`); the supervisor forwards it (server/cluster-calls.ts) and answers as if local.
+   * A method without it is this machine's only; another machine's supervisor carries out only methods with it.
+   */
+  remote?: RemoteSpec;
 }
 
 /** The tools a method offers: none, its one, or its several. */
@@ -90,6 +98,7 @@ const method =
     doc: string;
     parse?: (raw: Record<string, unknown>) => z.output<P>;
     tool?: ToolSpec<keyof z.output<P> & string> | readonly ToolSpec<keyof z.output<P> & string>[];
+    remote?: RemoteSpec<keyof z.output<P> & string>;
   }): MethodSpec<P, R> =>
     spec;
 
@@ -113,6 +122,13 @@ const TARGET = "must be a request's id (12) or a run's name or uuid";
 const approvalTarget = z
   .union([z.string().min(1, { error: `${TARGET}, not empty` }), z.number().int({ error: TARGET }).positive({ error: TARGET })], { error: TARGET })
   .transform(String);
+
+// Another machine of the cluster, by its host name (cluster.host): the call is carried out there.
+const onHost = z.string({ error: "must be a string: a machine's host name" }).min(1, { error: "must be a machine's host name, not empty" }).optional();
+
+/** What run.tail gives at most. */
+export const TAIL_MAX_LINES = 10_000;
+export const TAIL_MAX_BYTES = 256 * 1024;
 
 export const METHODS = {
   hello: method<Hello>()({
@@ -178,6 +194,7 @@ export const METHODS = {
     }),
     writes: true,
     doc: 'Kill runs (and their descendants unless keep_children); a queued one is canceled. What waits for a killed run (run --after) is canceled with it, unless keep_dependents: then it waits for its other inputs only.',
+    remote: { refs: 'refs' },
     tool: {
       name: 'kill',
       description: 'Stop runs: a queued one is canceled, a live one gets TERM, then KILL after the grace period (at once with force).',
@@ -190,6 +207,7 @@ export const METHODS = {
     params: z.object({ ref: runRef, text: z.string({ error: 'must be a string' }).describe('the input: the next turn') }),
     writes: true,
     doc: 'Input to an idle run.',
+    remote: { refs: 'ref' },
     tool: { name: 'send', description: 'Send input to an idle interactive run: it starts a new turn on it.', sdk: 'send', args: { run: 'ref', text: 'text' } },
   }),
   'run.wait': method<{ settled: Settled[] }>()({
@@ -202,8 +220,14 @@ export const METHODS = {
     }),
     writes: false,
     doc: 'Until each run settles (idle, blocked or ended), or the timeout.',
+    remote: { refs: 'refs', local: ['caller_env'], waits: 'timeout_ms' },
   }),
-  'run.resolve': method<RunResolved>()({ params: ref, writes: false, doc: "A run's uuid, name, directory, protocol and status." }),
+  'run.resolve': method<RunResolved>()({
+    params: ref,
+    writes: false,
+    doc: "A run's uuid, name, directory, protocol and status (another machine's with its `host`: its directory is there).",
+    remote: { refs: 'ref' },
+  }),
   'run.select': method<{ runs: RunSelected[] }>()({
     params: z.object({
       all: z.boolean().optional(),
@@ -221,11 +245,22 @@ export const METHODS = {
     writes: true,
     doc: 'Stop supervising a run so a person can take its session over.',
   }),
-  'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.' }),
+  'run.rerun': method<{ run: PublicRun }>()({ params: ref, writes: true, doc: 'Queue a run again, as it was asked for.', remote: { refs: 'ref' } }),
   'run.diff': method<Diff>()({
     params: z.object({ ref: runRef, stat: z.boolean().optional() }),
     writes: false,
     doc: "A worktree run's changes against its base.",
+    remote: { refs: 'ref' },
+  }),
+  'run.tail': method<RunTail>()({
+    params: z.object({
+      ref: runRef,
+      lines: z.number().int().positive().max(TAIL_MAX_LINES, `must be at most ${TAIL_MAX_LINES}`).optional(),
+      stderr: z.boolean().optional(),
+    }),
+    writes: false,
+    doc: `The last lines of a run's output (or stderr), at most ${TAIL_MAX_LINES} and ${TAIL_MAX_BYTES / 1024} KiB: \`logs HOST:RUN\` reads another machine's run this way.`,
+    remote: { refs: 'ref' },
   }),
 
   // ---------- requests (an agent asks before it acts) ----------
@@ -236,6 +271,7 @@ export const METHODS = {
     }),
     writes: false,
     doc: "Requests waiting for a person, oldest first, across the fleet or of one run; `all` adds decided ones (a run's every one; the fleet's newest page).",
+    remote: { refs: 'run' },
     tool: {
       name: 'approvals',
       description:
@@ -273,6 +309,8 @@ export const METHODS = {
     }),
     writes: true,
     doc: "Answer requests (allow or deny): by id, or a run's pending ones; refused (conflict) for one no longer waiting, and (refused) from inside the asking run or below it.",
+    // Another machine's (`b:12`, `b:fix`): who answered is recorded there with the machine it came from.
+    remote: { refs: 'targets', who: 'who', local: ['caller'] },
     // The verdict is the tool's, and who answers (via, who, caller) the SDK's: never the model's to say.
     tool: [
       {
@@ -315,14 +353,16 @@ export const METHODS = {
   stats: method<Stats>()({ params: none, writes: false, doc: 'Caps, holds, the fleet budget and the queue.' }),
   spend: method<SpendReply>()({ params: none, writes: false, doc: 'Usage by provider and workload over the fleet window.' }),
   'provider.resume': method<{ resumed: boolean }>()({
-    params: z.object({ provider: z.string().min(1) }),
+    params: z.object({ provider: z.string().min(1), host: onHost }),
     writes: true,
-    doc: "Lift a provider's usage-limit hold.",
+    doc: "Lift a provider's usage-limit hold (another machine's with `host`).",
+    remote: { host: 'host' },
   }),
   'queue.pause': method<QueuePaused>()({
-    params: z.object({ paused: z.boolean() }),
+    params: z.object({ paused: z.boolean(), host: onHost }),
     writes: true,
-    doc: 'Pause (or resume) admission: nothing starts while paused.',
+    doc: 'Pause (or resume) admission: nothing starts while paused (on another machine with `host`).',
+    remote: { host: 'host' },
   }),
   gc: method<GcResult & { worktrees: LetGo[] }>()({
     params: z.object({

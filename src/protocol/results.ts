@@ -45,6 +45,8 @@ export interface RunResolved {
   dir: string;
   protocol: Protocol | null;
   status: RunStatus;
+  /** Another machine's run (its directory is on that machine): the machine's host name. */
+  host?: string;
 }
 
 export interface RunSelected {
@@ -71,9 +73,20 @@ export interface ApprovalGot {
 export interface ApprovalAnswered {
   target: string;
   id: number | null;
+  /** Another machine's request: its host name. */
+  host?: string;
   run: string | null;
   state: ApprovalState | null;
   error?: { code: ErrorCode; message: string };
+}
+
+/** The end of a run's output (run.tail): whole lines, oldest first; `truncated` when more came before them. */
+export interface RunTail {
+  uuid: string;
+  name: string;
+  protocol: Protocol | null;
+  lines: string[];
+  truncated: boolean;
 }
 
 export interface Diff {

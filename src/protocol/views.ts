@@ -236,8 +236,10 @@ function askingView(run: Run, pending: readonly ApprovalRecord[]): PublicRun['as
 
 /** One request of an agent's, as clients see it: bounded and escaped text only (its input is `approval.get`'s). */
 export interface PublicApproval {
-  /** Short, for people to type. */
+  /** Short, for people to type (another machine's as `HOST:ID`). */
   id: number;
+  /** Another machine's request: its host name (approve it as `HOST:ID`). */
+  host?: string;
   run: string;
   /** The run's name. */
   name: string;

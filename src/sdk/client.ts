@@ -13,6 +13,7 @@ import { nameIn } from '../client/follow.js';
 import { eventPages, listRuns, type ListFilter } from '../client/list.js';
 import type { KillResult, Method, Params, ParamsArg, PublicRun, Result, RunFilter, Settled } from '../client/methods.js';
 import { readTail } from '../client/run-output.js';
+import { TAIL_MAX_LINES } from '../protocol/methods.js';
 import { Session } from '../client/session.js';
 import { waitRuns } from '../client/wait.js';
 import { parseDuration } from '../config/duration.js';
@@ -257,6 +258,11 @@ export class Orcr {
       const tail = opts.tail ?? 100;
       if (!Number.isInteger(tail) || tail < 0) throw new OrcrError('usage', `"tail" must be a whole number, got ${JSON.stringify(opts.tail)}`);
       const info = await this.session.call('run.resolve', { ref: refOf(run) });
+      // Another machine's run: its files are there, and its last lines come back from it (bounded).
+      if (info.host !== undefined) {
+        if (tail === 0) return [];
+        return (await this.session.call('run.tail', { ref: refOf(run), lines: Math.min(tail, TAIL_MAX_LINES), stderr: opts.stderr === true })).lines;
+      }
       return readTail(path.join(info.dir, opts.stderr ? 'err' : 'out'), tail).lines;
     });
   }

@@ -163,19 +163,20 @@ export class Server extends Family {
 
 export class Queue extends Family {
   /** Nothing starts until resumed; queued runs stay queued. */
-  pause(): Promise<Result<'queue.pause'>> {
-    return this.call('queue.pause', { paused: true });
+  /** `host`: another machine of the cluster (its supervisor pauses its queue). */
+  pause(opts: { host?: string } = {}): Promise<Result<'queue.pause'>> {
+    return this.call('queue.pause', { paused: true, ...(opts.host !== undefined ? { host: opts.host } : {}) });
   }
 
-  resume(): Promise<Result<'queue.pause'>> {
-    return this.call('queue.pause', { paused: false });
+  resume(opts: { host?: string } = {}): Promise<Result<'queue.pause'>> {
+    return this.call('queue.pause', { paused: false, ...(opts.host !== undefined ? { host: opts.host } : {}) });
   }
 }
 
 export class Providers extends Family {
   /** End a provider's usage-limit hold now; false when it was not on hold. */
-  async resume(provider: string): Promise<boolean> {
-    return (await this.call('provider.resume', { provider })).resumed;
+  async resume(provider: string, opts: { host?: string } = {}): Promise<boolean> {
+    return (await this.call('provider.resume', { provider, ...(opts.host !== undefined ? { host: opts.host } : {}) })).resumed;
   }
 }
 

@@ -17,6 +17,7 @@ import type { Run } from '../core/types.js';
 import type { Config } from '../config/load.js';
 import type { Lease, Limiter } from '../limiter/limiter.js';
 import { ClusterRefused, ClusterUnavailable, PgLimiter, type NotificationState } from '../limiter/pg.js';
+import type { PgCommands } from '../limiter/pg-commands.js';
 import { monoNow } from './clock.js';
 import { RemoteError } from '../protocol/errors.js';
 import { toWaiter } from '../core/run-record.js';
@@ -70,6 +71,8 @@ export class ClusterLink implements Limiter {
   private lastRenew = Date.now();
   /** Leases already said lost (lease_lost), until they are taken again. */
   private readonly lostSaid = new Set<string>();
+  /** Who hears the notices on this machine's own channel (commands for it, answers to its commands). */
+  private readonly noticeListeners = new Set<(payload: string) => void>();
 
   constructor(
     private readonly p: ClusterDeps,
@@ -109,6 +112,8 @@ export class ClusterLink implements Limiter {
       identity: { homeId: this.homeId(), home: this.p.home.dir, machine: os.hostname() },
       now: monoNow,
       onWake: () => this.p.store.emit({ kind: 'admit' }),
+      onNotice: (payload) => this.noticeListeners.forEach((fn) => fn(payload)),
+      acceptCommands: this.cfg.accept_commands,
       onNotifications: (state, why) => this.notified(state, why),
       ...(this.cfg.listen_url ? { listenUrl: this.cfg.listen_url } : {}),
     });
@@ -360,6 +365,31 @@ export class ClusterLink implements Limiter {
     }
     this.machinesSeen = this.machinesSeen.filter((m) => !r.forgotten || m.host !== host);
     return r;
+  }
+
+  // ---------- commands between machines (cluster-inbox.ts, cluster-calls.ts) ----------
+
+  /** Orcr_command through this link's connections, or why not now: the database is away (or was never reached). */
+  commands(): { port: PgCommands } | { unavailable: string } {
+    if (!this.pg || !this.available) return { unavailable: this.error ?? 'not joined' };
+    return { port: this.pg.commands };
+  }
+
+  /** Hear the notices on this machine's channel; returns what stops it. */
+  listenNotices(fn: (payload: string) => void): () => void {
+    this.noticeListeners.add(fn);
+    return () => this.noticeListeners.delete(fn);
+  }
+
+  /** Whether notices reach this machine (else commands and answers are found by polling). */
+  get noticesArrive(): boolean {
+    return this.notifications === 'arriving';
+  }
+
+  /** The cluster's machines as last seen; `fresh` reads them again first (a name not among them may be a machine that joined since). */
+  async hosts(fresh = false): Promise<ReadonlySet<string>> {
+    if (fresh || this.machinesAt === null) await this.machines();
+    return new Set([this.host, ...this.machinesSeen.map((m) => m.host)]);
   }
 
   // ---------- the Limiter interface, closed while the database is away ----------

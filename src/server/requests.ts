@@ -2,10 +2,14 @@
 // nested too deep, parsed, `hello` answered at once, every other method only
 // after it, dispatched by the method table with its parameters parsed by the
 // method's schema, writes refused while the journal cannot be written, and a
-// failure answered with its code. Knows no method by name but `hello`.
+// failure answered with its code. Knows no method by name but `hello`. A call
+// on another machine's runs is forwarded there (`forward`, cluster-calls.ts)
+// once its params are parsed; a command from another machine comes through
+// `answerCommand`, the same dispatch with the same checks and errors.
 
 import { z } from 'zod';
 import { RemoteError } from '../protocol/errors.js';
+import type { ErrorBody } from '../protocol/errors.js';
 import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
 import { MAX_NESTING } from '../protocol/wire.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
@@ -21,6 +25,8 @@ export interface RequestDeps {
   log: (m: string) => void;
   /** What a handler is given for the connection it answers. */
   contextOf: (conn: Conn) => HandlerContext;
+  /** A call on another machine's runs, carried there: its answer; undefined (at once) when the call is this machine's. */
+  forward?: (method: MethodName, params: Record<string, unknown>, signal: AbortSignal) => Promise<{ result: unknown } | undefined> | undefined;
 }
 
 /** A request as it came: its id, method and params, or the refusal to answer when it is not one. */
@@ -48,7 +54,6 @@ export async function handleRequest(deps: RequestDeps, conn: Conn, line: string)
     return;
   }
   const { id, method, params } = req;
-  const { lifecycle } = deps.feed;
   try {
     if (method === 'hello') {
       // At once, not after a turn: the next request may be in the same chunk.
@@ -59,31 +64,60 @@ export async function handleRequest(deps: RequestDeps, conn: Conn, line: string)
     }
     if (!conn.flow.greeted) throw new RemoteError('version', 'say hello first');
     if (!isMethodName(method)) throw new RemoteError('usage', `unknown method "${method}"`);
-    if (lifecycle.degraded !== null && WRITES.has(method)) {
-      throw new RemoteError('unavailable', `the journal cannot be written (${lifecycle.degraded}); orcr starts and changes nothing until it can`);
-    }
-    reply(conn, id, null, await dispatch(deps.handlers, method, params, deps.contextOf(conn)));
+    const ctx = deps.contextOf(conn);
+    reply(conn, id, null, await dispatch(deps, method, params, ctx, (p) => deps.forward?.(method, p, ctx.conn.signal)));
   } catch (e) {
-    answerFailure(deps, conn, id, method, e);
+    reply(conn, id, failureBody(deps, method, e));
+  }
+}
+
+/**
+ * A command another machine sent (cluster-inbox.ts): dispatched as a socket
+ * request is — params parsed by the method's schema, writes refused while
+ * the journal cannot be written, the same handler — and never forwarded on.
+ */
+export async function answerCommand(
+  deps: Pick<RequestDeps, 'feed' | 'handlers' | 'log'>,
+  method: MethodName,
+  params: Record<string, unknown>,
+  ctx: HandlerContext,
+): Promise<{ result: unknown } | { error: ErrorBody }> {
+  try {
+    return { result: await dispatch(deps, method, params, ctx, () => undefined) };
+  } catch (e) {
+    return { error: failureBody(deps, method, e) };
   }
 }
 
 // Async even for a handler that answers at once: its answer, or its
 // refusal of bad parameters, comes a turn later, after the answers of the
 // requests before it in the same chunk, as clients that pipeline expect.
-async function dispatch<M extends MethodName>(handlers: Handlers, method: M, raw: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
-  const handler = handlers[method] as Handler<M>;
-  return handler(parseParams(method, raw), ctx);
+async function dispatch<M extends MethodName>(
+  deps: Pick<RequestDeps, 'feed' | 'handlers'>,
+  method: M,
+  raw: Record<string, unknown>,
+  ctx: HandlerContext,
+  forward: (parsed: Record<string, unknown>) => Promise<{ result: unknown } | undefined> | undefined,
+): Promise<unknown> {
+  const params = parseParams(method, raw);
+  // Before the journal's state is asked: another machine's journal is not this one's.
+  const away = await forward(params);
+  if (away) return away.result;
+  const { degraded } = deps.feed.lifecycle;
+  if (degraded !== null && WRITES.has(method)) {
+    throw new RemoteError('unavailable', `the journal cannot be written (${degraded}); orcr starts and changes nothing until it can`);
+  }
+  const handler = deps.handlers[method] as Handler<M>;
+  return handler(params, ctx);
 }
 
-function answerFailure(deps: RequestDeps, conn: Conn, id: number | null, method: string, e: unknown): void {
-  if (deps.feed.absorbs(e)) reply(conn, id, { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` });
-  else if (e instanceof RemoteError) reply(conn, id, { code: e.code, message: e.message });
-  else if (e instanceof z.ZodError) {
+function failureBody(deps: Pick<RequestDeps, 'feed' | 'log'>, method: string, e: unknown): ErrorBody {
+  if (deps.feed.absorbs(e)) return { code: 'unavailable', message: `the journal cannot be written (${e.message}); nothing was changed` };
+  if (e instanceof RemoteError) return { code: e.code, message: e.message };
+  if (e instanceof z.ZodError) {
     const issue = e.issues[0]!;
-    reply(conn, id, { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` });
-  } else {
-    deps.log(`internal error in ${method}: ${(e as Error).stack}`);
-    reply(conn, id, { code: 'internal', message: (e as Error).message });
+    return { code: 'usage', message: `${issue.path.join('.') || 'params'}: ${issue.message}` };
   }
+  deps.log(`internal error in ${method}: ${(e as Error).stack}`);
+  return { code: 'internal', message: (e as Error).message };
 }

@@ -131,6 +131,18 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     throw e;
   }
   bringUp(supervisor, opts.killAgents === true);
+  // Commands between machines: loaded only in a cluster, as the link is.
+  const link = supervisor.clusterLink;
+  const commands =
+    link && config.cluster
+      ? (await import('./cluster-commands.js')).clusterCommands(link, config.cluster, {
+          rooms: supervisor.rooms,
+          feed: supervisor.feed,
+          handlers: HANDLERS,
+          home,
+          log,
+        })
+      : null;
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));
@@ -142,6 +154,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
     handlers: HANDLERS,
     log,
     limits: opts.limits,
+    ...(commands ? { forward: commands.forward } : {}),
     stop: (mode) => {
       if (mode === 'leave') setImmediate(() => void close().then(stopped));
       else drainThenExit(mode === 'kill_agents');
@@ -165,6 +178,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
       homeWatch.close();
       await configWatch.close();
       await transport.close();
+      commands?.close();
       supervisor.stop();
       lock.close();
       try {

@@ -10,6 +10,7 @@ import type { Config } from '../config/load.js';
 import type { Home } from '../config/home.js';
 import { wallNow, type WallClock } from './clock.js';
 import { compose, type House } from './compose.js';
+import type { ClusterLink } from './cluster-link.js';
 import type { Rooms } from './handlers/context.js';
 import { Settings } from './settings.js';
 import type { Feed } from './subscriber-feed.js';
@@ -31,6 +32,11 @@ export class Supervisor {
     this.h = compose(home, new Settings(config), log, loopClock);
     this.rooms = this.h.rooms;
     this.feed = this.h.feed;
+  }
+
+  /** This machine's membership of a cluster (joined by joinCluster), or null on its own. */
+  get clusterLink(): ClusterLink | null {
+    return this.h.slots.cluster;
   }
 
   /** Why the journal could not be written when it was opened (a full disk), or null: then the supervisor starts degraded. */

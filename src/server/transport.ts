@@ -24,6 +24,8 @@ export interface TransportDeps {
   stop: HandlerContext['server']['stop'];
   /** Bounds on each connection and on their number (connection.ts); defaults from the process's file limit. */
   limits?: Partial<ConnectionLimits>;
+  /** In a cluster: calls on other machines' runs carried there (cluster-calls.ts). */
+  forward?: RequestDeps['forward'];
 }
 
 /** The connections as they stand: how many, what is queued for them, how many are not being read. */
@@ -63,6 +65,7 @@ class SocketTransport implements Transport {
       handlers: deps.handlers,
       log: deps.log,
       contextOf: (conn) => ({ ...deps.rooms, home: deps.home, conn: this.connContext(conn), server }),
+      ...(deps.forward ? { forward: deps.forward } : {}),
     };
     this.server = net.createServer((socket) => this.accept(socket));
   }

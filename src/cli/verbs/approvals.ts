@@ -63,6 +63,14 @@ function userName(): string {
 const digits = (word: string): string => (word.length <= 40 ? quote(word) : `${quote(word.slice(0, 40))}… (${word.length} digits)`);
 
 /** A request's id as typed, or null for a word that is not one (a run). */
+/** `b:12`: a request of machine b (in a cluster; a local run named so is answered as a run). */
+const REMOTE_ID = /^[^:]+:\d+$/;
+
+/** A request as the user types it: its id, or HOST:ID for another machine's. */
+function label(a: PublicApproval): string {
+  return a.host !== undefined ? `${a.host}:${a.id}` : String(a.id);
+}
+
 function idOf(word: string, verb: string): number | null {
   if (!/^\d+$/.test(word)) return null;
   const id = Number(word);
@@ -169,6 +177,8 @@ async function answer(verb: 'approve' | 'deny', rest: string[], sh: Shell): Prom
 
 /** One target: a request by id, or each request a run has waiting. */
 async function answerTarget(orcr: Orcr, target: string, id: number | null, given: Given): Promise<Outcome[]> {
+  // Another machine's request by id (HOST:ID): answered there, where its question and summary are.
+  if (id === null && REMOTE_ID.test(target)) return [await send(orcr, target, null, given, given.answers)];
   let requests: PublicApproval[];
   try {
     requests = id !== null ? [(await orcr.approvals.get(id)).approval] : await orcr.approvals.list({ run: target });
@@ -187,7 +197,7 @@ async function answerTarget(orcr: Orcr, target: string, id: number | null, given
 }
 
 async function send(orcr: Orcr, target: string, a: PublicApproval | null, given: Given, answers: (string | string[])[]): Promise<Outcome> {
-  const to = a === null ? target : String(a.id);
+  const to = a === null ? target : label(a);
   try {
     const results =
       given.verdict === 'allow'
@@ -203,7 +213,7 @@ async function send(orcr: Orcr, target: string, a: PublicApproval | null, given:
 
 function answeredLine(r: ApprovalAnswered, a: PublicApproval | null, given: Given, answers: (string | string[])[]): string {
   const what = a === null ? '' : ` (${a.summary})`;
-  const id = r.id ?? r.target;
+  const id = r.host !== undefined && r.id !== null ? `${r.host}:${r.id}` : (r.id ?? r.target);
   if (r.state !== 'allowed') return `${id} ${r.state ?? 'answered'}${what}`;
   if (answers.length > 0) return `${id} answered: ${answers.map((x) => (typeof x === 'string' ? x : x.join(', '))).join('; ')}${what}`;
   if (given.always && a?.always) return `${id} allowed, and ${a.always} from now on in run ${a.name}${what}`;
@@ -218,7 +228,7 @@ function refusal(target: string, a: PublicApproval | null, e: unknown): Outcome 
 
 function failed(target: string, a: PublicApproval | null, code: ErrorCode, message: string, exit: number): Outcome {
   const result: ApprovalAnswered = { target, id: a?.id ?? null, run: a?.run ?? null, state: a?.state ?? null, error: { code, message } };
-  const who = a === null ? target : String(a.id);
+  const who = a === null ? target : label(a);
   // No such request or run, or a run with nothing waiting: the supervisor's words say it all.
   if (code === 'not_found' || (a === null && code === 'conflict')) return { result, line: message, code: exit };
   if (code === 'usage') return { result, line: `${who} not answered: ${message}`, code: exit };

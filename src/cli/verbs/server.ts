@@ -73,21 +73,26 @@ async function server(verb: string, rest: string[], sh: Shell): Promise<number> 
 
 const serverVerbs: Verb = async (verb, rest, sh) => {
   if (verb === 'server') return server(verb, rest, sh);
-  const { positionals } = sh.parse(verb, rest);
+  const { values, positionals } = sh.parse(verb, rest, withSubcommandFlags(verb === 'queue' ? VERBS.queue : VERBS.provider));
+  const host = values.host as string | undefined;
+  if (host !== undefined && host.trim() === '') throw new UsageError("--host needs a machine's host name", verb);
+  const on = host === undefined ? {} : { host };
+  const where = host === undefined ? '' : ` on ${safeLine(host)}`;
   if (verb === 'queue') {
     if (positionals.length !== 1 || (positionals[0] !== 'pause' && positionals[0] !== 'resume')) throw new UsageError('queue takes "pause" or "resume"', verb);
-    const res = await sh.withSdk((o) => (positionals[0] === 'pause' ? o.queue.pause() : o.queue.resume()));
+    const res = await sh.withSdk((o) => (positionals[0] === 'pause' ? o.queue.pause(on) : o.queue.resume(on)));
+    const resume = host === undefined ? 'orcr queue resume' : `orcr queue resume --host ${safeLine(host)}`;
     if (sh.json) sh.printJson(res);
-    else sh.out(res.paused ? `queue paused: nothing starts (${res.queued} queued) until orcr queue resume` : `queue resumed (${res.queued} queued)`);
+    else sh.out(res.paused ? `queue paused${where}: nothing starts (${res.queued} queued) until ${resume}` : `queue resumed${where} (${res.queued} queued)`);
     return 0;
   }
   if (positionals[0] !== 'resume' || positionals.length !== 2) throw new UsageError('provider takes: resume NAME', verb);
   const provider = positionals[1]!;
-  const resumed = await sh.withSdk((o) => o.providers.resume(provider));
+  const resumed = await sh.withSdk((o) => o.providers.resume(provider, on));
   // Like `send` to a run that is not idle (exit 4): the target is not in the state the verb acts on.
-  if (!resumed) sh.fail('not_on_hold', `${provider} is not on hold`, 4);
+  if (!resumed) sh.fail('not_on_hold', `${provider} is not on hold${where}`, 4);
   if (sh.json) sh.printJson({ resumed });
-  else sh.out(`${safeLine(provider)} resumed`);
+  else sh.out(`${safeLine(provider)} resumed${where}`);
   return 0;
 };
 export default serverVerbs;

@@ -1,12 +1,16 @@
-// The run methods: enqueue, list, get, kill, send, resolve, select, takeover, rerun, diff.
+// The run methods: enqueue, list, get, kill, send, resolve, select, takeover, rerun, diff, tail.
 
+import path from 'node:path';
+import { TAIL_MAX_BYTES } from '../../protocol/methods.js';
 import { PAGE } from '../../protocol/wire.js';
 import { RemoteError } from '../../protocol/errors.js';
 import type { KillResult } from '../../protocol/results.js';
 import { quote } from '../../text/json-text.js';
+import { readTail } from '../run-tail.js';
 import type { HandlerFamily } from './context.js';
 
-type RunMethod = 'run.enqueue' | 'run.list' | 'run.get' | 'run.kill' | 'run.send' | 'run.resolve' | 'run.select' | 'run.takeover' | 'run.rerun' | 'run.diff';
+type RunMethod =
+  'run.enqueue' | 'run.list' | 'run.get' | 'run.kill' | 'run.send' | 'run.resolve' | 'run.select' | 'run.takeover' | 'run.rerun' | 'run.diff' | 'run.tail';
 
 export const runHandlers: HandlerFamily<RunMethod> = {
   'run.enqueue': (p, { queueing, queries }) => {
@@ -67,5 +71,10 @@ export const runHandlers: HandlerFamily<RunMethod> = {
   'run.select': (f, { queries }) => ({ runs: queries.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) }),
   'run.takeover': (p, { queries, kills }) => ({ run: queries.view(kills.takeover(queries.resolve(p.ref).uuid, p.now ?? false)) }),
   'run.rerun': ({ ref }, { queries, queueing }) => ({ run: queries.view(queueing.rerun(queries.resolve(ref).uuid)) }),
+  'run.tail': (q, { queries, home }) => {
+    const r = queries.resolve(q.ref);
+    const tail = readTail(path.join(home.runs, r.uuid, q.stderr ? 'err' : 'out'), q.lines ?? 200, TAIL_MAX_BYTES);
+    return { uuid: r.uuid, name: r.name, protocol: r.protocol, ...tail };
+  },
   'run.diff': async (q, { queries, worktrees }) => await worktrees.diff(queries.resolve(q.ref).uuid, q.stat ?? false),
 };

@@ -1,0 +1,179 @@
+// The caller's side of a command to another machine (issue 43): a socket
+// request whose run refs (or `--host`) name another machine of the cluster,
+// as the method table's `remote` says, is written to orcr_command for that
+// machine's supervisor, and its answer awaited — woken by a notice on this
+// machine's channel, or found by polling where notices do not arrive (a
+// transaction-mode pooler) — and returned as if the call were local: same
+// result (its runs named HOST:NAME), same error code, same words. Refused at
+// once: a machine not heard from within lease_ttl, one that takes no
+// commands, the database away (nothing is queued to go later), a role that
+// may not write orcr_command. A command nobody takes in time is withdrawn,
+// so it is never carried out late.
+
+import { machineVerdict, placeCall, renameAnswer, ago } from '../core/cluster-commands.js';
+import { splitRef } from '../core/cluster-ref.js';
+import { ClusterRefused, ClusterUnavailable } from '../limiter/pg-errors.js';
+import type { CommandState, PgCommands } from '../limiter/pg-commands.js';
+import { isErrorCode, RemoteError } from '../protocol/errors.js';
+import { METHODS, type MethodName } from '../protocol/methods.js';
+import { quote } from '../text/json-text.js';
+import type { ClusterLink } from './cluster-link.js';
+
+export type CallLink = Pick<ClusterLink, 'name' | 'host' | 'commands' | 'listenNotices' | 'noticesArrive' | 'hosts' | 'down'>;
+
+export interface CallsDeps {
+  link: CallLink;
+  /** Whether a local run answers to the whole ref (a run named `b:fix` here). */
+  localExists: (ref: string) => boolean;
+  /** A machine not heard from this long is not sent commands (lease_ttl). */
+  staleAfterMs: number;
+  /** How long a command waits to be taken, then answered (cluster.command_timeout). */
+  timeoutMs: number;
+  now?: () => number;
+}
+
+/** Polling for an answer: while notices arrive only as a backstop; else the way answers are found. */
+const POLL_HEARD_MS = 1000;
+const POLL_UNHEARD_MS = 250;
+/** While a long call (a wait) is carried out, how often its machine's heartbeat is looked at. */
+const WATCH_MS = 2000;
+
+interface Pending {
+  wake: () => void;
+}
+
+export class ClusterCalls {
+  private readonly pending = new Map<string, Pending>();
+  private readonly now: () => number;
+
+  constructor(private readonly p: CallsDeps) {
+    this.now = p.now ?? Date.now;
+    p.link.listenNotices((payload) => {
+      if (payload.startsWith('answer:')) this.pending.get(payload.slice(7))?.wake();
+    });
+  }
+
+  /** The call carried out on another machine; undefined, at once, for a call that can only be this machine's. */
+  forward(method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Promise<{ result: unknown } | undefined> | undefined {
+    const spec = METHODS[method].remote;
+    if (!spec) return undefined;
+    const hostParam = spec.host === undefined ? undefined : params[spec.host];
+    const refs = spec.refs === undefined ? [] : [params[spec.refs]].flat().filter((r): r is string => typeof r === 'string');
+    if (hostParam === undefined && !refs.some((r) => splitRef(r) !== null)) return undefined;
+    return this.place(method, params, refs, signal);
+  }
+
+  private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Promise<{ result: unknown } | undefined> {
+    const { link } = this.p;
+    let hosts = await link.hosts();
+    // A machine that joined since the list was read: read it again before calling the ref a local name.
+    if (refs.some((r) => splitRef(r) !== null && !hosts.has(splitRef(r)!.host)) || (METHODS[method].remote?.host && !hosts.has(String(params.host))))
+      hosts = await link.hosts(true);
+    const place = placeCall(METHODS[method].remote, params, { self: link.host, name: link.name, hosts }, this.p.localExists);
+    if (place.kind === 'local') return undefined;
+    if (place.kind === 'refused') throw new RemoteError(place.code, place.message);
+    const answer = await this.send(place.host, method, place.params, signal);
+    if (answer.error) throw new RemoteError(isErrorCode(answer.error.code) ? answer.error.code : 'internal', renameWords(answer.error.message, place.renamed));
+    return { result: renameAnswer(answer.result, place.host, place.renamed) };
+  }
+
+  private port(host: string, what: string): PgCommands {
+    const c = this.p.link.commands();
+    if ('unavailable' in c) throw new RemoteError('unavailable', `the cluster database is unavailable (${c.unavailable}): ${what} machine ${host}`);
+    return c.port;
+  }
+
+  /** Write the command (refused at once as its machine's row says), then its answer. */
+  private async send(host: string, method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Promise<NonNullable<CommandState['answer']>> {
+    const port = this.port(host, 'nothing was sent to');
+    const { link, staleAfterMs } = this.p;
+    let sent: Awaited<ReturnType<PgCommands['send']>>;
+    try {
+      sent = await port.send(host, method, params, (m) => machineVerdict(host, link.name, m, staleAfterMs));
+    } catch (e) {
+      if (e instanceof ClusterRefused) throw new RemoteError('refused', e.message);
+      if (e instanceof ClusterUnavailable) link.down(e);
+      throw new RemoteError('unavailable', `the cluster database is unavailable (${(e as Error).message}): nothing was sent to machine ${host}`);
+    }
+    if (!('id' in sent)) throw new RemoteError(sent.code, sent.message);
+    const waits = METHODS[method].remote?.waits;
+    const long = waits === undefined ? 0 : params[waits];
+    // A wait without a timeout takes as long as its runs do: watched by its machine's heartbeat instead.
+    const extra = waits === undefined ? 0 : typeof long === 'number' ? long : Infinity;
+    return this.answerOf(port, host, sent.id, extra, signal);
+  }
+
+  private async answerOf(port: PgCommands, host: string, id: string, extraMs: number, signal: AbortSignal): Promise<NonNullable<CommandState['answer']>> {
+    const started = this.now();
+    const { timeoutMs } = this.p;
+    let watched = started;
+    let lastError: string | null = null;
+    try {
+      for (;;) {
+        if (signal.aborted) throw new RemoteError('stopped', 'the caller went away');
+        let state: CommandState | null | undefined;
+        try {
+          state = await port.state(id);
+          lastError = null;
+        } catch (e) {
+          lastError = (e as Error).message;
+        }
+        if (state === null) throw new RemoteError('unavailable', `the command to machine ${host} was removed before it was answered`);
+        if (state?.answer) return state.answer;
+        const age = this.now() - started;
+        if (state && !state.taken && age > timeoutMs && (await port.withdraw(id).catch(() => false))) {
+          throw new RemoteError(
+            'unavailable',
+            `machine ${host} did not take the command within ${ago(timeoutMs)} (nothing was done there: the command is withdrawn); is its supervisor running?`,
+          );
+        }
+        if (age > timeoutMs + extraMs) throw this.noAnswer(host, age, lastError);
+        if (state?.taken && extraMs > 0 && this.now() - watched > WATCH_MS) {
+          watched = this.now();
+          await this.watch(port, host);
+        }
+        await this.sleep(id, signal);
+      }
+    } catch (e) {
+      // The caller gave up (its client went away, or no answer came): whatever its machine still does for it is dropped there.
+      await port.abandon(id).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private noAnswer(host: string, age: number, dbError: string | null): RemoteError {
+    const why = dbError ? ` (the cluster database: ${dbError})` : '';
+    return new RemoteError('unavailable', `machine ${host} took the command but gave no answer within ${ago(age)}${why}: it may have been carried out there`);
+  }
+
+  /** A long call's machine that stops beating will not answer: said now, not at a deadline that may never come. */
+  private async watch(port: PgCommands, host: string): Promise<void> {
+    const m = await port.machine(host).catch(() => undefined);
+    if (m === undefined) return;
+    const refused = machineVerdict(host, this.p.link.name, m, this.p.staleAfterMs);
+    if (refused?.code === 'unavailable' || refused?.code === 'not_found') {
+      throw new RemoteError('unavailable', `machine ${host} stopped answering while the call was on its way (last heard ${m ? ago(m.age_ms) : '?'} ago)`);
+    }
+  }
+
+  private sleep(id: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.pending.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, this.p.link.noticesArrive ? POLL_HEARD_MS : POLL_UNHEARD_MS);
+      this.pending.set(id, { wake: done });
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+/** The owner's words with each ref as the caller gave it: `no run "b:fix"`, not `no run "fix"`. */
+function renameWords(message: string, renamed: ReadonlyMap<string, string>): string {
+  let out = message;
+  for (const [theirs, ours] of renamed) out = out.split(quote(theirs)).join(quote(ours));
+  return out;
+}

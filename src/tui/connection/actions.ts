@@ -10,6 +10,7 @@ import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/safe-text.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
 import type { ClientLike, Session } from './session.js';
+import { runOf } from '../state/fleet.js';
 
 /** How long a settled wait's banner stays before it gives its line back. */
 const WAIT_BANNER_MS = 60_000;
@@ -52,7 +53,7 @@ export class RunActions implements RunPort {
   ) {}
 
   private nameOf(uuid: string): string {
-    return this.store.getState().runs.byId[uuid]?.name ?? uuid.slice(0, 8);
+    return runOf(this.store.getState(), uuid)?.name ?? uuid.slice(0, 8);
   }
 
   private fail(what: string, e: unknown): void {

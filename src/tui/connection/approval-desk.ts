@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import type { Verdict } from '../../core/approvals.js';
 import type { ApprovalAnswered } from '../../protocol/results.js';
 import type { AnswerOptions, ApprovalsPort } from '../input/actions.js';
-import type { Request } from '../state/approvals.js';
+import { requestLabel, type Request } from '../state/approvals.js';
 import { InputDoc } from '../state/input-doc.js';
 import { reduceClosePager } from '../state/pager.js';
 import { reduceRequestList } from '../state/reducers.js';
@@ -32,7 +32,7 @@ export function answererName(pid = process.pid): string {
 const DONE: Record<Verdict, string> = { allow: 'allowed', deny: 'denied' };
 
 /** A request as the footer names it: `#12 (refactor: Bash: npm test)`. */
-const named = (r: Request | undefined, id: number): string => (r ? `#${id} (${r.name}: ${r.summary})` : `#${id}`);
+const named = (r: Request | undefined, id: number): string => (r ? `${requestLabel(r)} (${r.name}: ${r.summary})` : `#${id}`);
 
 /** What an answer did, for the footer: each request decided, or why not (the supervisor's words). */
 function answeredText(
@@ -93,7 +93,8 @@ export class ApprovalDesk implements ApprovalsPort {
     if (!c) return void this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
     const known = this.store.getState().requests.byId;
     const params = {
-      targets: ids.map(String),
+      // Another machine's request by its `HOST:ID`: the supervisor forwards the answer there.
+      targets: ids.map((id) => known[id]?.ref ?? String(id)),
       verdict,
       ...opts,
       via: 'tui' as const,

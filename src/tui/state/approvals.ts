@@ -12,7 +12,12 @@ import type { Incoming } from './runs.js';
 import { clean } from './safe-text.js';
 
 export interface Request {
+  /** This machine's request id; another machine's request has a negative key of its own (state/fleet.ts). */
   id: number;
+  /** Another machine's request: `HOST:ID`, what answers it (forwarded to its machine). */
+  ref?: string;
+  /** Another machine's request: its machine. */
+  host?: string;
   run: string;
   /** The run's name. */
   name: string;
@@ -146,6 +151,9 @@ export function applyRequestEvents(reqs: Requests, msgs: readonly Incoming[], ru
 export function asksIn(msgs: readonly Incoming[]): boolean {
   return msgs.some((m) => m.type === 'event' && m.event.type === 'approval_asked');
 }
+
+/** How a request is named to a person: `#12` here, `b:12` of another machine (what `orcr approve` takes). */
+export const requestLabel = (r: Pick<Request, 'id' | 'ref'>): string => r.ref ?? `#${r.id}`;
 
 /** The run's pending requests, oldest first. */
 export function requestsOf(reqs: Requests, run: string): Request[] {

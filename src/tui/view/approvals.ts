@@ -5,7 +5,7 @@
 // picked so far marked), and the keys that answer it. Pure: the requests,
 // the queue, the time and the width in, spans out.
 
-import type { Request } from '../state/approvals.js';
+import { requestLabel, type Request } from '../state/approvals.js';
 import { currentQuestion, type QueueView } from '../state/approval-queue.js';
 import type { Span } from './columns.js';
 import { fit, textWidth } from './format.js';
@@ -38,6 +38,8 @@ const deadlineToken = (r: Request, now: number): Token => (r.deadlineAt !== null
 const FIXED = { id: 5, age: 5, deadline: 12 };
 
 export interface QueueColumns {
+  /** `#12`, or another machine's `b:12`: as wide as the longest (5 to 12). */
+  id: number;
   run: number;
   summary: number;
 }
@@ -46,13 +48,14 @@ export interface QueueColumns {
 export function queueColumns(width: number, reqs: readonly Request[]): QueueColumns {
   const longest = Math.max(3, ...reqs.map((r) => textWidth(r.name)));
   const run = Math.max(8, Math.min(20, longest, Math.floor(width / 5)));
-  return { run, summary: Math.max(8, width - 2 - FIXED.id - run - FIXED.age - FIXED.deadline - 4) };
+  const id = Math.max(FIXED.id, Math.min(12, ...reqs.map((r) => textWidth(requestLabel(r)))));
+  return { id, run, summary: Math.max(8, width - 2 - id - run - FIXED.age - FIXED.deadline - 4) };
 }
 
 export function queueHeader(w: QueueColumns): Span[] {
   return [
     {
-      text: `  ${fit('ID', FIXED.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`,
+      text: `  ${fit('ID', w.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`,
       token: 'text.muted',
     },
   ];
@@ -63,7 +66,7 @@ export function queueRowSpans(r: Request, w: QueueColumns, q: QueueView, now: nu
     q.selected === r.id ? { text: '› ', token: 'focus' } : q.tagged[r.id] ? { text: '+ ', token: 'focus' } : { text: '  ', token: 'text.muted' };
   return [
     mark,
-    { text: `${fit(`#${r.id}`, FIXED.id)} `, token: 'text.accent' },
+    { text: `${fit(requestLabel(r), w.id)} `, token: 'text.accent' },
     { text: `${fit(r.name, w.run)} `, token: 'text.primary' },
     { text: `${fit(coarse(now - r.askedAt), FIXED.age)} `, token: 'text.muted' },
     { text: `${fit(deadlineText(r, now), FIXED.deadline)} `, token: deadlineToken(r, now) },

@@ -6,7 +6,7 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useTui } from './context.js';
-import { requestLabel } from '../src/tui/state/approvals.js';
+import { requestLabel } from '../src/tui/model/fleet-names.js';
 import { emptyQueueText, queueColumns, queueHeader, queueOffset, queueRowSpans, requestLines } from '../src/tui/view/approvals.js';
 
 export interface ApprovalsProps {

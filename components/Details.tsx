@@ -11,7 +11,7 @@ import { queuedWhy } from '../src/tui/view/why.js';
 import { detailsOutput } from '../src/tui/view/details-output.js';
 import { rowToken } from '../src/tui/view/transcript-rows.js';
 import { remoteDetailLines } from '../src/tui/view/fleet-details.js';
-import { runOf } from '../src/tui/state/fleet.js';
+import { listedRun } from '../src/tui/view/fleet-rows.js';
 
 export interface DetailsProps {
   readonly width: number;
@@ -25,7 +25,7 @@ function recordHeight(total: number, height: number): number {
 
 export function Details({ width, height }: DetailsProps): React.JSX.Element {
   const uuid = useTui((s) => s.selected);
-  const run = useTui((s) => (s.selected ? runOf(s, s.selected) : undefined));
+  const run = useTui((s) => (s.selected ? listedRun(s, s.selected) : undefined));
   // Another machine's run: what its machine published of it (cluster scope).
   const face = useTui((s) => (s.selected ? s.fleet.faces[s.selected] : undefined));
   const pos = useTui((s) => (s.selected ? s.view.positions[s.selected] : undefined));

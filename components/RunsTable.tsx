@@ -12,7 +12,7 @@ import { sortWords, statusToken } from '../src/tui/view/format.js';
 import { rateOf } from '../src/tui/view/burn.js';
 import { listBody, olderLine } from '../src/tui/view/older.js';
 import { clock } from '../src/tui/model/numbers.js';
-import { runOf, staleRow } from '../src/tui/state/fleet.js';
+import { listedRun, staleMachine as staleOf } from '../src/tui/view/fleet-rows.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -54,10 +54,10 @@ interface RowData {
 function rowSelector(uuid: string): (s: TuiState) => RowData {
   let last: RowData | null = null;
   return (s) => {
-    const run = runOf(s, uuid);
+    const run = listedRun(s, uuid);
     const face = s.fleet.faces[uuid];
     const host = s.scope === 'cluster' ? (face?.host ?? s.fleet.host ?? '') : null;
-    const staleMachine = face !== undefined && staleRow(s.fleet, uuid);
+    const staleMachine = face !== undefined && staleOf(s, uuid);
     const pos = s.view.positions[uuid];
     const need = s.view.attention[uuid] ?? null;
     const tagged = s.tagged[uuid] === true;

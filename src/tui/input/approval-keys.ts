@@ -6,7 +6,8 @@
 // bindings (approval-bindings.ts).
 
 import type { Verdict } from '../../core/approvals.js';
-import { requestLabel, requestsOf, type Request } from '../state/approvals.js';
+import { requestsOf, type Request } from '../state/approvals.js';
+import { requestLabel } from '../model/fleet-names.js';
 import { confirmedPicks, currentQuestion, movedQueue, openedQueue, picked, selectedRequest, taggedQueue, taggedRequests } from '../state/approval-queue.js';
 import { reduceOpenInput } from '../state/pager.js';
 import type { AnswerOptions } from './actions.js';

@@ -200,7 +200,7 @@ export const BINDINGS: readonly Binding[] = [
     id: 'scope',
     keys: [{ input: 'm' }],
     label: 'm',
-    description: "scope: this machine's runs / the whole cluster's (a MACHINE column, other machines' runs as HOST:NAME)",
+    description: 'runs of this machine / of the whole cluster',
     contexts: ['list'],
     footer: { rank: 265, panes: ['runs'], hint: 'machine/cluster' },
     handler: (c) => c.actions.fleet.toggleScope(),

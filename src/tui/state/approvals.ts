@@ -152,9 +152,6 @@ export function asksIn(msgs: readonly Incoming[]): boolean {
   return msgs.some((m) => m.type === 'event' && m.event.type === 'approval_asked');
 }
 
-/** How a request is named to a person: `#12` here, `b:12` of another machine (what `orcr approve` takes). */
-export const requestLabel = (r: Pick<Request, 'id' | 'ref'>): string => r.ref ?? `#${r.id}`;
-
 /** The run's pending requests, oldest first. */
 export function requestsOf(reqs: Requests, run: string): Request[] {
   return reqs.ids.map((id) => reqs.byId[id]!).filter((r) => r.run === run);

@@ -5,7 +5,8 @@
 // picked so far marked), and the keys that answer it. Pure: the requests,
 // the queue, the time and the width in, spans out.
 
-import { requestLabel, type Request } from '../state/approvals.js';
+import type { Request } from '../state/approvals.js';
+import { requestLabel } from '../model/fleet-names.js';
 import { currentQuestion, type QueueView } from '../state/approval-queue.js';
 import type { Span } from './columns.js';
 import { fit, textWidth } from './format.js';

@@ -119,7 +119,7 @@ const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowP
 function machineWidth(s: TuiState): number {
   if (s.scope !== 'cluster') return 0;
   let w = (s.fleet.host ?? '').length;
-  for (const m of s.fleet.machines) w = Math.max(w, m.host.length + (m.stale ? 6 : 0));
+  for (const m of s.fleet.machines) w = Math.max(w, m.host.length + (m.stale ? 8 : 0));
   return Math.max(1, w);
 }
 

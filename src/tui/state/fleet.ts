@@ -211,7 +211,8 @@ export function withFleetRequests(reqs: Requests, fleet: Fleet | null): { reques
           host: c.host,
           run: key,
           name: clean(c.ref),
-          tool: '',
+          // The face carries the summary only, which leads with the tool (`Write: README.md`).
+          tool: a.question ? 'question' : clean(a.summary.split(': ')[0] ?? ''),
           summary: clean(a.summary),
           question: a.question,
           questions: null,

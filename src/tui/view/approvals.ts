@@ -131,6 +131,7 @@ function keysLine(r: Request, q: QueueView): Span[] {
     if (n === 0) return keys('n declines it · enter the whole input');
     return keys(question?.multi ? `1–${n} toggles · enter sends · n declines it` : `1–${n} chooses · n declines it · v the whole input`);
   }
+  if (r.host) return keys('y allow · n deny with words · A always · space tag');
   return keys(`y allow · n deny with words · ${r.always ? 'A always · ' : ''}enter input · space tag`);
 }
 
@@ -140,7 +141,12 @@ export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
     [
       label('run'),
       { text: r.name, token: 'text.accent' },
-      { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' },
+      r.host
+        ? {
+            text: `  on ${r.host} · waiting ${coarse(now - r.askedAt)} (since ${clock(r.askedAt)}) · ${r.run.slice(r.host.length + 1, r.host.length + 9)}`,
+            token: 'text.muted',
+          }
+        : { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' },
     ],
   ];
   if (r.question) lines.push(...questionLines(r, q));
@@ -149,16 +155,24 @@ export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
     const subject = r.summary.startsWith(`${r.tool}: `) ? r.summary.slice(r.tool.length + 2) : r.summary === r.tool ? '' : r.summary;
     lines.push([label('tool'), { text: r.tool, token: 'text.accent' }, { text: subject ? `  ${subject}` : '', token: 'text.primary' }]);
     lines.push(
-      r.partial
-        ? [label('always'), { text: 'reading what it offers…', token: 'text.muted' }]
-        : r.always
-          ? [
-              label('always'),
-              { text: 'A allows ', token: 'text.muted' },
-              { text: r.always, token: 'text.accent' },
-              { text: ' for the rest of the run', token: 'text.muted' },
-            ]
-          : [label('always'), { text: 'no rule offered: y allows it this once', token: 'text.muted' }],
+      r.host
+        ? [
+            label('always'),
+            {
+              text: `${r.host}'s rule, if it offers one: A allows its like for the rest of the run`,
+              token: 'text.muted',
+            },
+          ]
+        : r.partial
+          ? [label('always'), { text: 'reading what it offers…', token: 'text.muted' }]
+          : r.always
+            ? [
+                label('always'),
+                { text: 'A allows ', token: 'text.muted' },
+                { text: r.always, token: 'text.accent' },
+                { text: ' for the rest of the run', token: 'text.muted' },
+              ]
+            : [label('always'), { text: 'no rule offered: y allows it this once', token: 'text.muted' }],
     );
   }
   lines.push(deadlineLine(r, now));

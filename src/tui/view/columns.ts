@@ -35,7 +35,7 @@ export interface Column {
 }
 
 const DEFS: readonly ColumnDef[] = [
-  // In cluster scope: the machine a run is on (`b stale` while it does not answer), first, as `ps --cluster` has it.
+  // In cluster scope: the machine a run is on (`b (stale)` while it does not answer, as `ps --cluster` says), first, as `ps --cluster` has it.
   { key: 'machine', header: 'MACHINE', width: 7, max: 16, priority: 95, align: 'left' },
   { key: 'status', header: 'STATUS', width: 10, priority: 100, align: 'left' },
   { key: 'reason', header: 'WHY', width: 9, priority: 90, align: 'left' },
@@ -93,7 +93,7 @@ export interface MachinePlace {
 }
 
 /** The MACHINE column's words for a row: the host, and `stale` (words, not only a dim row: NO_COLOR shows it too). */
-export const machineText = (m: MachinePlace): string => (m.stale ? `${m.host} stale` : m.host);
+export const machineText = (m: MachinePlace): string => (m.stale ? `${m.host} (stale)` : m.host);
 
 /** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then); `needy`: some need you. */
 export function layoutColumns(width: number, waiting = false, worktrees = false, needy = false, machines = 0): Column[] {

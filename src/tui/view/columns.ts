@@ -35,7 +35,7 @@ export interface Column {
 }
 
 const DEFS: readonly ColumnDef[] = [
-  // In cluster scope: the machine a run is on (`b (stale)` while it does not answer, as `ps --cluster` says), first, as `ps --cluster` has it.
+  // In cluster scope: the machine a run is on (`b (stale)` while it does not answer), first, as `ps --cluster` has it.
   { key: 'machine', header: 'MACHINE', width: 7, max: 16, priority: 95, align: 'left' },
   { key: 'status', header: 'STATUS', width: 10, priority: 100, align: 'left' },
   { key: 'reason', header: 'WHY', width: 9, priority: 90, align: 'left' },

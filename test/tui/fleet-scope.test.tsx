@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
+import { askingAgent } from '../support/asking-agent.js';
 import { alive, until } from '../support/harness.js';
 import { onPg, PgServer, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
@@ -152,6 +153,36 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
       await server.resume();
     }
     await app.until((x) => !plain(x).includes('fleet view stale since'), 'the view current again');
+  });
+
+  it("in cluster scope the queue answers b's requests by b:ID: A with the rule b's agent offers, then n with words", async () => {
+    const [a, b] = machines();
+    const rule = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }], behavior: 'allow', destination: 'localSettings' }];
+    const agent = askingAgent(b!, 'asker', {
+      asks: [
+        { tool: 'Bash', input: { command: 'npm test' }, offers: rule },
+        { tool: 'Bash', input: { command: 'rm -rf build' } },
+      ],
+    });
+    b!.run(['-n', 'asker', '--protocol', 'claude', '-p', 'go', '--', ...agent.argv]);
+    const app = open(a!);
+    await app.until((x) => x.includes('Runs · this machine'), "a's TUI");
+    await app.press('m');
+    await app.until((x) => x.includes('⚑ 1 to approve'), "b's request counted");
+    await app.press('!');
+    let f = await app.until((x) => /^› b:\d+\s+b:asker\s.*Bash: npm test/m.test(x), "b's request in the queue");
+    expect(f).toMatch(/b's rule, if it offers one: A allows its like for the rest of the run/);
+    await app.press('A');
+    f = await app.until((x) => /^› b:\d+\s+b:asker\s.*Bash: rm -rf build/m.test(x), "b's next request");
+    const onB = (): { state: string; always_added?: boolean; message: string | null; by: { who: string } }[] => b!.json(['approvals', '--all', '--json']);
+    expect(onB()[0]).toMatchObject({ state: 'allowed', always_added: true });
+    await app.press('n');
+    await app.until((x) => /deny b:\d+/.test(x), 'the prompt for the denial, naming b:ID');
+    await app.press(...'not on the build box'.split(''), '\r');
+    await until(() => b!.json<PublicRun>(['show', 'asker']).status === 'ended', 'the run on b to end', 30_000, 100);
+    expect(onB()[1]).toMatchObject({ state: 'denied', message: 'not on the build box' });
+    expect(agent.answers()[1]).toMatchObject({ response: { response: { behavior: 'deny', message: 'not on the build box' } } });
+    await app.until((x) => x.includes('Approvals · none waiting'), 'the queue empty');
   });
 
   it('a home in no cluster: m says so in the footer and the list stays on its runs', async () => {

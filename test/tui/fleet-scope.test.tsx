@@ -46,7 +46,7 @@ const DIM = '\x1b[2m';
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** Machines a and b (by default) in one new cluster: stale 2 s after their last heartbeat. */
-function machines(hosts: string[] = ['a', 'b']): Home[] {
+function machines(hosts: string[] = ['a', 'b']): [Home, Home, ...Home[]] {
   const name = `tui${process.pid}-${++clusters}`;
   const ms = hosts.map(
     (host) => new Home({ timings: { kill_grace: '1s' }, cluster: { url: server.url, name, host, lease_ttl: '1500ms', stale_after: '2s', gone_after: '60s' } }),
@@ -54,7 +54,7 @@ function machines(hosts: string[] = ['a', 'b']): Home[] {
   homes.push(...ms);
   // Each supervisor started (any verb starts one): it joins, and publishes.
   for (const m of ms) expect(m.cli(['stats']).code).toBe(0);
-  return ms;
+  return ms as [Home, Home, ...Home[]];
 }
 
 /** A run that works until its file `go-NAME` appears in the machine's home. */
@@ -158,14 +158,14 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
   it("in cluster scope the queue answers b's requests by b:ID: A with the rule b's agent offers, then n with words", async () => {
     const [a, b] = machines();
     const rule = [{ type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test' }], behavior: 'allow', destination: 'localSettings' }];
-    const agent = askingAgent(b!, 'asker', {
+    const agent = askingAgent(b, 'asker', {
       asks: [
         { tool: 'Bash', input: { command: 'npm test' }, offers: rule },
         { tool: 'Bash', input: { command: 'rm -rf build' } },
       ],
     });
-    b!.run(['-n', 'asker', '--protocol', 'claude', '-p', 'go', '--', ...agent.argv]);
-    const app = open(a!);
+    b.run(['-n', 'asker', '--protocol', 'claude', '-p', 'go', '--', ...agent.argv]);
+    const app = open(a);
     await app.until((x) => x.includes('Runs · this machine'), "a's TUI");
     await app.press('m');
     await app.until((x) => x.includes('⚑ 1 to approve'), "b's request counted");
@@ -174,12 +174,12 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     expect(f).toMatch(/b's rule, if it offers one: A allows its like for the rest of the run/);
     await app.press('A');
     f = await app.until((x) => /^› b:\d+\s+b:asker\s.*Bash: rm -rf build/m.test(x), "b's next request");
-    const onB = (): { state: string; always_added?: boolean; message: string | null; by: { who: string } }[] => b!.json(['approvals', '--all', '--json']);
+    const onB = (): { state: string; always_added?: boolean; message: string | null; by: { who: string } }[] => b.json(['approvals', '--all', '--json']);
     expect(onB()[0]).toMatchObject({ state: 'allowed', always_added: true });
     await app.press('n');
     await app.until((x) => /deny b:\d+/.test(x), 'the prompt for the denial, naming b:ID');
     await app.press(...'not on the build box'.split(''), '\r');
-    await until(() => b!.json<PublicRun>(['show', 'asker']).status === 'ended', 'the run on b to end', 30_000, 100);
+    await until(() => b.json<PublicRun>(['show', 'asker']).status === 'ended', 'the run on b to end', 30_000, 100);
     expect(onB()[1]).toMatchObject({ state: 'denied', message: 'not on the build box' });
     expect(agent.answers()[1]).toMatchObject({ response: { response: { behavior: 'deny', message: 'not on the build box' } } });
     await app.until((x) => x.includes('Approvals · none waiting'), 'the queue empty');

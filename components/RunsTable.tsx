@@ -129,7 +129,8 @@ function scopeTitle(s: TuiState): string {
     const n = s.fleet.machines.length;
     return ` · cluster ${s.fleet.cluster ?? ''} (${n} machine${n === 1 ? '' : 's'})`;
   }
-  return s.stats?.cluster ? ' · this machine' : '';
+  // In a cluster, the key that shows the rest is said where the scope is.
+  return s.stats?.cluster ? ' · this machine (m: cluster)' : '';
 }
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {

@@ -84,7 +84,7 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     const wb = worker(b, 'w-b');
     await until(() => fleet(a).runs.some((r) => r.ref === 'b:w-b' && r.status === 'working'), 'a to see b:w-b working', 15_000, 100);
     const app = open(a);
-    const mine = await app.until((f) => f.includes('Runs · this machine 1/1') && f.includes('w-a'), "a's TUI on its own runs");
+    const mine = await app.until((f) => f.includes('Runs · this machine (m: cluster) 1/1') && f.includes('w-a'), "a's TUI on its own runs");
     // The limiter names b's holder (b:w-b); the list has this machine's runs only.
     expect(mine.split('─ Limiter')[0]).not.toContain('b:w-b');
 
@@ -103,7 +103,7 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     expect(d).toMatch(/machine\s+b · published \d\d:\d\d:\d\d/);
     expect(d).toMatch(/status\s+● working/);
     expect(d).toContain(wb.uuid);
-    expect(d).toContain('its command, directory and output stay on b');
+    expect(d).toContain('command, directory and output stay on b · orcr logs b:w-b');
     await esc(app);
     await app.until((x) => x.includes('Runs · cluster'), 'back to the list');
 

@@ -23,7 +23,8 @@ export function remoteDetailLines(c: ClusterRun, r: PublicRun, now: number): Spa
         ? { text: ` · stale: not answering, this is what it said at ${clock(published)}`, token: 'meter.warn' }
         : { text: ` · published ${clock(published)}`, token: 'text.muted' },
     ],
-    statusLine(r, now, c.queue_position ?? undefined, why),
+    // Its requests are listed below by their HOST:ID: the status line names none by this machine's #ID.
+    statusLine({ ...r, asking: null }, now, c.queue_position ?? undefined, why),
     [
       label('agent'),
       { text: `${c.provider}/${c.workload}`, token: 'text.primary' },
@@ -72,7 +73,7 @@ export function remoteDetailLines(c: ClusterRun, r: PublicRun, now: number): Spa
   lines.push([
     label(''),
     {
-      text: `its command, directory and output stay on ${c.host}: x, s, w and ! reach it there; orcr logs ${r.name} reads its output's tail`,
+      text: `command, directory and output stay on ${c.host} · orcr logs ${r.name}`,
       token: 'text.muted',
     },
   ]);

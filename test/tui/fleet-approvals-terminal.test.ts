@@ -1,5 +1,5 @@
 // Issue 43's acceptance for the TUI, in a real terminal (a pseudo-terminal
-// read by a terminal emulator, test/support/terminal.ts), 100x30 and
+// read by a terminal emulator, test/support/terminal.ts), 80x24 and
 // NO_COLOR: an agent on machine b asks before its tool; machine a's TUI, in
 // cluster scope (`m`), lists the request in its approvals queue as `b:ID`;
 // `y` answers it (approval.answer with that id, forwarded through the
@@ -55,7 +55,7 @@ describeWhen(need, `the approvals queue in cluster scope, in a real terminal ${o
     );
     const id = face.approvals[0]!.id;
 
-    term = new Term(a!, 100, 30);
+    term = new Term(a!, 80, 24);
     term.start('a');
     const t = term;
     await t.waitFor((x) => x.includes('Runs · this machine'), "a's TUI");
@@ -68,7 +68,7 @@ describeWhen(need, `the approvals queue in cluster scope, in a real terminal ${o
     // The request is named as another machine's: its id b:ID, its run b:asker, its machine said.
     expect(q).toMatch(new RegExp(`^› b:${id}\\s+b:asker\\s+\\S+\\s+\\S.*Bash: npm test`, 'm'));
     expect(q).toMatch(new RegExp(`b:${id} · Bash · on b`));
-    expect(q.split('\n').every((l) => l.length <= 100)).toBe(true);
+    expect(q.split('\n').every((l) => l.length <= 80)).toBe(true);
 
     t.keys('y');
     await t.waitFor((x) => x.includes('Approvals · none waiting'), 'the request answered');

@@ -26,8 +26,25 @@ import { scale } from './items/scale.js';
 import { graph } from './items/graph.js';
 import { approvals } from './items/approvals.js';
 import { adapters } from './items/adapters.js';
+import { fleetView } from './items/fleet-view.js';
 
-const ITEMS: Item[] = [throughput, makespan, admission, journal, footprint, recovery, tui, latency, cluster, retention, scale, graph, approvals, adapters];
+const ITEMS: Item[] = [
+  throughput,
+  makespan,
+  admission,
+  journal,
+  footprint,
+  recovery,
+  tui,
+  latency,
+  cluster,
+  retention,
+  scale,
+  graph,
+  approvals,
+  adapters,
+  fleetView,
+];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {
   const quick = argv.includes('--quick');

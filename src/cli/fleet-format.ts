@@ -27,7 +27,7 @@ function elapsed(r: ClusterRun, now: number): string {
 }
 
 /** What makes the view less than current, as lines above it: the database away, machines not answering. */
-export function freshnessLines(v: Pick<ClusterRunsReply, 'stale_since' | 'error' | 'machines'>): string[] {
+function freshnessLines(v: Pick<ClusterRunsReply, 'stale_since' | 'error' | 'machines'>): string[] {
   const out: string[] = [];
   if (v.stale_since)
     out.push(`the cluster database does not answer (${safeLine(v.error ?? 'unavailable')}): the fleet as read at ${v.stale_since}, stale since then`);

@@ -8,6 +8,7 @@ import { OrcrError } from '../sdk/errors.js';
 import { fleetCounts, fleetCountsText, fleetRequests, fleetRequestsText, fleetRunText, fleetSpend, fleetSpendText, fleetTable } from './fleet-format.js';
 import { showRun } from './format.js';
 import type { Shell } from './shell.js';
+import { safeLine } from '../text/terminal-text.js';
 import { UsageError } from './usage-error.js';
 
 /** `ps --cluster [--host HOST] [--all] [--status S] [-a PROVIDER]`. */
@@ -104,4 +105,62 @@ export async function fleetTotals(verb: 'stats' | 'spend', sh: Shell): Promise<n
   } else if (sh.json) sh.printJson({ machines: fleetCounts(v), as_of: v.as_of, stale_since: v.stale_since });
   else sh.out(fleetCountsText(v));
   return 0;
+}
+
+/** One status change of the fleet's, as `events --cluster` prints it. */
+interface FleetChange {
+  at: string;
+  host: string;
+  run: string;
+  uuid: string;
+  from: string | null;
+  status: string;
+  why: string | null;
+}
+
+/** How often `events --cluster --follow` asks its supervisor for the fleet (it reads the database each time). */
+const FOLLOW_MS = 250;
+
+function printChange(sh: Shell, c: FleetChange): void {
+  if (sh.json) sh.out(JSON.stringify(c));
+  else sh.out([c.at, c.host, safeLine(c.run), c.from ? `${c.from} → ${c.status}` : c.status, safeLine(c.why ?? '')].join('\t').trimEnd());
+}
+
+/**
+ * `events --cluster [--follow]`: the fleet's status changes. Each run's last
+ * change as published (oldest first); with --follow, then each change from
+ * now on, seen by asking every 250 ms (a change and back within that is not seen).
+ */
+export async function eventsCluster(verb: string, values: Record<string, unknown>, sh: Shell): Promise<number> {
+  if (values.since !== undefined) throw new UsageError("--since is a seq of this machine's journal; events --cluster has none (use --follow)", verb);
+  const orcr = await sh.sdk({ now: true });
+  try {
+    const last = new Map<string, string>();
+    const first = await orcr.cluster.runs({ all: true });
+    const changes = first.runs
+      .map((r): FleetChange => ({ at: r.status_at, host: r.host, run: r.ref, uuid: r.uuid, from: null, status: r.status, why: r.why }))
+      .sort((a, b) => a.at.localeCompare(b.at));
+    for (const r of first.runs) last.set(r.uuid, r.status);
+    if (!values.follow) {
+      if (sh.json) sh.printJson(changes);
+      else for (const c of changes) printChange(sh, c);
+      return 0;
+    }
+    for (const c of changes) printChange(sh, c);
+    let staleSaid = false;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, FOLLOW_MS));
+      const v = await orcr.cluster.runs({ all: true });
+      if (v.stale_since && !staleSaid) sh.say(`the cluster database does not answer (${v.error ?? 'unavailable'}): no changes seen since ${v.stale_since}`);
+      staleSaid = v.stale_since !== null;
+      for (const r of v.runs) {
+        const was = last.get(r.uuid) ?? null;
+        if (was === r.status) continue;
+        last.set(r.uuid, r.status);
+        printChange(sh, { at: r.status_at, host: r.host, run: r.ref, uuid: r.uuid, from: was, status: r.status, why: r.why });
+      }
+    }
+  } finally {
+    orcr.close();
+  }
 }

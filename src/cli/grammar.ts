@@ -177,7 +177,10 @@ export const VERBS = {
     json: true,
     flags: { env: { type: 'boolean' }, cluster: { type: 'boolean' } },
     operands: run,
-    usage: ['orcr show <run> [--env] [--json]', 'orcr show HOST:RUN [--json]  (a run of another machine of the cluster)'],
+    usage: [
+      'orcr show <run> [--env] [--json]',
+      'orcr show HOST:RUN [--cluster] [--json]  (a run of another machine of the cluster; --cluster: a bare name looked up there first)',
+    ],
   },
   logs: {
     group: 'watch',
@@ -199,7 +202,11 @@ export const VERBS = {
     summary: "the journal's events, replayed or followed",
     module: 'events',
     json: true,
-    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string', meta: 'SEQ' } },
+    flags: { follow: { type: 'boolean', short: 'f' }, since: { type: 'string', meta: 'SEQ' }, cluster: { type: 'boolean' } },
+    usage: [
+      'orcr events [--follow] [--since SEQ] [--json]',
+      "orcr events --cluster [--follow] [--json]  (the fleet's status changes: each run's last, then each as seen)",
+    ],
   },
   diff: {
     group: 'watch',

@@ -69,7 +69,7 @@ export function lookupPublished<R extends Published>(
   localExists: (ref: string) => boolean,
 ): Lookup<R> {
   const place = placeRef(ref, self, hosts, localExists);
-  if (place.kind === 'ambiguous') return { kind: 'ambiguous', names: [place.local, remoteName(place.host, place.ref)] };
+  if (place.kind === 'ambiguous') return { kind: 'ambiguous', names: [`${place.local} (this machine's)`, remoteName(place.host, place.ref)] };
   if (place.kind === 'remote') {
     const found = match(
       rows.filter((r) => r.host === place.host),

@@ -11,25 +11,31 @@ import type { ClusterRunFace } from '../protocol/views.js';
 import type { ClusterDb } from './pg-db.js';
 
 /** The channel a flush notifies, per cluster: readers (a wait on another machine's run, a TUI) LISTEN on it. */
-export function viewChannel(cluster: string): string {
+function viewChannel(cluster: string): string {
   return 'orcr_view_' + crypto.createHash('sha256').update(cluster).digest('hex').slice(0, 22);
 }
 
-/** A face to write: ended_at is the database's now() when the run ended on this flush's watch (its own time is in the face). */
-export interface FaceRow {
-  face: ClusterRunFace;
-}
-
-/** One flush: faces upserted, runs the journal no longer has deleted, readers told. One transaction. */
-export async function publishFaces(c: pg.PoolClient, cluster: string, host: string, faces: readonly ClusterRunFace[], gone: readonly string[]): Promise<void> {
+/**
+ * One flush: faces upserted, runs the journal no longer has deleted, readers
+ * told. One transaction. `endedAt`: each face's end on the database's clock
+ * (ms; null while it runs) — the retention counts from it.
+ */
+export async function publishFaces(
+  c: pg.PoolClient,
+  cluster: string,
+  host: string,
+  faces: readonly ClusterRunFace[],
+  endedAt: readonly (number | null)[],
+  gone: readonly string[],
+): Promise<void> {
   if (faces.length > 0) {
     await c.query(
       `INSERT INTO orcr_run (cluster, host, uuid, name, status, face, ended_at, updated_at)
-       SELECT $1, $2, u, n, s, f, CASE WHEN s = 'ended' THEN now() END, now()
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::jsonb[]) AS t(u, n, s, f)
+       SELECT $1, $2, u, n, s, f, CASE WHEN s = 'ended' THEN LEAST(COALESCE(to_timestamp(e / 1000.0), now()), now()) END, now()
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::jsonb[], $7::float8[]) AS t(u, n, s, f, e)
        ON CONFLICT (cluster, uuid) DO UPDATE SET host = excluded.host, name = excluded.name, status = excluded.status, face = excluded.face,
-         ended_at = CASE WHEN excluded.status = 'ended' THEN COALESCE(orcr_run.ended_at, now()) END, updated_at = now()`,
-      [cluster, host, faces.map((f) => f.uuid), faces.map((f) => f.name), faces.map((f) => f.status), faces.map((f) => JSON.stringify(f))],
+         ended_at = CASE WHEN excluded.status = 'ended' THEN COALESCE(orcr_run.ended_at, excluded.ended_at) END, updated_at = now()`,
+      [cluster, host, faces.map((f) => f.uuid), faces.map((f) => f.name), faces.map((f) => f.status), faces.map((f) => JSON.stringify(f)), [...endedAt]],
     );
   }
   if (gone.length > 0) await c.query(`DELETE FROM orcr_run WHERE cluster = $1 AND host = $2 AND uuid = ANY($3::text[])`, [cluster, host, gone]);
@@ -70,7 +76,7 @@ export interface ViewRow {
   published_at: string;
 }
 
-export interface ViewMachine {
+interface ViewMachine {
   host: string;
   age_ms: number;
   accept_commands: boolean;

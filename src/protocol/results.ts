@@ -323,6 +323,8 @@ export interface ClusterRunsReply {
   stale_since: string | null;
   /** Why it did not answer, when stale_since is set. */
   error: string | null;
+  /** This machine's publishing of its own runs: flushes committed since its start (one transaction each), runs waiting for the next; null for a viewer. */
+  publishing: { flushes: number; pending: number } | null;
 }
 
 /** `cluster.run`: one run of the fleet, with the view's freshness. */

@@ -91,6 +91,7 @@ export class ClusterJoin {
       local: cfg.viewer ? null : faces,
       staleAfterMs: () => now().stale_after ?? now().lease_ttl,
       goneAfterMs: () => now().gone_after,
+      publishing: () => (this.publisher ? { flushes: this.publisher.flushes, pending: this.publisher.pending } : null),
     });
     if (cfg.viewer) return;
     const publisher = new FleetPublisher({
@@ -106,6 +107,9 @@ export class ClusterJoin {
     store.reader.onEvent((event, run) => {
       const uuid = run?.uuid ?? event.run;
       if (uuid) publisher.mark(uuid);
+      // A run that joins or leaves the queue, or frees a slot, moves the queued ones (their place, what holds them).
+      if (event.type === 'queued' || event.type === 'starting' || event.type === 'ended')
+        for (const r of store.active()) if (r.status === 'queued') publisher.mark(r.uuid);
     });
     store.onQuietSave((uuid) => publisher.mark(uuid));
     this.publisher = publisher;

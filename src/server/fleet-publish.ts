@@ -18,10 +18,12 @@ import type { ClusterRunFace } from '../protocol/views.js';
 
 /** How long a failed flush waits before it is tried again. */
 const RETRY_MS = 1000;
-/** How often rows past their time are swept. */
-const SWEEP_MS = 10_000;
+/** How often rows past their time are swept: half the shorter of the two times, within 1–10 s. */
+function sweepEvery(s: PublishSettings): number {
+  return Math.min(10_000, Math.max(1000, Math.floor(Math.min(s.retentionMs, s.goneAfterMs) / 2)));
+}
 
-export interface PublishSettings {
+interface PublishSettings {
   intervalMs: number;
   batch: number;
   retentionMs: number;
@@ -29,7 +31,7 @@ export interface PublishSettings {
 }
 
 export interface PublisherDeps {
-  db: Pick<ClusterDb, 'tx'>;
+  db: Pick<ClusterDb, 'tx' | 'toDb' | 'measureOffset'>;
   cluster: string;
   host: string;
   /** A run's face by uuid, null once the journal no longer has it. */
@@ -75,6 +77,8 @@ export class FleetPublisher {
     if (this.closed) return;
     const keep = this.p.current(this.p.settings().retentionMs);
     try {
+      // Ends are written on the database's clock: this machine's against it, measured again at each (re)join.
+      await this.p.db.measureOffset(true);
       await this.p.db.tx((c) => keepOnly(c, this.p.cluster, this.p.host, keep));
     } catch (e) {
       // The flush that follows says it, and the next start resyncs again.
@@ -93,9 +97,9 @@ export class FleetPublisher {
   private schedule(): void {
     if (!this.started || this.closed || this.flushing) return;
     const now = this.now();
-    const { intervalMs } = this.p.settings();
+    const s = this.p.settings();
     // Nothing to write: wake for the next sweep only.
-    const at = this.dirty.size > 0 ? Math.max(this.lastFlush + intervalMs, this.retryAt) : Math.max(this.lastSweep + SWEEP_MS, this.retryAt);
+    const at = this.dirty.size > 0 ? Math.max(this.lastFlush + s.intervalMs, this.retryAt) : Math.max(this.lastSweep + sweepEvery(s), this.retryAt);
     // One timer: kept when it fires soon enough, else (a sweep's wait, and now a run to write) set sooner.
     if (this.timer !== null) {
       if (this.timerAt <= at) return;
@@ -124,10 +128,12 @@ export class FleetPublisher {
       if (face) faces.push(face);
       else gone.push(uuid);
     }
-    const sweep = this.now() - this.lastSweep >= SWEEP_MS;
+    const sweep = this.now() - this.lastSweep >= sweepEvery(s);
     try {
       await this.p.db.tx(async (c) => {
-        if (uuids.length > 0) await publishFaces(c, this.p.cluster, this.p.host, faces, gone);
+        // A run's end on the database's clock (this machine's may be off): the retention counts from it.
+        const ended = faces.map((f) => (f.ended_at === null ? null : this.p.db.toDb(Date.parse(f.ended_at))));
+        if (uuids.length > 0) await publishFaces(c, this.p.cluster, this.p.host, faces, ended, gone);
         if (sweep) await sweepRows(c, this.p.cluster, this.p.host, s.retentionMs, s.goneAfterMs);
       });
       if (sweep) this.lastSweep = this.now();

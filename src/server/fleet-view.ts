@@ -34,6 +34,8 @@ export interface FleetViewDeps {
   local: LocalFaces | null;
   staleAfterMs: () => number;
   goneAfterMs: () => number;
+  /** This machine's publisher's counts (a member's), null for a viewer. */
+  publishing: () => { flushes: number; pending: number } | null;
 }
 
 type Filter = ParsedParamsOf<'cluster.runs'>;
@@ -68,16 +70,18 @@ export class FleetView {
     const machines = read.machines
       .filter((m) => freshness(m.age_ms, this.p.staleAfterMs(), this.p.goneAfterMs()) !== 'gone')
       .map((m) => ({ ...m, stale: freshness(m.age_ms, this.p.staleAfterMs(), this.p.goneAfterMs()) === 'stale' }));
-    return { cluster: this.p.cluster, host: this.p.host, runs, machines, as_of: read.as_of, stale_since: staleSince, error };
+    return { cluster: this.p.cluster, host: this.p.host, runs, machines, as_of: read.as_of, stale_since: staleSince, error, publishing: this.p.publishing() };
   }
 
   /** One run: `HOST:REF`, or a bare ref this machine has not and exactly one other machine has. */
   async run(ref: string): Promise<ClusterRunReply> {
     const { read, staleSince } = await this.read(true);
     const runs = this.merge(read);
-    const hosts = new Set([...read.machines.map((m) => m.host), this.p.host]);
     const local = this.p.local;
-    const found = lookupPublished(ref, this.p.host, hosts, runs, (r) => local?.find(r) != null);
+    // A viewer is no machine of the cluster: every HOST: is another's, even one named as its own host.
+    const self = local ? this.p.host : '';
+    const hosts = new Set([...read.machines.map((m) => m.host), ...(local ? [self] : [])]);
+    const found = lookupPublished(ref, self, hosts, runs, (r) => local?.find(r) != null);
     const reply = (run: ClusterRun): ClusterRunReply => ({ run, as_of: read.as_of, stale_since: staleSince });
     if (found.kind === 'found') return reply(found.run);
     if (found.kind === 'ambiguous')

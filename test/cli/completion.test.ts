@@ -214,7 +214,7 @@ describe('bash', () => {
     expect(r[6]).toEqual(['sub dir']);
     expect(r[7]!.sort()).toEqual(['file.txt', 'sub dir']);
     expect(r[8]).toEqual(['sub dir']);
-    expect(r[9]).toEqual(['--all', '--status', '--provider', '--tree', '--json', '--help']);
+    expect(r[9]).toEqual(['--all', '--status', '--provider', '--tree', '--cluster', '--host', '--json', '--help']);
     expect(r[10]).toEqual(['--status']);
     expect(r[11]).toEqual([]);
   });

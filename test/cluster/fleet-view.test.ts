@@ -12,7 +12,8 @@ import { PgBouncer } from '../../bench/lib/pgbouncer.js';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { connect, type Orcr } from '../../src/sdk/index.js';
-import { alive, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
+import { askingMock } from '../support/approvals.js';
+import { alive, lineReader, ROOT, until, useHomes, type TestHome } from '../support/harness.js';
 import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
 
@@ -173,6 +174,52 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     const spend = a.json<{ by_machine: { key: string; runs: number }[] }>(['spend', '--cluster']);
     expect(spend.by_machine.find((x) => x.key === 'b')?.runs).toBe(1);
     expect(a.cli(['approvals', '--cluster']).stdout).toMatch(/no request waits for an answer on any machine/);
+    // A request pending on b: listed on a as b:ID with its summary; the run blocked, and why.
+    b.json(['run', '-n', 'asks', '--protocol', 'claude', '-p', 'go', '--', ...askingMock('ask')]);
+    const pending = await until(
+      () => a.json<{ approvals: { id: string; run: string; summary: string }[] }>(['approvals', '--cluster']).approvals[0],
+      'a to list b:asks request',
+      15_000,
+      100,
+    );
+    expect(pending.id).toMatch(/^b:\d+$/);
+    expect(pending.run).toBe('b:asks');
+    expect(pending.summary).toMatch(/^(Bash|Write|Edit): /);
+    expect(a.cli(['approvals', '--cluster']).stdout).toMatch(new RegExp(`^${pending.id}\\s+b:asks\\s+\\w+: `, 'm'));
+    expect(a.cli(['ps', '--cluster']).stdout).toMatch(/^b\s+b:asks\s+\w{8}\s+blocked approve \w+: /m);
+    b.cli(['kill', 'asks']);
+  });
+
+  it("events --cluster lists each run's last change; --follow prints each change of any machine as it is seen", async () => {
+    const { ms } = machines();
+    const [a, b] = ms;
+    worker(b, 'watched');
+    await until(() => statuses(a)['b:watched'] === 'working', 'a to see b:watched', 15_000, 100);
+    const listed = a.json<{ run: string; status: string }[]>(['events', '--cluster']);
+    expect(listed.find((c) => c.run === 'b:watched')?.status).toBe('working');
+    const child = a.spawn(['events', '--cluster', '--follow']);
+    try {
+      const out = lineReader(child);
+      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking$/.test(x)), 'the follow to list b:watched working');
+      release(b, 'watched');
+      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking → ended/.test(x)), 'the follow to print b:watched ended', 10_000);
+    } finally {
+      child.kill();
+    }
+    expect(a.cli(['events', '--cluster', '--since', '3']).code).toBe(2);
+  });
+
+  it('an ended run leaves the fleet view view_retention after its end', async () => {
+    const { ms } = machines(server.url, { view_retention: '2s' });
+    const [a, b] = ms;
+    b.json(['run', '-n', 'brief', '--', 'true']);
+    expect(b.cli(['wait', 'brief', '--timeout', '30s']).code).toBe(0);
+    await until(() => statuses(a, ['--all'])['b:brief'] === 'ended', 'a to see b:brief ended', 15_000, 100);
+    const ended = Date.parse(b.json<PublicRun>(['show', 'brief']).ended_at!);
+    await until(() => statuses(a, ['--all'])['b:brief'] === undefined, 'b:brief to leave the view', 15_000, 100);
+    // Swept within a second of its time (the sweep runs every half of the retention, at least 1 s apart).
+    expect(Date.now() - ended).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - ended).toBeLessThan(6000);
   });
 
   it('a viewer with a role that can only SELECT reads the fleet and joins nothing', async () => {
@@ -196,6 +243,11 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
         'the viewer to see a:seen',
       );
       expect(viewer.cli(['ps', '--cluster']).stdout).toMatch(/^a\s+a:seen/m);
+      expect(viewer.json<{ run: { host: string; status: string } }>(['show', 'a:seen']).run).toMatchObject({ host: 'a', status: 'working' });
+      expect(viewer.json<{ run: { ref: string } }>(['show', 'seen']).run.ref).toBe('a:seen');
+      const status = viewer.cli(['cluster', 'status']);
+      expect(status.code).toBe(2);
+      expect(status.stderr).toMatch(/a viewer of cluster/);
       const hosts = await admin.query(`SELECT host FROM orcr_host WHERE cluster = $1 ORDER BY host`, [name]);
       expect(hosts.rows.map((x: { host: string }) => x.host)).toEqual(['a', 'b', 'c']);
       // The role cannot write: a member with it would be refused at start.

@@ -5,6 +5,7 @@ import { follow } from '../../client/follow.js';
 import type { RunEvent } from '../../core/events.js';
 import { jsonText } from '../../text/json-text.js';
 import { safeLine } from '../../text/terminal-text.js';
+import { eventsCluster } from '../fleet.js';
 import { plainNumber } from '../format.js';
 import { wholeNumberFlag, type Shell, type Verb } from '../shell.js';
 
@@ -27,6 +28,7 @@ function printEvent(sh: Shell, e: RunEvent, name: string | null): void {
 
 const eventsVerb: Verb = async (verb, rest, sh) => {
   const { values } = sh.parse(verb, rest);
+  if (values.cluster === true) return eventsCluster(verb, values, sh);
   const since = values.since === undefined ? 0 : wholeNumberFlag(values.since as string, '--since');
   if (!values.follow) {
     // Page through the journal: a long-lived home holds millions of events.

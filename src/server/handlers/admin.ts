@@ -16,6 +16,12 @@ export function notInCluster(settings: Rooms['settings']): RemoteError {
       'this supervisor is not in a cluster yet: config.json\'s "cluster" was added after it started, and takes effect at its next start (orcr server stop, then any verb starts it again, in the cluster)',
     );
   }
+  const viewing = settings.config.cluster;
+  if (viewing?.viewer)
+    return new RemoteError(
+      'usage',
+      `this home is a viewer of cluster ${viewing.name} (cluster.viewer): it reads the fleet (orcr ps --cluster, show HOST:RUN) and is no machine of it`,
+    );
   const refused = settings.error;
   if (refused)
     return new RemoteError(

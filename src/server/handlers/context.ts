@@ -39,7 +39,7 @@ export interface Rooms {
   /** Agents' requests: the pending ones, one with its input, answers. */
   approvals: Pick<Approvals, 'list' | 'get' | 'answer'>;
   lifecycle: Pick<Lifecycle, 'startedAt' | 'degraded'>;
-  settings: Pick<Settings, 'error' | 'clusterPending'>;
+  settings: Pick<Settings, 'error' | 'clusterPending' | 'config'>;
   /** This machine's membership of a cluster, or null on its own. */
   cluster(): Pick<ClusterLink, 'name' | 'host' | 'state' | 'machines' | 'forget'> | null;
   /** The fleet's runs on every machine, as the cluster's database tells: a member's or a viewer's; null on its own. */

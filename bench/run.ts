@@ -27,6 +27,7 @@ import { graph } from './items/graph.js';
 import { approvals } from './items/approvals.js';
 import { adapters } from './items/adapters.js';
 import { fleetView } from './items/fleet-view.js';
+import { fleetCommands } from './items/fleet-commands.js';
 
 const ITEMS: Item[] = [
   throughput,
@@ -44,6 +45,7 @@ const ITEMS: Item[] = [
   approvals,
   adapters,
   fleetView,
+  fleetCommands,
 ];
 
 function parseFlags(argv: string[]): { quick: boolean; md: boolean; only: Set<string> | null } {

@@ -72,6 +72,7 @@ agent's session when the limit resets (default for claude, codex, codex-app and 
 --after RUN (repeat it, or a,b,c): queued, but not started until each RUN has completed (--after-any: ended
 however); it holds no slot meanwhile, and is canceled if one ends otherwise. Its agent gets ORCR_AFTER (their
 uuids, space-separated). In --from lines: "after": ["name", ...], naming other lines or any run.
+In a cluster, --after HOST:RUN waits for a run of another machine (HOST:UUID in ORCR_AFTER).
 --allow RULE, --deny RULE (repeat them): what its agent asks to do (Claude Code asks orcr before a tool its own settings
 do not allow) is answered by these rules first, in Claude Code's syntax — Read, Bash(npm test:*), Bash(git log *),
 Edit(src/**), WebFetch(domain:example.com), mcp__server — then by config.json's approvals, then by a person (orcr

@@ -5,7 +5,7 @@
 // renamed for the caller. Pure: the hosts, the local names and the ages are
 // given; time is the database's, passed in as ages.
 
-import { placeRef, splitRef } from './cluster-ref.js';
+import { placeRef, remoteName, splitRef } from './cluster-ref.js';
 
 /**
  * How a method's call travels to another machine (its entry in the method
@@ -14,7 +14,8 @@ import { placeRef, splitRef } from './cluster-ref.js';
  * machine itself (`--host b`), dropped before it is sent; `who` a param the
  * owner rewrites to say the answer came from another machine; `local`
  * params meaningful on the caller's machine only (its ORCR_RUN), dropped;
- * `waits` a call that lasts (a wait) beyond the command's deadline.
+ * `waits` a call that lasts (a wait) beyond the command's deadline; `after`
+ * run specs whose inputs may be another machine's runs.
  */
 export interface RemoteSpec<K extends string = string> {
   readonly refs?: K;
@@ -23,6 +24,14 @@ export interface RemoteSpec<K extends string = string> {
   readonly local?: readonly K[];
   /** The param that says how long the call takes by design (a wait's timeout; none: as long as its runs take). */
   readonly waits?: K;
+  /** A param of run specs whose `after` may name another machine's runs: each resolved there to `HOST:UUID`, the call staying here. */
+  readonly after?: K;
+}
+
+/** A run of another machine as a dependent's input (run --after HOST:RUN): `HOST:UUID`; null for a local input. */
+export function remoteInput(id: string): { host: string; uuid: string } | null {
+  const m = /^(.+):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(id);
+  return m ? { host: m[1]!, uuid: m[2]! } : null;
 }
 
 export type CallPlace =
@@ -151,10 +160,10 @@ export function renameAnswer(value: unknown, host: string, renamed: ReadonlyMap<
   if (Array.isArray(value)) return value.map((v) => renameAnswer(v, host, renamed, depth + 1));
   const o: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) o[k] = renameAnswer(v, host, renamed, depth + 1);
-  if (typeof o.uuid === 'string' && typeof o.name === 'string') o.name = `${host}:${o.name}`;
+  if (typeof o.uuid === 'string' && typeof o.name === 'string') o.name = remoteName(host, o.name);
   if (typeof o.id === 'number' && 'run' in o) {
     o.host = host;
-    if (typeof o.name === 'string' && !o.name.startsWith(`${host}:`)) o.name = `${host}:${o.name}`;
+    if (typeof o.name === 'string' && !o.name.startsWith(`${host}:`)) o.name = remoteName(host, o.name);
   }
   for (const k of ['ref', 'target'] as const) {
     const v = o[k];

@@ -125,6 +125,16 @@ export class PgCommands {
     return r.rows.map((x) => String(x.id));
   }
 
+  /** The machines other than this one that publish a run answering to `ref` (its name, or a uuid prefix) in orcr_run. */
+  async hostsOfRun(ref: string): Promise<string[]> {
+    const prefix = /^[0-9a-f-]{4,}$/i.test(ref) ? ref.toLowerCase() : null;
+    const r = await this.db.q<{ host: string }>(
+      `SELECT DISTINCT host FROM orcr_run WHERE cluster = $1 AND host <> $2 AND (name = $3 OR ($4::text IS NOT NULL AND uuid LIKE $4 || '%')) ORDER BY host`,
+      [this.cluster, this.host, ref, prefix],
+    );
+    return r.rows.map((x) => x.host);
+  }
+
   /** A machine's heartbeat age and whether it takes commands (null: no such machine). */
   machine(host: string): Promise<MachineRow | null> {
     return this.db.tx((c) => machineRow(c, this.cluster, host));

@@ -144,6 +144,8 @@ export const METHODS = {
     params: z.object({ specs: z.array(runSpecSchema).min(1), caller_env: env.optional(), uuids: z.array(z.uuid()).optional() }),
     writes: true,
     doc: 'Queue runs (all or none); caller_env is the environment they start with; uuids (one per spec) make a repeat answer with the runs already queued.',
+    // `after: ["b:fix"]`: another machine's run, resolved there to its uuid (b:UUID) before the runs are queued here.
+    remote: { after: 'specs' },
     // Every bad spec is named, with its number, in one answer.
     parse: (raw) => {
       const checked = checkRunSpecs(raw.specs, raw.caller_env);
@@ -225,7 +227,7 @@ export const METHODS = {
   'run.resolve': method<RunResolved>()({
     params: ref,
     writes: false,
-    doc: "A run's uuid, name, directory, protocol and status (another machine's with its `host`: its directory is there).",
+    doc: "A run's uuid, name, directory, protocol, status and exit reason (another machine's with its `host`: its directory is there).",
     remote: { refs: 'ref' },
   }),
   'run.select': method<{ runs: RunSelected[] }>()({

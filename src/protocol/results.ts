@@ -45,6 +45,7 @@ export interface RunResolved {
   dir: string;
   protocol: Protocol | null;
   status: RunStatus;
+  exit_reason: ExitReason | null;
   /** Another machine's run (its directory is on that machine): the machine's host name. */
   host?: string;
 }

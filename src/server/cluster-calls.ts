@@ -10,13 +10,14 @@
 // may not write orcr_command. A command nobody takes in time is withdrawn,
 // so it is never carried out late.
 
-import { machineVerdict, placeCall, renameAnswer, ago } from '../core/cluster-commands.js';
+import { machineVerdict, placeCall, remoteInput, renameAnswer, ago } from '../core/cluster-commands.js';
 import { splitRef } from '../core/cluster-ref.js';
 import { ClusterRefused, ClusterUnavailable } from '../limiter/pg-errors.js';
 import type { CommandState, PgCommands } from '../limiter/pg-commands.js';
 import { isErrorCode, RemoteError } from '../protocol/errors.js';
 import { METHODS, type MethodName } from '../protocol/methods.js';
 import { quote } from '../text/json-text.js';
+import type { Forwarded } from './requests.js';
 import type { ClusterLink } from './cluster-link.js';
 
 export type CallLink = Pick<ClusterLink, 'name' | 'host' | 'commands' | 'listenNotices' | 'noticesArrive' | 'hosts' | 'down'>;
@@ -39,7 +40,10 @@ const POLL_UNHEARD_MS = 250;
 const WATCH_MS = 2000;
 
 interface Pending {
-  wake: () => void;
+  /** Set while it sleeps between two reads of its row. */
+  wake: (() => void) | null;
+  /** A notice came while its row was being read: read it again at once. */
+  heard: boolean;
 }
 
 export class ClusterCalls {
@@ -49,21 +53,49 @@ export class ClusterCalls {
   constructor(private readonly p: CallsDeps) {
     this.now = p.now ?? Date.now;
     p.link.listenNotices((payload) => {
-      if (payload.startsWith('answer:')) this.pending.get(payload.slice(7))?.wake();
+      const p = payload.startsWith('answer:') ? this.pending.get(payload.slice(7)) : undefined;
+      if (!p) return;
+      p.heard = true;
+      p.wake?.();
     });
   }
 
   /** The call carried out on another machine; undefined, at once, for a call that can only be this machine's. */
-  forward(method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Promise<{ result: unknown } | undefined> | undefined {
+  forward(method: MethodName, params: Record<string, unknown>, signal: AbortSignal): Forwarded | undefined {
     const spec = METHODS[method].remote;
     if (!spec) return undefined;
+    if (spec.after !== undefined) return this.inputsOf(spec.after, params, signal);
     const hostParam = spec.host === undefined ? undefined : params[spec.host];
     const refs = spec.refs === undefined ? [] : [params[spec.refs]].flat().filter((r): r is string => typeof r === 'string');
-    if (hostParam === undefined && !refs.some((r) => splitRef(r) !== null)) return undefined;
-    return this.place(method, params, refs, signal);
+    // A bare name no local run answers to may be another machine's (as published in orcr_run).
+    const elsewhere = refs.filter((r) => splitRef(r) === null && r !== '' && !/^\d+$/.test(r) && !this.p.localExists(r));
+    if (hostParam === undefined && elsewhere.length === 0 && !refs.some((r) => splitRef(r) !== null)) return undefined;
+    return this.withHosts(spec.refs, params, elsewhere).then((p) => this.place(method, p, p === params ? refs : ([p[spec.refs!]].flat() as string[]), signal));
   }
 
-  private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Promise<{ result: unknown } | undefined> {
+  /**
+   * Each bare ref no local run answers to, looked up among other machines'
+   * published runs: one machine has it → `HOST:REF`; several → ambiguous,
+   * naming each; none → left as it is (no such run, as here).
+   */
+  private async withHosts(key: string | undefined, params: Record<string, unknown>, bare: readonly string[]): Promise<Record<string, unknown>> {
+    if (key === undefined || bare.length === 0) return params;
+    const c = this.p.link.commands();
+    if ('unavailable' in c) return params;
+    const found = new Map<string, string>();
+    for (const ref of bare) {
+      const hosts = await c.port.hostsOfRun(ref).catch(() => []);
+      if (hosts.length > 1)
+        throw new RemoteError('ambiguous', `${quote(ref)} names runs of several machines: ${hosts.map((h) => `${h}:${ref}`).join(', ')}; say which`);
+      if (hosts.length === 1) found.set(ref, `${hosts[0]!}:${ref}`);
+    }
+    if (found.size === 0) return params;
+    const raw = params[key];
+    const swap = (r: unknown): unknown => (typeof r === 'string' ? (found.get(r) ?? r) : r);
+    return { ...params, [key]: Array.isArray(raw) ? raw.map(swap) : swap(raw) };
+  }
+
+  private async place(method: MethodName, params: Record<string, unknown>, refs: string[], signal: AbortSignal): Forwarded {
     const { link } = this.p;
     let hosts = await link.hosts();
     // A machine that joined since the list was read: read it again before calling the ref a local name.
@@ -75,6 +107,34 @@ export class ClusterCalls {
     const answer = await this.send(place.host, method, place.params, signal);
     if (answer.error) throw new RemoteError(isErrorCode(answer.error.code) ? answer.error.code : 'internal', renameWords(answer.error.message, place.renamed));
     return { result: renameAnswer(answer.result, place.host, place.renamed) };
+  }
+
+  /**
+   * Run specs whose `after` names another machine's runs (run --after b:fix):
+   * each such run looked up there (run.resolve, as a command) and named by its
+   * uuid (b:UUID), so the runs are queued here with inputs their machine
+   * settles (cluster-inputs.ts). Undefined when none does.
+   */
+  private inputsOf(key: string, params: Record<string, unknown>, signal: AbortSignal): Forwarded | undefined {
+    const specs = params[key];
+    if (!Array.isArray(specs)) return undefined;
+    const refs = specs.flatMap((s: { after?: unknown }) => (Array.isArray(s.after) ? s.after : [])).filter((r): r is string => typeof r === 'string');
+    if (!refs.some((r) => splitRef(r) !== null && remoteInput(r) === null)) return undefined;
+    return (async () => {
+      const names = new Set(specs.map((s: { name?: unknown }) => s.name).filter((n) => typeof n === 'string'));
+      const resolved = new Map<string, string>();
+      for (const ref of new Set(refs)) {
+        // A name of the same call wins, as it does here (core/dependencies' planGraph).
+        if (names.has(ref) || splitRef(ref) === null || remoteInput(ref) !== null) continue;
+        const got = await this.forward('run.resolve', { ref }, signal);
+        if (got && 'result' in got) resolved.set(ref, `${splitRef(ref)!.host}:${(got.result as { uuid: string }).uuid}`);
+      }
+      if (resolved.size === 0) return undefined;
+      const rewritten = specs.map((s: { after?: unknown }) =>
+        Array.isArray(s.after) ? { ...s, after: s.after.map((r: unknown) => (typeof r === 'string' ? (resolved.get(r) ?? r) : r)) } : s,
+      );
+      return { params: { ...params, [key]: rewritten } };
+    })();
   }
 
   private port(host: string, what: string): PgCommands {
@@ -108,6 +168,7 @@ export class ClusterCalls {
     const { timeoutMs } = this.p;
     let watched = started;
     let lastError: string | null = null;
+    this.pending.set(id, { wake: null, heard: false });
     try {
       for (;;) {
         if (signal.aborted) throw new RemoteError('stopped', 'the caller went away');
@@ -138,6 +199,8 @@ export class ClusterCalls {
       // The caller gave up (its client went away, or no answer came): whatever its machine still does for it is dropped there.
       await port.abandon(id).catch(() => undefined);
       throw e;
+    } finally {
+      this.pending.delete(id);
     }
   }
 
@@ -157,15 +220,21 @@ export class ClusterCalls {
   }
 
   private sleep(id: string, signal: AbortSignal): Promise<void> {
+    const p = this.pending.get(id)!;
+    if (p.heard) {
+      p.heard = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        this.pending.delete(id);
+        p.wake = null;
+        p.heard = false;
         resolve();
       };
       const timer = setTimeout(done, this.p.link.noticesArrive ? POLL_HEARD_MS : POLL_UNHEARD_MS);
-      this.pending.set(id, { wake: done });
+      p.wake = done;
       signal.addEventListener('abort', done, { once: true });
     });
   }

@@ -130,7 +130,7 @@ export function compose(home: Home, settings: Settings, log: (msg: string) => vo
     fleetView: () => clusterJoin.view,
   };
   const feed: Feed = { reads, queries, lifecycle, absorbs: (e) => degrading.absorbs(e) };
-  return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, slots, rooms, feed };
+  return { store, lifecycle, startUp, degrading, configReload, stopping, clusterJoin, slots, dependencies, rooms, feed };
 }
 
 /**

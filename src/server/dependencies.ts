@@ -6,7 +6,10 @@
 // queue place, waiting on, or canceled, which ends them and so tells their own
 // dependents in turn. A run continued or retried has not ended: its
 // dependents keep waiting. Memory only: rebuilt from the journal at start-up.
+// An input of another machine (`HOST:UUID`, run --after b:fix) is read as
+// that machine last told (cluster-inputs.ts), which calls onEnded when it ends.
 
+import { remoteInput } from '../core/cluster-commands.js';
 import { dependencyVerdict, type DependencyVerdict, type InputState } from '../core/dependencies.js';
 import type { Run } from '../core/types.js';
 import type { Ending } from './ending.js';
@@ -23,7 +26,20 @@ export class Dependencies {
    */
   private readonly held = new Map<string, number>();
 
+  /** Other machines' inputs as last read there; until one is read, it has not ended. */
+  private remote: (id: string) => InputState | { uuid: string; gone: true } | null = () => null;
+
   constructor(private readonly d: { store: RunStore; ending: Pick<Ending, 'end'> }) {}
+
+  /** In a cluster: where other machines' inputs are read (cluster-inputs.ts). */
+  readRemote(read: (id: string) => InputState | { uuid: string; gone: true } | null): void {
+    this.remote = read;
+  }
+
+  /** The inputs of other machines some dependent waits for now. */
+  remoteWaitedOn(): string[] {
+    return [...this.waitingOn.keys()].filter((id) => remoteInput(id) !== null);
+  }
 
   /** Is this run kept out of the limiter, waiting for its inputs? */
   holds(uuid: string): boolean {
@@ -39,6 +55,7 @@ export class Dependencies {
   inputs(run: Run): (InputState | { uuid: string; gone: true })[] {
     const { store } = this.d;
     return run.after.map((u) => {
+      if (remoteInput(u) !== null) return this.remote(u) ?? { uuid: u, name: u, status: 'queued' as const, exit_reason: null };
       const r = store.get(u) ?? store.reader.getRun(u);
       return r ? { uuid: r.uuid, name: r.name, status: r.status, exit_reason: r.exit_reason } : { uuid: u, gone: true as const };
     });

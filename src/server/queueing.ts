@@ -3,6 +3,7 @@
 // commits — put in the limiter's queue; admission looks again (an effect).
 // And the queue's pause (`orcr queue pause|resume`), journaled.
 
+import { remoteInput } from '../core/cluster-commands.js';
 import crypto from 'node:crypto';
 import { admissionPolicy, type Config } from '../config/load.js';
 import type { RunSpec } from '../config/run-spec.js';
@@ -175,6 +176,8 @@ export class Queueing {
     const label = (s: RunSpec, i: number): string =>
       specs.length > 1 ? `spec ${i + 1}${s.name !== undefined ? ` (${JSON.stringify(s.name)})` : ''}` : 'the run';
     const existing = (ref: string): string | null => {
+      // Another machine's run, looked up there already (cluster-calls.ts): its machine settles it.
+      if (remoteInput(ref) !== null) return ref;
       try {
         return resolveRef(this.d.store, ref).uuid;
       } catch (e) {

@@ -10,13 +10,16 @@
 import { z } from 'zod';
 import { RemoteError } from '../protocol/errors.js';
 import type { ErrorBody } from '../protocol/errors.js';
-import { isMethodName, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
+import { isMethodName, METHODS, parseParams, WRITES, type MethodName } from '../protocol/methods.js';
 import { MAX_NESTING } from '../protocol/wire.js';
 import { nestedDeeperThan } from '../text/json-depth.js';
 import { reply, type Conn } from './conn.js';
 import { leadingId } from './frames.js';
 import type { Handler, HandlerContext, Handlers } from './handlers/index.js';
 import type { Feed } from './subscriber-feed.js';
+
+/** A call carried out on another machine (its result), or one that stays here with its params rewritten (run --after HOST:RUN), or undefined: here as it is. */
+export type Forwarded = Promise<{ result: unknown } | { params: Record<string, unknown> } | undefined>;
 
 export interface RequestDeps {
   /** The mode (writes refused while degraded) and how a journal fault is absorbed. */
@@ -26,7 +29,7 @@ export interface RequestDeps {
   /** What a handler is given for the connection it answers. */
   contextOf: (conn: Conn) => HandlerContext;
   /** A call on another machine's runs, carried there: its answer; undefined (at once) when the call is this machine's. */
-  forward?: (method: MethodName, params: Record<string, unknown>, signal: AbortSignal) => Promise<{ result: unknown } | undefined> | undefined;
+  forward?: (method: MethodName, params: Record<string, unknown>, signal: AbortSignal) => Forwarded | undefined;
 }
 
 /** A request as it came: its id, method and params, or the refusal to answer when it is not one. */
@@ -97,12 +100,19 @@ async function dispatch<M extends MethodName>(
   method: M,
   raw: Record<string, unknown>,
   ctx: HandlerContext,
-  forward: (parsed: Record<string, unknown>) => Promise<{ result: unknown } | undefined> | undefined,
+  forward: (parsed: Record<string, unknown>) => Forwarded | undefined,
 ): Promise<unknown> {
-  const params = parseParams(method, raw);
+  let params = parseParams(method, raw);
   // Before the journal's state is asked: another machine's journal is not this one's.
   const away = await forward(params);
-  if (away) return away.result;
+  if (away && 'result' in away) return away.result;
+  if (away) params = away.params as typeof params;
+  // `--host` that no forward took: this machine's own name, or no cluster to find the machine in.
+  const onHost = METHODS[method].remote?.host;
+  const named = onHost === undefined ? undefined : (params as Record<string, unknown>)[onHost];
+  if (named !== undefined && named !== ctx.cluster()?.host) {
+    throw new RemoteError('usage', `${JSON.stringify(named)} names a machine of a cluster, and this supervisor is not in one (config.json has no "cluster")`);
+  }
   const { degraded } = deps.feed.lifecycle;
   if (degraded !== null && WRITES.has(method)) {
     throw new RemoteError('unavailable', `the journal cannot be written (${degraded}); orcr starts and changes nothing until it can`);

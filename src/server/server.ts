@@ -119,6 +119,14 @@ function bringUp(supervisor: Supervisor, draining: boolean): void {
   }
 }
 
+/** Commands between machines (cluster-commands.ts), loaded only in a cluster, as the link is; a home that joined nothing refuses to act. */
+async function clusterCommandsOf(supervisor: Supervisor, cfg: NonNullable<Config['cluster']>, home: Home, log: (m: string) => void) {
+  const { clusterCommands, notAMember, localRun } = await import('./cluster-commands.js');
+  const link = supervisor.clusterLink;
+  if (!link) return notAMember(cfg.name, localRun(supervisor.rooms));
+  return clusterCommands(link, cfg, { rooms: supervisor.rooms, feed: supervisor.feed, handlers: HANDLERS, home, log, dependencies: supervisor.remoteInputs });
+}
+
 export async function startServer(dir: string, log: (m: string) => void, opts: ServerOptions = {}): Promise<ServerHandle> {
   const stopped = (): void => opts.onStopped?.();
   const { home, config } = openHome(dir, log);
@@ -132,17 +140,7 @@ export async function startServer(dir: string, log: (m: string) => void, opts: S
   }
   bringUp(supervisor, opts.killAgents === true);
   // Commands between machines: loaded only in a cluster, as the link is.
-  const link = supervisor.clusterLink;
-  const commands =
-    link && config.cluster
-      ? (await import('./cluster-commands.js')).clusterCommands(link, config.cluster, {
-          rooms: supervisor.rooms,
-          feed: supervisor.feed,
-          handlers: HANDLERS,
-          home,
-          log,
-        })
-      : null;
+  const commands = config.cluster ? await clusterCommandsOf(supervisor, config.cluster, home, log) : null;
 
   const drainThenExit = (kill: boolean): void => {
     void supervisor.drain(kill).then(() => close().then(stopped));

@@ -11,6 +11,7 @@ import type { Home } from '../config/home.js';
 import { wallNow, type WallClock } from './clock.js';
 import { compose, type House } from './compose.js';
 import type { ClusterLink } from './cluster-link.js';
+import type { Dependencies } from './dependencies.js';
 import type { Rooms } from './handlers/context.js';
 import { Settings } from './settings.js';
 import type { Feed } from './subscriber-feed.js';
@@ -37,6 +38,11 @@ export class Supervisor {
   /** This machine's membership of a cluster (joined by joinCluster), or null on its own. */
   get clusterLink(): ClusterLink | null {
     return this.h.slots.cluster;
+  }
+
+  /** Runs waiting for other machines' runs (run --after b:fix): their inputs read there (cluster-inputs.ts). */
+  get remoteInputs(): Pick<Dependencies, 'readRemote' | 'remoteWaitedOn' | 'onEnded'> {
+    return this.h.dependencies;
   }
 
   /** Why the journal could not be written when it was opened (a full disk), or null: then the supervisor starts degraded. */

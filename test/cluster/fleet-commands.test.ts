@@ -138,6 +138,10 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     const logs = a!.cli(['logs', 'b:chat', '--raw', '--tail', '2']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout.trimEnd().split('\n')).toEqual(b!.cli(['logs', 'chat', '--raw', '--tail', '2']).stdout.trimEnd().split('\n'));
+    // diff b:RUN: answered by b as b answers it (a run without a worktree: the same refusal and exit code).
+    const [there, here] = [a!.cli(['diff', 'b:chat']), b!.cli(['diff', 'chat'])];
+    expect(there.code).toBe(here.code);
+    expect(there.stderr).toBe(here.stderr.replaceAll('"chat"', '"b:chat"'));
   });
 
   it("approve b:RUN and deny b:ID from a answer b's agent, which goes on; b records who answered and from which machine", async () => {
@@ -173,6 +177,62 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     expect(again.stderr).toMatch(/via cluster/);
   });
 
+  it('run --after b:RUN on c starts when it completes on b; one after a run of b that failed is canceled', async () => {
+    const { b, c } = machines();
+    const go = path.join(b!.dir, 'go');
+    b!.json(['run', '-n', 'first', '--', 'sh', '-c', `while [ ! -f ${go} ]; do sleep 0.05; done`]);
+    b!.json(['run', '-n', 'bad', '--', 'sh', '-c', 'exit 3']);
+    await working(b!, 'first');
+    const dep = c!.cli(['run', '-n', 'dep', '--after', 'b:first', '--json', '--', 'sh', '-c', 'true']);
+    expect(dep.code, dep.stderr).toBe(0);
+    const lost = c!.cli(['run', '-n', 'lost', '--after', 'b:bad', '--json', '--', 'sh', '-c', 'true']);
+    expect(lost.code, lost.stderr).toBe(0);
+    await until(() => c!.json<PublicRun>(['show', 'lost']).status === 'ended', 'lost to be canceled');
+    expect(c!.json<PublicRun>(['show', 'lost'])).toMatchObject({ exit_reason: 'canceled', exit_detail: 'dependency b:bad ended errored' });
+    // Still waiting: its input works on b.
+    expect(c!.json<PublicRun>(['show', 'dep']).status).toBe('queued');
+    fs.writeFileSync(go, '');
+    const w = await cliAsync(c!, ['wait', 'dep', '--timeout', '20s']);
+    expect(w, w.stderr).toMatchObject({ code: 0, stdout: 'dep completed\n' });
+    expect(b!.json<PublicRun>(['show', 'first'])).toMatchObject({ status: 'ended', exit_reason: 'completed' });
+    // An unknown run of b is refused at once, as an unknown local one is, and nothing is queued.
+    const none = c!.cli(['run', '-n', 'never', '--after', 'b:nothing', '--', 'true']);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/no run "b:nothing"/);
+  });
+
+  it("a bare name no local run has is another machine's when one machine publishes it; several: refused as ambiguous, naming each", async () => {
+    const { a, b, c } = machines();
+    const solo = b!.json<PublicRun>(['run', '-n', 'solo', '--', 'sh', '-c', 'sleep 600']);
+    const twinB = b!.json<PublicRun>(['run', '-n', 'twin', '--', 'sh', '-c', 'sleep 600']);
+    const twinC = c!.json<PublicRun>(['run', '-n', 'twin', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'solo');
+    // The rows the fleet view publishes (orcr_run), written here as that view writes them.
+    const cluster = a!.json<{ name: string }>(['cluster', 'status']).name;
+    const db = new pg.Client(server.url);
+    await db.connect();
+    try {
+      for (const [host, run] of [
+        ['b', solo],
+        ['b', twinB],
+        ['c', twinC],
+      ] as const) {
+        await db.query(
+          `INSERT INTO orcr_run (cluster, host, uuid, name, status, face) VALUES ($1, $2, $3, $4, 'working', '{}') ON CONFLICT (cluster, uuid) DO NOTHING`,
+          [cluster, host, run.uuid, run.name],
+        );
+      }
+    } finally {
+      await db.end();
+    }
+    const twin = a!.cli(['kill', 'twin']);
+    expect(twin.code).toBe(2);
+    expect(twin.stderr).toMatch(/"twin" names runs of several machines: b:twin, c:twin/);
+    const k = a!.cli(['kill', 'solo']);
+    expect(k, k.stderr).toMatchObject({ code: 0, stdout: 'b:solo killing\n' });
+    await until(() => agentPids(solo.uuid).length === 0, 'solo gone from /proc on b', 10_000);
+  });
+
   it('queue pause --host b and provider resume --host b act on b', () => {
     const { a, b } = machines();
     const p = a!.cli(['queue', 'pause', '--host', 'b']);
@@ -185,6 +245,10 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     const r = a!.cli(['provider', 'resume', 'claude', '--host', 'b']);
     expect(r).toMatchObject({ code: 4, stderr: expect.stringMatching(/claude is not on hold on b/) });
     expect(a!.cli(['queue', 'pause', '--host', 'nowhere'])).toMatchObject({ code: 6, stderr: expect.stringMatching(/no machine "nowhere"/) });
+    // A home on its own has no machine to name: a usage error, and its own queue is left as it is.
+    const alone = home({});
+    expect(alone.cli(['queue', 'pause', '--host', 'b'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/not in one/) });
+    expect(alone.json<{ paused: boolean }>(['stats']).paused).toBe(false);
   });
 
   it('a machine not heard from within lease_ttl is refused at once (exit 7, naming it and when it was last heard)', async () => {
@@ -277,6 +341,31 @@ describeWhen(need, `commands that cannot go, or get no answer ${onPg()}`, () => 
       await db.end();
     }
     expect(b!.json<PublicRun>(['show', 'long']).status).toBe('working');
+  });
+
+  it('wait b:RUN given up by its client (Ctrl-C): the wait on b is dropped too', async () => {
+    const { a, b } = machines(['a', 'b']);
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const child = a!.spawn(['wait', 'b:long']);
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 1, 'the wait to be open on b');
+    child.kill('SIGINT');
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 0, 'the wait on b dropped', 10_000, 100);
+  });
+
+  it('wait b:RUN whose machine stops answering meanwhile: said within seconds (exit 7), not waited on for ever', async () => {
+    const { a, b } = machines(['a', 'b']);
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    const waiting = cliAsync(a!, ['wait', 'b:long']);
+    // The wait is on its way on b (its command taken) before b goes.
+    await until(() => b!.json<{ waits: number }>(['server', 'status']).waits === 1, 'the wait to be open on b');
+    process.kill(b!.serverPid()!, 'SIGKILL');
+    const t0 = Date.now();
+    const w = await waiting;
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(w.code).toBe(7);
+    expect(w.stderr).toMatch(/machine b stopped answering while the call was on its way \(last heard \ds ago\)/);
   });
 
   it('a machine whose supervisor does not take the command in time: said so (exit 7), withdrawn, never carried out later', async () => {

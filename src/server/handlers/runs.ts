@@ -66,7 +66,7 @@ export const runHandlers: HandlerFamily<RunMethod> = {
   'run.send': (p, { queries, input }) => ({ run: queries.view(input.send(queries.resolve(p.ref).uuid, p.text)) }),
   'run.resolve': ({ ref }, { queries, home }) => {
     const r = queries.resolve(ref);
-    return { uuid: r.uuid, name: r.name, dir: `${home.runs}/${r.uuid}`, protocol: r.protocol, status: r.status };
+    return { uuid: r.uuid, name: r.name, dir: `${home.runs}/${r.uuid}`, protocol: r.protocol, status: r.status, exit_reason: r.exit_reason };
   },
   'run.select': (f, { queries }) => ({ runs: queries.select(f).map((r) => ({ uuid: r.uuid, name: r.name, status: r.status })) }),
   'run.takeover': (p, { queries, kills }) => ({ run: queries.view(kills.takeover(queries.resolve(p.ref).uuid, p.now ?? false)) }),

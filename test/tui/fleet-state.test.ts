@@ -29,6 +29,7 @@ function reply(runs: ClusterRun[], stale: string[] = []): ClusterRunsReply {
     as_of: iso(T0),
     stale_since: null,
     error: null,
+    publishing: null,
   };
 }
 

@@ -4,14 +4,18 @@
 // cluster scope (`m`), lists the request in its approvals queue as `b:ID`;
 // `y` answers it (approval.answer with that id, forwarded through the
 // cluster's database to b's supervisor), and the agent on b goes on and
-// completes. Real supervisors, a real PostgreSQL server, no mocks.
+// completes. And a viewer (cluster.viewer, a role that can only SELECT):
+// `orcr-tui --cluster` opens on the fleet, and a kill from it is refused,
+// saying why. Real supervisors, a real PostgreSQL server, no mocks.
 
 import './no-ci.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import type { PublicRun } from '../../src/protocol/views.js';
 import { askingAgent } from '../support/asking-agent.js';
-import { until } from '../support/harness.js';
+import { ROOT, until } from '../support/harness.js';
 import { onPg, PgServer, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
 import { Home } from './home.js';
@@ -79,5 +83,43 @@ describeWhen(need, `the approvals queue in cluster scope, in a real terminal ${o
     const decided = b!.json<{ id: number; state: string; by: { via: string; who: string } }[]>(['approvals', '--all', '--json']).find((r) => r.id === id);
     expect(decided).toMatchObject({ state: 'allowed', by: { via: 'tui' } });
     expect(decided!.by.who).toMatch(/ on a \(via cluster\)$/);
+  });
+
+  it('a viewer with a role that can only SELECT: orcr-tui --cluster opens on the fleet; x on a run is refused, saying why', async () => {
+    const name = `tuiv${process.pid}`;
+    const a = new Home({ cluster: { url: server.url, name, host: 'a', lease_ttl: '1500ms', stale_after: '3s' } });
+    homes.push(a);
+    expect(a.cli(['stats']).code).toBe(0);
+    a.run(['-n', 'seen', '--', 'sh', '-c', `while [ ! -f ${path.join(a.dir, 'go')} ]; do sleep 0.05; done`]);
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client(server.url);
+    await admin.connect();
+    const role = `tui_viewer_${process.pid}`;
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      // The grants the README gives a viewer, and no more.
+      const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      await admin.query(readme.match(/```sql\n(GRANT SELECT ON [^`]*TO orcr_viewer;\n)```/)![1]!.replaceAll('orcr_viewer', role));
+      const viewer = new Home({ cluster: { url: server.url.replace(/orcr@/, `${role}@`), name, host: 'desk', viewer: true } });
+      homes.push(viewer);
+      expect(viewer.cli(['stats']).code).toBe(0);
+
+      term = new Term(viewer, 80, 24);
+      term.start('viewer', ['--cluster']);
+      const t = term;
+      const f = await t.waitFor((x) => /Runs · cluster \S+ \(1 machine\)/.test(x) && /^. a\s+● working\s+a:seen/m.test(x), 'the fleet, at once');
+      expect(f).toMatch(/MACHINE\s+STATUS/);
+      t.keys('x');
+      await t.waitFor((x) => x.includes('kill a:seen?'), 'the question');
+      t.keys('y');
+      await t.waitFor(
+        (x) => /✗ kill a:seen: this home reads cluster "\S+" and is not one of its machine/.test(x),
+        'the refusal in the footer (cut at 80 columns)',
+      );
+      expect(a.json<PublicRun>(['show', 'seen']).status).toBe('working');
+    } finally {
+      await admin.query(`REASSIGN OWNED BY ${role} TO orcr; DROP OWNED BY ${role}`).catch(() => undefined);
+      await admin.end();
+    }
   });
 });

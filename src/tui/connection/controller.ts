@@ -33,6 +33,8 @@ export interface ControllerOptions {
   statsIntervalMs?: number;
   frameMs?: number;
   reconnectDelayMs?: number;
+  /** Open in cluster scope once connected (`orcr-tui --cluster`). */
+  cluster?: boolean;
   /** How often the fleet is read in cluster scope (default 500 ms). */
   fleetPollMs?: number;
   /** Lends the terminal to an agent's CLI taking a run over (`o`); without it only tmux can. */
@@ -53,6 +55,7 @@ export class Controller implements Actions {
   private readonly stats: StatsPoll;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
+  private clusterPending: boolean;
   private readonly statsIntervalMs: number;
 
   constructor(
@@ -61,6 +64,7 @@ export class Controller implements Actions {
     opts: ControllerOptions = {},
   ) {
     this.statsIntervalMs = opts.statsIntervalMs ?? 1000;
+    this.clusterPending = opts.cluster === true;
     this.session = new Session(store, home, {
       connect: opts.connect,
       quiet: opts.quiet,
@@ -74,7 +78,14 @@ export class Controller implements Actions {
       frameMs: opts.frameMs ?? 66,
       reconnectDelayMs: opts.reconnectDelayMs ?? 1000,
       wantStats: (delayMs) => this.stats.request(delayMs),
-      wantRequests: (fresh) => this.approvals.refresh(fresh),
+      wantRequests: (fresh) => {
+        this.approvals.refresh(fresh);
+        // --cluster: the first connection opens cluster scope (or says why it cannot), as `m` would.
+        if (fresh && this.clusterPending && this.store.getState().scope === 'machine') {
+          this.clusterPending = false;
+          this.fleet.toggleScope();
+        }
+      },
     });
     this.stats = new StatsPoll(store, this.session);
     this.runs = new RunActions(store, this.session, { cwd: opts.cwd });

@@ -126,6 +126,27 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     await app.until((x) => /b:w-b/.test(x) && /■ ended/.test(x), 'b:w-b ended in a TUI');
   });
 
+  it('runs of two machines tagged (*) are killed together with x: one call per machine, both end', async () => {
+    const [a, b] = machines();
+    worker(a, 't-a');
+    worker(b, 't-b');
+    await until(() => fleet(a).runs.filter((r) => r.status === 'working').length === 2, 'a to see both working', 15_000, 100);
+    const app = open(a);
+    await app.until((x) => x.includes('Runs · this machine'), "a's TUI");
+    await app.press('m');
+    await app.until((x) => /b:t-b/.test(x.split('─ Limiter')[0]!), "the cluster's runs");
+    await app.press('*', 'x');
+    await app.until((x) => /kill 2 .*runs\?/.test(x), 'the question naming two runs');
+    await app.press('y');
+    await until(
+      () => a.json<PublicRun>(['show', 't-a']).status === 'ended' && b.json<PublicRun>(['show', 't-b']).status === 'ended',
+      'both ended',
+      15_000,
+      100,
+    );
+    await app.untilDrawn((x) => x.includes('2 runs: kill sent to 2'), 'the footer counting both (a later notice may replace it)');
+  });
+
   it('a machine SIGKILLed: its rows dimmed and said stale; the database away: the view says since when it is stale', async () => {
     const [a, b] = machines();
     worker(b, 'w-b');

@@ -80,8 +80,16 @@ export class RunActions implements RunPort {
   killMany(uuids: readonly string[], force: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call('run.kill', { refs: [...uuids], force })
-      .then((res) => {
+    // One call per machine: the supervisor forwards one machine's runs at a time (tagged rows of several, in cluster scope).
+    const byHost = new Map<string, string[]>();
+    const faces = this.store.getState().fleet.faces;
+    for (const u of uuids) {
+      const host = faces[u]?.host ?? '';
+      byHost.set(host, [...(byHost.get(host) ?? []), u]);
+    }
+    Promise.all([...byHost.values()].map((refs) => c.call('run.kill', { refs, force })))
+      .then((answers) => {
+        const res = { results: answers.flatMap((a) => a.results) };
         const n = (a: KillOutcome['action']): number => res.results.filter((r) => r.action === a).length;
         const parts = [`kill sent to ${n('killing')}${force ? ' (SIGKILL)' : ''}`];
         if (n('canceled')) parts.push(`${n('canceled')} canceled before they started`);

@@ -93,18 +93,29 @@ export class ApprovalDesk implements ApprovalsPort {
     const c = this.session.client;
     if (!c) return void this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
     const known = this.store.getState().requests.byId;
-    const params = {
-      // Another machine's request by its `HOST:ID`: the supervisor forwards the answer there.
-      targets: ids.map((id) => known[id]?.ref ?? String(id)),
+    const params = (targets: string[]) => ({
+      targets,
       verdict,
       ...opts,
       via: 'tui' as const,
       who: this.opts.who,
       ...(this.opts.caller ? { caller: this.opts.caller } : {}),
-    };
-    c.call('approval.answer', params)
-      .then((res) => {
-        const said = answeredText(verdict, ids, res.results, opts, known);
+    });
+    // Another machine's request by its `HOST:ID`: the supervisor forwards the answer there, one machine's per call.
+    const byHost = new Map<string, string[]>();
+    for (const id of ids) {
+      const host = known[id]?.host ?? '';
+      byHost.set(host, [...(byHost.get(host) ?? []), known[id]?.ref ?? String(id)]);
+    }
+    Promise.all([...byHost.values()].map((targets) => c.call('approval.answer', params(targets))))
+      .then((answers) => {
+        const said = answeredText(
+          verdict,
+          ids,
+          answers.flatMap((a) => a.results),
+          opts,
+          known,
+        );
         this.session.set((said.kind === 'error' ? error : info)(said.text, Date.now()));
       })
       .catch((e: Error) => this.session.set(error(`not answered: ${e.message}`, Date.now())))

@@ -117,6 +117,9 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     // x, y: the kill goes to b (forwarded through the database); its agent leaves /proc.
     const pid = b.json<PublicRun>(['show', 'w-b']).pid!;
     expect(alive(pid)).toBe(true);
+    // w: a wait on b's run (run.wait, forwarded), settled by the kill below.
+    await app.press('w');
+    await app.untilDrawn((x) => x.includes('waiting on b:w-b until it is idle or ended'), 'the wait on b:w-b');
     await app.press('x');
     await app.until((x) => /kill b:w-b\?/.test(x), 'the question naming b:w-b');
     await app.press('y');
@@ -124,6 +127,7 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
     expect(b.json<PublicRun>(['show', 'w-b']).exit_reason).toBe('killed');
     await until(() => !alive(pid), "w-b's agent gone from /proc", 10_000);
     await app.until((x) => /b:w-b/.test(x) && /■ ended/.test(x), 'b:w-b ended in a TUI');
+    await app.untilDrawn((x) => /wait on b:w-b: killed/.test(x), 'the wait settled as a local one does (killed)');
   });
 
   it('runs of two machines tagged (*) are killed together with x: one call per machine, both end', async () => {

@@ -17,7 +17,7 @@ import { askingAgent } from '../support/asking-agent.js';
 import { alive, until } from '../support/harness.js';
 import { onPg, PgServer, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
-import { Home } from './home.js';
+import { Home, MOCK_AGENT } from './home.js';
 import { liveApp, type LiveApp } from './live-app.js';
 
 const need = pgNeed();
@@ -149,6 +149,37 @@ describeWhen(need, `the TUI's cluster scope ${onPg()}`, () => {
       100,
     );
     await app.untilDrawn((x) => x.includes('2 runs: kill sent to 2'), 'the footer counting both (a later notice may replace it)');
+  });
+
+  it("s sends a line to b's idle run through b: the agent takes it as its next turn", async () => {
+    const [a, b] = machines();
+    b.run([
+      '-n',
+      'chat',
+      '--protocol',
+      'jsonl',
+      '--interactive',
+      '--',
+      process.execPath,
+      MOCK_AGENT,
+      '--format',
+      'jsonl',
+      '--scenario',
+      'interactive',
+      '--delay',
+      '20',
+    ]);
+    await until(() => fleet(a).runs.some((r) => r.ref === 'b:chat' && r.status === 'idle'), 'a to see b:chat idle', 30_000, 100);
+    const app = open(a);
+    await app.until((x) => x.includes('Runs · this machine'), "a's TUI");
+    await app.press('m');
+    await app.until((x) => /^. b\s+◇ idle\s+.*b:chat/m.test(x), 'b:chat idle in the list');
+    await app.press('s');
+    await app.until((x) => /send .*b:chat/.test(x), 'the prompt naming b:chat');
+    await app.press(...'one more thing'.split(''), '\r');
+    await app.untilDrawn((x) => x.includes('sent to b:chat (input #1)'), 'sent, as a local send says');
+    await until(() => b.json<PublicRun>(['show', 'chat']).input_seq === 1, 'b to have taken the input', 15_000, 100);
+    await until(() => b.json<PublicRun>(['show', 'chat']).status === 'idle', "the agent's turn to end", 15_000, 100);
   });
 
   it('a machine SIGKILLed: its rows dimmed and said stale; the database away: the view says since when it is stale', async () => {

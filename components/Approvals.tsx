@@ -6,6 +6,7 @@
 import React from 'react';
 import { Box } from 'ink';
 import { Line, PaneTitle, useTui } from './context.js';
+import { requestLabel } from '../src/tui/model/fleet-names.js';
 import { emptyQueueText, queueColumns, queueHeader, queueOffset, queueRowSpans, requestLines } from '../src/tui/view/approvals.js';
 
 export interface ApprovalsProps {
@@ -39,7 +40,9 @@ export function Approvals({ width, height }: ApprovalsProps): React.JSX.Element 
       {rows.slice(offset, offset + body).map((r) => (
         <Line key={r.id} spans={queueRowSpans(r, cols, queue, now)} width={width} inverse={r.id === queue.selected} />
       ))}
-      {sel && detailH > 0 ? <PaneTitle title={`#${sel.id} · ${sel.question ? 'question' : sel.tool}`} width={width} /> : null}
+      {sel && detailH > 0 ? (
+        <PaneTitle title={`${requestLabel(sel)} · ${sel.question ? 'question' : sel.tool || 'tool'}${sel.host ? ` · on ${sel.host}` : ''}`} width={width} />
+      ) : null}
       {detail.slice(0, Math.max(0, detailH - 1)).map((spans, i) => (
         <Line key={i} spans={spans} width={width} />
       ))}

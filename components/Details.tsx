@@ -10,6 +10,8 @@ import { detailLines } from '../src/tui/view/details.js';
 import { queuedWhy } from '../src/tui/view/why.js';
 import { detailsOutput } from '../src/tui/view/details-output.js';
 import { rowToken } from '../src/tui/view/transcript-rows.js';
+import { remoteDetailLines } from '../src/tui/view/fleet-details.js';
+import { listedRun } from '../src/tui/view/fleet-rows.js';
 
 export interface DetailsProps {
   readonly width: number;
@@ -23,7 +25,9 @@ function recordHeight(total: number, height: number): number {
 
 export function Details({ width, height }: DetailsProps): React.JSX.Element {
   const uuid = useTui((s) => s.selected);
-  const run = useTui((s) => (s.selected ? s.runs.byId[s.selected] : undefined));
+  const run = useTui((s) => (s.selected ? listedRun(s, s.selected) : undefined));
+  // Another machine's run: what its machine published of it (cluster scope).
+  const face = useTui((s) => (s.selected ? s.fleet.faces[s.selected] : undefined));
   const pos = useTui((s) => (s.selected ? s.view.positions[s.selected] : undefined));
   const now = useTui((s) => s.now);
   const details = useTui(useShallow((s) => (s.details && s.details.uuid === uuid ? s.details : null)));
@@ -38,6 +42,17 @@ export function Details({ width, height }: DetailsProps): React.JSX.Element {
       <Box flexDirection="column" width={width} height={height}>
         <PaneTitle title="Details" width={width} focused />
         <Line spans={[{ text: '  no run selected (esc returns)', token: 'text.muted' }]} width={width} />
+      </Box>
+    );
+  }
+  if (face) {
+    const lines = remoteDetailLines(face, run, now);
+    return (
+      <Box flexDirection="column" width={width} height={height}>
+        <PaneTitle title={`Details: ${run.name}`} width={width} focused right={`on ${face.host} · esc back`} />
+        {lines.slice(0, Math.max(1, height - 1)).map((spans, i) => (
+          <Line key={i} spans={spans} width={width} dim={stale || face.stale} />
+        ))}
       </Box>
     );
   }

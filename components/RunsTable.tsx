@@ -8,9 +8,11 @@ import type { TuiState } from '../src/tui/state/store.js';
 import { Line, PaneTitle, useStale, useTui } from './context.js';
 import { headerSpans, layoutColumns, rowSpans, type Column } from '../src/tui/view/columns.js';
 import { queuedWhy } from '../src/tui/view/why.js';
-import { sortWords } from '../src/tui/view/format.js';
+import { sortWords, statusToken } from '../src/tui/view/format.js';
 import { rateOf } from '../src/tui/view/burn.js';
 import { listBody, olderLine } from '../src/tui/view/older.js';
+import { clock } from '../src/tui/model/numbers.js';
+import { listedRun, staleMachine as staleOf } from '../src/tui/view/fleet-rows.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -37,6 +39,9 @@ interface RowData {
   burn: TuiState['burn'][string] | undefined;
   depth: number;
   folded: number | undefined;
+  /** In cluster scope: the run's machine, and whether it has stopped answering; null otherwise. */
+  host: string | null;
+  staleMachine: boolean;
 }
 
 /**
@@ -49,7 +54,10 @@ interface RowData {
 function rowSelector(uuid: string): (s: TuiState) => RowData {
   let last: RowData | null = null;
   return (s) => {
-    const run = s.runs.byId[uuid];
+    const run = listedRun(s, uuid);
+    const face = s.fleet.faces[uuid];
+    const host = s.scope === 'cluster' ? (face?.host ?? s.fleet.host ?? '') : null;
+    const staleMachine = face !== undefined && staleOf(s, uuid);
     const pos = s.view.positions[uuid];
     const need = s.view.attention[uuid] ?? null;
     const tagged = s.tagged[uuid] === true;
@@ -65,10 +73,19 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
       last.tagged === tagged &&
       last.burn === burn &&
       last.depth === depth &&
-      last.folded === folded;
+      last.folded === folded &&
+      last.host === host &&
+      last.staleMachine === staleMachine;
     if (last && same && last.stats === s.stats) return last;
     // Short: the row's PROVIDER column names the provider a limit holds.
-    let why = run?.status === 'queued' ? queuedWhy(run, s.stats, pos, s.now, { short: true }, (u) => s.runs.byId[u]) : null;
+    // Another machine's run says why in its machine's words (this machine's stats know nothing of its queue).
+    let why = face
+      ? face.why && face.status !== 'ended'
+        ? { text: face.why, token: statusToken(face.status) }
+        : null
+      : run?.status === 'queued'
+        ? queuedWhy(run, s.stats, pos, s.now, { short: true }, (u) => s.runs.byId[u])
+        : null;
     // The same words keep the same object: the row need not draw again for a stats poll that changed nothing it says.
     if (last?.why && why && why.text === last.why.text && why.token === last.why.token) why = last.why;
     // Only the stats moved, and nothing the row shows: keep the row as it is.
@@ -76,26 +93,45 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
       last.stats = s.stats;
       return last;
     }
-    last = { run, pos, now: s.now, stats: s.stats, why, need, tagged, burn, depth, folded };
+    last = { run, pos, now: s.now, stats: s.stats, why, need, tagged, burn, depth, folded, host, staleMachine };
     return last;
   };
 }
 
 const RunRow = memo(function RunRow({ uuid, cols, width, selected, stale }: RowProps): React.JSX.Element | null {
   const select = useMemo(() => rowSelector(uuid), [uuid]);
-  const { run, pos, now, why, need, tagged, burn, depth, folded } = useTui(select);
+  const { run, pos, now, why, need, tagged, burn, depth, folded, host, staleMachine } = useTui(select);
   if (!run) return null;
   const tree = depth > 0 || folded !== undefined ? { depth, folded } : null;
+  const machine = host !== null ? { host, stale: staleMachine } : null;
   return (
     <Line
-      spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree)}
+      spans={rowSpans(run, cols, now, pos, selected, why, need, tagged, burn ? rateOf(burn, now) : null, tree, machine)}
       width={width}
       inverse={selected}
       bold={tagged}
-      dim={stale}
+      dim={stale || staleMachine}
     />
   );
 });
+
+/** The MACHINE column's width in cluster scope (its longest host, `stale` included), 0 in this machine's. */
+function machineWidth(s: TuiState): number {
+  if (s.scope !== 'cluster') return 0;
+  let w = (s.fleet.host ?? '').length;
+  for (const m of s.fleet.machines) w = Math.max(w, m.host.length + (m.stale ? 8 : 0));
+  return Math.max(1, w);
+}
+
+/** Which runs the pane lists, when the home is in a cluster: ` · this machine`, ` · cluster dev (3 machines)`. */
+function scopeTitle(s: TuiState): string {
+  if (s.scope === 'cluster') {
+    const n = s.fleet.machines.length;
+    return ` · cluster ${s.fleet.cluster ?? ''} (${n} machine${n === 1 ? '' : 's'})`;
+  }
+  // In a cluster, the key that shows the rest is said where the scope is.
+  return s.stats?.cluster ? ' · this machine (m: cluster)' : '';
+}
 
 export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.Element {
   const older = useTui(olderLine);
@@ -103,7 +139,10 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const waiting = useTui((s) => s.view.counts.queued > 0);
   const worktrees = useTui((s) => s.view.worktrees === true);
   const needy = useTui((s) => Object.keys(s.view.attention).length);
-  const cols = useMemo(() => layoutColumns(width, waiting, worktrees, needy > 0), [width, waiting, worktrees, needy > 0]);
+  const machines = useTui(machineWidth);
+  const cols = useMemo(() => layoutColumns(width, waiting, worktrees, needy > 0, machines), [width, waiting, worktrees, needy > 0, machines]);
+  const scope = useTui(scopeTitle);
+  const viewStale = useTui((s) => (s.scope === 'cluster' && s.fleet.staleSince !== null ? s.fleet.staleSince : null));
   const offset = useTui((s) => s.list.offset);
   const cursor = useTui((s) => s.list.cursor);
   const visible = useTui(useShallow((s) => s.view.ids.slice(s.list.offset, s.list.offset + body)));
@@ -118,6 +157,7 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   const stale = useStale();
 
   const right = [
+    viewStale !== null ? `fleet view stale since ${clock(viewStale)}` : '',
     tags > 0 ? `${tags} tagged` : '',
     needy > 0 ? `${needy} need${needy === 1 ? 's' : ''} you` : '',
     filter ? `filter "${filter}"` : '',
@@ -136,7 +176,7 @@ export function RunsTable({ width, body: paneBody }: RunsTableProps): React.JSX.
   }
   return (
     <Box flexDirection="column" width={width} height={paneBody + 2}>
-      <PaneTitle title={`Runs ${shown}/${total}`} width={width} focused={focused} right={right} />
+      <PaneTitle title={`Runs${scope} ${shown}/${total}`} width={width} focused={focused} right={right} />
       <Line spans={headerSpans(cols)} width={width} />
       {empty !== null ? (
         <Line spans={[{ text: `  ${empty}`, token: 'text.muted' }]} width={width} />

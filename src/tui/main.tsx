@@ -136,6 +136,7 @@ async function loadInk() {
 function makeController(store: TuiStore, home: Home, args: TuiArgs, lender: TerminalLender): Controller {
   return new Controller(store, home, {
     quiet: args.quiet,
+    cluster: args.cluster,
     // `o`: the agent's CLI gets this terminal (the main screen, cooked input, a
     // cursor), and Ink draws the whole frame again after it.
     handOver: async (run) => {

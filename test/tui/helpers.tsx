@@ -6,7 +6,7 @@ import React from 'react';
 import { render } from 'ink-testing-library';
 import { StoreContext, ThemeContext } from '../../components/context.js';
 import type { TuiStore } from '../../src/tui/state/store.js';
-import type { Actions, ApprovalsPort, OutputPort, PrefsPort, RunPort, SessionPort, ViewsPort } from '../../src/tui/input/actions.js';
+import type { Actions, ApprovalsPort, OutputPort, FleetPort, PrefsPort, RunPort, SessionPort, ViewsPort } from '../../src/tui/input/actions.js';
 import { NO_COLOR_THEME, type Theme } from '../../src/tui/view/theme.js';
 import { until as waitUntil } from '../support/harness.js';
 
@@ -83,5 +83,6 @@ export function fakeActions(calls: Call[]): Actions {
     approvals: port<ApprovalsPort>('answer', 'inputOpened'),
     output: port<OutputPort>('detailsOpened', 'detailsClosed', 'transcriptOpened', 'transcriptClosed', 'diffOpened'),
     prefs: port<PrefsPort>('themeChanged', 'sortChanged'),
+    fleet: port<FleetPort>('toggleScope', 'remoteDetailsOpened', 'readFleetSoon'),
   };
 }

@@ -398,7 +398,8 @@ describe('notices', () => {
 
 describe('orcr-tui flags', () => {
   it('parses the flags and refuses unknown ones', () => {
-    expect(parseTuiArgs(['--theme', 'light', '--quiet'])).toEqual({ theme: 'light', demo: false, quiet: true, help: false });
+    expect(parseTuiArgs(['--theme', 'light', '--quiet'])).toEqual({ theme: 'light', demo: false, cluster: false, quiet: true, help: false });
+    expect(parseTuiArgs(['--cluster'])).toMatchObject({ cluster: true });
     expect(parseTuiArgs(['--demo'])).toMatchObject({ demo: true });
     expect(() => parseTuiArgs(['--bogus'])).toThrow(/bogus/);
     expect(() => parseTuiArgs(['extra'])).toThrow();

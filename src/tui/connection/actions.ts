@@ -10,6 +10,7 @@ import { shellSplit } from '../input/shell-split.js';
 import { clean } from '../state/safe-text.js';
 import { error, info, type TuiStore, type WaitBanner } from '../state/store.js';
 import type { ClientLike, Session } from './session.js';
+import { runOf } from '../state/fleet.js';
 
 /** How long a settled wait's banner stays before it gives its line back. */
 const WAIT_BANNER_MS = 60_000;
@@ -52,7 +53,7 @@ export class RunActions implements RunPort {
   ) {}
 
   private nameOf(uuid: string): string {
-    return this.store.getState().runs.byId[uuid]?.name ?? uuid.slice(0, 8);
+    return runOf(this.store.getState(), uuid)?.name ?? uuid.slice(0, 8);
   }
 
   private fail(what: string, e: unknown): void {
@@ -79,8 +80,16 @@ export class RunActions implements RunPort {
   killMany(uuids: readonly string[], force: boolean): void {
     const c = this.need();
     if (!c) return;
-    c.call('run.kill', { refs: [...uuids], force })
-      .then((res) => {
+    // One call per machine: the supervisor forwards one machine's runs at a time (tagged rows of several, in cluster scope).
+    const byHost = new Map<string, string[]>();
+    const faces = this.store.getState().fleet.faces;
+    for (const u of uuids) {
+      const host = faces[u]?.host ?? '';
+      byHost.set(host, [...(byHost.get(host) ?? []), u]);
+    }
+    Promise.all([...byHost.values()].map((refs) => c.call('run.kill', { refs, force })))
+      .then((answers) => {
+        const res = { results: answers.flatMap((a) => a.results) };
         const n = (a: KillOutcome['action']): number => res.results.filter((r) => r.action === a).length;
         const parts = [`kill sent to ${n('killing')}${force ? ' (SIGKILL)' : ''}`];
         if (n('canceled')) parts.push(`${n('canceled')} canceled before they started`);

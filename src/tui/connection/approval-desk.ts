@@ -12,6 +12,7 @@ import type { Verdict } from '../../core/approvals.js';
 import type { ApprovalAnswered } from '../../protocol/results.js';
 import type { AnswerOptions, ApprovalsPort } from '../input/actions.js';
 import type { Request } from '../state/approvals.js';
+import { requestLabel } from '../model/fleet-names.js';
 import { InputDoc } from '../state/input-doc.js';
 import { reduceClosePager } from '../state/pager.js';
 import { reduceRequestList } from '../state/reducers.js';
@@ -32,7 +33,7 @@ export function answererName(pid = process.pid): string {
 const DONE: Record<Verdict, string> = { allow: 'allowed', deny: 'denied' };
 
 /** A request as the footer names it: `#12 (refactor: Bash: npm test)`. */
-const named = (r: Request | undefined, id: number): string => (r ? `#${id} (${r.name}: ${r.summary})` : `#${id}`);
+const named = (r: Request | undefined, id: number): string => (r ? `${requestLabel(r)} (${r.name}: ${r.summary})` : `#${id}`);
 
 /** What an answer did, for the footer: each request decided, or why not (the supervisor's words). */
 function answeredText(
@@ -92,17 +93,29 @@ export class ApprovalDesk implements ApprovalsPort {
     const c = this.session.client;
     if (!c) return void this.session.set(error('not connected to the supervisor (r to reconnect)', Date.now()));
     const known = this.store.getState().requests.byId;
-    const params = {
-      targets: ids.map(String),
+    const params = (targets: string[]) => ({
+      targets,
       verdict,
       ...opts,
       via: 'tui' as const,
       who: this.opts.who,
       ...(this.opts.caller ? { caller: this.opts.caller } : {}),
-    };
-    c.call('approval.answer', params)
-      .then((res) => {
-        const said = answeredText(verdict, ids, res.results, opts, known);
+    });
+    // Another machine's request by its `HOST:ID`: the supervisor forwards the answer there, one machine's per call.
+    const byHost = new Map<string, string[]>();
+    for (const id of ids) {
+      const host = known[id]?.host ?? '';
+      byHost.set(host, [...(byHost.get(host) ?? []), known[id]?.ref ?? String(id)]);
+    }
+    Promise.all([...byHost.values()].map((targets) => c.call('approval.answer', params(targets))))
+      .then((answers) => {
+        const said = answeredText(
+          verdict,
+          ids,
+          answers.flatMap((a) => a.results),
+          opts,
+          known,
+        );
         this.session.set((said.kind === 'error' ? error : info)(said.text, Date.now()));
       })
       .catch((e: Error) => this.session.set(error(`not answered: ${e.message}`, Date.now())))

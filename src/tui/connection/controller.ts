@@ -1,7 +1,7 @@
 // The TUI's only contact with the outside world, put together: the session
 // (snapshot, stream, reconnects), the stats poll, and the rooms that carry
 // out what keys ask (the Actions ports: run actions, take-over, older runs,
-// the views' reads, the approvals queue's answers, the output followed, the
+// the views' reads, the fleet's in cluster scope, the approvals queue's answers, the output followed, the
 // saved prefs), on one
 // once-a-second clock. Each port is the room itself: nothing here forwards a
 // call. Components never see any of it.
@@ -20,6 +20,7 @@ import { Takeover, type HandOver } from './takeover.js';
 import { Session, type Connect } from './session.js';
 import { StatsPoll } from './stats-poll.js';
 import { ViewReads } from './view-reads.js';
+import { FleetReads } from './fleet-reads.js';
 
 export interface ControllerOptions {
   quiet?: boolean;
@@ -32,6 +33,10 @@ export interface ControllerOptions {
   statsIntervalMs?: number;
   frameMs?: number;
   reconnectDelayMs?: number;
+  /** Open in cluster scope once connected (`orcr-tui --cluster`). */
+  cluster?: boolean;
+  /** How often the fleet is read in cluster scope (default 500 ms). */
+  fleetPollMs?: number;
   /** Lends the terminal to an agent's CLI taking a run over (`o`); without it only tmux can. */
   handOver?: HandOver;
 }
@@ -46,9 +51,11 @@ export class Controller implements Actions {
   readonly approvals: ApprovalDesk;
   readonly output: OutputFollow;
   readonly prefs: SavedPrefs;
+  readonly fleet: FleetReads;
   private readonly stats: StatsPoll;
   private clock: NodeJS.Timeout | null = null;
   private ticking = false;
+  private clusterPending: boolean;
   private readonly statsIntervalMs: number;
 
   constructor(
@@ -57,6 +64,7 @@ export class Controller implements Actions {
     opts: ControllerOptions = {},
   ) {
     this.statsIntervalMs = opts.statsIntervalMs ?? 1000;
+    this.clusterPending = opts.cluster === true;
     this.session = new Session(store, home, {
       connect: opts.connect,
       quiet: opts.quiet,
@@ -70,7 +78,14 @@ export class Controller implements Actions {
       frameMs: opts.frameMs ?? 66,
       reconnectDelayMs: opts.reconnectDelayMs ?? 1000,
       wantStats: (delayMs) => this.stats.request(delayMs),
-      wantRequests: (fresh) => this.approvals.refresh(fresh),
+      wantRequests: (fresh) => {
+        this.approvals.refresh(fresh);
+        // --cluster: the first connection opens cluster scope (or says why it cannot), as `m` would.
+        if (fresh && this.clusterPending && this.store.getState().scope === 'machine') {
+          this.clusterPending = false;
+          this.fleet.toggleScope();
+        }
+      },
     });
     this.stats = new StatsPoll(store, this.session);
     this.runs = new RunActions(store, this.session, { cwd: opts.cwd });
@@ -81,6 +96,7 @@ export class Controller implements Actions {
     this.approvals = new ApprovalDesk(store, this.session, { who: answererName(), caller: (opts.env ?? process.env).ORCR_RUN || null });
     this.output = new OutputFollow(store, this.session, home);
     this.prefs = new SavedPrefs(home.dir, this.session);
+    this.fleet = new FleetReads(store, this.session, opts.fleetPollMs);
   }
 
   start(): void {
@@ -92,6 +108,7 @@ export class Controller implements Actions {
     if (this.clock) clearInterval(this.clock);
     this.clock = null;
     this.stats.stop();
+    this.fleet.stop();
     this.takeover.stop();
     this.output.close();
     this.session.stop();

@@ -89,6 +89,16 @@ export interface PrefsPort {
   sortChanged(sort: SortSpec): void;
 }
 
+/** `m` and other machines' runs (connection/fleet-reads.ts). */
+export interface FleetPort {
+  /** This machine's runs, or the whole cluster's (read first: a home in no cluster is told so, and stays). */
+  toggleScope(): void;
+  /** Details opened on another machine's run (`HOST:UUID`): read its face now. */
+  remoteDetailsOpened(key: string): void;
+  /** An action on another machine's run was sent: read the fleet again soon. */
+  readFleetSoon(): void;
+}
+
 export interface Actions {
   runs: RunPort;
   takeover: TakeoverPort;
@@ -98,4 +108,5 @@ export interface Actions {
   approvals: ApprovalsPort;
   output: OutputPort;
   prefs: PrefsPort;
+  fleet: FleetPort;
 }

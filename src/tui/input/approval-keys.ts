@@ -7,6 +7,7 @@
 
 import type { Verdict } from '../../core/approvals.js';
 import { requestsOf, type Request } from '../state/approvals.js';
+import { requestLabel } from '../model/fleet-names.js';
 import { confirmedPicks, currentQuestion, movedQueue, openedQueue, picked, selectedRequest, taggedQueue, taggedRequests } from '../state/approval-queue.js';
 import { reduceOpenInput } from '../state/pager.js';
 import type { AnswerOptions } from './actions.js';
@@ -64,9 +65,10 @@ export function allowable(c: KeyCall): Refusal | null {
   if (rs.length === 0) return NOTHING;
   const q = rs.find((r) => r.question);
   if (!q) return null;
-  if (rs.length > 1) return refused(`#${q.id} is a question: untag it, and answer it with its option`);
+  if (rs.length > 1) return refused(`${requestLabel(q)} is a question: untag it, and answer it with its option`);
+  if (q.host) return refused(`${requestLabel(q)} is a question: its options stay on ${q.host} (orcr approve ${q.ref} --answer …), n declines it`);
   const n = q.questions?.[currentQuestion(c.s.queue, q)]?.options.length ?? 0;
-  return refused(`#${q.id} is a question: ${n > 0 ? `1–${n} chooses its answer` : 'it offers no options to choose'}, n declines it`);
+  return refused(`${requestLabel(q)} is a question: ${n > 0 ? `1–${n} chooses its answer` : 'it offers no options to choose'}, n declines it`);
 }
 
 /** A: the rule each request offers, added to its run's allow list; refused when one offers none. */
@@ -75,10 +77,11 @@ export function alwaysAllowable(c: KeyCall): Refusal | null {
   if (why) return why;
   const rs = answering(c);
   const reading = rs.find((r) => r.partial);
-  if (reading) return unavailable(`#${reading.id}: reading what it offers…`);
-  const none = rs.find((r) => r.always === null);
+  if (reading) return unavailable(`${requestLabel(reading)}: reading what it offers…`);
+  // Another machine's request: its rule is known there (the fleet shares summaries), and refused there if it offers none.
+  const none = rs.find((r) => r.always === null && r.ref === undefined);
   if (!none) return null;
-  return refused(`#${none.id} offers no rule for the rest of its run: y allows it this once`);
+  return refused(`${requestLabel(none)} offers no rule for the rest of its run: y allows it this once`);
 }
 
 function send(c: KeyCall, rs: readonly Request[], verdict: Verdict, opts: AnswerOptions = {}): void {
@@ -97,7 +100,7 @@ export const allowAlways = (c: KeyCall): void => send(c, answering(c), 'allow', 
 /** n: the denial's words asked for in the prompt line (enter alone: the default ones). */
 export function deny(c: KeyCall): void {
   const rs = answering(c);
-  const name = rs.length === 1 ? `#${rs[0]!.id}` : `${plural(rs.length, 'tagged request')}`;
+  const name = rs.length === 1 ? requestLabel(rs[0]!) : `${plural(rs.length, 'tagged request')}`;
   c.openPrompt({ kind: 'deny', text: '', target: null, targetName: name, ids: rs.map((r) => r.id) });
 }
 
@@ -107,12 +110,12 @@ export const choosable =
   (c: KeyCall): Refusal | null => {
     const r = selectedRequest(c.s);
     if (!r) return NOTHING;
-    if (!r.question) return unavailable(`#${r.id} asks no question: y allows it, n denies it`);
-    if (!r.questions) return unavailable(`#${r.id}: reading its options…`);
+    if (!r.question) return unavailable(`${requestLabel(r)} asks no question: y allows it, n denies it`);
+    if (!r.questions) return unavailable(`${requestLabel(r)}: reading its options…`);
     const at = currentQuestion(c.s.queue, r);
     const count = r.questions[at]?.options.length ?? 0;
-    if (count === 0) return refused(`#${r.id}'s question offers no options to choose (n declines it)`);
-    return n <= count ? null : unavailable(`question ${at + 1} of #${r.id} has ${plural(count, 'option')}: 1–${count}`);
+    if (count === 0) return refused(`${requestLabel(r)}'s question offers no options to choose (n declines it)`);
+    return n <= count ? null : unavailable(`question ${at + 1} of ${requestLabel(r)} has ${plural(count, 'option')}: 1–${count}`);
   };
 
 export const choose =
@@ -142,6 +145,7 @@ export const selected = (c: KeyCall): Refusal | null => (selectedRequest(c.s) ? 
 
 export function readInput(c: KeyCall): void {
   const r = selectedRequest(c.s)!;
-  c.set(reduceOpenInput(c.s, r.id, r.run, `#${r.id} · ${r.name} · ${r.tool}`));
+  if (r.host) return c.say(`${requestLabel(r)}: its whole input stays on ${r.host}; the fleet shares its summary`);
+  c.set(reduceOpenInput(c.s, r.id, r.run, `${requestLabel(r)} · ${r.name} · ${r.tool}`));
   c.actions.approvals.inputOpened(r.id);
 }

@@ -26,6 +26,7 @@ import {
   listed,
   needsRun,
   notEnded,
+  onThisMachine,
   onTarget,
   openDetails,
   openDiff,
@@ -195,6 +196,15 @@ export const BINDINGS: readonly Binding[] = [
     footer: { rank: 260, panes: ['runs'] },
     handler: list.toggleAll,
   },
+  {
+    id: 'scope',
+    keys: [{ input: 'm' }],
+    label: 'm',
+    description: 'runs of this machine / of the whole cluster',
+    contexts: ['list'],
+    footer: { rank: 265, panes: ['runs'], hint: 'machine/cluster' },
+    handler: (c) => c.actions.fleet.toggleScope(),
+  },
   { id: 'load-older', keys: [{ input: 'L' }], label: 'L', description: 'load older ended runs', contexts: ['list'], handler: (c) => c.actions.older.load() },
   {
     id: 'transcript',
@@ -203,7 +213,7 @@ export const BINDINGS: readonly Binding[] = [
     description: 'transcript',
     contexts: ['details'],
     footer: { rank: 80 },
-    disabled: needsRun(),
+    disabled: needsRun(onThisMachine('the transcript is')),
     handler: onTarget(openTranscript),
   },
   {
@@ -400,7 +410,7 @@ export const BINDINGS: readonly Binding[] = [
     label: 'o',
     description: "take over: the agent's own CLI on its session (stops the run at its turn's end; o again: now)",
     contexts: NAV,
-    disabled: needsRun(),
+    disabled: needsRun(onThisMachine('taking over is')),
     handler: onTarget((c, t) => c.actions.takeover.start(t.uuid)),
   },
   {

@@ -11,6 +11,7 @@ import { sortWords } from '../view/format.js';
 import { nextThemeName } from '../view/theme.js';
 import { unavailable, type KeyCall, type Refusal } from './binding.js';
 import { nothingSelected, plural } from './run-keys.js';
+import { runOf } from '../state/fleet.js';
 
 /** The notice a key leaves, as a patch, for keys that change other things in the same step. */
 const info = (c: KeyCall, text: string): Patch => notice(text, c.now());
@@ -93,7 +94,7 @@ export function nextNeedingYou(c: KeyCall): void {
   const need = s.view.attention[ids[at]!]!;
   c.set({
     ...reduceScroll({ ...s, pane: 'runs' }, at - s.list.cursor),
-    ...info(c, `${s.runs.byId[ids[at]!]?.name ?? 'run'}: ${need.reason} (${lead.length} need${lead.length === 1 ? 's' : ''} you)`),
+    ...info(c, `${runOf(s, ids[at]!)?.name ?? 'run'}: ${need.reason} (${lead.length} need${lead.length === 1 ? 's' : ''} you)`),
   });
 }
 

@@ -18,6 +18,7 @@ import { specMatches, type KeyContext } from './keys.js';
 import { typeInto } from './prompt-keys.js';
 import { targetOf } from './run-keys.js';
 import { taggedRuns } from './tagged-keys.js';
+import { runOf } from '../state/fleet.js';
 
 export interface RouterDeps {
   store: TuiStore;
@@ -31,7 +32,7 @@ export { splitBurst };
 /** Where a key is looked up, first match first: with runs tagged, their bindings come before the list's. */
 function keyContexts(s: TuiState): KeyContext[] {
   if (s.mode === 'prompt') return s.prompt ? ['prompt'] : [];
-  if (s.mode === 'list' && Object.keys(s.tagged).some((id) => s.runs.byId[id])) return ['tagged', 'list'];
+  if (s.mode === 'list' && Object.keys(s.tagged).some((id) => runOf(s, id))) return ['tagged', 'list'];
   return [contextOf(s)];
 }
 

@@ -7,6 +7,7 @@ import { parseCap } from '../../core/caps.js';
 import type { PublicRun } from '../../protocol/views.js';
 import { limiterItems, selectable } from '../model/limiter-items.js';
 import { paneTarget, reduceOpenDetails } from '../state/navigation.js';
+import { isRemote, runOf } from '../state/fleet.js';
 import { reduceOpenDiff, reduceOpenPager } from '../state/pager.js';
 import { reduceSeen } from '../state/reducers.js';
 import type { Patch, TuiState } from '../state/store.js';
@@ -15,9 +16,11 @@ import { refused, unavailable, type KeyCall, type Refusal, type Subject, type Ta
 export const plural = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 export function targetOf(s: TuiState): Target | null {
-  const uuid = s.mode === 'details' ? s.selected : paneTarget(s);
-  if (uuid === null) return null;
-  const run = s.runs.byId[uuid];
+  const picked = s.mode === 'details' ? s.selected : paneTarget(s);
+  if (picked === null) return null;
+  // A limiter line names another machine's holder by its uuid: in cluster scope it is that machine's run.
+  const uuid = s.runs.byId[picked] ? picked : (s.fleet.keyOfUuid[picked] ?? picked);
+  const run = runOf(s, uuid);
   return { uuid, run, name: run?.name ?? s.stats?.names[uuid] ?? uuid.slice(0, 8) };
 }
 
@@ -57,7 +60,7 @@ function pinKilled(s: TuiState, uuid: string): Patch {
 
 /** `x` once answered, `X`, and `K` (`force`: SIGKILL at once, without the TERM and its grace). */
 export function killRun(c: KeyCall, q: Subject, force = false): void {
-  const run = c.s.runs.byId[q.uuid];
+  const run = runOf(c.s, q.uuid);
   // It may have ended while the question was up.
   if (ended(run)) return c.fail(`${q.name} ended meanwhile (${run.exit_reason}): nothing to kill`);
   c.actions.runs.kill(q.uuid, force);
@@ -72,11 +75,25 @@ export function killSeveral(c: KeyCall, uuids: readonly string[]): void {
 
 export const openDetails = (c: KeyCall, t: Target): void => {
   c.set(reduceOpenDetails(c.s, t.uuid));
+  // Another machine's run: its face, read afresh; its output stays on its machine.
+  if (isRemote(c.s, t.uuid)) return c.actions.fleet.remoteDetailsOpened(t.uuid);
   c.set(reduceSeen(c.state(), t.uuid));
   c.actions.output.detailsOpened();
 };
 
-export const listed = (_c: KeyCall, t: Target): Refusal | null => (t.run ? null : unavailable(`${t.name} is not among the runs the supervisor listed`));
+export const listed = (c: KeyCall, t: Target): Refusal | null => {
+  if (t.run) return null;
+  // A limiter holder of another machine (`b:fix-auth`), seen from this machine's scope.
+  if (c.s.scope === 'machine' && c.s.stats?.cluster && /^[^:]+:/.test(t.name))
+    return unavailable(`${t.name} is another machine's run: m shows the cluster's runs`);
+  return unavailable(`${t.name} is not among the runs the supervisor listed`);
+};
+
+/** Keys that read what stays on a run's own machine (its output files, its agent's session): this machine's runs only. */
+export const onThisMachine =
+  (what: string) =>
+  (c: KeyCall, t: Target): Refusal | null =>
+    isRemote(c.s, t.uuid) ? unavailable(`${t.name} runs on ${c.s.fleet.faces[t.uuid]!.host}: ${what} only for this machine's runs`) : null;
 
 export const openTranscript = (c: KeyCall, t: Target): void => {
   c.set(reduceOpenPager(c.s, t.uuid, t.name));

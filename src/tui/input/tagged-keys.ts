@@ -6,12 +6,13 @@ import type { PublicRun } from '../../protocol/views.js';
 import type { TuiState } from '../state/store.js';
 import { refused, type KeyCall, type Refusal, type Subject } from './binding.js';
 import { killSeveral, plural } from './run-keys.js';
+import { runOf } from '../state/fleet.js';
 
 /** The tagged runs the store still holds, in list order. */
 export function taggedRuns(s: TuiState): PublicRun[] {
   const out: PublicRun[] = [];
   for (const id in s.tagged) {
-    const r = s.runs.byId[id];
+    const r = runOf(s, id);
     if (r) out.push(r);
   }
   const at = new Map(s.view.ids.map((id, i) => [id, i]));

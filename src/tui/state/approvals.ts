@@ -12,7 +12,12 @@ import type { Incoming } from './runs.js';
 import { clean } from './safe-text.js';
 
 export interface Request {
+  /** This machine's request id; another machine's request has a negative key of its own (state/fleet.ts). */
   id: number;
+  /** Another machine's request: `HOST:ID`, what answers it (forwarded to its machine). */
+  ref?: string;
+  /** Another machine's request: its machine. */
+  host?: string;
   run: string;
   /** The run's name. */
   name: string;

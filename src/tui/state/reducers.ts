@@ -11,6 +11,9 @@ import { followLimiter } from './navigation.js';
 import { addOlder, olderOfSnapshot, trimEnded, type Older, type OlderPage } from './ended-window.js';
 import { applyList, applyRequestEvents } from './approvals.js';
 import { followQueue } from './approval-queue.js';
+import { byMachine, fleetOf, NO_FLEET, remoteRow, withFleet, withFleetRequests, type Fleet, type Scope } from './fleet.js';
+import type { ClusterRunsReply } from '../../protocol/results.js';
+import type { ClusterRun } from '../../protocol/views.js';
 import { applyEvents, applySnapshot, type Incoming, type Notable, type RunsData, type Snapshot } from './runs.js';
 import { safeRun } from './safe-text.js';
 import { computeView, updateView, type ViewOptions } from './runs-view.js';
@@ -33,8 +36,12 @@ function inDetails(s: TuiState): boolean {
  */
 function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.showAll, sort = s.sort, changed?: ReadonlySet<string>): Patch {
   const opts: ViewOptions = { filter, showAll, sort, now: s.now, seen: s.seen, collapsed: s.collapsed };
+  // In cluster scope other machines' rows are listed too, grouped by machine (this one's first).
+  const cluster = s.scope === 'cluster';
+  const all = cluster ? withFleet(runs.byId, s.fleet) : runs.byId;
   // A frame of the stream changes a few runs: the view moves them, when it can, instead of going over every run.
-  const view = (changed && updateView(s.view, s.runs.byId, runs.byId, changed, opts)) || computeView(runs.byId, opts);
+  let view = (!cluster && changed && updateView(s.view, s.runs.byId, runs.byId, changed, opts)) || computeView(all, opts);
+  if (cluster) view = { ...view, ids: byMachine(view.ids, s.fleet) };
   const h = s.viewport.runsHeight;
   if (s.killPin !== null && s.killPin === s.selected && !inDetails(s)) {
     const list = clampList(s.list, view.ids.length, h);
@@ -42,7 +49,7 @@ function reView(s: TuiState, runs: RunsData, filter = s.filter, showAll = s.show
     return { runs, view, list, selected, killPin: selected === s.killPin ? s.killPin : null };
   }
   const { list, selected } = followSelection(s.list, s.selected, view.ids, h);
-  if (inDetails(s) && s.selected !== null && selected !== s.selected && runs.byId[s.selected]) return { runs, view, list };
+  if (inDetails(s) && s.selected !== null && selected !== s.selected && all[s.selected]) return { runs, view, list };
   return { runs, view, list, selected, killPin: null };
 }
 
@@ -60,12 +67,20 @@ function inUse(s: TuiState): Set<string> {
  */
 function reViewWindowed(s: TuiState, runs: RunsData, older: Older, now: boolean, showAll = s.showAll, changed?: ReadonlySet<string>): Patch {
   let patch = reView(s, runs, s.filter, showAll, s.sort, changed);
-  const t = trimEnded(runs.byId, patch.view!.counts.ended, older, inUse(s), now);
+  // The window holds this machine's ended runs: other machines' keep theirs for view_retention.
+  const t = trimEnded(runs.byId, patch.view!.counts.ended - remoteEnded(s), older, inUse(s), now);
   if (t) {
     patch = reView(s, { byId: t.byId, seq: runs.seq }, s.filter, showAll);
     older = t.older;
   }
   return older === s.older ? patch : { ...patch, older };
+}
+
+function remoteEnded(s: TuiState): number {
+  if (s.scope !== 'cluster') return 0;
+  let n = 0;
+  for (const k in s.fleet.byId) if (s.fleet.byId[k]!.status === 'ended') n++;
+  return n;
 }
 
 function pushLog(s: TuiState, events: { seq: number; ev: LogEntry }[]): Patch {
@@ -151,7 +166,9 @@ export function reduceStream(s: TuiState, msgs: readonly Incoming[]): { patch: P
 
 /** approval.list's answer: the whole truth on a new connection (`fresh`), else what the events have not said yet. */
 export function reduceRequestList(s: TuiState, list: readonly PublicApproval[], fresh: boolean): Patch {
-  const requests = applyList(s.requests, list, fresh);
+  let requests = applyList(s.requests, list, fresh);
+  // A whole-truth list is this machine's: other machines' requests stay as the fleet has them.
+  if (s.scope === 'cluster') requests = withFleetRequests(requests, s.fleet).requests;
   return { requests, queue: followQueue(s.queue, requests) };
 }
 
@@ -215,4 +232,47 @@ export function reduceOlderPage(s: TuiState, page: OlderPage): { patch: Patch; a
   const { byId, older, added } = addOlder(s.runs.byId, s.older, page, safeRun);
   const runs = byId === s.runs.byId ? s.runs : { byId, seq: s.runs.seq };
   return { patch: { ...reView(s, runs), older }, added };
+}
+
+/** The fleet read again (cluster.runs): other machines' rows listed anew, their requests in the queue. Only in cluster scope. */
+export function reduceFleet(s: TuiState, reply: ClusterRunsReply, now: number): Patch {
+  if (s.scope !== 'cluster') return {};
+  const fleet = fleetOf(s.fleet, reply, now);
+  return withFleetState(s, fleet);
+}
+
+function withFleetState(s: TuiState, fleet: Fleet): Patch {
+  const { requests, requestKeys } = withFleetRequests(s.requests, s.scope === 'cluster' ? fleet : null);
+  const next: Fleet = { ...fleet, requestKeys };
+  const base = { ...s, fleet: next };
+  return { fleet: next, ...reView(base, s.runs), requests, queue: followQueue(s.queue, requests) };
+}
+
+/**
+ * `m`: this machine's runs, or every machine's. Cluster scope starts with the
+ * fleet's first read (the connection reads it before switching: a home in no
+ * cluster is told so, and stays); back to this machine, the other machines'
+ * rows and requests leave the list and the queue.
+ */
+export function reduceScope(s: TuiState, scope: Scope, reply: ClusterRunsReply | null, now: number): Patch {
+  if (scope === 'cluster' && reply) {
+    const on = { ...s, scope, killPin: null };
+    return { scope, ...withFleetState(on, fleetOf(NO_FLEET, reply, now)) };
+  }
+  const off = { ...s, scope: 'machine' as const, fleet: NO_FLEET, killPin: null };
+  return { scope: 'machine', ...withFleetState(off, NO_FLEET), tagged: {} };
+}
+
+/** One run of another machine read afresh (its details opened): its row and face as it says now. */
+export function reduceFleetRun(s: TuiState, key: string, run: ClusterRun): Patch {
+  if (s.scope !== 'cluster' || run.local) return {};
+  const f = s.fleet;
+  const fleet: Fleet = {
+    ...f,
+    byId: { ...f.byId, [key]: remoteRow(run) },
+    faces: { ...f.faces, [key]: run },
+    hostOf: { ...f.hostOf, [key]: run.host },
+    keyOfUuid: { ...f.keyOfUuid, [run.uuid]: key },
+  };
+  return withFleetState(s, fleet);
 }

@@ -12,6 +12,7 @@ import type { Burns } from './burn.js';
 import type { Spend } from './spend.js';
 import type { LoopsView } from './loops.js';
 import { NO_REQUESTS, type Requests } from './approvals.js';
+import { NO_FLEET, type Fleet, type Scope } from './fleet.js';
 import { NO_QUEUE, type QueueView } from './approval-queue.js';
 import { clean } from './safe-text.js';
 import { DEFAULT_SORT, type SortSpec } from './sort.js';
@@ -136,8 +137,11 @@ export interface TuiState {
   /** The loops view's rows (`@`), read from the supervisor while it shows, and its selected row. */
   loops: LoopsView | null;
   loopsCursor: number;
-  /** The requests waiting for a person across the fleet, oldest first (approval.list, then the events). */
+  /** The requests waiting for a person across the fleet, oldest first (approval.list, then the events; in cluster scope other machines' too). */
   requests: Requests;
+  /** `m`: this machine's runs, or the whole cluster's (other machines' from cluster.runs, in `fleet`). */
+  scope: Scope;
+  fleet: Fleet;
   /** The approvals queue (`!`): its selection, tags and a question's picks; and where esc leaves it for. */
   queue: QueueView;
   queueBack: Mode;
@@ -219,6 +223,8 @@ export function initialState(over: Partial<TuiState> = {}): TuiState {
     loops: null,
     loopsCursor: 0,
     requests: NO_REQUESTS,
+    scope: 'machine',
+    fleet: NO_FLEET,
     queue: NO_QUEUE,
     queueBack: 'list',
     list: { cursor: 0, offset: 0 },

@@ -6,6 +6,7 @@
 // the queue, the time and the width in, spans out.
 
 import type { Request } from '../state/approvals.js';
+import { requestLabel } from '../model/fleet-names.js';
 import { currentQuestion, type QueueView } from '../state/approval-queue.js';
 import type { Span } from './columns.js';
 import { fit, textWidth } from './format.js';
@@ -38,6 +39,8 @@ const deadlineToken = (r: Request, now: number): Token => (r.deadlineAt !== null
 const FIXED = { id: 5, age: 5, deadline: 12 };
 
 export interface QueueColumns {
+  /** `#12`, or another machine's `b:12`: as wide as the longest (5 to 12). */
+  id: number;
   run: number;
   summary: number;
 }
@@ -46,13 +49,14 @@ export interface QueueColumns {
 export function queueColumns(width: number, reqs: readonly Request[]): QueueColumns {
   const longest = Math.max(3, ...reqs.map((r) => textWidth(r.name)));
   const run = Math.max(8, Math.min(20, longest, Math.floor(width / 5)));
-  return { run, summary: Math.max(8, width - 2 - FIXED.id - run - FIXED.age - FIXED.deadline - 4) };
+  const id = Math.max(FIXED.id, Math.min(12, ...reqs.map((r) => textWidth(requestLabel(r)))));
+  return { id, run, summary: Math.max(8, width - 2 - id - run - FIXED.age - FIXED.deadline - 4) };
 }
 
 export function queueHeader(w: QueueColumns): Span[] {
   return [
     {
-      text: `  ${fit('ID', FIXED.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`,
+      text: `  ${fit('ID', w.id)} ${fit('RUN', w.run)} ${fit('AGE', FIXED.age)} ${fit('DEADLINE', FIXED.deadline)} ${fit('REQUEST', w.summary)}`,
       token: 'text.muted',
     },
   ];
@@ -63,7 +67,7 @@ export function queueRowSpans(r: Request, w: QueueColumns, q: QueueView, now: nu
     q.selected === r.id ? { text: '› ', token: 'focus' } : q.tagged[r.id] ? { text: '+ ', token: 'focus' } : { text: '  ', token: 'text.muted' };
   return [
     mark,
-    { text: `${fit(`#${r.id}`, FIXED.id)} `, token: 'text.accent' },
+    { text: `${fit(requestLabel(r), w.id)} `, token: 'text.accent' },
     { text: `${fit(r.name, w.run)} `, token: 'text.primary' },
     { text: `${fit(coarse(now - r.askedAt), FIXED.age)} `, token: 'text.muted' },
     { text: `${fit(deadlineText(r, now), FIXED.deadline)} `, token: deadlineToken(r, now) },
@@ -127,6 +131,7 @@ function keysLine(r: Request, q: QueueView): Span[] {
     if (n === 0) return keys('n declines it · enter the whole input');
     return keys(question?.multi ? `1–${n} toggles · enter sends · n declines it` : `1–${n} chooses · n declines it · v the whole input`);
   }
+  if (r.host) return keys('y allow · n deny with words · A always · space tag');
   return keys(`y allow · n deny with words · ${r.always ? 'A always · ' : ''}enter input · space tag`);
 }
 
@@ -136,7 +141,12 @@ export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
     [
       label('run'),
       { text: r.name, token: 'text.accent' },
-      { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' },
+      r.host
+        ? {
+            text: `  on ${r.host} · waiting ${coarse(now - r.askedAt)} (since ${clock(r.askedAt)}) · ${r.run.slice(r.host.length + 1, r.host.length + 9)}`,
+            token: 'text.muted',
+          }
+        : { text: `  asked ${coarse(now - r.askedAt)} ago (${clock(r.askedAt)}) · ${r.run.slice(0, 8)}`, token: 'text.muted' },
     ],
   ];
   if (r.question) lines.push(...questionLines(r, q));
@@ -145,16 +155,24 @@ export function requestLines(r: Request, q: QueueView, now: number): Span[][] {
     const subject = r.summary.startsWith(`${r.tool}: `) ? r.summary.slice(r.tool.length + 2) : r.summary === r.tool ? '' : r.summary;
     lines.push([label('tool'), { text: r.tool, token: 'text.accent' }, { text: subject ? `  ${subject}` : '', token: 'text.primary' }]);
     lines.push(
-      r.partial
-        ? [label('always'), { text: 'reading what it offers…', token: 'text.muted' }]
-        : r.always
-          ? [
-              label('always'),
-              { text: 'A allows ', token: 'text.muted' },
-              { text: r.always, token: 'text.accent' },
-              { text: ' for the rest of the run', token: 'text.muted' },
-            ]
-          : [label('always'), { text: 'no rule offered: y allows it this once', token: 'text.muted' }],
+      r.host
+        ? [
+            label('always'),
+            {
+              text: `${r.host}'s rule, if it offers one: A allows its like for the rest of the run`,
+              token: 'text.muted',
+            },
+          ]
+        : r.partial
+          ? [label('always'), { text: 'reading what it offers…', token: 'text.muted' }]
+          : r.always
+            ? [
+                label('always'),
+                { text: 'A allows ', token: 'text.muted' },
+                { text: r.always, token: 'text.accent' },
+                { text: ' for the rest of the run', token: 'text.muted' },
+              ]
+            : [label('always'), { text: 'no rule offered: y allows it this once', token: 'text.muted' }],
     );
   }
   lines.push(deadlineLine(r, now));

@@ -11,7 +11,8 @@ import { sparkline, type Rate } from './burn.js';
 import { bar, dur, elapsedMs, fit, fullestMeter, textWidth, GOOD_REASONS, meterToken, percent, shortId, STATUS_GLYPH, statusToken } from './format.js';
 import { costText, tokensText } from '../model/numbers.js';
 
-type ColumnKey = 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
+type ColumnKey =
+  'machine' | 'status' | 'reason' | 'name' | 'id' | 'target' | 'queue' | 'turn' | 'elapsed' | 'tokens' | 'cost' | 'burn' | 'budget' | 'loop' | 'changes';
 
 interface ColumnDef {
   key: ColumnKey;
@@ -34,6 +35,8 @@ export interface Column {
 }
 
 const DEFS: readonly ColumnDef[] = [
+  // In cluster scope: the machine a run is on (`b (stale)` while it does not answer), first, as `ps --cluster` has it.
+  { key: 'machine', header: 'MACHINE', width: 7, max: 16, priority: 95, align: 'left' },
   { key: 'status', header: 'STATUS', width: 10, priority: 100, align: 'left' },
   { key: 'reason', header: 'WHY', width: 9, priority: 90, align: 'left' },
   { key: 'name', header: 'NAME', width: 16, max: 32, priority: 100, align: 'left' },
@@ -77,11 +80,28 @@ const OPTIONAL_BELOW = 50;
 /** With runs that need you, TOKENS and BUDGET are optional too: why a run needs you is worth more. */
 const NEEDY_OPTIONAL_BELOW = 60;
 
+/** MACHINE as wide as its longest entry (`machines`: its width in columns, the word stale included) wants, within bounds. */
+function machineDef(machines: number): ColumnDef {
+  const w = Math.max(7, Math.min(16, machines));
+  return { key: 'machine', header: 'MACHINE', width: Math.min(w, 9), max: w, comfort: w, priority: 95, align: 'left' };
+}
+
+/** Where a row's run is, in cluster scope: its machine, and whether that machine has stopped answering. */
+export interface MachinePlace {
+  host: string;
+  stale: boolean;
+}
+
+/** The MACHINE column's words for a row: the host, and `stale` (words, not only a dim row: NO_COLOR shows it too). */
+export const machineText = (m: MachinePlace): string => (m.stale ? `${m.host} (stale)` : m.host);
+
 /** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then); `needy`: some need you. */
-export function layoutColumns(width: number, waiting = false, worktrees = false, needy = false): Column[] {
+export function layoutColumns(width: number, waiting = false, worktrees = false, needy = false, machines = 0): Column[] {
   const reason = waiting ? WAITING_REASON : needy ? NEEDY_REASON : null;
   // QUEUE says where a queued run is: with none queued it would be an empty column.
-  let defs = DEFS.filter((d) => (worktrees || d.key !== 'changes') && (waiting || d.key !== 'queue')).map((d) => (reason && d.key === 'reason' ? reason : d));
+  let defs = DEFS.filter((d) => (worktrees || d.key !== 'changes') && (waiting || d.key !== 'queue') && (machines > 0 || d.key !== 'machine')).map((d) =>
+    reason && d.key === 'reason' ? reason : d.key === 'machine' ? machineDef(machines) : d,
+  );
   const need = (ds: readonly ColumnDef[], comfy: boolean): number =>
     MARKER_WIDTH + ds.reduce((n, d) => n + (comfy ? Math.max(d.width, comfortOf(d) ?? 0) : d.width), 0) + GAP * (ds.length - 1);
   const dropLowest = (below: number): boolean => {
@@ -140,6 +160,8 @@ function cell(r: PublicRun, c: Column, now: number, queuePos: number | undefined
   const w = c.width;
   const one = (text: string, token: Token): Span[] => [{ text: fit(text, w, c.align), token }];
   switch (c.key) {
+    case 'machine':
+      return one('', 'text.muted');
     case 'status':
       return one(`${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, statusToken(r.status));
     case 'reason':
@@ -236,6 +258,7 @@ export function rowSpans(
   tagged = false,
   burn: Rate | null = null,
   tree: TreePlace | null = null,
+  machine: MachinePlace | null = null,
 ): Span[] {
   // The cursor (›) where it is; elsewhere a tagged run (+), or one that needs you (!): its WHY says why either way.
   const out: Span[] = [selected ? { text: '› ', token: 'focus' } : tagged ? { text: '+ ', token: 'focus' } : { text: need ? '! ' : '  ', token: 'reason.bad' }];
@@ -245,7 +268,9 @@ export function rowSpans(
     : why;
   cols.forEach((c, i) => {
     if (i > 0) out.push({ text: ' ', token: 'text.primary' });
-    if (need && c.key === 'reason') out.push(...cellReason(reason!, c));
+    if (c.key === 'machine')
+      out.push({ text: fit(machine ? machineText(machine) : '', c.width, c.align), token: machine?.stale ? 'meter.warn' : 'text.muted' });
+    else if (need && c.key === 'reason') out.push(...cellReason(reason!, c));
     else if (c.key === 'burn') out.push(...burnCell(burn, c));
     else if (tree && c.key === 'name') out.push(...treeName(r, tree, c));
     else if (c.key === 'cost' && r.children.length > 0 && r.rollup.cost_usd > r.cost_usd)

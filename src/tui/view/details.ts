@@ -17,14 +17,14 @@ export interface ProcInfo {
   pids: number[];
 }
 
-const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
+export const label = (text: string): Span => ({ text: text.padEnd(10), token: 'text.muted' });
 
 /** Shell-quote an argv for display, so what is shown could be pasted. */
 function quoteArgv(argv: readonly string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why: Why): Span[] {
+export function statusLine(r: PublicRun, now: number, queuePos: number | undefined, why: Why): Span[] {
   const status: Span[] = [label('status'), { text: `${STATUS_GLYPH[r.status] ?? '?'} ${r.status}`, token: statusToken(r.status) }];
   if (r.status === 'ended') {
     status.push(
@@ -96,7 +96,7 @@ function worktreeLine(r: PublicRun, w: NonNullable<PublicRun['worktree']>): Span
 }
 
 /** Each ceiling as a meter (time counted to now while the run goes), or one line when there is none. */
-function meterLines(r: PublicRun, now: number, started: number | null): Span[][] {
+export function meterLines(r: PublicRun, now: number, started: number | null): Span[][] {
   const lines: Span[][] = [];
   const meters = Object.entries(r.budget).map(([name, m]) => {
     let used = m.used;

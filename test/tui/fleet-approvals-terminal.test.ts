@@ -113,7 +113,7 @@ describeWhen(need, `the approvals queue in cluster scope, in a real terminal ${o
       await t.waitFor((x) => x.includes('kill a:seen?'), 'the question');
       t.keys('y');
       await t.waitFor(
-        (x) => /✗ kill a:seen: this home reads cluster "\S+" and is not one of its machine/.test(x),
+        (x) => /✗ kill a:seen: this home reads cluster "\S+" and is not one of/.test(x),
         'the refusal in the footer (cut at 80 columns)',
       );
       expect(a.json<PublicRun>(['show', 'seen']).status).toBe('working');

@@ -112,10 +112,7 @@ describeWhen(need, `the approvals queue in cluster scope, in a real terminal ${o
       t.keys('x');
       await t.waitFor((x) => x.includes('kill a:seen?'), 'the question');
       t.keys('y');
-      await t.waitFor(
-        (x) => /✗ kill a:seen: this home reads cluster "\S+" and is not one of/.test(x),
-        'the refusal in the footer (cut at 80 columns)',
-      );
+      await t.waitFor((x) => /✗ kill a:seen: this home reads cluster "\S+" and is not one of/.test(x), 'the refusal in the footer (cut at 80 columns)');
       expect(a.json<PublicRun>(['show', 'seen']).status).toBe('working');
     } finally {
       await admin.query(`REASSIGN OWNED BY ${role} TO orcr; DROP OWNED BY ${role}`).catch(() => undefined);

@@ -93,7 +93,7 @@ export interface MachinePlace {
 }
 
 /** The MACHINE column's words for a row: the host, and `stale` (words, not only a dim row: NO_COLOR shows it too). */
-export const machineText = (m: MachinePlace): string => (m.stale ? `${m.host} (stale)` : m.host);
+const machineText = (m: MachinePlace): string => (m.stale ? `${m.host} (stale)` : m.host);
 
 /** The columns that fit in `width`, with flexible columns sharing what is left; `waiting`: some runs are queued; `worktrees`: some have a worktree (CHANGES is shown only then); `needy`: some need you. */
 export function layoutColumns(width: number, waiting = false, worktrees = false, needy = false, machines = 0): Column[] {

@@ -82,7 +82,9 @@ function clusterSpans(c: ClusterInfo, now: number): Span[] {
     { text: `cluster ${c.name}`, token: 'text.accent' },
   ];
   if (c.available) {
-    out.push({ text: ` · ${c.machinesUp}/${c.machines} machine${c.machines === 1 ? '' : 's'} up · db ok`, token: 'text.muted' });
+    // The machines are known from the first heartbeat on: none said until then (not "0/0 up").
+    const up = c.machines > 0 ? ` · ${c.machinesUp}/${c.machines} machine${c.machines === 1 ? '' : 's'} up` : '';
+    out.push({ text: `${up} · db ok`, token: 'text.muted' });
     if (c.notificationsLost) out.push({ text: ' · no notifications: polling', token: 'meter.warn' });
   } else {
     out.push({ text: ` ✗ database unavailable ${dur(Math.max(0, now - c.since))}: admitting nothing`, token: 'reason.bad' });

@@ -128,6 +128,9 @@ describe('Header', () => {
       }),
     });
     await until(inst, (f) => lines(f)[0]!.includes('cluster prod · 2/3 machines up · db ok · no notifications: polling'));
+    // Before its first heartbeat has read the machines: none said, not "0/0 up".
+    store.setState({ stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: true, since: NOW, error: null, machines: [] } }) });
+    await until(inst, (f) => lines(f)[0]!.includes('cluster prod · db ok') && !f.includes('0/0'));
     store.setState({
       stats: statsOf({ caps: [], cluster: { name: 'prod', host: 'a', available: false, since: NOW - 12_000, error: 'connect ECONNREFUSED', machines } }),
     });

@@ -88,7 +88,11 @@ describe('a request the agent withdraws', () => {
     const h = await home();
     const a = askingAgent(h, 'cancel', { asks: [{ ...bash('make deploy'), cancel: true }, bash('make test')] });
     const r = await h.run(['-n', 'cancel', '--protocol', 'claude', '-p', 'go', '--', ...a.argv]);
-    const second = await until(async () => (await every(h, 'cancel')).find((x) => x.state === 'pending'), 'the second request');
+    // The second by its summary: the first is pending too until its cancel is read (seen under load).
+    const second = await until(
+      async () => (await every(h, 'cancel')).find((x) => x.state === 'pending' && x.summary === 'Bash: make test'),
+      'the second request',
+    );
     const [first] = await every(h, 'cancel');
     expect(first).toMatchObject({ state: 'withdrawn', summary: 'Bash: make deploy' });
     expect(await answer(h, { targets: [String(first!.id)], verdict: 'allow' }).catch((e: unknown) => e)).toMatchObject({

@@ -70,6 +70,43 @@ async function sdk(m: TestHome): Promise<Orcr> {
 }
 
 describeWhen(need, `one fleet, one view ${onPg()}`, () => {
+  it("publishes a run's public face only: no prompt, command, directory, environment (names or values) or output reaches the database", async () => {
+    const { name, ms } = machines();
+    const [a, b] = ms;
+    const dir = fs.mkdtempSync(path.join(path.dirname(b.dir), 'orcr-private-'));
+    const go = path.join(b.dir, 'go-private');
+    b.json([
+      'run',
+      '-n',
+      'private',
+      '-e',
+      'SECRET_NAME=hunter2-value',
+      '-p',
+      'prompt-words-xyz',
+      '--cwd',
+      dir,
+      '--',
+      'sh',
+      '-c',
+      `echo leaked-output-text; while [ ! -f ${go} ]; do sleep 0.02; done`,
+    ]);
+    await until(() => statuses(a)['b:private'] === 'working', 'a to see b:private working');
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client(server.url);
+    await admin.connect();
+    try {
+      const rows = await admin.query<{ row: string }>(`SELECT row_to_json(r)::text AS row FROM orcr_run r WHERE cluster = $1 AND name = 'private'`, [name]);
+      expect(rows.rows).toHaveLength(1);
+      const published = rows.rows[0]!.row;
+      for (const secret of ['hunter2-value', 'SECRET_NAME', 'prompt-words-xyz', 'leaked-output-text', dir, 'while [']) expect(published).not.toContain(secret);
+      expect(published).toContain('"private"');
+    } finally {
+      release(b, 'private');
+      await admin.end();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('ps --cluster on each machine lists every run with the right status, within a second of a change', async () => {
     const { ms } = machines();
     const [a, b, c] = ms;

@@ -11,7 +11,7 @@ import type { ClusterRunReply, ClusterRunsReply } from '../protocol/results.js';
 import type { ClusterRun } from '../protocol/views.js';
 import { truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
-import { approvalLine } from '../text/approvals.js';
+import { approvalLine, denialsMark } from '../text/approvals.js';
 import { approvalsTable, type ListedApproval } from './approval-text.js';
 import {
   changes,
@@ -61,7 +61,8 @@ export function fleetTable(v: ClusterRunsReply, now = Date.now(), color = useCol
     r.stale ? `${r.host} (stale)` : r.host,
     truncateDisplay(safeLine(r.ref), NAME_COLUMNS),
     r.uuid.slice(0, 8),
-    { text: statusWord(r), status: r.stale ? 'stale' : r.status },
+    // Tools its agent CLI refused by itself, as `ps` marks them: `working ⊘ 2 denied`.
+    { text: [statusWord(r), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.stale ? 'stale' : r.status },
     `${r.provider}/${r.workload}`,
     String(r.turns),
     tokens(r.tokens.input + r.tokens.output),

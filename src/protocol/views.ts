@@ -356,6 +356,8 @@ export interface ClusterRunFace {
   exit_detail: string | null;
   exit_code: number | null;
   blocked_kind: BlockedKind | null;
+  /** Tool calls its agent CLI refused by its own settings (`ps`'s `⊘ 2 denied`); absent from what older machines publish. */
+  denials?: number;
   interactive: boolean;
   queue_position: number | null;
   turns: number;
@@ -418,6 +420,7 @@ export function clusterFace(r: PublicRun, why: string | null, pending: readonly 
     exit_detail: r.exit_detail,
     exit_code: r.exit_code,
     blocked_kind: r.blocked_kind,
+    denials: r.denials,
     interactive: r.interactive,
     queue_position: r.queue_position,
     turns: r.turns,

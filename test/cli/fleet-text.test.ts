@@ -108,6 +108,7 @@ function runs(): { local: PublicRun[]; pending: ApprovalRecord[] } {
   const queued = run({ name: 'later', status: 'queued', queue_position: 2, after: [failed.uuid] });
   const inTree = run({
     name: 'feature',
+    denials: 2,
     ...usage,
     worktree: {
       path: '/w/feature',
@@ -141,6 +142,7 @@ describe("another machine's runs read as this machine's", () => {
     expect(cells(there[2]!).slice(3, 9)).toEqual(['ended:failed', 'claude/default', '3', '25.4k', '$1.75', formatDuration(60_000)]);
     expect(there[3]).toMatch(/queued#2/);
     expect(there[4]).toMatch(/\+12 −3 orcr\/feature/);
+    expect(cells(there[4]!)[3]).toBe('working ⊘ 2 denied');
   });
 
   it("show HOST:RUN: show's labels and words — meters by their labels, times, exit, its request as show writes one, by HOST:ID", () => {

@@ -13,7 +13,7 @@ import { truncateDisplay } from '../text/display-width.js';
 import { HIDDEN_ALL, unicodeEscape } from '../text/hidden.js';
 import { jsonText } from '../text/json-text.js';
 import { safeLine } from '../text/terminal-text.js';
-import { table } from './format.js';
+import { table, useColor } from './format.js';
 
 /** Widest a run's name gets in the table (the whole name is in `approvals ID` and --json). */
 const NAME_COLUMNS = 30;
@@ -27,28 +27,47 @@ export function optionsText(q: Question): string {
 
 const ago = (at: string, now: number): string => formatDuration(Math.max(0, now - Date.parse(at)));
 
-/** When and how its deadline decides it: `deny in 58m`, `allow now`, `none` (it waits for a person). */
-function deadlineText(a: Pick<PublicApproval, 'deadline_at' | 'on_timeout'>, now: number): string {
+/**
+ * When and how its deadline decides it: `deny in 58m`, `allow now`, `none`
+ * (it waits for a person); `decided in 58m` for another machine's request
+ * whose machine does not publish how (an older orcr).
+ */
+function deadlineText(a: Pick<ListedApproval, 'deadline_at' | 'on_timeout'>, now: number): string {
   if (a.deadline_at === null) return 'none';
   const left = Date.parse(a.deadline_at) - now;
-  return left > 0 ? `${a.on_timeout} in ${formatDuration(Math.ceil(left / 1000) * 1000)}` : `${a.on_timeout} now`;
+  const how = a.on_timeout ?? 'decided';
+  return left > 0 ? `${how} in ${formatDuration(Math.ceil(left / 1000) * 1000)}` : `${how} now`;
 }
 
+/**
+ * A request as `orcr approvals` lists it: this machine's, or another's as its
+ * machine published it (`id` then `b:12`; when it was asked and what its
+ * deadline decides unknown when an older orcr published it).
+ */
+export type ListedApproval = Pick<
+  PublicApproval,
+  'name' | 'state' | 'summary' | 'question' | 'questions' | 'deadline_at' | 'decided_by' | 'answers' | 'message'
+> & {
+  id: number | string;
+  asked_at: string | null;
+  on_timeout: PublicApproval['on_timeout'] | null;
+};
+
 /** A decided request's state: `allowed by the CLI (pts/3)`, `denied by its deadline`, `withdrawn`. */
-function decidedText(a: PublicApproval): string {
+function decidedText(a: Pick<PublicApproval, 'state' | 'decided_by'>): string {
   if (a.state === 'withdrawn') return 'withdrawn by the agent';
   return a.decided_by === null ? a.state : `${a.state} by ${a.decided_by}`;
 }
 
 /** The lines under a question's row: its options, numbered; each question on a line of its own when it asks several. */
-function questionLines(a: PublicApproval): string[] {
+function questionLines(a: Pick<PublicApproval, 'questions'>): string[] {
   const qs = a.questions ?? [];
   if (qs.length === 1) return [optionsText(qs[0]!)];
   return qs.map((q, i) => `${i + 1}. ${q.question}: ${optionsText(q)}`);
 }
 
 /** What a decided row adds to its summary: a question's answers, a denial's words. */
-function outcome(a: PublicApproval): string {
+function outcome(a: Pick<PublicApproval, 'answers' | 'message'>): string {
   if (a.answers !== null) return ` → ${a.answers.join('; ')}`;
   if (a.message !== null) return ` → "${a.message}"`;
   return '';
@@ -58,16 +77,16 @@ function outcome(a: PublicApproval): string {
  * `orcr approvals`: ID, RUN, AGE, DEADLINE (pending ones) or STATE (with
  * --all), WHAT; a pending question's options on the lines under its row.
  */
-export function approvalsTable(list: readonly PublicApproval[], now: number, all: boolean): string {
+export function approvalsTable(list: readonly ListedApproval[], now: number, all: boolean, color = useColor()): string {
   const headers = ['ID', 'RUN', 'AGE', all ? 'STATE' : 'DEADLINE', 'WHAT'];
   const rows = list.map((a) => [
     String(a.id),
     truncateDisplay(safeLine(a.name), NAME_COLUMNS),
-    ago(a.asked_at, now),
+    a.asked_at === null ? '-' : ago(a.asked_at, now),
     a.state === 'pending' ? (all ? `pending, ${deadlineText(a, now)}` : deadlineText(a, now)) : decidedText(a),
     a.state === 'pending' ? a.summary : a.summary + outcome(a),
   ]);
-  const lines = table(headers, rows).split('\n');
+  const lines = table(headers, rows, color).split('\n');
   // The WHAT column starts where its header does: the headers are ASCII, one column a character.
   const indent = ' '.repeat(lines[0]!.indexOf('WHAT') + 2);
   const out = [lines[0]!];

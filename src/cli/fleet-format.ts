@@ -1,23 +1,40 @@
 // The fleet view as text: `ps --cluster` (a MACHINE column; other machines'
 // runs as HOST:NAME), `show HOST:RUN`, `approvals --cluster` (ids as
-// HOST:ID), `stats --cluster` and `spend --cluster` — and, on each, whether
-// the view is current: a machine that stopped answering, or the database
-// away (the last good read, and since when).
+// HOST:ID), `stats --cluster`, `spend --cluster` and `events --cluster` —
+// and, on each, whether the view is current: a machine that stopped
+// answering, or the database away (the last good read, and since when).
+// Another machine's runs and requests read as this machine's do: each form
+// writes them with the local verb's helpers (format.ts, approval-text.ts).
 
 import { formatDuration } from '../config/duration.js';
 import type { ClusterRunReply, ClusterRunsReply } from '../protocol/results.js';
 import type { ClusterRun } from '../protocol/views.js';
 import { truncateDisplay } from '../text/display-width.js';
 import { safeLine } from '../text/terminal-text.js';
-import { table, tokens, usd, usdShort, useColor, type Cell } from './format.js';
+import { approvalLine, denialsMark } from '../text/approvals.js';
+import { approvalsTable, type ListedApproval } from './approval-text.js';
+import {
+  changes,
+  exitText,
+  labelled,
+  meterLines,
+  optionalColumns,
+  statusHead,
+  table,
+  timeLines,
+  tokens,
+  usd,
+  usdShort,
+  useColor,
+  type Cell,
+} from './format.js';
 
+/** Widest a name gets in `ps --cluster`: `ps`'s 40, and room for its machine's `HOST:`. */
 const NAME_COLUMNS = 48;
 
-/** `working`, `queued global 3/3`, `ended:failed exit 1`. */
+/** `working`, `queued#3 global 3/3`, `blocked:approval approve Bash: npm test`, `ended:failed`: as `ps` says it, the why as published. */
 function statusWord(r: ClusterRun): string {
-  const head =
-    r.status === 'ended' ? `ended:${r.exit_reason ?? '?'}` : r.status === 'queued' && r.queue_position !== null ? `queued#${r.queue_position}` : r.status;
-  return r.why && r.status !== 'ended' ? `${head} ${safeLine(r.why)}` : head;
+  return r.why && r.status !== 'ended' ? `${statusHead(r)} ${safeLine(r.why)}` : statusHead(r);
 }
 
 function elapsed(r: ClusterRun, now: number): string {
@@ -36,7 +53,7 @@ function freshnessLines(v: Pick<ClusterRunsReply, 'stale_since' | 'error' | 'mac
   return out;
 }
 
-/** `ps --cluster`. */
+/** `ps --cluster`: `ps`'s columns (its optional ones too) after a MACHINE column. */
 export function fleetTable(v: ClusterRunsReply, now = Date.now(), color = useColor()): string {
   const head = freshnessLines(v);
   if (v.runs.length === 0) return [...head, 'no runs on any machine'].join('\n');
@@ -44,39 +61,70 @@ export function fleetTable(v: ClusterRunsReply, now = Date.now(), color = useCol
     r.stale ? `${r.host} (stale)` : r.host,
     truncateDisplay(safeLine(r.ref), NAME_COLUMNS),
     r.uuid.slice(0, 8),
-    { text: statusWord(r), status: r.stale ? 'stale' : r.status },
+    // Tools its agent CLI refused by itself, as `ps` marks them: `working ⊘ 2 denied`.
+    { text: [statusWord(r), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.stale ? 'stale' : r.status },
     `${r.provider}/${r.workload}`,
     String(r.turns),
     tokens(r.tokens.input + r.tokens.output),
     usdShort(r.cost_usd),
     elapsed(r, now),
   ]);
-  return [...head, table(['MACHINE', 'NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'], rows, color)].join('\n');
+  const header = ['MACHINE', 'NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'];
+  optionalColumns(v.runs, header, rows, (r) => r.ref);
+  return [...head, table(header, rows, color)].join('\n');
 }
 
-/** `show HOST:RUN`: another machine's run, as it published it. */
+/** Its requests as `show` writes them, by the ids this machine answers them by (`b:12`). */
+function requestLines(r: ClusterRun): [string, string][] {
+  return r.approvals.map((a) => [
+    'request',
+    approvalLine({
+      ...a,
+      id: r.local ? a.id : `${r.host}:${a.id}`,
+      on_timeout: a.on_timeout ?? null,
+      state: 'pending',
+      decided_by: null,
+      decided_at: null,
+      message: null,
+      answers: null,
+      always: null,
+      always_added: false,
+    }),
+  ]);
+}
+
+/** Its worktree as `show` writes it, less what stays on its machine (its path, its base commit). */
+function worktreeLines(w: NonNullable<ClusterRun['worktree']>): [string, string][] {
+  return [
+    ['worktree', w.state],
+    ['branch', `${w.branch} from ${w.base}`],
+    ['changes', `${changes(w)} in ${w.files} ${w.files === 1 ? 'file' : 'files'}`],
+  ];
+}
+
+/** `show HOST:RUN`: another machine's run as it published it, in `show`'s labels and words. */
 export function fleetRunText(v: ClusterRunReply, now = Date.now()): string {
   const r = v.run;
-  const meters = Object.entries(r.budget).map(
-    ([n, m]) => `${n} ${n === 'cost_usd' ? usd(m.used) : String(m.used)}${m.limit !== null ? ` of ${n === 'cost_usd' ? usd(m.limit) : m.limit}` : ''}`,
-  );
-  const lines = [
-    `${safeLine(r.ref)}  (${r.uuid})`,
-    `machine:   ${safeLine(r.host)}${r.stale ? ' — not answering: this is the last it said' : ''}`,
-    `status:    ${statusWord(r)}`,
-    `provider:  ${r.provider}/${r.workload}`,
-    `turns:     ${r.turns}   tokens: ${tokens(r.tokens.input + r.tokens.output)}   cost: ${usd(r.cost_usd)}`,
-    `budget:    ${meters.join(', ')}`,
-    `created:   ${r.created_at}${r.started_at ? `   started: ${r.started_at}` : ''}${r.ended_at ? `   ended: ${r.ended_at}` : ''}   (${elapsed(r, now)})`,
+  // Its time as `show` reads it (views' meterViews), now: the face is written when the run changes, not as its clock runs.
+  const time = r.started_at === null ? 0 : (r.ended_at === null ? now : Date.parse(r.ended_at)) - Date.parse(r.started_at);
+  const budget = { ...r.budget, time_ms: { ...r.budget.time_ms, used: Math.max(0, time) } };
+  const lines: [string, string][] = [
+    ['name', r.ref],
+    ['uuid', r.uuid],
+    ['machine', `${r.host}${r.stale ? ' — not answering: this is the last it said' : ''}`],
+    ['status', statusWord(r)],
+    ['exit', exitText(r)],
+    ['provider', r.provider],
+    ['workload', r.workload],
+    ...meterLines({ ...r, budget }),
   ];
-  if (r.exit_detail) lines.push(`exit:      ${safeLine(r.exit_detail)}${r.exit_code !== null ? ` (code ${r.exit_code})` : ''}`);
-  if (r.worktree) lines.push(`worktree:  ${safeLine(r.worktree.branch)} (+${r.worktree.added} −${r.worktree.removed}, ${r.worktree.state})`);
-  if (r.after.length > 0) lines.push(`after:     ${r.after.map((u) => u.slice(0, 8)).join(', ')}${r.after_any ? ' (any)' : ''}`);
-  for (const a of r.approvals)
-    lines.push(`request:   ${safeLine(r.host)}:${a.id} ${safeLine(a.summary)}${a.deadline_at ? ` (deadline ${a.deadline_at})` : ''}`);
-  lines.push(`published: ${r.published_at}`);
-  if (v.stale_since) lines.push(`the cluster database does not answer: this is the view of ${v.stale_since}, stale since then`);
-  return lines.join('\n');
+  if (r.worktree) lines.push(...worktreeLines(r.worktree));
+  if (r.after.length > 0) lines.push(['after', `${r.after.join(', ')}${r.after_any ? ' (each ended, however)' : ' (each completed)'}`]);
+  if (r.parent !== null) lines.push(['parent', r.parent]);
+  lines.push(...requestLines(r), ...timeLines(r), ['published', r.published_at]);
+  const out = [labelled(lines)];
+  if (v.stale_since) out.push(`the cluster database does not answer: this is the view of ${v.stale_since}, stale since then`);
+  return out.join('\n');
 }
 
 /** A pending request of the fleet, named as this machine names it (`b:12` for another's). */
@@ -106,13 +154,30 @@ export function fleetRequests(v: ClusterRunsReply): FleetRequest[] {
   );
 }
 
-/** `approvals --cluster`. */
-export function fleetRequestsText(v: ClusterRunsReply, color = useColor()): string {
-  const reqs = fleetRequests(v);
+/** `approvals --cluster`: `approvals`' table (ID, RUN, AGE, DEADLINE, WHAT), ids as HOST:ID, oldest first across the fleet. */
+export function fleetRequestsText(v: ClusterRunsReply, now = Date.now(), color = useColor()): string {
   const head = freshnessLines(v);
-  if (reqs.length === 0) return [...head, 'no request waits for an answer on any machine'].join('\n');
-  const rows = reqs.map((q): Cell[] => [q.id, safeLine(q.run), safeLine(q.summary), q.deadline_at ?? '-']);
-  return [...head, table(['ID', 'RUN', 'REQUEST', 'DEADLINE'], rows, color)].join('\n');
+  const listed = v.runs
+    .flatMap((r) =>
+      r.approvals.map((a): ListedApproval => ({
+        id: r.local ? a.id : `${r.host}:${a.id}`,
+        name: r.ref,
+        state: 'pending',
+        summary: a.summary,
+        question: a.question,
+        questions: null,
+        deadline_at: a.deadline_at,
+        // Older machines publish neither.
+        asked_at: a.asked_at ?? null,
+        on_timeout: a.on_timeout ?? null,
+        decided_by: null,
+        answers: null,
+        message: null,
+      })),
+    )
+    .sort((a, b) => (a.asked_at ?? '').localeCompare(b.asked_at ?? ''));
+  if (listed.length === 0) return [...head, 'no request waits for an answer on any machine'].join('\n');
+  return [...head, approvalsTable(listed, now, false, color)].join('\n');
 }
 
 export interface FleetCount {
@@ -187,4 +252,39 @@ export function fleetSpendText(v: ClusterRunsReply, color = useColor()): string 
     '',
     table(['WORKLOAD', 'RUNS', 'TOKENS', 'COST'], rows(s.by_workload), color),
   ].join('\n');
+}
+
+/** One status change of the fleet's, as `events --cluster --json` gives it. */
+export interface FleetChange {
+  at: string;
+  host: string;
+  run: string;
+  uuid: string;
+  from: string | null;
+  status: string;
+  why: string | null;
+}
+
+export function fleetChange(r: ClusterRun, from: string | null): FleetChange {
+  return { at: r.status_at, host: r.host, run: r.ref, uuid: r.uuid, from, status: r.status, why: r.why };
+}
+
+/**
+ * A change as `events` writes one of its journal's: `host time type id
+ * name data`, tab-separated — its machine where the local line has its seq
+ * (a fleet's changes have none), its status as the event's type, and
+ * `from=working reason=completed exit_code=0` as its data would say it.
+ */
+export function fleetChangeLine(r: ClusterRun, from: string | null): string {
+  const data: [string, string | number | null][] = [['from', from]];
+  if (r.status === 'ended') data.push(['reason', r.exit_reason], ['detail', r.exit_detail], ['exit_code', r.exit_code]);
+  else {
+    if (r.status === 'blocked') data.push(['kind', r.blocked_kind]);
+    data.push(['why', r.why]);
+  }
+  const said = data
+    .filter(([, v]) => v !== null)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  return [r.host, r.status_at, r.status, r.uuid.slice(0, 8), r.ref, said].map(safeLine).join('\t');
 }

@@ -5,10 +5,21 @@
 
 import { RUN_STATUSES, isRunStatus } from '../core/types.js';
 import { OrcrError } from '../sdk/errors.js';
-import { fleetCounts, fleetCountsText, fleetRequests, fleetRequestsText, fleetRunText, fleetSpend, fleetSpendText, fleetTable } from './fleet-format.js';
+import type { ClusterRun } from '../protocol/views.js';
+import {
+  fleetChange,
+  fleetChangeLine,
+  fleetCounts,
+  fleetCountsText,
+  fleetRequests,
+  fleetRequestsText,
+  fleetRunText,
+  fleetSpend,
+  fleetSpendText,
+  fleetTable,
+} from './fleet-format.js';
 import { showRun } from './format.js';
 import type { Shell } from './shell.js';
-import { safeLine } from '../text/terminal-text.js';
 import { UsageError } from './usage-error.js';
 
 /** `ps --cluster [--host HOST] [--all] [--status S] [-a PROVIDER]`. */
@@ -107,23 +118,11 @@ export async function fleetTotals(verb: 'stats' | 'spend', sh: Shell): Promise<n
   return 0;
 }
 
-/** One status change of the fleet's, as `events --cluster` prints it. */
-interface FleetChange {
-  at: string;
-  host: string;
-  run: string;
-  uuid: string;
-  from: string | null;
-  status: string;
-  why: string | null;
-}
-
 /** How often `events --cluster --follow` asks its supervisor for the fleet (it reads the database each time). */
 const FOLLOW_MS = 250;
 
-function printChange(sh: Shell, c: FleetChange): void {
-  if (sh.json) sh.out(JSON.stringify(c));
-  else sh.out([c.at, c.host, safeLine(c.run), c.from ? `${c.from} → ${c.status}` : c.status, safeLine(c.why ?? '')].join('\t').trimEnd());
+function printChange(sh: Shell, r: ClusterRun, from: string | null): void {
+  sh.out(sh.json ? JSON.stringify(fleetChange(r, from)) : fleetChangeLine(r, from));
 }
 
 /**
@@ -137,16 +136,14 @@ export async function eventsCluster(verb: string, values: Record<string, unknown
   try {
     const last = new Map<string, string>();
     const first = await orcr.cluster.runs({ all: true });
-    const changes = first.runs
-      .map((r): FleetChange => ({ at: r.status_at, host: r.host, run: r.ref, uuid: r.uuid, from: null, status: r.status, why: r.why }))
-      .sort((a, b) => a.at.localeCompare(b.at));
+    const runs = [...first.runs].sort((a, b) => a.status_at.localeCompare(b.status_at));
     for (const r of first.runs) last.set(r.uuid, r.status);
     if (!values.follow) {
-      if (sh.json) sh.printJson(changes);
-      else for (const c of changes) printChange(sh, c);
+      if (sh.json) sh.printJson(runs.map((r) => fleetChange(r, null)));
+      else for (const r of runs) printChange(sh, r, null);
       return 0;
     }
-    for (const c of changes) printChange(sh, c);
+    for (const r of runs) printChange(sh, r, null);
     let staleSaid = false;
     for (;;) {
       await new Promise((r) => setTimeout(r, FOLLOW_MS));
@@ -157,7 +154,7 @@ export async function eventsCluster(verb: string, values: Record<string, unknown
         const was = last.get(r.uuid) ?? null;
         if (was === r.status) continue;
         last.set(r.uuid, r.status);
-        printChange(sh, { at: r.status_at, host: r.host, run: r.ref, uuid: r.uuid, from: was, status: r.status, why: r.why });
+        printChange(sh, r, was);
       }
     }
   } finally {

@@ -102,20 +102,29 @@ export function plainNumber(n: number): string {
   return Number.isInteger(n) || !Number.isFinite(n) ? String(n) : trimZeros(n.toFixed(6));
 }
 
+/**
+ * The status word before its why: `ended:failed`, `blocked:approval`,
+ * `queued#3`, `working` — this machine's runs and another's (whose why comes
+ * published, cli/fleet-format.ts) alike.
+ */
+export function statusHead(r: Pick<PublicRun, 'status' | 'exit_reason' | 'blocked_kind' | 'queue_position'>): string {
+  if (r.status === 'ended') return `ended:${r.exit_reason ?? '?'}`;
+  if (r.status === 'blocked') return `blocked:${r.blocked_kind ?? 'unknown'}`;
+  if (r.status === 'queued') return r.queue_position !== null ? `queued#${r.queue_position}` : 'queued';
+  return r.status;
+}
+
 function statusWord(r: PublicRun, now = Date.now()): string {
-  if (r.status === 'ended') return `ended:${r.exit_reason}`;
+  if (r.status === 'ended') return statusHead(r);
   if (r.status === 'blocked') {
     // On its agent's requests: `blocked:approval approve Bash: npm test +1 more`.
     const asking = askingText(r);
     if (asking) return `blocked:approval ${asking}`;
     // A limit its agent waits out by itself: `blocked:limit the agent waits until 16:50 (4h12m)`.
     const waits = agentWaitText(r, now, { short: true });
-    return `blocked:${r.blocked_kind ?? 'unknown'}${waits ? ` ${waits}` : ''}`;
+    return `${statusHead(r)}${waits ? ` ${waits}` : ''}`;
   }
-  if (r.status === 'queued') {
-    const word = r.queue_position !== null ? `queued#${r.queue_position}` : 'queued';
-    return r.waiting ? `${word} ${waitingText(r.waiting, now)}` : word;
-  }
+  if (r.status === 'queued') return r.waiting ? `${statusHead(r)} ${waitingText(r.waiting, now)}` : statusHead(r);
   // Older supervisors send no agent_retry.
   if (r.agent_retry) return `${r.status} ${agentRetryText(r.agent_retry)}`;
   return r.status;
@@ -145,9 +154,27 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     elapsed(r, now),
   ]);
   const header = ['NAME', 'ID', 'STATUS', 'PROVIDER/WORKLOAD', 'TURNS', 'TOKENS', 'COST', 'ELAPSED'];
+  optionalColumns(runs, header, rows, (r) => r.name);
+  return table(header, rows, color);
+}
+
+/** What `ps`'s optional columns read of a run: this machine's or another's (which publishes no repository). */
+export interface ColumnRun {
+  uuid: string;
+  after?: readonly string[];
+  after_any: boolean;
+  worktree: { added: number; removed: number; branch: string; repo?: string } | null;
+}
+
+/**
+ * `ps`'s columns that only some fleets need, added to `header` and each row:
+ * AFTER, CHANGES, REPO. `nameOf`: how the table names a run (a listed input
+ * is said by it).
+ */
+export function optionalColumns<R extends ColumnRun>(runs: readonly R[], header: string[], rows: Cell[][], nameOf: (r: R) => string): void {
   // What each run waits (or waited) for (`run --after`), only when some listed run has it: by name where it is listed too.
   if (runs.some((r) => (r.after ?? []).length > 0)) {
-    const names = new Map(runs.map((r) => [r.uuid, r.name]));
+    const names = new Map(runs.map((r) => [r.uuid, nameOf(r)]));
     header.push('AFTER');
     runs.forEach((r, i) => {
       const after = (r.after ?? []).map((u) => safeLine(names.get(u) ?? u.slice(0, 8)));
@@ -159,28 +186,26 @@ export function psTable(runs: PublicRun[], now = Date.now(), color = useColor(),
     header.push('CHANGES');
     runs.forEach((r, i) => rows[i]!.push(r.worktree ? `${changes(r.worktree)} ${safeLine(r.worktree.branch)}` : '-'));
     // Which repository, once there is more than one to tell apart.
-    const repos = new Set(runs.flatMap((r) => (r.worktree ? [r.worktree.repo] : [])));
+    const repos = new Set(runs.flatMap((r) => (r.worktree?.repo !== undefined ? [r.worktree.repo] : [])));
     if (repos.size > 1) {
       header.push('REPO');
-      runs.forEach((r, i) =>
-        rows[i]!.push(
-          r.worktree
-            ? safeLine(
-                r.worktree.repo
-                  .split('/')
-                  .filter((p) => p !== '')
-                  .pop() ?? r.worktree.repo,
-              )
-            : '-',
-        ),
-      );
+      runs.forEach((r, i) => rows[i]!.push(r.worktree?.repo !== undefined ? safeLine(repoName(r.worktree.repo)) : '-'));
     }
   }
-  return table(header, rows, color);
+}
+
+/** A repository's last path part: what tells two apart in a column. */
+function repoName(repo: string): string {
+  return (
+    repo
+      .split('/')
+      .filter((p) => p !== '')
+      .pop() ?? repo
+  );
 }
 
 /** `+12 −3`: lines added and removed against the run's base. */
-function changes(w: { added: number; removed: number }): string {
+export function changes(w: { added: number; removed: number }): string {
   return `+${w.added} −${w.removed}`;
 }
 
@@ -206,11 +231,11 @@ interface ShowMeter {
   /** Its line's label, when not the meter's. */
   label?: string;
   /** What the line says was used, when not the meter's; null: `-`. */
-  used?: (r: PublicRun) => number | null;
+  used?: (r: MeterRun) => number | null;
   /** Written after `used / ceiling`. */
-  more?: (r: PublicRun) => string;
+  more?: (r: MeterRun) => string;
   /** Lines that go under it. */
-  after?: (r: PublicRun) => [string, string][];
+  after?: (r: MeterRun) => [string, string][];
 }
 
 /**
@@ -220,7 +245,7 @@ interface ShowMeter {
  * before it starts; the inputs it was sent go under its turns.
  */
 const SHOW_METER: { readonly [M in MeterName]?: ShowMeter } = {
-  turns: { after: (r) => (r.input_seq > 0 ? [['inputs', String(r.input_seq)]] : []) },
+  turns: { after: (r) => (r.input_seq !== undefined && r.input_seq > 0 ? [['inputs', String(r.input_seq)]] : []) },
   tokens: {
     used: (r) => r.tokens.input + r.tokens.output,
     more: ({ tokens: t }) => ` (in ${tokens(t.input)}, out ${tokens(t.output)}, cached ${tokens(t.cached)})`,
@@ -229,8 +254,11 @@ const SHOW_METER: { readonly [M in MeterName]?: ShowMeter } = {
   time_ms: { label: 'elapsed', used: (r) => (r.started_at === null ? null : (r.budget.time_ms?.used ?? 0)) },
 };
 
+/** What `show`'s meter lines read of a run: this machine's or another's as published (which says no inputs). */
+export type MeterRun = Pick<PublicRun, 'budget' | 'tokens' | 'cost_usd' | 'started_at'> & { input_seq?: number };
+
 /** A line for each of the run's meters, in core's order (core/budget.ts); one an older supervisor does not send reads `-`. */
-function meterLines(r: PublicRun): [string, string][] {
+export function meterLines(r: MeterRun): [string, string][] {
   return METER_NAMES.flatMap((name): [string, string][] => {
     const how = SHOW_METER[name] ?? {};
     const write = WRITE[RUN_METERS[name].unit];
@@ -251,10 +279,7 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   const waits = r.waiting ? waitingText(r.waiting, now) : agentWaitText(r, now);
   if (waits) lines.push(['waiting', waits]);
   lines.push(
-    [
-      'exit',
-      r.exit_reason ? `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}` : '-',
-    ],
+    ['exit', exitText(r)],
     ['provider', r.provider],
     ['workload', r.workload],
     // Never decided: its output was read as plain text, as a plain agent's is.
@@ -295,9 +320,29 @@ export function showRun(r: PublicRun, now = Date.now(), env?: Readonly<Record<st
   lines.push(...requestLines(r));
   if (r.last_tool) lines.push(['last tool', r.last_tool]);
   if (r.last_text) lines.push(['last text', truncateDisplay(safeLine(r.last_text).replace(/\s+/g, ' '), 200)]);
-  lines.push(['created', r.created_at], ['started', r.started_at ?? '-'], ['ended', r.ended_at ?? '-']);
+  lines.push(...timeLines(r));
+  return labelled(lines);
+}
+
+/** `created`, `started`, `ended`: as `show` writes a run's times. */
+export function timeLines(r: Pick<PublicRun, 'created_at' | 'started_at' | 'ended_at'>): [string, string][] {
+  return [
+    ['created', r.created_at],
+    ['started', r.started_at ?? '-'],
+    ['ended', r.ended_at ?? '-'],
+  ];
+}
+
+/** `show`'s lines: each label padded to the widest, its value after two spaces. */
+export function labelled(lines: readonly [string, string][]): string {
   const w = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(w)}  ${safeLine(v)}`).join('\n');
+}
+
+/** `failed (exit 1), code 1`, `-` before it ends: `show`'s exit line, this machine's runs and another's (which publishes no note). */
+export function exitText(r: Pick<PublicRun, 'exit_reason' | 'exit_detail' | 'exit_code'> & { exit_note?: string | null }): string {
+  if (!r.exit_reason) return '-';
+  return `${r.exit_reason}${r.exit_detail ? ` (${r.exit_detail})` : ''}, code ${r.exit_code ?? '-'}${r.exit_note ? `; ${r.exit_note}` : ''}`;
 }
 
 /** A parent's children and what they spent with it, rolled up: its token and cost ceilings are read against these. */

@@ -356,6 +356,8 @@ export interface ClusterRunFace {
   exit_detail: string | null;
   exit_code: number | null;
   blocked_kind: BlockedKind | null;
+  /** Tool calls its agent CLI refused by its own settings (`ps`'s `⊘ 2 denied`); absent from what older machines publish. */
+  denials?: number;
   interactive: boolean;
   queue_position: number | null;
   turns: number;
@@ -374,8 +376,12 @@ export interface ClusterRunFace {
   after_any: boolean;
   /** Its worktree's branch and changes (no path). */
   worktree: { branch: string; base: string; state: RunWorktree['state']; added: number; removed: number; files: number } | null;
-  /** Its agent's requests waiting for a person, oldest first: their ids are this machine's (`HOST:ID` elsewhere). */
-  approvals: { id: number; summary: string; question: boolean; deadline_at: string | null }[];
+  /**
+   * Its agent's requests waiting for a person, oldest first: their ids are
+   * this machine's (`HOST:ID` elsewhere). `asked_at` and `on_timeout` (what
+   * its deadline decides) are absent from what older machines publish.
+   */
+  approvals: { id: number; summary: string; question: boolean; deadline_at: string | null; asked_at?: string; on_timeout?: Verdict }[];
 }
 
 /** One run of the fleet as a member reads it: the face its machine published, whose it is, and how fresh. */
@@ -414,6 +420,7 @@ export function clusterFace(r: PublicRun, why: string | null, pending: readonly 
     exit_detail: r.exit_detail,
     exit_code: r.exit_code,
     blocked_kind: r.blocked_kind,
+    denials: r.denials,
     interactive: r.interactive,
     queue_position: r.queue_position,
     turns: r.turns,
@@ -437,6 +444,13 @@ export function clusterFace(r: PublicRun, why: string | null, pending: readonly 
           files: r.worktree.files,
         }
       : null,
-    approvals: pending.map((a) => ({ id: a.id, summary: a.summary, question: a.question, deadline_at: iso(a.deadline_at) })),
+    approvals: pending.map((a) => ({
+      id: a.id,
+      summary: a.summary,
+      question: a.question,
+      deadline_at: iso(a.deadline_at),
+      asked_at: new Date(a.asked_at).toISOString(),
+      on_timeout: a.on_timeout,
+    })),
   };
 }

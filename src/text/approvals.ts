@@ -19,9 +19,19 @@ export function denialsMark(r: { denials?: number }): string | null {
   return r.denials ? `⊘ ${r.denials} denied` : null;
 }
 
+/** What a request's line in `show` reads: this machine's, or another's as published (`id` then `b:12`; what its deadline decides may be unknown). */
+export type ShownApproval = Pick<
+  PublicApproval,
+  'state' | 'summary' | 'question' | 'deadline_at' | 'decided_by' | 'decided_at' | 'message' | 'answers' | 'always' | 'always_added'
+> & {
+  id: number | string;
+  on_timeout: PublicApproval['on_timeout'] | null;
+};
+
 /** One request in `show`: `#12 allowed Bash: npm test — by the CLI (pts/3) at 10:42:01Z` and the denial's words, if any. */
-export function approvalLine(a: PublicApproval): string {
-  const when = a.state === 'pending' ? (a.deadline_at ? `, decided by its deadline (${a.on_timeout}) at ${a.deadline_at}` : ', no deadline') : '';
+export function approvalLine(a: ShownApproval): string {
+  const decides = a.on_timeout === null ? '' : ` (${a.on_timeout})`;
+  const when = a.state === 'pending' ? (a.deadline_at ? `, decided by its deadline${decides} at ${a.deadline_at}` : ', no deadline') : '';
   const by = a.decided_by
     ? ` — by ${a.decided_by}${a.decided_at ? ` at ${a.decided_at}` : ''}`
     : a.state === 'withdrawn' && a.decided_at

@@ -213,7 +213,7 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(amb.stderr).toMatch(/b:fix, c:fix/);
     const one = a.json<{ run: { host: string; ref: string; status: string } }>(['show', 'b:fix']);
     expect(one.run).toMatchObject({ host: 'b', ref: 'b:fix', status: 'working' });
-    expect(a.cli(['show', 'c:fix']).stdout).toMatch(/^machine:\s+c$/m);
+    expect(a.cli(['show', 'c:fix']).stdout).toMatch(/^machine\s+c$/m);
     // A bare name only one other machine has is that run.
     worker(c, 'only-c');
     await until(() => statuses(a)['c:only-c'] === 'working', 'a to see c:only-c', 15_000, 100);
@@ -254,10 +254,44 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(pending.id).toMatch(/^b:\d+$/);
     expect(pending.run).toBe('b:asks');
     expect(pending.summary).toMatch(/^(Bash|Write|Edit): /);
-    expect(a.cli(['approvals', '--cluster']).stdout).toMatch(new RegExp(`^${pending.id}\\s+b:asks\\s+\\w+: `, 'm'));
-    expect(a.cli(['ps', '--cluster']).stdout).toMatch(/^b\s+b:asks\s+\w{8}\s+blocked approve \w+: /m);
+    expect(a.cli(['approvals', '--cluster']).stdout).toMatch(new RegExp(`^${pending.id}\\s+b:asks\\s+\\d\\S*\\s+deny in \\d\\S*\\s+\\w+: `, 'm'));
+    expect(a.cli(['ps', '--cluster']).stdout).toMatch(/^b\s+b:asks\s+\w{8}\s+blocked:approval approve \w+: /m);
+    sameAsLocal(a, b, pending.id);
     b.cli(['kill', 'asks']);
   });
+
+  /**
+   * b's run `asks` and its request as a reads them (`ps --cluster`, `show
+   * b:asks`, `approvals --cluster`) and as b reads them (`ps`, `show`,
+   * `approvals`): the same columns and labels, the same words.
+   */
+  function sameAsLocal(a: TestHome, b: TestHome, id: string): void {
+    const cells = (line: string | undefined): string[] => (line ?? '').split(/\s{2,}/);
+    const row = (out: string, name: string): string[] => cells(out.split('\n').find((l) => l.split(/\s{2,}/).includes(name)));
+    // ps: every column after MACHINE and NAME but ELAPSED (read a moment apart) is b's own.
+    const [there, here] = [row(a.cli(['ps', '--cluster']).stdout, 'b:asks'), row(b.cli(['ps']).stdout, 'asks')];
+    expect(there.slice(2, -1)).toEqual(here.slice(1, -1));
+    // approvals: DEADLINE says how and when (not an ISO time), WHAT is the same summary.
+    const [asked, local] = [row(a.cli(['approvals', '--cluster']).stdout, 'b:asks'), row(b.cli(['approvals']).stdout, 'asks')];
+    expect(a.cli(['approvals', '--cluster']).stdout.split('\n')[0]).toMatch(/^ID\s+RUN\s+AGE\s+DEADLINE\s+WHAT$/);
+    expect(asked[3]).toMatch(/^deny in \d/);
+    expect(asked[3]!.split(' in ')[0]).toBe(local[3]!.split(' in ')[0]);
+    expect(asked[4]).toBe(local[4]);
+    // show: b's labels and words for what it published, its request by the id a answers it by.
+    const label = (out: string): Map<string, string> =>
+      new Map(
+        out.split('\n').flatMap((l): [string, string][] => {
+          const m = /^(\S(?:.*?\S)?)\s{2,}(.*)$/.exec(l);
+          return m ? [[m[1]!, m[2]!]] : [];
+        }),
+      );
+    const [shown, own] = [label(a.cli(['show', 'b:asks']).stdout), label(b.cli(['show', 'asks']).stdout)];
+    for (const k of ['status', 'exit', 'provider', 'workload', 'turns', 'tokens', 'cost', 'created', 'started', 'ended'])
+      expect(shown.get(k), k).toBe(own.get(k));
+    expect(shown.get('elapsed')).toMatch(/^\d/);
+    expect(shown.get('request')).toBe(own.get('request')!.replace(/^#(\d+)/, `#${id}`));
+    expect(shown.get('machine')).toBe('b');
+  }
 
   it("events --cluster lists each run's last change; --follow prints each change of any machine as it is seen", async () => {
     const { ms } = machines();
@@ -269,9 +303,14 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     const child = a.spawn(['events', '--cluster', '--follow']);
     try {
       const out = lineReader(child);
-      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking$/.test(x)), 'the follow to list b:watched working');
+      // `events`' columns, the machine where the seq would be: host, time, type, id, name, data.
+      await out.waitFor((l) => l.some((x) => /^b\t\S+Z\tworking\t\w{8}\tb:watched\t$/.test(x)), 'the follow to list b:watched working');
       release(b, 'watched');
-      await out.waitFor((l) => l.some((x) => /\tb\tb:watched\tworking → ended/.test(x)), 'the follow to print b:watched ended', 10_000);
+      await out.waitFor(
+        (l) => l.some((x) => /^b\t\S+Z\tended\t\w{8}\tb:watched\tfrom=working reason=completed\b.* exit_code=0$/.test(x)),
+        'the follow to print b:watched ended',
+        10_000,
+      );
     } finally {
       child.kill();
     }

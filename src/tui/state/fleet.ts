@@ -217,9 +217,10 @@ export function withFleetRequests(reqs: Requests, fleet: Fleet | null): { reques
           question: a.question,
           questions: null,
           always: null,
-          askedAt: time(c.status_at) ?? 0,
+          // Older machines publish neither when it was asked nor what its deadline decides.
+          askedAt: time(a.asked_at ?? c.status_at) ?? 0,
           deadlineAt: time(a.deadline_at),
-          onTimeout: null,
+          onTimeout: a.on_timeout ?? null,
           partial: false,
         };
       }

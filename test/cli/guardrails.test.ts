@@ -213,7 +213,10 @@ describe('guardrails', () => {
       '10',
     ]);
     expect(await h.wait('looper')).toBe('looper loop');
-    expect((await h.show('looper')).loop).toMatchObject({ detected: true, repetitions: 3 });
+    // 3 at the detection; a line more may be read before the agent is gone (its lines 10 ms apart, a loaded machine's reads batched).
+    const { loop } = await h.show('looper');
+    expect(loop.detected).toBe(true);
+    expect(loop.repetitions).toBeGreaterThanOrEqual(3);
 
     // An interactive agent that repeats one tool call every turn, whatever it is told.
     const repeat = script(

@@ -39,5 +39,7 @@ export function approvalLine(a: ShownApproval): string {
       : '';
   const said = a.message ? `: "${a.message}"` : a.answers ? `: ${a.answers.map((x) => `"${x}"`).join(', ')}` : '';
   const always = a.always_added && a.always ? ` (always: ${a.always})` : '';
-  return `#${a.id} ${a.state} ${a.summary}${when}${by}${said}${always}`;
+  // Another machine's request is named as it is typed back (`b:12`), this machine's `#12`.
+  const id = typeof a.id === 'number' ? `#${a.id}` : a.id;
+  return `${id} ${a.state} ${a.summary}${when}${by}${said}${always}`;
 }

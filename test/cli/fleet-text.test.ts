@@ -160,8 +160,8 @@ describe("another machine's runs read as this machine's", () => {
       expect(text).not.toMatch(/time_ms|cost_usd|budget:/);
     }
     const asks = labels(fleetRunText({ run: published(local[0]!, pending), as_of: iso(NOW), stale_since: null }, NOW));
-    expect(asks.get('request')).toBe(labels(showRun(local[0]!, NOW)).get('request')!.replace('#12', '#b:12'));
-    expect(asks.get('request')).toBe(`#b:12 pending Bash: npm test, decided by its deadline (deny) at ${iso(NOW - 120_000 + 3_600_000)}`);
+    expect(asks.get('request')).toBe(labels(showRun(local[0]!, NOW)).get('request')!.replace('#12', 'b:12'));
+    expect(asks.get('request')).toBe(`b:12 pending Bash: npm test, decided by its deadline (deny) at ${iso(NOW - 120_000 + 3_600_000)}`);
     expect(asks.get('tokens')).toBe('25.4k / 100k (in 20k, out 5.4k, cached 900)');
     expect(asks.get('cost')).toBe('$1.75 / $5');
   });
@@ -189,7 +189,7 @@ describe("another machine's runs read as this machine's", () => {
     face.approvals = face.approvals.map(({ id, summary, question, deadline_at }) => ({ id, summary, question, deadline_at }));
     expect(cells(fleetRequestsText(fleet([face]), NOW, false).split('\n')[1]!)).toEqual(['b:12', 'b:fix-auth', '-', 'decided in 58m', 'Bash: npm test']);
     expect(labels(fleetRunText({ run: face, as_of: iso(NOW), stale_since: null }, NOW)).get('request')).toBe(
-      `#b:12 pending Bash: npm test, decided by its deadline at ${iso(NOW - 120_000 + 3_600_000)}`,
+      `b:12 pending Bash: npm test, decided by its deadline at ${iso(NOW - 120_000 + 3_600_000)}`,
     );
   });
 

@@ -9,6 +9,8 @@ import { clusterFace, type ClusterRun } from '../../src/protocol/views.js';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import { reduceFleet, reduceScope, reduceSnapshot } from '../../src/tui/state/reducers.js';
 import { createTuiStore } from '../../src/tui/state/store.js';
+import { NO_QUEUE } from '../../src/tui/state/approval-queue.js';
+import { requestLines } from '../../src/tui/view/approvals.js';
 import { run, T0 } from './fixtures.js';
 
 const iso = (t: number): string => new Date(t).toISOString();
@@ -85,5 +87,19 @@ describe('the fleet in the store', () => {
 
     store.setState((x) => reduceScope(x, 'machine', null, T0));
     expect(store.getState().requests.ids).toEqual([]);
+  });
+
+  it("another machine's question says where its options are and how to answer it, not that they are being read", () => {
+    const store = createTuiStore({ now: T0 });
+    store.setState((s) => reduceSnapshot(s, { seq: 1, runs: [] }, T0));
+    const asks = face('b', { name: 'asker', status: 'blocked' }, [{ id: 3, summary: 'question: Which database?', question: true, deadline_at: null }]);
+    store.setState((s) => reduceScope(s, 'cluster', reply([asks]), T0));
+    const s = store.getState();
+    const text = requestLines(s.requests.byId[s.requests.ids[0]!]!, NO_QUEUE, T0)
+      .map((spans) => spans.map((x) => x.text).join(''))
+      .join('\n');
+    expect(text).toContain('Which database?');
+    expect(text).toContain('on b: orcr approve b:3 --answer LABEL');
+    expect(text).not.toContain('reading its options');
   });
 });

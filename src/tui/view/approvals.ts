@@ -96,6 +96,12 @@ function deadlineLine(r: Request, now: number): Span[] {
 
 /** A question's lines: each question, its options numbered, those picked so far marked; the one digits answer now first among equals. */
 function questionLines(r: Request, q: QueueView): Span[][] {
+  // Another machine's question: its options stay there (only its summary is published), answered by the CLI.
+  if (r.host)
+    return [
+      [label('question'), { text: r.summary.replace(/^question: /, ''), token: 'text.primary' }],
+      [label('options'), { text: `on ${r.host}: orcr approve ${r.ref ?? r.id} --answer LABEL`, token: 'text.muted' }],
+    ];
   if (!r.questions) return [[label('question'), { text: 'reading its options…', token: 'text.muted' }]];
   const at = currentQuestion(q, r);
   const chosen = q.picks?.id === r.id ? q.picks.chosen : [];
@@ -128,6 +134,7 @@ function keysLine(r: Request, q: QueueView): Span[] {
   if (r.question) {
     const question = r.questions?.[currentQuestion(q, r)];
     const n = question?.options.length ?? 0;
+    if (r.host) return keys('n declines it (its options are answered on the command line)');
     if (n === 0) return keys('n declines it · enter the whole input');
     return keys(question?.multi ? `1–${n} toggles · enter sends · n declines it` : `1–${n} chooses · n declines it · v the whole input`);
   }

@@ -15,6 +15,7 @@ import { approvalLine, denialsMark } from '../text/approvals.js';
 import { approvalsTable, type ListedApproval } from './approval-text.js';
 import {
   changes,
+  deniedLines,
   exitText,
   labelled,
   meterLines,
@@ -74,9 +75,9 @@ export function fleetTable(v: ClusterRunsReply, now = Date.now(), color = useCol
   return [...head, table(header, rows, color)].join('\n');
 }
 
-/** Its requests as `show` writes them, by the ids this machine answers them by (`b:12`). */
+/** Its requests as `show` writes them, by the ids this machine answers them by (`b:12`), and the calls its agent CLI refused by itself. */
 function requestLines(r: ClusterRun): [string, string][] {
-  return r.approvals.map((a) => [
+  const requests = r.approvals.map((a): [string, string] => [
     'request',
     approvalLine({
       ...a,
@@ -91,6 +92,7 @@ function requestLines(r: ClusterRun): [string, string][] {
       always_added: false,
     }),
   ]);
+  return [...requests, ...deniedLines(r.denials ?? 0)];
 }
 
 /** Its worktree as `show` writes it, less what stays on its machine (its path, its base commit). */

@@ -365,8 +365,13 @@ function requestLines(r: PublicRun): [string, string][] {
   const lines: [string, string][] = (r.approvals ?? []).map((a) => ['request', approvalLine(a)]);
   if (r.protocol_errors.count)
     lines.push(['errors', `${r.protocol_errors.count} in its agent's protocol (orcr events); the last: ${safeLine(r.protocol_errors.last ?? '')}`]);
-  if (r.denials) lines.push(['denied', `${r.denials} tool ${r.denials === 1 ? 'call' : 'calls'} refused by the agent CLI's own settings (nobody was asked)`]);
+  lines.push(...deniedLines(r.denials));
   return lines;
+}
+
+/** `show`'s line of the tool calls a run's agent CLI refused by itself; none when it refused none. */
+export function deniedLines(denials: number): [string, string][] {
+  return denials ? [['denied', `${denials} tool ${denials === 1 ? 'call' : 'calls'} refused by the agent CLI's own settings (nobody was asked)`]] : [];
 }
 
 /** `in 4m10s`, or `now` once the moment has passed. */

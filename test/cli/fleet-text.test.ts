@@ -151,7 +151,7 @@ describe("another machine's runs read as this machine's", () => {
       const own = labels(showRun(r, NOW));
       const text = fleetRunText({ run: published(r, r.name === 'fix-auth' ? pending : []), as_of: iso(NOW), stale_since: null }, NOW);
       const shown = labels(text);
-      for (const k of ['status', 'exit', 'provider', 'workload', 'turns', 'tokens', 'cost', 'elapsed', 'created', 'started', 'ended', 'changes'])
+      for (const k of ['status', 'exit', 'provider', 'workload', 'turns', 'tokens', 'cost', 'elapsed', 'created', 'started', 'ended', 'changes', 'denied'])
         expect(shown.get(k), `${r.name}: ${k}`).toBe(own.get(k));
       expect(shown.get('name')).toBe(`b:${r.name}`);
       expect(shown.get('machine')).toBe('b');

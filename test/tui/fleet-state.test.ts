@@ -41,13 +41,13 @@ describe('the fleet in the store', () => {
     const mine = run({ name: 'mine', status: 'working' });
     store.setState((s) => reduceSnapshot(s, { seq: 1, runs: [mine] }, T0));
     const c1 = face('c', { name: 'fix', status: 'working' });
-    const b1 = face('b', { name: 'fix', status: 'working' });
+    const b1 = face('b', { name: 'fix', status: 'working', denials: 2 });
     const b2 = face('b', { name: 'docs', status: 'queued' });
     store.setState((s) => reduceScope(s, 'cluster', reply([c1, b1, b2]), T0));
     let s = store.getState();
     expect(s.scope).toBe('cluster');
     expect(s.view.ids).toEqual([mine.uuid, `b:${b1.uuid}`, `b:${b2.uuid}`, `c:${c1.uuid}`]);
-    expect(s.fleet.byId[`b:${b1.uuid}`]).toMatchObject({ name: 'b:fix', status: 'working', command: [], cwd: '' });
+    expect(s.fleet.byId[`b:${b1.uuid}`]).toMatchObject({ name: 'b:fix', status: 'working', command: [], cwd: '', denials: 2 });
     expect(s.view.total).toBe(4);
 
     // A read that changes nothing of a row keeps its object: the row does not draw again.

@@ -72,7 +72,7 @@ export function remoteRow(c: ClusterRun): PublicRun {
     asking: first
       ? { id: first.id, summary: clean(first.summary), question: first.question, deadline_at: first.deadline_at, more: c.approvals.length - 1 }
       : null,
-    denials: 0,
+    denials: c.denials ?? 0,
     protocol_errors: { count: 0, last: null },
     rules: { allow: [], deny: [] },
     queue_seq: 0,

@@ -1,7 +1,8 @@
 // `orcr cluster status|schema|forget`: the machines sharing one set of caps.
 
 import { safeLine } from '../../text/terminal-text.js';
-import { clusterLine, table } from '../format.js';
+import { table } from '../format.js';
+import { clusterLine } from '../format-stats.js';
 import type { Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';
 

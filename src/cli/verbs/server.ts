@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { Orcr } from '../../sdk/client.js';
 import { OrcrError } from '../../sdk/errors.js';
 import { safeLine } from '../../text/terminal-text.js';
-import { clusterLine, configNotes } from '../format.js';
+import { clusterLine, configNotes } from '../format-stats.js';
 import { VERBS, withSubcommandFlags } from '../grammar.js';
 import type { Shell, Verb } from '../shell.js';
 import { UsageError } from '../usage-error.js';

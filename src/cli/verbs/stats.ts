@@ -1,7 +1,7 @@
 // `orcr stats`, `orcr spend`: the caps and queues, and usage and cost.
 
 import { fleetTotals } from '../fleet.js';
-import { spendText, statsText } from '../format.js';
+import { spendText, statsText } from '../format-stats.js';
 import type { Verb } from '../shell.js';
 
 const statsVerbs: Verb = async (verb, rest, sh) => {

@@ -180,3 +180,44 @@ describe('acp reads the genuine gemini --acp', () => {
     });
   });
 });
+
+describe('acp: a line whose params or answer alone are parsed (the envelope read from its head)', () => {
+  const loop = printed('loop');
+  const call = loop.find((l) => l.includes('"sessionUpdate":"tool_call"'))!;
+  const answer = loop.find((l) => l.includes('"id":"orcr:turn:1"'))!;
+  const opened = (): ReturnType<typeof createAdapter> => {
+    const a = createAdapter('acp', { modelTurns: true, now: () => 0 });
+    for (const l of loop.slice(0, 3)) a.line(l);
+    return a;
+  };
+  const withMember = (l: string, member: string): string => `${l.slice(0, -1)},${member}}`;
+
+  it('a member after the params or the answer (one a later version adds, plain or an object) is read to the same signals', () => {
+    for (const member of ['"emittedAtMs":1796598255514', '"_meta":{"n":1}', '"note":"a } b"']) {
+      expect(opened().line(withMember(call, member)), member).toEqual(opened().line(call));
+      const a = opened();
+      const b = opened();
+      a.line(call);
+      b.line(call);
+      expect(a.line(withMember(answer, member)), member).toEqual(b.line(answer));
+    }
+  });
+
+  it('a brace too many, or an answer that is also an error, is the protocol error it was, not a signal', () => {
+    expect(opened().line(`${call}}`)).toEqual([
+      expect.objectContaining({ kind: 'protocol_error', fatal: false }),
+      expect.objectContaining({ kind: 'reply', line: expect.stringContaining('-32700') }),
+    ]);
+    const both = opened().line(withMember(answer, '"error":{"code":-32603,"message":"Internal error"}'));
+    expect(of(both, 'result')).toEqual([expect.objectContaining({ kind: 'result', ok: false })]);
+  });
+
+  it('a request whose id comes after its params is still a request (asked), not a notification let pass', () => {
+    const ask = printed('permission-allow-once').find((l) => l.includes('"method":"session/request_permission"'))!;
+    const m = JSON.parse(ask) as { id: number; params: unknown };
+    const late = JSON.stringify({ jsonrpc: '2.0', method: 'session/request_permission', params: m.params, id: m.id });
+    const a = createAdapter('acp', { modelTurns: true, now: () => 0 });
+    for (const l of printed('permission-allow-once').slice(0, 3)) a.line(l);
+    expect(of(a.line(late), 'approval')).toHaveLength(1);
+  });
+});

@@ -108,8 +108,9 @@ function dialect(now: () => number, attempt: number): RpcDialect {
  */
 function heads(turns: ReturnType<typeof createTurnTracker>): Pick<RpcDialect, 'peek' | 'ignoresResult'> {
   return {
-    peek(method, text) {
+    peek(method, text, at) {
       if (method !== 'item/started' && method !== 'item/completed') return null;
+      ITEM_TYPE.lastIndex = at;
       const type = ITEM_TYPE.exec(text)?.[1];
       if (type === undefined) return null;
       return (method === 'item/started' && type !== 'fileChange') || UNCOUNTED_ITEMS.has(type) ? turns.start() : null;
@@ -196,7 +197,7 @@ function wrap(before: ExtendedSignal[], sig: Signal | null): ExtendedSignal[] | 
 }
 
 /** An item's type, where Codex prints it: first in the item, at the head of the line. */
-const ITEM_TYPE = /^\{"method":"item\/(?:started|completed)","params":\{"item":\{"type":"(\w+)"/;
+const ITEM_TYPE = /\{"item":\{"type":"(\w+)"/y;
 /** Items that are no work of the model's to count: the user's own message, its reasoning, its plans. */
 const UNCOUNTED_ITEMS = new Set(['userMessage', 'reasoning', 'plan', 'contextCompaction', 'enteredReviewMode', 'exitedReviewMode']);
 

@@ -26,8 +26,8 @@ export interface RpcDialect {
   requests: Readonly<Record<string, (id: RpcId, params: unknown) => Read>>;
   /** The agent's notifications orcr reads, by method; any other is let pass (the spec lets a client ignore them). */
   notifications: Readonly<Record<string, (params: unknown) => Read>>;
-  /** A notification read from its line's text without parsing it (one whose head says all that matters), or null to parse it. */
-  peek?(method: string, text: string): ExtendedSignal[] | null;
+  /** A notification read from its line's text without parsing it (one whose head says all that matters), or null to parse it; its params begin at `at`. */
+  peek?(method: string, text: string, at: number): ExtendedSignal[] | null;
   /** The answer to this request id of orcr's needs no reading (it is read no further than its head). */
   ignoresResult?(id: string): boolean;
   /** An answer to this request id of orcr's read from its line's text without parsing it, or null to parse it. */
@@ -36,11 +36,19 @@ export interface RpcDialect {
   end?(): ExtendedSignal[];
 }
 
-/** A notification's head as the agents print it: its method, then its params (no id before them), with or without `"jsonrpc"` first. */
-const NOTIFICATION_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"method":"([^"\\]{1,100})","params":/;
+/**
+ * A notification's head as the agents print it: its method, then its params
+ * (no id before them), with or without `"jsonrpc"` first. Its strings are
+ * JSON strings as they stand (no escape, no control character), so the head
+ * and a value after it that parses are the message itself (paramsAfter).
+ */
+const NOTIFICATION_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"method":"([^"\\\u0000-\u001f]+)","params":/;
+
+/** A request's head as ACP's agents print it: its id (a number or a string), its method, then its params. */
+const REQUEST_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"id":(?:(0|[1-9]\d{0,14})|"([^"\\\u0000-\u001f]+)"),"method":"([^"\\\u0000-\u001f]+)","params":/;
 
 /** An answer's head as the agents print it: a string id, then its result. */
-const RESULT_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"id":"([^"\\]{1,200})","result":/;
+const RESULT_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"id":"([^"\\\u0000-\u001f]+)","result":/;
 
 /** The longest piece of a broken line a protocol error quotes. */
 const QUOTE = 80;
@@ -52,21 +60,52 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
   });
   const broke = (message: string): Signal => ({ kind: 'protocol_error', message, fatal: false });
 
-  function line(text: string): ExtendedSignal[] {
-    // A notification orcr lets pass (Codex's message deltas: most of its lines) is known from its head, and not parsed.
+  /**
+   * A line read from its head, not parsed whole: a notification orcr lets
+   * pass (Codex's message deltas: most of its lines), one the dialect reads
+   * from its head, an answer whose content does not matter (a turn started:
+   * its notifications say the rest) — or their params or result alone parsed,
+   * the envelope known already. Only where nothing but plain members follows
+   * them (no id: a request may print its id last); null: read it whole.
+   */
+  function fromHead(text: string): ExtendedSignal[] | null {
     const head = NOTIFICATION_HEAD.exec(text);
-    if (head) {
-      if (!Object.hasOwn(dialect.notifications, head[1]!)) return [];
-      const quick = dialect.peek?.(head[1]!, text);
-      if (quick) return quick;
-    }
-    // So is an answer to one of orcr's requests whose content does not matter (a turn started: its notifications say the rest).
     const answered = head ? null : RESULT_HEAD.exec(text);
-    if (answered) {
-      if (dialect.ignoresResult?.(answered[1]!)) return [];
-      const quick = dialect.peekResult?.(answered[1]!, text);
+    const asked = head || answered ? null : REQUEST_HEAD.exec(text);
+    const at = (head ?? answered ?? asked)?.[0].length;
+    const end = at === undefined ? -1 : valueEnd(text, at);
+    if (end < 0) return null;
+    if (head) {
+      const method = head[1]!;
+      if (!Object.hasOwn(dialect.notifications, method)) return [];
+      const quick = dialect.peek?.(method, text, at!);
       if (quick) return quick;
+      const params = parsed(text, at!, end);
+      return params === NONE ? null : (dialect.notifications[method]!(params) ?? []);
     }
+    if (asked) {
+      const params = parsed(text, at!, end);
+      return params === NONE ? null : request(asked[1] !== undefined ? Number(asked[1]) : asked[2]!, asked[3]!, params);
+    }
+    const id = answered![1]!;
+    if (dialect.ignoresResult?.(id)) return [];
+    const quick = dialect.peekResult?.(id, text);
+    if (quick) return quick;
+    const result = parsed(text, at!, end);
+    if (result === NONE) return null;
+    return dialect.result(id, result) ?? [broke(`an answer to no request of orcr's (id ${quote(JSON.stringify(id))})`)];
+  }
+
+  /** One of the agent's requests: served by the dialect, or answered with the error the spec names so the agent does not wait. */
+  function request(id: RpcId, method: string, params: unknown): ExtendedSignal[] {
+    const serve = Object.hasOwn(dialect.requests, method) ? dialect.requests[method]! : null;
+    if (!serve) return [broke(`the agent asked for ${quote(method)}, which orcr does not serve`), refuse(id, RPC_ERRORS.methodNotFound, 'Method not found')];
+    return serve(id, params) ?? [broke(`a ${quote(method)} request orcr cannot read`), refuse(id, RPC_ERRORS.invalidParams, 'Invalid params')];
+  }
+
+  function line(text: string): ExtendedSignal[] {
+    const quick = fromHead(text);
+    if (quick) return quick;
     const frame = readFrame(text);
     if (frame === null) {
       // Text that does not even try to be JSON is no frame: kept as output (a CLI's stray print).
@@ -74,17 +113,8 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
       return [broke(`a frame that is not JSON (cut, or malformed): ${quote(text)}`), refuse(null, RPC_ERRORS.parse, 'Parse error')];
     }
     switch (frame.type) {
-      case 'request': {
-        const serve = Object.hasOwn(dialect.requests, frame.method) ? dialect.requests[frame.method]! : null;
-        if (!serve)
-          return [
-            broke(`the agent asked for ${quote(frame.method)}, which orcr does not serve`),
-            refuse(frame.id, RPC_ERRORS.methodNotFound, 'Method not found'),
-          ];
-        const read = serve(frame.id, frame.params);
-        if (read) return read;
-        return [broke(`a ${quote(frame.method)} request orcr cannot read`), refuse(frame.id, RPC_ERRORS.invalidParams, 'Invalid params')];
-      }
+      case 'request':
+        return request(frame.id, frame.method, frame.params);
       case 'notification': {
         const take = Object.hasOwn(dialect.notifications, frame.method) ? dialect.notifications[frame.method]! : null;
         return take?.(frame.params) ?? [];
@@ -101,6 +131,41 @@ export function createRpcAdapter(dialect: RpcDialect): ExtendedAdapter {
   }
 
   return guarded<ExtendedSignal, ExtendedAdapter>({ line, end: () => dialect.end?.() ?? [] });
+}
+
+const NONE = Symbol('none');
+
+/**
+ * What may follow a message's params or result, its last object: members
+ * with plain values (Codex's `emittedAtMs`), none of JSON-RPC's own (an id
+ * there makes the message a request; an error, an error answer), then the
+ * message's end. Sticky: tried from the last `}` but the final one.
+ */
+const TAIL =
+  /(?:,"(?!(?:id|method|params|result|error)")[^"\\{}[\]\u0000-\u001f]+":(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"[^"\\{}[\]\u0000-\u001f]*"))*\}$/y;
+
+/**
+ * Where the object that begins at `at` (the params or result the head
+ * named) ends, when only TAIL follows it; -1 when the line may hold more (an
+ * id after the params, an object after them, a cut line): read it whole.
+ */
+function valueEnd(text: string, at: number): number {
+  const last = text.length - 1;
+  if (text.charCodeAt(at) !== 0x7b /* { */ || text.charCodeAt(last) !== 0x7d /* } */) return -1;
+  const end = text.lastIndexOf('}', last - 1);
+  if (end < at) return -1;
+  if (end === last - 1) return end;
+  TAIL.lastIndex = end + 1;
+  return TAIL.test(text) ? end : -1;
+}
+
+/** The object from `at` to `end`, or NONE when it does not parse (a cut or malformed line: read whole, it says what is wrong). */
+function parsed(text: string, at: number, end: number): unknown {
+  try {
+    return JSON.parse(text.slice(at, end + 1)) as unknown;
+  } catch {
+    return NONE;
+  }
 }
 
 /** A piece of what the agent sent, short and on one line, for a message a person reads. */

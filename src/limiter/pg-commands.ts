@@ -87,6 +87,20 @@ export class PgCommands {
     return r.rows.map((x) => ({ id: String(x.id), from_host: x.from_host, method: x.method, params: x.params })).sort((a, b) => Number(a.id) - Number(b.id));
   }
 
+  /**
+   * Commands an earlier supervisor of this machine took and left unanswered
+   * (it stopped or died while carrying them out), each with how long ago it
+   * was sent: read before this supervisor takes any, so none is its own.
+   */
+  async orphans(): Promise<(TakenCommand & { age_ms: number })[]> {
+    const r = await this.db.q<{ id: string; from_host: string; method: string; params: Record<string, unknown>; age_ms: number }>(
+      `SELECT id, from_host, method, params, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms FROM orcr_command
+        WHERE cluster = $1 AND host = $2 AND taken_at IS NOT NULL AND done_at IS NULL ORDER BY id`,
+      [this.cluster, this.host],
+    );
+    return r.rows.map((x) => ({ id: String(x.id), from_host: x.from_host, method: x.method, params: x.params, age_ms: x.age_ms }));
+  }
+
   /** Write a command's answer, and tell its caller. */
   async answer(cmd: Pick<TakenCommand, 'id' | 'from_host'>, answer: CommandState['answer']): Promise<void> {
     await this.db.tx(async (c) => {

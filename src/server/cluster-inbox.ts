@@ -8,6 +8,10 @@
 // answered naming the calling machine, and writes the answer. Only methods
 // the table marks `remote` are carried out; none with accept_commands false.
 // A call its caller gave up on (a wait whose client left) is dropped here.
+// What an earlier supervisor of this machine took and left unanswered (it
+// stopped or died meanwhile) is found at start: a wait is carried on — its
+// caller still waits, as a local client waits through a restart — and
+// anything else is answered that it may have been done, never done twice.
 
 import { remoteWho } from '../core/cluster-commands.js';
 import type { PgCommands, TakenCommand } from '../limiter/pg-commands.js';
@@ -38,6 +42,8 @@ export class ClusterInbox {
   private taking: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  /** The commands an earlier supervisor left are read once, before any is taken. */
+  private adopted = false;
   /** Commands being carried out, each with what aborts it. */
   private readonly inFlight = new Map<string, AbortController>();
   private readonly unlisten: () => void;
@@ -79,6 +85,10 @@ export class ClusterInbox {
     const c = this.p.link.commands();
     if ('unavailable' in c) return;
     try {
+      if (!this.adopted) {
+        for (const cmd of await c.port.orphans()) void this.resume(c.port, cmd);
+        this.adopted = true;
+      }
       for (const cmd of await c.port.take(this.p.freshMs)) void this.carry(c.port, cmd);
       await this.dropAbandoned(c.port);
       if (Date.now() - this.cleaned > CLEAN_EVERY_MS) {
@@ -106,6 +116,20 @@ export class ClusterInbox {
     }
     if (abort.signal.aborted) return;
     await this.write(port, cmd, answer);
+  }
+
+  /** A command an earlier supervisor of this machine left unanswered: a wait carried on with what is left of its timeout; anything else told. */
+  private resume(port: PgCommands, cmd: TakenCommand & { age_ms: number }): Promise<void> {
+    const waits = isMethodName(cmd.method) ? METHODS[cmd.method].remote?.waits : undefined;
+    if (waits === undefined) {
+      const message =
+        `machine ${this.p.link.host}'s supervisor stopped while it carried out ${cmd.method}, and the next one does not do it again: ` +
+        `it may have been done there (orcr ps --cluster shows what happened)`;
+      return this.write(port, cmd, { error: { code: 'unavailable', message } });
+    }
+    const left = cmd.params[waits];
+    const params = typeof left === 'number' ? { ...cmd.params, [waits]: Math.max(0, left - cmd.age_ms) } : cmd.params;
+    return this.carry(port, { id: cmd.id, from_host: cmd.from_host, method: cmd.method, params });
   }
 
   private dispatch(cmd: TakenCommand, signal: AbortSignal): Promise<{ result: unknown } | { error: ErrorBody }> {

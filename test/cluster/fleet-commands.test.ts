@@ -12,7 +12,7 @@ import type { PublicRun } from '../../src/protocol/views.js';
 import { PgBouncer } from '../../bench/lib/pgbouncer.js';
 import { askingMock } from '../support/approvals.js';
 import { cliAsync } from '../support/cluster.js';
-import { NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
+import { alive, NODE, script, until, useHomes, type TestHome } from '../support/harness.js';
 import { onPg, PgServer, pgBouncerNeed, pgNeed } from '../support/pg.js';
 import { describeWhen } from '../support/skip.js';
 
@@ -366,6 +366,62 @@ describeWhen(need, `commands that cannot go, or get no answer ${onPg()}`, () => 
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(w.code).toBe(7);
     expect(w.stderr).toMatch(/machine b stopped answering while the call was on its way \(last heard \ds ago\)/);
+  });
+
+  it("wait b:RUN across restarts of b's supervisor (stopped; SIGKILLed): the next one carries the wait on, answered when the run ends", async () => {
+    const { a, b } = machines(['a', 'b'], { a: { lease_ttl: '30s' }, b: { lease_ttl: '30s' } });
+    const go = path.join(b!.dir, 'go');
+    b!.json(['run', '-n', 'job', '--', 'sh', '-c', `while [ ! -e '${go}' ]; do sleep 0.1; done`]);
+    await working(b!, 'job');
+    const waiting = cliAsync(a!, ['wait', 'b:job']);
+    const open = (): boolean => b!.json<{ waits: number }>(['server', 'status']).waits === 1;
+    await until(open, 'the wait to be open on b');
+    expect(b!.cli(['server', 'stop']).code).toBe(0);
+    expect(b!.cli(['stats']).code).toBe(0);
+    await until(open, 'the wait carried on by the next supervisor');
+    const sup = b!.serverPid()!;
+    process.kill(sup, 'SIGKILL');
+    await until(() => !alive(sup), "b's supervisor to be gone");
+    const again = b!.cli(['stats']);
+    expect(again, again.stderr).toMatchObject({ code: 0 });
+    await until(open, 'the wait carried on after a SIGKILL');
+    fs.writeFileSync(go, '');
+    const w = await waiting;
+    expect(w, w.stderr).toMatchObject({ code: 0 });
+    expect(w.stdout).toMatch(/^b:job completed/);
+  });
+
+  it("a command b's supervisor took and did not answer (it died), not a wait: the next one says it may have been done, and does not do it again", async () => {
+    const { b } = machines(['a', 'b'], { a: { lease_ttl: '30s' }, b: { lease_ttl: '30s' } });
+    b!.json(['run', '-n', 'long', '--', 'sh', '-c', 'sleep 600']);
+    await working(b!, 'long');
+    expect(b!.cli(['server', 'stop']).code).toBe(0);
+    // As a supervisor that took a kill and died before it answered leaves it: taken, no answer.
+    const db = new pg.Client({ connectionString: server.url });
+    await db.connect();
+    let id: string;
+    try {
+      const cluster = `fc${process.pid}-${clusters}`;
+      const r = await db.query<{ id: string }>(
+        `INSERT INTO orcr_command (cluster, host, from_host, method, params, taken_at) VALUES ($1, 'b', 'a', 'run.kill', $2, now()) RETURNING id`,
+        [cluster, JSON.stringify({ refs: ['long'] })],
+      );
+      id = String(r.rows[0]!.id);
+      expect(b!.cli(['stats']).code).toBe(0);
+      const answer = await until(
+        async () =>
+          (await db.query<{ answer: { error?: { code: string; message: string } } | null }>(`SELECT answer FROM orcr_command WHERE id = $1`, [id])).rows[0]
+            ?.answer,
+        () => 'the next supervisor to answer it ' + fs.readFileSync(path.join(b!.dir, 'server.log'), 'utf8').slice(-3000),
+      );
+      expect(answer.error).toMatchObject({
+        code: 'unavailable',
+        message: expect.stringMatching(/stopped while it carried out run\.kill.*may have been done there/),
+      });
+    } finally {
+      await db.end();
+    }
+    expect(b!.json<PublicRun>(['show', 'long']).status).toBe('working');
   });
 
   it('a machine whose supervisor does not take the command in time: said so (exit 7), withdrawn, never carried out later', async () => {

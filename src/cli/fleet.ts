@@ -38,7 +38,10 @@ export async function psCluster(verb: string, values: Record<string, unknown>, s
     }),
   );
   if (host !== undefined && !v.machines.some((m) => m.host === host) && v.runs.length === 0 && v.stale_since === null)
-    throw new UsageError(`${host} is no machine of cluster ${v.cluster} (${v.machines.map((m) => m.host).join(', ') || 'none'})`, verb);
+    throw new UsageError(
+      `no machine ${JSON.stringify(host)} in cluster ${JSON.stringify(v.cluster)} (${v.machines.map((m) => m.host).join(', ') || 'none'})`,
+      verb,
+    );
   if (sh.json) sh.printJson(v);
   else sh.out(fleetTable(v));
   return 0;

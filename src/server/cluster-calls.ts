@@ -242,9 +242,16 @@ export class ClusterCalls {
   }
 }
 
-/** The owner's words with each ref as the caller gave it: `no run "b:fix"`, not `no run "fix"`. */
+/**
+ * The owner's words with each ref as the caller gave it: `no run "b:fix"`,
+ * not `no run "fix"`; `no request b:12`, not `no request 12` (a request's
+ * number is written bare).
+ */
 function renameWords(message: string, renamed: ReadonlyMap<string, string>): string {
   let out = message;
-  for (const [theirs, ours] of renamed) out = out.split(quote(theirs)).join(quote(ours));
+  for (const [theirs, ours] of renamed) {
+    out = out.split(quote(theirs)).join(quote(ours));
+    if (/^\d+$/.test(theirs)) out = out.replace(new RegExp(`\\brequest ${theirs}\\b`, 'g'), `request ${ours}`);
+  }
   return out;
 }

@@ -15,6 +15,9 @@ import type { ParsedParamsOf } from '../protocol/methods.js';
 import type { ClusterRunReply, ClusterRunsReply } from '../protocol/results.js';
 import type { ClusterRun, ClusterRunFace } from '../protocol/views.js';
 
+/** A name as typed, quoted and escaped: a control character in it is shown, not obeyed. */
+const q = (s: string): string => JSON.stringify(s);
+
 /** How long a read waits for the database before answering from the last good one. */
 const READ_DEADLINE_MS = 3000;
 
@@ -91,11 +94,11 @@ export class FleetView {
       const split = ref.indexOf(':');
       const unknown =
         split > 0 && !hosts.has(ref.slice(0, split))
-          ? `; ${ref.slice(0, split)} is no machine of cluster ${this.p.cluster} (${[...hosts].sort().join(', ')})`
+          ? `; no machine ${q(ref.slice(0, split))} in cluster ${q(this.p.cluster)} (${[...hosts].sort().join(', ')})`
           : '';
-      throw new RemoteError('not_found', `no run "${ref}" on any machine of the cluster${unknown}`);
+      throw new RemoteError('not_found', `no run ${q(ref)} on any machine of the cluster${unknown}`);
     }
-    throw new RemoteError('not_found', `no run "${found.ref}" on machine ${found.host}`);
+    throw new RemoteError('not_found', `no run ${q(found.ref)} on machine ${found.host}`);
   }
 
   /** The published rows as runs, gone machines' left out; a member's own active runs from memory. */

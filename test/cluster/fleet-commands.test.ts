@@ -175,6 +175,10 @@ describeWhen(need, `commands across machines ${onPg()}`, () => {
     const again = a!.cli(['approve', `b:${first.id}`]);
     expect(again.code).toBe(4);
     expect(again.stderr).toMatch(/via cluster/);
+    expect(again.stderr).toMatch(new RegExp(`request b:${first.id} was already denied`));
+    // A request b does not have is named as it was typed.
+    const none = a!.cli(['approve', 'b:99999']);
+    expect(none).toMatchObject({ code: 6, stderr: 'orcr: no request b:99999\n' });
   });
 
   it('run --after b:RUN on c starts when it completes on b; one after a run of b that failed is canceled', async () => {

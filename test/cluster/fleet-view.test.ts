@@ -220,10 +220,15 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(a.json<{ run: { ref: string } }>(['show', 'only-c']).run.ref).toBe('c:only-c');
     const unknown = a.cli(['show', 'zz:fix']);
     expect(unknown.code).toBe(6);
-    expect(unknown.stderr).toMatch(/zz is no machine of cluster/);
+    expect(unknown.stderr).toMatch(/no machine "zz" in cluster/);
     const noHost = a.cli(['ps', '--cluster', '--host', 'zz']);
     expect(noHost.code).toBe(2);
-    expect(noHost.stderr).toMatch(/zz is no machine of cluster/);
+    expect(noHost.stderr).toMatch(/no machine "zz" in cluster/);
+    // A host or a name with a control character in it is written escaped, on one line.
+    const odd = a.cli(['show', 'b\nx:fix']);
+    expect(odd.code).toBe(6);
+    expect(odd.stderr).toMatch(/^orcr: no run "b\\nx:fix" on any machine of the cluster; no machine "b\\nx" in cluster "[^"\n]+" \(a, b, c\)\n$/);
+    expect(a.cli(['ps', '--cluster', '--host', 'b\n']).stderr.split('\n')[0]).toMatch(/^orcr: no machine "b\\n" in cluster/);
     for (const m of [b, c]) release(m, 'fix');
     release(c, 'only-c');
   });

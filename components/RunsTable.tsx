@@ -12,7 +12,7 @@ import { sortWords, statusToken } from '../src/tui/view/format.js';
 import { rateOf } from '../src/tui/view/burn.js';
 import { listBody, olderLine } from '../src/tui/view/older.js';
 import { clock } from '../src/tui/model/numbers.js';
-import { listedRun, staleMachine as staleOf } from '../src/tui/view/fleet-rows.js';
+import { listedRun, remoteWhy, staleMachine as staleOf } from '../src/tui/view/fleet-rows.js';
 
 export interface RunsTableProps {
   readonly width: number;
@@ -79,9 +79,10 @@ function rowSelector(uuid: string): (s: TuiState) => RowData {
     if (last && same && last.stats === s.stats) return last;
     // Short: the row's PROVIDER column names the provider a limit holds.
     // Another machine's run says why in its machine's words (this machine's stats know nothing of its queue).
+    const published = face ? remoteWhy(face, s.now) : null;
     let why = face
-      ? face.why && face.status !== 'ended'
-        ? { text: face.why, token: statusToken(face.status) }
+      ? published
+        ? { text: published, token: statusToken(face.status) }
         : null
       : run?.status === 'queued'
         ? queuedWhy(run, s.stats, pos, s.now, { short: true }, (u) => s.runs.byId[u])

@@ -6,6 +6,7 @@
 // Another machine's runs and requests read as this machine's do: each form
 // writes them with the local verb's helpers (format.ts, approval-text.ts).
 
+import { faceWhy } from '../text/why.js';
 import { formatDuration } from '../config/duration.js';
 import type { ClusterRunReply, ClusterRunsReply } from '../protocol/results.js';
 import type { ClusterRun } from '../protocol/views.js';
@@ -33,9 +34,10 @@ import {
 /** Widest a name gets in `ps --cluster`: `ps`'s 40, and room for its machine's `HOST:`. */
 const NAME_COLUMNS = 48;
 
-/** `working`, `queued#3 global 3/3`, `blocked:approval approve Bash: npm test`, `ended:failed`: as `ps` says it, the why as published. */
-function statusWord(r: ClusterRun): string {
-  return r.why && r.status !== 'ended' ? `${statusHead(r)} ${safeLine(r.why)}` : statusHead(r);
+/** `working`, `queued#3 global 3/3`, `blocked:approval approve Bash: npm test`, `ended:failed`: as `ps` says it, the why as published (what counts down in it, as of now). */
+function statusWord(r: ClusterRun, now: number): string {
+  const why = faceWhy(r, now);
+  return why && r.status !== 'ended' ? `${statusHead(r)} ${safeLine(why)}` : statusHead(r);
 }
 
 function elapsed(r: ClusterRun, now: number): string {
@@ -63,7 +65,7 @@ export function fleetTable(v: ClusterRunsReply, now = Date.now(), color = useCol
     truncateDisplay(safeLine(r.ref), NAME_COLUMNS),
     r.uuid.slice(0, 8),
     // Tools its agent CLI refused by itself, as `ps` marks them: `working ⊘ 2 denied`.
-    { text: [statusWord(r), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.stale ? 'stale' : r.status },
+    { text: [statusWord(r, now), denialsMark(r)].filter((x) => x !== null).join(' '), status: r.stale ? 'stale' : r.status },
     `${r.provider}/${r.workload}`,
     String(r.turns),
     tokens(r.tokens.input + r.tokens.output),
@@ -114,7 +116,7 @@ export function fleetRunText(v: ClusterRunReply, now = Date.now()): string {
     ['name', r.ref],
     ['uuid', r.uuid],
     ['machine', `${r.host}${r.stale ? ' — not answering: this is the last it said' : ''}`],
-    ['status', statusWord(r)],
+    ['status', statusWord(r, now)],
     ['exit', exitText(r)],
     ['provider', r.provider],
     ['workload', r.workload],

@@ -382,6 +382,15 @@ export interface ClusterRunFace {
    * its deadline decides) are absent from what older machines publish.
    */
   approvals: { id: number; summary: string; question: boolean; deadline_at: string | null; asked_at?: string; on_timeout?: Verdict }[];
+  /**
+   * What its WHY counts down to, where it does: a queued run's cap or hold
+   * (a hold's end, a retry's), a blocked run's end of a limit its agent waits
+   * out. A reader writes that WHY again by its own clock and time zone
+   * (text/why faceWhy); absent from what older machines publish, whose `why`
+   * is read as written.
+   */
+  waiting?: Waiting | null;
+  agent_until?: string | null;
 }
 
 /** One run of the fleet as a member reads it: the face its machine published, whose it is, and how fresh. */
@@ -452,5 +461,7 @@ export function clusterFace(r: PublicRun, why: string | null, pending: readonly 
       asked_at: new Date(a.asked_at).toISOString(),
       on_timeout: a.on_timeout,
     })),
+    waiting: r.status === 'queued' ? r.waiting : null,
+    agent_until: r.status === 'blocked' ? (r.agent_retry?.until ?? null) : null,
   };
 }

@@ -174,6 +174,34 @@ describe("another machine's runs read as this machine's", () => {
     expect(labels(fleetRunText({ run: face, as_of: iso(NOW), stale_since: null }, NOW)).get('elapsed')).toBe(labels(showRun(local[3]!, NOW)).get('elapsed'));
   });
 
+  it('what counts down in a WHY (a hold, a limit its agent waits out) is said as of now, as ps says it, not as of its publishing', () => {
+    const until = iso(NOW + 4 * 3_600_000);
+    const held = run({
+      name: 'held',
+      status: 'queued',
+      queue_position: 1,
+      waiting: { reason: 'hold', name: 'claude', until, active: null, limit: null, reserved: null, position: null, resumes: false },
+    });
+    const limited = run({
+      name: 'limited',
+      status: 'blocked',
+      blocked_kind: 'limit',
+      agent_retry: { attempt: null, max: null, error: 'rate_limit', since: iso(NOW - 60_000), until },
+    });
+    const later = NOW + 3_600_000;
+    for (const r of [held, limited]) {
+      // Published at NOW (its WHY in words then), read an hour later.
+      const face = published(r);
+      expect(face.why).toMatch(/4h/);
+      const shown = cells(fleetTable(fleet([face]), later, false).split('\n')[1]!)[3];
+      expect(shown, r.name).toBe(cells(psTable([r], later, false).split('\n')[1]!)[2]);
+      expect(shown).toMatch(/3h/);
+    }
+    // An older machine's face (no countdown published): its WHY as written.
+    const { waiting: _w, agent_until: _a, ...older } = published(held);
+    expect(cells(fleetTable(fleet([older as ClusterRun]), later, false).split('\n')[1]!)[3]).toBe(`queued#1 ${published(held).why!}`);
+  });
+
   it("approvals --cluster: approvals' table — AGE, DEADLINE as what happens and when, WHAT — ids as HOST:ID", () => {
     const { local, pending } = runs();
     const here = approvalsTable(local[0]!.approvals!, NOW, false, false).split('\n');

@@ -10,9 +10,11 @@ import type { Span, Why } from './columns.js';
 import { label, meterLines, statusLine } from './details.js';
 import { dur, elapsedMs, parseTime, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
+import { faceWhy } from '../../text/why.js';
 
 export function remoteDetailLines(c: ClusterRun, r: PublicRun, now: number): Span[][] {
-  const why: Why = c.why && c.status !== 'ended' && c.status !== 'blocked' ? { text: c.why, token: statusToken(c.status) } : null;
+  const said = c.status !== 'ended' && c.status !== 'blocked' ? faceWhy(c, now) : null;
+  const why: Why = said ? { text: said, token: statusToken(c.status) } : null;
   const published = Date.parse(c.published_at);
   const lines: Span[][] = [
     [label('run'), { text: r.name, token: 'text.accent' }, { text: `  ${c.uuid}`, token: 'text.muted' }],

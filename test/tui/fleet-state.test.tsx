@@ -5,6 +5,8 @@
 // own, kept from read to read, answered by HOST:ID.
 
 import { describe, expect, it } from 'vitest';
+import { RunsTable } from '../../components/RunsTable.js';
+import { lines, renderPane, until } from './helpers.js';
 import { clusterFace, type ClusterRun } from '../../src/protocol/views.js';
 import type { ClusterRunsReply } from '../../src/protocol/results.js';
 import { reduceFleet, reduceScope, reduceSnapshot } from '../../src/tui/state/reducers.js';
@@ -12,6 +14,7 @@ import { createTuiStore } from '../../src/tui/state/store.js';
 import { NO_QUEUE } from '../../src/tui/state/approval-queue.js';
 import { requestLines } from '../../src/tui/view/approvals.js';
 import { run, T0 } from './fixtures.js';
+import { whyText } from '../../src/text/why.js';
 
 const iso = (t: number): string => new Date(t).toISOString();
 
@@ -61,6 +64,22 @@ describe('the fleet in the store', () => {
     expect(s.fleet.byId).toEqual({});
     // A read that arrives after the switch back changes nothing.
     expect(reduceFleet(s, reply([c1]), T0)).toEqual({});
+  });
+
+  it("another machine's hold counts down in its row by this clock, not frozen where its machine last published it", async () => {
+    const store = createTuiStore({ now: T0 });
+    const held = run({
+      name: 'held',
+      status: 'queued',
+      waiting: { reason: 'hold', name: 'claude', until: iso(T0 + 4 * 3_600_000), active: null, limit: null, reserved: null, position: null, resumes: false },
+    });
+    const f = { ...face('b', held), why: whyText(held, T0) };
+    store.setState((s) => reduceScope(s, 'cluster', reply([f]), T0));
+    const table = renderPane(store, <RunsTable width={160} body={4} />);
+    const row = (): string => lines(table.lastFrame()!).find((l) => l.includes('b:held'))!;
+    expect(row()).toMatch(/hold claude 4h/);
+    store.setState({ now: T0 + 3_600_000 });
+    await until(table, (frame) => /hold claude 3h +b:held/.test(frame));
   });
 
   it("puts other machines' requests in the queue as HOST:ID, under keys that stay from read to read, and lets them go with m", () => {

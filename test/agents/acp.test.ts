@@ -10,6 +10,7 @@ import { answerLine } from '../../src/agents/acp/answers.js';
 import { openingLines, promptLine } from '../../src/agents/acp/ids.js';
 import { createAdapter } from '../../src/agents/registry.js';
 import type { ExtendedSignal } from '../../src/agents/signals.js';
+import { readBothWays } from './helpers.js';
 
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'acp');
 
@@ -57,21 +58,9 @@ const of = <K extends ExtendedSignal['kind']>(s: ExtendedSignal[], kind: K): Ext
 describe('acp reads the genuine gemini --acp', () => {
   it("reads a line from its head (a thought, a chunk of words, a counted call's update, a session opened) as it reads the line parsed whole", () => {
     // Spaced out, no line matches a head the fast paths look for: each is parsed whole.
-    const spaced = (l: string): string => JSON.stringify(JSON.parse(l), null, 1).replace(/\n\s*/g, ' ');
-    const scenarios = fs
-      .readdirSync(DIR)
-      .filter((f) => f.endsWith('.jsonl'))
-      .map((f) => f.slice(0, -'.jsonl'.length));
-    expect(scenarios.length).toBeGreaterThan(5);
-    for (const scenario of scenarios) {
-      const fast = createAdapter('acp', { modelTurns: true, now: () => 0 });
-      const whole = createAdapter('acp', { modelTurns: true, now: () => 0 });
-      const lines = printed(scenario);
-      expect(
-        lines.map((l) => fast.line(l)),
-        scenario,
-      ).toEqual(lines.map((l) => whole.line(spaced(l))));
-    }
+    const read = readBothWays('acp', DIR, (scenario) => printed(scenario));
+    expect(read.length).toBeGreaterThan(5);
+    for (const { scenario, fast, whole } of read) expect(fast, scenario).toEqual(whole);
   });
 
   it('two prompts of one session: opened once, each turn ended by its answer, the tool call and the words, tokens from its _meta', () => {

@@ -12,6 +12,7 @@ import { openingLines, turnLine } from '../../src/agents/codex-app/ids.js';
 import { scriptOf, shellWords } from '../../src/agents/codex-app/command.js';
 import { parseRule, ruleMatches, type Rule } from '../../src/core/approval-rules.js';
 import type { ExtendedSignal } from '../../src/agents/signals.js';
+import { readBothWays } from './helpers.js';
 
 const DIR = path.join(import.meta.dirname, '..', 'fixtures', 'codex-app');
 
@@ -133,21 +134,9 @@ describe('codex-app reads the genuine app-server', () => {
 
 describe('codex-app reads a line from its head as it reads it parsed whole', () => {
   it('every recorded session, as printed and spaced out (no head matches): the same signals', () => {
-    const spaced = (l: string): string => JSON.stringify(JSON.parse(l), null, 1).replace(/\n\s*/g, ' ');
-    const scenarios = fs
-      .readdirSync(DIR)
-      .filter((f) => f.endsWith('.jsonl'))
-      .map((f) => f.slice(0, -'.jsonl'.length));
-    expect(scenarios.length).toBeGreaterThan(5);
-    for (const scenario of scenarios) {
-      const fast = createAdapter('codex-app', { modelTurns: true, now: () => 0 });
-      const whole = createAdapter('codex-app', { modelTurns: true, now: () => 0 });
-      const lines = printed(scenario);
-      expect(
-        lines.map((l) => fast.line(l)),
-        scenario,
-      ).toEqual(lines.map((l) => whole.line(spaced(l))));
-    }
+    const read = readBothWays('codex-app', DIR, (scenario) => printed(scenario));
+    expect(read.length).toBeGreaterThan(5);
+    for (const { scenario, fast, whole } of read) expect(fast, scenario).toEqual(whole);
   });
 });
 

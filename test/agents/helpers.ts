@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Protocol } from '../../src/core/types.js';
+import { createAdapter } from '../../src/agents/registry.js';
 import type { Adapter, Signal } from '../../src/agents/signals.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -81,4 +82,26 @@ export function assertTurnsPaired(signals: readonly Signal[]): void {
       open = false;
     }
   }
+}
+
+/**
+ * Each recorded session of a two-way protocol read as printed and spaced out
+ * (no head a fast path looks for matches, so each line is parsed whole): the
+ * signals of each line, both ways, for the caller to compare.
+ */
+export function readBothWays(
+  protocol: Protocol,
+  dir: string,
+  printed: (scenario: string) => string[],
+): { scenario: string; fast: unknown[]; whole: unknown[] }[] {
+  const spaced = (l: string): string => JSON.stringify(JSON.parse(l), null, 1).replace(/\n\s*/g, ' ');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .map((f) => f.slice(0, -'.jsonl'.length))
+    .map((scenario) => {
+      const fast = createAdapter(protocol, { modelTurns: true, now: () => 0 });
+      const whole = createAdapter(protocol, { modelTurns: true, now: () => 0 });
+      const lines = printed(scenario);
+      return { scenario, fast: lines.map((l) => fast.line(l)), whole: lines.map((l) => whole.line(spaced(l))) };
+    });
 }

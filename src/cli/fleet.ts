@@ -37,10 +37,11 @@ export async function psCluster(verb: string, values: Record<string, unknown>, s
       ...(host !== undefined ? { host } : {}),
     }),
   );
+  // As `show zz:fix` and `queue pause --host zz` say it: a machine the cluster does not have is not found (exit 6).
   if (host !== undefined && !v.machines.some((m) => m.host === host) && v.runs.length === 0 && v.stale_since === null)
-    throw new UsageError(
+    throw new OrcrError(
+      'not_found',
       `no machine ${JSON.stringify(host)} in cluster ${JSON.stringify(v.cluster)} (${v.machines.map((m) => m.host).join(', ') || 'none'})`,
-      verb,
     );
   if (sh.json) sh.printJson(v);
   else sh.out(fleetTable(v));

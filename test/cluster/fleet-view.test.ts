@@ -222,7 +222,7 @@ describeWhen(need, `one fleet, one view ${onPg()}`, () => {
     expect(unknown.code).toBe(6);
     expect(unknown.stderr).toMatch(/no machine "zz" in cluster/);
     const noHost = a.cli(['ps', '--cluster', '--host', 'zz']);
-    expect(noHost.code).toBe(2);
+    expect(noHost.code).toBe(6);
     expect(noHost.stderr).toMatch(/no machine "zz" in cluster/);
     // A host or a name with a control character in it is written escaped, on one line.
     const odd = a.cli(['show', 'b\nx:fix']);

@@ -119,11 +119,12 @@ export function afterExit(
     if (code !== null && (ALWAYS_TERMINAL.includes(code) || (policy.terminal_exit_codes ?? []).includes(code))) {
       return end(`not retried: exit code ${code} is terminal${ALWAYS_TERMINAL.includes(code) ? '' : ' (terminal_exit_codes)'}`);
     }
-    const delay = retryDelay(used + 1, jitter);
+    const resumed = run.session_id && policy.resume ? policy.resume(first, run.session_id) : null;
+    // A session its agent will not load yet (opened this minute: Gemini) is waited for, not lost.
+    const delay = Math.max(retryDelay(used + 1, jitter), resumed !== null && run.resume_after !== null ? run.resume_after - now : 0);
     const limit = run.limits.timeout_ms;
     if (limit !== null && run.started_at !== null && now + delay - run.started_at >= limit)
       return end("not retried: the run's --timeout would pass before the retry");
-    const resumed = run.session_id && policy.resume ? policy.resume(first, run.session_id) : null;
     return { kind: 'retry', attempt: attempt('retry'), argv: resumed ?? first, resumes: resumed !== null, delay_ms: delay, why };
   }
   if (verdict.reason !== 'errored' || verdict.detail !== 'limit') return end(null);

@@ -198,7 +198,7 @@ function alive(events: ProgressEvent[], run: Run, sig: Extract<ProgressSignal, {
 
 /** A two-way protocol's session opened; what its reader says back to its agent, or of it: a reply written at once; a broken protocol, an event (fatal: the run stopped, ended errored with the reason). */
 function twoWay(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'opened' | 'reply' | 'protocol_error' }>, now: number): Run {
-  if (sig.kind === 'opened') return opened(acc, run, sig.session_id, now);
+  if (sig.kind === 'opened') return opened(acc, run, sig.session_id, sig.resume_after ?? null, now);
   if (sig.kind === 'reply') {
     acc.effects.push({ kind: 'reply', line: sig.line });
     return run;
@@ -217,8 +217,8 @@ function twoWay(acc: Progress, run: Run, sig: Extract<ProgressSignal, { kind: 'o
  * same answer read again (after a restart, the run no longer starting)
  * changes nothing but the session: the prompt is never sent twice.
  */
-function opened(acc: Progress, run: Run, session: string, now: number): Run {
-  const next = { ...run, session_id: session };
+function opened(acc: Progress, run: Run, session: string, resumeAfter: number | null, now: number): Run {
+  const next = { ...run, session_id: session, resume_after: resumeAfter };
   if (next.status !== 'starting') return next;
   if (next.prompt !== null && !next.prompt_argv) {
     const seq = next.input_seq + 1;

@@ -78,6 +78,7 @@ export function newRun(n: NewRun): Run {
     after_any: false,
     retries: 0,
     retry_at: null,
+    resume_after: null,
     attempts: [],
     approvals: { allow: [], deny: [] },
     denials: 0,

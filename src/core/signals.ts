@@ -43,7 +43,12 @@ export type Signal =
    * session): the agent takes input now, the first of this attempt (its
    * prompt) included. orcr, not the agent, starts each turn there.
    */
-  | { kind: 'opened'; session_id: string }
+  /**
+   * A two-way protocol's session opened (or loaded); `resume_after`: the
+   * earliest wall time (epoch ms) another process may load it (Gemini CLI
+   * refuses a load in the minute it was opened and overwrites its history).
+   */
+  | { kind: 'opened'; session_id: string; resume_after?: number }
   /** A line orcr writes back to the agent at once: the protocol's answer to a request orcr does not serve (a JSON-RPC error). */
   | { kind: 'reply'; line: string }
   /** The agent broke its protocol (a malformed or oversized frame, an answer to nothing): the run is told; `fatal` when its session cannot go on. */

@@ -189,6 +189,8 @@ export interface Run {
   retries: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. null: no wait. */
   retry_at: number | null;
+  /** Its agent's session may be loaded by another process from then on (epoch ms, wall clock: a two-way protocol's `opened` says); null: any time. */
+  resume_after: number | null;
   /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Empty: this is its first. */
   attempts: Attempt[];
   /** The command the run was made with, once a continuation replaced `command` by the resume command. Absent: `command` is it. */

@@ -174,6 +174,7 @@ const run = object<Run>((r) => {
     after_any: or(r.after_any, 'after_any', bool, false),
     retries: or(r.retries, 'retries', num, 0),
     retry_at: or(r.retry_at, 'retry_at', nullNum, null),
+    resume_after: or(r.resume_after, 'resume_after', nullNum, null),
     attempts: orElse(r.attempts, 'attempts', attempts, noAttempts),
     approvals: orElse(r.approvals, 'approvals', runApprovals, noApprovals),
     denials: or(r.denials, 'denials', num, 0),

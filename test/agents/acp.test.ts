@@ -76,6 +76,14 @@ describe('acp reads the genuine gemini --acp', () => {
     expect(of(s, 'protocol_error')).toEqual([]);
   });
 
+  it('a session opened says when another process may load it: a later minute than it was opened in (Gemini refuses a load in that minute)', () => {
+    // read()'s clock: 22:00:00.
+    expect(of(read('handshake-two-turns'), 'opened')).toEqual([expect.objectContaining({ resume_after: Date.parse('2026-12-06T22:01:01Z') })]);
+    const late = createAdapter('acp', { modelTurns: true, now: () => Date.parse('2026-12-06T22:00:59.500Z') });
+    const opened = printed('handshake-two-turns').flatMap((l) => late.line(l));
+    expect(of(opened, 'opened')[0]!.resume_after).toBe(Date.parse('2026-12-06T22:01:01Z'));
+  });
+
   it('a permission request: Bash and its command (the title), the options kept; orcr picks the agent own option ids', () => {
     const s = read('permission-allow-once', { attempt: 1 });
     const [ask] = of(s, 'approval');

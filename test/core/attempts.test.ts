@@ -146,6 +146,25 @@ describe('retries of passing failures', () => {
     expect(afterExit(run(), { reason: 'lost', detail: null, code: null }, { ...retrying, terminal_exit_codes: [1] }, 5000)).toMatchObject({ kind: 'retry' });
   });
 
+  it('a retry that resumes waits until its session may be loaded (resume_after: Gemini refuses a load in the minute it was opened); afresh, it does not', () => {
+    const api = { reason: 'errored' as const, detail: 'api_error' };
+    // Opened at 10:00:20 (resume_after 10:01:01), failed at 10:00:30: the 2 s backoff becomes 31 s.
+    const at = Date.UTC(2026, 11, 7, 10, 0, 30);
+    const opened = run({ resume_after: Date.UTC(2026, 11, 7, 10, 1, 1) });
+    expect(afterExit(opened, api, retrying, at)).toMatchObject({ kind: 'retry', resumes: true, delay_ms: 31_000 });
+    // Past it already: the backoff alone.
+    expect(afterExit(opened, api, retrying, Date.UTC(2026, 11, 7, 10, 2, 0))).toMatchObject({ kind: 'retry', delay_ms: 2000 });
+    // No session to load: afresh, no wait for one.
+    expect(afterExit(run({ session_id: null, resume_after: Date.UTC(2026, 11, 7, 10, 1, 1) }), api, retrying, at)).toMatchObject({
+      kind: 'retry',
+      resumes: false,
+      delay_ms: 2000,
+    });
+    // The wait counts against the run's --timeout as the backoff does.
+    const short = run({ resume_after: Date.UTC(2026, 11, 7, 10, 1, 1), started_at: at - 10_000, limits: { ...NO_LIMITS, timeout_ms: 30_000 } });
+    expect(afterExit(short, api, retrying, at)).toMatchObject({ kind: 'end', note: "not retried: the run's --timeout would pass before the retry" });
+  });
+
   it("does not retry past the run's timeout", () => {
     const r = run({ started_at: 1000, limits: { ...NO_LIMITS, timeout_ms: 10_000 } });
     expect(afterExit(r, { reason: 'errored', detail: 'api_error' }, retrying, 8000)).toMatchObject({ kind: 'retry' });

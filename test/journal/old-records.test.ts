@@ -139,6 +139,7 @@ describe('records of an older orcr', () => {
       after_any: false,
       retries: 0,
       retry_at: null,
+      resume_after: null,
       attempts: [],
       approvals: { allow: [], deny: [] },
       denials: 0,

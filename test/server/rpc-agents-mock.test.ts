@@ -182,4 +182,24 @@ describe('acp through a supervisor, the mock agent serving', () => {
     await h.kill(['chat']);
     await until(async () => (await h.show('chat')).status === 'ended', 'chat to end');
   });
+
+  it('a retry that loads the session waits for a later minute than the session was opened in (Gemini refuses a load in it and loses the history)', async () => {
+    const h = await home();
+    // The session is opened after this: a later minute than this one's is the least the retry may wait for.
+    const before = Date.now();
+    await h.run(['-n', 'gone', '--interactive', '--retries', '1', '--protocol', 'acp', '-p', 'first', '--', ...mock('interactive', 7, 'acp')]);
+    const first = await until(async () => {
+      const x = await h.show('gone');
+      return x.status === 'idle' && x.pid !== null && x.session_id !== null ? x : null;
+    }, 'gone to have its session');
+    // Its wrapper SIGKILLed (the agent with it): lost, a passing failure, retried by loading the same session.
+    process.kill(first.pid!, 'SIGKILL');
+    type Retrying = { ts: number; type: string; run: string; data: { delay_ms: number; resumes: boolean } };
+    const retrying = await until(async () => (await h.events<Retrying>()).find((e) => e.type === 'retrying' && e.run === first.uuid), 'gone to be retried');
+    expect(retrying.data.resumes).toBe(true);
+    expect(retrying.ts + retrying.data.delay_ms).toBeGreaterThanOrEqual(Math.floor(before / 60_000) * 60_000 + 61_000);
+    expect((await h.show('gone')).session_id).toBe(first.session_id);
+    await h.kill(['gone']);
+    await until(async () => (await h.show('gone')).status === 'ended', 'gone to end');
+  });
 });

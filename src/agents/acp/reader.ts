@@ -57,7 +57,7 @@ function dialect(options: AdapterOptions): RpcDialect {
     open = true;
     openedAt = now();
     replaying = loaded;
-    return [{ kind: 'opened', session_id: session }, ...turns.alive({ session_id: session })];
+    return [{ kind: 'opened', session_id: session, resume_after: loadableFrom(openedAt) }, ...turns.alive({ session_id: session })];
   }
 
   function update(params: unknown): ExtendedSignal[] {
@@ -243,15 +243,19 @@ function endsReplay(u: JsonObject): boolean {
 }
 
 /**
- * A limit held into a later UTC minute than the one the session was opened
- * (or loaded) in, a second's margin: the run's next attempt loads the
- * session, and Gemini CLI 0.61 names a session's file by that minute — a load
- * in the same minute writes over the saved history and is refused (test/real
- * README, "Gemini CLI --acp", 14). A stated retry that is later already
- * stands; a limit that states none is held as long as configured.
+ * When another process may load a session this one opened (or loaded) at
+ * `openedAt`: a later UTC minute, a second's margin. Gemini CLI 0.61 names a
+ * session's file by that minute — a load in the same minute writes over the
+ * saved history and is refused (test/real README, "Gemini CLI --acp", 14).
+ * A retry that resumes waits for it (core/attempts); a limit is held so long.
  */
+function loadableFrom(openedAt: number): number {
+  return Math.floor(openedAt / 60_000) * 60_000 + 61_000;
+}
+
+/** A limit held until the session may be loaded (loadableFrom): a stated retry that is later already stands; a limit that states none is held as long as configured. */
 function pastTheMinute(signals: Signal[], openedAt: number, now: number): Signal[] {
-  const wait = Math.ceil((Math.floor(openedAt / 60_000) * 60_000 + 61_000 - now) / 1000);
+  const wait = Math.ceil((loadableFrom(openedAt) - now) / 1000);
   return signals.map((s) =>
     s.kind === 'blocked' && s.blocked === 'limit' && s.retry_after_s !== undefined && s.retry_after_s < wait ? { ...s, retry_after_s: wait } : s,
   );

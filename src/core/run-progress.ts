@@ -21,15 +21,12 @@ export interface ProgressState {
   turn: TurnRecord;
   /** A guardrail decided to stop the run; the exit reason it will end with. */
   stoppedFor: { reason: ExitReason; detail: string | null } | null;
-  lastResultOk: boolean | null;
-  /** Why the agent's last result failed (`login`, `limit`, …), for the exit detail. */
-  lastResultDetail: string | null;
   /** A loop warning to send once the agent is idle again. */
   pendingWarning: string | null;
 }
 
 export function initialProgress(): ProgressState {
-  return { loop: initialLoopState(), turn: { tools: [], text: null }, stoppedFor: null, lastResultOk: null, lastResultDetail: null, pendingWarning: null };
+  return { loop: initialLoopState(), turn: { tools: [], text: null }, stoppedFor: null, pendingWarning: null };
 }
 
 export interface ProgressContext {
@@ -152,12 +149,12 @@ function applySignal(acc: Progress, sig: ProgressSignal, ctx: ProgressContext): 
     case 'text':
       state.turn = { ...state.turn, text: sig.text };
       return { ...resumeFromBlocked(run, events, now), last_text: sig.text.slice(0, 500) };
-    case 'result':
-      state.lastResultOk = sig.ok;
-      state.lastResultDetail = sig.ok ? null : (sig.detail ?? null);
+    case 'result': {
+      const last_result = { ok: sig.ok, detail: sig.ok ? null : (sig.detail ?? null) };
       // A result's text is the agent's last word: on a failure it is the
       // only place the reason is given (Gemini, Codex).
-      return sig.text ? { ...run, last_text: sig.text.slice(0, 500) } : run;
+      return sig.text ? { ...run, last_result, last_text: sig.text.slice(0, 500) } : { ...run, last_result };
+    }
     case 'blocked': {
       if (sig.blocked === 'limit') hold(acc, run, sig.retry_after_s ?? null, ctx);
       if (run.status === 'ended' || run.status === 'blocked') return run;
@@ -249,7 +246,7 @@ function turnEnd(acc: Progress, run: Run, ctx: ProgressContext): Run {
   if (next.status !== 'ended' && next.status !== 'idle') {
     if (next.interactive && !state.stoppedFor && !ctx.fleetExceeded && mayBeginTurn(next.turns, next.limits.max_turns)) {
       // A turn a usage limit cut short: the agent lives on, and is told to go on when the hold lifts.
-      const limited = state.lastResultDetail === 'limit' ? { limited_at: now } : {};
+      const limited = next.last_result?.detail === 'limit' ? { limited_at: now } : {};
       next = transition(next, 'idle', now, limited);
       events.push({ type: 'idle', data: { from: run.status, turn: next.turns } });
     } else {

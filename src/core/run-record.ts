@@ -79,6 +79,7 @@ export function newRun(n: NewRun): Run {
     retries: 0,
     retry_at: null,
     resume_after: null,
+    last_result: null,
     attempts: [],
     approvals: { allow: [], deny: [] },
     denials: 0,

@@ -189,6 +189,13 @@ export interface Run {
   retries: number;
   /** A retry waits until then (epoch ms) before it takes its queue place. null: no wait. */
   retry_at: number | null;
+  /**
+   * The agent's verdict on its last turn, as its protocol's result said it
+   * (why it failed: `api_error`, `limit`, `login`…): the exit is read by it.
+   * Journaled, not only in the reducer's memory: a supervisor that restarts
+   * between the result and the agent's exit reads the exit as it said.
+   */
+  last_result: { ok: boolean; detail: string | null } | null;
   /** Its agent's session may be loaded by another process from then on (epoch ms, wall clock: a two-way protocol's `opened` says); null: any time. */
   resume_after: number | null;
   /** Attempts before the current one (a usage limit continued the run): core/attempts.ts. Empty: this is its first. */

@@ -105,6 +105,8 @@ const agentRetry = object<NonNullable<Run['agent_retry']>>((a) => ({
 }));
 const nullAgentRetry = nullable(agentRetry);
 
+const lastResult = nullable(object<NonNullable<Run['last_result']>>((r) => ({ ok: bool(r.ok, 'ok'), detail: nullStr(r.detail, 'detail') })));
+
 const runApprovals = object<Run['approvals']>((a) => ({ allow: strings(a.allow, 'allow'), deny: strings(a.deny, 'deny') }));
 const noApprovals = (): Run['approvals'] => ({ allow: [], deny: [] });
 
@@ -175,6 +177,7 @@ const run = object<Run>((r) => {
     retries: or(r.retries, 'retries', num, 0),
     retry_at: or(r.retry_at, 'retry_at', nullNum, null),
     resume_after: or(r.resume_after, 'resume_after', nullNum, null),
+    last_result: or(r.last_result, 'last_result', lastResult, null),
     attempts: orElse(r.attempts, 'attempts', attempts, noAttempts),
     approvals: orElse(r.approvals, 'approvals', runApprovals, noApprovals),
     denials: or(r.denials, 'denials', num, 0),

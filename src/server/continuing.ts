@@ -141,6 +141,8 @@ export class Continuing {
       stalled_since: null,
       cost_base: run.cost_reported ?? run.cost_base,
       retry_at: retry ? now + after.delay_ms : null,
+      // The next attempt's exit is read by its own result, not this one's.
+      last_result: null,
       ...(fresh ? { session_id: null } : {}),
     });
     const host = this.d.host();

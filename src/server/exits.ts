@@ -49,12 +49,12 @@ export class Exits {
       code,
       killRequested: current.kill_requested_at !== null,
       stoppedFor: state?.stoppedFor ?? undefined,
-      lastResultOk: state?.lastResultOk ?? null,
-      // A block journaled before a restart says what the reducer's memory no longer does.
+      lastResultOk: current.last_result?.ok ?? null,
+      // A block journaled (read from the agent's output by a supervisor before this one) says it too.
       lastResultDetail:
         current.status === 'blocked' && current.blocked_kind === 'login'
           ? 'login'
-          : (state?.lastResultDetail ?? (current.status === 'blocked' && current.blocked_kind === 'limit' ? 'limit' : null)),
+          : (current.last_result?.detail ?? (current.status === 'blocked' && current.blocked_kind === 'limit' ? 'limit' : null)),
       vanished: vanished && code === null,
     };
     const after = this.d.continuing.decide(current, { ...exitReason(current, facts), code });

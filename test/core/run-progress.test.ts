@@ -187,11 +187,11 @@ describe('signals', () => {
     }
   });
 
-  it('result remembers the verdict for the exit reason', () => {
+  it('result keeps the verdict for the exit reason on the run (journaled with it, not in this process alone)', () => {
     const p = applySignals(run('working'), initialProgress(), [{ kind: 'result', ok: false, detail: 'login' }], ctx());
-    expect(p.state).toMatchObject({ lastResultOk: false, lastResultDetail: 'login' });
+    expect(p.run.last_result).toEqual({ ok: false, detail: 'login' });
     const ok = applySignals(p.run, p.state, [{ kind: 'result', ok: true }], ctx());
-    expect(ok.state).toMatchObject({ lastResultOk: true, lastResultDetail: null });
+    expect(ok.run.last_result).toEqual({ ok: true, detail: null });
   });
 });
 

@@ -140,6 +140,7 @@ describe('records of an older orcr', () => {
       retries: 0,
       retry_at: null,
       resume_after: null,
+      last_result: null,
       attempts: [],
       approvals: { allow: [], deny: [] },
       denials: 0,

@@ -177,6 +177,40 @@ wait();
     expect((await h.show('held')).attempts).toMatchObject([{ n: 1, kind: 'continue' }]);
   });
 
+  it('a passing API error read by one supervisor, whose agent exits while none runs, is retried by the next (its verdict journaled, not only in memory)', async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    // Says the API failed at once, then waits for the gate to exit 1: the supervisor reads the failure and dies before the exit.
+    const agent = script(
+      at,
+      'claude',
+      `#!${NODE}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+const usage = { input_tokens: 10, output_tokens: 5 };
+out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
+if (args.includes('--resume')) {
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
+  process.exit(0);
+}
+out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 529, result: 'API Error: 529 Overloaded', session_id: ${JSON.stringify(SESSION)}, usage });
+const wait = () => (fs.existsSync(${JSON.stringify(gate)}) ? process.exit(1) : setTimeout(wait, 20));
+wait();
+`,
+    );
+    const h = served({ providers: { claude: { command: [agent] } } });
+    await h.start();
+    const r = await h.run(['-n', 'failing', '-a', 'claude', '--retries', '1', '-p', 'go']);
+    await until(async () => (await h.show('failing')).last_text === 'API Error: 529 Overloaded', 'the failure to be read');
+    await h.killSupervisor();
+    fs.writeFileSync(gate, '');
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    expect((await h.settle(['failing'], 60_000)).map((s) => s.token)).toEqual(['completed']);
+    expect((await h.show('failing')).attempts).toMatchObject([{ n: 1, kind: 'retry', detail: 'api_error' }]);
+  });
+
   it('a prompt is not lost when the supervisor dies before the agent could be given it: the agent gets it once, and the run completes', async () => {
     const at = place();
     // The wrapper makes the agent's FIFO only once the gate opens: the supervisor is killed before it exists.

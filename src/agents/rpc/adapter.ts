@@ -40,7 +40,7 @@ export interface RpcDialect {
  * A notification's head as the agents print it: its method, then its params
  * (no id before them), with or without `"jsonrpc"` first. Its strings are
  * JSON strings as they stand (no escape, no control character), so the head
- * and a value after it that parses are the message itself (paramsAfter).
+ * and an object after it that parses are the message itself (valueEnd).
  */
 const NOTIFICATION_HEAD = /^\{(?:"jsonrpc":"2\.0",)?"method":"([^"\\\u0000-\u001f]+)","params":/;
 

@@ -59,6 +59,7 @@ export function newRun(n: NewRun): Run {
     ended_at: null,
     status_at: n.now,
     kill_requested_at: null,
+    stop_requested: null,
     out_offset: 0,
     cost_reported: null,
     exit_note: null,

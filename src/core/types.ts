@@ -145,6 +145,8 @@ export interface Run {
   status_at: number;
   /** Set when a kill was requested, so a restart finishes the kill. */
   kill_requested_at: number | null;
+  /** A guardrail stopped it (its agent signalled): the reason and detail it ends with, whoever hears its exit. Journaled: a supervisor that restarts before the exit still ends it so. */
+  stop_requested: { reason: ExitReason; detail: string | null } | null;
   /** Bytes of the agent's stdout already applied: a restart resumes reading here. */
   out_offset: number;
   /** The agent's own cumulative cost report, when its protocol gives one; else cost comes from prices. */

@@ -105,6 +105,10 @@ const agentRetry = object<NonNullable<Run['agent_retry']>>((a) => ({
 }));
 const nullAgentRetry = nullable(agentRetry);
 
+const stopRequested = nullable(
+  object<NonNullable<Run['stop_requested']>>((x) => ({ reason: exitReason(x.reason, 'reason'), detail: nullStr(x.detail, 'detail') })),
+);
+
 const lastResult = nullable(object<NonNullable<Run['last_result']>>((r) => ({ ok: bool(r.ok, 'ok'), detail: nullStr(r.detail, 'detail') })));
 
 const runApprovals = object<Run['approvals']>((a) => ({ allow: strings(a.allow, 'allow'), deny: strings(a.deny, 'deny') }));
@@ -158,6 +162,7 @@ const run = object<Run>((r) => {
     ended_at: nullNum(r.ended_at, 'ended_at'),
     status_at: num(r.status_at, 'status_at'),
     kill_requested_at: nullNum(r.kill_requested_at, 'kill_requested_at'),
+    stop_requested: or(r.stop_requested, 'stop_requested', stopRequested, null),
     out_offset: num(r.out_offset, 'out_offset'),
     cost_reported: or(r.cost_reported, 'cost_reported', nullNum, null),
     cost_base: or(r.cost_base, 'cost_base', num, 0),

@@ -37,18 +37,20 @@ export class Exits {
     const current = store.get(uuid);
     if (!current) return;
     const state = live.progress(uuid);
+    // Said by this supervisor's guard, or by one before it (journaled).
+    const stoppedFor = state?.stoppedFor ?? current.stop_requested ?? undefined;
     live.detach(uuid);
     // Leftovers in the group go; a run that was stopped also loses whatever it
     // started outside the group (tools in their own sessions). That needs a
     // scan of /proc, too dear for every normal exit.
     if (current.pid !== null) {
-      if (current.kill_requested_at !== null || state?.stoppedFor) signalRun(uuid, current.pid, 'SIGKILL');
+      if (current.kill_requested_at !== null || stoppedFor) signalRun(uuid, current.pid, 'SIGKILL');
       else if (groupAlive(current.pid)) signalGroup(current.pid, 'SIGKILL');
     }
     const facts: ExitFacts = {
       code,
       killRequested: current.kill_requested_at !== null,
-      stoppedFor: state?.stoppedFor ?? undefined,
+      stoppedFor,
       lastResultOk: current.last_result?.ok ?? null,
       // A block journaled (read from the agent's output by a supervisor before this one) says it too.
       lastResultDetail:

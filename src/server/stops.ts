@@ -29,7 +29,7 @@ export class Stops {
       ending.end(uuid, reason, detail, null);
       return;
     }
-    store.event(uuid, { type: 'stop_requested', data: { reason, detail } });
+    store.save({ ...run, stop_requested: { reason, detail } }, { type: 'stop_requested', data: { reason, detail } });
     this.signal(uuid, false);
   }
 

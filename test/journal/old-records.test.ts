@@ -121,6 +121,7 @@ describe('records of an older orcr', () => {
       ended_at: null,
       status_at: 1_000,
       kill_requested_at: null,
+      stop_requested: null,
       out_offset: 0,
       cost_reported: null,
       cost_base: 0,

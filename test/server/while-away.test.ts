@@ -211,6 +211,24 @@ wait();
     expect((await h.show('failing')).attempts).toMatchObject([{ n: 1, kind: 'retry', detail: 'api_error' }]);
   });
 
+  it("a guardrail's stop (--timeout) signalled by one supervisor, whose agent exits while none runs, ends the run as the guardrail said", async () => {
+    const at = place();
+    const gate = path.join(at.dir, 'gate');
+    const termed = path.join(at.dir, 'termed');
+    // Takes its TERM, notes it, and exits only once the gate opens: the supervisor dies between its stop and the exit.
+    const agent = `trap 'touch ${termed}' TERM; while [ ! -e ${gate} ]; do sleep 0.02; done; exit 1`;
+    const h = served({ timings: { kill_grace: '10m' } });
+    await h.start();
+    const r = await h.run(['-n', 'slow', '--timeout', '1s', '--', 'sh', '-c', agent]);
+    await until(() => fs.existsSync(termed), 'the timeout to signal the agent');
+    await h.killSupervisor();
+    fs.writeFileSync(gate, '');
+    await exited(h.runDir(r.uuid));
+    await h.start();
+    await h.settle(['slow'], 60_000);
+    expect(await h.show('slow')).toMatchObject({ status: 'ended', exit_reason: 'timeout' });
+  });
+
   it('a prompt is not lost when the supervisor dies before the agent could be given it: the agent gets it once, and the run completes', async () => {
     const at = place();
     // The wrapper makes the agent's FIFO only once the gate opens: the supervisor is killed before it exists.

@@ -192,10 +192,20 @@ describe('acp through a supervisor, the mock agent serving', () => {
       const x = await h.show('gone');
       return x.status === 'idle' && x.pid !== null && x.session_id !== null ? x : null;
     }, 'gone to have its session');
-    // Its wrapper SIGKILLed (the agent with it): lost, a passing failure, retried by loading the same session.
-    process.kill(first.pid!, 'SIGKILL');
+    // Its process group SIGKILLed (the wrapper, the agent and the subshell that would write its exit status): lost, a
+    // passing failure, retried by loading the same session. (The wrapper alone: its agent reads the end of its input and
+    // exits 0, which the subshell writes down — a run that completed.)
+    process.kill(-first.pid!, 'SIGKILL');
     type Retrying = { ts: number; type: string; run: string; data: { delay_ms: number; resumes: boolean } };
-    const retrying = await until(async () => (await h.events<Retrying>()).find((e) => e.type === 'retrying' && e.run === first.uuid), 'gone to be retried');
+    let seen = '';
+    const retrying = await until(
+      async () => {
+        const x = await h.show('gone');
+        seen = JSON.stringify([x.status, x.exit_reason, x.exit_detail, x.exit_note, x.attempts.length]);
+        return (await h.events<Retrying>()).find((e) => e.type === 'retrying' && e.run === first.uuid);
+      },
+      () => `gone to be retried (last seen: ${seen})`,
+    );
     expect(retrying.data.resumes).toBe(true);
     expect(retrying.ts + retrying.data.delay_ms).toBeGreaterThanOrEqual(Math.floor(before / 60_000) * 60_000 + 61_000);
     expect((await h.show('gone')).session_id).toBe(first.session_id);

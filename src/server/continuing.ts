@@ -141,8 +141,9 @@ export class Continuing {
       stalled_since: null,
       cost_base: run.cost_reported ?? run.cost_base,
       retry_at: retry ? now + after.delay_ms : null,
-      // The next attempt's exit is read by its own result, not this one's.
+      // The next attempt's exit is read by its own result and stop (a stall's is retried), not this one's.
       last_result: null,
+      stop_requested: null,
       ...(fresh ? { session_id: null } : {}),
     });
     const host = this.d.host();

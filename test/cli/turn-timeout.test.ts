@@ -33,6 +33,21 @@ describe('turn timeout', () => {
     expect(stall[0]!.data.silent_ms as number).toBeGreaterThanOrEqual(600);
   });
 
+  it('a stall is retried under --retries, and the retry that completes ends completed (the stall was its first attempt’s)', async () => {
+    const h = await home({ timings: { kill_grace: '1s' } });
+    const mark = path.join(h.dir, 'first');
+    // Its first attempt goes silent; the next one finishes its turn.
+    const agent = script(
+      h,
+      'once-silent.sh',
+      `#!/bin/sh\necho '{"type":"ready"}'\necho '{"type":"turn_start"}'\nif [ ! -e '${mark}' ]; then touch '${mark}'; exec sleep 30; fi\necho '{"type":"text","text":"done"}'\necho '{"type":"turn_end"}'\n`,
+    );
+    await h.run(['-n', 'again', '--protocol', 'jsonl', '--turn-timeout', '600ms', '--retries', '1', '--', agent]);
+    const w = await h.cli(['wait', 'again', '--timeout', '60s']);
+    expect(w.stdout.trim()).toBe('again completed');
+    expect(await h.show('again')).toMatchObject({ exit_reason: 'completed', attempts: [{ n: 1, kind: 'retry', reason: 'timeout', detail: 'stall' }] });
+  });
+
   it('leaves alone a turn that keeps printing, however long it runs', async () => {
     const h = await home();
     // 2 s of work, a line every 100 ms, against a 700 ms turn timeout.

@@ -66,14 +66,45 @@ go();
 const exited = (dir: string): Promise<true> =>
   until(() => fs.existsSync(path.join(dir, 'status')) && /^exit /m.test(fs.readFileSync(path.join(dir, 'status'), 'utf8')), 'the agent to exit', 30_000);
 
+/**
+ * Claude Code's stand-in that says its turn failed (`status`, `text`) at
+ * once, then exits 1 only once `gate` opens — so the supervisor reads the
+ * failure and dies before the exit; a `--resume` call finishes the work.
+ */
+function failsThenWaits(at: { dir: string }, gate: string, status: number, text: string): string {
+  return script(
+    at,
+    'claude',
+    `#!${NODE}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
+const usage = { input_tokens: 10, output_tokens: 5 };
+out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
+if (args.includes('--resume')) {
+  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
+  process.exit(0);
+}
+out({ type: 'result', subtype: 'success', is_error: true, api_error_status: ${status}, result: ${JSON.stringify(text)}, session_id: ${JSON.stringify(SESSION)}, usage });
+const wait = () => (fs.existsSync(${JSON.stringify(gate)}) ? process.exit(1) : setTimeout(wait, 20));
+wait();
+`,
+  );
+}
+
+/** The supervisor SIGKILLed, the agent let go on to its exit (`open`) while none runs, and the next supervisor started. */
+async function exitWhileAway(h: ServedHome, open: () => void, uuid: string): Promise<void> {
+  await h.killSupervisor();
+  open();
+  await exited(h.runDir(uuid));
+  await h.start();
+}
+
 /** Run ARGS; once its agent has started, kill the supervisor, let the agent go on to its end, and start the next supervisor. */
 async function awayAndBack(h: ServedHome, a: ReturnType<typeof gated>, args: string[]): Promise<void> {
   const r = await h.run(args);
   await until(() => a.calls().length === 1, 'the agent to start');
-  await h.killSupervisor();
-  a.open();
-  await exited(h.runDir(r.uuid));
-  await h.start();
+  await exitWhileAway(h, a.open, r.uuid);
 }
 
 describe('what an agent did while no supervisor ran', () => {
@@ -144,35 +175,12 @@ describe('what an agent did while no supervisor ran', () => {
   it('a limit read by one supervisor, whose agent exits while none runs, is continued by the next (the block journaled says what its memory lost)', async () => {
     const at = place();
     const gate = path.join(at.dir, 'gate');
-    const log = path.join(at.dir, 'calls.jsonl');
-    // Says its limit at once, then waits for the gate to exit 1: the supervisor reads the limit and dies before the exit.
-    const agent = script(
-      at,
-      'claude',
-      `#!${NODE}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(args) + '\\n');
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
-const usage = { input_tokens: 10, output_tokens: 5 };
-out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
-if (args.includes('--resume')) {
-  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
-  process.exit(0);
-}
-out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your limit", session_id: ${JSON.stringify(SESSION)}, usage });
-const wait = () => (fs.existsSync(${JSON.stringify(gate)}) ? process.exit(1) : setTimeout(wait, 20));
-wait();
-`,
-    );
+    const agent = failsThenWaits(at, gate, 429, "You've hit your limit");
     const h = served({ providers: { claude: { command: [agent] } }, timings: { limit_hold: '1s' } });
     await h.start();
     const r = await h.run(['-n', 'held', '-a', 'claude', '-p', 'go']);
     await until(async () => (await h.show('held')).blocked_kind === 'limit', 'the limit to be read');
-    await h.killSupervisor();
-    fs.writeFileSync(gate, '');
-    await exited(h.runDir(r.uuid));
-    await h.start();
+    await exitWhileAway(h, () => fs.writeFileSync(gate, ''), r.uuid);
     expect((await h.settle(['held'], 60_000)).map((s) => s.token)).toEqual(['completed']);
     expect((await h.show('held')).attempts).toMatchObject([{ n: 1, kind: 'continue' }]);
   });
@@ -180,33 +188,12 @@ wait();
   it('a passing API error read by one supervisor, whose agent exits while none runs, is retried by the next (its verdict journaled, not only in memory)', async () => {
     const at = place();
     const gate = path.join(at.dir, 'gate');
-    // Says the API failed at once, then waits for the gate to exit 1: the supervisor reads the failure and dies before the exit.
-    const agent = script(
-      at,
-      'claude',
-      `#!${NODE}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\\n');
-const usage = { input_tokens: 10, output_tokens: 5 };
-out({ type: 'system', subtype: 'init', session_id: ${JSON.stringify(SESSION)}, tools: [], model: 'claude-sonnet-4-5' });
-if (args.includes('--resume')) {
-  out({ type: 'result', subtype: 'success', is_error: false, result: 'Done.', session_id: ${JSON.stringify(SESSION)}, usage });
-  process.exit(0);
-}
-out({ type: 'result', subtype: 'success', is_error: true, api_error_status: 529, result: 'API Error: 529 Overloaded', session_id: ${JSON.stringify(SESSION)}, usage });
-const wait = () => (fs.existsSync(${JSON.stringify(gate)}) ? process.exit(1) : setTimeout(wait, 20));
-wait();
-`,
-    );
+    const agent = failsThenWaits(at, gate, 529, 'API Error: 529 Overloaded');
     const h = served({ providers: { claude: { command: [agent] } } });
     await h.start();
     const r = await h.run(['-n', 'failing', '-a', 'claude', '--retries', '1', '-p', 'go']);
     await until(async () => (await h.show('failing')).last_text === 'API Error: 529 Overloaded', 'the failure to be read');
-    await h.killSupervisor();
-    fs.writeFileSync(gate, '');
-    await exited(h.runDir(r.uuid));
-    await h.start();
+    await exitWhileAway(h, () => fs.writeFileSync(gate, ''), r.uuid);
     expect((await h.settle(['failing'], 60_000)).map((s) => s.token)).toEqual(['completed']);
     expect((await h.show('failing')).attempts).toMatchObject([{ n: 1, kind: 'retry', detail: 'api_error' }]);
   });
@@ -221,10 +208,7 @@ wait();
     await h.start();
     const r = await h.run(['-n', 'slow', '--timeout', '1s', '--', 'sh', '-c', agent]);
     await until(() => fs.existsSync(termed), 'the timeout to signal the agent');
-    await h.killSupervisor();
-    fs.writeFileSync(gate, '');
-    await exited(h.runDir(r.uuid));
-    await h.start();
+    await exitWhileAway(h, () => fs.writeFileSync(gate, ''), r.uuid);
     await h.settle(['slow'], 60_000);
     expect(await h.show('slow')).toMatchObject({ status: 'ended', exit_reason: 'timeout' });
   });

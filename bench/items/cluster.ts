@@ -10,7 +10,6 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import type { RunEvent } from '../../src/core/events.js';
 import { fig, median, pct, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
@@ -59,17 +58,6 @@ function liveRuns(dirs: string[]): number {
   return runs.size;
 }
 
-async function commits(server: PgServer): Promise<number> {
-  const c = new pg.Client(server.url);
-  await c.connect();
-  try {
-    const r = await c.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
-    return Number(r.rows[0]!.n);
-  } finally {
-    await c.end();
-  }
-}
-
 /** 200 waiters under a full cap of 8 on three machines: the database's transactions per second meanwhile, and the most runs alive at once. */
 async function waitersLoad(ctx: Ctx, server: PgServer, url: string, name: string): Promise<{ txPerSec: number; peak: number }> {
   const idle = await machines(url, name, 8);
@@ -94,11 +82,11 @@ async function waitersLoad(ctx: Ctx, server: PgServer, url: string, name: string
     await sleep(3000);
     const window = ctx.quick ? 3000 : 10_000;
     const t0 = performance.now();
-    const c0 = await commits(server);
+    const c0 = await server.transactions();
     const sampler = setInterval(() => (peak = Math.max(peak, liveRuns(dirs))), 50);
     await sleep(window);
     clearInterval(sampler);
-    const c1 = await commits(server);
+    const c1 = await server.transactions();
     // The two stat reads are transactions too.
     txPerSec = (c1 - c0 - 1) / ((performance.now() - t0) / 1000);
     ctx.log(`  ${name}: 200 waiting, 8 working: ${txPerSec.toFixed(1)} tx/s, at most ${peak} runs alive`);

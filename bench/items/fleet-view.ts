@@ -12,7 +12,6 @@
 // subscribed client, to the second machine's `cluster.runs` (polled every
 // 10 ms over its socket) listing it ended.
 
-import pg from 'pg';
 import { fig, median, pct, type ItemResult } from '../lib/figures.js';
 import type { Ctx, Item } from '../lib/context.js';
 import { connect, makeHome, startSupervisor, type Home, type Supervisor } from '../lib/orcr.js';
@@ -36,17 +35,6 @@ async function stop(ms: Machine[]): Promise<void> {
   for (const m of ms) {
     await m.sup.stop();
     m.home.remove();
-  }
-}
-
-async function commits(server: PgServer): Promise<number> {
-  const c = new pg.Client(server.url);
-  await c.connect();
-  try {
-    const r = await c.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
-    return Number(r.rows[0]!.n);
-  } finally {
-    await c.end();
   }
 }
 
@@ -81,13 +69,13 @@ async function load(ctx: Ctx, server: PgServer, busy: Machine): Promise<Load> {
     await sleep(3000);
     const window = ctx.quick ? 4000 : 10_000;
     const t0 = performance.now();
-    const c0 = await commits(server);
+    const c0 = await server.transactions();
     const f0 = await flushes(c);
     const e0 = await lastSeq(c, 0);
     await sleep(window);
     const e1 = await lastSeq(c, e0);
     const f1 = await flushes(c);
-    const c1 = await commits(server);
+    const c1 = await server.transactions();
     const secs = (performance.now() - t0) / 1000;
     // The two stat reads and the two flush counts' reads are transactions too.
     const txPerSec = (c1 - c0 - 3) / secs;

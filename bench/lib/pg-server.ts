@@ -343,6 +343,18 @@ export class PgServer {
     this.child = null;
   }
 
+  /** Transactions its database has ended so far (committed or rolled back), as the server counts them: a bench's figure is a difference of two. */
+  async transactions(): Promise<number> {
+    const c = new pg.Client(this.url);
+    await c.connect();
+    try {
+      const r = await c.query<{ n: string }>(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`);
+      return Number(r.rows[0]!.n);
+    } finally {
+      await c.end();
+    }
+  }
+
   async destroy(): Promise<void> {
     await this.pause();
     if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });

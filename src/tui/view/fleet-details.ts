@@ -10,10 +10,10 @@ import type { Span, Why } from './columns.js';
 import { label, meterLines, statusLine } from './details.js';
 import { dur, elapsedMs, parseTime, statusToken } from './format.js';
 import { clock, tokensText } from '../model/numbers.js';
-import { faceWhy } from '../../text/why.js';
+import { remoteWhy } from './fleet-rows.js';
 
 export function remoteDetailLines(c: ClusterRun, r: PublicRun, now: number): Span[][] {
-  const said = c.status !== 'ended' && c.status !== 'blocked' ? faceWhy(c, now) : null;
+  const said = c.status !== 'blocked' ? remoteWhy(c, now) : null;
   const why: Why = said ? { text: said, token: statusToken(c.status) } : null;
   const published = Date.parse(c.published_at);
   const lines: Span[][] = [
